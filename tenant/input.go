@@ -1,0 +1,78 @@
+package tenant
+
+// CompanyInput is a company create or update request as the contract's
+// multipart form carries it (A.2). An update is a full replace: every field
+// is taken as sent. Certificate is the raw .p12/.pfx file and CertificatePIN
+// its PIN; on update a nil Certificate keeps the stored one.
+type CompanyInput struct {
+	TipoIdentificacion     string
+	Identificacion         string
+	RazonSocial            string
+	ActividadComercial     string
+	UsuarioHacienda        string
+	ContrasenaHacienda     []byte
+	TipoCliente            string
+	RazonComercial         string
+	Provincia              string
+	Canton                 string
+	Distrito               string
+	Barrio                 string
+	OtrasSenas             string
+	CodPais                string
+	Telefono               string
+	Fax                    string
+	CorreoElectronico      string
+	Sucursal               string // default "001"
+	MonedaLocal            string // default "CRC"
+	MonedaExtranjera       string // default "USD"
+	FacturacionElectronica bool
+	// Activo is "S" or "N"; empty means "S" on create and no change on update.
+	Activo         string
+	Certificate    []byte
+	CertificatePIN []byte
+}
+
+// BranchInput is a branch create or update request (A.3), a full replace on
+// update.
+type BranchInput struct {
+	Sucursal            string
+	RazonComercial      string
+	Provincia           string
+	Canton              string
+	Distrito            string
+	Barrio              string
+	OtrasSenas          string
+	CodPais             string
+	Telefono            string
+	Fax                 string
+	CorreoElectronico   string
+	MonedaLocal         string
+	MonedaExtranjera    string
+	VerMonedaExtranjera string // "S" or "N"
+	Licencia            string
+	Activo              string // "S" or "N"; empty means "S"
+}
+
+// Credentials are a new API user's secrets, shown once in the answer that
+// created them and stored only as hashes.
+type Credentials struct {
+	Usuario    string
+	Contrasena string
+	APIToken   string
+}
+
+// CompanyDetail is a company with its secrets opened, for the principals
+// allowed to see them (the get form of A.2).
+type CompanyDetail struct {
+	Company
+	ContrasenaHacienda string
+	CertificatePIN     string
+}
+
+// CreatedCompany is the result of a company create: the company, its first
+// branch and that branch's API user.
+type CreatedCompany struct {
+	CompanyDetail
+	Branch      Branch
+	Credentials Credentials
+}

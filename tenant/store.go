@@ -1,0 +1,56 @@
+package tenant
+
+import "context"
+
+// Store keeps companies, branches and API users. Implementations are
+// tenant/postgres (production, shared by every replica) and tenant/sqlite
+// (the embedded default); tenant/storetest runs one conformance suite over
+// both. Methods return ErrNotFound for a missing record and ErrConflict for a
+// broken unique rule, wrapped with context.
+//
+// A Store does no authorization: the Service decides who may call what.
+type Store interface {
+	// CreateCompany inserts the company, its first branch and that branch's
+	// first API user in one transaction, and sets their IDs, CompanyID,
+	// BranchID, CreatedAt and UpdatedAt. If any insert fails none is kept.
+	CreateCompany(ctx context.Context, c *Company, b *Branch, u *APIUser) error
+	// UpdateCompany replaces every field of the company with the given ID
+	// but ID, OwnerID and CreatedAt, and sets UpdatedAt.
+	UpdateCompany(ctx context.Context, c *Company) error
+	// Company returns one company.
+	Company(ctx context.Context, id int64) (Company, error)
+	// SearchCompanies returns the companies that match q, ordered by legal
+	// name then id, at most min(q.Limit, 100) of them (100 when q.Limit <= 0).
+	SearchCompanies(ctx context.Context, q CompanyQuery) ([]Company, error)
+
+	// CreateBranch inserts a branch and its first API user in one
+	// transaction. A second branch with the same Sucursal code in one company
+	// is ErrConflict.
+	CreateBranch(ctx context.Context, b *Branch, u *APIUser) error
+	// UpdateBranch replaces every field of the branch with b.ID but ID,
+	// CompanyID and CreatedAt, and sets UpdatedAt.
+	UpdateBranch(ctx context.Context, b *Branch) error
+	// Branch returns one branch.
+	Branch(ctx context.Context, id int64) (Branch, error)
+	// Branches lists a company's branches ordered by id.
+	Branches(ctx context.Context, companyID int64) ([]Branch, error)
+
+	// CreateAPIUser inserts a user and sets ID and CreatedAt. A taken
+	// Username is ErrConflict.
+	CreateAPIUser(ctx context.Context, u *APIUser) error
+	// APIUserByTokenHash finds the user whose TokenHash equals h.
+	APIUserByTokenHash(ctx context.Context, h []byte) (APIUser, error)
+	// APIUserByUsername finds a user by name.
+	APIUserByUsername(ctx context.Context, username string) (APIUser, error)
+	// APIUsers lists the users of a company, of one branch when branchID is
+	// not zero, ordered by id. The Service uses it to drop cached
+	// credentials when a company or branch is deactivated.
+	APIUsers(ctx context.Context, companyID, branchID int64) ([]APIUser, error)
+	// SetAPIUserActive switches a user on or off.
+	SetAPIUserActive(ctx context.Context, id int64, active bool) error
+
+	// Ping reports whether the store is reachable (for /readyz).
+	Ping(ctx context.Context) error
+	// Close releases the store's resources.
+	Close() error
+}
