@@ -10,9 +10,15 @@ import "context"
 //
 // A Store does no authorization: the Service decides who may call what.
 type Store interface {
+	// NextCompanyID reserves a company id for CreateCompany, so that the
+	// company's secrets can be sealed with its id as associated data before
+	// the row exists. A reserved id that is never used is skipped, never
+	// handed out again.
+	NextCompanyID(ctx context.Context) (int64, error)
 	// CreateCompany inserts the company, its first branch and that branch's
-	// first API user in one transaction, and sets their IDs, CompanyID,
-	// BranchID, CreatedAt and UpdatedAt. If any insert fails none is kept.
+	// first API user in one transaction, and sets the branch's and user's IDs,
+	// their CompanyID and BranchID, and every CreatedAt and UpdatedAt. c.ID
+	// must come from NextCompanyID. If any insert fails none is kept.
 	CreateCompany(ctx context.Context, c *Company, b *Branch, u *APIUser) error
 	// UpdateCompany replaces every field of the company with the given ID
 	// but ID, OwnerID and CreatedAt, and sets UpdatedAt.
