@@ -1,0 +1,315 @@
+package hacienda
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// CostaRica is the time zone every date of a v4.4 document is written in:
+// UTC−06:00 all year (Costa Rica has no daylight saving time). A fixed zone is
+// used instead of the tz database so the result never depends on the host.
+var CostaRica = time.FixedZone("America/Costa_Rica", -6*60*60)
+
+// Lengths of the numbering fields (Anexo 1, nota 3 and 4.1).
+const (
+	ConsecutivoLen = 20 // NumeroConsecutivo
+	ClaveLen       = 50 // Clave
+
+	// MaxConsecutivoNumber is the largest sequence number of a consecutivo
+	// (10 digits); the sequence may restart at 1 after it.
+	MaxConsecutivoNumber int64 = 9_999_999_999
+)
+
+// Situación values (clave digit 42).
+const (
+	SituacionNormal       = "1" // normal issue
+	SituacionContingencia = "2" // replaces a contingency paper document
+	SituacionSinInternet  = "3" // issued without internet, sent later
+)
+
+// ErrInvalidClave is wrapped by every error of ParseClave and
+// ParseConsecutivo, so callers can tell a malformed number from other errors.
+var ErrInvalidClave = errors.New("invalid clave or consecutivo")
+
+// Consecutivo is the 20-digit NumeroConsecutivo of a document: the branch
+// (establishment, 3 digits, 001 = head office), the terminal or point of sale
+// (5 digits), the document type (2 digits, 01…10) and the sequence number
+// (10 digits, 1…9999999999).
+type Consecutivo struct {
+	Branch   string // 3 digits
+	Terminal string // 5 digits
+	DocType  string // 2 digits: 01 FE … 10 REP (05–07 for receptor messages)
+	Number   int64  // 1 … MaxConsecutivoNumber
+}
+
+// NewConsecutivo checks its parts and returns the consecutivo they form.
+// branch and terminal must be exactly 3 and 5 digits (leading zeros
+// included), docType one of the consecutivo document-type codes.
+func NewConsecutivo(branch, terminal, docType string, number int64) (Consecutivo, error) {
+	c := Consecutivo{Branch: branch, Terminal: terminal, DocType: docType, Number: number}
+	if err := c.validate(); err != nil {
+		return Consecutivo{}, err
+	}
+	return c, nil
+}
+
+func (c Consecutivo) validate() error {
+	switch {
+	case !isNDigits(c.Branch, 3):
+		return fmt.Errorf("%w: branch %q is not 3 digits", ErrInvalidClave, c.Branch)
+	case !isNDigits(c.Terminal, 5):
+		return fmt.Errorf("%w: terminal %q is not 5 digits", ErrInvalidClave, c.Terminal)
+	case !isConsecutivoDocType(c.DocType):
+		return fmt.Errorf("%w: document type %q is not one of 01 to 10", ErrInvalidClave, c.DocType)
+	case c.Number < 1 || c.Number > MaxConsecutivoNumber:
+		return fmt.Errorf("%w: sequence number %d is outside 1 to %d", ErrInvalidClave, c.Number, MaxConsecutivoNumber)
+	}
+	return nil
+}
+
+// String returns the 20 digits of the consecutivo.
+func (c Consecutivo) String() string {
+	var b [ConsecutivoLen]byte
+	return string(c.appendTo(b[:0]))
+}
+
+func (c Consecutivo) appendTo(b []byte) []byte {
+	b = append(b, c.Branch...)
+	b = append(b, c.Terminal...)
+	b = append(b, c.DocType...)
+	return appendPadded(b, c.Number, 10)
+}
+
+// IsZero reports whether c is the zero Consecutivo.
+func (c Consecutivo) IsZero() bool { return c == Consecutivo{} }
+
+// ParseConsecutivo reads a 20-digit NumeroConsecutivo.
+func ParseConsecutivo(s string) (Consecutivo, error) {
+	if !isNDigits(s, ConsecutivoLen) {
+		return Consecutivo{}, fmt.Errorf("%w: consecutivo must be %d digits", ErrInvalidClave, ConsecutivoLen)
+	}
+	n, _ := strconv.ParseInt(s[10:], 10, 64) // 10 digits always fit
+	c := Consecutivo{Branch: s[0:3], Terminal: s[3:8], DocType: s[8:10], Number: n}
+	if err := c.validate(); err != nil {
+		return Consecutivo{}, err
+	}
+	return c, nil
+}
+
+// Clave is the 50-digit key of a document: 506, the day, month and 2-digit
+// year of issue in Costa Rica time, the issuer's identification number padded
+// with zeros to 12 digits, the consecutivo, the situación and an 8-digit
+// security code.
+type Clave struct {
+	// Date is the day of issue: midnight in CostaRica. Only the day, month and
+	// the last two digits of the year are written into the clave; ParseClave
+	// reads the year as 20yy.
+	Date         time.Time
+	IssuerID     string // 12 digits, zero-padded on the left
+	Consecutivo  Consecutivo
+	Situacion    string // SituacionNormal, SituacionContingencia or SituacionSinInternet
+	SecurityCode string // 8 digits
+}
+
+// NewClave builds the clave of a document issued at the instant issued (its
+// date is taken in Costa Rica time, whatever the location of issued) by the
+// taxpayer issuerID (digits only, up to 12; it is padded with zeros), numbered
+// c, with situación situacion ("1", "2" or "3"). The 8-digit security code
+// is drawn uniformly from rnd; a nil rnd means crypto/rand.Reader.
+func NewClave(issued time.Time, issuerID string, c Consecutivo, situacion string, rnd io.Reader) (Clave, error) {
+	if issued.IsZero() {
+		return Clave{}, fmt.Errorf("%w: issue time is missing", ErrInvalidClave)
+	}
+	id, err := padIssuerID(issuerID)
+	if err != nil {
+		return Clave{}, err
+	}
+	if err := c.validate(); err != nil {
+		return Clave{}, err
+	}
+	if !isClaveSituacion(situacion) {
+		return Clave{}, fmt.Errorf("%w: situacion %q is not 1, 2 or 3", ErrInvalidClave, situacion)
+	}
+	y := issued.In(CostaRica).Year()
+	if y < 2000 || y > 2099 {
+		return Clave{}, fmt.Errorf("%w: issue year %d cannot be written with two digits", ErrInvalidClave, y)
+	}
+	if rnd == nil {
+		rnd = rand.Reader
+	}
+	code, err := securityCode(rnd)
+	if err != nil {
+		return Clave{}, fmt.Errorf("draw clave security code: %w", err)
+	}
+	return Clave{
+		Date:         dayOf(issued),
+		IssuerID:     id,
+		Consecutivo:  c,
+		Situacion:    situacion,
+		SecurityCode: code,
+	}, nil
+}
+
+// String returns the 50 digits of the clave.
+func (k Clave) String() string {
+	var b [ClaveLen]byte
+	out := append(b[:0], "506"...)
+	out = appendPadded(out, int64(k.Date.Day()), 2)
+	out = appendPadded(out, int64(k.Date.Month()), 2)
+	out = appendPadded(out, int64(k.Date.Year()%100), 2)
+	out = append(out, k.IssuerID...)
+	out = k.Consecutivo.appendTo(out)
+	out = append(out, k.Situacion...)
+	out = append(out, k.SecurityCode...)
+	return string(out)
+}
+
+// IsZero reports whether k is the zero Clave.
+func (k Clave) IsZero() bool { return k == Clave{} }
+
+// ParseClave reads a 50-digit clave and checks its structure: country code
+// 506, a real calendar date, a valid consecutivo, situación 1 to 3. It does
+// not say whether the clave belongs to a given issuer: see Clave.Check.
+func ParseClave(s string) (Clave, error) {
+	if !isNDigits(s, ClaveLen) {
+		return Clave{}, fmt.Errorf("%w: clave must be %d digits", ErrInvalidClave, ClaveLen)
+	}
+	if s[0:3] != "506" {
+		return Clave{}, fmt.Errorf("%w: clave does not start with country code 506", ErrInvalidClave)
+	}
+	day, _ := strconv.Atoi(s[3:5])
+	month, _ := strconv.Atoi(s[5:7])
+	yy, _ := strconv.Atoi(s[7:9])
+	date := time.Date(2000+yy, time.Month(month), day, 0, 0, 0, 0, CostaRica)
+	if month < 1 || month > 12 || day < 1 || date.Day() != day || int(date.Month()) != month {
+		return Clave{}, fmt.Errorf("%w: clave date %s/%s/%s is not a calendar date", ErrInvalidClave, s[3:5], s[5:7], s[7:9])
+	}
+	c, err := ParseConsecutivo(s[21:41])
+	if err != nil {
+		return Clave{}, err
+	}
+	if !isClaveSituacion(s[41:42]) {
+		return Clave{}, fmt.Errorf("%w: clave situacion %q is not 1, 2 or 3", ErrInvalidClave, s[41:42])
+	}
+	return Clave{
+		Date:         date,
+		IssuerID:     s[9:21],
+		Consecutivo:  c,
+		Situacion:    s[41:42],
+		SecurityCode: s[42:50],
+	}, nil
+}
+
+// ClaveExpectation is what a client-supplied clave must agree with. Empty
+// fields (zero Issued) are not checked.
+type ClaveExpectation struct {
+	IssuerID  string    // the issuer's identification number, unpadded or padded
+	Branch    string    // 3 digits
+	Terminal  string    // 5 digits
+	DocType   string    // 2 digits
+	Situacion string    // "1", "2" or "3"
+	Issued    time.Time // FechaEmision: the clave must carry its Costa Rica date
+}
+
+// Check compares k with what the document it numbers says. It returns one
+// message per disagreement, none when k fits; the caller reports them on the
+// request's clave field.
+func (k Clave) Check(want ClaveExpectation) []string {
+	var msgs []string
+	if want.IssuerID != "" {
+		if id, err := padIssuerID(want.IssuerID); err != nil || id != k.IssuerID {
+			msgs = append(msgs, fmt.Sprintf("the clave's issuer id %s is not the issuer's identification %s", k.IssuerID, want.IssuerID))
+		}
+	}
+	if want.Branch != "" && want.Branch != k.Consecutivo.Branch {
+		msgs = append(msgs, fmt.Sprintf("the clave's branch %s is not the branch %s", k.Consecutivo.Branch, want.Branch))
+	}
+	if want.Terminal != "" && want.Terminal != k.Consecutivo.Terminal {
+		msgs = append(msgs, fmt.Sprintf("the clave's terminal %s is not the terminal %s", k.Consecutivo.Terminal, want.Terminal))
+	}
+	if want.DocType != "" && want.DocType != k.Consecutivo.DocType {
+		msgs = append(msgs, fmt.Sprintf("the clave's document type %s is not the document type %s", k.Consecutivo.DocType, want.DocType))
+	}
+	if want.Situacion != "" && want.Situacion != k.Situacion {
+		msgs = append(msgs, fmt.Sprintf("the clave's situacion %s is not the situacion %s", k.Situacion, want.Situacion))
+	}
+	if !want.Issued.IsZero() {
+		d := dayOf(want.Issued)
+		if d.Day() != k.Date.Day() || d.Month() != k.Date.Month() || d.Year()%100 != k.Date.Year()%100 {
+			msgs = append(msgs, fmt.Sprintf("the clave's date %s is not the issue date %s (Costa Rica time)",
+				k.Date.Format("02/01/06"), d.Format("02/01/06")))
+		}
+	}
+	return msgs
+}
+
+// dayOf returns midnight, Costa Rica time, of the day t falls on there.
+func dayOf(t time.Time) time.Time {
+	y, m, d := t.In(CostaRica).Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, CostaRica)
+}
+
+// padIssuerID left-pads a numeric identification to the 12 digits of the
+// clave (nota 4.1).
+func padIssuerID(id string) (string, error) {
+	if id == "" || len(id) > 12 || !isNDigits(id, len(id)) {
+		return "", fmt.Errorf("%w: issuer id %q is not 1 to 12 digits", ErrInvalidClave, id)
+	}
+	return strings.Repeat("0", 12-len(id)) + id, nil
+}
+
+// securityCode draws 8 decimal digits uniformly: 32-bit values at or above
+// 4.2e9 (the largest multiple of 1e8 below 2^32) are rejected and redrawn.
+func securityCode(rnd io.Reader) (string, error) {
+	const limit = 42 * 100_000_000
+	var b [4]byte
+	for range 64 {
+		if _, err := io.ReadFull(rnd, b[:]); err != nil {
+			return "", err
+		}
+		v := binary.BigEndian.Uint32(b[:])
+		if v < limit {
+			return string(appendPadded(nil, int64(v%100_000_000), 8)), nil
+		}
+	}
+	return "", errors.New("random source keeps returning values out of range")
+}
+
+func appendPadded(b []byte, v int64, width int) []byte {
+	var tmp [20]byte
+	s := strconv.AppendInt(tmp[:0], v, 10)
+	for i := len(s); i < width; i++ {
+		b = append(b, '0')
+	}
+	return append(b, s...)
+}
+
+func isNDigits(s string, n int) bool {
+	if len(s) != n {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func isClaveSituacion(s string) bool {
+	return s == SituacionNormal || s == SituacionContingencia || s == SituacionSinInternet
+}
+
+func isConsecutivoDocType(s string) bool {
+	switch s {
+	case "01", "02", "03", "04", "05", "06", "07", "08", "09", "10":
+		return true
+	}
+	return false
+}
