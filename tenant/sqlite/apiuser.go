@@ -1,0 +1,145 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"facturad/tenant"
+)
+
+const apiUserColumns = `id, username, password_hash, token_hash, role, coalesce(company_id, 0),
+    coalesce(branch_id, 0), activo, created_at`
+
+const (
+	qInsertAPIUser = `INSERT INTO api_users (username, password_hash, token_hash, role, company_id,
+    branch_id, activo, created_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+RETURNING id`
+
+	qAPIUserByTokenHash = `SELECT ` + apiUserColumns + ` FROM api_users WHERE token_hash = ?`
+	qAPIUserByUsername  = `SELECT ` + apiUserColumns + ` FROM api_users WHERE username = ?`
+	qAPIUsersOfCompany  = `SELECT ` + apiUserColumns + ` FROM api_users
+WHERE company_id = ? ORDER BY id`
+	qAPIUsersOfBranch = `SELECT ` + apiUserColumns + ` FROM api_users
+WHERE company_id = ? AND branch_id = ? ORDER BY id`
+	qSetAPIUserActive = `UPDATE api_users SET activo = ? WHERE id = ?`
+	qBranchExists     = `SELECT EXISTS (SELECT 1 FROM branches WHERE id = ? AND company_id = ?)`
+)
+
+func scanAPIUser(r scanner) (tenant.APIUser, error) {
+	var (
+		u       tenant.APIUser
+		role    string
+		created string
+	)
+	err := r.Scan(&u.ID, &u.Username, &u.PasswordHash, &u.TokenHash, &role, &u.CompanyID,
+		&u.BranchID, &u.Activo, &created)
+	if err != nil {
+		return tenant.APIUser{}, err
+	}
+	u.Role = tenant.Role(role)
+	if u.CreatedAt, err = parseTime(created); err != nil {
+		return tenant.APIUser{}, err
+	}
+	return u, nil
+}
+
+func insertAPIUser(ctx context.Context, q querier, u *tenant.APIUser, now time.Time) error {
+	if len(u.TokenHash) == 0 {
+		return fmt.Errorf("api user %q: empty token hash", u.Username)
+	}
+	err := q.QueryRowContext(ctx, qInsertAPIUser, u.Username, u.PasswordHash, u.TokenHash,
+		string(u.Role), nullID(u.CompanyID), nullID(u.BranchID), u.Activo,
+		formatTime(now)).Scan(&u.ID)
+	if err != nil {
+		return fmt.Errorf("api user %q: %w", u.Username, mapErr(err))
+	}
+	u.CreatedAt = now
+	return nil
+}
+
+// CreateAPIUser inserts a user and sets ID and CreatedAt. A taken Username
+// or token hash is ErrConflict; a company or branch that does not exist (or
+// a branch of another company) is ErrNotFound.
+func (s *Store) CreateAPIUser(ctx context.Context, u *tenant.APIUser) error {
+	nu := *u
+	if err := insertAPIUser(ctx, s.write, &nu, s.clock()); err != nil {
+		return fmt.Errorf("create %w", err)
+	}
+	*u = nu
+	return nil
+}
+
+// APIUserByTokenHash finds the user whose token digest is h.
+func (s *Store) APIUserByTokenHash(ctx context.Context, h []byte) (tenant.APIUser, error) {
+	u, err := scanAPIUser(s.userByToken.QueryRowContext(ctx, h))
+	if err != nil {
+		return tenant.APIUser{}, fmt.Errorf("api user by token: %w", mapErr(err))
+	}
+	return u, nil
+}
+
+// APIUserByUsername finds a user by name.
+func (s *Store) APIUserByUsername(ctx context.Context, username string) (tenant.APIUser, error) {
+	u, err := scanAPIUser(s.read.QueryRowContext(ctx, qAPIUserByUsername, username))
+	if err != nil {
+		return tenant.APIUser{}, fmt.Errorf("api user %q: %w", username, mapErr(err))
+	}
+	return u, nil
+}
+
+// APIUsers lists the users of a company, or of one of its branches when
+// branchID is not zero, ordered by id. An unknown company or branch is
+// ErrNotFound.
+func (s *Store) APIUsers(ctx context.Context, companyID, branchID int64) ([]tenant.APIUser, error) {
+	query, args := qAPIUsersOfCompany, []any{companyID}
+	if branchID != 0 {
+		query, args = qAPIUsersOfBranch, []any{companyID, branchID}
+	}
+	rows, err := s.read.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("api users of company %d branch %d: %w", companyID, branchID, err)
+	}
+	defer rows.Close()
+	out := []tenant.APIUser{}
+	for rows.Next() {
+		u, err := scanAPIUser(rows)
+		if err != nil {
+			return nil, fmt.Errorf("api users of company %d branch %d: %w", companyID, branchID, err)
+		}
+		out = append(out, u)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("api users of company %d branch %d: %w", companyID, branchID, err)
+	}
+	if len(out) == 0 {
+		err := s.companyExists(ctx, companyID)
+		if err == nil && branchID != 0 {
+			var ok bool
+			if err = s.read.QueryRowContext(ctx, qBranchExists, branchID, companyID).Scan(&ok); err == nil && !ok {
+				err = tenant.ErrNotFound
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("api users of company %d branch %d: %w", companyID, branchID, err)
+		}
+	}
+	return out, nil
+}
+
+// SetAPIUserActive switches a user on or off.
+func (s *Store) SetAPIUserActive(ctx context.Context, id int64, active bool) error {
+	res, err := s.write.ExecContext(ctx, qSetAPIUserActive, active, id)
+	if err != nil {
+		return fmt.Errorf("set api user %d active: %w", id, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("set api user %d active: %w", id, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("set api user %d active: %w", id, tenant.ErrNotFound)
+	}
+	return nil
+}

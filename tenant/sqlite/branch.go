@@ -1,0 +1,180 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"facturad/tenant"
+)
+
+const branchColumns = `id, company_id, sucursal, razon_comercial, provincia, canton, distrito,
+    barrio, otras_senas, cod_pais, telefono, fax, correo_electronico, moneda_local,
+    moneda_extranjera, ver_moneda_extranjera, licencia, activo, created_at, updated_at`
+
+const (
+	qInsertBranch = `INSERT INTO branches (company_id, sucursal, razon_comercial, provincia,
+    canton, distrito, barrio, otras_senas, cod_pais, telefono, fax, correo_electronico,
+    moneda_local, moneda_extranjera, ver_moneda_extranjera, licencia, activo, created_at,
+    updated_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+RETURNING id`
+
+	// A non-zero company id must match: a branch is never updated through
+	// another company.
+	qUpdateBranch = `UPDATE branches SET sucursal = ?, razon_comercial = ?, provincia = ?,
+    canton = ?, distrito = ?, barrio = ?, otras_senas = ?, cod_pais = ?, telefono = ?, fax = ?,
+    correo_electronico = ?, moneda_local = ?, moneda_extranjera = ?, ver_moneda_extranjera = ?,
+    licencia = ?, activo = ?, updated_at = ?
+WHERE id = ? AND (? = 0 OR company_id = ?)
+RETURNING company_id, created_at`
+
+	qBranch   = `SELECT ` + branchColumns + ` FROM branches WHERE id = ?`
+	qBranches = `SELECT ` + branchColumns + ` FROM branches WHERE company_id = ? ORDER BY id`
+
+	qCompanyExists = `SELECT EXISTS (SELECT 1 FROM companies WHERE id = ?)`
+)
+
+func scanBranch(r scanner) (tenant.Branch, error) {
+	var (
+		b                tenant.Branch
+		created, updated string
+	)
+	err := r.Scan(&b.ID, &b.CompanyID, &b.Sucursal, &b.RazonComercial, &b.Provincia, &b.Canton,
+		&b.Distrito, &b.Barrio, &b.OtrasSenas, &b.CodPais, &b.Telefono, &b.Fax,
+		&b.CorreoElectronico, &b.MonedaLocal, &b.MonedaExtranjera, &b.VerMonedaExtranjera,
+		&b.Licencia, &b.Activo, &created, &updated)
+	if err != nil {
+		return tenant.Branch{}, err
+	}
+	if b.CreatedAt, err = parseTime(created); err != nil {
+		return tenant.Branch{}, err
+	}
+	if b.UpdatedAt, err = parseTime(updated); err != nil {
+		return tenant.Branch{}, err
+	}
+	return b, nil
+}
+
+// querier is a *sql.Tx or *sql.DB.
+type querier interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func insertBranch(ctx context.Context, q querier, b *tenant.Branch, now time.Time) error {
+	err := q.QueryRowContext(ctx, qInsertBranch, b.CompanyID, b.Sucursal, b.RazonComercial,
+		b.Provincia, b.Canton, b.Distrito, b.Barrio, b.OtrasSenas, b.CodPais, b.Telefono, b.Fax,
+		b.CorreoElectronico, b.MonedaLocal, b.MonedaExtranjera, b.VerMonedaExtranjera,
+		b.Licencia, b.Activo, formatTime(now), formatTime(now)).Scan(&b.ID)
+	if err != nil {
+		return fmt.Errorf("branch %q: %w", b.Sucursal, mapErr(err))
+	}
+	b.CreatedAt, b.UpdatedAt = now, now
+	return nil
+}
+
+// CreateBranch inserts a branch of b.CompanyID and its first API user in one
+// transaction. A user without a role is a branch user.
+func (s *Store) CreateBranch(ctx context.Context, b *tenant.Branch, u *tenant.APIUser) (err error) {
+	now := s.clock()
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("create branch of company %d: %w", b.CompanyID, err)
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, ignoreDone(tx.Rollback()))
+		}
+	}()
+	nb := *b
+	if err := insertBranch(ctx, tx, &nb, now); err != nil {
+		return fmt.Errorf("create branch of company %d: %w", b.CompanyID, err)
+	}
+	nu := *u
+	nu.CompanyID, nu.BranchID = nb.CompanyID, nb.ID
+	if nu.Role == "" {
+		nu.Role = tenant.RoleBranch
+	}
+	if err := insertAPIUser(ctx, tx, &nu, now); err != nil {
+		return fmt.Errorf("create branch of company %d: %w", b.CompanyID, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("create branch of company %d: commit: %w", b.CompanyID, mapErr(err))
+	}
+	*b, *u = nb, nu
+	return nil
+}
+
+// UpdateBranch replaces the branch's fields but ID, CompanyID and CreatedAt,
+// which it reads back into b with the new UpdatedAt. When b.CompanyID is not
+// zero the branch must belong to that company, or the answer is ErrNotFound.
+func (s *Store) UpdateBranch(ctx context.Context, b *tenant.Branch) error {
+	now := s.clock()
+	var (
+		company int64
+		created string
+	)
+	err := s.write.QueryRowContext(ctx, qUpdateBranch, b.Sucursal, b.RazonComercial,
+		b.Provincia, b.Canton, b.Distrito, b.Barrio, b.OtrasSenas, b.CodPais, b.Telefono, b.Fax,
+		b.CorreoElectronico, b.MonedaLocal, b.MonedaExtranjera, b.VerMonedaExtranjera,
+		b.Licencia, b.Activo, formatTime(now), b.ID, b.CompanyID, b.CompanyID).Scan(&company, &created)
+	if err != nil {
+		return fmt.Errorf("update branch %d: %w", b.ID, mapErr(err))
+	}
+	createdAt, err := parseTime(created)
+	if err != nil {
+		return fmt.Errorf("update branch %d: %w", b.ID, err)
+	}
+	b.CompanyID, b.CreatedAt, b.UpdatedAt = company, createdAt, now
+	return nil
+}
+
+// Branch returns one branch.
+func (s *Store) Branch(ctx context.Context, id int64) (tenant.Branch, error) {
+	b, err := scanBranch(s.read.QueryRowContext(ctx, qBranch, id))
+	if err != nil {
+		return tenant.Branch{}, fmt.Errorf("branch %d: %w", id, mapErr(err))
+	}
+	return b, nil
+}
+
+// Branches lists a company's branches ordered by id; an unknown company is
+// ErrNotFound.
+func (s *Store) Branches(ctx context.Context, companyID int64) ([]tenant.Branch, error) {
+	rows, err := s.read.QueryContext(ctx, qBranches, companyID)
+	if err != nil {
+		return nil, fmt.Errorf("branches of company %d: %w", companyID, err)
+	}
+	defer rows.Close()
+	out := []tenant.Branch{}
+	for rows.Next() {
+		b, err := scanBranch(rows)
+		if err != nil {
+			return nil, fmt.Errorf("branches of company %d: %w", companyID, err)
+		}
+		out = append(out, b)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("branches of company %d: %w", companyID, err)
+	}
+	if len(out) == 0 {
+		if err := s.companyExists(ctx, companyID); err != nil {
+			return nil, fmt.Errorf("branches of company %d: %w", companyID, err)
+		}
+	}
+	return out, nil
+}
+
+// companyExists returns ErrNotFound when the company does not exist.
+func (s *Store) companyExists(ctx context.Context, id int64) error {
+	var ok bool
+	if err := s.read.QueryRowContext(ctx, qCompanyExists, id).Scan(&ok); err != nil {
+		return err
+	}
+	if !ok {
+		return tenant.ErrNotFound
+	}
+	return nil
+}

@@ -1,0 +1,214 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"facturad/tenant"
+)
+
+const companyColumns = `id, owner_id, tipo_identificacion, numero_identificacion, razon_social,
+    actividad_comercial, tipo_cliente, razon_comercial, provincia, canton, distrito, barrio,
+    otras_senas, cod_pais, telefono, fax, correo_electronico, moneda_local, moneda_extranjera,
+    facturacion_electronica, activo, usuario_hacienda, sealed_contrasena_hacienda,
+    sealed_certificate, sealed_certificate_pin, certificate_expiry, certificate_version,
+    created_at, updated_at`
+
+const (
+	qNextCompanyID = `UPDATE counters SET value = value + 1 WHERE name = 'company' RETURNING value`
+
+	qInsertCompany = `INSERT INTO companies (id, owner_id, tipo_identificacion,
+    numero_identificacion, razon_social, name_key, actividad_comercial, tipo_cliente,
+    razon_comercial, provincia, canton, distrito, barrio, otras_senas, cod_pais, telefono, fax,
+    correo_electronico, moneda_local, moneda_extranjera, facturacion_electronica, activo,
+    usuario_hacienda, sealed_contrasena_hacienda, sealed_certificate, sealed_certificate_pin,
+    certificate_expiry, certificate_version, created_at, updated_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+	qUpdateCompany = `UPDATE companies SET tipo_identificacion = ?, numero_identificacion = ?,
+    razon_social = ?, name_key = ?, actividad_comercial = ?, tipo_cliente = ?,
+    razon_comercial = ?, provincia = ?, canton = ?, distrito = ?, barrio = ?, otras_senas = ?,
+    cod_pais = ?, telefono = ?, fax = ?, correo_electronico = ?, moneda_local = ?,
+    moneda_extranjera = ?, facturacion_electronica = ?, activo = ?, usuario_hacienda = ?,
+    sealed_contrasena_hacienda = ?, sealed_certificate = ?, sealed_certificate_pin = ?,
+    certificate_expiry = ?, certificate_version = ?, updated_at = ?
+WHERE id = ?
+RETURNING owner_id, created_at`
+
+	qCompany = `SELECT ` + companyColumns + ` FROM companies WHERE id = ?`
+
+	// Searches: one query per filter shape, so that each can use its index.
+	qSearchCompanies = `SELECT ` + companyColumns + ` FROM companies
+WHERE name_key LIKE ? ESCAPE '\'
+ORDER BY name_key, id LIMIT ?`
+	qSearchCompaniesByOwner = `SELECT ` + companyColumns + ` FROM companies
+WHERE owner_id = ? AND name_key LIKE ? ESCAPE '\'
+ORDER BY name_key, id LIMIT ?`
+	qSearchCompanyByID = `SELECT ` + companyColumns + ` FROM companies
+WHERE id = ? AND (? OR owner_id = ?) AND name_key LIKE ? ESCAPE '\'
+ORDER BY name_key, id LIMIT ?`
+)
+
+func scanCompany(r scanner) (tenant.Company, error) {
+	var (
+		c                tenant.Company
+		expiry           sql.NullString
+		created, updated string
+	)
+	err := r.Scan(&c.ID, &c.OwnerID, &c.TipoIdentificacion, &c.NumeroIdentificacion,
+		&c.RazonSocial, &c.ActividadComercial, &c.TipoCliente, &c.RazonComercial, &c.Provincia,
+		&c.Canton, &c.Distrito, &c.Barrio, &c.OtrasSenas, &c.CodPais, &c.Telefono, &c.Fax,
+		&c.CorreoElectronico, &c.MonedaLocal, &c.MonedaExtranjera, &c.FacturacionElectronica,
+		&c.Activo, &c.UsuarioHacienda, &c.SealedContrasenaHacienda, &c.SealedCertificate,
+		&c.SealedCertificatePIN, &expiry, &c.CertificateVersion, &created, &updated)
+	if err != nil {
+		return tenant.Company{}, err
+	}
+	if c.CertificateExpiry, err = parseNullTime(expiry); err != nil {
+		return tenant.Company{}, err
+	}
+	if c.CreatedAt, err = parseTime(created); err != nil {
+		return tenant.Company{}, err
+	}
+	if c.UpdatedAt, err = parseTime(updated); err != nil {
+		return tenant.Company{}, err
+	}
+	return c, nil
+}
+
+// NextCompanyID reserves the next company id.
+func (s *Store) NextCompanyID(ctx context.Context) (int64, error) {
+	var id int64
+	if err := s.write.QueryRowContext(ctx, qNextCompanyID).Scan(&id); err != nil {
+		return 0, fmt.Errorf("reserve company id: %w", err)
+	}
+	return id, nil
+}
+
+// CreateCompany inserts the company, its first branch and that branch's API
+// user in one transaction. A user without a role is a branch user.
+func (s *Store) CreateCompany(ctx context.Context, c *tenant.Company, b *tenant.Branch, u *tenant.APIUser) (err error) {
+	if c.ID <= 0 {
+		return fmt.Errorf("create company: id %d was not reserved with NextCompanyID", c.ID)
+	}
+	now := s.clock()
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("create company %d: %w", c.ID, err)
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, ignoreDone(tx.Rollback()))
+		}
+	}()
+	_, err = tx.ExecContext(ctx, qInsertCompany, c.ID, c.OwnerID, c.TipoIdentificacion,
+		c.NumeroIdentificacion, c.RazonSocial, tenant.FoldName(c.RazonSocial),
+		c.ActividadComercial, c.TipoCliente, c.RazonComercial, c.Provincia, c.Canton,
+		c.Distrito, c.Barrio, c.OtrasSenas, c.CodPais, c.Telefono, c.Fax, c.CorreoElectronico,
+		c.MonedaLocal, c.MonedaExtranjera, c.FacturacionElectronica, c.Activo,
+		c.UsuarioHacienda, nullBytes(c.SealedContrasenaHacienda), nullBytes(c.SealedCertificate),
+		nullBytes(c.SealedCertificatePIN), nullTime(c.CertificateExpiry), c.CertificateVersion,
+		formatTime(now), formatTime(now))
+	if err != nil {
+		return fmt.Errorf("create company %d: %w", c.ID, mapErr(err))
+	}
+	nb := *b
+	nb.CompanyID = c.ID
+	if err := insertBranch(ctx, tx, &nb, now); err != nil {
+		return fmt.Errorf("create company %d: %w", c.ID, err)
+	}
+	nu := *u
+	nu.CompanyID, nu.BranchID = c.ID, nb.ID
+	if nu.Role == "" {
+		nu.Role = tenant.RoleBranch
+	}
+	if err := insertAPIUser(ctx, tx, &nu, now); err != nil {
+		return fmt.Errorf("create company %d: %w", c.ID, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("create company %d: commit: %w", c.ID, mapErr(err))
+	}
+	c.CreatedAt, c.UpdatedAt = now, now
+	*b, *u = nb, nu
+	return nil
+}
+
+// UpdateCompany replaces the company's fields but ID, OwnerID and CreatedAt,
+// which it reads back into c with the new UpdatedAt.
+func (s *Store) UpdateCompany(ctx context.Context, c *tenant.Company) error {
+	now := s.clock()
+	var (
+		owner   int64
+		created string
+	)
+	err := s.write.QueryRowContext(ctx, qUpdateCompany, c.TipoIdentificacion,
+		c.NumeroIdentificacion, c.RazonSocial, tenant.FoldName(c.RazonSocial),
+		c.ActividadComercial, c.TipoCliente, c.RazonComercial, c.Provincia, c.Canton,
+		c.Distrito, c.Barrio, c.OtrasSenas, c.CodPais, c.Telefono, c.Fax, c.CorreoElectronico,
+		c.MonedaLocal, c.MonedaExtranjera, c.FacturacionElectronica, c.Activo,
+		c.UsuarioHacienda, nullBytes(c.SealedContrasenaHacienda), nullBytes(c.SealedCertificate),
+		nullBytes(c.SealedCertificatePIN), nullTime(c.CertificateExpiry), c.CertificateVersion,
+		formatTime(now), c.ID).Scan(&owner, &created)
+	if err != nil {
+		return fmt.Errorf("update company %d: %w", c.ID, mapErr(err))
+	}
+	createdAt, err := parseTime(created)
+	if err != nil {
+		return fmt.Errorf("update company %d: %w", c.ID, err)
+	}
+	c.OwnerID, c.CreatedAt, c.UpdatedAt = owner, createdAt, now
+	return nil
+}
+
+// Company returns one company.
+func (s *Store) Company(ctx context.Context, id int64) (tenant.Company, error) {
+	c, err := scanCompany(s.read.QueryRowContext(ctx, qCompany, id))
+	if err != nil {
+		return tenant.Company{}, fmt.Errorf("company %d: %w", id, mapErr(err))
+	}
+	return c, nil
+}
+
+// SearchCompanies returns the companies whose folded legal name contains
+// q.NameKey, ordered by folded name then id, at most 100.
+func (s *Store) SearchCompanies(ctx context.Context, q tenant.CompanyQuery) ([]tenant.Company, error) {
+	limit := q.Limit
+	if limit <= 0 || limit > searchLimit {
+		limit = searchLimit
+	}
+	pattern := likeContains(tenant.FoldName(q.NameKey))
+	var (
+		rows *sql.Rows
+		err  error
+	)
+	switch {
+	case q.CompanyID != 0:
+		anyOwner, owner := true, int64(0)
+		if q.OwnerID != nil {
+			anyOwner, owner = false, *q.OwnerID
+		}
+		rows, err = s.read.QueryContext(ctx, qSearchCompanyByID, q.CompanyID, anyOwner, owner, pattern, limit)
+	case q.OwnerID != nil:
+		rows, err = s.read.QueryContext(ctx, qSearchCompaniesByOwner, *q.OwnerID, pattern, limit)
+	default:
+		rows, err = s.read.QueryContext(ctx, qSearchCompanies, pattern, limit)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("search companies: %w", err)
+	}
+	defer rows.Close()
+	out := []tenant.Company{}
+	for rows.Next() {
+		c, err := scanCompany(rows)
+		if err != nil {
+			return nil, fmt.Errorf("search companies: %w", err)
+		}
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("search companies: %w", err)
+	}
+	return out, nil
+}

@@ -1,0 +1,98 @@
+package storetest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"facturad/tenant"
+	"facturad/tenant/sqlite"
+)
+
+// The test environment's variables, set by the project's test command.
+const (
+	EnvDatabaseURL     = "TEST_DATABASE_URL"
+	EnvRedisURL        = "TEST_REDIS_URL"
+	EnvRequireServices = "TEST_REQUIRE_SERVICES"
+)
+
+// RequireServices reports whether TEST_REQUIRE_SERVICES asks tests to fail,
+// not skip, when a service they need is missing.
+func RequireServices() bool {
+	v := strings.TrimSpace(os.Getenv(EnvRequireServices))
+	switch strings.ToLower(v) {
+	case "", "0", "false", "no", "off":
+		return false
+	}
+	return true
+}
+
+// Missing ends the test because a service it needs is not configured: a
+// failure when TEST_REQUIRE_SERVICES is set, a skip otherwise.
+func Missing(t testing.TB, what string) {
+	t.Helper()
+	if RequireServices() {
+		t.Fatalf("%s is required (%s is set) but not configured", what, EnvRequireServices)
+	}
+	t.Skipf("%s not configured; skipping (set %s=1 to make this a failure)", what, EnvRequireServices)
+}
+
+// PostgresURL returns TEST_DATABASE_URL, or ends the test as Missing says.
+func PostgresURL(t testing.TB) string {
+	t.Helper()
+	u := os.Getenv(EnvDatabaseURL)
+	if u == "" {
+		Missing(t, "PostgreSQL ("+EnvDatabaseURL+")")
+	}
+	return u
+}
+
+// RedisURL returns TEST_REDIS_URL, or ends the test as Missing says. Tests
+// share the server: isolate keys with a prefix such as UniqueName(t).
+func RedisURL(t testing.TB) string {
+	t.Helper()
+	u := os.Getenv(EnvRedisURL)
+	if u == "" {
+		Missing(t, "Redis ("+EnvRedisURL+")")
+	}
+	return u
+}
+
+// UniqueName returns a fresh lower-case identifier ("t_" and 16 hex digits)
+// usable as a PostgreSQL schema name or a Redis key prefix.
+func UniqueName(t testing.TB) string {
+	t.Helper()
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		t.Fatalf("unique name: %v", err)
+	}
+	return "t_" + hex.EncodeToString(b[:])
+}
+
+// NewSQLite opens a fresh, migrated SQLite store in a file under
+// t.TempDir(), closed when the test ends.
+func NewSQLite(t testing.TB) tenant.Store {
+	t.Helper()
+	return NewSQLiteStore(t)
+}
+
+// NewSQLiteStore is NewSQLite with the concrete type, for tests that need
+// more than the contract.
+func NewSQLiteStore(t testing.TB) *sqlite.Store {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "facturad.db")
+	s, err := sqlite.Open(context.Background(), path, sqlite.Options{})
+	if err != nil {
+		t.Fatalf("open sqlite store: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("close sqlite store: %v", err)
+		}
+	})
+	return s
+}
