@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"facturad/tenant"
+	"facturad/tenant/postgres"
 	"facturad/tenant/sqlite"
 )
 
@@ -94,5 +95,37 @@ func NewSQLiteStore(t testing.TB) *sqlite.Store {
 			t.Errorf("close sqlite store: %v", err)
 		}
 	})
+	return s
+}
+
+// NewPostgres opens a store on TEST_DATABASE_URL in a schema of its own,
+// migrated, and drops the schema when the test ends. Without the variable
+// the test skips or fails as PostgresURL says.
+func NewPostgres(t testing.TB) tenant.Store {
+	t.Helper()
+	return NewPostgresStore(t)
+}
+
+// NewPostgresStore is NewPostgres with the concrete type.
+func NewPostgresStore(t testing.TB) *postgres.Store {
+	t.Helper()
+	url := PostgresURL(t)
+	ctx := context.Background()
+	// Tests share the server with many others: keep each pool small.
+	s, err := postgres.Open(ctx, url, postgres.Options{Schema: UniqueName(t), MaxConns: 4})
+	if err != nil {
+		t.Fatalf("open postgres store: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := s.DropSchema(context.Background()); err != nil {
+			t.Errorf("drop test schema: %v", err)
+		}
+		if err := s.Close(); err != nil {
+			t.Errorf("close postgres store: %v", err)
+		}
+	})
+	if err := s.Migrate(ctx); err != nil {
+		t.Fatalf("migrate postgres store: %v", err)
+	}
 	return s
 }

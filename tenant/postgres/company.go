@@ -1,0 +1,189 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"facturad/tenant"
+)
+
+const companyColumns = `id, owner_id, tipo_identificacion, numero_identificacion, razon_social,
+    actividad_comercial, tipo_cliente, razon_comercial, provincia, canton, distrito, barrio,
+    otras_senas, cod_pais, telefono, fax, correo_electronico, moneda_local, moneda_extranjera,
+    facturacion_electronica, activo, usuario_hacienda, sealed_contrasena_hacienda,
+    sealed_certificate, sealed_certificate_pin, certificate_expiry, certificate_version,
+    created_at, updated_at`
+
+const (
+	qNextCompanyID = `SELECT nextval('company_ids')`
+
+	qInsertCompany = `INSERT INTO companies (id, owner_id, tipo_identificacion,
+    numero_identificacion, razon_social, name_key, actividad_comercial, tipo_cliente,
+    razon_comercial, provincia, canton, distrito, barrio, otras_senas, cod_pais, telefono, fax,
+    correo_electronico, moneda_local, moneda_extranjera, facturacion_electronica, activo,
+    usuario_hacienda, sealed_contrasena_hacienda, sealed_certificate, sealed_certificate_pin,
+    certificate_expiry, certificate_version, created_at, updated_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19,
+    $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $29)`
+
+	qUpdateCompany = `UPDATE companies SET tipo_identificacion = $2, numero_identificacion = $3,
+    razon_social = $4, name_key = $5, actividad_comercial = $6, tipo_cliente = $7,
+    razon_comercial = $8, provincia = $9, canton = $10, distrito = $11, barrio = $12,
+    otras_senas = $13, cod_pais = $14, telefono = $15, fax = $16, correo_electronico = $17,
+    moneda_local = $18, moneda_extranjera = $19, facturacion_electronica = $20, activo = $21,
+    usuario_hacienda = $22, sealed_contrasena_hacienda = $23, sealed_certificate = $24,
+    sealed_certificate_pin = $25, certificate_expiry = $26, certificate_version = $27,
+    updated_at = $28
+WHERE id = $1
+RETURNING owner_id, created_at`
+
+	qCompany = `SELECT ` + companyColumns + ` FROM companies WHERE id = $1`
+
+	// Searches: one query per filter shape, so that each can use its index.
+	qSearchCompanies = `SELECT ` + companyColumns + ` FROM companies
+WHERE name_key LIKE $1 ESCAPE '\'
+ORDER BY name_key, id LIMIT $2`
+	qSearchCompaniesByOwner = `SELECT ` + companyColumns + ` FROM companies
+WHERE owner_id = $1 AND name_key LIKE $2 ESCAPE '\'
+ORDER BY name_key, id LIMIT $3`
+	qSearchCompanyByID = `SELECT ` + companyColumns + ` FROM companies
+WHERE id = $1 AND ($2::bigint IS NULL OR owner_id = $2) AND name_key LIKE $3 ESCAPE '\'
+ORDER BY name_key, id LIMIT $4`
+)
+
+func scanCompany(r pgx.Row) (tenant.Company, error) {
+	var (
+		c      tenant.Company
+		expiry *time.Time
+	)
+	err := r.Scan(&c.ID, &c.OwnerID, &c.TipoIdentificacion, &c.NumeroIdentificacion,
+		&c.RazonSocial, &c.ActividadComercial, &c.TipoCliente, &c.RazonComercial, &c.Provincia,
+		&c.Canton, &c.Distrito, &c.Barrio, &c.OtrasSenas, &c.CodPais, &c.Telefono, &c.Fax,
+		&c.CorreoElectronico, &c.MonedaLocal, &c.MonedaExtranjera, &c.FacturacionElectronica,
+		&c.Activo, &c.UsuarioHacienda, &c.SealedContrasenaHacienda, &c.SealedCertificate,
+		&c.SealedCertificatePIN, &expiry, &c.CertificateVersion, &c.CreatedAt, &c.UpdatedAt)
+	if err != nil {
+		return tenant.Company{}, err
+	}
+	c.CertificateExpiry = fromNullTime(expiry)
+	c.CreatedAt, c.UpdatedAt = c.CreatedAt.UTC(), c.UpdatedAt.UTC()
+	return c, nil
+}
+
+// NextCompanyID reserves the next company id from the company_ids
+// sequence.
+func (s *Store) NextCompanyID(ctx context.Context) (int64, error) {
+	var id int64
+	if err := s.pool.QueryRow(ctx, qNextCompanyID).Scan(&id); err != nil {
+		return 0, fmt.Errorf("reserve company id: %w", err)
+	}
+	return id, nil
+}
+
+// CreateCompany inserts the company, its first branch and that branch's API
+// user in one transaction. A user without a role is a branch user.
+func (s *Store) CreateCompany(ctx context.Context, c *tenant.Company, b *tenant.Branch, u *tenant.APIUser) error {
+	if c.ID <= 0 {
+		return fmt.Errorf("create company: id %d was not reserved with NextCompanyID", c.ID)
+	}
+	now := s.clock()
+	nb, nu := *b, *u
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, qInsertCompany, c.ID, c.OwnerID, c.TipoIdentificacion,
+			c.NumeroIdentificacion, c.RazonSocial, tenant.FoldName(c.RazonSocial),
+			c.ActividadComercial, c.TipoCliente, c.RazonComercial, c.Provincia, c.Canton,
+			c.Distrito, c.Barrio, c.OtrasSenas, c.CodPais, c.Telefono, c.Fax,
+			c.CorreoElectronico, c.MonedaLocal, c.MonedaExtranjera, c.FacturacionElectronica,
+			c.Activo, c.UsuarioHacienda, nullBytes(c.SealedContrasenaHacienda),
+			nullBytes(c.SealedCertificate), nullBytes(c.SealedCertificatePIN),
+			nullTime(c.CertificateExpiry), c.CertificateVersion, now)
+		if err != nil {
+			return mapErr(err)
+		}
+		nb.CompanyID = c.ID
+		if err := insertBranch(ctx, tx, &nb, now); err != nil {
+			return err
+		}
+		nu.CompanyID, nu.BranchID = c.ID, nb.ID
+		if nu.Role == "" {
+			nu.Role = tenant.RoleBranch
+		}
+		return insertAPIUser(ctx, tx, &nu, now)
+	})
+	if err != nil {
+		return fmt.Errorf("create company %d: %w", c.ID, err)
+	}
+	c.CreatedAt, c.UpdatedAt = now, now
+	*b, *u = nb, nu
+	return nil
+}
+
+// UpdateCompany replaces the company's fields but ID, OwnerID and CreatedAt,
+// which it reads back into c with the new UpdatedAt.
+func (s *Store) UpdateCompany(ctx context.Context, c *tenant.Company) error {
+	now := s.clock()
+	var (
+		owner   int64
+		created time.Time
+	)
+	err := s.pool.QueryRow(ctx, qUpdateCompany, c.ID, c.TipoIdentificacion,
+		c.NumeroIdentificacion, c.RazonSocial, tenant.FoldName(c.RazonSocial),
+		c.ActividadComercial, c.TipoCliente, c.RazonComercial, c.Provincia, c.Canton,
+		c.Distrito, c.Barrio, c.OtrasSenas, c.CodPais, c.Telefono, c.Fax, c.CorreoElectronico,
+		c.MonedaLocal, c.MonedaExtranjera, c.FacturacionElectronica, c.Activo,
+		c.UsuarioHacienda, nullBytes(c.SealedContrasenaHacienda), nullBytes(c.SealedCertificate),
+		nullBytes(c.SealedCertificatePIN), nullTime(c.CertificateExpiry), c.CertificateVersion,
+		now).Scan(&owner, &created)
+	if err != nil {
+		return fmt.Errorf("update company %d: %w", c.ID, mapErr(err))
+	}
+	c.OwnerID, c.CreatedAt, c.UpdatedAt = owner, created.UTC(), now
+	return nil
+}
+
+// Company returns one company.
+func (s *Store) Company(ctx context.Context, id int64) (tenant.Company, error) {
+	c, err := scanCompany(s.pool.QueryRow(ctx, qCompany, id))
+	if err != nil {
+		return tenant.Company{}, fmt.Errorf("company %d: %w", id, mapErr(err))
+	}
+	return c, nil
+}
+
+// SearchCompanies returns the companies whose folded legal name contains
+// q.NameKey, ordered by folded name then id, at most 100.
+func (s *Store) SearchCompanies(ctx context.Context, q tenant.CompanyQuery) ([]tenant.Company, error) {
+	limit := q.Limit
+	if limit <= 0 || limit > searchLimit {
+		limit = searchLimit
+	}
+	pattern := likeContains(tenant.FoldName(q.NameKey))
+	var (
+		rows pgx.Rows
+		err  error
+	)
+	switch {
+	case q.CompanyID != 0:
+		rows, err = s.pool.Query(ctx, qSearchCompanyByID, q.CompanyID, q.OwnerID, pattern, limit)
+	case q.OwnerID != nil:
+		rows, err = s.pool.Query(ctx, qSearchCompaniesByOwner, *q.OwnerID, pattern, limit)
+	default:
+		rows, err = s.pool.Query(ctx, qSearchCompanies, pattern, limit)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("search companies: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (tenant.Company, error) {
+		return scanCompany(r)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("search companies: %w", err)
+	}
+	if out == nil {
+		out = []tenant.Company{}
+	}
+	return out, nil
+}
