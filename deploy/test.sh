@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Runs the whole test suite against real PostgreSQL and Redis.
+#
+# What it needs and does not find (PostgreSQL, Redis, xmllint, xmlsec1) it
+# installs from Debian's packages. It starts its own PostgreSQL and Redis on
+# free loopback ports with their data in a temporary folder, exports their
+# URLs to the tests (TEST_DATABASE_URL, TEST_REDIS_URL), runs go vet and
+# go test -race over every package, and stops what it started even when the
+# tests fail. Extra arguments go to go test (for example -run Store).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+log() { printf 'test.sh: %s\n' "$*" >&2; }
+
+as_root() {
+	if [[ $(id -u) -eq 0 ]]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
+		log "need root (or sudo) to run: $*"; exit 1
+	fi
+}
+
+pg_bin() {
+	local d
+	d=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+	[[ -n $d && -x $d/initdb ]] && echo "$d"
+}
+
+# 1. Install what is missing, without letting the packages start their own
+#    system-wide services (policy-rc.d answers "not now" to invoke-rc.d).
+missing=()
+[[ -n $(pg_bin) ]] || missing+=(postgresql)
+command -v redis-server >/dev/null || missing+=(redis-server)
+command -v xmllint >/dev/null || missing+=(libxml2-utils)
+command -v xmlsec1 >/dev/null || missing+=(xmlsec1)
+if ((${#missing[@]})); then
+	log "installing ${missing[*]}"
+	policy_added=
+	if [[ ! -e /usr/sbin/policy-rc.d ]]; then
+		as_root sh -c 'printf "#!/bin/sh\nexit 101\n" > /usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d'
+		policy_added=1
+	fi
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+	[[ -n $policy_added ]] && as_root rm -f /usr/sbin/policy-rc.d
+fi
+PGBIN=$(pg_bin)
+
+# 2. Start private instances.
+work=$(mktemp -d -t facturad-test.XXXXXX)
+pg_started= redis_started=
+cleanup() {
+	local rc=$?
+	if [[ -n $pg_started ]]; then
+		run_pg "$PGBIN/pg_ctl" -D "$work/pg" -m immediate stop >/dev/null 2>&1 || true
+	fi
+	if [[ -n $redis_started && -f $work/redis.pid ]]; then
+		kill "$(cat "$work/redis.pid")" 2>/dev/null || true
+	fi
+	rm -rf "$work"
+	exit $rc
+}
+trap cleanup EXIT INT TERM
+
+free_port() {
+	local p
+	for _ in $(seq 1 100); do
+		p=$((20000 + RANDOM % 40000))
+		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+			echo "$p"
+			return
+		fi
+	done
+	log "no free port found"
+	exit 1
+}
+
+# PostgreSQL refuses to run as root: run it as the postgres user when we are root.
+pg_user=
+if [[ $(id -u) -eq 0 ]]; then
+	pg_user=postgres
+	id -u postgres >/dev/null 2>&1 || pg_user=nobody
+	chown "$pg_user" "$work"
+fi
+run_pg() { if [[ -n $pg_user ]]; then runuser -u "$pg_user" -- "$@"; else "$@"; fi; }
+
+pg_port=$(free_port)
+run_pg "$PGBIN/initdb" -D "$work/pg" -A trust -U postgres -E UTF8 --no-sync >"$work/initdb.log" 2>&1 ||
+	{ cat "$work/initdb.log" >&2; exit 1; }
+run_pg "$PGBIN/pg_ctl" -D "$work/pg" -l "$work/pg.log" -w -t 60 -o \
+	"-p $pg_port -k $work -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" \
+	start >/dev/null || { cat "$work/pg.log" >&2; exit 1; }
+pg_started=1
+
+redis_port=$(free_port)
+mkdir -p "$work/redis"
+redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no --dir "$work/redis" \
+	--daemonize yes --pidfile "$work/redis.pid" --logfile "$work/redis.log"
+redis_started=1
+for _ in $(seq 1 50); do
+	redis-cli -p "$redis_port" ping >/dev/null 2>&1 && break
+	sleep 0.1
+done
+
+export TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$pg_port/postgres?sslmode=disable"
+export TEST_REDIS_URL="redis://127.0.0.1:$redis_port/0"
+export TEST_REQUIRE_SERVICES=1
+log "PostgreSQL on 127.0.0.1:$pg_port, Redis on 127.0.0.1:$redis_port"
+
+# 3. Check and test.
+go vet ./...
+go test -race -count=1 -timeout 40m ./... "$@"
