@@ -1,0 +1,115 @@
+package tenant
+
+import (
+	"context"
+	"time"
+)
+
+// State is a document's state in the contract (A.5): the `estado` code.
+type State string
+
+// The document states of the contract.
+const (
+	StatePending    State = "00" // stored, not submitted (e.g. expired certificate)
+	StateAccepted   State = "01" // the tax authority accepted it
+	StateRejected   State = "02" // the tax authority rejected it
+	StateError      State = "03" // the tax authority reported a processing error
+	StateSent       State = "04" // received by the tax authority, answer not final
+	StateNotSentYet State = "05" // the tax authority was unreachable; retried
+)
+
+// Humanized returns the contract's `estado_humanizado` of s.
+func (s State) Humanized() string {
+	switch s {
+	case StatePending:
+		return "Pending"
+	case StateAccepted:
+		return "Accepted"
+	case StateRejected:
+		return "Rejected"
+	case StateError:
+		return "Error"
+	case StateSent:
+		return "Sent"
+	case StateNotSentYet:
+		return "NotSendYet"
+	}
+	return ""
+}
+
+// Final reports whether the tax authority's answer for s is settled.
+func (s State) Final() bool { return s == StateAccepted || s == StateRejected }
+
+// Document is an issued document as stored: its numbering, its signed XML
+// and what the tax authority said of it. A row exists from the moment its
+// number is handed out (see DocumentStore.ReserveDocument), so that a number
+// is never silently lost.
+type Document struct {
+	ID        int64
+	CompanyID int64
+	BranchID  int64
+
+	// IDExterno is the caller's own id, unique per branch; RequestHash is the
+	// SHA-256 of the canonical request, to tell a replay from a conflict.
+	IDExterno   string
+	RequestHash []byte
+
+	Tipo         string // 01, 02, 03, 04, 08, 09, 10
+	Terminal     string // 5 digits
+	Numero       int64  // the 10-digit sequence number of the consecutivo
+	Consecutivo  string // 20 digits
+	Clave        string // 50 digits
+	Situacion    string // 1, 2, 3
+	FechaEmision time.Time
+
+	// The parties as the reception API wants them (POST /recepcion).
+	EmisorTipo, EmisorNumero     string
+	ReceptorTipo, ReceptorNumero string // empty when there is no identified receptor
+
+	Estado    State
+	SignedXML []byte // empty until signed
+
+	// The tax authority's answer.
+	IndEstado       string // recibido, procesando, aceptado, rechazado, error
+	CodigoMensaje   string // 1 accepted, 3 rejected (MensajeHacienda/Mensaje)
+	MensajeHacienda string
+	DetalleMensaje  []string // DetalleMensaje split into lines
+	ResponseXML     []byte   // the MensajeHacienda as received
+	LastError       string   // the last submission failure, for operators (no secrets)
+
+	// Attempts counts submissions and status checks by the background
+	// worker; NextAttemptAt is when it may try again (zero: never).
+	Attempts      int
+	NextAttemptAt time.Time
+	SubmittedAt   time.Time
+	CheckedAt     time.Time
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+}
+
+// DocumentStore keeps issued documents. Both store adapters implement it
+// beside Store, and tenant/storetest runs its conformance suite over both.
+type DocumentStore interface {
+	// ReserveDocument hands out the next number of the sequence of (d.BranchID,
+	// d.Terminal, d.Tipo) and inserts d with it in one transaction: it sets
+	// d.ID, d.Numero, CreatedAt and UpdatedAt. The caller fills Consecutivo
+	// and Clave afterwards with SaveDocument. Numbers start at 1, are never
+	// reused and never collide across replicas. A second document with the
+	// same (BranchID, IDExterno) is ErrConflict and takes no number; so is a
+	// duplicate Clave when d.Clave is set (a caller-supplied clave).
+	ReserveDocument(ctx context.Context, d *Document) error
+	// SaveDocument replaces the mutable fields of the document d.ID (every
+	// field but ID, CompanyID, BranchID, IDExterno, RequestHash, Tipo,
+	// Terminal, Numero and CreatedAt) and sets UpdatedAt. A Clave taken by
+	// another document is ErrConflict.
+	SaveDocument(ctx context.Context, d *Document) error
+	// DocumentByClave returns the document with that clave.
+	DocumentByClave(ctx context.Context, clave string) (Document, error)
+	// DocumentByExternalID returns the branch's document with that id_externo.
+	DocumentByExternalID(ctx context.Context, branchID int64, idExterno string) (Document, error)
+	// ClaimDueDocuments returns up to limit documents in state 04 or 05 whose
+	// NextAttemptAt is set and not after now, oldest first, and moves their
+	// NextAttemptAt to leaseUntil in the same transaction, so that two
+	// replicas polling at once never claim the same document.
+	ClaimDueDocuments(ctx context.Context, now, leaseUntil time.Time, limit int) ([]Document, error)
+}
