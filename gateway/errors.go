@@ -1,0 +1,186 @@
+package gateway
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"facturad/tenant"
+)
+
+// apiError is an answer the gateway decided on itself: a status, a message
+// and, for a 400, the offending fields.
+type apiError struct {
+	status     int
+	message    string
+	fields     map[string][]string
+	retryAfter time.Duration
+}
+
+func (e *apiError) Error() string { return e.message }
+
+// The messages of the A.7 forms.
+const (
+	msgValidation = "One or more validation errors occurred."
+	msgUnauth     = "Missing or invalid credentials: send AuthToken and Authorization: Basic of one API user."
+	msgNotFound   = "Not found."
+	msgTooLarge   = "The request body is too large."
+	msgApology    = "Sorry, something went wrong on our side; please report incident "
+)
+
+var errTooLarge = &apiError{status: fasthttp.StatusRequestEntityTooLarge, message: msgTooLarge}
+
+// invalid is a 400 on one field.
+func invalid(field, msg string) *apiError {
+	return &apiError{status: fasthttp.StatusBadRequest, message: msgValidation, fields: map[string][]string{field: {msg}}}
+}
+
+// fieldErrorer is an error that names the request fields at fault (the
+// tenant service's validation errors expose it).
+type fieldErrorer interface {
+	FieldErrors() map[string][]string
+}
+
+// statusError is an error that carries its own status; only 429 (rate
+// limited) and 503 (overloaded or draining) are honoured, for the document
+// routes' queues and limiters.
+type statusError interface {
+	HTTPStatus() int
+}
+
+// retryAfterError tells how long the caller should wait before retrying.
+type retryAfterError interface {
+	RetryAfter() time.Duration
+}
+
+// errorBody is the A.7 form of every status but 500.
+type errorBody struct {
+	StatusCode int                 `json:"statusCode"`
+	Message    string              `json:"message"`
+	Errors     map[string][]string `json:"errors"`
+}
+
+// severeBody is the A.7 form of a 500.
+type severeBody struct {
+	Error string `json:"error"`
+}
+
+// fail maps err to the answer: one switch for every call.
+func (c *call) fail(err error) {
+	var (
+		ae *apiError
+		fe fieldErrorer
+		se statusError
+	)
+	switch {
+	case errors.As(err, &ae):
+	case errors.As(err, &fe):
+		ae = &apiError{status: fasthttp.StatusBadRequest, message: msgValidation, fields: fe.FieldErrors()}
+	case errors.Is(err, tenant.ErrUnauthenticated):
+		ae = &apiError{status: fasthttp.StatusUnauthorized, message: msgUnauth}
+	case errors.Is(err, tenant.ErrNotFound):
+		ae = &apiError{status: fasthttp.StatusNotFound, message: msgNotFound}
+	case errors.Is(err, tenant.ErrConflict):
+		field, msg := c.conflictField, c.conflictMsg
+		if field == "" {
+			field, msg = "id", "conflicts with an existing record"
+		}
+		ae = invalid(field, msg)
+	case errors.As(err, &se) && (se.HTTPStatus() == fasthttp.StatusTooManyRequests || se.HTTPStatus() == fasthttp.StatusServiceUnavailable):
+		ae = &apiError{status: se.HTTPStatus(), message: err.Error()}
+		var ra retryAfterError
+		if errors.As(err, &ra) {
+			ae.retryAfter = ra.RetryAfter()
+		}
+	default:
+		c.severe(err)
+		return
+	}
+	if ae.status == fasthttp.StatusUnauthorized {
+		c.rc.Response.Header.Set(fasthttp.HeaderWWWAuthenticate, `Basic realm="facturad"`)
+	}
+	writeAPIError(c.rc, ae)
+}
+
+// severe answers 500 under a fresh incident code and logs the cause under
+// that code. The body is the call's own answer with its message set (A.6)
+// when the call has one, else the severe form of A.7.
+func (c *call) severe(cause error) {
+	code := incidentCode()
+	c.s.log.Error("request failed",
+		"incident", code,
+		"request_id", c.reqID,
+		"method", c.rt.method,
+		"route", c.rt.pattern,
+		"user", c.p.Username,
+		"err", cause,
+	)
+	c.writeSevere(code)
+}
+
+func (c *call) writeSevere(code string) {
+	msg := msgApology + code + "."
+	c.rc.Response.ResetBody()
+	if c.a6 != nil {
+		writeJSON(c.rc, fasthttp.StatusInternalServerError, c.a6(msg))
+		return
+	}
+	writeJSON(c.rc, fasthttp.StatusInternalServerError, severeBody{Error: msg})
+}
+
+// panicked turns a recovered panic into a severe answer.
+func (c *call) panicked(v any) {
+	code := incidentCode()
+	c.s.log.Error("handler panicked",
+		"incident", code,
+		"request_id", c.reqID,
+		"method", c.rt.method,
+		"route", c.rt.pattern,
+		"panic", fmt.Sprint(v),
+	)
+	c.rc.Response.Header.Del(fasthttp.HeaderRetryAfter)
+	c.writeSevere(code)
+}
+
+// incidentCode is a short random code a caller can quote.
+func incidentCode() string {
+	var b [5]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return strconv.FormatInt(time.Now().UnixNano(), 36)
+	}
+	return strings.ToUpper(hex.EncodeToString(b[:]))
+}
+
+func writeAPIError(rc *fasthttp.RequestCtx, ae *apiError) {
+	fields := ae.fields
+	if fields == nil {
+		fields = map[string][]string{}
+	}
+	if ae.retryAfter > 0 {
+		secs := int((ae.retryAfter + time.Second - 1) / time.Second)
+		rc.Response.Header.Set(fasthttp.HeaderRetryAfter, strconv.Itoa(secs))
+	}
+	writeJSON(rc, ae.status, errorBody{StatusCode: ae.status, Message: ae.message, Errors: fields})
+}
+
+const contentTypeJSON = "application/json; charset=utf-8"
+
+// writeJSON writes v as the JSON answer with status.
+func writeJSON(rc *fasthttp.RequestCtx, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		// Only our own answer types reach here; they always marshal.
+		b = []byte(`{"error":"answer could not be encoded"}`)
+		status = fasthttp.StatusInternalServerError
+	}
+	rc.SetStatusCode(status)
+	rc.SetContentType(contentTypeJSON)
+	rc.SetBody(b)
+}

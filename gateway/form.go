@@ -1,0 +1,221 @@
+package gateway
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"strings"
+
+	"github.com/valyala/fasthttp"
+)
+
+// fields reads named values out of a request body without regard to the
+// case of the names, collecting a message per offending field. Both the
+// JSON objects of the branch and user calls and the multipart forms of the
+// company calls are read through it.
+type fields struct {
+	json  map[string]json.RawMessage // lower-cased names, for a JSON body
+	form  map[string]string          // lower-cased names, for a form body
+	files map[string]*multipart.FileHeader
+	errs  map[string][]string
+}
+
+func (f *fields) addErr(field, msg string) {
+	if f.errs == nil {
+		f.errs = map[string][]string{}
+	}
+	f.errs[field] = append(f.errs[field], msg)
+}
+
+// err is the 400 of the collected messages, or nil.
+func (f *fields) err() error {
+	if len(f.errs) == 0 {
+		return nil
+	}
+	return &apiError{status: fasthttp.StatusBadRequest, message: msgValidation, fields: f.errs}
+}
+
+// jsonFields reads a JSON object body. An empty body, invalid JSON or
+// anything but an object is a 400 on "body".
+func jsonFields(body []byte) (*fields, error) {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 {
+		return nil, invalid("body", "a JSON object is required")
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(body, &raw); err != nil {
+		var ute *json.UnmarshalTypeError
+		if asTypeErr(err, &ute) {
+			return nil, invalid("body", "a JSON object is required")
+		}
+		return nil, invalid("body", "invalid JSON: "+jsonSyntaxMessage(err))
+	}
+	if raw == nil {
+		return nil, invalid("body", "a JSON object is required")
+	}
+	f := &fields{json: make(map[string]json.RawMessage, len(raw))}
+	for k, v := range raw {
+		f.json[strings.ToLower(k)] = v
+	}
+	return f, nil
+}
+
+func asTypeErr(err error, target **json.UnmarshalTypeError) bool {
+	t, ok := err.(*json.UnmarshalTypeError)
+	if ok {
+		*target = t
+	}
+	return ok
+}
+
+// jsonSyntaxMessage describes a JSON syntax error without quoting the body.
+func jsonSyntaxMessage(err error) string {
+	if se, ok := err.(*json.SyntaxError); ok {
+		return fmt.Sprintf("%s (at byte %d)", se.Error(), se.Offset)
+	}
+	return err.Error()
+}
+
+// multipartFields reads a multipart/form-data body, files kept in memory
+// (the route's body limit bounds them).
+func multipartFields(rc *fasthttp.RequestCtx) (*fields, error) {
+	body := rc.Request.Body()
+	boundary := string(rc.Request.Header.MultipartFormBoundary())
+	if boundary == "" {
+		return nil, invalid("body", "a multipart/form-data body with a boundary is required")
+	}
+	form, err := multipart.NewReader(bytes.NewReader(body), boundary).ReadForm(int64(len(body)) + 1)
+	if err != nil {
+		return nil, invalid("body", "the multipart form could not be read")
+	}
+	f := &fields{form: map[string]string{}, files: map[string]*multipart.FileHeader{}}
+	for k, vs := range form.Value {
+		if len(vs) > 0 {
+			f.form[strings.ToLower(k)] = vs[0]
+		}
+	}
+	for k, fhs := range form.File {
+		if len(fhs) > 0 {
+			f.files[strings.ToLower(k)] = fhs[0]
+		}
+	}
+	return f, nil
+}
+
+// urlencodedFields reads an application/x-www-form-urlencoded body (a form
+// without a certificate).
+func urlencodedFields(rc *fasthttp.RequestCtx) *fields {
+	f := &fields{form: map[string]string{}}
+	rc.PostArgs().VisitAll(func(k, v []byte) {
+		f.form[strings.ToLower(string(k))] = string(v)
+	})
+	return f
+}
+
+// str returns the first of name and its aliases that is present. In JSON a
+// string, a number (its literal text) or null is accepted.
+func (f *fields) str(name string, aliases ...string) string {
+	v, _ := f.lookup(name, aliases...)
+	return v
+}
+
+// lookup is str that also tells whether the field was present.
+func (f *fields) lookup(name string, aliases ...string) (string, bool) {
+	for _, n := range append([]string{name}, aliases...) {
+		key := strings.ToLower(n)
+		if f.form != nil {
+			if v, ok := f.form[key]; ok {
+				return v, true
+			}
+			continue
+		}
+		raw, ok := f.json[key]
+		if !ok {
+			continue
+		}
+		raw = bytes.TrimSpace(raw)
+		switch {
+		case len(raw) == 0, string(raw) == "null":
+			return "", true
+		case raw[0] == '"':
+			var s string
+			if err := json.Unmarshal(raw, &s); err != nil {
+				f.addErr(name, "must be a string")
+				return "", true
+			}
+			return s, true
+		case raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9':
+			return string(raw), true
+		default:
+			f.addErr(name, "must be a string")
+			return "", true
+		}
+	}
+	return "", false
+}
+
+// flag reads an S/N flag; true/false (JSON booleans or text) and si/no are
+// accepted too. Absent or empty is "".
+func (f *fields) flag(name string, aliases ...string) string {
+	for _, n := range append([]string{name}, aliases...) {
+		if f.json != nil {
+			raw := bytes.TrimSpace(f.json[strings.ToLower(n)])
+			switch string(raw) {
+			case "true":
+				return "S"
+			case "false":
+				return "N"
+			}
+		}
+	}
+	v, ok := f.lookup(name, aliases...)
+	if !ok {
+		return ""
+	}
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "":
+		return ""
+	case "s", "si", "sí", "true", "1", "y", "yes":
+		return "S"
+	case "n", "no", "false", "0":
+		return "N"
+	}
+	f.addErr(name, `must be "S" or "N"`)
+	return ""
+}
+
+// boolean reads a true/false field; S/N and 1/0 are accepted too. Absent
+// or empty is false.
+func (f *fields) boolean(name string) bool {
+	return f.flag(name) == "S"
+}
+
+// file returns the content of an uploaded file field; an empty part (a form
+// sent without choosing a file) counts as absent. A text value under a file
+// field's name is an error.
+func (f *fields) file(name string) []byte {
+	key := strings.ToLower(name)
+	if fh, ok := f.files[key]; ok {
+		if fh.Size == 0 {
+			return nil
+		}
+		r, err := fh.Open()
+		if err != nil {
+			f.addErr(name, "the file could not be read")
+			return nil
+		}
+		defer r.Close()
+		b, err := io.ReadAll(r)
+		if err != nil {
+			f.addErr(name, "the file could not be read")
+			return nil
+		}
+		return b
+	}
+	if v, ok := f.form[key]; ok && v != "" {
+		f.addErr(name, "must be sent as a file")
+	}
+	return nil
+}

@@ -1,0 +1,165 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"facturad/tenant"
+)
+
+// Tenants is the tenancy service the gateway calls (tenant.Service
+// satisfies it). Every method but Authenticate receives the authenticated
+// principal and enforces roles and tenant isolation itself: another tenant's
+// record is tenant.ErrNotFound.
+type Tenants interface {
+	// Authenticate verifies the AuthToken and Basic pair of one API user.
+	// A wrong or missing pair is tenant.ErrUnauthenticated.
+	Authenticate(ctx context.Context, token, username, password string) (tenant.Principal, error)
+	// CreateReseller creates a reseller API user (admin only).
+	CreateReseller(ctx context.Context, p tenant.Principal, username string) (tenant.Credentials, error)
+	// SearchCompanies finds the companies the principal may see whose legal
+	// name contains name.
+	SearchCompanies(ctx context.Context, p tenant.Principal, name string) ([]tenant.Company, error)
+	// Company returns one company with its secrets opened.
+	Company(ctx context.Context, p tenant.Principal, id int64) (tenant.CompanyDetail, error)
+	// CreateCompany creates a company, its first branch and that branch's
+	// API user.
+	CreateCompany(ctx context.Context, p tenant.Principal, in tenant.CompanyInput) (tenant.CreatedCompany, error)
+	// UpdateCompany replaces a company's details.
+	UpdateCompany(ctx context.Context, p tenant.Principal, id int64, in tenant.CompanyInput) (tenant.CompanyDetail, error)
+	// Branches lists a company's branches.
+	Branches(ctx context.Context, p tenant.Principal, companyID int64) ([]tenant.Branch, error)
+	// CreateBranch creates a branch and its first API user.
+	CreateBranch(ctx context.Context, p tenant.Principal, companyID int64, in tenant.BranchInput) (tenant.Branch, tenant.Credentials, error)
+	// UpdateBranch replaces a branch's details.
+	UpdateBranch(ctx context.Context, p tenant.Principal, companyID, branchID int64, in tenant.BranchInput) (tenant.Branch, error)
+	// CreateAPIUser creates another API user for a branch.
+	CreateAPIUser(ctx context.Context, p tenant.Principal, companyID, branchID int64, username string) (tenant.Credentials, error)
+}
+
+// Readiness reports whether the service can take traffic (its stores are
+// reachable). A nil error means ready.
+type Readiness interface {
+	Ready(ctx context.Context) error
+}
+
+// ReadyFunc adapts a function to Readiness.
+type ReadyFunc func(ctx context.Context) error
+
+// Ready calls f.
+func (f ReadyFunc) Ready(ctx context.Context) error { return f(ctx) }
+
+// Options configure a Server. Tenants is required; every other field has a
+// default.
+type Options struct {
+	// Tenants serves the tenancy calls (A.1–A.4 and the reseller call).
+	Tenants Tenants
+	// Ready is asked by /readyz; nil means ready whenever not draining.
+	Ready Readiness
+	// Routes are extra authenticated API routes, meant for the document
+	// calls of A.5. They get the same request ids, body limits,
+	// authentication, timeouts, error mapping and metrics as the built-in
+	// routes. None are registered when empty.
+	Routes []Route
+
+	// Logger receives request failures (under their incident code) and
+	// server errors. Default: slog.Default().
+	Logger *slog.Logger
+	// Registerer receives the gateway's collectors. Default: a private
+	// registry.
+	Registerer prometheus.Registerer
+	// Gatherer is what /metrics exposes. Default: Registerer when it is
+	// also a Gatherer (a *prometheus.Registry is), else
+	// prometheus.DefaultGatherer.
+	Gatherer prometheus.Gatherer
+
+	// ReadTimeout bounds reading one request, headers and body (default
+	// 30s; a certificate upload on a slow line needs some).
+	ReadTimeout time.Duration
+	// WriteTimeout bounds writing one response (default 30s).
+	WriteTimeout time.Duration
+	// IdleTimeout closes keep-alive connections idle this long (default
+	// 120s).
+	IdleTimeout time.Duration
+	// RequestTimeout bounds the work done for one request, authentication
+	// included (default 30s). A Route may set its own.
+	RequestTimeout time.Duration
+	// ReadyTimeout bounds one readiness check (default 2s).
+	ReadyTimeout time.Duration
+	// DrainDelay is how long Shutdown keeps serving with /readyz failing
+	// before it closes the API listener, so that load balancers stop
+	// sending first (default 0).
+	DrainDelay time.Duration
+
+	// MaxJSONBody is the body limit of the JSON routes (default 64 KiB).
+	MaxJSONBody int
+	// MaxMultipartBody is the body limit of the multipart company routes,
+	// certificate included (default 4 MiB).
+	MaxMultipartBody int
+
+	// Now is the clock used for certificadoVencido. Default: time.Now.
+	Now func() time.Time
+}
+
+const (
+	defaultReadTimeout      = 30 * time.Second
+	defaultWriteTimeout     = 30 * time.Second
+	defaultIdleTimeout      = 120 * time.Second
+	defaultRequestTimeout   = 30 * time.Second
+	defaultReadyTimeout     = 2 * time.Second
+	defaultMaxJSONBody      = 64 << 10
+	defaultMaxMultipartBody = 4 << 20
+	// noBodyLimit is the body limit of routes that take no body.
+	noBodyLimit = 4 << 10
+)
+
+func (o *Options) setDefaults() error {
+	if o.Tenants == nil {
+		return errors.New("gateway: Options.Tenants is required")
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Registerer == nil {
+		r := prometheus.NewRegistry()
+		o.Registerer = r
+		if o.Gatherer == nil {
+			o.Gatherer = r
+		}
+	}
+	if o.Gatherer == nil {
+		if g, ok := o.Registerer.(prometheus.Gatherer); ok {
+			o.Gatherer = g
+		} else {
+			o.Gatherer = prometheus.DefaultGatherer
+		}
+	}
+	setDur := func(d *time.Duration, def time.Duration) {
+		if *d <= 0 {
+			*d = def
+		}
+	}
+	setDur(&o.ReadTimeout, defaultReadTimeout)
+	setDur(&o.WriteTimeout, defaultWriteTimeout)
+	setDur(&o.IdleTimeout, defaultIdleTimeout)
+	setDur(&o.RequestTimeout, defaultRequestTimeout)
+	setDur(&o.ReadyTimeout, defaultReadyTimeout)
+	if o.DrainDelay < 0 {
+		return fmt.Errorf("gateway: negative DrainDelay %s", o.DrainDelay)
+	}
+	if o.MaxJSONBody <= 0 {
+		o.MaxJSONBody = defaultMaxJSONBody
+	}
+	if o.MaxMultipartBody <= 0 {
+		o.MaxMultipartBody = defaultMaxMultipartBody
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return nil
+}

@@ -1,0 +1,49 @@
+package gateway
+
+import (
+	"context"
+	"net/url"
+	"time"
+
+	"facturad/tenant"
+)
+
+// Route is an extra authenticated API route, the extension point for the
+// document calls of A.5. The gateway authenticates the caller, enforces the
+// body limit, copies what the handler needs out of the connection and runs
+// Handle under its own timeout; a returned error is mapped like every other
+// call's (see docs/design/gateway.md), a Reply is written as given.
+type Route struct {
+	// Method is the HTTP method (GET, POST, PUT...).
+	Method string
+	// Path is a fasthttp/router pattern such as "/api/documents/{clave}/v4".
+	// Parameter names at one position must agree with the built-in routes'
+	// (none of which start with /api/documents).
+	Path string
+	// MaxBody is the body limit in bytes; 0 means Options.MaxJSONBody.
+	MaxBody int
+	// Timeout bounds Handle; 0 means Options.RequestTimeout.
+	Timeout time.Duration
+	// Handle answers the request.
+	Handle func(ctx context.Context, r *Request) (Reply, error)
+}
+
+// Request is what a Route handler receives. It owns every field: nothing
+// refers to the connection's buffers.
+type Request struct {
+	Principal   tenant.Principal
+	RequestID   string
+	Params      map[string]string // the path parameters by pattern name
+	Query       url.Values
+	ContentType string
+	Body        []byte
+}
+
+// Reply is a Route handler's answer. When Body is nil, JSON is encoded as the
+// body with content type application/json.
+type Reply struct {
+	Status      int // 0 means 200
+	JSON        any
+	Body        []byte
+	ContentType string // for Body; default application/octet-stream
+}

@@ -1,0 +1,538 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/fasthttp/router"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/valyala/fasthttp"
+	"github.com/valyala/fasthttp/fasthttpadaptor"
+
+	"facturad/tenant"
+)
+
+// Server serves the API and the admin listener. Build it with New.
+type Server struct {
+	o        Options
+	log      *slog.Logger
+	api      *fasthttp.Server
+	admin    *fasthttp.Server
+	metrics  *httpMetrics
+	routes   []*route
+	maxBody  int
+	draining atomic.Bool
+
+	idPrefix string
+	idSeq    atomic.Uint64
+
+	unmatched *routeMetrics
+	promh     fasthttp.RequestHandler
+}
+
+// route is one registered method and pattern with its limits and handler.
+type route struct {
+	method       string
+	pattern      string
+	segs         []string
+	public       bool
+	maxBody      int // limit of a non-multipart body
+	maxMultipart int // limit of a multipart body; 0 means maxBody
+	timeout      time.Duration
+	h            handlerFunc
+	m            *routeMetrics
+}
+
+// handlerFunc serves one call; a returned error is mapped to a status by
+// (*call).fail.
+type handlerFunc func(c *call) error
+
+// call is one request in flight: what the handler needs, copied or bound
+// to the RequestCtx for the handler's duration only.
+type call struct {
+	s     *Server
+	rc    *fasthttp.RequestCtx
+	rt    *route
+	ctx   context.Context
+	reqID string
+	p     tenant.Principal
+	// a6, when set, shapes the body of a 500 answer (A.6): the call's own
+	// answer with its message field set.
+	a6 func(msg string) any
+	// conflictField names the request field a tenant.ErrConflict is about.
+	conflictField string
+	conflictMsg   string
+}
+
+// New builds a Server. It registers the gateway's collectors with
+// o.Registerer and fails when o.Tenants is nil or a collector cannot be
+// registered.
+func New(o Options) (*Server, error) {
+	if err := o.setDefaults(); err != nil {
+		return nil, err
+	}
+	m, err := newHTTPMetrics(o.Registerer)
+	if err != nil {
+		return nil, err
+	}
+	var prefix [6]byte
+	if _, err := rand.Read(prefix[:]); err != nil {
+		return nil, fmt.Errorf("gateway: request id prefix: %w", err)
+	}
+	s := &Server{
+		o:        o,
+		log:      o.Logger,
+		metrics:  m,
+		idPrefix: hex.EncodeToString(prefix[:]) + "-",
+	}
+	s.unmatched = m.forRoute("", "unmatched")
+
+	r := router.New()
+	r.RedirectTrailingSlash = false
+	r.RedirectFixedPath = false
+	r.HandleMethodNotAllowed = true
+	r.NotFound = s.notFound
+	r.MethodNotAllowed = s.methodNotAllowed
+
+	s.registerTenancy()
+	s.registerStatic()
+	for _, er := range o.Routes {
+		if err := s.registerExtra(er); err != nil {
+			return nil, err
+		}
+	}
+	for _, rt := range s.routes {
+		if err := addRoute(r, rt, s.wrap(rt)); err != nil {
+			return nil, err
+		}
+		if rt.maxBody > s.maxBody {
+			s.maxBody = rt.maxBody
+		}
+		if rt.maxMultipart > s.maxBody {
+			s.maxBody = rt.maxMultipart
+		}
+	}
+
+	s.api = &fasthttp.Server{
+		Handler:                      r.Handler,
+		ErrorHandler:                 s.readError,
+		HeaderReceived:               s.headerReceived,
+		Name:                         "facturad",
+		ReadTimeout:                  o.ReadTimeout,
+		WriteTimeout:                 o.WriteTimeout,
+		IdleTimeout:                  o.IdleTimeout,
+		MaxRequestBodySize:           s.maxBody,
+		DisablePreParseMultipartForm: true,
+		NoDefaultContentType:         true,
+		Logger:                       fasthttpLogger{o.Logger},
+	}
+	s.promh = fasthttpadaptor.NewFastHTTPHandler(promhttp.HandlerFor(o.Gatherer, promhttp.HandlerOpts{}))
+	s.admin = &fasthttp.Server{
+		Handler:            s.adminHandler,
+		Name:               "facturad-admin",
+		ReadTimeout:        o.ReadTimeout,
+		WriteTimeout:       o.WriteTimeout,
+		IdleTimeout:        o.IdleTimeout,
+		MaxRequestBodySize: noBodyLimit,
+		Logger:             fasthttpLogger{o.Logger},
+	}
+	return s, nil
+}
+
+// addRoute registers rt with the router, turning the router's registration
+// panics (a malformed or conflicting pattern) into an error.
+func addRoute(r *router.Router, rt *route, h fasthttp.RequestHandler) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("gateway: route %s %s: %v", rt.method, rt.pattern, v)
+		}
+	}()
+	r.Handle(rt.method, rt.pattern, h)
+	return nil
+}
+
+// handle adds a built-in route.
+func (s *Server) handle(method, pattern string, maxBody, maxMultipart int, h handlerFunc) *route {
+	rt := &route{
+		method:       method,
+		pattern:      pattern,
+		segs:         splitPattern(pattern),
+		maxBody:      maxBody,
+		maxMultipart: maxMultipart,
+		timeout:      s.o.RequestTimeout,
+		h:            h,
+		m:            s.metrics.forRoute(method, pattern),
+	}
+	s.routes = append(s.routes, rt)
+	return rt
+}
+
+// Serve serves the API on ln until Shutdown; it then returns nil.
+func (s *Server) Serve(ln net.Listener) error {
+	return s.api.Serve(ln)
+}
+
+// ServeAdmin serves /healthz, /readyz and /metrics on ln until Shutdown;
+// it then returns nil.
+func (s *Server) ServeAdmin(ln net.Listener) error {
+	return s.admin.Serve(ln)
+}
+
+// Shutdown drains the server: /readyz fails from the first moment, the API
+// keeps serving for Options.DrainDelay, then the API listener closes and the
+// requests in flight finish; the admin listener closes last. It returns when
+// every connection is closed, or with ctx's error when ctx ends first.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.draining.Store(true)
+	if d := s.o.DrainDelay; d > 0 {
+		t := time.NewTimer(d)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+		}
+	}
+	errAPI := s.api.ShutdownWithContext(ctx)
+	errAdmin := s.admin.ShutdownWithContext(ctx)
+	if errAPI != nil {
+		return fmt.Errorf("gateway: shut down api listener: %w", errAPI)
+	}
+	if errAdmin != nil {
+		return fmt.Errorf("gateway: shut down admin listener: %w", errAdmin)
+	}
+	return nil
+}
+
+// wrap turns a route into a fasthttp handler: request id, metrics, panic
+// recovery, body limit, timeout and authentication around rt.h.
+func (s *Server) wrap(rt *route) fasthttp.RequestHandler {
+	return func(rc *fasthttp.RequestCtx) {
+		start := time.Now()
+		c := &call{s: s, rc: rc, rt: rt, reqID: s.requestID(rc)}
+		rc.Response.Header.Set(headerRequestID, c.reqID)
+		if s.draining.Load() {
+			rc.SetConnectionClose()
+		}
+		defer func() {
+			if v := recover(); v != nil {
+				c.panicked(v)
+			}
+			rt.m.observe(rc.Response.StatusCode(), time.Since(start))
+		}()
+		s.serve(c)
+	}
+}
+
+func (s *Server) serve(c *call) {
+	rc := c.rc
+	if len(rc.Request.Body()) > c.rt.limitFor(rc.Request.Header.ContentType()) {
+		c.fail(errTooLarge)
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), c.rt.timeout)
+	defer cancel()
+	c.ctx = ctx
+	if !c.rt.public {
+		p, err := s.authenticate(c)
+		if err != nil {
+			c.fail(err)
+			return
+		}
+		c.p = p
+	}
+	if err := c.rt.h(c); err != nil {
+		c.fail(err)
+	}
+}
+
+// authenticate checks the AuthToken header and the Basic pair (A.1).
+func (s *Server) authenticate(c *call) (tenant.Principal, error) {
+	h := &c.rc.Request.Header
+	token := string(bytes.TrimSpace(h.Peek("AuthToken")))
+	user, pass, ok := parseBasic(h.Peek(fasthttp.HeaderAuthorization))
+	if token == "" || !ok {
+		return tenant.Principal{}, tenant.ErrUnauthenticated
+	}
+	p, err := s.o.Tenants.Authenticate(c.ctx, token, user, pass)
+	if err != nil {
+		return tenant.Principal{}, fmt.Errorf("authenticate: %w", err)
+	}
+	return p, nil
+}
+
+// parseBasic reads "Basic base64(user:password)"; the scheme is matched
+// without regard to case.
+func parseBasic(v []byte) (user, pass string, ok bool) {
+	v = bytes.TrimSpace(v)
+	const scheme = "basic "
+	if len(v) <= len(scheme) || !bytes.EqualFold(v[:len(scheme)], []byte(scheme)) {
+		return "", "", false
+	}
+	raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(string(v[len(scheme):])))
+	if err != nil {
+		return "", "", false
+	}
+	u, p, found := strings.Cut(string(raw), ":")
+	if !found || u == "" || p == "" {
+		return "", "", false
+	}
+	return u, p, true
+}
+
+const headerRequestID = "X-Request-Id"
+
+// requestID returns a sane incoming X-Request-Id (1 to 128 characters of
+// letters, digits and "-_.:") or a fresh one.
+func (s *Server) requestID(rc *fasthttp.RequestCtx) string {
+	if in := rc.Request.Header.Peek(headerRequestID); saneRequestID(in) {
+		return string(in)
+	}
+	return s.idPrefix + strconv.FormatUint(s.idSeq.Add(1), 16)
+}
+
+func saneRequestID(b []byte) bool {
+	if len(b) == 0 || len(b) > 128 {
+		return false
+	}
+	for _, ch := range b {
+		switch {
+		case ch >= 'a' && ch <= 'z', ch >= 'A' && ch <= 'Z', ch >= '0' && ch <= '9':
+		case ch == '-', ch == '_', ch == '.', ch == ':':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// limitFor is the body limit of rt for a request of content type ct.
+func (rt *route) limitFor(ct []byte) int {
+	if rt.maxMultipart > 0 && isMultipart(ct) {
+		return rt.maxMultipart
+	}
+	return rt.maxBody
+}
+
+func isMultipart(ct []byte) bool {
+	const mp = "multipart/form-data"
+	return len(ct) >= len(mp) && bytes.EqualFold(ct[:len(mp)], []byte(mp))
+}
+
+// headerReceived picks the body limit of the route a request is for, before
+// its body is read, so that an oversized body is refused unread.
+func (s *Server) headerReceived(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
+	rt := s.match(h.Method(), h.RequestURI())
+	if rt == nil {
+		return fasthttp.RequestConfig{MaxRequestBodySize: noBodyLimit}
+	}
+	return fasthttp.RequestConfig{MaxRequestBodySize: rt.limitFor(h.ContentType())}
+}
+
+// match finds the route of method and a request URI without touching the
+// router (the request context is not ready yet when headers arrive).
+func (s *Server) match(method, uri []byte) *route {
+	if i := bytes.IndexAny(uri, "?#"); i >= 0 {
+		uri = uri[:i]
+	}
+	// An absolute URI ("http://host/path") keeps only its path.
+	if !bytes.HasPrefix(uri, []byte("/")) {
+		if i := bytes.Index(uri, []byte("://")); i >= 0 {
+			rest := uri[i+3:]
+			if j := bytes.IndexByte(rest, '/'); j >= 0 {
+				uri = rest[j:]
+			}
+		}
+	}
+	for _, rt := range s.routes {
+		if string(method) == rt.method && matchSegs(rt.segs, uri) {
+			return rt
+		}
+	}
+	return nil
+}
+
+func splitPattern(p string) []string {
+	return strings.Split(strings.Trim(p, "/"), "/")
+}
+
+// matchSegs reports whether path matches the pattern segments, where a
+// "{name}" segment matches any one non-empty segment.
+func matchSegs(segs []string, path []byte) bool {
+	path = bytes.TrimPrefix(path, []byte("/"))
+	for i, seg := range segs {
+		var cur []byte
+		if j := bytes.IndexByte(path, '/'); j >= 0 {
+			cur, path = path[:j], path[j+1:]
+		} else {
+			if i != len(segs)-1 {
+				return false
+			}
+			cur, path = path, nil
+		}
+		if strings.HasPrefix(seg, "{") {
+			if len(cur) == 0 {
+				return false
+			}
+			continue
+		}
+		if string(cur) != seg {
+			return false
+		}
+	}
+	return len(path) == 0
+}
+
+// readError answers a request fasthttp could not read: too large a body is
+// 413, a slow client 408, anything else 400, all in the A.7 form.
+func (s *Server) readError(rc *fasthttp.RequestCtx, err error) {
+	start := time.Now()
+	rc.Response.Header.Set(headerRequestID, s.requestID(rc))
+	rc.SetConnectionClose()
+	var ae *apiError
+	var ne net.Error
+	switch {
+	case errors.Is(err, fasthttp.ErrBodyTooLarge):
+		ae = errTooLarge
+	case errors.As(err, &ne) && ne.Timeout():
+		ae = &apiError{status: fasthttp.StatusRequestTimeout, message: "The request was not received in time."}
+	default:
+		ae = &apiError{status: fasthttp.StatusBadRequest, message: "The request could not be read."}
+	}
+	writeAPIError(rc, ae)
+	m := s.unmatched
+	if rt := s.match(rc.Request.Header.Method(), rc.Request.Header.RequestURI()); rt != nil {
+		m = rt.m
+	}
+	m.observe(rc.Response.StatusCode(), time.Since(start))
+}
+
+func (s *Server) notFound(rc *fasthttp.RequestCtx) {
+	s.plainError(rc, &apiError{status: fasthttp.StatusNotFound, message: "No such resource."})
+}
+
+func (s *Server) methodNotAllowed(rc *fasthttp.RequestCtx) {
+	s.plainError(rc, &apiError{status: fasthttp.StatusMethodNotAllowed, message: "Method not allowed on this resource."})
+}
+
+func (s *Server) plainError(rc *fasthttp.RequestCtx, ae *apiError) {
+	start := time.Now()
+	rc.Response.Header.Set(headerRequestID, s.requestID(rc))
+	writeAPIError(rc, ae)
+	s.unmatched.observe(rc.Response.StatusCode(), time.Since(start))
+}
+
+// adminHandler serves the admin listener.
+func (s *Server) adminHandler(rc *fasthttp.RequestCtx) {
+	if !rc.IsGet() && !rc.IsHead() {
+		writeAPIError(rc, &apiError{status: fasthttp.StatusMethodNotAllowed, message: "Method not allowed on this resource."})
+		return
+	}
+	switch string(rc.Path()) {
+	case "/healthz":
+		writeJSON(rc, fasthttp.StatusOK, map[string]string{"status": "ok"})
+	case "/readyz":
+		if err := s.ready(); err != nil {
+			rc.Response.Header.Set(fasthttp.HeaderRetryAfter, "5")
+			writeAPIError(rc, &apiError{status: fasthttp.StatusServiceUnavailable, message: err.Error()})
+			return
+		}
+		writeJSON(rc, fasthttp.StatusOK, map[string]string{"status": "ready"})
+	case "/metrics":
+		s.promh(rc)
+	default:
+		writeAPIError(rc, &apiError{status: fasthttp.StatusNotFound, message: "No such resource."})
+	}
+}
+
+var errDraining = errors.New("draining: the service is shutting down")
+
+func (s *Server) ready() error {
+	if s.draining.Load() {
+		return errDraining
+	}
+	if s.o.Ready == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), s.o.ReadyTimeout)
+	defer cancel()
+	if err := s.o.Ready.Ready(ctx); err != nil {
+		s.log.Warn("not ready", "err", err)
+		return errors.New("not ready: a store is unreachable")
+	}
+	return nil
+}
+
+// registerExtra adds an Options.Routes entry.
+func (s *Server) registerExtra(er Route) error {
+	if er.Handle == nil || er.Method == "" || !strings.HasPrefix(er.Path, "/") {
+		return fmt.Errorf("gateway: extra route %s %q needs a method, a path and a handler", er.Method, er.Path)
+	}
+	limit := er.MaxBody
+	if limit <= 0 {
+		limit = s.o.MaxJSONBody
+	}
+	rt := s.handle(er.Method, er.Path, limit, 0, func(c *call) error {
+		req := &Request{
+			Principal:   c.p,
+			RequestID:   c.reqID,
+			Params:      map[string]string{},
+			Query:       url.Values{},
+			ContentType: string(c.rc.Request.Header.ContentType()),
+			Body:        append([]byte(nil), c.rc.Request.Body()...),
+		}
+		for _, seg := range c.rt.segs {
+			if name, ok := strings.CutPrefix(seg, "{"); ok {
+				name = strings.TrimSuffix(name, "}")
+				if v, ok := c.rc.UserValue(name).(string); ok {
+					req.Params[name] = v
+				}
+			}
+		}
+		c.rc.QueryArgs().VisitAll(func(k, v []byte) {
+			req.Query.Add(string(k), string(v))
+		})
+		rep, err := er.Handle(c.ctx, req)
+		if err != nil {
+			return err
+		}
+		status := rep.Status
+		if status == 0 {
+			status = fasthttp.StatusOK
+		}
+		if rep.Body != nil {
+			ct := rep.ContentType
+			if ct == "" {
+				ct = "application/octet-stream"
+			}
+			c.rc.SetStatusCode(status)
+			c.rc.SetContentType(ct)
+			c.rc.SetBody(rep.Body)
+			return nil
+		}
+		writeJSON(c.rc, status, rep.JSON)
+		return nil
+	})
+	if er.Timeout > 0 {
+		rt.timeout = er.Timeout
+	}
+	return nil
+}
+
+// fasthttpLogger sends fasthttp's own messages to slog.
+type fasthttpLogger struct{ l *slog.Logger }
+
+func (f fasthttpLogger) Printf(format string, args ...any) {
+	f.l.Warn("http server", "msg", fmt.Sprintf(format, args...))
+}

@@ -1,0 +1,529 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"facturad/tenant"
+)
+
+// fakeTenants is a test double of Tenants for the gateway's own machinery;
+// the tenancy behaviour itself is tested against the real tenant.Service in
+// integration_test.go.
+type fakeTenants struct {
+	mu         sync.Mutex
+	branchIn   tenant.BranchInput
+	companyIn  tenant.CompanyInput
+	branchesFn func(ctx context.Context) ([]tenant.Branch, error)
+	userErr    error
+}
+
+var fakeUser = creds{token: "tok-1", user: "u1", pass: "p1"}
+
+func (f *fakeTenants) Authenticate(_ context.Context, token, username, password string) (tenant.Principal, error) {
+	if token == fakeUser.token && username == fakeUser.user && password == fakeUser.pass {
+		return tenant.Principal{UserID: 1, Username: username, Role: tenant.RoleAdmin}, nil
+	}
+	return tenant.Principal{}, tenant.ErrUnauthenticated
+}
+
+func (f *fakeTenants) CreateReseller(_ context.Context, _ tenant.Principal, username string) (tenant.Credentials, error) {
+	return tenant.Credentials{Usuario: username, Contrasena: "pw", APIToken: "tk"}, nil
+}
+
+func (f *fakeTenants) SearchCompanies(context.Context, tenant.Principal, string) ([]tenant.Company, error) {
+	return nil, nil
+}
+
+func (f *fakeTenants) Company(_ context.Context, _ tenant.Principal, id int64) (tenant.CompanyDetail, error) {
+	if id == 666 {
+		panic("boom")
+	}
+	return tenant.CompanyDetail{}, tenant.ErrNotFound
+}
+
+func (f *fakeTenants) CreateCompany(_ context.Context, _ tenant.Principal, in tenant.CompanyInput) (tenant.CreatedCompany, error) {
+	f.mu.Lock()
+	f.companyIn = in
+	f.mu.Unlock()
+	return tenant.CreatedCompany{CompanyDetail: tenant.CompanyDetail{Company: tenant.Company{ID: 7, RazonSocial: in.RazonSocial, Activo: true}}, Branch: tenant.Branch{ID: 9, Sucursal: "001"}}, nil
+}
+
+func (f *fakeTenants) UpdateCompany(context.Context, tenant.Principal, int64, tenant.CompanyInput) (tenant.CompanyDetail, error) {
+	return tenant.CompanyDetail{}, errors.New("store on fire")
+}
+
+func (f *fakeTenants) Branches(ctx context.Context, _ tenant.Principal, _ int64) ([]tenant.Branch, error) {
+	if f.branchesFn != nil {
+		return f.branchesFn(ctx)
+	}
+	return []tenant.Branch{{ID: 3, CompanyID: 2, Sucursal: "001", Activo: true,
+		CreatedAt: time.Date(2026, 11, 21, 20, 3, 0, 500, time.UTC)}}, nil
+}
+
+func (f *fakeTenants) CreateBranch(_ context.Context, _ tenant.Principal, companyID int64, in tenant.BranchInput) (tenant.Branch, tenant.Credentials, error) {
+	f.mu.Lock()
+	f.branchIn = in
+	f.mu.Unlock()
+	if in.Sucursal == "002" {
+		return tenant.Branch{}, tenant.Credentials{}, fmt.Errorf("insert: %w", tenant.ErrConflict)
+	}
+	if in.Sucursal == "bad" {
+		return tenant.Branch{}, tenant.Credentials{}, testFieldErr{"sucursal": {"must be 3 digits"}}
+	}
+	return tenant.Branch{ID: 4, CompanyID: companyID, Sucursal: in.Sucursal}, tenant.Credentials{Usuario: "x", Contrasena: "y", APIToken: "z"}, nil
+}
+
+func (f *fakeTenants) UpdateBranch(context.Context, tenant.Principal, int64, int64, tenant.BranchInput) (tenant.Branch, error) {
+	return tenant.Branch{}, tenant.ErrNotFound
+}
+
+func (f *fakeTenants) CreateAPIUser(context.Context, tenant.Principal, int64, int64, string) (tenant.Credentials, error) {
+	return tenant.Credentials{}, f.userErr
+}
+
+type testFieldErr map[string][]string
+
+func (e testFieldErr) Error() string                     { return "invalid" }
+func (e testFieldErr) FieldErrors() map[string][]string { return e }
+
+func TestAuthentication(t *testing.T) {
+	b := setup(t, Options{Tenants: &fakeTenants{}})
+	path := "/api/companies/2/branches/v4"
+	tests := []struct {
+		name   string
+		c      *creds
+		hdr    []string
+		status int
+	}{
+		{"ok/pair", &fakeUser, nil, 200},
+		{"error/none", nil, nil, 401},
+		{"error/wrong password", &creds{fakeUser.token, fakeUser.user, "nope"}, nil, 401},
+		{"error/wrong token", &creds{"other", fakeUser.user, fakeUser.pass}, nil, 401},
+		{"error/token only", nil, []string{"AuthToken", fakeUser.token}, 401},
+		{"error/basic only", nil, []string{"Authorization", "Basic dTE6cDE="}, 401},
+		{"error/bearer", nil, []string{"AuthToken", fakeUser.token, "Authorization", "Bearer x"}, 401},
+		{"error/bad base64", nil, []string{"AuthToken", fakeUser.token, "Authorization", "Basic %%%"}, 401},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := b.do(t, "GET", path, tt.c, "", nil, tt.hdr...)
+			if tt.status == 200 {
+				if r.status != 200 {
+					t.Fatalf("status %d: %s", r.status, r.body)
+				}
+				return
+			}
+			errs := requireA7(t, r, tt.status)
+			if len(errs) != 0 {
+				t.Errorf("401 errors should be empty: %v", errs)
+			}
+		})
+	}
+}
+
+func TestRequestID(t *testing.T) {
+	b := setup(t, Options{Tenants: &fakeTenants{}})
+	r := b.do(t, "GET", "/api/companies/2/branches/v4", &fakeUser, "", nil, "X-Request-Id", "abc-123.x")
+	if got := r.header.Get("X-Request-Id"); got != "abc-123.x" {
+		t.Errorf("sane id not echoed: %q", got)
+	}
+	r1 := b.do(t, "GET", "/api/companies/2/branches/v4", &fakeUser, "", nil, "X-Request-Id", "bad id<script>")
+	r2 := b.do(t, "GET", "/nowhere", nil, "", nil)
+	id1, id2 := r1.header.Get("X-Request-Id"), r2.header.Get("X-Request-Id")
+	if id1 == "" || id2 == "" || id1 == id2 || strings.Contains(id1, "script") {
+		t.Errorf("generated ids %q %q", id1, id2)
+	}
+	requireA7(t, r2, 404)
+}
+
+func TestAnswersJSONShapes(t *testing.T) {
+	b := setup(t, Options{Tenants: &fakeTenants{}})
+	r := b.do(t, "GET", "/api/companies/2/branches/v4", &fakeUser, "", nil)
+	if ct := r.header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
+		t.Errorf("content type %q despite accept: text/plain", ct)
+	}
+	list := r.array(t)
+	if len(list) != 1 {
+		t.Fatalf("want 1 branch: %s", r.body)
+	}
+	requireShape(t, "branch", list[0], shapeBranch)
+	// 20:03 UTC is 14:03 in Costa Rica; fractions are dropped; unset is year 1.
+	if got := list[0]["createdAt"]; got != "2026-11-21T14:03:00" {
+		t.Errorf("createdAt %v", got)
+	}
+	if got := list[0]["updatedAt"]; got != "0001-01-01T00:00:00" {
+		t.Errorf("updatedAt %v", got)
+	}
+}
+
+func TestBranchInputDecoding(t *testing.T) {
+	f := &fakeTenants{}
+	b := setup(t, Options{Tenants: f})
+	tests := []struct {
+		name  string
+		body  string
+		want  tenant.BranchInput
+		field string // a 400 on this field when set
+	}{
+		{"ok/camel", `{"sucursal":"003","razonComercial":"Tienda","monedaLocal":"CRC","monedaExtranjera":"USD","verMonedaExtranjera":"S","barrio":null}`,
+			tenant.BranchInput{Sucursal: "003", RazonComercial: "Tienda", MonedaLocal: "CRC", MonedaExtranjera: "USD", VerMonedaExtranjera: "S"}, ""},
+		{"ok/pascal and alternates", `{"Sucursal":"004","RazonComercial":"Otra","MonedaIdLocal":"CRC","MonedaIdExtranjera":"EUR","VerMonedaExtranjera":false,"Telefono":22223333}`,
+			tenant.BranchInput{Sucursal: "004", RazonComercial: "Otra", MonedaLocal: "CRC", MonedaExtranjera: "EUR", VerMonedaExtranjera: "N", Telefono: "22223333"}, ""},
+		{"error/flag", `{"sucursal":"005","verMonedaExtranjera":"maybe"}`, tenant.BranchInput{}, "verMonedaExtranjera"},
+		{"error/object for string", `{"sucursal":{"a":1}}`, tenant.BranchInput{}, "sucursal"},
+		{"error/invalid json", `{"sucursal":`, tenant.BranchInput{}, "body"},
+		{"error/array", `[1,2]`, tenant.BranchInput{}, "body"},
+		{"error/empty", ``, tenant.BranchInput{}, "body"},
+		{"error/conflict", `{"sucursal":"002"}`, tenant.BranchInput{}, "sucursal"},
+		{"error/field errors", `{"sucursal":"bad"}`, tenant.BranchInput{}, "sucursal"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := b.do(t, "POST", "/api/companies/2/branches/v4", &fakeUser, "application/json", []byte(tt.body))
+			if tt.field != "" {
+				requireField(t, requireA7(t, r, 400), tt.field)
+				return
+			}
+			if r.status != 200 {
+				t.Fatalf("status %d: %s", r.status, r.body)
+			}
+			requireShape(t, "branch create", r.object(t), shapeBranchCreate)
+			f.mu.Lock()
+			got := f.branchIn
+			f.mu.Unlock()
+			if got != tt.want {
+				t.Errorf("input\n got %+v\nwant %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestCompanyMultipartDecoding(t *testing.T) {
+	f := &fakeTenants{}
+	b := setup(t, Options{Tenants: f})
+	values := map[string]string{
+		"tipoIdentificacion": "02", "IDENTIFICACION": "3101123456", "RazonSocial": "Ñandú S.A.",
+		"FacturacionElectronica": "true", "Clave": "1234", "ContrasenaHacienda": "secret",
+		"MonedaLocal": "CRC",
+	}
+	for _, path := range []string{"/api/companies/v4", "/api/companies/0/branches/v4"} {
+		ct, body := multipartBody(t, values, map[string][]byte{"Certificado": []byte("p12 bytes")})
+		r := b.do(t, "POST", path, &fakeUser, ct, body)
+		if r.status != 200 {
+			t.Fatalf("%s: status %d: %s", path, r.status, r.body)
+		}
+		requireShape(t, "company create", r.object(t), shapeCompanyCreate)
+		f.mu.Lock()
+		in := f.companyIn
+		f.mu.Unlock()
+		if in.TipoIdentificacion != "02" || in.Identificacion != "3101123456" || in.RazonSocial != "Ñandú S.A." ||
+			!in.FacturacionElectronica || string(in.CertificatePIN) != "1234" || string(in.ContrasenaHacienda) != "secret" ||
+			string(in.Certificate) != "p12 bytes" || in.MonedaLocal != "CRC" {
+			t.Errorf("%s: decoded %+v", path, in)
+		}
+	}
+	// A company form must be a form.
+	r := b.do(t, "POST", "/api/companies/v4", &fakeUser, "application/json", []byte(`{"RazonSocial":"x"}`))
+	requireField(t, requireA7(t, r, 400), "body")
+	// The certificate must be a file.
+	ct, body := multipartBody(t, map[string]string{"Certificado": "not a file"}, nil)
+	r = b.do(t, "POST", "/api/companies/v4", &fakeUser, ct, body)
+	requireField(t, requireA7(t, r, 400), "Certificado")
+	// A bad boolean names its field.
+	ct, body = multipartBody(t, map[string]string{"FacturacionElectronica": "quizas"}, nil)
+	r = b.do(t, "POST", "/api/companies/v4", &fakeUser, ct, body)
+	requireField(t, requireA7(t, r, 400), "FacturacionElectronica")
+}
+
+func TestBodyLimits(t *testing.T) {
+	b := setup(t, Options{Tenants: &fakeTenants{}, MaxJSONBody: 1 << 10, MaxMultipartBody: 64 << 10})
+	big := []byte(`{"sucursal":"003","razonComercial":"` + strings.Repeat("x", 2<<10) + `"}`)
+	r := b.do(t, "POST", "/api/companies/2/branches/v4", &fakeUser, "application/json", big)
+	requireA7(t, r, 413)
+
+	// The same size is fine as a multipart company form...
+	ct, body := multipartBody(t, map[string]string{"RazonSocial": "x"}, map[string][]byte{"Certificado": bytes.Repeat([]byte{1}, 8<<10)})
+	r = b.do(t, "POST", "/api/companies/2/branches/v4", &fakeUser, ct, body)
+	if r.status != 200 {
+		t.Fatalf("multipart under its limit: %d %s", r.status, r.body)
+	}
+	// ...up to the multipart limit.
+	ct, body = multipartBody(t, map[string]string{"RazonSocial": "x"}, map[string][]byte{"Certificado": bytes.Repeat([]byte{1}, 70<<10)})
+	r = b.do(t, "POST", "/api/companies/v4", &fakeUser, ct, body)
+	requireA7(t, r, 413)
+	// A route without a body takes almost none.
+	r = b.do(t, "GET", "/api/companies/2/branches/v4", &fakeUser, "application/json", bytes.Repeat([]byte{' '}, 8<<10))
+	requireA7(t, r, 413)
+}
+
+func TestErrorMapping(t *testing.T) {
+	f := &fakeTenants{}
+	b := setup(t, Options{Tenants: f})
+
+	t.Run("error/not found", func(t *testing.T) {
+		requireA7(t, b.do(t, "GET", "/api/companies/5/v4", &fakeUser, "", nil), 404)
+		requireA7(t, b.do(t, "PUT", "/api/companies/5/branches/6/v4", &fakeUser, "application/json", []byte(`{}`)), 404)
+	})
+	t.Run("error/bad id", func(t *testing.T) {
+		requireField(t, requireA7(t, b.do(t, "GET", "/api/companies/abc/v4", &fakeUser, "", nil), 400), "id")
+	})
+	t.Run("error/missing usuario", func(t *testing.T) {
+		for _, body := range []string{`{}`, `{"usuario":""}`, `{"Usuario":null}`} {
+			r := b.do(t, "POST", "/api/companies/1/branches/2/users/v4", &fakeUser, "application/json", []byte(body))
+			requireField(t, requireA7(t, r, 400), "usuario")
+		}
+	})
+	t.Run("error/user conflict", func(t *testing.T) {
+		f.userErr = fmt.Errorf("insert user: %w", tenant.ErrConflict)
+		defer func() { f.userErr = nil }()
+		r := b.do(t, "POST", "/api/companies/1/branches/2/users/v4", &fakeUser, "application/json", []byte(`{"usuario":"a"}`))
+		requireField(t, requireA7(t, r, 400), "usuario")
+	})
+	t.Run("error/A.6 500 carries the answer", func(t *testing.T) {
+		f.userErr = errors.New("disk full at /var/secret")
+		defer func() { f.userErr = nil }()
+		r := b.do(t, "POST", "/api/companies/1/branches/2/users/v4", &fakeUser, "application/json", []byte(`{"usuario":"a"}`))
+		if r.status != 500 {
+			t.Fatalf("status %d", r.status)
+		}
+		m := r.object(t)
+		requireShape(t, "user create 500", m, shapeCredentials)
+		code := incidentIn(t, m["mensaje_api"].(string))
+		if strings.Contains(string(r.body), "disk full") {
+			t.Error("cause leaked into the body")
+		}
+		requireLogged(t, b, code, "disk full")
+	})
+	t.Run("error/A.6 500 on company update", func(t *testing.T) {
+		ct, body := multipartBody(t, map[string]string{"RazonSocial": "x"}, nil)
+		r := b.do(t, "PUT", "/api/companies/3/v4", &fakeUser, ct, body)
+		if r.status != 500 {
+			t.Fatalf("status %d", r.status)
+		}
+		m := r.object(t)
+		requireShape(t, "company update 500", m, shapeCompanyUpdate)
+		requireLogged(t, b, incidentIn(t, m["mensajeApi"].(string)), "store on fire")
+	})
+	t.Run("error/panic", func(t *testing.T) {
+		r := b.do(t, "GET", "/api/companies/666/v4", &fakeUser, "", nil)
+		if r.status != 500 {
+			t.Fatalf("status %d: %s", r.status, r.body)
+		}
+		m := r.object(t)
+		msg, _ := m["error"].(string)
+		requireLogged(t, b, incidentIn(t, msg), "boom")
+		// The server still serves.
+		if r := b.do(t, "GET", "/api/companies/2/branches/v4", &fakeUser, "", nil); r.status != 200 {
+			t.Errorf("after panic: %d", r.status)
+		}
+	})
+	t.Run("error/method not allowed", func(t *testing.T) {
+		requireA7(t, b.do(t, "DELETE", "/api/companies/v4", &fakeUser, "", nil), 405)
+	})
+	t.Run("error/put branches path without a form", func(t *testing.T) {
+		r := b.do(t, "PUT", "/api/companies/3/branches/v4", &fakeUser, "application/json", []byte(`{}`))
+		requireField(t, requireA7(t, r, 400), "body")
+	})
+}
+
+var incidentRE = regexp.MustCompile(`incident ([0-9A-F]{10})`)
+
+func incidentIn(t testing.TB, msg string) string {
+	t.Helper()
+	m := incidentRE.FindStringSubmatch(msg)
+	if m == nil {
+		t.Fatalf("no incident code in %q", msg)
+	}
+	return m[1]
+}
+
+// requireLogged fails unless one log record holds the incident code and
+// the cause.
+func requireLogged(t testing.TB, b *testBundle, code, cause string) {
+	t.Helper()
+	for _, line := range strings.Split(b.logs.String(), "\n") {
+		if strings.Contains(line, code) && strings.Contains(line, cause) {
+			return
+		}
+	}
+	t.Errorf("incident %s with cause %q not logged:\n%s", code, cause, b.logs.String())
+}
+
+func TestMetrics(t *testing.T) {
+	b := setup(t, Options{Tenants: &fakeTenants{}})
+	b.do(t, "GET", "/api/companies/2/branches/v4", &fakeUser, "", nil)
+	b.do(t, "GET", "/api/companies/3/branches/v4", &fakeUser, "", nil)
+	b.do(t, "GET", "/api/companies/3/branches/v4", nil, "", nil)
+	b.do(t, "GET", "/no/such/thing", nil, "", nil)
+	ok := testutil.ToFloat64(b.srv.metrics.requests.WithLabelValues(pathBranches, "GET", "2xx"))
+	unauth := testutil.ToFloat64(b.srv.metrics.requests.WithLabelValues(pathBranches, "GET", "4xx"))
+	unmatched := testutil.ToFloat64(b.srv.metrics.requests.WithLabelValues("unmatched", "", "4xx"))
+	if ok != 2 || unauth != 1 || unmatched != 1 {
+		t.Errorf("counts ok=%v unauth=%v unmatched=%v", ok, unauth, unmatched)
+	}
+	r := doWith(t, b.admin, "GET", "/metrics", nil, "", nil)
+	if r.status != 200 || !bytes.Contains(r.body, []byte(`facturad_http_request_duration_seconds_bucket{method="GET",route="/api/companies/{companyId}/branches/v4",status="2xx"`)) {
+		t.Errorf("/metrics: %d\n%s", r.status, r.body)
+	}
+	if bytes.Contains(r.body, []byte(`/no/such/thing`)) || bytes.Contains(r.body, []byte(`route="/api/companies/3`)) {
+		t.Error("a raw path became a label")
+	}
+}
+
+func TestHealthAndReadiness(t *testing.T) {
+	var mu sync.Mutex
+	var readyErr error
+	b := setup(t, Options{Tenants: &fakeTenants{}, Ready: ReadyFunc(func(context.Context) error {
+		mu.Lock()
+		defer mu.Unlock()
+		return readyErr
+	})})
+	if r := doWith(t, b.admin, "GET", "/healthz", nil, "", nil); r.status != 200 {
+		t.Errorf("healthz %d", r.status)
+	}
+	if r := doWith(t, b.admin, "GET", "/readyz", nil, "", nil); r.status != 200 {
+		t.Errorf("readyz %d", r.status)
+	}
+	mu.Lock()
+	readyErr = errors.New("db down")
+	mu.Unlock()
+	r := doWith(t, b.admin, "GET", "/readyz", nil, "", nil)
+	requireA7(t, r, 503)
+	if r.header.Get("Retry-After") == "" {
+		t.Error("503 without Retry-After")
+	}
+}
+
+func TestGracefulShutdown(t *testing.T) {
+	entered := make(chan struct{})
+	release := make(chan struct{})
+	f := &fakeTenants{branchesFn: func(ctx context.Context) ([]tenant.Branch, error) {
+		close(entered)
+		<-release
+		return []tenant.Branch{{ID: 1}}, ctx.Err()
+	}}
+	b := setup(t, Options{Tenants: f})
+
+	done := make(chan reply, 1)
+	go func() { done <- b.do(t, "GET", "/api/companies/2/branches/v4", &fakeUser, "", nil) }()
+	<-entered
+
+	shut := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		shut <- b.srv.Shutdown(ctx)
+	}()
+	// Readiness fails while the request is still in flight.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		r := doWith(t, b.admin, "GET", "/readyz", nil, "", nil)
+		if r.status == 503 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("readyz never failed during shutdown")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	select {
+	case err := <-shut:
+		t.Fatalf("Shutdown returned with a request in flight: %v", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(release)
+	r := <-done
+	if r.status != 200 {
+		t.Fatalf("in-flight request: %d %s", r.status, r.body)
+	}
+	if err := <-shut; err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	for i := 0; i < 2; i++ {
+		if err := <-b.served; err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	}
+}
+
+func TestExtraRoutes(t *testing.T) {
+	var got *Request
+	b := setup(t, Options{Tenants: &fakeTenants{}, Routes: []Route{{
+		Method: "POST", Path: "/api/documents/{clave}/v4",
+		Handle: func(_ context.Context, r *Request) (Reply, error) {
+			got = r
+			if r.Params["clave"] == "missing" {
+				return Reply{}, tenant.ErrNotFound
+			}
+			return Reply{Status: 201, JSON: map[string]string{"clave": r.Params["clave"]}}, nil
+		},
+	}}})
+	r := b.do(t, "POST", "/api/documents/506/v4?includeData=true", &fakeUser, "application/json", []byte(`{"a":1}`))
+	if r.status != 201 || got == nil || got.Principal.Username != "u1" || got.Query.Get("includeData") != "true" || string(got.Body) != `{"a":1}` {
+		t.Fatalf("extra route: %d %s %+v", r.status, r.body, got)
+	}
+	requireA7(t, b.do(t, "POST", "/api/documents/missing/v4", &fakeUser, "application/json", []byte(`{}`)), 404)
+	requireA7(t, b.do(t, "POST", "/api/documents/506/v4", nil, "application/json", []byte(`{}`)), 401)
+}
+
+func TestOpenAPIListsEveryRoute(t *testing.T) {
+	b := setup(t, Options{Tenants: &fakeTenants{}})
+	r := b.do(t, "GET", "/openapi.json", nil, "", nil)
+	if r.status != 200 {
+		t.Fatalf("status %d", r.status)
+	}
+	var doc struct {
+		OpenAPI string                    `json:"openapi"`
+		Paths   map[string]map[string]any `json:"paths"`
+	}
+	if err := json.Unmarshal(r.body, &doc); err != nil {
+		t.Fatalf("openapi.json: %v", err)
+	}
+	if !strings.HasPrefix(doc.OpenAPI, "3.") {
+		t.Errorf("openapi version %q", doc.OpenAPI)
+	}
+	// Every served API route is described, under the contract's parameter
+	// names, and every described path is served.
+	seg := regexp.MustCompile(`\{[^}]+\}`)
+	served := map[string]bool{}
+	for _, rt := range b.srv.routes {
+		if rt.public {
+			continue
+		}
+		key := seg.ReplaceAllString(rt.pattern, "{}") + " " + strings.ToLower(rt.method)
+		served[key] = true
+	}
+	described := map[string]bool{}
+	for p, ops := range doc.Paths {
+		for m := range ops {
+			if m == "parameters" {
+				continue
+			}
+			described[seg.ReplaceAllString(p, "{}")+" "+m] = true
+		}
+	}
+	for k := range served {
+		if !described[k] {
+			t.Errorf("served but not described: %s", k)
+		}
+	}
+	for k := range described {
+		if !served[k] {
+			t.Errorf("described but not served: %s", k)
+		}
+	}
+	if r := b.do(t, "GET", "/docs", nil, "", nil); r.status != 200 || !bytes.Contains(r.body, []byte("<html")) {
+		t.Errorf("/docs: %d", r.status)
+	}
+}

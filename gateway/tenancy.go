@@ -1,0 +1,355 @@
+package gateway
+
+import (
+	"bytes"
+	"strconv"
+
+	"github.com/valyala/fasthttp"
+
+	"facturad/tenant"
+)
+
+// The tenancy routes of A.2–A.4 and the reseller call. Path parameter names
+// are the router's; error bodies use the contract's names for them.
+const (
+	pathResellers     = "/api/resellers/v4"
+	pathCompanies     = "/api/companies/v4"
+	pathCompany       = "/api/companies/{companyId}/v4"
+	pathBranches      = "/api/companies/{companyId}/branches/v4"
+	pathBranch        = "/api/companies/{companyId}/branches/{branchId}/v4"
+	pathBranchUsers   = "/api/companies/{companyId}/branches/{branchId}/users/v4"
+	paramCompanyID    = "companyId"
+	paramBranchID     = "branchId"
+	conflictUserTaken = "is already taken"
+)
+
+func (s *Server) registerTenancy() {
+	j, mp := s.o.MaxJSONBody, s.o.MaxMultipartBody
+	s.handle(fasthttp.MethodPost, pathResellers, j, 0, s.createReseller)
+	s.handle(fasthttp.MethodGet, pathCompanies, noBodyLimit, 0, s.searchCompanies)
+	s.handle(fasthttp.MethodPost, pathCompanies, j, mp, s.createCompany)
+	s.handle(fasthttp.MethodGet, pathCompany, noBodyLimit, 0, s.getCompany)
+	s.handle(fasthttp.MethodPut, pathCompany, j, mp, s.updateCompany)
+	s.handle(fasthttp.MethodGet, pathBranches, noBodyLimit, 0, s.listBranches)
+	// POST and PUT on the branches path take a multipart company form too
+	// (A.2's second published path).
+	s.handle(fasthttp.MethodPost, pathBranches, j, mp, s.createBranchOrCompany)
+	s.handle(fasthttp.MethodPut, pathBranches, j, mp, s.updateCompanyOnBranches)
+	s.handle(fasthttp.MethodPut, pathBranch, j, 0, s.updateBranch)
+	s.handle(fasthttp.MethodPost, pathBranchUsers, j, 0, s.createAPIUser)
+}
+
+// pathID reads a positive integer path parameter; field is the contract's
+// name for it in a 400.
+func (c *call) pathID(param, field string) (int64, error) {
+	v, _ := c.rc.UserValue(param).(string)
+	id, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || id <= 0 {
+		return 0, invalid(field, "must be a positive integer")
+	}
+	return id, nil
+}
+
+func (s *Server) createReseller(c *call) error {
+	c.a6 = func(msg string) any { return credentialsAnswer{MensajeAPI: msg} }
+	c.conflictField, c.conflictMsg = "usuario", conflictUserTaken
+	username, err := usernameBody(c.rc.Request.Body())
+	if err != nil {
+		return err
+	}
+	cr, err := s.o.Tenants.CreateReseller(c.ctx, c.p, username)
+	if err != nil {
+		return err
+	}
+	writeJSON(c.rc, fasthttp.StatusOK, newCredentialsAnswer(cr))
+	return nil
+}
+
+// usernameBody reads {"usuario": "..."}; a missing or empty name is a 400
+// on usuario.
+func usernameBody(body []byte) (string, error) {
+	f, err := jsonFields(body)
+	if err != nil {
+		return "", err
+	}
+	u := f.str("usuario")
+	if err := f.err(); err != nil {
+		return "", err
+	}
+	if len(bytes.TrimSpace([]byte(u))) == 0 {
+		return "", invalid("usuario", "is required")
+	}
+	return u, nil
+}
+
+func (s *Server) searchCompanies(c *call) error {
+	var name string
+	c.rc.QueryArgs().VisitAll(func(k, v []byte) {
+		if bytes.EqualFold(k, []byte("name")) {
+			name = string(v)
+		}
+	})
+	cs, err := s.o.Tenants.SearchCompanies(c.ctx, c.p, name)
+	if err != nil {
+		return err
+	}
+	now := s.o.Now()
+	out := make([]companyAnswer, 0, len(cs))
+	for _, co := range cs {
+		out = append(out, newCompanyAnswer(co, now))
+	}
+	writeJSON(c.rc, fasthttp.StatusOK, out)
+	return nil
+}
+
+func (s *Server) getCompany(c *call) error {
+	id, err := c.pathID(paramCompanyID, "id")
+	if err != nil {
+		return err
+	}
+	d, err := s.o.Tenants.Company(c.ctx, c.p, id)
+	if err != nil {
+		return err
+	}
+	writeJSON(c.rc, fasthttp.StatusOK, newCompanyDetailAnswer(d, s.o.Now()))
+	return nil
+}
+
+func (s *Server) createCompany(c *call) error {
+	c.a6 = func(msg string) any {
+		a := newCreateCompanyAnswer(tenant.CreatedCompany{})
+		a.MensajeAPI = msg
+		return a
+	}
+	c.conflictField, c.conflictMsg = "Identificacion", "conflicts with an existing company"
+	in, err := c.companyInput()
+	if err != nil {
+		return err
+	}
+	cc, err := s.o.Tenants.CreateCompany(c.ctx, c.p, in)
+	if err != nil {
+		return err
+	}
+	writeJSON(c.rc, fasthttp.StatusOK, newCreateCompanyAnswer(cc))
+	return nil
+}
+
+func (s *Server) updateCompany(c *call) error {
+	return s.updateCompanyAt(c, "id")
+}
+
+func (s *Server) updateCompanyAt(c *call, idField string) error {
+	c.a6 = func(msg string) any {
+		return updateCompanyAnswer{companyDetailAnswer: newCompanyDetailAnswer(tenant.CompanyDetail{}, s.o.Now()), MensajeAPI: msg}
+	}
+	c.conflictField, c.conflictMsg = "Identificacion", "conflicts with an existing company"
+	id, err := c.pathID(paramCompanyID, idField)
+	if err != nil {
+		return err
+	}
+	in, err := c.companyInput()
+	if err != nil {
+		return err
+	}
+	d, err := s.o.Tenants.UpdateCompany(c.ctx, c.p, id, in)
+	if err != nil {
+		return err
+	}
+	writeJSON(c.rc, fasthttp.StatusOK, updateCompanyAnswer{companyDetailAnswer: newCompanyDetailAnswer(d, s.o.Now())})
+	return nil
+}
+
+// companyInput decodes the company form (A.2), multipart or URL-encoded,
+// field names matched without regard to case.
+func (c *call) companyInput() (tenant.CompanyInput, error) {
+	ct := c.rc.Request.Header.ContentType()
+	var f *fields
+	switch {
+	case isMultipart(ct):
+		var err error
+		if f, err = multipartFields(c.rc); err != nil {
+			return tenant.CompanyInput{}, err
+		}
+	case isURLEncoded(ct):
+		f = urlencodedFields(c.rc)
+	default:
+		return tenant.CompanyInput{}, invalid("body", "a multipart/form-data form is required")
+	}
+	in := tenant.CompanyInput{
+		TipoIdentificacion:     f.str("TipoIdentificacion"),
+		Identificacion:         f.str("Identificacion", "NumeroIdentificacion"),
+		RazonSocial:            f.str("RazonSocial"),
+		ActividadComercial:     f.str("ActividadComercial"),
+		UsuarioHacienda:        f.str("UsuarioHacienda"),
+		ContrasenaHacienda:     secret(f.str("ContrasenaHacienda")),
+		TipoCliente:            f.str("TipoCliente"),
+		RazonComercial:         f.str("RazonComercial"),
+		Provincia:              f.str("Provincia"),
+		Canton:                 f.str("Canton"),
+		Distrito:               f.str("Distrito"),
+		Barrio:                 f.str("Barrio"),
+		OtrasSenas:             f.str("OtrasSenas"),
+		CodPais:                f.str("CodPais"),
+		Telefono:               f.str("Telefono"),
+		Fax:                    f.str("Fax"),
+		CorreoElectronico:      f.str("CorreoElectronico"),
+		Sucursal:               f.str("Sucursal"),
+		MonedaLocal:            f.str("MonedaLocal", "MonedaIdLocal"),
+		MonedaExtranjera:       f.str("MonedaExtranjera", "MonedaIdExtranjera"),
+		FacturacionElectronica: f.boolean("FacturacionElectronica"),
+		Activo:                 f.flag("Activo"),
+		Certificate:            f.file("Certificado"),
+		CertificatePIN:         secret(f.str("Clave")),
+	}
+	return in, f.err()
+}
+
+func secret(s string) []byte {
+	if s == "" {
+		return nil
+	}
+	return []byte(s)
+}
+
+func isURLEncoded(ct []byte) bool {
+	const ue = "application/x-www-form-urlencoded"
+	return len(ct) >= len(ue) && bytes.EqualFold(ct[:len(ue)], []byte(ue))
+}
+
+func (s *Server) listBranches(c *call) error {
+	id, err := c.pathID(paramCompanyID, "CompaniaId")
+	if err != nil {
+		return err
+	}
+	bs, err := s.o.Tenants.Branches(c.ctx, c.p, id)
+	if err != nil {
+		return err
+	}
+	out := make([]branchAnswer, 0, len(bs))
+	for _, b := range bs {
+		out = append(out, newBranchAnswer(b))
+	}
+	writeJSON(c.rc, fasthttp.StatusOK, out)
+	return nil
+}
+
+// createBranchOrCompany is POST on the branches path: a multipart body is a
+// company create (the path's id is not used), anything else a branch create.
+func (s *Server) createBranchOrCompany(c *call) error {
+	if isMultipart(c.rc.Request.Header.ContentType()) {
+		return s.createCompany(c)
+	}
+	return s.createBranch(c)
+}
+
+// updateCompanyOnBranches is PUT on the branches path: only a multipart
+// company update is published there.
+func (s *Server) updateCompanyOnBranches(c *call) error {
+	ct := c.rc.Request.Header.ContentType()
+	if !isMultipart(ct) && !isURLEncoded(ct) {
+		return invalid("body", "this path updates a company and takes a multipart/form-data form; a branch is updated at /api/companies/{CompaniaId}/branches/{Id}/v4")
+	}
+	return s.updateCompanyAt(c, "CompaniaId")
+}
+
+func (s *Server) createBranch(c *call) error {
+	c.a6 = func(msg string) any {
+		return createBranchAnswer{branchAnswer: newBranchAnswer(tenant.Branch{}), MensajeAPI: msg}
+	}
+	c.conflictField, c.conflictMsg = "sucursal", "a branch with this code already exists in the company"
+	companyID, err := c.pathID(paramCompanyID, "CompaniaId")
+	if err != nil {
+		return err
+	}
+	in, err := branchInput(c.rc.Request.Body())
+	if err != nil {
+		return err
+	}
+	b, cr, err := s.o.Tenants.CreateBranch(c.ctx, c.p, companyID, in)
+	if err != nil {
+		return err
+	}
+	writeJSON(c.rc, fasthttp.StatusOK, createBranchAnswer{
+		branchAnswer: newBranchAnswer(b),
+		Usuario:      cr.Usuario,
+		Contrasena:   cr.Contrasena,
+		APIToken:     cr.APIToken,
+	})
+	return nil
+}
+
+func (s *Server) updateBranch(c *call) error {
+	c.a6 = func(msg string) any {
+		return updateBranchAnswer{branchAnswer: newBranchAnswer(tenant.Branch{}), MensajeAPI: msg}
+	}
+	c.conflictField, c.conflictMsg = "sucursal", "a branch with this code already exists in the company"
+	companyID, err := c.pathID(paramCompanyID, "CompaniaId")
+	if err != nil {
+		return err
+	}
+	branchID, err := c.pathID(paramBranchID, "Id")
+	if err != nil {
+		return err
+	}
+	in, err := branchInput(c.rc.Request.Body())
+	if err != nil {
+		return err
+	}
+	b, err := s.o.Tenants.UpdateBranch(c.ctx, c.p, companyID, branchID, in)
+	if err != nil {
+		return err
+	}
+	writeJSON(c.rc, fasthttp.StatusOK, updateBranchAnswer{branchAnswer: newBranchAnswer(b)})
+	return nil
+}
+
+// branchInput decodes a branch's JSON body (A.3), names matched without
+// regard to case, with the published alternate spellings.
+func branchInput(body []byte) (tenant.BranchInput, error) {
+	f, err := jsonFields(body)
+	if err != nil {
+		return tenant.BranchInput{}, err
+	}
+	in := tenant.BranchInput{
+		Sucursal:            f.str("sucursal"),
+		RazonComercial:      f.str("razonComercial"),
+		Provincia:           f.str("provincia"),
+		Canton:              f.str("canton"),
+		Distrito:            f.str("distrito"),
+		Barrio:              f.str("barrio"),
+		OtrasSenas:          f.str("otrasSenas"),
+		CodPais:             f.str("codPais"),
+		Telefono:            f.str("telefono"),
+		Fax:                 f.str("fax"),
+		CorreoElectronico:   f.str("correoElectronico"),
+		MonedaLocal:         f.str("monedaLocal", "monedaIdLocal"),
+		MonedaExtranjera:    f.str("monedaExtranjera", "monedaIdExtranjera"),
+		VerMonedaExtranjera: f.flag("verMonedaExtranjera"),
+		Licencia:            f.str("licencia"),
+		Activo:              f.flag("activo"),
+	}
+	return in, f.err()
+}
+
+func (s *Server) createAPIUser(c *call) error {
+	c.a6 = func(msg string) any { return credentialsAnswer{MensajeAPI: msg} }
+	c.conflictField, c.conflictMsg = "usuario", conflictUserTaken
+	companyID, err := c.pathID(paramCompanyID, "companiaId")
+	if err != nil {
+		return err
+	}
+	branchID, err := c.pathID(paramBranchID, "branchId")
+	if err != nil {
+		return err
+	}
+	username, err := usernameBody(c.rc.Request.Body())
+	if err != nil {
+		return err
+	}
+	cr, err := s.o.Tenants.CreateAPIUser(c.ctx, c.p, companyID, branchID, username)
+	if err != nil {
+		return err
+	}
+	writeJSON(c.rc, fasthttp.StatusOK, newCredentialsAnswer(cr))
+	return nil
+}
