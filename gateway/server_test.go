@@ -94,7 +94,7 @@ func (f *fakeTenants) CreateAPIUser(context.Context, tenant.Principal, int64, in
 
 type testFieldErr map[string][]string
 
-func (e testFieldErr) Error() string                     { return "invalid" }
+func (e testFieldErr) Error() string                    { return "invalid" }
 func (e testFieldErr) FieldErrors() map[string][]string { return e }
 
 func TestAuthentication(t *testing.T) {
