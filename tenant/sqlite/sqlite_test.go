@@ -1,0 +1,12 @@
+package sqlite_test
+
+import (
+	"testing"
+
+	"facturad/tenant"
+	"facturad/tenant/storetest"
+)
+
+func TestStore(t *testing.T) {
+	storetest.Run(t, func(t *testing.T) tenant.Store { return storetest.NewSQLite(t) })
+}
