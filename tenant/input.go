@@ -10,7 +10,7 @@ type CompanyInput struct {
 	RazonSocial            string
 	ActividadComercial     string
 	UsuarioHacienda        string
-	ContrasenaHacienda     []byte
+	ContrasenaHacienda     Secret
 	TipoCliente            string
 	RazonComercial         string
 	Provincia              string
@@ -28,8 +28,8 @@ type CompanyInput struct {
 	FacturacionElectronica bool
 	// Activo is "S" or "N"; empty means "S" on create and no change on update.
 	Activo         string
-	Certificate    []byte
-	CertificatePIN []byte
+	Certificate    Secret
+	CertificatePIN Secret
 }
 
 // BranchInput is a branch create or update request (A.3), a full replace on
@@ -50,7 +50,7 @@ type BranchInput struct {
 	MonedaExtranjera    string
 	VerMonedaExtranjera string // "S" or "N"
 	Licencia            string
-	Activo              string // "S" or "N"; empty means "S"
+	Activo              string // "S" or "N"; empty means "S" on create and no change on update
 }
 
 // Credentials are a new API user's secrets, shown once in the answer that

@@ -1,0 +1,101 @@
+package tenant
+
+import (
+	"errors"
+	"strings"
+	"time"
+)
+
+// CertificateOpener opens a PKCS#12 (.p12/.pfx) file with its PIN and tells
+// what the service needs to know at upload. The signer package provides the
+// parsing; cmd wires a small adapter so that tenant does not depend on it.
+//
+// Implementations should wrap ErrCertificatePIN, ErrCertificateFormat,
+// ErrCertificateNoKey or ErrCertificateKey when they can tell the cause, so
+// that the answer can
+// say what is wrong; any other error is reported as "cannot be opened".
+type CertificateOpener interface {
+	OpenCertificate(p12, pin []byte) (CertificateInfo, error)
+}
+
+// CertificateInfo describes the signing (leaf) certificate of a .p12.
+type CertificateInfo struct {
+	// Identification is the holder's identification as the certificate
+	// carries it: Costa Rican certificates put it in the subject's
+	// SERIALNUMBER attribute, as "CPF-01-0123-0456" (persona física),
+	// "CPJ-3-101-123456" (persona jurídica) or plain digits.
+	Identification string
+	NotBefore      time.Time
+	NotAfter       time.Time
+}
+
+// Causes a CertificateOpener reports.
+var (
+	ErrCertificatePIN    = errors.New("certificate PIN is wrong")
+	ErrCertificateFormat = errors.New("not a PKCS#12 file")
+	ErrCertificateNoKey  = errors.New("certificate file holds no private key")
+	// ErrCertificateKey means the key is not one the tax authority takes
+	// (RSA of at least 2048 bits).
+	ErrCertificateKey = errors.New("certificate key is not RSA of at least 2048 bits")
+)
+
+// IdentificationDigits reduces an identification to its significant
+// digits: every non-digit is dropped and so are leading zeros. Certificates
+// pad the number ("CPF-01-0123-0456" is the cédula 101230456) while the
+// tax forms do not, so both sides are compared in this form.
+func IdentificationDigits(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r >= '0' && r <= '9' {
+			if b.Len() == 0 && r == '0' {
+				continue
+			}
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// checkCertificate opens an uploaded certificate and checks it belongs to
+// the company, recording problems on field Certificado. It returns the
+// certificate's expiry when it is acceptable.
+func (s *Service) checkCertificate(e *ValidationError, p12, pin []byte, identificacion string) (time.Time, bool) {
+	info, err := s.certs.OpenCertificate(p12, pin)
+	switch {
+	case errors.Is(err, ErrCertificatePIN):
+		e.Add("Certificado", "cannot be opened with the PIN given in Clave")
+		return time.Time{}, false
+	case errors.Is(err, ErrCertificateFormat):
+		e.Add("Certificado", "is not a PKCS#12 (.p12/.pfx) file")
+		return time.Time{}, false
+	case errors.Is(err, ErrCertificateNoKey):
+		e.Add("Certificado", "holds no private key; upload the .p12 with its key (the llave criptográfica)")
+		return time.Time{}, false
+	case errors.Is(err, ErrCertificateKey):
+		e.Add("Certificado", "has a key the tax authority does not accept: it must be RSA of at least 2048 bits")
+		return time.Time{}, false
+	case err != nil:
+		e.Add("Certificado", "cannot be opened: it is not a PKCS#12 (.p12/.pfx) file or the PIN in Clave is wrong")
+		return time.Time{}, false
+	}
+	ok := true
+	certID := IdentificationDigits(info.Identification)
+	switch {
+	case certID == "":
+		e.Add("Certificado", "does not carry the holder's identification")
+		ok = false
+	case identificacion != "" && certID != IdentificationDigits(identificacion):
+		e.Add("Certificado", "belongs to another taxpayer: its identification does not match Identificacion")
+		ok = false
+	}
+	now := s.now()
+	if !info.NotAfter.IsZero() && !now.Before(info.NotAfter) {
+		e.Add("Certificado", "expired on %s", info.NotAfter.UTC().Format(time.DateOnly))
+		ok = false
+	}
+	if info.NotAfter.IsZero() {
+		e.Add("Certificado", "has no expiry date")
+		ok = false
+	}
+	return info.NotAfter, ok
+}

@@ -1,0 +1,321 @@
+package tenant
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// SearchCompanies finds companies by legal name (case- and
+// accent-insensitive substring; empty matches all), at most 100, ordered by
+// name. An admin searches every company, a reseller its own companies, a
+// branch user only its company.
+func (s *Service) SearchCompanies(ctx context.Context, p Principal, name string) ([]Company, error) {
+	q := CompanyQuery{NameKey: FoldName(name), Limit: 100}
+	switch p.Role {
+	case RoleAdmin:
+	case RoleReseller:
+		if p.UserID == 0 {
+			return []Company{}, nil
+		}
+		owner := p.UserID
+		q.OwnerID = &owner
+	case RoleBranch:
+		if p.CompanyID == 0 {
+			return []Company{}, nil
+		}
+		q.CompanyID = p.CompanyID
+	default:
+		return []Company{}, nil
+	}
+	cs, err := s.store.SearchCompanies(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("search companies: %w", err)
+	}
+	// The store applies the filter; check again so that a store bug cannot
+	// leak another tenant's company.
+	out := cs[:0]
+	for _, c := range cs {
+		if canSee(p, c) {
+			out = append(out, c)
+		}
+	}
+	if out == nil {
+		out = []Company{}
+	}
+	return out, nil
+}
+
+// Company returns one company with its secrets opened (the get form).
+func (s *Service) Company(ctx context.Context, p Principal, id int64) (CompanyDetail, error) {
+	c, err := s.companyFor(ctx, p, id)
+	if err != nil {
+		return CompanyDetail{}, err
+	}
+	return s.detail(c)
+}
+
+func (s *Service) detail(c Company) (CompanyDetail, error) {
+	pass, err := s.sealer.Open(c.ID, PurposeHaciendaPassword, c.SealedContrasenaHacienda)
+	if err != nil {
+		return CompanyDetail{}, fmt.Errorf("company %d: open tax-authority password: %w", c.ID, err)
+	}
+	pin, err := s.sealer.Open(c.ID, PurposeCertificatePIN, c.SealedCertificatePIN)
+	if err != nil {
+		return CompanyDetail{}, fmt.Errorf("company %d: open certificate PIN: %w", c.ID, err)
+	}
+	return CompanyDetail{Company: c, ContrasenaHacienda: string(pass), CertificatePIN: string(pin)}, nil
+}
+
+// CompanySecrets are a company's opened secrets, for the code that signs
+// and submits its documents.
+type CompanySecrets struct {
+	Certificate        Secret // the .p12 file
+	CertificatePIN     Secret
+	CertificateVersion int64
+	CertificateExpiry  time.Time
+	UsuarioHacienda    string
+	ContrasenaHacienda Secret
+}
+
+// CompanySecrets opens a company's certificate, PIN and tax-authority
+// password. It checks no principal: it is for the service's own pipeline,
+// never for a request's caller.
+func (s *Service) CompanySecrets(ctx context.Context, companyID int64) (CompanySecrets, error) {
+	c, err := s.store.Company(ctx, companyID)
+	if err != nil {
+		return CompanySecrets{}, fmt.Errorf("company %d: %w", companyID, err)
+	}
+	out := CompanySecrets{
+		CertificateVersion: c.CertificateVersion,
+		CertificateExpiry:  c.CertificateExpiry,
+		UsuarioHacienda:    c.UsuarioHacienda,
+	}
+	for _, x := range []struct {
+		purpose string
+		sealed  []byte
+		dst     *Secret
+	}{
+		{PurposeCertificate, c.SealedCertificate, &out.Certificate},
+		{PurposeCertificatePIN, c.SealedCertificatePIN, &out.CertificatePIN},
+		{PurposeHaciendaPassword, c.SealedContrasenaHacienda, &out.ContrasenaHacienda},
+	} {
+		v, err := s.sealer.Open(c.ID, x.purpose, x.sealed)
+		if err != nil {
+			return CompanySecrets{}, fmt.Errorf("company %d: open %s: %w", c.ID, x.purpose, err)
+		}
+		*x.dst = v
+	}
+	return out, nil
+}
+
+// CreateCompany creates a company with its first branch (in.Sucursal,
+// default 001) and that branch's API user, whose credentials are returned
+// once. An admin's company has no owner; a reseller's is owned by the
+// reseller. A branch user cannot create companies: it gets ErrNotFound,
+// since the contract has no 403 and a branch user acts for one company only.
+//
+// When FacturacionElectronica is true the certificate, its PIN and the
+// tax-authority user and password are required, because documents cannot be
+// signed or submitted without them.
+func (s *Service) CreateCompany(ctx context.Context, p Principal, in CompanyInput) (CreatedCompany, error) {
+	var owner int64
+	switch p.Role {
+	case RoleAdmin:
+	case RoleReseller:
+		if p.UserID == 0 {
+			return CreatedCompany{}, ErrNotFound
+		}
+		owner = p.UserID
+	default:
+		return CreatedCompany{}, ErrNotFound
+	}
+
+	e := normCompany(&in, true)
+	if in.FacturacionElectronica {
+		if len(in.Certificate) == 0 && !e.Has("Certificado") {
+			e.Add("Certificado", "is required when FacturacionElectronica is true")
+		}
+		if in.UsuarioHacienda == "" {
+			e.Add("UsuarioHacienda", "is required when FacturacionElectronica is true")
+		}
+		if len(in.ContrasenaHacienda) == 0 {
+			e.Add("ContrasenaHacienda", "is required when FacturacionElectronica is true")
+		}
+	}
+	var expiry time.Time
+	if len(in.Certificate) > 0 && !e.Has("Certificado") && !e.Has("Clave") {
+		expiry, _ = s.checkCertificate(e, in.Certificate, in.CertificatePIN, s.identificationToMatch(e, in))
+	}
+	if err := e.orNil(); err != nil {
+		return CreatedCompany{}, err
+	}
+
+	id, err := s.store.NextCompanyID(ctx)
+	if err != nil {
+		return CreatedCompany{}, fmt.Errorf("create company: %w", err)
+	}
+	c := Company{ID: id, OwnerID: owner}
+	applyCompanyInput(&c, in)
+	c.Activo = flag(in.Activo)
+	if err := s.sealCompanySecrets(&c, in, expiry); err != nil {
+		return CreatedCompany{}, err
+	}
+
+	b := Branch{
+		CompanyID:         id,
+		Sucursal:          in.Sucursal,
+		RazonComercial:    in.RazonComercial,
+		Provincia:         in.Provincia,
+		Canton:            in.Canton,
+		Distrito:          in.Distrito,
+		Barrio:            in.Barrio,
+		OtrasSenas:        in.OtrasSenas,
+		CodPais:           in.CodPais,
+		Telefono:          in.Telefono,
+		Fax:               in.Fax,
+		CorreoElectronico: in.CorreoElectronico,
+		MonedaLocal:       in.MonedaLocal,
+		MonedaExtranjera:  in.MonedaExtranjera,
+		Activo:            true,
+	}
+	u, creds, err := s.newUser("", RoleBranch, in.Identificacion, in.Sucursal)
+	if err != nil {
+		return CreatedCompany{}, err
+	}
+	if err := s.store.CreateCompany(ctx, &c, &b, &u); err != nil {
+		return CreatedCompany{}, fmt.Errorf("create company: %w", err)
+	}
+	// The store sets the timestamps; read the company back as stored.
+	if stored, err := s.store.Company(ctx, id); err == nil {
+		c = stored
+	}
+	d := CompanyDetail{Company: c, ContrasenaHacienda: string(in.ContrasenaHacienda), CertificatePIN: string(in.CertificatePIN)}
+	return CreatedCompany{CompanyDetail: d, Branch: b, Credentials: creds}, nil
+}
+
+// identificationToMatch is the company identification a certificate must
+// carry, or "" when the identification itself is invalid (then it is
+// reported on its own field and the certificate is only opened).
+func (s *Service) identificationToMatch(e *ValidationError, in CompanyInput) string {
+	if e.Has("Identificacion") || e.Has("TipoIdentificacion") {
+		return ""
+	}
+	return in.Identificacion
+}
+
+// UpdateCompany replaces a company's details (a full replace). Secrets
+// follow "sent replaces, absent keeps": a new Certificado (with its Clave)
+// replaces the stored certificate and PIN and bumps CertificateVersion; an
+// empty ContrasenaHacienda keeps the stored password; a Clave without a
+// Certificado is ignored (a PIN belongs to its file). An empty Activo keeps
+// the current state; setting it to N drops the cached credentials of every
+// user of the company.
+func (s *Service) UpdateCompany(ctx context.Context, p Principal, id int64, in CompanyInput) (CompanyDetail, error) {
+	c, err := s.companyFor(ctx, p, id)
+	if err != nil {
+		return CompanyDetail{}, err
+	}
+	e := normCompany(&in, false)
+	newCert := len(in.Certificate) > 0
+	idChanged := in.Identificacion != c.NumeroIdentificacion || in.TipoIdentificacion != c.TipoIdentificacion
+	hasCert := len(c.SealedCertificate) > 0
+	if !newCert && !e.Has("Certificado") {
+		switch {
+		case hasCert && idChanged && !e.Has("Identificacion"):
+			e.Add("Certificado", "a new certificate is required when the identification changes: the stored one belongs to %s", c.NumeroIdentificacion)
+		case !hasCert && in.FacturacionElectronica:
+			e.Add("Certificado", "is required when FacturacionElectronica is true")
+		}
+	}
+	if in.FacturacionElectronica {
+		if in.UsuarioHacienda == "" {
+			e.Add("UsuarioHacienda", "is required when FacturacionElectronica is true")
+		}
+		if len(in.ContrasenaHacienda) == 0 && len(c.SealedContrasenaHacienda) == 0 {
+			e.Add("ContrasenaHacienda", "is required when FacturacionElectronica is true")
+		}
+	}
+	var expiry time.Time
+	if newCert && !e.Has("Certificado") && !e.Has("Clave") {
+		expiry, _ = s.checkCertificate(e, in.Certificate, in.CertificatePIN, s.identificationToMatch(e, in))
+	}
+	if err := e.orNil(); err != nil {
+		return CompanyDetail{}, err
+	}
+
+	wasActive := c.Activo
+	applyCompanyInput(&c, in)
+	if in.Activo != "" {
+		c.Activo = flag(in.Activo)
+	}
+	if !newCert {
+		in.Certificate, in.CertificatePIN = nil, nil
+	}
+	if err := s.sealCompanySecrets(&c, in, expiry); err != nil {
+		return CompanyDetail{}, err
+	}
+	if err := s.store.UpdateCompany(ctx, &c); err != nil {
+		return CompanyDetail{}, fmt.Errorf("update company %d: %w", id, err)
+	}
+	if wasActive && !c.Activo {
+		if err := s.forgetCompanyUsers(ctx, c.ID, 0); err != nil {
+			return CompanyDetail{}, fmt.Errorf("deactivate company %d: %w", id, err)
+		}
+	}
+	stored, err := s.store.Company(ctx, id)
+	if err != nil {
+		return CompanyDetail{}, fmt.Errorf("update company %d: %w", id, err)
+	}
+	return s.detail(stored)
+}
+
+// applyCompanyInput copies the plain fields of a checked request.
+func applyCompanyInput(c *Company, in CompanyInput) {
+	c.TipoIdentificacion = in.TipoIdentificacion
+	c.NumeroIdentificacion = in.Identificacion
+	c.RazonSocial = in.RazonSocial
+	c.ActividadComercial = in.ActividadComercial
+	c.TipoCliente = in.TipoCliente
+	c.RazonComercial = in.RazonComercial
+	c.Provincia = in.Provincia
+	c.Canton = in.Canton
+	c.Distrito = in.Distrito
+	c.Barrio = in.Barrio
+	c.OtrasSenas = in.OtrasSenas
+	c.CodPais = in.CodPais
+	c.Telefono = in.Telefono
+	c.Fax = in.Fax
+	c.CorreoElectronico = in.CorreoElectronico
+	c.MonedaLocal = in.MonedaLocal
+	c.MonedaExtranjera = in.MonedaExtranjera
+	c.FacturacionElectronica = in.FacturacionElectronica
+	c.UsuarioHacienda = in.UsuarioHacienda
+}
+
+// sealCompanySecrets seals the secrets sent in a request into c: the
+// password when sent, the certificate and PIN when a certificate was sent
+// (bumping the version and recording expiry).
+func (s *Service) sealCompanySecrets(c *Company, in CompanyInput, expiry time.Time) error {
+	if len(in.ContrasenaHacienda) > 0 {
+		v, err := s.sealer.Seal(c.ID, PurposeHaciendaPassword, in.ContrasenaHacienda)
+		if err != nil {
+			return fmt.Errorf("seal tax-authority password: %w", err)
+		}
+		c.SealedContrasenaHacienda = v
+	}
+	if len(in.Certificate) > 0 {
+		cert, err := s.sealer.Seal(c.ID, PurposeCertificate, in.Certificate)
+		if err != nil {
+			return fmt.Errorf("seal certificate: %w", err)
+		}
+		pin, err := s.sealer.Seal(c.ID, PurposeCertificatePIN, in.CertificatePIN)
+		if err != nil {
+			return fmt.Errorf("seal certificate PIN: %w", err)
+		}
+		c.SealedCertificate, c.SealedCertificatePIN = cert, pin
+		c.CertificateExpiry = expiry
+		c.CertificateVersion++
+	}
+	return nil
+}

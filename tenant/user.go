@@ -1,0 +1,164 @@
+package tenant
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// CreateAPIUser adds an API user with the given name to a branch. The
+// password and token are generated and returned once. A taken name is a
+// validation error on usuario.
+func (s *Service) CreateAPIUser(ctx context.Context, p Principal, companyID, branchID int64, username string) (Credentials, error) {
+	if _, _, err := s.branchFor(ctx, p, companyID, branchID); err != nil {
+		return Credentials{}, err
+	}
+	if err := CheckUsername("usuario", username); err != nil {
+		return Credentials{}, err
+	}
+	u, creds, err := s.newUser(username, RoleBranch, "", "")
+	if err != nil {
+		return Credentials{}, err
+	}
+	u.CompanyID, u.BranchID = companyID, branchID
+	if err := s.createUser(ctx, &u); err != nil {
+		return Credentials{}, err
+	}
+	return creds, nil
+}
+
+// CreateReseller creates a reseller user (admins only; anyone else gets
+// ErrNotFound, as the contract has no 403).
+func (s *Service) CreateReseller(ctx context.Context, p Principal, username string) (Credentials, error) {
+	if p.Role != RoleAdmin {
+		return Credentials{}, ErrNotFound
+	}
+	if err := CheckUsername("usuario", username); err != nil {
+		return Credentials{}, err
+	}
+	u, creds, err := s.newUser(username, RoleReseller, "", "")
+	if err != nil {
+		return Credentials{}, err
+	}
+	if err := s.createUser(ctx, &u); err != nil {
+		return Credentials{}, err
+	}
+	return creds, nil
+}
+
+func (s *Service) createUser(ctx context.Context, u *APIUser) error {
+	if err := s.store.CreateAPIUser(ctx, u); err != nil {
+		if errors.Is(err, ErrConflict) {
+			return invalidField("usuario", "user name %s is taken", u.Username)
+		}
+		return fmt.Errorf("create API user: %w", err)
+	}
+	return nil
+}
+
+// SetAPIUserActive switches one of a company's API users on or off.
+// Switching it off drops its cached credentials, so its next request on
+// any replica is refused.
+func (s *Service) SetAPIUserActive(ctx context.Context, p Principal, companyID, userID int64, active bool) error {
+	if _, err := s.companyFor(ctx, p, companyID); err != nil {
+		return err
+	}
+	users, err := s.store.APIUsers(ctx, companyID, 0)
+	if err != nil {
+		return fmt.Errorf("users of company %d: %w", companyID, err)
+	}
+	var target *APIUser
+	for i := range users {
+		if users[i].ID == userID {
+			target = &users[i]
+		}
+	}
+	if target == nil {
+		return fmt.Errorf("user %d: %w", userID, ErrNotFound)
+	}
+	if err := s.store.SetAPIUserActive(ctx, userID, active); err != nil {
+		return fmt.Errorf("user %d: %w", userID, err)
+	}
+	if !active {
+		return s.forgetUsers(ctx, []APIUser{*target})
+	}
+	return nil
+}
+
+// Minimum lengths of configured bootstrap admin secrets.
+const (
+	minAdminPassword = 12
+	minAdminToken    = 32
+)
+
+// EnsureAdmin creates the bootstrap admin at first start. Empty values are
+// generated (user name "admin", a random password and token) and returned
+// so that they can be printed once. When an admin already exists nothing is
+// changed and created is false: configured values are not compared with
+// the stored ones, and changing them later does not rotate anything.
+func (s *Service) EnsureAdmin(ctx context.Context, username, password, token string) (creds Credentials, created bool, err error) {
+	exists, err := s.adminExists(ctx, username)
+	if err != nil || exists {
+		return Credentials{}, false, err
+	}
+	if username == "" {
+		username = "admin"
+	}
+	e := newValidationError()
+	checkUsername(e, "FACTURAD_ADMIN_USER", username)
+	if password != "" && len(password) < minAdminPassword {
+		e.Add("FACTURAD_ADMIN_PASSWORD", "must have at least %d characters", minAdminPassword)
+	}
+	if token != "" && len(token) < minAdminToken {
+		e.Add("FACTURAD_ADMIN_TOKEN", "must have at least %d characters", minAdminToken)
+	}
+	if err := e.orNil(); err != nil {
+		return Credentials{}, false, err
+	}
+	gp, gt, err := newSecrets()
+	if err != nil {
+		return Credentials{}, false, err
+	}
+	if password == "" {
+		password = gp
+	}
+	if token == "" {
+		token = gt
+	}
+	u, creds, err := s.userWith(username, password, token, RoleAdmin)
+	if err != nil {
+		return Credentials{}, false, err
+	}
+	if err := s.store.CreateAPIUser(ctx, &u); err != nil {
+		if errors.Is(err, ErrConflict) {
+			return Credentials{}, false, fmt.Errorf("bootstrap admin: user name %q is taken by a user that is not an admin: %w", username, err)
+		}
+		return Credentials{}, false, fmt.Errorf("bootstrap admin: %w", err)
+	}
+	return creds, true, nil
+}
+
+// adminExists reports whether an admin user exists: any admin among the
+// users without a company, or the named user when it is an admin.
+func (s *Service) adminExists(ctx context.Context, username string) (bool, error) {
+	users, err := s.store.APIUsers(ctx, 0, 0)
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return false, fmt.Errorf("bootstrap admin: %w", err)
+	}
+	for _, u := range users {
+		if u.Role == RoleAdmin {
+			return true, nil
+		}
+	}
+	if username == "" {
+		username = "admin"
+	}
+	u, err := s.store.APIUserByUsername(ctx, username)
+	switch {
+	case errors.Is(err, ErrNotFound):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("bootstrap admin: %w", err)
+	}
+	return u.Role == RoleAdmin, nil
+}

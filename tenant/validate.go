@@ -1,0 +1,422 @@
+package tenant
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// ValidationError lists everything wrong with a request, by field. Field
+// paths are the request's own names: company form fields in their form
+// spelling (TipoIdentificacion, Certificado...), branch JSON fields in
+// camelCase (sucursal, correoElectronico...), and usuario for users. The
+// gateway answers it as the 400 form of the contract.
+type ValidationError struct {
+	Message string
+	Fields  map[string][]string
+}
+
+// FieldErrors returns the messages by field path.
+func (e *ValidationError) FieldErrors() map[string][]string { return e.Fields }
+
+// Error lists the fields with their messages in a stable order.
+func (e *ValidationError) Error() string {
+	names := make([]string, 0, len(e.Fields))
+	for f := range e.Fields {
+		names = append(names, f)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	b.WriteString(e.Message)
+	for i, f := range names {
+		if i == 0 {
+			b.WriteString(": ")
+		} else {
+			b.WriteString("; ")
+		}
+		b.WriteString(f + ": " + strings.Join(e.Fields[f], ", "))
+	}
+	return b.String()
+}
+
+// Add records one problem with a field.
+func (e *ValidationError) Add(field, format string, args ...any) {
+	if e.Fields == nil {
+		e.Fields = map[string][]string{}
+	}
+	e.Fields[field] = append(e.Fields[field], fmt.Sprintf(format, args...))
+}
+
+// Has reports whether a field already has a problem.
+func (e *ValidationError) Has(field string) bool { return len(e.Fields[field]) > 0 }
+
+// orNil returns e when it holds problems and nil otherwise, typed as error
+// so that a nil *ValidationError never becomes a non-nil error.
+func (e *ValidationError) orNil() error {
+	if e == nil || len(e.Fields) == 0 {
+		return nil
+	}
+	return e
+}
+
+func newValidationError() *ValidationError {
+	return &ValidationError{Message: "One or more validation errors occurred.", Fields: map[string][]string{}}
+}
+
+// invalidField returns a ValidationError with one problem.
+func invalidField(field, format string, args ...any) *ValidationError {
+	e := newValidationError()
+	e.Add(field, format, args...)
+	return e
+}
+
+var (
+	reDigits = regexp.MustCompile(`^[0-9]+$`)
+	reLetter = regexp.MustCompile(`^[A-Z]{3}$`)
+	// The e-mail rule the tax authority publishes for CorreoElectronico
+	// (Anexos v4.4, Emisor and Receptor), as a Go regular expression.
+	reEmail = regexp.MustCompile(`^\s*(([^<>()\[\].,;:\s@"]+(\.[^<>()\[\].,;:\s@"]+)*)|(".+"))@(([^<>()\[\].,;:\s@"]+\.)+[^<>()\[\].,;:\s@"]*)\s*$`)
+	// User names: 3 to 64 characters, letters, digits and . _ @ -, starting
+	// with a letter or digit. No ':' (it separates the pair in HTTP Basic)
+	// and no spaces.
+	reUsername = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._@-]{2,63}$`)
+)
+
+// Lengths from the v4.4 schema for the values that end up in the XML's
+// Emisor, and our own caps for the rest.
+const (
+	maxNombre          = 100 // Emisor/Nombre 5..100
+	minNombre          = 5
+	maxNombreComercial = 80 // NombreComercial 3..80
+	minNombreComercial = 3
+	maxOtrasSenas      = 250 // Ubicacion/OtrasSenas 5..250
+	minOtrasSenas      = 5
+	maxBarrio          = 50 // Ubicacion/Barrio 5..50
+	minBarrio          = 5
+	maxCorreo          = 160 // CorreoElectronico ≤160 each
+	maxCorreos         = 4   // Emisor/CorreoElectronico 1..4
+	minTelefono        = 8   // NumTelefono 8..20 digits
+	maxTelefono        = 20
+	maxCodPais         = 3 // Telefono/CodigoPais ≤3 digits
+	lenActividad       = 6 // CodigoActividadEmisor, exactly 6
+	maxUsuarioHacienda = 100
+	maxSecret          = 256
+	maxTipoCliente     = 50
+	maxLicencia        = 100
+	// MaxCertificateSize caps an uploaded .p12; real ones are a few KiB.
+	MaxCertificateSize = 64 << 10
+)
+
+func runes(s string) int { return utf8.RuneCountInString(s) }
+
+// checkLen reports a string outside [min, max] characters; an empty value
+// is not checked (required-ness is checked apart).
+func checkLen(e *ValidationError, field, v string, minLen, maxLen int) {
+	if v == "" {
+		return
+	}
+	n := runes(v)
+	switch {
+	case !utf8.ValidString(v):
+		e.Add(field, "must be valid UTF-8 text")
+	case n < minLen:
+		e.Add(field, "must have at least %d characters", minLen)
+	case n > maxLen:
+		e.Add(field, "must have at most %d characters", maxLen)
+	}
+}
+
+func required(e *ValidationError, field, v string) bool {
+	if v == "" {
+		e.Add(field, "is required")
+		return false
+	}
+	return true
+}
+
+// checkIdentification checks a number against its type (Anexos v4.4, nota 4):
+// 01 física 9 digits without a leading zero, 02 jurídica 10 digits, 03 DIMEX
+// 11 or 12 digits without a leading zero, 04 NITE 10 digits.
+func checkIdentification(e *ValidationError, typeField, numField, tipo, num string) {
+	typeOK := true
+	switch tipo {
+	case "":
+		e.Add(typeField, "is required")
+		typeOK = false
+	case "01", "02", "03", "04":
+	default:
+		e.Add(typeField, "must be 01 (cédula física), 02 (cédula jurídica), 03 (DIMEX) or 04 (NITE)")
+		typeOK = false
+	}
+	if num == "" {
+		e.Add(numField, "is required")
+		return
+	}
+	if !reDigits.MatchString(num) {
+		e.Add(numField, "must hold digits only, without dashes or spaces")
+		return
+	}
+	if !typeOK {
+		return
+	}
+	n := len(num)
+	switch tipo {
+	case "01":
+		if n != 9 || num[0] == '0' {
+			e.Add(numField, "a cédula física has 9 digits and does not start with 0")
+		}
+	case "02":
+		if n != 10 {
+			e.Add(numField, "a cédula jurídica has 10 digits")
+		}
+	case "03":
+		if (n != 11 && n != 12) || num[0] == '0' {
+			e.Add(numField, "a DIMEX has 11 or 12 digits and does not start with 0")
+		}
+	case "04":
+		if n != 10 {
+			e.Add(numField, "a NITE has 10 digits")
+		}
+	}
+}
+
+// checkSucursal checks a 3-digit establishment code (001 is the head
+// office; 000 is not a code).
+func checkSucursal(e *ValidationError, field, v string) {
+	if len(v) != 3 || !reDigits.MatchString(v) || v == "000" {
+		e.Add(field, "must be a 3-digit code from 001 to 999")
+	}
+}
+
+// normLocation checks Provincia (one digit 1-7), Canton and Distrito (two
+// digits, a single digit is padded: "1" becomes "01", as the XML wants).
+func normLocation(e *ValidationError, fields [3]string, prov, canton, distrito *string) {
+	if *prov != "" && (len(*prov) != 1 || *prov < "1" || *prov > "7") {
+		e.Add(fields[0], "must be one digit from 1 to 7")
+	}
+	for i, p := range []*string{canton, distrito} {
+		v := *p
+		if v == "" {
+			continue
+		}
+		if len(v) == 1 {
+			v = "0" + v
+		}
+		if len(v) != 2 || !reDigits.MatchString(v) || v == "00" {
+			e.Add(fields[i+1], "must be two digits, 01 to 99")
+			continue
+		}
+		*p = v
+	}
+}
+
+// normPhone removes spaces, dashes and parentheses and checks 8 to 20 digits
+// (Telefono/NumTelefono).
+func normPhone(e *ValidationError, field string, v *string) {
+	if *v == "" {
+		return
+	}
+	clean := strings.NewReplacer(" ", "", "-", "", "(", "", ")", "").Replace(*v)
+	if !reDigits.MatchString(clean) || len(clean) < minTelefono || len(clean) > maxTelefono || clean[0] == '0' {
+		e.Add(field, "must be a telephone number of %d to %d digits", minTelefono, maxTelefono)
+		return
+	}
+	*v = clean
+}
+
+func checkCodPais(e *ValidationError, field, v string) {
+	if v != "" && (!reDigits.MatchString(v) || len(v) > maxCodPais) {
+		e.Add(field, "must be a telephone country code of 1 to %d digits", maxCodPais)
+	}
+}
+
+// checkEmails checks one to four addresses separated by ';' without spaces,
+// each at most 160 characters and of the tax authority's form.
+func checkEmails(e *ValidationError, field, v string, maxCount int) {
+	if v == "" {
+		return
+	}
+	parts := strings.Split(v, ";")
+	if len(parts) > maxCount {
+		if maxCount == 1 {
+			e.Add(field, "must be one e-mail address")
+		} else {
+			e.Add(field, "must be at most %d e-mail addresses separated by ';'", maxCount)
+		}
+		return
+	}
+	for _, p := range parts {
+		if runes(p) > maxCorreo {
+			e.Add(field, "an e-mail address must have at most %d characters", maxCorreo)
+			return
+		}
+		if p == "" || strings.ContainsAny(p, " \t\r\n") || !reEmail.MatchString(p) {
+			e.Add(field, "must be a valid e-mail address (several are separated by ';' without spaces)")
+			return
+		}
+	}
+}
+
+// normCurrency upper-cases and checks an ISO 4217 alphabetic code,
+// defaulting an empty one.
+func normCurrency(e *ValidationError, field string, v *string, def string) {
+	if *v == "" {
+		*v = def
+		return
+	}
+	u := strings.ToUpper(*v)
+	if !reLetter.MatchString(u) {
+		e.Add(field, "must be a 3-letter currency code such as CRC or USD")
+		return
+	}
+	*v = u
+}
+
+// normFlag upper-cases an S/N flag; empty stays empty (its default depends
+// on the call).
+func normFlag(e *ValidationError, field string, v *string) {
+	u := strings.ToUpper(*v)
+	switch u {
+	case "", "S", "N":
+		*v = u
+	default:
+		e.Add(field, "must be S or N")
+	}
+}
+
+// CheckUsername reports whether a user name is acceptable: 3 to 64 letters,
+// digits and . _ @ -, starting with a letter or digit.
+func CheckUsername(field, name string) error {
+	e := newValidationError()
+	checkUsername(e, field, name)
+	return e.orNil()
+}
+
+func checkUsername(e *ValidationError, field, name string) {
+	if name == "" {
+		e.Add(field, "is required")
+		return
+	}
+	if !reUsername.MatchString(name) {
+		e.Add(field, "must have 3 to 64 letters, digits or . _ @ - and start with a letter or digit")
+	}
+}
+
+func trim(ps ...*string) {
+	for _, p := range ps {
+		*p = strings.TrimSpace(*p)
+	}
+}
+
+// normCompany trims, defaults and checks a company request. create tells a
+// create (defaults for Sucursal and Activo) from an update. Certificate and
+// secrets that depend on stored state are checked by the caller.
+func normCompany(in *CompanyInput, create bool) *ValidationError {
+	e := newValidationError()
+	trim(&in.TipoIdentificacion, &in.Identificacion, &in.RazonSocial, &in.ActividadComercial,
+		&in.UsuarioHacienda, &in.TipoCliente, &in.RazonComercial, &in.Provincia, &in.Canton,
+		&in.Distrito, &in.Barrio, &in.OtrasSenas, &in.CodPais, &in.Telefono, &in.Fax,
+		&in.CorreoElectronico, &in.Sucursal, &in.MonedaLocal, &in.MonedaExtranjera, &in.Activo)
+
+	checkIdentification(e, "TipoIdentificacion", "Identificacion", in.TipoIdentificacion, in.Identificacion)
+	if required(e, "RazonSocial", in.RazonSocial) {
+		checkLen(e, "RazonSocial", in.RazonSocial, minNombre, maxNombre)
+	}
+	if in.ActividadComercial != "" && runes(in.ActividadComercial) != lenActividad {
+		e.Add("ActividadComercial", "must be the %d-character code of the economic activity", lenActividad)
+	}
+	checkLen(e, "UsuarioHacienda", in.UsuarioHacienda, 1, maxUsuarioHacienda)
+	if len(in.ContrasenaHacienda) > maxSecret {
+		e.Add("ContrasenaHacienda", "must have at most %d bytes", maxSecret)
+	}
+	checkLen(e, "TipoCliente", in.TipoCliente, 1, maxTipoCliente)
+	checkLen(e, "RazonComercial", in.RazonComercial, minNombreComercial, maxNombreComercial)
+
+	// The company is the Emisor of its documents, whose Ubicacion and
+	// CorreoElectronico are mandatory in a Factura Electrónica.
+	required(e, "Provincia", in.Provincia)
+	required(e, "Canton", in.Canton)
+	required(e, "Distrito", in.Distrito)
+	normLocation(e, [3]string{"Provincia", "Canton", "Distrito"}, &in.Provincia, &in.Canton, &in.Distrito)
+	checkLen(e, "Barrio", in.Barrio, minBarrio, maxBarrio)
+	if required(e, "OtrasSenas", in.OtrasSenas) {
+		checkLen(e, "OtrasSenas", in.OtrasSenas, minOtrasSenas, maxOtrasSenas)
+	}
+	if in.CodPais == "" {
+		in.CodPais = "506"
+	}
+	checkCodPais(e, "CodPais", in.CodPais)
+	normPhone(e, "Telefono", &in.Telefono)
+	normPhone(e, "Fax", &in.Fax)
+	if required(e, "CorreoElectronico", in.CorreoElectronico) {
+		checkEmails(e, "CorreoElectronico", in.CorreoElectronico, maxCorreos)
+	}
+
+	if in.Sucursal == "" {
+		in.Sucursal = "001"
+	}
+	if create {
+		checkSucursal(e, "Sucursal", in.Sucursal)
+	}
+	normCurrency(e, "MonedaLocal", &in.MonedaLocal, "CRC")
+	normCurrency(e, "MonedaExtranjera", &in.MonedaExtranjera, "USD")
+	normFlag(e, "Activo", &in.Activo)
+	if create && in.Activo == "" {
+		in.Activo = "S"
+	}
+
+	if len(in.Certificate) > MaxCertificateSize {
+		e.Add("Certificado", "must be at most %d KiB", MaxCertificateSize>>10)
+	}
+	if len(in.Certificate) > 0 && len(in.CertificatePIN) == 0 {
+		e.Add("Clave", "is required with a certificate (it is the certificate's PIN)")
+	}
+	if len(in.CertificatePIN) > maxSecret {
+		e.Add("Clave", "must have at most %d bytes", maxSecret)
+	}
+	return e
+}
+
+// normBranch trims, defaults and checks a branch request (JSON names).
+func normBranch(in *BranchInput, create bool) *ValidationError {
+	e := newValidationError()
+	trim(&in.Sucursal, &in.RazonComercial, &in.Provincia, &in.Canton, &in.Distrito, &in.Barrio,
+		&in.OtrasSenas, &in.CodPais, &in.Telefono, &in.Fax, &in.CorreoElectronico, &in.MonedaLocal,
+		&in.MonedaExtranjera, &in.VerMonedaExtranjera, &in.Licencia, &in.Activo)
+
+	if required(e, "sucursal", in.Sucursal) {
+		checkSucursal(e, "sucursal", in.Sucursal)
+	}
+	checkLen(e, "razonComercial", in.RazonComercial, minNombreComercial, maxNombreComercial)
+	// A branch's address is optional (the company's applies), but a
+	// location is all three codes or none.
+	if in.Provincia != "" || in.Canton != "" || in.Distrito != "" {
+		required(e, "provincia", in.Provincia)
+		required(e, "canton", in.Canton)
+		required(e, "distrito", in.Distrito)
+	}
+	normLocation(e, [3]string{"provincia", "canton", "distrito"}, &in.Provincia, &in.Canton, &in.Distrito)
+	checkLen(e, "barrio", in.Barrio, minBarrio, maxBarrio)
+	checkLen(e, "otrasSenas", in.OtrasSenas, minOtrasSenas, maxOtrasSenas)
+	if in.CodPais == "" {
+		in.CodPais = "506"
+	}
+	checkCodPais(e, "codPais", in.CodPais)
+	normPhone(e, "telefono", &in.Telefono)
+	normPhone(e, "fax", &in.Fax)
+	checkEmails(e, "correoElectronico", in.CorreoElectronico, maxCorreos)
+	normCurrency(e, "monedaLocal", &in.MonedaLocal, "CRC")
+	normCurrency(e, "monedaExtranjera", &in.MonedaExtranjera, "USD")
+	normFlag(e, "verMonedaExtranjera", &in.VerMonedaExtranjera)
+	if in.VerMonedaExtranjera == "" {
+		in.VerMonedaExtranjera = "N"
+	}
+	checkLen(e, "licencia", in.Licencia, 1, maxLicencia)
+	normFlag(e, "activo", &in.Activo)
+	if create && in.Activo == "" {
+		in.Activo = "S"
+	}
+	return e
+}
