@@ -1,0 +1,3 @@
+package signer
+
+//go:generate go run ./internal/genfixture -out testdata
