@@ -38,6 +38,7 @@ func Missing(t testing.TB, what string) {
 	t.Helper()
 	if RequireServices() {
 		t.Fatalf("%s is required (%s is set) but not configured", what, EnvRequireServices)
+		return
 	}
 	t.Skipf("%s not configured; skipping (set %s=1 to make this a failure)", what, EnvRequireServices)
 }

@@ -1,0 +1,322 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"facturad/tenant"
+)
+
+var _ tenant.DocumentStore = (*Store)(nil)
+
+const documentColumns = `id, company_id, branch_id, id_externo, request_hash, tipo, terminal,
+    numero, consecutivo, clave, situacion, fecha_emision, emisor_tipo, emisor_numero,
+    receptor_tipo, receptor_numero, estado, signed_xml, ind_estado, codigo_mensaje,
+    mensaje_hacienda, detalle_mensaje, response_xml, last_error, attempts, next_attempt_at,
+    submitted_at, checked_at, created_at, updated_at`
+
+const (
+	// qNextDocumentNumber steps the sequence, creating it at 1. It runs in
+	// the transaction that inserts the document, so a failed insert undoes
+	// the step.
+	qNextDocumentNumber = `INSERT INTO document_sequences (branch_id, terminal, tipo, last_numero)
+VALUES (?, ?, ?, 1)
+ON CONFLICT (branch_id, terminal, tipo) DO UPDATE SET last_numero = last_numero + 1
+RETURNING last_numero`
+
+	qInsertDocument = `INSERT INTO documents (company_id, branch_id, id_externo, request_hash,
+    tipo, terminal, numero, consecutivo, clave, situacion, fecha_emision, emisor_tipo,
+    emisor_numero, receptor_tipo, receptor_numero, estado, signed_xml, ind_estado,
+    codigo_mensaje, mensaje_hacienda, detalle_mensaje, response_xml, last_error, attempts,
+    next_attempt_at, submitted_at, checked_at, created_at, updated_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+RETURNING id`
+
+	qSaveDocument = `UPDATE documents SET consecutivo = ?, clave = ?, situacion = ?,
+    fecha_emision = ?, emisor_tipo = ?, emisor_numero = ?, receptor_tipo = ?,
+    receptor_numero = ?, estado = ?, signed_xml = ?, ind_estado = ?, codigo_mensaje = ?,
+    mensaje_hacienda = ?, detalle_mensaje = ?, response_xml = ?, last_error = ?, attempts = ?,
+    next_attempt_at = ?, submitted_at = ?, checked_at = ?, updated_at = ?
+WHERE id = ?
+RETURNING id`
+
+	// The lookups repeat the partial indexes' conditions so that SQLite
+	// uses them.
+	qDocumentByClave = `SELECT ` + documentColumns + ` FROM documents
+WHERE clave = ? AND clave <> ''`
+	qDocumentByExternalID = `SELECT ` + documentColumns + ` FROM documents
+WHERE branch_id = ? AND id_externo = ? AND id_externo <> ''`
+
+	// qDueDocuments walks the documents_due index.
+	qDueDocuments = `SELECT ` + documentColumns + ` FROM documents
+WHERE estado IN ('04', '05') AND next_attempt_at IS NOT NULL AND next_attempt_at <= ?
+ORDER BY next_attempt_at, id
+LIMIT ?`
+	qLeaseDocuments = `UPDATE documents SET next_attempt_at = ?
+WHERE id IN (SELECT value FROM json_each(?))`
+)
+
+// checkNewDocument rejects a document that cannot be numbered.
+func checkNewDocument(d *tenant.Document) error {
+	switch {
+	case d.CompanyID <= 0:
+		return errors.New("no company")
+	case d.BranchID <= 0:
+		return errors.New("no branch")
+	case d.Tipo == "":
+		return errors.New("no document type")
+	case d.Terminal == "":
+		return errors.New("no terminal")
+	}
+	return checkDocumentState(d)
+}
+
+func checkDocumentState(d *tenant.Document) error {
+	if d.Estado.Humanized() == "" {
+		return fmt.Errorf("estado %q is not a document state", string(d.Estado))
+	}
+	if d.Attempts < 0 {
+		return fmt.Errorf("negative attempts %d", d.Attempts)
+	}
+	return nil
+}
+
+// encodeDetalle stores the lines as a JSON array; a nil list is NULL, so
+// that nil and empty both come back as they went in.
+func encodeDetalle(lines []string) (any, error) {
+	if lines == nil {
+		return nil, nil
+	}
+	for i, l := range lines {
+		// JSON would replace the invalid bytes: refuse rather than alter.
+		if !utf8.ValidString(l) {
+			return nil, fmt.Errorf("detalle mensaje line %d is not valid UTF-8", i+1)
+		}
+	}
+	b, err := json.Marshal(lines)
+	if err != nil {
+		return nil, fmt.Errorf("detalle mensaje: %w", err)
+	}
+	return string(b), nil
+}
+
+func decodeDetalle(s sql.NullString) ([]string, error) {
+	if !s.Valid {
+		return nil, nil
+	}
+	lines := []string{}
+	if err := json.Unmarshal([]byte(s.String), &lines); err != nil {
+		return nil, fmt.Errorf("stored detalle mensaje: %w", err)
+	}
+	return lines, nil
+}
+
+func scanDocument(r scanner) (tenant.Document, error) {
+	var (
+		d                               tenant.Document
+		estado                          string
+		detalle                         sql.NullString
+		fecha, next, submitted, checked sql.NullString
+		created, updated                string
+	)
+	err := r.Scan(&d.ID, &d.CompanyID, &d.BranchID, &d.IDExterno, &d.RequestHash, &d.Tipo,
+		&d.Terminal, &d.Numero, &d.Consecutivo, &d.Clave, &d.Situacion, &fecha, &d.EmisorTipo,
+		&d.EmisorNumero, &d.ReceptorTipo, &d.ReceptorNumero, &estado, &d.SignedXML,
+		&d.IndEstado, &d.CodigoMensaje, &d.MensajeHacienda, &detalle, &d.ResponseXML,
+		&d.LastError, &d.Attempts, &next, &submitted, &checked, &created, &updated)
+	if err != nil {
+		return tenant.Document{}, err
+	}
+	d.Estado = tenant.State(estado)
+	if d.DetalleMensaje, err = decodeDetalle(detalle); err != nil {
+		return tenant.Document{}, err
+	}
+	for _, f := range []struct {
+		dst *time.Time
+		src sql.NullString
+	}{{&d.FechaEmision, fecha}, {&d.NextAttemptAt, next}, {&d.SubmittedAt, submitted}, {&d.CheckedAt, checked}} {
+		if *f.dst, err = parseNullTime(f.src); err != nil {
+			return tenant.Document{}, err
+		}
+	}
+	if d.CreatedAt, err = parseTime(created); err != nil {
+		return tenant.Document{}, err
+	}
+	if d.UpdatedAt, err = parseTime(updated); err != nil {
+		return tenant.Document{}, err
+	}
+	return d, nil
+}
+
+// ReserveDocument takes the next number of the (BranchID, Terminal, Tipo)
+// sequence and inserts d with it in one IMMEDIATE transaction. A broken
+// unique rule (the branch's id_externo, a taken clave) rolls back the step
+// of the sequence too, so the number is not consumed.
+func (s *Store) ReserveDocument(ctx context.Context, d *tenant.Document) (err error) {
+	if err := checkNewDocument(d); err != nil {
+		return fmt.Errorf("reserve document %q of branch %d: %w", d.IDExterno, d.BranchID, err)
+	}
+	detalle, err := encodeDetalle(d.DetalleMensaje)
+	if err != nil {
+		return fmt.Errorf("reserve document %q of branch %d: %w", d.IDExterno, d.BranchID, err)
+	}
+	now := s.clock()
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("reserve document %q of branch %d: %w", d.IDExterno, d.BranchID, err)
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, ignoreDone(tx.Rollback()))
+		}
+	}()
+	var numero, id int64
+	if err := tx.QueryRowContext(ctx, qNextDocumentNumber, d.BranchID, d.Terminal, d.Tipo).Scan(&numero); err != nil {
+		return fmt.Errorf("reserve document %q of branch %d: number: %w", d.IDExterno, d.BranchID, mapErr(err))
+	}
+	err = tx.QueryRowContext(ctx, qInsertDocument, d.CompanyID, d.BranchID, d.IDExterno,
+		nullBytes(d.RequestHash), d.Tipo, d.Terminal, numero, d.Consecutivo, d.Clave,
+		d.Situacion, nullTime(d.FechaEmision), d.EmisorTipo, d.EmisorNumero, d.ReceptorTipo,
+		d.ReceptorNumero, string(d.Estado), nullBytes(d.SignedXML), d.IndEstado,
+		d.CodigoMensaje, d.MensajeHacienda, detalle, nullBytes(d.ResponseXML), d.LastError,
+		d.Attempts, nullTime(d.NextAttemptAt), nullTime(d.SubmittedAt), nullTime(d.CheckedAt),
+		formatTime(now), formatTime(now)).Scan(&id)
+	if err != nil {
+		return fmt.Errorf("reserve document %q of branch %d: %w", d.IDExterno, d.BranchID, mapErr(err))
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("reserve document %q of branch %d: commit: %w", d.IDExterno, d.BranchID, mapErr(err))
+	}
+	d.ID, d.Numero, d.CreatedAt, d.UpdatedAt = id, numero, now, now
+	return nil
+}
+
+// SaveDocument replaces the mutable fields of the document d.ID and sets
+// d.UpdatedAt. An unknown id is ErrNotFound, a clave another document holds
+// ErrConflict.
+func (s *Store) SaveDocument(ctx context.Context, d *tenant.Document) error {
+	if err := checkDocumentState(d); err != nil {
+		return fmt.Errorf("save document %d: %w", d.ID, err)
+	}
+	detalle, err := encodeDetalle(d.DetalleMensaje)
+	if err != nil {
+		return fmt.Errorf("save document %d: %w", d.ID, err)
+	}
+	now := s.clock()
+	var id int64
+	err = s.write.QueryRowContext(ctx, qSaveDocument, d.Consecutivo, d.Clave, d.Situacion,
+		nullTime(d.FechaEmision), d.EmisorTipo, d.EmisorNumero, d.ReceptorTipo,
+		d.ReceptorNumero, string(d.Estado), nullBytes(d.SignedXML), d.IndEstado,
+		d.CodigoMensaje, d.MensajeHacienda, detalle, nullBytes(d.ResponseXML), d.LastError,
+		d.Attempts, nullTime(d.NextAttemptAt), nullTime(d.SubmittedAt), nullTime(d.CheckedAt),
+		formatTime(now), d.ID).Scan(&id)
+	if err != nil {
+		return fmt.Errorf("save document %d: %w", d.ID, mapErr(err))
+	}
+	d.UpdatedAt = now
+	return nil
+}
+
+// DocumentByClave returns the document with that clave; an empty clave is
+// ErrNotFound.
+func (s *Store) DocumentByClave(ctx context.Context, clave string) (tenant.Document, error) {
+	if clave == "" {
+		return tenant.Document{}, fmt.Errorf("document by empty clave: %w", tenant.ErrNotFound)
+	}
+	d, err := scanDocument(s.read.QueryRowContext(ctx, qDocumentByClave, clave))
+	if err != nil {
+		return tenant.Document{}, fmt.Errorf("document %s: %w", clave, mapErr(err))
+	}
+	return d, nil
+}
+
+// DocumentByExternalID returns the branch's document with that id_externo;
+// an empty id_externo is ErrNotFound.
+func (s *Store) DocumentByExternalID(ctx context.Context, branchID int64, idExterno string) (tenant.Document, error) {
+	if idExterno == "" {
+		return tenant.Document{}, fmt.Errorf("document of branch %d by empty id_externo: %w", branchID, tenant.ErrNotFound)
+	}
+	d, err := scanDocument(s.read.QueryRowContext(ctx, qDocumentByExternalID, branchID, idExterno))
+	if err != nil {
+		return tenant.Document{}, fmt.Errorf("document %q of branch %d: %w", idExterno, branchID, mapErr(err))
+	}
+	return d, nil
+}
+
+// ClaimDueDocuments selects up to limit due documents (state 04 or 05,
+// NextAttemptAt set and not after now), most overdue first, and moves their
+// NextAttemptAt to leaseUntil, in one IMMEDIATE transaction: every writer,
+// in this process or another on the same file, waits for it, so no two
+// claims overlap. A limit below 1 claims nothing.
+func (s *Store) ClaimDueDocuments(ctx context.Context, now, leaseUntil time.Time, limit int) (_ []tenant.Document, err error) {
+	if !leaseUntil.After(now) {
+		return nil, fmt.Errorf("claim due documents: lease end %s is not after now %s",
+			leaseUntil.Format(time.RFC3339Nano), now.Format(time.RFC3339Nano))
+	}
+	if limit < 1 {
+		return []tenant.Document{}, nil
+	}
+	lease := leaseUntil.UTC().Truncate(time.Microsecond)
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("claim due documents: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, ignoreDone(tx.Rollback()))
+		}
+	}()
+	rows, err := tx.QueryContext(ctx, qDueDocuments, formatTime(now), limit)
+	if err != nil {
+		return nil, fmt.Errorf("claim due documents: %w", err)
+	}
+	docs := []tenant.Document{}
+	for rows.Next() {
+		d, err := scanDocument(rows)
+		if err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("claim due documents: %w", err)
+		}
+		docs = append(docs, d)
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return nil, fmt.Errorf("claim due documents: %w", err)
+	}
+	if len(docs) == 0 {
+		return docs, tx.Rollback()
+	}
+	var ids strings.Builder
+	ids.WriteByte('[')
+	for i, d := range docs {
+		if i > 0 {
+			ids.WriteByte(',')
+		}
+		ids.WriteString(strconv.FormatInt(d.ID, 10))
+	}
+	ids.WriteByte(']')
+	res, err := tx.ExecContext(ctx, qLeaseDocuments, formatTime(lease), ids.String())
+	if err != nil {
+		return nil, fmt.Errorf("claim due documents: lease: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return nil, fmt.Errorf("claim due documents: lease: %w", err)
+	}
+	if n != int64(len(docs)) {
+		return nil, fmt.Errorf("claim due documents: lease: %d of %d rows updated", n, len(docs))
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("claim due documents: commit: %w", err)
+	}
+	for i := range docs {
+		docs[i].NextAttemptAt = lease
+	}
+	return docs, nil
+}
