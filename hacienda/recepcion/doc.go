@@ -1,0 +1,21 @@
+// Package recepcion is the client of the tax authority's token service and
+// reception API (Ministerio de Hacienda, comprobantes electrónicos v4.4).
+//
+// A Client keeps one OAuth2 session per company: it logs in with the
+// company's tax-authority user and password (password grant), refreshes the
+// access token before it expires (refresh grant), logs in again when the
+// refresh token has expired, and coalesces concurrent refreshes so that any
+// number of simultaneous calls for one company fetch a single token. A 401
+// from the reception API drops the token and the call is tried once more.
+//
+// Submit posts a signed document (POST {base}/recepcion) and Status asks for
+// its state (GET {base}/recepcion/{clave}); ParseMensaje reads the signed
+// MensajeHacienda answer.
+//
+// Every failure is classified once, here: an *APIError when the tax
+// authority answered with a status that is not a success, a *TransportError
+// when it did not answer in a readable way. Both say whether trying again
+// may succeed (Retryable) and whether the request may have been received
+// (MaybeReceived): after an ambiguous failure of Submit the caller must ask
+// Status before submitting the same clave again.
+package recepcion

@@ -1,0 +1,123 @@
+package recepcion_test
+
+import (
+	"crypto/x509"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"facturad/hacienda/recepcion"
+	"facturad/hacienda/sandbox"
+	"facturad/signer"
+	"facturad/signer/certmint"
+)
+
+// issuer is the fictitious company the test documents come from.
+const (
+	issuerTipo   = "02"
+	issuerNumero = "3101123456"
+)
+
+var t0 = time.Date(2026, 11, 21, 10, 30, 0, 0, time.FixedZone("-06:00", -6*3600))
+
+// claveFor builds a clave consistent with document number n of the issuer,
+// dated t0.
+func claveFor(n int) (clave, consecutivo string) {
+	consecutivo = fmt.Sprintf("0010000101%010d", n)
+	clave = "506" + t0.Format("020106") + "00" + issuerNumero + consecutivo + "1" + fmt.Sprintf("%08d", n%100000000)
+	return clave, consecutivo
+}
+
+// unsignedDoc is a small FacturaElectronica that carries the fields the
+// tax authority cross-checks (it is not a complete v4.4 document).
+func unsignedDoc(n int) (string, []byte) {
+	clave, consecutivo := claveFor(n)
+	return clave, []byte(`<?xml version="1.0" encoding="UTF-8"?>` +
+		`<FacturaElectronica xmlns="https://cdn.comprobanteselectronicos.go.cr/xml-schemas/v4.4/facturaElectronica">` +
+		`<Clave>` + clave + `</Clave>` +
+		`<ProveedorSistemas>3101123456</ProveedorSistemas>` +
+		`<CodigoActividadEmisor>620100</CodigoActividadEmisor>` +
+		`<NumeroConsecutivo>` + consecutivo + `</NumeroConsecutivo>` +
+		`<FechaEmision>` + t0.Format(time.RFC3339) + `</FechaEmision>` +
+		`<Emisor><Nombre>Compañía de Pruebas &amp; Hijos S.A.</Nombre><Identificacion><Tipo>` + issuerTipo + `</Tipo><Numero>` + issuerNumero + `</Numero></Identificacion></Emisor>` +
+		`<Receptor><Nombre>Cliente de Pruebas</Nombre><Identificacion><Tipo>01</Tipo><Numero>112340567</Numero></Identificacion></Receptor>` +
+		`<ResumenFactura><TotalImpuesto>130.00000</TotalImpuesto><TotalComprobante>1130.00000</TotalComprobante></ResumenFactura>` +
+		`</FacturaElectronica>`)
+}
+
+var issuerCert struct {
+	once  sync.Once
+	m     *certmint.Minted
+	err   error
+	chain []*x509.Certificate
+}
+
+// signedDoc is unsignedDoc signed with a minted certificate of the issuer.
+func signedDoc(t testing.TB, n int) (string, []byte) {
+	t.Helper()
+	issuerCert.once.Do(func() {
+		issuerCert.m, issuerCert.err = certmint.MintCertificate(certmint.Options{
+			TipoIdentificacion: issuerTipo, Identificacion: issuerNumero, Name: "COMPANIA DE PRUEBAS",
+			Key: certmint.TestKey(1), PIN: "1234",
+		})
+		if issuerCert.err == nil {
+			issuerCert.chain = []*x509.Certificate{issuerCert.m.Leaf, issuerCert.m.CA.Cert}
+		}
+	})
+	if issuerCert.err != nil {
+		t.Fatalf("mint: %v", issuerCert.err)
+	}
+	clave, doc := unsignedDoc(n)
+	signed, err := signer.Sign(doc, issuerCert.m.Key, issuerCert.chain, signer.PolicyV44)
+	if err != nil {
+		t.Fatalf("sign: %v", err)
+	}
+	return clave, signed
+}
+
+func submission(clave string, xml []byte) recepcion.Submission {
+	return recepcion.Submission{
+		Clave:     clave,
+		Fecha:     t0,
+		Emisor:    recepcion.Party{TipoIdentificacion: issuerTipo, NumeroIdentificacion: issuerNumero},
+		Receptor:  &recepcion.Party{TipoIdentificacion: "01", NumeroIdentificacion: "112340567"},
+		SignedXML: xml,
+	}
+}
+
+var creds = recepcion.Credentials{
+	CompanyID: 7,
+	Username:  "cpj-3-101-123456@stag.comprobanteselectronicos.go.cr",
+	Password:  []byte(`a$b/c@d)e;f]g+h|i&j=k%l`),
+}
+
+// bundle is a sandbox and a client pointed at it, sharing a manual clock.
+type bundle struct {
+	sb     *sandbox.TestServer
+	client *recepcion.Client
+	clock  *sandbox.ManualClock
+}
+
+func setup(t *testing.T, so sandbox.Options, co recepcion.Options) *bundle {
+	t.Helper()
+	clock := sandbox.NewManualClock(t0)
+	if so.Clock == nil {
+		so.Clock = clock
+	}
+	sb := sandbox.NewTestServer(t, so)
+	co.Environment = recepcion.Sandbox
+	co.APIURL, co.TokenURL = sb.APIURL, sb.TokenURL
+	if co.Clock == nil {
+		co.Clock = clock
+	}
+	c, err := recepcion.New(co)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	return &bundle{sb: sb, client: c, clock: clock}
+}
+
+// noChecks disables the delegated checks, for tests about the protocol
+// with unsigned documents.
+var noChecks = &sandbox.Checks{}

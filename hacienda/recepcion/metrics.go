@@ -1,0 +1,85 @@
+package recepcion
+
+import (
+	"errors"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// metrics are the client's collectors. Labels are bounded: op (token kinds,
+// submit, status, logout), outcome (ok, the status classes, the transport
+// kinds) and grant (password, refresh_token).
+type metrics struct {
+	calls    *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+	grants   *prometheus.CounterVec
+}
+
+func newMetrics(r prometheus.Registerer) (*metrics, error) {
+	m := &metrics{
+		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "facturad_hacienda_calls_total",
+			Help: "HTTP exchanges with the tax authority, by operation and outcome.",
+		}, []string{"op", "outcome"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "facturad_hacienda_call_duration_seconds",
+			Help:    "Duration of HTTP exchanges with the tax authority, by operation and outcome.",
+			Buckets: []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 20, 30},
+		}, []string{"op", "outcome"}),
+		grants: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "facturad_hacienda_token_grants_total",
+			Help: "Token requests to the tax authority's token service, by grant and outcome.",
+		}, []string{"grant", "outcome"}),
+	}
+	if r == nil {
+		return m, nil
+	}
+	// A second client on the same registry shares the collectors.
+	var err error
+	if m.calls, err = register(r, m.calls); err != nil {
+		return nil, err
+	}
+	if m.duration, err = register(r, m.duration); err != nil {
+		return nil, err
+	}
+	if m.grants, err = register(r, m.grants); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func (m *metrics) observe(op string, status int, err error, d time.Duration) {
+	o := outcome(err)
+	if err == nil {
+		switch {
+		case status == 429:
+			o = "rate_limited"
+		case status == 401:
+			o = "unauthorized"
+		case status >= 500:
+			o = "server_error"
+		case status >= 300:
+			o = "client_error"
+		}
+	}
+	m.calls.WithLabelValues(op, o).Inc()
+	m.duration.WithLabelValues(op, o).Observe(d.Seconds())
+}
+
+func (m *metrics) grant(kind string, err error) {
+	m.grants.WithLabelValues(kind, outcome(err)).Inc()
+}
+
+func register[C prometheus.Collector](r prometheus.Registerer, c C) (C, error) {
+	if err := r.Register(c); err != nil {
+		var are prometheus.AlreadyRegisteredError
+		if errors.As(err, &are) {
+			if existing, ok := are.ExistingCollector.(C); ok {
+				return existing, nil
+			}
+		}
+		return c, err
+	}
+	return c, nil
+}

@@ -1,0 +1,262 @@
+package recepcion
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// tokenAnswer is the token service's JSON answer (Keycloak field names).
+type tokenAnswer struct {
+	AccessToken      string `json:"access_token"`
+	ExpiresIn        int64  `json:"expires_in"`
+	RefreshToken     string `json:"refresh_token"`
+	RefreshExpiresIn int64  `json:"refresh_expires_in"`
+	TokenType        string `json:"token_type"`
+}
+
+// oidcError renders the token service's error body ("invalid_grant: Invalid
+// user credentials"), or "" when the body is not one.
+func oidcError(body []byte) string {
+	var e struct {
+		Error       string `json:"error"`
+		Description string `json:"error_description"`
+	}
+	if json.Unmarshal(body, &e) != nil || e.Error == "" {
+		return ""
+	}
+	if e.Description == "" {
+		return e.Error
+	}
+	return e.Error + ": " + e.Description
+}
+
+// tokens is the state of one company's session. It is replaced whole, so
+// readers load it without a lock.
+type tokens struct {
+	fingerprint  [32]byte // of the credentials that obtained it
+	access       string
+	useUntil     time.Time // renew the access token from this instant
+	expires      time.Time // the access token is dead from this instant
+	refresh      string
+	refreshUntil time.Time // log in again from this instant
+}
+
+// session is one company's token cache entry. lock (a one-slot channel, so
+// that waiting honours the context) is held by the one goroutine that talks
+// to the token service; everyone else waits for it and then finds the new
+// token.
+type session struct {
+	state atomic.Pointer[tokens]
+	lock  chan struct{}
+}
+
+type tokenCache struct {
+	c        *Client
+	mu       sync.Mutex
+	sessions map[int64]*session
+}
+
+func fingerprint(creds Credentials) [32]byte {
+	h := sha256.New()
+	h.Write([]byte(creds.Username))
+	h.Write([]byte{0})
+	h.Write(creds.Password)
+	var f [32]byte
+	h.Sum(f[:0])
+	return f
+}
+
+func (tc *tokenCache) session(companyID int64) *session {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	s := tc.sessions[companyID]
+	if s == nil {
+		s = &session{lock: make(chan struct{}, 1)}
+		tc.sessions[companyID] = s
+	}
+	return s
+}
+
+// token returns a valid access token for the company, obtaining or renewing
+// it when needed. Concurrent callers for one company share one exchange.
+func (tc *tokenCache) token(ctx context.Context, creds Credentials) (string, error) {
+	if creds.Username == "" || len(creds.Password) == 0 {
+		return "", fmt.Errorf("tax authority token for company %d: %w", creds.CompanyID, errMissingCredentials)
+	}
+	fp := fingerprint(creds)
+	s := tc.session(creds.CompanyID)
+	if t := s.state.Load(); t != nil && t.fingerprint == fp && t.access != "" && tc.c.clock.Now().Before(t.useUntil) {
+		return t.access, nil
+	}
+	select {
+	case s.lock <- struct{}{}:
+	case <-ctx.Done():
+		return "", ClassifyTransport(OpToken, ctx.Err(), false)
+	}
+	defer func() { <-s.lock }()
+
+	now := tc.c.clock.Now()
+	t := s.state.Load()
+	if t != nil && t.fingerprint != fp {
+		t = nil // the company's user or password changed: start over
+	}
+	if t != nil && t.access != "" && now.Before(t.useUntil) {
+		return t.access, nil // another caller renewed it while we waited
+	}
+	if t != nil && t.refresh != "" && now.Before(t.refreshUntil) {
+		nt, err := tc.grant(ctx, creds, fp, "refresh_token", t.refresh)
+		if err == nil {
+			s.state.Store(nt)
+			return nt.access, nil
+		}
+		var ae *APIError
+		if !errors.As(err, &ae) || (ae.Status != http.StatusBadRequest && ae.Status != http.StatusUnauthorized) {
+			if t.access != "" && now.Before(t.expires) {
+				return t.access, nil // renewal failed early: the old token still works
+			}
+			return "", err
+		}
+		// The refresh token was refused (expired, revoked, session ended):
+		// log in again below.
+		tc.c.log.DebugContext(ctx, "tax-authority refresh refused, logging in again", "company", creds.CompanyID, "cause", ae.Cause)
+	}
+	nt, err := tc.grant(ctx, creds, fp, "password", "")
+	if err != nil {
+		s.state.Store(nil)
+		return "", err
+	}
+	s.state.Store(nt)
+	return nt.access, nil
+}
+
+var errMissingCredentials = errors.New("the company has no tax-authority user or password")
+
+// invalidate drops the company's access token after the reception API
+// refused it, unless it was already replaced. The refresh token is kept:
+// the next call tries it before logging in again.
+func (tc *tokenCache) invalidate(companyID int64, access string) {
+	s := tc.session(companyID)
+	for {
+		t := s.state.Load()
+		if t == nil || t.access != access {
+			return
+		}
+		nt := *t
+		nt.access, nt.useUntil, nt.expires = "", time.Time{}, time.Time{}
+		if s.state.CompareAndSwap(t, &nt) {
+			return
+		}
+	}
+}
+
+// renewAt is when a credential that lives for life seconds, obtained at
+// start, should be renewed.
+func (tc *tokenCache) renewAt(start time.Time, life int64) time.Time {
+	d := time.Duration(life) * time.Second
+	margin := tc.c.opts.RefreshBefore
+	if margin > d/2 {
+		margin = d / 2
+	}
+	return start.Add(d - margin)
+}
+
+// grant makes one exchange with the token service.
+func (tc *tokenCache) grant(ctx context.Context, creds Credentials, fp [32]byte, kind, refresh string) (*tokens, error) {
+	form := url.Values{}
+	form.Set("grant_type", kind)
+	form.Set("client_id", tc.c.ep.ClientID)
+	if kind == "password" {
+		form.Set("username", creds.Username)
+		form.Set("password", string(creds.Password))
+	} else {
+		form.Set("refresh_token", refresh)
+	}
+	start := tc.c.clock.Now()
+	resp, err := tc.c.exchange(ctx, OpToken, kind, http.MethodPost, tc.c.ep.TokenURL,
+		"application/x-www-form-urlencoded; charset=utf-8", []byte(form.Encode()), "")
+	if err != nil {
+		tc.c.metrics.grant(kind, err)
+		return nil, err
+	}
+	if err := Check(OpToken, resp.status, resp.header, resp.body); err != nil {
+		tc.c.metrics.grant(kind, err)
+		return nil, err
+	}
+	var ans tokenAnswer
+	if err := json.Unmarshal(resp.body, &ans); err != nil || ans.AccessToken == "" {
+		if err == nil {
+			err = errors.New("no access_token in the answer")
+		}
+		te := &TransportError{Op: OpToken, Kind: KindUnreadable, Retryable: true, Err: fmt.Errorf("read token answer: %w", err)}
+		tc.c.metrics.grant(kind, te)
+		return nil, te
+	}
+	if ans.TokenType != "" && !strings.EqualFold(ans.TokenType, "bearer") {
+		te := &TransportError{Op: OpToken, Kind: KindUnreadable, Retryable: false, Err: fmt.Errorf("token type %q, want bearer", ans.TokenType)}
+		tc.c.metrics.grant(kind, te)
+		return nil, te
+	}
+	if ans.ExpiresIn <= 0 {
+		ans.ExpiresIn = defaultAccessLifetime
+	}
+	t := &tokens{
+		fingerprint: fp,
+		access:      ans.AccessToken,
+		useUntil:    tc.renewAt(start, ans.ExpiresIn),
+		expires:     start.Add(time.Duration(ans.ExpiresIn)*time.Second - time.Second),
+	}
+	if ans.RefreshToken != "" && ans.RefreshExpiresIn > 0 {
+		t.refresh = ans.RefreshToken
+		t.refreshUntil = tc.renewAt(start, ans.RefreshExpiresIn)
+	}
+	tc.c.metrics.grant(kind, nil)
+	tc.c.log.DebugContext(ctx, "tax-authority token obtained", "company", creds.CompanyID, "grant", kind,
+		"expires_in", ans.ExpiresIn, "refresh_expires_in", ans.RefreshExpiresIn)
+	return t, nil
+}
+
+// defaultAccessLifetime is assumed when an answer omits expires_in: the
+// documented 300 s.
+const defaultAccessLifetime = 300
+
+// logout ends every session that has a live refresh token.
+func (tc *tokenCache) logout(ctx context.Context) error {
+	if tc.c.ep.LogoutURL == "" {
+		return nil
+	}
+	tc.mu.Lock()
+	var all []*session
+	for _, s := range tc.sessions {
+		all = append(all, s)
+	}
+	tc.mu.Unlock()
+	var errs []error
+	now := tc.c.clock.Now()
+	for _, s := range all {
+		t := s.state.Swap(nil)
+		if t == nil || t.refresh == "" || !now.Before(t.refreshUntil) {
+			continue
+		}
+		form := url.Values{}
+		form.Set("client_id", tc.c.ep.ClientID)
+		form.Set("refresh_token", t.refresh)
+		resp, err := tc.c.exchange(ctx, OpLogout, "logout", http.MethodPost, tc.c.ep.LogoutURL,
+			"application/x-www-form-urlencoded; charset=utf-8", []byte(form.Encode()), "")
+		if err == nil {
+			err = Check(OpLogout, resp.status, resp.header, resp.body)
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}

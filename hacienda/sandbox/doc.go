@@ -1,0 +1,31 @@
+// Package sandbox simulates the tax authority's token service and reception
+// API (Ministerio de Hacienda, comprobantes electrónicos v4.4) so that the
+// service, its tests and its load tool have a faithful counterpart that runs
+// anywhere.
+//
+// It speaks the real protocol: the Keycloak-style token endpoint
+// (/auth/realms/rut-stag/protocol/openid-connect/token) with password and
+// refresh grants and the documented lifetimes (300 s access, 36 000 s
+// refresh, configurable); POST {base}/recepcion answering 202 with a
+// Location header, or 400 with the reason in X-Error-Cause; GET
+// {base}/recepcion/{clave} answering clave, fecha, ind-estado and
+// respuesta-xml with hyphenated names; bearer authentication throughout.
+//
+// On receipt it checks what the tax authority checks at reception (the
+// token, the request's shape, that the body's clave and issuer match the
+// XML's, duplicate claves). Later, when the document's processing delay has
+// passed, it judges the document: the built-in consistency checks of the
+// clave, plus the schema, signature and totals checks injected through
+// Options.Checks. The verdict is a MensajeHacienda signed with the sandbox's
+// own certificate, and the document ends aceptado or rechazado, with
+// DetalleMensaje lines saying why.
+//
+// Faults can be injected at start (Options.Faults) and at run time
+// (SetFaults, or PUT /_sandbox/faults): added latency, error rates per
+// status code, dropped answers after a submission was recorded, a refusing
+// token service, documents that stay procesando forever, a full outage and
+// forced rejections. Randomness comes from Options.Seed, so runs repeat.
+//
+// NewTestServer gives tests a running sandbox the way net/http/httptest
+// gives a server; Listen and ListenAndServe run it on an address.
+package sandbox

@@ -1,0 +1,181 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/beevik/etree"
+)
+
+// Check judges one aspect of a received document. It returns the
+// DetalleMensaje lines of the problems it found; none means the document
+// passes this check.
+type Check interface {
+	Check(ctx context.Context, signedXML []byte) []string
+}
+
+// CheckFunc adapts a function to Check.
+type CheckFunc func(ctx context.Context, signedXML []byte) []string
+
+// Check calls f.
+func (f CheckFunc) Check(ctx context.Context, signedXML []byte) []string { return f(ctx, signedXML) }
+
+// Checks are the judgements the sandbox delegates, each optional (nil: not
+// checked). The sandbox always checks the clave's consistency with the
+// document itself.
+type Checks struct {
+	// Schema checks the document's structure against the v4.4 schema.
+	Schema Check
+	// Signature verifies the XAdES signature.
+	Signature Check
+	// Totals recomputes the document's amounts and compares them with the
+	// ones it carries.
+	Totals Check
+}
+
+// docTypes maps a root element to the document-type codes its consecutivo
+// may carry.
+var docTypes = map[string][]string{
+	"FacturaElectronica":            {"01"},
+	"NotaDebitoElectronica":         {"02"},
+	"NotaCreditoElectronica":        {"03"},
+	"TiqueteElectronico":            {"04"},
+	"MensajeReceptor":               {"05", "06", "07"},
+	"FacturaElectronicaCompra":      {"08"},
+	"FacturaElectronicaExportacion": {"09"},
+	"ReciboElectronicoPago":         {"10"},
+}
+
+// docInfo is what the sandbox reads from a received XML document.
+type docInfo struct {
+	root           string
+	clave          string
+	consecutivo    string // NumeroConsecutivo, or NumeroConsecutivoReceptor
+	fechaEmision   string
+	emisorNombre   string
+	emisorTipo     string
+	emisorNumero   string
+	receptorNombre string
+	receptorTipo   string
+	receptorNumero string
+	totalImpuesto  string
+	totalFactura   string
+}
+
+// readDoc reads the fields the sandbox needs, by local name in any
+// namespace.
+func readDoc(data []byte) (docInfo, error) {
+	doc := etree.NewDocument()
+	if err := doc.ReadFromBytes(data); err != nil {
+		return docInfo{}, err
+	}
+	root := doc.Root()
+	if root == nil {
+		return docInfo{}, fmt.Errorf("no root element")
+	}
+	text := func(path ...string) string {
+		el := root
+		for _, p := range path {
+			el = child(el, p)
+			if el == nil {
+				return ""
+			}
+		}
+		return strings.TrimSpace(el.Text())
+	}
+	in := docInfo{root: root.Tag, clave: text("Clave")}
+	if root.Tag == "MensajeReceptor" {
+		in.consecutivo = text("NumeroConsecutivoReceptor")
+		in.fechaEmision = text("FechaEmisionDoc")
+		in.emisorNumero = text("NumeroCedulaEmisor")
+		in.receptorNumero = text("NumeroCedulaReceptor")
+		in.totalImpuesto = text("MontoTotalImpuesto")
+		in.totalFactura = text("TotalFactura")
+		return in, nil
+	}
+	in.consecutivo = text("NumeroConsecutivo")
+	in.fechaEmision = text("FechaEmision")
+	in.emisorNombre = text("Emisor", "Nombre")
+	in.emisorTipo = text("Emisor", "Identificacion", "Tipo")
+	in.emisorNumero = text("Emisor", "Identificacion", "Numero")
+	in.receptorNombre = text("Receptor", "Nombre")
+	in.receptorTipo = text("Receptor", "Identificacion", "Tipo")
+	in.receptorNumero = text("Receptor", "Identificacion", "Numero")
+	in.totalImpuesto = text("ResumenFactura", "TotalImpuesto")
+	in.totalFactura = text("ResumenFactura", "TotalComprobante")
+	return in, nil
+}
+
+func child(el *etree.Element, tag string) *etree.Element {
+	for _, c := range el.ChildElements() {
+		if c.Tag == tag {
+			return c
+		}
+	}
+	return nil
+}
+
+// sameID compares two identification numbers, ignoring left zero padding
+// (the API's numeroIdentificacion is sent padded by some clients).
+func sameID(a, b string) bool {
+	return strings.TrimLeft(a, "0") == strings.TrimLeft(b, "0") && a != "" && b != ""
+}
+
+var costaRica = time.FixedZone("-06:00", -6*60*60)
+
+// consistency checks the clave against the document that carries it, as the
+// tax authority does: country, date, issuer, consecutivo, situación, and
+// the document type against the root element.
+func consistency(in docInfo) []string {
+	var out []string
+	c := in.clave
+	if len(c) != 50 {
+		return []string{fmt.Sprintf("La clave %q no tiene 50 dígitos.", c)}
+	}
+	if c[:3] != "506" {
+		out = append(out, "El código de país de la clave no es 506.")
+	}
+	types, known := docTypes[in.root]
+	if !known {
+		out = append(out, fmt.Sprintf("El tipo de documento no corresponde (elemento raíz %s).", in.root))
+	}
+	if in.root != "MensajeReceptor" {
+		if len(in.consecutivo) != 20 {
+			out = append(out, "El NumeroConsecutivo no tiene 20 dígitos.")
+		} else {
+			if c[21:41] != in.consecutivo {
+				out = append(out, "El NumeroConsecutivo no coincide con el de la clave.")
+			}
+			if known && !contains(types, in.consecutivo[8:10]) {
+				out = append(out, "El tipo de documento no corresponde.")
+			}
+		}
+		if f, err := time.Parse(time.RFC3339, in.fechaEmision); err != nil {
+			out = append(out, fmt.Sprintf("La FechaEmision %q no es válida.", in.fechaEmision))
+		} else if f.In(costaRica).Format("020106") != c[3:9] {
+			out = append(out, "La fecha de la clave no coincide con la FechaEmision del comprobante.")
+		}
+	} else if len(in.consecutivo) != 20 || !contains(types, in.consecutivo[8:10]) {
+		out = append(out, "El NumeroConsecutivoReceptor no corresponde a un mensaje receptor.")
+	}
+	if !sameID(c[9:21], in.emisorNumero) && !(in.root == "FacturaElectronicaCompra" && sameID(c[9:21], in.receptorNumero)) {
+		// In a purchase invoice (08) the XML's Emisor is the seller while the
+		// buyer issues the document: either may be the clave's issuer.
+		out = append(out, "La identificación del emisor no coincide con la de la clave.")
+	}
+	if s := c[41]; s < '1' || s > '3' {
+		out = append(out, "La situación del comprobante en la clave no es válida.")
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,384 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Party is an issuer or receiver identification as the API's JSON has it.
+type Party struct {
+	TipoIdentificacion   string `json:"tipoIdentificacion"`
+	NumeroIdentificacion string `json:"numeroIdentificacion"`
+}
+
+// submitBody is POST /recepcion's JSON.
+type submitBody struct {
+	Clave               string `json:"clave"`
+	Fecha               string `json:"fecha"`
+	Emisor              *Party `json:"emisor"`
+	Receptor            *Party `json:"receptor"`
+	CallbackURL         string `json:"callbackUrl"`
+	ConsecutivoReceptor string `json:"consecutivoReceptor"`
+	ComprobanteXML      string `json:"comprobanteXml"`
+}
+
+// Received is a submission as the sandbox recorded it.
+type Received struct {
+	// Key is the status resource's key: the clave, or
+	// clave-consecutivoReceptor for a receptor message.
+	Key                 string    `json:"key"`
+	Clave               string    `json:"clave"`
+	Fecha               string    `json:"fecha"`
+	Emisor              Party     `json:"emisor"`
+	Receptor            *Party    `json:"receptor,omitempty"`
+	CallbackURL         string    `json:"callbackUrl,omitempty"`
+	ConsecutivoReceptor string    `json:"consecutivoReceptor,omitempty"`
+	XML                 []byte    `json:"-"`
+	User                string    `json:"user"`
+	ReceivedAt          time.Time `json:"receivedAt"`
+	// Dropped says the answer to the submission was lost on purpose.
+	Dropped bool `json:"dropped,omitempty"`
+	// Stuck says the document will stay procesando forever.
+	Stuck bool `json:"stuck,omitempty"`
+}
+
+// document is a received document and its verdict.
+type document struct {
+	Received
+	info   docInfo
+	faults receiptFaults
+
+	once    sync.Once
+	estado  string
+	answer  []byte   // signed MensajeHacienda
+	detalle []string // rejection reasons
+}
+
+// maxSubmission caps a submission's body: a v4.4 document with many lines
+// and its signature, base64-encoded, stays well under it.
+const maxSubmission = 16 << 20
+
+// badRequest answers 400 with the reason in X-Error-Cause, as the tax
+// authority does.
+func (s *Sandbox) badRequest(w http.ResponseWriter, cause string) {
+	s.stats.badRequests.Add(1)
+	w.Header().Set("X-Error-Cause", cause)
+	w.WriteHeader(http.StatusBadRequest)
+}
+
+// authorize checks the bearer token; it answers 401 itself.
+func (s *Sandbox) authorize(w http.ResponseWriter, r *http.Request) (string, bool) {
+	user, ok := s.idp.authenticate(bearer(r))
+	if !ok {
+		s.stats.unauthorized.Add(1)
+		w.Header().Set("WWW-Authenticate", `Bearer realm="`+s.opts.Realm+`"`)
+		w.WriteHeader(http.StatusUnauthorized)
+		return "", false
+	}
+	return user, true
+}
+
+// inject answers with an injected error status, if one is drawn.
+func (s *Sandbox) inject(w http.ResponseWriter) bool {
+	code, ra := s.injectedError()
+	if code == 0 {
+		return false
+	}
+	s.stats.injectedErrors.Add(1)
+	if code == http.StatusTooManyRequests || code == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", retryAfterHeader(ra))
+	}
+	w.Header().Set("X-Error-Cause", fmt.Sprintf("Error %d inyectado por el ambiente de pruebas", code))
+	w.WriteHeader(code)
+	return true
+}
+
+func digits(s string, n int) bool {
+	return len(s) == n && strings.Trim(s, "0123456789") == ""
+}
+
+var idTypes = map[string]bool{"01": true, "02": true, "03": true, "04": true, "05": true, "06": true}
+
+func validParty(p *Party) bool {
+	return p != nil && idTypes[p.TipoIdentificacion] && p.NumeroIdentificacion != "" &&
+		len(p.NumeroIdentificacion) <= 12 && strings.Trim(p.NumeroIdentificacion, "0123456789") == ""
+}
+
+func (s *Sandbox) handleSubmit(w http.ResponseWriter, r *http.Request) {
+	if s.inject(w) {
+		return
+	}
+	user, ok := s.authorize(w, r)
+	if !ok {
+		return
+	}
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
+		s.badRequest(w, "El tipo de contenido debe ser application/json.")
+		return
+	}
+	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxSubmission))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			w.WriteHeader(http.StatusRequestEntityTooLarge)
+			return
+		}
+		return // the client went away
+	}
+	var b submitBody
+	if err := json.Unmarshal(raw, &b); err != nil {
+		s.badRequest(w, "El cuerpo de la solicitud no es un JSON válido.")
+		return
+	}
+	switch {
+	case !digits(b.Clave, 50):
+		s.badRequest(w, "La clave debe tener 50 dígitos.")
+		return
+	case b.Fecha == "":
+		s.badRequest(w, "La fecha es requerida.")
+		return
+	case !validParty(b.Emisor):
+		s.badRequest(w, "La identificación del emisor es requerida y no es válida.")
+		return
+	case b.Receptor != nil && !validParty(b.Receptor):
+		s.badRequest(w, "La identificación del receptor no es válida.")
+		return
+	case b.ConsecutivoReceptor != "" && !digits(b.ConsecutivoReceptor, 20):
+		s.badRequest(w, "El consecutivoReceptor debe tener 20 dígitos.")
+		return
+	case b.ComprobanteXML == "":
+		s.badRequest(w, "El comprobanteXml es requerido.")
+		return
+	}
+	if _, err := time.Parse(time.RFC3339, b.Fecha); err != nil {
+		s.badRequest(w, "La fecha no tiene el formato requerido (yyyy-MM-ddTHH:mm:ss-06:00).")
+		return
+	}
+	xml, err := base64.StdEncoding.DecodeString(b.ComprobanteXML)
+	if err != nil {
+		s.badRequest(w, "El comprobanteXml no está codificado en base64.")
+		return
+	}
+	in, err := readDoc(xml)
+	if err != nil {
+		s.badRequest(w, "El comprobanteXml no es un documento XML bien formado.")
+		return
+	}
+	if in.clave != b.Clave {
+		s.badRequest(w, "La clave del comprobante no coincide con la clave indicada en la solicitud.")
+		return
+	}
+	isMR := in.root == "MensajeReceptor"
+	if isMR != (b.ConsecutivoReceptor != "") {
+		s.badRequest(w, "El consecutivoReceptor solo se indica para un mensaje receptor, y es requerido para él.")
+		return
+	}
+	if isMR && in.consecutivo != b.ConsecutivoReceptor {
+		s.badRequest(w, "El consecutivoReceptor no coincide con el del mensaje receptor.")
+		return
+	}
+	emisorOK := sameID(b.Emisor.NumeroIdentificacion, in.emisorNumero) &&
+		(in.emisorTipo == "" || in.emisorTipo == b.Emisor.TipoIdentificacion)
+	if !emisorOK && in.root == "FacturaElectronicaCompra" {
+		emisorOK = sameID(b.Emisor.NumeroIdentificacion, in.receptorNumero)
+	}
+	if !emisorOK {
+		s.badRequest(w, "La identificación del emisor no coincide con la del comprobante.")
+		return
+	}
+	key := b.Clave
+	if isMR {
+		key += "-" + b.ConsecutivoReceptor
+	}
+	rf := s.receiptFaults(b.Clave)
+	d := &document{
+		Received: Received{
+			Key: key, Clave: b.Clave, Fecha: b.Fecha, Emisor: *b.Emisor, Receptor: b.Receptor,
+			CallbackURL: b.CallbackURL, ConsecutivoReceptor: b.ConsecutivoReceptor,
+			XML: xml, User: user, ReceivedAt: s.clock.Now(),
+			Dropped: rf.drop != "", Stuck: rf.stuck,
+		},
+		info:   in,
+		faults: rf,
+	}
+	if !s.store(d) {
+		s.stats.duplicates.Add(1)
+		s.badRequest(w, fmt.Sprintf("El comprobante con clave %s ya fue recibido anteriormente.", key))
+		return
+	}
+	s.stats.submissions.Add(1)
+	if rf.drop != "" {
+		s.stats.dropped.Add(1)
+		s.cut(w, r, rf.drop)
+		return
+	}
+	w.Header().Set("Location", location(r, s.opts.BasePath+"/recepcion/"+key))
+	w.WriteHeader(http.StatusAccepted)
+}
+
+// location is the absolute URL of path on the server r reached.
+func location(r *http.Request, path string) string {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host + path
+}
+
+// store records d unless its key was received before.
+func (s *Sandbox) store(d *document) bool {
+	s.docMu.Lock()
+	defer s.docMu.Unlock()
+	if _, dup := s.docs[d.Key]; dup {
+		return false
+	}
+	s.docs[d.Key] = d
+	s.order = append(s.order, d.Key)
+	for len(s.order) > s.opts.MaxDocuments {
+		delete(s.docs, s.order[0])
+		s.order = s.order[1:]
+	}
+	return true
+}
+
+func (s *Sandbox) lookup(key string) *document {
+	s.docMu.RLock()
+	defer s.docMu.RUnlock()
+	return s.docs[key]
+}
+
+// cut loses the answer: the connection is closed without one (reset) or
+// held until the client gives up (hang).
+func (s *Sandbox) cut(w http.ResponseWriter, r *http.Request, mode string) {
+	if mode == DropHang {
+		s.sleep(r.Context(), 10*time.Minute)
+	}
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		// HTTP/2 and recorders cannot be hijacked: abort the handler, which
+		// resets the stream.
+		panic(http.ErrAbortHandler)
+	}
+	conn, _, err := hj.Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	if tc, ok := conn.(*net.TCPConn); ok {
+		_ = tc.SetLinger(0) // close with RST, as a crashed peer would
+	}
+	_ = conn.Close()
+}
+
+// statusBody is GET /recepcion/{clave}'s JSON, with the API's hyphenated
+// names.
+type statusBody struct {
+	Clave        string `json:"clave"`
+	Fecha        string `json:"fecha"`
+	IndEstado    string `json:"ind-estado"`
+	RespuestaXML string `json:"respuesta-xml,omitempty"`
+}
+
+func (s *Sandbox) handleStatus(w http.ResponseWriter, r *http.Request) {
+	if s.inject(w) {
+		return
+	}
+	if _, ok := s.authorize(w, r); !ok {
+		return
+	}
+	s.stats.statusQueries.Add(1)
+	key := r.PathValue("clave")
+	clave, consecutivo, isMR := strings.Cut(key, "-")
+	if !digits(clave, 50) || (isMR && !digits(consecutivo, 20)) {
+		s.badRequest(w, "La clave debe tener 50 dígitos (o clave-consecutivoReceptor).")
+		return
+	}
+	d := s.lookup(key)
+	if d == nil {
+		s.stats.notFound.Add(1)
+		w.Header().Set("X-Error-Cause", fmt.Sprintf("El comprobante con clave %s no ha sido recibido.", key))
+		w.WriteHeader(http.StatusNotFound)
+		return
+	}
+	body := statusBody{Clave: key, Fecha: d.ReceivedAt.In(costaRica).Format(time.RFC3339)}
+	body.IndEstado, body.RespuestaXML = s.state(r.Context(), d)
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(body)
+}
+
+// state is a document's ind-estado and, once final, its base64 answer.
+func (s *Sandbox) state(ctx context.Context, d *document) (string, string) {
+	elapsed := s.clock.Now().Sub(d.ReceivedAt)
+	delay := s.opts.ProcessingDelay
+	switch {
+	case d.faults.stuck:
+		return "procesando", ""
+	case elapsed < delay/2:
+		return "recibido", ""
+	case elapsed < delay:
+		return "procesando", ""
+	}
+	d.once.Do(func() { s.judge(context.WithoutCancel(ctx), d) })
+	if d.answer == nil {
+		return d.estado, ""
+	}
+	return d.estado, base64.StdEncoding.EncodeToString(d.answer)
+}
+
+// judge gives a document its verdict and signed answer.
+func (s *Sandbox) judge(ctx context.Context, d *document) {
+	lines := consistency(d.info)
+	for _, c := range []Check{s.checks.Schema, s.checks.Signature, s.checks.Totals} {
+		if c != nil {
+			lines = append(lines, c.Check(ctx, d.XML)...)
+		}
+	}
+	lines = append(lines, d.faults.rejected...)
+	accepted := len(lines) == 0
+	answer, err := s.answer(d, accepted, lines)
+	if err != nil {
+		s.log.ErrorContext(ctx, "sandbox could not sign its answer", "clave", d.Key, "err", err)
+		d.estado = "error"
+		return
+	}
+	d.answer, d.detalle = answer, lines
+	if accepted {
+		d.estado = "aceptado"
+		s.stats.accepted.Add(1)
+	} else {
+		d.estado = "rechazado"
+		s.stats.rejected.Add(1)
+	}
+}
+
+// Received returns the recorded submissions in arrival order (without
+// their XML; see Document).
+func (s *Sandbox) Received() []Received {
+	s.docMu.RLock()
+	defer s.docMu.RUnlock()
+	out := make([]Received, 0, len(s.order))
+	for _, k := range s.order {
+		r := s.docs[k].Received
+		r.XML = nil
+		out = append(out, r)
+	}
+	return out
+}
+
+// Document returns one recorded submission, its XML included.
+func (s *Sandbox) Document(key string) (Received, bool) {
+	d := s.lookup(key)
+	if d == nil {
+		return Received{}, false
+	}
+	return d.Received, true
+}

@@ -1,0 +1,116 @@
+package sandbox
+
+import (
+	"crypto/subtle"
+	"crypto/x509"
+	"encoding/json"
+	"encoding/pem"
+	"net/http"
+)
+
+func (s *Sandbox) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST "+s.tokenPath, s.faulty(s.idp.handleToken))
+	mux.HandleFunc("POST "+s.logoutPath, s.faulty(s.idp.handleLogout))
+	mux.HandleFunc("POST "+s.opts.BasePath+"/recepcion", s.faulty(s.handleSubmit))
+	mux.HandleFunc("GET "+s.opts.BasePath+"/recepcion/{clave}", s.faulty(s.handleStatus))
+
+	mux.HandleFunc("GET /_sandbox/faults", s.admin(func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, s.Faults())
+	}))
+	mux.HandleFunc("PUT /_sandbox/faults", s.admin(func(w http.ResponseWriter, r *http.Request) {
+		var f Faults
+		dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&f); err != nil {
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "faults: " + err.Error()})
+			return
+		}
+		if err := s.SetFaults(f); err != nil {
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
+			return
+		}
+		s.log.InfoContext(r.Context(), "sandbox faults replaced")
+		writeJSON(w, http.StatusOK, s.Faults())
+	}))
+	mux.HandleFunc("GET /_sandbox/stats", s.admin(func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, s.Stats())
+	}))
+	mux.HandleFunc("GET /_sandbox/received", s.admin(func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, s.Received())
+	}))
+	mux.HandleFunc("GET /_sandbox/received/{key}/xml", s.admin(func(w http.ResponseWriter, r *http.Request) {
+		d, ok := s.Document(r.PathValue("key"))
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/xml")
+		_, _ = w.Write(d.XML)
+	}))
+	mux.HandleFunc("POST /_sandbox/users", s.admin(func(w http.ResponseWriter, r *http.Request) {
+		var u struct {
+			Username string `json:"username"`
+			Password string `json:"password"`
+		}
+		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&u); err != nil || u.Username == "" || u.Password == "" {
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "want {\"username\": ..., \"password\": ...}, both non-empty"})
+			return
+		}
+		s.AddUser(u.Username, u.Password)
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	mux.HandleFunc("POST /_sandbox/revoke-tokens", s.admin(func(w http.ResponseWriter, r *http.Request) {
+		s.RevokeTokens()
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	mux.HandleFunc("GET /_sandbox/certificate", s.admin(func(w http.ResponseWriter, r *http.Request) {
+		c, ok := s.signer.(interface{ Certificate() *x509.Certificate })
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/x-pem-file")
+		_ = pem.Encode(w, &pem.Block{Type: "CERTIFICATE", Bytes: c.Certificate().Raw})
+	}))
+	return mux
+}
+
+// faulty wraps a token-service or reception-API handler with the outage
+// and latency faults.
+func (s *Sandbox) faulty(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if out, status := s.outage(); out || s.closed.Load() {
+			s.stats.outageCuts.Add(1)
+			if status != 0 && !s.closed.Load() {
+				if status == http.StatusServiceUnavailable || status == http.StatusTooManyRequests {
+					w.Header().Set("Retry-After", "1")
+				}
+				w.WriteHeader(status)
+				return
+			}
+			s.cut(w, r, DropReset)
+			return
+		}
+		s.sleep(r.Context(), s.latency())
+		h(w, r)
+	}
+}
+
+// admin guards a /_sandbox/ endpoint with Options.AdminToken when set.
+func (s *Sandbox) admin(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if s.opts.AdminToken != "" && subtle.ConstantTimeCompare([]byte(bearer(r)), []byte(s.opts.AdminToken)) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="sandbox-admin"`)
+			writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "admin token required"})
+			return
+		}
+		h(w, r)
+	}
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}

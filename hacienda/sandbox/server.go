@@ -1,0 +1,131 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"time"
+)
+
+// Server is a Sandbox listening on an address.
+type Server struct {
+	*Sandbox
+	srv *http.Server
+	ln  net.Listener
+	url string
+	err chan error
+}
+
+// Listen starts a sandbox on addr ("127.0.0.1:0" picks a free port) and
+// serves it until Close.
+func Listen(addr string, o Options) (*Server, error) {
+	sb, err := New(o)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: listen on %s: %w", addr, err)
+	}
+	s := &Server{
+		Sandbox: sb,
+		srv: &http.Server{
+			Handler:           sb.Handler(),
+			ReadHeaderTimeout: 10 * time.Second,
+			ReadTimeout:       60 * time.Second,
+			IdleTimeout:       120 * time.Second,
+		},
+		ln:  ln,
+		url: "http://" + ln.Addr().String(),
+		err: make(chan error, 1),
+	}
+	go func() { s.err <- s.srv.Serve(ln) }()
+	return s, nil
+}
+
+// URL is the server's root URL (http://host:port).
+func (s *Server) URL() string { return s.url }
+
+// APIURL is the reception API's base URL.
+func (s *Server) APIURL() string { return s.url + s.opts.BasePath }
+
+// TokenURL is the token endpoint's URL.
+func (s *Server) TokenURL() string { return s.url + s.tokenPath }
+
+// Close stops the server, waiting for running calls until ctx ends.
+func (s *Server) Close(ctx context.Context) error {
+	s.Sandbox.Close()
+	err := s.srv.Shutdown(ctx)
+	if serr := <-s.err; serr != nil && !errors.Is(serr, http.ErrServerClosed) && err == nil {
+		err = serr
+	}
+	return err
+}
+
+// ListenAndServe runs a sandbox on addr until ctx ends, then shuts it down
+// gracefully (within ten seconds). It is what `facturad sandbox` runs.
+func ListenAndServe(ctx context.Context, addr string, o Options) error {
+	s, err := Listen(addr, o)
+	if err != nil {
+		return err
+	}
+	s.log.InfoContext(ctx, "tax-authority sandbox listening", "api", s.APIURL(), "token", s.TokenURL())
+	select {
+	case <-ctx.Done():
+	case err := <-s.err:
+		s.err <- err
+	}
+	shut, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	return s.Close(shut)
+}
+
+// TB is the part of testing.TB NewTestServer uses.
+type TB interface {
+	Helper()
+	Cleanup(func())
+	Fatalf(format string, args ...any)
+}
+
+// TestServer is a sandbox on a loopback port for tests, closed when the
+// test ends.
+type TestServer struct {
+	*Sandbox
+	// URL is the root (http://127.0.0.1:port); APIURL the reception API's
+	// base URL; TokenURL the token endpoint.
+	URL, APIURL, TokenURL string
+	srv                   *httptest.Server
+}
+
+// NewTestServer starts a sandbox for a test, as net/http/httptest starts a
+// server.
+func NewTestServer(t TB, o Options) *TestServer {
+	t.Helper()
+	sb, err := New(o)
+	if err != nil {
+		t.Fatalf("sandbox: %v", err)
+	}
+	srv := httptest.NewServer(sb.Handler())
+	ts := &TestServer{
+		Sandbox:  sb,
+		URL:      srv.URL,
+		APIURL:   srv.URL + sb.opts.BasePath,
+		TokenURL: srv.URL + sb.tokenPath,
+		srv:      srv,
+	}
+	t.Cleanup(ts.Close)
+	return ts
+}
+
+// Close stops the server.
+func (ts *TestServer) Close() {
+	ts.Sandbox.Close()
+	ts.srv.Close()
+}
+
+// Listener-less use: CloseClientConnections drops every open connection,
+// as a crash of the tax authority's front end would.
+func (ts *TestServer) CloseClientConnections() { ts.srv.CloseClientConnections() }
