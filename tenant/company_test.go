@@ -1,0 +1,352 @@
+package tenant_test
+
+import (
+	"context"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"software.sslmate.com/src/go-pkcs12"
+
+	"facturad/signer/certmint"
+	"facturad/tenant"
+)
+
+func TestCreateCompanyValidation(t *testing.T) {
+	b := newBundle(t, bundleOpts{})
+	ctx := context.Background()
+	other := mint(t, certmint.Options{TipoIdentificacion: "02", Identificacion: "3101999999"})
+	expired := mint(t, certmint.Options{TipoIdentificacion: "02", Identificacion: "3101123456",
+		NotBefore: time.Now().Add(-400 * 24 * time.Hour), NotAfter: time.Now().Add(-24 * time.Hour)})
+	physical := mint(t, certmint.Options{TipoIdentificacion: "01", Identificacion: "112345678"})
+
+	tests := []struct {
+		name   string
+		edit   func(in *tenant.CompanyInput)
+		fields []string // every field that must have an error, and no other
+	}{
+		{"error/everything missing", func(in *tenant.CompanyInput) { *in = tenant.CompanyInput{} },
+			[]string{"TipoIdentificacion", "Identificacion", "RazonSocial", "Provincia", "Canton", "Distrito", "OtrasSenas", "CorreoElectronico"}},
+		{"error/unknown identification type", func(in *tenant.CompanyInput) { in.TipoIdentificacion = "05" }, []string{"TipoIdentificacion"}},
+		{"error/juridica with 9 digits", func(in *tenant.CompanyInput) { in.Identificacion = "310112345" }, []string{"Identificacion"}},
+		{"error/identification with dashes", func(in *tenant.CompanyInput) { in.Identificacion = "3-101-123456" }, []string{"Identificacion"}},
+		{"error/fisica with leading zero", func(in *tenant.CompanyInput) {
+			in.TipoIdentificacion, in.Identificacion = "01", "012345678"
+		}, []string{"Identificacion"}},
+		{"error/fisica with 10 digits", func(in *tenant.CompanyInput) {
+			in.TipoIdentificacion, in.Identificacion = "01", "1123456789"
+		}, []string{"Identificacion"}},
+		{"error/dimex with 10 digits", func(in *tenant.CompanyInput) {
+			in.TipoIdentificacion, in.Identificacion = "03", "1551234567"
+		}, []string{"Identificacion"}},
+		{"error/nite with 11 digits", func(in *tenant.CompanyInput) {
+			in.TipoIdentificacion, in.Identificacion = "04", "31011234567"
+		}, []string{"Identificacion"}},
+		{"error/razon social too short", func(in *tenant.CompanyInput) { in.RazonSocial = "ABC" }, []string{"RazonSocial"}},
+		{"error/razon social too long", func(in *tenant.CompanyInput) { in.RazonSocial = strings.Repeat("Ñ", 101) }, []string{"RazonSocial"}},
+		{"error/razon comercial too long", func(in *tenant.CompanyInput) { in.RazonComercial = strings.Repeat("x", 81) }, []string{"RazonComercial"}},
+		{"error/actividad not 6 characters", func(in *tenant.CompanyInput) { in.ActividadComercial = "72200" }, []string{"ActividadComercial"}},
+		{"error/provincia 8", func(in *tenant.CompanyInput) { in.Provincia = "8" }, []string{"Provincia"}},
+		{"error/canton 3 digits", func(in *tenant.CompanyInput) { in.Canton = "101" }, []string{"Canton"}},
+		{"error/distrito 00", func(in *tenant.CompanyInput) { in.Distrito = "00" }, []string{"Distrito"}},
+		{"error/barrio too short", func(in *tenant.CompanyInput) { in.Barrio = "Amo" }, []string{"Barrio"}},
+		{"error/barrio too long", func(in *tenant.CompanyInput) { in.Barrio = strings.Repeat("b", 51) }, []string{"Barrio"}},
+		{"error/otras senas too long", func(in *tenant.CompanyInput) { in.OtrasSenas = strings.Repeat("o", 251) }, []string{"OtrasSenas"}},
+		{"error/telefono letters", func(in *tenant.CompanyInput) { in.Telefono = "2222-CASA" }, []string{"Telefono"}},
+		{"error/telefono 7 digits", func(in *tenant.CompanyInput) { in.Telefono = "2222333" }, []string{"Telefono"}},
+		{"error/telefono 21 digits", func(in *tenant.CompanyInput) { in.Telefono = strings.Repeat("2", 21) }, []string{"Telefono"}},
+		{"error/fax bad", func(in *tenant.CompanyInput) { in.Fax = "12" }, []string{"Fax"}},
+		{"error/codpais 4 digits", func(in *tenant.CompanyInput) { in.CodPais = "5060" }, []string{"CodPais"}},
+		{"error/correo without at", func(in *tenant.CompanyInput) { in.CorreoElectronico = "facturas.nandu.example" }, []string{"CorreoElectronico"}},
+		{"error/correo with space", func(in *tenant.CompanyInput) { in.CorreoElectronico = "a@b.cr; c@d.cr" }, []string{"CorreoElectronico"}},
+		{"error/five correos", func(in *tenant.CompanyInput) { in.CorreoElectronico = "a@b.cr;c@d.cr;e@f.cr;g@h.cr;i@j.cr" }, []string{"CorreoElectronico"}},
+		{"error/correo too long", func(in *tenant.CompanyInput) { in.CorreoElectronico = strings.Repeat("a", 150) + "@example.com" }, []string{"CorreoElectronico"}},
+		{"error/sucursal 2 digits", func(in *tenant.CompanyInput) { in.Sucursal = "01" }, []string{"Sucursal"}},
+		{"error/sucursal 000", func(in *tenant.CompanyInput) { in.Sucursal = "000" }, []string{"Sucursal"}},
+		{"error/moneda local 4 letters", func(in *tenant.CompanyInput) { in.MonedaLocal = "COLN" }, []string{"MonedaLocal"}},
+		{"error/moneda extranjera digits", func(in *tenant.CompanyInput) { in.MonedaExtranjera = "840" }, []string{"MonedaExtranjera"}},
+		{"error/activo X", func(in *tenant.CompanyInput) { in.Activo = "X" }, []string{"Activo"}},
+		{"error/certificate required for electronic invoicing", func(in *tenant.CompanyInput) {
+			in.Certificate, in.CertificatePIN = nil, nil
+		}, []string{"Certificado"}},
+		{"error/hacienda credentials required for electronic invoicing", func(in *tenant.CompanyInput) {
+			in.UsuarioHacienda, in.ContrasenaHacienda = "", nil
+		}, []string{"UsuarioHacienda", "ContrasenaHacienda"}},
+		{"error/certificate without PIN", func(in *tenant.CompanyInput) { in.CertificatePIN = nil }, []string{"Clave"}},
+		{"error/wrong PIN", func(in *tenant.CompanyInput) { in.CertificatePIN = tenant.Secret("9999") }, []string{"Certificado"}},
+		{"error/not a PKCS#12", func(in *tenant.CompanyInput) { in.Certificate = tenant.Secret("-----BEGIN CERTIFICATE-----\n") }, []string{"Certificado"}},
+		{"error/DER that is not PKCS#12", func(in *tenant.CompanyInput) { in.Certificate = tenant.Secret(other.Leaf.Raw) }, []string{"Certificado"}},
+		{"error/certificate of another taxpayer", func(in *tenant.CompanyInput) {
+			in.Certificate, in.CertificatePIN = tenant.Secret(other.P12), tenant.Secret(other.PIN)
+		}, []string{"Certificado"}},
+		{"error/certificate of a person for a company", func(in *tenant.CompanyInput) {
+			in.Certificate, in.CertificatePIN = tenant.Secret(physical.P12), tenant.Secret(physical.PIN)
+		}, []string{"Certificado"}},
+		{"error/expired certificate", func(in *tenant.CompanyInput) {
+			in.Certificate, in.CertificatePIN = tenant.Secret(expired.P12), tenant.Secret(expired.PIN)
+		}, []string{"Certificado"}},
+		{"error/certificate too large", func(in *tenant.CompanyInput) {
+			in.Certificate = make(tenant.Secret, tenant.MaxCertificateSize+1)
+		}, []string{"Certificado"}},
+		{"error/several at once", func(in *tenant.CompanyInput) {
+			in.RazonSocial, in.Provincia, in.CorreoElectronico = "", "9", "x"
+		}, []string{"RazonSocial", "Provincia", "CorreoElectronico"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := companyInput(t, "3101123456")
+			tt.edit(&in)
+			_, err := b.svc.CreateCompany(ctx, b.admin, in)
+			fe := fieldErrors(t, err)
+			var got []string
+			for f := range fe {
+				got = append(got, f)
+			}
+			sort.Strings(got)
+			want := slices.Clone(tt.fields)
+			sort.Strings(want)
+			if !slices.Equal(got, want) {
+				t.Fatalf("fields = %v, want %v (%v)", got, want, fe)
+			}
+			for f, msgs := range fe {
+				for _, m := range msgs {
+					if strings.Contains(m, "1234") || strings.Contains(m, "s3cr3t") {
+						t.Errorf("%s message %q repeats a secret", f, m)
+					}
+				}
+			}
+		})
+	}
+	// Nothing was stored by the refused requests.
+	cs, err := b.svc.SearchCompanies(ctx, b.admin, "")
+	if err != nil || len(cs) != 0 {
+		t.Fatalf("after refused creates: %d companies, %v", len(cs), err)
+	}
+}
+
+func TestCreateCompanyNoPrivateKey(t *testing.T) {
+	b := newBundle(t, bundleOpts{})
+	m := mint(t, certmint.Options{TipoIdentificacion: "02", Identificacion: "3101123456"})
+	p12, err := pkcs12.Modern.EncodeTrustStore([]*x509.Certificate{m.Leaf}, "1234")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := companyInput(t, "3101123456")
+	in.Certificate, in.CertificatePIN = p12, tenant.Secret("1234")
+	_, err = b.svc.CreateCompany(context.Background(), b.admin, in)
+	fe := fieldErrors(t, err)
+	if len(fe["Certificado"]) != 1 || !strings.Contains(fe["Certificado"][0], "private key") {
+		t.Fatalf("errors = %v", fe)
+	}
+}
+
+func TestCreateCompanyIdentificationTypes(t *testing.T) {
+	b := newBundle(t, bundleOpts{})
+	tests := []struct {
+		name, tipo, ident string
+		legacy            bool
+	}{
+		{"ok/fisica", "01", "112345678", false},
+		{"ok/juridica legacy p12", "02", "3101654321", true},
+		{"ok/dimex 12 digits", "03", "155812345678", false},
+		{"ok/dimex 11 digits", "03", "15581234567", false},
+		{"ok/nite", "04", "3004123456", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := mint(t, certmint.Options{TipoIdentificacion: tt.tipo, Identificacion: tt.ident, Legacy: tt.legacy})
+			in := companyInput(t, "3101123456")
+			in.TipoIdentificacion, in.Identificacion = tt.tipo, tt.ident
+			in.Certificate, in.CertificatePIN = tenant.Secret(m.P12), tenant.Secret(m.PIN)
+			cc, err := b.svc.CreateCompany(context.Background(), b.admin, in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cc.NumeroIdentificacion != tt.ident || cc.TipoIdentificacion != tt.tipo {
+				t.Fatalf("stored %s %s", cc.TipoIdentificacion, cc.NumeroIdentificacion)
+			}
+			if !cc.CertificateExpiry.Equal(m.Leaf.NotAfter) {
+				t.Fatalf("expiry %v, want %v", cc.CertificateExpiry, m.Leaf.NotAfter)
+			}
+		})
+	}
+}
+
+func TestCreateCompany(t *testing.T) {
+	b := newBundle(t, bundleOpts{})
+	ctx := context.Background()
+	in := companyInput(t, "3101123456")
+	in.Canton = "1" // padded to 01
+	in.Telefono = "2222 3333"
+	in.MonedaLocal = "crc"
+	in.Sucursal = ""
+	in.MonedaExtranjera = ""
+	cc, err := b.svc.CreateCompany(ctx, b.admin, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := cc.Company
+	if c.ID == 0 || c.OwnerID != 0 || !c.Activo || !c.FacturacionElectronica {
+		t.Fatalf("company %+v", c)
+	}
+	if c.Canton != "01" || c.Telefono != "22223333" || c.MonedaLocal != "CRC" || c.MonedaExtranjera != "USD" || c.CodPais != "506" {
+		t.Fatalf("normalised fields: canton %q telefono %q monedas %q %q", c.Canton, c.Telefono, c.MonedaLocal, c.MonedaExtranjera)
+	}
+	if c.CertificateVersion != 1 || c.CertificateExpired(b.now) {
+		t.Fatalf("certificate version %d expiry %v", c.CertificateVersion, c.CertificateExpiry)
+	}
+	if cc.ContrasenaHacienda != string(in.ContrasenaHacienda) || cc.CertificatePIN != string(in.CertificatePIN) {
+		t.Fatal("the answer does not carry the opened secrets")
+	}
+	if cc.Branch.ID == 0 || cc.Branch.Sucursal != "001" || cc.Branch.CompanyID != c.ID || !cc.Branch.Activo {
+		t.Fatalf("branch %+v", cc.Branch)
+	}
+	cr := cc.Credentials
+	if !strings.HasPrefix(cr.Usuario, "3101123456-001-") || len(cr.Contrasena) < 32 || len(cr.APIToken) < 43 {
+		t.Fatalf("credentials %q / %d / %d", cr.Usuario, len(cr.Contrasena), len(cr.APIToken))
+	}
+
+	// Secrets are sealed at rest, bound to the company and their purpose.
+	stored, err := b.store.Company(ctx, c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range [][]byte{stored.SealedContrasenaHacienda, stored.SealedCertificate, stored.SealedCertificatePIN} {
+		if len(s) == 0 || strings.Contains(string(s), string(in.ContrasenaHacienda)) || strings.Contains(string(s), "1234") {
+			t.Fatal("a secret is not sealed")
+		}
+	}
+	if _, err := b.sealer.Open(c.ID, tenant.PurposeCertificate, stored.SealedCertificatePIN); err == nil {
+		t.Fatal("a sealed PIN opened as a certificate")
+	}
+	secrets, err := b.svc.CompanySecrets(ctx, c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(secrets.Certificate) != string(in.Certificate) || string(secrets.CertificatePIN) != "1234" ||
+		string(secrets.ContrasenaHacienda) != string(in.ContrasenaHacienda) || secrets.CertificateVersion != 1 {
+		t.Fatal("CompanySecrets does not give back what was uploaded")
+	}
+
+	// The stored password is a slow hash and the token a SHA-256 digest.
+	u, err := b.store.APIUserByUsername(ctx, cr.Usuario)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(u.PasswordHash, "$argon2id$") || strings.Contains(u.PasswordHash, cr.Contrasena) {
+		t.Fatalf("password hash %q", u.PasswordHash)
+	}
+	if !tenant.TokenHashEqual(u.TokenHash, tenant.HashToken(cr.APIToken)) {
+		t.Fatal("token hash is not SHA-256 of the token")
+	}
+	if u.Role != tenant.RoleBranch || u.CompanyID != c.ID || u.BranchID != cc.Branch.ID {
+		t.Fatalf("user %+v", u)
+	}
+}
+
+func TestCreateCompanyWithoutElectronicInvoicing(t *testing.T) {
+	b := newBundle(t, bundleOpts{})
+	in := companyInput(t, "3101123456")
+	in.FacturacionElectronica = false
+	in.Certificate, in.CertificatePIN, in.UsuarioHacienda, in.ContrasenaHacienda = nil, nil, "", nil
+	cc, err := b.svc.CreateCompany(context.Background(), b.admin, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cc.CertificateVersion != 0 || !cc.CertificateExpired(b.now) || cc.CertificatePIN != "" || cc.ContrasenaHacienda != "" {
+		t.Fatalf("company without certificate: %+v", cc.CompanyDetail)
+	}
+}
+
+func TestUpdateCompany(t *testing.T) {
+	b := newBundle(t, bundleOpts{})
+	ctx := context.Background()
+	f := b.newCompany(t, b.admin, "3101123456")
+	id := f.created.ID
+
+	t.Run("ok/no certificate keeps certificate, PIN and password", func(t *testing.T) {
+		in := companyInput(t, "3101123456")
+		in.Certificate, in.CertificatePIN, in.ContrasenaHacienda = nil, nil, nil
+		in.RazonSocial = "Servicios Ñandú Limitada"
+		d, err := b.svc.UpdateCompany(ctx, f.user, id, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.RazonSocial != "Servicios Ñandú Limitada" || d.CertificateVersion != 1 ||
+			d.CertificatePIN != "1234" || d.ContrasenaHacienda != "s3cr3t$/@);]+|" {
+			t.Fatalf("detail %+v", d)
+		}
+	})
+	t.Run("ok/new certificate replaces and bumps the version", func(t *testing.T) {
+		m := mint(t, certmint.Options{TipoIdentificacion: "02", Identificacion: "3101123456", PIN: "4321",
+			NotAfter: time.Now().Add(500 * 24 * time.Hour).Truncate(time.Second)})
+		in := companyInput(t, "3101123456")
+		in.Certificate, in.CertificatePIN = tenant.Secret(m.P12), tenant.Secret(m.PIN)
+		d, err := b.svc.UpdateCompany(ctx, f.user, id, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.CertificateVersion != 2 || d.CertificatePIN != "4321" || !d.CertificateExpiry.Equal(m.Leaf.NotAfter) {
+			t.Fatalf("version %d pin %q expiry %v", d.CertificateVersion, d.CertificatePIN, d.CertificateExpiry)
+		}
+		s, err := b.svc.CompanySecrets(ctx, id)
+		if err != nil || string(s.Certificate) != string(m.P12) {
+			t.Fatalf("stored certificate not replaced: %v", err)
+		}
+	})
+	t.Run("error/identification change without a new certificate", func(t *testing.T) {
+		in := companyInput(t, "3101123456")
+		in.Identificacion = "3101999999"
+		in.Certificate, in.CertificatePIN = nil, nil
+		_, err := b.svc.UpdateCompany(ctx, f.user, id, in)
+		if fe := fieldErrors(t, err); len(fe) != 1 || fe["Certificado"] == nil {
+			t.Fatalf("errors = %v", fe)
+		}
+	})
+	t.Run("error/wrong PIN leaves the stored certificate", func(t *testing.T) {
+		in := companyInput(t, "3101123456")
+		in.CertificatePIN = tenant.Secret("0000")
+		_, err := b.svc.UpdateCompany(ctx, f.user, id, in)
+		if fe := fieldErrors(t, err); fe["Certificado"] == nil {
+			t.Fatalf("errors = %v", fe)
+		}
+		d, err := b.svc.Company(ctx, f.user, id)
+		if err != nil || d.CertificateVersion != 2 || d.CertificatePIN != "4321" {
+			t.Fatalf("after a refused update: version %d pin %q err %v", d.CertificateVersion, d.CertificatePIN, err)
+		}
+	})
+	t.Run("error/missing required fields", func(t *testing.T) {
+		_, err := b.svc.UpdateCompany(ctx, f.user, id, tenant.CompanyInput{})
+		fe := fieldErrors(t, err)
+		for _, k := range []string{"TipoIdentificacion", "Identificacion", "RazonSocial", "CorreoElectronico"} {
+			if fe[k] == nil {
+				t.Errorf("no error on %s: %v", k, fe)
+			}
+		}
+	})
+	t.Run("error/unknown company", func(t *testing.T) {
+		_, err := b.svc.UpdateCompany(ctx, b.admin, id+100, companyInput(t, "3101123456"))
+		if !errors.Is(err, tenant.ErrNotFound) {
+			t.Fatalf("err = %v", err)
+		}
+	})
+}
+
+func TestSecretRedacted(t *testing.T) {
+	s := tenant.Secret("5678")
+	for _, got := range []string{s.String(), s.GoString(), s.LogValue().String()} {
+		if strings.Contains(got, "5678") {
+			t.Fatalf("secret printed as %q", got)
+		}
+	}
+	in := tenant.CompanyInput{CertificatePIN: s, ContrasenaHacienda: tenant.Secret("hunter2")}
+	printed := fmt.Sprintf("%v %+v %#v", in, in, in)
+	if strings.Contains(printed, "5678") || strings.Contains(printed, "hunter2") {
+		t.Fatalf("a CompanyInput printed its secrets: %s", printed)
+	}
+}

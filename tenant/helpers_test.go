@@ -1,0 +1,253 @@
+package tenant_test
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"facturad/signer"
+	"facturad/signer/certmint"
+	"facturad/tenant"
+	"facturad/tenant/authcache"
+	"facturad/tenant/seal"
+	"facturad/tenant/storetest"
+)
+
+// signerOpener adapts signer.LoadPKCS12 to tenant.CertificateOpener, the way
+// cmd wires it.
+type signerOpener struct{}
+
+func (signerOpener) OpenCertificate(p12, pin []byte) (tenant.CertificateInfo, error) {
+	c, err := signer.LoadPKCS12(p12, pin)
+	switch {
+	case errors.Is(err, signer.ErrWrongPIN):
+		return tenant.CertificateInfo{}, fmt.Errorf("%w: %w", tenant.ErrCertificatePIN, err)
+	case errors.Is(err, signer.ErrNotPKCS12):
+		return tenant.CertificateInfo{}, fmt.Errorf("%w: %w", tenant.ErrCertificateFormat, err)
+	case errors.Is(err, signer.ErrNoPrivateKey), errors.Is(err, signer.ErrNoCertificate):
+		return tenant.CertificateInfo{}, fmt.Errorf("%w: %w", tenant.ErrCertificateNoKey, err)
+	case errors.Is(err, signer.ErrUnsupportedKey):
+		return tenant.CertificateInfo{}, fmt.Errorf("%w: %w", tenant.ErrCertificateKey, err)
+	case err != nil:
+		return tenant.CertificateInfo{}, err
+	}
+	id, err := c.Identification()
+	if err != nil && !errors.Is(err, signer.ErrNoIdentification) {
+		return tenant.CertificateInfo{}, err
+	}
+	return tenant.CertificateInfo{Identification: id, NotBefore: c.Leaf.NotBefore, NotAfter: c.Leaf.NotAfter}, nil
+}
+
+var _ tenant.CertificateOpener = signerOpener{}
+
+// countingHasher counts slow-hash verifications, to prove the warm path
+// never runs one.
+type countingHasher struct {
+	tenant.PasswordHasher
+	verifies atomic.Int64
+}
+
+func (h *countingHasher) Verify(encoded string, password []byte) (bool, error) {
+	h.verifies.Add(1)
+	return h.PasswordHasher.Verify(encoded, password)
+}
+
+// testArgon2id keeps test runs fast; production uses DefaultArgon2id.
+var testArgon2id = tenant.Argon2id{Memory: 64, Time: 1, Threads: 1}
+
+type bundle struct {
+	svc     *tenant.Service
+	store   tenant.Store
+	sealer  *seal.Sealer
+	hasher  *countingHasher
+	cache   tenant.AuthCache
+	now     time.Time
+	admin   tenant.Principal
+	adminCr tenant.Credentials
+}
+
+type bundleOpts struct {
+	cache tenant.AuthCache
+	now   time.Time
+}
+
+func newBundle(t testing.TB, o bundleOpts) *bundle {
+	t.Helper()
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		t.Fatal(err)
+	}
+	sealer, err := seal.New(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	authKey, err := seal.DeriveKey(key, "facturad auth-cache v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.cache == nil {
+		o.cache = authcache.NewMemory(authcache.MemoryOptions{})
+	}
+	if o.now.IsZero() {
+		o.now = time.Now()
+	}
+	b := &bundle{
+		store:  storetest.NewSQLite(t),
+		sealer: sealer,
+		hasher: &countingHasher{PasswordHasher: testArgon2id},
+		cache:  o.cache,
+		now:    o.now,
+	}
+	b.svc, err = tenant.NewService(tenant.ServiceOptions{
+		Store:        b.store,
+		Sealer:       sealer,
+		Certificates: signerOpener{},
+		Cache:        o.cache,
+		AuthKey:      authKey,
+		Passwords:    b.hasher,
+		Now:          func() time.Time { return o.now },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cr, created, err := b.svc.EnsureAdmin(context.Background(), "", "", "")
+	if err != nil || !created {
+		t.Fatalf("EnsureAdmin = %v, %v", created, err)
+	}
+	b.adminCr = cr
+	b.admin = b.login(t, cr)
+	return b
+}
+
+func (b *bundle) login(t testing.TB, cr tenant.Credentials) tenant.Principal {
+	t.Helper()
+	p, err := b.svc.Authenticate(context.Background(), cr.APIToken, cr.Usuario, cr.Contrasena)
+	if err != nil {
+		t.Fatalf("Authenticate %s: %v", cr.Usuario, err)
+	}
+	return p
+}
+
+// Certificates are minted once per identification and reused: key
+// generation is the slow part.
+var (
+	certMu    sync.Mutex
+	certCache = map[string]*certmint.Minted{}
+	certCA    *certmint.CA
+)
+
+func mint(t testing.TB, o certmint.Options) *certmint.Minted {
+	t.Helper()
+	key := fmt.Sprintf("%s/%s/%s/%v/%v", o.TipoIdentificacion, o.Identificacion, o.PIN, o.NotAfter.Unix(), o.Legacy)
+	certMu.Lock()
+	defer certMu.Unlock()
+	if m, ok := certCache[key]; ok {
+		return m
+	}
+	if certCA == nil {
+		ca, err := certmint.NewCA(certmint.CAOptions{Key: certmint.TestKey(0)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		certCA = ca
+	}
+	if o.Name == "" {
+		o.Name = "EMPRESA DE PRUEBA"
+	}
+	if o.PIN == "" {
+		o.PIN = "1234"
+	}
+	o.CA = certCA
+	o.Key = certmint.TestKey(1)
+	m, err := certmint.MintCertificate(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certCache[key] = m
+	return m
+}
+
+// companyInput is a valid create request for a cédula jurídica, with a
+// matching certificate.
+func companyInput(t testing.TB, ident string) tenant.CompanyInput {
+	t.Helper()
+	m := mint(t, certmint.Options{TipoIdentificacion: "02", Identificacion: ident})
+	return tenant.CompanyInput{
+		TipoIdentificacion:     "02",
+		Identificacion:         ident,
+		RazonSocial:            "Servicios Ñandú S.A.",
+		ActividadComercial:     "722003",
+		UsuarioHacienda:        "cpj-3-101-123456@stag.comprobanteselectronicos.go.cr",
+		ContrasenaHacienda:     tenant.Secret("s3cr3t$/@);]+|"),
+		TipoCliente:            "Empresa",
+		RazonComercial:         "Ñandú",
+		Provincia:              "1",
+		Canton:                 "01",
+		Distrito:               "03",
+		Barrio:                 "Barrio Amón",
+		OtrasSenas:             "Avenida 7, calle 9, casa 12",
+		CodPais:                "506",
+		Telefono:               "22223333",
+		CorreoElectronico:      "facturas@nandu.example",
+		FacturacionElectronica: true,
+		Certificate:            tenant.Secret(m.P12),
+		CertificatePIN:         tenant.Secret(m.PIN),
+	}
+}
+
+func branchInput(sucursal string) tenant.BranchInput {
+	return tenant.BranchInput{
+		Sucursal:          sucursal,
+		RazonComercial:    "Sucursal " + sucursal,
+		Provincia:         "2",
+		Canton:            "1",
+		Distrito:          "01",
+		OtrasSenas:        "Frente al parque central",
+		Telefono:          "2444-5555",
+		CorreoElectronico: "sucursal@nandu.example",
+	}
+}
+
+// tenantFixture is one company with its first branch user, created by p.
+type tenantFixture struct {
+	created tenant.CreatedCompany
+	user    tenant.Principal
+	creds   tenant.Credentials
+}
+
+func (b *bundle) newCompany(t testing.TB, p tenant.Principal, ident string) tenantFixture {
+	t.Helper()
+	cc, err := b.svc.CreateCompany(context.Background(), p, companyInput(t, ident))
+	if err != nil {
+		t.Fatalf("CreateCompany %s: %v", ident, err)
+	}
+	return tenantFixture{created: cc, creds: cc.Credentials, user: b.login(t, cc.Credentials)}
+}
+
+func (b *bundle) newReseller(t testing.TB, name string) (tenant.Principal, tenant.Credentials) {
+	t.Helper()
+	cr, err := b.svc.CreateReseller(context.Background(), b.admin, name)
+	if err != nil {
+		t.Fatalf("CreateReseller: %v", err)
+	}
+	return b.login(t, cr), cr
+}
+
+// fieldErrors returns the field errors of a *tenant.ValidationError, failing
+// the test for any other error.
+func fieldErrors(t testing.TB, err error) map[string][]string {
+	t.Helper()
+	var ve *tenant.ValidationError
+	if !errors.As(err, &ve) {
+		t.Fatalf("err = %v, want a *tenant.ValidationError", err)
+	}
+	if len(ve.FieldErrors()) == 0 {
+		t.Fatal("validation error without fields")
+	}
+	return ve.FieldErrors()
+}
