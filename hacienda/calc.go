@@ -1,0 +1,1014 @@
+package hacienda
+
+import (
+	"strconv"
+
+	"github.com/shopspring/decimal"
+)
+
+// Calculate fills, in place, every computed amount of doc: per line
+// MontoTotal, the discounts given as percentages, SubTotal, BaseImponible,
+// each tax's Monto (and Tarifa when implied by its rate code), each
+// exoneration's MontoExoneracion, ImpuestoAsumidoEmisorFabrica,
+// ImpuestoNeto and MontoTotalLinea; the other charges given as percentages;
+// and every total of ResumenFactura, its TotalDesgloseImpuesto and the
+// TotalMedioPago of a single means of payment.
+//
+// It checks the calculation rules on the way (codes that drive the
+// arithmetic, a rate that does not match its rate code, quantities and
+// prices, decimals, discounts above the amount, payments that do not add
+// up…) and returns a *ValidationError listing every problem, with paths in
+// the request's names (detalleServicio[1].impuesto[0].codigoTarifaIVA).
+// It does not check the structural rules of a whole document: that is
+// [ValidateSend]'s job. On error the computed fields are left in an
+// unspecified state.
+//
+// Rounding: every computed amount is rounded to 5 decimals, half away from
+// zero, where it is computed; totals are sums and differences of those
+// rounded amounts, so they reconcile exactly.
+//
+// Calculate is deterministic and safe for concurrent use on distinct
+// documents.
+func Calculate(doc *Document) error {
+	var e errs
+	calculate(doc, &e)
+	return e.err()
+}
+
+// Bucket of a line in the summary.
+type bucket uint8
+
+const (
+	bucketGravado bucket = iota
+	bucketExento
+	bucketNoSujeto
+)
+
+var (
+	dZero    = decimal.Zero
+	dOne     = decimal.New(1, 0)
+	dMaxLine = decimal.RequireFromString("9999999999999.99999")
+)
+
+func r5(d decimal.Decimal) decimal.Decimal { return d.Round(MoneyPlaces) }
+
+// pctOf returns x × pct / 100, rounded to 5 decimals.
+func pctOf(x, pct decimal.Decimal) decimal.Decimal { return r5(x.Mul(pct).Shift(-2)) }
+
+// summary accumulates the totals while the lines are computed.
+type summary struct {
+	servGravados, servExentos, servExonerado, servNoSujeto decimal.Decimal
+	mercGravadas, mercExentas, mercExonerada, mercNoSujeta decimal.Decimal
+	venta, descuentos, impuesto, asumido, ivaDevuelto      decimal.Decimal
+	desglose                                               []TotalDesgloseImpuesto
+}
+
+func calculate(doc *Document, e *errs) {
+	t := doc.Type
+	if !t.Valid() {
+		e.add("tipo_documento", "must be one of 01, 02, 03, 04, 08, 09, 10")
+		return
+	}
+	s := summary{
+		servGravados: dZero, servExentos: dZero, servExonerado: dZero, servNoSujeto: dZero,
+		mercGravadas: dZero, mercExentas: dZero, mercExonerada: dZero, mercNoSujeta: dZero,
+		venta: dZero, descuentos: dZero, impuesto: dZero, asumido: dZero, ivaDevuelto: dZero,
+	}
+	if cap(doc.ResumenFactura.TotalDesgloseImpuesto) > 0 {
+		s.desglose = doc.ResumenFactura.TotalDesgloseImpuesto[:0]
+	}
+
+	allCard := paidAllByCard(doc.ResumenFactura.MedioPago)
+	hasIVADevuelto := t == TypeFE || t == TypeTE || t == TypeNC || t == TypeND
+
+	if len(doc.DetalleServicio) > 1000 {
+		e.add("detalleServicio", "must have at most 1000 lines")
+		return
+	}
+	for i := range doc.DetalleServicio {
+		l := &doc.DetalleServicio[i]
+		var lp linePath
+		lp.i = i
+		var ok bool
+		if t == TypeREP {
+			ok = calcLineREP(l, &lp, e, &s)
+		} else {
+			ok = calcLine(t, l, &lp, e, &s)
+		}
+		if !ok {
+			continue
+		}
+		if hasIVADevuelto && allCard && isHealthServiceCABYS(l.CodigoCABYS) {
+			s.ivaDevuelto = s.ivaDevuelto.Add(lineNetIVA(l))
+		}
+	}
+
+	calcSummary(doc, e, &s)
+}
+
+// linePath builds field paths of one line lazily (only on error).
+type linePath struct{ i int }
+
+func (p *linePath) field(name string) string {
+	return idx("detalleServicio", p.i) + "." + name
+}
+
+func (p *linePath) sub(list string, j int, name string) string {
+	return idx(idx("detalleServicio", p.i)+"."+list, j) + "." + name
+}
+
+func (p *linePath) exo(j int, name string) string {
+	return idx(idx("detalleServicio", p.i)+".impuesto", j) + ".exoneracion." + name
+}
+
+// checkMoney checks an amount given by the caller: present (when required),
+// not negative, at most 5 decimals and 13 integer digits.
+func checkMoney(a Amount, required bool, path string, e *errs) bool {
+	if !a.IsSet() {
+		if required {
+			e.add(path, "is required")
+			return false
+		}
+		return true
+	}
+	return checkDecimal(a, 13, MoneyPlaces, path, e)
+}
+
+// checkDecimal checks a non-negative decimal against the schema's integer
+// and fraction digits.
+func checkDecimal(a Amount, intDigits int, places int32, path string, e *errs) bool {
+	ok := true
+	if a.Sign() < 0 {
+		e.add(path, "must not be negative")
+		ok = false
+	}
+	if a.SignificantPlaces() > places {
+		e.add(path, "must have at most "+itoa(int(places))+" decimals")
+		ok = false
+	}
+	if a.IntegerDigits() > intDigits {
+		e.add(path, "must have at most "+itoa(intDigits)+" integer digits")
+		ok = false
+	}
+	return ok
+}
+
+// checkComputed reports a computed amount that overflows DecimalDinero.
+func checkComputed(d decimal.Decimal, path string, e *errs) bool {
+	if d.Cmp(dMaxLine) > 0 {
+		e.add(path, "the computed amount exceeds 9999999999999.99999")
+		return false
+	}
+	if d.Sign() < 0 {
+		e.add(path, "the computed amount is negative")
+		return false
+	}
+	return true
+}
+
+// calcLine computes one line of every type but REP. It returns false when
+// the line has errors (its amounts are then not added to the summary).
+func calcLine(t DocumentType, l *LineaDetalle, p *linePath, e *errs, s *summary) bool {
+	ok := true
+
+	// Inputs that drive the arithmetic.
+	if !l.Cantidad.IsSet() {
+		e.add(p.field("cantidad"), "is required")
+		ok = false
+	} else if l.Cantidad.Sign() <= 0 {
+		e.add(p.field("cantidad"), "must be greater than 0")
+		ok = false
+	} else if !checkDecimal(l.Cantidad, 13, 3, p.field("cantidad"), e) {
+		ok = false
+	}
+	if !l.PrecioUnitario.IsSet() {
+		e.add(p.field("precioUnitario"), "is required")
+		ok = false
+	} else if l.PrecioUnitario.Sign() <= 0 {
+		e.add(p.field("precioUnitario"), "must be greater than 0")
+		ok = false
+	} else if !checkMoney(l.PrecioUnitario, true, p.field("precioUnitario"), e) {
+		ok = false
+	}
+	service := false
+	switch {
+	case l.CodigoCABYS == "":
+		if t.IsNote() && lineWithoutCABYSIsService {
+			service = true
+		} else {
+			e.add(p.field("codigoCABYS"), "is required")
+			ok = false
+		}
+	case !isDigits(l.CodigoCABYS, 13, 13):
+		e.add(p.field("codigoCABYS"), "must be 13 digits")
+		ok = false
+	default:
+		service = l.CodigoCABYS[0] >= '5'
+	}
+	if len(l.DetalleSurtido) > 0 && !surtidosSupported {
+		e.add(p.field("detalleSurtido"), "packs (surtidos) are not supported")
+		ok = false
+	}
+	if len(l.Descuento) > 5 {
+		e.add(p.field("descuento"), "must have at most 5 discounts")
+		ok = false
+	}
+	if len(l.Impuesto) == 0 {
+		e.add(p.field("impuesto"), "at least one tax is required (use rate code 10 for an exempt line)")
+		ok = false
+	}
+	if l.IVACobradoFabrica != "" {
+		if !ivaCobradoFabrica.has(l.IVACobradoFabrica) {
+			e.add(p.field("iVACobradoFabrica"), "must be 01 or 02")
+			ok = false
+		} else if t == TypeFEC || t == TypeFEE {
+			e.add(p.field("iVACobradoFabrica"), "is not allowed in this document type")
+			ok = false
+		}
+	}
+	if !ok {
+		return false
+	}
+
+	// MontoTotal.
+	montoTotal := r5(l.Cantidad.Decimal().Mul(l.PrecioUnitario.Decimal()))
+	if !checkComputed(montoTotal, p.field("montoTotal"), e) {
+		return false
+	}
+	l.MontoTotal = NewAmount(montoTotal)
+
+	// Discounts, cascading.
+	rest := montoTotal
+	totalDesc := dZero
+	grossIVA, issuerBears := false, false
+	for j := range l.Descuento {
+		d := &l.Descuento[j]
+		if !codigosDescuento.has(d.CodigoDescuento) {
+			e.add(p.sub("descuento", j, "codigoDescuento"), "must be a nota-20 code (01–09, 99)")
+			ok = false
+		}
+		if discountTaxesGross(d.CodigoDescuento) {
+			grossIVA = true
+		}
+		if discountIssuerBearsTax(d.CodigoDescuento) {
+			issuerBears = true
+		}
+		var monto decimal.Decimal
+		switch {
+		case d.PorcentajeDescuento.IsSet():
+			pct := d.PorcentajeDescuento
+			if pct.Sign() < 0 || pct.Decimal().Cmp(decimal.New(100, 0)) > 0 {
+				e.add(p.sub("descuento", j, "porcentajeDescuento"), "must be between 0 and 100")
+				ok = false
+				continue
+			}
+			if !checkDecimal(pct, 3, MoneyPlaces, p.sub("descuento", j, "porcentajeDescuento"), e) {
+				ok = false
+				continue
+			}
+			monto = pctOf(rest, pct.Decimal())
+			if d.MontoDescuento.IsSet() && amountAndPercentageMustAgree && d.MontoDescuento.Decimal().Cmp(monto) != 0 {
+				e.add(p.sub("descuento", j, "montoDescuento"), "does not match porcentajeDescuento (expected "+monto.String()+")")
+				ok = false
+				continue
+			}
+		case d.MontoDescuento.IsSet():
+			if !checkMoney(d.MontoDescuento, true, p.sub("descuento", j, "montoDescuento"), e) {
+				ok = false
+				continue
+			}
+			monto = d.MontoDescuento.Decimal()
+		default:
+			e.add(p.sub("descuento", j, "montoDescuento"), "montoDescuento or porcentajeDescuento is required")
+			ok = false
+			continue
+		}
+		if monto.Cmp(montoTotal) > 0 {
+			e.add(p.sub("descuento", j, "montoDescuento"), "must not exceed the line's montoTotal ("+montoTotal.String()+")")
+			ok = false
+			continue
+		}
+		d.MontoDescuento = NewAmount(monto)
+		rest = rest.Sub(monto)
+		totalDesc = totalDesc.Add(monto)
+	}
+	if ok && rest.Sign() < 0 {
+		e.add(p.field("descuento"), "the discounts add up to more than the line's montoTotal ("+montoTotal.String()+")")
+		ok = false
+	}
+	if ok && issuerBears && regaliaMustCoverWholeLine && rest.Sign() != 0 {
+		e.add(p.field("descuento"), "a regalía or bonificación (codigoDescuento 01 or 03) must discount the whole line; put the free units on a line of their own")
+		ok = false
+	}
+	if !ok {
+		return false
+	}
+	subTotal := rest
+	l.SubTotal = NewAmount(subTotal)
+
+	// Taxes: the specific and rate-based non-IVA taxes first, since some of
+	// them enter the IVA base.
+	ivaIdx := -1
+	specialBase := dZero
+	taxes := dZero
+	for j := range l.Impuesto {
+		tx := &l.Impuesto[j]
+		if !codigosImpuesto.has(tx.Codigo) {
+			e.add(p.sub("impuesto", j, "codigo"), "must be a nota-8 code (01–08, 12, 99)")
+			ok = false
+			continue
+		}
+		if isIVA(tx.Codigo) {
+			if ivaIdx >= 0 && oneIVAPerLine {
+				e.add(p.sub("impuesto", j, "codigo"), "a line carries at most one IVA (codes 01, 07, 08)")
+				ok = false
+				continue
+			}
+			ivaIdx = j
+			continue
+		}
+		monto, good := calcSpecificTax(t, l, tx, subTotal, p, j, e)
+		if !good {
+			ok = false
+			continue
+		}
+		tx.Monto = NewAmount(monto)
+		switch tx.Codigo {
+		case ImpuestoSelectivo, ImpuestoBebidasAlcohol, ImpuestoBebidasJabones, ImpuestoCemento:
+			specialBase = specialBase.Add(monto)
+		}
+	}
+	if !ok {
+		return false
+	}
+
+	// BaseImponible.
+	baseImponible := subTotal.Add(specialBase)
+	editable := l.IVACobradoFabrica == IVAFabricaSeparado ||
+		(ivaIdx >= 0 && l.Impuesto[ivaIdx].Codigo == ImpuestoIVAEspecial)
+	if l.IVACobradoFabrica == IVAFabricaSeparado {
+		if !l.BaseImponible.IsSet() || l.BaseImponible.Sign() <= 0 {
+			e.add(p.field("baseImponible"), "is required and must be greater than 0 with iVACobradoFabrica 01")
+			return false
+		}
+	}
+	if editable && l.BaseImponible.IsSet() {
+		if !checkMoney(l.BaseImponible, true, p.field("baseImponible"), e) {
+			return false
+		}
+		baseImponible = l.BaseImponible.Decimal()
+	}
+	l.BaseImponible = NewAmount(baseImponible)
+
+	// The IVA.
+	b := lineWithoutIVABucket
+	if ivaIdx >= 0 {
+		tx := &l.Impuesto[ivaIdx]
+		var good bool
+		b, good = calcIVA(t, l, tx, baseImponible, grossIVA, p, ivaIdx, e)
+		if !good {
+			return false
+		}
+	}
+
+	// Exonerations, assumed tax, net.
+	exoTotal, asumido := dZero, dZero
+	for j := range l.Impuesto {
+		tx := &l.Impuesto[j]
+		monto := tx.Monto.Decimal()
+		taxes = taxes.Add(monto)
+		exo := dZero
+		if tx.Exoneracion != nil {
+			var good bool
+			exo, good = calcExoneracion(t, tx, subTotal, baseImponible, p, j, e)
+			if !good {
+				ok = false
+				continue
+			}
+		}
+		exoTotal = exoTotal.Add(exo)
+		net := monto.Sub(exo)
+		if issuerBears || (ivaFabricaSeparadoAssumed && l.IVACobradoFabrica == IVAFabricaSeparado && (tx.Codigo == ImpuestoIVA || tx.Codigo == ImpuestoIVAEspecial)) {
+			asumido = asumido.Add(net)
+			net = dZero
+		}
+		s.addDesglose(tx, net)
+	}
+	if !ok {
+		return false
+	}
+	l.ImpuestoAsumidoEmisorFabrica = NewAmount(asumido)
+	neto := taxes.Sub(exoTotal).Sub(asumido)
+	if !checkComputed(neto, p.field("impuestoNeto"), e) {
+		return false
+	}
+	l.ImpuestoNeto = NewAmount(neto)
+	mtl := subTotal.Add(neto)
+	if !checkComputed(mtl, p.field("montoTotalLinea"), e) {
+		return false
+	}
+	l.MontoTotalLinea = NewAmount(mtl)
+
+	// Buckets: the gross MontoTotal, split between gravado and exonerado by
+	// the share of the IVA that is exonerated.
+	s.venta = s.venta.Add(montoTotal)
+	s.descuentos = s.descuentos.Add(totalDesc)
+	s.impuesto = s.impuesto.Add(neto)
+	s.asumido = s.asumido.Add(asumido)
+	if t == TypeFEE && feeNoSujetoAsExento && b == bucketNoSujeto {
+		b = bucketExento
+	}
+	switch b {
+	case bucketExento:
+		if service {
+			s.servExentos = s.servExentos.Add(montoTotal)
+		} else {
+			s.mercExentas = s.mercExentas.Add(montoTotal)
+		}
+	case bucketNoSujeto:
+		if service {
+			s.servNoSujeto = s.servNoSujeto.Add(montoTotal)
+		} else {
+			s.mercNoSujeta = s.mercNoSujeta.Add(montoTotal)
+		}
+	default:
+		exonerado := dZero
+		if ivaIdx >= 0 {
+			iva := &l.Impuesto[ivaIdx]
+			if iva.Exoneracion != nil && iva.Monto.Sign() > 0 {
+				m := iva.Monto.Decimal()
+				x := iva.Exoneracion.MontoExoneracion.Decimal()
+				if x.Cmp(m) >= 0 {
+					exonerado = montoTotal
+				} else {
+					exonerado = montoTotal.Mul(x).DivRound(m, MoneyPlaces)
+				}
+			}
+		}
+		gravado := montoTotal.Sub(exonerado)
+		if service {
+			s.servGravados = s.servGravados.Add(gravado)
+			s.servExonerado = s.servExonerado.Add(exonerado)
+		} else {
+			s.mercGravadas = s.mercGravadas.Add(gravado)
+			s.mercExonerada = s.mercExonerada.Add(exonerado)
+		}
+	}
+	return true
+}
+
+// calcSpecificTax computes the Monto of a non-IVA tax.
+func calcSpecificTax(t DocumentType, l *LineaDetalle, tx *Impuesto, subTotal decimal.Decimal, p *linePath, j int, e *errs) (decimal.Decimal, bool) {
+	path := func(f string) string { return p.sub("impuesto", j, f) }
+	if tx.CodigoTarifaIVA != "" {
+		e.add(path("codigoTarifaIVA"), "is only used with IVA codes 01 and 07")
+		return dZero, false
+	}
+	if tx.FactorCalculoIVA.IsSet() {
+		e.add(path("factorCalculoIVA"), "is only used with IVA code 08")
+		return dZero, false
+	}
+	switch tx.Codigo {
+	case ImpuestoSelectivo, ImpuestoOtros, ImpuestoCemento:
+		if tx.DatosImpuestoEspecifico != nil {
+			e.add(path("datosImpuestoEspecifico"), "is only used with tax codes 03, 04, 05 and 06")
+			return dZero, false
+		}
+		if tx.Codigo == ImpuestoCemento {
+			five := decimal.New(impuestoCementoTarifaPct, 0)
+			if !tx.Tarifa.IsSet() {
+				tx.Tarifa = NewAmount(five)
+			} else if tx.Tarifa.Decimal().Cmp(five) != 0 {
+				e.add(path("tarifa"), "must be 5 for the cement tax (code 12)")
+				return dZero, false
+			}
+		}
+		if !tx.Tarifa.IsSet() {
+			e.add(path("tarifa"), "is required for tax code "+tx.Codigo)
+			return dZero, false
+		}
+		if !checkDecimal(tx.Tarifa, 2, 2, path("tarifa"), e) {
+			return dZero, false
+		}
+		return pctOf(subTotal, tx.Tarifa.Decimal()), true
+	}
+
+	// Per-unit taxes 03–06.
+	if t == TypeFEC || t == TypeFEE || t == TypeREP {
+		e.add(path("codigo"), "specific tax "+tx.Codigo+" is not allowed in this document type")
+		return dZero, false
+	}
+	if tx.Tarifa.IsSet() {
+		e.add(path("tarifa"), "is not used with the per-unit tax code "+tx.Codigo)
+		return dZero, false
+	}
+	di := tx.DatosImpuestoEspecifico
+	if di == nil {
+		e.add(path("datosImpuestoEspecifico"), "is required for tax code "+tx.Codigo)
+		return dZero, false
+	}
+	dp := func(f string) string { return path("datosImpuestoEspecifico." + f) }
+	good := true
+	if !di.CantidadUnidadMedida.IsSet() {
+		e.add(dp("cantidadUnidadMedida"), "is required")
+		good = false
+	} else if !checkDecimal(di.CantidadUnidadMedida, 5, 2, dp("cantidadUnidadMedida"), e) {
+		good = false
+	}
+	if !di.ImpuestoUnidad.IsSet() {
+		e.add(dp("impuestoUnidad"), "is required")
+		good = false
+	} else if !checkMoney(di.ImpuestoUnidad, true, dp("impuestoUnidad"), e) {
+		good = false
+	}
+	if di.Porcentaje.IsSet() && !checkDecimal(di.Porcentaje, 2, 2, dp("porcentaje"), e) {
+		good = false
+	}
+	if di.Proporcion.IsSet() && !checkDecimal(di.Proporcion, 3, 2, dp("proporcion"), e) {
+		good = false
+	}
+	if di.VolumenUnidadConsumo.IsSet() && !checkDecimal(di.VolumenUnidadConsumo, 5, 2, dp("volumenUnidadConsumo"), e) {
+		good = false
+	}
+	if !good {
+		return dZero, false
+	}
+	cant := l.Cantidad.Decimal()
+	cum := di.CantidadUnidadMedida.Decimal()
+	iu := di.ImpuestoUnidad.Decimal()
+	switch tx.Codigo {
+	case ImpuestoCombustibles:
+		return r5(cum.Mul(iu)), true
+	case ImpuestoBebidasAlcohol:
+		prop := di.Proporcion
+		if !prop.IsSet() {
+			if !di.Porcentaje.IsSet() {
+				e.add(dp("porcentaje"), "is required for tax code 04 (alcohol percentage)")
+				return dZero, false
+			}
+			prop = NewAmount(cum.Mul(di.Porcentaje.Decimal()).Shift(-2).Round(proporcionPlaces))
+			if prop.IntegerDigits() > 3 {
+				e.add(dp("proporcion"), "the computed proportion exceeds 3 integer digits")
+				return dZero, false
+			}
+			di.Proporcion = prop
+		}
+		return r5(cant.Mul(prop.Decimal()).Mul(iu)), true
+	case ImpuestoBebidasJabones:
+		if !di.VolumenUnidadConsumo.IsSet() || di.VolumenUnidadConsumo.Sign() <= 0 {
+			e.add(dp("volumenUnidadConsumo"), "is required and must be greater than 0 for tax code 05")
+			return dZero, false
+		}
+		vuc := di.VolumenUnidadConsumo.Decimal()
+		if isSoapCABYS(l.CodigoCABYS) {
+			return r5(cant.Mul(vuc).Mul(iu)), true
+		}
+		return cant.Mul(cum).Mul(iu).DivRound(vuc, MoneyPlaces), true
+	default: // ImpuestoTabaco
+		return r5(cant.Mul(cum).Mul(iu)), true
+	}
+}
+
+// calcIVA computes the Monto of the line's IVA and returns the line's
+// bucket.
+func calcIVA(t DocumentType, l *LineaDetalle, tx *Impuesto, baseImponible decimal.Decimal, grossIVA bool, p *linePath, j int, e *errs) (bucket, bool) {
+	path := func(f string) string { return p.sub("impuesto", j, f) }
+	if tx.DatosImpuestoEspecifico != nil {
+		e.add(path("datosImpuestoEspecifico"), "is only used with tax codes 03, 04, 05 and 06")
+		return 0, false
+	}
+	if tx.Codigo == ImpuestoIVABienesUsados {
+		if !tx.FactorCalculoIVA.IsSet() {
+			e.add(path("factorCalculoIVA"), "is required with tax code 08")
+			return 0, false
+		}
+		if !checkDecimal(tx.FactorCalculoIVA, 1, 4, path("factorCalculoIVA"), e) {
+			return 0, false
+		}
+		if tx.CodigoTarifaIVA != "" {
+			if _, ok := tarifasIVA[tx.CodigoTarifaIVA]; !ok {
+				e.add(path("codigoTarifaIVA"), "must be a nota-8.1 code (01–11)")
+				return 0, false
+			}
+		}
+		if tx.Tarifa.IsSet() && !checkDecimal(tx.Tarifa, 2, 2, path("tarifa"), e) {
+			return 0, false
+		}
+		if l.IVACobradoFabrica == IVAFabricaExento {
+			e.add(p.field("iVACobradoFabrica"), "code 02 (exempt) needs an IVA of code 01 with rate code 10")
+			return 0, false
+		}
+		tx.Monto = NewAmount(r5(tx.FactorCalculoIVA.Decimal().Mul(l.SubTotal.Decimal())))
+		return bucketGravado, true
+	}
+
+	// Codes 01 and 07.
+	if tx.FactorCalculoIVA.IsSet() {
+		e.add(path("factorCalculoIVA"), "is only used with IVA code 08")
+		return 0, false
+	}
+	if tx.CodigoTarifaIVA == "" {
+		e.add(path("codigoTarifaIVA"), "is required with tax code "+tx.Codigo)
+		return 0, false
+	}
+	rt, ok := tarifasIVA[tx.CodigoTarifaIVA]
+	if !ok {
+		e.add(path("codigoTarifaIVA"), "must be a nota-8.1 code (01–11)")
+		return 0, false
+	}
+	if rt.noteOnly && !t.IsNote() {
+		e.add(path("codigoTarifaIVA"), "transitional rate code "+tx.CodigoTarifaIVA+" is only allowed in credit and debit notes")
+		return 0, false
+	}
+	if !tx.Tarifa.IsSet() {
+		tx.Tarifa = NewAmount(rt.rate)
+	} else if tx.Tarifa.Decimal().Cmp(rt.rate) != 0 {
+		e.add(path("tarifa"), "does not match codigoTarifaIVA "+tx.CodigoTarifaIVA+" (expected "+rt.rate.String()+")")
+		return 0, false
+	} else if !checkDecimal(tx.Tarifa, 2, 2, path("tarifa"), e) {
+		return 0, false
+	}
+	if l.IVACobradoFabrica == IVAFabricaExento && tx.CodigoTarifaIVA != TarifaExenta {
+		e.add(path("codigoTarifaIVA"), "must be 10 (exempt) with iVACobradoFabrica 02")
+		return 0, false
+	}
+
+	var b bucket
+	switch tx.CodigoTarifaIVA {
+	case TarifaExenta, TarifaTransitoriaCero:
+		b = bucketExento
+	case TarifaCero, TarifaCeroSinCredito:
+		b = bucketNoSujeto
+	default:
+		b = bucketGravado
+	}
+	if rt.rate.Sign() == 0 {
+		tx.Monto = NewAmount(dZero)
+		return b, true
+	}
+	base := baseImponible
+	if grossIVA && tx.Codigo == ImpuestoIVA {
+		base = l.MontoTotal.Decimal()
+	}
+	tx.Monto = NewAmount(pctOf(base, rt.rate))
+	return b, true
+}
+
+// calcExoneracion computes MontoExoneracion of one tax.
+func calcExoneracion(t DocumentType, tx *Impuesto, subTotal, baseImponible decimal.Decimal, p *linePath, j int, e *errs) (decimal.Decimal, bool) {
+	x := tx.Exoneracion
+	if t == TypeFEE || t == TypeREP {
+		e.add(p.sub("impuesto", j, "exoneracion"), "is not allowed in this document type")
+		return dZero, false
+	}
+	switch tx.Codigo {
+	case ImpuestoCombustibles, ImpuestoBebidasAlcohol, ImpuestoBebidasJabones, ImpuestoTabaco:
+		e.add(p.sub("impuesto", j, "exoneracion"), "a per-unit specific tax cannot be exonerated by rate")
+		return dZero, false
+	}
+	if !x.TarifaExonerada.IsSet() {
+		e.add(p.exo(j, "tarifaExonerada"), "is required")
+		return dZero, false
+	}
+	if !checkDecimal(x.TarifaExonerada, 2, 2, p.exo(j, "tarifaExonerada"), e) {
+		return dZero, false
+	}
+	if tx.Tarifa.IsSet() && x.TarifaExonerada.Cmp(tx.Tarifa) > 0 {
+		e.add(p.exo(j, "tarifaExonerada"), "must not exceed the tax's tarifa ("+tx.Tarifa.String()+")")
+		return dZero, false
+	}
+	base := subTotal
+	if isIVA(tx.Codigo) {
+		base = baseImponible
+	}
+	m := pctOf(base, x.TarifaExonerada.Decimal())
+	if m.Cmp(tx.Monto.Decimal()) > 0 {
+		e.add(p.exo(j, "tarifaExonerada"), "the exonerated amount ("+m.String()+") exceeds the tax's monto ("+tx.Monto.Decimal().String()+")")
+		return dZero, false
+	}
+	x.MontoExoneracion = NewAmount(m)
+	return m, true
+}
+
+// calcLineREP computes a line of a Recibo Electrónico de Pago: MontoTotal
+// and SubTotal are the caller's (the payment), the IVA is computed on
+// SubTotal.
+func calcLineREP(l *LineaDetalle, p *linePath, e *errs, s *summary) bool {
+	ok := checkMoney(l.MontoTotal, true, p.field("montoTotal"), e)
+	if ok && l.MontoTotal.Sign() <= 0 {
+		e.add(p.field("montoTotal"), "must be greater than 0")
+		ok = false
+	}
+	if !l.SubTotal.IsSet() {
+		l.SubTotal = l.MontoTotal
+	} else if !checkMoney(l.SubTotal, true, p.field("subTotal"), e) {
+		ok = false
+	}
+	if len(l.Descuento) > 0 {
+		e.add(p.field("descuento"), "is not allowed in a Recibo Electrónico de Pago")
+		ok = false
+	}
+	if !ok {
+		return false
+	}
+	subTotal := l.SubTotal.Decimal()
+	taxes := dZero
+	for j := range l.Impuesto {
+		tx := &l.Impuesto[j]
+		path := func(f string) string { return p.sub("impuesto", j, f) }
+		if !codigosImpuesto.has(tx.Codigo) {
+			e.add(path("codigo"), "must be a nota-8 code (01–08, 12, 99)")
+			ok = false
+			continue
+		}
+		if tx.Exoneracion != nil || tx.DatosImpuestoEspecifico != nil {
+			e.add(path("codigo"), "exoneracion and datosImpuestoEspecifico are not allowed in a Recibo Electrónico de Pago")
+			ok = false
+			continue
+		}
+		var monto decimal.Decimal
+		switch tx.Codigo {
+		case ImpuestoIVA, ImpuestoIVAEspecial:
+			rt, found := tarifasIVA[tx.CodigoTarifaIVA]
+			if !found {
+				e.add(path("codigoTarifaIVA"), "is required and must be a nota-8.1 code (01–11)")
+				ok = false
+				continue
+			}
+			if !tx.Tarifa.IsSet() {
+				tx.Tarifa = NewAmount(rt.rate)
+			} else if tx.Tarifa.Decimal().Cmp(rt.rate) != 0 {
+				e.add(path("tarifa"), "does not match codigoTarifaIVA "+tx.CodigoTarifaIVA+" (expected "+rt.rate.String()+")")
+				ok = false
+				continue
+			}
+			monto = pctOf(subTotal, rt.rate)
+		case ImpuestoIVABienesUsados:
+			if !tx.FactorCalculoIVA.IsSet() || !checkDecimal(tx.FactorCalculoIVA, 1, 4, path("factorCalculoIVA"), e) {
+				e.add(path("factorCalculoIVA"), "is required with tax code 08")
+				ok = false
+				continue
+			}
+			monto = r5(tx.FactorCalculoIVA.Decimal().Mul(subTotal))
+		default:
+			if !tx.Tarifa.IsSet() || !checkDecimal(tx.Tarifa, 2, 2, path("tarifa"), e) {
+				e.add(path("tarifa"), "is required for tax code "+tx.Codigo)
+				ok = false
+				continue
+			}
+			monto = pctOf(subTotal, tx.Tarifa.Decimal())
+		}
+		tx.Monto = NewAmount(monto)
+		taxes = taxes.Add(monto)
+		s.addDesglose(tx, monto)
+	}
+	if !ok {
+		return false
+	}
+	l.ImpuestoNeto = NewAmount(taxes)
+	l.ImpuestoAsumidoEmisorFabrica = Amount{}
+	l.MontoTotalLinea = NewAmount(subTotal.Add(taxes))
+	s.venta = s.venta.Add(l.MontoTotal.Decimal())
+	s.impuesto = s.impuesto.Add(taxes)
+	return true
+}
+
+// addDesglose adds a tax's net amount to its (Codigo, CodigoTarifaIVA) group.
+func (s *summary) addDesglose(tx *Impuesto, net decimal.Decimal) {
+	tarifa := ""
+	if tx.Codigo == ImpuestoIVA || tx.Codigo == ImpuestoIVAEspecial {
+		tarifa = tx.CodigoTarifaIVA
+	}
+	for k := range s.desglose {
+		g := &s.desglose[k]
+		if g.Codigo == tx.Codigo && g.CodigoTarifaIVA == tarifa {
+			g.TotalMontoImpuesto = NewAmount(g.TotalMontoImpuesto.Decimal().Add(net))
+			return
+		}
+	}
+	if net.Sign() == 0 && !listZeroTaxGroups {
+		return
+	}
+	s.desglose = append(s.desglose, TotalDesgloseImpuesto{Codigo: tx.Codigo, CodigoTarifaIVA: tarifa, TotalMontoImpuesto: NewAmount(net)})
+}
+
+// lineNetIVA is the IVA the client pays on a line: Σ over its IVA taxes of
+// Monto − MontoExoneracion; nothing when the issuer bears the line's taxes
+// (regalía, bonificación) or the IVA was charged at factory level.
+func lineNetIVA(l *LineaDetalle) decimal.Decimal {
+	if l.ImpuestoAsumidoEmisorFabrica.Sign() > 0 {
+		return dZero
+	}
+	n := dZero
+	for j := range l.Impuesto {
+		tx := &l.Impuesto[j]
+		if isIVA(tx.Codigo) {
+			n = n.Add(tx.Monto.Decimal())
+			if tx.Exoneracion != nil {
+				n = n.Sub(tx.Exoneracion.MontoExoneracion.Decimal())
+			}
+		}
+	}
+	return n
+}
+
+// paidAllByCard reports whether there is at least one means of payment and
+// all of them are cards.
+func paidAllByCard(mp []MedioPago) bool {
+	if len(mp) == 0 {
+		return false
+	}
+	for i := range mp {
+		if mp[i].TipoMedioPago != MedioPagoTarjeta {
+			if ivaDevueltoOnlyWhenAllCard {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// calcSummary fills ResumenFactura from the accumulated line amounts, the
+// other charges and the payments.
+func calcSummary(doc *Document, e *errs, s *summary) {
+	r := &doc.ResumenFactura
+	t := doc.Type
+
+	// Currency.
+	if r.CodigoTipoMoneda.CodigoMoneda == "" {
+		e.add("resumenFactura.codigoTipoMoneda.codigoMoneda", "is required")
+	} else if !monedas.has(r.CodigoTipoMoneda.CodigoMoneda) {
+		e.add("resumenFactura.codigoTipoMoneda.codigoMoneda", "must be an ISO 4217 code of nota 13.1")
+	}
+	tc := r.CodigoTipoMoneda.TipoCambio
+	switch {
+	case r.CodigoTipoMoneda.CodigoMoneda == "CRC" && !tc.IsSet():
+		r.CodigoTipoMoneda.TipoCambio = NewAmount(dOne)
+	case r.CodigoTipoMoneda.CodigoMoneda == "CRC" && tc.Decimal().Cmp(dOne) != 0:
+		e.add("resumenFactura.codigoTipoMoneda.tipoCambio", "must be 1 for CRC")
+	case !tc.IsSet():
+		e.add("resumenFactura.codigoTipoMoneda.tipoCambio", "is required")
+	case tc.Sign() <= 0:
+		e.add("resumenFactura.codigoTipoMoneda.tipoCambio", "must be greater than 0")
+	default:
+		checkMoney(tc, true, "resumenFactura.codigoTipoMoneda.tipoCambio", e)
+	}
+
+	totalVentaNeta := s.venta.Sub(s.descuentos)
+
+	// Other charges.
+	totalOC := dZero
+	if len(doc.OtrosCargos) > 0 && t == TypeREP {
+		e.add("otrosCargos", "is not allowed in a Recibo Electrónico de Pago")
+	}
+	if len(doc.OtrosCargos) > 15 {
+		e.add("otrosCargos", "must have at most 15 charges")
+	}
+	for i := range doc.OtrosCargos {
+		oc := &doc.OtrosCargos[i]
+		base := idx("otrosCargos", i)
+		if !tiposOtrosCargos.has(oc.TipoDocumentoOC) {
+			e.add(base+".tipoDocumentoOC", "must be a nota-16 code (01–10, 99)")
+		}
+		var monto decimal.Decimal
+		switch {
+		case oc.PorcentajeOC.IsSet():
+			if !checkDecimal(oc.PorcentajeOC, 4, 5, base+".porcentajeOC", e) {
+				continue
+			}
+			monto = pctOf(totalVentaNeta, oc.PorcentajeOC.Decimal())
+			if oc.MontoCargo.IsSet() && amountAndPercentageMustAgree && oc.MontoCargo.Decimal().Cmp(monto) != 0 {
+				e.add(base+".montoCargo", "does not match porcentajeOC of totalVentaNeta (expected "+monto.String()+")")
+				continue
+			}
+		case oc.MontoCargo.IsSet():
+			if !checkMoney(oc.MontoCargo, true, base+".montoCargo", e) {
+				continue
+			}
+			monto = oc.MontoCargo.Decimal()
+		default:
+			e.add(base+".montoCargo", "montoCargo or porcentajeOC is required")
+			continue
+		}
+		if monto.Sign() <= 0 {
+			e.add(base+".montoCargo", "must be greater than 0")
+			continue
+		}
+		oc.MontoCargo = NewAmount(monto)
+		totalOC = totalOC.Add(monto)
+	}
+
+	if !e.ok() {
+		return
+	}
+
+	gravado := s.servGravados.Add(s.mercGravadas)
+	exento := s.servExentos.Add(s.mercExentas)
+	exonerado := s.servExonerado.Add(s.mercExonerada)
+	noSujeto := s.servNoSujeto.Add(s.mercNoSujeta)
+	r.TotalServGravados = NewAmount(s.servGravados)
+	r.TotalServExentos = NewAmount(s.servExentos)
+	r.TotalServExonerado = NewAmount(s.servExonerado)
+	r.TotalServNoSujeto = NewAmount(s.servNoSujeto)
+	r.TotalMercanciasGravadas = NewAmount(s.mercGravadas)
+	r.TotalMercanciasExentas = NewAmount(s.mercExentas)
+	r.TotalMercExonerada = NewAmount(s.mercExonerada)
+	r.TotalMercNoSujeta = NewAmount(s.mercNoSujeta)
+	r.TotalGravado = NewAmount(gravado)
+	r.TotalExento = NewAmount(exento)
+	r.TotalExonerado = NewAmount(exonerado)
+	r.TotalNoSujeto = NewAmount(noSujeto)
+	if t == TypeREP {
+		r.TotalVenta = NewAmount(s.venta)
+	} else {
+		r.TotalVenta = NewAmount(gravado.Add(exento).Add(exonerado).Add(noSujeto))
+	}
+	r.TotalDescuentos = NewAmount(s.descuentos)
+	r.TotalVentaNeta = NewAmount(totalVentaNeta)
+	r.TotalDesgloseImpuesto = s.desglose
+	r.TotalImpuesto = NewAmount(s.impuesto)
+	r.TotalImpAsumEmisorFabrica = NewAmount(s.asumido)
+	r.TotalIVADevuelto = NewAmount(s.ivaDevuelto)
+	r.TotalOtrosCargos = NewAmount(totalOC)
+	total := totalVentaNeta.Add(s.impuesto).Add(totalOC).Sub(s.ivaDevuelto)
+	if t == TypeREP && !repTotalComprobanteIncludesTax {
+		total = s.venta
+	}
+	for _, c := range [...]struct {
+		d    decimal.Decimal
+		path string
+	}{
+		{r.TotalVenta.Decimal(), "resumenFactura.totalVenta"},
+		{total, "resumenFactura.totalComprobante"},
+	} {
+		checkComputed(c.d, c.path, e)
+	}
+	r.TotalComprobante = NewAmount(total)
+
+	// Means of payment.
+	calcMedioPago(doc, total, e)
+}
+
+// calcMedioPago checks the means of payment and fills the amount of a
+// single one.
+func calcMedioPago(doc *Document, total decimal.Decimal, e *errs) {
+	mp := doc.ResumenFactura.MedioPago
+	if len(mp) > 4 {
+		e.add("resumenFactura.medioPago", "must have at most 4 means of payment")
+		return
+	}
+	for i := range mp {
+		m := &mp[i]
+		base := idx("resumenFactura.medioPago", i)
+		if !mediosPago.has(m.TipoMedioPago) {
+			e.add(base+".tipoMedioPago", "must be a nota-6 code (01–07, 99)")
+		}
+		if m.TotalMedioPago.IsSet() {
+			checkMoney(m.TotalMedioPago, true, base+".totalMedioPago", e)
+		}
+	}
+	if !e.ok() {
+		return
+	}
+	switch len(mp) {
+	case 0:
+		return
+	case 1:
+		m := &mp[0]
+		if !m.TotalMedioPago.IsSet() {
+			m.TotalMedioPago = NewAmount(total)
+		} else if singlePaymentMustMatch && m.TotalMedioPago.Decimal().Cmp(total) != 0 {
+			e.add("resumenFactura.medioPago[0].totalMedioPago", "must equal totalComprobante ("+total.String()+")")
+		}
+	default:
+		sum := dZero
+		missing := false
+		for i := range mp {
+			if !mp[i].TotalMedioPago.IsSet() {
+				e.add(idx("resumenFactura.medioPago", i)+".totalMedioPago", "is required when there are several means of payment")
+				missing = true
+				continue
+			}
+			sum = sum.Add(mp[i].TotalMedioPago.Decimal())
+		}
+		if !missing && sum.Cmp(total) != 0 {
+			e.add("resumenFactura.medioPago", "the totalMedioPago amounts add up to "+sum.String()+", not to totalComprobante ("+total.String()+")")
+		}
+	}
+}
+
+// isDigits reports whether s has between min and max ASCII digits and
+// nothing else.
+func isDigits(s string, min, max int) bool {
+	if len(s) < min || len(s) > max {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }

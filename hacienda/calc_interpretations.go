@@ -1,0 +1,152 @@
+package hacienda
+
+import "strings"
+
+// This file is the one place where the readings this package takes of
+// points the v4.4 annex leaves AMBIGUOUS or UNVERIFIED are fixed. Each entry
+// names the section of the project's v4.4 reference it settles; the same
+// list, with the reasoning, is in docs/decisions-v44.md. Change a reading
+// here, and only here.
+
+// healthServiceCABYSPrefixes recognise the private health services whose IVA
+// is returned when paid by card (TotalIVADevuelto, §11.9). The annex only
+// says "códigos CAByS de servicios médicos". CAByS follows the UN Central
+// Product Classification, where group 931 is "human health services"
+// (hospital, medical, dental and other human health services); social care
+// (932, 933) and veterinary services (835) are not health services here.
+var healthServiceCABYSPrefixes = []string{"931"}
+
+// isHealthServiceCABYS reports whether a CAByS code is a human health
+// service.
+func isHealthServiceCABYS(cabys string) bool {
+	for _, p := range healthServiceCABYSPrefixes {
+		if strings.HasPrefix(cabys, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// ivaDevueltoOnlyWhenAllCard: TotalIVADevuelto is filled only when every
+// means of payment of the document is a card (02). The 2026 revision adds a
+// formula for mixed payments that is not available (§11.9); until then a
+// mixed payment returns nothing rather than a guessed share.
+const ivaDevueltoOnlyWhenAllCard = true
+
+// otrosCargosPorcentajeBase: an other charge given as PorcentajeOC is that
+// percentage of TotalVentaNeta (sales after discounts, before taxes). The
+// annex gives no base (§7); the 10 % service charge, the usual percentage
+// charge, is computed on the consumption before taxes.
+const otrosCargosPorcentajeBase = "TotalVentaNeta"
+
+// repTotalComprobanteIncludesTax: in a Recibo Electrónico de Pago,
+// TotalComprobante = TotalVentaNeta + TotalImpuesto. The annex literally
+// says "the sum of TotalVenta" for REP, which would drop the IVA the receipt
+// collects; the general formula of the same annex entry is used instead
+// (§11.7, AMBIGUOUS).
+const repTotalComprobanteIncludesTax = true
+
+// Discount code 02 ("regalía o bonificación con IVA cobrado al cliente"):
+// the IVA is computed on MontoTotal, like codes 01 and 03, but the client
+// pays it, so it is not ImpuestoAsumidoEmisorFabrica (§11.5, AMBIGUOUS).
+func discountTaxesGross(codigo string) bool {
+	return codigo == DescuentoRegalia || codigo == DescuentoRegaliaIVACliente || codigo == DescuentoBonificacion
+}
+
+// discountIssuerBearsTax: with codes 01 and 03 the issuer bears the line's
+// taxes (ImpuestoAsumidoEmisorFabrica = Σ (Monto − MontoExoneracion) of the
+// line, the annex's "resta entre el Monto del Impuesto menos el Monto
+// Exonerado").
+func discountIssuerBearsTax(codigo string) bool {
+	return codigo == DescuentoRegalia || codigo == DescuentoBonificacion
+}
+
+// regaliaMustCoverWholeLine: a line with a discount of code 01 or 03 must be
+// discounted entirely (SubTotal 0): the annex computes its IVA on MontoTotal
+// and makes the whole tax "assumed", which is only right when every unit of
+// the line is free. Free units go on their own line (§11.4, §11.12).
+const regaliaMustCoverWholeLine = true
+
+// lineWithoutIVABucket: a line whose taxes include no IVA (01, 07, 08), for
+// instance fuel with only code 03, counts as Exento (§11.6, AMBIGUOUS;
+// conservative reading). The transitional 0 % rate code 05 (NC/ND only)
+// also counts as Exento, as 4.3 documents had no "no sujeto" bucket.
+const lineWithoutIVABucket = bucketExento
+
+// feeNoSujetoAsExento: the export invoice's summary has no "no sujeto"
+// totals, so in an FEE lines at rate codes 01 and 11 count as Exento;
+// otherwise TotalVenta could not equal the sum of the lines (§8).
+const feeNoSujetoAsExento = true
+
+// listZeroTaxGroups: TotalDesgloseImpuesto lists every (Codigo,
+// CodigoTarifaIVA) group present in the lines, also those whose total is 0
+// (exempt lines, fully exonerated or assumed taxes) (§11.8, AMBIGUOUS; the
+// schema-valid, safer reading).
+const listZeroTaxGroups = true
+
+// Code 04 (alcoholic beverages): Proporcion = CantidadUnidadMedida ×
+// Porcentaje / 100 (ml of absolute alcohol), rounded to the schema's 2
+// decimals, and Monto = Cantidad × Proporcion × ImpuestoUnidad (§11.4,
+// AMBIGUOUS: the annex writes "ml × porcentaje" with Porcentaje as a whole
+// percentage). A Proporcion given by the caller is used as given.
+const proporcionPlaces = 2
+
+// soapCABYSPrefixes tell toilet soap from packaged beverages under tax code
+// 05, whose two formulas differ (§11.4): CAByS group 3532 (soaps and
+// cleaning preparations) is soap, anything else a beverage.
+var soapCABYSPrefixes = []string{"3532"}
+
+func isSoapCABYS(cabys string) bool {
+	for _, p := range soapCABYSPrefixes {
+		if strings.HasPrefix(cabys, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// Tax code 99 (otros): Monto = SubTotal × Tarifa / 100, like the other
+// rate-based non-IVA taxes (§11.4: "presumably", not specified).
+
+// ivaFabricaSeparadoAssumed: with IVACobradoFabrica 01 the line's IVA (codes
+// 01 and 07), computed on the edited BaseImponible, was charged at factory
+// level; it is reported as ImpuestoAsumidoEmisorFabrica and not charged
+// again (§6 nota 21, §11.5).
+const ivaFabricaSeparadoAssumed = true
+
+// lineWithoutCABYSIsService: a credit or debit note may omit CodigoCABYS
+// (financial notes); such a line counts as a service in the goods/services
+// split (§6, not covered by the annex).
+const lineWithoutCABYSIsService = true
+
+// oneIVAPerLine: a line carries at most one IVA tax (code 01, 07 or 08); the
+// bucket of a line is decided by its IVA, so two would be contradictory
+// (§11.6).
+const oneIVAPerLine = true
+
+// Exoneration base: MontoExoneracion = TarifaExonerada / 100 ×
+// BaseImponible for IVA taxes, × SubTotal for the other rate-based taxes
+// (02, 12, 99); per-unit taxes (03–06) cannot be exonerated by rate and are
+// refused (§11.5).
+
+// singlePaymentMustMatch: with one means of payment a given TotalMedioPago
+// must equal TotalComprobante (absent, it is set to it). The annex only
+// requires the sum for two or more (§8); a single partial amount has no
+// meaning in v4.4.
+const singlePaymentMustMatch = true
+
+// amountAndPercentageMustAgree: a discount or other charge given both as an
+// amount and as a percentage must agree once the percentage is applied and
+// rounded; otherwise the request is refused, so that echoing a calculate
+// answer back is accepted and a contradiction is never silently resolved.
+const amountAndPercentageMustAgree = true
+
+// Receptor e-mail: the request may carry several addresses separated by ";"
+// (the contract); the XML Receptor allows one, so the first is written and
+// the others are kept for delivery. In an FEC the seller is the XML Emisor,
+// which takes up to 4 (§5.2).
+const maxReceptorEmails = 4
+
+// surtidosSupported: packs (DetalleSurtido) are refused for now, as the
+// reference recommends for a first version (§6.5).
+const surtidosSupported = false
