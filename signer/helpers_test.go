@@ -122,3 +122,12 @@ func xsdValidate(t testing.TB, doc []byte) error {
 	}
 	return nil
 }
+
+func x509CertPool(t testing.TB, pemBytes []byte) *x509.CertPool {
+	t.Helper()
+	p := x509.NewCertPool()
+	if !p.AppendCertsFromPEM(pemBytes) {
+		t.Fatal("no certificate in PEM")
+	}
+	return p
+}
