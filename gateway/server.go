@@ -129,6 +129,7 @@ func New(o Options) (*Server, error) {
 		Handler:                      r.Handler,
 		ErrorHandler:                 s.readError,
 		HeaderReceived:               s.headerReceived,
+		ExpectHandler:                s.expect,
 		Name:                         "facturad",
 		ReadTimeout:                  o.ReadTimeout,
 		WriteTimeout:                 o.WriteTimeout,
@@ -405,6 +406,7 @@ func (s *Server) readError(rc *fasthttp.RequestCtx, err error) {
 	switch {
 	case errors.Is(err, fasthttp.ErrBodyTooLarge):
 		ae = errTooLarge
+		drainBody(rc)
 	case errors.As(err, &ne) && ne.Timeout():
 		ae = &apiError{status: fasthttp.StatusRequestTimeout, message: "The request was not received in time."}
 	default:
@@ -416,6 +418,48 @@ func (s *Server) readError(rc *fasthttp.RequestCtx, err error) {
 		m = rt.m
 	}
 	m.observe(rc.Response.StatusCode(), time.Since(start))
+}
+
+// expect answers "Expect: 100-continue": a declared body over the route's
+// limit gets its 413 before the client sends it.
+func (s *Server) expect(rc *fasthttp.RequestCtx) int {
+	h := &rc.Request.Header
+	rt := s.match(h.Method(), h.RequestURI())
+	limit := noBodyLimit
+	if rt != nil {
+		limit = rt.limitFor(h.ContentType())
+	}
+	if h.ContentLength() > limit {
+		s.readError(rc, fasthttp.ErrBodyTooLarge)
+		return fasthttp.StatusRequestEntityTooLarge
+	}
+	return fasthttp.StatusContinue
+}
+
+// drainBody reads and drops what the client is still sending of a refused
+// body (up to drainMax, while it keeps coming), so that it reaches the point
+// of reading our 413 instead of finding the connection reset under it.
+func drainBody(rc *fasthttp.RequestCtx) {
+	const (
+		drainMax  = 16 << 20
+		drainIdle = 200 * time.Millisecond
+	)
+	n := rc.Request.Header.ContentLength()
+	if n <= 0 || n > drainMax || rc.Request.MayContinue() {
+		return
+	}
+	conn := rc.Conn()
+	buf := make([]byte, 32<<10)
+	for left := n; left > 0; {
+		if err := conn.SetReadDeadline(time.Now().Add(drainIdle)); err != nil {
+			return
+		}
+		k, err := conn.Read(buf[:min(len(buf), left)])
+		left -= k
+		if err != nil {
+			return
+		}
+	}
 }
 
 func (s *Server) notFound(rc *fasthttp.RequestCtx) {
