@@ -69,11 +69,14 @@ type bundle struct {
 	now     time.Time
 	admin   tenant.Principal
 	adminCr tenant.Credentials
+	opts    tenant.ServiceOptions // to start a second replica on the same store
 }
 
 type bundleOpts struct {
-	cache tenant.AuthCache
-	now   time.Time
+	cache  tenant.AuthCache
+	now    time.Time
+	hasher tenant.PasswordHasher // default testArgon2id
+	store  tenant.Store          // default a fresh SQLite store
 }
 
 func newBundle(t testing.TB, o bundleOpts) *bundle {
@@ -96,14 +99,20 @@ func newBundle(t testing.TB, o bundleOpts) *bundle {
 	if o.now.IsZero() {
 		o.now = time.Now()
 	}
+	if o.hasher == nil {
+		o.hasher = testArgon2id
+	}
+	if o.store == nil {
+		o.store = storetest.NewSQLite(t)
+	}
 	b := &bundle{
-		store:  storetest.NewSQLite(t),
+		store:  o.store,
 		sealer: sealer,
-		hasher: &countingHasher{PasswordHasher: testArgon2id},
+		hasher: &countingHasher{PasswordHasher: o.hasher},
 		cache:  o.cache,
 		now:    o.now,
 	}
-	b.svc, err = tenant.NewService(tenant.ServiceOptions{
+	b.opts = tenant.ServiceOptions{
 		Store:        b.store,
 		Sealer:       sealer,
 		Certificates: signerOpener{},
@@ -111,7 +120,8 @@ func newBundle(t testing.TB, o bundleOpts) *bundle {
 		AuthKey:      authKey,
 		Passwords:    b.hasher,
 		Now:          func() time.Time { return o.now },
-	})
+	}
+	b.svc, err = tenant.NewService(b.opts)
 	if err != nil {
 		t.Fatal(err)
 	}
