@@ -3,6 +3,7 @@ package gateway
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime/multipart"
@@ -38,42 +39,51 @@ func (f *fields) err() error {
 }
 
 // jsonFields reads a JSON object body. An empty body, invalid JSON or
-// anything but an object is a 400 on "body".
+// anything but an object is a 400 on "body". Names that differ only in case
+// are one field: the last one in the body wins.
 func jsonFields(body []byte) (*fields, error) {
 	body = bytes.TrimSpace(body)
 	if len(body) == 0 {
 		return nil, invalid("body", "a JSON object is required")
 	}
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(body, &raw); err != nil {
-		var ute *json.UnmarshalTypeError
-		if asTypeErr(err, &ute) {
-			return nil, invalid("body", "a JSON object is required")
-		}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	tok, err := dec.Token()
+	if err != nil {
 		return nil, invalid("body", "invalid JSON: "+jsonSyntaxMessage(err))
 	}
-	if raw == nil {
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
 		return nil, invalid("body", "a JSON object is required")
 	}
-	f := &fields{json: make(map[string]json.RawMessage, len(raw))}
-	for k, v := range raw {
-		f.json[strings.ToLower(k)] = v
+	f := &fields{json: map[string]json.RawMessage{}}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, invalid("body", "invalid JSON: "+jsonSyntaxMessage(err))
+		}
+		name, _ := tok.(string)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, invalid("body", "invalid JSON: "+jsonSyntaxMessage(err))
+		}
+		f.json[strings.ToLower(name)] = raw
+	}
+	if _, err := dec.Token(); err != nil { // the closing brace
+		return nil, invalid("body", "invalid JSON: "+jsonSyntaxMessage(err))
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, invalid("body", "invalid JSON: data after the object")
 	}
 	return f, nil
 }
 
-func asTypeErr(err error, target **json.UnmarshalTypeError) bool {
-	t, ok := err.(*json.UnmarshalTypeError)
-	if ok {
-		*target = t
-	}
-	return ok
-}
-
 // jsonSyntaxMessage describes a JSON syntax error without quoting the body.
 func jsonSyntaxMessage(err error) string {
-	if se, ok := err.(*json.SyntaxError); ok {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
 		return fmt.Sprintf("%s (at byte %d)", se.Error(), se.Offset)
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return "the body ends before the JSON does"
 	}
 	return err.Error()
 }

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"facturad/metrics"
 )
 
 // httpMetrics are the gateway's collectors. Labels are bounded: the route is
@@ -19,17 +21,17 @@ type httpMetrics struct {
 func newHTTPMetrics(r prometheus.Registerer) (*httpMetrics, error) {
 	m := &httpMetrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Namespace: "facturad",
+			Namespace: metrics.Namespace,
 			Subsystem: "http",
 			Name:      "requests_total",
 			Help:      "API requests answered, by route pattern, method and status class.",
 		}, []string{"route", "method", "status"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Namespace: "facturad",
+			Namespace: metrics.Namespace,
 			Subsystem: "http",
 			Name:      "request_duration_seconds",
 			Help:      "Time to answer an API request, by route pattern, method and status class.",
-			Buckets:   []float64{.0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
+			Buckets:   metrics.RequestBuckets,
 		}, []string{"route", "method", "status"}),
 	}
 	for _, c := range []prometheus.Collector{m.requests, m.duration} {

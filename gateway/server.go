@@ -17,10 +17,10 @@ import (
 	"time"
 
 	"github.com/fasthttp/router"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/valyala/fasthttp"
 	"github.com/valyala/fasthttp/fasthttpadaptor"
 
+	"facturad/metrics"
 	"facturad/tenant"
 )
 
@@ -53,6 +53,9 @@ type route struct {
 	timeout      time.Duration
 	h            handlerFunc
 	m            *routeMetrics
+	// shape, when set, prepares the call's error shapes (call.a6 and the
+	// conflict field) before anything can fail.
+	shape func(c *call)
 }
 
 // handlerFunc serves one call; a returned error is mapped to a status by
@@ -139,7 +142,7 @@ func New(o Options) (*Server, error) {
 		NoDefaultContentType:         true,
 		Logger:                       fasthttpLogger{o.Logger},
 	}
-	s.promh = fasthttpadaptor.NewFastHTTPHandler(promhttp.HandlerFor(o.Gatherer, promhttp.HandlerOpts{}))
+	s.promh = fasthttpadaptor.NewFastHTTPHandler(metrics.Handler(o.Gatherer))
 	s.admin = &fasthttp.Server{
 		Handler:            s.adminHandler,
 		Name:               "facturad-admin",
@@ -230,7 +233,12 @@ func (s *Server) wrap(rt *route) fasthttp.RequestHandler {
 			if v := recover(); v != nil {
 				c.panicked(v)
 			}
-			rt.m.observe(rc.Response.StatusCode(), time.Since(start))
+			d := time.Since(start)
+			rt.m.observe(rc.Response.StatusCode(), d)
+			if s.log.Enabled(context.Background(), slog.LevelDebug) {
+				s.log.Debug("request", "request_id", c.reqID, "method", rt.method, "route", rt.pattern,
+					"status", rc.Response.StatusCode(), "duration", d, "user", c.p.Username)
+			}
 		}()
 		s.serve(c)
 	}
@@ -238,6 +246,9 @@ func (s *Server) wrap(rt *route) fasthttp.RequestHandler {
 
 func (s *Server) serve(c *call) {
 	rc := c.rc
+	if c.rt.shape != nil {
+		c.rt.shape(c)
+	}
 	if len(rc.Request.Body()) > c.rt.limitFor(rc.Request.Header.ContentType()) {
 		c.fail(errTooLarge)
 		return

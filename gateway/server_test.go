@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	"github.com/valyala/fasthttp"
 
 	"facturad/tenant"
 )
@@ -31,6 +33,9 @@ type fakeTenants struct {
 var fakeUser = creds{token: "tok-1", user: "u1", pass: "p1"}
 
 func (f *fakeTenants) Authenticate(_ context.Context, token, username, password string) (tenant.Principal, error) {
+	if token == "store-down" {
+		return tenant.Principal{}, errors.New("store unreachable")
+	}
 	if token == fakeUser.token && username == fakeUser.user && password == fakeUser.pass {
 		return tenant.Principal{UserID: 1, Username: username, Role: tenant.RoleAdmin}, nil
 	}
@@ -180,6 +185,9 @@ func TestBranchInputDecoding(t *testing.T) {
 			tenant.BranchInput{Sucursal: "003", RazonComercial: "Tienda", MonedaLocal: "CRC", MonedaExtranjera: "USD", VerMonedaExtranjera: "S"}, ""},
 		{"ok/pascal and alternates", `{"Sucursal":"004","RazonComercial":"Otra","MonedaIdLocal":"CRC","MonedaIdExtranjera":"EUR","VerMonedaExtranjera":false,"Telefono":22223333}`,
 			tenant.BranchInput{Sucursal: "004", RazonComercial: "Otra", MonedaLocal: "CRC", MonedaExtranjera: "EUR", VerMonedaExtranjera: "N", Telefono: "22223333"}, ""},
+		{"ok/last of two spellings wins", `{"sucursal":"006","Sucursal":"007","SUCURSAL":"008"}`,
+			tenant.BranchInput{Sucursal: "008"}, ""},
+		{"error/trailing data", `{"sucursal":"005"} {}`, tenant.BranchInput{}, "body"},
 		{"error/flag", `{"sucursal":"005","verMonedaExtranjera":"maybe"}`, tenant.BranchInput{}, "verMonedaExtranjera"},
 		{"error/object for string", `{"sucursal":{"a":1}}`, tenant.BranchInput{}, "sucursal"},
 		{"error/invalid json", `{"sucursal":`, tenant.BranchInput{}, "body"},
@@ -262,6 +270,24 @@ func TestBodyLimits(t *testing.T) {
 	ct, body = multipartBody(t, map[string]string{"RazonSocial": "x"}, map[string][]byte{"Certificado": bytes.Repeat([]byte{1}, 70<<10)})
 	r = b.do(t, "POST", "/api/companies/v4", &fakeUser, ct, body)
 	requireA7(t, r, 413)
+	// A client that asks first (Expect: 100-continue) hears 413 before it
+	// sends the body.
+	conn, err := b.apiLn.Dial()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_, err = conn.Write([]byte("POST /api/companies/v4 HTTP/1.1\r\nHost: x\r\nAuthToken: t\r\n" +
+		"Content-Type: multipart/form-data; boundary=zz\r\nContent-Length: 99999999\r\nExpect: 100-continue\r\n\r\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var resp fasthttp.Response
+	if err := resp.Read(bufio.NewReader(conn)); err != nil {
+		t.Fatal(err)
+	}
+	requireA7(t, reply{status: resp.StatusCode(), body: resp.Body()}, 413)
+
 	// A route without a body takes almost none.
 	r = b.do(t, "GET", "/api/companies/2/branches/v4", &fakeUser, "application/json", bytes.Repeat([]byte{' '}, 8<<10))
 	requireA7(t, r, 413)
@@ -314,6 +340,25 @@ func TestErrorMapping(t *testing.T) {
 		m := r.object(t)
 		requireShape(t, "company update 500", m, shapeCompanyUpdate)
 		requireLogged(t, b, incidentIn(t, m["mensajeApi"].(string)), "store on fire")
+	})
+	t.Run("error/authentication failure is severe, in the call's form", func(t *testing.T) {
+		down := creds{token: "store-down", user: "u", pass: "p"}
+		r := b.do(t, "POST", "/api/companies/1/branches/v4", &down, "application/json", []byte(`{"sucursal":"003"}`))
+		if r.status != 500 {
+			t.Fatalf("status %d: %s", r.status, r.body)
+		}
+		m := r.object(t)
+		requireShape(t, "branch create 500", m, shapeBranchCreate)
+		requireLogged(t, b, incidentIn(t, m["mensajeApi"].(string)), "store unreachable")
+		if id := m["id"]; id != float64(0) {
+			t.Errorf("id %v in a failure", id)
+		}
+		r = b.do(t, "GET", "/api/companies/1/branches/v4", &down, "", nil)
+		if r.status != 500 {
+			t.Fatalf("status %d: %s", r.status, r.body)
+		}
+		msg, _ := r.object(t)["error"].(string)
+		requireLogged(t, b, incidentIn(t, msg), "store unreachable")
 	})
 	t.Run("error/panic", func(t *testing.T) {
 		r := b.do(t, "GET", "/api/companies/666/v4", &fakeUser, "", nil)

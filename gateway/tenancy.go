@@ -21,22 +21,69 @@ const (
 	paramCompanyID    = "companyId"
 	paramBranchID     = "branchId"
 	conflictUserTaken = "is already taken"
+	conflictCompany   = "conflicts with an existing company"
+	conflictBranch    = "a branch with this code already exists in the company"
 )
 
 func (s *Server) registerTenancy() {
 	j, mp := s.o.MaxJSONBody, s.o.MaxMultipartBody
-	s.handle(fasthttp.MethodPost, pathResellers, j, 0, s.createReseller)
+	s.handle(fasthttp.MethodPost, pathResellers, j, 0, s.createReseller).shape = credentialsShape
 	s.handle(fasthttp.MethodGet, pathCompanies, noBodyLimit, 0, s.searchCompanies)
-	s.handle(fasthttp.MethodPost, pathCompanies, j, mp, s.createCompany)
+	s.handle(fasthttp.MethodPost, pathCompanies, j, mp, s.createCompany).shape = s.createCompanyShape
 	s.handle(fasthttp.MethodGet, pathCompany, noBodyLimit, 0, s.getCompany)
-	s.handle(fasthttp.MethodPut, pathCompany, j, mp, s.updateCompany)
+	s.handle(fasthttp.MethodPut, pathCompany, j, mp, s.updateCompany).shape = s.updateCompanyShape
 	s.handle(fasthttp.MethodGet, pathBranches, noBodyLimit, 0, s.listBranches)
 	// POST and PUT on the branches path take a multipart company form too
 	// (A.2's second published path).
-	s.handle(fasthttp.MethodPost, pathBranches, j, mp, s.createBranchOrCompany)
-	s.handle(fasthttp.MethodPut, pathBranches, j, mp, s.updateCompanyOnBranches)
-	s.handle(fasthttp.MethodPut, pathBranch, j, 0, s.updateBranch)
-	s.handle(fasthttp.MethodPost, pathBranchUsers, j, 0, s.createAPIUser)
+	s.handle(fasthttp.MethodPost, pathBranches, j, mp, s.createBranchOrCompany).shape = func(c *call) {
+		if isMultipart(c.rc.Request.Header.ContentType()) {
+			s.createCompanyShape(c)
+			return
+		}
+		createBranchShape(c)
+	}
+	s.handle(fasthttp.MethodPut, pathBranches, j, mp, s.updateCompanyOnBranches).shape = s.updateCompanyShape
+	s.handle(fasthttp.MethodPut, pathBranch, j, 0, s.updateBranch).shape = updateBranchShape
+	s.handle(fasthttp.MethodPost, pathBranchUsers, j, 0, s.createAPIUser).shape = credentialsShape
+}
+
+// The shapes of the calls that answer with a message field (A.6): the body
+// of their 500, and the field a conflict is about. They are set before
+// authentication, so that every 500 of these calls has the call's form.
+
+func credentialsShape(c *call) {
+	c.a6 = func(msg string) any { return credentialsAnswer{MensajeAPI: msg} }
+	c.conflictField, c.conflictMsg = "usuario", conflictUserTaken
+}
+
+func (s *Server) createCompanyShape(c *call) {
+	c.a6 = func(msg string) any {
+		a := newCreateCompanyAnswer(tenant.CreatedCompany{})
+		a.MensajeAPI = msg
+		return a
+	}
+	c.conflictField, c.conflictMsg = "Identificacion", conflictCompany
+}
+
+func (s *Server) updateCompanyShape(c *call) {
+	c.a6 = func(msg string) any {
+		return updateCompanyAnswer{companyDetailAnswer: newCompanyDetailAnswer(tenant.CompanyDetail{}, s.o.Now()), MensajeAPI: msg}
+	}
+	c.conflictField, c.conflictMsg = "Identificacion", conflictCompany
+}
+
+func createBranchShape(c *call) {
+	c.a6 = func(msg string) any {
+		return createBranchAnswer{branchAnswer: newBranchAnswer(tenant.Branch{}), MensajeAPI: msg}
+	}
+	c.conflictField, c.conflictMsg = "sucursal", conflictBranch
+}
+
+func updateBranchShape(c *call) {
+	c.a6 = func(msg string) any {
+		return updateBranchAnswer{branchAnswer: newBranchAnswer(tenant.Branch{}), MensajeAPI: msg}
+	}
+	c.conflictField, c.conflictMsg = "sucursal", conflictBranch
 }
 
 // pathID reads a positive integer path parameter; field is the contract's
@@ -51,8 +98,6 @@ func (c *call) pathID(param, field string) (int64, error) {
 }
 
 func (s *Server) createReseller(c *call) error {
-	c.a6 = func(msg string) any { return credentialsAnswer{MensajeAPI: msg} }
-	c.conflictField, c.conflictMsg = "usuario", conflictUserTaken
 	username, err := usernameBody(c.rc.Request.Body())
 	if err != nil {
 		return err
@@ -116,12 +161,6 @@ func (s *Server) getCompany(c *call) error {
 }
 
 func (s *Server) createCompany(c *call) error {
-	c.a6 = func(msg string) any {
-		a := newCreateCompanyAnswer(tenant.CreatedCompany{})
-		a.MensajeAPI = msg
-		return a
-	}
-	c.conflictField, c.conflictMsg = "Identificacion", "conflicts with an existing company"
 	in, err := c.companyInput()
 	if err != nil {
 		return err
@@ -139,10 +178,6 @@ func (s *Server) updateCompany(c *call) error {
 }
 
 func (s *Server) updateCompanyAt(c *call, idField string) error {
-	c.a6 = func(msg string) any {
-		return updateCompanyAnswer{companyDetailAnswer: newCompanyDetailAnswer(tenant.CompanyDetail{}, s.o.Now()), MensajeAPI: msg}
-	}
-	c.conflictField, c.conflictMsg = "Identificacion", "conflicts with an existing company"
 	id, err := c.pathID(paramCompanyID, idField)
 	if err != nil {
 		return err
@@ -253,10 +288,6 @@ func (s *Server) updateCompanyOnBranches(c *call) error {
 }
 
 func (s *Server) createBranch(c *call) error {
-	c.a6 = func(msg string) any {
-		return createBranchAnswer{branchAnswer: newBranchAnswer(tenant.Branch{}), MensajeAPI: msg}
-	}
-	c.conflictField, c.conflictMsg = "sucursal", "a branch with this code already exists in the company"
 	companyID, err := c.pathID(paramCompanyID, "CompaniaId")
 	if err != nil {
 		return err
@@ -279,10 +310,6 @@ func (s *Server) createBranch(c *call) error {
 }
 
 func (s *Server) updateBranch(c *call) error {
-	c.a6 = func(msg string) any {
-		return updateBranchAnswer{branchAnswer: newBranchAnswer(tenant.Branch{}), MensajeAPI: msg}
-	}
-	c.conflictField, c.conflictMsg = "sucursal", "a branch with this code already exists in the company"
 	companyID, err := c.pathID(paramCompanyID, "CompaniaId")
 	if err != nil {
 		return err
@@ -332,8 +359,6 @@ func branchInput(body []byte) (tenant.BranchInput, error) {
 }
 
 func (s *Server) createAPIUser(c *call) error {
-	c.a6 = func(msg string) any { return credentialsAnswer{MensajeAPI: msg} }
-	c.conflictField, c.conflictMsg = "usuario", conflictUserTaken
 	companyID, err := c.pathID(paramCompanyID, "companiaId")
 	if err != nil {
 		return err
