@@ -162,8 +162,11 @@ func Sign(doc []byte, key crypto.Signer, chain []*x509.Certificate, p Policy, op
 	canon := dsig.MakeC14N10RecCanonicalizer()
 	// The enveloped-signature transform removes exactly the Signature
 	// element, so the document digest is the digest of the root as it is now,
-	// before the signature is added.
-	docDigest, err := digestOf(canon, root)
+	// before the signature is added. For a whole document (an apex element
+	// with no element ancestors) inclusive C14N 1.1 and 1.0 produce the same
+	// bytes, and goxmldsig's 1.1 canonicalizer skips one copy of the tree
+	// that its 1.0 canonicalizer makes to inject ancestors' namespaces.
+	docDigest, err := digestOf(dsig.MakeC14N11Canonicalizer(), root)
 	if err != nil {
 		return nil, fmt.Errorf("sign: canonicalize document: %w", err)
 	}
