@@ -1,0 +1,176 @@
+package main
+
+import (
+	"encoding/base64"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+)
+
+// Config is everything the service reads at start. Each field has an
+// environment variable FACTURAD_<NAME> and a flag --<name> (lower case; the
+// underscores may also be written as hyphens). Flags win over the
+// environment, the environment over the defaults.
+type Config struct {
+	Listen        string
+	AdminListen   string
+	DataDir       string
+	DatabaseURL   string
+	RedisURL      string
+	MasterKey     string // base64 of 32 bytes; never logged
+	AdminUser     string
+	AdminPassword string // never logged
+	AdminToken    string // never logged
+	HaciendaEnv   string
+	HaciendaAPI   string
+	HaciendaToken string
+	LogLevel      string
+	// Migrate applies the PostgreSQL migrations at start-up.
+	Migrate bool
+	// ShutdownTimeout bounds a graceful stop.
+	ShutdownTimeout time.Duration
+}
+
+// DefaultConfig is the embedded default: SQLite and an in-process cache in
+// ./data, the built-in tax-authority sandbox.
+func DefaultConfig() Config {
+	return Config{
+		Listen:          ":8080",
+		AdminListen:     ":9090",
+		DataDir:         "./data",
+		HaciendaEnv:     "sandbox",
+		LogLevel:        "info",
+		ShutdownTimeout: 30 * time.Second,
+	}
+}
+
+// setting ties a configuration name to its field.
+type setting struct {
+	name  string // lower case, underscores: "admin_listen"
+	usage string
+	str   *string
+	bool  *bool
+	dur   *time.Duration
+}
+
+func (c *Config) settings() []setting {
+	return []setting{
+		{name: "listen", usage: "API listen address", str: &c.Listen},
+		{name: "admin_listen", usage: "health, readiness and metrics listen address", str: &c.AdminListen},
+		{name: "data_dir", usage: "folder of the embedded store and the generated master key", str: &c.DataDir},
+		{name: "database_url", usage: "PostgreSQL URL; unset uses the embedded SQLite store", str: &c.DatabaseURL},
+		{name: "redis_url", usage: "Redis URL; unset uses an in-process cache and limiter", str: &c.RedisURL},
+		{name: "master_key", usage: "base64 of the 32-byte master key (required with PostgreSQL)", str: &c.MasterKey},
+		{name: "admin_user", usage: "bootstrap admin user name, created at first start", str: &c.AdminUser},
+		{name: "admin_password", usage: "bootstrap admin password", str: &c.AdminPassword},
+		{name: "admin_token", usage: "bootstrap admin API token", str: &c.AdminToken},
+		{name: "hacienda_env", usage: "tax authority: sandbox (built in), staging or production", str: &c.HaciendaEnv},
+		{name: "hacienda_api_url", usage: "override of the reception API base URL", str: &c.HaciendaAPI},
+		{name: "hacienda_token_url", usage: "override of the token endpoint", str: &c.HaciendaToken},
+		{name: "log_level", usage: "debug, info, warn or error", str: &c.LogLevel},
+		{name: "migrate", usage: "apply PostgreSQL migrations at start-up", bool: &c.Migrate},
+		{name: "shutdown_timeout", usage: "how long a graceful stop may take", dur: &c.ShutdownTimeout},
+	}
+}
+
+// LoadConfig reads the environment (through getenv) and then the flags in
+// args over DefaultConfig.
+func LoadConfig(fs *flag.FlagSet, args []string, getenv func(string) string) (Config, error) {
+	c := DefaultConfig()
+	for _, s := range c.settings() {
+		v := getenv("FACTURAD_" + strings.ToUpper(s.name))
+		if v == "" {
+			continue
+		}
+		if err := s.set(v); err != nil {
+			return c, fmt.Errorf("FACTURAD_%s: %w", strings.ToUpper(s.name), err)
+		}
+	}
+	for _, s := range c.settings() {
+		s := s
+		names := []string{s.name}
+		if alias := strings.ReplaceAll(s.name, "_", "-"); alias != s.name {
+			names = append(names, alias)
+		}
+		for _, n := range names {
+			if s.bool != nil {
+				fs.BoolVar(s.bool, n, *s.bool, s.usage)
+				continue
+			}
+			fs.Func(n, s.usage, s.set)
+		}
+	}
+	if err := fs.Parse(args); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+func (s setting) set(v string) error {
+	switch {
+	case s.str != nil:
+		*s.str = v
+	case s.bool != nil:
+		switch strings.ToLower(v) {
+		case "1", "true", "yes", "on":
+			*s.bool = true
+		case "0", "false", "no", "off":
+			*s.bool = false
+		default:
+			return fmt.Errorf("%q is not a boolean", v)
+		}
+	case s.dur != nil:
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return err
+		}
+		*s.dur = d
+	}
+	return nil
+}
+
+// Validate checks the configuration as a whole and says precisely what is
+// wrong.
+func (c Config) Validate() error {
+	var errs []error
+	if c.Listen == "" {
+		errs = append(errs, errors.New("listen: must not be empty"))
+	}
+	if c.DatabaseURL == "" && c.DataDir == "" {
+		errs = append(errs, errors.New("data_dir: required for the embedded store"))
+	}
+	if c.DatabaseURL != "" && c.MasterKey == "" {
+		errs = append(errs, errors.New("master_key: required with database_url (PostgreSQL), as base64 of 32 bytes; generate one with `facturad keygen`"))
+	}
+	if c.MasterKey != "" {
+		if k, err := base64.StdEncoding.DecodeString(c.MasterKey); err != nil || len(k) != 32 {
+			errs = append(errs, errors.New("master_key: must be base64 of exactly 32 bytes"))
+		}
+	}
+	switch c.HaciendaEnv {
+	case "sandbox", "staging", "production":
+	default:
+		errs = append(errs, fmt.Errorf("hacienda_env: %q is not sandbox, staging or production", c.HaciendaEnv))
+	}
+	if (c.HaciendaAPI == "") != (c.HaciendaToken == "") {
+		errs = append(errs, errors.New("hacienda_api_url and hacienda_token_url: set both or neither"))
+	}
+	if _, err := parseLevel(c.LogLevel); err != nil {
+		errs = append(errs, err)
+	}
+	if c.ShutdownTimeout <= 0 {
+		errs = append(errs, errors.New("shutdown_timeout: must be positive"))
+	}
+	return errors.Join(errs...)
+}
+
+func parseLevel(s string) (slog.Level, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(s)); err != nil {
+		return l, fmt.Errorf("log_level: %q is not debug, info, warn or error", s)
+	}
+	return l, nil
+}

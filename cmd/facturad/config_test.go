@@ -1,0 +1,106 @@
+package main
+
+import (
+	"flag"
+	"io"
+	"strings"
+	"testing"
+	"time"
+)
+
+func env(m map[string]string) func(string) string {
+	return func(k string) string { return m[k] }
+}
+
+func TestLoadConfig(t *testing.T) {
+	tests := []struct {
+		name string
+		env  map[string]string
+		args []string
+		want func(Config) string // returns a complaint, or ""
+	}{
+		{
+			name: "ok/defaults",
+			want: func(c Config) string {
+				if c != DefaultConfig() {
+					return "not the defaults"
+				}
+				return ""
+			},
+		},
+		{
+			name: "ok/environment",
+			env:  map[string]string{"FACTURAD_LISTEN": ":1", "FACTURAD_ADMIN_LISTEN": ":2", "FACTURAD_MIGRATE": "true", "FACTURAD_SHUTDOWN_TIMEOUT": "5s"},
+			want: func(c Config) string {
+				if c.Listen != ":1" || c.AdminListen != ":2" || !c.Migrate || c.ShutdownTimeout != 5*time.Second {
+					return "environment not applied"
+				}
+				return ""
+			},
+		},
+		{
+			name: "ok/flags win over environment, hyphen alias",
+			env:  map[string]string{"FACTURAD_ADMIN_LISTEN": ":2"},
+			args: []string{"--admin-listen", ":3", "--log_level", "debug"},
+			want: func(c Config) string {
+				if c.AdminListen != ":3" || c.LogLevel != "debug" {
+					return "flags not applied"
+				}
+				return ""
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := flag.NewFlagSet("test", flag.ContinueOnError)
+			fs.SetOutput(io.Discard)
+			c, err := LoadConfig(fs, tt.args, env(tt.env))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if msg := tt.want(c); msg != "" {
+				t.Errorf("%s: %+v", msg, c)
+			}
+		})
+	}
+}
+
+func TestLoadConfigErrors(t *testing.T) {
+	fs := flag.NewFlagSet("test", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	if _, err := LoadConfig(fs, nil, env(map[string]string{"FACTURAD_MIGRATE": "maybe"})); err == nil {
+		t.Error("a bad boolean in the environment was accepted")
+	}
+}
+
+func TestValidate(t *testing.T) {
+	tests := []struct {
+		name    string
+		mutate  func(*Config)
+		wantErr string
+	}{
+		{name: "ok/embedded default", mutate: func(*Config) {}},
+		{name: "ok/postgres with key", mutate: func(c *Config) {
+			c.DatabaseURL = "postgres://x"
+			c.MasterKey = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="
+		}},
+		{name: "error/postgres without key", mutate: func(c *Config) { c.DatabaseURL = "postgres://x" }, wantErr: "master_key: required"},
+		{name: "error/short key", mutate: func(c *Config) { c.MasterKey = "AAAA" }, wantErr: "exactly 32 bytes"},
+		{name: "error/environment", mutate: func(c *Config) { c.HaciendaEnv = "prod" }, wantErr: "hacienda_env"},
+		{name: "error/one override", mutate: func(c *Config) { c.HaciendaAPI = "http://x" }, wantErr: "set both or neither"},
+		{name: "error/log level", mutate: func(c *Config) { c.LogLevel = "loud" }, wantErr: "log_level"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := DefaultConfig()
+			tt.mutate(&c)
+			err := c.Validate()
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Fatalf("unexpected error: %v", err)
+			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
+				t.Fatalf("error %v, want one containing %q", err, tt.wantErr)
+			}
+		})
+	}
+}

@@ -1,0 +1,89 @@
+// Command facturad is the facturad service: a multi-tenant gateway that
+// issues Costa Rican electronic tax documents (comprobantes electrónicos
+// v4.4) and submits them to the Ministerio de Hacienda.
+//
+// Usage:
+//
+//	facturad [serve] [flags]   run the service (the default)
+//	facturad migrate [flags]   apply the PostgreSQL migrations and exit
+//	facturad mkcert [flags]    mint a throwaway test certificate (.p12)
+//	facturad keygen            print a new random master key (base64)
+//
+// Every flag also reads an environment variable FACTURAD_<NAME>; run
+// `facturad serve -h` for the list.
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr, os.Getenv); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "facturad:", err)
+		}
+		os.Exit(1)
+	}
+}
+
+// run dispatches a subcommand. It is main without the process: tests call it.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	cmd := "serve"
+	if len(args) > 0 && len(args[0]) > 0 && args[0][0] != '-' {
+		cmd, args = args[0], args[1:]
+	}
+	switch cmd {
+	case "serve":
+		return runServe(ctx, args, stdout, stderr, getenv)
+	case "migrate":
+		return runMigrate(ctx, args, stderr, getenv)
+	case "mkcert":
+		return runMkcert(args, stdout, stderr)
+	case "keygen":
+		k := make([]byte, 32)
+		if _, err := rand.Read(k); err != nil {
+			return err
+		}
+		_, err := fmt.Fprintln(stdout, base64.StdEncoding.EncodeToString(k))
+		return err
+	case "help", "-h", "--help":
+		_, err := fmt.Fprint(stdout, usage)
+		return err
+	default:
+		return fmt.Errorf("unknown command %q\n%s", cmd, usage)
+	}
+}
+
+const usage = `usage: facturad [serve|migrate|mkcert|keygen] [flags]
+`
+
+// loadConfig parses the configuration of a subcommand and validates it.
+func loadConfig(name string, args []string, stderr io.Writer, getenv func(string) string) (Config, error) {
+	fs := flag.NewFlagSet("facturad "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	c, err := LoadConfig(fs, args, getenv)
+	if err != nil {
+		return c, err
+	}
+	if err := c.Validate(); err != nil {
+		return c, fmt.Errorf("configuration:\n%w", err)
+	}
+	return c, nil
+}
+
+func newLogger(w io.Writer, level string) *slog.Logger {
+	l, _ := parseLevel(level) // validated before
+	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l}))
+}

@@ -1,0 +1,28 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"facturad/tenant/postgres"
+)
+
+// runMigrate applies the PostgreSQL migrations and exits. Replicas may also
+// apply them at start-up with --migrate; the migrations take an advisory
+// lock, so both ways are safe to run at once.
+func runMigrate(ctx context.Context, args []string, stderr io.Writer, getenv func(string) string) error {
+	c, err := loadConfig("migrate", args, stderr, getenv)
+	if err != nil {
+		return err
+	}
+	if c.DatabaseURL == "" {
+		return errors.New("migrate: database_url is not set (the embedded SQLite store migrates itself at start)")
+	}
+	if err := postgres.Migrate(ctx, c.DatabaseURL, postgres.Options{}); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	newLogger(stderr, c.LogLevel).Info("migrations applied")
+	return nil
+}

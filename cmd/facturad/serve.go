@@ -1,0 +1,246 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"facturad/gateway"
+	"facturad/metrics"
+	"facturad/signer"
+	"facturad/tenant"
+	"facturad/tenant/authcache"
+	"facturad/tenant/postgres"
+	"facturad/tenant/seal"
+	"facturad/tenant/sqlite"
+)
+
+// runServe runs the service until ctx is cancelled (SIGINT or SIGTERM in
+// main), then stops it gracefully.
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	c, err := loadConfig("serve", args, stderr, getenv)
+	if err != nil {
+		return err
+	}
+	return serve(ctx, c, stdout, newLogger(stderr, c.LogLevel))
+}
+
+// cleanups is a LIFO list of named stop functions: what started last stops
+// first.
+type cleanups struct {
+	log   *slog.Logger
+	funcs []func(context.Context) error
+	names []string
+}
+
+func (c *cleanups) add(name string, f func(context.Context) error) {
+	c.names = append(c.names, name)
+	c.funcs = append(c.funcs, f)
+}
+
+func (c *cleanups) run(ctx context.Context) {
+	for i := len(c.funcs) - 1; i >= 0; i-- {
+		if err := c.funcs[i](ctx); err != nil {
+			c.log.Error("stop", "part", c.names[i], "err", err)
+		}
+	}
+}
+
+// serve wires the parts, prints where it listens and blocks until ctx ends.
+func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (err error) {
+	start := time.Now()
+	var stop cleanups
+	stop.log = log
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), c.ShutdownTimeout)
+		defer cancel()
+		stop.run(sctx)
+	}()
+
+	store, masterKey, err := openStore(ctx, c, &stop)
+	if err != nil {
+		return err
+	}
+	sealer, err := seal.New(masterKey)
+	if err != nil {
+		return fmt.Errorf("sealer: %w", err)
+	}
+	authKey, err := seal.DeriveKey(masterKey, "facturad auth cache v1")
+	if err != nil {
+		return fmt.Errorf("auth key: %w", err)
+	}
+	var cache tenant.AuthCache
+	if c.RedisURL != "" {
+		rdb, err := openRedis(c.RedisURL)
+		if err != nil {
+			return err
+		}
+		stop.add("redis", func(context.Context) error { return rdb.Close() })
+		rc, err := authcache.NewRedis(rdb, authcache.RedisOptions{})
+		if err != nil {
+			return fmt.Errorf("redis auth cache: %w", err)
+		}
+		cache = rc
+	} else {
+		cache = authcache.NewMemory(authcache.MemoryOptions{})
+	}
+	tenants, err := tenant.NewService(tenant.ServiceOptions{
+		Store:        store,
+		Sealer:       sealer,
+		Certificates: certificateOpener{},
+		Cache:        cache,
+		AuthKey:      authKey,
+		Logger:       log,
+	})
+	if err != nil {
+		return err
+	}
+	creds, created, err := tenants.EnsureAdmin(ctx, c.AdminUser, c.AdminPassword, c.AdminToken)
+	if err != nil {
+		return fmt.Errorf("bootstrap admin: %w", err)
+	}
+
+	reg := metrics.NewRegistry()
+	gw, err := gateway.New(gateway.Options{
+		Tenants:    tenants,
+		Ready:      gateway.ReadyFunc(store.Ping),
+		Logger:     log,
+		Registerer: reg,
+		Gatherer:   reg,
+	})
+	if err != nil {
+		return err
+	}
+	apiLn, err := net.Listen("tcp", c.Listen)
+	if err != nil {
+		return fmt.Errorf("api listener: %w", err)
+	}
+	adminLn, err := net.Listen("tcp", c.AdminListen)
+	if err != nil {
+		apiLn.Close()
+		return fmt.Errorf("admin listener: %w", err)
+	}
+	errc := make(chan error, 2)
+	go func() { errc <- gw.Serve(apiLn) }()
+	go func() { errc <- gw.ServeAdmin(adminLn) }()
+	stop.add("gateway", gw.Shutdown)
+
+	fmt.Fprintf(stdout, "facturad listening: api http://%s  admin http://%s  (store %s, started in %s)\n",
+		apiLn.Addr(), adminLn.Addr(), storeName(c), time.Since(start).Round(time.Millisecond))
+	if created {
+		fmt.Fprintf(stdout, "bootstrap admin created; these credentials are shown only once:\n  usuario:    %s\n  contrasena: %s\n  apiToken:   %s\n",
+			creds.Usuario, creds.Contrasena, creds.APIToken)
+	}
+	log.Info("started", "api", apiLn.Addr().String(), "admin", adminLn.Addr().String(), "store", storeName(c))
+
+	select {
+	case <-ctx.Done():
+		log.Info("stopping", "cause", context.Cause(ctx))
+		return nil
+	case err := <-errc:
+		return fmt.Errorf("server: %w", err)
+	}
+}
+
+func storeName(c Config) string {
+	if c.DatabaseURL != "" {
+		return "postgres"
+	}
+	return "sqlite " + filepath.Join(c.DataDir, "facturad.db")
+}
+
+// storeWithDocuments is what the service needs of a store.
+type storeWithDocuments interface {
+	tenant.Store
+}
+
+// openStore opens PostgreSQL or the embedded SQLite file, and the master key
+// that goes with it.
+func openStore(ctx context.Context, c Config, stop *cleanups) (storeWithDocuments, []byte, error) {
+	if c.DatabaseURL != "" {
+		key, err := seal.ParseMasterKey(c.MasterKey)
+		if err != nil {
+			return nil, nil, fmt.Errorf("master key: %w", err)
+		}
+		s, err := postgres.Open(ctx, c.DatabaseURL, postgres.Options{})
+		if err != nil {
+			return nil, nil, err
+		}
+		stop.add("postgres", func(context.Context) error { return s.Close() })
+		if c.Migrate {
+			if err := s.Migrate(ctx); err != nil {
+				return nil, nil, err
+			}
+		}
+		return s, key, nil
+	}
+	if err := os.MkdirAll(c.DataDir, 0o700); err != nil {
+		return nil, nil, fmt.Errorf("data folder: %w", err)
+	}
+	var key []byte
+	if c.MasterKey != "" {
+		k, err := seal.ParseMasterKey(c.MasterKey)
+		if err != nil {
+			return nil, nil, fmt.Errorf("master key: %w", err)
+		}
+		key = k
+	} else {
+		k, err := seal.LoadOrCreateMasterKey(c.DataDir)
+		if err != nil {
+			return nil, nil, fmt.Errorf("master key: %w", err)
+		}
+		key = k
+	}
+	s, err := sqlite.Open(ctx, filepath.Join(c.DataDir, "facturad.db"), sqlite.Options{})
+	if err != nil {
+		return nil, nil, err
+	}
+	stop.add("sqlite", func(context.Context) error { return s.Close() })
+	return s, key, nil
+}
+
+// openRedis connects to Redis with short timeouts: every caller bounds its
+// own calls too, because a blackholed Redis would otherwise hold a request
+// until its deadline.
+func openRedis(url string) (*redis.Client, error) {
+	o, err := redis.ParseURL(url)
+	if err != nil {
+		return nil, errors.New("redis_url: cannot be parsed") // the URL may hold a password
+	}
+	o.DialTimeout = 500 * time.Millisecond
+	o.ReadTimeout = 250 * time.Millisecond
+	o.WriteTimeout = 250 * time.Millisecond
+	o.PoolTimeout = 250 * time.Millisecond
+	return redis.NewClient(o), nil
+}
+
+// certificateOpener lets tenant check uploaded certificates with the
+// signer's PKCS#12 reader without depending on it.
+type certificateOpener struct{}
+
+func (certificateOpener) OpenCertificate(p12, pin []byte) (tenant.CertificateInfo, error) {
+	cert, err := signer.LoadPKCS12(p12, pin)
+	switch {
+	case errors.Is(err, signer.ErrWrongPIN):
+		return tenant.CertificateInfo{}, tenant.ErrCertificatePIN
+	case errors.Is(err, signer.ErrNotPKCS12):
+		return tenant.CertificateInfo{}, tenant.ErrCertificateFormat
+	case errors.Is(err, signer.ErrNoPrivateKey):
+		return tenant.CertificateInfo{}, tenant.ErrCertificateNoKey
+	case err != nil:
+		return tenant.CertificateInfo{}, err
+	}
+	id, err := cert.Identification()
+	if err != nil {
+		return tenant.CertificateInfo{}, err
+	}
+	return tenant.CertificateInfo{Identification: id, NotBefore: cert.Leaf.NotBefore, NotAfter: cert.Leaf.NotAfter}, nil
+}

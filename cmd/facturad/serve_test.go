@@ -1,0 +1,125 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// syncBuffer is a bytes.Buffer safe for one writer and a polling reader.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+var listenLine = regexp.MustCompile(`api http://(\S+)\s+admin http://(\S+)`)
+
+// startService runs `facturad serve` on the embedded default in dataDir
+// and returns its output, API and admin addresses, and a stop function that
+// waits for the service to return.
+func startService(t *testing.T, dataDir string, extra ...string) (out *syncBuffer, api, admin string, stop func() error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	out = new(syncBuffer)
+	args := append([]string{"serve", "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0", "--data-dir", dataDir, "--log-level", "warn"}, extra...)
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, args, out, io.Discard, func(string) string { return "" }) }()
+	deadline := time.After(30 * time.Second)
+	for {
+		if m := listenLine.FindStringSubmatch(out.String()); m != nil {
+			api, admin = m[1], m[2]
+			break
+		}
+		select {
+		case err := <-done:
+			cancel()
+			t.Fatalf("service exited before listening: %v\n%s", err, out.String())
+		case <-deadline:
+			cancel()
+			t.Fatalf("service did not start:\n%s", out.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	stop = func() error {
+		cancel()
+		return <-done
+	}
+	return out, api, admin, stop
+}
+
+func TestServeEmbeddedDefault(t *testing.T) {
+	dir := t.TempDir()
+	out, _, admin, stop := startService(t, dir)
+	if !strings.Contains(out.String(), "bootstrap admin created") || !strings.Contains(out.String(), "apiToken:") {
+		t.Errorf("first start did not print the bootstrap admin:\n%s", out.String())
+	}
+	for _, path := range []string{"/healthz", "/readyz", "/metrics"} {
+		resp, err := http.Get("http://" + admin + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("GET %s: %d", path, resp.StatusCode)
+		}
+	}
+	if err := stop(); err != nil {
+		t.Fatalf("stop: %v", err)
+	}
+
+	// A second start on the same data keeps the admin and prints no secret.
+	out, _, _, stop = startService(t, dir)
+	if strings.Contains(out.String(), "bootstrap admin created") || strings.Contains(out.String(), "contrasena") {
+		t.Errorf("second start printed credentials again:\n%s", out.String())
+	}
+	if err := stop(); err != nil {
+		t.Fatalf("stop: %v", err)
+	}
+}
+
+func TestServeConfiguredAdmin(t *testing.T) {
+	out, api, _, stop := startService(t, t.TempDir(),
+		"--admin-user", "ops", "--admin-password", "a-long-password-123", "--admin-token", "tok-0123456789abcdef0123456789abcdef")
+	defer stop()
+	if strings.Contains(out.String(), "a-long-password-123") || strings.Contains(out.String(), "tok-0123456789") {
+		t.Errorf("configured secrets were printed:\n%s", out.String())
+	}
+	req, _ := http.NewRequest("GET", "http://"+api+"/api/companies/v4?Name=x", nil)
+	req.Header.Set("AuthToken", "tok-0123456789abcdef0123456789abcdef")
+	req.SetBasicAuth("ops", "a-long-password-123")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("configured admin: status %d", resp.StatusCode)
+	}
+	req.SetBasicAuth("ops", "wrong")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("wrong password: status %d, want 401", resp.StatusCode)
+	}
+}
