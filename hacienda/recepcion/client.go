@@ -159,7 +159,7 @@ func (c *Client) Submit(ctx context.Context, creds Credentials, s Submission) (R
 		return Receipt{}, err
 	}
 	if err := Check(OpSubmit, resp.status, resp.header, resp.body); err != nil {
-		c.log.WarnContext(ctx, "tax authority refused a submission", "company", creds.CompanyID, "clave", s.Clave,
+		c.log.DebugContext(ctx, "tax authority refused a submission", "company", creds.CompanyID, "clave", s.Clave,
 			"status", resp.status, "cause", errorCause(err))
 		return Receipt{}, err
 	}

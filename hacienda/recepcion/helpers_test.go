@@ -2,7 +2,9 @@ package recepcion_test
 
 import (
 	"crypto/x509"
+	"encoding/base64"
 	"fmt"
+	"log/slog"
 	"sync"
 	"testing"
 	"time"
@@ -107,6 +109,12 @@ func setup(t *testing.T, so sandbox.Options, co recepcion.Options) *bundle {
 	}
 	sb := sandbox.NewTestServer(t, so)
 	co.Environment = recepcion.Sandbox
+	if co.Logger == nil {
+		co.Logger = quiet
+	}
+	if so.Logger == nil {
+		so.Logger = quiet
+	}
 	co.APIURL, co.TokenURL = sb.APIURL, sb.TokenURL
 	if co.Clock == nil {
 		co.Clock = clock
@@ -121,3 +129,7 @@ func setup(t *testing.T, so sandbox.Options, co recepcion.Options) *bundle {
 // noChecks disables the delegated checks, for tests about the protocol
 // with unsigned documents.
 var noChecks = &sandbox.Checks{}
+
+func b64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+
+var quiet = slog.New(slog.DiscardHandler)

@@ -1,0 +1,556 @@
+package sandbox_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"facturad/hacienda/sandbox"
+)
+
+var (
+	quiet = slog.New(slog.DiscardHandler)
+	t0    = time.Date(2026, 11, 21, 10, 30, 0, 0, time.FixedZone("-06:00", -6*3600))
+)
+
+const (
+	issuerTipo   = "02"
+	issuerNumero = "3101123456"
+)
+
+func claveFor(n int, docType string) (clave, consecutivo string) {
+	consecutivo = "00100001" + docType + fmt.Sprintf("%010d", n)
+	return "506" + t0.Format("020106") + "00" + issuerNumero + consecutivo + "1" + fmt.Sprintf("%08d", n), consecutivo
+}
+
+// doc is a small document carrying the fields the sandbox cross-checks.
+// fecha overrides FechaEmision when not empty.
+func doc(root, clave, consecutivo, fecha string) []byte {
+	if fecha == "" {
+		fecha = t0.Format(time.RFC3339)
+	}
+	return []byte(`<?xml version="1.0" encoding="UTF-8"?><` + root + ` xmlns="urn:test">` +
+		`<Clave>` + clave + `</Clave><NumeroConsecutivo>` + consecutivo + `</NumeroConsecutivo>` +
+		`<FechaEmision>` + fecha + `</FechaEmision>` +
+		`<Emisor><Nombre>Emisor</Nombre><Identificacion><Tipo>02</Tipo><Numero>` + issuerNumero + `</Numero></Identificacion></Emisor>` +
+		`<ResumenFactura><TotalComprobante>100.5</TotalComprobante></ResumenFactura></` + root + `>`)
+}
+
+type harness struct {
+	t     *testing.T
+	ts    *sandbox.TestServer
+	clock *sandbox.ManualClock
+	token string
+}
+
+func newHarness(t *testing.T, o sandbox.Options) *harness {
+	t.Helper()
+	clock := sandbox.NewManualClock(t0)
+	if o.Clock == nil {
+		o.Clock = clock
+	}
+	if o.Checks == nil {
+		o.Checks = &sandbox.Checks{}
+	}
+	o.Logger = quiet
+	h := &harness{t: t, ts: sandbox.NewTestServer(t, o), clock: clock}
+	return h
+}
+
+// grant posts a form to the token endpoint and returns the status and the
+// decoded JSON.
+func (h *harness) grant(form url.Values) (int, map[string]any) {
+	h.t.Helper()
+	resp, err := http.PostForm(h.ts.TokenURL, form)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var m map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&m)
+	return resp.StatusCode, m
+}
+
+func (h *harness) login() string {
+	h.t.Helper()
+	code, m := h.grant(url.Values{"grant_type": {"password"}, "client_id": {"api-stag"}, "username": {"u"}, "password": {"p"}})
+	if code != 200 {
+		h.t.Fatalf("login: %d %v", code, m)
+	}
+	h.token = m["access_token"].(string)
+	return h.token
+}
+
+func (h *harness) do(method, path string, body []byte) *http.Response {
+	h.t.Helper()
+	req, _ := http.NewRequest(method, h.ts.URL+path, bytes.NewReader(body))
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if h.token != "" {
+		req.Header.Set("Authorization", "bearer "+h.token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	h.t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
+func submitJSON(clave string, xml []byte, extra map[string]any) []byte {
+	m := map[string]any{
+		"clave":          clave,
+		"fecha":          t0.Format(time.RFC3339),
+		"emisor":         map[string]string{"tipoIdentificacion": issuerTipo, "numeroIdentificacion": issuerNumero},
+		"comprobanteXml": base64.StdEncoding.EncodeToString(xml),
+	}
+	for k, v := range extra {
+		if v == nil {
+			delete(m, k)
+		} else {
+			m[k] = v
+		}
+	}
+	b, _ := json.Marshal(m)
+	return b
+}
+
+func (h *harness) submit(clave string, xml []byte) *http.Response {
+	return h.do(http.MethodPost, "/recepcion-sandbox/v1/recepcion", submitJSON(clave, xml, nil))
+}
+
+func (h *harness) status(key string) (int, map[string]string) {
+	h.t.Helper()
+	resp := h.do(http.MethodGet, "/recepcion-sandbox/v1/recepcion/"+key, nil)
+	var m map[string]string
+	if resp.StatusCode == 200 {
+		if err := json.NewDecoder(resp.Body).Decode(&m); err != nil {
+			h.t.Fatal(err)
+		}
+	}
+	return resp.StatusCode, m
+}
+
+func TestTokenService(t *testing.T) {
+	h := newHarness(t, sandbox.Options{Users: map[string]string{"cpj-3-101-123456@stag": "p@ss w/rd+&="}})
+	login := url.Values{"grant_type": {"password"}, "client_id": {"api-stag"}, "username": {"cpj-3-101-123456@stag"}, "password": {"p@ss w/rd+&="}}
+
+	resp, err := http.PostForm(h.ts.TokenURL, login)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tok map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&tok)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Header.Get("Cache-Control") != "no-store" || !strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+		t.Fatalf("%d %v", resp.StatusCode, resp.Header)
+	}
+	if tok["expires_in"] != 300.0 || tok["refresh_expires_in"] != 36000.0 || tok["token_type"] != "bearer" ||
+		tok["access_token"] == "" || tok["refresh_token"] == "" || tok["not-before-policy"] != 0.0 {
+		t.Fatalf("token answer = %v", tok)
+	}
+
+	// A refresh an hour later: the session's remaining life.
+	h.clock.Advance(time.Hour)
+	code, ref := h.grant(url.Values{"grant_type": {"refresh_token"}, "client_id": {"api-stag"}, "refresh_token": {tok["refresh_token"].(string)}})
+	if code != 200 || ref["refresh_expires_in"] != 32400.0 || ref["access_token"] == tok["access_token"] {
+		t.Fatalf("refresh: %d %v", code, ref)
+	}
+
+	for name, tc := range map[string]struct {
+		form url.Values
+		code int
+		err  string
+	}{
+		"error/wrong password":   {url.Values{"grant_type": {"password"}, "client_id": {"api-stag"}, "username": login["username"], "password": {"nope"}}, 401, "invalid_grant"},
+		"error/unknown user":     {url.Values{"grant_type": {"password"}, "client_id": {"api-stag"}, "username": {"x"}, "password": {"y"}}, 401, "invalid_grant"},
+		"error/wrong client":     {url.Values{"grant_type": {"password"}, "client_id": {"api-prod"}, "username": login["username"], "password": login["password"]}, 401, "invalid_client"},
+		"error/no grant type":    {url.Values{"client_id": {"api-stag"}}, 400, "invalid_request"},
+		"error/unsupported":      {url.Values{"grant_type": {"client_credentials"}, "client_id": {"api-stag"}}, 400, "unsupported_grant_type"},
+		"error/unknown refresh":  {url.Values{"grant_type": {"refresh_token"}, "client_id": {"api-stag"}, "refresh_token": {"forged"}}, 400, "invalid_grant"},
+		"error/refresh too late": {url.Values{"grant_type": {"refresh_token"}, "client_id": {"api-stag"}, "refresh_token": {ref["refresh_token"].(string)}}, 400, "invalid_grant"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if name == "error/refresh too late" {
+				h.clock.Advance(10 * time.Hour)
+			}
+			code, m := h.grant(tc.form)
+			if code != tc.code || m["error"] != tc.err || m["error_description"] == "" {
+				t.Fatalf("%d %v, want %d %s", code, m, tc.code, tc.err)
+			}
+		})
+	}
+
+	// A body that is not a form.
+	resp, err = http.Post(h.ts.TokenURL, "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 400 {
+		t.Fatalf("JSON body: %d", resp.StatusCode)
+	}
+}
+
+func TestTokenLifetimesConfigurable(t *testing.T) {
+	h := newHarness(t, sandbox.Options{AccessTokenLifetime: 5 * time.Second, RefreshTokenLifetime: time.Minute})
+	code, m := h.grant(url.Values{"grant_type": {"password"}, "client_id": {"api-stag"}, "username": {"any"}, "password": {"thing"}})
+	if code != 200 || m["expires_in"] != 5.0 || m["refresh_expires_in"] != 60.0 {
+		t.Fatalf("%d %v", code, m)
+	}
+	h.token = m["access_token"].(string)
+	clave, _ := claveFor(1, "01")
+	if code, _ := h.status(clave); code != 404 {
+		t.Fatalf("fresh token: %d", code)
+	}
+	h.clock.Advance(5 * time.Second)
+	if code, _ := h.status(clave); code != 401 {
+		t.Fatalf("expired token: %d, want 401", code)
+	}
+}
+
+func TestReception(t *testing.T) {
+	h := newHarness(t, sandbox.Options{})
+	clave, cons := claveFor(1, "01")
+	xml := doc("FacturaElectronica", clave, cons, "")
+
+	// No token, a forged token: 401 with a bearer challenge.
+	for _, tok := range []string{"", "forged"} {
+		h.token = tok
+		resp := h.submit(clave, xml)
+		if resp.StatusCode != 401 || !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Bearer") {
+			t.Fatalf("token %q: %d", tok, resp.StatusCode)
+		}
+	}
+	h.login()
+	resp := h.submit(clave, xml)
+	if resp.StatusCode != 202 {
+		t.Fatalf("submit: %d %s", resp.StatusCode, resp.Header.Get("X-Error-Cause"))
+	}
+	if want := h.ts.URL + "/recepcion-sandbox/v1/recepcion/" + clave; resp.Header.Get("Location") != want {
+		t.Fatalf("Location = %q, want %q", resp.Header.Get("Location"), want)
+	}
+
+	// The status resource uses the hyphenated names.
+	resp = h.do(http.MethodGet, "/recepcion-sandbox/v1/recepcion/"+clave, nil)
+	raw, _ := io.ReadAll(resp.Body)
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &keys); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"clave", "fecha", "ind-estado", "respuesta-xml"} {
+		if _, ok := keys[k]; !ok {
+			t.Errorf("status answer has no %q: %s", k, raw)
+		}
+	}
+	if len(keys) != 4 {
+		t.Errorf("status answer has extra keys: %s", raw)
+	}
+
+	otherClave, otherCons := claveFor(2, "01")
+	otherXML := doc("FacturaElectronica", otherClave, otherCons, "")
+	for name, body := range map[string][]byte{
+		"error/duplicate":                 submitJSON(clave, xml, nil),
+		"error/not json":                  []byte(`{"clave":`),
+		"error/no clave":                  submitJSON(otherClave, otherXML, map[string]any{"clave": nil}),
+		"error/short clave":               submitJSON(otherClave[:49], otherXML, nil),
+		"error/no fecha":                  submitJSON(otherClave, otherXML, map[string]any{"fecha": nil}),
+		"error/fecha not RFC 3339":        submitJSON(otherClave, otherXML, map[string]any{"fecha": "21/11/2026"}),
+		"error/no emisor":                 submitJSON(otherClave, otherXML, map[string]any{"emisor": nil}),
+		"error/bad emisor type":           submitJSON(otherClave, otherXML, map[string]any{"emisor": map[string]string{"tipoIdentificacion": "9", "numeroIdentificacion": issuerNumero}}),
+		"error/emisor id too long":        submitJSON(otherClave, otherXML, map[string]any{"emisor": map[string]string{"tipoIdentificacion": "02", "numeroIdentificacion": "1234567890123"}}),
+		"error/bad receptor":              submitJSON(otherClave, otherXML, map[string]any{"receptor": map[string]string{"tipoIdentificacion": "01"}}),
+		"error/no xml":                    submitJSON(otherClave, otherXML, map[string]any{"comprobanteXml": nil}),
+		"error/xml not base64":            submitJSON(otherClave, otherXML, map[string]any{"comprobanteXml": "<Factura/>"}),
+		"error/xml not well formed":       submitJSON(otherClave, []byte("<a><b></a>"), nil),
+		"error/clave differs from xml":    submitJSON(otherClave, xml, nil),
+		"error/emisor differs from xml":   submitJSON(otherClave, otherXML, map[string]any{"emisor": map[string]string{"tipoIdentificacion": "02", "numeroIdentificacion": "3101999999"}}),
+		"error/emisor type differs":       submitJSON(otherClave, otherXML, map[string]any{"emisor": map[string]string{"tipoIdentificacion": "01", "numeroIdentificacion": issuerNumero}}),
+		"error/consecutivoReceptor on FE": submitJSON(otherClave, otherXML, map[string]any{"consecutivoReceptor": "00100001050000000001"}),
+	} {
+		t.Run(name, func(t *testing.T) {
+			resp := h.do(http.MethodPost, "/recepcion-sandbox/v1/recepcion", body)
+			if resp.StatusCode != 400 || resp.Header.Get("X-Error-Cause") == "" {
+				t.Fatalf("%d %q, want 400 with X-Error-Cause", resp.StatusCode, resp.Header.Get("X-Error-Cause"))
+			}
+		})
+	}
+	// Zero padding of the issuer's id is accepted, as clients send both.
+	resp = h.do(http.MethodPost, "/recepcion-sandbox/v1/recepcion", submitJSON(otherClave, otherXML,
+		map[string]any{"emisor": map[string]string{"tipoIdentificacion": "02", "numeroIdentificacion": "00" + issuerNumero}}))
+	if resp.StatusCode != 202 {
+		t.Fatalf("padded emisor: %d %s", resp.StatusCode, resp.Header.Get("X-Error-Cause"))
+	}
+	// Content type.
+	req, _ := http.NewRequest(http.MethodPost, h.ts.APIURL+"/recepcion", strings.NewReader("x"))
+	req.Header.Set("Authorization", "Bearer "+h.token)
+	req.Header.Set("Content-Type", "text/plain")
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 400 {
+		t.Fatalf("text/plain: %v %v", resp, err)
+	}
+	// Unknown and malformed keys on status.
+	unknown, _ := claveFor(99, "01")
+	if code, _ := h.status(unknown); code != 404 {
+		t.Fatalf("unknown clave: %d", code)
+	}
+	if code, _ := h.status("12345"); code != 400 {
+		t.Fatalf("malformed clave: %d", code)
+	}
+	if s := h.ts.Stats(); s.Submissions != 2 || s.Duplicates != 1 || s.Unauthorized != 2 || s.NotFound != 1 {
+		t.Fatalf("stats %+v", s)
+	}
+}
+
+func TestConsistencyRejections(t *testing.T) {
+	h := newHarness(t, sandbox.Options{})
+	h.login()
+	n := 0
+	for name, tc := range map[string]struct {
+		root, docType, fecha string
+		mutate               func(clave, cons string) (string, string)
+		want                 string
+	}{
+		"ok/factura":                   {"FacturaElectronica", "01", "", nil, ""},
+		"ok/tiquete":                   {"TiqueteElectronico", "04", "", nil, ""},
+		"ok/late evening is same day":  {"FacturaElectronica", "01", "2026-11-21T23:59:00-06:00", nil, ""},
+		"error/date differs":           {"FacturaElectronica", "01", "2026-11-22T00:00:01-06:00", nil, "La fecha de la clave"},
+		"ok/utc on the same local day": {"FacturaElectronica", "01", "2026-11-22T05:00:00Z", nil, ""},
+		"error/type differs from root": {"TiqueteElectronico", "01", "", nil, "El tipo de documento no corresponde"},
+		"error/unknown root":           {"Factura", "01", "", nil, "El tipo de documento no corresponde"},
+		"error/consecutivo differs":    {"FacturaElectronica", "01", "", func(c, k string) (string, string) { return c, k[:19] + "9" }, "NumeroConsecutivo no coincide"},
+		"error/bad situacion":          {"FacturaElectronica", "01", "", func(c, k string) (string, string) { return c[:41] + "7" + c[42:], k }, "situación"},
+		"error/bad fecha in xml":       {"FacturaElectronica", "01", "ayer", nil, "FechaEmision"},
+		"error/country is not 506":     {"FacturaElectronica", "01", "", func(c, k string) (string, string) { return "507" + c[3:], k }, "506"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			n++
+			clave, cons := claveFor(n, tc.docType)
+			if tc.mutate != nil {
+				clave, cons = tc.mutate(clave, cons)
+			}
+			if resp := h.submit(clave, doc(tc.root, clave, cons, tc.fecha)); resp.StatusCode != 202 {
+				t.Fatalf("submit: %d %s", resp.StatusCode, resp.Header.Get("X-Error-Cause"))
+			}
+			code, st := h.status(clave)
+			if code != 200 {
+				t.Fatal(code)
+			}
+			answer, _ := base64.StdEncoding.DecodeString(st["respuesta-xml"])
+			if tc.want == "" {
+				if st["ind-estado"] != "aceptado" {
+					t.Fatalf("%s: %s", st["ind-estado"], answer)
+				}
+				return
+			}
+			if st["ind-estado"] != "rechazado" || !strings.Contains(string(answer), tc.want) {
+				t.Fatalf("%s, want rechazado with %q:\n%s", st["ind-estado"], tc.want, answer)
+			}
+		})
+	}
+}
+
+func TestMensajeReceptor(t *testing.T) {
+	h := newHarness(t, sandbox.Options{})
+	h.login()
+	clave, _ := claveFor(1, "01")
+	consR := "00100001050000000009"
+	mr := []byte(`<MensajeReceptor xmlns="urn:test"><Clave>` + clave + `</Clave><NumeroCedulaEmisor>` + issuerNumero +
+		`</NumeroCedulaEmisor><FechaEmisionDoc>` + t0.Format(time.RFC3339) + `</FechaEmisionDoc><Mensaje>1</Mensaje>` +
+		`<TotalFactura>100</TotalFactura><NumeroCedulaReceptor>112340567</NumeroCedulaReceptor>` +
+		`<NumeroConsecutivoReceptor>` + consR + `</NumeroConsecutivoReceptor></MensajeReceptor>`)
+	body := submitJSON(clave, mr, map[string]any{
+		"receptor":            map[string]string{"tipoIdentificacion": "01", "numeroIdentificacion": "112340567"},
+		"consecutivoReceptor": consR,
+	})
+	if resp := h.do(http.MethodPost, "/recepcion-sandbox/v1/recepcion", body); resp.StatusCode != 202 {
+		t.Fatalf("%d %s", resp.StatusCode, resp.Header.Get("X-Error-Cause"))
+	}
+	if code, _ := h.status(clave); code != 404 {
+		t.Fatalf("bare clave of a receptor message: %d, want 404", code)
+	}
+	code, st := h.status(clave + "-" + consR)
+	if code != 200 || st["ind-estado"] != "aceptado" || st["clave"] != clave+"-"+consR {
+		t.Fatalf("%d %v", code, st)
+	}
+	// Without consecutivoReceptor it is malformed.
+	if resp := h.do(http.MethodPost, "/recepcion-sandbox/v1/recepcion", submitJSON(clave, mr, nil)); resp.StatusCode != 400 {
+		t.Fatalf("%d", resp.StatusCode)
+	}
+}
+
+func TestDeterministicFaults(t *testing.T) {
+	run := func(seed uint64) string {
+		h := newHarness(t, sandbox.Options{Seed: seed, Faults: sandbox.Faults{ErrorRates: map[int]float64{500: 0.2, 503: 0.2}}})
+		h.login()
+		clave, _ := claveFor(1, "01")
+		var b strings.Builder
+		for range 200 {
+			code, _ := h.status(clave)
+			fmt.Fprintf(&b, "%d,", code)
+		}
+		return b.String()
+	}
+	a, b, c := run(1), run(1), run(2)
+	if a != b {
+		t.Fatal("the same seed gave different faults")
+	}
+	if a == c {
+		t.Fatal("different seeds gave the same faults")
+	}
+	for _, code := range []string{"500,", "503,"} {
+		if n := strings.Count(a, code); n < 20 || n > 60 {
+			t.Fatalf("%d answers %s of 200 at rate 0.2", n, code)
+		}
+	}
+	if n := strings.Count(a, "404,"); n < 90 || n > 150 {
+		t.Fatalf("%d answers passed of 200 at rate 0.6", n)
+	}
+}
+
+func TestFaultValidation(t *testing.T) {
+	h := newHarness(t, sandbox.Options{})
+	for name, body := range map[string]string{
+		"error/2xx rate":        `{"errorRates": {"200": 0.5}}`,
+		"error/rate above 1":    `{"errorRates": {"500": 1.5}}`,
+		"error/rates sum":       `{"errorRates": {"500": 0.6, "503": 0.6}}`,
+		"error/drop mode":       `{"dropMode": "explode"}`,
+		"error/regexp":          `{"rejectClaves": "("}`,
+		"error/token refusal":   `{"tokenRefusal": 200}`,
+		"error/unknown field":   `{"latencia": "1s"}`,
+		"error/duration":        `{"latency": "soon"}`,
+		"error/negative reject": `{"rejectNext": -1}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			resp := h.do(http.MethodPut, "/_sandbox/faults", []byte(body))
+			if resp.StatusCode != 400 {
+				t.Fatalf("%d", resp.StatusCode)
+			}
+		})
+	}
+	if _, err := sandbox.New(sandbox.Options{Faults: sandbox.Faults{DropRate: 2}}); err == nil {
+		t.Fatal("New accepted a drop rate of 2")
+	}
+	resp := h.do(http.MethodPut, "/_sandbox/faults", []byte(`{"latency": 0.25, "latencyJitter": "100ms", "stuckRate": 0.5}`))
+	if resp.StatusCode != 200 {
+		t.Fatal(resp.StatusCode)
+	}
+	if f := h.ts.Faults(); f.Latency != sandbox.Duration(250*time.Millisecond) || f.StuckRate != 0.5 {
+		t.Fatalf("%+v", f)
+	}
+}
+
+func TestAdmin(t *testing.T) {
+	h := newHarness(t, sandbox.Options{AdminToken: "adm"})
+	h.token = ""
+	if resp := h.do(http.MethodGet, "/_sandbox/stats", nil); resp.StatusCode != 401 {
+		t.Fatalf("without the admin token: %d", resp.StatusCode)
+	}
+	h.token = "adm"
+	if resp := h.do(http.MethodPost, "/_sandbox/users", []byte(`{"username":"u1","password":"p1"}`)); resp.StatusCode != 204 {
+		t.Fatalf("add user: %d", resp.StatusCode)
+	}
+	// Now only registered users log in.
+	if code, _ := h.grant(url.Values{"grant_type": {"password"}, "client_id": {"api-stag"}, "username": {"other"}, "password": {"x"}}); code != 401 {
+		t.Fatalf("unregistered user: %d", code)
+	}
+	code, m := h.grant(url.Values{"grant_type": {"password"}, "client_id": {"api-stag"}, "username": {"u1"}, "password": {"p1"}})
+	if code != 200 {
+		t.Fatal(code)
+	}
+	h.token = m["access_token"].(string)
+	clave, cons := claveFor(1, "01")
+	xml := doc("FacturaElectronica", clave, cons, "")
+	if resp := h.submit(clave, xml); resp.StatusCode != 202 {
+		t.Fatal(resp.StatusCode)
+	}
+	h.token = "adm"
+	resp := h.do(http.MethodGet, "/_sandbox/received", nil)
+	var rec []sandbox.Received
+	_ = json.NewDecoder(resp.Body).Decode(&rec)
+	if len(rec) != 1 || rec[0].Clave != clave || rec[0].User != "u1" {
+		t.Fatalf("received = %+v", rec)
+	}
+	resp = h.do(http.MethodGet, "/_sandbox/received/"+clave+"/xml", nil)
+	got, _ := io.ReadAll(resp.Body)
+	if !bytes.Equal(got, xml) {
+		t.Fatalf("xml = %s", got)
+	}
+	resp = h.do(http.MethodGet, "/_sandbox/certificate", nil)
+	pem, _ := io.ReadAll(resp.Body)
+	if !bytes.HasPrefix(pem, []byte("-----BEGIN CERTIFICATE-----")) {
+		t.Fatalf("certificate: %s", pem)
+	}
+	if resp := h.do(http.MethodPost, "/_sandbox/revoke-tokens", nil); resp.StatusCode != 204 {
+		t.Fatal(resp.StatusCode)
+	}
+	resp = h.do(http.MethodGet, "/_sandbox/stats", nil)
+	var st sandbox.Stats
+	_ = json.NewDecoder(resp.Body).Decode(&st)
+	if st.PasswordGrants != 1 || st.Submissions != 1 || st.TokenRefused != 1 {
+		t.Fatalf("stats = %+v", st)
+	}
+}
+
+func TestMaxDocuments(t *testing.T) {
+	h := newHarness(t, sandbox.Options{MaxDocuments: 2})
+	h.login()
+	var claves []string
+	for i := 1; i <= 3; i++ {
+		clave, cons := claveFor(i, "01")
+		claves = append(claves, clave)
+		if resp := h.submit(clave, doc("FacturaElectronica", clave, cons, "")); resp.StatusCode != 202 {
+			t.Fatal(resp.StatusCode)
+		}
+	}
+	if code, _ := h.status(claves[0]); code != 404 {
+		t.Fatalf("oldest document: %d, want forgotten", code)
+	}
+	if code, _ := h.status(claves[2]); code != 200 {
+		t.Fatalf("newest document: %d", code)
+	}
+}
+
+func TestListen(t *testing.T) {
+	s, err := sandbox.Listen("127.0.0.1:0", sandbox.Options{Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.PostForm(s.TokenURL(), url.Values{"grant_type": {"password"}, "client_id": {"api-stag"}, "username": {"u"}, "password": {"p"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.HasSuffix(s.APIURL(), "/recepcion-sandbox/v1") {
+		t.Fatalf("%d %s", resp.StatusCode, s.APIURL())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := s.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	// ListenAndServe returns when its context ends.
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- sandbox.ListenAndServe(ctx2, "127.0.0.1:0", sandbox.Options{Logger: quiet}) }()
+	time.Sleep(50 * time.Millisecond)
+	cancel2()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("ListenAndServe did not return")
+	}
+}
