@@ -136,8 +136,7 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 	fmt.Fprintf(stdout, "facturad listening: api http://%s  admin http://%s  (store %s, started in %s)\n",
 		apiLn.Addr(), adminLn.Addr(), storeName(c), time.Since(start).Round(time.Millisecond))
 	if created {
-		fmt.Fprintf(stdout, "bootstrap admin created; these credentials are shown only once:\n  usuario:    %s\n  contrasena: %s\n  apiToken:   %s\n",
-			creds.Usuario, creds.Contrasena, creds.APIToken)
+		printBootstrapAdmin(stdout, c, creds)
 	}
 	log.Info("started", "api", apiLn.Addr().String(), "admin", adminLn.Addr().String(), "store", storeName(c))
 
@@ -147,6 +146,22 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 		return nil
 	case err := <-errc:
 		return fmt.Errorf("server: %w", err)
+	}
+}
+
+// printBootstrapAdmin shows the bootstrap admin's credentials the one time
+// they exist in clear: only the parts that were generated, never what the
+// operator configured (it already knows them, and output may be collected).
+func printBootstrapAdmin(w io.Writer, c Config, creds tenant.Credentials) {
+	fmt.Fprintf(w, "bootstrap admin created: usuario %s\n", creds.Usuario)
+	if c.AdminPassword == "" || c.AdminToken == "" {
+		fmt.Fprintln(w, "generated credentials, shown only this once:")
+	}
+	if c.AdminPassword == "" {
+		fmt.Fprintf(w, "  contrasena: %s\n", creds.Contrasena)
+	}
+	if c.AdminToken == "" {
+		fmt.Fprintf(w, "  apiToken:   %s\n", creds.APIToken)
 	}
 }
 

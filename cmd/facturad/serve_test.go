@@ -68,7 +68,7 @@ func startService(t *testing.T, dataDir string, extra ...string) (out *syncBuffe
 func TestServeEmbeddedDefault(t *testing.T) {
 	dir := t.TempDir()
 	out, _, admin, stop := startService(t, dir)
-	if !strings.Contains(out.String(), "bootstrap admin created") || !strings.Contains(out.String(), "apiToken:") {
+	if !strings.Contains(out.String(), "bootstrap admin created") || !strings.Contains(out.String(), "apiToken:") || !strings.Contains(out.String(), "contrasena:") {
 		t.Errorf("first start did not print the bootstrap admin:\n%s", out.String())
 	}
 	for _, path := range []string{"/healthz", "/readyz", "/metrics"} {
