@@ -1,0 +1,231 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"facturad/tenant"
+)
+
+var _ tenant.DocumentStore = (*Store)(nil)
+
+const documentColumns = `id, company_id, branch_id, id_externo, request_hash, tipo, terminal,
+    numero, consecutivo, clave, situacion, fecha_emision, emisor_tipo, emisor_numero,
+    receptor_tipo, receptor_numero, estado, signed_xml, ind_estado, codigo_mensaje,
+    mensaje_hacienda, detalle_mensaje, response_xml, last_error, attempts, next_attempt_at,
+    submitted_at, checked_at, created_at, updated_at`
+
+const (
+	// qReserveDocument steps the sequence of (branch, terminal, tipo) and
+	// inserts the document with the new number in one statement, so in one
+	// transaction: the upsert's row lock queues the writers of that sequence
+	// (and only those) until the insert commits, and a failed insert (a
+	// unique rule, a missing branch) rolls the step back with it. One round
+	// trip.
+	qReserveDocument = `WITH seq AS (
+    INSERT INTO document_sequences AS s (branch_id, terminal, tipo, last_numero)
+    VALUES ($2, $6, $5, 1)
+    ON CONFLICT (branch_id, terminal, tipo) DO UPDATE SET last_numero = s.last_numero + 1
+    RETURNING last_numero
+)
+INSERT INTO documents (company_id, branch_id, id_externo, request_hash, tipo, terminal,
+    numero, consecutivo, clave, situacion, fecha_emision, emisor_tipo, emisor_numero,
+    receptor_tipo, receptor_numero, estado, signed_xml, ind_estado, codigo_mensaje,
+    mensaje_hacienda, detalle_mensaje, response_xml, last_error, attempts, next_attempt_at,
+    submitted_at, checked_at, created_at, updated_at)
+VALUES ($1, $2, $3, $4, $5, $6, (SELECT last_numero FROM seq), $7, $8, $9, $10, $11, $12, $13,
+    $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $27)
+RETURNING id, numero`
+
+	qSaveDocument = `UPDATE documents SET consecutivo = $2, clave = $3, situacion = $4,
+    fecha_emision = $5, emisor_tipo = $6, emisor_numero = $7, receptor_tipo = $8,
+    receptor_numero = $9, estado = $10, signed_xml = $11, ind_estado = $12,
+    codigo_mensaje = $13, mensaje_hacienda = $14, detalle_mensaje = $15, response_xml = $16,
+    last_error = $17, attempts = $18, next_attempt_at = $19, submitted_at = $20,
+    checked_at = $21, updated_at = $22
+WHERE id = $1
+RETURNING id`
+
+	// The lookups repeat the partial indexes' conditions so that the
+	// planner uses them whatever the parameter.
+	qDocumentByClave = `SELECT ` + documentColumns + ` FROM documents
+WHERE clave = $1 AND clave <> ''`
+	qDocumentByExternalID = `SELECT ` + documentColumns + ` FROM documents
+WHERE branch_id = $1 AND id_externo = $2 AND id_externo <> ''`
+
+	// qClaimDueDocuments locks up to $3 due documents along the
+	// documents_due index, skipping those another claimer holds, and moves
+	// their next attempt to the lease's end. A row a concurrent claimer
+	// leased and committed meanwhile is re-checked against the new
+	// next_attempt_at and dropped, so no document is claimed twice.
+	qClaimDueDocuments = `WITH due AS (
+    SELECT id AS due_id, next_attempt_at AS due_at FROM documents
+    WHERE estado IN ('04', '05') AND next_attempt_at IS NOT NULL AND next_attempt_at <= $1
+    ORDER BY next_attempt_at, id
+    LIMIT $3
+    FOR UPDATE SKIP LOCKED
+), claimed AS (
+    UPDATE documents SET next_attempt_at = $2
+    FROM due WHERE id = due.due_id
+    RETURNING due.due_at, ` + documentColumns + `
+)
+SELECT ` + documentColumns + ` FROM claimed ORDER BY due_at, id`
+)
+
+// checkNewDocument rejects a document that cannot be numbered.
+func checkNewDocument(d *tenant.Document) error {
+	switch {
+	case d.CompanyID <= 0:
+		return errors.New("no company")
+	case d.BranchID <= 0:
+		return errors.New("no branch")
+	case d.Tipo == "":
+		return errors.New("no document type")
+	case d.Terminal == "":
+		return errors.New("no terminal")
+	}
+	return checkDocumentState(d)
+}
+
+func checkDocumentState(d *tenant.Document) error {
+	if d.Estado.Humanized() == "" {
+		return fmt.Errorf("estado %q is not a document state", string(d.Estado))
+	}
+	if d.Attempts < 0 {
+		return fmt.Errorf("negative attempts %d", d.Attempts)
+	}
+	return nil
+}
+
+func scanDocument(r pgx.Row) (tenant.Document, error) {
+	var (
+		d                               tenant.Document
+		estado                          string
+		fecha, next, submitted, checked *time.Time
+	)
+	err := r.Scan(&d.ID, &d.CompanyID, &d.BranchID, &d.IDExterno, &d.RequestHash, &d.Tipo,
+		&d.Terminal, &d.Numero, &d.Consecutivo, &d.Clave, &d.Situacion, &fecha, &d.EmisorTipo,
+		&d.EmisorNumero, &d.ReceptorTipo, &d.ReceptorNumero, &estado, &d.SignedXML,
+		&d.IndEstado, &d.CodigoMensaje, &d.MensajeHacienda, &d.DetalleMensaje, &d.ResponseXML,
+		&d.LastError, &d.Attempts, &next, &submitted, &checked, &d.CreatedAt, &d.UpdatedAt)
+	if err != nil {
+		return tenant.Document{}, err
+	}
+	d.Estado = tenant.State(estado)
+	d.FechaEmision, d.NextAttemptAt = fromNullTime(fecha), fromNullTime(next)
+	d.SubmittedAt, d.CheckedAt = fromNullTime(submitted), fromNullTime(checked)
+	d.CreatedAt, d.UpdatedAt = d.CreatedAt.UTC(), d.UpdatedAt.UTC()
+	return d, nil
+}
+
+// docTime is t as stored: UTC, microseconds, zero as NULL.
+func docTime(t time.Time) *time.Time {
+	return nullTime(t.UTC().Truncate(time.Microsecond))
+}
+
+// ReserveDocument takes the next number of the (BranchID, Terminal, Tipo)
+// sequence and inserts d with it in one statement. A broken unique rule (the
+// branch's id_externo, a taken clave) is ErrConflict and rolls back the step
+// of the sequence too, so the number is not consumed.
+func (s *Store) ReserveDocument(ctx context.Context, d *tenant.Document) error {
+	if err := checkNewDocument(d); err != nil {
+		return fmt.Errorf("reserve document %q of branch %d: %w", d.IDExterno, d.BranchID, err)
+	}
+	now := s.clock()
+	var id, numero int64
+	err := s.pool.QueryRow(ctx, qReserveDocument, d.CompanyID, d.BranchID, d.IDExterno,
+		nullBytes(d.RequestHash), d.Tipo, d.Terminal, d.Consecutivo, d.Clave, d.Situacion,
+		docTime(d.FechaEmision), d.EmisorTipo, d.EmisorNumero, d.ReceptorTipo,
+		d.ReceptorNumero, string(d.Estado), nullBytes(d.SignedXML), d.IndEstado,
+		d.CodigoMensaje, d.MensajeHacienda, d.DetalleMensaje, nullBytes(d.ResponseXML),
+		d.LastError, d.Attempts, docTime(d.NextAttemptAt), docTime(d.SubmittedAt),
+		docTime(d.CheckedAt), now).Scan(&id, &numero)
+	if err != nil {
+		return fmt.Errorf("reserve document %q of branch %d: %w", d.IDExterno, d.BranchID, mapErr(err))
+	}
+	d.ID, d.Numero, d.CreatedAt, d.UpdatedAt = id, numero, now, now
+	return nil
+}
+
+// SaveDocument replaces the mutable fields of the document d.ID and sets
+// d.UpdatedAt. An unknown id is ErrNotFound, a clave another document holds
+// ErrConflict.
+func (s *Store) SaveDocument(ctx context.Context, d *tenant.Document) error {
+	if err := checkDocumentState(d); err != nil {
+		return fmt.Errorf("save document %d: %w", d.ID, err)
+	}
+	now := s.clock()
+	var id int64
+	err := s.pool.QueryRow(ctx, qSaveDocument, d.ID, d.Consecutivo, d.Clave, d.Situacion,
+		docTime(d.FechaEmision), d.EmisorTipo, d.EmisorNumero, d.ReceptorTipo,
+		d.ReceptorNumero, string(d.Estado), nullBytes(d.SignedXML), d.IndEstado,
+		d.CodigoMensaje, d.MensajeHacienda, d.DetalleMensaje, nullBytes(d.ResponseXML),
+		d.LastError, d.Attempts, docTime(d.NextAttemptAt), docTime(d.SubmittedAt),
+		docTime(d.CheckedAt), now).Scan(&id)
+	if err != nil {
+		return fmt.Errorf("save document %d: %w", d.ID, mapErr(err))
+	}
+	d.UpdatedAt = now
+	return nil
+}
+
+// DocumentByClave returns the document with that clave; an empty clave is
+// ErrNotFound.
+func (s *Store) DocumentByClave(ctx context.Context, clave string) (tenant.Document, error) {
+	if clave == "" {
+		return tenant.Document{}, fmt.Errorf("document by empty clave: %w", tenant.ErrNotFound)
+	}
+	d, err := scanDocument(s.pool.QueryRow(ctx, qDocumentByClave, clave))
+	if err != nil {
+		return tenant.Document{}, fmt.Errorf("document %s: %w", clave, mapErr(err))
+	}
+	return d, nil
+}
+
+// DocumentByExternalID returns the branch's document with that id_externo;
+// an empty id_externo is ErrNotFound.
+func (s *Store) DocumentByExternalID(ctx context.Context, branchID int64, idExterno string) (tenant.Document, error) {
+	if idExterno == "" {
+		return tenant.Document{}, fmt.Errorf("document of branch %d by empty id_externo: %w", branchID, tenant.ErrNotFound)
+	}
+	d, err := scanDocument(s.pool.QueryRow(ctx, qDocumentByExternalID, branchID, idExterno))
+	if err != nil {
+		return tenant.Document{}, fmt.Errorf("document %q of branch %d: %w", idExterno, branchID, mapErr(err))
+	}
+	return d, nil
+}
+
+// ClaimDueDocuments locks up to limit due documents (state 04 or 05,
+// NextAttemptAt set and not after now) with FOR UPDATE SKIP LOCKED, most
+// overdue first, and moves their NextAttemptAt to leaseUntil in the same
+// statement. Claimers on any number of connections or replicas skip each
+// other's rows instead of waiting, and never get the same document. A limit
+// below 1 claims nothing.
+func (s *Store) ClaimDueDocuments(ctx context.Context, now, leaseUntil time.Time, limit int) ([]tenant.Document, error) {
+	if !leaseUntil.After(now) {
+		return nil, fmt.Errorf("claim due documents: lease end %s is not after now %s",
+			leaseUntil.Format(time.RFC3339Nano), now.Format(time.RFC3339Nano))
+	}
+	if limit < 1 {
+		return []tenant.Document{}, nil
+	}
+	rows, err := s.pool.Query(ctx, qClaimDueDocuments, now.UTC().Truncate(time.Microsecond),
+		leaseUntil.UTC().Truncate(time.Microsecond), limit)
+	if err != nil {
+		return nil, fmt.Errorf("claim due documents: %w", err)
+	}
+	docs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (tenant.Document, error) {
+		return scanDocument(r)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("claim due documents: %w", err)
+	}
+	if docs == nil {
+		docs = []tenant.Document{}
+	}
+	return docs, nil
+}

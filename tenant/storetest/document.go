@@ -1,0 +1,974 @@
+package storetest
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"facturad/tenant"
+)
+
+// DocumentStore is what the document suite needs: a tenant.Store to create
+// the companies and branches that documents belong to, and the
+// tenant.DocumentStore under test. Both adapters are one.
+type DocumentStore interface {
+	tenant.Store
+	tenant.DocumentStore
+}
+
+// RunDocuments checks every behaviour of the tenant.DocumentStore contract
+// as subtests. open must return a fresh, empty, migrated store for each
+// call and arrange its cleanup with t.Cleanup.
+func RunDocuments(t *testing.T, open func(t *testing.T) DocumentStore) {
+	tests := []struct {
+		name string
+		fn   func(t *testing.T, s DocumentStore)
+	}{
+		{"ok/reserve and read back every field", testDocumentRoundTrip},
+		{"ok/save replaces the mutable fields only", testDocumentSave},
+		{"ok/empty values round-trip", testDocumentEmptyValues},
+		{"ok/detalle mensaje round-trips", testDocumentDetalle},
+		{"ok/sequences are per branch terminal and tipo", testDocumentSequences},
+		{"ok/concurrent reserve hands out consecutive numbers", testDocumentConcurrentReserve},
+		{"error/id externo taken in the branch takes no number", testDocumentExternalIDConflict},
+		{"error/clave taken takes no number", testDocumentClaveConflict},
+		{"error/save with a taken clave", testDocumentSaveClaveConflict},
+		{"error/reserve for a missing or foreign branch", testDocumentBadBranch},
+		{"error/reserve or save invalid input", testDocumentInvalid},
+		{"error/document missing", testDocumentMissing},
+		{"ok/claim order limit and states", testDocumentClaimOrder},
+		{"ok/claim lease", testDocumentClaimLease},
+		{"error/claim arguments", testDocumentClaimArgs},
+		{"ok/concurrent claims never share a document", testDocumentConcurrentClaims},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.fn(t, open(t))
+		})
+	}
+}
+
+// RunDocumentReplicas checks that two stores on one database, as two
+// replicas of the service hold them, never hand out the same number and
+// never claim the same document. open returns both, fresh and migrated, and
+// arranges their cleanup.
+func RunDocumentReplicas(t *testing.T, open func(t *testing.T) (DocumentStore, DocumentStore)) {
+	t.Run("ok/replicas reserve consecutive numbers", func(t *testing.T) {
+		a, b := open(t)
+		f := newDocFixture(t, a)
+		const perStore, workers, each = 2, 8, 25
+		got := reserveConcurrently(t, []DocumentStore{a, b}, workers, each, func(w, i int) tenant.Document {
+			return minimalDocument(f.Branch, fmt.Sprintf("replica-%d-%d", w, i), "01", "00001")
+		})
+		checkConsecutive(t, got, perStore*workers*each)
+	})
+	t.Run("ok/replicas never claim the same document", func(t *testing.T) {
+		a, b := open(t)
+		claimConcurrently(t, []DocumentStore{a, b})
+	})
+}
+
+// docFixture is a company with two branches, made through the tenant.Store.
+type docFixture struct {
+	Company         tenant.Company
+	Branch, Branch2 tenant.Branch
+}
+
+func newDocFixture(tb testing.TB, s tenant.Store) docFixture {
+	tb.Helper()
+	ctx := context.Background()
+	id, err := s.NextCompanyID(ctx)
+	if err != nil {
+		tb.Fatalf("NextCompanyID: %v", err)
+	}
+	c, b, u := company(id, fmt.Sprintf("Documentos %d S.A.", id)), branch("001"), user(fmt.Sprintf("docs-%d-001", id))
+	if err := s.CreateCompany(ctx, &c, &b, &u); err != nil {
+		tb.Fatalf("CreateCompany: %v", err)
+	}
+	b2, u2 := branch("002"), user(fmt.Sprintf("docs-%d-002", id))
+	b2.CompanyID = id
+	if err := s.CreateBranch(ctx, &b2, &u2); err != nil {
+		tb.Fatalf("CreateBranch: %v", err)
+	}
+	return docFixture{c, b, b2}
+}
+
+// minimalDocument is a document as the pipeline reserves it: numbered before
+// it has a clave, a consecutivo or a signature.
+func minimalDocument(b tenant.Branch, idExterno, tipo, terminal string) tenant.Document {
+	return tenant.Document{
+		CompanyID: b.CompanyID,
+		BranchID:  b.ID,
+		IDExterno: idExterno,
+		Tipo:      tipo,
+		Terminal:  terminal,
+		Situacion: "1",
+		Estado:    tenant.StatePending,
+	}
+}
+
+// cr is Costa Rica's offset: times must come back as the same instant, in
+// UTC.
+var cr = time.FixedZone("CST", -6*60*60)
+
+// fullDocument sets every field the caller may set, each to a value of its
+// own, with binary XML-sized payloads and times that carry microseconds.
+func fullDocument(b tenant.Branch, idExterno string, seed byte) tenant.Document {
+	h := sha256.Sum256([]byte("request " + idExterno))
+	return tenant.Document{
+		CompanyID:       b.CompanyID,
+		BranchID:        b.ID,
+		IDExterno:       idExterno,
+		RequestHash:     h[:],
+		Tipo:            "01",
+		Terminal:        "00007",
+		Consecutivo:     "00100007010000000001",
+		Clave:           fmt.Sprintf("506020126003101%06d0010000701000000000119876543%d", b.CompanyID%1000000, seed%10),
+		Situacion:       "1",
+		FechaEmision:    time.Date(2026, 1, 2, 3, 4, 5, 678901000, cr),
+		EmisorTipo:      "02",
+		EmisorNumero:    "3101123456",
+		ReceptorTipo:    "01",
+		ReceptorNumero:  "109870654",
+		Estado:          tenant.StateSent,
+		SignedXML:       binaryPayload(300<<10, seed),
+		IndEstado:       "procesando",
+		CodigoMensaje:   "3",
+		MensajeHacienda: "Rechazado «total» 'mal' \"calculado\"",
+		DetalleMensaje:  []string{"Línea 1: el total no coincide", "", `{"a":[1,2]}`, "NULL", "a,b\\c\t\"d\"\nsegunda línea"},
+		ResponseXML:     binaryPayload(40<<10, seed+1),
+		LastError:       "post /recepcion: 503 Service Unavailable",
+		Attempts:        3,
+		NextAttemptAt:   time.Date(2026, 1, 2, 3, 9, 0, 1000, time.UTC),
+		SubmittedAt:     time.Date(2026, 1, 2, 3, 4, 6, 999999000, cr),
+		CheckedAt:       time.Date(2026, 1, 2, 3, 5, 0, 500000000, time.UTC),
+	}
+}
+
+// binaryPayload is n bytes holding every byte value, NUL included.
+func binaryPayload(n int, seed byte) []byte {
+	p := make([]byte, n)
+	for i := range p {
+		p[i] = byte(i*7) ^ seed
+	}
+	return p
+}
+
+// checkStoredTimes fails the test when a time of d is not UTC.
+func checkStoredTimes(t *testing.T, what string, d tenant.Document) {
+	t.Helper()
+	for name, ts := range map[string]time.Time{
+		"FechaEmision": d.FechaEmision, "NextAttemptAt": d.NextAttemptAt,
+		"SubmittedAt": d.SubmittedAt, "CheckedAt": d.CheckedAt,
+		"CreatedAt": d.CreatedAt, "UpdatedAt": d.UpdatedAt,
+	} {
+		if !ts.IsZero() && !isUTC(ts) {
+			t.Errorf("%s: %s %v is not UTC", what, name, ts)
+		}
+	}
+}
+
+// readBoth reads d back by clave (when it has one) and by id_externo and
+// compares both with want.
+func readBoth(t *testing.T, s DocumentStore, what string, want tenant.Document) {
+	t.Helper()
+	ctx := context.Background()
+	got, err := s.DocumentByExternalID(ctx, want.BranchID, want.IDExterno)
+	mustNot(t, what+": DocumentByExternalID", err)
+	same(t, what+" by id_externo", want, got)
+	checkStoredTimes(t, what, got)
+	if want.Clave != "" {
+		got, err := s.DocumentByClave(ctx, want.Clave)
+		mustNot(t, what+": DocumentByClave", err)
+		same(t, what+" by clave", want, got)
+	}
+}
+
+func testDocumentRoundTrip(t *testing.T, s DocumentStore) {
+	ctx := context.Background()
+	f := newDocFixture(t, s)
+	d := fullDocument(f.Branch, "pedido-1", 1)
+	in := d
+	before := time.Now()
+	mustNot(t, "ReserveDocument", s.ReserveDocument(ctx, &d))
+	after := time.Now()
+
+	if d.ID <= 0 || d.Numero != 1 {
+		t.Fatalf("ReserveDocument set ID %d and Numero %d, want a positive id and number 1", d.ID, d.Numero)
+	}
+	if d.CreatedAt.Before(before.Add(-time.Millisecond)) || d.CreatedAt.After(after) || !d.UpdatedAt.Equal(d.CreatedAt) {
+		t.Errorf("CreatedAt %v, UpdatedAt %v outside [%v, %v]", d.CreatedAt, d.UpdatedAt, before, after)
+	}
+	in.ID, in.Numero, in.CreatedAt, in.UpdatedAt = d.ID, d.Numero, d.CreatedAt, d.UpdatedAt
+	same(t, "document set by reserve", in, d)
+	readBoth(t, s, "reserved document", in)
+}
+
+func testDocumentSave(t *testing.T, s DocumentStore) {
+	ctx := context.Background()
+	f := newDocFixture(t, s)
+	d := minimalDocument(f.Branch, "pedido-1", "01", "00001")
+	d.RequestHash = []byte{1, 2, 3}
+	mustNot(t, "ReserveDocument", s.ReserveDocument(ctx, &d))
+	orig := d
+
+	// Every mutable field changes; the immutable ones are sent changed too
+	// and must be kept.
+	full := fullDocument(f.Branch, "otro", 9)
+	full.ID = d.ID
+	full.CompanyID, full.BranchID = f.Branch2.CompanyID+1000, f.Branch2.ID
+	full.RequestHash = []byte{9, 9, 9}
+	full.Tipo, full.Terminal, full.Numero = "04", "00009", 777
+	full.CreatedAt = time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
+	full.Estado = tenant.StateAccepted
+	time.Sleep(2 * time.Millisecond) // UpdatedAt must move
+	mustNot(t, "SaveDocument", s.SaveDocument(ctx, &full))
+	if !full.UpdatedAt.After(orig.UpdatedAt) {
+		t.Errorf("UpdatedAt %v not after the reserve's %v", full.UpdatedAt, orig.UpdatedAt)
+	}
+
+	want := full
+	want.CompanyID, want.BranchID, want.IDExterno, want.RequestHash = orig.CompanyID, orig.BranchID, orig.IDExterno, orig.RequestHash
+	want.Tipo, want.Terminal, want.Numero, want.CreatedAt = orig.Tipo, orig.Terminal, orig.Numero, orig.CreatedAt
+	readBoth(t, s, "saved document", want)
+
+	// And back to empty values: a save is a full replace.
+	empty := minimalDocument(f.Branch, orig.IDExterno, orig.Tipo, orig.Terminal)
+	empty.ID, empty.RequestHash, empty.Numero, empty.CreatedAt = orig.ID, orig.RequestHash, orig.Numero, orig.CreatedAt
+	empty.Situacion = ""
+	mustNot(t, "SaveDocument to empty", s.SaveDocument(ctx, &empty))
+	readBoth(t, s, "emptied document", empty)
+	if _, err := s.DocumentByClave(ctx, full.Clave); err == nil {
+		t.Errorf("the old clave %s still finds the document", full.Clave)
+	}
+}
+
+func testDocumentEmptyValues(t *testing.T, s DocumentStore) {
+	ctx := context.Background()
+	f := newDocFixture(t, s)
+	d := tenant.Document{
+		CompanyID: f.Company.ID, BranchID: f.Branch.ID, IDExterno: "x", Tipo: "01", Terminal: "00001",
+		Estado: tenant.StatePending,
+	}
+	mustNot(t, "ReserveDocument", s.ReserveDocument(ctx, &d))
+	got, err := s.DocumentByExternalID(ctx, d.BranchID, d.IDExterno)
+	mustNot(t, "DocumentByExternalID", err)
+	same(t, "empty document", d, got)
+	for name, ts := range map[string]time.Time{
+		"FechaEmision": got.FechaEmision, "NextAttemptAt": got.NextAttemptAt,
+		"SubmittedAt": got.SubmittedAt, "CheckedAt": got.CheckedAt,
+	} {
+		if !ts.IsZero() {
+			t.Errorf("zero %s came back as %v", name, ts)
+		}
+	}
+	for name, b := range map[string][]byte{"RequestHash": got.RequestHash, "SignedXML": got.SignedXML, "ResponseXML": got.ResponseXML} {
+		if len(b) != 0 {
+			t.Errorf("empty %s came back with %d bytes", name, len(b))
+		}
+	}
+}
+
+func testDocumentDetalle(t *testing.T, s DocumentStore) {
+	ctx := context.Background()
+	f := newDocFixture(t, s)
+	tests := []struct {
+		name  string
+		lines []string
+	}{
+		{"ok/nil", nil},
+		{"ok/empty", []string{}},
+		{"ok/one empty line", []string{""}},
+		{"ok/one line", []string{"Este comprobante fue aceptado"}},
+		{"ok/awkward characters", []string{`comillas "dobles" y 'simples'`, "llaves {} [] ,", `barra \ invertida`, "NULL", "null", " espacios ", "ñáéíóú «»", "<b>&amp;</b>", "tab\tand\nnewline"}},
+		{"ok/many lines", slices.Repeat([]string{"línea"}, 200)},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := minimalDocument(f.Branch, fmt.Sprintf("detalle-%d", i), "01", "00001")
+			d.DetalleMensaje = tt.lines
+			mustNot(t, "ReserveDocument", s.ReserveDocument(ctx, &d))
+			got, err := s.DocumentByExternalID(ctx, d.BranchID, d.IDExterno)
+			mustNot(t, "DocumentByExternalID", err)
+			if !equalLines(tt.lines, got.DetalleMensaje) {
+				t.Errorf("reserved %#v, read back %#v", tt.lines, got.DetalleMensaje)
+			}
+			// And through a save, from the other kind of empty.
+			other := []string{"x"}
+			if tt.lines == nil {
+				other = []string{}
+			}
+			d.DetalleMensaje = other
+			mustNot(t, "SaveDocument", s.SaveDocument(ctx, &d))
+			d.DetalleMensaje = tt.lines
+			mustNot(t, "SaveDocument", s.SaveDocument(ctx, &d))
+			got, err = s.DocumentByExternalID(ctx, d.BranchID, d.IDExterno)
+			mustNot(t, "DocumentByExternalID", err)
+			if !equalLines(tt.lines, got.DetalleMensaje) {
+				t.Errorf("saved %#v, read back %#v", tt.lines, got.DetalleMensaje)
+			}
+		})
+	}
+}
+
+// equalLines is slices.Equal that also tells nil from empty.
+func equalLines(a, b []string) bool {
+	return (a == nil) == (b == nil) && slices.Equal(a, b)
+}
+
+func testDocumentSequences(t *testing.T, s DocumentStore) {
+	ctx := context.Background()
+	f := newDocFixture(t, s)
+	// Reserved in this order; each wants the number its own sequence gives.
+	steps := []struct {
+		branch   tenant.Branch
+		terminal string
+		tipo     string
+		want     int64
+	}{
+		{f.Branch, "00001", "01", 1},
+		{f.Branch, "00001", "01", 2},
+		{f.Branch, "00001", "04", 1},
+		{f.Branch, "00002", "01", 1},
+		{f.Branch2, "00001", "01", 1},
+		{f.Branch, "00001", "01", 3},
+		{f.Branch, "00001", "04", 2},
+		{f.Branch2, "00001", "01", 2},
+		{f.Branch2, "00001", "03", 1},
+		{f.Branch, "00002", "01", 2},
+		{f.Branch, "00001", "01", 4},
+	}
+	for i, st := range steps {
+		d := minimalDocument(st.branch, fmt.Sprintf("seq-%d", i), st.tipo, st.terminal)
+		mustNot(t, "ReserveDocument", s.ReserveDocument(ctx, &d))
+		if d.Numero != st.want {
+			t.Errorf("step %d: branch %s terminal %s tipo %s got number %d, want %d",
+				i, st.branch.Sucursal, st.terminal, st.tipo, d.Numero, st.want)
+		}
+		got, err := s.DocumentByExternalID(ctx, d.BranchID, d.IDExterno)
+		mustNot(t, "DocumentByExternalID", err)
+		if got.Numero != d.Numero || got.Tipo != st.tipo || got.Terminal != st.terminal {
+			t.Errorf("step %d: stored number %d tipo %s terminal %s, reserved %d", i, got.Numero, got.Tipo, got.Terminal, d.Numero)
+		}
+	}
+}
+
+// reserveConcurrently runs workers goroutines per store, each reserving
+// each documents made by mk, and returns every document reserved.
+func reserveConcurrently(t *testing.T, stores []DocumentStore, workers, each int, mk func(w, i int) tenant.Document) []tenant.Document {
+	t.Helper()
+	ctx := context.Background()
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		made []tenant.Document
+	)
+	errs := make(chan error, len(stores)*workers)
+	for si, s := range stores {
+		for w := range workers {
+			wg.Go(func() {
+				for i := range each {
+					d := mk(si*workers+w, i)
+					if err := s.ReserveDocument(ctx, &d); err != nil {
+						errs <- fmt.Errorf("store %d worker %d: ReserveDocument %q: %w", si, w, d.IDExterno, err)
+						return
+					}
+					mu.Lock()
+					made = append(made, d)
+					mu.Unlock()
+				}
+			})
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	return made
+}
+
+// checkConsecutive fails the test unless docs (one sequence) hold the
+// numbers 1..n, each once, and each is stored with its number.
+func checkConsecutive(t *testing.T, docs []tenant.Document, n int) {
+	t.Helper()
+	if len(docs) != n {
+		t.Fatalf("%d documents reserved, want %d", len(docs), n)
+	}
+	nums := make([]int64, 0, n)
+	ids := map[int64]bool{}
+	for _, d := range docs {
+		nums = append(nums, d.Numero)
+		if ids[d.ID] {
+			t.Errorf("id %d handed out twice", d.ID)
+		}
+		ids[d.ID] = true
+	}
+	slices.Sort(nums)
+	for i, got := range nums {
+		if got != int64(i+1) {
+			t.Fatalf("sorted numbers differ at %d: got %d, want %d (a number twice or a gap)", i, got, i+1)
+		}
+	}
+}
+
+func testDocumentConcurrentReserve(t *testing.T, s DocumentStore) {
+	ctx := context.Background()
+	f := newDocFixture(t, s)
+	const workers, each = 16, 50
+	// Every other document goes to a second sequence, which must stay
+	// independent under load.
+	got := reserveConcurrently(t, []DocumentStore{s}, workers, each, func(w, i int) tenant.Document {
+		return minimalDocument(f.Branch, fmt.Sprintf("c-%d-%d", w, i), "01", "00001")
+	})
+	checkConsecutive(t, got, workers*each)
+	for _, d := range got[:10] {
+		stored, err := s.DocumentByExternalID(ctx, d.BranchID, d.IDExterno)
+		mustNot(t, "DocumentByExternalID", err)
+		if stored.Numero != d.Numero || stored.ID != d.ID {
+			t.Errorf("document %q stored with number %d id %d, reserve said %d id %d", d.IDExterno, stored.Numero, stored.ID, d.Numero, d.ID)
+		}
+	}
+
+	// Two sequences at once: each consecutive on its own.
+	got = reserveConcurrently(t, []DocumentStore{s}, 8, 20, func(w, i int) tenant.Document {
+		tipo := []string{"02", "03"}[(w+i)%2]
+		return minimalDocument(f.Branch, fmt.Sprintf("m-%d-%d", w, i), tipo, "00001")
+	})
+	bySeq := map[string][]tenant.Document{}
+	for _, d := range got {
+		bySeq[d.Tipo] = append(bySeq[d.Tipo], d)
+	}
+	checkConsecutive(t, bySeq["02"], 80)
+	checkConsecutive(t, bySeq["03"], 80)
+}
+
+func testDocumentExternalIDConflict(t *testing.T, s DocumentStore) {
+	ctx := context.Background()
+	f := newDocFixture(t, s)
+	first := minimalDocument(f.Branch, "pedido-7", "01", "00001")
+	mustNot(t, "ReserveDocument", s.ReserveDocument(ctx, &first))
+
+	tests := []struct {
+		name string
+		doc  tenant.Document
+	}{
+		{"error/same sequence", minimalDocument(f.Branch, "pedido-7", "01", "00001")},
+		{"error/another tipo", minimalDocument(f.Branch, "pedido-7", "04", "00001")},
+		{"error/another terminal", minimalDocument(f.Branch, "pedido-7", "01", "00002")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := tt.doc
+			err := s.ReserveDocument(ctx, &d)
+			wantErr(t, "ReserveDocument of a taken id_externo", err, tenant.ErrConflict)
+			if d.ID != 0 || d.Numero != 0 {
+				t.Errorf("failed reserve set ID %d Numero %d", d.ID, d.Numero)
+			}
+		})
+	}
+	// The stored document is untouched.
+	got, err := s.DocumentByExternalID(ctx, f.Branch.ID, "pedido-7")
+	mustNot(t, "DocumentByExternalID", err)
+	same(t, "first document after the conflicts", first, got)
+
+	// No number was consumed: each sequence goes on where it was, so the
+	// failed inserts rolled their step back.
+	for _, st := range []struct {
+		tipo, terminal string
+		want           int64
+	}{{"01", "00001", 2}, {"04", "00001", 1}, {"01", "00002", 1}} {
+		d := minimalDocument(f.Branch, "siguiente-"+st.tipo+st.terminal, st.tipo, st.terminal)
+		mustNot(t, "ReserveDocument", s.ReserveDocument(ctx, &d))
+		if d.Numero != st.want {
+			t.Errorf("tipo %s terminal %s: next number %d, want %d (a conflict consumed a number)", st.tipo, st.terminal, d.Numero, st.want)
+		}
+	}
+
+	// The same id_externo in another branch is another document.
+	other := minimalDocument(f.Branch2, "pedido-7", "01", "00001")
+	mustNot(t, "ReserveDocument in another branch", s.ReserveDocument(ctx, &other))
+	if other.Numero != 1 || other.ID == first.ID {
+		t.Errorf("other branch: number %d id %d (first id %d), want number 1 and a new id", other.Numero, other.ID, first.ID)
+	}
+	got, err = s.DocumentByExternalID(ctx, f.Branch2.ID, "pedido-7")
+	mustNot(t, "DocumentByExternalID", err)
+	if got.ID != other.ID {
+		t.Errorf("branch 002's pedido-7 is document %d, want %d", got.ID, other.ID)
+	}
+	got, err = s.DocumentByExternalID(ctx, f.Branch.ID, "pedido-7")
+	mustNot(t, "DocumentByExternalID", err)
+	if got.ID != first.ID {
+		t.Errorf("branch 001's pedido-7 is document %d, want %d", got.ID, first.ID)
+	}
+}
+
+func testDocumentClaveConflict(t *testing.T, s DocumentStore) {
+	ctx := context.Background()
+	f := newDocFixture(t, s)
+	first := fullDocument(f.Branch, "con-clave", 1)
+	mustNot(t, "ReserveDocument", s.ReserveDocument(ctx, &first))
+
+	// A caller-supplied clave already taken, in any branch.
+	for _, b := range []tenant.Branch{f.Branch, f.Branch2} {
+		d := minimalDocument(b, "otra-"+b.Sucursal, first.Tipo, first.Terminal)
+		d.Clave = first.Clave
+		err := s.ReserveDocument(ctx, &d)
+		wantErr(t, "ReserveDocument with a taken clave in branch "+b.Sucursal, err, tenant.ErrConflict)
+		if _, err := s.DocumentByExternalID(ctx, b.ID, d.IDExterno); err == nil {
+			t.Errorf("the refused document %q was stored", d.IDExterno)
+		}
+	}
+	// No number consumed.
+	d := minimalDocument(f.Branch, "siguiente", first.Tipo, first.Terminal)
+	mustNot(t, "ReserveDocument", s.ReserveDocument(ctx, &d))
+	if d.Numero != 2 {
+		t.Errorf("next number %d, want 2 (a clave conflict consumed a number)", d.Numero)
+	}
+	d2 := minimalDocument(f.Branch2, "siguiente", first.Tipo, first.Terminal)
+	mustNot(t, "ReserveDocument", s.ReserveDocument(ctx, &d2))
+	if d2.Numero != 1 {
+		t.Errorf("branch 002 next number %d, want 1", d2.Numero)
+	}
+	// Documents without a clave never conflict with each other.
+	if d.Clave != "" || d2.Clave != "" {
+		t.Fatal("fixture documents have a clave")
+	}
+	_, err := s.DocumentByClave(ctx, "")
+	wantErr(t, "DocumentByClave of the empty clave", err, tenant.ErrNotFound)
+}
+
+func testDocumentSaveClaveConflict(t *testing.T, s DocumentStore) {
+	ctx := context.Background()
+	f := newDocFixture(t, s)
+	first := fullDocument(f.Branch, "primero", 1)
+	mustNot(t, "ReserveDocument", s.ReserveDocument(ctx, &first))
+	second := minimalDocument(f.Branch2, "segundo", "01", "00001")
+	mustNot(t, "ReserveDocument", s.ReserveDocument(ctx, &second))
+	before := second
+
+	upd := second
+	upd.Clave, upd.Estado, upd.LastError = first.Clave, tenant.StateSent, "changed"
+	err := s.SaveDocument(ctx, &upd)
+	wantErr(t, "SaveDocument with a taken clave", err, tenant.ErrConflict)
+	readBoth(t, s, "document after the refused save", before)
+	readBoth(t, s, "clave holder after the refused save", first)
+
+	// Saving a document with its own clave is no conflict.
+	first.LastError = ""
+	mustNot(t, "SaveDocument keeping its clave", s.SaveDocument(ctx, &first))
+	readBoth(t, s, "clave holder after its own save", first)
+}
+
+func testDocumentBadBranch(t *testing.T, s DocumentStore) {
+	ctx := context.Background()
+	f := newDocFixture(t, s)
+	other := newDocFixture(t, s)
+	tests := []struct {
+		name                string
+		companyID, branchID int64
+	}{
+		{"error/missing branch", f.Company.ID, other.Branch2.ID + 1000},
+		{"error/branch of another company", f.Company.ID, other.Branch.ID},
+		{"error/missing company", other.Company.ID + 1000, f.Branch.ID},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := minimalDocument(f.Branch, "huerfano", "01", "00001")
+			d.CompanyID, d.BranchID = tt.companyID, tt.branchID
+			err := s.ReserveDocument(ctx, &d)
+			wantErr(t, "ReserveDocument", err, tenant.ErrNotFound)
+		})
+	}
+	// Nothing was numbered meanwhile.
+	for _, b := range []tenant.Branch{f.Branch, other.Branch} {
+		d := minimalDocument(b, "primero", "01", "00001")
+		mustNot(t, "ReserveDocument", s.ReserveDocument(ctx, &d))
+		if d.Numero != 1 {
+			t.Errorf("branch %d: first number %d, want 1", b.ID, d.Numero)
+		}
+	}
+}
+
+func testDocumentInvalid(t *testing.T, s DocumentStore) {
+	ctx := context.Background()
+	f := newDocFixture(t, s)
+	tests := []struct {
+		name   string
+		change func(d *tenant.Document)
+	}{
+		{"error/no company", func(d *tenant.Document) { d.CompanyID = 0 }},
+		{"error/no branch", func(d *tenant.Document) { d.BranchID = 0 }},
+		{"error/no tipo", func(d *tenant.Document) { d.Tipo = "" }},
+		{"error/no terminal", func(d *tenant.Document) { d.Terminal = "" }},
+		{"error/no estado", func(d *tenant.Document) { d.Estado = "" }},
+		{"error/unknown estado", func(d *tenant.Document) { d.Estado = "06" }},
+		{"error/negative attempts", func(d *tenant.Document) { d.Attempts = -1 }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := minimalDocument(f.Branch, "invalido", "01", "00001")
+			tt.change(&d)
+			if err := s.ReserveDocument(ctx, &d); err == nil {
+				t.Fatal("ReserveDocument accepted it")
+			}
+		})
+	}
+	good := minimalDocument(f.Branch, "valido", "01", "00001")
+	mustNot(t, "ReserveDocument", s.ReserveDocument(ctx, &good))
+	if good.Numero != 1 {
+		t.Errorf("first valid document got number %d, want 1", good.Numero)
+	}
+	bad := good
+	bad.Estado = "99"
+	if err := s.SaveDocument(ctx, &bad); err == nil {
+		t.Error("SaveDocument accepted estado 99")
+	}
+	readBoth(t, s, "document after a refused save", good)
+}
+
+func testDocumentMissing(t *testing.T, s DocumentStore) {
+	ctx := context.Background()
+	f := newDocFixture(t, s)
+	d := fullDocument(f.Branch, "existe", 1)
+	mustNot(t, "ReserveDocument", s.ReserveDocument(ctx, &d))
+
+	_, err := s.DocumentByClave(ctx, strings.Repeat("5", 50))
+	wantErr(t, "DocumentByClave unknown", err, tenant.ErrNotFound)
+	_, err = s.DocumentByClave(ctx, "")
+	wantErr(t, "DocumentByClave empty", err, tenant.ErrNotFound)
+	_, err = s.DocumentByExternalID(ctx, f.Branch.ID, "no-existe")
+	wantErr(t, "DocumentByExternalID unknown", err, tenant.ErrNotFound)
+	_, err = s.DocumentByExternalID(ctx, f.Branch2.ID, "existe")
+	wantErr(t, "DocumentByExternalID of another branch", err, tenant.ErrNotFound)
+	_, err = s.DocumentByExternalID(ctx, f.Branch.ID, "")
+	wantErr(t, "DocumentByExternalID empty", err, tenant.ErrNotFound)
+	ghost := d
+	ghost.ID = d.ID + 1000
+	ghost.Clave = strings.Repeat("4", 50)
+	err = s.SaveDocument(ctx, &ghost)
+	wantErr(t, "SaveDocument unknown id", err, tenant.ErrNotFound)
+}
+
+// claimBase is the "now" of the claim tests.
+var claimBase = time.Date(2026, 3, 4, 5, 6, 7, 123456000, time.UTC)
+
+// dueDocument is a document in state st waiting for an attempt at next.
+func dueDocument(b tenant.Branch, name string, st tenant.State, next time.Time) tenant.Document {
+	d := minimalDocument(b, name, "01", "00001")
+	d.Estado, d.NextAttemptAt = st, next
+	return d
+}
+
+// claimNames claims and returns the id_externo of what was claimed.
+func claimNames(t *testing.T, s DocumentStore, now, lease time.Time, limit int) []string {
+	t.Helper()
+	docs, err := s.ClaimDueDocuments(context.Background(), now, lease, limit)
+	mustNot(t, "ClaimDueDocuments", err)
+	names := []string{}
+	for _, d := range docs {
+		names = append(names, d.IDExterno)
+		if !d.NextAttemptAt.Equal(lease) {
+			t.Errorf("claimed %s has NextAttemptAt %v, want the lease end %v", d.IDExterno, d.NextAttemptAt, lease)
+		}
+		checkStoredTimes(t, "claimed "+d.IDExterno, d)
+	}
+	return names
+}
+
+func testDocumentClaimOrder(t *testing.T, s DocumentStore) {
+	ctx := context.Background()
+	f := newDocFixture(t, s)
+	now := claimBase
+	docs := []tenant.Document{
+		dueDocument(f.Branch, "c-05-1m", tenant.StateNotSentYet, now.Add(-time.Minute)),
+		dueDocument(f.Branch2, "b-04-2m", tenant.StateSent, now.Add(-2*time.Minute)),
+		dueDocument(f.Branch, "e-04-now", tenant.StateSent, now),
+		dueDocument(f.Branch, "a-05-3m", tenant.StateNotSentYet, now.Add(-3*time.Minute)),
+		dueDocument(f.Branch2, "d-05-1m", tenant.StateNotSentYet, now.Add(-time.Minute)), // same time as c, later id
+		dueDocument(f.Branch, "later-05", tenant.StateNotSentYet, now.Add(time.Microsecond)),
+		dueDocument(f.Branch, "later-04", tenant.StateSent, now.Add(time.Hour)),
+		dueDocument(f.Branch, "never-00", tenant.StatePending, now.Add(-time.Hour)),
+		dueDocument(f.Branch, "never-01", tenant.StateAccepted, now.Add(-time.Hour)),
+		dueDocument(f.Branch, "never-02", tenant.StateRejected, now.Add(-time.Hour)),
+		dueDocument(f.Branch, "never-03", tenant.StateError, now.Add(-time.Hour)),
+		dueDocument(f.Branch, "never-04-unset", tenant.StateSent, time.Time{}),
+		dueDocument(f.Branch, "never-05-unset", tenant.StateNotSentYet, time.Time{}),
+	}
+	for i := range docs {
+		mustNot(t, "ReserveDocument", s.ReserveDocument(ctx, &docs[i]))
+	}
+	lease := now.Add(5 * time.Minute)
+
+	tests := []struct {
+		name  string
+		now   time.Time
+		limit int
+		want  []string
+	}{
+		{"ok/oldest first up to the limit", now, 3, []string{"a-05-3m", "b-04-2m", "c-05-1m"}},
+		{"ok/then the rest, due at now included", now, 10, []string{"d-05-1m", "e-04-now"}},
+		{"ok/nothing more is due", now, 10, []string{}},
+		{"ok/a microsecond later", now.Add(time.Microsecond), 10, []string{"later-05"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := claimNames(t, s, tt.now, lease, tt.limit)
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("claimed %v, want %v", got, tt.want)
+			}
+		})
+	}
+	// The lease is stored; the states that are not 04 or 05, and the unset
+	// ones, are never claimed, however late.
+	d, err := s.DocumentByExternalID(ctx, f.Branch.ID, "a-05-3m")
+	mustNot(t, "DocumentByExternalID", err)
+	if !d.NextAttemptAt.Equal(lease) {
+		t.Errorf("stored NextAttemptAt %v, want the lease end %v", d.NextAttemptAt, lease)
+	}
+	if !d.UpdatedAt.Equal(docs[3].UpdatedAt) || d.Attempts != 0 || d.Estado != tenant.StateNotSentYet {
+		t.Errorf("a claim changed more than NextAttemptAt: %+v", d)
+	}
+	got := claimNames(t, s, now.Add(24*time.Hour), now.Add(25*time.Hour), 100)
+	want := []string{"a-05-3m", "b-04-2m", "c-05-1m", "d-05-1m", "e-04-now", "later-05", "later-04"}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("a day later claimed %v, want %v", got, want)
+	}
+}
+
+func testDocumentClaimLease(t *testing.T, s DocumentStore) {
+	ctx := context.Background()
+	f := newDocFixture(t, s)
+	now := claimBase
+	d := dueDocument(f.Branch, "arrendado", tenant.StateNotSentYet, now.Add(-time.Second))
+	mustNot(t, "ReserveDocument", s.ReserveDocument(ctx, &d))
+	lease := now.Add(30 * time.Second)
+
+	steps := []struct {
+		name string
+		now  time.Time
+		want []string
+	}{
+		{"ok/claimed", now, []string{"arrendado"}},
+		{"ok/not again at once", now, []string{}},
+		{"ok/not before the lease ends", lease.Add(-time.Microsecond), []string{}},
+		{"ok/again when the lease ends", lease, []string{"arrendado"}},
+	}
+	for _, st := range steps {
+		// Each claim leases for 30 seconds from its now; the first one's
+		// lease ends at lease.
+		got := claimNames(t, s, st.now, st.now.Add(30*time.Second), 10)
+		if !slices.Equal(got, st.want) {
+			t.Errorf("%s: claimed %v, want %v", st.name, got, st.want)
+		}
+	}
+
+	// The worker saves its result: a final state is never claimed again,
+	// a new NextAttemptAt is honoured.
+	d.Estado, d.NextAttemptAt, d.Attempts = tenant.StateSent, lease.Add(time.Minute), 1
+	mustNot(t, "SaveDocument", s.SaveDocument(ctx, &d))
+	if got := claimNames(t, s, lease.Add(59*time.Second), lease.Add(2*time.Hour), 10); len(got) != 0 {
+		t.Errorf("claimed %v before the saved NextAttemptAt", got)
+	}
+	if got := claimNames(t, s, lease.Add(time.Minute), lease.Add(2*time.Hour), 10); !slices.Equal(got, []string{"arrendado"}) {
+		t.Errorf("claimed %v at the saved NextAttemptAt, want [arrendado]", got)
+	}
+	d.Estado = tenant.StateAccepted
+	mustNot(t, "SaveDocument", s.SaveDocument(ctx, &d))
+	if got := claimNames(t, s, lease.Add(24*time.Hour), lease.Add(25*time.Hour), 10); len(got) != 0 {
+		t.Errorf("claimed an accepted document: %v", got)
+	}
+}
+
+func testDocumentClaimArgs(t *testing.T, s DocumentStore) {
+	ctx := context.Background()
+	f := newDocFixture(t, s)
+	now := claimBase
+	d := dueDocument(f.Branch, "pendiente", tenant.StateSent, now.Add(-time.Second))
+	mustNot(t, "ReserveDocument", s.ReserveDocument(ctx, &d))
+
+	for _, limit := range []int{0, -1} {
+		docs, err := s.ClaimDueDocuments(ctx, now, now.Add(time.Minute), limit)
+		mustNot(t, fmt.Sprintf("ClaimDueDocuments limit %d", limit), err)
+		if len(docs) != 0 {
+			t.Errorf("limit %d claimed %d documents", limit, len(docs))
+		}
+	}
+	for _, lease := range []time.Time{now, now.Add(-time.Minute)} {
+		if _, err := s.ClaimDueDocuments(ctx, now, lease, 10); err == nil {
+			t.Errorf("a lease ending at %v, not after now %v, was accepted", lease, now)
+		}
+	}
+	// None of that claimed the document.
+	if got := claimNames(t, s, now, now.Add(time.Minute), 10); !slices.Equal(got, []string{"pendiente"}) {
+		t.Errorf("claimed %v, want [pendiente]", got)
+	}
+}
+
+// claimConcurrently makes due documents through stores[0] and has several
+// goroutines per store claim them in small batches at once; every due
+// document must be claimed exactly once.
+func claimConcurrently(t *testing.T, stores []DocumentStore) {
+	t.Helper()
+	ctx := context.Background()
+	f := newDocFixture(t, stores[0])
+	now := claimBase
+	const due = 150
+	want := map[int64]bool{}
+	for i := range due {
+		st := []tenant.State{tenant.StateSent, tenant.StateNotSentYet}[i%2]
+		b := []tenant.Branch{f.Branch, f.Branch2}[i%3%2]
+		d := dueDocument(b, fmt.Sprintf("due-%d", i), st, now.Add(-time.Duration(i%7)*time.Second))
+		mustNot(t, "ReserveDocument", stores[0].ReserveDocument(ctx, &d))
+		want[d.ID] = true
+		// Some that must never be claimed.
+		if i%10 == 0 {
+			n := dueDocument(b, fmt.Sprintf("not-due-%d", i), st, now.Add(time.Second))
+			mustNot(t, "ReserveDocument", stores[0].ReserveDocument(ctx, &n))
+			a := dueDocument(b, fmt.Sprintf("final-%d", i), tenant.StateAccepted, now.Add(-time.Hour))
+			mustNot(t, "ReserveDocument", stores[0].ReserveDocument(ctx, &a))
+		}
+	}
+
+	const workers, batch = 8, 4
+	var (
+		wg      sync.WaitGroup
+		mu      sync.Mutex
+		claimed = map[int64]int{}
+	)
+	errs := make(chan error, len(stores)*workers)
+	for si, s := range stores {
+		for w := range workers {
+			wg.Go(func() {
+				for empty := 0; empty < 3; {
+					docs, err := s.ClaimDueDocuments(ctx, now, now.Add(time.Hour), batch)
+					if err != nil {
+						errs <- fmt.Errorf("store %d worker %d: %w", si, w, err)
+						return
+					}
+					if len(docs) == 0 {
+						// Rows other claimers hold are skipped: an empty
+						// answer may come before the work is all taken.
+						empty++
+						continue
+					}
+					empty = 0
+					if len(docs) > batch {
+						errs <- fmt.Errorf("store %d worker %d: %d documents claimed with limit %d", si, w, len(docs), batch)
+						return
+					}
+					mu.Lock()
+					for _, d := range docs {
+						claimed[d.ID]++
+					}
+					mu.Unlock()
+				}
+			})
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	// Whatever the goroutines left (they stop after a few empty answers)
+	// is claimed now, once more from one place.
+	rest, err := stores[0].ClaimDueDocuments(ctx, now, now.Add(time.Hour), 2*due)
+	mustNot(t, "ClaimDueDocuments", err)
+	for _, d := range rest {
+		claimed[d.ID]++
+	}
+	for id, n := range claimed {
+		if !want[id] {
+			t.Errorf("document %d was claimed but is not due", id)
+		}
+		if n != 1 {
+			t.Errorf("document %d claimed %d times", id, n)
+		}
+	}
+	for id := range want {
+		if claimed[id] == 0 {
+			t.Errorf("due document %d never claimed", id)
+		}
+	}
+	if len(rest) > due/2 {
+		t.Logf("the concurrent claimers left %d of %d documents", len(rest), due)
+	}
+}
+
+func testDocumentConcurrentClaims(t *testing.T, s DocumentStore) {
+	claimConcurrently(t, []DocumentStore{s})
+}
+
+// signedXMLSize is the size of the signed XML the benchmarks store: a
+// typical invoice of a few lines with its XAdES signature.
+const signedXMLSize = 8 << 10
+
+// BenchDocuments measures the pipeline's write path on a store: numbering a
+// document (ReserveDocument) and then storing it signed (SaveDocument with
+// an 8 KB XML, state 04), one at a time and from parallel goroutines. It
+// reports documents per second. open returns a fresh, empty store.
+func BenchDocuments(b *testing.B, open func(testing.TB) DocumentStore) {
+	xml := bytes.Repeat([]byte("<LineaDetalle><NumeroLinea>1</NumeroLinea></LineaDetalle>"), signedXMLSize/57+1)[:signedXMLSize]
+	run := func(b *testing.B, save, parallel bool) {
+		s := open(b)
+		f := newDocFixture(b, s)
+		ctx := context.Background()
+		var (
+			mu sync.Mutex
+			n  int
+		)
+		next := func() int {
+			mu.Lock()
+			defer mu.Unlock()
+			n++
+			return n
+		}
+		one := func() error {
+			i := next()
+			d := minimalDocument(f.Branch, fmt.Sprintf("bench-%d", i), "01", "00001")
+			d.RequestHash = make([]byte, 32)
+			if err := s.ReserveDocument(ctx, &d); err != nil {
+				return err
+			}
+			if !save {
+				return nil
+			}
+			d.Consecutivo = fmt.Sprintf("00100001%02s%010d", d.Tipo, d.Numero)
+			d.Clave = fmt.Sprintf("506040326003101123456%020d1%08d", d.Numero, i)
+			d.SignedXML, d.Estado = xml, tenant.StateSent
+			return s.SaveDocument(ctx, &d)
+		}
+		b.ReportAllocs()
+		b.ResetTimer()
+		start := time.Now()
+		if parallel {
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if err := one(); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+		} else {
+			for b.Loop() {
+				if err := one(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "docs/s")
+	}
+	b.Run("ReserveDocument", func(b *testing.B) { run(b, false, false) })
+	b.Run("ReserveAndSave8KB", func(b *testing.B) { run(b, true, false) })
+	b.Run("ReserveAndSave8KB/parallel", func(b *testing.B) { run(b, true, true) })
+}
