@@ -118,9 +118,9 @@ func multipartFields(rc *fasthttp.RequestCtx) (*fields, error) {
 // without a certificate).
 func urlencodedFields(rc *fasthttp.RequestCtx) *fields {
 	f := &fields{form: map[string]string{}}
-	rc.PostArgs().VisitAll(func(k, v []byte) {
+	for k, v := range rc.PostArgs().All() {
 		f.form[strings.ToLower(string(k))] = string(v)
-	})
+	}
 	return f
 }
 

@@ -120,7 +120,9 @@ func doWith(t testing.TB, cl *fasthttp.Client, method, path string, c *creds, ct
 		t.Fatalf("%s %s: %v", method, path, err)
 	}
 	r := reply{status: resp.StatusCode(), header: http.Header{}, body: append([]byte(nil), resp.Body()...)}
-	resp.Header.VisitAll(func(k, v []byte) { r.header.Add(string(k), string(v)) })
+	for k, v := range resp.Header.All() {
+		r.header.Add(string(k), string(v))
+	}
 	return r
 }
 

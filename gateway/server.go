@@ -555,9 +555,9 @@ func (s *Server) registerExtra(er Route) error {
 				}
 			}
 		}
-		c.rc.QueryArgs().VisitAll(func(k, v []byte) {
+		for k, v := range c.rc.QueryArgs().All() {
 			req.Query.Add(string(k), string(v))
-		})
+		}
 		rep, err := er.Handle(c.ctx, req)
 		if err != nil {
 			return err

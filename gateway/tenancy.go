@@ -129,11 +129,11 @@ func usernameBody(body []byte) (string, error) {
 
 func (s *Server) searchCompanies(c *call) error {
 	var name string
-	c.rc.QueryArgs().VisitAll(func(k, v []byte) {
+	for k, v := range c.rc.QueryArgs().All() {
 		if bytes.EqualFold(k, []byte("name")) {
 			name = string(v)
 		}
-	})
+	}
 	cs, err := s.o.Tenants.SearchCompanies(c.ctx, c.p, name)
 	if err != nil {
 		return err
