@@ -214,7 +214,8 @@ func (s *Service) checkActive(ctx context.Context, u APIUser) error {
 // forgetUsers deletes the cached credentials of users, so that their next
 // request is checked against the store. The deletion is tried three times;
 // if the cache stays unreachable the error is returned (the change itself
-// is already stored, and the entries expire within AuthTTL).
+// is already stored); it is then retried in the background until the
+// entries expire.
 func (s *Service) forgetUsers(ctx context.Context, users []APIUser) error {
 	if len(users) == 0 {
 		return nil
@@ -238,9 +239,27 @@ func (s *Service) forgetUsers(ctx context.Context, users []APIUser) error {
 			return nil
 		}
 	}
-	s.log.ErrorContext(ctx, "cached credentials could not be dropped; they expire on their own",
+	s.log.ErrorContext(ctx, "cached credentials could not be dropped; retrying in the background until they expire",
 		"users", len(keys), "ttl", s.ttl, "err", err)
+	go s.retryForget(keys)
 	return fmt.Errorf("drop cached credentials: %w", err)
+}
+
+// retryForget keeps trying to delete cache entries after a failed
+// invalidation (the cache was unreachable), once a second, until it works
+// or the entries have expired anyway.
+func (s *Service) retryForget(keys []string) {
+	deadline := time.Now().Add(s.ttl)
+	for time.Now().Before(deadline) {
+		time.Sleep(time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		err := s.cache.Delete(ctx, keys...)
+		cancel()
+		if err == nil {
+			s.log.Info("cached credentials dropped after a retry", "users", len(keys))
+			return
+		}
+	}
 }
 
 // forgetCompanyUsers drops the cached credentials of a company's users, of

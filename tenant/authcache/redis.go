@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -17,13 +18,24 @@ type RedisOptions struct {
 	// Timeout bounds every call; default 75 ms. A Redis that stops
 	// answering would otherwise hold each request until its own deadline.
 	Timeout time.Duration
+	// Cooldown is how long Get and Set fail fast, without calling Redis,
+	// after a call failed; default 1 s. It keeps a Redis outage from adding
+	// a timeout to every request. Delete always calls Redis: dropping
+	// credentials must be tried whatever happened before.
+	Cooldown time.Duration
 }
+
+// ErrUnavailable is returned without calling Redis while a recent failure
+// is cooling down.
+var ErrUnavailable = errors.New("authcache: redis unavailable (cooling down after a failure)")
 
 // Redis is an auth cache shared by every replica.
 type Redis struct {
-	client  redis.UniversalClient
-	prefix  string
-	timeout time.Duration
+	client    redis.UniversalClient
+	prefix    string
+	timeout   time.Duration
+	cooldown  time.Duration
+	downUntil atomic.Int64 // unix nanos
 }
 
 // DefaultRedisTimeout is the default per-call timeout.
@@ -46,18 +58,37 @@ func NewRedis(client redis.UniversalClient, o RedisOptions) (*Redis, error) {
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultRedisTimeout
 	}
-	return &Redis{client: client, prefix: o.Prefix, timeout: o.Timeout}, nil
+	if o.Cooldown <= 0 {
+		o.Cooldown = time.Second
+	}
+	return &Redis{client: client, prefix: o.Prefix, timeout: o.Timeout, cooldown: o.Cooldown}, nil
+}
+
+func (r *Redis) coolingDown() bool {
+	return time.Now().UnixNano() < r.downUntil.Load()
+}
+
+// failed starts a cooldown unless the caller's own context ended (that is
+// not Redis's fault).
+func (r *Redis) failed(ctx context.Context) {
+	if ctx.Err() == nil {
+		r.downUntil.Store(time.Now().Add(r.cooldown).UnixNano())
+	}
 }
 
 // Get returns a live entry.
 func (r *Redis) Get(ctx context.Context, key string) ([]byte, bool, error) {
-	ctx, cancel := context.WithTimeout(ctx, r.timeout)
+	if r.coolingDown() {
+		return nil, false, ErrUnavailable
+	}
+	cctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
-	v, err := r.client.Get(ctx, r.prefix+key).Bytes()
+	v, err := r.client.Get(cctx, r.prefix+key).Bytes()
 	if errors.Is(err, redis.Nil) {
 		return nil, false, nil
 	}
 	if err != nil {
+		r.failed(ctx)
 		return nil, false, fmt.Errorf("authcache: redis get: %w", err)
 	}
 	return v, true, nil
@@ -68,9 +99,13 @@ func (r *Redis) Set(ctx context.Context, key string, value []byte, ttl time.Dura
 	if ttl <= 0 {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, r.timeout)
+	if r.coolingDown() {
+		return ErrUnavailable
+	}
+	cctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
-	if err := r.client.Set(ctx, r.prefix+key, value, ttl).Err(); err != nil {
+	if err := r.client.Set(cctx, r.prefix+key, value, ttl).Err(); err != nil {
+		r.failed(ctx)
 		return fmt.Errorf("authcache: redis set: %w", err)
 	}
 	return nil
@@ -81,17 +116,18 @@ func (r *Redis) Delete(ctx context.Context, keys ...string) error {
 	if len(keys) == 0 {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, r.timeout)
+	cctx, cancel := context.WithTimeout(ctx, r.timeout)
 	defer cancel()
 	// One DEL per key in a pipeline rather than one multi-key DEL, so that
 	// a Redis Cluster can route each key to its own slot.
-	_, err := r.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+	_, err := r.client.Pipelined(cctx, func(p redis.Pipeliner) error {
 		for _, k := range keys {
-			p.Del(ctx, r.prefix+k)
+			p.Del(cctx, r.prefix+k)
 		}
 		return nil
 	})
 	if err != nil {
+		r.failed(ctx)
 		return fmt.Errorf("authcache: redis delete: %w", err)
 	}
 	return nil
