@@ -11,10 +11,10 @@ import (
 	"time"
 )
 
-// CostaRica is the time zone every date of a v4.4 document is written in:
+// crTime is the time zone every date of a v4.4 document is written in:
 // UTC−06:00 all year (Costa Rica has no daylight saving time). A fixed zone is
 // used instead of the tz database so the result never depends on the host.
-var CostaRica = time.FixedZone("America/Costa_Rica", -6*60*60)
+var crTime = time.FixedZone("America/Costa_Rica", -6*60*60)
 
 // Lengths of the numbering fields (Anexo 1, nota 3 and 4.1).
 const (
@@ -107,7 +107,7 @@ func ParseConsecutivo(s string) (Consecutivo, error) {
 // with zeros to 12 digits, the consecutivo, the situación and an 8-digit
 // security code.
 type Clave struct {
-	// Date is the day of issue: midnight in CostaRica. Only the day, month and
+	// Date is the day of issue: midnight, Costa Rica time (UTC−06:00). Only the day, month and
 	// the last two digits of the year are written into the clave; ParseClave
 	// reads the year as 20yy.
 	Date         time.Time
@@ -136,7 +136,7 @@ func NewClave(issued time.Time, issuerID string, c Consecutivo, situacion string
 	if !isClaveSituacion(situacion) {
 		return Clave{}, fmt.Errorf("%w: situacion %q is not 1, 2 or 3", ErrInvalidClave, situacion)
 	}
-	y := issued.In(CostaRica).Year()
+	y := issued.In(crTime).Year()
 	if y < 2000 || y > 2099 {
 		return Clave{}, fmt.Errorf("%w: issue year %d cannot be written with two digits", ErrInvalidClave, y)
 	}
@@ -186,7 +186,7 @@ func ParseClave(s string) (Clave, error) {
 	day, _ := strconv.Atoi(s[3:5])
 	month, _ := strconv.Atoi(s[5:7])
 	yy, _ := strconv.Atoi(s[7:9])
-	date := time.Date(2000+yy, time.Month(month), day, 0, 0, 0, 0, CostaRica)
+	date := time.Date(2000+yy, time.Month(month), day, 0, 0, 0, 0, crTime)
 	if month < 1 || month > 12 || day < 1 || date.Day() != day || int(date.Month()) != month {
 		return Clave{}, fmt.Errorf("%w: clave date %s/%s/%s is not a calendar date", ErrInvalidClave, s[3:5], s[5:7], s[7:9])
 	}
@@ -251,8 +251,8 @@ func (k Clave) Check(want ClaveExpectation) []string {
 
 // dayOf returns midnight, Costa Rica time, of the day t falls on there.
 func dayOf(t time.Time) time.Time {
-	y, m, d := t.In(CostaRica).Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, CostaRica)
+	y, m, d := t.In(crTime).Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, crTime)
 }
 
 // padIssuerID left-pads a numeric identification to the 12 digits of the
