@@ -12,8 +12,8 @@ import (
 //
 // Implementations should wrap ErrCertificatePIN, ErrCertificateFormat,
 // ErrCertificateNoKey or ErrCertificateKey when they can tell the cause, so
-// that the answer can
-// say what is wrong; any other error is reported as "cannot be opened".
+// that the answer can say what is wrong; any other error is reported as
+// "cannot be opened".
 type CertificateOpener interface {
 	OpenCertificate(p12, pin []byte) (CertificateInfo, error)
 }

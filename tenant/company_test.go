@@ -350,3 +350,38 @@ func TestSecretRedacted(t *testing.T) {
 		t.Fatalf("a CompanyInput printed its secrets: %s", printed)
 	}
 }
+
+func TestCompanyAcceptedVariants(t *testing.T) {
+	b := newBundle(t, bundleOpts{})
+	tests := []struct {
+		name string
+		edit func(in *tenant.CompanyInput)
+	}{
+		{"ok/four e-mail addresses", func(in *tenant.CompanyInput) {
+			in.CorreoElectronico = "a@b.cr;c.d@e.co.cr;f+g@h.com;\"quoted\"@i.cr"
+		}},
+		{"ok/lower-case flags and currency", func(in *tenant.CompanyInput) { in.Activo, in.MonedaExtranjera = "s", "eur" }},
+		{"ok/padded codes", func(in *tenant.CompanyInput) { in.Canton, in.Distrito = "9", "1" }},
+		{"ok/phone with separators", func(in *tenant.CompanyInput) { in.Telefono, in.Fax = "(506) 2222-3333", "2222 4444" }},
+		{"ok/surrounding spaces", func(in *tenant.CompanyInput) { in.Identificacion, in.RazonSocial = " 3101123456 ", "  Ñandú S.A.  " }},
+		{"ok/inactive from the start", func(in *tenant.CompanyInput) { in.Activo = "N" }},
+		{"ok/longest names", func(in *tenant.CompanyInput) {
+			in.RazonSocial, in.RazonComercial = strings.Repeat("ñ", 100), strings.Repeat("x", 80)
+			in.OtrasSenas, in.Barrio = strings.Repeat("o", 250), strings.Repeat("b", 50)
+		}},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := companyInput(t, "3101123456")
+			in.Sucursal = fmt.Sprintf("%03d", i+1)
+			tt.edit(&in)
+			cc, err := b.svc.CreateCompany(context.Background(), b.admin, in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(cc.Canton) != 2 || len(cc.Distrito) != 2 || cc.Activo != (strings.ToUpper(in.Activo) != "N") {
+				t.Fatalf("stored %+v", cc.Company)
+			}
+		})
+	}
+}
