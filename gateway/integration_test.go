@@ -64,9 +64,23 @@ type world struct {
 	ca     *certmint.CA
 }
 
+// storeKinds are the stores the end-to-end tests run on: the embedded
+// default always, PostgreSQL when the test environment has it.
+var storeKinds = []struct {
+	name string
+	open func(testing.TB) tenant.Store
+}{
+	{"sqlite", storetest.NewSQLite},
+	{"postgres", storetest.NewPostgres},
+}
+
 func newWorld(t testing.TB) *world {
 	t.Helper()
-	store := storetest.NewSQLite(t)
+	return newWorldOn(t, storetest.NewSQLite(t))
+}
+
+func newWorldOn(t testing.TB, store tenant.Store) *world {
+	t.Helper()
 	key := make([]byte, 32)
 	if _, err := rand.Read(key); err != nil {
 		t.Fatal(err)
@@ -157,7 +171,12 @@ func num(v any) int64 {
 }
 
 func TestTenancyContract(t *testing.T) {
-	w := newWorld(t)
+	for _, k := range storeKinds {
+		t.Run(k.name, func(t *testing.T) { testTenancyContract(t, newWorldOn(t, k.open(t))) })
+	}
+}
+
+func testTenancyContract(t *testing.T, w *world) {
 	co := w.createCompany(t, w.admin, "3101123456", "Ñandú Servicios S.A.")
 	if co.id <= 0 || co.branchID <= 0 || co.user.user == "" {
 		t.Fatalf("created %+v", co)
@@ -387,7 +406,12 @@ func TestCompanyValidation(t *testing.T) {
 // TestTenantIsolation tries every tenancy call on company A's records with
 // company B's branch user: each is a 404, and nothing of A changes.
 func TestTenantIsolation(t *testing.T) {
-	w := newWorld(t)
+	for _, k := range storeKinds {
+		t.Run(k.name, func(t *testing.T) { testTenantIsolation(t, newWorldOn(t, k.open(t))) })
+	}
+}
+
+func testTenantIsolation(t *testing.T, w *world) {
 	a := w.createCompany(t, w.admin, "3101111111", "Empresa Alfa S.A.")
 	b := w.createCompany(t, w.admin, "3101222222", "Empresa Beta S.A.")
 	formA := companyForm("3101111111", "Alfa Secuestrada S.A.")

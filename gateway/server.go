@@ -412,12 +412,17 @@ func (s *Server) readError(rc *fasthttp.RequestCtx, err error) {
 	start := time.Now()
 	rc.Response.Header.Set(headerRequestID, s.requestID(rc))
 	rc.SetConnectionClose()
-	var ae *apiError
-	var ne net.Error
+	var (
+		ae    *apiError
+		ne    net.Error
+		small *fasthttp.ErrSmallBuffer
+	)
 	switch {
 	case errors.Is(err, fasthttp.ErrBodyTooLarge):
 		ae = errTooLarge
 		drainBody(rc)
+	case errors.As(err, &small):
+		ae = &apiError{status: fasthttp.StatusRequestHeaderFieldsTooLarge, message: "The request headers are too large."}
 	case errors.As(err, &ne) && ne.Timeout():
 		ae = &apiError{status: fasthttp.StatusRequestTimeout, message: "The request was not received in time."}
 	default:

@@ -288,6 +288,10 @@ func TestBodyLimits(t *testing.T) {
 	}
 	requireA7(t, reply{status: resp.StatusCode(), body: resp.Body()}, 413)
 
+	// Headers past the read buffer are 431.
+	r = b.do(t, "GET", "/api/companies/2/branches/v4", &fakeUser, "", nil, "X-Padding", strings.Repeat("p", 16<<10))
+	requireA7(t, r, 431)
+
 	// A route without a body takes almost none.
 	r = b.do(t, "GET", "/api/companies/2/branches/v4", &fakeUser, "application/json", bytes.Repeat([]byte{' '}, 8<<10))
 	requireA7(t, r, 413)
