@@ -1,0 +1,89 @@
+package postgres
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// The hot lookups and the worker's poll must be able to use their partial
+// indexes with a generic plan, that is for any parameter value: the
+// queries repeat the indexes' conditions for that. (This package's own test
+// cannot use storetest, which imports it.)
+func TestDocumentQueriesUseIndexes(t *testing.T) {
+	url := os.Getenv("TEST_DATABASE_URL")
+	if url == "" {
+		if os.Getenv("TEST_REQUIRE_SERVICES") != "" {
+			t.Fatal("PostgreSQL (TEST_DATABASE_URL) is required but not configured")
+		}
+		t.Skip("PostgreSQL (TEST_DATABASE_URL) not configured; skipping")
+	}
+	ctx := context.Background()
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(ctx, url, Options{Schema: "t_" + hex.EncodeToString(b[:]), MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	defer func() {
+		if err := s.DropSchema(context.Background()); err != nil {
+			t.Error(err)
+		}
+	}()
+	if err := s.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	tests := []struct {
+		name   string
+		types  string
+		query  string
+		params string
+		index  string
+	}{
+		{"ok/by clave", "text", qDocumentByClave, "'50601'", "documents_clave_key"},
+		{"ok/by id externo", "bigint, text", qDocumentByExternalID, "1, 'pedido'", "documents_branch_id_externo_key"},
+		{"ok/claim", "timestamptz, timestamptz, bigint", qClaimDueDocuments, "now(), now() + interval '1 minute', 10", "documents_due"},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var plan []string
+			err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+				for _, q := range []string{
+					"SET LOCAL plan_cache_mode = force_generic_plan",
+					"SET LOCAL enable_seqscan = off",
+					"PREPARE plan_" + string(rune('a'+i)) + " (" + tt.types + ") AS " + tt.query,
+				} {
+					if _, err := tx.Exec(ctx, q); err != nil {
+						return err
+					}
+				}
+				rows, err := tx.Query(ctx, "EXPLAIN EXECUTE plan_"+string(rune('a'+i))+" ("+tt.params+")", pgx.QueryExecModeSimpleProtocol)
+				if err != nil {
+					return err
+				}
+				plan, err = pgx.CollectRows(rows, pgx.RowTo[string])
+				if err != nil {
+					return err
+				}
+				_, err = tx.Exec(ctx, "DEALLOCATE plan_"+string(rune('a'+i)))
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := strings.Join(plan, "\n")
+			if !strings.Contains(text, "Index Scan using "+tt.index+" ") {
+				t.Errorf("the generic plan does not walk %s:\n%s", tt.index, text)
+			}
+		})
+	}
+}

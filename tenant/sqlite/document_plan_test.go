@@ -1,0 +1,56 @@
+package sqlite
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The hot lookups and the worker's poll must walk their indexes, not the
+// table: a full scan would grow with every document ever issued.
+func TestDocumentQueriesUseIndexes(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "plan.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	now := formatTime(time.Now())
+	tests := []struct {
+		name  string
+		query string
+		args  []any
+		index string
+	}{
+		{"ok/by clave", qDocumentByClave, []any{"50601"}, "documents_clave"},
+		{"ok/by id externo", qDocumentByExternalID, []any{int64(1), "pedido"}, "documents_branch_id_externo"},
+		{"ok/due", qDueDocuments, []any{now, 10}, "documents_due"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rows, err := s.read.QueryContext(ctx, "EXPLAIN QUERY PLAN "+tt.query, tt.args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rows.Close()
+			var plan []string
+			for rows.Next() {
+				var id, parent, unused int
+				var detail string
+				if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+					t.Fatal(err)
+				}
+				plan = append(plan, detail)
+			}
+			if err := rows.Err(); err != nil {
+				t.Fatal(err)
+			}
+			text := strings.Join(plan, "\n")
+			if !strings.Contains(text, "INDEX "+tt.index+" ") || strings.Contains(text, "TEMP B-TREE") {
+				t.Errorf("plan does not walk %s in order:\n%s", tt.index, text)
+			}
+		})
+	}
+}
