@@ -9,6 +9,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"facturad/tenant"
+	"facturad/tenant/storetest"
 )
 
 // BenchmarkWarmBranchList measures the server time of an authenticated
@@ -21,6 +22,14 @@ import (
 // It fails if the slow password hash runs on the warm path.
 func BenchmarkWarmBranchList(b *testing.B) {
 	w := newWorld(b)
+	benchWarm(b, w, w.srv)
+}
+
+// BenchmarkWarmBranchListPostgres is BenchmarkWarmBranchList on the
+// PostgreSQL store (TEST_DATABASE_URL); the time includes waiting for the
+// database server on the same machine.
+func BenchmarkWarmBranchListPostgres(b *testing.B) {
+	w := newWorldOn(b, storetest.NewPostgres(b))
 	benchWarm(b, w, w.srv)
 }
 
