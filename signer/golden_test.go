@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/beevik/etree"
+	dsig "github.com/russellhaering/goxmldsig"
 )
 
 // goldenInputs lists the unsigned test documents: every
@@ -87,5 +90,34 @@ func TestGolden(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestWholeDocumentC14N11Equals10 guards the shortcut Sign takes: it
+// digests the whole document with goxmldsig's C14N 1.1 canonicalizer
+// while declaring C14N 1.0, which is only right as long as both give the
+// same bytes for an element without element ancestors.
+func TestWholeDocumentC14N11Equals10(t *testing.T) {
+	t.Parallel()
+	for _, in := range goldenInputs(t) {
+		doc, err := os.ReadFile(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := etree.NewDocument()
+		if err := d.ReadFromBytes(doc); err != nil {
+			t.Fatal(err)
+		}
+		c10, err := dsig.MakeC14N10RecCanonicalizer().Canonicalize(d.Root())
+		if err != nil {
+			t.Fatal(err)
+		}
+		c11, err := dsig.MakeC14N11Canonicalizer().Canonicalize(d.Root())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(c10, c11) {
+			t.Errorf("%s: C14N 1.0 and 1.1 differ for the whole document", in)
+		}
 	}
 }
