@@ -2,7 +2,6 @@ package hacienda
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -34,8 +33,9 @@ const (
 //
 // Amount is a small value type; copy it freely.
 type Amount struct {
-	d  decimal.Decimal
-	ok bool
+	d       decimal.Decimal
+	ok      bool
+	invalid bool // given, but not a number (JSON input only)
 }
 
 // NewAmount returns a present Amount holding d.
@@ -68,8 +68,16 @@ func MustAmount(s string) Amount {
 	return a
 }
 
-// IsSet reports whether the amount was given (is present).
+// IsSet reports whether the amount was given (is present). An invalid
+// amount (see [Amount.Invalid]) is present.
 func (a Amount) IsSet() bool { return a.ok }
+
+// Invalid reports whether the JSON input held something that is not a
+// decimal ("abc", true, {}, an out-of-range exponent). Decoding never fails
+// on an amount, so that a request's every bad field can be reported at
+// once; validation reports invalid amounts by their path. An invalid
+// amount is present with the value 0.
+func (a Amount) Invalid() bool { return a.invalid }
 
 // IsZero reports whether a is the zero Amount, that is absent. It follows
 // time.Time.IsZero and is what encoding/json's omitzero option consults, so
@@ -101,7 +109,7 @@ func (a Amount) Cmp(b Amount) int { return a.d.Cmp(b.d) }
 // Equal reports whether a and b are both absent, or both present with the
 // same numeric value (1.5 equals 1.50000).
 func (a Amount) Equal(b Amount) bool {
-	if a.ok != b.ok {
+	if a.ok != b.ok || a.invalid != b.invalid {
 		return false
 	}
 	return a.d.Cmp(b.d) == 0
@@ -162,7 +170,7 @@ func (a Amount) Fixed(places int32) string {
 // MarshalJSON writes a JSON number with at most 5 decimals (no exponent, no
 // quotes), or null when the amount is absent.
 func (a Amount) MarshalJSON() ([]byte, error) {
-	if !a.ok {
+	if !a.ok || a.invalid {
 		return []byte("null"), nil
 	}
 	return []byte(a.String()), nil
@@ -170,41 +178,43 @@ func (a Amount) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON accepts a JSON number, a string holding a decimal, or null
 // (absent). An empty string is absent too. The literal is parsed exactly,
-// never through float64; exponents are accepted in numbers ("1.5e2") within
-// sane bounds.
+// never through float64; exponents are accepted ("1.5e2") within sane
+// bounds. Anything else yields an [Amount.Invalid] amount rather than an
+// error, so that decoding goes on and validation reports the field by its
+// path.
 func (a *Amount) UnmarshalJSON(b []byte) error {
+	*a = parseJSONAmount(b)
+	return nil
+}
+
+func parseJSONAmount(b []byte) Amount {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 || string(b) == "null" {
-		*a = Amount{}
-		return nil
+		return Amount{}
 	}
+	bad := Amount{ok: true, invalid: true}
 	var s string
 	if b[0] == '"' {
 		u, err := strconv.Unquote(string(b))
 		if err != nil {
-			return errors.New("invalid decimal string")
+			return bad
 		}
 		u = trimASCIISpace(u)
 		if u == "" {
-			*a = Amount{}
-			return nil
-		}
-		if err := checkDecimalSyntax(u, true); err != nil {
-			return err
+			return Amount{}
 		}
 		s = u
 	} else {
 		s = string(b)
-		if err := checkDecimalSyntax(s, true); err != nil {
-			return err
-		}
+	}
+	if checkDecimalSyntax(s, true) != nil {
+		return bad
 	}
 	d, err := decimal.NewFromString(s)
 	if err != nil {
-		return fmt.Errorf("invalid decimal %q", truncateForError(s))
+		return bad
 	}
-	*a = Amount{d: d, ok: true}
-	return nil
+	return Amount{d: d, ok: true}
 }
 
 // checkDecimalSyntax accepts [+-]? digits [. digits] with at least one digit,

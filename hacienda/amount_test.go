@@ -40,10 +40,13 @@ func TestAmountJSON(t *testing.T) {
 			var a Amount
 			err := json.Unmarshal([]byte(tt.in), &a)
 			if tt.wantErr {
-				if err == nil {
-					t.Fatalf("Unmarshal(%s) = %v, want error", tt.in, a)
+				if err != nil || !a.Invalid() || !a.IsSet() {
+					t.Fatalf("Unmarshal(%s) = %+v, %v; want an invalid, present amount and no error", tt.in, a, err)
 				}
 				return
+			}
+			if a.Invalid() {
+				t.Fatalf("Unmarshal(%s) is invalid", tt.in)
 			}
 			if err != nil {
 				t.Fatalf("Unmarshal(%s): %v", tt.in, err)

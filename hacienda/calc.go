@@ -69,6 +69,7 @@ func calculate(doc *Document, e *errs) {
 		e.add("tipo_documento", "must be one of 01, 02, 03, 04, 08, 09, 10")
 		return
 	}
+	checkInvalidAmounts(doc, e)
 	s := summary{
 		servGravados: dZero, servExentos: dZero, servExonerado: dZero, servNoSujeto: dZero,
 		mercGravadas: dZero, mercExentas: dZero, mercExonerada: dZero, mercNoSujeta: dZero,
@@ -135,22 +136,43 @@ func checkMoney(a Amount, required bool, path string, e *errs) bool {
 }
 
 // checkDecimal checks a non-negative decimal against the schema's integer
-// and fraction digits.
+// and fraction digits (trailing fraction zeros do not count).
 func checkDecimal(a Amount, intDigits int, places int32, path string, e *errs) bool {
+	if a.Invalid() {
+		e.add(path, "must be a number")
+		return false
+	}
 	ok := true
 	if a.Sign() < 0 {
 		e.add(path, "must not be negative")
 		ok = false
 	}
-	if a.SignificantPlaces() > places {
+	if a.Places() > places && a.SignificantPlaces() > places {
 		e.add(path, "must have at most "+itoa(int(places))+" decimals")
 		ok = false
 	}
-	if a.IntegerDigits() > intDigits {
+	if a.d.Abs().Cmp(intLimit(intDigits)) >= 0 {
 		e.add(path, "must have at most "+itoa(intDigits)+" integer digits")
 		ok = false
 	}
 	return ok
+}
+
+// intLimits[n] is 10^n: a value has at most n integer digits when it is
+// below it.
+var intLimits = func() []decimal.Decimal {
+	l := make([]decimal.Decimal, 20)
+	for i := range l {
+		l[i] = decimal.New(1, int32(i))
+	}
+	return l
+}()
+
+func intLimit(n int) decimal.Decimal {
+	if n < len(intLimits) {
+		return intLimits[n]
+	}
+	return decimal.New(1, int32(n))
 }
 
 // checkComputed reports a computed amount that overflows DecimalDinero.
@@ -175,19 +197,19 @@ func calcLine(t DocumentType, l *LineaDetalle, p *linePath, e *errs, s *summary)
 	if !l.Cantidad.IsSet() {
 		e.add(p.field("cantidad"), "is required")
 		ok = false
-	} else if l.Cantidad.Sign() <= 0 {
-		e.add(p.field("cantidad"), "must be greater than 0")
-		ok = false
 	} else if !checkDecimal(l.Cantidad, 13, 3, p.field("cantidad"), e) {
+		ok = false
+	} else if l.Cantidad.Sign() == 0 {
+		e.add(p.field("cantidad"), "must be greater than 0")
 		ok = false
 	}
 	if !l.PrecioUnitario.IsSet() {
 		e.add(p.field("precioUnitario"), "is required")
 		ok = false
-	} else if l.PrecioUnitario.Sign() <= 0 {
-		e.add(p.field("precioUnitario"), "must be greater than 0")
-		ok = false
 	} else if !checkMoney(l.PrecioUnitario, true, p.field("precioUnitario"), e) {
+		ok = false
+	} else if l.PrecioUnitario.Sign() == 0 {
+		e.add(p.field("precioUnitario"), "must be greater than 0")
 		ok = false
 	}
 	service := false
@@ -227,6 +249,7 @@ func calcLine(t DocumentType, l *LineaDetalle, p *linePath, e *errs, s *summary)
 		}
 	}
 	if !ok {
+		checkLineCodes(t, l, p, e)
 		return false
 	}
 
@@ -300,8 +323,12 @@ func calcLine(t DocumentType, l *LineaDetalle, p *linePath, e *errs, s *summary)
 		e.add(p.field("descuento"), "a regalía or bonificación (codigoDescuento 01 or 03) must discount the whole line; put the free units on a line of their own")
 		ok = false
 	}
+	lineOK := ok
 	if !ok {
-		return false
+		// Go on with the taxes to report their problems too; nothing of
+		// this line reaches the summary.
+		rest = montoTotal
+		ok = true
 	}
 	subTotal := rest
 	l.SubTotal = NewAmount(subTotal)
@@ -338,9 +365,6 @@ func calcLine(t DocumentType, l *LineaDetalle, p *linePath, e *errs, s *summary)
 			specialBase = specialBase.Add(monto)
 		}
 	}
-	if !ok {
-		return false
-	}
 
 	// BaseImponible.
 	baseImponible := subTotal.Add(specialBase)
@@ -370,6 +394,9 @@ func calcLine(t DocumentType, l *LineaDetalle, p *linePath, e *errs, s *summary)
 			return false
 		}
 	}
+	if !ok {
+		return false
+	}
 
 	// Exonerations, assumed tax, net.
 	exoTotal, asumido := dZero, dZero
@@ -394,7 +421,7 @@ func calcLine(t DocumentType, l *LineaDetalle, p *linePath, e *errs, s *summary)
 		}
 		s.addDesglose(tx, net)
 	}
-	if !ok {
+	if !ok || !lineOK {
 		return false
 	}
 	l.ImpuestoAsumidoEmisorFabrica = NewAmount(asumido)
@@ -455,6 +482,38 @@ func calcLine(t DocumentType, l *LineaDetalle, p *linePath, e *errs, s *summary)
 		}
 	}
 	return true
+}
+
+// checkLineCodes reports the codes of a line whose amounts cannot be
+// computed (bad quantity or price), so that they are not left for a second
+// round.
+func checkLineCodes(t DocumentType, l *LineaDetalle, p *linePath, e *errs) {
+	for j := range l.Descuento {
+		if !codigosDescuento.has(l.Descuento[j].CodigoDescuento) {
+			e.add(p.sub("descuento", j, "codigoDescuento"), "must be a nota-20 code (01–09, 99)")
+		}
+	}
+	for j := range l.Impuesto {
+		tx := &l.Impuesto[j]
+		if !codigosImpuesto.has(tx.Codigo) {
+			e.add(p.sub("impuesto", j, "codigo"), "must be a nota-8 code (01–08, 12, 99)")
+			continue
+		}
+		if tx.Codigo != ImpuestoIVA && tx.Codigo != ImpuestoIVAEspecial {
+			continue
+		}
+		rt, ok := tarifasIVA[tx.CodigoTarifaIVA]
+		switch {
+		case tx.CodigoTarifaIVA == "":
+			e.add(p.sub("impuesto", j, "codigoTarifaIVA"), "is required with tax code "+tx.Codigo)
+		case !ok:
+			e.add(p.sub("impuesto", j, "codigoTarifaIVA"), "must be a nota-8.1 code (01–11)")
+		case rt.noteOnly && !t.IsNote():
+			e.add(p.sub("impuesto", j, "codigoTarifaIVA"), "transitional rate code "+tx.CodigoTarifaIVA+" is only allowed in credit and debit notes")
+		case tx.Tarifa.IsSet() && !tx.Tarifa.Invalid() && tx.Tarifa.Decimal().Cmp(rt.rate) != 0:
+			e.add(p.sub("impuesto", j, "tarifa"), "does not match codigoTarifaIVA "+tx.CodigoTarifaIVA+" (expected "+rt.rate.String()+")")
+		}
+	}
 }
 
 // calcSpecificTax computes the Monto of a non-IVA tax.
@@ -622,6 +681,8 @@ func calcIVA(t DocumentType, l *LineaDetalle, tx *Impuesto, baseImponible decima
 	}
 	if !tx.Tarifa.IsSet() {
 		tx.Tarifa = NewAmount(rt.rate)
+	} else if tx.Tarifa.Invalid() {
+		return 0, false // reported by checkInvalidAmounts
 	} else if tx.Tarifa.Decimal().Cmp(rt.rate) != 0 {
 		e.add(path("tarifa"), "does not match codigoTarifaIVA "+tx.CodigoTarifaIVA+" (expected "+rt.rate.String()+")")
 		return 0, false

@@ -342,6 +342,10 @@ type Exoneracion struct {
 	TarifaExonerada Amount `json:"tarifaExonerada,omitzero"`
 	// MontoExoneracion = TarifaExonerada/100 × base (computed).
 	MontoExoneracion Amount `json:"montoExoneracion,omitzero"`
+
+	// Set by the JSON decoder when a value could not be read, so that
+	// validation reports it by its path.
+	badFecha, badArticulo, badInciso bool
 }
 
 // LineaDetalleSurtido is one component of a pack (one unit of the pack).
@@ -494,6 +498,9 @@ type InformacionReferencia struct {
 	CodigoReferenciaOTRO string `json:"codigoReferenciaOTRO,omitempty"`
 	// Razon is the reason (≤180 chars; mandatory except with TipoDocIR 13).
 	Razon string `json:"razon,omitempty"`
+
+	// Set by the JSON decoder when FechaEmisionIR could not be read.
+	badFecha bool
 }
 
 // Otros is free commercial content, not tax-relevant.

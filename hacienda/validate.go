@@ -1,0 +1,795 @@
+package hacienda
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// Issuer is the data of the company (and branch) issuing through the
+// service, which the caller takes from its tenant records. For most types it
+// becomes the XML Emisor; for an FEC (08) it becomes the Receptor.
+type Issuer struct {
+	// Party holds Nombre, Identificacion, NombreComercial, Ubicacion,
+	// Telefono and CorreoElectronico (1..4 addresses) of the company/branch.
+	Party
+	// CodigoActividad is the company's economic activity (6 characters),
+	// used when the request gives none.
+	CodigoActividad string
+	// ProveedorSistemas is the identification of the software provider
+	// written in every document (the operator's id, or the company's own).
+	ProveedorSistemas string
+}
+
+// ValidateSend checks a whole send request against the structural rules of
+// its document type and the calculation rules, and returns a
+// *ValidationError listing every problem found, or nil.
+func ValidateSend(req *SendDocumentRequest, issuer Issuer) error {
+	_, err := NewDocument(req, issuer)
+	return err
+}
+
+// NewDocument validates a send request, converts it with the issuer's data
+// into a Document and calculates it. For an FEC (08) the request's receptor
+// (the seller) becomes the XML Emisor and the issuer the Receptor.
+//
+// The Document's Clave is the request's (possibly empty: the pipeline
+// numbers it), NumeroConsecutivo is empty, and FechaEmision is the
+// request's fecha_emision or the zero time ("now", stamped by the
+// pipeline). Every problem is reported at once as a *ValidationError.
+func NewDocument(req *SendDocumentRequest, issuer Issuer) (*Document, error) {
+	var e errs
+	if req == nil {
+		e.add("$", "the request body is empty")
+		return nil, e.err()
+	}
+	doc := convertRequest(req, issuer, &e)
+	if doc != nil {
+		validateBody(doc, &e)
+		// The calculation rules are checked even when structural errors
+		// were found, so that the caller gets every error at once.
+		calculate(doc, &e)
+	}
+	if !e.ok() {
+		return nil, e.err()
+	}
+	return doc, nil
+}
+
+// Terminal returns the request's terminal padded to 5 digits (default
+// 00001); validation has checked it.
+func (r *SendDocumentRequest) TerminalOrDefault() string {
+	t := r.Terminal.String()
+	if t == "" {
+		return "00001"
+	}
+	if isDigits(t, 1, 5) {
+		return strings.Repeat("0", 5-len(t)) + t
+	}
+	return t
+}
+
+// SituacionOrDefault returns the request's situación (default "1").
+func (r *SendDocumentRequest) SituacionOrDefault() string {
+	if s := r.Situacion.String(); s != "" {
+		return s
+	}
+	return "1"
+}
+
+// Field rules of the schema used below.
+var (
+	emailRE = regexp.MustCompile(`^(([^<>()\[\]\.,;:\s@"]+(\.[^<>()\[\]\.,;:\s@"]+)*)|(".+"))@(([^<>()\[\]\.,;:\s@"]+\.)+[^<>()\[\]\.,;:\s@"]{0,})$`)
+	alnumRE = regexp.MustCompile(`^[A-Za-z0-9]{1,20}$`)
+)
+
+// strLen checks a string's length in characters; required means non-empty.
+func strLen(s string, min, max int, required bool, path string, e *errs) bool {
+	n := utf8.RuneCountInString(s)
+	if n == 0 {
+		if required {
+			e.add(path, "is required")
+			return false
+		}
+		return true
+	}
+	if !utf8.ValidString(s) {
+		e.add(path, "must be valid UTF-8 text")
+		return false
+	}
+	if n < min || n > max {
+		if min == max {
+			e.add(path, "must be "+strconv.Itoa(min)+" characters long")
+		} else {
+			e.add(path, "must be between "+strconv.Itoa(min)+" and "+strconv.Itoa(max)+" characters long")
+		}
+		return false
+	}
+	return true
+}
+
+// checkIdentificacion checks an identification number against its type
+// (nota 4): física 9 digits, jurídica 10, DIMEX 11–12, NITE 10 (no leading
+// zero for física and DIMEX); 05 and 06 up to 20 letters and digits.
+func checkIdentificacion(tipo, numero, tipoPath, numeroPath string, e *errs) bool {
+	if tipo == "" {
+		e.add(tipoPath, "is required")
+		return false
+	}
+	if !tiposIdentificacion.has(tipo) {
+		e.add(tipoPath, "must be 01 (física), 02 (jurídica), 03 (DIMEX), 04 (NITE), 05 (extranjero no domiciliado) or 06 (no contribuyente)")
+		return false
+	}
+	if numero == "" {
+		e.add(numeroPath, "is required")
+		return false
+	}
+	ok := true
+	switch tipo {
+	case IDFisica:
+		ok = isDigits(numero, 9, 9) && numero[0] != '0'
+		if !ok {
+			e.add(numeroPath, "a cédula física has 9 digits, without leading zero or dashes")
+		}
+	case IDJuridica:
+		ok = isDigits(numero, 10, 10)
+		if !ok {
+			e.add(numeroPath, "a cédula jurídica has 10 digits, without dashes")
+		}
+	case IDDIMEX:
+		ok = isDigits(numero, 11, 12) && numero[0] != '0'
+		if !ok {
+			e.add(numeroPath, "a DIMEX has 11 or 12 digits, without leading zero")
+		}
+	case IDNITE:
+		ok = isDigits(numero, 10, 10)
+		if !ok {
+			e.add(numeroPath, "a NITE has 10 digits")
+		}
+	default:
+		ok = alnumRE.MatchString(numero)
+		if !ok {
+			e.add(numeroPath, "must be up to 20 letters and digits")
+		}
+	}
+	return ok
+}
+
+// splitEmails splits a ";"-separated list and checks every address.
+func splitEmails(s string, max int, path string, e *errs) []string {
+	if s == "" {
+		return nil
+	}
+	if strings.ContainsAny(s, " \t\r\n") {
+		e.add(path, "addresses are separated by ';' without spaces")
+		return nil
+	}
+	parts := strings.Split(s, ";")
+	out := make([]string, 0, len(parts))
+	for _, p := range parts {
+		if p == "" {
+			e.add(path, "contains an empty address")
+			return nil
+		}
+		if len(p) > 160 || !emailRE.MatchString(p) {
+			e.add(path, "'"+truncateForError(p)+"' is not a valid e-mail address")
+			return nil
+		}
+		out = append(out, p)
+	}
+	if len(out) > max {
+		e.add(path, "must have at most "+strconv.Itoa(max)+" addresses")
+		return nil
+	}
+	return out
+}
+
+// checkUbicacion checks a location (nota 14) under a path prefix.
+func checkUbicacion(u *Ubicacion, base string, pascal bool, e *errs) {
+	name := func(camel string) string {
+		if pascal {
+			return base + "." + strings.ToUpper(camel[:1]) + camel[1:]
+		}
+		return base + "." + camel
+	}
+	ok := true
+	if !provincias.has(u.Provincia) {
+		e.add(name("provincia"), "must be a province code 1–7")
+		ok = false
+	}
+	if !isDigits(u.Canton, 2, 2) {
+		e.add(name("canton"), "must be a 2-digit canton code")
+		ok = false
+	}
+	if !isDigits(u.Distrito, 2, 2) {
+		e.add(name("distrito"), "must be a 2-digit district code")
+		ok = false
+	}
+	if ok && !distritos.has(u.Provincia+u.Canton+u.Distrito) {
+		e.add(name("distrito"), "province "+u.Provincia+", canton "+u.Canton+", district "+u.Distrito+" is not in the nota-14 list")
+	}
+	strLen(u.Barrio, 5, 50, false, name("barrio"), e)
+	strLen(u.OtrasSenas, 5, 250, true, name("otrasSenas"), e)
+}
+
+// checkTelefono checks a phone under a path prefix.
+func checkTelefono(t *Telefono, base string, pascal bool, e *errs) {
+	cp, nt := base+".codigoPais", base+".numTelefono"
+	if pascal {
+		cp, nt = base+".CodigoPais", base+".NumTelefono"
+	}
+	if !isDigits(t.CodigoPais, 1, 3) {
+		e.add(cp, "must be 1 to 3 digits")
+	}
+	if !isDigits(t.NumTelefono, 8, 20) || t.NumTelefono[0] == '0' {
+		e.add(nt, "must be 8 to 20 digits")
+	}
+}
+
+// convertRequest checks the request's metadata and receptor and builds the
+// Document (nil when the document type is unusable).
+func convertRequest(req *SendDocumentRequest, issuer Issuer, e *errs) *Document {
+	id := strings.TrimSpace(req.IDExterno)
+	strLen(id, 1, 100, true, "id_externo", e)
+
+	t := DocumentType(req.TipoDocumento.String())
+	if t == "" {
+		e.add("tipo_documento", "is required")
+		return nil
+	}
+	if !t.Valid() {
+		e.add("tipo_documento", "must be one of 01 (FE), 02 (ND), 03 (NC), 04 (TE), 08 (FEC), 09 (FEE), 10 (REP)")
+		return nil
+	}
+	// The body's slices are shared with the request: the calculation
+	// fills their computed fields in place.
+	doc := &Document{Type: t, DetalleServicio: req.DetalleServicio, OtrosCargos: req.OtrosCargos,
+		ResumenFactura: req.ResumenFactura, InformacionReferencia: req.InformacionReferencia, Otros: req.Otros}
+
+	// Clave: format and agreement with the type and situación; the
+	// issuer, branch and date are checked when the document is numbered.
+	if c := strings.TrimSpace(req.Clave); c != "" {
+		if !isDigits(c, 50, 50) {
+			e.add("clave", "must be 50 digits")
+		} else {
+			if DocumentType(c[29:31]) != t {
+				e.add("clave", "its document type "+c[29:31]+" does not match tipo_documento "+string(t))
+			}
+			if c[41:42] != req.SituacionOrDefault() {
+				e.add("clave", "its situación digit "+c[41:42]+" does not match situacion "+req.SituacionOrDefault())
+			}
+		}
+		doc.Clave = c
+	}
+	if tm := req.Terminal.String(); tm != "" && !isDigits(tm, 1, 5) {
+		e.add("terminal", "must be up to 5 digits")
+	}
+	if s := req.Situacion.String(); s != "" && !situaciones.has(s) {
+		e.add("situacion", "must be 1 (normal), 2 (contingencia) or 3 (sin internet)")
+	}
+	strLen(req.RegistroFiscal8707, 1, 12, false, "registro_fiscal8707", e)
+
+	if f, err := ParseDateTime(req.FechaEmision); err != nil {
+		e.add("fecha_emision", err.Error())
+	} else {
+		doc.FechaEmision = f
+	}
+
+	// Activities.
+	actEmisor := req.CodigoActividadEmisor.String()
+	actReceptor := req.CodigoActividadReceptor.String()
+	if actEmisor != "" && utf8.RuneCountInString(actEmisor) != 6 {
+		e.add("codigo_actividad_emisor", "must be 6 characters")
+	}
+	if actReceptor != "" && utf8.RuneCountInString(actReceptor) != 6 {
+		e.add("codigo_actividad_receptor", "must be 6 characters")
+	}
+	switch t {
+	case TypeFEC:
+		// The company is the XML Receptor; its activity is mandatory.
+		if actReceptor == "" {
+			actReceptor = issuer.CodigoActividad
+		}
+		if actReceptor == "" {
+			e.add("codigo_actividad_receptor", "is required in a Factura Electrónica de Compra (the company's activity)")
+		}
+	case TypeREP:
+		actEmisor, actReceptor = "", ""
+	case TypeTE, TypeFEE:
+		actReceptor = ""
+		fallthrough
+	default:
+		if actEmisor == "" {
+			actEmisor = issuer.CodigoActividad
+		}
+		if actEmisor == "" && (t == TypeFE || t == TypeTE || t == TypeFEE) {
+			e.add("codigo_actividad_emisor", "is required")
+		}
+	}
+	doc.CodigoActividadEmisor, doc.CodigoActividadReceptor = actEmisor, actReceptor
+	doc.ProveedorSistemas = issuer.ProveedorSistemas
+
+	// Sale condition.
+	cv := req.CondicionVenta.String()
+	doc.CondicionVenta = cv
+	switch {
+	case cv == "":
+		e.add("condicion_venta", "is required")
+	case !condicionesVenta[t].has(cv):
+		if t == TypeREP {
+			e.add("condicion_venta", "a Recibo Electrónico de Pago takes only 09 or 11")
+		} else {
+			e.add("condicion_venta", "is not a nota-5 code allowed in this document type")
+		}
+	}
+	if t != TypeREP {
+		doc.CondicionVentaOtros = strings.TrimSpace(req.CondicionVentaOtros)
+		if cv == CondicionOtros {
+			strLen(doc.CondicionVentaOtros, 5, 100, true, "condicion_venta_otros", e)
+		} else {
+			strLen(doc.CondicionVentaOtros, 5, 100, false, "condicion_venta_otros", e)
+		}
+		if p := req.PlazoCredito.String(); p != "" {
+			if !isDigits(p, 1, 5) || strings.Trim(p, "0") == "" {
+				e.add("plazo_credito", "must be a number of days between 1 and 99999")
+			} else {
+				doc.PlazoCredito, _ = strconv.Atoi(p)
+			}
+		} else if cv == CondicionCredito || cv == CondicionCreditoIVA90 {
+			e.add("plazo_credito", "is required with condicion_venta "+cv)
+		}
+	}
+
+	// Parties.
+	company := issuer.Party
+	company.Registrofiscal8707 = strings.TrimSpace(req.RegistroFiscal8707)
+	counterparty := convertReceptor(req.Receptor, t, e)
+	if t == TypeFEC {
+		if counterparty == nil {
+			e.add("ReceptorRequest", "the seller is required in a Factura Electrónica de Compra")
+		} else {
+			counterparty.Registrofiscal8707 = company.Registrofiscal8707
+			company.Registrofiscal8707 = ""
+			doc.Emisor = *counterparty
+		}
+		c := company
+		c.OtrasSenasExtranjero = ""
+		if len(c.CorreoElectronico) > 1 {
+			c.CorreoElectronico = c.CorreoElectronico[:1]
+		}
+		doc.Receptor = &c
+	} else {
+		doc.Emisor = company
+		doc.Receptor = counterparty
+		switch t {
+		case TypeFE, TypeREP:
+			if counterparty == nil {
+				e.add("ReceptorRequest", "the receptor is required in this document type")
+			}
+		}
+	}
+	return doc
+}
+
+// convertReceptor checks the request's receptor and converts it (nil when
+// absent).
+func convertReceptor(r *ReceptorRequest, t DocumentType, e *errs) *Party {
+	if r == nil {
+		return nil
+	}
+	const b = "ReceptorRequest."
+	p := &Party{
+		Nombre:               strings.TrimSpace(r.Nombre),
+		NombreComercial:      strings.TrimSpace(r.NombreComercial),
+		OtrasSenasExtranjero: strings.TrimSpace(r.OtrasSenasExtranjero),
+	}
+	if t == TypeFEC {
+		strLen(p.Nombre, 5, 100, true, b+"Nombre", e)
+	} else {
+		strLen(p.Nombre, 3, 100, true, b+"Nombre", e)
+	}
+	strLen(p.NombreComercial, 3, 80, false, b+"NombreComercial", e)
+
+	// Identification.
+	var tipo, numero string
+	if r.Identificacion != nil {
+		tipo, numero = r.Identificacion.Tipo.String(), r.Identificacion.Numero.String()
+	}
+	if tipo == "" && numero == "" && strings.TrimSpace(r.IdentificacionExtranjero) != "" {
+		tipo, numero = IDExtranjeroNoDom, strings.TrimSpace(r.IdentificacionExtranjero)
+	}
+	idRequired := t == TypeFE || t == TypeFEC || t == TypeREP
+	if tipo == "" && numero == "" {
+		if idRequired {
+			e.add(b+"Identificacion", "is required in this document type")
+		}
+	} else if checkIdentificacion(tipo, numero, b+"Identificacion.Tipo", b+"Identificacion.Numero", e) {
+		p.Identificacion = Identificacion{Tipo: tipo, Numero: numero}
+		switch {
+		case tipo == IDExtranjeroNoDom && t == TypeREP:
+			e.add(b+"Identificacion.Tipo", "a foreign non-domiciled receptor (05) is not allowed in a Recibo Electrónico de Pago")
+		case tipo == IDNoContribuyente && t != TypeFEC:
+			// 06 is meant for the seller of used goods in an FEC; as a
+			// buyer it is accepted (the schema allows it).
+		}
+	}
+
+	// Location.
+	if r.Ubicacion != nil && t != TypeFEE {
+		if tipo == IDExtranjeroNoDom {
+			e.add(b+"Ubicacion", "is not allowed for a foreign non-domiciled party (05)")
+		} else {
+			checkUbicacion(r.Ubicacion, b+"Ubicacion", true, e)
+			u := *r.Ubicacion
+			p.Ubicacion = &u
+		}
+	}
+	if t == TypeFEC && r.Ubicacion == nil && (tipo == IDFisica || tipo == IDJuridica || tipo == IDDIMEX || tipo == IDNITE) {
+		e.add(b+"Ubicacion", "is required for a seller with a Costa Rican identification")
+	}
+	if p.OtrasSenasExtranjero != "" {
+		switch {
+		case t == TypeFEE || t == TypeREP:
+			p.OtrasSenasExtranjero = "" // the schema has no place for it
+		case tipo != IDExtranjeroNoDom:
+			e.add(b+"OtrasSenasExtranjero", "is only allowed for a foreign non-domiciled party (identificacion tipo 05)")
+		default:
+			strLen(p.OtrasSenasExtranjero, 5, 300, true, b+"OtrasSenasExtranjero", e)
+		}
+	}
+	if t == TypeREP {
+		p.Ubicacion = nil
+	}
+
+	// Phone.
+	if r.Telefono != nil && t != TypeREP {
+		checkTelefono(r.Telefono, b+"Telefono", true, e)
+		tel := *r.Telefono
+		p.Telefono = &tel
+	}
+
+	// E-mail.
+	p.CorreoElectronico = splitEmails(strings.TrimSpace(r.CorreoElectronico), maxReceptorEmails, b+"CorreoElectronico", e)
+	return p
+}
+
+// validateBody checks the structural rules of the document body that the
+// calculation does not check.
+func validateBody(doc *Document, e *errs) {
+	t := doc.Type
+
+	// Detail lines: mandatory in FEC, FEE, REP; the other types may carry
+	// only other charges of types 04, 08, 09, 10.
+	if len(doc.DetalleServicio) == 0 {
+		switch t {
+		case TypeFEC, TypeFEE, TypeREP:
+			e.add("detalleServicio", "at least one line is required in this document type")
+		default:
+			onlyThirdParty := len(doc.OtrosCargos) > 0
+			for i := range doc.OtrosCargos {
+				if !otrosCargosSinLineas.has(doc.OtrosCargos[i].TipoDocumentoOC) {
+					onlyThirdParty = false
+				}
+			}
+			if !onlyThirdParty {
+				e.add("detalleServicio", "at least one line is required (a document without lines may only carry other charges of types 04, 08, 09, 10)")
+			}
+		}
+	}
+	hasExo11 := false
+	for i := range doc.DetalleServicio {
+		l := &doc.DetalleServicio[i]
+		p := linePath{i: i}
+		if l.NumeroLinea == 0 {
+			l.NumeroLinea = i + 1
+		} else if l.NumeroLinea != i+1 {
+			e.add(p.field("numeroLinea"), "must be "+strconv.Itoa(i+1)+" (lines are numbered in order from 1)")
+		}
+		strLen(strings.TrimSpace(l.Detalle), 3, 200, true, p.field("detalle"), e)
+		if t == TypeREP {
+			continue
+		}
+		if l.UnidadMedida == "" {
+			e.add(p.field("unidadMedida"), "is required")
+		} else if !unidadesMedida.has(l.UnidadMedida) {
+			e.add(p.field("unidadMedida"), "'"+truncateForError(l.UnidadMedida)+"' is not a nota-15 unit (symbols are case-sensitive)")
+		}
+		if l.TipoTransaccion != "" {
+			if t == TypeTE {
+				e.add(p.field("tipoTransaccion"), "is not used in a Tiquete Electrónico")
+			} else if !tiposTransaccion.has(l.TipoTransaccion) {
+				e.add(p.field("tipoTransaccion"), "must be a nota-22 code (01–13)")
+			}
+		}
+		strLen(l.UnidadMedidaComercial, 1, 20, false, p.field("unidadMedidaComercial"), e)
+		if len(l.CodigoComercial) > 5 {
+			e.add(p.field("codigoComercial"), "must have at most 5 codes")
+		}
+		for j := range l.CodigoComercial {
+			c := &l.CodigoComercial[j]
+			if !tiposCodigoComercial.has(c.Tipo) {
+				e.add(p.sub("codigoComercial", j, "tipo"), "must be a nota-12 code (01–04, 99)")
+			}
+			strLen(c.Codigo, 1, 20, true, p.sub("codigoComercial", j, "codigo"), e)
+		}
+		if len(l.NumeroVINoSerie) > 1000 {
+			e.add(p.field("numeroVINoSerie"), "must have at most 1000 numbers")
+		}
+		for j, v := range l.NumeroVINoSerie {
+			strLen(v, 1, 17, true, idx(p.field("numeroVINoSerie"), j), e)
+		}
+		strLen(l.RegistroMedicamento, 1, 100, false, p.field("registroMedicamento"), e)
+		if l.FormaFarmaceutica != "" && !formasFarmaceuticas.has(l.FormaFarmaceutica) {
+			e.add(p.field("formaFarmaceutica"), "must be a nota-19 pharmaceutical-form code")
+		}
+		if l.PartidaArancelaria != "" {
+			if t != TypeFEE && !t.IsNote() {
+				e.add(p.field("partidaArancelaria"), "is only used in export invoices and their notes")
+			} else {
+				strLen(l.PartidaArancelaria, 12, 12, true, p.field("partidaArancelaria"), e)
+			}
+		} else if t == TypeFEE && l.CodigoCABYS != "" && l.CodigoCABYS[0] < '5' {
+			e.add(p.field("partidaArancelaria"), "is required for goods in an export invoice")
+		}
+		for j := range l.Descuento {
+			d := &l.Descuento[j]
+			if d.CodigoDescuento == DescuentoOtros {
+				strLen(d.CodigoDescuentoOTRO, 5, 100, true, p.sub("descuento", j, "codigoDescuentoOTRO"), e)
+				strLen(d.NaturalezaDescuento, 3, 80, true, p.sub("descuento", j, "naturalezaDescuento"), e)
+			} else {
+				strLen(d.CodigoDescuentoOTRO, 5, 100, false, p.sub("descuento", j, "codigoDescuentoOTRO"), e)
+				strLen(d.NaturalezaDescuento, 3, 80, false, p.sub("descuento", j, "naturalezaDescuento"), e)
+			}
+		}
+		for j := range l.Impuesto {
+			tx := &l.Impuesto[j]
+			if tx.Codigo == ImpuestoOtros {
+				strLen(tx.CodigoImpuestoOTRO, 5, 100, true, p.sub("impuesto", j, "codigoImpuestoOTRO"), e)
+			}
+			if tx.MontoExportacion.IsSet() && t != TypeFEE && !t.IsNote() {
+				e.add(p.sub("impuesto", j, "montoExportacion"), "is only used in export invoices and their notes")
+			}
+			if tx.DatosImpuestoEspecifico != nil && (t == TypeFEC || t == TypeFEE) {
+				e.add(p.sub("impuesto", j, "datosImpuestoEspecifico"), "is not allowed in this document type")
+			}
+			if x := tx.Exoneracion; x != nil {
+				validateExoneracion(x, t, &p, j, e)
+				if x.TipoDocumentoEX1 == ExoneracionAutorizacionConcreta {
+					hasExo11 = true
+				}
+			}
+		}
+	}
+	if hasExo11 && t == TypeFE && len(doc.InformacionReferencia) == 0 {
+		e.add("informacionReferencia", "is required when an exoneration of type 11 is used")
+	}
+
+	// Other charges.
+	for i := range doc.OtrosCargos {
+		oc := &doc.OtrosCargos[i]
+		base := idx("otrosCargos", i)
+		if oc.TipoDocumentoOC == OtroCargoOtros {
+			strLen(oc.TipoDocumentoOTROS, 5, 100, true, base+".tipoDocumentoOTROS", e)
+		}
+		if oc.TipoDocumentoOC == OtroCargoTercero {
+			if oc.IdentificacionTercero.IsZero() {
+				e.add(base+".identificacionTercero", "is required for a charge collected for a third party (04)")
+			}
+			strLen(oc.NombreTercero, 5, 100, true, base+".nombreTercero", e)
+		} else {
+			strLen(oc.NombreTercero, 5, 100, false, base+".nombreTercero", e)
+		}
+		if !oc.IdentificacionTercero.IsZero() {
+			checkIdentificacion(oc.IdentificacionTercero.Tipo, oc.IdentificacionTercero.Numero,
+				base+".identificacionTercero.tipo", base+".identificacionTercero.numero", e)
+		}
+		strLen(strings.TrimSpace(oc.Detalle), 1, 160, true, base+".detalle", e)
+	}
+
+	// Payments.
+	mp := doc.ResumenFactura.MedioPago
+	switch {
+	case len(mp) == 0 && t == TypeREP:
+		e.add("resumenFactura.medioPago", "at least one means of payment is required in a Recibo Electrónico de Pago")
+	case len(mp) == 0:
+		switch doc.CondicionVenta {
+		case CondicionCredito, CondicionServiciosEstado, CondicionCreditoIVA90, "":
+		default:
+			e.add("resumenFactura.medioPago", "is required except for credit sales (condicion_venta 02, 08, 10)")
+		}
+	}
+	for i := range mp {
+		if mp[i].TipoMedioPago == MedioPagoOtros {
+			strLen(mp[i].MedioPagoOtros, 3, 100, true, idx("resumenFactura.medioPago", i)+".medioPagoOtros", e)
+		}
+	}
+
+	validateReferences(doc, e)
+
+	// Otros.
+	if doc.Otros != nil {
+		if t == TypeREP {
+			e.add("otros", "is not allowed in a Recibo Electrónico de Pago")
+		}
+		for i, o := range doc.Otros.OtroTexto {
+			strLen(o.Valor, 1, 500, true, idx("otros.otroTexto", i), e)
+		}
+		for i, o := range doc.Otros.OtroContenido {
+			strLen(o.Valor, 1, 500, true, idx("otros.otroContenido", i), e)
+		}
+	}
+}
+
+func validateExoneracion(x *Exoneracion, t DocumentType, p *linePath, j int, e *errs) {
+	switch {
+	case x.TipoDocumentoEX1 == "":
+		e.add(p.exo(j, "tipoDocumentoEX1"), "is required")
+	case !tiposExoneracion.has(x.TipoDocumentoEX1):
+		e.add(p.exo(j, "tipoDocumentoEX1"), "must be a nota-10.1 code (01–11, 99)")
+	case tiposExoneracionNoteOnly.has(x.TipoDocumentoEX1) && !t.IsNote():
+		e.add(p.exo(j, "tipoDocumentoEX1"), "code "+x.TipoDocumentoEX1+" is only allowed in credit and debit notes")
+	}
+	if x.TipoDocumentoEX1 == "99" {
+		strLen(x.TipoDocumentoOTRO, 5, 100, true, p.exo(j, "tipoDocumentoOTRO"), e)
+	}
+	strLen(x.NumeroDocumento, 3, 40, true, p.exo(j, "numeroDocumento"), e)
+	if x.badArticulo || x.Articulo > 999999 {
+		e.add(p.exo(j, "articulo"), "must be a whole number of at most 6 digits")
+	} else if x.Articulo == 0 && tiposExoneracionArticulo.has(x.TipoDocumentoEX1) {
+		e.add(p.exo(j, "articulo"), "is required with exoneration type "+x.TipoDocumentoEX1)
+	}
+	if x.badInciso || x.Inciso > 999999 {
+		e.add(p.exo(j, "inciso"), "must be a whole number of at most 6 digits")
+	}
+	switch {
+	case x.NombreInstitucion == "":
+		e.add(p.exo(j, "nombreInstitucion"), "is required (a nota-23 code)")
+	case !instituciones.has(x.NombreInstitucion):
+		e.add(p.exo(j, "nombreInstitucion"), "must be a nota-23 code (01–12, 99)")
+	case x.NombreInstitucion == "99":
+		strLen(x.NombreInstitucionOtros, 5, 160, true, p.exo(j, "nombreInstitucionOtros"), e)
+	}
+	if x.badFecha {
+		e.add(p.exo(j, "fechaEmisionEX"), "must be a date-time like 2026-11-21T14:03:00")
+	} else if x.FechaEmisionEX.IsZero() {
+		e.add(p.exo(j, "fechaEmisionEX"), "is required")
+	}
+}
+
+func validateReferences(doc *Document, e *errs) {
+	t := doc.Type
+	refs := doc.InformacionReferencia
+	switch {
+	case len(refs) == 0 && (t == TypeNC || t == TypeND || t == TypeFEC || t == TypeREP):
+		e.add("informacionReferencia", "at least one reference is required in this document type")
+	case len(refs) > 10:
+		e.add("informacionReferencia", "must have at most 10 references")
+	}
+	has16 := false
+	for i := range refs {
+		r := &refs[i]
+		base := idx("informacionReferencia", i)
+		switch {
+		case r.TipoDocIR == "":
+			e.add(base+".tipoDocIR", "is required")
+		case !tiposDocReferencia.has(r.TipoDocIR):
+			e.add(base+".tipoDocIR", "must be a nota-10 code (01–18, 99)")
+		case r.TipoDocIR == DocRefDevolucion && !t.IsNote():
+			e.add(base+".tipoDocIR", "code 09 is only allowed in credit and debit notes")
+		case r.TipoDocIR == DocRefNoDomiciliado && t != TypeFEC:
+			e.add(base+".tipoDocIR", "code 16 is only allowed in a Factura Electrónica de Compra")
+		case t == TypeREP && !tiposDocReferenciaREP.has(r.TipoDocIR):
+			e.add(base+".tipoDocIR", "a Recibo Electrónico de Pago references only 01, 02, 03, 04, 07, 08 or 10")
+		}
+		if r.TipoDocIR == DocRefNoDomiciliado {
+			has16 = true
+		}
+		if r.TipoDocIR == DocRefOtros {
+			strLen(r.TipoDocRefOTRO, 5, 100, true, base+".tipoDocRefOTRO", e)
+		}
+		mesVencido := r.TipoDocIR == DocRefMesVencido
+		numeroRequired := !mesVencido || t == TypeREP
+		if strLen(r.Numero, 1, 50, numeroRequired, base+".numero", e) && r.Numero != "" &&
+			tiposDocReferenciaConClave.has(r.TipoDocIR) && !isDigits(r.Numero, 50, 50) {
+			e.add(base+".numero", "must be the 50-digit clave of the referenced electronic document")
+		}
+		if r.badFecha {
+			e.add(base+".fechaEmisionIR", "must be a date-time like 2026-11-21T14:03:00")
+		} else if r.FechaEmisionIR.IsZero() {
+			e.add(base+".fechaEmisionIR", "is required")
+		}
+		switch {
+		case r.Codigo == "" && !mesVencido:
+			e.add(base+".codigo", "is required")
+		case r.Codigo != "" && !codigosReferencia.has(r.Codigo):
+			e.add(base+".codigo", "must be a nota-9 code (01, 02, 04–12, 99)")
+		case r.Codigo == RefCreditoExoneracion && t != TypeNC:
+			e.add(base+".codigo", "code 12 is only allowed in a credit note")
+		case r.Codigo == RefOtros:
+			strLen(r.CodigoReferenciaOTRO, 5, 100, true, base+".codigoReferenciaOTRO", e)
+		}
+		strLen(r.Razon, 3, 180, !mesVencido, base+".razon", e)
+	}
+	if t == TypeFEC && doc.Emisor.Identificacion.Tipo == IDExtranjeroNoDom && !has16 {
+		e.add("informacionReferencia", "a purchase from a foreign non-domiciled seller needs a reference of type 16")
+	}
+	if t == TypeFEC && doc.Emisor.Identificacion.Tipo == IDNoContribuyente && doc.CondicionVenta != CondicionUsadosNoContrib {
+		e.add("condicion_venta", "a purchase from a non-taxpayer (identificacion 06) needs condicion_venta 13")
+	}
+	if t == TypeFE && doc.Receptor != nil && doc.Receptor.Identificacion.Tipo == IDExtranjeroNoDom &&
+		(doc.CondicionVenta != CondicionNoNacionalizada || len(refs) == 0) {
+		e.add("ReceptorRequest.Identificacion.Tipo", "a foreign non-domiciled receptor (05) in an FE needs condicion_venta 12 and a reference")
+	}
+}
+
+// checkInvalidAmounts reports every amount of the body that could not be
+// read as a decimal. Paths are built only for the bad ones.
+func checkInvalidAmounts(doc *Document, e *errs) {
+	const msg = "must be a number"
+	for i := range doc.DetalleServicio {
+		l := &doc.DetalleServicio[i]
+		p := linePath{i: i}
+		for _, f := range [...]struct {
+			a    *Amount
+			name string
+		}{{&l.Cantidad, "cantidad"}, {&l.PrecioUnitario, "precioUnitario"}, {&l.MontoTotal, "montoTotal"},
+			{&l.SubTotal, "subTotal"}, {&l.BaseImponible, "baseImponible"}} {
+			if f.a.invalid {
+				e.add(p.field(f.name), msg)
+			}
+		}
+		for j := range l.Descuento {
+			d := &l.Descuento[j]
+			if d.PorcentajeDescuento.invalid {
+				e.add(p.sub("descuento", j, "porcentajeDescuento"), msg)
+			}
+			if d.MontoDescuento.invalid {
+				e.add(p.sub("descuento", j, "montoDescuento"), msg)
+			}
+		}
+		for j := range l.Impuesto {
+			tx := &l.Impuesto[j]
+			if tx.Tarifa.invalid {
+				e.add(p.sub("impuesto", j, "tarifa"), msg)
+			}
+			if tx.FactorCalculoIVA.invalid {
+				e.add(p.sub("impuesto", j, "factorCalculoIVA"), msg)
+			}
+			if tx.MontoExportacion.invalid {
+				e.add(p.sub("impuesto", j, "montoExportacion"), msg)
+			}
+			if di := tx.DatosImpuestoEspecifico; di != nil {
+				for _, f := range [...]struct {
+					a    *Amount
+					name string
+				}{{&di.CantidadUnidadMedida, "cantidadUnidadMedida"}, {&di.Porcentaje, "porcentaje"}, {&di.Proporcion, "proporcion"},
+					{&di.VolumenUnidadConsumo, "volumenUnidadConsumo"}, {&di.ImpuestoUnidad, "impuestoUnidad"}} {
+					if f.a.invalid {
+						e.add(p.sub("impuesto", j, "datosImpuestoEspecifico."+f.name), msg)
+					}
+				}
+			}
+			if x := tx.Exoneracion; x != nil && x.TarifaExonerada.invalid {
+				e.add(p.exo(j, "tarifaExonerada"), msg)
+			}
+		}
+	}
+	for i := range doc.OtrosCargos {
+		oc := &doc.OtrosCargos[i]
+		if oc.PorcentajeOC.invalid {
+			e.add(idx("otrosCargos", i)+".porcentajeOC", msg)
+		}
+		if oc.MontoCargo.invalid {
+			e.add(idx("otrosCargos", i)+".montoCargo", msg)
+		}
+	}
+	if doc.ResumenFactura.CodigoTipoMoneda.TipoCambio.invalid {
+		e.add("resumenFactura.codigoTipoMoneda.tipoCambio", msg)
+	}
+	for i := range doc.ResumenFactura.MedioPago {
+		if doc.ResumenFactura.MedioPago[i].TotalMedioPago.invalid {
+			e.add(idx("resumenFactura.medioPago", i)+".totalMedioPago", msg)
+		}
+	}
+}
