@@ -140,6 +140,7 @@ func New(o Options) (*Server, error) {
 		MaxRequestBodySize:           s.maxBody,
 		DisablePreParseMultipartForm: true,
 		NoDefaultContentType:         true,
+		CloseOnShutdown:              true,
 		Logger:                       fasthttpLogger{o.Logger},
 	}
 	s.promh = fasthttpadaptor.NewFastHTTPHandler(metrics.Handler(o.Gatherer))
@@ -150,6 +151,7 @@ func New(o Options) (*Server, error) {
 		WriteTimeout:       o.WriteTimeout,
 		IdleTimeout:        o.IdleTimeout,
 		MaxRequestBodySize: noBodyLimit,
+		CloseOnShutdown:    true,
 		Logger:             fasthttpLogger{o.Logger},
 	}
 	return s, nil

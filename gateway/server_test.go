@@ -496,6 +496,9 @@ func TestGracefulShutdown(t *testing.T) {
 	if r.status != 200 {
 		t.Fatalf("in-flight request: %d %s", r.status, r.body)
 	}
+	if got := r.header.Get("Connection"); !strings.EqualFold(got, "close") {
+		t.Errorf("in-flight answer during shutdown has Connection %q", got)
+	}
 	if err := <-shut; err != nil {
 		t.Fatalf("Shutdown: %v", err)
 	}
