@@ -107,9 +107,9 @@ func ParseConsecutivo(s string) (Consecutivo, error) {
 // with zeros to 12 digits, the consecutivo, the situación and an 8-digit
 // security code.
 type Clave struct {
-	// Date is the day of issue: midnight, Costa Rica time (UTC−06:00). Only the day, month and
-	// the last two digits of the year are written into the clave; ParseClave
-	// reads the year as 20yy.
+	// Date is the day of issue: midnight, Costa Rica time (UTC−06:00).
+	// Only the day, month and the last two digits of the year are written
+	// into the clave; ParseClave reads the year as 20yy.
 	Date         time.Time
 	IssuerID     string // 12 digits, zero-padded on the left
 	Consecutivo  Consecutivo

@@ -190,9 +190,20 @@ func genDocument(r *rand.Rand, t DocumentType, n int) *Document {
 		if k%3 == 0 {
 			code := genDiscounts[(k/3)%len(genDiscounts)]
 			ds := Descuento{CodigoDescuento: code}
-			if k%2 == 0 {
+			switch {
+			case code == DescuentoRegalia || code == DescuentoBonificacion:
+				// A free item: the whole line is discounted and the issuer
+				// bears its IVA. Never on the first line, so that the
+				// document keeps a positive net sale.
+				if i == 0 {
+					ds.CodigoDescuento = "07"
+					ds.PorcentajeDescuento = AmountFromInt(10)
+				} else {
+					ds.PorcentajeDescuento = AmountFromInt(100)
+				}
+			case k%2 == 0:
 				ds.PorcentajeDescuento = AmountFromInt(10)
-			} else {
+			default:
 				ds.MontoDescuento = MustAmount("0.1")
 			}
 			if code == DescuentoOtros {
@@ -316,75 +327,4 @@ func genREP(r *rand.Rand, d *Document, n int) {
 		TipoDocIR: "01", Numero: "506" + d.Clave[3:], FechaEmisionIR: genIssued.AddDate(0, -1, 0),
 		Codigo: "04", Razon: "Pago de factura a crédito",
 	}}
-}
-
-// genFillRough fills every computed amount with a rough value so that the
-// XML can be built and checked against the schema. It is NOT the v4.4
-// calculation (that is Calculate's job); the XML tests only need present,
-// well-formed amounts.
-func genFillRough(d *Document) {
-	r5 := func(x Amount) Amount { return NewAmount(x.Decimal().Round(MoneyPlaces)) }
-	hundred := AmountFromInt(100).Decimal()
-	var total, taxes Amount = AmountFromInt(0), AmountFromInt(0)
-	for i := range d.DetalleServicio {
-		l := &d.DetalleServicio[i]
-		if d.Type != TypeREP {
-			l.MontoTotal = r5(NewAmount(l.Cantidad.Decimal().Mul(l.PrecioUnitario.Decimal())))
-		}
-		sub := l.MontoTotal.Decimal()
-		for j := range l.Descuento {
-			ds := &l.Descuento[j]
-			if ds.PorcentajeDescuento.IsSet() {
-				ds.MontoDescuento = r5(NewAmount(sub.Mul(ds.PorcentajeDescuento.Decimal()).Div(hundred)))
-			}
-			sub = sub.Sub(ds.MontoDescuento.Decimal())
-		}
-		if d.Type != TypeREP {
-			l.SubTotal = r5(NewAmount(sub))
-			l.BaseImponible = l.SubTotal
-		}
-		net := AmountFromInt(0).Decimal()
-		for j := range l.Impuesto {
-			t := &l.Impuesto[j]
-			if t.DatosImpuestoEspecifico != nil {
-				t.Monto = r5(NewAmount(t.DatosImpuestoEspecifico.ImpuestoUnidad.Decimal().Mul(l.Cantidad.Decimal())))
-			} else {
-				t.Monto = r5(NewAmount(l.SubTotal.Decimal().Mul(t.Tarifa.Decimal()).Div(hundred)))
-			}
-			net = net.Add(t.Monto.Decimal())
-			if x := t.Exoneracion; x != nil {
-				x.MontoExoneracion = r5(NewAmount(l.SubTotal.Decimal().Mul(x.TarifaExonerada.Decimal()).Div(hundred)))
-				net = net.Sub(x.MontoExoneracion.Decimal())
-			}
-		}
-		l.ImpuestoAsumidoEmisorFabrica = AmountFromInt(0)
-		l.ImpuestoNeto = r5(NewAmount(net))
-		l.MontoTotalLinea = r5(NewAmount(l.SubTotal.Decimal().Add(net)))
-		total = NewAmount(total.Decimal().Add(l.SubTotal.Decimal()))
-		taxes = NewAmount(taxes.Decimal().Add(net))
-	}
-	zero := AmountFromInt(0)
-	rs := &d.ResumenFactura
-	for _, a := range []*Amount{&rs.TotalServGravados, &rs.TotalServExentos, &rs.TotalServExonerado, &rs.TotalServNoSujeto,
-		&rs.TotalMercanciasGravadas, &rs.TotalMercanciasExentas, &rs.TotalMercExonerada, &rs.TotalMercNoSujeta,
-		&rs.TotalExento, &rs.TotalExonerado, &rs.TotalNoSujeto, &rs.TotalDescuentos, &rs.TotalImpAsumEmisorFabrica,
-		&rs.TotalIVADevuelto} {
-		*a = zero
-	}
-	other := AmountFromInt(0).Decimal()
-	for i := range d.OtrosCargos {
-		o := &d.OtrosCargos[i]
-		if o.PorcentajeOC.IsSet() {
-			o.MontoCargo = r5(NewAmount(total.Decimal().Mul(o.PorcentajeOC.Decimal()).Div(hundred)))
-		}
-		other = other.Add(o.MontoCargo.Decimal())
-	}
-	rs.TotalGravado, rs.TotalVenta, rs.TotalVentaNeta = total, total, total
-	rs.TotalImpuesto = taxes
-	rs.TotalOtrosCargos = NewAmount(other)
-	rs.TotalDesgloseImpuesto = []TotalDesgloseImpuesto{{Codigo: "01", CodigoTarifaIVA: TarifaGeneral, TotalMontoImpuesto: taxes}}
-	rs.TotalComprobante = NewAmount(total.Decimal().Add(taxes.Decimal()).Add(other))
-	if len(rs.MedioPago) == 1 {
-		rs.MedioPago[0].TotalMedioPago = rs.TotalComprobante
-	}
 }

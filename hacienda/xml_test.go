@@ -47,10 +47,13 @@ func testDocuments(t testing.TB, typ DocumentType) []*Document {
 	return out
 }
 
-// calculateForTest fills the computed amounts of d.
+// calculateForTest fills the computed amounts of d with the v4.4
+// calculation.
 func calculateForTest(t testing.TB, d *Document) {
 	t.Helper()
-	genFillRough(d)
+	if err := Calculate(d); err != nil {
+		t.Fatalf("calculate %s %s: %v", d.Type.Abbrev(), d.Clave, err)
+	}
 }
 
 // TestMarshalXMLValidatesAgainstXSD is the acceptance test: every
