@@ -92,7 +92,7 @@ func TestParseMensajeHacienda(t *testing.T) {
 	}
 
 	tests := []struct {
-		name, in string
+		name, in   string
 		notMensaje bool
 	}{
 		{name: "error/not xml", in: "{}", notMensaje: true},
