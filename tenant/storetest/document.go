@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -37,6 +38,7 @@ func RunDocuments(t *testing.T, open func(t *testing.T) DocumentStore) {
 		{"ok/sequences are per branch terminal and tipo", testDocumentSequences},
 		{"ok/concurrent reserve hands out consecutive numbers", testDocumentConcurrentReserve},
 		{"error/id externo taken in the branch takes no number", testDocumentExternalIDConflict},
+		{"error/concurrent reserves of one id externo: one wins", testDocumentExternalIDRace},
 		{"error/clave taken takes no number", testDocumentClaveConflict},
 		{"error/save with a taken clave", testDocumentSaveClaveConflict},
 		{"error/reserve for a missing or foreign branch", testDocumentBadBranch},
@@ -506,6 +508,54 @@ func testDocumentExternalIDConflict(t *testing.T, s DocumentStore) {
 	mustNot(t, "DocumentByExternalID", err)
 	if got.ID != first.ID {
 		t.Errorf("branch 001's pedido-7 is document %d, want %d", got.ID, first.ID)
+	}
+}
+
+// Clients retry: the same request may arrive on several connections at
+// once. Exactly one reserve wins; the others are ErrConflict and consume no
+// number.
+func testDocumentExternalIDRace(t *testing.T, s DocumentStore) {
+	ctx := context.Background()
+	f := newDocFixture(t, s)
+	const racers = 12
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		won  []tenant.Document
+		lost int
+	)
+	errs := make(chan error, racers)
+	for range racers {
+		wg.Go(func() {
+			d := minimalDocument(f.Branch, "carrera", "01", "00001")
+			err := s.ReserveDocument(ctx, &d)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				won = append(won, d)
+			case errors.Is(err, tenant.ErrConflict):
+				lost++
+			default:
+				errs <- err
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Errorf("ReserveDocument: %v", err)
+	}
+	if len(won) != 1 || lost != racers-1 {
+		t.Fatalf("%d reserves won and %d got ErrConflict, want 1 and %d", len(won), lost, racers-1)
+	}
+	if won[0].Numero != 1 {
+		t.Errorf("the winner got number %d, want 1", won[0].Numero)
+	}
+	d := minimalDocument(f.Branch, "despues", "01", "00001")
+	mustNot(t, "ReserveDocument", s.ReserveDocument(ctx, &d))
+	if d.Numero != 2 {
+		t.Errorf("next number %d, want 2 (a losing reserve consumed a number)", d.Numero)
 	}
 }
 
