@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"facturad/hacienda"
 )
 
 // Client talks to the tax authority's token service and reception API. It
@@ -193,7 +195,7 @@ type Status struct {
 	// nil until the verdict.
 	ResponseXML []byte
 	// Mensaje is ResponseXML read; nil when there is none.
-	Mensaje *Mensaje
+	Mensaje *hacienda.MensajeHacienda
 	// At is when the answer arrived (the client's clock).
 	At time.Time
 }
@@ -253,7 +255,7 @@ func decodeStatus(body []byte) (Status, error) {
 		if err != nil {
 			return Status{}, fmt.Errorf("read status answer: respuesta-xml is not base64: %w", err)
 		}
-		m, err := ParseMensaje(dec)
+		m, err := hacienda.ParseMensajeHacienda(dec)
 		if err != nil {
 			return Status{}, fmt.Errorf("read status answer: %w", err)
 		}

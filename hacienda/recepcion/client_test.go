@@ -15,6 +15,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"facturad/hacienda"
 	"facturad/hacienda/recepcion"
 	"facturad/hacienda/sandbox"
 	"facturad/signer"
@@ -23,7 +24,7 @@ import (
 func TestSubmitAndStatusAccepted(t *testing.T) {
 	b := setup(t, sandbox.Options{}, recepcion.Options{})
 	ctx := context.Background()
-	clave, xml := signedDoc(t, 1)
+	clave, xml := realDoc(t, 1, nil)
 
 	rc, err := b.client.Submit(ctx, creds, submission(clave, xml))
 	if err != nil {
@@ -51,18 +52,19 @@ func TestSubmitAndStatusAccepted(t *testing.T) {
 		t.Fatalf("estado = %q, want aceptado", st.Estado)
 	}
 	m := st.Mensaje
-	if m == nil || !m.Accepted() || m.Codigo != 1 || m.Clave != clave || !m.Signed {
+	if m == nil || !m.Accepted() || m.Mensaje != hacienda.MensajeAceptado || m.Clave != clave || m.EstadoMensaje != "Aceptado" {
 		t.Fatalf("mensaje = %+v", m)
 	}
 	if m.NombreEmisor != "Compañía de Pruebas & Hijos S.A." || m.NumeroCedulaEmisor != issuerNumero ||
 		m.TipoIdentificacionReceptor != "01" || m.NumeroCedulaReceptor != "112340567" {
 		t.Errorf("mensaje parties = %+v", m)
 	}
-	if m.TotalFactura.String() != "1130" || !m.MontoTotalImpuesto.Valid || m.MontoTotalImpuesto.Decimal.String() != "130" {
+	// 1000 + 13 % and 2 × 250.5 + 4 %: 1130 + 521.04.
+	if m.TotalFactura.String() != "1651.04" || !m.MontoTotalImpuesto.IsSet() || m.MontoTotalImpuesto.String() != "150.04" {
 		t.Errorf("mensaje amounts = %v / %v", m.TotalFactura, m.MontoTotalImpuesto)
 	}
-	if len(m.DetalleLineas) != 1 || !strings.Contains(m.DetalleLineas[0], "aceptado") {
-		t.Errorf("detalle = %q", m.DetalleLineas)
+	if lines := m.DetalleLines(); len(lines) != 1 || !strings.Contains(lines[0], "aceptado") {
+		t.Errorf("detalle = %q", lines)
 	}
 	// The answer carries the sandbox's own XAdES signature and is a valid
 	// MensajeHacienda.
@@ -102,7 +104,7 @@ func TestStatusRejectedByForcedHook(t *testing.T) {
 	detail := []string{"-53, \"El total del comprobante no coincide con la suma de las líneas\", 0, 0"}
 	b := setup(t, sandbox.Options{Faults: sandbox.Faults{RejectNext: 1, RejectDetail: detail}}, recepcion.Options{})
 	ctx := context.Background()
-	clave, xml := signedDoc(t, 2)
+	clave, xml := realDoc(t, 2, nil)
 	if _, err := b.client.Submit(ctx, creds, submission(clave, xml)); err != nil {
 		t.Fatal(err)
 	}
@@ -110,16 +112,16 @@ func TestStatusRejectedByForcedHook(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Estado != recepcion.EstadoRechazado || st.Mensaje.Codigo != recepcion.CodigoRechazado || st.Mensaje.EstadoMensaje != "Rechazado" {
+	if st.Estado != recepcion.EstadoRechazado || st.Mensaje.Mensaje != hacienda.MensajeRechazado || st.Mensaje.EstadoMensaje != "Rechazado" {
 		t.Fatalf("estado %q mensaje %+v, want rechazado / 3", st.Estado, st.Mensaje)
 	}
-	if last := st.Mensaje.DetalleLineas[len(st.Mensaje.DetalleLineas)-1]; last != detail[0] {
-		t.Errorf("last detail line = %q, want %q", last, detail[0])
+	if lines := st.Mensaje.DetalleLines(); lines[len(lines)-1] != detail[0] {
+		t.Errorf("detail lines = %q, want the last to be %q", lines, detail[0])
 	}
 	validateMensajeXSD(t, st.ResponseXML)
 
 	// Only the next one: the following document is accepted.
-	clave2, xml2 := signedDoc(t, 3)
+	clave2, xml2 := realDoc(t, 3, nil)
 	if _, err := b.client.Submit(ctx, creds, submission(clave2, xml2)); err != nil {
 		t.Fatal(err)
 	}
@@ -131,8 +133,11 @@ func TestStatusRejectedByForcedHook(t *testing.T) {
 func TestStatusRejectsABrokenSignature(t *testing.T) {
 	b := setup(t, sandbox.Options{}, recepcion.Options{})
 	ctx := context.Background()
-	clave, xml := signedDoc(t, 4)
-	tampered := []byte(strings.Replace(string(xml), "1130.00000", "1130.00001", 1))
+	clave, xml := realDoc(t, 4, nil)
+	tampered := []byte(strings.Replace(string(xml), "<TotalComprobante>1651.04<", "<TotalComprobante>1651.05<", 1))
+	if string(tampered) == string(xml) {
+		t.Fatal("the total to tamper with was not found")
+	}
 	if _, err := b.client.Submit(ctx, creds, submission(clave, tampered)); err != nil {
 		t.Fatal(err)
 	}
@@ -140,8 +145,71 @@ func TestStatusRejectsABrokenSignature(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Estado != recepcion.EstadoRechazado || !strings.Contains(st.Mensaje.Detalle, "La firma del comprobante electrónico no es válida") {
-		t.Fatalf("estado %q detalle %q", st.Estado, st.Mensaje.Detalle)
+	if st.Estado != recepcion.EstadoRechazado || !strings.Contains(st.Mensaje.DetalleMensaje, "La firma del comprobante electrónico no es válida") {
+		t.Fatalf("estado %q detalle %q", st.Estado, st.Mensaje.DetalleMensaje)
+	}
+}
+
+// TestStatusRejectsWrongTotals: a document whose total is not what its
+// lines give is signed correctly but rejected, with the amount named.
+func TestStatusRejectsWrongTotals(t *testing.T) {
+	b := setup(t, sandbox.Options{}, recepcion.Options{})
+	ctx := context.Background()
+	clave, xml := realDoc(t, 20, func(d *hacienda.Document) {
+		d.ResumenFactura.TotalComprobante = hacienda.MustAmount("1700")
+	})
+	if _, err := b.client.Submit(ctx, creds, submission(clave, xml)); err != nil {
+		t.Fatal(err)
+	}
+	st, err := b.client.Status(ctx, creds, clave)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Estado != recepcion.EstadoRechazado || !strings.Contains(st.Mensaje.DetalleMensaje, "ResumenFactura/TotalComprobante (1700) no coincide con el calculado (1651.04)") {
+		t.Fatalf("estado %q detalle %q", st.Estado, st.Mensaje.DetalleMensaje)
+	}
+	if strings.Contains(st.Mensaje.DetalleMensaje, "firma") {
+		t.Fatalf("the signature was judged invalid: %q", st.Mensaje.DetalleMensaje)
+	}
+}
+
+// TestStatusRejectsBrokenRules: a document that breaks a calculation rule
+// (a payment that does not add up to the total) is rejected with the rule.
+func TestStatusRejectsBrokenRules(t *testing.T) {
+	b := setup(t, sandbox.Options{}, recepcion.Options{})
+	ctx := context.Background()
+	clave, xml := realDoc(t, 22, func(d *hacienda.Document) {
+		d.ResumenFactura.MedioPago[0].TotalMedioPago = hacienda.MustAmount("10")
+	})
+	if _, err := b.client.Submit(ctx, creds, submission(clave, xml)); err != nil {
+		t.Fatal(err)
+	}
+	st, err := b.client.Status(ctx, creds, clave)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Estado != recepcion.EstadoRechazado || !strings.Contains(st.Mensaje.DetalleMensaje, "reglas de cálculo: resumenFactura.medioPago[0].totalMedioPago") {
+		t.Fatalf("estado %q detalle %q", st.Estado, st.Mensaje.DetalleMensaje)
+	}
+}
+
+// TestStatusRejectsABrokenStructure: a document that is not a v4.4
+// document of an issued type is rejected.
+func TestStatusRejectsABrokenStructure(t *testing.T) {
+	b := setup(t, sandbox.Options{}, recepcion.Options{})
+	ctx := context.Background()
+	clave, xml := unsignedDoc(21)
+	xml = []byte(strings.Replace(string(xml), "<ResumenFactura>", "<ElementoDesconocido>x</ElementoDesconocido><ResumenFactura>", 1))
+	if _, err := b.client.Submit(ctx, creds, submission(clave, sign(t, xml))); err != nil {
+		t.Fatal(err)
+	}
+	st, err := b.client.Status(ctx, creds, clave)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Estado != recepcion.EstadoRechazado || !strings.Contains(st.Mensaje.DetalleMensaje, "estructura de la versión 4.4") ||
+		!strings.Contains(st.Mensaje.DetalleMensaje, "ElementoDesconocido") {
+		t.Fatalf("estado %q detalle %q", st.Estado, st.Mensaje.DetalleMensaje)
 	}
 }
 

@@ -9,8 +9,8 @@
 // from the reception API drops the token and the call is tried once more.
 //
 // Submit posts a signed document (POST {base}/recepcion) and Status asks for
-// its state (GET {base}/recepcion/{clave}); ParseMensaje reads the signed
-// MensajeHacienda answer.
+// its state (GET {base}/recepcion/{clave}), with the signed MensajeHacienda
+// answer read by hacienda.ParseMensajeHacienda.
 //
 // Every failure is classified once, here: an *APIError when the tax
 // authority answered with a status that is not a success, a *TransportError

@@ -385,14 +385,15 @@ func TestDecodeCallbackSpellings(t *testing.T) {
 		t.Fatal("an answer without ind-estado was accepted")
 	}
 	// A respuesta-xml in the callback spelling is read too.
-	ans := `<MensajeHacienda xmlns="https://tribunet.hacienda.go.cr/docs/esquemas/2017/v4.2/mensajeHacienda"><Clave>c</Clave><Mensaje>3</Mensaje><DetalleMensaje>a
+	clave, _ := claveFor(1)
+	ans := `<MensajeHacienda xmlns="https://tribunet.hacienda.go.cr/docs/esquemas/2017/v4.2/mensajeHacienda"><Clave>` + clave + `</Clave><Mensaje>3</Mensaje><DetalleMensaje>a
  b </DetalleMensaje><TotalFactura>10.5</TotalFactura></MensajeHacienda>`
 	body, _ := json.Marshal(map[string]string{"clave": "c", "indEstado": "rechazado", "respuestaXml": b64(ans)})
 	st, err := recepcion.DecodeCallback(body)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Mensaje == nil || st.Mensaje.Accepted() || strings.Join(st.Mensaje.DetalleLineas, "|") != "a|b" || st.Mensaje.TotalFactura.String() != "10.5" {
+	if st.Mensaje == nil || st.Mensaje.Accepted() || strings.Join(st.Mensaje.DetalleLines(), "|") != "a|b" || st.Mensaje.TotalFactura.String() != "10.5" {
 		t.Fatalf("%+v", st.Mensaje)
 	}
 }

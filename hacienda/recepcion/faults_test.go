@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -216,7 +217,7 @@ func TestFaultsAtRunTime(t *testing.T) {
 		t.Fatal(err)
 	}
 	st, err := b.client.Status(ctx, creds, clave)
-	if err != nil || st.Estado != recepcion.EstadoRechazado || st.Mensaje.DetalleLineas[len(st.Mensaje.DetalleLineas)-1] != "Total incorrecto" {
+	if err != nil || st.Estado != recepcion.EstadoRechazado || !strings.HasSuffix(st.Mensaje.DetalleMensaje, "Total incorrecto\n") {
 		t.Fatalf("%v %+v", err, st.Mensaje)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"facturad/hacienda"
 	"facturad/hacienda/recepcion"
 	"facturad/hacienda/sandbox"
 	"facturad/signer"
@@ -55,8 +56,56 @@ var issuerCert struct {
 	chain []*x509.Certificate
 }
 
-// signedDoc is unsignedDoc signed with a minted certificate of the issuer.
-func signedDoc(t testing.TB, n int) (string, []byte) {
+// realDoc is document number n of the issuer as the service builds it: a
+// complete v4.4 Factura Electrónica (two lines, computed with
+// hacienda.Calculate, written with hacienda.MarshalXML). mutate, when not
+// nil, changes the computed document before it is written.
+func realDoc(t testing.TB, n int, mutate func(*hacienda.Document)) (string, []byte) {
+	t.Helper()
+	clave, consecutivo := claveFor(n)
+	price := hacienda.MustAmount("1000")
+	d := &hacienda.Document{
+		Type: hacienda.TypeFE, Clave: clave, ProveedorSistemas: issuerNumero, CodigoActividadEmisor: "620100",
+		NumeroConsecutivo: consecutivo, FechaEmision: t0,
+		Emisor: hacienda.Party{
+			Nombre:            "Compañía de Pruebas & Hijos S.A.",
+			Identificacion:    hacienda.Identificacion{Tipo: issuerTipo, Numero: issuerNumero},
+			Ubicacion:         &hacienda.Ubicacion{Provincia: "1", Canton: "01", Distrito: "01", OtrasSenas: "Frente al parque central"},
+			CorreoElectronico: []string{"facturas@example.com"},
+		},
+		Receptor: &hacienda.Party{
+			Nombre:         "Cliente de Pruebas",
+			Identificacion: hacienda.Identificacion{Tipo: "01", Numero: "112340567"},
+		},
+		CondicionVenta: hacienda.CondicionContado,
+		DetalleServicio: []hacienda.LineaDetalle{
+			{NumeroLinea: 1, CodigoCABYS: "2392000000000", Cantidad: hacienda.MustAmount("1"), UnidadMedida: "Unid",
+				Detalle: "Mercancía de prueba", PrecioUnitario: price,
+				Impuesto: []hacienda.Impuesto{{Codigo: hacienda.ImpuestoIVA, CodigoTarifaIVA: "08"}}},
+			{NumeroLinea: 2, CodigoCABYS: "8314100000000", Cantidad: hacienda.MustAmount("2"), UnidadMedida: "Sp",
+				Detalle: "Servicio de prueba", PrecioUnitario: hacienda.MustAmount("250.5"),
+				Impuesto: []hacienda.Impuesto{{Codigo: hacienda.ImpuestoIVA, CodigoTarifaIVA: "04"}}},
+		},
+		ResumenFactura: hacienda.ResumenFactura{
+			CodigoTipoMoneda: hacienda.CodigoTipoMoneda{CodigoMoneda: "CRC", TipoCambio: hacienda.MustAmount("1")},
+			MedioPago:        []hacienda.MedioPago{{TipoMedioPago: hacienda.MedioPagoEfectivo}},
+		},
+	}
+	if err := hacienda.Calculate(d); err != nil {
+		t.Fatalf("calculate: %v", err)
+	}
+	if mutate != nil {
+		mutate(d)
+	}
+	xml, err := hacienda.MarshalXML(d)
+	if err != nil {
+		t.Fatalf("marshal: %v", err)
+	}
+	return clave, sign(t, xml)
+}
+
+// sign signs xml with a minted certificate of the issuer.
+func sign(t testing.TB, xml []byte) []byte {
 	t.Helper()
 	issuerCert.once.Do(func() {
 		issuerCert.m, issuerCert.err = certmint.MintCertificate(certmint.Options{
@@ -70,12 +119,11 @@ func signedDoc(t testing.TB, n int) (string, []byte) {
 	if issuerCert.err != nil {
 		t.Fatalf("mint: %v", issuerCert.err)
 	}
-	clave, doc := unsignedDoc(n)
-	signed, err := signer.Sign(doc, issuerCert.m.Key, issuerCert.chain, signer.PolicyV44)
+	signed, err := signer.Sign(xml, issuerCert.m.Key, issuerCert.chain, signer.PolicyV44)
 	if err != nil {
 		t.Fatalf("sign: %v", err)
 	}
-	return clave, signed
+	return signed
 }
 
 func submission(clave string, xml []byte) recepcion.Submission {
@@ -107,13 +155,13 @@ func setup(t *testing.T, so sandbox.Options, co recepcion.Options) *bundle {
 	if so.Clock == nil {
 		so.Clock = clock
 	}
+	if so.Logger == nil {
+		so.Logger = quiet
+	}
 	sb := sandbox.NewTestServer(t, so)
 	co.Environment = recepcion.Sandbox
 	if co.Logger == nil {
 		co.Logger = quiet
-	}
-	if so.Logger == nil {
-		so.Logger = quiet
 	}
 	co.APIURL, co.TokenURL = sb.APIURL, sb.TokenURL
 	if co.Clock == nil {

@@ -3,21 +3,14 @@ package sandbox
 import (
 	"crypto"
 	"crypto/x509"
-	"fmt"
-	"regexp"
 	"strings"
 	"time"
 	"unicode/utf8"
 
-	"github.com/beevik/etree"
-
+	"facturad/hacienda"
 	"facturad/signer"
 	"facturad/signer/certmint"
 )
-
-// namespaceMensajeHacienda is the target namespace of
-// MensajeHacienda_V4.4.xsd.
-const namespaceMensajeHacienda = "https://cdn.comprobanteselectronicos.go.cr/xml-schemas/v4.4/mensajeHacienda"
 
 // The DetalleMensaje texts, in the tax authority's words for its sandbox.
 const (
@@ -72,9 +65,15 @@ func DefaultAnswerSigner() (*CertificateSigner, error) {
 	return &CertificateSigner{Key: m.Key, Chain: []*x509.Certificate{m.Leaf, m.CA.Cert}}, nil
 }
 
-// amountRE is what MensajeHacienda's amounts accept (xs:decimal, 18 digits,
-// 5 of them decimals).
-var amountRE = regexp.MustCompile(`^-?\d{1,13}(\.\d{1,5})?$`)
+// amount reads a total written in the document for the answer; an
+// unreadable one is left out (optional amounts) or written as zero.
+func amount(s string) hacienda.Amount {
+	a, err := hacienda.ParseAmount(s)
+	if err != nil || a.IntegerDigits() > 13 || a.Places() > 5 {
+		return hacienda.Amount{}
+	}
+	return a
+}
 
 // truncate cuts s to n runes.
 func truncate(s string, n int) string {
@@ -86,55 +85,43 @@ func truncate(s string, n int) string {
 
 // answer builds and signs the MensajeHacienda for d.
 func (s *Sandbox) answer(d *document, accepted bool, lines []string) ([]byte, error) {
-	doc := etree.NewDocument()
-	doc.CreateProcInst("xml", `version="1.0" encoding="UTF-8"`)
-	root := doc.CreateElement("MensajeHacienda")
-	root.CreateAttr("xmlns", namespaceMensajeHacienda)
-	add := func(tag, text string) { root.CreateElement(tag).SetText(text) }
-
 	in := d.info
-	add("Clave", d.Clave)
-	add("NombreEmisor", truncate(in.emisorNombre, 100))
-	add("TipoIdentificacionEmisor", d.Emisor.TipoIdentificacion)
-	add("NumeroCedulaEmisor", d.Emisor.NumeroIdentificacion)
+	m := &hacienda.MensajeHacienda{
+		Clave:                    d.Clave,
+		NombreEmisor:             truncate(in.emisorNombre, 100),
+		TipoIdentificacionEmisor: d.Emisor.TipoIdentificacion,
+		NumeroCedulaEmisor:       d.Emisor.NumeroIdentificacion,
+		NombreReceptor:           truncate(in.receptorNombre, 100),
+		MontoTotalImpuesto:       amount(in.totalImpuesto),
+		TotalFactura:             amount(in.totalFactura),
+	}
+	if m.NombreEmisor == "" {
+		// A receptor message names nobody; the schema wants a name.
+		m.NombreEmisor = d.Emisor.NumeroIdentificacion
+	}
+	if !m.TotalFactura.IsSet() {
+		m.TotalFactura = hacienda.AmountFromInt(0)
+	}
 	recTipo, recNumero := in.receptorTipo, in.receptorNumero
 	if d.Receptor != nil {
 		recTipo, recNumero = d.Receptor.TipoIdentificacion, d.Receptor.NumeroIdentificacion
 	}
-	if in.receptorNombre != "" {
-		add("NombreReceptor", truncate(in.receptorNombre, 100))
-	}
 	if idTypes[recTipo] && recNumero != "" {
-		add("TipoIdentificacionReceptor", recTipo)
-		add("NumeroCedulaReceptor", truncate(recNumero, 20))
+		m.TipoIdentificacionReceptor, m.NumeroCedulaReceptor = recTipo, truncate(recNumero, 20)
 	}
-	var detalle strings.Builder
 	if accepted {
-		add("Mensaje", "1")
-		add("EstadoMensaje", "Aceptado")
-		detalle.WriteString(detalleAceptado)
+		m.Mensaje, m.EstadoMensaje, m.DetalleMensaje = hacienda.MensajeAceptado, "Aceptado", detalleAceptado
 	} else {
-		add("Mensaje", "3")
-		add("EstadoMensaje", "Rechazado")
-		detalle.WriteString(detalleProcesado + "\n\n" + detalleErrores + "\n")
+		var b strings.Builder
+		b.WriteString(detalleProcesado + "\n\n" + detalleErrores + "\n")
 		for _, l := range lines {
-			detalle.WriteString(l + "\n")
+			b.WriteString(l + "\n")
 		}
+		m.Mensaje, m.EstadoMensaje, m.DetalleMensaje = hacienda.MensajeRechazado, "Rechazado", b.String()
 	}
-	add("DetalleMensaje", detalle.String())
-	if amountRE.MatchString(in.totalImpuesto) {
-		add("MontoTotalImpuesto", in.totalImpuesto)
-	}
-	total := in.totalFactura
-	if !amountRE.MatchString(total) {
-		total = "0"
-	}
-	add("TotalFactura", total)
-
-	doc.WriteSettings.CanonicalEndTags = true
-	unsigned, err := doc.WriteToBytes()
+	unsigned, err := hacienda.MarshalMensajeHacienda(m)
 	if err != nil {
-		return nil, fmt.Errorf("write MensajeHacienda: %w", err)
+		return nil, err
 	}
 	return s.signer.SignAnswer(unsigned)
 }

@@ -3,22 +3,38 @@ package sandbox
 import (
 	"context"
 	"errors"
+	"fmt"
+	"reflect"
+	"strconv"
 
+	"facturad/hacienda"
 	"facturad/signer"
 )
 
-// DefaultChecks are the checks a sandbox runs when Options.Checks is nil:
-// the signature with the service's own XAdES verifier (every reference
-// digest, the signature value, the signing certificate, the v4.4 policy).
+// DefaultChecks are the checks a sandbox runs when Options.Checks is nil,
+// with the service's own packages:
+//
+//   - Schema: the strict v4.4 reader (hacienda.ParseXML): the root element
+//     and namespace of an issued type, every element known in its place, no
+//     element twice where one is allowed, decimals, integers and dates
+//     readable.
+//   - Signature: the XAdES verifier (signer.Verify): every reference
+//     digest, the signature value, the signing certificate named in the
+//     signed properties, the v4.4 policy.
+//   - Totals: the document's amounts recomputed from its inputs
+//     (hacienda.Calculate) and compared, every computed amount of every
+//     line and of the summary.
 func DefaultChecks() Checks {
 	return Checks{
-		Signature: CheckFunc(verifySignature),
+		Schema:    CheckFunc(checkStructure),
+		Signature: CheckFunc(checkSignature),
+		Totals:    CheckFunc(checkTotals),
 	}
 }
 
-// verifySignature rejects a document whose signature does not verify, in
+// checkSignature rejects a document whose signature does not verify, in
 // the tax authority's words followed by the verifier's reason.
-func verifySignature(_ context.Context, xml []byte) []string {
+func checkSignature(_ context.Context, xml []byte) []string {
 	_, err := signer.Verify(xml)
 	if err == nil {
 		return nil
@@ -28,4 +44,92 @@ func verifySignature(_ context.Context, xml []byte) []string {
 		return []string{line + " (" + err.Error() + ")"}
 	}
 	return []string{line + ": " + err.Error()}
+}
+
+func checkStructure(_ context.Context, xml []byte) []string {
+	if _, err := hacienda.ParseXML(xml); err != nil {
+		return []string{"El comprobante no cumple la estructura de la versión 4.4: " + err.Error()}
+	}
+	return nil
+}
+
+// checkTotals recomputes the document from its own inputs and reports
+// every computed amount that differs from the one written.
+func checkTotals(_ context.Context, xml []byte) []string {
+	written, err := hacienda.ParseXML(xml)
+	if err != nil {
+		return nil // the structure check reports it
+	}
+	computed, _ := hacienda.ParseXML(xml) // a second, independent copy
+	if err := hacienda.Calculate(computed); err != nil {
+		// The document contradicts the calculation rules (a payment that
+		// does not add up, a rate that does not match its code…): one line
+		// per problem, in the model's field paths.
+		var ve *hacienda.ValidationError
+		if !errors.As(err, &ve) {
+			return []string{"Los montos del comprobante no se pueden calcular: " + err.Error()}
+		}
+		var out []string
+		for _, p := range ve.Paths() {
+			for _, msg := range ve.FieldErrors()[p] {
+				out = append(out, fmt.Sprintf("Los montos del comprobante no cumplen las reglas de cálculo: %s: %s", p, msg))
+			}
+		}
+		return out
+	}
+	var out []string
+	diffAmounts(reflect.ValueOf(written).Elem(), reflect.ValueOf(computed).Elem(), "", &out)
+	return out
+}
+
+var amountType = reflect.TypeFor[hacienda.Amount]()
+
+// diffAmounts walks two values of the same type and reports every Amount
+// whose value differs. An absent amount counts as zero: the builder omits
+// some zero totals that Calculate sets.
+func diffAmounts(w, c reflect.Value, path string, out *[]string) {
+	if w.Type() == amountType {
+		wa, ca := w.Interface().(hacienda.Amount), c.Interface().(hacienda.Amount)
+		if wa.Decimal().Cmp(ca.Decimal()) != 0 {
+			*out = append(*out, fmt.Sprintf("El monto %s (%s) no coincide con el calculado (%s).", path, show(wa), show(ca)))
+		}
+		return
+	}
+	switch w.Kind() {
+	case reflect.Pointer:
+		if w.IsNil() || c.IsNil() {
+			return
+		}
+		diffAmounts(w.Elem(), c.Elem(), path, out)
+	case reflect.Struct:
+		for i := range w.NumField() {
+			f := w.Type().Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			diffAmounts(w.Field(i), c.Field(i), join(path, f.Name), out)
+		}
+	case reflect.Slice:
+		if w.Len() != c.Len() {
+			*out = append(*out, fmt.Sprintf("%s tiene %d elementos; el cálculo da %d.", path, w.Len(), c.Len()))
+			return
+		}
+		for i := range w.Len() {
+			diffAmounts(w.Index(i), c.Index(i), path+"["+strconv.Itoa(i+1)+"]", out)
+		}
+	}
+}
+
+func join(path, name string) string {
+	if path == "" {
+		return name
+	}
+	return path + "/" + name
+}
+
+func show(a hacienda.Amount) string {
+	if !a.IsSet() {
+		return "ausente"
+	}
+	return a.String()
 }

@@ -10,6 +10,9 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -327,7 +330,7 @@ func TestConsistencyRejections(t *testing.T) {
 		"ok/utc on the same local day": {"FacturaElectronica", "01", "2026-11-22T05:00:00Z", nil, ""},
 		"error/type differs from root": {"TiqueteElectronico", "01", "", nil, "El tipo de documento no corresponde"},
 		"error/unknown root":           {"Factura", "01", "", nil, "El tipo de documento no corresponde"},
-		"error/consecutivo differs":    {"FacturaElectronica", "01", "", func(c, k string) (string, string) { return c, k[:19] + "9" }, "NumeroConsecutivo no coincide"},
+		"error/consecutivo differs":    {"FacturaElectronica", "01", "", func(c, k string) (string, string) { return c, k[:10] + "8888888888" }, "NumeroConsecutivo no coincide"},
 		"error/bad situacion":          {"FacturaElectronica", "01", "", func(c, k string) (string, string) { return c[:41] + "7" + c[42:], k }, "situación"},
 		"error/bad fecha in xml":       {"FacturaElectronica", "01", "ayer", nil, "FechaEmision"},
 		"error/country is not 506":     {"FacturaElectronica", "01", "", func(c, k string) (string, string) { return "507" + c[3:], k }, "506"},
@@ -346,6 +349,7 @@ func TestConsistencyRejections(t *testing.T) {
 				t.Fatal(code)
 			}
 			answer, _ := base64.StdEncoding.DecodeString(st["respuesta-xml"])
+			validateAnswer(t, st["respuesta-xml"])
 			if tc.want == "" {
 				if st["ind-estado"] != "aceptado" {
 					t.Fatalf("%s: %s", st["ind-estado"], answer)
@@ -382,6 +386,7 @@ func TestMensajeReceptor(t *testing.T) {
 	if code != 200 || st["ind-estado"] != "aceptado" || st["clave"] != clave+"-"+consR {
 		t.Fatalf("%d %v", code, st)
 	}
+	validateAnswer(t, st["respuesta-xml"])
 	// Without consecutivoReceptor it is malformed.
 	if resp := h.do(http.MethodPost, "/recepcion-sandbox/v1/recepcion", submitJSON(clave, mr, nil)); resp.StatusCode != 400 {
 		t.Fatalf("%d", resp.StatusCode)
@@ -552,5 +557,30 @@ func TestListen(t *testing.T) {
 		}
 	case <-time.After(15 * time.Second):
 		t.Fatal("ListenAndServe did not return")
+	}
+}
+
+// validateAnswer validates a base64 MensajeHacienda against the official
+// schema with xmllint.
+func validateAnswer(t *testing.T, b64 string) {
+	t.Helper()
+	xml, err := base64.StdEncoding.DecodeString(b64)
+	if err != nil || len(xml) == 0 {
+		t.Fatalf("respuesta-xml %q: %v", b64, err)
+	}
+	xmllint, err := exec.LookPath("xmllint")
+	if err != nil {
+		if os.Getenv("TEST_REQUIRE_SERVICES") != "" {
+			t.Fatal("xmllint is required (TEST_REQUIRE_SERVICES is set)")
+		}
+		t.Skip("xmllint not found; skipping schema validation")
+	}
+	f := filepath.Join(t.TempDir(), "respuesta.xml")
+	if err := os.WriteFile(f, xml, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	xsd := filepath.Join("..", "testdata", "xsd", "2024", "v4.4", "MensajeHacienda_V4.4.xsd")
+	if out, err := exec.Command(xmllint, "--noout", "--nonet", "--schema", xsd, f).CombinedOutput(); err != nil {
+		t.Fatalf("MensajeHacienda does not validate: %v\n%s", err, out)
 	}
 }
