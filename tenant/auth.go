@@ -9,6 +9,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
+	"io"
 	"sync"
 	"time"
 )
@@ -42,15 +44,23 @@ const authEntryVersion = 1
 func authCacheKey(tokenHash []byte) string { return hex.EncodeToString(tokenHash) }
 
 // pairDigest binds the token digest, user name and password under AuthKey.
-func (s *Service) pairDigest(tokenHash []byte, username, password string) []byte {
-	m := hmac.New(sha256.New, s.authKey)
+// HMAC states are pooled: keying one costs more than the digest itself.
+func (s *Service) pairDigest(tokenHash []byte, username, password string) [sha256.Size]byte {
+	m, _ := s.hmacs.Get().(hash.Hash)
+	if m == nil {
+		m = hmac.New(sha256.New, s.authKey)
+	}
+	m.Reset()
 	m.Write(tokenHash)
 	var n [4]byte
 	binary.BigEndian.PutUint32(n[:], uint32(len(username)))
 	m.Write(n[:])
-	m.Write([]byte(username))
-	m.Write([]byte(password))
-	return m.Sum(nil)
+	io.WriteString(m, username)
+	io.WriteString(m, password)
+	var out [sha256.Size]byte
+	m.Sum(out[:0])
+	s.hmacs.Put(m)
+	return out
 }
 
 var roleCodes = map[Role]byte{RoleAdmin: 1, RoleReseller: 2, RoleBranch: 3}
@@ -108,7 +118,8 @@ func (s *Service) Authenticate(ctx context.Context, token, username, password st
 	}
 	th := sha256.Sum256([]byte(token))
 	key := authCacheKey(th[:])
-	digest := s.pairDigest(th[:], username, password)
+	sum := s.pairDigest(th[:], username, password)
+	digest := sum[:]
 
 	v, ok, err := s.cache.Get(ctx, key)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -72,6 +73,7 @@ type Service struct {
 	now       func() time.Time
 
 	flight       flightGroup
+	hmacs        sync.Pool // of hash.Hash keyed with authKey
 	lastCacheErr atomic.Int64 // unix nanos of the last cache warning
 }
 
