@@ -73,7 +73,7 @@ type Service struct {
 	now       func() time.Time
 
 	flight       flightGroup
-	hmacs        sync.Pool // of hash.Hash keyed with authKey
+	hmacs        sync.Pool    // of hash.Hash keyed with authKey
 	lastCacheErr atomic.Int64 // unix nanos of the last cache warning
 }
 
