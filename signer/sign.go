@@ -135,6 +135,9 @@ func Sign(doc []byte, key crypto.Signer, chain []*x509.Certificate, p Policy, op
 		return nil, fmt.Errorf("sign: %w", err)
 	}
 	id := o.id
+	if !validID(id) {
+		return nil, fmt.Errorf("sign: id %q: use letters, digits, '-', '_' and '.' only", id)
+	}
 	if id == "" {
 		var err error
 		if id, err = newUUID(); err != nil {
@@ -365,6 +368,19 @@ func digestOf(canon dsig.Canonicalizer, el *etree.Element) ([]byte, error) {
 	}
 	sum := sha256.Sum256(b)
 	return sum[:], nil
+}
+
+// validID reports whether id is empty (a random one will be made) or fit
+// to become part of an XML Id and a URI fragment.
+func validID(id string) bool {
+	for _, r := range id {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // newUUID returns a random (version 4) UUID in its textual form.

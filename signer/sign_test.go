@@ -49,6 +49,7 @@ func TestSignErrors(t *testing.T) {
 		{name: "error/trailing comment", doc: append(bytes.TrimSpace(doc), "\n<!-- fin -->\n"...), wantMsg: "end tag"},
 		{name: "error/processing instruction", doc: bytes.Replace(doc, []byte("?>\n"), []byte("?>\n<?xml-stylesheet href=\"a.xsl\"?>\n"), 1), wantMsg: "processing instruction"},
 		{name: "error/doctype", doc: bytes.Replace(doc, []byte("?>\n"), []byte("?>\n<!DOCTYPE FacturaElectronica>\n"), 1), wantMsg: "DOCTYPE"},
+		{name: "error/id with a quote", opts: []Option{at(goldenTime), WithID(`a"b`)}, wantMsg: "id"},
 		{name: "error/tab in attribute", doc: []byte("<a x=\"1\t2\"><b/></a>"), wantMsg: "tab or line break"},
 	}
 	for _, tt := range tests {

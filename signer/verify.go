@@ -97,10 +97,7 @@ func VerifyWith(signed []byte, o VerifyOptions) (*VerifyResult, error) {
 	if len(sigs) == 0 {
 		return nil, fmt.Errorf("%w: no ds:Signature child of the root element", ErrInvalidSignature)
 	}
-	ids, err := indexIDs(root)
-	if err != nil {
-		return nil, err
-	}
+	ids := indexIDs(root)
 	var first *VerifyResult
 	for i, sig := range sigs {
 		r, err := verifySignature(root, sig, ids, o)
@@ -119,7 +116,7 @@ func VerifyWith(signed []byte, o VerifyOptions) (*VerifyResult, error) {
 
 // indexIDs maps Id attribute values to their elements. An Id used twice is
 // mapped to nil, so that a reference to it fails instead of picking one.
-func indexIDs(root *etree.Element) (map[string]*etree.Element, error) {
+func indexIDs(root *etree.Element) map[string]*etree.Element {
 	ids := make(map[string]*etree.Element)
 	var walk func(e *etree.Element)
 	walk = func(e *etree.Element) {
@@ -135,7 +132,7 @@ func indexIDs(root *etree.Element) (map[string]*etree.Element, error) {
 		}
 	}
 	walk(root)
-	return ids, nil
+	return ids
 }
 
 func invalid(format string, args ...any) error {
@@ -235,9 +232,7 @@ func verifySignature(root, sig *etree.Element, ids map[string]*etree.Element, o 
 		}
 		ref := reference{el: r, uri: r.SelectAttrValue("URI", ""), typ: r.SelectAttrValue("Type", "")}
 		if ts := path(r, "Transforms"); ts != nil {
-			for _, t := range ts.ChildElements() {
-				ref.transforms = append(ref.transforms, t)
-			}
+			ref.transforms = ts.ChildElements()
 		}
 		if dm := path(r, "DigestMethod"); dm != nil {
 			ref.digestAlg = dm.SelectAttrValue("Algorithm", "")
