@@ -641,3 +641,73 @@ func BenchmarkParse10Lines(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCalculateAndMarshal10Lines is the throughput figure:
+// the v4.4 calculation plus the XML of a 10-line invoice, on one core.
+func BenchmarkCalculateAndMarshal10Lines(b *testing.B) {
+	d := benchDocument(b)
+	buf := make([]byte, 0, 16<<10)
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := Calculate(d); err != nil {
+			b.Fatal(err)
+		}
+		var err error
+		if buf, err = AppendXML(buf[:0], d); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "docs/s")
+}
+
+// TestMarshalXMLSurtido: a pack line (DetalleSurtido) is written in the
+// full form of FE/NC/ND/TE and the reduced form of FEE, dropped in FEC (its
+// schema has none), validates and round-trips. Packs are not issued yet
+// (validation refuses them), so the component amounts are given by hand.
+func TestMarshalXMLSurtido(t *testing.T) {
+	pack := []LineaDetalleSurtido{{
+		CodigoCABYSSurtido:       "2392000000000",
+		CodigoComercialSurtido:   []CodigoComercial{{Tipo: "03", Codigo: "GTIN-1"}},
+		CantidadSurtido:          AmountFromInt(2),
+		UnidadMedidaSurtido:      "Unid",
+		DetalleSurtido:           "Componente del combo",
+		PrecioUnitarioSurtido:    MustAmount("100"),
+		MontoTotalSurtido:        MustAmount("200"),
+		DescuentoSurtido:         []DescuentoSurtido{{MontoDescuentoSurtido: MustAmount("20"), CodigoDescuentoSurtido: "07"}},
+		SubTotalSurtido:          MustAmount("180"),
+		IVACobradoFabricaSurtido: "01",
+		BaseImponibleSurtido:     MustAmount("180"),
+		ImpuestoSurtido: []ImpuestoSurtido{{
+			CodigoImpuestoSurtido: "01", CodigoTarifaIVASurtido: "08", TarifaSurtido: AmountFromInt(13),
+			DatosImpuestoEspecificoSurtido: &DatosImpuestoEspecificoSurtido{CantidadUnidadMedidaSurtido: AmountFromInt(1), ImpuestoUnidadSurtido: AmountFromInt(1)},
+			MontoImpuestoSurtido:           MustAmount("23.4"),
+		}},
+	}}
+	for _, typ := range []DocumentType{TypeFE, TypeNC, TypeTE, TypeFEC, TypeFEE} {
+		t.Run(typ.Abbrev(), func(t *testing.T) {
+			d := genDocument(rand.New(rand.NewPCG(3, 3)), typ, 5)
+			calculateForTest(t, d)
+			d.DetalleServicio[0].DetalleSurtido = pack
+			b, err := MarshalXML(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := string(b)
+			if got := strings.Contains(s, "<DetalleSurtido><LineaDetalleSurtido>"); got != (typ != TypeFEC) {
+				t.Fatalf("DetalleSurtido written = %v", got)
+			}
+			if got := strings.Contains(s, "<BaseImponibleSurtido>"); got != (typ != TypeFEC && typ != TypeFEE) {
+				t.Fatalf("BaseImponibleSurtido written = %v", got)
+			}
+			requireValid(t, xsdFiles[typ], map[string][]byte{typ.Abbrev(): withPlaceholderSignature(t, b)})
+			back, err := ParseXML(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b2, err := MarshalXML(back)
+			if err != nil || !bytes.Equal(b, b2) {
+				t.Fatalf("round trip: %v\n%s", err, firstDifference(b2, b))
+			}
+		})
+	}
+}
