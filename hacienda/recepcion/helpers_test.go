@@ -149,7 +149,7 @@ type bundle struct {
 	clock  *sandbox.ManualClock
 }
 
-func setup(t *testing.T, so sandbox.Options, co recepcion.Options) *bundle {
+func setup(t testing.TB, so sandbox.Options, co recepcion.Options) *bundle {
 	t.Helper()
 	clock := sandbox.NewManualClock(t0)
 	if so.Clock == nil {
