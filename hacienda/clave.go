@@ -249,6 +249,22 @@ func (k Clave) Check(want ClaveExpectation) []string {
 	return msgs
 }
 
+// CheckClave reads a client-supplied clave and checks it against the
+// document it must number. Every problem is reported on the request field
+// "clave" of a *ValidationError (a malformed clave gives one message); the
+// error is nil when the clave fits.
+func CheckClave(s string, want ClaveExpectation) (Clave, error) {
+	k, err := ParseClave(s)
+	if err != nil {
+		msg := strings.TrimPrefix(err.Error(), ErrInvalidClave.Error()+": ")
+		return Clave{}, &ValidationError{Message: DefaultValidationMessage, Fields: map[string][]string{"clave": {msg}}}
+	}
+	if msgs := k.Check(want); len(msgs) > 0 {
+		return k, &ValidationError{Message: DefaultValidationMessage, Fields: map[string][]string{"clave": msgs}}
+	}
+	return k, nil
+}
+
 // dayOf returns midnight, Costa Rica time, of the day t falls on there.
 func dayOf(t time.Time) time.Time {
 	y, m, d := t.In(crTime).Date()

@@ -290,3 +290,33 @@ func FuzzParseClave(f *testing.F) {
 		}
 	})
 }
+
+func TestCheckClave(t *testing.T) {
+	want := ClaveExpectation{IssuerID: "3101123456", Branch: "001", DocType: "01", Issued: time.Date(2025, 9, 15, 8, 0, 0, 0, crTime)}
+	k, err := CheckClave("50615092500310112345600100001010000000123112345678", want)
+	if err != nil || k.Consecutivo.Number != 123 {
+		t.Fatalf("ok clave: %v %+v", err, k)
+	}
+	for name, tt := range map[string]struct {
+		in    string
+		count int
+	}{
+		"error/malformed":             {in: "5061509250031011234560010000101000000012311234567", count: 1},
+		"error/wrong branch":          {in: "50615092500310112345600200001010000000123112345678", count: 1},
+		"error/wrong issuer and type": {in: "50615092500310199999900100001040000000123112345678", count: 2},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := CheckClave(tt.in, want)
+			var ve *ValidationError
+			if !errors.As(err, &ve) {
+				t.Fatalf("err = %v, want a *ValidationError", err)
+			}
+			if len(ve.Fields) != 1 || len(ve.Fields["clave"]) != tt.count {
+				t.Fatalf("fields = %v, want %d messages on clave", ve.Fields, tt.count)
+			}
+			if strings.Contains(ve.Fields["clave"][0], "invalid clave or consecutivo") {
+				t.Fatalf("message keeps the sentinel prefix: %q", ve.Fields["clave"][0])
+			}
+		})
+	}
+}
