@@ -91,7 +91,11 @@ func WithID(id string) Option {
 
 // WithClaimedRole adds xades:SignerRole/ClaimedRoles/ClaimedRole, used by
 // counter-signatures ("Receptor", "Endosante1", ...). Signatures the issuer
-// sends to the tax authority do not need it.
+// sends to the tax authority do not need it. Note that the
+// enveloped-signature transform removes only its own signature, so a
+// signature added later to a document changes what an earlier one covers
+// and breaks it; documents with counter-signatures are never sent to the
+// tax authority.
 func WithClaimedRole(role string) Option {
 	return func(o *signOptions) { o.role = role }
 }
