@@ -319,6 +319,37 @@ func TestTokenCoalescing(t *testing.T) {
 	}
 }
 
+// TestTokenFailureShared: while the token service hangs, concurrent calls
+// for one company wait for one exchange and share its failure, instead of
+// queueing one timeout after another.
+func TestTokenFailureShared(t *testing.T) {
+	b := setup(t, sandbox.Options{Checks: noChecks, Faults: sandbox.Faults{Latency: sandbox.Duration(2 * time.Second)}},
+		recepcion.Options{TokenTimeout: 300 * time.Millisecond})
+	ctx := context.Background()
+	clave, _ := claveFor(30)
+	const n = 100
+	errs := make(chan error, n)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := b.client.Status(ctx, creds, clave)
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	between(t, time.Since(start), 300*time.Millisecond, 1500*time.Millisecond)
+	close(errs)
+	for err := range errs {
+		var te *recepcion.TransportError
+		if !errors.As(err, &te) || te.Op != recepcion.OpToken || te.Kind != recepcion.KindTimeout || !te.Retryable {
+			t.Fatalf("%#v, want a retryable token timeout", err)
+		}
+	}
+}
+
 func TestTokenRefreshAndRelogin(t *testing.T) {
 	b := setup(t, sandbox.Options{Checks: noChecks}, recepcion.Options{})
 	ctx := context.Background()

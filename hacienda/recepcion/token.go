@@ -50,13 +50,24 @@ type tokens struct {
 	refreshUntil time.Time // log in again from this instant
 }
 
-// session is one company's token cache entry. lock (a one-slot channel, so
-// that waiting honours the context) is held by the one goroutine that talks
-// to the token service; everyone else waits for it and then finds the new
-// token.
+// session is one company's token cache entry. At most one renewal runs at
+// a time (flight); every caller that needs a token meanwhile waits for it
+// and shares its result, success or failure, so that a thousand concurrent
+// calls make one exchange with the token service, and a token service that
+// hangs is waited for once, not a thousand times in a row.
 type session struct {
 	state atomic.Pointer[tokens]
-	lock  chan struct{}
+
+	mu     sync.Mutex
+	flight *flight
+}
+
+// flight is one renewal in progress.
+type flight struct {
+	done   chan struct{}
+	fp     [32]byte
+	access string
+	err    error
 }
 
 type tokenCache struct {
@@ -80,7 +91,7 @@ func (tc *tokenCache) session(companyID int64) *session {
 	defer tc.mu.Unlock()
 	s := tc.sessions[companyID]
 	if s == nil {
-		s = &session{lock: make(chan struct{}, 1)}
+		s = &session{}
 		tc.sessions[companyID] = s
 	}
 	return s
@@ -94,24 +105,54 @@ func (tc *tokenCache) token(ctx context.Context, creds Credentials) (string, err
 	}
 	fp := fingerprint(creds)
 	s := tc.session(creds.CompanyID)
-	if t := s.state.Load(); t != nil && t.fingerprint == fp && t.access != "" && tc.c.clock.Now().Before(t.useUntil) {
-		return t.access, nil
+	for {
+		if t := s.state.Load(); t != nil && t.fingerprint == fp && t.access != "" && tc.c.clock.Now().Before(t.useUntil) {
+			return t.access, nil
+		}
+		s.mu.Lock()
+		f := s.flight
+		if f == nil {
+			f = &flight{done: make(chan struct{}), fp: fp}
+			s.flight = f
+			// The renewal runs on its own so that the caller that started it
+			// may give up without failing the others; it is bounded by
+			// TokenTimeout per exchange.
+			go tc.fly(context.WithoutCancel(ctx), s, f, creds)
+		}
+		s.mu.Unlock()
+		select {
+		case <-f.done:
+		case <-ctx.Done():
+			return "", ClassifyTransport(OpToken, ctx.Err(), false)
+		}
+		if f.fp != fp {
+			continue // a renewal for other credentials (a password change): renew again
+		}
+		return f.access, f.err
 	}
-	select {
-	case s.lock <- struct{}{}:
-	case <-ctx.Done():
-		return "", ClassifyTransport(OpToken, ctx.Err(), false)
-	}
-	defer func() { <-s.lock }()
+}
 
+// fly runs one renewal and publishes its result.
+func (tc *tokenCache) fly(ctx context.Context, s *session, f *flight, creds Credentials) {
+	f.access, f.err = tc.renew(ctx, s, creds, f.fp)
+	s.mu.Lock()
+	s.flight = nil
+	s.mu.Unlock()
+	close(f.done)
+}
+
+// renew obtains a new access token: by the refresh grant while the refresh
+// token lives, by logging in otherwise or when the refresh is refused.
+func (tc *tokenCache) renew(ctx context.Context, s *session, creds Credentials, fp [32]byte) (string, error) {
 	now := tc.c.clock.Now()
 	t := s.state.Load()
 	if t != nil && t.fingerprint != fp {
 		t = nil // the company's user or password changed: start over
 	}
 	if t != nil && t.access != "" && now.Before(t.useUntil) {
-		return t.access, nil // another caller renewed it while we waited
+		return t.access, nil // renewed by the previous flight
 	}
+	alive := func() bool { return t != nil && t.access != "" && now.Before(t.expires) }
 	if t != nil && t.refresh != "" && now.Before(t.refreshUntil) {
 		nt, err := tc.grant(ctx, creds, fp, "refresh_token", t.refresh)
 		if err == nil {
@@ -120,7 +161,7 @@ func (tc *tokenCache) token(ctx context.Context, creds Credentials) (string, err
 		}
 		var ae *APIError
 		if !errors.As(err, &ae) || (ae.Status != http.StatusBadRequest && ae.Status != http.StatusUnauthorized) {
-			if t.access != "" && now.Before(t.expires) {
+			if alive() {
 				return t.access, nil // renewal failed early: the old token still works
 			}
 			return "", err
@@ -131,6 +172,9 @@ func (tc *tokenCache) token(ctx context.Context, creds Credentials) (string, err
 	}
 	nt, err := tc.grant(ctx, creds, fp, "password", "")
 	if err != nil {
+		if alive() && !errors.Is(err, ErrCredentials) {
+			return t.access, nil
+		}
 		s.state.Store(nil)
 		return "", err
 	}

@@ -126,6 +126,6 @@ func (ts *TestServer) Close() {
 	ts.srv.Close()
 }
 
-// Listener-less use: CloseClientConnections drops every open connection,
-// as a crash of the tax authority's front end would.
+// CloseClientConnections drops every open connection, as a crash of the
+// tax authority's front end would.
 func (ts *TestServer) CloseClientConnections() { ts.srv.CloseClientConnections() }
