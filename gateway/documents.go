@@ -1,0 +1,205 @@
+package gateway
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"facturad/pipeline"
+	"facturad/tenant"
+)
+
+// Documents is the document pipeline behind the document calls of A.5
+// (*pipeline.Pipeline satisfies it). Every method receives the
+// authenticated principal and enforces who may see what: another tenant's
+// document is tenant.ErrNotFound.
+type Documents interface {
+	// Send issues a document from a send request body.
+	Send(ctx context.Context, p tenant.Principal, body []byte) (pipeline.Outcome, error)
+	// Check asks the tax authority about a document and stores its answer.
+	Check(ctx context.Context, p tenant.Principal, clave string) (pipeline.Outcome, error)
+	// Document returns a stored document.
+	Document(ctx context.Context, p tenant.Principal, clave string) (tenant.Document, error)
+}
+
+// Limits of the document routes.
+const (
+	// SendMaxBody is the send call's body limit: 1 MiB holds a document of
+	// the schema's 1,000 lines with long descriptions, several times over.
+	SendMaxBody = 1 << 20
+	// SendTimeout bounds a send call: a wait for a turn in the branch's
+	// lane, the work, and the submission (whose own limit is the
+	// pipeline's SubmitTimeout).
+	SendTimeout = 60 * time.Second
+	// CheckTimeout bounds a check call.
+	CheckTimeout = 30 * time.Second
+)
+
+// DocumentRoutes returns the send, check, read and XML download routes of
+// A.5 for Options.Routes. The calculate call is not among them.
+func DocumentRoutes(d Documents) []Route {
+	h := documentHandlers{d: d}
+	return []Route{
+		{Method: http.MethodPost, Path: "/api/documents/v4", MaxBody: SendMaxBody, Timeout: SendTimeout, Handle: h.send},
+		{Method: http.MethodPut, Path: "/api/documents/{clave}/v4", MaxBody: noBodyLimit, Timeout: CheckTimeout, Handle: h.check},
+		{Method: http.MethodGet, Path: "/api/documents/{clave}/v4", MaxBody: noBodyLimit, Handle: h.read},
+		{Method: http.MethodGet, Path: "/api/documents/{clave}/xml/v4", MaxBody: noBodyLimit, Handle: h.signedXML},
+		{Method: http.MethodGet, Path: "/api/documents/{clave}/response-xml/v4", MaxBody: noBodyLimit, Handle: h.responseXML},
+	}
+}
+
+type documentHandlers struct{ d Documents }
+
+// documentAnswer is the Document answer of A.5, names exactly as the
+// contract spells them. xml and xml_respuesta are null unless asked for.
+type documentAnswer struct {
+	IDExterno              string   `json:"id_externo"`
+	Consecutivo            string   `json:"consecutivo"`
+	NumeroDocumento        string   `json:"numero_documento"`
+	Clave                  string   `json:"clave"`
+	Estado                 string   `json:"estado"`
+	EstadoHumanizado       string   `json:"estado_humanizado"`
+	XML                    *string  `json:"xml"`
+	MensajeAPI             string   `json:"mensaje_api"`
+	MensajeAPIKey          string   `json:"mensaje_api_key"`
+	XMLRespuesta           *string  `json:"xml_respuesta"`
+	CodigoMensajeHacienda  string   `json:"codigo_mensaje_hacienda"`
+	MensajeHacienda        string   `json:"mensaje_hacienda"`
+	DetalleMensajeHacienda []string `json:"detalle_mensaje_hacienda"`
+}
+
+// newDocumentAnswer renders a stored document. estado overrides the
+// stored state when not empty.
+func newDocumentAnswer(d tenant.Document, estado tenant.State, withXML, withResponse bool) documentAnswer {
+	if estado == "" {
+		estado = d.Estado
+	}
+	a := documentAnswer{
+		IDExterno:              d.IDExterno,
+		Consecutivo:            d.Consecutivo,
+		NumeroDocumento:        numeroDocumento(d),
+		Clave:                  d.Clave,
+		Estado:                 string(estado),
+		EstadoHumanizado:       estado.Humanized(),
+		CodigoMensajeHacienda:  d.CodigoMensaje,
+		MensajeHacienda:        d.MensajeHacienda,
+		DetalleMensajeHacienda: d.DetalleMensaje,
+	}
+	if a.DetalleMensajeHacienda == nil {
+		a.DetalleMensajeHacienda = []string{}
+	}
+	if withXML && len(d.SignedXML) > 0 {
+		s := base64.StdEncoding.EncodeToString(d.SignedXML)
+		a.XML = &s
+	}
+	if withResponse && len(d.ResponseXML) > 0 {
+		s := base64.StdEncoding.EncodeToString(d.ResponseXML)
+		a.XMLRespuesta = &s
+	}
+	return a
+}
+
+// numeroDocumento is the document's 10-digit sequence number: the last ten
+// digits of its consecutivo.
+func numeroDocumento(d tenant.Document) string {
+	if len(d.Consecutivo) == 20 {
+		return d.Consecutivo[10:]
+	}
+	if d.Numero > 0 {
+		return fmt.Sprintf("%010d", d.Numero)
+	}
+	return ""
+}
+
+func outcomeReply(o pipeline.Outcome, withXML, withResponse bool) Reply {
+	a := newDocumentAnswer(o.Document, o.Estado, withXML, withResponse)
+	a.MensajeAPI, a.MensajeAPIKey = o.Message, o.Key
+	status := http.StatusOK
+	if o.Failed {
+		status = http.StatusInternalServerError
+	}
+	return Reply{Status: status, JSON: a}
+}
+
+func (h documentHandlers) send(ctx context.Context, r *Request) (Reply, error) {
+	o, err := h.d.Send(ctx, r.Principal, r.Body)
+	if err != nil {
+		return Reply{}, err
+	}
+	return outcomeReply(o, queryFlag(r.Query, "includeData"), false), nil
+}
+
+func (h documentHandlers) check(ctx context.Context, r *Request) (Reply, error) {
+	o, err := h.d.Check(ctx, r.Principal, r.Params["clave"])
+	if err != nil {
+		return Reply{}, err
+	}
+	return outcomeReply(o, queryFlag(r.Query, "includeXml"), queryFlag(r.Query, "includeResponseXml")), nil
+}
+
+func (h documentHandlers) read(ctx context.Context, r *Request) (Reply, error) {
+	d, err := h.d.Document(ctx, r.Principal, r.Params["clave"])
+	if err != nil {
+		return Reply{}, err
+	}
+	a := newDocumentAnswer(d, "", queryFlag(r.Query, "includeXml"), queryFlag(r.Query, "includeResponseXml"))
+	a.MensajeAPI = d.LastError
+	return Reply{JSON: a}, nil
+}
+
+const contentTypeXML = "application/xml; charset=utf-8"
+
+var errNoXML = fmt.Errorf("no such XML yet: %w", tenant.ErrNotFound)
+
+func (h documentHandlers) signedXML(ctx context.Context, r *Request) (Reply, error) {
+	d, err := h.d.Document(ctx, r.Principal, r.Params["clave"])
+	if err != nil {
+		return Reply{}, err
+	}
+	if len(d.SignedXML) == 0 {
+		return Reply{}, errNoXML
+	}
+	return Reply{Body: d.SignedXML, ContentType: contentTypeXML}, nil
+}
+
+func (h documentHandlers) responseXML(ctx context.Context, r *Request) (Reply, error) {
+	d, err := h.d.Document(ctx, r.Principal, r.Params["clave"])
+	if err != nil {
+		return Reply{}, err
+	}
+	if len(d.ResponseXML) == 0 {
+		return Reply{}, errNoXML
+	}
+	return Reply{Body: d.ResponseXML, ContentType: contentTypeXML}, nil
+}
+
+// queryFlag reads a boolean query flag; the name matches without regard to
+// case (existing clients write includeXml and includexml) and true is
+// "true" or "1", in any case.
+func queryFlag(q url.Values, name string) bool {
+	for k, vs := range q {
+		if !strings.EqualFold(k, name) {
+			continue
+		}
+		for _, v := range vs {
+			if strings.EqualFold(v, "true") || v == "1" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Interface guard: the pipeline is what the document routes call.
+var _ Documents = (*pipeline.Pipeline)(nil)
+
+// The pipeline's refusals carry their own status (503 with Retry-After),
+// which fail maps.
+var (
+	_ statusError     = (*pipeline.OverloadError)(nil)
+	_ retryAfterError = (*pipeline.OverloadError)(nil)
+)

@@ -1,0 +1,116 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"facturad/hacienda/recepcion"
+	"facturad/tenant"
+)
+
+// Document returns a stored document the principal may see, without asking
+// the tax authority. A clave that is malformed, unknown or another tenant's
+// is tenant.ErrNotFound.
+func (p *Pipeline) Document(ctx context.Context, pr tenant.Principal, clave string) (tenant.Document, error) {
+	clave = strings.TrimSpace(clave)
+	if len(clave) != 50 || strings.Trim(clave, "0123456789") != "" {
+		return tenant.Document{}, fmt.Errorf("document %q: %w", clave, tenant.ErrNotFound)
+	}
+	d, err := p.o.Store.DocumentByClave(ctx, clave)
+	if err != nil {
+		return tenant.Document{}, fmt.Errorf("document %s: %w", clave, err)
+	}
+	if err := p.o.Issuers.AuthorizeDocument(ctx, pr, d.CompanyID, d.BranchID); err != nil {
+		if errors.Is(err, tenant.ErrNotFound) {
+			return tenant.Document{}, fmt.Errorf("document %s: %w", clave, tenant.ErrNotFound)
+		}
+		return tenant.Document{}, fmt.Errorf("document %s: authorize: %w", clave, err)
+	}
+	return d, nil
+}
+
+// Check runs the check call (A.5): it asks the tax authority about the
+// document, stores the answer (state, Mensaje code, message, detail lines,
+// answer XML, when it was asked) and returns it. When the tax authority's
+// answer cannot be had or read, the Outcome is Failed with estado 05 and the
+// stored document is left as it was.
+func (p *Pipeline) Check(ctx context.Context, pr tenant.Principal, clave string) (Outcome, error) {
+	if err := p.running(); err != nil {
+		return Outcome{}, err
+	}
+	d, err := p.Document(ctx, pr, clave)
+	if err != nil {
+		return Outcome{}, err
+	}
+	ctx, cancel := p.workCtx(ctx)
+	defer cancel()
+	log := p.log.With("company", d.CompanyID, "branch", d.BranchID, "clave", d.Clave)
+
+	sctx, scancel := context.WithTimeout(ctx, p.o.SubmitTimeout)
+	known, err := p.askStatus(sctx, &d)
+	scancel()
+	if err != nil {
+		log.WarnContext(ctx, "check: the tax authority's answer could not be had", "err", err)
+		p.metrics.outcomes.WithLabelValues(opCheck, string(tenant.StateNotSentYet)).Inc()
+		return Outcome{
+			Document: d,
+			Failed:   true,
+			Estado:   tenant.StateNotSentYet,
+			Message:  "The tax authority's answer could not be read (" + unreadableReason(err) + "); the document's stored state is unchanged. Check again later.",
+		}, nil
+	}
+	out := Outcome{Document: d, Estado: d.Estado}
+	changed := known
+	if !known {
+		msg := d.LastError
+		switch d.Estado {
+		case tenant.StateSent:
+			// It took the document once and no longer knows it (its
+			// sandbox is wiped now and then): submit it again.
+			d.Estado = tenant.StateNotSentYet
+			d.LastError = "The tax authority does not know this document; it will be sent again."
+			d.NextAttemptAt = p.o.Clock()
+			msg, changed = d.LastError, true
+		case tenant.StatePending:
+		default:
+			// Nothing new to store: a send or the background worker may
+			// be working on it right now.
+			if msg == "" {
+				msg = "The tax authority has not received this document yet."
+			}
+		}
+		out = Outcome{Document: d, Estado: d.Estado, Message: msg}
+	}
+	if changed {
+		if err := p.save(ctx, &d); err != nil {
+			return Outcome{}, fmt.Errorf("store the tax authority's answer: %w", err)
+		}
+		out.Document = d
+	}
+	p.metrics.outcomes.WithLabelValues(opCheck, string(d.Estado)).Inc()
+	return out, nil
+}
+
+// unreadableReason says in a few words why the tax authority's answer
+// could not be had, without secrets.
+func unreadableReason(err error) string {
+	var ae *recepcion.APIError
+	var te *recepcion.TransportError
+	switch {
+	case errors.As(err, &ae):
+		s := fmt.Sprintf("status %d", ae.Status)
+		if ae.Cause != "" {
+			s += ": " + ae.Cause
+		}
+		return s
+	case errors.As(err, &te):
+		return string(te.Kind)
+	case errors.Is(err, context.DeadlineExceeded):
+		return "timeout"
+	case errors.Is(err, context.Canceled):
+		return "canceled"
+	}
+	return "the tax authority could not be reached"
+}

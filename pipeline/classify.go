@@ -1,0 +1,120 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"net/http"
+	"time"
+
+	"facturad/hacienda/recepcion"
+	"facturad/tenant"
+)
+
+// verdict is what a failed submission means for its document and for the
+// send call's answer.
+type verdict struct {
+	// Estado is 05 (not taken: retried) or 03 (refused as sent: not
+	// retried).
+	Estado tenant.State
+	// Key is the send call's mensaje_api_key.
+	Key string
+	// Retry says the background worker tries again.
+	Retry bool
+	// MaybeReceived says the tax authority may hold the document despite
+	// the failure: ask its status before submitting it again.
+	MaybeReceived bool
+	// Message is the mensaje_api.
+	Message string
+}
+
+// refusedStatus lists the answers to a submission that judge the document
+// as sent: submitting the same bytes again would be refused again.
+func refusedStatus(status int) bool {
+	switch status {
+	case http.StatusBadRequest, http.StatusConflict, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity:
+		return true
+	}
+	return false
+}
+
+// classifySubmit turns a failure of a submission (its token, the limiter
+// or the submission itself) into a verdict. Only a refusal of the document
+// itself is final; everything else (the tax authority unreachable, slow,
+// overloaded, or refusing the company's credentials until they are
+// corrected) keeps the document in 05 and retries it.
+func classifySubmit(err error) verdict {
+	v := verdict{
+		Estado:        tenant.StateNotSentYet,
+		Key:           KeySendingDocumentError,
+		Retry:         true,
+		MaybeReceived: recepcion.MaybeReceived(err),
+	}
+	var ae *recepcion.APIError
+	var te *recepcion.TransportError
+	switch {
+	case errors.As(err, &ae) && ae.Op == recepcion.OpSubmit && refusedStatus(ae.Status):
+		v.Estado, v.Retry, v.MaybeReceived = tenant.StateError, false, false
+		v.Message = "The tax authority refused the document"
+		if ae.Cause != "" {
+			v.Message += ": " + ae.Cause
+		}
+	case errors.Is(err, recepcion.ErrCredentials):
+		v.Message = "The tax authority refused the company's tax-authority user or password; correct them (UsuarioHacienda, ContrasenaHacienda). The document is kept and will be sent again."
+	case errors.As(err, &ae) && ae.Status == http.StatusTooManyRequests:
+		v.Message = "The tax authority asked to slow down; the document is kept and will be sent again."
+	case errors.As(err, &ae):
+		v.Message = "The tax authority answered with an error (" + http.StatusText(ae.Status) + "); the document is kept and will be sent again."
+	case errors.As(err, &te) && te.Kind == recepcion.KindCanceled,
+		errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		// The call was given up on our side (shutdown, the caller's
+		// timeout): the request may have been written already.
+		v.MaybeReceived = true
+		v.Message = "The tax authority did not answer in time; the document is kept and will be sent again."
+	case errors.As(err, &te) && te.Kind == recepcion.KindTimeout:
+		v.Message = "The tax authority did not answer in time; the document is kept and will be sent again."
+	default:
+		v.Message = "The tax authority could not be reached; the document is kept and will be sent again."
+	}
+	return v
+}
+
+// stateOf maps the tax authority's ind-estado to a document state.
+func stateOf(e recepcion.Estado) tenant.State {
+	switch e {
+	case recepcion.EstadoAceptado:
+		return tenant.StateAccepted
+	case recepcion.EstadoRechazado:
+		return tenant.StateRejected
+	case recepcion.EstadoError:
+		return tenant.StateError
+	}
+	// recibido, procesando, and anything the API may add: not final yet.
+	return tenant.StateSent
+}
+
+// settled reports whether the tax authority will say nothing more of a
+// document in state s.
+func settled(s tenant.State) bool {
+	return s == tenant.StateAccepted || s == tenant.StateRejected || s == tenant.StateError
+}
+
+// backoff is the wait before attempt number n+1 (n ≥ 0): base·2ⁿ capped at
+// max, less a random jitter of up to half of it, and never less than floor
+// (a Retry-After the tax authority asked for).
+func backoff(base, max time.Duration, n int, floor time.Duration) time.Duration {
+	d := base
+	for i := 0; i < n && d < max; i++ {
+		d *= 2
+	}
+	if d > max {
+		d = max
+	}
+	if half := int64(d / 2); half > 0 {
+		d -= time.Duration(rand.Int64N(half + 1))
+	}
+	if d < floor {
+		d = floor
+	}
+	return d
+}

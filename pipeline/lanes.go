@@ -1,0 +1,112 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"sync"
+)
+
+// lanes bound the work of each branch: at most workers documents of a
+// branch run at once and at most queue more wait for a turn. A lane exists
+// while it has work (created on first use, retired when its last document
+// leaves), so idle branches cost nothing. The callers' own goroutines do
+// the work: a waiting caller is a queue slot, so the backlog is bounded by
+// workers+queue per branch and never grows past it.
+type lanes struct {
+	workers, queue int
+
+	mu      sync.Mutex
+	m       map[int64]*lane
+	total   int           // documents admitted and not yet done, every branch
+	drained chan struct{} // closed when total drops to 0 while closing
+	closing bool
+}
+
+type lane struct {
+	sem      chan struct{} // a token per running document
+	admitted int           // running + waiting
+}
+
+func newLanes(workers, queue int) *lanes {
+	return &lanes{workers: workers, queue: queue, m: map[int64]*lane{}}
+}
+
+// errLaneFull is returned by acquire when the branch's lane is full.
+var errLaneFull = fmt.Errorf("lane full")
+
+// acquire admits one document of branch and waits for its turn. It returns
+// a release function to call when the document is done. A full lane is
+// errLaneFull; a closing pipeline ErrStopping.
+func (ls *lanes) acquire(ctx context.Context, branch int64) (func(), error) {
+	ls.mu.Lock()
+	if ls.closing {
+		ls.mu.Unlock()
+		return nil, ErrStopping
+	}
+	l, ok := ls.m[branch]
+	if !ok {
+		l = &lane{sem: make(chan struct{}, ls.workers)}
+		ls.m[branch] = l
+	}
+	if l.admitted >= ls.workers+ls.queue {
+		ls.mu.Unlock()
+		return nil, errLaneFull
+	}
+	l.admitted++
+	ls.total++
+	ls.mu.Unlock()
+
+	select {
+	case l.sem <- struct{}{}:
+	case <-ctx.Done():
+		ls.leave(branch, l)
+		return nil, fmt.Errorf("wait for a turn in the branch's lane: %w", context.Cause(ctx))
+	}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			<-l.sem
+			ls.leave(branch, l)
+		})
+	}, nil
+}
+
+func (ls *lanes) leave(branch int64, l *lane) {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	l.admitted--
+	ls.total--
+	if l.admitted == 0 {
+		delete(ls.m, branch)
+	}
+	if ls.total == 0 && ls.drained != nil {
+		close(ls.drained)
+		ls.drained = nil
+	}
+}
+
+// close refuses new documents and returns a channel closed when the
+// admitted ones are done.
+func (ls *lanes) close() <-chan struct{} {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	ls.closing = true
+	ch := make(chan struct{})
+	if ls.total == 0 {
+		close(ch)
+		return ch
+	}
+	if ls.drained == nil {
+		ls.drained = ch
+	} else {
+		ch = ls.drained
+	}
+	return ch
+}
+
+// stats returns the number of live lanes and admitted documents.
+func (ls *lanes) stats() (lanes, admitted int) {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	return len(ls.m), ls.total
+}

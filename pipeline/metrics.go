@@ -1,0 +1,85 @@
+package pipeline
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"facturad/metrics"
+)
+
+// Stage names: the bounded values of the stage label.
+const (
+	stageValidate = "validate" // decode, validate and calculate
+	stageNumber   = "number"
+	stageBuild    = "build"
+	stageSign     = "sign"
+	stageStore    = "store"
+	stageLimit    = "limit" // waiting for the rate limiter
+	stageSubmit   = "submit"
+	stageStatus   = "status"
+	stageQueue    = "queue" // waiting for a turn in the branch's lane
+)
+
+// Operations: the bounded values of the op label.
+const (
+	opSend  = "send"
+	opCheck = "check"
+	opRetry = "retry"
+)
+
+type pipelineMetrics struct {
+	stage    *prometheus.HistogramVec
+	outcomes *prometheus.CounterVec
+	refused  *prometheus.CounterVec
+	lanes    prometheus.GaugeFunc
+	admitted prometheus.GaugeFunc
+}
+
+func newMetrics(r prometheus.Registerer, ls *lanes) (*pipelineMetrics, error) {
+	m := &pipelineMetrics{
+		stage: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: metrics.Namespace,
+			Subsystem: "pipeline",
+			Name:      "stage_duration_seconds",
+			Help:      "Time spent in each stage of the document pipeline.",
+			Buckets:   metrics.RequestBuckets,
+		}, []string{"stage"}),
+		outcomes: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: metrics.Namespace,
+			Subsystem: "pipeline",
+			Name:      "documents_total",
+			Help:      "Documents leaving a send, check or background retry, by the state they were left in.",
+		}, []string{"op", "estado"}),
+		refused: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: metrics.Namespace,
+			Subsystem: "pipeline",
+			Name:      "refused_total",
+			Help:      "Send calls refused before any work: lane full, id_externo in progress, stopping.",
+		}, []string{"reason"}),
+	}
+	m.lanes = prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Namespace: metrics.Namespace,
+		Subsystem: "pipeline",
+		Name:      "lanes",
+		Help:      "Branches with documents in flight.",
+	}, func() float64 { n, _ := ls.stats(); return float64(n) })
+	m.admitted = prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Namespace: metrics.Namespace,
+		Subsystem: "pipeline",
+		Name:      "documents_in_flight",
+		Help:      "Send calls admitted to a lane (running or waiting).",
+	}, func() float64 { _, n := ls.stats(); return float64(n) })
+	for _, c := range []prometheus.Collector{m.stage, m.outcomes, m.refused, m.lanes, m.admitted} {
+		if err := r.Register(c); err != nil {
+			return nil, fmt.Errorf("pipeline: register metrics: %w", err)
+		}
+	}
+	return m, nil
+}
+
+// observe records the time spent in stage since start.
+func (m *pipelineMetrics) observe(stage string, start time.Time) {
+	m.stage.WithLabelValues(stage).Observe(time.Since(start).Seconds())
+}

@@ -1,0 +1,181 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"facturad/hacienda/recepcion"
+	"facturad/signer"
+	"facturad/tenant"
+)
+
+// Store keeps the issued documents (tenant.DocumentStore; both store
+// adapters satisfy it).
+type Store interface {
+	ReserveDocument(ctx context.Context, d *tenant.Document) error
+	SaveDocument(ctx context.Context, d *tenant.Document) error
+	DocumentByClave(ctx context.Context, clave string) (tenant.Document, error)
+	DocumentByExternalID(ctx context.Context, branchID int64, idExterno string) (tenant.Document, error)
+	ClaimDueDocuments(ctx context.Context, now, leaseUntil time.Time, limit int) ([]tenant.Document, error)
+}
+
+// Issuers gives the pipeline the issuing company's data and decides who
+// may see a document (tenant.Service satisfies it).
+type Issuers interface {
+	// Issuer returns a company and one of its branches.
+	Issuer(ctx context.Context, companyID, branchID int64) (tenant.Issuer, error)
+	// HaciendaCredentials opens the company's tax-authority user and
+	// password.
+	HaciendaCredentials(ctx context.Context, companyID int64) (username string, password tenant.Secret, err error)
+	// AuthorizeDocument returns nil when p may see the documents of the
+	// branch, tenant.ErrNotFound otherwise.
+	AuthorizeDocument(ctx context.Context, p tenant.Principal, companyID, branchID int64) error
+}
+
+// Signer signs a document with the company's current certificate
+// (*signer.Cache satisfies it). A certificate that is expired or not yet
+// valid is an error wrapping signer.ErrCertificateExpired.
+type Signer interface {
+	Sign(ctx context.Context, companyID int64, xml []byte, opts ...signer.Option) ([]byte, error)
+}
+
+// Submitter talks to the tax authority's reception API
+// (*recepcion.Client satisfies it).
+type Submitter interface {
+	Submit(ctx context.Context, creds recepcion.Credentials, s recepcion.Submission) (recepcion.Receipt, error)
+	Status(ctx context.Context, creds recepcion.Credentials, key string) (recepcion.Status, error)
+}
+
+// Limiter paces calls to the tax authority per key (one key per company).
+// Wait blocks until a call may be made, or returns an error when ctx ends
+// first. TokenBucket is the in-process implementation.
+type Limiter interface {
+	Wait(ctx context.Context, key string) error
+}
+
+// Options configure New. Store, Issuers, Signer and Submitter are
+// required; the rest have defaults.
+type Options struct {
+	Store     Store
+	Issuers   Issuers
+	Signer    Signer
+	Submitter Submitter
+	// Limiter paces the tax-authority calls of each company. Default: a
+	// TokenBucket with DefaultRate and DefaultBurst.
+	Limiter Limiter
+	// Logger defaults to slog.Default(). Secrets are never logged.
+	Logger *slog.Logger
+	// Registerer receives the pipeline's collectors; default: a private
+	// registry (nothing exported).
+	Registerer prometheus.Registerer
+	// Clock is the time of issue, of the backoff and of the leases;
+	// default time.Now.
+	Clock func() time.Time
+
+	// ProveedorSistemas is the software provider's identification written
+	// in every document; empty means the issuing company's own.
+	ProveedorSistemas string
+
+	// Workers is how many documents of one branch are worked on at once
+	// (default 8); QueueSize how many more may wait (default 64). A send
+	// that finds its branch's lane full is refused with an *OverloadError.
+	Workers   int
+	QueueSize int
+	// OverloadRetryAfter is the Retry-After of a refusal (default 1s).
+	OverloadRetryAfter time.Duration
+
+	// SubmitTimeout bounds the synchronous submission of a send call
+	// (default 15s); the tax-authority client's own timeout applies inside
+	// it.
+	SubmitTimeout time.Duration
+	// StoreTimeout bounds each store write made after the caller's context
+	// may have ended (default 10s): a document is stored whatever happened
+	// to the request.
+	StoreTimeout time.Duration
+
+	// RetryInterval is how often the background worker looks for due
+	// documents (default 1s); RetryBatch how many it claims at once
+	// (default 32); RetryWorkers how many it works on at once (default 4);
+	// Lease how long a claimed document is kept from other replicas
+	// (default 2m, more than a submission can take).
+	RetryInterval time.Duration
+	RetryBatch    int
+	RetryWorkers  int
+	Lease         time.Duration
+	// BackoffBase and BackoffMax bound the exponential backoff between
+	// attempts (defaults 2s and 10m); every delay gets a random jitter of
+	// up to half its length.
+	BackoffBase time.Duration
+	BackoffMax  time.Duration
+	// PollDelay is how long after a submission the tax authority is first
+	// asked for its verdict (default 3s); later asks back off.
+	PollDelay time.Duration
+	// InFlightGrace is how long a stored, signed document whose send call
+	// is still running is left alone by the background worker (default:
+	// SubmitTimeout + 30s). A crash in that window is recovered afterwards.
+	InFlightGrace time.Duration
+	// DisableRetrier leaves the background worker off (for tests that
+	// drive it by hand with RunDue).
+	DisableRetrier bool
+}
+
+func (o *Options) setDefaults() error {
+	switch {
+	case o.Store == nil:
+		return errors.New("pipeline: Options.Store is required")
+	case o.Issuers == nil:
+		return errors.New("pipeline: Options.Issuers is required")
+	case o.Signer == nil:
+		return errors.New("pipeline: Options.Signer is required")
+	case o.Submitter == nil:
+		return errors.New("pipeline: Options.Submitter is required")
+	}
+	if o.Limiter == nil {
+		o.Limiter = NewTokenBucket(DefaultRate, DefaultBurst)
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Registerer == nil {
+		o.Registerer = prometheus.NewRegistry()
+	}
+	if o.Clock == nil {
+		o.Clock = time.Now
+	}
+	setInt := func(v *int, def int) {
+		if *v <= 0 {
+			*v = def
+		}
+	}
+	setDur := func(v *time.Duration, def time.Duration) {
+		if *v <= 0 {
+			*v = def
+		}
+	}
+	setInt(&o.Workers, 8)
+	if o.QueueSize < 0 {
+		return errors.New("pipeline: negative QueueSize")
+	}
+	if o.QueueSize == 0 {
+		o.QueueSize = 64
+	}
+	setDur(&o.OverloadRetryAfter, time.Second)
+	setDur(&o.SubmitTimeout, 15*time.Second)
+	setDur(&o.StoreTimeout, 10*time.Second)
+	setDur(&o.RetryInterval, time.Second)
+	setInt(&o.RetryBatch, 32)
+	setInt(&o.RetryWorkers, 4)
+	setDur(&o.Lease, 2*time.Minute)
+	setDur(&o.BackoffBase, 2*time.Second)
+	setDur(&o.BackoffMax, 10*time.Minute)
+	setDur(&o.PollDelay, 3*time.Second)
+	setDur(&o.InFlightGrace, o.SubmitTimeout+30*time.Second)
+	if o.BackoffMax < o.BackoffBase {
+		return errors.New("pipeline: BackoffMax is shorter than BackoffBase")
+	}
+	return nil
+}

@@ -1,0 +1,84 @@
+package pipeline
+
+import (
+	"errors"
+	"time"
+
+	"facturad/tenant"
+)
+
+// The mensaje_api_key values of the send call's 500 answers (A.5).
+const (
+	// KeySendingDocumentError: the tax authority did not take the document
+	// (estado 05, retried in the background) or refused it (estado 03).
+	KeySendingDocumentError = "SendingDocumentError"
+	// KeyExpiredClientCertificate: the company's certificate is expired or
+	// missing (estado 00); a new one must be uploaded.
+	KeyExpiredClientCertificate = "ExpiredClientCertificate"
+)
+
+// Outcome is the answer of a send or check call: the document as stored and
+// what the call says about it. Failed calls answer 500 with the document as
+// the body (A.5); the rest answer 200.
+type Outcome struct {
+	Document tenant.Document
+	// Failed says the call answers 500 with the Document body.
+	Failed bool
+	// Key is the mensaje_api_key ("" on success).
+	Key string
+	// Message is the mensaje_api ("" on success).
+	Message string
+	// Estado is the estado the answer shows; it differs from
+	// Document.Estado only when a check could not read the tax authority's
+	// answer (the answer shows 05, the stored state is kept).
+	Estado tenant.State
+}
+
+// Errors callers branch on.
+var (
+	// ErrStopping refuses work while the pipeline stops. It is an
+	// *OverloadError, so the gateway answers 503 with Retry-After and the
+	// caller tries another replica or later.
+	ErrStopping error = &OverloadError{Reason: "the service is stopping; try again", After: 5 * time.Second}
+	// ErrNotStarted refuses work before Start.
+	ErrNotStarted = errors.New("pipeline: not started")
+)
+
+// OverloadError is a refusal because a branch's lane is full, or because a
+// request with the same id_externo is still being worked on. The gateway
+// answers 503 with Retry-After.
+type OverloadError struct {
+	Reason string
+	After  time.Duration
+}
+
+func (e *OverloadError) Error() string { return e.Reason }
+
+// HTTPStatus is 503 (service unavailable): the caller should try again.
+func (e *OverloadError) HTTPStatus() int { return 503 }
+
+// RetryAfter is how long the caller should wait.
+func (e *OverloadError) RetryAfter() time.Duration { return e.After }
+
+// fieldError is a validation error on request fields; it exposes
+// FieldErrors like hacienda's and tenant's validation errors, so the gateway
+// answers it with the 400 form.
+type fieldError struct {
+	fields map[string][]string
+}
+
+func invalidField(field, msg string) *fieldError {
+	return &fieldError{fields: map[string][]string{field: {msg}}}
+}
+
+func (e *fieldError) Error() string {
+	for f, m := range e.fields {
+		if len(m) > 0 {
+			return "invalid " + f + ": " + m[0]
+		}
+	}
+	return "invalid request"
+}
+
+// FieldErrors returns the offending fields and their messages.
+func (e *fieldError) FieldErrors() map[string][]string { return e.fields }

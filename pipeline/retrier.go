@@ -1,0 +1,129 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"facturad/hacienda/recepcion"
+	"facturad/tenant"
+)
+
+// runRetrier is the background worker: every RetryInterval it claims the
+// documents that are due and works on them, until Stop.
+func (p *Pipeline) runRetrier() {
+	defer close(p.retrierDone)
+	t := time.NewTicker(p.o.RetryInterval)
+	defer t.Stop()
+	for {
+		n, err := p.RunDue(p.runCtx)
+		if err != nil && p.runCtx.Err() == nil {
+			p.log.Warn("background worker: claim due documents", "err", err)
+		}
+		if n == p.o.RetryBatch && err == nil {
+			// A full batch: there may be more due right now.
+			select {
+			case <-p.retrierStop:
+				return
+			default:
+				continue
+			}
+		}
+		select {
+		case <-p.retrierStop:
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// RunDue claims up to RetryBatch documents that are due (05 to resubmit,
+// 04 to settle) and works on each, RetryWorkers at a time. It returns how
+// many it claimed. The store's claim leases them (Options.Lease) so that
+// several replicas running it at once never work on the same document.
+// The background worker calls it; tests may call it directly.
+func (p *Pipeline) RunDue(ctx context.Context) (int, error) {
+	now := p.o.Clock()
+	docs, err := p.o.Store.ClaimDueDocuments(ctx, now, now.Add(p.o.Lease), p.o.RetryBatch)
+	if err != nil {
+		return 0, fmt.Errorf("claim due documents: %w", err)
+	}
+	sem := make(chan struct{}, p.o.RetryWorkers)
+	var wg sync.WaitGroup
+	for i := range docs {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func(d *tenant.Document) {
+			defer func() { <-sem; wg.Done() }()
+			p.retry(ctx, d)
+		}(&docs[i])
+	}
+	wg.Wait()
+	return len(docs), nil
+}
+
+// retry works on one claimed document. The rule that keeps a document from
+// being sent twice: a 05 document is submitted only after the tax authority
+// said it does not know its clave. A stored 05 cannot tell whether an
+// earlier attempt reached the tax authority (an answer cut after sending, a
+// crash between storing and submitting), so the status comes first every
+// time.
+func (p *Pipeline) retry(ctx context.Context, d *tenant.Document) {
+	log := p.log.With("company", d.CompanyID, "branch", d.BranchID, "clave", d.Clave)
+	ctx, cancel := context.WithTimeout(ctx, 2*p.o.SubmitTimeout)
+	defer cancel()
+	defer func() {
+		if err := p.save(ctx, d); err != nil {
+			log.Error("background worker: store a document", "err", err)
+			return
+		}
+		p.metrics.outcomes.WithLabelValues(opRetry, string(d.Estado)).Inc()
+	}()
+
+	if len(d.SignedXML) == 0 || d.Clave == "" {
+		// Nothing to submit (the claim's rule should not have picked it).
+		d.NextAttemptAt = time.Time{}
+		return
+	}
+	d.Attempts++
+	known, err := p.askStatus(ctx, d)
+	if err != nil {
+		p.attemptFailed(d, err, "the tax authority could not be asked for the document's state")
+		log.Info("background worker: status failed", "err", err, "attempts", d.Attempts)
+		return
+	}
+	if known {
+		if d.Estado != tenant.StateSent {
+			log.Info("background worker: document settled", "estado", string(d.Estado))
+		}
+		return
+	}
+	// The tax authority does not know the clave: (re)submit it.
+	err = p.submit(ctx, d)
+	if err == nil {
+		p.markSubmitted(d)
+		log.Info("background worker: document submitted")
+		return
+	}
+	v := classifySubmit(err)
+	if !v.Retry {
+		d.Estado, d.LastError, d.NextAttemptAt = v.Estado, v.Message, time.Time{}
+		log.Warn("background worker: the tax authority refused the document", "err", err)
+		return
+	}
+	d.Estado = tenant.StateNotSentYet
+	p.attemptFailed(d, err, v.Message)
+	log.Info("background worker: submission failed", "err", err, "attempts", d.Attempts)
+}
+
+// attemptFailed schedules the next attempt with exponential backoff and
+// jitter, never sooner than a Retry-After the tax authority asked for. A
+// 04 document stays 04: only its answer could not be had.
+func (p *Pipeline) attemptFailed(d *tenant.Document, err error, msg string) {
+	if d.Estado == tenant.StateNotSentYet {
+		d.LastError = msg
+	}
+	wait := backoff(p.o.BackoffBase, p.o.BackoffMax, d.Attempts-1, recepcion.RetryAfterOf(err))
+	d.NextAttemptAt = p.o.Clock().Add(wait)
+}

@@ -1,0 +1,484 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"facturad/hacienda"
+	"facturad/hacienda/recepcion"
+	"facturad/signer"
+	"facturad/tenant"
+)
+
+// Send runs the send call (A.5) for the branch user p: decode, validate and
+// calculate, number (or check the caller's clave), build the XML, sign,
+// store, submit, answer. It returns the Outcome the call answers with; an
+// error is a request that cannot be taken (a validation error exposing
+// FieldErrors, tenant.ErrNotFound, an *OverloadError) or a failure of the
+// service itself.
+//
+// A repeat of an id_externo in the branch with the same body replays the
+// stored document; with another body it is a validation error on
+// id_externo.
+func (p *Pipeline) Send(ctx context.Context, pr tenant.Principal, body []byte) (Outcome, error) {
+	if err := p.running(); err != nil {
+		p.metrics.refused.WithLabelValues("stopping").Inc()
+		return Outcome{}, err
+	}
+	if pr.Role != tenant.RoleBranch || pr.CompanyID == 0 || pr.BranchID == 0 {
+		// Documents are issued by a branch: only its users send them.
+		return Outcome{}, fmt.Errorf("send as %s: %w", pr.Role, tenant.ErrNotFound)
+	}
+	start := time.Now()
+	req, err := hacienda.DecodeSendRequest(body)
+	if err != nil {
+		return Outcome{}, err
+	}
+	hash := requestHash(req, body)
+	p.metrics.observe(stageValidate, start)
+
+	start = time.Now()
+	release, err := p.lanes.acquire(ctx, pr.BranchID)
+	switch {
+	case errors.Is(err, errLaneFull):
+		p.metrics.refused.WithLabelValues("lane_full").Inc()
+		return Outcome{}, &OverloadError{
+			Reason: "Too many documents of this branch are being sent at once; try again shortly.",
+			After:  p.o.OverloadRetryAfter,
+		}
+	case errors.Is(err, ErrStopping):
+		p.metrics.refused.WithLabelValues("stopping").Inc()
+		return Outcome{}, err
+	case err != nil:
+		return Outcome{}, err
+	}
+	defer release()
+	p.metrics.observe(stageQueue, start)
+
+	ctx, cancel := p.workCtx(ctx)
+	defer cancel()
+	j := &job{p: p, pr: pr, req: req, hash: hash}
+	out, err := j.run(ctx)
+	if err == nil {
+		p.metrics.outcomes.WithLabelValues(opSend, string(out.Document.Estado)).Inc()
+	}
+	return out, err
+}
+
+// requestHash is the SHA-256 of the request in a canonical form: the
+// decoded request encoded again, so that spacing, key order and the case of
+// the keys do not make two equal requests differ. The raw body is the
+// fallback should the request not encode.
+func requestHash(req *hacienda.SendDocumentRequest, body []byte) []byte {
+	b, err := json.Marshal(req)
+	if err != nil {
+		var buf bytes.Buffer
+		if json.Compact(&buf, body) == nil {
+			b = buf.Bytes()
+		} else {
+			b = body
+		}
+	}
+	h := sha256.Sum256(b)
+	return h[:]
+}
+
+// job is one send call inside its lane.
+type job struct {
+	p    *Pipeline
+	pr   tenant.Principal
+	req  *hacienda.SendDocumentRequest
+	hash []byte
+
+	is  tenant.Issuer
+	log *slog.Logger
+}
+
+func (j *job) run(ctx context.Context) (Outcome, error) {
+	p := j.p
+	is, err := p.o.Issuers.Issuer(ctx, j.pr.CompanyID, j.pr.BranchID)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("issuer: %w", err)
+	}
+	j.is = is
+	j.log = p.log.With("company", is.Company.ID, "branch", is.Branch.ID)
+
+	// Idempotency: a known id_externo replays, conflicts, or resumes a
+	// document left pending.
+	var resume *tenant.Document
+	if id := strings.TrimSpace(j.req.IDExterno); id != "" {
+		prev, err := p.o.Store.DocumentByExternalID(ctx, is.Branch.ID, id)
+		switch {
+		case err == nil:
+			out, again, err := j.repeat(prev)
+			if !again {
+				return out, err
+			}
+			resume = &prev
+		case errors.Is(err, tenant.ErrNotFound):
+		default:
+			return Outcome{}, fmt.Errorf("look up id_externo: %w", err)
+		}
+	}
+
+	// Validate and calculate.
+	start := time.Now()
+	doc, err := hacienda.NewDocument(j.req, issuerParty(is, p.o.ProveedorSistemas))
+	p.metrics.observe(stageValidate, start)
+	if err != nil {
+		return Outcome{}, err
+	}
+
+	// Number.
+	start = time.Now()
+	d, err := j.number(ctx, doc, resume)
+	p.metrics.observe(stageNumber, start)
+	if err != nil {
+		return Outcome{}, err
+	}
+	j.log = j.log.With("clave", d.Clave)
+	return j.issue(ctx, doc, d)
+}
+
+// repeat answers a send whose id_externo the branch used before. again
+// says the stored document is to be issued again (it was left pending).
+func (j *job) repeat(prev tenant.Document) (out Outcome, again bool, err error) {
+	if !bytes.Equal(prev.RequestHash, j.hash) {
+		return Outcome{}, false, invalidField("id_externo",
+			"was already used in this branch for another document; send a new id_externo, or the same request to get its answer again")
+	}
+	if prev.Estado != tenant.StatePending {
+		return sendOutcome(prev), false, nil
+	}
+	// 00: numbered but not submitted. Either a send is still working on
+	// it, or it stopped there (an expired certificate, a crash): then it is
+	// issued again with its number, now that things may have changed.
+	fresh := j.p.o.Clock().Sub(prev.UpdatedAt) < j.p.o.InFlightGrace
+	if prev.LastError == "" && fresh {
+		j.p.metrics.refused.WithLabelValues("in_progress").Inc()
+		return Outcome{}, false, &OverloadError{
+			Reason: "A document with this id_externo is being sent right now; ask again shortly for its answer.",
+			After:  j.p.o.OverloadRetryAfter,
+		}
+	}
+	return Outcome{}, true, nil
+}
+
+// number gives the document its consecutivo and clave: the store's next
+// number of the branch, terminal and type, or the caller's clave after
+// checking it. The document is stored (estado 00) from this moment on, so
+// that its number is never lost.
+func (j *job) number(ctx context.Context, doc *hacienda.Document, resume *tenant.Document) (*tenant.Document, error) {
+	p, is := j.p, j.is
+	now := p.o.Clock()
+	terminal := j.req.TerminalOrDefault()
+	situacion := j.req.SituacionOrDefault()
+	tipo := string(doc.Type)
+
+	if resume != nil {
+		d := *resume
+		if d.Clave != "" {
+			// Keep the clave handed out, with the issue time it carries.
+			doc.FechaEmision = d.FechaEmision
+			doc.Clave, doc.NumeroConsecutivo = d.Clave, d.Consecutivo
+			return &d, nil
+		}
+		// The number was reserved but the clave never saved: build it now.
+		if doc.FechaEmision.IsZero() {
+			doc.FechaEmision = now
+		}
+		if err := j.assignClave(doc, &d, is.Branch.Sucursal, situacion); err != nil {
+			return nil, err
+		}
+		return &d, nil
+	}
+
+	if doc.FechaEmision.IsZero() {
+		doc.FechaEmision = now.In(crTime).Truncate(time.Second)
+	}
+	d := &tenant.Document{
+		CompanyID:    is.Company.ID,
+		BranchID:     is.Branch.ID,
+		IDExterno:    strings.TrimSpace(j.req.IDExterno),
+		RequestHash:  j.hash,
+		Tipo:         tipo,
+		Terminal:     terminal,
+		Situacion:    situacion,
+		FechaEmision: doc.FechaEmision,
+		Estado:       tenant.StatePending,
+	}
+	if c := strings.TrimSpace(j.req.Clave); c != "" {
+		k, err := hacienda.ParseClave(c)
+		if err != nil {
+			return nil, invalidField("clave", err.Error())
+		}
+		if msgs := k.Check(hacienda.ClaveExpectation{
+			IssuerID:  is.Company.NumeroIdentificacion,
+			Branch:    is.Branch.Sucursal,
+			Terminal:  terminal,
+			DocType:   tipo,
+			Situacion: situacion,
+			Issued:    doc.FechaEmision,
+		}); len(msgs) > 0 {
+			return nil, &fieldError{fields: map[string][]string{"clave": msgs}}
+		}
+		d.Clave, d.Consecutivo = c, k.Consecutivo.String()
+	}
+	if err := p.o.Store.ReserveDocument(ctx, d); err != nil {
+		if errors.Is(err, tenant.ErrConflict) {
+			return nil, j.reserveConflict(ctx, d)
+		}
+		return nil, fmt.Errorf("reserve a number: %w", err)
+	}
+	if d.Clave == "" {
+		if err := j.assignClave(doc, d, is.Branch.Sucursal, situacion); err != nil {
+			j.keepPending(ctx, d, "the clave could not be built: "+err.Error())
+			return nil, err
+		}
+	}
+	doc.Clave, doc.NumeroConsecutivo = d.Clave, d.Consecutivo
+	return d, nil
+}
+
+func (j *job) assignClave(doc *hacienda.Document, d *tenant.Document, sucursal, situacion string) error {
+	c, err := hacienda.NewConsecutivo(sucursal, d.Terminal, d.Tipo, d.Numero)
+	if err != nil {
+		return fmt.Errorf("consecutivo: %w", err)
+	}
+	k, err := hacienda.NewClave(doc.FechaEmision, j.is.Company.NumeroIdentificacion, c, situacion, nil)
+	if err != nil {
+		return fmt.Errorf("clave: %w", err)
+	}
+	d.Consecutivo, d.Clave = c.String(), k.String()
+	d.FechaEmision = doc.FechaEmision
+	doc.Clave, doc.NumeroConsecutivo = d.Clave, d.Consecutivo
+	return nil
+}
+
+// reserveConflict explains a refused reservation: the id_externo was taken
+// meanwhile (by a concurrent send), or the caller's clave is taken.
+func (j *job) reserveConflict(ctx context.Context, d *tenant.Document) error {
+	if d.IDExterno != "" {
+		prev, err := j.p.o.Store.DocumentByExternalID(ctx, d.BranchID, d.IDExterno)
+		if err == nil {
+			if !bytes.Equal(prev.RequestHash, j.hash) {
+				return invalidField("id_externo", "was already used in this branch for another document")
+			}
+			return &OverloadError{
+				Reason: "A document with this id_externo is being sent right now; ask again shortly for its answer.",
+				After:  j.p.o.OverloadRetryAfter,
+			}
+		}
+	}
+	if d.Clave != "" {
+		return invalidField("clave", "is already used by another document")
+	}
+	return fmt.Errorf("reserve a number: %w", tenant.ErrConflict)
+}
+
+// keepPending stores a numbered document that could not go on, with the
+// reason, so that its number is kept and a repeat of the request resumes
+// it.
+func (j *job) keepPending(ctx context.Context, d *tenant.Document, reason string) {
+	d.Estado = tenant.StatePending
+	d.LastError = reason
+	d.NextAttemptAt = time.Time{}
+	if err := j.p.save(ctx, d); err != nil {
+		j.log.ErrorContext(ctx, "could not store a pending document", "err", err)
+	}
+}
+
+// issue builds, signs, stores and submits a numbered document.
+func (j *job) issue(ctx context.Context, doc *hacienda.Document, d *tenant.Document) (Outcome, error) {
+	p, is := j.p, j.is
+	// The submission names the company as the issuer (the clave's issuer,
+	// also in a purchase invoice, whose XML Emisor is the seller) and the
+	// counterparty as the receiver.
+	d.EmisorTipo, d.EmisorNumero = is.Company.TipoIdentificacion, is.Company.NumeroIdentificacion
+	d.ReceptorTipo, d.ReceptorNumero = "", ""
+	other := doc.Receptor
+	if doc.Type == hacienda.TypeFEC {
+		other = &doc.Emisor
+	}
+	if other != nil && !other.Identificacion.IsZero() {
+		d.ReceptorTipo, d.ReceptorNumero = other.Identificacion.Tipo, other.Identificacion.Numero
+	}
+
+	start := time.Now()
+	xml, err := hacienda.MarshalXML(doc)
+	p.metrics.observe(stageBuild, start)
+	if err != nil {
+		j.keepPending(ctx, d, "the XML could not be built")
+		return Outcome{}, fmt.Errorf("build XML: %w", err)
+	}
+
+	// Sign, unless the certificate is known to be expired or missing.
+	now := p.o.Clock()
+	if is.Company.CertificateExpired(now) {
+		return j.expired(ctx, d, is.Company.CertificateExpiry)
+	}
+	start = time.Now()
+	signed, err := p.o.Signer.Sign(ctx, is.Company.ID, xml)
+	p.metrics.observe(stageSign, start)
+	switch {
+	case errors.Is(err, signer.ErrCertificateExpired):
+		return j.expired(ctx, d, is.Company.CertificateExpiry)
+	case errors.Is(err, tenant.ErrNotFound):
+		return j.expired(ctx, d, time.Time{})
+	case err != nil:
+		j.keepPending(ctx, d, "the document could not be signed")
+		return Outcome{}, fmt.Errorf("sign: %w", err)
+	}
+
+	// Store before submitting (C.3). Until the submission's answer is
+	// stored the document is 05 and leased for InFlightGrace: should this
+	// process die, the background worker takes it up after that.
+	d.SignedXML = signed
+	d.Estado = tenant.StateNotSentYet
+	d.LastError = ""
+	d.NextAttemptAt = p.o.Clock().Add(p.o.InFlightGrace)
+	start = time.Now()
+	err = p.save(ctx, d)
+	p.metrics.observe(stageStore, start)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("store the signed document: %w", err)
+	}
+
+	sctx, cancel := context.WithTimeout(ctx, p.o.SubmitTimeout)
+	defer cancel()
+	err = p.submit(sctx, d)
+	if err == nil {
+		p.markSubmitted(d)
+		if serr := p.save(ctx, d); serr != nil {
+			// The tax authority has the document; the stored 05 will be
+			// settled by the background worker, which asks first.
+			j.log.ErrorContext(ctx, "could not store a submitted document", "err", serr)
+		}
+		return sendOutcome(*d), nil
+	}
+	return j.submitFailed(ctx, d, err)
+}
+
+// expired stores a document that cannot be signed because the company's
+// certificate is expired or missing (estado 00, numbered, nothing
+// submitted) and answers ExpiredClientCertificate.
+func (j *job) expired(ctx context.Context, d *tenant.Document, expiry time.Time) (Outcome, error) {
+	msg := "The company has no signing certificate; upload one (Certificado) and send the document again."
+	if !expiry.IsZero() {
+		msg = fmt.Sprintf("The company's signing certificate expired on %s; upload a new one (Certificado) and send the document again.",
+			expiry.In(crTime).Format(time.DateOnly))
+	}
+	j.keepPending(ctx, d, msg)
+	j.log.InfoContext(ctx, "document kept pending: certificate expired or missing")
+	return Outcome{Document: *d, Failed: true, Key: KeyExpiredClientCertificate, Message: msg, Estado: d.Estado}, nil
+}
+
+// submitFailed records a failed submission and answers for it. When the
+// tax authority may have received the document, its status is asked once
+// before answering: a document it holds is answered as sent.
+func (j *job) submitFailed(ctx context.Context, d *tenant.Document, err error) (Outcome, error) {
+	p := j.p
+	v := classifySubmit(err)
+	j.log.WarnContext(ctx, "submission failed", "err", err, "estado", string(v.Estado), "maybe_received", v.MaybeReceived)
+	if v.MaybeReceived || v.Estado == tenant.StateError {
+		// A cut answer, or a refusal that may be "already received": the
+		// tax authority's word on the clave decides.
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), min(p.o.SubmitTimeout, 5*time.Second))
+		known, serr := p.askStatus(sctx, d)
+		cancel()
+		if serr == nil && known {
+			if err := p.save(ctx, d); err != nil {
+				j.log.ErrorContext(ctx, "could not store a document's status", "err", err)
+			}
+			return sendOutcome(*d), nil
+		}
+	}
+	d.Estado = v.Estado
+	d.LastError = v.Message
+	if v.Retry {
+		d.NextAttemptAt = p.o.Clock().Add(backoff(p.o.BackoffBase, p.o.BackoffMax, 0, recepcion.RetryAfterOf(err)))
+	} else {
+		d.NextAttemptAt = time.Time{}
+	}
+	if serr := p.save(ctx, d); serr != nil {
+		return Outcome{}, fmt.Errorf("store a document after its submission failed: %w", serr)
+	}
+	return Outcome{Document: *d, Failed: true, Key: v.Key, Message: v.Message, Estado: d.Estado}, nil
+}
+
+// sendOutcome is the send call's answer for a stored document, as given
+// the first time and replayed afterwards.
+func sendOutcome(d tenant.Document) Outcome {
+	o := Outcome{Document: d, Estado: d.Estado}
+	switch {
+	case d.Estado == tenant.StatePending:
+		o.Failed, o.Key, o.Message = true, KeyExpiredClientCertificate, d.LastError
+	case d.Estado == tenant.StateNotSentYet:
+		o.Failed, o.Key, o.Message = true, KeySendingDocumentError, d.LastError
+		if o.Message == "" {
+			o.Message = "The tax authority has not received the document yet; it will be sent again."
+		}
+	case d.Estado == tenant.StateError && d.SubmittedAt.IsZero():
+		// Refused at reception: the send did not succeed.
+		o.Failed, o.Key, o.Message = true, KeySendingDocumentError, d.LastError
+	}
+	return o
+}
+
+// crTime is Costa Rica's time (UTC−06:00 all year).
+var crTime = time.FixedZone("-06:00", -6*60*60)
+
+// issuerParty is the company and branch as the document's issuer.
+func issuerParty(is tenant.Issuer, proveedor string) hacienda.Issuer {
+	c, b := is.Company, is.Branch
+	pt := hacienda.Party{
+		Nombre:          c.RazonSocial,
+		Identificacion:  hacienda.Identificacion{Tipo: c.TipoIdentificacion, Numero: c.NumeroIdentificacion},
+		NombreComercial: firstNonEmpty(b.RazonComercial, c.RazonComercial),
+	}
+	if b.Provincia != "" && b.Canton != "" && b.Distrito != "" {
+		pt.Ubicacion = &hacienda.Ubicacion{Provincia: b.Provincia, Canton: b.Canton, Distrito: b.Distrito,
+			Barrio: b.Barrio, OtrasSenas: firstNonEmpty(b.OtrasSenas, c.OtrasSenas)}
+	} else if c.Provincia != "" && c.Canton != "" && c.Distrito != "" {
+		pt.Ubicacion = &hacienda.Ubicacion{Provincia: c.Provincia, Canton: c.Canton, Distrito: c.Distrito,
+			Barrio: c.Barrio, OtrasSenas: c.OtrasSenas}
+	}
+	if tel := digitsOnly(firstNonEmpty(b.Telefono, c.Telefono)); tel != "" {
+		pt.Telefono = &hacienda.Telefono{CodigoPais: "506", NumTelefono: tel}
+	}
+	for _, m := range strings.Split(firstNonEmpty(b.CorreoElectronico, c.CorreoElectronico), ";") {
+		if m = strings.TrimSpace(m); m != "" {
+			pt.CorreoElectronico = append(pt.CorreoElectronico, m)
+		}
+	}
+	if proveedor == "" {
+		proveedor = c.NumeroIdentificacion
+	}
+	return hacienda.Issuer{Party: pt, CodigoActividad: c.ActividadComercial, ProveedorSistemas: proveedor}
+}
+
+func firstNonEmpty(vs ...string) string {
+	for _, v := range vs {
+		if v = strings.TrimSpace(v); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func digitsOnly(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if r >= '0' && r <= '9' {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,148 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"facturad/hacienda"
+	"facturad/hacienda/recepcion"
+	"facturad/tenant"
+)
+
+// limitKey is the limiter key of a company's calls to the tax authority.
+func limitKey(companyID int64) string { return "hacienda:" + strconv.FormatInt(companyID, 10) }
+
+// credentials opens the company's tax-authority user and password.
+func (p *Pipeline) credentials(ctx context.Context, companyID int64) (recepcion.Credentials, error) {
+	user, pass, err := p.o.Issuers.HaciendaCredentials(ctx, companyID)
+	if err != nil {
+		return recepcion.Credentials{}, fmt.Errorf("tax-authority credentials: %w", err)
+	}
+	return recepcion.Credentials{CompanyID: companyID, Username: user, Password: pass}, nil
+}
+
+// submit hands the stored, signed document to the tax authority, paced by
+// the limiter.
+func (p *Pipeline) submit(ctx context.Context, d *tenant.Document) error {
+	creds, err := p.credentials(ctx, d.CompanyID)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	err = p.o.Limiter.Wait(ctx, limitKey(d.CompanyID))
+	p.metrics.observe(stageLimit, start)
+	if err != nil {
+		return err
+	}
+	s := recepcion.Submission{
+		Clave:     d.Clave,
+		Fecha:     d.FechaEmision,
+		Emisor:    recepcion.Party{TipoIdentificacion: d.EmisorTipo, NumeroIdentificacion: d.EmisorNumero},
+		SignedXML: d.SignedXML,
+	}
+	if apiParty(d.ReceptorTipo, d.ReceptorNumero) {
+		s.Receptor = &recepcion.Party{TipoIdentificacion: d.ReceptorTipo, NumeroIdentificacion: d.ReceptorNumero}
+	}
+	start = time.Now()
+	_, err = p.o.Submitter.Submit(ctx, creds, s)
+	p.metrics.observe(stageSubmit, start)
+	return err
+}
+
+// apiParty reports whether an identification fits the reception API's
+// party (a known type and at most 12 digits); a foreign receiver's free-form
+// number does not, and is then left out of the submission.
+func apiParty(tipo, numero string) bool {
+	switch tipo {
+	case "01", "02", "03", "04", "05", "06":
+	default:
+		return false
+	}
+	return numero != "" && len(numero) <= 12 && strings.Trim(numero, "0123456789") == ""
+}
+
+// markSubmitted records that the tax authority received the document.
+func (p *Pipeline) markSubmitted(d *tenant.Document) {
+	now := p.o.Clock()
+	d.Estado = tenant.StateSent
+	d.SubmittedAt = now
+	d.LastError = ""
+	d.Attempts = 0
+	d.NextAttemptAt = now.Add(p.o.PollDelay)
+}
+
+// askStatus asks the tax authority about the document and records the
+// answer in d. known is false when the tax authority does not know the
+// clave (d is then unchanged).
+func (p *Pipeline) askStatus(ctx context.Context, d *tenant.Document) (known bool, err error) {
+	creds, err := p.credentials(ctx, d.CompanyID)
+	if err != nil {
+		return false, err
+	}
+	start := time.Now()
+	err = p.o.Limiter.Wait(ctx, limitKey(d.CompanyID))
+	p.metrics.observe(stageLimit, start)
+	if err != nil {
+		return false, err
+	}
+	start = time.Now()
+	st, err := p.o.Submitter.Status(ctx, creds, d.Clave)
+	p.metrics.observe(stageStatus, start)
+	switch {
+	case errors.Is(err, recepcion.ErrNotFound):
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	p.applyStatus(d, st)
+	return true, nil
+}
+
+// applyStatus records the tax authority's answer: the state from
+// ind-estado, and from the MensajeHacienda its code, message, detail lines
+// and the answer XML itself.
+func (p *Pipeline) applyStatus(d *tenant.Document, st recepcion.Status) {
+	now := p.o.Clock()
+	d.IndEstado = string(st.Estado)
+	d.CheckedAt = now
+	d.Estado = stateOf(st.Estado)
+	d.LastError = ""
+	if d.SubmittedAt.IsZero() {
+		// Received through an attempt whose answer was lost.
+		d.SubmittedAt = now
+	}
+	if m := st.Mensaje; m != nil {
+		d.CodigoMensaje = strconv.Itoa(m.Mensaje)
+		d.MensajeHacienda = m.EstadoMensaje
+		if d.MensajeHacienda == "" {
+			switch m.Mensaje {
+			case hacienda.MensajeAceptado:
+				d.MensajeHacienda = "Aceptado"
+			case hacienda.MensajeRechazado:
+				d.MensajeHacienda = "Rechazado"
+			}
+		}
+		d.DetalleMensaje = m.DetalleLines()
+		if d.DetalleMensaje == nil {
+			d.DetalleMensaje = []string{}
+		}
+		d.ResponseXML = st.ResponseXML
+	}
+	if settled(d.Estado) {
+		d.NextAttemptAt = time.Time{}
+	} else {
+		d.NextAttemptAt = now.Add(backoff(p.o.PollDelay, p.o.BackoffMax, d.Attempts, 0))
+	}
+}
+
+// save stores d under a context of its own: a document's state is written
+// whatever became of the call that changed it.
+func (p *Pipeline) save(ctx context.Context, d *tenant.Document) error {
+	ctx, cancel := p.detached(ctx)
+	defer cancel()
+	return p.o.Store.SaveDocument(ctx, d)
+}

@@ -1,0 +1,106 @@
+package tenant
+
+import (
+	"context"
+	"fmt"
+)
+
+// Issuer is what the document pipeline needs to know about the company and
+// branch a document is issued for: the Emisor data, the branch code of the
+// consecutivo, the certificate's expiry and version. It carries the sealed
+// secrets as stored; they are opened only by the methods below that say so.
+type Issuer struct {
+	Company Company
+	Branch  Branch
+}
+
+// Issuer returns a company and one of its branches for the service's own
+// pipeline. It checks no principal (the pipeline takes the ids from an
+// authenticated principal or from a stored document); a branch of another
+// company is ErrNotFound.
+func (s *Service) Issuer(ctx context.Context, companyID, branchID int64) (Issuer, error) {
+	c, err := s.store.Company(ctx, companyID)
+	if err != nil {
+		return Issuer{}, fmt.Errorf("company %d: %w", companyID, err)
+	}
+	b, err := s.store.Branch(ctx, branchID)
+	if err != nil {
+		return Issuer{}, fmt.Errorf("branch %d: %w", branchID, err)
+	}
+	if b.CompanyID != c.ID {
+		return Issuer{}, fmt.Errorf("branch %d of company %d: %w", branchID, companyID, ErrNotFound)
+	}
+	return Issuer{Company: c, Branch: b}, nil
+}
+
+// AuthorizeDocument reports whether p may see the documents of a branch of
+// a company: an admin every branch, a reseller the branches of the
+// companies it owns, a branch user only its own branch. Anything else is
+// ErrNotFound, exactly as a missing document answers.
+func (s *Service) AuthorizeDocument(ctx context.Context, p Principal, companyID, branchID int64) error {
+	switch p.Role {
+	case RoleAdmin:
+		return nil
+	case RoleBranch:
+		if p.CompanyID != 0 && p.CompanyID == companyID && p.BranchID != 0 && p.BranchID == branchID {
+			return nil
+		}
+		return ErrNotFound
+	case RoleReseller:
+		c, err := s.store.Company(ctx, companyID)
+		if err != nil {
+			return fmt.Errorf("company %d: %w", companyID, err)
+		}
+		if canSee(p, c) {
+			return nil
+		}
+	}
+	return ErrNotFound
+}
+
+// HaciendaCredentials opens a company's tax-authority user and password
+// for the pipeline's calls to the tax authority. It checks no principal.
+func (s *Service) HaciendaCredentials(ctx context.Context, companyID int64) (username string, password Secret, err error) {
+	c, err := s.store.Company(ctx, companyID)
+	if err != nil {
+		return "", nil, fmt.Errorf("company %d: %w", companyID, err)
+	}
+	pass, err := s.sealer.Open(c.ID, PurposeHaciendaPassword, c.SealedContrasenaHacienda)
+	if err != nil {
+		return "", nil, fmt.Errorf("company %d: open tax-authority password: %w", c.ID, err)
+	}
+	return c.UsuarioHacienda, pass, nil
+}
+
+// CertificateVersion returns the version of the company's current
+// certificate (it grows with every upload), for the signer's per-company
+// cache. It checks no principal.
+func (s *Service) CertificateVersion(ctx context.Context, companyID int64) (int64, error) {
+	c, err := s.store.Company(ctx, companyID)
+	if err != nil {
+		return 0, fmt.Errorf("company %d: %w", companyID, err)
+	}
+	return c.CertificateVersion, nil
+}
+
+// CertificateP12 opens the company's .p12 file and its PIN, with the
+// version they belong to, for the signer's per-company cache. It checks no
+// principal; the caller must not log or keep the returned secrets.
+func (s *Service) CertificateP12(ctx context.Context, companyID int64) (p12, pin []byte, version int64, err error) {
+	c, err := s.store.Company(ctx, companyID)
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("company %d: %w", companyID, err)
+	}
+	if len(c.SealedCertificate) == 0 {
+		return nil, nil, 0, fmt.Errorf("company %d has no certificate: %w", companyID, ErrNotFound)
+	}
+	p12, err = s.sealer.Open(c.ID, PurposeCertificate, c.SealedCertificate)
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("company %d: open certificate: %w", c.ID, err)
+	}
+	pin, err = s.sealer.Open(c.ID, PurposeCertificatePIN, c.SealedCertificatePIN)
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("company %d: open certificate PIN: %w", c.ID, err)
+	}
+	return p12, pin, c.CertificateVersion, nil
+}
