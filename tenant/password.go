@@ -46,8 +46,8 @@ const (
 	argonKeyLen  = 32
 	// Bounds on the parameters Verify accepts from a stored hash, so that a
 	// damaged or planted row cannot make one check cost gigabytes.
-	argonMaxMemory = 1 << 20 // 1 GiB in KiB
-	argonMaxTime   = 64
+	argonMaxMemory = 256 << 10 // 256 MiB in KiB
+	argonMaxTime   = 16
 )
 
 func (a Argon2id) params() Argon2id {
