@@ -1,0 +1,40 @@
+package gateway
+
+import (
+	"bytes"
+	"encoding/json"
+	"testing"
+)
+
+// FuzzJSONFields checks that any body is either read or refused with a 400
+// on "body", that every valid JSON object is read, and that reading fields
+// of any type never panics.
+func FuzzJSONFields(f *testing.F) {
+	for _, seed := range []string{
+		`{"sucursal":"001","Sucursal":2,"activo":true,"barrio":null}`,
+		`{"a":{"b":[1,2]}}`, `[]`, `{`, `{"a":1} x`, `"s"`, `{"verMonedaExtranjera":"S"}`, "",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		fl, err := jsonFields(body)
+		trimmed := bytes.TrimSpace(body)
+		if json.Valid(trimmed) && len(trimmed) > 0 && trimmed[0] == '{' {
+			if err != nil {
+				t.Fatalf("valid object refused: %v", err)
+			}
+		}
+		if err != nil {
+			ae, ok := err.(*apiError)
+			if !ok || ae.status != 400 || len(ae.fields["body"]) == 0 {
+				t.Fatalf("refusal is not a 400 on body: %#v", err)
+			}
+			return
+		}
+		for name := range fl.json {
+			fl.str(name)
+			fl.flag(name)
+		}
+		_ = fl.err()
+	})
+}
