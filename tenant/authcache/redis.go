@@ -49,7 +49,16 @@ func NewRedis(client redis.UniversalClient, o RedisOptions) (*Redis, error) {
 	if client == nil {
 		return nil, errors.New("authcache: redis client is nil")
 	}
-	if c, ok := client.(*redis.Client); ok && !c.Options().ContextTimeoutEnabled {
+	var ctxTimeouts bool
+	switch c := client.(type) {
+	case *redis.Client:
+		ctxTimeouts = c.Options().ContextTimeoutEnabled
+	case *redis.ClusterClient:
+		ctxTimeouts = c.Options().ContextTimeoutEnabled
+	default:
+		ctxTimeouts = true // cannot tell; trust the caller
+	}
+	if !ctxTimeouts {
 		return nil, errors.New("authcache: the redis client needs ContextTimeoutEnabled so that calls obey their timeout")
 	}
 	if o.Prefix == "" {
