@@ -711,3 +711,80 @@ func TestMarshalXMLSurtido(t *testing.T) {
 		})
 	}
 }
+
+// TestParseXMLNestedErrors: the parser's checks inside the parties, lines,
+// taxes, other charges and Otros, on the FE golden document.
+func TestParseXMLNestedErrors(t *testing.T) {
+	b, err := os.ReadFile("testdata/golden/FE.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	if _, err := ParseXML(b); err != nil {
+		t.Fatal(err)
+	}
+	otros := `<Otros><OtroTexto codigo="a">x</OtroTexto></Otros></FacturaElectronica>`
+	tests := []struct{ name, old, new, want string }{
+		{"error/nombre twice", "<Emisor><Nombre>", "<Emisor><Nombre>A</Nombre><Nombre>", "given twice"},
+		{"error/identificacion twice", "<Emisor><Nombre>Comercializadora del Valle Central S.A.</Nombre><Identificacion>", "<Emisor><Nombre>Comercializadora del Valle Central S.A.</Nombre><Identificacion><Tipo>01</Tipo><Numero>1</Numero></Identificacion><Identificacion>", "given twice"},
+		{"error/ubicacion twice", "<Ubicacion>", "<Ubicacion><Provincia>1</Provincia></Ubicacion><Ubicacion>", "given twice"},
+		{"error/telefono twice", "<Telefono>", "<Telefono><CodigoPais>1</CodigoPais></Telefono><Telefono>", "given twice"},
+		{"error/telefono child", "<CodigoPais>", "<Fax>1</Fax><CodigoPais>", "unexpected element"},
+		{"error/ubicacion child", "<Provincia>", "<Pais>CR</Pais><Provincia>", "unexpected element"},
+		{"error/identificacion child", "<Tipo>02</Tipo>", "<Tipo>02</Tipo><Digito>1</Digito>", "unexpected element"},
+		{"error/receptor twice", "<CondicionVenta>", "<Receptor><Nombre>x</Nombre></Receptor><CondicionVenta>", "given twice"},
+		{"error/numero linea text", "<NumeroLinea>1</NumeroLinea>", "<NumeroLinea>uno</NumeroLinea>", "not an integer"},
+		{"error/numero linea twice", "<NumeroLinea>1</NumeroLinea>", "<NumeroLinea>1</NumeroLinea><NumeroLinea>1</NumeroLinea>", "given twice"},
+		{"error/cantidad twice", "<Cantidad>", "<Cantidad>1</Cantidad><Cantidad>", "given twice"},
+		{"error/fecha twice", "<NumeroConsecutivo>", "<FechaEmision>2026-11-21T14:03:00-06:00</FechaEmision><NumeroConsecutivo>", "given twice"},
+		{"error/detalle servicio child", "<DetalleServicio>", "<DetalleServicio><Linea/>", "unexpected element"},
+		{"error/detalle servicio twice", "<ResumenFactura>", "<DetalleServicio></DetalleServicio><ResumenFactura>", "given twice"},
+		{"error/descuento child", "<CodigoDescuento>", "<Motivo>x</Motivo><CodigoDescuento>", "unexpected element"},
+		{"error/impuesto child", "<Impuesto><Codigo>", "<Impuesto><Base>1</Base><Codigo>", "unexpected element"},
+		{"error/exoneracion child", "<TipoDocumentoEX1>", "<Tipo>1</Tipo><TipoDocumentoEX1>", "unexpected element"},
+		{"error/exoneracion twice", "</Exoneracion>", "</Exoneracion><Exoneracion></Exoneracion>", "given twice"},
+		{"error/exoneracion date", "<FechaEmisionEX>", "<FechaEmisionEX>x", "FechaEmisionEX"},
+		{"error/articulo", "<NumeroDocumento>", "<Articulo>8.5</Articulo><NumeroDocumento>", "not an integer"},
+		{"error/especifico twice", "</DatosImpuestoEspecifico>", "</DatosImpuestoEspecifico><DatosImpuestoEspecifico></DatosImpuestoEspecifico>", "given twice"},
+		{"error/especifico child", "<ImpuestoUnidad>", "<Litros>1</Litros><ImpuestoUnidad>", "unexpected element"},
+		{"error/otro cargo child", "<TipoDocumentoOC>04</TipoDocumentoOC>", "<TipoDocumentoOC>04</TipoDocumentoOC><Nota>x</Nota>", "unexpected element"},
+		{"error/tercero twice", "<NombreTercero>", "<IdentificacionTercero><Tipo>01</Tipo></IdentificacionTercero><NombreTercero>", "given twice"},
+		{"error/moneda twice", "<TotalServGravados>", "<CodigoTipoMoneda></CodigoTipoMoneda><TotalServGravados>", "given twice"},
+		{"error/moneda child", "<CodigoMoneda>", "<Simbolo>₡</Simbolo><CodigoMoneda>", "unexpected element"},
+		{"error/desglose child", "<TotalMontoImpuesto>", "<Base>1</Base><TotalMontoImpuesto>", "unexpected element"},
+		{"error/medio pago child", "<TipoMedioPago>", "<Banco>x</Banco><TipoMedioPago>", "unexpected element"},
+		{"error/resumen child", "<TotalComprobante>", "<TotalNeto>1</TotalNeto><TotalComprobante>", "unexpected element"},
+		{"error/total twice", "<TotalComprobante>", "<TotalComprobante>1</TotalComprobante><TotalComprobante>", "given twice"},
+		{"error/referencia child", "</ResumenFactura>", "</ResumenFactura><InformacionReferencia><TipoDocIR>01</TipoDocIR><Motivo>x</Motivo></InformacionReferencia>", "unexpected element"},
+		{"error/otros child", "</FacturaElectronica>", "<Otros><Texto>x</Texto></Otros></FacturaElectronica>", "unexpected element"},
+		{"error/otros attribute", "</FacturaElectronica>", `<Otros><OtroTexto tipo="a">x</OtroTexto></Otros></FacturaElectronica>`, "unexpected attribute"},
+		{"error/otros twice", "</FacturaElectronica>", "<Otros></Otros>" + otros, "given twice"},
+		{"error/signature in another place", "<CondicionVenta>", `<ds:Signature xmlns:ds="http://www.w3.org/2000/09/xmldsig#"/><CondicionVenta>`, ""},
+		{"error/signature inside a line", "<NumeroLinea>", `<ds:Signature xmlns:ds="http://www.w3.org/2000/09/xmldsig#"/><NumeroLinea>`, "namespace"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if !strings.Contains(s, tt.old) {
+				t.Fatalf("golden FE has no %q", tt.old)
+			}
+			in := strings.Replace(s, tt.old, tt.new, 1)
+			_, err := ParseXML([]byte(in))
+			if tt.name == "error/signature in another place" {
+				// A signature anywhere among the root's children is skipped;
+				// its position is the schema's business.
+				if err != nil {
+					t.Fatalf("unexpected error %v", err)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want it to mention %q", err, tt.want)
+			}
+		})
+	}
+	// Otros with a codigo and an own namespace declaration parses.
+	d, err := ParseXML([]byte(strings.Replace(s, "</FacturaElectronica>", strings.Replace(otros, "<OtroTexto ", `<OtroTexto xmlns="`+TypeFE.Namespace()+`" `, 1), 1)))
+	if err != nil || d.Otros == nil || d.Otros.OtroTexto[0].Codigo != "a" {
+		t.Fatalf("Otros: %v %+v", err, d)
+	}
+}
