@@ -158,10 +158,7 @@ func decodeBody(body []byte, v any) error {
 	var se *json.SyntaxError
 	switch {
 	case errors.As(err, &te):
-		path := te.Field
-		if path == "" {
-			path = "$"
-		}
+		path := decodeErrorPath(te.Field)
 		e.add(path, "must be a JSON "+jsonKind(te.Type.Kind().String())+", not "+te.Value)
 	case errors.As(err, &se):
 		e.add("$", "the request body is not valid JSON (at byte "+strconv.FormatInt(se.Offset, 10)+")")
@@ -169,6 +166,34 @@ func decodeBody(body []byte, v any) error {
 		e.add("$", "the request body could not be read: "+err.Error())
 	}
 	return e.err()
+}
+
+// decodeErrorPath turns the decoder's dotted field path into the
+// contract's: the embedded body drops out, the receptor is named
+// ReceptorRequest with PascalCase fields.
+func decodeErrorPath(field string) string {
+	if field == "" {
+		return "$"
+	}
+	parts := strings.Split(field, ".")
+	out := parts[:0]
+	for _, p := range parts {
+		if p != "DocumentBody" {
+			out = append(out, p)
+		}
+	}
+	if len(out) == 0 {
+		return "$"
+	}
+	if strings.EqualFold(out[0], "receptor") {
+		out[0] = "ReceptorRequest"
+		for i := 1; i < len(out); i++ {
+			if out[i] != "" {
+				out[i] = strings.ToUpper(out[i][:1]) + out[i][1:]
+			}
+		}
+	}
+	return strings.Join(out, ".")
 }
 
 func jsonKind(goKind string) string {
