@@ -109,6 +109,9 @@ func (tc *tokenCache) token(ctx context.Context, creds Credentials) (string, err
 		if t := s.state.Load(); t != nil && t.fingerprint == fp && t.access != "" && tc.c.clock.Now().Before(t.useUntil) {
 			return t.access, nil
 		}
+		if err := ctx.Err(); err != nil {
+			return "", ClassifyTransport(OpToken, err, false)
+		}
 		s.mu.Lock()
 		f := s.flight
 		if f == nil {
