@@ -6,6 +6,7 @@
 //
 //	facturad [serve] [flags]   run the service (the default)
 //	facturad migrate [flags]   apply the PostgreSQL migrations and exit
+//	facturad sandbox [flags]   run the tax-authority sandbox alone
 //	facturad mkcert [flags]    mint a throwaway test certificate (.p12)
 //	facturad keygen            print a new random master key (base64)
 //
@@ -49,6 +50,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		return runServe(ctx, args, stdout, stderr, getenv)
 	case "migrate":
 		return runMigrate(ctx, args, stderr, getenv)
+	case "sandbox":
+		return runSandbox(ctx, args, stdout, stderr, getenv)
 	case "mkcert":
 		return runMkcert(args, stdout, stderr)
 	case "keygen":
@@ -66,7 +69,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	}
 }
 
-const usage = `usage: facturad [serve|migrate|mkcert|keygen] [flags]
+const usage = `usage: facturad [serve|migrate|sandbox|mkcert|keygen] [flags]
 `
 
 // loadConfig parses the configuration of a subcommand and validates it.

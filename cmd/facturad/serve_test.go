@@ -123,3 +123,38 @@ func TestServeConfiguredAdmin(t *testing.T) {
 		t.Fatalf("wrong password: status %d, want 401", resp.StatusCode)
 	}
 }
+
+func TestSandboxSubcommand(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	out := new(syncBuffer)
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"sandbox", "--listen", "127.0.0.1:0", "--log-level", "warn"}, out, io.Discard, func(string) string { return "" })
+	}()
+	re := regexp.MustCompile(`token (http://\S+)`)
+	var tokenURL string
+	for i := 0; i < 3000 && tokenURL == ""; i++ {
+		if m := re.FindStringSubmatch(out.String()); m != nil {
+			tokenURL = m[1]
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if tokenURL == "" {
+		cancel()
+		t.Fatalf("sandbox did not start: %s", out.String())
+	}
+	resp, err := http.PostForm(tokenURL, map[string][]string{
+		"grant_type": {"password"}, "client_id": {"api-stag"}, "username": {"u"}, "password": {"p"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("token grant: status %d", resp.StatusCode)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("sandbox stop: %v", err)
+	}
+}

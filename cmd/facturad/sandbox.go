@@ -1,0 +1,44 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"facturad/hacienda/sandbox"
+)
+
+// runSandbox runs the tax-authority sandbox alone, for load tests and for
+// other services to test against (point them at the printed URLs; for a
+// facturad elsewhere, FACTURAD_HACIENDA_API_URL and _TOKEN_URL).
+func runSandbox(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	fs := flag.NewFlagSet("facturad sandbox", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	listen := fs.String("listen", ":8090", "listen address")
+	delay := fs.Duration("delay", 0, "processing delay before a document gets its verdict")
+	adminToken := fs.String("admin-token", getenv("FACTURAD_SANDBOX_ADMIN_TOKEN"), "bearer token required on /_sandbox/ (default: open)")
+	seed := fs.Uint64("seed", uint64(time.Now().UnixNano()), "seed of the fault injection")
+	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if _, err := parseLevel(*logLevel); err != nil {
+		return err
+	}
+	s, err := sandbox.Listen(*listen, sandbox.Options{
+		ProcessingDelay: *delay,
+		AdminToken:      *adminToken,
+		Seed:            *seed,
+		Logger:          newLogger(stderr, *logLevel),
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "sandbox listening: api %s  token %s\n", s.APIURL(), s.TokenURL())
+	<-ctx.Done()
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	return s.Close(sctx)
+}
