@@ -257,6 +257,9 @@ func checkDocument(d *etree.Document) error {
 			if t.Target != "xml" {
 				return fmt.Errorf("document has a processing instruction <?%s?> outside the root element", t.Target)
 			}
+			if enc := declaredEncoding(t.Inst); enc != "" && !strings.EqualFold(enc, "utf-8") {
+				return fmt.Errorf("document declares encoding %q; only UTF-8 is accepted", enc)
+			}
 		}
 	}
 	var walk func(e *etree.Element) error
@@ -276,6 +279,28 @@ func checkDocument(d *etree.Document) error {
 		return nil
 	}
 	return walk(d.Root())
+}
+
+// declaredEncoding returns the encoding pseudo-attribute of an XML
+// declaration's body, or "".
+func declaredEncoding(inst string) string {
+	i := strings.Index(inst, "encoding")
+	if i < 0 {
+		return ""
+	}
+	rest := strings.TrimLeft(inst[i+len("encoding"):], " \t\r\n")
+	if !strings.HasPrefix(rest, "=") {
+		return ""
+	}
+	rest = strings.TrimLeft(rest[1:], " \t\r\n")
+	if rest == "" || (rest[0] != '"' && rest[0] != '\'') {
+		return ""
+	}
+	end := strings.IndexByte(rest[1:], rest[0])
+	if end < 0 {
+		return ""
+	}
+	return rest[1 : end+1]
 }
 
 type signatureIDs struct {

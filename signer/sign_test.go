@@ -50,6 +50,7 @@ func TestSignErrors(t *testing.T) {
 		{name: "error/processing instruction", doc: bytes.Replace(doc, []byte("?>\n"), []byte("?>\n<?xml-stylesheet href=\"a.xsl\"?>\n"), 1), wantMsg: "processing instruction"},
 		{name: "error/doctype", doc: bytes.Replace(doc, []byte("?>\n"), []byte("?>\n<!DOCTYPE FacturaElectronica>\n"), 1), wantMsg: "DOCTYPE"},
 		{name: "error/id with a quote", opts: []Option{at(goldenTime), WithID(`a"b`)}, wantMsg: "id"},
+		{name: "error/latin-1 declared", doc: bytes.Replace(doc, []byte(`encoding="UTF-8"`), []byte(`encoding='ISO-8859-1'`), 1), wantMsg: "ISO-8859-1"},
 		{name: "error/tab in attribute", doc: []byte("<a x=\"1\t2\"><b/></a>"), wantMsg: "tab or line break"},
 	}
 	for _, tt := range tests {
