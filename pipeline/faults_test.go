@@ -1,0 +1,389 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"facturad/hacienda/sandbox"
+	"facturad/tenant"
+)
+
+func TestExpiredCertificate(t *testing.T) {
+	b := setup(t, setupOptions{})
+	b.clock.advance(3 * 365 * 24 * time.Hour) // past the certificate's two years
+	out := b.mustSend(t, request("01", "expired-1"))
+	if !out.Failed || out.Key != KeyExpiredClientCertificate || out.Estado != tenant.StatePending || out.Message == "" {
+		t.Fatalf("send: %s", describe(out))
+	}
+	if out.Document.Clave == "" || out.Document.Consecutivo == "" {
+		t.Fatal("the pending document was not numbered")
+	}
+	d := b.stored(t, out.Document.Clave)
+	if d.Estado != tenant.StatePending || len(d.SignedXML) != 0 || !d.NextAttemptAt.IsZero() {
+		t.Errorf("stored: estado %s xml %d next %v", d.Estado, len(d.SignedXML), d.NextAttemptAt)
+	}
+	if n := b.sub.submits.Load(); n != 0 || len(b.sb.Received()) != 0 || b.sb.Stats().Submissions != 0 {
+		t.Fatalf("submitted with an expired certificate: client %d, sandbox %d", n, len(b.sb.Received()))
+	}
+
+	// A repeat gives the same answer and keeps the number.
+	again := b.mustSend(t, request("01", "expired-1"))
+	if again.Key != KeyExpiredClientCertificate || again.Document.Clave != d.Clave {
+		t.Fatalf("repeat: %s clave %s", describe(again), again.Document.Clave)
+	}
+	// The background worker leaves 00 alone.
+	if n, _ := b.p.RunDue(context.Background()); n != 0 {
+		t.Errorf("the background worker claimed %d pending documents", n)
+	}
+
+	// Once the company can sign again (here: the clock is back within the
+	// certificate's validity), the same request issues the document with
+	// the number it was given.
+	b.clock.advance(-3 * 365 * 24 * time.Hour)
+	resumed := b.mustSend(t, request("01", "expired-1"))
+	if resumed.Failed || resumed.Estado != tenant.StateSent || resumed.Document.Clave != d.Clave {
+		t.Fatalf("resume: %s clave %s, want %s", describe(resumed), resumed.Document.Clave, d.Clave)
+	}
+	if _, ok := b.sb.Document(d.Clave); !ok {
+		t.Fatal("the resumed document did not reach the sandbox")
+	}
+}
+
+func TestOutageThenRetry(t *testing.T) {
+	for _, k := range storeKinds {
+		t.Run(k.name, func(t *testing.T) {
+			b := setup(t, setupOptions{store: k.open, sandbox: sandbox.Options{Faults: sandbox.Faults{Outage: true}}})
+			start := time.Now()
+			out := b.mustSend(t, request("01", "outage-1"))
+			if took := time.Since(start); took > 20*time.Second {
+				t.Errorf("the send took %s during the outage", took)
+			}
+			if !out.Failed || out.Key != KeySendingDocumentError || out.Estado != tenant.StateNotSentYet || out.Message == "" {
+				t.Fatalf("send: %s", describe(out))
+			}
+			clave := out.Document.Clave
+			d := b.stored(t, clave)
+			if d.Estado != tenant.StateNotSentYet || len(d.SignedXML) == 0 || d.NextAttemptAt.IsZero() || d.LastError == "" {
+				t.Fatalf("stored: estado %s xml %d next %v error %q", d.Estado, len(d.SignedXML), d.NextAttemptAt, d.LastError)
+			}
+
+			// While the outage lasts the worker keeps it in 05 and backs
+			// off.
+			b.round(t)
+			if d2 := b.stored(t, clave); d2.Estado != tenant.StateNotSentYet || d2.Attempts < 1 {
+				t.Fatalf("during the outage: estado %s attempts %d", d2.Estado, d2.Attempts)
+			}
+
+			if err := b.sb.SetFaults(sandbox.Faults{}); err != nil {
+				t.Fatal(err)
+			}
+			b.runDueUntil(t, 5, func() bool { return b.stored(t, clave).Estado == tenant.StateSent || b.stored(t, clave).Estado == tenant.StateAccepted })
+			b.runDueUntil(t, 5, func() bool { return b.stored(t, clave).Estado == tenant.StateAccepted })
+			d = b.stored(t, clave)
+			if d.CodigoMensaje != "1" || len(d.ResponseXML) == 0 || !d.NextAttemptAt.IsZero() {
+				t.Errorf("settled: codigo %q answer %d next %v", d.CodigoMensaje, len(d.ResponseXML), d.NextAttemptAt)
+			}
+			if st := b.sb.Stats(); st.Submissions != 1 || st.Duplicates != 0 {
+				t.Errorf("the sandbox received %d submissions, %d duplicates", st.Submissions, st.Duplicates)
+			}
+		})
+	}
+}
+
+func TestDroppedAnswerIsNotSentTwice(t *testing.T) {
+	t.Run("ok/send asks first", func(t *testing.T) {
+		b := setup(t, setupOptions{sandbox: sandbox.Options{Faults: sandbox.Faults{DropRate: 1}}})
+		out := b.mustSend(t, request("01", "drop-1"))
+		// The answer was lost but the document arrived: the status says
+		// so, and the send answers it as sent.
+		if out.Failed || out.Estado == tenant.StateNotSentYet {
+			t.Fatalf("send: %s", describe(out))
+		}
+		if n := b.sub.statuses.Load(); n < 1 {
+			t.Error("the status was not asked after the lost answer")
+		}
+		if err := b.sb.SetFaults(sandbox.Faults{}); err != nil {
+			t.Fatal(err)
+		}
+		b.runDueUntil(t, 5, func() bool { return b.stored(t, out.Document.Clave).Estado == tenant.StateAccepted })
+		if st := b.sb.Stats(); st.Submissions != 1 || st.Duplicates != 0 || b.sub.submits.Load() != 1 {
+			t.Errorf("submissions: sandbox %d (duplicates %d), client %d", st.Submissions, st.Duplicates, b.sub.submits.Load())
+		}
+	})
+	t.Run("ok/worker asks first", func(t *testing.T) {
+		b := setup(t, setupOptions{sandbox: sandbox.Options{Faults: sandbox.Faults{Outage: true}}})
+		out := b.mustSend(t, request("01", "drop-2"))
+		if out.Estado != tenant.StateNotSentYet {
+			t.Fatalf("send: %s", describe(out))
+		}
+		clave := out.Document.Clave
+		// The outage ends but every answer to a submission is lost.
+		if err := b.sb.SetFaults(sandbox.Faults{DropRate: 1}); err != nil {
+			t.Fatal(err)
+		}
+		b.round(t)
+		if _, ok := b.sb.Document(clave); !ok {
+			t.Fatal("the worker did not resubmit after the outage")
+		}
+		if err := b.sb.SetFaults(sandbox.Faults{}); err != nil {
+			t.Fatal(err)
+		}
+		b.runDueUntil(t, 5, func() bool { return b.stored(t, clave).Estado == tenant.StateAccepted })
+		if st := b.sb.Stats(); st.Submissions != 1 || st.Duplicates != 0 {
+			t.Errorf("the sandbox received %d submissions, %d duplicates", st.Submissions, st.Duplicates)
+		}
+	})
+}
+
+func TestForcedRejection(t *testing.T) {
+	lines := []string{"El monto TotalComprobante no coincide con el calculado.", "Segunda línea del detalle."}
+	b := setup(t, setupOptions{sandbox: sandbox.Options{Faults: sandbox.Faults{RejectNext: 1, RejectDetail: lines}}})
+	out := b.mustSend(t, request("01", "reject-1"))
+	if out.Failed || out.Estado != tenant.StateSent {
+		t.Fatalf("send: %s", describe(out))
+	}
+	ck, err := b.p.Check(context.Background(), b.branch, out.Document.Clave)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := ck.Document
+	if ck.Failed || ck.Estado != tenant.StateRejected || d.CodigoMensaje != "3" || d.IndEstado != "rechazado" {
+		t.Fatalf("check: %s codigo %q ind %q", describe(ck), d.CodigoMensaje, d.IndEstado)
+	}
+	for _, l := range lines {
+		if !slices.Contains(d.DetalleMensaje, l) {
+			t.Errorf("detail lines %q lack %q", d.DetalleMensaje, l)
+		}
+	}
+	if s := b.stored(t, d.Clave); s.Estado != tenant.StateRejected || !slices.Equal(s.DetalleMensaje, d.DetalleMensaje) {
+		t.Errorf("stored: estado %s detail %q", s.Estado, s.DetalleMensaje)
+	}
+}
+
+func TestCheckUnreadable(t *testing.T) {
+	b := setup(t, setupOptions{})
+	out := b.mustSend(t, request("01", "check-1"))
+	if err := b.sb.SetFaults(sandbox.Faults{Outage: true}); err != nil {
+		t.Fatal(err)
+	}
+	ck, err := b.p.Check(context.Background(), b.branch, out.Document.Clave)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ck.Failed || ck.Estado != tenant.StateNotSentYet || ck.Message == "" {
+		t.Fatalf("check: %s", describe(ck))
+	}
+	if s := b.stored(t, out.Document.Clave); s.Estado != tenant.StateSent {
+		t.Errorf("the stored state changed to %s", s.Estado)
+	}
+}
+
+func TestDocumentAuthorization(t *testing.T) {
+	b := setup(t, setupOptions{})
+	out := b.mustSend(t, request("01", "auth-1"))
+	clave := out.Document.Clave
+	ctx := context.Background()
+	_, stranger := b.newCompany(t, "3101654321")
+	reseller := tenant.Principal{UserID: 999, Role: tenant.RoleReseller}
+	otherBranch := b.branch
+	otherBranch.BranchID += 1000
+	for _, tc := range []struct {
+		name string
+		p    tenant.Principal
+		ok   bool
+	}{
+		{"ok/own branch", b.branch, true},
+		{"ok/admin", b.admin, true},
+		{"error/another company", stranger, false},
+		{"error/another branch", otherBranch, false},
+		{"error/reseller not owning it", reseller, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := b.p.Document(ctx, tc.p, clave)
+			if tc.ok && err != nil {
+				t.Fatalf("read: %v", err)
+			}
+			if !tc.ok && !errors.Is(err, tenant.ErrNotFound) {
+				t.Fatalf("read: %v, want not found", err)
+			}
+			_, err = b.p.Check(ctx, tc.p, clave)
+			if !tc.ok && !errors.Is(err, tenant.ErrNotFound) {
+				t.Fatalf("check: %v, want not found", err)
+			}
+		})
+	}
+	if _, err := b.p.Document(ctx, b.branch, "123"); !errors.Is(err, tenant.ErrNotFound) {
+		t.Errorf("malformed clave: %v", err)
+	}
+}
+
+func TestLaneFull(t *testing.T) {
+	b := setup(t, setupOptions{
+		sandbox:  sandbox.Options{Faults: sandbox.Faults{Latency: sandbox.Duration(300 * time.Millisecond)}},
+		pipeline: func(o *Options) { o.Workers, o.QueueSize = 1, 1 },
+	})
+	const n = 4
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = b.send(t, request("01", "burst-"+string(rune('a'+i))))
+		}()
+	}
+	wg.Wait()
+	var ok, refused int
+	for _, err := range errs {
+		var oe *OverloadError
+		switch {
+		case err == nil:
+			ok++
+		case errors.As(err, &oe):
+			refused++
+			if oe.HTTPStatus() != 503 || oe.RetryAfter() <= 0 {
+				t.Errorf("refusal %d %s", oe.HTTPStatus(), oe.RetryAfter())
+			}
+		default:
+			t.Errorf("send: %v", err)
+		}
+	}
+	if ok < 2 || refused < 1 || ok+refused != n {
+		t.Errorf("%d sent, %d refused; want at least 2 and 1", ok, refused)
+	}
+}
+
+func TestLanesBounded(t *testing.T) {
+	ls := newLanes(2, 1)
+	ctx := context.Background()
+	var rel []func()
+	for i := 0; i < 2; i++ {
+		r, err := ls.acquire(ctx, 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel = append(rel, r)
+	}
+	// The third waits (queue slot); the fourth is refused.
+	got := make(chan error, 1)
+	go func() {
+		r, err := ls.acquire(ctx, 7)
+		if err == nil {
+			r()
+		}
+		got <- err
+	}()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if _, n := ls.stats(); n == 3 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if _, err := ls.acquire(ctx, 7); !errors.Is(err, errLaneFull) {
+		t.Fatalf("fourth: %v, want lane full", err)
+	}
+	// Another branch has its own lane.
+	r, err := ls.acquire(ctx, 8)
+	if err != nil {
+		t.Fatalf("other branch: %v", err)
+	}
+	r()
+	rel[0]()
+	if err := <-got; err != nil {
+		t.Fatalf("queued: %v", err)
+	}
+	rel[1]()
+	if lanes, n := ls.stats(); lanes != 0 || n != 0 {
+		t.Errorf("idle lanes not retired: %d lanes, %d admitted", lanes, n)
+	}
+	// A caller that gives up while queued leaves no trace.
+	r1, _ := ls.acquire(ctx, 9)
+	r2, _ := ls.acquire(ctx, 9)
+	cctx, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
+	defer cancel()
+	if _, err := ls.acquire(cctx, 9); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("queued past its deadline: %v", err)
+	}
+	r1()
+	r2()
+	if lanes, n := ls.stats(); lanes != 0 || n != 0 {
+		t.Errorf("after a give-up: %d lanes, %d admitted", lanes, n)
+	}
+	// Closing refuses new work and reports when the lanes drained.
+	r3, _ := ls.acquire(ctx, 10)
+	drained := ls.close()
+	if _, err := ls.acquire(ctx, 10); !errors.Is(err, ErrStopping) {
+		t.Errorf("after close: %v", err)
+	}
+	select {
+	case <-drained:
+		t.Fatal("drained with work in flight")
+	default:
+	}
+	r3()
+	<-drained
+}
+
+func TestStop(t *testing.T) {
+	b := setup(t, setupOptions{})
+	ctx := context.Background()
+	if err := b.p.Stop(ctx); err != nil {
+		t.Fatal(err)
+	}
+	_, err := b.send(t, request("01", "after-stop"))
+	var oe *OverloadError
+	if !errors.Is(err, ErrStopping) || !errors.As(err, &oe) {
+		t.Fatalf("send after stop: %v", err)
+	}
+}
+
+func TestReplicasClaimOnce(t *testing.T) {
+	b := setup(t, setupOptions{sandbox: sandbox.Options{Faults: sandbox.Faults{Outage: true}}})
+	var claves []string
+	for i := range 6 {
+		out := b.mustSend(t, request("01", "replica-"+string(rune('a'+i))))
+		claves = append(claves, out.Document.Clave)
+	}
+	if err := b.sb.SetFaults(sandbox.Faults{}); err != nil {
+		t.Fatal(err)
+	}
+	// A second pipeline on the same store plays another replica.
+	p2, err := New(Options{
+		Store: b.store, Issuers: b.svc, Signer: b.cache, Submitter: b.sub, Logger: quiet,
+		Clock: b.clock.now, DisableRetrier: true, RetryBatch: 2,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p2.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer p2.Stop(context.Background())
+	b.clock.advance(time.Hour)
+	var wg sync.WaitGroup
+	for _, p := range []*Pipeline{b.p, p2} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 6 {
+				if _, err := p.RunDue(context.Background()); err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, c := range claves {
+		if _, ok := b.sb.Document(c); !ok {
+			t.Errorf("%s was never resubmitted", c)
+		}
+	}
+	if st := b.sb.Stats(); st.Submissions != int64(len(claves)) || st.Duplicates != 0 {
+		t.Errorf("the sandbox received %d submissions, %d duplicates, for %d documents", st.Submissions, st.Duplicates, len(claves))
+	}
+}

@@ -1,0 +1,210 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"facturad/hacienda"
+	"facturad/signer"
+	"facturad/tenant"
+)
+
+func TestSendEveryType(t *testing.T) {
+	for _, k := range storeKinds {
+		t.Run(k.name, func(t *testing.T) {
+			b := setup(t, setupOptions{store: k.open})
+			for _, tipo := range hacienda.DocumentTypes {
+				t.Run("ok/"+string(tipo), func(t *testing.T) {
+					out := b.mustSend(t, request(string(tipo), "doc-"+string(tipo)))
+					if out.Failed || out.Estado != tenant.StateSent || out.Key != "" || out.Message != "" {
+						t.Fatalf("send: %s", describe(out))
+					}
+					d := b.stored(t, out.Document.Clave)
+					if d.Estado != tenant.StateSent || d.SubmittedAt.IsZero() || len(d.SignedXML) == 0 {
+						t.Fatalf("stored: estado %s submitted %v xml %d bytes", d.Estado, d.SubmittedAt, len(d.SignedXML))
+					}
+					if d.Tipo != string(tipo) || d.Consecutivo[8:10] != string(tipo) || d.Clave[21:41] != d.Consecutivo {
+						t.Errorf("numbering: tipo %s consecutivo %s clave %s", d.Tipo, d.Consecutivo, d.Clave)
+					}
+					if _, err := signer.Verify(d.SignedXML); err != nil {
+						t.Errorf("stored XML does not verify: %v", err)
+					}
+					rec, ok := b.sb.Document(d.Clave)
+					if !ok || !bytes.Equal(rec.XML, d.SignedXML) {
+						t.Fatalf("the sandbox did not receive the stored bytes (received %v)", ok)
+					}
+					if rec.Emisor.NumeroIdentificacion != b.company.NumeroIdentificacion {
+						t.Errorf("submission emisor %+v", rec.Emisor)
+					}
+
+					// Check until the verdict: the sandbox answers at once.
+					ck, err := b.p.Check(context.Background(), b.branch, d.Clave)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if ck.Failed || ck.Estado != tenant.StateAccepted {
+						t.Fatalf("check: %s (detail %v)", describe(ck), ck.Document.DetalleMensaje)
+					}
+					d = b.stored(t, d.Clave)
+					if d.Estado != tenant.StateAccepted || d.CodigoMensaje != "1" || len(d.ResponseXML) == 0 ||
+						d.IndEstado != "aceptado" || d.CheckedAt.IsZero() || !d.NextAttemptAt.IsZero() {
+						t.Errorf("stored after check: estado %s codigo %q answer %d bytes ind %q next %v",
+							d.Estado, d.CodigoMensaje, len(d.ResponseXML), d.IndEstado, d.NextAttemptAt)
+					}
+				})
+			}
+			// Numbers grow per type: a second FE is number 2.
+			out := b.mustSend(t, request("01", "doc-01-second"))
+			if got := out.Document.Consecutivo[10:]; got != "0000000002" {
+				t.Errorf("second FE numbered %s", got)
+			}
+		})
+	}
+}
+
+func TestSendValidation(t *testing.T) {
+	b := setup(t, setupOptions{})
+	tests := []struct {
+		name  string
+		req   map[string]any
+		field string
+	}{
+		{"error/no lines", func() map[string]any { r := request("01", "v1"); delete(r, "detalleServicio"); return r }(), "detalleServicio"},
+		{"error/bad type", func() map[string]any { r := request("01", "v2"); r["tipo_documento"] = "77"; return r }(), "tipo_documento"},
+		{"error/clave of another issuer", func() map[string]any {
+			r := request("01", "v3")
+			r["clave"] = "50601012600310199999900100001010000000001100000001"
+			return r
+		}(), "clave"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := b.send(t, tc.req)
+			var fe interface{ FieldErrors() map[string][]string }
+			if !errors.As(err, &fe) {
+				t.Fatalf("got %v, want a validation error", err)
+			}
+			if _, ok := fe.FieldErrors()[tc.field]; !ok {
+				t.Errorf("fields %v, want %s", fe.FieldErrors(), tc.field)
+			}
+		})
+	}
+	if n := b.sub.submits.Load(); n != 0 {
+		t.Errorf("%d submissions for invalid requests", n)
+	}
+}
+
+func TestSendCallerClave(t *testing.T) {
+	b := setup(t, setupOptions{})
+	// Number a document ourselves the way a caller would.
+	c, _ := hacienda.NewConsecutivo("001", "00001", "01", 77)
+	now := b.clock.now()
+	k, err := hacienda.NewClave(now, b.company.NumeroIdentificacion, c, "1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := request("01", "own-clave")
+	r["clave"] = k.String()
+	r["fecha_emision"] = now.In(crTime).Format("2006-01-02T15:04:05")
+	out := b.mustSend(t, r)
+	if out.Failed || out.Document.Clave != k.String() || out.Document.Consecutivo != c.String() {
+		t.Fatalf("send: %s clave %s consecutivo %s", describe(out), out.Document.Clave, out.Document.Consecutivo)
+	}
+	// The same clave under another id_externo is taken.
+	r["id_externo"] = "own-clave-2"
+	_, err = b.send(t, r)
+	var fe interface{ FieldErrors() map[string][]string }
+	if !errors.As(err, &fe) || fe.FieldErrors()["clave"] == nil {
+		t.Fatalf("reused clave: got %v", err)
+	}
+}
+
+func TestSendOnlyBranchUsers(t *testing.T) {
+	b := setup(t, setupOptions{})
+	_, err := b.p.Send(context.Background(), b.admin, body(t, request("01", "x")))
+	if !errors.Is(err, tenant.ErrNotFound) {
+		t.Fatalf("admin send: %v", err)
+	}
+}
+
+func TestIdempotency(t *testing.T) {
+	for _, k := range storeKinds {
+		t.Run(k.name, func(t *testing.T) {
+			b := setup(t, setupOptions{store: k.open})
+			first := b.mustSend(t, request("01", "same-id"))
+			if first.Failed {
+				t.Fatalf("first: %s", describe(first))
+			}
+			t.Run("ok/replay", func(t *testing.T) {
+				// The same request, spelled differently (key order and
+				// case), replays the stored answer without a new number
+				// or submission.
+				raw := body(t, request("01", "same-id"))
+				raw = bytes.Replace(raw, []byte(`"condicion_venta"`), []byte(`"Condicion_Venta"`), 1)
+				out, err := b.p.Send(context.Background(), b.branch, raw)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if out.Document.Clave != first.Document.Clave || out.Failed || out.Estado != tenant.StateSent {
+					t.Fatalf("replay: %s clave %s, first %s", describe(out), out.Document.Clave, first.Document.Clave)
+				}
+				if n := b.sub.submits.Load(); n != 1 {
+					t.Errorf("%d submissions, want 1", n)
+				}
+				if len(b.sb.Received()) != 1 {
+					t.Errorf("the sandbox received %d documents", len(b.sb.Received()))
+				}
+			})
+			t.Run("error/another body", func(t *testing.T) {
+				r := request("01", "same-id")
+				r["condicion_venta"] = "02"
+				r["plazo_credito"] = "30"
+				_, err := b.send(t, r)
+				var fe interface{ FieldErrors() map[string][]string }
+				if !errors.As(err, &fe) || fe.FieldErrors()["id_externo"] == nil {
+					t.Fatalf("conflicting id_externo: got %v", err)
+				}
+			})
+			t.Run("ok/another branch may reuse it", func(t *testing.T) {
+				// id_externo is unique per branch, not per service.
+				_, other := b.newCompany(t, "3101654321")
+				out, err := b.p.Send(context.Background(), other, body(t, request("01", "same-id")))
+				if err != nil || out.Failed {
+					t.Fatalf("other branch: %v %s", err, describe(out))
+				}
+				if out.Document.Clave == first.Document.Clave {
+					t.Fatal("another branch replayed this branch's document")
+				}
+			})
+		})
+	}
+}
+
+func TestRequestHashCanonical(t *testing.T) {
+	a, _ := hacienda.DecodeSendRequest([]byte(`{"id_externo":"1","tipo_documento":"01","condicion_venta":"01"}`))
+	b, _ := hacienda.DecodeSendRequest([]byte(` { "Condicion_Venta" : "01", "tipo_documento":"01" ,"id_externo":"1"}`))
+	c, _ := hacienda.DecodeSendRequest([]byte(`{"id_externo":"1","tipo_documento":"01","condicion_venta":"02"}`))
+	ha, hb, hc := requestHash(a, nil), requestHash(b, nil), requestHash(c, nil)
+	if !bytes.Equal(ha, hb) {
+		t.Error("the same request spelled differently hashes differently")
+	}
+	if bytes.Equal(ha, hc) {
+		t.Error("different requests hash the same")
+	}
+}
+
+func TestIssuerPartyValid(t *testing.T) {
+	b := setup(t, setupOptions{})
+	is, err := b.svc.Issuer(context.Background(), b.branch.CompanyID, b.branch.BranchID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := issuerParty(is, "")
+	if p.Identificacion.Numero != b.company.NumeroIdentificacion || p.Ubicacion == nil || p.Telefono == nil ||
+		len(p.CorreoElectronico) != 1 || !strings.Contains(p.Nombre, "Prueba") || p.ProveedorSistemas == "" {
+		t.Errorf("issuer party %+v", p)
+	}
+}
