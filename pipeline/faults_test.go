@@ -81,7 +81,9 @@ func TestOutageThenRetry(t *testing.T) {
 			if err := b.sb.SetFaults(sandbox.Faults{}); err != nil {
 				t.Fatal(err)
 			}
-			b.runDueUntil(t, 5, func() bool { return b.stored(t, clave).Estado == tenant.StateSent || b.stored(t, clave).Estado == tenant.StateAccepted })
+			b.runDueUntil(t, 5, func() bool {
+				return b.stored(t, clave).Estado == tenant.StateSent || b.stored(t, clave).Estado == tenant.StateAccepted
+			})
 			b.runDueUntil(t, 5, func() bool { return b.stored(t, clave).Estado == tenant.StateAccepted })
 			d = b.stored(t, clave)
 			if d.CodigoMensaje != "1" || len(d.ResponseXML) == 0 || !d.NextAttemptAt.IsZero() {

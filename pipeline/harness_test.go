@@ -103,10 +103,10 @@ type bundle struct {
 }
 
 type setupOptions struct {
-	store         func(testing.TB) fullStore
-	sandbox       sandbox.Options
-	clientTimeout time.Duration
-	pipeline      func(*Options)
+	store          func(testing.TB) fullStore
+	sandbox        sandbox.Options
+	clientTimeout  time.Duration
+	pipeline       func(*Options)
 	identificacion string
 }
 
