@@ -52,8 +52,8 @@ func ParseAmount(s string) (Amount, error) {
 		return Amount{}, err
 	}
 	d, err := decimal.NewFromString(s)
-	if err != nil {
-		return Amount{}, fmt.Errorf("invalid decimal %q", s)
+	if err != nil || d.Abs().Cmp(maxMagnitude) >= 0 {
+		return Amount{}, fmt.Errorf("invalid decimal %q", truncateForError(s))
 	}
 	return Amount{d: d, ok: true}, nil
 }
@@ -211,11 +211,16 @@ func parseJSONAmount(b []byte) Amount {
 		return bad
 	}
 	d, err := decimal.NewFromString(s)
-	if err != nil {
+	if err != nil || d.Abs().Cmp(maxMagnitude) >= 0 {
 		return bad
 	}
 	return Amount{d: d, ok: true}
 }
+
+// maxMagnitude bounds accepted values far above any schema maximum
+// (13 integer digits), so that every accepted value formats back into a
+// number that parses again.
+var maxMagnitude = decimal.New(1, 30)
 
 // checkDecimalSyntax accepts [+-]? digits [. digits] with at least one digit,
 // and, when allowExp is set, an exponent [eE][+-]?digits. It bounds the
