@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -433,4 +434,53 @@ func BenchmarkAuthenticate(b *testing.B) {
 	b.Run("cold/argon2id-default", func(b *testing.B) {
 		run(b, bundleOpts{cache: nullCache{}, hasher: tenant.DefaultArgon2id})
 	})
+}
+
+// hookCache runs a hook before the first Set, to interleave a change with a
+// cold authentication at the worst moment.
+type hookCache struct {
+	tenant.AuthCache
+	hook atomic.Pointer[func()]
+}
+
+func (h *hookCache) Set(ctx context.Context, key string, value []byte, ttl time.Duration) error {
+	if f := h.hook.Swap(nil); f != nil {
+		(*f)()
+	}
+	return h.AuthCache.Set(ctx, key, value, ttl)
+}
+
+// TestAuthDeactivationRace deactivates a user after its cold verification
+// passed every check but before the cache entry is written: the entry must
+// not let the user in.
+func TestAuthDeactivationRace(t *testing.T) {
+	ctx := context.Background()
+	hc := &hookCache{AuthCache: authcache.NewMemory(authcache.MemoryOptions{})}
+	b := newBundle(t, bundleOpts{cache: hc})
+	f := b.newCompany(t, b.admin, "3101123456")
+	cr, err := b.svc.CreateAPIUser(ctx, f.user, f.created.ID, f.created.Branch.ID, "late-user")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := b.store.APIUserByUsername(ctx, "late-user")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hooked := false
+	hook := func() {
+		hooked = true
+		if err := b.svc.SetAPIUserActive(ctx, f.user, f.created.ID, u.ID, false); err != nil {
+			t.Errorf("deactivate: %v", err)
+		}
+	}
+	hc.hook.Store(&hook)
+	if _, err := b.svc.Authenticate(ctx, cr.APIToken, cr.Usuario, cr.Contrasena); !errors.Is(err, tenant.ErrUnauthenticated) {
+		t.Fatalf("authentication racing a deactivation: %v", err)
+	}
+	if !hooked {
+		t.Fatal("the hook did not run")
+	}
+	if _, err := b.svc.Authenticate(ctx, cr.APIToken, cr.Usuario, cr.Contrasena); !errors.Is(err, tenant.ErrUnauthenticated) {
+		t.Fatalf("after the race: %v", err)
+	}
 }
