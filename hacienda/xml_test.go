@@ -788,3 +788,27 @@ func TestParseXMLNestedErrors(t *testing.T) {
 		t.Fatalf("Otros: %v %+v", err, d)
 	}
 }
+
+// TestMarshalXMLMatchesEtree: the direct writer produces the bytes etree
+// (the package's XML library) writes for the same tree with canonical
+// settings, so escaping and structure are what a DOM serialiser gives.
+func TestMarshalXMLMatchesEtree(t *testing.T) {
+	for _, typ := range DocumentTypes {
+		b, err := MarshalXML(goldenDocument(t, typ))
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := etree.NewDocument()
+		if err := x.ReadFromBytes(b); err != nil {
+			t.Fatal(err)
+		}
+		x.WriteSettings = etree.WriteSettings{CanonicalEndTags: true, CanonicalText: true, CanonicalAttrVal: true}
+		out, err := x.WriteToBytes()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(out, b) {
+			t.Errorf("%s: etree writes different bytes\n%s", typ.Abbrev(), firstDifference(b, out))
+		}
+	}
+}
