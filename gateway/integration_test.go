@@ -3,16 +3,15 @@ package gateway
 import (
 	"context"
 	"crypto/rand"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 
-	"facturad/signer"
 	"facturad/signer/certmint"
 	"facturad/tenant"
+	"facturad/tenant/certopen"
 	"facturad/tenant/seal"
 	"facturad/tenant/storetest"
 )
@@ -31,29 +30,6 @@ func (c *countingHasher) Hash(p []byte) (string, error) { return c.h.Hash(p) }
 func (c *countingHasher) Verify(enc string, p []byte) (bool, error) {
 	c.verifies.Add(1)
 	return c.h.Verify(enc, p)
-}
-
-// certOpener opens uploads with the signer package, as the service's wiring
-// does.
-type certOpener struct{}
-
-func (certOpener) OpenCertificate(p12, pin []byte) (tenant.CertificateInfo, error) {
-	c, err := signer.LoadPKCS12(p12, pin)
-	switch {
-	case errors.Is(err, signer.ErrWrongPIN):
-		return tenant.CertificateInfo{}, tenant.ErrCertificatePIN
-	case errors.Is(err, signer.ErrNotPKCS12):
-		return tenant.CertificateInfo{}, tenant.ErrCertificateFormat
-	case errors.Is(err, signer.ErrNoPrivateKey), errors.Is(err, signer.ErrNoCertificate):
-		return tenant.CertificateInfo{}, tenant.ErrCertificateNoKey
-	case err != nil:
-		return tenant.CertificateInfo{}, err
-	}
-	id, err := c.Identification()
-	if err != nil {
-		return tenant.CertificateInfo{}, err
-	}
-	return tenant.CertificateInfo{Identification: id, NotBefore: c.Leaf.NotBefore, NotAfter: c.Leaf.NotAfter}, nil
 }
 
 type world struct {
@@ -91,7 +67,7 @@ func newWorldOn(t testing.TB, store tenant.Store) *world {
 	}
 	// Cheap parameters: this suite creates many users.
 	hasher := &countingHasher{h: tenant.Argon2id{Memory: 64, Time: 1, Threads: 1}}
-	svc, err := tenant.NewService(tenant.ServiceOptions{Store: store, Sealer: sealer, Certificates: certOpener{}, Passwords: hasher})
+	svc, err := tenant.NewService(tenant.ServiceOptions{Store: store, Sealer: sealer, Certificates: certopen.Opener{}, Passwords: hasher})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +86,7 @@ func newWorldOn(t testing.TB, store tenant.Store) *world {
 	if w.ca, err = certmint.NewCA(certmint.CAOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	w.testBundle = setup(t, Options{Tenants: svc, Ready: ReadyFunc(store.Ping)})
+	w.testBundle = setup(t, Options{Tenants: svc, Ready: ReadyFunc(store.Ping), Routes: []Route{CalculateRoute()}})
 	return w
 }
 

@@ -15,9 +15,9 @@ import (
 
 	"facturad/gateway"
 	"facturad/metrics"
-	"facturad/signer"
 	"facturad/tenant"
 	"facturad/tenant/authcache"
+	"facturad/tenant/certopen"
 	"facturad/tenant/postgres"
 	"facturad/tenant/seal"
 	"facturad/tenant/sqlite"
@@ -95,7 +95,7 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 	tenants, err := tenant.NewService(tenant.ServiceOptions{
 		Store:        store,
 		Sealer:       sealer,
-		Certificates: certificateOpener{},
+		Certificates: certopen.Opener{},
 		Cache:        cache,
 		AuthKey:      authKey,
 		Logger:       log,
@@ -235,27 +235,4 @@ func openRedis(url string) (*redis.Client, error) {
 	o.WriteTimeout = 250 * time.Millisecond
 	o.PoolTimeout = 250 * time.Millisecond
 	return redis.NewClient(o), nil
-}
-
-// certificateOpener lets tenant check uploaded certificates with the
-// signer's PKCS#12 reader without depending on it.
-type certificateOpener struct{}
-
-func (certificateOpener) OpenCertificate(p12, pin []byte) (tenant.CertificateInfo, error) {
-	cert, err := signer.LoadPKCS12(p12, pin)
-	switch {
-	case errors.Is(err, signer.ErrWrongPIN):
-		return tenant.CertificateInfo{}, tenant.ErrCertificatePIN
-	case errors.Is(err, signer.ErrNotPKCS12):
-		return tenant.CertificateInfo{}, tenant.ErrCertificateFormat
-	case errors.Is(err, signer.ErrNoPrivateKey):
-		return tenant.CertificateInfo{}, tenant.ErrCertificateNoKey
-	case err != nil:
-		return tenant.CertificateInfo{}, err
-	}
-	id, err := cert.Identification()
-	if err != nil {
-		return tenant.CertificateInfo{}, err
-	}
-	return tenant.CertificateInfo{Identification: id, NotBefore: cert.Leaf.NotBefore, NotAfter: cert.Leaf.NotAfter}, nil
 }
