@@ -23,7 +23,9 @@ type CertificateInfo struct {
 	// Identification is the holder's identification as the certificate
 	// carries it: Costa Rican certificates put it in the subject's
 	// SERIALNUMBER attribute, as "CPF-01-0123-0456" (persona física),
-	// "CPJ-3-101-123456" (persona jurídica) or plain digits.
+	// "CPJ-3-101-123456" (persona jurídica) or plain digits. Leave it empty,
+	// with a nil error, when the certificate carries none: the upload is
+	// then refused with a message saying so.
 	Identification string
 	NotBefore      time.Time
 	NotAfter       time.Time
