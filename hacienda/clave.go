@@ -265,6 +265,30 @@ func CheckClave(s string, want ClaveExpectation) (Clave, error) {
 	return k, nil
 }
 
+// NumberDocument gives doc its NumeroConsecutivo and Clave: the consecutivo
+// of branch, terminal, doc.Type and number, and a clave dated from
+// doc.FechaEmision (which must be set) for the company issuing the document
+// (doc.Issuer(): the XML Receptor of a purchase invoice, the Emisor
+// otherwise), with situación situacion and a security code from rnd (nil:
+// crypto/rand). It replaces whatever numbering doc had; a client-supplied
+// clave is checked with CheckClave instead. On error doc is unchanged.
+func NumberDocument(doc *Document, branch, terminal string, number int64, situacion string, rnd io.Reader) error {
+	if doc.FechaEmision.IsZero() {
+		return fmt.Errorf("number document: FechaEmision is not set")
+	}
+	c, err := NewConsecutivo(branch, terminal, string(doc.Type), number)
+	if err != nil {
+		return fmt.Errorf("number document: %w", err)
+	}
+	k, err := NewClave(doc.FechaEmision, doc.Issuer().Numero, c, situacion, rnd)
+	if err != nil {
+		return fmt.Errorf("number document: %w", err)
+	}
+	doc.NumeroConsecutivo = c.String()
+	doc.Clave = k.String()
+	return nil
+}
+
 // dayOf returns midnight, Costa Rica time, of the day t falls on there.
 func dayOf(t time.Time) time.Time {
 	y, m, d := t.In(crTime).Date()

@@ -320,3 +320,37 @@ func TestCheckClave(t *testing.T) {
 		})
 	}
 }
+
+func TestNumberDocument(t *testing.T) {
+	issued := time.Date(2026, 11, 21, 23, 30, 0, 0, crTime) // 05:30 UTC the next day
+	fe := &Document{Type: TypeFE, FechaEmision: issued, Emisor: Party{Identificacion: Identificacion{Tipo: IDJuridica, Numero: "3101123456"}}}
+	if err := NumberDocument(fe, "002", "00003", 77, SituacionNormal, strings.NewReader("\x00\xbc\x61\x4e")); err != nil {
+		t.Fatal(err)
+	}
+	if fe.NumeroConsecutivo != "00200003010000000077" || fe.Clave != "50621112600310112345600200003010000000077112345678" {
+		t.Fatalf("numbered FE: %s %s", fe.NumeroConsecutivo, fe.Clave)
+	}
+	// A purchase invoice carries the buyer's (the company's) id, which is
+	// its XML Receptor.
+	fec := &Document{Type: TypeFEC, FechaEmision: issued,
+		Emisor:   Party{Identificacion: Identificacion{Tipo: IDExtranjeroNoDom, Numero: "IE9825613N"}},
+		Receptor: &Party{Identificacion: Identificacion{Tipo: IDFisica, Numero: "109990999"}}}
+	if err := NumberDocument(fec, "001", "00001", 1, SituacionSinInternet, nil); err != nil {
+		t.Fatal(err)
+	}
+	k, err := CheckClave(fec.Clave, ClaveExpectation{IssuerID: "109990999", Branch: "001", DocType: "08", Situacion: "3", Issued: issued})
+	if err != nil || k.Consecutivo.String() != fec.NumeroConsecutivo {
+		t.Fatalf("numbered FEC: %v %s %s", err, fec.Clave, fec.NumeroConsecutivo)
+	}
+	for name, d := range map[string]*Document{
+		"error/no date":        {Type: TypeFE, Emisor: fe.Emisor},
+		"error/foreign issuer": {Type: TypeFE, FechaEmision: issued, Emisor: fec.Emisor},
+		"error/unknown type":   {Type: "11", FechaEmision: issued, Emisor: fe.Emisor},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if err := NumberDocument(d, "001", "00001", 1, "1", nil); err == nil || d.Clave != "" || d.NumeroConsecutivo != "" {
+				t.Fatalf("err = %v, clave %q", err, d.Clave)
+			}
+		})
+	}
+}
