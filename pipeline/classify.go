@@ -68,8 +68,7 @@ func classifySubmit(err error) verdict {
 	case errors.As(err, &te) && te.Kind == recepcion.KindCanceled,
 		errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		// The call was given up on our side (shutdown, the caller's
-		// timeout): the request may have been written already.
-		v.MaybeReceived = true
+		// timeout); the client says whether the request was written.
 		v.Message = "The tax authority did not answer in time; the document is kept and will be sent again."
 	case errors.As(err, &te) && te.Kind == recepcion.KindTimeout:
 		v.Message = "The tax authority did not answer in time; the document is kept and will be sent again."
