@@ -45,7 +45,7 @@ const (
 )
 
 var (
-	dZero    = decimal.Zero
+	dZero    = decimal.New(0, -MoneyPlaces) // zero at the scale of every rounded amount, so sums need no rescaling
 	dOne     = decimal.New(1, 0)
 	dMaxLine = decimal.RequireFromString("9999999999999.99999")
 )
@@ -124,10 +124,10 @@ func (p *linePath) exo(j int, name string) string {
 
 // checkMoney checks an amount given by the caller: present (when required),
 // not negative, at most 5 decimals and 13 integer digits.
-func checkMoney(a Amount, required bool, path string, e *errs) bool {
+func checkMoney(a Amount, required bool, path fpath, e *errs) bool {
 	if !a.IsSet() {
 		if required {
-			e.add(path, "is required")
+			e.add(path.String(), "is required")
 			return false
 		}
 		return true
@@ -137,52 +137,35 @@ func checkMoney(a Amount, required bool, path string, e *errs) bool {
 
 // checkDecimal checks a non-negative decimal against the schema's integer
 // and fraction digits (trailing fraction zeros do not count).
-func checkDecimal(a Amount, intDigits int, places int32, path string, e *errs) bool {
+func checkDecimal(a Amount, intDigits int, places int32, path fpath, e *errs) bool {
 	if a.Invalid() {
-		e.add(path, "must be a number")
+		e.add(path.String(), "must be a number")
 		return false
 	}
 	ok := true
 	if a.Sign() < 0 {
-		e.add(path, "must not be negative")
+		e.add(path.String(), "must not be negative")
 		ok = false
 	}
 	if a.Places() > places && a.SignificantPlaces() > places {
-		e.add(path, "must have at most "+itoa(int(places))+" decimals")
+		e.add(path.String(), "must have at most "+itoa(int(places))+" decimals")
 		ok = false
 	}
-	if a.d.Abs().Cmp(intLimit(intDigits)) >= 0 {
-		e.add(path, "must have at most "+itoa(intDigits)+" integer digits")
+	if a.d.NumDigits()+int(a.d.Exponent()) > intDigits {
+		e.add(path.String(), "must have at most "+itoa(intDigits)+" integer digits")
 		ok = false
 	}
 	return ok
 }
 
-// intLimits[n] is 10^n: a value has at most n integer digits when it is
-// below it.
-var intLimits = func() []decimal.Decimal {
-	l := make([]decimal.Decimal, 20)
-	for i := range l {
-		l[i] = decimal.New(1, int32(i))
-	}
-	return l
-}()
-
-func intLimit(n int) decimal.Decimal {
-	if n < len(intLimits) {
-		return intLimits[n]
-	}
-	return decimal.New(1, int32(n))
-}
-
 // checkComputed reports a computed amount that overflows DecimalDinero.
-func checkComputed(d decimal.Decimal, path string, e *errs) bool {
+func checkComputed(d decimal.Decimal, path fpath, e *errs) bool {
 	if d.Cmp(dMaxLine) > 0 {
-		e.add(path, "the computed amount exceeds 9999999999999.99999")
+		e.add(path.String(), "the computed amount exceeds 9999999999999.99999")
 		return false
 	}
 	if d.Sign() < 0 {
-		e.add(path, "the computed amount is negative")
+		e.add(path.String(), "the computed amount is negative")
 		return false
 	}
 	return true
@@ -197,7 +180,7 @@ func calcLine(t DocumentType, l *LineaDetalle, p *linePath, e *errs, s *summary)
 	if !l.Cantidad.IsSet() {
 		e.add(p.field("cantidad"), "is required")
 		ok = false
-	} else if !checkDecimal(l.Cantidad, 13, 3, p.field("cantidad"), e) {
+	} else if !checkDecimal(l.Cantidad, 13, 3, p.f("cantidad"), e) {
 		ok = false
 	} else if l.Cantidad.Sign() == 0 {
 		e.add(p.field("cantidad"), "must be greater than 0")
@@ -206,7 +189,7 @@ func calcLine(t DocumentType, l *LineaDetalle, p *linePath, e *errs, s *summary)
 	if !l.PrecioUnitario.IsSet() {
 		e.add(p.field("precioUnitario"), "is required")
 		ok = false
-	} else if !checkMoney(l.PrecioUnitario, true, p.field("precioUnitario"), e) {
+	} else if !checkMoney(l.PrecioUnitario, true, p.f("precioUnitario"), e) {
 		ok = false
 	} else if l.PrecioUnitario.Sign() == 0 {
 		e.add(p.field("precioUnitario"), "must be greater than 0")
@@ -255,7 +238,7 @@ func calcLine(t DocumentType, l *LineaDetalle, p *linePath, e *errs, s *summary)
 
 	// MontoTotal.
 	montoTotal := r5(l.Cantidad.Decimal().Mul(l.PrecioUnitario.Decimal()))
-	if !checkComputed(montoTotal, p.field("montoTotal"), e) {
+	if !checkComputed(montoTotal, p.f("montoTotal"), e) {
 		return false
 	}
 	l.MontoTotal = NewAmount(montoTotal)
@@ -285,7 +268,7 @@ func calcLine(t DocumentType, l *LineaDetalle, p *linePath, e *errs, s *summary)
 				ok = false
 				continue
 			}
-			if !checkDecimal(pct, 3, MoneyPlaces, p.sub("descuento", j, "porcentajeDescuento"), e) {
+			if !checkDecimal(pct, 3, MoneyPlaces, p.s("descuento", j, "porcentajeDescuento"), e) {
 				ok = false
 				continue
 			}
@@ -296,7 +279,7 @@ func calcLine(t DocumentType, l *LineaDetalle, p *linePath, e *errs, s *summary)
 				continue
 			}
 		case d.MontoDescuento.IsSet():
-			if !checkMoney(d.MontoDescuento, true, p.sub("descuento", j, "montoDescuento"), e) {
+			if !checkMoney(d.MontoDescuento, true, p.s("descuento", j, "montoDescuento"), e) {
 				ok = false
 				continue
 			}
@@ -377,7 +360,7 @@ func calcLine(t DocumentType, l *LineaDetalle, p *linePath, e *errs, s *summary)
 		}
 	}
 	if editable && l.BaseImponible.IsSet() {
-		if !checkMoney(l.BaseImponible, true, p.field("baseImponible"), e) {
+		if !checkMoney(l.BaseImponible, true, p.f("baseImponible"), e) {
 			return false
 		}
 		baseImponible = l.BaseImponible.Decimal()
@@ -426,12 +409,12 @@ func calcLine(t DocumentType, l *LineaDetalle, p *linePath, e *errs, s *summary)
 	}
 	l.ImpuestoAsumidoEmisorFabrica = NewAmount(asumido)
 	neto := taxes.Sub(exoTotal).Sub(asumido)
-	if !checkComputed(neto, p.field("impuestoNeto"), e) {
+	if !checkComputed(neto, p.f("impuestoNeto"), e) {
 		return false
 	}
 	l.ImpuestoNeto = NewAmount(neto)
 	mtl := subTotal.Add(neto)
-	if !checkComputed(mtl, p.field("montoTotalLinea"), e) {
+	if !checkComputed(mtl, p.f("montoTotalLinea"), e) {
 		return false
 	}
 	l.MontoTotalLinea = NewAmount(mtl)
@@ -546,7 +529,7 @@ func calcSpecificTax(t DocumentType, l *LineaDetalle, tx *Impuesto, subTotal dec
 			e.add(path("tarifa"), "is required for tax code "+tx.Codigo)
 			return dZero, false
 		}
-		if !checkDecimal(tx.Tarifa, 2, 2, path("tarifa"), e) {
+		if !checkDecimal(tx.Tarifa, 2, 2, p.s("impuesto", j, "tarifa"), e) {
 			return dZero, false
 		}
 		return pctOf(subTotal, tx.Tarifa.Decimal()), true
@@ -571,22 +554,22 @@ func calcSpecificTax(t DocumentType, l *LineaDetalle, tx *Impuesto, subTotal dec
 	if !di.CantidadUnidadMedida.IsSet() {
 		e.add(dp("cantidadUnidadMedida"), "is required")
 		good = false
-	} else if !checkDecimal(di.CantidadUnidadMedida, 5, 2, dp("cantidadUnidadMedida"), e) {
+	} else if !checkDecimal(di.CantidadUnidadMedida, 5, 2, p.s("impuesto", j, "datosImpuestoEspecifico.cantidadUnidadMedida"), e) {
 		good = false
 	}
 	if !di.ImpuestoUnidad.IsSet() {
 		e.add(dp("impuestoUnidad"), "is required")
 		good = false
-	} else if !checkMoney(di.ImpuestoUnidad, true, dp("impuestoUnidad"), e) {
+	} else if !checkMoney(di.ImpuestoUnidad, true, p.s("impuesto", j, "datosImpuestoEspecifico.impuestoUnidad"), e) {
 		good = false
 	}
-	if di.Porcentaje.IsSet() && !checkDecimal(di.Porcentaje, 2, 2, dp("porcentaje"), e) {
+	if di.Porcentaje.IsSet() && !checkDecimal(di.Porcentaje, 2, 2, p.s("impuesto", j, "datosImpuestoEspecifico.porcentaje"), e) {
 		good = false
 	}
-	if di.Proporcion.IsSet() && !checkDecimal(di.Proporcion, 3, 2, dp("proporcion"), e) {
+	if di.Proporcion.IsSet() && !checkDecimal(di.Proporcion, 3, 2, p.s("impuesto", j, "datosImpuestoEspecifico.proporcion"), e) {
 		good = false
 	}
-	if di.VolumenUnidadConsumo.IsSet() && !checkDecimal(di.VolumenUnidadConsumo, 5, 2, dp("volumenUnidadConsumo"), e) {
+	if di.VolumenUnidadConsumo.IsSet() && !checkDecimal(di.VolumenUnidadConsumo, 5, 2, p.s("impuesto", j, "datosImpuestoEspecifico.volumenUnidadConsumo"), e) {
 		good = false
 	}
 	if !good {
@@ -641,7 +624,7 @@ func calcIVA(t DocumentType, l *LineaDetalle, tx *Impuesto, baseImponible decima
 			e.add(path("factorCalculoIVA"), "is required with tax code 08")
 			return 0, false
 		}
-		if !checkDecimal(tx.FactorCalculoIVA, 1, 4, path("factorCalculoIVA"), e) {
+		if !checkDecimal(tx.FactorCalculoIVA, 1, 4, p.s("impuesto", j, "factorCalculoIVA"), e) {
 			return 0, false
 		}
 		if tx.CodigoTarifaIVA != "" {
@@ -650,7 +633,7 @@ func calcIVA(t DocumentType, l *LineaDetalle, tx *Impuesto, baseImponible decima
 				return 0, false
 			}
 		}
-		if tx.Tarifa.IsSet() && !checkDecimal(tx.Tarifa, 2, 2, path("tarifa"), e) {
+		if tx.Tarifa.IsSet() && !checkDecimal(tx.Tarifa, 2, 2, p.s("impuesto", j, "tarifa"), e) {
 			return 0, false
 		}
 		if l.IVACobradoFabrica == IVAFabricaExento {
@@ -686,7 +669,7 @@ func calcIVA(t DocumentType, l *LineaDetalle, tx *Impuesto, baseImponible decima
 	} else if tx.Tarifa.Decimal().Cmp(rt.rate) != 0 {
 		e.add(path("tarifa"), "does not match codigoTarifaIVA "+tx.CodigoTarifaIVA+" (expected "+rt.rate.String()+")")
 		return 0, false
-	} else if !checkDecimal(tx.Tarifa, 2, 2, path("tarifa"), e) {
+	} else if !checkDecimal(tx.Tarifa, 2, 2, p.s("impuesto", j, "tarifa"), e) {
 		return 0, false
 	}
 	if l.IVACobradoFabrica == IVAFabricaExento && tx.CodigoTarifaIVA != TarifaExenta {
@@ -731,7 +714,7 @@ func calcExoneracion(t DocumentType, tx *Impuesto, subTotal, baseImponible decim
 		e.add(p.exo(j, "tarifaExonerada"), "is required")
 		return dZero, false
 	}
-	if !checkDecimal(x.TarifaExonerada, 2, 2, p.exo(j, "tarifaExonerada"), e) {
+	if !checkDecimal(x.TarifaExonerada, 2, 2, p.x(j, "tarifaExonerada"), e) {
 		return dZero, false
 	}
 	if tx.Tarifa.IsSet() && x.TarifaExonerada.Cmp(tx.Tarifa) > 0 {
@@ -755,14 +738,14 @@ func calcExoneracion(t DocumentType, tx *Impuesto, subTotal, baseImponible decim
 // and SubTotal are the caller's (the payment), the IVA is computed on
 // SubTotal.
 func calcLineREP(l *LineaDetalle, p *linePath, e *errs, s *summary) bool {
-	ok := checkMoney(l.MontoTotal, true, p.field("montoTotal"), e)
+	ok := checkMoney(l.MontoTotal, true, p.f("montoTotal"), e)
 	if ok && l.MontoTotal.Sign() <= 0 {
 		e.add(p.field("montoTotal"), "must be greater than 0")
 		ok = false
 	}
 	if !l.SubTotal.IsSet() {
 		l.SubTotal = l.MontoTotal
-	} else if !checkMoney(l.SubTotal, true, p.field("subTotal"), e) {
+	} else if !checkMoney(l.SubTotal, true, p.f("subTotal"), e) {
 		ok = false
 	}
 	if len(l.Descuento) > 0 {
@@ -805,14 +788,14 @@ func calcLineREP(l *LineaDetalle, p *linePath, e *errs, s *summary) bool {
 			}
 			monto = pctOf(subTotal, rt.rate)
 		case ImpuestoIVABienesUsados:
-			if !tx.FactorCalculoIVA.IsSet() || !checkDecimal(tx.FactorCalculoIVA, 1, 4, path("factorCalculoIVA"), e) {
+			if !tx.FactorCalculoIVA.IsSet() || !checkDecimal(tx.FactorCalculoIVA, 1, 4, p.s("impuesto", j, "factorCalculoIVA"), e) {
 				e.add(path("factorCalculoIVA"), "is required with tax code 08")
 				ok = false
 				continue
 			}
 			monto = r5(tx.FactorCalculoIVA.Decimal().Mul(subTotal))
 		default:
-			if !tx.Tarifa.IsSet() || !checkDecimal(tx.Tarifa, 2, 2, path("tarifa"), e) {
+			if !tx.Tarifa.IsSet() || !checkDecimal(tx.Tarifa, 2, 2, p.s("impuesto", j, "tarifa"), e) {
 				e.add(path("tarifa"), "is required for tax code "+tx.Codigo)
 				ok = false
 				continue
@@ -912,7 +895,7 @@ func calcSummary(doc *Document, e *errs, s *summary) {
 	case tc.Sign() <= 0:
 		e.add("resumenFactura.codigoTipoMoneda.tipoCambio", "must be greater than 0")
 	default:
-		checkMoney(tc, true, "resumenFactura.codigoTipoMoneda.tipoCambio", e)
+		checkMoney(tc, true, absPath("resumenFactura.codigoTipoMoneda.tipoCambio"), e)
 	}
 
 	totalVentaNeta := s.venta.Sub(s.descuentos)
@@ -934,7 +917,7 @@ func calcSummary(doc *Document, e *errs, s *summary) {
 		var monto decimal.Decimal
 		switch {
 		case oc.PorcentajeOC.IsSet():
-			if !checkDecimal(oc.PorcentajeOC, 4, 5, base+".porcentajeOC", e) {
+			if !checkDecimal(oc.PorcentajeOC, 4, 5, absPath(base+".porcentajeOC"), e) {
 				continue
 			}
 			monto = pctOf(totalVentaNeta, oc.PorcentajeOC.Decimal())
@@ -943,7 +926,7 @@ func calcSummary(doc *Document, e *errs, s *summary) {
 				continue
 			}
 		case oc.MontoCargo.IsSet():
-			if !checkMoney(oc.MontoCargo, true, base+".montoCargo", e) {
+			if !checkMoney(oc.MontoCargo, true, absPath(base+".montoCargo"), e) {
 				continue
 			}
 			monto = oc.MontoCargo.Decimal()
@@ -1002,7 +985,7 @@ func calcSummary(doc *Document, e *errs, s *summary) {
 		{r.TotalVenta.Decimal(), "resumenFactura.totalVenta"},
 		{total, "resumenFactura.totalComprobante"},
 	} {
-		checkComputed(c.d, c.path, e)
+		checkComputed(c.d, absPath(c.path), e)
 	}
 	r.TotalComprobante = NewAmount(total)
 
@@ -1025,7 +1008,7 @@ func calcMedioPago(doc *Document, total decimal.Decimal, e *errs) {
 			e.add(base+".tipoMedioPago", "must be a nota-6 code (01–07, 99)")
 		}
 		if m.TotalMedioPago.IsSet() {
-			checkMoney(m.TotalMedioPago, true, base+".totalMedioPago", e)
+			checkMoney(m.TotalMedioPago, true, absPath(base+".totalMedioPago"), e)
 		}
 	}
 	if !e.ok() {
@@ -1073,3 +1056,32 @@ func isDigits(s string, min, max int) bool {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
+
+// fpath is a field path built only when an error is reported, so that the
+// checks on the happy path allocate nothing.
+type fpath struct {
+	p    *linePath
+	kind uint8 // 0 absolute, 1 line field, 2 line list item field, 3 exoneration field
+	list string
+	j    int
+	name string
+}
+
+func absPath(s string) fpath                   { return fpath{name: s} }
+func (p *linePath) f(name string) fpath        { return fpath{p: p, kind: 1, name: name} }
+func (p *linePath) x(j int, name string) fpath { return fpath{p: p, kind: 3, j: j, name: name} }
+func (p *linePath) s(list string, j int, name string) fpath {
+	return fpath{p: p, kind: 2, list: list, j: j, name: name}
+}
+
+func (f fpath) String() string {
+	switch f.kind {
+	case 1:
+		return f.p.field(f.name)
+	case 2:
+		return f.p.sub(f.list, f.j, f.name)
+	case 3:
+		return f.p.exo(f.j, f.name)
+	}
+	return f.name
+}
