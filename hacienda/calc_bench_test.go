@@ -1,6 +1,10 @@
 package hacienda
 
-import "testing"
+import (
+	"encoding/json"
+	"testing"
+	"time"
+)
 
 // benchDoc10 is a realistic 10-line invoice: goods and services, a discount
 // by percentage, several IVA rates, an exempt line, an exonerated line.
@@ -18,7 +22,8 @@ func benchDoc10() *Document {
 			l = goods(i+1, "1.5", "2000", iva("10"))
 		case 3:
 			l = goods(i+1, "10", "5000", Impuesto{Codigo: "01", CodigoTarifaIVA: "08",
-				Exoneracion: &Exoneracion{TipoDocumentoEX1: "04", NumeroDocumento: "AL-1", NombreInstitucion: "01", TarifaExonerada: a("10")}})
+				Exoneracion: &Exoneracion{TipoDocumentoEX1: "04", NumeroDocumento: "AL-1", NombreInstitucion: "01", TarifaExonerada: a("10"),
+					FechaEmisionEX: time.Date(2026, 1, 5, 0, 0, 0, 0, CostaRica())}})
 		case 4:
 			l = service(i+1, "1", "99.99", iva("02"))
 		}
@@ -38,4 +43,56 @@ func BenchmarkCalculate10Lines(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkNewDocument10Lines: decode a 10-line send request, validate it
+// whole and calculate it (what the send call does before numbering).
+func BenchmarkNewDocument10Lines(b *testing.B) {
+	body, err := json.Marshal(benchRequest10())
+	if err != nil {
+		b.Fatal(err)
+	}
+	issuer := SampleIssuer()
+	b.ReportAllocs()
+	for b.Loop() {
+		req, err := DecodeSendRequest(body)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := NewDocument(req, issuer); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkCalculateCall10Lines: the calculate call end to end (decode,
+// calculate, encode the answer).
+func BenchmarkCalculateCall10Lines(b *testing.B) {
+	d := benchDoc10()
+	body, err := json.Marshal(map[string]any{"detalleServicio": d.DetalleServicio, "resumenFactura": d.ResumenFactura})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		req, err := DecodeCalculateRequest(body)
+		if err != nil {
+			b.Fatal(err)
+		}
+		resp, err := CalculateAmounts(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := json.Marshal(resp); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func benchRequest10() *SendDocumentRequest {
+	d := benchDoc10()
+	return &SendDocumentRequest{IDExterno: "bench-1", TipoDocumento: "01", CondicionVenta: "01",
+		Receptor: &ReceptorRequest{Nombre: "Cliente de Prueba", Identificacion: &IdentificacionRequest{Tipo: "02", Numero: "3101998877"},
+			CorreoElectronico: "cliente@correo.cr"},
+		DocumentBody: DocumentBody{DetalleServicio: d.DetalleServicio, ResumenFactura: d.ResumenFactura}}
 }
