@@ -123,6 +123,15 @@ type Document struct {
 	Otros *Otros `json:"otros,omitempty"`
 }
 
+// Issuer returns the identification of the company issuing the document:
+// the XML Emisor's, or the Receptor's in a purchase invoice (FEC).
+func (d *Document) Issuer() Identificacion {
+	if d.Type == TypeFEC && d.Receptor != nil {
+		return d.Receptor.Identificacion
+	}
+	return d.Emisor.Identificacion
+}
+
 // Party is an Emisor or a Receptor (EmisorType / ReceptorType). The union of
 // both element sets; which children a given type writes is the XML
 // builder's business:

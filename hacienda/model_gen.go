@@ -76,15 +76,6 @@ func GenerateDocuments(seed int64, n int) []*Document {
 	return docs
 }
 
-// Issuer returns the identification of the company issuing the document:
-// the XML Emisor's, or the Receptor's in a purchase invoice (FEC).
-func (d *Document) Issuer() Identificacion {
-	if d.Type == TypeFEC && d.Receptor != nil {
-		return d.Receptor.Identificacion
-	}
-	return d.Emisor.Identificacion
-}
-
 func leftPad(s string, n int) string {
 	if len(s) >= n {
 		return s[len(s)-n:]
