@@ -660,29 +660,36 @@ func BenchmarkCalculateAndMarshal10Lines(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "docs/s")
 }
 
+// testPack is a pack (DetalleSurtido) with every element of a component.
+func testPack() []LineaDetalleSurtido {
+	return []LineaDetalleSurtido{{
+		CodigoCABYSSurtido:           "2392000000000",
+		CodigoComercialSurtido:       []CodigoComercial{{Tipo: "03", Codigo: "GTIN-1"}},
+		CantidadSurtido:              AmountFromInt(2),
+		UnidadMedidaSurtido:          "Unid",
+		UnidadMedidaComercialSurtido: "Bolsa",
+		DetalleSurtido:               "Componente del combo",
+		PrecioUnitarioSurtido:        MustAmount("100"),
+		MontoTotalSurtido:            MustAmount("200"),
+		DescuentoSurtido:             []DescuentoSurtido{{MontoDescuentoSurtido: MustAmount("20"), CodigoDescuentoSurtido: "07", DescuentoSurtidoOtros: "Promoción"}},
+		SubTotalSurtido:              MustAmount("180"),
+		IVACobradoFabricaSurtido:     "01",
+		BaseImponibleSurtido:         MustAmount("180"),
+		ImpuestoSurtido: []ImpuestoSurtido{{
+			CodigoImpuestoSurtido: "01", CodigoImpuestoOTROSurtido: "Impuesto de prueba", CodigoTarifaIVASurtido: "08", TarifaSurtido: AmountFromInt(13),
+			DatosImpuestoEspecificoSurtido: &DatosImpuestoEspecificoSurtido{CantidadUnidadMedidaSurtido: AmountFromInt(1), PorcentajeSurtido: AmountFromInt(40),
+				ProporcionSurtido: MustAmount("0.4"), VolumenUnidadConsumoSurtido: AmountFromInt(1), ImpuestoUnidadSurtido: AmountFromInt(1)},
+			MontoImpuestoSurtido: MustAmount("23.4"),
+		}},
+	}}
+}
+
 // TestMarshalXMLSurtido: a pack line (DetalleSurtido) is written in the
 // full form of FE/NC/ND/TE and the reduced form of FEE, dropped in FEC (its
 // schema has none), validates and round-trips. Packs are not issued yet
 // (validation refuses them), so the component amounts are given by hand.
 func TestMarshalXMLSurtido(t *testing.T) {
-	pack := []LineaDetalleSurtido{{
-		CodigoCABYSSurtido:       "2392000000000",
-		CodigoComercialSurtido:   []CodigoComercial{{Tipo: "03", Codigo: "GTIN-1"}},
-		CantidadSurtido:          AmountFromInt(2),
-		UnidadMedidaSurtido:      "Unid",
-		DetalleSurtido:           "Componente del combo",
-		PrecioUnitarioSurtido:    MustAmount("100"),
-		MontoTotalSurtido:        MustAmount("200"),
-		DescuentoSurtido:         []DescuentoSurtido{{MontoDescuentoSurtido: MustAmount("20"), CodigoDescuentoSurtido: "07"}},
-		SubTotalSurtido:          MustAmount("180"),
-		IVACobradoFabricaSurtido: "01",
-		BaseImponibleSurtido:     MustAmount("180"),
-		ImpuestoSurtido: []ImpuestoSurtido{{
-			CodigoImpuestoSurtido: "01", CodigoTarifaIVASurtido: "08", TarifaSurtido: AmountFromInt(13),
-			DatosImpuestoEspecificoSurtido: &DatosImpuestoEspecificoSurtido{CantidadUnidadMedidaSurtido: AmountFromInt(1), ImpuestoUnidadSurtido: AmountFromInt(1)},
-			MontoImpuestoSurtido:           MustAmount("23.4"),
-		}},
-	}}
+	pack := testPack()
 	for _, typ := range []DocumentType{TypeFE, TypeNC, TypeTE, TypeFEC, TypeFEE} {
 		t.Run(typ.Abbrev(), func(t *testing.T) {
 			d := genDocument(rand.New(rand.NewPCG(3, 3)), typ, 5)
@@ -810,5 +817,131 @@ func TestMarshalXMLMatchesEtree(t *testing.T) {
 		if !bytes.Equal(out, b) {
 			t.Errorf("%s: etree writes different bytes\n%s", typ.Abbrev(), firstDifference(b, out))
 		}
+	}
+}
+
+// maximalDocument is a calculated document of type typ with every optional
+// element the model has set (amounts added after the calculation are
+// arbitrary: only the structure matters here).
+func maximalDocument(t *testing.T, typ DocumentType) *Document {
+	d := genDocument(rand.New(rand.NewPCG(9, 9)), typ, 4)
+	calculateForTest(t, d)
+	when := genIssued.AddDate(0, -1, 0)
+	d.Emisor.Registrofiscal8707 = "RF-2024-0001"
+	d.Emisor.NombreComercial = "Nombre comercial"
+	d.Emisor.OtrasSenasExtranjero = "Dirección en el extranjero 123"
+	if d.Emisor.Ubicacion == nil {
+		d.Emisor.Ubicacion = &Ubicacion{Provincia: "2", Canton: "01", Distrito: "01", OtrasSenas: "Centro de Alajuela"}
+	}
+	d.Emisor.Telefono = &Telefono{CodigoPais: "506", NumTelefono: "24401234"}
+	d.Receptor = &Party{
+		Nombre:               "Cliente con todos los datos",
+		Identificacion:       Identificacion{Tipo: IDFisica, Numero: "109990999"},
+		NombreComercial:      "Cliente Comercial",
+		Ubicacion:            &Ubicacion{Provincia: "1", Canton: "01", Distrito: "01", Barrio: "Barrio Escalante", OtrasSenas: "Calle 33, casa 12"},
+		OtrasSenasExtranjero: "Apartado postal 123, Managua",
+		Telefono:             &Telefono{CodigoPais: "505", NumTelefono: "22334455"},
+		CorreoElectronico:    []string{"cliente@correo.example"},
+	}
+	d.CodigoActividadEmisor, d.CodigoActividadReceptor = "523101", "851001"
+	d.CondicionVenta, d.CondicionVentaOtros, d.PlazoCredito = CondicionOtros, "Condición especial pactada", 45
+	if typ == TypeREP {
+		d.CondicionVenta = "11"
+	}
+	l := &d.DetalleServicio[0]
+	l.PartidaArancelaria = "090111000000"
+	l.CodigoComercial = []CodigoComercial{{Tipo: "99", Codigo: "INT-1"}}
+	l.TipoTransaccion = "01"
+	l.UnidadMedidaComercial = "Caja"
+	l.NumeroVINoSerie = []string{"SN-1"}
+	l.RegistroMedicamento = "MS-4455"
+	l.FormaFarmaceutica = "A"
+	l.DetalleSurtido = testPack()
+	l.Descuento = append(l.Descuento, Descuento{MontoDescuento: MustAmount("0.1"), CodigoDescuento: "99",
+		CodigoDescuentoOTRO: "Descuento especial", NaturalezaDescuento: "Cliente frecuente"})
+	l.IVACobradoFabrica = "01"
+	l.ImpuestoAsumidoEmisorFabrica = AmountFromInt(0)
+	l.Impuesto = append(l.Impuesto, Impuesto{
+		Codigo: "99", CodigoImpuestoOTRO: "Impuesto de prueba", CodigoTarifaIVA: "08", Tarifa: AmountFromInt(1),
+		FactorCalculoIVA: MustAmount("0.5"),
+		DatosImpuestoEspecifico: &DatosImpuestoEspecifico{CantidadUnidadMedida: AmountFromInt(750), Porcentaje: AmountFromInt(40),
+			Proporcion: AmountFromInt(300), VolumenUnidadConsumo: AmountFromInt(750), ImpuestoUnidad: MustAmount("1.5")},
+		Monto: AmountFromInt(1), MontoExportacion: AmountFromInt(1),
+		Exoneracion: &Exoneracion{TipoDocumentoEX1: "99", TipoDocumentoOTRO: "Decreto especial", NumeroDocumento: "DE-1234",
+			Articulo: 5, Inciso: 1, NombreInstitucion: "99", NombreInstitucionOtros: "Institución de prueba",
+			FechaEmisionEX: when, TarifaExonerada: AmountFromInt(1), MontoExoneracion: AmountFromInt(1)},
+	})
+	d.OtrosCargos = append(d.OtrosCargos, OtroCargo{TipoDocumentoOC: "99", TipoDocumentoOTROS: "Cargo especial",
+		IdentificacionTercero: Identificacion{Tipo: IDJuridica, Numero: "3101555666"}, NombreTercero: "Tercero de prueba",
+		Detalle: "Cargo de prueba", PorcentajeOC: MustAmount("1.5"), MontoCargo: AmountFromInt(10)})
+	rf := &d.ResumenFactura
+	rf.MedioPago = []MedioPago{
+		{TipoMedioPago: "99", MedioPagoOtros: "Permuta", TotalMedioPago: AmountFromInt(1)},
+		{TipoMedioPago: "01", TotalMedioPago: AmountFromInt(2)},
+	}
+	for _, a := range []*Amount{&rf.TotalServGravados, &rf.TotalServExentos, &rf.TotalServExonerado, &rf.TotalServNoSujeto,
+		&rf.TotalMercanciasGravadas, &rf.TotalMercanciasExentas, &rf.TotalMercExonerada, &rf.TotalMercNoSujeta,
+		&rf.TotalGravado, &rf.TotalExento, &rf.TotalExonerado, &rf.TotalNoSujeto, &rf.TotalDescuentos,
+		&rf.TotalImpuesto, &rf.TotalImpAsumEmisorFabrica, &rf.TotalIVADevuelto, &rf.TotalOtrosCargos} {
+		if !a.IsSet() {
+			*a = AmountFromInt(0)
+		}
+	}
+	rf.TotalDesgloseImpuesto = append(rf.TotalDesgloseImpuesto, TotalDesgloseImpuesto{Codigo: "01", CodigoTarifaIVA: "08", TotalMontoImpuesto: AmountFromInt(0)})
+	d.InformacionReferencia = append(d.InformacionReferencia, InformacionReferencia{TipoDocIR: "99", TipoDocRefOTRO: "Contrato marco",
+		Numero: "CM-2026-01", FechaEmisionIR: when, Codigo: "99", CodigoReferenciaOTRO: "Referencia contractual", Razon: "Según contrato"})
+	d.Otros = &Otros{OtroTexto: []OtroTexto{{Codigo: "a", Valor: "texto"}}, OtroContenido: []OtroTexto{{Valor: "contenido"}}}
+	return d
+}
+
+// schemaElementNames lists the element names a schema declares. For the
+// export invoice it leaves out the fields of an ExoneracionType the schema
+// still defines but never uses.
+func schemaElementNames(t *testing.T, typ DocumentType) map[string]bool {
+	b, err := os.ReadFile(filepath.Join(xsdDir, xsdFiles[typ]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, m := range regexp.MustCompile(`<xs:element name="(\w+)"`).FindAllStringSubmatch(string(b), -1) {
+		names[m[1]] = true
+	}
+	if typ == TypeFEE {
+		for _, unused := range []string{"TipoDocumento", "NumeroDocumento", "NombreInstitucion", "PorcentajeExoneracion", "MontoExoneracion"} {
+			delete(names, unused)
+		}
+	}
+	return names
+}
+
+// TestMarshalXMLEveryElement: with every optional field of the model set,
+// the builder writes every element each schema declares, and the result
+// still validates, which checks the place of elements the generated
+// documents rarely or never carry.
+func TestMarshalXMLEveryElement(t *testing.T) {
+	for _, typ := range DocumentTypes {
+		t.Run(typ.Abbrev(), func(t *testing.T) {
+			b, err := MarshalXML(maximalDocument(t, typ))
+			if err != nil {
+				t.Fatal(err)
+			}
+			written := map[string]bool{}
+			for _, m := range regexp.MustCompile(`<(\w+)[ >]`).FindAllStringSubmatch(string(b), -1) {
+				written[m[1]] = true
+			}
+			for name := range schemaElementNames(t, typ) {
+				if !written[name] {
+					t.Errorf("%s declares %s, which the builder never wrote", xsdFiles[typ], name)
+				}
+			}
+			requireValid(t, xsdFiles[typ], map[string][]byte{typ.Abbrev(): withPlaceholderSignature(t, b)})
+			back, err := ParseXML(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b2, err := MarshalXML(back); err != nil || !bytes.Equal(b, b2) {
+				t.Fatalf("round trip: %v\n%s", err, firstDifference(b2, b))
+			}
+		})
 	}
 }
