@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -19,6 +18,7 @@ import (
 	"facturad/signer"
 	"facturad/signer/certmint"
 	"facturad/tenant"
+	"facturad/tenant/certopen"
 	"facturad/tenant/seal"
 	"facturad/tenant/storetest"
 )
@@ -41,27 +41,6 @@ var storeKinds = []struct {
 }{
 	{"sqlite", func(t testing.TB) fullStore { return storetest.NewSQLiteStore(t) }},
 	{"postgres", func(t testing.TB) fullStore { return storetest.NewPostgresStore(t) }},
-}
-
-// certOpener opens uploads with the signer package, as the service's
-// wiring does.
-type certOpener struct{}
-
-func (certOpener) OpenCertificate(p12, pin []byte) (tenant.CertificateInfo, error) {
-	c, err := signer.LoadPKCS12(p12, pin)
-	switch {
-	case errors.Is(err, signer.ErrWrongPIN):
-		return tenant.CertificateInfo{}, tenant.ErrCertificatePIN
-	case errors.Is(err, signer.ErrNotPKCS12):
-		return tenant.CertificateInfo{}, tenant.ErrCertificateFormat
-	case err != nil:
-		return tenant.CertificateInfo{}, err
-	}
-	id, err := c.Identification()
-	if err != nil {
-		return tenant.CertificateInfo{}, err
-	}
-	return tenant.CertificateInfo{Identification: id, NotBefore: c.Leaf.NotBefore, NotAfter: c.Leaf.NotAfter}, nil
 }
 
 // testClock is the time plus an offset the test moves.
@@ -130,7 +109,7 @@ func setup(t testing.TB, so setupOptions) *bundle {
 		t.Fatal(err)
 	}
 	b.svc, err = tenant.NewService(tenant.ServiceOptions{
-		Store: b.store, Sealer: sealer, Certificates: certOpener{},
+		Store: b.store, Sealer: sealer, Certificates: certopen.Opener{},
 		Passwords: tenant.Argon2id{Memory: 64, Time: 1, Threads: 1}, Logger: quiet,
 	})
 	if err != nil {

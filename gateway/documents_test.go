@@ -1,0 +1,337 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"io"
+	"log/slog"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"facturad/hacienda/recepcion"
+	"facturad/hacienda/sandbox"
+	"facturad/pipeline"
+	"facturad/signer"
+	"facturad/signer/certmint"
+	"facturad/tenant"
+	"facturad/tenant/certopen"
+	"facturad/tenant/seal"
+)
+
+// shapeDocument is the Document answer of A.5.
+var shapeDocument = map[string]jsonKind{
+	"id_externo": kString, "consecutivo": kString, "numero_documento": kString, "clave": kString,
+	"estado": kString, "estado_humanizado": kString, "xml": kStringOrNull, "mensaje_api": kString,
+	"mensaje_api_key": kString, "xml_respuesta": kStringOrNull, "codigo_mensaje_hacienda": kString,
+	"mensaje_hacienda": kString,
+}
+
+// fakeDocuments answers the document routes from fixed outcomes and keeps
+// the bodies it was given.
+type fakeDocuments struct {
+	mu     sync.Mutex
+	bodies [][]byte
+	out    pipeline.Outcome
+	err    error
+	doc    tenant.Document
+}
+
+func (f *fakeDocuments) Send(_ context.Context, _ tenant.Principal, body []byte) (pipeline.Outcome, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.bodies = append(f.bodies, body)
+	return f.out, f.err
+}
+
+func (f *fakeDocuments) Check(_ context.Context, _ tenant.Principal, clave string) (pipeline.Outcome, error) {
+	if clave != f.doc.Clave {
+		return pipeline.Outcome{}, tenant.ErrNotFound
+	}
+	return f.out, f.err
+}
+
+func (f *fakeDocuments) Document(_ context.Context, _ tenant.Principal, clave string) (tenant.Document, error) {
+	if clave != f.doc.Clave {
+		return tenant.Document{}, tenant.ErrNotFound
+	}
+	return f.doc, nil
+}
+
+// docTenants authenticates one branch user and nothing else.
+type docTenants struct{ Tenants }
+
+func (docTenants) Authenticate(_ context.Context, token, user, pass string) (tenant.Principal, error) {
+	if token == "t" && user == "u" && pass == "p" {
+		return tenant.Principal{UserID: 1, Username: "u", Role: tenant.RoleBranch, CompanyID: 1, BranchID: 1}, nil
+	}
+	return tenant.Principal{}, tenant.ErrUnauthenticated
+}
+
+const testClave = "50621112600310112345600100001010000000007100000001"
+
+func TestDocumentRoutesContract(t *testing.T) {
+	doc := tenant.Document{
+		IDExterno: "ext-1", Consecutivo: "00100001010000000007", Numero: 7, Clave: testClave,
+		Estado: tenant.StateSent, SignedXML: []byte("<FacturaElectronica/>"),
+	}
+	f := &fakeDocuments{doc: doc, out: pipeline.Outcome{Document: doc, Estado: doc.Estado}}
+	b := setup(t, Options{Tenants: docTenants{}, Routes: DocumentRoutes(f)})
+	u := creds{"t", "u", "p"}
+
+	t.Run("ok/send", func(t *testing.T) {
+		r := b.do(t, "POST", "/api/documents/v4?includeData=false", &u, "application/json", []byte(`{"id_externo":"ext-1"}`))
+		if r.status != 200 {
+			t.Fatalf("%d %s", r.status, r.body)
+		}
+		m := r.object(t)
+		requireShape(t, "Document", m, shapeDocument)
+		if m["estado"] != "04" || m["estado_humanizado"] != "Sent" || m["mensaje_api"] != "" || m["xml"] != nil ||
+			m["numero_documento"] != "0000000007" || m["consecutivo"] != doc.Consecutivo || m["clave"] != testClave {
+			t.Errorf("answer %v", m)
+		}
+		if d, ok := m["detalle_mensaje_hacienda"].([]any); !ok || len(d) != 0 {
+			t.Errorf("detalle_mensaje_hacienda = %#v, want []", m["detalle_mensaje_hacienda"])
+		}
+		if got := f.bodies[len(f.bodies)-1]; string(got) != `{"id_externo":"ext-1"}` {
+			t.Errorf("the pipeline got %q", got)
+		}
+	})
+	t.Run("ok/send includeData", func(t *testing.T) {
+		r := b.do(t, "POST", "/api/documents/v4?includeData=true", &u, "application/json", []byte(`{}`))
+		m := r.object(t)
+		if m["xml"] != base64.StdEncoding.EncodeToString(doc.SignedXML) {
+			t.Errorf("xml = %v", m["xml"])
+		}
+	})
+	t.Run("ok/send failures answer 500 with the document", func(t *testing.T) {
+		for _, tc := range []struct {
+			key    string
+			estado tenant.State
+		}{{pipeline.KeySendingDocumentError, tenant.StateNotSentYet}, {pipeline.KeyExpiredClientCertificate, tenant.StatePending}} {
+			d := doc
+			d.Estado = tc.estado
+			f.out = pipeline.Outcome{Document: d, Estado: tc.estado, Failed: true, Key: tc.key, Message: "explained"}
+			r := b.do(t, "POST", "/api/documents/v4", &u, "application/json", []byte(`{}`))
+			m := r.object(t)
+			if r.status != 500 || m["mensaje_api_key"] != tc.key || m["estado"] != string(tc.estado) || m["mensaje_api"] != "explained" {
+				t.Errorf("%s: %d %v", tc.key, r.status, m)
+			}
+			requireShape(t, "Document", m, shapeDocument)
+		}
+		f.out = pipeline.Outcome{Document: doc, Estado: doc.Estado}
+	})
+	t.Run("error/send overloaded is 503 with Retry-After", func(t *testing.T) {
+		f.err = &pipeline.OverloadError{Reason: "full", After: 2 * time.Second}
+		defer func() { f.err = nil }()
+		r := b.do(t, "POST", "/api/documents/v4", &u, "application/json", []byte(`{}`))
+		if r.status != 503 || r.header.Get("Retry-After") != "2" {
+			t.Fatalf("%d Retry-After %q %s", r.status, r.header.Get("Retry-After"), r.body)
+		}
+	})
+	t.Run("error/send validation is 400", func(t *testing.T) {
+		f.err = &tenant.ValidationError{}
+		f.err.(*tenant.ValidationError).Add("id_externo", "was already used")
+		defer func() { f.err = nil }()
+		r := b.do(t, "POST", "/api/documents/v4", &u, "application/json", []byte(`{}`))
+		m := r.object(t)
+		if r.status != 400 || m["errors"].(map[string]any)["id_externo"] == nil {
+			t.Fatalf("%d %s", r.status, r.body)
+		}
+	})
+	t.Run("error/send body over 1 MiB is 413", func(t *testing.T) {
+		big := append([]byte(`{"x":"`), bytes.Repeat([]byte("a"), SendMaxBody)...)
+		big = append(big, `"}`...)
+		r := b.do(t, "POST", "/api/documents/v4", &u, "application/json", big)
+		if r.status != 413 {
+			t.Fatalf("%d", r.status)
+		}
+	})
+	t.Run("error/no credentials", func(t *testing.T) {
+		if r := b.do(t, "PUT", "/api/documents/"+testClave+"/v4", nil, "", nil); r.status != 401 {
+			t.Fatalf("%d", r.status)
+		}
+	})
+	t.Run("ok/check flags", func(t *testing.T) {
+		d := doc
+		d.Estado, d.ResponseXML, d.CodigoMensaje, d.MensajeHacienda = tenant.StateAccepted, []byte("<MensajeHacienda/>"), "1", "Aceptado"
+		d.DetalleMensaje = []string{"uno", "dos"}
+		f.out = pipeline.Outcome{Document: d, Estado: d.Estado}
+		defer func() { f.out = pipeline.Outcome{Document: doc, Estado: doc.Estado} }()
+		r := b.do(t, "PUT", "/api/documents/"+testClave+"/v4?includeXml=true&includeResponseXml=true", &u, "", nil)
+		m := r.object(t)
+		if r.status != 200 || m["estado"] != "01" || m["codigo_mensaje_hacienda"] != "1" || m["mensaje_hacienda"] != "Aceptado" ||
+			m["xml"] == nil || m["xml_respuesta"] != base64.StdEncoding.EncodeToString(d.ResponseXML) {
+			t.Fatalf("%d %v", r.status, m)
+		}
+		if dl := m["detalle_mensaje_hacienda"].([]any); len(dl) != 2 || dl[1] != "dos" {
+			t.Errorf("detail %v", dl)
+		}
+		r = b.do(t, "PUT", "/api/documents/"+testClave+"/v4?includeXml=false", &u, "", nil)
+		if m := r.object(t); m["xml"] != nil || m["xml_respuesta"] != nil {
+			t.Errorf("XML given unasked: %v", m)
+		}
+	})
+	t.Run("error/check of an unknown clave is 404", func(t *testing.T) {
+		r := b.do(t, "PUT", "/api/documents/50699999999999999999999999999999999999999999999999/v4", &u, "", nil)
+		if r.status != 404 {
+			t.Fatalf("%d %s", r.status, r.body)
+		}
+	})
+	t.Run("ok/downloads", func(t *testing.T) {
+		r := b.do(t, "GET", "/api/documents/"+testClave+"/xml/v4", &u, "", nil)
+		if r.status != 200 || !strings.HasPrefix(r.header.Get("Content-Type"), "application/xml") || string(r.body) != string(doc.SignedXML) {
+			t.Fatalf("signed XML: %d %q %s", r.status, r.header.Get("Content-Type"), r.body)
+		}
+		r = b.do(t, "GET", "/api/documents/"+testClave+"/response-xml/v4", &u, "", nil)
+		if r.status != 404 {
+			t.Fatalf("answer XML before there is one: %d", r.status)
+		}
+		r = b.do(t, "GET", "/api/documents/"+testClave+"/v4", &u, "", nil)
+		if r.status != 200 || r.object(t)["clave"] != testClave {
+			t.Fatalf("read: %d %s", r.status, r.body)
+		}
+	})
+}
+
+func TestQueryFlag(t *testing.T) {
+	for _, tc := range []struct {
+		q    string
+		want bool
+	}{{"includeXml=true", true}, {"includexml=TRUE", true}, {"includeXml=1", true}, {"includeXml=false", false}, {"", false}, {"includeXml=yes", false}} {
+		v, _ := url.ParseQuery(tc.q)
+		if got := queryFlag(v, "includeXml"); got != tc.want {
+			t.Errorf("%q: %v", tc.q, got)
+		}
+	}
+}
+
+// TestDocumentsEndToEnd runs the document routes over HTTP against the real
+// pipeline, tenant service, signer cache, tax-authority client and sandbox.
+func TestDocumentsEndToEnd(t *testing.T) {
+	for _, k := range storeKinds {
+		t.Run(k.name, func(t *testing.T) { testDocumentsEndToEnd(t, k.open(t)) })
+	}
+}
+
+func testDocumentsEndToEnd(t *testing.T, store tenant.Store) {
+	ctx := context.Background()
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		t.Fatal(err)
+	}
+	sealer, err := seal.New(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hasher := &countingHasher{h: tenant.Argon2id{Memory: 64, Time: 1, Threads: 1}}
+	svc, err := tenant.NewService(tenant.ServiceOptions{Store: store, Sealer: sealer, Certificates: certopen.Opener{}, Passwords: hasher})
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, ok := store.(pipeline.Store)
+	if !ok {
+		t.Fatalf("%T keeps no documents", store)
+	}
+	sb := sandbox.NewTestServer(t, sandbox.Options{Logger: quiet})
+	client, err := recepcion.New(recepcion.Options{APIURL: sb.APIURL, TokenURL: sb.TokenURL, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache, err := signer.NewCache(signer.CacheOptions{Source: svc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := pipeline.New(pipeline.Options{Store: docs, Issuers: svc, Signer: cache, Submitter: client, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Stop(context.Background()) })
+
+	w := &world{store: store, hasher: hasher, admin: creds{token: "admin-token-0123456789", user: "admin", pass: "admin-password-0123"}}
+	hash, _ := hasher.Hash([]byte(w.admin.pass))
+	if err := store.CreateAPIUser(ctx, &tenant.APIUser{Username: w.admin.user, PasswordHash: hash,
+		TokenHash: tenant.HashToken(w.admin.token), Role: tenant.RoleAdmin, Activo: true}); err != nil {
+		t.Fatal(err)
+	}
+	if w.ca, err = certmint.NewCA(certmint.CAOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	w.testBundle = setup(t, Options{Tenants: svc, Routes: DocumentRoutes(p)})
+	co := w.createCompany(t, w.admin, "3101123456", "Documentos de Prueba S.A.")
+	other := w.createCompany(t, w.admin, "3101654321", "Otra Empresa S.A.")
+
+	send := []byte(`{"id_externo":"e2e-1","tipo_documento":"01","condicion_venta":"01",
+	  "receptor":{"nombre":"Cliente de Prueba","identificacion":{"tipo":"01","numero":"109870654"},"correoElectronico":"cliente@example.com"},
+	  "detalleServicio":[{"numeroLinea":1,"codigoCABYS":"8314100000000","cantidad":2,"unidadMedida":"Sp","detalle":"Servicio de consultoría",
+	    "precioUnitario":12500.5,"impuesto":[{"codigo":"01","codigoTarifaIVA":"08","tarifa":13}]}],
+	  "resumenFactura":{"codigoTipoMoneda":{"codigoMoneda":"CRC","tipoCambio":1},"medioPago":[{"tipoMedioPago":"01"}]}}`)
+	r := w.do(t, "POST", "/api/documents/v4?includeData=true", &co.user, "application/json", send)
+	if r.status != 200 {
+		t.Fatalf("send: %d %s", r.status, r.body)
+	}
+	m := r.object(t)
+	requireShape(t, "Document", m, shapeDocument)
+	clave, _ := m["clave"].(string)
+	if m["estado"] != "04" || m["mensaje_api"] != "" || len(clave) != 50 || m["xml"] == nil {
+		t.Fatalf("send answer %v", m)
+	}
+	signed, _ := base64.StdEncoding.DecodeString(m["xml"].(string))
+	if _, err := signer.Verify(signed); err != nil {
+		t.Errorf("the signed XML does not verify: %v", err)
+	}
+
+	// A replay answers the same document.
+	r = w.do(t, "POST", "/api/documents/v4", &co.user, "application/json", send)
+	if r.status != 200 || r.object(t)["clave"] != clave {
+		t.Fatalf("replay: %d %s", r.status, r.body)
+	}
+	// Another body under the same id_externo is a 400 on it.
+	r = w.do(t, "POST", "/api/documents/v4", &co.user, "application/json", bytes.Replace(send, []byte(`"cantidad":2`), []byte(`"cantidad":3`), 1))
+	if r.status != 400 || r.object(t)["errors"].(map[string]any)["id_externo"] == nil {
+		t.Fatalf("conflicting id_externo: %d %s", r.status, r.body)
+	}
+
+	// Before the check there is no answer XML.
+	if r := w.do(t, "GET", "/api/documents/"+clave+"/response-xml/v4", &co.user, "", nil); r.status != 404 {
+		t.Errorf("answer XML before the check: %d", r.status)
+	}
+	r = w.do(t, "PUT", "/api/documents/"+clave+"/v4?includeXml=false&includeResponseXml=true", &co.user, "", nil)
+	m = r.object(t)
+	if r.status != 200 || m["estado"] != "01" || m["codigo_mensaje_hacienda"] != "1" || m["xml_respuesta"] == nil || m["xml"] != nil {
+		t.Fatalf("check: %d %v", r.status, m)
+	}
+	r = w.do(t, "GET", "/api/documents/"+clave+"/xml/v4", &co.user, "", nil)
+	if r.status != 200 || !bytes.Equal(r.body, signed) || !strings.HasPrefix(r.header.Get("Content-Type"), "application/xml") {
+		t.Errorf("signed XML download: %d %s", r.status, r.header.Get("Content-Type"))
+	}
+	r = w.do(t, "GET", "/api/documents/"+clave+"/response-xml/v4", &co.user, "", nil)
+	if r.status != 200 || !bytes.Contains(r.body, []byte("MensajeHacienda")) {
+		t.Errorf("answer XML download: %d %.80s", r.status, r.body)
+	}
+	r = w.do(t, "GET", "/api/documents/"+clave+"/v4", &w.admin, "", nil)
+	if r.status != 200 || r.object(t)["estado"] != "01" {
+		t.Errorf("admin read: %d %s", r.status, r.body)
+	}
+
+	// Another company's user sees nothing of it.
+	for _, path := range []string{"/api/documents/" + clave + "/v4", "/api/documents/" + clave + "/xml/v4", "/api/documents/" + clave + "/response-xml/v4"} {
+		if r := w.do(t, "GET", path, &other.user, "", nil); r.status != 404 {
+			t.Errorf("GET %s by another company: %d", path, r.status)
+		}
+	}
+	if r := w.do(t, "PUT", "/api/documents/"+clave+"/v4", &other.user, "", nil); r.status != 404 {
+		t.Errorf("check by another company: %d", r.status)
+	}
+	if n := sb.Stats().Submissions; n != 1 {
+		t.Errorf("the sandbox received %d submissions", n)
+	}
+}
