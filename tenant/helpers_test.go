@@ -10,40 +10,13 @@ import (
 	"testing"
 	"time"
 
-	"facturad/signer"
 	"facturad/signer/certmint"
 	"facturad/tenant"
 	"facturad/tenant/authcache"
+	"facturad/tenant/certopen"
 	"facturad/tenant/seal"
 	"facturad/tenant/storetest"
 )
-
-// signerOpener adapts signer.LoadPKCS12 to tenant.CertificateOpener, the way
-// cmd wires it.
-type signerOpener struct{}
-
-func (signerOpener) OpenCertificate(p12, pin []byte) (tenant.CertificateInfo, error) {
-	c, err := signer.LoadPKCS12(p12, pin)
-	switch {
-	case errors.Is(err, signer.ErrWrongPIN):
-		return tenant.CertificateInfo{}, fmt.Errorf("%w: %w", tenant.ErrCertificatePIN, err)
-	case errors.Is(err, signer.ErrNotPKCS12):
-		return tenant.CertificateInfo{}, fmt.Errorf("%w: %w", tenant.ErrCertificateFormat, err)
-	case errors.Is(err, signer.ErrNoPrivateKey), errors.Is(err, signer.ErrNoCertificate):
-		return tenant.CertificateInfo{}, fmt.Errorf("%w: %w", tenant.ErrCertificateNoKey, err)
-	case errors.Is(err, signer.ErrUnsupportedKey):
-		return tenant.CertificateInfo{}, fmt.Errorf("%w: %w", tenant.ErrCertificateKey, err)
-	case err != nil:
-		return tenant.CertificateInfo{}, err
-	}
-	id, err := c.Identification()
-	if err != nil && !errors.Is(err, signer.ErrNoIdentification) {
-		return tenant.CertificateInfo{}, err
-	}
-	return tenant.CertificateInfo{Identification: id, NotBefore: c.Leaf.NotBefore, NotAfter: c.Leaf.NotAfter}, nil
-}
-
-var _ tenant.CertificateOpener = signerOpener{}
 
 // countingHasher counts slow-hash verifications, to prove the warm path
 // never runs one.
@@ -115,7 +88,7 @@ func newBundle(t testing.TB, o bundleOpts) *bundle {
 	b.opts = tenant.ServiceOptions{
 		Store:        b.store,
 		Sealer:       sealer,
-		Certificates: signerOpener{},
+		Certificates: certopen.Opener{},
 		Cache:        o.cache,
 		AuthKey:      authKey,
 		Passwords:    b.hasher,

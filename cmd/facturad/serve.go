@@ -48,9 +48,12 @@ func (c *cleanups) add(name string, f func(context.Context) error) {
 
 func (c *cleanups) run(ctx context.Context) {
 	for i := len(c.funcs) - 1; i >= 0; i-- {
+		start := time.Now()
 		if err := c.funcs[i](ctx); err != nil {
 			c.log.Error("stop", "part", c.names[i], "err", err)
+			continue
 		}
+		c.log.Debug("stopped", "part", c.names[i], "took", time.Since(start))
 	}
 }
 
@@ -234,5 +237,6 @@ func openRedis(url string) (*redis.Client, error) {
 	o.ReadTimeout = 250 * time.Millisecond
 	o.WriteTimeout = 250 * time.Millisecond
 	o.PoolTimeout = 250 * time.Millisecond
+	o.ContextTimeoutEnabled = true // honour each caller's own deadline
 	return redis.NewClient(o), nil
 }

@@ -5,6 +5,7 @@ package certopen
 
 import (
 	"errors"
+	"fmt"
 
 	"facturad/signer"
 	"facturad/tenant"
@@ -16,21 +17,25 @@ type Opener struct{}
 var _ tenant.CertificateOpener = Opener{}
 
 // OpenCertificate opens a .p12 with its PIN and describes its signing
-// certificate.
+// certificate. The causes tenant tells apart are wrapped around the
+// signer's own error; a certificate that carries no identification is
+// described with an empty one, for tenant to refuse as a mismatch.
 func (Opener) OpenCertificate(p12, pin []byte) (tenant.CertificateInfo, error) {
 	c, err := signer.LoadPKCS12(p12, pin)
 	switch {
 	case errors.Is(err, signer.ErrWrongPIN):
-		return tenant.CertificateInfo{}, tenant.ErrCertificatePIN
+		return tenant.CertificateInfo{}, fmt.Errorf("%w: %w", tenant.ErrCertificatePIN, err)
 	case errors.Is(err, signer.ErrNotPKCS12):
-		return tenant.CertificateInfo{}, tenant.ErrCertificateFormat
+		return tenant.CertificateInfo{}, fmt.Errorf("%w: %w", tenant.ErrCertificateFormat, err)
 	case errors.Is(err, signer.ErrNoPrivateKey), errors.Is(err, signer.ErrNoCertificate):
-		return tenant.CertificateInfo{}, tenant.ErrCertificateNoKey
+		return tenant.CertificateInfo{}, fmt.Errorf("%w: %w", tenant.ErrCertificateNoKey, err)
+	case errors.Is(err, signer.ErrUnsupportedKey):
+		return tenant.CertificateInfo{}, fmt.Errorf("%w: %w", tenant.ErrCertificateKey, err)
 	case err != nil:
 		return tenant.CertificateInfo{}, err
 	}
 	id, err := c.Identification()
-	if err != nil {
+	if err != nil && !errors.Is(err, signer.ErrNoIdentification) {
 		return tenant.CertificateInfo{}, err
 	}
 	return tenant.CertificateInfo{Identification: id, NotBefore: c.Leaf.NotBefore, NotAfter: c.Leaf.NotAfter}, nil
