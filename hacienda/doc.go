@@ -25,7 +25,7 @@
 // away from zero; every total is derived from already rounded line amounts,
 // so that sums reconcile exactly. The rules as implemented are described in
 // the project's docs/design/calculation.md; every reading of an ambiguous
-// point of the official annex is listed in interpretations.go and in
+// point of the official annex is listed in calc_interpretations.go and in
 // docs/decisions-v44.md.
 //
 // # Requests and validation
