@@ -129,7 +129,8 @@ func AppendXML(dst []byte, doc *Document) ([]byte, error) {
 	if shape == nil {
 		return dst, fmt.Errorf("marshal xml: %w %q", ErrUnknownDocumentType, doc.Type)
 	}
-	w := &xmlWriter{buf: dst}
+	var w xmlWriter
+	w.buf, w.stack = dst, w.stackBuf[:0]
 	w.writeDocument(doc, shape)
 	if w.err != nil {
 		return dst, fmt.Errorf("marshal xml %s: %w", doc.Type.Abbrev(), w.err)

@@ -28,6 +28,8 @@ type xmlWriter struct {
 	err   error
 	stack []string // open elements, to name the place of an error
 	line  int      // NumeroLinea of the line being written, 0 outside lines
+
+	stackBuf [8]string // backing array of stack: v4.4 nests at most 7 deep
 }
 
 // where names the element name inside the open elements, for errors.
