@@ -922,7 +922,7 @@ func calcSummary(doc *Document, e *errs, s *summary) {
 			}
 			monto = pctOf(totalVentaNeta, oc.PorcentajeOC.Decimal())
 			if oc.MontoCargo.IsSet() && amountAndPercentageMustAgree && oc.MontoCargo.Decimal().Cmp(monto) != 0 {
-				e.add(base+".montoCargo", "does not match porcentajeOC of totalVentaNeta (expected "+monto.String()+")")
+				e.add(base+".montoCargo", "does not match porcentajeOC of "+otrosCargosPorcentajeBase+" (expected "+monto.String()+")")
 				continue
 			}
 		case oc.MontoCargo.IsSet():

@@ -37,7 +37,7 @@ const ivaDevueltoOnlyWhenAllCard = true
 // percentage of TotalVentaNeta (sales after discounts, before taxes). The
 // annex gives no base (§7); the 10 % service charge, the usual percentage
 // charge, is computed on the consumption before taxes.
-const otrosCargosPorcentajeBase = "TotalVentaNeta"
+const otrosCargosPorcentajeBase = "totalVentaNeta"
 
 // repTotalComprobanteIncludesTax: in a Recibo Electrónico de Pago,
 // TotalComprobante = TotalVentaNeta + TotalImpuesto. The annex literally

@@ -129,10 +129,3 @@ func (e *errs) err() error {
 // Path helpers: small, allocation only on the error path.
 
 func idx(base string, i int) string { return base + "[" + strconv.Itoa(i) + "]" }
-
-func join(base, field string) string {
-	if base == "" {
-		return field
-	}
-	return base + "." + field
-}
