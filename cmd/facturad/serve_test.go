@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"facturad/tenant/storetest"
 )
 
 // syncBuffer is a bytes.Buffer safe for one writer and a polling reader.
@@ -156,5 +158,28 @@ func TestSandboxSubcommand(t *testing.T) {
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatalf("sandbox stop: %v", err)
+	}
+}
+
+// TestServeWithRedis starts the service with the Redis auth cache, as a
+// replica of a scaled-out deployment would, and authenticates twice (cold,
+// then warm through Redis).
+func TestServeWithRedis(t *testing.T) {
+	url := storetest.RedisURL(t)
+	_, api, _, stop := startService(t, t.TempDir(), "--redis-url", url,
+		"--admin-user", "ops", "--admin-password", "a-long-password-123", "--admin-token", "tok-0123456789abcdef0123456789abcdef")
+	defer stop()
+	for i := 0; i < 2; i++ {
+		req, _ := http.NewRequest("GET", "http://"+api+"/api/companies/v4?Name=x", nil)
+		req.Header.Set("AuthToken", "tok-0123456789abcdef0123456789abcdef")
+		req.SetBasicAuth("ops", "a-long-password-123")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("request %d: status %d", i, resp.StatusCode)
+		}
 	}
 }
