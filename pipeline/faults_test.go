@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"facturad/hacienda/recepcion"
 	"facturad/hacienda/sandbox"
 	"facturad/tenant"
 )
@@ -387,5 +388,93 @@ func TestReplicasClaimOnce(t *testing.T) {
 	}
 	if st := b.sb.Stats(); st.Submissions != int64(len(claves)) || st.Duplicates != 0 {
 		t.Errorf("the sandbox received %d submissions, %d duplicates, for %d documents", st.Submissions, st.Duplicates, len(claves))
+	}
+}
+
+func TestBackgroundWorkerOnItsOwn(t *testing.T) {
+	b := setup(t, setupOptions{
+		sandbox: sandbox.Options{Faults: sandbox.Faults{Outage: true}},
+		pipeline: func(o *Options) {
+			o.DisableRetrier = false
+			o.RetryInterval = 5 * time.Millisecond
+		},
+	})
+	out := b.mustSend(t, request("01", "own-1"))
+	if out.Estado != tenant.StateNotSentYet {
+		t.Fatalf("send: %s", describe(out))
+	}
+	if err := b.sb.SetFaults(sandbox.Faults{}); err != nil {
+		t.Fatal(err)
+	}
+	// The worker resubmits and settles it without help. The wait is a
+	// safety net, not a timing assertion.
+	deadline := time.Now().Add(20 * time.Second)
+	for b.stored(t, out.Document.Clave).Estado != tenant.StateAccepted {
+		if time.Now().After(deadline) {
+			t.Fatalf("not settled: %+v", b.stored(t, out.Document.Clave).Estado)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := b.p.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if st := b.sb.Stats(); st.Submissions != 1 {
+		t.Errorf("%d submissions", st.Submissions)
+	}
+}
+
+func TestWorkerRefusedResubmission(t *testing.T) {
+	b := setup(t, setupOptions{sandbox: sandbox.Options{Faults: sandbox.Faults{Outage: true}}})
+	out := b.mustSend(t, request("01", "refused-1"))
+	// The tax authority comes back refusing the document at reception.
+	stub := &stubSubmitter{err: apiErr(recepcion.OpSubmit, 400)}
+	b.p.o.Submitter = stub
+	b.round(t)
+	d := b.stored(t, out.Document.Clave)
+	if d.Estado != tenant.StateError || !d.NextAttemptAt.IsZero() || d.LastError == "" {
+		t.Fatalf("after a refusal: estado %s next %v error %q", d.Estado, d.NextAttemptAt, d.LastError)
+	}
+	if stub.statuses.Load() != 1 || stub.submits.Load() != 1 {
+		t.Errorf("status %d, submits %d: want the status first, then one submission", stub.statuses.Load(), stub.submits.Load())
+	}
+	// A repeat of the send answers the refusal as it was.
+	again := b.mustSend(t, request("01", "refused-1"))
+	if !again.Failed || again.Key != KeySendingDocumentError || again.Estado != tenant.StateError {
+		t.Errorf("repeat: %s", describe(again))
+	}
+}
+
+func TestMetrics(t *testing.T) {
+	b := setup(t, setupOptions{})
+	b.mustSend(t, request("01", "metrics-1"))
+	mfs, err := b.reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stages := map[string]bool{}
+	var sent float64
+	for _, mf := range mfs {
+		for _, m := range mf.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			switch mf.GetName() {
+			case "facturad_pipeline_stage_duration_seconds":
+				stages[labels["stage"]] = m.GetHistogram().GetSampleCount() > 0
+			case "facturad_pipeline_documents_total":
+				if labels["op"] == opSend && labels["estado"] == "04" {
+					sent = m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	for _, s := range []string{stageValidate, stageNumber, stageBuild, stageSign, stageStore, stageLimit, stageSubmit, stageQueue} {
+		if !stages[s] {
+			t.Errorf("stage %s not timed", s)
+		}
+	}
+	if sent != 1 {
+		t.Errorf("documents_total{op=send,estado=04} = %v", sent)
 	}
 }

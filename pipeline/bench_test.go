@@ -1,0 +1,47 @@
+package pipeline
+
+import (
+	"context"
+	"strconv"
+	"sync/atomic"
+	"testing"
+)
+
+// BenchmarkSend measures send calls through the whole pipeline (decode,
+// validate and calculate, number, build, sign, store, submit, store again)
+// against the sandbox on a loopback port with no added latency, with
+// 8×GOMAXPROCS concurrent callers of one branch. The limiter is off: the
+// figure is the pipeline's, not the pace chosen for the tax authority.
+//
+//	go test -run '^$' -bench BenchmarkSend -benchtime 2000x ./pipeline/
+func BenchmarkSend(b *testing.B) {
+	for _, k := range storeKinds {
+		b.Run(k.name, func(b *testing.B) {
+			bn := setup(b, setupOptions{store: k.open, pipeline: func(o *Options) {
+				o.Limiter = NewTokenBucket(0, 0)
+				o.QueueSize = 1024
+			}})
+			req := request("01", "")
+			var seq atomic.Int64
+			b.ReportAllocs()
+			b.SetParallelism(8)
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					r := make(map[string]any, len(req))
+					for k, v := range req {
+						r[k] = v
+					}
+					r["id_externo"] = "bench-" + strconv.FormatInt(seq.Add(1), 10)
+					out, err := bn.p.Send(context.Background(), bn.branch, body(b, r))
+					if err != nil || out.Failed {
+						b.Errorf("send: %v %s", err, describe(out))
+						return
+					}
+				}
+			})
+			b.StopTimer()
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "sends/s")
+		})
+	}
+}
