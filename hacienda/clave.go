@@ -289,6 +289,33 @@ func NumberDocument(doc *Document, branch, terminal string, number int64, situac
 	return nil
 }
 
+// CheckNumbering checks that a document's numbering agrees with itself, as
+// the tax authority does on reception: NumeroConsecutivo and Clave are well
+// formed, the consecutivo's document type is the document's type, the clave
+// embeds that consecutivo, carries the Costa Rica date of FechaEmision and
+// the id of the company issuing the document (doc.Issuer()). It returns one
+// message per disagreement, none when everything fits.
+func CheckNumbering(doc *Document) []string {
+	var msgs []string
+	c, err := ParseConsecutivo(doc.NumeroConsecutivo)
+	if err != nil {
+		msgs = append(msgs, "NumeroConsecutivo: "+strings.TrimPrefix(err.Error(), ErrInvalidClave.Error()+": "))
+	} else if c.DocType != string(doc.Type) {
+		msgs = append(msgs, fmt.Sprintf("NumeroConsecutivo: document type %s is not the document's type %s", c.DocType, doc.Type))
+	}
+	k, err := ParseClave(doc.Clave)
+	if err != nil {
+		return append(msgs, "Clave: "+strings.TrimPrefix(err.Error(), ErrInvalidClave.Error()+": "))
+	}
+	if k.Consecutivo.String() != doc.NumeroConsecutivo {
+		msgs = append(msgs, fmt.Sprintf("Clave: its consecutivo %s is not NumeroConsecutivo %s", k.Consecutivo, doc.NumeroConsecutivo))
+	}
+	for _, m := range k.Check(ClaveExpectation{IssuerID: doc.Issuer().Numero, Issued: doc.FechaEmision}) {
+		msgs = append(msgs, "Clave: "+m)
+	}
+	return msgs
+}
+
 // dayOf returns midnight, Costa Rica time, of the day t falls on there.
 func dayOf(t time.Time) time.Time {
 	y, m, d := t.In(crTime).Date()

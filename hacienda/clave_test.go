@@ -354,3 +354,41 @@ func TestNumberDocument(t *testing.T) {
 		})
 	}
 }
+
+func TestCheckNumbering(t *testing.T) {
+	issued := time.Date(2026, 11, 21, 14, 3, 0, 0, crTime)
+	good := func() *Document {
+		d := &Document{Type: TypeTE, FechaEmision: issued, Emisor: Party{Identificacion: Identificacion{Tipo: IDJuridica, Numero: "3101123456"}}}
+		if err := NumberDocument(d, "001", "00001", 5, "1", nil); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	tests := []struct {
+		name   string
+		modify func(*Document)
+		want   []string
+	}{
+		{name: "ok/numbered", modify: func(*Document) {}},
+		{name: "error/type of the root", modify: func(d *Document) { d.Type = TypeFE }, want: []string{"NumeroConsecutivo: document type 04 is not the document's type 01"}},
+		{name: "error/consecutivo not in clave", modify: func(d *Document) { d.NumeroConsecutivo = "00100001040000000006" }, want: []string{"Clave: its consecutivo"}},
+		{name: "error/date", modify: func(d *Document) { d.FechaEmision = issued.AddDate(0, 0, 1) }, want: []string{"Clave: the clave's date"}},
+		{name: "error/issuer", modify: func(d *Document) { d.Emisor.Identificacion.Numero = "3101999999" }, want: []string{"Clave: the clave's issuer"}},
+		{name: "error/malformed", modify: func(d *Document) { d.Clave, d.NumeroConsecutivo = "1", "2" }, want: []string{"NumeroConsecutivo: consecutivo must be 20 digits", "Clave: clave must be 50 digits"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := good()
+			tt.modify(d)
+			got := CheckNumbering(d)
+			if len(got) != len(tt.want) {
+				t.Fatalf("CheckNumbering = %q, want %d messages", got, len(tt.want))
+			}
+			for i, w := range tt.want {
+				if !strings.HasPrefix(got[i], w) {
+					t.Errorf("message %d = %q, want prefix %q", i, got[i], w)
+				}
+			}
+		})
+	}
+}

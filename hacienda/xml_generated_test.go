@@ -23,6 +23,9 @@ func TestGeneratedRequestsValidateAgainstXSD(t *testing.T) {
 		if err != nil {
 			t.Fatalf("document %d (%s): parse: %v", i, d.Type.Abbrev(), err)
 		}
+		if msgs := CheckNumbering(back); len(msgs) > 0 {
+			t.Errorf("document %d (%s): numbering: %q", i, d.Type.Abbrev(), msgs)
+		}
 		if b2, err := MarshalXML(back); err != nil || !bytes.Equal(b, b2) {
 			t.Fatalf("document %d (%s): round trip: %v %s", i, d.Type.Abbrev(), err, firstDifference(b2, b))
 		}

@@ -148,6 +148,9 @@ func TestXMLRoundTrip(t *testing.T) {
 				if err != nil {
 					t.Fatalf("document %d: parse: %v", i, err)
 				}
+				if msgs := CheckNumbering(back); len(msgs) > 0 {
+					t.Fatalf("document %d: numbering: %q", i, msgs)
+				}
 				if back.Type != typ || back.Clave != d.Clave || !back.FechaEmision.Equal(d.FechaEmision) {
 					t.Fatalf("document %d: parsed header differs: %s %s %v", i, back.Type, back.Clave, back.FechaEmision)
 				}
