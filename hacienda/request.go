@@ -116,6 +116,10 @@ func (f *FlexString) UnmarshalJSON(b []byte) error {
 // String returns the value trimmed of surrounding spaces.
 func (f FlexString) String() string { return strings.TrimSpace(string(f)) }
 
+// Code returns the value as a two-digit code: a single digit, as a client
+// sending "tipo_documento": 1 writes it, is padded to "01".
+func (f FlexString) Code() string { return pad2(f.String()) }
+
 // DecodeSendRequest decodes the send body. A body that is not a JSON
 // object, or a value of the wrong JSON type for its field, is a
 // *ValidationError ("$" for the body as a whole, the field's path

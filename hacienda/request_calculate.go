@@ -101,11 +101,11 @@ func CalculateAmounts(req *CalculateRequest) (*AmountsCalculateDocumentResponse,
 		e.add("$", "the request body is empty")
 		return nil, e.err()
 	}
-	t := DocumentType(req.TipoDocumento.String())
+	t := DocumentType(req.TipoDocumento.Code())
 	if t == "" {
 		t = TypeFE
 	}
-	doc := &Document{Type: t, CondicionVenta: req.CondicionVenta.String(), DetalleServicio: req.DetalleServicio,
+	doc := &Document{Type: t, CondicionVenta: req.CondicionVenta.Code(), DetalleServicio: req.DetalleServicio,
 		OtrosCargos: req.OtrosCargos, ResumenFactura: req.ResumenFactura}
 	calculate(doc, &e)
 	if !e.ok() {

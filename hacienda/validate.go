@@ -233,7 +233,7 @@ func convertRequest(req *SendDocumentRequest, issuer Issuer, e *errs) *Document 
 	id := strings.TrimSpace(req.IDExterno)
 	strLen(id, 1, 100, true, "id_externo", e)
 
-	t := DocumentType(req.TipoDocumento.String())
+	t := DocumentType(req.TipoDocumento.Code())
 	if t == "" {
 		e.add("tipo_documento", "is required")
 		return nil
@@ -311,7 +311,7 @@ func convertRequest(req *SendDocumentRequest, issuer Issuer, e *errs) *Document 
 	doc.ProveedorSistemas = issuer.ProveedorSistemas
 
 	// Sale condition.
-	cv := req.CondicionVenta.String()
+	cv := req.CondicionVenta.Code()
 	doc.CondicionVenta = cv
 	switch {
 	case cv == "":
@@ -394,7 +394,7 @@ func convertReceptor(r *ReceptorRequest, t DocumentType, e *errs) *Party {
 	// Identification.
 	var tipo, numero string
 	if r.Identificacion != nil {
-		tipo, numero = r.Identificacion.Tipo.String(), r.Identificacion.Numero.String()
+		tipo, numero = r.Identificacion.Tipo.Code(), r.Identificacion.Numero.String()
 	}
 	if tipo == "" && numero == "" && strings.TrimSpace(r.IdentificacionExtranjero) != "" {
 		tipo, numero = IDExtranjeroNoDom, strings.TrimSpace(r.IdentificacionExtranjero)

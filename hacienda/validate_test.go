@@ -304,7 +304,7 @@ func TestDecodeSendRequest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if req.IDExterno != "a" || req.TipoDocumento != "1" || req.Receptor == nil || req.Receptor.Nombre != "Ana María" {
+	if req.IDExterno != "a" || req.TipoDocumento != "1" || req.TipoDocumento.Code() != "01" || req.Receptor == nil || req.Receptor.Nombre != "Ana María" {
 		t.Fatalf("case-insensitive decoding failed: %+v", req)
 	}
 }
