@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"time"
 
@@ -73,7 +74,7 @@ func (s *Store) CreateAPIUser(ctx context.Context, u *tenant.APIUser) error {
 
 // APIUserByTokenHash finds the user whose token digest is h.
 func (s *Store) APIUserByTokenHash(ctx context.Context, h []byte) (tenant.APIUser, error) {
-	u, err := scanAPIUser(s.userByToken.QueryRowContext(ctx, h))
+	u, err := scanAPIUser(s.stmts.userByToken.QueryRowContext(ctx, h))
 	if err != nil {
 		return tenant.APIUser{}, fmt.Errorf("api user by token: %w", mapErr(err))
 	}
@@ -82,7 +83,7 @@ func (s *Store) APIUserByTokenHash(ctx context.Context, h []byte) (tenant.APIUse
 
 // APIUserByUsername finds a user by name.
 func (s *Store) APIUserByUsername(ctx context.Context, username string) (tenant.APIUser, error) {
-	u, err := scanAPIUser(s.read.QueryRowContext(ctx, qAPIUserByUsername, username))
+	u, err := scanAPIUser(s.stmts.userByUsername.QueryRowContext(ctx, username))
 	if err != nil {
 		return tenant.APIUser{}, fmt.Errorf("api user %q: %w", username, mapErr(err))
 	}
@@ -93,11 +94,15 @@ func (s *Store) APIUserByUsername(ctx context.Context, username string) (tenant.
 // branchID is not zero, ordered by id. An unknown company or branch is
 // ErrNotFound.
 func (s *Store) APIUsers(ctx context.Context, companyID, branchID int64) ([]tenant.APIUser, error) {
-	query, args := qAPIUsersOfCompany, []any{companyID}
+	var (
+		rows *sql.Rows
+		err  error
+	)
 	if branchID != 0 {
-		query, args = qAPIUsersOfBranch, []any{companyID, branchID}
+		rows, err = s.stmts.usersOfBranch.QueryContext(ctx, companyID, branchID)
+	} else {
+		rows, err = s.stmts.usersOfCompany.QueryContext(ctx, companyID)
 	}
-	rows, err := s.read.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("api users of company %d branch %d: %w", companyID, branchID, err)
 	}
@@ -117,7 +122,7 @@ func (s *Store) APIUsers(ctx context.Context, companyID, branchID int64) ([]tena
 		err := s.companyExists(ctx, companyID)
 		if err == nil && branchID != 0 {
 			var ok bool
-			if err = s.read.QueryRowContext(ctx, qBranchExists, branchID, companyID).Scan(&ok); err == nil && !ok {
+			if err = s.stmts.branchExists.QueryRowContext(ctx, branchID, companyID).Scan(&ok); err == nil && !ok {
 				err = tenant.ErrNotFound
 			}
 		}

@@ -133,7 +133,7 @@ func (s *Store) UpdateBranch(ctx context.Context, b *tenant.Branch) error {
 
 // Branch returns one branch.
 func (s *Store) Branch(ctx context.Context, id int64) (tenant.Branch, error) {
-	b, err := scanBranch(s.read.QueryRowContext(ctx, qBranch, id))
+	b, err := scanBranch(s.stmts.branch.QueryRowContext(ctx, id))
 	if err != nil {
 		return tenant.Branch{}, fmt.Errorf("branch %d: %w", id, mapErr(err))
 	}
@@ -143,7 +143,7 @@ func (s *Store) Branch(ctx context.Context, id int64) (tenant.Branch, error) {
 // Branches lists a company's branches ordered by id; an unknown company is
 // ErrNotFound.
 func (s *Store) Branches(ctx context.Context, companyID int64) ([]tenant.Branch, error) {
-	rows, err := s.read.QueryContext(ctx, qBranches, companyID)
+	rows, err := s.stmts.branches.QueryContext(ctx, companyID)
 	if err != nil {
 		return nil, fmt.Errorf("branches of company %d: %w", companyID, err)
 	}
@@ -170,7 +170,7 @@ func (s *Store) Branches(ctx context.Context, companyID int64) ([]tenant.Branch,
 // companyExists returns ErrNotFound when the company does not exist.
 func (s *Store) companyExists(ctx context.Context, id int64) error {
 	var ok bool
-	if err := s.read.QueryRowContext(ctx, qCompanyExists, id).Scan(&ok); err != nil {
+	if err := s.stmts.companyExists.QueryRowContext(ctx, id).Scan(&ok); err != nil {
 		return err
 	}
 	if !ok {

@@ -164,7 +164,7 @@ func (s *Store) UpdateCompany(ctx context.Context, c *tenant.Company) error {
 
 // Company returns one company.
 func (s *Store) Company(ctx context.Context, id int64) (tenant.Company, error) {
-	c, err := scanCompany(s.read.QueryRowContext(ctx, qCompany, id))
+	c, err := scanCompany(s.stmts.company.QueryRowContext(ctx, id))
 	if err != nil {
 		return tenant.Company{}, fmt.Errorf("company %d: %w", id, mapErr(err))
 	}
@@ -189,11 +189,11 @@ func (s *Store) SearchCompanies(ctx context.Context, q tenant.CompanyQuery) ([]t
 		if q.OwnerID != nil {
 			anyOwner, owner = false, *q.OwnerID
 		}
-		rows, err = s.read.QueryContext(ctx, qSearchCompanyByID, q.CompanyID, anyOwner, owner, pattern, limit)
+		rows, err = s.stmts.searchByID.QueryContext(ctx, q.CompanyID, anyOwner, owner, pattern, limit)
 	case q.OwnerID != nil:
-		rows, err = s.read.QueryContext(ctx, qSearchCompaniesByOwner, *q.OwnerID, pattern, limit)
+		rows, err = s.stmts.searchByOwner.QueryContext(ctx, *q.OwnerID, pattern, limit)
 	default:
-		rows, err = s.read.QueryContext(ctx, qSearchCompanies, pattern, limit)
+		rows, err = s.stmts.search.QueryContext(ctx, pattern, limit)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("search companies: %w", err)

@@ -230,7 +230,7 @@ func (s *Store) DocumentByClave(ctx context.Context, clave string) (tenant.Docum
 	if clave == "" {
 		return tenant.Document{}, fmt.Errorf("document by empty clave: %w", tenant.ErrNotFound)
 	}
-	d, err := scanDocument(s.read.QueryRowContext(ctx, qDocumentByClave, clave))
+	d, err := scanDocument(s.stmts.documentByClave.QueryRowContext(ctx, clave))
 	if err != nil {
 		return tenant.Document{}, fmt.Errorf("document %s: %w", clave, mapErr(err))
 	}
@@ -243,7 +243,7 @@ func (s *Store) DocumentByExternalID(ctx context.Context, branchID int64, idExte
 	if idExterno == "" {
 		return tenant.Document{}, fmt.Errorf("document of branch %d by empty id_externo: %w", branchID, tenant.ErrNotFound)
 	}
-	d, err := scanDocument(s.read.QueryRowContext(ctx, qDocumentByExternalID, branchID, idExterno))
+	d, err := scanDocument(s.stmts.documentByExternalID.QueryRowContext(ctx, branchID, idExterno))
 	if err != nil {
 		return tenant.Document{}, fmt.Errorf("document %q of branch %d: %w", idExterno, branchID, mapErr(err))
 	}

@@ -46,7 +46,7 @@ type Store struct {
 	read  *sql.DB // read-only connections
 	now   func() time.Time
 
-	userByToken *sql.Stmt // the cold authentication path, prepared once
+	stmts readStmts // the read queries, prepared once on the read pool
 }
 
 var _ tenant.Store = (*Store)(nil)
@@ -107,7 +107,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	read.SetMaxIdleConns(opts.MaxReaders)
 	read.SetConnMaxIdleTime(0)
 	s.read = read
-	if s.userByToken, err = read.PrepareContext(ctx, qAPIUserByTokenHash); err != nil {
+	if err := s.stmts.prepare(ctx, read); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("open sqlite store %s: prepare: %w", path, err)
 	}
@@ -125,9 +125,7 @@ func (s *Store) Ping(ctx context.Context) error {
 // Close closes both pools.
 func (s *Store) Close() error {
 	var errs []error
-	if s.userByToken != nil {
-		errs = append(errs, s.userByToken.Close())
-	}
+	errs = append(errs, s.stmts.close())
 	if s.read != nil {
 		errs = append(errs, s.read.Close())
 	}
