@@ -8,9 +8,10 @@ import (
 
 // Branches lists a company's branches, ordered by id.
 func (s *Service) Branches(ctx context.Context, p Principal, companyID int64) ([]Branch, error) {
-	if _, err := s.companyFor(ctx, p, companyID); err != nil {
+	if err := s.companyVisible(ctx, p, companyID); err != nil {
 		return nil, err
 	}
+	// A company that does not exist is ErrNotFound here.
 	bs, err := s.store.Branches(ctx, companyID)
 	if err != nil {
 		return nil, fmt.Errorf("branches of company %d: %w", companyID, err)

@@ -38,7 +38,9 @@ type Store interface {
 	UpdateBranch(ctx context.Context, b *Branch) error
 	// Branch returns one branch.
 	Branch(ctx context.Context, id int64) (Branch, error)
-	// Branches lists a company's branches ordered by id.
+	// Branches lists a company's branches ordered by id. A company that
+	// does not exist is ErrNotFound, not an empty list (the Service relies
+	// on it to list an admin's or a branch user's branches in one read).
 	Branches(ctx context.Context, companyID int64) ([]Branch, error)
 
 	// CreateAPIUser inserts a user and sets ID and CreatedAt. A taken
