@@ -200,6 +200,7 @@ func (w *xmlWriter) writeDocument(d *Document, s *xmlShape) {
 }
 
 func (w *xmlWriter) writeOtro(name string, o OtroTexto) {
+	w.traced(name)
 	w.buf = append(w.buf, '<')
 	w.buf = append(w.buf, name...)
 	if o.Codigo != "" {

@@ -27,13 +27,16 @@ var ErrNotV44Document = errors.New("not a v4.4 electronic document")
 // must be in that same namespace, except the ds:Signature children of the
 // root, which are ignored.
 //
-// The parser is strict about names and lenient about order: an element the
-// model does not know in that place, an element given twice where only one
-// is allowed, a text where a decimal, an integer or a date is expected are
-// errors; the order of the elements is not checked (that is the schema's
-// job, and the builder writes the schema's order anyway). Values are taken
-// as written (codes, decimals and dates with surrounding whitespace
-// trimmed), so build → parse → build gives the same bytes.
+// The parser is strict: an unknown element, an element given twice where
+// only one is allowed, a text where a decimal, an integer or a date is
+// expected are errors; and the elements read must be, in order, the
+// elements MarshalXML writes for the model read (checkStructure), which
+// refuses elements out of the type's schema order, elements the type's
+// schema does not have, empty optional elements and missing required
+// ones. It is not a full schema validation (lengths, patterns and code lists
+// are validation's business). Values are taken as written (codes, decimals
+// and dates with surrounding whitespace trimmed), so build → parse → build
+// gives the same bytes.
 func ParseXML(b []byte) (*Document, error) {
 	x := etree.NewDocument()
 	if err := x.ReadFromBytes(b); err != nil {
@@ -62,7 +65,60 @@ func ParseXML(b []byte) (*Document, error) {
 	if p.err != nil {
 		return nil, fmt.Errorf("parse %s: %w", typ.Abbrev(), p.err)
 	}
+	if err := checkStructure(root, d); err != nil {
+		return nil, fmt.Errorf("parse %s: %w", typ.Abbrev(), err)
+	}
 	return d, nil
+}
+
+// checkStructure compares the elements of the document read, in order,
+// with the elements the builder writes for the model read from it. The
+// builder follows the type's schema, so a difference is an element out of
+// its schema's order, an element the type's schema does not have, an
+// element left empty or a required element missing, and the document is
+// refused. As a consequence ParseXML accepts exactly the documents whose
+// structure MarshalXML reproduces.
+func checkStructure(root *etree.Element, d *Document) error {
+	w := xmlWriter{tracing: true}
+	w.stack = w.stackBuf[:0]
+	w.writeDocument(d, xmlShapes[d.Type])
+	if w.err != nil {
+		return fmt.Errorf("missing element: %w", w.err)
+	}
+	want := w.trace
+	i := 0
+	var last *etree.Element
+	var walk func(el *etree.Element, depth int) error
+	walk = func(el *etree.Element, depth int) error {
+		for _, c := range el.ChildElements() {
+			if depth == 0 && c.Tag == "Signature" && c.NamespaceURI() == NamespaceXMLDSig {
+				continue
+			}
+			if i >= len(want) {
+				return fmt.Errorf("%s: element not expected here", c.GetPath())
+			}
+			if want[i].depth != depth || want[i].name != c.Tag {
+				return fmt.Errorf("%s: element not expected here, %s expected", c.GetPath(), want[i].name)
+			}
+			i++
+			last = c
+			if err := walk(c, depth+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := walk(root, 0); err != nil {
+		return err
+	}
+	if i < len(want) {
+		where := root.GetPath()
+		if last != nil {
+			where = last.GetPath()
+		}
+		return fmt.Errorf("%s: %s expected after it", where, want[i].name)
+	}
+	return nil
 }
 
 // xmlParser walks an etree document into the model. The first error sticks.

@@ -948,3 +948,48 @@ func TestMarshalXMLEveryElement(t *testing.T) {
 		})
 	}
 }
+
+// TestParseXMLStructure: elements out of order, elements the type does not
+// have, empty optional elements and missing required ones are refused.
+func TestParseXMLStructure(t *testing.T) {
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join("testdata", "golden", name+".xml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	fe, rep := read("FE"), read("REP")
+	tests := []struct{ name, in, want string }{
+		{"error/header swapped", strings.Replace(fe, "<ProveedorSistemas>3101123456</ProveedorSistemas><CodigoActividadEmisor>523101</CodigoActividadEmisor>",
+			"<CodigoActividadEmisor>523101</CodigoActividadEmisor><ProveedorSistemas>3101123456</ProveedorSistemas>", 1),
+			"/FacturaElectronica/CodigoActividadEmisor: element not expected here, ProveedorSistemas expected"},
+		{"error/line swapped", strings.Replace(fe, "<Cantidad>0.125</Cantidad><UnidadMedida>Unid</UnidadMedida>", "<UnidadMedida>Unid</UnidadMedida><Cantidad>0.125</Cantidad>", 1),
+			"UnidadMedida: element not expected here, Cantidad expected"},
+		{"error/element of another type", strings.Replace(fe, "<CodigoCABYS>", "<PartidaArancelaria>090111000000</PartidaArancelaria><CodigoCABYS>", 1),
+			"PartidaArancelaria: element not expected here, CodigoCABYS expected"},
+		{"error/REP line with a quantity", strings.Replace(rep, "<MontoTotal>", "<Cantidad>1</Cantidad><MontoTotal>", 1),
+			"Cantidad: element not expected here, MontoTotal expected"},
+		{"error/missing required", strings.Replace(fe, "<ProveedorSistemas>3101123456</ProveedorSistemas>", "", 1),
+			"missing element: ProveedorSistemas is required"},
+		{"error/missing total", regexp.MustCompile(`<TotalComprobante>[^<]*</TotalComprobante>`).ReplaceAllString(fe, ""),
+			"TotalComprobante is required"},
+		{"error/empty optional", strings.Replace(fe, "</FacturaElectronica>", "<Otros></Otros></FacturaElectronica>", 1),
+			"/FacturaElectronica/Otros: element not expected here"},
+		{"error/empty optional text", strings.Replace(fe, "<Barrio>Sabana Norte</Barrio>", "<Barrio></Barrio>", 1),
+			"Barrio: element not expected here, OtrasSenas expected"},
+		{"error/address list in one element", strings.Replace(fe, "<CorreoElectronico>conta@valle.example</CorreoElectronico>", "<CorreoElectronico>conta@valle.example;otro@valle.example</CorreoElectronico>", 1),
+			"Receptor: element not expected here, CorreoElectronico expected"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.in == fe || tt.in == rep {
+				t.Fatal("the replacement did not apply")
+			}
+			_, err := ParseXML([]byte(tt.in))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+}

@@ -30,13 +30,34 @@ type xmlWriter struct {
 	line  int      // NumeroLinea of the line being written, 0 outside lines
 
 	stackBuf [8]string // backing array of stack: v4.4 nests at most 7 deep
+
+	// tracing makes the writer record every element below the root it
+	// writes, in order, in trace (the parser's structure check).
+	tracing bool
+	trace   []xmlTraceEntry
+}
+
+// xmlTraceEntry is one element written: its name and its depth below the
+// root (0 for the root's children).
+type xmlTraceEntry struct {
+	depth int
+	name  string
+}
+
+func (w *xmlWriter) traced(name string) {
+	if w.tracing {
+		w.trace = append(w.trace, xmlTraceEntry{depth: len(w.stack), name: name})
+	}
 }
 
 // where names the element name inside the open elements, for errors.
 func (w *xmlWriter) where(name string) string {
 	p := strings.Join(w.stack, "/")
 	if name != "" {
-		p += "/" + name
+		if p != "" {
+			p += "/"
+		}
+		p += name
 	}
 	if w.line > 0 {
 		p += fmt.Sprintf(" (line %d)", w.line)
@@ -51,6 +72,7 @@ func (w *xmlWriter) failf(format string, args ...any) {
 }
 
 func (w *xmlWriter) start(name string) {
+	w.traced(name)
 	w.stack = append(w.stack, name)
 	w.buf = append(w.buf, '<')
 	w.buf = append(w.buf, name...)
@@ -68,6 +90,7 @@ func (w *xmlWriter) end(name string) {
 
 // open and close write the tags of a leaf element (no error context).
 func (w *xmlWriter) open(name string) {
+	w.traced(name)
 	w.buf = append(w.buf, '<')
 	w.buf = append(w.buf, name...)
 	w.buf = append(w.buf, '>')
