@@ -478,3 +478,23 @@ func TestMetrics(t *testing.T) {
 		t.Errorf("documents_total{op=send,estado=04} = %v", sent)
 	}
 }
+
+func TestHangingTaxAuthority(t *testing.T) {
+	// The tax authority takes a minute to answer anything; the send gives
+	// up after SubmitTimeout and answers 05, the document stored.
+	b := setup(t, setupOptions{
+		sandbox:  sandbox.Options{Faults: sandbox.Faults{Latency: sandbox.Duration(time.Minute)}},
+		pipeline: func(o *Options) { o.SubmitTimeout = 300 * time.Millisecond },
+	})
+	start := time.Now()
+	out := b.mustSend(t, request("01", "hang-1"))
+	if took := time.Since(start); took > 20*time.Second {
+		t.Errorf("the send took %s with a 300ms submit timeout", took)
+	}
+	if !out.Failed || out.Key != KeySendingDocumentError || out.Estado != tenant.StateNotSentYet {
+		t.Fatalf("send: %s", describe(out))
+	}
+	if d := b.stored(t, out.Document.Clave); d.Estado != tenant.StateNotSentYet || len(d.SignedXML) == 0 {
+		t.Errorf("stored: estado %s xml %d", d.Estado, len(d.SignedXML))
+	}
+}
