@@ -258,6 +258,10 @@ func calcLine(t DocumentType, l *LineaDetalle, p *linePath, e *errs, s *summary)
 		}
 		if discountIssuerBearsTax(d.CodigoDescuento) {
 			issuerBears = true
+			if t == TypeFEC || t == TypeFEE {
+				e.add(p.sub("descuento", j, "codigoDescuento"), "codes 01 and 03 (the issuer bears the tax) are not allowed in this document type, which has no impuestoAsumidoEmisorFabrica")
+				ok = false
+			}
 		}
 		var monto decimal.Decimal
 		switch {
@@ -418,6 +422,11 @@ func calcLine(t DocumentType, l *LineaDetalle, p *linePath, e *errs, s *summary)
 		return false
 	}
 	l.MontoTotalLinea = NewAmount(mtl)
+	if t == TypeFEE {
+		// The export invoice has no BaseImponible element: leave it absent
+		// so that the model matches what its XML carries.
+		l.BaseImponible = Amount{}
+	}
 
 	// Buckets: the gross MontoTotal, split between gravado and exonerado by
 	// the share of the IVA that is exonerated.

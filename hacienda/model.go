@@ -243,7 +243,8 @@ type LineaDetalle struct {
 	SubTotal Amount `json:"subTotal,omitzero"`
 	// IVACobradoFabrica is nota 21 (01, 02) (absent FEC, FEE, REP).
 	IVACobradoFabrica string `json:"iVACobradoFabrica,omitempty"`
-	// BaseImponible is the IVA base (computed; absent FEE, REP). The caller
+	// BaseImponible is the IVA base (computed; left absent in FEE and REP,
+	// whose schemas have no such element). The caller
 	// may set it only with IVACobradoFabrica 01 or an IVA of code 07.
 	BaseImponible Amount `json:"baseImponible,omitzero"`
 	// Impuesto holds the taxes (1..1000; 0..1000 in REP).

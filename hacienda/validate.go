@@ -308,7 +308,6 @@ func convertRequest(req *SendDocumentRequest, issuer Issuer, e *errs) *Document 
 		}
 	}
 	doc.CodigoActividadEmisor, doc.CodigoActividadReceptor = actEmisor, actReceptor
-	doc.ProveedorSistemas = issuer.ProveedorSistemas
 
 	// Sale condition.
 	cv := req.CondicionVenta.Code()
@@ -342,6 +341,8 @@ func convertRequest(req *SendDocumentRequest, issuer Issuer, e *errs) *Document 
 	}
 
 	// Parties.
+	checkIssuer(&issuer, t, e)
+	doc.ProveedorSistemas = issuer.ProveedorSistemas
 	company := issuer.Party
 	company.Registrofiscal8707 = strings.TrimSpace(req.RegistroFiscal8707)
 	counterparty := convertReceptor(req.Receptor, t, e)
@@ -370,6 +371,52 @@ func convertRequest(req *SendDocumentRequest, issuer Issuer, e *errs) *Document 
 		}
 	}
 	return doc
+}
+
+// checkIssuer checks the company's own data, which the schema constrains
+// as much as the client's; problems are reported under "emisor.<Field>"
+// (the company's records must be corrected, not the request). Canton and
+// district codes are padded to two digits.
+func checkIssuer(is *Issuer, t DocumentType, e *errs) {
+	const b = "emisor."
+	strLen(strings.TrimSpace(is.Nombre), 5, 100, true, b+"Nombre", e)
+	if is.Identificacion.IsZero() {
+		e.add(b+"Identificacion", "the company has no identification")
+	} else {
+		checkIdentificacion(is.Identificacion.Tipo, is.Identificacion.Numero, b+"Identificacion.Tipo", b+"Identificacion.Numero", e)
+	}
+	strLen(is.NombreComercial, 3, 80, false, b+"NombreComercial", e)
+	if is.Ubicacion != nil {
+		u := *is.Ubicacion
+		u.Canton, u.Distrito = pad2(u.Canton), pad2(u.Distrito)
+		is.Ubicacion = &u
+		if t != TypeREP {
+			checkUbicacion(&u, b+"Ubicacion", true, e)
+		}
+	} else if t == TypeFE || t == TypeTE || t == TypeFEE {
+		e.add(b+"Ubicacion", "the company's address is required in this document type")
+	}
+	if is.Telefono != nil && t != TypeREP {
+		checkTelefono(is.Telefono, b+"Telefono", true, e)
+	}
+	if len(is.CorreoElectronico) == 0 && t != TypeFEC && !t.IsNote() {
+		e.add(b+"CorreoElectronico", "the company's e-mail address is required in this document type")
+	}
+	if len(is.CorreoElectronico) > 4 {
+		e.add(b+"CorreoElectronico", "at most 4 addresses")
+	}
+	for _, m := range is.CorreoElectronico {
+		if len(m) > 160 || !emailRE.MatchString(m) {
+			e.add(b+"CorreoElectronico", "'"+truncateForError(m)+"' is not a valid e-mail address")
+		}
+	}
+	if is.ProveedorSistemas == "" {
+		// In-house software: the annex has the issuer's own id.
+		is.ProveedorSistemas = is.Identificacion.Numero
+	}
+	if len(is.ProveedorSistemas) > 20 {
+		e.add(b+"ProveedorSistemas", "the software provider's identification has at most 20 characters")
+	}
 }
 
 // convertReceptor checks the request's receptor and converts it (nil when

@@ -308,3 +308,40 @@ func TestDecodeSendRequest(t *testing.T) {
 		t.Fatalf("case-insensitive decoding failed: %+v", req)
 	}
 }
+
+func TestNewDocumentChecksTheIssuer(t *testing.T) {
+	req, err := DecodeSendRequest([]byte(validFE))
+	if err != nil {
+		t.Fatal(err)
+	}
+	is := SampleIssuer()
+	is.Identificacion.Numero = "3-101-123456"
+	is.Ubicacion = &Ubicacion{Provincia: "1", Canton: "1", Distrito: "1", OtrasSenas: "Avenida central"}
+	is.CorreoElectronico = nil
+	is.ProveedorSistemas = ""
+	_, err = NewDocument(req, is)
+	ve, ok := err.(*ValidationError)
+	if !ok {
+		t.Fatalf("err = %v, want *ValidationError", err)
+	}
+	for _, p := range []string{"emisor.Identificacion.Numero", "emisor.CorreoElectronico"} {
+		if !ve.Has(p) {
+			t.Errorf("no error on %s: %v", p, ve.FieldErrors())
+		}
+	}
+	if ve.Has("emisor.Ubicacion.Canton") || ve.Has("emisor.Ubicacion.Distrito") {
+		t.Errorf("one-digit canton/district codes should be padded, got %v", ve.FieldErrors())
+	}
+
+	// A valid company without a provider id issues with its own id.
+	is = SampleIssuer()
+	is.ProveedorSistemas = ""
+	req, _ = DecodeSendRequest([]byte(validFE))
+	doc, err := NewDocument(req, is)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.ProveedorSistemas != "3101123456" {
+		t.Errorf("ProveedorSistemas = %q, want the company's own id", doc.ProveedorSistemas)
+	}
+}
