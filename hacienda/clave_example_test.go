@@ -52,3 +52,15 @@ func ExampleClave_Check() {
 	// Output:
 	// the clave's document type 01 is not the document type 04
 }
+
+// Read the parts of a clave.
+func ExampleParseClave() {
+	clave, err := hacienda.ParseClave("50615092500310112345600100001010000000123112345678")
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(clave.Date.Format("2006-01-02"), clave.IssuerID, clave.Consecutivo.Branch,
+		clave.Consecutivo.Terminal, clave.Consecutivo.DocType, clave.Consecutivo.Number, clave.Situacion)
+	// Output:
+	// 2025-09-15 003101123456 001 00001 01 123 1
+}
