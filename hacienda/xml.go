@@ -107,8 +107,9 @@ var ErrUnknownDocumentType = errors.New("unknown document type")
 // decimals, with trailing fraction zeros removed (1200, 438.9255, 0.5, 0);
 // absent optional amounts and empty optional strings are omitted; elements
 // that do not exist in the type's schema are not written even when the
-// model carries them (for example TotalIVADevuelto in a FEC); the Receptor
-// writes only its first CorreoElectronico (its schema allows one).
+// model carries them (for example TotalIVADevuelto in a FEC); the Emisor
+// writes up to 4 CorreoElectronico, the Receptor only its first (its schema
+// allows one).
 //
 // MarshalXML does not validate the document: it fails only when a required
 // element is missing or a text cannot be written as XML (invalid UTF-8 or a

@@ -21,8 +21,8 @@ const xmlDateTime = "2006-01-02T15:04:05-07:00"
 
 // xmlWriter appends XML to a byte slice without any insignificant
 // whitespace: no indentation, no newline after the declaration, so that the
-// bytes signed are exactly the bytes built. The first error sticks; later
-// calls are no-ops.
+// bytes signed are exactly the bytes built. The first error sticks; the
+// caller discards whatever was written once there is one.
 type xmlWriter struct {
 	buf   []byte
 	err   error
