@@ -258,10 +258,6 @@ func calcLine(t DocumentType, l *LineaDetalle, p *linePath, e *errs, s *summary)
 		}
 		if discountIssuerBearsTax(d.CodigoDescuento) {
 			issuerBears = true
-			if t == TypeFEC || t == TypeFEE {
-				e.add(p.sub("descuento", j, "codigoDescuento"), "codes 01 and 03 (the issuer bears the tax) are not allowed in this document type, which has no impuestoAsumidoEmisorFabrica")
-				ok = false
-			}
 		}
 		var monto decimal.Decimal
 		switch {

@@ -307,11 +307,6 @@ func TestCalculateRuleErrors(t *testing.T) {
 			l.Descuento = []Descuento{{MontoDescuento: a("100"), CodigoDescuento: "01"}}
 			return crcDoc(TypeFE, l)
 		}, "detalleServicio[0].descuento", "whole line"},
-		{"error/regalía in a purchase invoice", func() *Document {
-			l := goods(1, "1", "100", iva("08"))
-			l.Descuento = []Descuento{{MontoDescuento: a("100"), CodigoDescuento: "03"}}
-			return crcDoc(TypeFEC, l)
-		}, "detalleServicio[0].descuento[0].codigoDescuento", "not allowed"},
 		{"error/amount and percentage disagree", func() *Document {
 			l := goods(1, "1", "100", iva("08"))
 			l.Descuento = []Descuento{{MontoDescuento: a("11"), PorcentajeDescuento: a("10"), CodigoDescuento: "07"}}
