@@ -419,9 +419,12 @@ func calcLine(t DocumentType, l *LineaDetalle, p *linePath, e *errs, s *summary)
 	}
 	l.MontoTotalLinea = NewAmount(mtl)
 	if t == TypeFEE {
-		// The export invoice has no BaseImponible element: leave it absent
-		// so that the model matches what its XML carries.
+		// The export invoice has no BaseImponible and no ImpuestoNeto
+		// elements: leave them absent so that the model matches what its
+		// XML carries (the net tax still counts in MontoTotalLinea and the
+		// totals).
 		l.BaseImponible = Amount{}
+		l.ImpuestoNeto = Amount{}
 	}
 
 	// Buckets: the gross MontoTotal, split between gravado and exonerado by

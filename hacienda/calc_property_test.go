@@ -134,8 +134,15 @@ func checkInvariants(t *testing.T, label string, d *Document) {
 		if d.Type != TypeREP {
 			same(name+" SubTotal", l.SubTotal, l.MontoTotal.Decimal().Sub(desc))
 		}
-		same(name+" ImpuestoNeto", l.ImpuestoNeto, monto.Sub(exo).Sub(l.ImpuestoAsumidoEmisorFabrica.Decimal()))
-		same(name+" MontoTotalLinea", l.MontoTotalLinea, l.SubTotal.Decimal().Add(l.ImpuestoNeto.Decimal()))
+		net := monto.Sub(exo).Sub(l.ImpuestoAsumidoEmisorFabrica.Decimal())
+		if d.Type == TypeFEE {
+			if l.ImpuestoNeto.IsSet() || l.BaseImponible.IsSet() {
+				t.Errorf("%s: an export invoice line carries ImpuestoNeto or BaseImponible", name)
+			}
+		} else {
+			same(name+" ImpuestoNeto", l.ImpuestoNeto, net)
+		}
+		same(name+" MontoTotalLinea", l.MontoTotalLinea, l.SubTotal.Decimal().Add(net))
 	}
 	if d.Type != TypeREP {
 		same("TotalVenta", r.TotalVenta, sum(func(l *LineaDetalle) decimal.Decimal { return l.MontoTotal.Decimal() }))
@@ -153,7 +160,7 @@ func checkInvariants(t *testing.T, label string, d *Document) {
 		}))
 	}
 	same("TotalVentaNeta", r.TotalVentaNeta, r.TotalVenta.Decimal().Sub(r.TotalDescuentos.Decimal()))
-	same("TotalImpuesto", r.TotalImpuesto, sum(func(l *LineaDetalle) decimal.Decimal { return l.ImpuestoNeto.Decimal() }))
+	same("TotalImpuesto", r.TotalImpuesto, sum(func(l *LineaDetalle) decimal.Decimal { return l.MontoTotalLinea.Decimal().Sub(l.SubTotal.Decimal()) }))
 	same("TotalImpAsumEmisorFabrica", r.TotalImpAsumEmisorFabrica, sum(func(l *LineaDetalle) decimal.Decimal { return l.ImpuestoAsumidoEmisorFabrica.Decimal() }))
 	des := decimal.Zero
 	for _, g := range r.TotalDesgloseImpuesto {

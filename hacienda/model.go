@@ -254,7 +254,7 @@ type LineaDetalle struct {
 	// FE, TE; 0..1 NC, ND; absent FEC, FEE, REP).
 	ImpuestoAsumidoEmisorFabrica Amount `json:"impuestoAsumidoEmisorFabrica,omitzero"`
 	// ImpuestoNeto = Σ Monto − Σ MontoExoneracion − ImpuestoAsumido
-	// (computed; absent FEE).
+	// (computed; left absent in FEE, whose schema has no such element).
 	ImpuestoNeto Amount `json:"impuestoNeto,omitzero"`
 	// MontoTotalLinea = SubTotal + ImpuestoNeto (computed).
 	MontoTotalLinea Amount `json:"montoTotalLinea,omitzero"`
