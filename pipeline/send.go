@@ -57,7 +57,12 @@ func (p *Pipeline) Send(ctx context.Context, pr tenant.Principal, body []byte) (
 		p.metrics.refused.WithLabelValues("stopping").Inc()
 		return Outcome{}, err
 	case err != nil:
-		return Outcome{}, err
+		// The caller's time ran out while queued: nothing was done.
+		p.metrics.refused.WithLabelValues("queue_timeout").Inc()
+		return Outcome{}, &OverloadError{
+			Reason: "The branch's documents kept this one waiting too long; try again shortly.",
+			After:  p.o.OverloadRetryAfter,
+		}
 	}
 	defer release()
 	p.metrics.observe(stageQueue, start)
@@ -154,19 +159,25 @@ func (j *job) repeat(prev tenant.Document) (out Outcome, again bool, err error) 
 		return Outcome{}, false, invalidField("id_externo",
 			"was already used in this branch for another document; send a new id_externo, or the same request to get its answer again")
 	}
+	fresh := j.p.o.Clock().Sub(prev.UpdatedAt) < j.p.o.InFlightGrace
+	inProgress := &OverloadError{
+		Reason: "A document with this id_externo is being sent right now; ask again shortly for its answer.",
+		After:  j.p.o.OverloadRetryAfter,
+	}
+	if prev.Estado == tenant.StateNotSentYet && prev.LastError == "" && prev.SubmittedAt.IsZero() && fresh {
+		// Stored and being submitted by another call at this moment.
+		j.p.metrics.refused.WithLabelValues("in_progress").Inc()
+		return Outcome{}, false, inProgress
+	}
 	if prev.Estado != tenant.StatePending {
 		return sendOutcome(prev), false, nil
 	}
 	// 00: numbered but not submitted. Either a send is still working on
 	// it, or it stopped there (an expired certificate, a crash): then it is
 	// issued again with its number, now that things may have changed.
-	fresh := j.p.o.Clock().Sub(prev.UpdatedAt) < j.p.o.InFlightGrace
 	if prev.LastError == "" && fresh {
 		j.p.metrics.refused.WithLabelValues("in_progress").Inc()
-		return Outcome{}, false, &OverloadError{
-			Reason: "A document with this id_externo is being sent right now; ask again shortly for its answer.",
-			After:  j.p.o.OverloadRetryAfter,
-		}
+		return Outcome{}, false, inProgress
 	}
 	return Outcome{}, true, nil
 }
@@ -202,6 +213,14 @@ func (j *job) number(ctx context.Context, doc *hacienda.Document, resume *tenant
 
 	if doc.FechaEmision.IsZero() {
 		doc.FechaEmision = now.In(crTime).Truncate(time.Second)
+	}
+	// Check what the clave needs before a number is taken, so that a
+	// request that cannot be numbered takes none.
+	if y := doc.FechaEmision.In(crTime).Year(); y < 2000 || y > 2099 {
+		return nil, invalidField("fecha_emision", "must be a date between the years 2000 and 2099")
+	}
+	if _, err := hacienda.NewConsecutivo(is.Branch.Sucursal, terminal, tipo, 1); err != nil {
+		return nil, fmt.Errorf("branch %s, terminal %s: %w", is.Branch.Sucursal, terminal, err)
 	}
 	d := &tenant.Document{
 		CompanyID:    is.Company.ID,

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"facturad/hacienda"
+	"facturad/hacienda/recepcion"
 	"facturad/signer"
 	"facturad/tenant"
 )
@@ -206,5 +207,65 @@ func TestIssuerPartyValid(t *testing.T) {
 	if p.Identificacion.Numero != b.company.NumeroIdentificacion || p.Ubicacion == nil || p.Telefono == nil ||
 		len(p.CorreoElectronico) != 1 || !strings.Contains(p.Nombre, "Prueba") || p.ProveedorSistemas == "" {
 		t.Errorf("issuer party %+v", p)
+	}
+}
+
+// gateSubmitter holds every submission until release is closed.
+type gateSubmitter struct {
+	Submitter
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (g *gateSubmitter) Submit(ctx context.Context, cr recepcion.Credentials, s recepcion.Submission) (recepcion.Receipt, error) {
+	g.entered <- struct{}{}
+	<-g.release
+	return g.Submitter.Submit(ctx, cr, s)
+}
+
+func TestConcurrentRepeatWhileSubmitting(t *testing.T) {
+	b := setup(t, setupOptions{})
+	g := &gateSubmitter{Submitter: b.client, entered: make(chan struct{}, 1), release: make(chan struct{})}
+	b.p.o.Submitter = g
+	first := make(chan Outcome, 1)
+	go func() {
+		out, err := b.send(t, request("01", "twice"))
+		if err != nil {
+			t.Error(err)
+		}
+		first <- out
+	}()
+	<-g.entered
+	// The first call is submitting: a repeat is told to come back.
+	_, err := b.send(t, request("01", "twice"))
+	var oe *OverloadError
+	if !errors.As(err, &oe) {
+		t.Fatalf("repeat while submitting: %v", err)
+	}
+	close(g.release)
+	out := <-first
+	if out.Failed || out.Estado != tenant.StateSent {
+		t.Fatalf("first: %s", describe(out))
+	}
+	again := b.mustSend(t, request("01", "twice"))
+	if again.Document.Clave != out.Document.Clave || again.Failed {
+		t.Fatalf("repeat after: %s", describe(again))
+	}
+	if st := b.sb.Stats(); st.Submissions != 1 {
+		t.Errorf("%d submissions", st.Submissions)
+	}
+}
+
+func TestSendDateOutOfRange(t *testing.T) {
+	b := setup(t, setupOptions{})
+	r := request("01", "old")
+	r["fecha_emision"] = "1999-12-31T10:00:00"
+	_, err := b.send(t, r)
+	var fe interface{ FieldErrors() map[string][]string }
+	if !errors.As(err, &fe) || fe.FieldErrors()["fecha_emision"] == nil {
+		t.Fatalf("got %v", err)
+	}
+	if _, err := b.store.DocumentByExternalID(context.Background(), b.branch.BranchID, "old"); !errors.Is(err, tenant.ErrNotFound) {
+		t.Errorf("a number was taken: %v", err)
 	}
 }
