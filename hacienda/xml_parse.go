@@ -34,9 +34,10 @@ var ErrNotV44Document = errors.New("not a v4.4 electronic document")
 // refuses elements out of the type's schema order, elements the type's
 // schema does not have, empty optional elements and missing required
 // ones. It is not a full schema validation (lengths, patterns and code lists
-// are validation's business). Values are taken as written (codes, decimals
-// and dates with surrounding whitespace trimmed), so build → parse → build
-// gives the same bytes.
+// are validation's business). Values are taken as written; surrounding
+// whitespace is dropped only where the schema's type collapses it
+// (decimals, integers, dates), so build → parse → build gives the same
+// bytes.
 func ParseXML(b []byte) (*Document, error) {
 	x := etree.NewDocument()
 	if err := x.ReadFromBytes(b); err != nil {
@@ -171,8 +172,12 @@ func (p *xmlParser) str(el *etree.Element, dst *string) {
 	*dst = p.leaf(el)
 }
 
-// code is str for a code: surrounding whitespace is dropped.
-func (p *xmlParser) code(el *etree.Element, dst *string) {
+// number is str for a string the schema types as an integer (Provincia,
+// Canton, Distrito, CodigoPais, NumTelefono): xs:integer collapses
+// whitespace, so surrounding whitespace is dropped. Codes typed xs:string
+// keep their whitespace, as the schema does, and fail validation if they
+// have any.
+func (p *xmlParser) number(el *etree.Element, dst *string) {
 	if *dst != "" {
 		p.failf(el, "element given twice")
 		return
@@ -254,15 +259,15 @@ func (p *xmlParser) document(root *etree.Element, d *Document) {
 		}
 		switch el.Tag {
 		case "Clave":
-			p.code(el, &d.Clave)
+			p.str(el, &d.Clave)
 		case "ProveedorSistemas":
 			p.str(el, &d.ProveedorSistemas)
 		case "CodigoActividadEmisor":
-			p.code(el, &d.CodigoActividadEmisor)
+			p.str(el, &d.CodigoActividadEmisor)
 		case "CodigoActividadReceptor":
-			p.code(el, &d.CodigoActividadReceptor)
+			p.str(el, &d.CodigoActividadReceptor)
 		case "NumeroConsecutivo":
-			p.code(el, &d.NumeroConsecutivo)
+			p.str(el, &d.NumeroConsecutivo)
 		case "FechaEmision":
 			p.dateTime(el, &d.FechaEmision)
 		case "Emisor":
@@ -275,7 +280,7 @@ func (p *xmlParser) document(root *etree.Element, d *Document) {
 				p.party(el, d.Receptor)
 			}
 		case "CondicionVenta":
-			p.code(el, &d.CondicionVenta)
+			p.str(el, &d.CondicionVenta)
 		case "CondicionVentaOtros":
 			p.str(el, &d.CondicionVentaOtros)
 		case "PlazoCredito":
@@ -345,15 +350,15 @@ func (p *xmlParser) party(el *etree.Element, pt *Party) {
 			for _, t := range p.children(c) {
 				switch t.Tag {
 				case "CodigoPais":
-					p.code(t, &pt.Telefono.CodigoPais)
+					p.number(t, &pt.Telefono.CodigoPais)
 				case "NumTelefono":
-					p.code(t, &pt.Telefono.NumTelefono)
+					p.number(t, &pt.Telefono.NumTelefono)
 				default:
 					p.unexpected(t)
 				}
 			}
 		case "CorreoElectronico":
-			pt.CorreoElectronico = append(pt.CorreoElectronico, strings.TrimSpace(p.leaf(c)))
+			pt.CorreoElectronico = append(pt.CorreoElectronico, p.leaf(c))
 		default:
 			p.unexpected(c)
 		}
@@ -364,9 +369,9 @@ func (p *xmlParser) identificacion(el *etree.Element, id *Identificacion) {
 	for _, c := range p.children(el) {
 		switch c.Tag {
 		case "Tipo":
-			p.code(c, &id.Tipo)
+			p.str(c, &id.Tipo)
 		case "Numero":
-			p.code(c, &id.Numero)
+			p.str(c, &id.Numero)
 		default:
 			p.unexpected(c)
 		}
@@ -377,11 +382,11 @@ func (p *xmlParser) ubicacion(el *etree.Element, u *Ubicacion) {
 	for _, c := range p.children(el) {
 		switch c.Tag {
 		case "Provincia":
-			p.code(c, &u.Provincia)
+			p.number(c, &u.Provincia)
 		case "Canton":
-			p.code(c, &u.Canton)
+			p.number(c, &u.Canton)
 		case "Distrito":
-			p.code(c, &u.Distrito)
+			p.number(c, &u.Distrito)
 		case "Barrio":
 			p.str(c, &u.Barrio)
 		case "OtrasSenas":
@@ -397,7 +402,7 @@ func (p *xmlParser) codigoComercial(el *etree.Element, tipo, codigo string) Codi
 	for _, c := range p.children(el) {
 		switch c.Tag {
 		case tipo:
-			p.code(c, &cc.Tipo)
+			p.str(c, &cc.Tipo)
 		case codigo:
 			p.str(c, &cc.Codigo)
 		default:
@@ -414,17 +419,17 @@ func (p *xmlParser) linea(el *etree.Element, l *LineaDetalle) {
 		case "NumeroLinea":
 			p.integer(c, &l.NumeroLinea)
 		case "PartidaArancelaria":
-			p.code(c, &l.PartidaArancelaria)
+			p.str(c, &l.PartidaArancelaria)
 		case "CodigoCABYS":
-			p.code(c, &l.CodigoCABYS)
+			p.str(c, &l.CodigoCABYS)
 		case "CodigoComercial":
 			l.CodigoComercial = append(l.CodigoComercial, p.codigoComercial(c, "Tipo", "Codigo"))
 		case "Cantidad":
 			p.amount(c, &l.Cantidad)
 		case "UnidadMedida":
-			p.code(c, &l.UnidadMedida)
+			p.str(c, &l.UnidadMedida)
 		case "TipoTransaccion":
-			p.code(c, &l.TipoTransaccion)
+			p.str(c, &l.TipoTransaccion)
 		case "UnidadMedidaComercial":
 			p.str(c, &l.UnidadMedidaComercial)
 		case "Detalle":
@@ -434,7 +439,7 @@ func (p *xmlParser) linea(el *etree.Element, l *LineaDetalle) {
 		case "RegistroMedicamento":
 			p.str(c, &l.RegistroMedicamento)
 		case "FormaFarmaceutica":
-			p.code(c, &l.FormaFarmaceutica)
+			p.str(c, &l.FormaFarmaceutica)
 		case "DetalleSurtido":
 			if surtido {
 				p.failf(c, "element given twice")
@@ -460,7 +465,7 @@ func (p *xmlParser) linea(el *etree.Element, l *LineaDetalle) {
 				case "MontoDescuento":
 					p.amount(x, &d.MontoDescuento)
 				case "CodigoDescuento":
-					p.code(x, &d.CodigoDescuento)
+					p.str(x, &d.CodigoDescuento)
 				case "CodigoDescuentoOTRO":
 					p.str(x, &d.CodigoDescuentoOTRO)
 				case "NaturalezaDescuento":
@@ -473,7 +478,7 @@ func (p *xmlParser) linea(el *etree.Element, l *LineaDetalle) {
 		case "SubTotal":
 			p.amount(c, &l.SubTotal)
 		case "IVACobradoFabrica":
-			p.code(c, &l.IVACobradoFabrica)
+			p.str(c, &l.IVACobradoFabrica)
 		case "BaseImponible":
 			p.amount(c, &l.BaseImponible)
 		case "Impuesto":
@@ -495,11 +500,11 @@ func (p *xmlParser) impuesto(el *etree.Element, t *Impuesto) {
 	for _, c := range p.children(el) {
 		switch c.Tag {
 		case "Codigo":
-			p.code(c, &t.Codigo)
+			p.str(c, &t.Codigo)
 		case "CodigoImpuestoOTRO":
 			p.str(c, &t.CodigoImpuestoOTRO)
 		case "CodigoTarifaIVA":
-			p.code(c, &t.CodigoTarifaIVA)
+			p.str(c, &t.CodigoTarifaIVA)
 		case "Tarifa":
 			p.amount(c, &t.Tarifa)
 		case "FactorCalculoIVA":
@@ -549,7 +554,7 @@ func (p *xmlParser) exoneracion(el *etree.Element, x *Exoneracion) {
 	for _, c := range p.children(el) {
 		switch c.Tag {
 		case "TipoDocumentoEX1":
-			p.code(c, &x.TipoDocumentoEX1)
+			p.str(c, &x.TipoDocumentoEX1)
 		case "TipoDocumentoOTRO":
 			p.str(c, &x.TipoDocumentoOTRO)
 		case "NumeroDocumento":
@@ -559,7 +564,7 @@ func (p *xmlParser) exoneracion(el *etree.Element, x *Exoneracion) {
 		case "Inciso":
 			p.integer(c, &x.Inciso)
 		case "NombreInstitucion":
-			p.code(c, &x.NombreInstitucion)
+			p.str(c, &x.NombreInstitucion)
 		case "NombreInstitucionOtros":
 			p.str(c, &x.NombreInstitucionOtros)
 		case "FechaEmisionEX":
@@ -578,13 +583,13 @@ func (p *xmlParser) surtido(el *etree.Element, s *LineaDetalleSurtido) {
 	for _, c := range p.children(el) {
 		switch c.Tag {
 		case "CodigoCABYSSurtido":
-			p.code(c, &s.CodigoCABYSSurtido)
+			p.str(c, &s.CodigoCABYSSurtido)
 		case "CodigoComercialSurtido":
 			s.CodigoComercialSurtido = append(s.CodigoComercialSurtido, p.codigoComercial(c, "TipoSurtido", "CodigoSurtido"))
 		case "CantidadSurtido":
 			p.amount(c, &s.CantidadSurtido)
 		case "UnidadMedidaSurtido":
-			p.code(c, &s.UnidadMedidaSurtido)
+			p.str(c, &s.UnidadMedidaSurtido)
 		case "UnidadMedidaComercialSurtido":
 			p.str(c, &s.UnidadMedidaComercialSurtido)
 		case "DetalleSurtido":
@@ -600,7 +605,7 @@ func (p *xmlParser) surtido(el *etree.Element, s *LineaDetalleSurtido) {
 				case "MontoDescuentoSurtido":
 					p.amount(x, &d.MontoDescuentoSurtido)
 				case "CodigoDescuentoSurtido":
-					p.code(x, &d.CodigoDescuentoSurtido)
+					p.str(x, &d.CodigoDescuentoSurtido)
 				case "DescuentoSurtidoOtros":
 					p.str(x, &d.DescuentoSurtidoOtros)
 				default:
@@ -611,7 +616,7 @@ func (p *xmlParser) surtido(el *etree.Element, s *LineaDetalleSurtido) {
 		case "SubTotalSurtido":
 			p.amount(c, &s.SubTotalSurtido)
 		case "IVACobradoFabricaSurtido":
-			p.code(c, &s.IVACobradoFabricaSurtido)
+			p.str(c, &s.IVACobradoFabricaSurtido)
 		case "BaseImponibleSurtido":
 			p.amount(c, &s.BaseImponibleSurtido)
 		case "ImpuestoSurtido":
@@ -619,11 +624,11 @@ func (p *xmlParser) surtido(el *etree.Element, s *LineaDetalleSurtido) {
 			for _, x := range p.children(c) {
 				switch x.Tag {
 				case "CodigoImpuestoSurtido":
-					p.code(x, &t.CodigoImpuestoSurtido)
+					p.str(x, &t.CodigoImpuestoSurtido)
 				case "CodigoImpuestoOTROSurtido":
 					p.str(x, &t.CodigoImpuestoOTROSurtido)
 				case "CodigoTarifaIVASurtido":
-					p.code(x, &t.CodigoTarifaIVASurtido)
+					p.str(x, &t.CodigoTarifaIVASurtido)
 				case "TarifaSurtido":
 					p.amount(x, &t.TarifaSurtido)
 				case "DatosImpuestoEspecificoSurtido":
@@ -666,7 +671,7 @@ func (p *xmlParser) otroCargo(el *etree.Element, o *OtroCargo) {
 	for _, c := range p.children(el) {
 		switch c.Tag {
 		case "TipoDocumentoOC":
-			p.code(c, &o.TipoDocumentoOC)
+			p.str(c, &o.TipoDocumentoOC)
 		case "TipoDocumentoOTROS":
 			p.str(c, &o.TipoDocumentoOTROS)
 		case "IdentificacionTercero":
@@ -728,7 +733,7 @@ func (p *xmlParser) resumen(el *etree.Element, r *ResumenFactura) {
 			for _, x := range p.children(c) {
 				switch x.Tag {
 				case "CodigoMoneda":
-					p.code(x, &r.CodigoTipoMoneda.CodigoMoneda)
+					p.str(x, &r.CodigoTipoMoneda.CodigoMoneda)
 				case "TipoCambio":
 					p.amount(x, &r.CodigoTipoMoneda.TipoCambio)
 				default:
@@ -740,9 +745,9 @@ func (p *xmlParser) resumen(el *etree.Element, r *ResumenFactura) {
 			for _, x := range p.children(c) {
 				switch x.Tag {
 				case "Codigo":
-					p.code(x, &t.Codigo)
+					p.str(x, &t.Codigo)
 				case "CodigoTarifaIVA":
-					p.code(x, &t.CodigoTarifaIVA)
+					p.str(x, &t.CodigoTarifaIVA)
 				case "TotalMontoImpuesto":
 					p.amount(x, &t.TotalMontoImpuesto)
 				default:
@@ -755,7 +760,7 @@ func (p *xmlParser) resumen(el *etree.Element, r *ResumenFactura) {
 			for _, x := range p.children(c) {
 				switch x.Tag {
 				case "TipoMedioPago":
-					p.code(x, &m.TipoMedioPago)
+					p.str(x, &m.TipoMedioPago)
 				case "MedioPagoOtros":
 					p.str(x, &m.MedioPagoOtros)
 				case "TotalMedioPago":
@@ -775,15 +780,15 @@ func (p *xmlParser) referencia(el *etree.Element, r *InformacionReferencia) {
 	for _, c := range p.children(el) {
 		switch c.Tag {
 		case "TipoDocIR":
-			p.code(c, &r.TipoDocIR)
+			p.str(c, &r.TipoDocIR)
 		case "TipoDocRefOTRO":
 			p.str(c, &r.TipoDocRefOTRO)
 		case "Numero":
-			p.code(c, &r.Numero)
+			p.str(c, &r.Numero)
 		case "FechaEmisionIR":
 			p.dateTime(c, &r.FechaEmisionIR)
 		case "Codigo":
-			p.code(c, &r.Codigo)
+			p.str(c, &r.Codigo)
 		case "CodigoReferenciaOTRO":
 			p.str(c, &r.CodigoReferenciaOTRO)
 		case "Razon":
