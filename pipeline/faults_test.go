@@ -82,10 +82,16 @@ func TestOutageThenRetry(t *testing.T) {
 			if err := b.sb.SetFaults(sandbox.Faults{}); err != nil {
 				t.Fatal(err)
 			}
-			b.runDueUntil(t, 5, func() bool {
-				return b.stored(t, clave).Estado == tenant.StateSent || b.stored(t, clave).Estado == tenant.StateAccepted
-			})
-			b.runDueUntil(t, 5, func() bool { return b.stored(t, clave).Estado == tenant.StateAccepted })
+			// The next round finds the clave unknown and submits it: 04.
+			b.round(t)
+			if d := b.stored(t, clave); d.Estado != tenant.StateSent || d.SubmittedAt.IsZero() {
+				t.Fatalf("after the outage: estado %s submitted %v (%s)", d.Estado, d.SubmittedAt, d.LastError)
+			}
+			// The one after asks for the verdict: 01.
+			b.round(t)
+			if d := b.stored(t, clave); d.Estado != tenant.StateAccepted {
+				t.Fatalf("second round: estado %s", d.Estado)
+			}
 			d = b.stored(t, clave)
 			if d.CodigoMensaje != "1" || len(d.ResponseXML) == 0 || !d.NextAttemptAt.IsZero() {
 				t.Errorf("settled: codigo %q answer %d next %v", d.CodigoMensaje, len(d.ResponseXML), d.NextAttemptAt)
