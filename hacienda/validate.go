@@ -57,8 +57,8 @@ func NewDocument(req *SendDocumentRequest, issuer Issuer) (*Document, error) {
 	return doc, nil
 }
 
-// Terminal returns the request's terminal padded to 5 digits (default
-// 00001); validation has checked it.
+// TerminalOrDefault returns the request's terminal padded to 5 digits
+// (default 00001); validation has checked it.
 func (r *SendDocumentRequest) TerminalOrDefault() string {
 	t := r.Terminal.String()
 	if t == "" {
@@ -453,12 +453,8 @@ func convertReceptor(r *ReceptorRequest, t DocumentType, e *errs) *Party {
 		}
 	} else if checkIdentificacion(tipo, numero, b+"Identificacion.Tipo", b+"Identificacion.Numero", e) {
 		p.Identificacion = Identificacion{Tipo: tipo, Numero: numero}
-		switch {
-		case tipo == IDExtranjeroNoDom && t == TypeREP:
+		if tipo == IDExtranjeroNoDom && t == TypeREP {
 			e.add(b+"Identificacion.Tipo", "a foreign non-domiciled receptor (05) is not allowed in a Recibo Electrónico de Pago")
-		case tipo == IDNoContribuyente && t != TypeFEC:
-			// 06 is meant for the seller of used goods in an FEC; as a
-			// buyer it is accepted (the schema allows it).
 		}
 	}
 
