@@ -225,6 +225,23 @@ func TestDocumentAuthorization(t *testing.T) {
 			}
 		})
 	}
+	// A reseller sees the documents of the companies it owns.
+	owner := tenant.Principal{UserID: 77, Role: tenant.RoleReseller}
+	saved := b.admin
+	b.admin = owner
+	_, resold := b.newCompany(t, "3101777777")
+	b.admin = saved
+	theirs := b.mustSendAs(t, resold, request("01", "resold-1"))
+	if _, err := b.p.Document(ctx, owner, theirs.Document.Clave); err != nil {
+		t.Errorf("the owning reseller: %v", err)
+	}
+	if _, err := b.p.Document(ctx, owner, clave); !errors.Is(err, tenant.ErrNotFound) {
+		t.Errorf("the reseller reads another's company's document: %v", err)
+	}
+	if _, err := b.p.Document(ctx, b.branch, theirs.Document.Clave); !errors.Is(err, tenant.ErrNotFound) {
+		t.Errorf("a branch user reads the reseller's company's document: %v", err)
+	}
+
 	if _, err := b.p.Document(ctx, b.branch, "123"); !errors.Is(err, tenant.ErrNotFound) {
 		t.Errorf("malformed clave: %v", err)
 	}

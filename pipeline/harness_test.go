@@ -272,6 +272,16 @@ func (b *bundle) mustSend(t testing.TB, req map[string]any) Outcome {
 	return out
 }
 
+// mustSendAs sends a request as p and fails the test on an error.
+func (b *bundle) mustSendAs(t testing.TB, p tenant.Principal, req map[string]any) Outcome {
+	t.Helper()
+	out, err := b.p.Send(context.Background(), p, body(t, req))
+	if err != nil {
+		t.Fatalf("send %v: %v", req["id_externo"], err)
+	}
+	return out
+}
+
 // stored reads a document back from the store.
 func (b *bundle) stored(t testing.TB, clave string) tenant.Document {
 	t.Helper()
