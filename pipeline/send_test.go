@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -33,6 +36,7 @@ func TestSendEveryType(t *testing.T) {
 					if _, err := signer.Verify(d.SignedXML); err != nil {
 						t.Errorf("stored XML does not verify: %v", err)
 					}
+					validXSD(t, tipo, d.SignedXML)
 					rec, ok := b.sb.Document(d.Clave)
 					if !ok || !bytes.Equal(rec.XML, d.SignedXML) {
 						t.Fatalf("the sandbox did not receive the stored bytes (received %v)", ok)
@@ -267,5 +271,31 @@ func TestSendDateOutOfRange(t *testing.T) {
 	}
 	if _, err := b.store.DocumentByExternalID(context.Background(), b.branch.BranchID, "old"); !errors.Is(err, tenant.ErrNotFound) {
 		t.Errorf("a number was taken: %v", err)
+	}
+}
+
+// validXSD checks a signed document against the official v4.4 schema of its
+// type with xmllint (required when TEST_REQUIRE_SERVICES is set).
+func validXSD(t *testing.T, tipo hacienda.DocumentType, signed []byte) {
+	t.Helper()
+	bin, err := exec.LookPath("xmllint")
+	if err != nil {
+		if os.Getenv("TEST_REQUIRE_SERVICES") != "" {
+			t.Fatalf("xmllint is required (TEST_REQUIRE_SERVICES is set): %v", err)
+		}
+		t.Log("xmllint not found: schema not checked")
+		return
+	}
+	schema, err := filepath.Abs(filepath.Join("..", "hacienda", "testdata", "xsd", "2024", "v4.4", tipo.RootElement()+"_V4.4.xsd"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "doc.xml")
+	if err := os.WriteFile(file, signed, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(bin, "--noout", "--nonet", "--schema", schema, file).CombinedOutput()
+	if err != nil {
+		t.Errorf("the stored XML does not validate against %s: %v\n%s", filepath.Base(schema), err, out)
 	}
 }
