@@ -292,6 +292,7 @@ func (r *InformacionReferencia) UnmarshalJSON(b []byte) error {
 		FechaEmision   jsonDateTime `json:"fechaEmision"`
 		TipoDocIR      FlexString   `json:"tipoDocIR"`
 		Codigo         FlexString   `json:"codigo"`
+		Numero         FlexString   `json:"numero"`
 	}
 	if err := json.Unmarshal(b, &aux); err != nil {
 		return err
@@ -302,6 +303,7 @@ func (r *InformacionReferencia) UnmarshalJSON(b []byte) error {
 		r.TipoDocIR = aux.TipoDoc.String()
 	}
 	r.Codigo = aux.Codigo.String()
+	r.Numero = aux.Numero.String()
 	f := aux.FechaEmisionIR
 	if f.raw == "" {
 		f = aux.FechaEmision
