@@ -284,7 +284,7 @@ func TestLaneFull(t *testing.T) {
 }
 
 func TestLanesBounded(t *testing.T) {
-	ls := newLanes(2, 1)
+	ls := newLanes(2, 1, 0)
 	ctx := context.Background()
 	var rel []func()
 	for i := 0; i < 2; i++ {
@@ -340,6 +340,16 @@ func TestLanesBounded(t *testing.T) {
 	if lanes, n := ls.stats(); lanes != 0 || n != 0 {
 		t.Errorf("after a give-up: %d lanes, %d admitted", lanes, n)
 	}
+	// The total bound holds over every branch.
+	all := newLanes(5, 5, 2)
+	ra, _ := all.acquire(ctx, 1)
+	rb, _ := all.acquire(ctx, 2)
+	if _, err := all.acquire(ctx, 3); !errors.Is(err, errAllFull) {
+		t.Errorf("past the total: %v", err)
+	}
+	ra()
+	rb()
+
 	// Closing refuses new work and reports when the lanes drained.
 	r3, _ := ls.acquire(ctx, 10)
 	drained := ls.close()

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 )
@@ -14,6 +15,7 @@ import (
 // workers+queue per branch and never grows past it.
 type lanes struct {
 	workers, queue int
+	maxTotal       int // admitted documents over every branch
 
 	mu      sync.Mutex
 	m       map[int64]*lane
@@ -27,12 +29,16 @@ type lane struct {
 	admitted int           // running + waiting
 }
 
-func newLanes(workers, queue int) *lanes {
-	return &lanes{workers: workers, queue: queue, m: map[int64]*lane{}}
+func newLanes(workers, queue, maxTotal int) *lanes {
+	return &lanes{workers: workers, queue: queue, maxTotal: maxTotal, m: map[int64]*lane{}}
 }
 
-// errLaneFull is returned by acquire when the branch's lane is full.
-var errLaneFull = fmt.Errorf("lane full")
+// errLaneFull is returned by acquire when the branch's lane is full;
+// errAllFull when the lanes together hold as many documents as allowed.
+var (
+	errLaneFull = errors.New("lane full")
+	errAllFull  = errors.New("every lane full")
+)
 
 // acquire admits one document of branch and waits for its turn. It returns
 // a release function to call when the document is done. A full lane is
@@ -42,6 +48,10 @@ func (ls *lanes) acquire(ctx context.Context, branch int64) (func(), error) {
 	if ls.closing {
 		ls.mu.Unlock()
 		return nil, ErrStopping
+	}
+	if ls.maxTotal > 0 && ls.total >= ls.maxTotal {
+		ls.mu.Unlock()
+		return nil, errAllFull
 	}
 	l, ok := ls.m[branch]
 	if !ok {

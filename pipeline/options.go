@@ -85,6 +85,10 @@ type Options struct {
 	// that finds its branch's lane full is refused with an *OverloadError.
 	Workers   int
 	QueueSize int
+	// MaxInFlight bounds the send calls admitted over every branch at once
+	// (default 2048), so that many busy branches together cannot pile up
+	// work either.
+	MaxInFlight int
 	// OverloadRetryAfter is the Retry-After of a refusal (default 1s).
 	OverloadRetryAfter time.Duration
 
@@ -163,6 +167,7 @@ func (o *Options) setDefaults() error {
 	if o.QueueSize == 0 {
 		o.QueueSize = 64
 	}
+	setInt(&o.MaxInFlight, 2048)
 	setDur(&o.OverloadRetryAfter, time.Second)
 	setDur(&o.SubmitTimeout, 15*time.Second)
 	setDur(&o.StoreTimeout, 10*time.Second)

@@ -53,6 +53,12 @@ func (p *Pipeline) Send(ctx context.Context, pr tenant.Principal, body []byte) (
 			Reason: "Too many documents of this branch are being sent at once; try again shortly.",
 			After:  p.o.OverloadRetryAfter,
 		}
+	case errors.Is(err, errAllFull):
+		p.metrics.refused.WithLabelValues("all_full").Inc()
+		return Outcome{}, &OverloadError{
+			Reason: "The service is sending as many documents as it can; try again shortly.",
+			After:  p.o.OverloadRetryAfter,
+		}
 	case errors.Is(err, ErrStopping):
 		p.metrics.refused.WithLabelValues("stopping").Inc()
 		return Outcome{}, err
