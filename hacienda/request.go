@@ -298,11 +298,11 @@ func (r *InformacionReferencia) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	*r = InformacionReferencia(aux.plain)
-	r.TipoDocIR = aux.TipoDocIR.String()
+	r.TipoDocIR = aux.TipoDocIR.Code()
 	if r.TipoDocIR == "" {
-		r.TipoDocIR = aux.TipoDoc.String()
+		r.TipoDocIR = aux.TipoDoc.Code()
 	}
-	r.Codigo = aux.Codigo.String()
+	r.Codigo = aux.Codigo.Code()
 	r.Numero = aux.Numero.String()
 	f := aux.FechaEmisionIR
 	if f.raw == "" {
