@@ -28,23 +28,36 @@ WHERE company_id = ? AND branch_id = ? ORDER BY id`
 	qBranchExists     = `SELECT EXISTS (SELECT 1 FROM branches WHERE id = ? AND company_id = ?)`
 )
 
-func scanAPIUser(r scanner) (tenant.APIUser, error) {
-	var (
-		u       tenant.APIUser
-		role    string
-		created string
-	)
-	err := r.Scan(&u.ID, &u.Username, &u.PasswordHash, &u.TokenHash, &role, &u.CompanyID,
-		&u.BranchID, &u.Activo, &created)
-	if err != nil {
-		return tenant.APIUser{}, err
-	}
-	u.Role = tenant.Role(role)
-	if u.CreatedAt, err = parseTime(created); err != nil {
-		return tenant.APIUser{}, err
-	}
-	return u, nil
+// apiUserRow scans API user rows into one set of destinations, so that a
+// list allocates nothing per row beyond the values read.
+type apiUserRow struct {
+	u             tenant.APIUser
+	role, created string
+	dest          []any
 }
+
+func newAPIUserRow() *apiUserRow {
+	r := &apiUserRow{}
+	u := &r.u
+	r.dest = []any{&u.ID, &u.Username, &u.PasswordHash, &u.TokenHash, &r.role, &u.CompanyID,
+		&u.BranchID, &u.Activo, &r.created}
+	return r
+}
+
+func (r *apiUserRow) scan(s scanner) (tenant.APIUser, error) {
+	r.u = tenant.APIUser{}
+	if err := s.Scan(r.dest...); err != nil {
+		return tenant.APIUser{}, err
+	}
+	r.u.Role = tenant.Role(r.role)
+	var err error
+	if r.u.CreatedAt, err = parseTime(r.created); err != nil {
+		return tenant.APIUser{}, err
+	}
+	return r.u, nil
+}
+
+func scanAPIUser(s scanner) (tenant.APIUser, error) { return newAPIUserRow().scan(s) }
 
 func insertAPIUser(ctx context.Context, q querier, u *tenant.APIUser, now time.Time) error {
 	if len(u.TokenHash) == 0 {
@@ -108,8 +121,9 @@ func (s *Store) APIUsers(ctx context.Context, companyID, branchID int64) ([]tena
 	}
 	defer rows.Close()
 	out := []tenant.APIUser{}
+	row := newAPIUserRow()
 	for rows.Next() {
-		u, err := scanAPIUser(rows)
+		u, err := row.scan(rows)
 		if err != nil {
 			return nil, fmt.Errorf("api users of company %d branch %d: %w", companyID, branchID, err)
 		}

@@ -37,26 +37,40 @@ RETURNING company_id, created_at`
 	qCompanyExists = `SELECT EXISTS (SELECT 1 FROM companies WHERE id = ?)`
 )
 
-func scanBranch(r scanner) (tenant.Branch, error) {
-	var (
-		b                tenant.Branch
-		created, updated string
-	)
-	err := r.Scan(&b.ID, &b.CompanyID, &b.Sucursal, &b.RazonComercial, &b.Provincia, &b.Canton,
-		&b.Distrito, &b.Barrio, &b.OtrasSenas, &b.CodPais, &b.Telefono, &b.Fax,
-		&b.CorreoElectronico, &b.MonedaLocal, &b.MonedaExtranjera, &b.VerMonedaExtranjera,
-		&b.Licencia, &b.Activo, &created, &updated)
-	if err != nil {
-		return tenant.Branch{}, err
-	}
-	if b.CreatedAt, err = parseTime(created); err != nil {
-		return tenant.Branch{}, err
-	}
-	if b.UpdatedAt, err = parseTime(updated); err != nil {
-		return tenant.Branch{}, err
-	}
-	return b, nil
+// branchRow scans branch rows into one set of destinations, so that a list
+// allocates nothing per row beyond the values read.
+type branchRow struct {
+	b                tenant.Branch
+	created, updated string
+	dest             []any
 }
+
+func newBranchRow() *branchRow {
+	r := &branchRow{}
+	b := &r.b
+	r.dest = []any{&b.ID, &b.CompanyID, &b.Sucursal, &b.RazonComercial, &b.Provincia,
+		&b.Canton, &b.Distrito, &b.Barrio, &b.OtrasSenas, &b.CodPais, &b.Telefono, &b.Fax,
+		&b.CorreoElectronico, &b.MonedaLocal, &b.MonedaExtranjera, &b.VerMonedaExtranjera,
+		&b.Licencia, &b.Activo, &r.created, &r.updated}
+	return r
+}
+
+func (r *branchRow) scan(s scanner) (tenant.Branch, error) {
+	r.b = tenant.Branch{}
+	if err := s.Scan(r.dest...); err != nil {
+		return tenant.Branch{}, err
+	}
+	var err error
+	if r.b.CreatedAt, err = parseTime(r.created); err != nil {
+		return tenant.Branch{}, err
+	}
+	if r.b.UpdatedAt, err = parseTime(r.updated); err != nil {
+		return tenant.Branch{}, err
+	}
+	return r.b, nil
+}
+
+func scanBranch(s scanner) (tenant.Branch, error) { return newBranchRow().scan(s) }
 
 // querier is a *sql.Tx or *sql.DB.
 type querier interface {
@@ -149,8 +163,9 @@ func (s *Store) Branches(ctx context.Context, companyID int64) ([]tenant.Branch,
 	}
 	defer rows.Close()
 	out := []tenant.Branch{}
+	row := newBranchRow()
 	for rows.Next() {
-		b, err := scanBranch(rows)
+		b, err := row.scan(rows)
 		if err != nil {
 			return nil, fmt.Errorf("branches of company %d: %w", companyID, err)
 		}

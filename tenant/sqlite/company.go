@@ -51,32 +51,46 @@ WHERE id = ? AND (? OR owner_id = ?) AND name_key LIKE ? ESCAPE '\'
 ORDER BY name_key, id LIMIT ?`
 )
 
-func scanCompany(r scanner) (tenant.Company, error) {
-	var (
-		c                tenant.Company
-		expiry           sql.NullString
-		created, updated string
-	)
-	err := r.Scan(&c.ID, &c.OwnerID, &c.TipoIdentificacion, &c.NumeroIdentificacion,
+// companyRow scans company rows into one set of destinations, so that a
+// search allocates nothing per row beyond the values read.
+type companyRow struct {
+	c                tenant.Company
+	expiry           sql.NullString
+	created, updated string
+	dest             []any
+}
+
+func newCompanyRow() *companyRow {
+	r := &companyRow{}
+	c := &r.c
+	r.dest = []any{&c.ID, &c.OwnerID, &c.TipoIdentificacion, &c.NumeroIdentificacion,
 		&c.RazonSocial, &c.ActividadComercial, &c.TipoCliente, &c.RazonComercial, &c.Provincia,
 		&c.Canton, &c.Distrito, &c.Barrio, &c.OtrasSenas, &c.CodPais, &c.Telefono, &c.Fax,
 		&c.CorreoElectronico, &c.MonedaLocal, &c.MonedaExtranjera, &c.FacturacionElectronica,
 		&c.Activo, &c.UsuarioHacienda, &c.SealedContrasenaHacienda, &c.SealedCertificate,
-		&c.SealedCertificatePIN, &expiry, &c.CertificateVersion, &created, &updated)
-	if err != nil {
-		return tenant.Company{}, err
-	}
-	if c.CertificateExpiry, err = parseNullTime(expiry); err != nil {
-		return tenant.Company{}, err
-	}
-	if c.CreatedAt, err = parseTime(created); err != nil {
-		return tenant.Company{}, err
-	}
-	if c.UpdatedAt, err = parseTime(updated); err != nil {
-		return tenant.Company{}, err
-	}
-	return c, nil
+		&c.SealedCertificatePIN, &r.expiry, &c.CertificateVersion, &r.created, &r.updated}
+	return r
 }
+
+func (r *companyRow) scan(s scanner) (tenant.Company, error) {
+	r.c = tenant.Company{}
+	if err := s.Scan(r.dest...); err != nil {
+		return tenant.Company{}, err
+	}
+	var err error
+	if r.c.CertificateExpiry, err = parseNullTime(r.expiry); err != nil {
+		return tenant.Company{}, err
+	}
+	if r.c.CreatedAt, err = parseTime(r.created); err != nil {
+		return tenant.Company{}, err
+	}
+	if r.c.UpdatedAt, err = parseTime(r.updated); err != nil {
+		return tenant.Company{}, err
+	}
+	return r.c, nil
+}
+
+func scanCompany(s scanner) (tenant.Company, error) { return newCompanyRow().scan(s) }
 
 // NextCompanyID reserves the next company id.
 func (s *Store) NextCompanyID(ctx context.Context) (int64, error) {
@@ -200,8 +214,9 @@ func (s *Store) SearchCompanies(ctx context.Context, q tenant.CompanyQuery) ([]t
 	}
 	defer rows.Close()
 	out := []tenant.Company{}
+	row := newCompanyRow()
 	for rows.Next() {
-		c, err := scanCompany(rows)
+		c, err := row.scan(rows)
 		if err != nil {
 			return nil, fmt.Errorf("search companies: %w", err)
 		}
