@@ -71,9 +71,11 @@ var costaRica = time.FixedZone("CST", -6*60*60)
 type Option func(*signOptions)
 
 type signOptions struct {
-	now  func() time.Time
-	id   string
-	role string
+	now            func() time.Time
+	id             string
+	role           string
+	canonicalInput bool
+	fastPath       *bool // tests: set to whether the canonical-input path was taken
 }
 
 // WithClock sets the clock that gives the SigningTime (default time.Now).
@@ -150,33 +152,32 @@ func Sign(doc []byte, key crypto.Signer, chain []*x509.Certificate, p Policy, op
 	}
 
 	doc = bytes.TrimPrefix(doc, []byte("\xef\xbb\xbf"))
-	d := etree.NewDocument()
-	if err := d.ReadFromBytes(doc); err != nil {
-		return nil, fmt.Errorf("sign: parse document: %w", err)
+	var (
+		root      *etree.Element
+		docDigest []byte
+		insertAt  int
+	)
+	if o.canonicalInput {
+		// The root element's bytes are their own canonical form: the
+		// document digest is their SHA-256, and the signature elements need
+		// only the root's namespace declarations to be canonicalized in
+		// their final place.
+		if cr, ok := scanCanonical(doc); ok {
+			root = cr.element()
+			sum := sha256.Sum256(doc[cr.start:cr.end])
+			docDigest, insertAt = sum[:], cr.endTag
+		}
 	}
-	root := d.Root()
+	if o.fastPath != nil {
+		*o.fastPath = root != nil
+	}
 	if root == nil {
-		return nil, errors.New("sign: document has no root element")
+		var err error
+		if root, docDigest, insertAt, err = parseDocument(doc); err != nil {
+			return nil, fmt.Errorf("sign: %w", err)
+		}
 	}
-	if err := checkDocument(d); err != nil {
-		return nil, fmt.Errorf("sign: %w", err)
-	}
-	insertAt, err := rootEndTag(doc, root.FullTag())
-	if err != nil {
-		return nil, fmt.Errorf("sign: %w", err)
-	}
-
 	canon := dsig.MakeC14N10RecCanonicalizer()
-	// The enveloped-signature transform removes exactly the Signature
-	// element, so the document digest is the digest of the root as it is now,
-	// before the signature is added. For a whole document (an apex element
-	// with no element ancestors) inclusive C14N 1.1 and 1.0 produce the same
-	// bytes, and goxmldsig's 1.1 canonicalizer skips one copy of the tree
-	// that its 1.0 canonicalizer makes to inject ancestors' namespaces.
-	docDigest, err := digestOf(dsig.MakeC14N11Canonicalizer(), root)
-	if err != nil {
-		return nil, fmt.Errorf("sign: canonicalize document: %w", err)
-	}
 
 	ids := newSignatureIDs(id)
 	sig := root.CreateElement("ds:Signature")
@@ -223,6 +224,37 @@ func Sign(doc []byte, key crypto.Signer, chain []*x509.Certificate, p Policy, op
 	out = append(out, sigXML.Bytes()...)
 	out = append(out, doc[insertAt:]...)
 	return out, nil
+}
+
+// parseDocument parses doc, refuses what checkDocument refuses, and
+// returns its root element, the digest of the canonicalized root (what the
+// enveloped-signature transform leaves of the signed document) and the
+// offset of the root's end tag.
+func parseDocument(doc []byte) (*etree.Element, []byte, int, error) {
+	d := etree.NewDocument()
+	if err := d.ReadFromBytes(doc); err != nil {
+		return nil, nil, 0, fmt.Errorf("parse document: %w", err)
+	}
+	root := d.Root()
+	if root == nil {
+		return nil, nil, 0, errors.New("document has no root element")
+	}
+	if err := checkDocument(d); err != nil {
+		return nil, nil, 0, err
+	}
+	insertAt, err := rootEndTag(doc, root.FullTag())
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	// For a whole document (an apex element with no element ancestors)
+	// inclusive C14N 1.1 and 1.0 produce the same bytes, and goxmldsig's 1.1
+	// canonicalizer skips one copy of the tree that its 1.0 canonicalizer
+	// makes to inject ancestors' namespaces.
+	digest, err := digestOf(dsig.MakeC14N11Canonicalizer(), root)
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("canonicalize document: %w", err)
+	}
+	return root, digest, insertAt, nil
 }
 
 // rootEndTag returns the offset of the root element's end tag in doc, where
