@@ -531,3 +531,47 @@ func TestHangingTaxAuthority(t *testing.T) {
 		t.Errorf("stored: estado %s xml %d", d.Estado, len(d.SignedXML))
 	}
 }
+
+// hangingSubmitter holds every submission until its context ends.
+type hangingSubmitter struct {
+	Submitter
+	entered chan struct{}
+}
+
+func (h *hangingSubmitter) Submit(ctx context.Context, _ recepcion.Credentials, _ recepcion.Submission) (recepcion.Receipt, error) {
+	h.entered <- struct{}{}
+	<-ctx.Done()
+	return recepcion.Receipt{}, recepcion.ClassifyTransport(recepcion.OpSubmit, context.Cause(ctx), true)
+}
+
+func TestStopAndCancelKeepsTheDocument(t *testing.T) {
+	b := setup(t, setupOptions{pipeline: func(o *Options) { o.SubmitTimeout = time.Minute }})
+	h := &hangingSubmitter{Submitter: b.client, entered: make(chan struct{}, 1)}
+	b.p.o.Submitter = h
+	done := make(chan Outcome, 1)
+	go func() {
+		out, err := b.send(t, request("01", "cut-1"))
+		if err != nil {
+			t.Error(err)
+		}
+		done <- out
+	}()
+	<-h.entered
+	// A soft stop waits for the submission...
+	sctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if err := b.p.Stop(sctx); err == nil {
+		t.Fatal("a soft stop returned while a submission was in flight")
+	}
+	// ...a hard one cuts it; the document stays stored as 05.
+	if err := b.p.StopAndCancel(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	out := <-done
+	if !out.Failed || out.Estado != tenant.StateNotSentYet || out.Key != KeySendingDocumentError {
+		t.Fatalf("cut send: %s", describe(out))
+	}
+	if d := b.stored(t, out.Document.Clave); d.Estado != tenant.StateNotSentYet || len(d.SignedXML) == 0 || d.NextAttemptAt.IsZero() {
+		t.Errorf("stored: estado %s xml %d next %v", d.Estado, len(d.SignedXML), d.NextAttemptAt)
+	}
+}
