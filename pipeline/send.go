@@ -209,7 +209,7 @@ func (j *job) number(ctx context.Context, doc *hacienda.Document, resume *tenant
 		}
 		// The number was reserved but the clave never saved: build it now.
 		if doc.FechaEmision.IsZero() {
-			doc.FechaEmision = now
+			doc.FechaEmision = now.In(crTime).Truncate(time.Second)
 		}
 		if err := j.assignClave(doc, &d, is.Branch.Sucursal, situacion); err != nil {
 			return nil, err
