@@ -36,6 +36,12 @@ func TestExpiredCertificate(t *testing.T) {
 	if again.Key != KeyExpiredClientCertificate || again.Document.Clave != d.Clave {
 		t.Fatalf("repeat: %s clave %s", describe(again), again.Document.Clave)
 	}
+	// A check asks the tax authority, which does not know it: the stored
+	// state and its reason are the answer.
+	ck, err := b.p.Check(context.Background(), b.branch, d.Clave)
+	if err != nil || ck.Failed || ck.Estado != tenant.StatePending || ck.Message == "" {
+		t.Fatalf("check: %v %s", err, describe(ck))
+	}
 	// The background worker leaves 00 alone.
 	if n, _ := b.p.RunDue(context.Background()); n != 0 {
 		t.Errorf("the background worker claimed %d pending documents", n)
