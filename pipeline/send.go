@@ -350,7 +350,7 @@ func (j *job) issue(ctx context.Context, doc *hacienda.Document, d *tenant.Docum
 		return j.expired(ctx, d, is.Company.CertificateExpiry)
 	}
 	start = time.Now()
-	signed, err := p.o.Signer.Sign(ctx, is.Company.ID, xml)
+	signed, err := p.o.Signer.Sign(ctx, is.Company.ID, xml, signer.WithCanonicalInput())
 	p.metrics.observe(stageSign, start)
 	switch {
 	case errors.Is(err, signer.ErrCertificateExpired):
