@@ -581,3 +581,24 @@ func TestStopAndCancelKeepsTheDocument(t *testing.T) {
 		t.Errorf("stored: estado %s xml %d next %v", d.Estado, len(d.SignedXML), d.NextAttemptAt)
 	}
 }
+
+func TestNoVerdictStopsPolling(t *testing.T) {
+	b := setup(t, setupOptions{
+		sandbox:  sandbox.Options{Faults: sandbox.Faults{StuckRate: 1}},
+		pipeline: func(o *Options) { o.PollFor = 90 * time.Minute },
+	})
+	out := b.mustSend(t, request("01", "stuck-1"))
+	clave := out.Document.Clave
+	b.round(t) // an hour later: procesando, asked again later
+	if d := b.stored(t, clave); d.Estado != tenant.StateSent || d.NextAttemptAt.IsZero() || d.IndEstado != "procesando" {
+		t.Fatalf("first poll: estado %s ind %q next %v", d.Estado, d.IndEstado, d.NextAttemptAt)
+	}
+	b.round(t) // two hours: past PollFor
+	d := b.stored(t, clave)
+	if d.Estado != tenant.StateSent || !d.NextAttemptAt.IsZero() || d.LastError == "" {
+		t.Fatalf("after PollFor: estado %s next %v note %q", d.Estado, d.NextAttemptAt, d.LastError)
+	}
+	if n, _ := b.p.RunDue(context.Background()); n != 0 {
+		t.Errorf("still claimed: %d", n)
+	}
+}

@@ -118,6 +118,11 @@ type Options struct {
 	// PollDelay is how long after a submission the tax authority is first
 	// asked for its verdict (default 3s); later asks back off.
 	PollDelay time.Duration
+	// PollFor is how long after its submission the background worker keeps
+	// asking for a document's verdict (default 7 days). A document the tax
+	// authority leaves procesando longer stays 04 with a note; a check call
+	// still asks for it.
+	PollFor time.Duration
 	// InFlightGrace is how long a stored, signed document whose send call
 	// is still running is left alone by the background worker (default:
 	// SubmitTimeout + 30s). A crash in that window is recovered afterwards.
@@ -178,6 +183,7 @@ func (o *Options) setDefaults() error {
 	setDur(&o.BackoffBase, 2*time.Second)
 	setDur(&o.BackoffMax, 10*time.Minute)
 	setDur(&o.PollDelay, 3*time.Second)
+	setDur(&o.PollFor, 7*24*time.Hour)
 	setDur(&o.InFlightGrace, o.SubmitTimeout+30*time.Second)
 	if o.BackoffMax < o.BackoffBase {
 		return errors.New("pipeline: BackoffMax is shorter than BackoffBase")

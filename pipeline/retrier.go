@@ -94,8 +94,14 @@ func (p *Pipeline) retry(ctx context.Context, d *tenant.Document) {
 		return
 	}
 	if known {
-		if d.Estado != tenant.StateSent {
+		switch {
+		case d.Estado != tenant.StateSent:
 			log.Info("background worker: document settled", "estado", string(d.Estado))
+		case !d.SubmittedAt.IsZero() && p.o.Clock().Sub(d.SubmittedAt) > p.o.PollFor:
+			d.NextAttemptAt = time.Time{}
+			d.LastError = "The tax authority has given no verdict since " +
+				d.SubmittedAt.In(crTime).Format("2006-01-02 15:04") + "; it is no longer asked automatically. Check the document to ask again."
+			log.Warn("background worker: no verdict; giving up polling", "submitted_at", d.SubmittedAt)
 		}
 		return
 	}
