@@ -385,7 +385,13 @@ func TestStop(t *testing.T) {
 }
 
 func TestReplicasClaimOnce(t *testing.T) {
-	b := setup(t, setupOptions{sandbox: sandbox.Options{Faults: sandbox.Faults{Outage: true}}})
+	for _, k := range storeKinds {
+		t.Run(k.name, func(t *testing.T) { testReplicasClaimOnce(t, k.open) })
+	}
+}
+
+func testReplicasClaimOnce(t *testing.T, open func(testing.TB) fullStore) {
+	b := setup(t, setupOptions{store: open, sandbox: sandbox.Options{Faults: sandbox.Faults{Outage: true}}})
 	var claves []string
 	for i := range 6 {
 		out := b.mustSend(t, request("01", "replica-"+string(rune('a'+i))))
