@@ -241,3 +241,27 @@ func FuzzCanonicalInput(f *testing.F) {
 		}
 	})
 }
+
+// TestCacheSignCanonicalInput checks that the option reaches Sign through
+// the per-company cache, as the pipeline passes it.
+func TestCacheSignCanonicalInput(t *testing.T) {
+	t.Parallel()
+	p12, err := os.ReadFile(fixtureP12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := newMemSource()
+	src.put(1, p12, fixturePIN)
+	c := newTestCache(t, src, 10)
+	var took bool
+	signed, err := c.Sign(t.Context(), 1, tenLineInvoice(t), WithCanonicalInput(), withFastPathReport(&took))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !took {
+		t.Error("the canonical-input path was not taken")
+	}
+	if _, err := Verify(signed); err != nil {
+		t.Errorf("Verify: %v", err)
+	}
+}
