@@ -11,10 +11,15 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
 
 	"facturad/gateway"
+	"facturad/hacienda/recepcion"
+	"facturad/hacienda/sandbox"
 	"facturad/metrics"
+	"facturad/pipeline"
+	"facturad/signer"
 	"facturad/tenant"
 	"facturad/tenant/authcache"
 	"facturad/tenant/certopen"
@@ -112,8 +117,42 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 	}
 
 	reg := metrics.NewRegistry()
+	client, err := openHacienda(c, log, reg, &stop)
+	if err != nil {
+		return err
+	}
+	certs, err := signer.NewCache(signer.CacheOptions{
+		Source: tenants,
+		// A new certificate uploaded on another replica is seen within this.
+		VersionCheckInterval: 5 * time.Second,
+	})
+	if err != nil {
+		return fmt.Errorf("certificate cache: %w", err)
+	}
+	docs, err := pipeline.New(pipeline.Options{
+		Store:      store,
+		Issuers:    tenants,
+		Signer:     certs,
+		Submitter:  client,
+		Logger:     log,
+		Registerer: reg,
+	})
+	if err != nil {
+		return err
+	}
+	if err := docs.Start(ctx); err != nil {
+		return fmt.Errorf("pipeline: %w", err)
+	}
+	stop.add("pipeline", func(ctx context.Context) error {
+		if err := docs.Stop(ctx); err != nil {
+			return errors.Join(err, docs.StopAndCancel(context.Background()))
+		}
+		return nil
+	})
+
 	gw, err := gateway.New(gateway.Options{
 		Tenants:    tenants,
+		Routes:     append(gateway.DocumentRoutes(docs), gateway.CalculateRoute()),
 		Ready:      gateway.ReadyFunc(store.Ping),
 		Logger:     log,
 		Registerer: reg,
@@ -136,8 +175,8 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 	go func() { errc <- gw.ServeAdmin(adminLn) }()
 	stop.add("gateway", gw.Shutdown)
 
-	fmt.Fprintf(stdout, "facturad listening: api http://%s  admin http://%s  (store %s, started in %s)\n",
-		apiLn.Addr(), adminLn.Addr(), storeName(c), time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(stdout, "facturad listening: api http://%s  admin http://%s  (store %s, tax authority %s, started in %s)\n",
+		apiLn.Addr(), adminLn.Addr(), storeName(c), c.HaciendaEnv, time.Since(start).Round(time.Millisecond))
 	if created {
 		printBootstrapAdmin(stdout, c, creds)
 	}
@@ -175,9 +214,38 @@ func storeName(c Config) string {
 	return "sqlite " + filepath.Join(c.DataDir, "facturad.db")
 }
 
-// storeWithDocuments is what the service needs of a store.
+// storeWithDocuments is what the service needs of a store: both adapters
+// keep tenants and documents.
 type storeWithDocuments interface {
 	tenant.Store
+	tenant.DocumentStore
+}
+
+// openHacienda returns the tax-authority client. On the built-in sandbox
+// environment with no override, it first starts the sandbox in process on
+// a loopback port, so that the client speaks the real protocol to it.
+func openHacienda(c Config, log *slog.Logger, reg *prometheus.Registry, stop *cleanups) (*recepcion.Client, error) {
+	o := recepcion.Options{
+		Environment: recepcion.Environment(c.HaciendaEnv),
+		APIURL:      c.HaciendaAPI,
+		TokenURL:    c.HaciendaToken,
+		Logger:      log,
+		Registerer:  reg,
+	}
+	if c.HaciendaEnv == "sandbox" && c.HaciendaAPI == "" {
+		sb, err := sandbox.Listen("127.0.0.1:0", sandbox.Options{Logger: log.With("component", "sandbox")})
+		if err != nil {
+			return nil, fmt.Errorf("built-in sandbox: %w", err)
+		}
+		stop.add("sandbox", sb.Close)
+		o.APIURL, o.TokenURL = sb.APIURL(), sb.TokenURL()
+	}
+	client, err := recepcion.New(o)
+	if err != nil {
+		return nil, fmt.Errorf("tax-authority client: %w", err)
+	}
+	stop.add("hacienda client", client.Close)
+	return client, nil
 }
 
 // openStore opens PostgreSQL or the embedded SQLite file, and the master key
