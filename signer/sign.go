@@ -111,7 +111,8 @@ func WithClaimedRole(role string) Option {
 // certificates, if any) is carried in KeyInfo after it. key must be an RSA
 // key of at least 2048 bits. The signature uses RSA-SHA256, SHA-256 digests
 // and inclusive C14N 1.0, computed on the elements in their final place in
-// the document.
+// the document. With WithCanonicalInput, a document that is checked to be
+// in canonical form already is digested as it is, without being parsed.
 //
 // Sign is safe for concurrent use with the same key.
 func Sign(doc []byte, key crypto.Signer, chain []*x509.Certificate, p Policy, opts ...Option) ([]byte, error) {
