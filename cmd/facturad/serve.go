@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -92,7 +94,11 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 			return err
 		}
 		stop.add("redis", func(context.Context) error { return rdb.Close() })
-		rc, err := authcache.NewRedis(rdb, authcache.RedisOptions{})
+		// Entries are sealed with a key derived from the master key: a
+		// deployment with another master key (or after a rotation) must
+		// not read them, so the key's fingerprint is part of the prefix.
+		fp := sha256.Sum256(authKey)
+		rc, err := authcache.NewRedis(rdb, authcache.RedisOptions{Prefix: "facturad:auth:" + hex.EncodeToString(fp[:4]) + ":"})
 		if err != nil {
 			return fmt.Errorf("redis auth cache: %w", err)
 		}
