@@ -258,6 +258,10 @@ func calcLine(t DocumentType, l *LineaDetalle, p *linePath, e *errs, s *summary)
 		}
 		if discountIssuerBearsTax(d.CodigoDescuento) {
 			issuerBears = true
+			if !issuerBornTaxExpressible(t) {
+				e.add(p.sub("descuento", j, "codigoDescuento"), "a regalía or bonificación borne by the issuer (01, 03) cannot be expressed in a "+t.Abbrev()+": it has no ImpuestoAsumidoEmisorFabrica; use code 02 or an ordinary discount")
+				ok = false
+			}
 		}
 		var monto decimal.Decimal
 		switch {

@@ -61,6 +61,15 @@ func discountIssuerBearsTax(codigo string) bool {
 	return codigo == DescuentoRegalia || codigo == DescuentoBonificacion
 }
 
+// issuerBornTaxExpressible reports whether a document type can carry a tax
+// the issuer bears (discount codes 01 and 03): FEC and FEE have no
+// ImpuestoAsumidoEmisorFabrica element, so a regalía or bonificación there
+// could not be recomputed from the XML and is refused; the caller uses code
+// 02 or an ordinary discount instead (§11.5, AMBIGUOUS; decisions #42).
+func issuerBornTaxExpressible(t DocumentType) bool {
+	return t != TypeFEC && t != TypeFEE
+}
+
 // regaliaMustCoverWholeLine: a line with a discount of code 01 or 03 must be
 // discounted entirely (SubTotal 0): the annex computes its IVA on MontoTotal
 // and makes the whole tax "assumed", which is only right when every unit of

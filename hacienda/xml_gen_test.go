@@ -200,6 +200,10 @@ func genDocument(r *rand.Rand, t DocumentType, n int) *Document {
 					ds.PorcentajeDescuento = AmountFromInt(10)
 				} else {
 					ds.PorcentajeDescuento = AmountFromInt(100)
+					if !issuerBornTaxExpressible(t) {
+						// FEC and FEE cannot carry a tax the issuer bears.
+						ds.CodigoDescuento = DescuentoRegaliaIVACliente
+					}
 				}
 			case k%2 == 0:
 				ds.PorcentajeDescuento = AmountFromInt(10)
