@@ -9,6 +9,7 @@
 //	facturad sandbox [flags]   run the tax-authority sandbox alone
 //	facturad mkcert [flags]    mint a throwaway test certificate (.p12)
 //	facturad keygen            print a new random master key (base64)
+//	facturad loadgen [flags]   load a running service and report its throughput
 //
 // Every flag also reads an environment variable FACTURAD_<NAME>; run
 // `facturad serve -h` for the list.
@@ -54,6 +55,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		return runSandbox(ctx, args, stdout, stderr, getenv)
 	case "mkcert":
 		return runMkcert(args, stdout, stderr)
+	case "loadgen":
+		return runLoadgen(ctx, args, stdout, stderr, getenv)
 	case "keygen":
 		k := make([]byte, 32)
 		if _, err := rand.Read(k); err != nil {
@@ -69,7 +72,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	}
 }
 
-const usage = `usage: facturad [serve|migrate|sandbox|mkcert|keygen] [flags]
+const usage = `usage: facturad [serve|migrate|sandbox|mkcert|keygen|loadgen] [flags]
 `
 
 // loadConfig parses the configuration of a subcommand and validates it.

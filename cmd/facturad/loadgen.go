@@ -1,0 +1,826 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math/big"
+	"mime/multipart"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"facturad/hacienda"
+	"facturad/signer/certmint"
+)
+
+// The load generator: `facturad loadgen` creates companies with minted test
+// certificates on a running facturad, then sends documents (or repeats an
+// authenticated read) from concurrent workers for a bounded count or time,
+// and prints the throughput, the latency percentiles and the failures.
+//
+// It only targets loopback addresses unless --allow-remote is given, and it
+// never runs without a bound: a count or a duration is required, and a hard
+// time limit stops it in any case.
+
+// Bounds a load run may not exceed.
+const (
+	loadMaxCount     = 10_000_000
+	loadMaxDuration  = time.Hour
+	loadMaxWorkers   = 1024
+	loadMaxCompanies = 1000
+)
+
+// loadOptions configure one load run.
+type loadOptions struct {
+	URL                                  string
+	AdminUser, AdminPassword, AdminToken string
+	// Mode is "send" (documents) or "read" (GET of the company's branches).
+	Mode      string
+	Companies int
+	Workers   int
+	// Count and Duration bound the measured calls; at least one is set and
+	// the run stops at whichever comes first.
+	Count    int
+	Duration time.Duration
+	// MaxTime is the hard stop of the whole run, setup included.
+	MaxTime time.Duration
+	// Warmup is how many unmeasured calls each company gets first, so that
+	// the caches (credentials, certificate, tax-authority token) are warm.
+	Warmup int
+	// Check polls each sent document until the tax authority's verdict is
+	// final, for at most CheckTimeout.
+	Check        bool
+	CheckTimeout time.Duration
+	// RequestTimeout bounds one HTTP call.
+	RequestTimeout time.Duration
+	Seed           int64
+	RunID          string
+	AllowRemote    bool
+	// ServerPID, when set, is the service's process: its CPU time over the
+	// measured run is reported (Linux /proc only).
+	ServerPID int
+	// Progress is how often a progress line goes to the log (0: never).
+	Progress time.Duration
+}
+
+func (o *loadOptions) validate() error {
+	var errs []error
+	switch o.Mode {
+	case "send", "read":
+	default:
+		errs = append(errs, fmt.Errorf("mode: %q is not send or read", o.Mode))
+	}
+	if o.AdminUser == "" || o.AdminPassword == "" || o.AdminToken == "" {
+		errs = append(errs, errors.New("admin credentials: --admin-user, --admin-password and --admin-token (or FACTURAD_ADMIN_USER, _PASSWORD, _TOKEN) are required"))
+	}
+	if o.Companies < 1 || o.Companies > loadMaxCompanies {
+		errs = append(errs, fmt.Errorf("companies: must be 1 to %d", loadMaxCompanies))
+	}
+	if o.Workers < 1 || o.Workers > loadMaxWorkers {
+		errs = append(errs, fmt.Errorf("workers: must be 1 to %d", loadMaxWorkers))
+	}
+	if o.Count == 0 && o.Duration == 0 {
+		errs = append(errs, errors.New("no bound: give --count, --duration or both"))
+	}
+	if o.Count < 0 || o.Count > loadMaxCount {
+		errs = append(errs, fmt.Errorf("count: must be 0 to %d", loadMaxCount))
+	}
+	if o.Duration < 0 || o.Duration > loadMaxDuration {
+		errs = append(errs, fmt.Errorf("duration: must be 0 to %s", loadMaxDuration))
+	}
+	if o.MaxTime <= 0 || o.MaxTime > 2*loadMaxDuration {
+		errs = append(errs, fmt.Errorf("max-time: must be positive and at most %s", 2*loadMaxDuration))
+	}
+	if o.Warmup < 0 || o.Warmup > 1000 {
+		errs = append(errs, errors.New("warmup: must be 0 to 1000 per company"))
+	}
+	if o.RequestTimeout <= 0 || o.CheckTimeout <= 0 {
+		errs = append(errs, errors.New("request-timeout and check-timeout: must be positive"))
+	}
+	if o.Check && o.Mode != "send" {
+		errs = append(errs, errors.New("check: only with --mode send"))
+	}
+	if o.RunID == "" || len(o.RunID) > 40 || strings.Trim(o.RunID, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_") != "" {
+		errs = append(errs, errors.New("run-id: 1 to 40 letters, digits, '-' or '_'"))
+	}
+	if err := checkTarget(o.URL, o.AllowRemote); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// checkTarget accepts an http(s) URL on a loopback address, or any host
+// when allowRemote is set. Names other than localhost are not resolved: a
+// load run against a remote host must be asked for explicitly.
+func checkTarget(raw string, allowRemote bool) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("url: %q is not an http(s) URL", raw)
+	}
+	if allowRemote {
+		return nil
+	}
+	host := u.Hostname()
+	if strings.EqualFold(host, "localhost") {
+		return nil
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+		return nil
+	}
+	return fmt.Errorf("url: %s is not a loopback address; load is only sent elsewhere with --allow-remote", host)
+}
+
+// runLoadgen is the `facturad loadgen` subcommand.
+func runLoadgen(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	fs := flag.NewFlagSet("facturad loadgen", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	o := loadOptions{}
+	def := func(env, fallback string) string {
+		if v := getenv(env); v != "" {
+			return v
+		}
+		return fallback
+	}
+	fs.StringVar(&o.URL, "url", def("FACTURAD_LOADGEN_URL", "http://127.0.0.1:8080"), "base URL of the running service")
+	fs.StringVar(&o.AdminUser, "admin-user", getenv("FACTURAD_ADMIN_USER"), "admin API user (env FACTURAD_ADMIN_USER)")
+	fs.StringVar(&o.AdminPassword, "admin-password", getenv("FACTURAD_ADMIN_PASSWORD"), "admin password (env FACTURAD_ADMIN_PASSWORD; prefer it to the flag)")
+	fs.StringVar(&o.AdminToken, "admin-token", getenv("FACTURAD_ADMIN_TOKEN"), "admin API token (env FACTURAD_ADMIN_TOKEN; prefer it to the flag)")
+	fs.StringVar(&o.Mode, "mode", "send", "send (documents) or read (GET /api/companies/{id}/branches/v4)")
+	fs.IntVar(&o.Companies, "companies", 20, "companies to create; calls go to them in turn")
+	fs.IntVar(&o.Workers, "workers", 8, "concurrent callers")
+	fs.IntVar(&o.Count, "count", 0, "measured calls to make (0: bounded by --duration only)")
+	fs.DurationVar(&o.Duration, "duration", 0, "how long to make calls (0: bounded by --count only)")
+	fs.DurationVar(&o.MaxTime, "max-time", 10*time.Minute, "hard stop of the whole run, setup included")
+	fs.IntVar(&o.Warmup, "warmup", 1, "unmeasured calls per company before measuring")
+	fs.BoolVar(&o.Check, "check", false, "check each sent document until its state is final")
+	fs.DurationVar(&o.CheckTimeout, "check-timeout", 30*time.Second, "how long one document may take to become final")
+	fs.DurationVar(&o.RequestTimeout, "request-timeout", 30*time.Second, "bound of one HTTP call")
+	fs.Int64Var(&o.Seed, "seed", 7, "seed of the generated documents")
+	fs.StringVar(&o.RunID, "run-id", "", "prefix of the id_externo values (default: random)")
+	fs.BoolVar(&o.AllowRemote, "allow-remote", false, "allow a target that is not a loopback address")
+	fs.IntVar(&o.ServerPID, "server-pid", 0, "process id of the service, to report its CPU time (Linux)")
+	fs.DurationVar(&o.Progress, "progress", 5*time.Second, "interval of the progress lines on stderr (0: none)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("loadgen: unexpected arguments %q", fs.Args())
+	}
+	if o.RunID == "" {
+		b := make([]byte, 4)
+		if _, err := rand.Read(b); err != nil {
+			return err
+		}
+		o.RunID = "lg" + hex.EncodeToString(b)
+	}
+	if err := o.validate(); err != nil {
+		return fmt.Errorf("loadgen:\n%w", err)
+	}
+	r, err := loadgen(ctx, o, stderr)
+	if err != nil {
+		return fmt.Errorf("loadgen: %w", err)
+	}
+	r.print(stdout)
+	return nil
+}
+
+// loadReport is the outcome of a run.
+type loadReport struct {
+	Mode      string
+	Companies int
+	Workers   int
+	StoppedBy string // "count", "duration" or "max-time"
+	Warmup    int    // unmeasured calls made first
+
+	Requests int // measured calls completed
+	OK       int
+	Errors   map[string]int    // by "status mensaje_api_key" (or "status field" for 400s)
+	Samples  map[string]string // first body (truncated) of each error kind
+	Estados  map[string]int    // estado of the successful sends
+	Elapsed  time.Duration
+	Latency  percentiles
+
+	// Check mode.
+	Checks      int            // check calls made
+	Final       map[string]int // final estado of the checked documents
+	NotFinal    int            // documents still not final at their timeout
+	CheckErrors map[string]int
+	ToFinal     percentiles // from the send call's start to the final answer
+
+	ClientCPU time.Duration // of this process over the measured run
+	ServerCPU time.Duration // of --server-pid over the measured run; -1 unknown
+}
+
+type percentiles struct{ P50, P90, P99, Max time.Duration }
+
+func percentilesOf(d []time.Duration) percentiles {
+	if len(d) == 0 {
+		return percentiles{}
+	}
+	slices.Sort(d)
+	at := func(q float64) time.Duration {
+		i := int(q*float64(len(d))+0.5) - 1
+		return d[max(0, min(i, len(d)-1))]
+	}
+	return percentiles{P50: at(0.50), P90: at(0.90), P99: at(0.99), Max: d[len(d)-1]}
+}
+
+func (p percentiles) String() string {
+	r := func(d time.Duration) string {
+		return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', 2, 64) + "ms"
+	}
+	return fmt.Sprintf("p50 %s  p90 %s  p99 %s  max %s", r(p.P50), r(p.P90), r(p.P99), r(p.Max))
+}
+
+// Throughput is the successful measured calls per second.
+func (r loadReport) Throughput() float64 {
+	if r.Elapsed <= 0 {
+		return 0
+	}
+	return float64(r.OK) / r.Elapsed.Seconds()
+}
+
+func (r loadReport) print(w io.Writer) {
+	unit := "sends/s"
+	if r.Mode == "read" {
+		unit = "reads/s"
+	}
+	fmt.Fprintf(w, "mode:        %s, %d companies, %d workers, stopped by %s\n", r.Mode, r.Companies, r.Workers, r.StoppedBy)
+	fmt.Fprintf(w, "warm-up:     %d calls (not measured)\n", r.Warmup)
+	fmt.Fprintf(w, "requests:    %d (ok %d, errors %d) in %s\n", r.Requests, r.OK, r.Requests-r.OK, r.Elapsed.Round(time.Millisecond))
+	fmt.Fprintf(w, "throughput:  %.1f %s\n", r.Throughput(), unit)
+	fmt.Fprintf(w, "latency:     %s\n", r.Latency)
+	if r.Mode == "send" {
+		fmt.Fprintf(w, "estados:     %s\n", counts(r.Estados))
+	}
+	fmt.Fprintf(w, "errors:      %s\n", counts(r.Errors))
+	for _, k := range sortedKeys(r.Samples) {
+		fmt.Fprintf(w, "  %s: %s\n", k, r.Samples[k])
+	}
+	if r.Checks > 0 || r.Final != nil {
+		fmt.Fprintf(w, "check:       %d calls, final %s, not final %d, check errors %s\n", r.Checks, counts(r.Final), r.NotFinal, counts(r.CheckErrors))
+		fmt.Fprintf(w, "to final:    %s\n", r.ToFinal)
+	}
+	cpu := func(d time.Duration) string {
+		return fmt.Sprintf("%.1fs (%.0f%% of one core)", d.Seconds(), 100*d.Seconds()/max(r.Elapsed.Seconds(), 1e-9))
+	}
+	server := "unknown (give --server-pid)"
+	if r.ServerCPU >= 0 {
+		server = cpu(r.ServerCPU)
+	}
+	fmt.Fprintf(w, "cpu:         loadgen %s, server %s\n", cpu(r.ClientCPU), server)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func counts(m map[string]int) string {
+	if len(m) == 0 {
+		return "none"
+	}
+	var b strings.Builder
+	for i, k := range sortedKeys(m) {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s=%d", k, m[k])
+	}
+	return b.String()
+}
+
+// loadClient is one API user's view of the service.
+type loadClient struct {
+	http  *http.Client
+	base  string
+	token string
+	basic string
+}
+
+func newLoadHTTP(workers int, timeout time.Duration) *http.Client {
+	t := &http.Transport{
+		Proxy:               nil, // the target was checked; never go through a proxy
+		DialContext:         (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		MaxIdleConns:        2*workers + 8,
+		MaxIdleConnsPerHost: 2*workers + 8,
+		IdleConnTimeout:     90 * time.Second,
+		DisableCompression:  true,
+		ForceAttemptHTTP2:   false,
+	}
+	return &http.Client{
+		Transport: t,
+		Timeout:   timeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse // stay on the checked target
+		},
+	}
+}
+
+func (c loadClient) as(user, pass, token string) loadClient {
+	c.token = token
+	c.basic = "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))
+	return c
+}
+
+// do makes one call and returns its status and body.
+func (c loadClient) do(ctx context.Context, method, path, contentType string, body []byte) (int, []byte, error) {
+	var rd io.Reader
+	if body != nil {
+		rd = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.base+path, rd)
+	if err != nil {
+		return 0, nil, err
+	}
+	req.Header.Set("AuthToken", c.token)
+	req.Header.Set("Authorization", c.basic)
+	req.Header.Set("Accept", "application/json")
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
+	if err != nil {
+		return resp.StatusCode, nil, err
+	}
+	return resp.StatusCode, b, nil
+}
+
+// loadCompany is a created company and its first branch's API user.
+type loadCompany struct {
+	id     int64
+	branch loadClient
+}
+
+// createLoadCompany creates one company with a minted certificate.
+func createLoadCompany(ctx context.Context, admin loadClient, ca *certmint.CA, ident, runID string) (loadCompany, error) {
+	m, err := certmint.MintCertificate(certmint.Options{
+		TipoIdentificacion: "02", Identificacion: ident, Name: "EMPRESA DE CARGA " + ident, PIN: "1234",
+		CA: ca, Key: certmint.TestKey(0),
+	})
+	if err != nil {
+		return loadCompany{}, err
+	}
+	var buf bytes.Buffer
+	w := multipart.NewWriter(&buf)
+	fields := [][2]string{
+		{"TipoIdentificacion", "02"}, {"Identificacion", ident}, {"RazonSocial", "Empresa de carga " + runID + " " + ident + " S.A."},
+		{"ActividadComercial", "620100"}, {"UsuarioHacienda", "cpj-" + ident + "@stag.comprobanteselectronicos.go.cr"},
+		{"ContrasenaHacienda", "clave-de-carga"}, {"TipoCliente", "01"}, {"RazonComercial", "Carga " + ident},
+		{"Provincia", "1"}, {"Canton", "01"}, {"Distrito", "01"}, {"OtrasSenas", "Prueba de carga"}, {"CodPais", "506"},
+		{"Telefono", "22223333"}, {"CorreoElectronico", "carga@example.com"}, {"Sucursal", "001"},
+		{"FacturacionElectronica", "true"}, {"Clave", "1234"},
+	}
+	for _, f := range fields {
+		if err := w.WriteField(f[0], f[1]); err != nil {
+			return loadCompany{}, err
+		}
+	}
+	fw, err := w.CreateFormFile("Certificado", ident+".p12")
+	if err != nil {
+		return loadCompany{}, err
+	}
+	if _, err := fw.Write(m.P12); err != nil {
+		return loadCompany{}, err
+	}
+	if err := w.Close(); err != nil {
+		return loadCompany{}, err
+	}
+	status, b, err := admin.do(ctx, "POST", "/api/companies/v4", w.FormDataContentType(), buf.Bytes())
+	if err != nil {
+		return loadCompany{}, fmt.Errorf("create company %s: %w", ident, err)
+	}
+	if status != http.StatusOK {
+		return loadCompany{}, fmt.Errorf("create company %s: status %d: %s", ident, status, truncate(b, 300))
+	}
+	var created struct {
+		CompaniaID int64  `json:"companiaId"`
+		Usuario    string `json:"usuario"`
+		Contrasena string `json:"contrasena"`
+		APIToken   string `json:"apiToken"`
+	}
+	if err := json.Unmarshal(b, &created); err != nil || created.CompaniaID == 0 || created.APIToken == "" {
+		return loadCompany{}, fmt.Errorf("create company %s: unreadable answer (%v)", ident, err)
+	}
+	return loadCompany{id: created.CompaniaID, branch: admin.as(created.Usuario, created.Contrasena, created.APIToken)}, nil
+}
+
+func truncate(b []byte, n int) string {
+	s := strings.TrimSpace(string(b))
+	if len(s) > n {
+		s = s[:n] + "…"
+	}
+	return s
+}
+
+// sendTemplates are generated requests marshalled once, split around their
+// id_externo so that each call only concatenates.
+type sendTemplate struct{ head, tail []byte }
+
+const idMarker = "ID-EXTERNO-MARKER"
+
+func sendTemplates(seed int64) ([]sendTemplate, error) {
+	// 40 consecutive generated requests cover every feature of the
+	// generator, every document type included.
+	var out []sendTemplate
+	for _, r := range hacienda.GenerateRequests(seed, 40) {
+		r.IDExterno = idMarker
+		r.FechaEmision = "" // the service stamps the time of sending
+		r.Clave = ""        // and numbers the document
+		b, err := json.Marshal(r)
+		if err != nil {
+			return nil, err
+		}
+		head, tail, ok := bytes.Cut(b, []byte(`"`+idMarker+`"`))
+		if !ok {
+			return nil, errors.New("generated request without id_externo")
+		}
+		out = append(out, sendTemplate{head: head, tail: tail})
+	}
+	return out, nil
+}
+
+func (t sendTemplate) body(id string) []byte {
+	b := make([]byte, 0, len(t.head)+len(t.tail)+len(id)+2)
+	b = append(b, t.head...)
+	b = strconv.AppendQuote(b, id)
+	return append(b, t.tail...)
+}
+
+// loadTally collects outcomes from the workers.
+type loadTally struct {
+	mu          sync.Mutex
+	requests    int
+	ok          int
+	errors      map[string]int
+	samples     map[string]string
+	estados     map[string]int
+	latencies   []time.Duration
+	checks      int
+	final       map[string]int
+	notFinal    int
+	checkErrors map[string]int
+	toFinal     []time.Duration
+}
+
+func newLoadTally() *loadTally {
+	return &loadTally{errors: map[string]int{}, samples: map[string]string{}, estados: map[string]int{},
+		final: map[string]int{}, checkErrors: map[string]int{}}
+}
+
+// sendAnswer is the part of a Document or error body the tally needs.
+type sendAnswer struct {
+	Clave   string              `json:"clave"`
+	Estado  string              `json:"estado"`
+	Key     string              `json:"mensaje_api_key"`
+	Mensaje string              `json:"mensaje_api"`
+	Errors  map[string][]string `json:"errors"`
+}
+
+// errorKind names a failed call: its status and, when the body says, the
+// mensaje_api_key or the first invalid field.
+func errorKind(status int, body []byte, err error) string {
+	if err != nil {
+		var ne net.Error
+		switch {
+		case errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &ne) && ne.Timeout()):
+			return "timeout"
+		case errors.Is(err, context.Canceled):
+			return "cancelled"
+		default:
+			return "transport"
+		}
+	}
+	var a sendAnswer
+	if json.Unmarshal(body, &a) == nil {
+		if a.Key != "" {
+			return fmt.Sprintf("%d %s", status, a.Key)
+		}
+		if len(a.Errors) > 0 {
+			return fmt.Sprintf("%d %s", status, sortedKeys(a.Errors)[0])
+		}
+	}
+	return strconv.Itoa(status)
+}
+
+func (t *loadTally) fail(kind string, body []byte, err error) {
+	t.errors[kind]++
+	if _, ok := t.samples[kind]; !ok {
+		if err != nil {
+			t.samples[kind] = truncate([]byte(err.Error()), 200)
+		} else {
+			t.samples[kind] = truncate(body, 200)
+		}
+	}
+}
+
+// loadgen runs the load described by o (validated) and returns its report.
+// Setup and warm-up progress go to log.
+func loadgen(ctx context.Context, o loadOptions, log io.Writer) (loadReport, error) {
+	ctx, cancel := context.WithTimeout(ctx, o.MaxTime)
+	defer cancel()
+	hc := newLoadHTTP(o.Workers, o.RequestTimeout)
+	defer hc.CloseIdleConnections()
+	admin := loadClient{http: hc, base: strings.TrimRight(o.URL, "/")}.as(o.AdminUser, o.AdminPassword, o.AdminToken)
+
+	var templates []sendTemplate
+	if o.Mode == "send" {
+		var err error
+		if templates, err = sendTemplates(o.Seed); err != nil {
+			return loadReport{}, err
+		}
+	}
+
+	// Setup: the companies, a few at a time (each costs a certificate
+	// check and a password hash on the server).
+	start := time.Now()
+	ca, err := certmint.NewCA(certmint.CAOptions{Key: certmint.TestKey(1)})
+	if err != nil {
+		return loadReport{}, err
+	}
+	base, err := rand.Int(rand.Reader, big.NewInt(1_000_000))
+	if err != nil {
+		return loadReport{}, err
+	}
+	companies := make([]loadCompany, o.Companies)
+	{
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		var errs []error
+		sem := make(chan struct{}, 4)
+		for i := range companies {
+			wg.Add(1)
+			sem <- struct{}{}
+			go func(i int) {
+				defer wg.Done()
+				defer func() { <-sem }()
+				ident := fmt.Sprintf("3101%06d", (base.Int64()+int64(i))%1_000_000)
+				c, err := createLoadCompany(ctx, admin, ca, ident, o.RunID)
+				mu.Lock()
+				defer mu.Unlock()
+				if err != nil {
+					errs = append(errs, err)
+					return
+				}
+				companies[i] = c
+			}(i)
+		}
+		wg.Wait()
+		if len(errs) > 0 {
+			return loadReport{}, fmt.Errorf("setup: %w", errors.Join(errs...))
+		}
+	}
+	fmt.Fprintf(log, "loadgen: %d companies created in %s\n", o.Companies, time.Since(start).Round(time.Millisecond))
+
+	// One call: a send or a read for company c, with id_externo id.
+	call := func(ctx context.Context, c loadCompany, i int, id string) (int, []byte, error) {
+		if o.Mode == "read" {
+			return c.branch.do(ctx, "GET", "/api/companies/"+strconv.FormatInt(c.id, 10)+"/branches/v4", "", nil)
+		}
+		return c.branch.do(ctx, "POST", "/api/documents/v4", "application/json", templates[i%len(templates)].body(id))
+	}
+
+	// Warm-up: unmeasured calls, each must succeed.
+	warm := 0
+	for round := 0; round < o.Warmup; round++ {
+		var wg sync.WaitGroup
+		errc := make(chan error, len(companies))
+		for ci, c := range companies {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				id := fmt.Sprintf("%s-w%d-%d", o.RunID, round, ci)
+				status, body, err := call(ctx, c, ci+round, id)
+				if err == nil && status != http.StatusOK {
+					err = fmt.Errorf("status %d: %s", status, truncate(body, 300))
+				}
+				if err != nil {
+					errc <- fmt.Errorf("warm-up call of company %d: %w", c.id, err)
+				}
+			}()
+		}
+		wg.Wait()
+		close(errc)
+		if err := <-errc; err != nil {
+			return loadReport{}, err
+		}
+		warm += len(companies)
+	}
+
+	// The measured run.
+	tally := newLoadTally()
+	var next atomic.Int64
+	var done atomic.Int64
+	var stoppedBy atomic.Value
+	runStart := time.Now()
+	var deadline time.Time
+	if o.Duration > 0 {
+		deadline = runStart.Add(o.Duration)
+	}
+	clientCPU0, _ := processCPU(os.Getpid())
+	serverCPU0 := time.Duration(-1)
+	if o.ServerPID > 0 {
+		if d, err := processCPU(o.ServerPID); err == nil {
+			serverCPU0 = d
+		} else {
+			fmt.Fprintf(log, "loadgen: cannot read the CPU time of process %d: %v\n", o.ServerPID, err)
+		}
+	}
+
+	stopProgress := make(chan struct{})
+	if o.Progress > 0 {
+		go func() {
+			tk := time.NewTicker(o.Progress)
+			defer tk.Stop()
+			for {
+				select {
+				case <-stopProgress:
+					return
+				case <-tk.C:
+					el := time.Since(runStart)
+					n := done.Load()
+					fmt.Fprintf(log, "loadgen: %s: %d calls, %.1f/s\n", el.Round(time.Second), n, float64(n)/el.Seconds())
+				}
+			}
+		}()
+	}
+
+	var wg sync.WaitGroup
+	for w := 0; w < o.Workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var lat, fin []time.Duration
+			defer func() {
+				tally.mu.Lock()
+				tally.latencies = append(tally.latencies, lat...)
+				tally.toFinal = append(tally.toFinal, fin...)
+				tally.mu.Unlock()
+			}()
+			for {
+				switch {
+				case ctx.Err() != nil:
+					stoppedBy.CompareAndSwap(nil, "max-time")
+					return
+				case !deadline.IsZero() && !time.Now().Before(deadline):
+					stoppedBy.CompareAndSwap(nil, "duration")
+					return
+				}
+				i := int(next.Add(1) - 1)
+				if o.Count > 0 && i >= o.Count {
+					stoppedBy.CompareAndSwap(nil, "count")
+					return
+				}
+				c := companies[i%len(companies)]
+				id := o.RunID + "-" + strconv.Itoa(i)
+				t0 := time.Now()
+				status, body, err := call(ctx, c, i, id)
+				lat = append(lat, time.Since(t0))
+				done.Add(1)
+				var a sendAnswer
+				okCall := err == nil && status == http.StatusOK
+				if okCall && o.Mode == "send" {
+					if json.Unmarshal(body, &a) != nil || len(a.Clave) != 50 {
+						okCall, status = false, -1
+					}
+				}
+				tally.mu.Lock()
+				tally.requests++
+				if okCall {
+					tally.ok++
+					if o.Mode == "send" {
+						tally.estados[a.Estado]++
+					}
+				} else {
+					kind := errorKind(status, body, err)
+					if status == -1 {
+						kind = "200 unreadable answer"
+					}
+					tally.fail(kind, body, err)
+				}
+				tally.mu.Unlock()
+				if okCall && o.Check {
+					if checkUntilFinal(ctx, c, a.Clave, o.CheckTimeout, tally) {
+						fin = append(fin, time.Since(t0)) // from the send's start to the final answer
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(runStart)
+	close(stopProgress)
+
+	r := loadReport{
+		Mode: o.Mode, Companies: o.Companies, Workers: o.Workers, Warmup: warm,
+		Requests: tally.requests, OK: tally.ok, Errors: tally.errors, Samples: tally.samples,
+		Estados: tally.estados, Elapsed: elapsed, Latency: percentilesOf(tally.latencies),
+		Checks: tally.checks, NotFinal: tally.notFinal, CheckErrors: tally.checkErrors,
+		ToFinal: percentilesOf(tally.toFinal), ServerCPU: -1,
+	}
+	if o.Check {
+		r.Final = tally.final
+	}
+	if s, ok := stoppedBy.Load().(string); ok {
+		r.StoppedBy = s
+	}
+	if d, err := processCPU(os.Getpid()); err == nil {
+		r.ClientCPU = d - clientCPU0
+	}
+	if serverCPU0 >= 0 {
+		if d, err := processCPU(o.ServerPID); err == nil {
+			r.ServerCPU = d - serverCPU0
+		}
+	}
+	if r.StoppedBy == "max-time" {
+		return r, fmt.Errorf("stopped by --max-time (%s) before the count or duration was reached", o.MaxTime)
+	}
+	return r, nil
+}
+
+// checkUntilFinal polls the check call until the document's state is final
+// (neither 04 Sent nor 05 not sent yet) or timeout passes, and reports
+// whether it became final.
+func checkUntilFinal(ctx context.Context, c loadCompany, clave string, timeout time.Duration, tally *loadTally) bool {
+	start := time.Now()
+	path := "/api/documents/" + clave + "/v4"
+	wait := 5 * time.Millisecond
+	for {
+		status, body, err := c.branch.do(ctx, "PUT", path, "", nil)
+		var a sendAnswer
+		final := false
+		tally.mu.Lock()
+		tally.checks++
+		if err != nil || status != http.StatusOK || json.Unmarshal(body, &a) != nil {
+			tally.checkErrors[errorKind(status, body, err)]++
+		} else if a.Estado != "04" && a.Estado != "05" {
+			tally.final[a.Estado]++
+			final = true
+		}
+		tally.mu.Unlock()
+		if final {
+			return true
+		}
+		if time.Since(start)+wait > timeout || ctx.Err() != nil {
+			tally.mu.Lock()
+			tally.notFinal++
+			tally.mu.Unlock()
+			return false
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, 500*time.Millisecond)
+	}
+}
+
+// processCPU is the user and system CPU time of a process, from Linux's
+// /proc (clock ticks of 1/100 s, the kernel's USER_HZ on every Linux
+// architecture Go supports).
+func processCPU(pid int) (time.Duration, error) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, err
+	}
+	// The command name (field 2) is in parentheses and may hold spaces.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, errors.New("unreadable /proc stat")
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 13 {
+		return 0, errors.New("unreadable /proc stat")
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, errors.New("unreadable /proc stat")
+	}
+	return time.Duration(utime+stime) * (time.Second / 100), nil
+}
