@@ -2,18 +2,16 @@ package signer
 
 import (
 	"crypto/x509"
-	"errors"
 	"flag"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/beevik/etree"
 	pkcs12 "software.sslmate.com/src/go-pkcs12"
+
+	"facturad/hacienda/xmlcheck"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
@@ -25,7 +23,6 @@ const (
 	fixtureP12   = "testdata/fixture.p12"
 	fixtureCAPEM = "testdata/fixture-ca.pem"
 	fixturePIN   = "1234"
-	xsdDir       = "../hacienda/testdata/xsd/2024/v4.4"
 )
 
 var fixtureOnce = sync.OnceValues(func() (*Certificate, error) {
@@ -56,71 +53,23 @@ func pkcs12TrustStore(cert *x509.Certificate, pin string) ([]byte, error) {
 	return pkcs12.Modern2023.EncodeTrustStore([]*x509.Certificate{cert}, pin)
 }
 
-// tool finds an external program. Under TEST_REQUIRE_SERVICES=1 a missing
-// program fails the test; otherwise the test is skipped.
-func tool(t testing.TB, name string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("TEST_REQUIRE_SERVICES") == "1" {
-			t.Fatalf("%s not found and TEST_REQUIRE_SERVICES=1: %v", name, err)
-		}
-		t.Skipf("%s not installed (set TEST_REQUIRE_SERVICES=1 to make this a failure)", name)
-	}
-	return p
-}
-
-func writeTemp(t testing.TB, name string, b []byte) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(p, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-// xmlsecVerify runs Debian's xmlsec1 over the signed document. The key must
-// come from the X509 certificate (not the KeyValue) and the certificate must
-// chain to caPEM; the XAdES SignedProperties element's Id is declared as an
-// ID so that its reference resolves.
+// xmlsecVerify runs Debian's xmlsec1 over the signed document (see
+// xmlcheck.XMLSec: the key from the certificate, chained to caPEM, all
+// three references checked).
 func xmlsecVerify(t testing.TB, signed []byte, caPEM string) error {
 	t.Helper()
-	bin := tool(t, "xmlsec1")
-	f := writeTemp(t, "signed.xml", signed)
-	cmd := exec.Command(bin, "--verify",
-		"--id-attr:Id", NamespaceXAdES+":SignedProperties",
-		"--enabled-key-data", "x509",
-		"--trusted-pem", caPEM,
-		f)
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		return errors.New(strings.TrimSpace(string(out)))
-	}
-	if !strings.Contains(string(out), "SignedInfo References (ok/all): 3/3") {
-		return errors.New("xmlsec1 did not check 3 references: " + string(out))
-	}
-	return nil
+	return xmlcheck.XMLSec(t, signed, caPEM)
 }
 
 // xsdValidate validates a document against the official v4.4 schema of its
 // root element.
 func xsdValidate(t testing.TB, doc []byte) error {
 	t.Helper()
-	bin := tool(t, "xmllint")
 	d := etree.NewDocument()
 	if err := d.ReadFromBytes(doc); err != nil {
 		return err
 	}
-	schema := filepath.Join(xsdDir, d.Root().Tag+"_V4.4.xsd")
-	if _, err := os.Stat(schema); err != nil {
-		t.Fatalf("no schema for %s: %v", d.Root().Tag, err)
-	}
-	f := writeTemp(t, "doc.xml", doc)
-	out, err := exec.Command(bin, "--noout", "--nonet", "--schema", schema, f).CombinedOutput()
-	if err != nil {
-		return errors.New(strings.TrimSpace(string(out)))
-	}
-	return nil
+	return xmlcheck.XSD(t, d.Root().Tag, doc)
 }
 
 func x509CertPool(t testing.TB, pemBytes []byte) *x509.CertPool {

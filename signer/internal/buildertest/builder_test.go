@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"facturad/hacienda"
+	"facturad/hacienda/xmlcheck"
 	"facturad/signer"
 
 	"github.com/beevik/etree"
@@ -26,21 +27,9 @@ const (
 	caPath    = "../../testdata/fixture-ca.pem"
 )
 
-func tool(t *testing.T, name string) string {
-	t.Helper()
-	p, err := exec.LookPath(name)
-	if err != nil {
-		if os.Getenv("TEST_REQUIRE_SERVICES") == "1" {
-			t.Fatalf("%s not found and TEST_REQUIRE_SERVICES=1: %v", name, err)
-		}
-		t.Skipf("%s not installed (set TEST_REQUIRE_SERVICES=1 to make this a failure)", name)
-	}
-	return p
-}
-
 func run(t *testing.T, name string, args ...string) error {
 	t.Helper()
-	out, err := exec.Command(tool(t, name), args...).CombinedOutput()
+	out, err := exec.Command(xmlcheck.Tool(t, name), args...).CombinedOutput()
 	if err != nil {
 		return errors.New(strings.TrimSpace(string(out)))
 	}
