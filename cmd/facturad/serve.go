@@ -21,6 +21,7 @@ import (
 	"facturad/hacienda/sandbox"
 	"facturad/metrics"
 	"facturad/pipeline"
+	"facturad/pipeline/redislimit"
 	"facturad/signer"
 	"facturad/tenant"
 	"facturad/tenant/authcache"
@@ -87,7 +88,9 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 	if err != nil {
 		return fmt.Errorf("auth key: %w", err)
 	}
+	reg := metrics.NewRegistry()
 	var cache tenant.AuthCache
+	var limiter pipeline.Limiter // nil: the pipeline's in-process token bucket
 	if c.RedisURL != "" {
 		rdb, err := openRedis(c.RedisURL)
 		if err != nil {
@@ -103,6 +106,16 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 			return fmt.Errorf("redis auth cache: %w", err)
 		}
 		cache = rc
+		// One pace per company over every replica of this deployment (the
+		// same fingerprint); each replica paces alone while Redis fails.
+		limiter, err = redislimit.New(rdb, redislimit.Options{
+			Prefix:     "facturad:limit:" + hex.EncodeToString(fp[:4]) + ":",
+			Logger:     log,
+			Registerer: reg,
+		})
+		if err != nil {
+			return fmt.Errorf("redis rate limiter: %w", err)
+		}
 	} else {
 		cache = authcache.NewMemory(authcache.MemoryOptions{})
 	}
@@ -122,7 +135,6 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 		return fmt.Errorf("bootstrap admin: %w", err)
 	}
 
-	reg := metrics.NewRegistry()
 	client, err := openHacienda(c, log, reg, &stop)
 	if err != nil {
 		return err
@@ -140,6 +152,7 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 		Issuers:    tenants,
 		Signer:     certs,
 		Submitter:  client,
+		Limiter:    limiter,
 		Logger:     log,
 		Registerer: reg,
 	})
