@@ -288,6 +288,30 @@ func TestRedisDown(t *testing.T) {
 	}
 }
 
+// TestErrorAnswer: an error answer of Redis (here a key of another type
+// under the limiter's prefix) sends the call to the fallback too.
+func TestErrorAnswer(t *testing.T) {
+	client := newClient(t)
+	prefix := uniquePrefix(t, client)
+	if err := client.HSet(context.Background(), prefix+"k", "f", "v").Err(); err != nil {
+		t.Fatal(err)
+	}
+	reg := prometheus.NewRegistry()
+	l := newLimiter(t, client, redislimit.Options{
+		Rate: slow, Burst: 1, Prefix: prefix, Registerer: reg,
+		Logger: slog.New(slog.DiscardHandler),
+	})
+	if err := waitFor(l, "k", 10*time.Second); err != nil {
+		t.Fatalf("first call: %v", err)
+	}
+	if err := waitFor(l, "k", 100*time.Millisecond); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("second call: %v, want deadline exceeded (the fallback limits)", err)
+	}
+	if n := decisions(t, reg, "fallback"); n != 2 {
+		t.Fatalf("decisions by the fallback = %v, want 2", n)
+	}
+}
+
 func TestNew(t *testing.T) {
 	if _, err := redislimit.New(nil, redislimit.Options{}); err == nil {
 		t.Error("error/nil client: accepted")
