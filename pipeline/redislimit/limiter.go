@@ -48,8 +48,8 @@ const (
 type Options struct {
 	// Rate is the sustained number of calls per second of one key
 	// (default pipeline.DefaultRate; negative: no limit; at most MaxRate);
-	// Burst how many calls one key may
-	// make at once after a quiet spell (default pipeline.DefaultBurst).
+	// Burst how many calls one key may make at once after a quiet spell
+	// (default pipeline.DefaultBurst).
 	Rate  float64
 	Burst int
 	// Prefix starts every Redis key, so that deployments (or tests) can
