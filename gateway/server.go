@@ -592,9 +592,44 @@ func (s *Server) registerExtra(er Route) error {
 	return nil
 }
 
-// fasthttpLogger sends fasthttp's own messages to slog.
+// fasthttpLogger sends fasthttp's own messages to slog. fasthttp's errors
+// about unreadable requests quote the raw request bytes, headers included
+// (AuthToken, Authorization: Basic): those quotes are cut off before
+// anything is logged.
 type fasthttpLogger struct{ l *slog.Logger }
 
 func (f fasthttpLogger) Printf(format string, args ...any) {
-	f.l.Warn("http server", "msg", fmt.Sprintf(format, args...))
+	safe := make([]any, len(args))
+	for i, a := range args {
+		if err, ok := a.(error); ok {
+			safe[i] = redactRequestBytes(err.Error(), true)
+			continue
+		}
+		safe[i] = a
+	}
+	f.l.Warn("http server", "msg", redactRequestBytes(fmt.Sprintf(format, safe...), false))
+}
+
+// redactRequestBytes keeps the part of a fasthttp message that says what
+// went wrong and drops what could quote the request: everything from the
+// first of "contents", "buffer size" or a header name that carries
+// credentials, and in an error's own text also from its first double quote
+// (fasthttp quotes request bytes with %q: "cannot find http request method
+// in %q").
+func redactRequestBytes(msg string, quotes bool) string {
+	cut := len(msg)
+	lower := strings.ToLower(msg)
+	markers := []string{"contents", "buffer size", "authtoken", "authorization"}
+	if quotes {
+		markers = append(markers, `"`)
+	}
+	for _, marker := range markers {
+		if i := strings.Index(lower, marker); i >= 0 && i < cut {
+			cut = i
+		}
+	}
+	if cut == len(msg) {
+		return msg
+	}
+	return strings.TrimRight(msg[:cut], " ,:.") + " [request bytes redacted]"
 }
