@@ -82,4 +82,3 @@ func TestMalformedRequestLogsNoCredentials(t *testing.T) {
 		t.Fatalf("credentials in the log: %s", logs)
 	}
 }
-
