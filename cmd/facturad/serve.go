@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -118,6 +119,12 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 		}
 	} else {
 		cache = authcache.NewMemory(authcache.MemoryOptions{})
+		if c.DatabaseURL != "" {
+			// Replicas sharing PostgreSQL without Redis each cache alone: a
+			// deactivation reaches the others only when their entries expire.
+			log.Warn("database_url is set without redis_url: credential caches, rate limits and deactivations are per replica; set redis_url when running more than one replica",
+				"auth_ttl", tenant.DefaultAuthTTL.String())
+		}
 	}
 	tenants, err := tenant.NewService(tenant.ServiceOptions{
 		Store:        store,
@@ -252,7 +259,17 @@ func openHacienda(c Config, log *slog.Logger, reg *prometheus.Registry, stop *cl
 		Registerer:  reg,
 	}
 	if c.HaciendaEnv == "sandbox" && c.HaciendaAPI == "" {
-		sb, err := sandbox.Listen("127.0.0.1:0", sandbox.Options{Logger: log.With("component", "sandbox")})
+		// Its admin endpoints (faults, received documents) are for tests and
+		// load runs of a standalone sandbox: here nobody needs them, so they
+		// are closed with a token no one knows.
+		adminToken := make([]byte, 32)
+		if _, err := rand.Read(adminToken); err != nil {
+			return nil, err
+		}
+		sb, err := sandbox.Listen("127.0.0.1:0", sandbox.Options{
+			Logger:     log.With("component", "sandbox"),
+			AdminToken: hex.EncodeToString(adminToken),
+		})
 		if err != nil {
 			return nil, fmt.Errorf("built-in sandbox: %w", err)
 		}
