@@ -102,6 +102,15 @@ type DocumentStore interface {
 	// field but ID, CompanyID, BranchID, IDExterno, RequestHash, Tipo,
 	// Terminal, Numero and CreatedAt) and sets UpdatedAt. A Clave taken by
 	// another document is ErrConflict.
+	//
+	// UpdatedAt is the document's version (optimistic concurrency): the
+	// save applies only when the stored UpdatedAt is still d.UpdatedAt, the
+	// value d was read (or last saved) with. A document saved by someone
+	// else since is ErrConflict and left unchanged, so that two workers
+	// holding the same document never overwrite each other's result: the
+	// loser reads it again and decides anew, or drops its result. Each save
+	// moves UpdatedAt forward, at least by a microsecond, even when the
+	// clock does not.
 	SaveDocument(ctx context.Context, d *Document) error
 	// DocumentByClave returns the document with that clave.
 	DocumentByClave(ctx context.Context, clave string) (Document, error)

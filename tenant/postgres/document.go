@@ -47,8 +47,11 @@ RETURNING id, numero`
     codigo_mensaje = $13, mensaje_hacienda = $14, detalle_mensaje = $15, response_xml = $16,
     last_error = $17, attempts = $18, next_attempt_at = $19, submitted_at = $20,
     checked_at = $21, updated_at = $22
-WHERE id = $1
+WHERE id = $1 AND updated_at = $23
 RETURNING id`
+	// qDocumentExists tells a missing document from one changed since it
+	// was read, when a save matched no row.
+	qDocumentExists = `SELECT count(*) FROM documents WHERE id = $1`
 
 	// The lookups repeat the partial indexes' conditions so that the
 	// planner uses them whatever the parameter.
@@ -152,25 +155,48 @@ func (s *Store) ReserveDocument(ctx context.Context, d *tenant.Document) error {
 }
 
 // SaveDocument replaces the mutable fields of the document d.ID and sets
-// d.UpdatedAt. An unknown id is ErrNotFound, a clave another document holds
+// d.UpdatedAt, provided the stored UpdatedAt is still d.UpdatedAt (the
+// version d was read at): a document changed since is ErrConflict and left
+// as it is. An unknown id is ErrNotFound, a clave another document holds
 // ErrConflict.
 func (s *Store) SaveDocument(ctx context.Context, d *tenant.Document) error {
 	if err := checkDocumentState(d); err != nil {
 		return fmt.Errorf("save document %d: %w", d.ID, err)
 	}
-	now := s.clock()
+	read := d.UpdatedAt.UTC().Truncate(time.Microsecond)
+	now := nextVersion(s.clock(), read)
 	var id int64
 	err := s.pool.QueryRow(ctx, qSaveDocument, d.ID, d.Consecutivo, d.Clave, d.Situacion,
 		docTime(d.FechaEmision), d.EmisorTipo, d.EmisorNumero, d.ReceptorTipo,
 		d.ReceptorNumero, string(d.Estado), nullBytes(d.SignedXML), d.IndEstado,
 		d.CodigoMensaje, d.MensajeHacienda, d.DetalleMensaje, nullBytes(d.ResponseXML),
 		d.LastError, d.Attempts, docTime(d.NextAttemptAt), docTime(d.SubmittedAt),
-		docTime(d.CheckedAt), now).Scan(&id)
+		docTime(d.CheckedAt), now, read).Scan(&id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		var n int
+		if cerr := s.pool.QueryRow(ctx, qDocumentExists, d.ID).Scan(&n); cerr != nil {
+			return fmt.Errorf("save document %d: %w", d.ID, mapErr(cerr))
+		}
+		if n > 0 {
+			return fmt.Errorf("save document %d: changed since it was read at %s: %w",
+				d.ID, read.Format(time.RFC3339Nano), tenant.ErrConflict)
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("save document %d: %w", d.ID, mapErr(err))
 	}
 	d.UpdatedAt = now
 	return nil
+}
+
+// nextVersion is the UpdatedAt a save stamps: the store's time, but always
+// after the version read, so that two saves never leave the same
+// UpdatedAt even when the clock stands still or steps back.
+func nextVersion(now, read time.Time) time.Time {
+	if !now.After(read) {
+		return read.Add(time.Microsecond)
+	}
+	return now
 }
 
 // DocumentByClave returns the document with that clave; an empty clave is

@@ -44,8 +44,11 @@ RETURNING id`
     receptor_numero = ?, estado = ?, signed_xml = ?, ind_estado = ?, codigo_mensaje = ?,
     mensaje_hacienda = ?, detalle_mensaje = ?, response_xml = ?, last_error = ?, attempts = ?,
     next_attempt_at = ?, submitted_at = ?, checked_at = ?, updated_at = ?
-WHERE id = ?
+WHERE id = ? AND updated_at = ?
 RETURNING id`
+	// qDocumentExists tells a missing document from one changed since it
+	// was read, when a save matched no row.
+	qDocumentExists = `SELECT count(*) FROM documents WHERE id = ?`
 
 	// The lookups repeat the partial indexes' conditions so that SQLite
 	// uses them.
@@ -199,7 +202,9 @@ func (s *Store) ReserveDocument(ctx context.Context, d *tenant.Document) (err er
 }
 
 // SaveDocument replaces the mutable fields of the document d.ID and sets
-// d.UpdatedAt. An unknown id is ErrNotFound, a clave another document holds
+// d.UpdatedAt, provided the stored UpdatedAt is still d.UpdatedAt (the
+// version d was read at): a document changed since is ErrConflict and left
+// as it is. An unknown id is ErrNotFound, a clave another document holds
 // ErrConflict.
 func (s *Store) SaveDocument(ctx context.Context, d *tenant.Document) error {
 	if err := checkDocumentState(d); err != nil {
@@ -209,19 +214,40 @@ func (s *Store) SaveDocument(ctx context.Context, d *tenant.Document) error {
 	if err != nil {
 		return fmt.Errorf("save document %d: %w", d.ID, err)
 	}
-	now := s.clock()
+	read := d.UpdatedAt.UTC().Truncate(time.Microsecond)
+	now := nextVersion(s.clock(), read)
 	var id int64
 	err = s.write.QueryRowContext(ctx, qSaveDocument, d.Consecutivo, d.Clave, d.Situacion,
 		nullTime(d.FechaEmision), d.EmisorTipo, d.EmisorNumero, d.ReceptorTipo,
 		d.ReceptorNumero, string(d.Estado), nullBytes(d.SignedXML), d.IndEstado,
 		d.CodigoMensaje, d.MensajeHacienda, detalle, nullBytes(d.ResponseXML), d.LastError,
 		d.Attempts, nullTime(d.NextAttemptAt), nullTime(d.SubmittedAt), nullTime(d.CheckedAt),
-		formatTime(now), d.ID).Scan(&id)
+		formatTime(now), d.ID, formatTime(read)).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		var n int
+		if cerr := s.write.QueryRowContext(ctx, qDocumentExists, d.ID).Scan(&n); cerr != nil {
+			return fmt.Errorf("save document %d: %w", d.ID, mapErr(cerr))
+		}
+		if n > 0 {
+			return fmt.Errorf("save document %d: changed since it was read at %s: %w",
+				d.ID, read.Format(time.RFC3339Nano), tenant.ErrConflict)
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("save document %d: %w", d.ID, mapErr(err))
 	}
 	d.UpdatedAt = now
 	return nil
+}
+
+// nextVersion is the UpdatedAt a save stamps: the store's time, but always
+// after the version read, so that two saves never leave the same
+// UpdatedAt even when the clock stands still or steps back.
+func nextVersion(now, read time.Time) time.Time {
+	if !now.After(read) {
+		return read.Add(time.Microsecond)
+	}
+	return now
 }
 
 // DocumentByClave returns the document with that clave; an empty clave is

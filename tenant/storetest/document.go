@@ -41,6 +41,8 @@ func RunDocuments(t *testing.T, open func(t *testing.T) DocumentStore) {
 		{"error/concurrent reserves of one id externo: one wins", testDocumentExternalIDRace},
 		{"error/clave taken takes no number", testDocumentClaveConflict},
 		{"error/save with a taken clave", testDocumentSaveClaveConflict},
+		{"error/save of a stale copy loses no update", testDocumentSaveStale},
+		{"error/concurrent saves of one version: one wins", testDocumentSaveRace},
 		{"error/reserve for a missing or foreign branch", testDocumentBadBranch},
 		{"error/reserve or save invalid input", testDocumentInvalid},
 		{"error/document missing", testDocumentMissing},
@@ -229,6 +231,7 @@ func testDocumentSave(t *testing.T, s DocumentStore) {
 	full.Tipo, full.Terminal, full.Numero = "04", "00009", 777
 	full.CreatedAt = time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
 	full.Estado = tenant.StateAccepted
+	full.UpdatedAt = d.UpdatedAt // the version read
 	time.Sleep(2 * time.Millisecond) // UpdatedAt must move
 	mustNot(t, "SaveDocument", s.SaveDocument(ctx, &full))
 	if !full.UpdatedAt.After(orig.UpdatedAt) {
@@ -243,6 +246,7 @@ func testDocumentSave(t *testing.T, s DocumentStore) {
 	// And back to empty values: a save is a full replace.
 	empty := minimalDocument(f.Branch, orig.IDExterno, orig.Tipo, orig.Terminal)
 	empty.ID, empty.RequestHash, empty.Numero, empty.CreatedAt = orig.ID, orig.RequestHash, orig.Numero, orig.CreatedAt
+	empty.UpdatedAt = full.UpdatedAt // the version the save left
 	empty.Situacion = ""
 	mustNot(t, "SaveDocument to empty", s.SaveDocument(ctx, &empty))
 	readBoth(t, s, "emptied document", empty)
@@ -614,6 +618,82 @@ func testDocumentSaveClaveConflict(t *testing.T, s DocumentStore) {
 	first.LastError = ""
 	mustNot(t, "SaveDocument keeping its clave", s.SaveDocument(ctx, &first))
 	readBoth(t, s, "clave holder after its own save", first)
+}
+
+// testDocumentSaveStale saves two copies read at the same version, as two
+// workers holding the same document would: the second is refused and the
+// first one's update stays.
+func testDocumentSaveStale(t *testing.T, s DocumentStore) {
+	ctx := context.Background()
+	f := newDocFixture(t, s)
+	d := minimalDocument(f.Branch, "pedido-1", "01", "00001")
+	mustNot(t, "ReserveDocument", s.ReserveDocument(ctx, &d))
+
+	a, b := d, d
+	a.Estado, a.LastError = tenant.StateAccepted, "primero"
+	mustNot(t, "SaveDocument of the first copy", s.SaveDocument(ctx, &a))
+	if !a.UpdatedAt.After(d.UpdatedAt) {
+		t.Errorf("UpdatedAt %v not after the version read %v", a.UpdatedAt, d.UpdatedAt)
+	}
+	b.Estado, b.LastError = tenant.StateNotSentYet, "segundo"
+	err := s.SaveDocument(ctx, &b)
+	wantErr(t, "SaveDocument of a stale copy", err, tenant.ErrConflict)
+	if !b.UpdatedAt.Equal(d.UpdatedAt) {
+		t.Errorf("a refused save moved UpdatedAt to %v", b.UpdatedAt)
+	}
+	readBoth(t, s, "document after the refused save", a)
+
+	// Read again, the update goes through; saving the same copy twice in a
+	// row is fine, as each save moves its version.
+	fresh, err := s.DocumentByExternalID(ctx, d.BranchID, d.IDExterno)
+	mustNot(t, "DocumentByExternalID", err)
+	fresh.LastError = "tercero"
+	mustNot(t, "SaveDocument of a fresh copy", s.SaveDocument(ctx, &fresh))
+	fresh.LastError = "cuarto"
+	mustNot(t, "SaveDocument of the same copy again", s.SaveDocument(ctx, &fresh))
+	readBoth(t, s, "document after two saves", fresh)
+	// The first copy is stale now too.
+	a.LastError = "viejo"
+	wantErr(t, "SaveDocument of the first, now stale copy", s.SaveDocument(ctx, &a), tenant.ErrConflict)
+	readBoth(t, s, "document after the second refused save", fresh)
+}
+
+// testDocumentSaveRace saves copies of one version from many goroutines:
+// exactly one wins, the others are ErrConflict.
+func testDocumentSaveRace(t *testing.T, s DocumentStore) {
+	ctx := context.Background()
+	f := newDocFixture(t, s)
+	d := minimalDocument(f.Branch, "pedido-1", "01", "00001")
+	mustNot(t, "ReserveDocument", s.ReserveDocument(ctx, &d))
+	const n = 8
+	errs := make([]error, n)
+	copies := make([]tenant.Document, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		copies[i] = d
+		copies[i].LastError = fmt.Sprintf("copia %d", i)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = s.SaveDocument(ctx, &copies[i])
+		}()
+	}
+	wg.Wait()
+	won := -1
+	for i, err := range errs {
+		switch {
+		case err == nil && won >= 0:
+			t.Errorf("copies %d and %d were both saved", won, i)
+		case err == nil:
+			won = i
+		case !errors.Is(err, tenant.ErrConflict):
+			t.Errorf("copy %d: %v, want ErrConflict", i, err)
+		}
+	}
+	if won < 0 {
+		t.Fatal("no copy was saved")
+	}
+	readBoth(t, s, "document after the race", copies[won])
 }
 
 func testDocumentBadBranch(t *testing.T, s DocumentStore) {
