@@ -40,7 +40,10 @@ func TestSealRoundTrip(t *testing.T) {
 		if sealed[0] != seal.Version1 {
 			t.Errorf("version byte = %d", sealed[0])
 		}
-		if bytes.Contains(sealed, plain) {
+		// A short plain text can turn up in random bytes by chance (one
+		// byte does in about a third of the sealed values); from 16 bytes
+		// on, finding it means it was not encrypted.
+		if n >= 16 && bytes.Contains(sealed, plain) {
 			t.Error("sealed value contains the plain text")
 		}
 		got, err := s.Open(42, "certificate", sealed)
