@@ -363,7 +363,9 @@ func TestCompanyAcceptedVariants(t *testing.T) {
 		{"ok/lower-case flags and currency", func(in *tenant.CompanyInput) { in.Activo, in.MonedaExtranjera = "s", "eur" }},
 		{"ok/padded codes", func(in *tenant.CompanyInput) { in.Canton, in.Distrito = "9", "1" }},
 		{"ok/phone with separators", func(in *tenant.CompanyInput) { in.Telefono, in.Fax = "(506) 2222-3333", "2222 4444" }},
-		{"ok/surrounding spaces", func(in *tenant.CompanyInput) { in.Identificacion, in.RazonSocial = " 3101123456 ", "  Ñandú S.A.  " }},
+		{"ok/surrounding spaces", func(in *tenant.CompanyInput) {
+			in.Identificacion, in.RazonSocial = " "+in.Identificacion+" ", "  Ñandú S.A.  "
+		}},
 		{"ok/inactive from the start", func(in *tenant.CompanyInput) { in.Activo = "N" }},
 		{"ok/longest names", func(in *tenant.CompanyInput) {
 			in.RazonSocial, in.RazonComercial = strings.Repeat("ñ", 100), strings.Repeat("x", 80)
@@ -372,7 +374,8 @@ func TestCompanyAcceptedVariants(t *testing.T) {
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			in := companyInput(t, "3101123456")
+			// One company per taxpayer: each variant is another taxpayer.
+			in := companyInput(t, fmt.Sprintf("31011234%02d", i))
 			in.Sucursal = fmt.Sprintf("%03d", i+1)
 			tt.edit(&in)
 			cc, err := b.svc.CreateCompany(context.Background(), b.admin, in)

@@ -32,7 +32,7 @@ func create(t *testing.T, s tenant.Store, name string) tenant.Company {
 		t.Fatalf("NextCompanyID: %v", err)
 	}
 	h := sha256.Sum256(fmt.Appendf(nil, "token %s %d", name, id))
-	c := tenant.Company{ID: id, RazonSocial: name, Activo: true}
+	c := tenant.Company{ID: id, RazonSocial: name, Activo: true, NumeroIdentificacion: fmt.Sprintf("3101%06d", id)}
 	b := tenant.Branch{Sucursal: "001", Activo: true}
 	u := tenant.APIUser{Username: fmt.Sprintf("user-%s-%d", name, id), TokenHash: h[:], Role: tenant.RoleBranch, Activo: true}
 	if err := s.CreateCompany(ctx, &c, &b, &u); err != nil {

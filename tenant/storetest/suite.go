@@ -27,6 +27,7 @@ func Run(t *testing.T, open func(t *testing.T) tenant.Store) {
 		{"error/create company rolls back on a taken token hash", testCreateRollbackToken},
 		{"error/create company rolls back on a taken branch of itself", testCreateRollbackCompanyID},
 		{"error/create company without a reserved id", testCreateUnreserved},
+		{"error/one company per taxpayer identification", testIdentificationTaken},
 		{"ok/update company is a full replace", testUpdateCompany},
 		{"error/update company missing", testUpdateCompanyMissing},
 		{"error/company missing", testCompanyMissing},
@@ -114,6 +115,34 @@ func testNextCompanyID(t *testing.T, s tenant.Store) {
 	}
 	if len(seen) != 20+1+80 {
 		t.Errorf("got %d distinct ids, want %d", len(seen), 101)
+	}
+}
+
+// testIdentificationTaken: claves carry the issuer's identification, so a
+// second company of the same taxpayer is refused, on create and on update,
+// and the refused create keeps nothing.
+func testIdentificationTaken(t *testing.T, s tenant.Store) {
+	ctx := context.Background()
+	first := createCompany(t, s, "Primera S.A.", 0)
+	second := createCompany(t, s, "Segunda S.A.", 0)
+
+	id, err := s.NextCompanyID(ctx)
+	mustNot(t, "NextCompanyID", err)
+	c, b, u := company(id, "Tercera S.A."), branch("001"), user("tercera")
+	c.NumeroIdentificacion = first.Company.NumeroIdentificacion
+	wantErr(t, "create with a taken identification", s.CreateCompany(ctx, &c, &b, &u), tenant.ErrConflict)
+	_, err = s.Company(ctx, id)
+	wantErr(t, "the refused company", err, tenant.ErrNotFound)
+	_, err = s.APIUserByUsername(ctx, "tercera")
+	wantErr(t, "the refused company's user", err, tenant.ErrNotFound)
+
+	upd := second.Company
+	upd.NumeroIdentificacion = first.Company.NumeroIdentificacion
+	wantErr(t, "update to a taken identification", s.UpdateCompany(ctx, &upd), tenant.ErrConflict)
+	got, err := s.Company(ctx, second.Company.ID)
+	mustNot(t, "Company", err)
+	if got.NumeroIdentificacion != second.Company.NumeroIdentificacion {
+		t.Errorf("a refused update changed the identification to %s", got.NumeroIdentificacion)
 	}
 }
 
