@@ -49,7 +49,7 @@ func (p *Pipeline) Check(ctx context.Context, pr tenant.Principal, clave string)
 	log := p.log.With("company", d.CompanyID, "branch", d.BranchID, "clave", d.Clave)
 
 	sctx, scancel := context.WithTimeout(ctx, p.o.SubmitTimeout)
-	known, err := p.askStatus(sctx, &d)
+	st, known, err := p.statusOf(sctx, &d)
 	scancel()
 	if err != nil {
 		log.WarnContext(ctx, "check: the tax authority's answer could not be had", "err", err)
@@ -60,6 +60,9 @@ func (p *Pipeline) Check(ctx context.Context, pr tenant.Principal, clave string)
 			Estado:   tenant.StateNotSentYet,
 			Message:  "The tax authority's answer could not be read (" + unreadableReason(err) + "); the document's stored state is unchanged. Check again later.",
 		}, nil
+	}
+	if known {
+		p.applyStatus(&d, st)
 	}
 	out := Outcome{Document: d, Estado: d.Estado}
 	changed := known
@@ -84,13 +87,40 @@ func (p *Pipeline) Check(ctx context.Context, pr tenant.Principal, clave string)
 		out = Outcome{Document: d, Estado: d.Estado, Message: msg}
 	}
 	if changed {
-		if err := p.save(ctx, &d); err != nil {
+		err := p.save(ctx, &d)
+		if errors.Is(err, tenant.ErrConflict) {
+			// A send or the background worker stored the document while
+			// the tax authority was asked: read it again. The tax
+			// authority's answer is the newest word and is recorded on the
+			// fresh copy; without one, the fresh copy is the answer.
+			log.InfoContext(ctx, "check: the document changed meanwhile; read again")
+			d, err = p.reload(ctx, d)
+			if err == nil && known {
+				p.applyStatus(&d, st)
+				err = p.save(ctx, &d)
+			}
+			if err == nil && !known {
+				out = Outcome{Document: d, Estado: d.Estado, Message: d.LastError}
+			}
+		}
+		if err != nil {
 			return Outcome{}, fmt.Errorf("store the tax authority's answer: %w", err)
 		}
-		out.Document = d
+		out.Document, out.Estado = d, d.Estado
 	}
 	p.metrics.outcomes.WithLabelValues(opCheck, string(d.Estado)).Inc()
 	return out, nil
+}
+
+// reload reads d again from the store.
+func (p *Pipeline) reload(ctx context.Context, d tenant.Document) (tenant.Document, error) {
+	dctx, cancel := p.detached(ctx)
+	defer cancel()
+	cur, err := p.o.Store.DocumentByClave(dctx, d.Clave)
+	if err != nil {
+		return d, fmt.Errorf("read the document again: %w", err)
+	}
+	return cur, nil
 }
 
 // unreadableReason says in a few words why the tax authority's answer

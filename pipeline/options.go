@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 
@@ -102,10 +103,13 @@ type Options struct {
 	StoreTimeout time.Duration
 
 	// RetryInterval is how often the background worker looks for due
-	// documents (default 1s); RetryBatch how many it claims at once
-	// (default 32); RetryWorkers how many it works on at once (default 4);
+	// documents (default 1s); RetryWorkers how many it works on at once
+	// (default 4); RetryBatch how many it claims at once (default 32), never
+	// more than RetryWorkers, so that each claimed document starts at once;
 	// Lease how long a claimed document is kept from other replicas
-	// (default 2m, more than a submission can take).
+	// (default 2m, or 30s more than an attempt when that is longer). Lease
+	// must exceed what one document's attempt may take, 2×SubmitTimeout +
+	// StoreTimeout.
 	RetryInterval time.Duration
 	RetryBatch    int
 	RetryWorkers  int
@@ -179,12 +183,16 @@ func (o *Options) setDefaults() error {
 	setDur(&o.RetryInterval, time.Second)
 	setInt(&o.RetryBatch, 32)
 	setInt(&o.RetryWorkers, 4)
-	setDur(&o.Lease, 2*time.Minute)
+	need := 2*o.SubmitTimeout + o.StoreTimeout // one attempt of the background worker, at most
+	setDur(&o.Lease, max(2*time.Minute, need+30*time.Second))
 	setDur(&o.BackoffBase, 2*time.Second)
 	setDur(&o.BackoffMax, 10*time.Minute)
 	setDur(&o.PollDelay, 3*time.Second)
 	setDur(&o.PollFor, 7*24*time.Hour)
 	setDur(&o.InFlightGrace, o.SubmitTimeout+30*time.Second)
+	if o.Lease <= need {
+		return fmt.Errorf("pipeline: Lease %s does not cover one attempt (2×SubmitTimeout + StoreTimeout = %s)", o.Lease, need)
+	}
 	if o.BackoffMax < o.BackoffBase {
 		return errors.New("pipeline: BackoffMax is shorter than BackoffBase")
 	}

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -21,7 +22,7 @@ func (p *Pipeline) runRetrier() {
 		if err != nil && p.runCtx.Err() == nil {
 			p.log.Warn("background worker: claim due documents", "err", err)
 		}
-		if n == p.o.RetryBatch && err == nil {
+		if n == p.claimLimit() && err == nil {
 			// A full batch: there may be more due right now.
 			select {
 			case <-p.retrierStop:
@@ -38,24 +39,29 @@ func (p *Pipeline) runRetrier() {
 	}
 }
 
-// RunDue claims up to RetryBatch documents that are due (05 to resubmit,
-// 04 to settle) and works on each, RetryWorkers at a time. It returns how
-// many it claimed. The store's claim leases them (Options.Lease) so that
-// several replicas running it at once never work on the same document.
-// The background worker calls it; tests may call it directly.
+// claimLimit is how many documents one round claims: no more than it works
+// on at once (RetryWorkers), so that every claimed document starts at once
+// and is done (2×SubmitTimeout + StoreTimeout at most, which Lease exceeds)
+// before its lease ends and another replica may claim it.
+func (p *Pipeline) claimLimit() int { return min(p.o.RetryBatch, p.o.RetryWorkers) }
+
+// RunDue claims up to claimLimit documents that are due (05 to resubmit, 04
+// to settle) and works on all of them at once. It returns how many it
+// claimed. The store's claim leases them (Options.Lease) so that several
+// replicas running it at once never work on the same document; should a
+// lease run out all the same, the store refuses the stale result (see
+// retry). The background worker calls it; tests may call it directly.
 func (p *Pipeline) RunDue(ctx context.Context) (int, error) {
 	now := p.o.Clock()
-	docs, err := p.o.Store.ClaimDueDocuments(ctx, now, now.Add(p.o.Lease), p.o.RetryBatch)
+	docs, err := p.o.Store.ClaimDueDocuments(ctx, now, now.Add(p.o.Lease), p.claimLimit())
 	if err != nil {
 		return 0, fmt.Errorf("claim due documents: %w", err)
 	}
-	sem := make(chan struct{}, p.o.RetryWorkers)
 	var wg sync.WaitGroup
 	for i := range docs {
-		sem <- struct{}{}
 		wg.Add(1)
 		go func(d *tenant.Document) {
-			defer func() { <-sem; wg.Done() }()
+			defer wg.Done()
 			p.retry(ctx, d)
 		}(&docs[i])
 	}
@@ -74,7 +80,17 @@ func (p *Pipeline) retry(ctx context.Context, d *tenant.Document) {
 	ctx, cancel := context.WithTimeout(ctx, 2*p.o.SubmitTimeout)
 	defer cancel()
 	defer func() {
-		if err := p.save(ctx, d); err != nil {
+		err := p.save(ctx, d)
+		if errors.Is(err, tenant.ErrConflict) {
+			// Someone else (a check call, another replica after the lease
+			// ran out) stored the document meanwhile: their result stands
+			// and this one is dropped. Nothing is lost: a 05 is asked about
+			// before it is submitted again, so the next attempt learns what
+			// this one did.
+			log.Info("background worker: the document changed meanwhile; result dropped", "estado", string(d.Estado))
+			return
+		}
+		if err != nil {
 			log.Error("background worker: store a document", "err", err)
 			return
 		}

@@ -315,9 +315,36 @@ func (j *job) keepPending(ctx context.Context, d *tenant.Document, reason string
 	d.Estado = tenant.StatePending
 	d.LastError = reason
 	d.NextAttemptAt = time.Time{}
-	if err := j.p.save(ctx, d); err != nil {
+	err := j.p.save(ctx, d)
+	switch {
+	case errors.Is(err, tenant.ErrConflict):
+		// Another send of the same request resumed the document
+		// meanwhile: its state stands.
+		j.log.InfoContext(ctx, "a pending document changed meanwhile; not stored again", "reason", reason)
+	case err != nil:
 		j.log.ErrorContext(ctx, "could not store a pending document", "err", err)
 	}
+}
+
+// inProgress is the answer to a send whose document another call is
+// working on.
+func (j *job) inProgress() error {
+	j.p.metrics.refused.WithLabelValues("in_progress").Inc()
+	return &OverloadError{
+		Reason: "A document with this id_externo is being sent right now; ask again shortly for its answer.",
+		After:  j.p.o.OverloadRetryAfter,
+	}
+}
+
+// storedNow answers with the document as stored, when another worker
+// changed it while this call held an older copy: the newer state stands
+// and this call's result is dropped.
+func (j *job) storedNow(ctx context.Context, d *tenant.Document) (Outcome, error) {
+	cur, err := j.p.reload(ctx, *d)
+	if err != nil {
+		return Outcome{}, err
+	}
+	return sendOutcome(cur), nil
 }
 
 // issue builds, signs, stores and submits a numbered document.
@@ -372,6 +399,12 @@ func (j *job) issue(ctx context.Context, doc *hacienda.Document, d *tenant.Docum
 	start = time.Now()
 	err = p.save(ctx, d)
 	p.metrics.observe(stageStore, start)
+	if errors.Is(err, tenant.ErrConflict) {
+		// Another send of the same request resumed the document and
+		// stored it first: that one submits it, not this one.
+		j.log.InfoContext(ctx, "the document was taken up by another call; not submitted")
+		return Outcome{}, j.inProgress()
+	}
 	if err != nil {
 		return Outcome{}, fmt.Errorf("store the signed document: %w", err)
 	}
@@ -382,8 +415,9 @@ func (j *job) issue(ctx context.Context, doc *hacienda.Document, d *tenant.Docum
 	if err == nil {
 		p.markSubmitted(d)
 		if serr := p.save(ctx, d); serr != nil {
-			// The tax authority has the document; the stored 05 will be
-			// settled by the background worker, which asks first.
+			// The tax authority has the document; the stored 05 (or what
+			// the background worker stored meanwhile) will be settled by
+			// the background worker, which asks first.
 			j.log.ErrorContext(ctx, "could not store a submitted document", "err", serr)
 		}
 		return sendOutcome(*d), nil
@@ -419,6 +453,8 @@ func (j *job) submitFailed(ctx context.Context, d *tenant.Document, err error) (
 		known, serr := p.askStatus(sctx, d)
 		cancel()
 		if serr == nil && known {
+			// The tax authority's word is the answer even should the store
+			// refuse it (a worker stored the document meanwhile).
 			if err := p.save(ctx, d); err != nil {
 				j.log.ErrorContext(ctx, "could not store a document's status", "err", err)
 			}
@@ -433,6 +469,12 @@ func (j *job) submitFailed(ctx context.Context, d *tenant.Document, err error) (
 		d.NextAttemptAt = time.Time{}
 	}
 	if serr := p.save(ctx, d); serr != nil {
+		if errors.Is(serr, tenant.ErrConflict) {
+			// The background worker took the document up (this call ran
+			// past InFlightGrace) and stored a newer state: answer that.
+			j.log.InfoContext(ctx, "the document changed meanwhile; answering its stored state")
+			return j.storedNow(ctx, d)
+		}
 		return Outcome{}, fmt.Errorf("store a document after its submission failed: %w", serr)
 	}
 	return Outcome{Document: *d, Failed: true, Key: v.Key, Message: v.Message, Estado: d.Estado}, nil

@@ -79,27 +79,37 @@ func (p *Pipeline) markSubmitted(d *tenant.Document) {
 // answer in d. known is false when the tax authority does not know the
 // clave (d is then unchanged).
 func (p *Pipeline) askStatus(ctx context.Context, d *tenant.Document) (known bool, err error) {
+	st, known, err := p.statusOf(ctx, d)
+	if known {
+		p.applyStatus(d, st)
+	}
+	return known, err
+}
+
+// statusOf asks the tax authority about the document without recording
+// the answer. known is false when the tax authority does not know the
+// clave.
+func (p *Pipeline) statusOf(ctx context.Context, d *tenant.Document) (st recepcion.Status, known bool, err error) {
 	creds, err := p.credentials(ctx, d.CompanyID)
 	if err != nil {
-		return false, err
+		return st, false, err
 	}
 	start := time.Now()
 	err = p.o.Limiter.Wait(ctx, limitKey(d.CompanyID))
 	p.metrics.observe(stageLimit, start)
 	if err != nil {
-		return false, err
+		return st, false, err
 	}
 	start = time.Now()
-	st, err := p.o.Submitter.Status(ctx, creds, d.Clave)
+	st, err = p.o.Submitter.Status(ctx, creds, d.Clave)
 	p.metrics.observe(stageStatus, start)
 	switch {
 	case errors.Is(err, recepcion.ErrNotFound):
-		return false, nil
+		return st, false, nil
 	case err != nil:
-		return false, err
+		return st, false, err
 	}
-	p.applyStatus(d, st)
-	return true, nil
+	return st, true, nil
 }
 
 // applyStatus records the tax authority's answer: the state from

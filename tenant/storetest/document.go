@@ -231,7 +231,7 @@ func testDocumentSave(t *testing.T, s DocumentStore) {
 	full.Tipo, full.Terminal, full.Numero = "04", "00009", 777
 	full.CreatedAt = time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
 	full.Estado = tenant.StateAccepted
-	full.UpdatedAt = d.UpdatedAt // the version read
+	full.UpdatedAt = d.UpdatedAt     // the version read
 	time.Sleep(2 * time.Millisecond) // UpdatedAt must move
 	mustNot(t, "SaveDocument", s.SaveDocument(ctx, &full))
 	if !full.UpdatedAt.After(orig.UpdatedAt) {

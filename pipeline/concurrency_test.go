@@ -1,0 +1,149 @@
+package pipeline
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"facturad/hacienda/recepcion"
+	"facturad/hacienda/sandbox"
+	"facturad/tenant"
+)
+
+// hookSubmitter runs before once, before the first status call reaches the
+// client: a test plays there another worker storing the document.
+type hookSubmitter struct {
+	Submitter
+	before func()
+	done   atomic.Bool
+}
+
+func (h *hookSubmitter) Status(ctx context.Context, cr recepcion.Credentials, key string) (recepcion.Status, error) {
+	if h.done.CompareAndSwap(false, true) {
+		h.before()
+	}
+	return h.Submitter.Status(ctx, cr, key)
+}
+
+// TestRetrierClaimsWhatItStarts checks that a round claims no more
+// documents than it works on at once, so that none waits for a turn while
+// its lease runs out.
+func TestRetrierClaimsWhatItStarts(t *testing.T) {
+	b := setup(t, setupOptions{
+		sandbox:  sandbox.Options{Faults: sandbox.Faults{Outage: true}},
+		pipeline: func(o *Options) { o.RetryWorkers, o.RetryBatch = 2, 32 },
+	})
+	var claves []string
+	for i := range 5 {
+		out := b.mustSend(t, request("01", "lease-"+string(rune('a'+i))))
+		claves = append(claves, out.Document.Clave)
+	}
+	if err := b.sb.SetFaults(sandbox.Faults{}); err != nil {
+		t.Fatal(err)
+	}
+	b.clock.advance(time.Hour)
+	n, err := b.p.RunDue(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n != 2 {
+		t.Errorf("a round claimed %d documents with 2 workers, want 2", n)
+	}
+	b.runDueUntil(t, 10, func() bool {
+		for _, c := range claves {
+			if b.stored(t, c).Estado != tenant.StateAccepted {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+func TestLeaseMustCoverAnAttempt(t *testing.T) {
+	b := setup(t, setupOptions{})
+	tests := []struct {
+		name  string
+		lease time.Duration
+		ok    bool
+	}{
+		{"error/shorter than an attempt", 30 * time.Second, false},
+		{"error/exactly an attempt", 40 * time.Second, false},
+		{"ok/longer than an attempt", 41 * time.Second, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := New(Options{
+				Store: b.store, Issuers: b.svc, Signer: b.cache, Submitter: b.sub, Logger: quiet,
+				SubmitTimeout: 15 * time.Second, StoreTimeout: 10 * time.Second, Lease: tt.lease,
+			})
+			if (err == nil) != tt.ok {
+				t.Fatalf("New with Lease %s: %v", tt.lease, err)
+			}
+			if err != nil && !strings.Contains(err.Error(), "Lease") {
+				t.Errorf("error %q does not name Lease", err)
+			}
+		})
+	}
+}
+
+// TestCheckRacingAWorker stores the document from "another worker" while a
+// check call asks the tax authority: the check must not overwrite that
+// worker's update, and must still record the tax authority's answer.
+func TestCheckRacingAWorker(t *testing.T) {
+	for _, k := range storeKinds {
+		t.Run(k.name, func(t *testing.T) {
+			b := setup(t, setupOptions{store: k.open})
+			out := b.mustSend(t, request("01", "race-check"))
+			clave := out.Document.Clave
+			hook := &hookSubmitter{Submitter: b.sub, before: func() {
+				d := b.stored(t, clave)
+				d.Attempts = 7
+				d.LastError = "stored by another worker"
+				if err := b.store.SaveDocument(context.Background(), &d); err != nil {
+					t.Errorf("the other worker's save: %v", err)
+				}
+			}}
+			b.p.o.Submitter = hook
+			got, err := b.p.Check(context.Background(), b.branch, clave)
+			if err != nil {
+				t.Fatalf("check: %v", err)
+			}
+			if got.Failed || got.Estado != tenant.StateAccepted {
+				t.Fatalf("check answered %s", describe(got))
+			}
+			d := b.stored(t, clave)
+			if d.Estado != tenant.StateAccepted || d.CodigoMensaje != "1" || len(d.ResponseXML) == 0 {
+				t.Errorf("stored estado %s codigo %q answer %d bytes: the answer was not recorded", d.Estado, d.CodigoMensaje, len(d.ResponseXML))
+			}
+			if d.Attempts != 7 {
+				t.Errorf("stored attempts %d: the other worker's update was overwritten", d.Attempts)
+			}
+		})
+	}
+}
+
+// TestRetrierDropsAStaleResult lets "another replica" store the document
+// while the background worker works on it: the worker's result is dropped,
+// the other one stands.
+func TestRetrierDropsAStaleResult(t *testing.T) {
+	b := setup(t, setupOptions{sandbox: sandbox.Options{Faults: sandbox.Faults{Outage: true}}})
+	out := b.mustSend(t, request("01", "race-retry"))
+	clave := out.Document.Clave
+	if err := b.sb.SetFaults(sandbox.Faults{}); err != nil {
+		t.Fatal(err)
+	}
+	b.p.o.Submitter = &hookSubmitter{Submitter: b.sub, before: func() {
+		d := b.stored(t, clave)
+		d.Estado, d.LastError, d.NextAttemptAt = tenant.StateError, "settled by another replica", time.Time{}
+		if err := b.store.SaveDocument(context.Background(), &d); err != nil {
+			t.Errorf("the other replica's save: %v", err)
+		}
+	}}
+	b.round(t)
+	d := b.stored(t, clave)
+	if d.Estado != tenant.StateError || d.LastError != "settled by another replica" {
+		t.Errorf("stored estado %s error %q: the stale result overwrote the newer one", d.Estado, d.LastError)
+	}
+}
