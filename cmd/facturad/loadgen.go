@@ -225,6 +225,11 @@ type loadReport struct {
 
 	ClientCPU time.Duration // of this process over the measured run
 	ServerCPU time.Duration // of --server-pid over the measured run; -1 unknown
+	// MachineBusy is the busy time of all the machine's cores over the
+	// measured run (-1 unknown), out of Cores × Elapsed: what neither this
+	// process nor the service used went to other processes.
+	MachineBusy time.Duration
+	Cores       int
 }
 
 type percentiles struct{ P50, P90, P99, Max time.Duration }
@@ -285,6 +290,10 @@ func (r loadReport) print(w io.Writer) {
 		server = cpu(r.ServerCPU)
 	}
 	fmt.Fprintf(w, "cpu:         loadgen %s, server %s\n", cpu(r.ClientCPU), server)
+	if r.MachineBusy >= 0 {
+		fmt.Fprintf(w, "machine:     %d cores, %.0f%% busy over the run (all processes)\n", r.Cores,
+			100*r.MachineBusy.Seconds()/max(float64(r.Cores)*r.Elapsed.Seconds(), 1e-9))
+	}
 }
 
 func sortedKeys[V any](m map[string]V) []string {
@@ -643,6 +652,7 @@ func loadgen(ctx context.Context, o loadOptions, log io.Writer) (loadReport, err
 		deadline = runStart.Add(o.Duration)
 	}
 	clientCPU0, _ := processCPU(os.Getpid())
+	machine0, cores, machineErr := machineBusy()
 	serverCPU0 := time.Duration(-1)
 	if o.ServerPID > 0 {
 		if d, err := processCPU(o.ServerPID); err == nil {
@@ -741,7 +751,10 @@ func loadgen(ctx context.Context, o loadOptions, log io.Writer) (loadReport, err
 		Requests: tally.requests, OK: tally.ok, Errors: tally.errors, Samples: tally.samples,
 		Estados: tally.estados, Elapsed: elapsed, Latency: percentilesOf(tally.latencies),
 		Checks: tally.checks, NotFinal: tally.notFinal, CheckErrors: tally.checkErrors,
-		ToFinal: percentilesOf(tally.toFinal), ServerCPU: -1,
+		ToFinal: percentilesOf(tally.toFinal), ServerCPU: -1, MachineBusy: -1,
+	}
+	if machine1, _, err := machineBusy(); err == nil && machineErr == nil {
+		r.MachineBusy, r.Cores = machine1-machine0, cores
 	}
 	if o.Check {
 		r.Final = tally.final
@@ -823,4 +836,42 @@ func processCPU(pid int) (time.Duration, error) {
 		return 0, errors.New("unreadable /proc stat")
 	}
 	return time.Duration(utime+stime) * (time.Second / 100), nil
+}
+
+// machineBusy is the busy (not idle, not waiting for I/O) time of all the
+// machine's cores since boot and their count, from Linux's /proc/stat.
+func machineBusy() (time.Duration, int, error) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0, err
+	}
+	var busy int64
+	cores := 0
+	found := false
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 8 || !strings.HasPrefix(f[0], "cpu") {
+			continue
+		}
+		if f[0] != "cpu" {
+			cores++
+			continue
+		}
+		// user nice system idle iowait irq softirq [steal ...]
+		for i, v := range f[1:] {
+			if i == 3 || i == 4 || i >= 7 { // idle, iowait; steal is not ours; guest is already in user
+				continue
+			}
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				return 0, 0, errors.New("unreadable /proc/stat")
+			}
+			busy += n
+		}
+		found = true
+	}
+	if !found || cores == 0 {
+		return 0, 0, errors.New("unreadable /proc/stat")
+	}
+	return time.Duration(busy) * (time.Second / 100), cores, nil
 }
