@@ -110,8 +110,8 @@ func (s *Server) createReseller(c *call) error {
 	return nil
 }
 
-// usernameBody reads {"usuario": "..."}; a missing or empty name is a 400
-// on usuario.
+// usernameBody reads {"usuario": "..."}. A missing or blank name comes back
+// empty, for the service to refuse on usuario once it has checked access.
 func usernameBody(body []byte) (string, error) {
 	f, err := jsonFields(body)
 	if err != nil {
@@ -122,7 +122,10 @@ func usernameBody(body []byte) (string, error) {
 		return "", err
 	}
 	if len(bytes.TrimSpace([]byte(u))) == 0 {
-		return "", invalid("usuario", "is required")
+		// Missing: the service says so on usuario, after it has checked
+		// that the caller may act on the branch (another tenant's branch
+		// is a 404 whatever the body holds).
+		return "", nil
 	}
 	return u, nil
 }
