@@ -254,7 +254,9 @@ func (j *job) number(ctx context.Context, doc *hacienda.Document, resume *tenant
 		}); len(msgs) > 0 {
 			return nil, &fieldError{fields: map[string][]string{"clave": msgs}}
 		}
-		d.Clave, d.Consecutivo = c, k.Consecutivo.String()
+		// The document keeps the clave's own number; the store raises
+		// the sequence past it so that the service never hands it out.
+		d.Clave, d.Consecutivo, d.Numero = c, k.Consecutivo.String(), k.Consecutivo.Number
 	}
 	if err := p.o.Store.ReserveDocument(ctx, d); err != nil {
 		if errors.Is(err, tenant.ErrConflict) {
@@ -303,7 +305,10 @@ func (j *job) reserveConflict(ctx context.Context, d *tenant.Document) error {
 		}
 	}
 	if d.Clave != "" {
-		return invalidField("clave", "is already used by another document")
+		if _, err := j.p.o.Store.DocumentByClave(ctx, d.Clave); err == nil {
+			return invalidField("clave", "is already used by another document")
+		}
+		return invalidField("clave", "its consecutivo "+d.Consecutivo+" is already used by another document of this branch")
 	}
 	return fmt.Errorf("reserve a number: %w", tenant.ErrConflict)
 }

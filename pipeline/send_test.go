@@ -116,12 +116,33 @@ func TestSendCallerClave(t *testing.T) {
 	if out.Failed || out.Document.Clave != k.String() || out.Document.Consecutivo != c.String() {
 		t.Fatalf("send: %s clave %s consecutivo %s", describe(out), out.Document.Clave, out.Document.Consecutivo)
 	}
+	if d := b.stored(t, k.String()); d.Numero != 77 {
+		t.Errorf("stored number %d, want the clave's own 77", d.Numero)
+	}
 	// The same clave under another id_externo is taken.
 	r["id_externo"] = "own-clave-2"
 	_, err = b.send(t, r)
 	var fe interface{ FieldErrors() map[string][]string }
 	if !errors.As(err, &fe) || fe.FieldErrors()["clave"] == nil {
 		t.Fatalf("reused clave: got %v", err)
+	}
+	// So is its consecutivo under another security code.
+	k2, err := hacienda.NewClave(now, b.company.NumeroIdentificacion, c, "1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k2.String() == k.String() {
+		t.Fatal("two claves drew the same security code")
+	}
+	r["id_externo"], r["clave"] = "own-clave-3", k2.String()
+	_, err = b.send(t, r)
+	if !errors.As(err, &fe) || fe.FieldErrors()["clave"] == nil {
+		t.Fatalf("reused consecutivo: got %v", err)
+	}
+	// The service's next number of the sequence is past the caller's.
+	out = b.mustSend(t, request("01", "numbered-after"))
+	if out.Failed || out.Document.Numero != 78 {
+		t.Errorf("next document: %s number %d, want 78", describe(out), out.Document.Numero)
 	}
 }
 

@@ -97,6 +97,14 @@ type DocumentStore interface {
 	// reused and never collide across replicas. A second document with the
 	// same (BranchID, IDExterno) is ErrConflict and takes no number; so is a
 	// duplicate Clave when d.Clave is set (a caller-supplied clave).
+	//
+	// A caller-supplied clave carries its own number: with d.Clave set,
+	// d.Numero must be the clave's number (and Consecutivo its
+	// consecutivo). The document keeps it, and the sequence is raised to it
+	// (never lowered, not stepped), so that a number handed out later never
+	// collides with it. A number or a Consecutivo the branch already holds
+	// is ErrConflict: a consecutivo names one document of its branch, which
+	// SaveDocument enforces too.
 	ReserveDocument(ctx context.Context, d *Document) error
 	// SaveDocument replaces the mutable fields of the document d.ID (every
 	// field but ID, CompanyID, BranchID, IDExterno, RequestHash, Tipo,

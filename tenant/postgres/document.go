@@ -41,6 +41,25 @@ VALUES ($1, $2, $3, $4, $5, $6, (SELECT last_numero FROM seq), $7, $8, $9, $10, 
     $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $27)
 RETURNING id, numero`
 
+	// qReserveNumberedDocument inserts a document numbered by the caller's
+	// own clave ($28): the sequence rises to that number (never falls, is
+	// not stepped), so that a number the service hands out later is never
+	// this one. A data-modifying WITH runs whether or not it is referred to.
+	qReserveNumberedDocument = `WITH seq AS (
+    INSERT INTO document_sequences AS s (branch_id, terminal, tipo, last_numero)
+    VALUES ($2, $6, $5, $28)
+    ON CONFLICT (branch_id, terminal, tipo) DO UPDATE SET last_numero = GREATEST(s.last_numero, EXCLUDED.last_numero)
+    RETURNING last_numero
+)
+INSERT INTO documents (company_id, branch_id, id_externo, request_hash, tipo, terminal,
+    numero, consecutivo, clave, situacion, fecha_emision, emisor_tipo, emisor_numero,
+    receptor_tipo, receptor_numero, estado, signed_xml, ind_estado, codigo_mensaje,
+    mensaje_hacienda, detalle_mensaje, response_xml, last_error, attempts, next_attempt_at,
+    submitted_at, checked_at, created_at, updated_at)
+VALUES ($1, $2, $3, $4, $5, $6, $28, $7, $8, $9, $10, $11, $12, $13,
+    $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $27)
+RETURNING id, numero`
+
 	qSaveDocument = `UPDATE documents SET consecutivo = $2, clave = $3, situacion = $4,
     fecha_emision = $5, emisor_tipo = $6, emisor_numero = $7, receptor_tipo = $8,
     receptor_numero = $9, estado = $10, signed_xml = $11, ind_estado = $12,
@@ -90,6 +109,8 @@ func checkNewDocument(d *tenant.Document) error {
 		return errors.New("no document type")
 	case d.Terminal == "":
 		return errors.New("no terminal")
+	case d.Clave != "" && (d.Numero < 1 || d.Numero > 9999999999):
+		return fmt.Errorf("a caller's clave needs its own number (1 to 9999999999), not %d", d.Numero)
 	}
 	return checkDocumentState(d)
 }
@@ -131,7 +152,8 @@ func docTime(t time.Time) *time.Time {
 }
 
 // ReserveDocument takes the next number of the (BranchID, Terminal, Tipo)
-// sequence and inserts d with it in one statement. A broken unique rule (the
+// sequence, or for a caller's clave keeps d.Numero and raises the sequence
+// to it, and inserts d with it in one statement. A broken unique rule (the
 // branch's id_externo, a taken clave) is ErrConflict and rolls back the step
 // of the sequence too, so the number is not consumed.
 func (s *Store) ReserveDocument(ctx context.Context, d *tenant.Document) error {
@@ -140,13 +162,19 @@ func (s *Store) ReserveDocument(ctx context.Context, d *tenant.Document) error {
 	}
 	now := s.clock()
 	var id, numero int64
-	err := s.pool.QueryRow(ctx, qReserveDocument, d.CompanyID, d.BranchID, d.IDExterno,
+	q, args := qReserveDocument, []any{}
+	if d.Clave != "" {
+		// A caller's clave carries its number: keep it, raise the
+		// sequence past it.
+		q, args = qReserveNumberedDocument, []any{d.Numero}
+	}
+	err := s.pool.QueryRow(ctx, q, append([]any{d.CompanyID, d.BranchID, d.IDExterno,
 		nullBytes(d.RequestHash), d.Tipo, d.Terminal, d.Consecutivo, d.Clave, d.Situacion,
 		docTime(d.FechaEmision), d.EmisorTipo, d.EmisorNumero, d.ReceptorTipo,
 		d.ReceptorNumero, string(d.Estado), nullBytes(d.SignedXML), d.IndEstado,
 		d.CodigoMensaje, d.MensajeHacienda, d.DetalleMensaje, nullBytes(d.ResponseXML),
 		d.LastError, d.Attempts, docTime(d.NextAttemptAt), docTime(d.SubmittedAt),
-		docTime(d.CheckedAt), now).Scan(&id, &numero)
+		docTime(d.CheckedAt), now}, args...)...).Scan(&id, &numero)
 	if err != nil {
 		return fmt.Errorf("reserve document %q of branch %d: %w", d.IDExterno, d.BranchID, mapErr(err))
 	}

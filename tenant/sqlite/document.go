@@ -31,6 +31,13 @@ VALUES (?, ?, ?, 1)
 ON CONFLICT (branch_id, terminal, tipo) DO UPDATE SET last_numero = last_numero + 1
 RETURNING last_numero`
 
+	// qRaiseDocumentNumber records a number the caller chose (its own
+	// clave's): the sequence rises to it, never falls, so that a number the
+	// service hands out later is never this one.
+	qRaiseDocumentNumber = `INSERT INTO document_sequences (branch_id, terminal, tipo, last_numero)
+VALUES (?, ?, ?, ?)
+ON CONFLICT (branch_id, terminal, tipo) DO UPDATE SET last_numero = max(last_numero, excluded.last_numero)`
+
 	qInsertDocument = `INSERT INTO documents (company_id, branch_id, id_externo, request_hash,
     tipo, terminal, numero, consecutivo, clave, situacion, fecha_emision, emisor_tipo,
     emisor_numero, receptor_tipo, receptor_numero, estado, signed_xml, ind_estado,
@@ -77,6 +84,8 @@ func checkNewDocument(d *tenant.Document) error {
 		return errors.New("no document type")
 	case d.Terminal == "":
 		return errors.New("no terminal")
+	case d.Clave != "" && (d.Numero < 1 || d.Numero > 9999999999):
+		return fmt.Errorf("a caller's clave needs its own number (1 to 9999999999), not %d", d.Numero)
 	}
 	return checkDocumentState(d)
 }
@@ -159,7 +168,8 @@ func scanDocument(r scanner) (tenant.Document, error) {
 }
 
 // ReserveDocument takes the next number of the (BranchID, Terminal, Tipo)
-// sequence and inserts d with it in one IMMEDIATE transaction. A broken
+// sequence, or for a caller's clave keeps d.Numero and raises the sequence
+// to it, and inserts d with it in one IMMEDIATE transaction. A broken
 // unique rule (the branch's id_externo, a taken clave) rolls back the step
 // of the sequence too, so the number is not consumed.
 func (s *Store) ReserveDocument(ctx context.Context, d *tenant.Document) (err error) {
@@ -181,7 +191,14 @@ func (s *Store) ReserveDocument(ctx context.Context, d *tenant.Document) (err er
 		}
 	}()
 	var numero, id int64
-	if err := tx.QueryRowContext(ctx, qNextDocumentNumber, d.BranchID, d.Terminal, d.Tipo).Scan(&numero); err != nil {
+	if d.Clave != "" {
+		// A caller's clave carries its number: keep it, raise the
+		// sequence past it.
+		numero = d.Numero
+		if _, err := tx.ExecContext(ctx, qRaiseDocumentNumber, d.BranchID, d.Terminal, d.Tipo, numero); err != nil {
+			return fmt.Errorf("reserve document %q of branch %d: number: %w", d.IDExterno, d.BranchID, mapErr(err))
+		}
+	} else if err := tx.QueryRowContext(ctx, qNextDocumentNumber, d.BranchID, d.Terminal, d.Tipo).Scan(&numero); err != nil {
 		return fmt.Errorf("reserve document %q of branch %d: number: %w", d.IDExterno, d.BranchID, mapErr(err))
 	}
 	err = tx.QueryRowContext(ctx, qInsertDocument, d.CompanyID, d.BranchID, d.IDExterno,

@@ -41,6 +41,8 @@ func RunDocuments(t *testing.T, open func(t *testing.T) DocumentStore) {
 		{"error/concurrent reserves of one id externo: one wins", testDocumentExternalIDRace},
 		{"error/clave taken takes no number", testDocumentClaveConflict},
 		{"error/save with a taken clave", testDocumentSaveClaveConflict},
+		{"ok/a caller's clave keeps its number and raises the sequence", testDocumentCallerNumber},
+		{"error/consecutivo taken in the branch", testDocumentConsecutivoConflict},
 		{"error/save of a stale copy loses no update", testDocumentSaveStale},
 		{"error/concurrent saves of one version: one wins", testDocumentSaveRace},
 		{"error/reserve for a missing or foreign branch", testDocumentBadBranch},
@@ -132,6 +134,7 @@ func fullDocument(b tenant.Branch, idExterno string, seed byte) tenant.Document 
 		RequestHash:     h[:],
 		Tipo:            "01",
 		Terminal:        "00007",
+		Numero:          1, // the clave's own number
 		Consecutivo:     "00100007010000000001",
 		Clave:           fmt.Sprintf("506020126003101%06d0010000701000000000119876543%d", b.CompanyID%1000000, seed%10),
 		Situacion:       "1",
@@ -572,7 +575,7 @@ func testDocumentClaveConflict(t *testing.T, s DocumentStore) {
 	// A caller-supplied clave already taken, in any branch.
 	for _, b := range []tenant.Branch{f.Branch, f.Branch2} {
 		d := minimalDocument(b, "otra-"+b.Sucursal, first.Tipo, first.Terminal)
-		d.Clave = first.Clave
+		d.Clave, d.Numero = first.Clave, first.Numero
 		err := s.ReserveDocument(ctx, &d)
 		wantErr(t, "ReserveDocument with a taken clave in branch "+b.Sucursal, err, tenant.ErrConflict)
 		if _, err := s.DocumentByExternalID(ctx, b.ID, d.IDExterno); err == nil {
@@ -618,6 +621,96 @@ func testDocumentSaveClaveConflict(t *testing.T, s DocumentStore) {
 	first.LastError = ""
 	mustNot(t, "SaveDocument keeping its clave", s.SaveDocument(ctx, &first))
 	readBoth(t, s, "clave holder after its own save", first)
+}
+
+// callerDocument is a document numbered by a caller's own clave.
+func callerDocument(b tenant.Branch, idExterno string, numero int64, security string) tenant.Document {
+	d := minimalDocument(b, idExterno, "01", "00001")
+	d.Numero = numero
+	d.Consecutivo = fmt.Sprintf("%s0000101%010d", b.Sucursal, numero)
+	d.Clave = fmt.Sprintf("506020126000%09d%s1%s", b.CompanyID, d.Consecutivo, security)
+	return d
+}
+
+func testDocumentCallerNumber(t *testing.T, s DocumentStore) {
+	ctx := context.Background()
+	f := newDocFixture(t, s)
+	next := func(name string, want int64) {
+		t.Helper()
+		d := minimalDocument(f.Branch, name, "01", "00001")
+		mustNot(t, "ReserveDocument "+name, s.ReserveDocument(ctx, &d))
+		if d.Numero != want {
+			t.Errorf("%s: number %d, want %d", name, d.Numero, want)
+		}
+	}
+	next("servicio-1", 1)
+
+	// A caller's clave keeps its own number; the service's next number is
+	// past it.
+	own := callerDocument(f.Branch, "propia-5", 5, "12345678")
+	mustNot(t, "ReserveDocument with a caller's clave", s.ReserveDocument(ctx, &own))
+	if own.Numero != 5 {
+		t.Errorf("caller's clave stored with number %d, want its own 5", own.Numero)
+	}
+	readBoth(t, s, "caller-numbered document", own)
+	next("servicio-6", 6)
+
+	// A lower number of a caller neither lowers nor steps the sequence.
+	low := callerDocument(f.Branch, "propia-3", 3, "12345678")
+	mustNot(t, "ReserveDocument with a lower caller's number", s.ReserveDocument(ctx, &low))
+	next("servicio-7", 7)
+
+	// The same consecutivo under another security code is refused and
+	// moves nothing; so is a number the service handed out.
+	for _, d := range []tenant.Document{
+		callerDocument(f.Branch, "misma-5", 5, "87654321"),
+		callerDocument(f.Branch, "misma-7", 7, "87654321"),
+	} {
+		err := s.ReserveDocument(ctx, &d)
+		wantErr(t, "ReserveDocument of a taken consecutivo "+d.IDExterno, err, tenant.ErrConflict)
+		if _, err := s.DocumentByExternalID(ctx, d.BranchID, d.IDExterno); err == nil {
+			t.Errorf("the refused document %q was stored", d.IDExterno)
+		}
+	}
+	next("servicio-8", 8)
+
+	// The other branch's sequence is its own.
+	other := callerDocument(f.Branch2, "propia-otra", 5, "12345678")
+	mustNot(t, "ReserveDocument in the other branch", s.ReserveDocument(ctx, &other))
+
+	// A caller's clave without its number is refused.
+	bad := callerDocument(f.Branch, "sin-numero", 9, "12345678")
+	bad.Numero = 0
+	if err := s.ReserveDocument(ctx, &bad); err == nil {
+		t.Error("ReserveDocument accepted a caller's clave without its number")
+	}
+	next("servicio-9", 9)
+}
+
+func testDocumentConsecutivoConflict(t *testing.T, s DocumentStore) {
+	ctx := context.Background()
+	f := newDocFixture(t, s)
+	first := minimalDocument(f.Branch, "primero", "01", "00001")
+	mustNot(t, "ReserveDocument", s.ReserveDocument(ctx, &first))
+	first.Consecutivo = "00100001010000000001"
+	first.Clave = "50602012600000000310100100001010000000001112345678"
+	mustNot(t, "SaveDocument", s.SaveDocument(ctx, &first))
+
+	second := minimalDocument(f.Branch, "segundo", "01", "00001")
+	mustNot(t, "ReserveDocument", s.ReserveDocument(ctx, &second))
+	before := second
+	second.Consecutivo = first.Consecutivo
+	second.Clave = "50602012600000000310100100001010000000001187654321"
+	err := s.SaveDocument(ctx, &second)
+	wantErr(t, "SaveDocument with a consecutivo taken in the branch", err, tenant.ErrConflict)
+	readBoth(t, s, "document after the refused save", before)
+
+	// The same consecutivo in another branch is another document.
+	third := minimalDocument(f.Branch2, "tercero", "01", "00001")
+	mustNot(t, "ReserveDocument", s.ReserveDocument(ctx, &third))
+	third.Consecutivo = first.Consecutivo
+	third.Clave = "50602012600000000310100200001010000000001112345678"
+	mustNot(t, "SaveDocument in another branch", s.SaveDocument(ctx, &third))
 }
 
 // testDocumentSaveStale saves two copies read at the same version, as two
