@@ -147,3 +147,57 @@ func TestRetrierDropsAStaleResult(t *testing.T) {
 		t.Errorf("stored estado %s error %q: the stale result overwrote the newer one", d.Estado, d.LastError)
 	}
 }
+
+// lateReceiptSubmitter refuses every submission with 400 and answers the
+// status "unknown" until the first submission, then with the verdict: the
+// tax authority took the document through an attempt whose answer was
+// lost and refuses the resubmission as already received.
+type lateReceiptSubmitter struct {
+	Submitter // the real client, for the verdict
+	submitted atomic.Bool
+	clave     string
+	verdict   recepcion.Status
+}
+
+func (s *lateReceiptSubmitter) Submit(context.Context, recepcion.Credentials, recepcion.Submission) (recepcion.Receipt, error) {
+	s.submitted.Store(true)
+	return recepcion.Receipt{}, apiErr(recepcion.OpSubmit, 400)
+}
+
+func (s *lateReceiptSubmitter) Status(ctx context.Context, cr recepcion.Credentials, key string) (recepcion.Status, error) {
+	if !s.submitted.Load() {
+		return (&stubSubmitter{}).Status(ctx, cr, key)
+	}
+	return s.verdict, nil
+}
+
+// TestWorkerRefusalAlreadyReceived: a resubmission refused with 400 while
+// the tax authority holds the document must not end it in 03.
+func TestWorkerRefusalAlreadyReceived(t *testing.T) {
+	b := setup(t, setupOptions{})
+	out := b.mustSend(t, request("01", "late-receipt"))
+	clave := out.Document.Clave
+	// The verdict of the document as the tax authority has it.
+	b.runDueUntil(t, 5, func() bool { return b.stored(t, clave).Estado == tenant.StateAccepted })
+	cr, err := b.p.credentials(context.Background(), b.company.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	verdict, err := b.client.Status(context.Background(), cr, clave)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Put it back as if the answer of its submission had been lost.
+	d := b.stored(t, clave)
+	d.Estado, d.SubmittedAt, d.IndEstado, d.CodigoMensaje, d.ResponseXML = tenant.StateNotSentYet, time.Time{}, "", "", nil
+	d.NextAttemptAt = b.clock.now()
+	if err := b.store.SaveDocument(context.Background(), &d); err != nil {
+		t.Fatal(err)
+	}
+	b.p.o.Submitter = &lateReceiptSubmitter{Submitter: b.sub, clave: clave, verdict: verdict}
+	b.round(t)
+	got := b.stored(t, clave)
+	if got.Estado != tenant.StateAccepted || got.CodigoMensaje != "1" {
+		t.Errorf("after a refused resubmission of a received document: estado %s codigo %q error %q", got.Estado, got.CodigoMensaje, got.LastError)
+	}
+}

@@ -479,8 +479,8 @@ func TestWorkerRefusedResubmission(t *testing.T) {
 	if d.Estado != tenant.StateError || !d.NextAttemptAt.IsZero() || d.LastError == "" {
 		t.Fatalf("after a refusal: estado %s next %v error %q", d.Estado, d.NextAttemptAt, d.LastError)
 	}
-	if stub.statuses.Load() != 1 || stub.submits.Load() != 1 {
-		t.Errorf("status %d, submits %d: want the status first, then one submission", stub.statuses.Load(), stub.submits.Load())
+	if stub.statuses.Load() != 2 || stub.submits.Load() != 1 {
+		t.Errorf("status %d, submits %d: want the status, one submission, the status again", stub.statuses.Load(), stub.submits.Load())
 	}
 	// A repeat of the send answers the refusal as it was.
 	again := b.mustSend(t, request("01", "refused-1"))

@@ -130,6 +130,13 @@ func (p *Pipeline) retry(ctx context.Context, d *tenant.Document) {
 	}
 	v := classifySubmit(err)
 	if !v.Retry {
+		// A refusal may be "already received" (an earlier attempt's answer
+		// was lost after the status above): as the send call does, the tax
+		// authority's word on the clave decides before 03 is set for good.
+		if known, serr := p.askStatus(ctx, d); serr == nil && known {
+			log.Info("background worker: refused, but the tax authority holds the document", "estado", string(d.Estado), "err", err)
+			return
+		}
 		d.Estado, d.LastError, d.NextAttemptAt = v.Estado, v.Message, time.Time{}
 		log.Warn("background worker: the tax authority refused the document", "err", err)
 		return
