@@ -38,11 +38,24 @@ func refusedStatus(status int) bool {
 	return false
 }
 
+// credentialsMessage is the stored and answered message of a document
+// stopped because the company's tax-authority credentials are missing or
+// refused.
+const credentialsMessage = "The tax authority refused the company's tax-authority user or password, or the company has none; correct them (UsuarioHacienda, ContrasenaHacienda). The document is kept but not sent again automatically: after correcting them, send the same request again (same id_externo) to have it sent."
+
+// credentialsFailure reports whether err is the company's tax-authority
+// credentials missing or refused: no attempt succeeds until they change,
+// and each attempt with refused ones counts against the taxpayer's account.
+func credentialsFailure(err error) bool {
+	return errors.Is(err, recepcion.ErrCredentials) || errors.Is(err, recepcion.ErrMissingCredentials)
+}
+
 // classifySubmit turns a failure of a submission (its token, the limiter
-// or the submission itself) into a verdict. Only a refusal of the document
-// itself is final; everything else (the tax authority unreachable, slow,
-// overloaded, or refusing the company's credentials until they are
-// corrected) keeps the document in 05 and retries it.
+// or the submission itself) into a verdict. A refusal of the document
+// itself is final (03). Missing or refused credentials keep the document
+// in 05 but stop the retries until the company corrects them and the
+// request is sent again. Everything else (the tax authority unreachable,
+// slow, overloaded) keeps the document in 05 and retries it.
 func classifySubmit(err error) verdict {
 	v := verdict{
 		Estado:        tenant.StateNotSentYet,
@@ -59,8 +72,9 @@ func classifySubmit(err error) verdict {
 		if ae.Cause != "" {
 			v.Message += ": " + ae.Cause
 		}
-	case errors.Is(err, recepcion.ErrCredentials):
-		v.Message = "The tax authority refused the company's tax-authority user or password; correct them (UsuarioHacienda, ContrasenaHacienda). The document is kept and will be sent again."
+	case credentialsFailure(err):
+		v.Retry, v.MaybeReceived = false, false
+		v.Message = credentialsMessage
 	case errors.As(err, &ae) && ae.Status == http.StatusTooManyRequests:
 		v.Message = "The tax authority asked to slow down; the document is kept and will be sent again."
 	case errors.As(err, &ae):

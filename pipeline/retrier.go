@@ -104,6 +104,14 @@ func (p *Pipeline) retry(ctx context.Context, d *tenant.Document) {
 	}
 	d.Attempts++
 	known, err := p.askStatus(ctx, d)
+	if err != nil && credentialsFailure(err) {
+		// Every login with refused credentials counts against the
+		// taxpayer's account: stop until the company corrects them and the
+		// request is sent again.
+		d.NextAttemptAt, d.LastError = time.Time{}, credentialsMessage
+		log.Warn("background worker: tax-authority credentials missing or refused; not retried", "err", err)
+		return
+	}
 	if err != nil {
 		p.attemptFailed(d, err, "the tax authority could not be asked for the document's state")
 		log.Info("background worker: status failed", "err", err, "attempts", d.Attempts)
@@ -133,6 +141,12 @@ func (p *Pipeline) retry(ctx context.Context, d *tenant.Document) {
 		// A refusal may be "already received" (an earlier attempt's answer
 		// was lost after the status above): as the send call does, the tax
 		// authority's word on the clave decides before 03 is set for good.
+		if v.Estado != tenant.StateError {
+			// Credentials missing or refused: asking would fail the same.
+			d.Estado, d.LastError, d.NextAttemptAt = v.Estado, v.Message, time.Time{}
+			log.Warn("background worker: tax-authority credentials missing or refused; not retried", "err", err)
+			return
+		}
 		if known, serr := p.askStatus(ctx, d); serr == nil && known {
 			log.Info("background worker: refused, but the tax authority holds the document", "estado", string(d.Estado), "err", err)
 			return

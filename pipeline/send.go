@@ -139,6 +139,12 @@ func (j *job) run(ctx context.Context) (Outcome, error) {
 		}
 	}
 
+	// A company that cannot reach the tax authority gets no number: the
+	// document would only wait, numbered and signed, for credentials.
+	if err := sendable(is.Company); err != nil {
+		return Outcome{}, err
+	}
+
 	// Validate and calculate.
 	start := time.Now()
 	doc, err := hacienda.NewDocument(j.req, issuerParty(is, p.o.ProveedorSistemas))
@@ -175,6 +181,12 @@ func (j *job) repeat(prev tenant.Document) (out Outcome, again bool, err error) 
 		j.p.metrics.refused.WithLabelValues("in_progress").Inc()
 		return Outcome{}, false, inProgress
 	}
+	if prev.Estado == tenant.StateNotSentYet && prev.NextAttemptAt.IsZero() && len(prev.SignedXML) > 0 {
+		// Stopped because the company's credentials were missing or
+		// refused: sent again, the request asks for another attempt. The
+		// background worker makes it, asking the status first.
+		return j.reschedule(prev)
+	}
 	if prev.Estado != tenant.StatePending {
 		return sendOutcome(prev), false, nil
 	}
@@ -186,6 +198,45 @@ func (j *job) repeat(prev tenant.Document) (out Outcome, again bool, err error) 
 		return Outcome{}, false, inProgress
 	}
 	return Outcome{}, true, nil
+}
+
+// reschedule makes a document stopped on its company's credentials due
+// for the background worker again.
+func (j *job) reschedule(prev tenant.Document) (Outcome, bool, error) {
+	if err := sendable(j.is.Company); err != nil {
+		return Outcome{}, false, err
+	}
+	prev.NextAttemptAt = j.p.o.Clock()
+	prev.LastError = "The document will be sent again shortly."
+	ctx, cancel := j.p.detached(context.Background())
+	defer cancel()
+	err := j.p.o.Store.SaveDocument(ctx, &prev)
+	switch {
+	case errors.Is(err, tenant.ErrConflict):
+		return Outcome{}, false, j.inProgress()
+	case err != nil:
+		return Outcome{}, false, fmt.Errorf("schedule a document again: %w", err)
+	}
+	return sendOutcome(prev), false, nil
+}
+
+// sendable refuses, before anything is numbered, a company that cannot
+// send documents to the tax authority: electronic invoicing off, or no
+// tax-authority user or password. The answer is a validation error on the
+// company's field to correct, as nothing was done.
+func sendable(c tenant.Company) error {
+	switch {
+	case !c.FacturacionElectronica:
+		return invalidField("FacturacionElectronica",
+			"is off for this company: turn it on (with the tax-authority user, password and certificate) before sending documents; nothing was numbered")
+	case strings.TrimSpace(c.UsuarioHacienda) == "":
+		return invalidField("UsuarioHacienda",
+			"the company has no tax-authority user: set UsuarioHacienda and ContrasenaHacienda before sending documents; nothing was numbered")
+	case len(c.SealedContrasenaHacienda) == 0:
+		return invalidField("ContrasenaHacienda",
+			"the company has no tax-authority password: set ContrasenaHacienda before sending documents; nothing was numbered")
+	}
+	return nil
 }
 
 // number gives the document its consecutivo and clave: the store's next

@@ -36,6 +36,10 @@ var (
 	ErrCredentials = errors.New("tax-authority user or password refused")
 	// ErrUnauthorized: the reception API refused a freshly obtained token.
 	ErrUnauthorized = errors.New("tax authority refused the access token")
+	// ErrMissingCredentials: the call was not made because the company has
+	// no tax-authority user or password. Like ErrCredentials, trying again
+	// will not help until they are set.
+	ErrMissingCredentials = errors.New("the company has no tax-authority user or password")
 )
 
 // APIError is an answer of the tax authority whose status is not a success.

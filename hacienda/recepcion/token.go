@@ -101,7 +101,7 @@ func (tc *tokenCache) session(companyID int64) *session {
 // it when needed. Concurrent callers for one company share one exchange.
 func (tc *tokenCache) token(ctx context.Context, creds Credentials) (string, error) {
 	if creds.Username == "" || len(creds.Password) == 0 {
-		return "", fmt.Errorf("tax authority token for company %d: %w", creds.CompanyID, errMissingCredentials)
+		return "", fmt.Errorf("tax authority token for company %d: %w", creds.CompanyID, ErrMissingCredentials)
 	}
 	fp := fingerprint(creds)
 	s := tc.session(creds.CompanyID)
@@ -184,8 +184,6 @@ func (tc *tokenCache) renew(ctx context.Context, s *session, creds Credentials, 
 	s.state.Store(nt)
 	return nt.access, nil
 }
-
-var errMissingCredentials = errors.New("the company has no tax-authority user or password")
 
 // invalidate drops the company's access token after the reception API
 // refused it, unless it was already replaced. The refresh token is kept:

@@ -1,0 +1,111 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"facturad/hacienda/sandbox"
+	"facturad/tenant"
+)
+
+func TestSendable(t *testing.T) {
+	good := tenant.Company{FacturacionElectronica: true, UsuarioHacienda: "cpj@stag", SealedContrasenaHacienda: []byte{1}}
+	tests := []struct {
+		name   string
+		change func(c *tenant.Company)
+		field  string
+	}{
+		{"ok/credentials and electronic invoicing", func(*tenant.Company) {}, ""},
+		{"error/electronic invoicing off", func(c *tenant.Company) { c.FacturacionElectronica = false }, "FacturacionElectronica"},
+		{"error/no user", func(c *tenant.Company) { c.UsuarioHacienda = " " }, "UsuarioHacienda"},
+		{"error/no password", func(c *tenant.Company) { c.SealedContrasenaHacienda = nil }, "ContrasenaHacienda"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := good
+			tt.change(&c)
+			err := sendable(c)
+			if tt.field == "" {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				return
+			}
+			var fe interface{ FieldErrors() map[string][]string }
+			if !errors.As(err, &fe) || len(fe.FieldErrors()[tt.field]) == 0 {
+				t.Fatalf("got %v, want a validation error on %s", err, tt.field)
+			}
+		})
+	}
+}
+
+// TestSendWithoutElectronicInvoicing: a company that cannot reach the tax
+// authority gets a validation error and no number.
+func TestSendWithoutElectronicInvoicing(t *testing.T) {
+	b := setup(t, setupOptions{})
+	ctx := context.Background()
+	cc, err := b.svc.CreateCompany(ctx, b.admin, tenant.CompanyInput{
+		TipoIdentificacion: "02", Identificacion: "3101999888", RazonSocial: "Sin Factura S.A.",
+		ActividadComercial: "620100", TipoCliente: "Normal", Provincia: "1", Canton: "01", Distrito: "01",
+		OtrasSenas: "Del parque 100 m norte", CodPais: "506", Telefono: "22223333",
+		CorreoElectronico: "facturas@example.com", Sucursal: "001", FacturacionElectronica: false,
+	})
+	if err != nil {
+		t.Fatalf("create company: %v", err)
+	}
+	pr := tenant.Principal{UserID: 5000, Role: tenant.RoleBranch, CompanyID: cc.Company.ID, BranchID: cc.Branch.ID}
+	_, err = b.p.Send(ctx, pr, body(t, request("01", "sin-fe")))
+	var fe interface{ FieldErrors() map[string][]string }
+	if !errors.As(err, &fe) || len(fe.FieldErrors()["FacturacionElectronica"]) == 0 {
+		t.Fatalf("send: got %v, want a validation error on FacturacionElectronica", err)
+	}
+	if _, err := b.store.DocumentByExternalID(ctx, cc.Branch.ID, "sin-fe"); !errors.Is(err, tenant.ErrNotFound) {
+		t.Errorf("a refused document was stored: %v", err)
+	}
+	if n := tokenCalls(b.sb.Stats()); n != 0 {
+		t.Errorf("the token service was asked %d times", n)
+	}
+}
+
+// TestRefusedCredentialsStopRetries: refused credentials keep the document
+// in 05 without retries (no login per round); sending the same request
+// again, once they are corrected, gets it sent.
+func TestRefusedCredentialsStopRetries(t *testing.T) {
+	b := setup(t, setupOptions{sandbox: sandbox.Options{Faults: sandbox.Faults{TokenRefusal: 401}}})
+	req := request("01", "cred-1")
+	out := b.mustSend(t, req)
+	if !out.Failed || out.Estado != tenant.StateNotSentYet || out.Key != KeySendingDocumentError || !strings.Contains(out.Message, "UsuarioHacienda") {
+		t.Fatalf("send: %s", describe(out))
+	}
+	clave := out.Document.Clave
+	if d := b.stored(t, clave); !d.NextAttemptAt.IsZero() || d.LastError != credentialsMessage {
+		t.Fatalf("stored: next %v error %q", d.NextAttemptAt, d.LastError)
+	}
+	grants := tokenCalls(b.sb.Stats())
+	for range 3 {
+		b.round(t)
+	}
+	if got := tokenCalls(b.sb.Stats()); got != grants {
+		t.Errorf("the background worker logged in %d more times with refused credentials", got-grants)
+	}
+
+	// Corrected: the same request again schedules it, and the worker sends it.
+	if err := b.sb.SetFaults(sandbox.Faults{}); err != nil {
+		t.Fatal(err)
+	}
+	again := b.mustSend(t, req)
+	if again.Estado != tenant.StateNotSentYet || again.Document.Clave != clave {
+		t.Fatalf("repeat: %s clave %s", describe(again), again.Document.Clave)
+	}
+	b.runDueUntil(t, 5, func() bool { return b.stored(t, clave).Estado == tenant.StateAccepted })
+	if st := b.sb.Stats(); st.Submissions != 1 || st.Duplicates != 0 {
+		t.Errorf("the sandbox received %d submissions, %d duplicates", st.Submissions, st.Duplicates)
+	}
+}
+
+// tokenCalls counts the token service's answers, granted or refused.
+func tokenCalls(st sandbox.Stats) int64 {
+	return st.PasswordGrants + st.RefreshGrants + st.TokenRefused
+}
