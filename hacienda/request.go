@@ -120,99 +120,45 @@ func (f FlexString) String() string { return strings.TrimSpace(string(f)) }
 // sending "tipo_documento": 1 writes it, is padded to "01".
 func (f FlexString) Code() string { return pad2(f.String()) }
 
-// DecodeSendRequest decodes the send body. A body that is not a JSON
-// object, or a value of the wrong JSON type for its field, is a
-// *ValidationError ("$" for the body as a whole, the field's path
-// otherwise). Amounts and code fields never fail to decode: their problems
-// are reported by [ValidateSend] with every other one.
+// DecodeSendRequest decodes the send body. A body that is empty, not JSON
+// or not a JSON object is a *ValidationError on "body". Values of the
+// wrong JSON type for their field ("codigo": 1 where a string is expected)
+// are each reported on their exact path
+// (detalleServicio[1].impuesto[0].codigo), all at once and together with
+// every problem [ValidateSend] finds in the rest of the body that does not
+// depend on the company's own data; the request is then not returned.
+// Amounts and code fields never fail to decode: their problems are
+// reported by [ValidateSend] with every other one.
 func DecodeSendRequest(body []byte) (*SendDocumentRequest, error) {
 	var r SendDocumentRequest
-	if err := decodeBody(body, &r); err != nil {
+	typeErrs, err := decodeBody(body, &r)
+	if err != nil {
 		return nil, err
+	}
+	if typeErrs != nil {
+		var e errs
+		buildDocument(&r, nil, &e)
+		return nil, withTypeErrors(typeErrs, e.v)
 	}
 	return &r, nil
 }
 
 // DecodeCalculateRequest decodes the calculate body, like
-// DecodeSendRequest.
+// DecodeSendRequest: values of the wrong JSON type come back with every
+// problem [CalculateAmounts] finds in the rest of the body.
 func DecodeCalculateRequest(body []byte) (*CalculateRequest, error) {
 	var r CalculateRequest
-	if err := decodeBody(body, &r); err != nil {
+	typeErrs, err := decodeBody(body, &r)
+	if err != nil {
 		return nil, err
 	}
+	if typeErrs != nil {
+		var e errs
+		var doc Document
+		calculateRequest(&r, &doc, &e)
+		return nil, withTypeErrors(typeErrs, e.v)
+	}
 	return &r, nil
-}
-
-func decodeBody(body []byte, v any) error {
-	body = bytes.TrimSpace(body)
-	var e errs
-	if len(body) == 0 {
-		e.add("$", "the request body is empty")
-		return e.err()
-	}
-	if body[0] != '{' {
-		e.add("$", "the request body must be a JSON object")
-		return e.err()
-	}
-	err := json.Unmarshal(body, v)
-	if err == nil {
-		return nil
-	}
-	var te *json.UnmarshalTypeError
-	var se *json.SyntaxError
-	switch {
-	case errors.As(err, &te):
-		path := decodeErrorPath(te.Field)
-		e.add(path, "must be a JSON "+jsonKind(te.Type.Kind().String())+", not "+te.Value)
-	case errors.As(err, &se):
-		e.add("$", "the request body is not valid JSON (at byte "+strconv.FormatInt(se.Offset, 10)+")")
-	default:
-		e.add("$", "the request body could not be read: "+err.Error())
-	}
-	return e.err()
-}
-
-// decodeErrorPath turns the decoder's dotted field path into the
-// contract's: the embedded body drops out, the receptor is named
-// ReceptorRequest with PascalCase fields.
-func decodeErrorPath(field string) string {
-	if field == "" {
-		return "$"
-	}
-	parts := strings.Split(field, ".")
-	out := parts[:0]
-	for _, p := range parts {
-		if p != "DocumentBody" {
-			out = append(out, p)
-		}
-	}
-	if len(out) == 0 {
-		return "$"
-	}
-	if strings.EqualFold(out[0], "receptor") {
-		out[0] = "ReceptorRequest"
-		for i := 1; i < len(out); i++ {
-			if out[i] != "" {
-				out[i] = strings.ToUpper(out[i][:1]) + out[i][1:]
-			}
-		}
-	}
-	return strings.Join(out, ".")
-}
-
-func jsonKind(goKind string) string {
-	switch goKind {
-	case "string":
-		return "string"
-	case "slice", "array":
-		return "array"
-	case "struct", "map", "ptr":
-		return "object"
-	case "bool":
-		return "boolean"
-	default:
-		return "number"
-	}
 }
 
 // crZone is Costa Rica's time: UTC−06:00 all year (no daylight saving).

@@ -98,20 +98,27 @@ type CalculatedMedioPago struct {
 func CalculateAmounts(req *CalculateRequest) (*AmountsCalculateDocumentResponse, error) {
 	var e errs
 	if req == nil {
-		e.add("$", "the request body is empty")
+		e.add(bodyPath, "the request body is empty")
 		return nil, e.err()
 	}
+	var doc Document
+	calculateRequest(req, &doc, &e)
+	if !e.ok() {
+		return nil, e.err()
+	}
+	return NewCalculateResponse(&doc), nil
+}
+
+// calculateRequest calculates the request's body into doc, adding every
+// problem found to e.
+func calculateRequest(req *CalculateRequest, doc *Document, e *errs) {
 	t := DocumentType(req.TipoDocumento.Code())
 	if t == "" {
 		t = TypeFE
 	}
-	doc := &Document{Type: t, CondicionVenta: req.CondicionVenta.Code(), DetalleServicio: req.DetalleServicio,
+	*doc = Document{Type: t, CondicionVenta: req.CondicionVenta.Code(), DetalleServicio: req.DetalleServicio,
 		OtrosCargos: req.OtrosCargos, ResumenFactura: req.ResumenFactura}
-	calculate(doc, &e)
-	if !e.ok() {
-		return nil, e.err()
-	}
-	return NewCalculateResponse(doc), nil
+	calculate(doc, e)
 }
 
 // NewCalculateResponse builds the calculate answer of a calculated

@@ -16,6 +16,8 @@ func FuzzDecodeSendRequest(f *testing.F) {
 	f.Add([]byte(`{"detalleServicio": [{"cantidad": 1e999999, "precioUnitario": -0}]}`))
 	f.Add([]byte(`{"receptor": {"telefono": "+506 8888-7777", "ubicacion": {"provincia": true}}}`))
 	f.Add([]byte(`{"informacionReferencia": [{"tipoDoc": 1, "fechaEmision": 5}], "otros": {"otroTexto": ["a", {"codigo": 1}]}}`))
+	f.Add([]byte(`{"id_externo": 1, "receptor": {"nombre": 5, "ubicacion": []}, "detalleServicio": [{"numeroLinea": "1",
+		"impuesto": [{"codigo": 1, "exoneracion": {"numeroDocumento": 2}}]}, 7], "resumenFactura": {"medioPago": [{"tipoMedioPago": true}]}}`))
 	for _, r := range GenerateRequests(5, 8) {
 		b, _ := json.Marshal(r)
 		f.Add(b)
@@ -53,9 +55,14 @@ func FuzzDecodeCalculateRequest(f *testing.F) {
 	f.Add([]byte(calcBodyExample1))
 	f.Add([]byte(`{"tipo_documento": "10", "detalleServicio": [{"montoTotal": 5, "impuesto": [{"codigo": "08"}]}]}`))
 	f.Add([]byte(`{"detalleServicio": [{"cantidad": "1", "precioUnitario": "1", "impuesto": [{"codigo": "04", "datosImpuestoEspecifico": {}}]}]}`))
+	f.Add([]byte(`{"detalleServicio": [{"numeroLinea": 1.5, "descuento": [{"codigoDescuento": 7}], "impuesto": [{"codigo": "01", "exoneracion": []}]}],
+		"otrosCargos": [{"tipoDocumentoOC": {}}], "resumenFactura": {"codigoTipoMoneda": "CRC"}}`))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		req, err := DecodeCalculateRequest(body)
 		if err != nil {
+			if ve, ok := err.(*ValidationError); !ok || ve.Len() == 0 {
+				t.Fatalf("decode error %v (%T) is not a non-empty *ValidationError", err, err)
+			}
 			return
 		}
 		resp, err := CalculateAmounts(req)

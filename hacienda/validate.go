@@ -41,20 +41,29 @@ func ValidateSend(req *SendDocumentRequest, issuer Issuer) error {
 func NewDocument(req *SendDocumentRequest, issuer Issuer) (*Document, error) {
 	var e errs
 	if req == nil {
-		e.add("$", "the request body is empty")
+		e.add(bodyPath, "the request body is empty")
 		return nil, e.err()
 	}
-	doc := convertRequest(req, issuer, &e)
-	if doc != nil {
-		validateBody(doc, &e)
-		// The calculation rules are checked even when structural errors
-		// were found, so that the caller gets every error at once.
-		calculate(doc, &e)
-	}
+	doc := buildDocument(req, &issuer, &e)
 	if !e.ok() {
 		return nil, e.err()
 	}
 	return doc, nil
+}
+
+// buildDocument converts, validates and calculates a send request, adding
+// every problem found to e. A nil issuer stands for a company not known
+// yet: its data is not checked, nor are the fields it could supply
+// (the economic activity).
+func buildDocument(req *SendDocumentRequest, issuer *Issuer, e *errs) *Document {
+	doc := convertRequest(req, issuer, e)
+	if doc != nil {
+		validateBody(doc, e)
+		// The calculation rules are checked even when structural errors
+		// were found, so that the caller gets every error at once.
+		calculate(doc, e)
+	}
+	return doc
 }
 
 // TerminalOrDefault returns the request's terminal padded to 5 digits
@@ -228,8 +237,13 @@ func checkTelefono(t *Telefono, base string, pascal bool, e *errs) {
 }
 
 // convertRequest checks the request's metadata and receptor and builds the
-// Document (nil when the document type is unusable).
-func convertRequest(req *SendDocumentRequest, issuer Issuer, e *errs) *Document {
+// Document (nil when the document type is unusable). A nil issuer is a
+// company not known yet (see buildDocument).
+func convertRequest(req *SendDocumentRequest, issuer *Issuer, e *errs) *Document {
+	known := issuer != nil
+	if !known {
+		issuer = &Issuer{}
+	}
 	id := strings.TrimSpace(req.IDExterno)
 	strLen(id, 1, 100, true, "id_externo", e)
 
@@ -291,7 +305,7 @@ func convertRequest(req *SendDocumentRequest, issuer Issuer, e *errs) *Document 
 		if actReceptor == "" {
 			actReceptor = issuer.CodigoActividad
 		}
-		if actReceptor == "" {
+		if actReceptor == "" && known {
 			e.add("codigo_actividad_receptor", "is required in a Factura Electrónica de Compra (the company's activity)")
 		}
 	case TypeREP:
@@ -303,7 +317,7 @@ func convertRequest(req *SendDocumentRequest, issuer Issuer, e *errs) *Document 
 		if actEmisor == "" {
 			actEmisor = issuer.CodigoActividad
 		}
-		if actEmisor == "" && (t == TypeFE || t == TypeTE || t == TypeFEE) {
+		if actEmisor == "" && known && (t == TypeFE || t == TypeTE || t == TypeFEE) {
 			e.add("codigo_actividad_emisor", "is required")
 		}
 	}
@@ -341,7 +355,9 @@ func convertRequest(req *SendDocumentRequest, issuer Issuer, e *errs) *Document 
 	}
 
 	// Parties.
-	checkIssuer(&issuer, t, e)
+	if known {
+		checkIssuer(issuer, t, e)
+	}
 	doc.ProveedorSistemas = issuer.ProveedorSistemas
 	company := issuer.Party
 	company.Registrofiscal8707 = strings.TrimSpace(req.RegistroFiscal8707)

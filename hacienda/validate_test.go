@@ -284,11 +284,11 @@ func TestDecodeSendRequest(t *testing.T) {
 		body string
 		path string
 	}{
-		{"error/empty", "", "$"},
-		{"error/array", "[]", "$"},
-		{"error/syntax", `{"id_externo": }`, "$"},
+		{"error/empty", "", "body"},
+		{"error/array", "[]", "body"},
+		{"error/syntax", `{"id_externo": }`, "body"},
 		{"error/type", `{"id_externo": "x", "receptor": 5}`, "ReceptorRequest"},
-		{"error/nested type", `{"detalleServicio": [{"numeroLinea": "uno"}]}`, "detalleServicio.numeroLinea"},
+		{"error/nested type", `{"detalleServicio": [{"numeroLinea": "uno"}]}`, "detalleServicio[0].numeroLinea"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
