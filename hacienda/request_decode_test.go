@@ -115,6 +115,10 @@ func TestDecodeSendRequestTypeErrors(t *testing.T) {
 				"codigo": 1, "tipoDocRefOTRO": []any{}})
 		}, map[string]string{"informacionReferencia[0].tipoDocRefOTRO": "must be a JSON string, not an array",
 			"informacionReferencia[0].razon": "is required"}},
+		{"error/activity left to the company's records", func(m map[string]any) {
+			delete(m, "codigo_actividad_emisor")
+			line0(m)["numeroLinea"] = "1"
+		}, map[string]string{"detalleServicio[0].numeroLinea": "must be a JSON number, not a string"}},
 		{"error/metadata", func(m map[string]any) { m["id_externo"] = 1001 },
 			map[string]string{"id_externo": "must be a JSON string, not a number"}},
 		{"error/body part not an array", func(m map[string]any) { m["detalleServicio"] = map[string]any{"numeroLinea": 1} },
@@ -238,6 +242,12 @@ func TestDecodeBodyErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+	// A key given twice: the walk sees only the last value, so the
+	// decoder's own verdict is reported (without indexes, as it has none).
+	_, err := DecodeSendRequest([]byte(`{"id_externo": 1, "id_externo": "a", "detalleServicio": [{"numeroLinea": "x", "numeroLinea": 1}]}`))
+	if ve, ok := err.(*ValidationError); !ok || !ve.Has("id_externo") {
+		t.Errorf("duplicated keys: err = %v, want an error on id_externo", err)
 	}
 	_, err1 := NewDocument(nil, SampleIssuer())
 	_, err2 := CalculateAmounts(nil)
