@@ -73,7 +73,7 @@ func TestSendWithoutElectronicInvoicing(t *testing.T) {
 // in 05 without retries (no login per round); sending the same request
 // again, once they are corrected, gets it sent.
 func TestRefusedCredentialsStopRetries(t *testing.T) {
-	b := setup(t, setupOptions{sandbox: sandbox.Options{Faults: sandbox.Faults{TokenRefusal: 401}}})
+	b := setup(t, setupOptions{sandbox: sandbox.Options{Faults: sandbox.Faults{TokenRefusal: 401}}, clientClock: true})
 	req := request("01", "cred-1")
 	out := b.mustSend(t, req)
 	if !out.Failed || out.Estado != tenant.StateNotSentYet || out.Key != KeySendingDocumentError || !strings.Contains(out.Message, "UsuarioHacienda") {

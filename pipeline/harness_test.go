@@ -49,6 +49,11 @@ type testClock struct{ offset atomic.Int64 }
 func (c *testClock) now() time.Time          { return time.Now().Add(time.Duration(c.offset.Load())) }
 func (c *testClock) advance(d time.Duration) { c.offset.Add(int64(d)) }
 
+// clockFunc is a recepcion.Clock.
+type clockFunc func() time.Time
+
+func (f clockFunc) Now() time.Time { return f() }
+
 // countingSubmitter counts the calls that reach the client.
 type countingSubmitter struct {
 	Submitter
@@ -85,6 +90,7 @@ type setupOptions struct {
 	store          func(testing.TB) fullStore
 	sandbox        sandbox.Options
 	clientTimeout  time.Duration
+	clientClock    bool // the client runs on the test's clock (token lifetimes, refused logins)
 	pipeline       func(*Options)
 	identificacion string
 }
@@ -122,9 +128,13 @@ func setup(t testing.TB, so setupOptions) *bundle {
 		so.sandbox.Logger = quiet
 	}
 	b.sb = sandbox.NewTestServer(t, so.sandbox)
-	b.client, err = recepcion.New(recepcion.Options{
+	co := recepcion.Options{
 		APIURL: b.sb.APIURL, TokenURL: b.sb.TokenURL, Timeout: so.clientTimeout, Logger: quiet,
-	})
+	}
+	if so.clientClock {
+		co.Clock = clockFunc(b.clock.now)
+	}
+	b.client, err = recepcion.New(co)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -564,3 +564,56 @@ func TestNewOptions(t *testing.T) {
 		})
 	}
 }
+
+// TestRefusedCredentialsFailFast: after the token service refuses a
+// company's password, the same credentials fail at once, without a login,
+// for RefusedCredentialsWait; changed credentials are tried at once.
+func TestRefusedCredentialsFailFast(t *testing.T) {
+	b := setup(t, sandbox.Options{Checks: noChecks, Users: map[string]string{creds.Username: string(creds.Password)}},
+		recepcion.Options{RefusedCredentialsWait: 10 * time.Minute})
+	ctx := context.Background()
+	clave, _ := claveFor(14)
+	wrong := creds
+	wrong.Password = []byte("wrong")
+	logins := func() int64 { st := b.sb.Stats(); return st.PasswordGrants + st.TokenRefused }
+
+	tests := []struct {
+		name    string
+		advance time.Duration
+		creds   recepcion.Credentials
+		want    error // nil: the API's ErrNotFound, the login worked
+		logins  int64 // logins made by this step
+	}{
+		{"error/wrong password, first try", 0, wrong, recepcion.ErrCredentials, 1},
+		{"error/wrong password again: no login", time.Minute, wrong, recepcion.ErrCredentials, 0},
+		{"error/still within the wait: no login", 8 * time.Minute, wrong, recepcion.ErrCredentials, 0},
+		{"ok/corrected password: tried at once", 0, creds, nil, 1},
+		{"error/wrong again after a success: tried", 0, wrong, recepcion.ErrCredentials, 1},
+		{"error/within the wait: no login", 9 * time.Minute, wrong, recepcion.ErrCredentials, 0},
+		{"error/the wait is over: tried again", 2 * time.Minute, wrong, recepcion.ErrCredentials, 1},
+	}
+	for _, tt := range tests {
+		b.clock.Advance(tt.advance)
+		before := logins()
+		_, err := b.client.Status(ctx, tt.creds, clave)
+		if tt.want == nil {
+			if !errors.Is(err, recepcion.ErrNotFound) {
+				t.Fatalf("%s: %v, want ErrNotFound from the API", tt.name, err)
+			}
+		} else if !errors.Is(err, tt.want) || recepcion.Retryable(err) {
+			t.Fatalf("%s: %v, want %v, not retryable", tt.name, err, tt.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "wrong") {
+			t.Fatalf("%s: the error shows the password: %v", tt.name, err)
+		}
+		if got := logins() - before; got != tt.logins {
+			t.Errorf("%s: %d logins, want %d", tt.name, got, tt.logins)
+		}
+		// The token for creds stays cached after the corrected login; drop
+		// it so that the next "wrong" step really logs in.
+		if tt.want == nil {
+			b.sb.RevokeTokens()
+			b.clock.Advance(36001 * time.Second)
+		}
+	}
+}

@@ -117,6 +117,13 @@ type Options struct {
 	RefreshBefore time.Duration
 	// MaxResponseBytes caps an answer's body. Default 8 MiB.
 	MaxResponseBytes int64
+	// RefusedCredentialsWait is how long credentials the token service
+	// refused (wrong user or password) are not tried again: calls with the
+	// same credentials fail at once with ErrCredentials, so that the
+	// retries of many documents do not lock the taxpayer's account with
+	// failed logins. Changed credentials are tried at once. Only a hash of
+	// the credentials is kept. Default 5m; negative disables it.
+	RefusedCredentialsWait time.Duration
 
 	// Logger defaults to slog.Default(). Credentials and tokens are never
 	// logged.
@@ -184,6 +191,9 @@ func (o *Options) resolve() (Endpoints, error) {
 	}
 	if o.RefreshBefore <= 0 {
 		o.RefreshBefore = 30 * time.Second
+	}
+	if o.RefusedCredentialsWait == 0 {
+		o.RefusedCredentialsWait = 5 * time.Minute
 	}
 	if o.MaxResponseBytes <= 0 {
 		o.MaxResponseBytes = 8 << 20

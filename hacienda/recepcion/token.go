@@ -57,9 +57,23 @@ type tokens struct {
 // hangs is waited for once, not a thousand times in a row.
 type session struct {
 	state atomic.Pointer[tokens]
+	// refused is the last login the token service refused for bad
+	// credentials; nil once a login succeeds.
+	refused atomic.Pointer[refusal]
 
 	mu     sync.Mutex
 	flight *flight
+}
+
+// refusal remembers credentials the token service refused: their
+// fingerprint (a hash, never the password), when, and the answer. The same
+// credentials are not tried again before Options.RefusedCredentialsWait has
+// passed, so that retries of many documents do not lock the taxpayer's
+// account with failed logins; changed credentials are tried at once.
+type refusal struct {
+	fp  [32]byte
+	at  time.Time
+	err error
 }
 
 // flight is one renewal in progress.
@@ -108,6 +122,9 @@ func (tc *tokenCache) token(ctx context.Context, creds Credentials) (string, err
 	for {
 		if t := s.state.Load(); t != nil && t.fingerprint == fp && t.access != "" && tc.c.clock.Now().Before(t.useUntil) {
 			return t.access, nil
+		}
+		if err := tc.stillRefused(s, fp); err != nil {
+			return "", fmt.Errorf("tax authority token for company %d: %w", creds.CompanyID, err)
 		}
 		if err := ctx.Err(); err != nil {
 			return "", ClassifyTransport(OpToken, err, false)
@@ -173,16 +190,38 @@ func (tc *tokenCache) renew(ctx context.Context, s *session, creds Credentials, 
 		// log in again below.
 		tc.c.log.DebugContext(ctx, "tax-authority refresh refused, logging in again", "company", creds.CompanyID, "cause", ae.Cause)
 	}
+	if err := tc.stillRefused(s, fp); err != nil {
+		return "", err // refused by a flight that ended meanwhile
+	}
 	nt, err := tc.grant(ctx, creds, fp, "password", "")
 	if err != nil {
+		if errors.Is(err, ErrCredentials) {
+			s.refused.Store(&refusal{fp: fp, at: tc.c.clock.Now(), err: err})
+			tc.c.log.WarnContext(ctx, "tax-authority login refused; these credentials are not tried again for a while",
+				"company", creds.CompanyID, "wait", tc.c.opts.RefusedCredentialsWait)
+		}
 		if alive() && !errors.Is(err, ErrCredentials) {
 			return t.access, nil
 		}
 		s.state.Store(nil)
 		return "", err
 	}
+	s.refused.Store(nil)
 	s.state.Store(nt)
 	return nt.access, nil
+}
+
+// stillRefused returns the remembered refusal when these credentials
+// (fingerprint fp) were refused less than RefusedCredentialsWait ago. The
+// error matches ErrCredentials and is not retryable; no call is made.
+func (tc *tokenCache) stillRefused(s *session, fp [32]byte) error {
+	r := s.refused.Load()
+	wait := tc.c.opts.RefusedCredentialsWait
+	if r == nil || r.fp != fp || wait < 0 || !tc.c.clock.Now().Before(r.at.Add(wait)) {
+		return nil
+	}
+	return fmt.Errorf("these credentials were refused at %s; not tried again before %s: %w",
+		r.at.UTC().Format(time.RFC3339), r.at.Add(wait).UTC().Format(time.RFC3339), r.err)
 }
 
 // invalidate drops the company's access token after the reception API
