@@ -201,3 +201,57 @@ func TestWorkerRefusalAlreadyReceived(t *testing.T) {
 		t.Errorf("after a refused resubmission of a received document: estado %s codigo %q error %q", got.Estado, got.CodigoMensaje, got.LastError)
 	}
 }
+
+// forgedStatusSubmitter answers the status with the real answer, then
+// changes its clave or its MensajeHacienda's.
+type forgedStatusSubmitter struct {
+	Submitter
+	change func(st *recepcion.Status)
+}
+
+func (f *forgedStatusSubmitter) Status(ctx context.Context, cr recepcion.Credentials, key string) (recepcion.Status, error) {
+	st, err := f.Submitter.Status(ctx, cr, key)
+	if err == nil {
+		f.change(&st)
+	}
+	return st, err
+}
+
+// TestCheckAnswerOfAnotherDocument: a status answer whose clave, or whose
+// MensajeHacienda's clave, is not the document's is unreadable: the check
+// answers 05 and stores nothing.
+func TestCheckAnswerOfAnotherDocument(t *testing.T) {
+	other := strings.Repeat("5", 50)
+	tests := []struct {
+		name   string
+		change func(st *recepcion.Status)
+	}{
+		{"error/status clave", func(st *recepcion.Status) { st.Clave = other }},
+		{"error/MensajeHacienda clave", func(st *recepcion.Status) {
+			if st.Mensaje != nil {
+				m := *st.Mensaje
+				m.Clave = other
+				st.Mensaje = &m
+			}
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := setup(t, setupOptions{})
+			out := b.mustSend(t, request("01", "forged"))
+			clave := out.Document.Clave
+			before := b.stored(t, clave)
+			b.p.o.Submitter = &forgedStatusSubmitter{Submitter: b.sub, change: tt.change}
+			ck, err := b.p.Check(context.Background(), b.branch, clave)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ck.Failed || ck.Estado != tenant.StateNotSentYet || !strings.Contains(ck.Message, "unreadable") {
+				t.Fatalf("check: %s", describe(ck))
+			}
+			if d := b.stored(t, clave); d.Estado != before.Estado || !d.UpdatedAt.Equal(before.UpdatedAt) {
+				t.Errorf("stored estado %s (was %s), updated %v (was %v)", d.Estado, before.Estado, d.UpdatedAt, before.UpdatedAt)
+			}
+		})
+	}
+}
