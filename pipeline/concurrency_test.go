@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -253,5 +254,61 @@ func TestCheckAnswerOfAnotherDocument(t *testing.T) {
 				t.Errorf("stored estado %s (was %s), updated %v (was %v)", d.Estado, before.Estado, d.UpdatedAt, before.UpdatedAt)
 			}
 		})
+	}
+}
+
+// TestLanesPerCompany: one company's branches together are bounded, so
+// that another company still gets in while the first is at its bound.
+func TestLanesPerCompany(t *testing.T) {
+	ctx := context.Background()
+	ls := newLanes(4, 4, 100, 3)
+	var releases []func()
+	for _, branch := range []int64{10, 11, 12} {
+		r, err := ls.acquire(ctx, 1, branch)
+		if err != nil {
+			t.Fatalf("company 1 branch %d: %v", branch, err)
+		}
+		releases = append(releases, r)
+	}
+	if _, err := ls.acquire(ctx, 1, 13); !errors.Is(err, errCompanyFull) {
+		t.Fatalf("company 1 past its bound: %v, want errCompanyFull", err)
+	}
+	r, err := ls.acquire(ctx, 2, 20)
+	if err != nil {
+		t.Fatalf("company 2 while company 1 is at its bound: %v", err)
+	}
+	r()
+	releases[0]()
+	r, err = ls.acquire(ctx, 1, 13)
+	if err != nil {
+		t.Fatalf("company 1 after a release: %v", err)
+	}
+	r()
+	for _, r := range releases[1:] {
+		r()
+	}
+	if n, admitted := ls.stats(); n != 0 || admitted != 0 || len(ls.companies) != 0 {
+		t.Errorf("after every release: %d lanes, %d admitted, %d companies", n, admitted, len(ls.companies))
+	}
+}
+
+func TestSendCompanyFull(t *testing.T) {
+	b := setup(t, setupOptions{pipeline: func(o *Options) { o.MaxInFlightPerCompany = 1 }})
+	gate := &gateSubmitter{Submitter: b.sub, entered: make(chan struct{}, 1), release: make(chan struct{})}
+	b.p.o.Submitter = gate
+	done := make(chan error, 1)
+	go func() {
+		_, err := b.send(t, request("01", "company-full-1"))
+		done <- err
+	}()
+	<-gate.entered
+	_, err := b.send(t, request("01", "company-full-2"))
+	var oe *OverloadError
+	if !errors.As(err, &oe) || !strings.Contains(oe.Reason, "company") {
+		t.Errorf("second send of the company: %v, want an overload error", err)
+	}
+	close(gate.release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 }

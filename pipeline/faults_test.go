@@ -290,11 +290,11 @@ func TestLaneFull(t *testing.T) {
 }
 
 func TestLanesBounded(t *testing.T) {
-	ls := newLanes(2, 1, 0)
+	ls := newLanes(2, 1, 0, 0)
 	ctx := context.Background()
 	var rel []func()
 	for i := 0; i < 2; i++ {
-		r, err := ls.acquire(ctx, 7)
+		r, err := ls.acquire(ctx, 1, 7)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -303,7 +303,7 @@ func TestLanesBounded(t *testing.T) {
 	// The third waits (queue slot); the fourth is refused.
 	got := make(chan error, 1)
 	go func() {
-		r, err := ls.acquire(ctx, 7)
+		r, err := ls.acquire(ctx, 1, 7)
 		if err == nil {
 			r()
 		}
@@ -316,11 +316,11 @@ func TestLanesBounded(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	if _, err := ls.acquire(ctx, 7); !errors.Is(err, errLaneFull) {
+	if _, err := ls.acquire(ctx, 1, 7); !errors.Is(err, errLaneFull) {
 		t.Fatalf("fourth: %v, want lane full", err)
 	}
 	// Another branch has its own lane.
-	r, err := ls.acquire(ctx, 8)
+	r, err := ls.acquire(ctx, 1, 8)
 	if err != nil {
 		t.Fatalf("other branch: %v", err)
 	}
@@ -334,11 +334,11 @@ func TestLanesBounded(t *testing.T) {
 		t.Errorf("idle lanes not retired: %d lanes, %d admitted", lanes, n)
 	}
 	// A caller that gives up while queued leaves no trace.
-	r1, _ := ls.acquire(ctx, 9)
-	r2, _ := ls.acquire(ctx, 9)
+	r1, _ := ls.acquire(ctx, 1, 9)
+	r2, _ := ls.acquire(ctx, 1, 9)
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Millisecond)
 	defer cancel()
-	if _, err := ls.acquire(cctx, 9); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := ls.acquire(cctx, 1, 9); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("queued past its deadline: %v", err)
 	}
 	r1()
@@ -347,19 +347,19 @@ func TestLanesBounded(t *testing.T) {
 		t.Errorf("after a give-up: %d lanes, %d admitted", lanes, n)
 	}
 	// The total bound holds over every branch.
-	all := newLanes(5, 5, 2)
-	ra, _ := all.acquire(ctx, 1)
-	rb, _ := all.acquire(ctx, 2)
-	if _, err := all.acquire(ctx, 3); !errors.Is(err, errAllFull) {
+	all := newLanes(5, 5, 2, 0)
+	ra, _ := all.acquire(ctx, 1, 1)
+	rb, _ := all.acquire(ctx, 1, 2)
+	if _, err := all.acquire(ctx, 1, 3); !errors.Is(err, errAllFull) {
 		t.Errorf("past the total: %v", err)
 	}
 	ra()
 	rb()
 
 	// Closing refuses new work and reports when the lanes drained.
-	r3, _ := ls.acquire(ctx, 10)
+	r3, _ := ls.acquire(ctx, 1, 10)
 	drained := ls.close()
-	if _, err := ls.acquire(ctx, 10); !errors.Is(err, ErrStopping) {
+	if _, err := ls.acquire(ctx, 1, 10); !errors.Is(err, ErrStopping) {
 		t.Errorf("after close: %v", err)
 	}
 	select {

@@ -16,12 +16,14 @@ import (
 type lanes struct {
 	workers, queue int
 	maxTotal       int // admitted documents over every branch
+	perCompany     int // admitted documents of one company, every branch (0: no bound)
 
-	mu      sync.Mutex
-	m       map[int64]*lane
-	total   int           // documents admitted and not yet done, every branch
-	drained chan struct{} // closed when total drops to 0 while closing
-	closing bool
+	mu        sync.Mutex
+	m         map[int64]*lane
+	companies map[int64]int // admitted documents per company; absent at 0
+	total     int           // documents admitted and not yet done, every branch
+	drained   chan struct{} // closed when total drops to 0 while closing
+	closing   bool
 }
 
 type lane struct {
@@ -29,21 +31,26 @@ type lane struct {
 	admitted int           // running + waiting
 }
 
-func newLanes(workers, queue, maxTotal int) *lanes {
-	return &lanes{workers: workers, queue: queue, maxTotal: maxTotal, m: map[int64]*lane{}}
+func newLanes(workers, queue, maxTotal, perCompany int) *lanes {
+	return &lanes{workers: workers, queue: queue, maxTotal: maxTotal, perCompany: perCompany,
+		m: map[int64]*lane{}, companies: map[int64]int{}}
 }
 
 // errLaneFull is returned by acquire when the branch's lane is full;
-// errAllFull when the lanes together hold as many documents as allowed.
+// errCompanyFull when the company's branches together hold as many
+// documents as one company may; errAllFull when the lanes together hold as
+// many documents as allowed.
 var (
-	errLaneFull = errors.New("lane full")
-	errAllFull  = errors.New("every lane full")
+	errLaneFull    = errors.New("lane full")
+	errCompanyFull = errors.New("company's lanes full")
+	errAllFull     = errors.New("every lane full")
 )
 
-// acquire admits one document of branch and waits for its turn. It returns
-// a release function to call when the document is done. A full lane is
-// errLaneFull; a closing pipeline ErrStopping.
-func (ls *lanes) acquire(ctx context.Context, branch int64) (func(), error) {
+// acquire admits one document of the company's branch and waits for its
+// turn. It returns a release function to call when the document is done. A
+// full lane is errLaneFull, a company at its bound errCompanyFull; a
+// closing pipeline ErrStopping.
+func (ls *lanes) acquire(ctx context.Context, company, branch int64) (func(), error) {
 	ls.mu.Lock()
 	if ls.closing {
 		ls.mu.Unlock()
@@ -52,6 +59,10 @@ func (ls *lanes) acquire(ctx context.Context, branch int64) (func(), error) {
 	if ls.maxTotal > 0 && ls.total >= ls.maxTotal {
 		ls.mu.Unlock()
 		return nil, errAllFull
+	}
+	if ls.perCompany > 0 && ls.companies[company] >= ls.perCompany {
+		ls.mu.Unlock()
+		return nil, errCompanyFull
 	}
 	l, ok := ls.m[branch]
 	if !ok {
@@ -63,31 +74,35 @@ func (ls *lanes) acquire(ctx context.Context, branch int64) (func(), error) {
 		return nil, errLaneFull
 	}
 	l.admitted++
+	ls.companies[company]++
 	ls.total++
 	ls.mu.Unlock()
 
 	select {
 	case l.sem <- struct{}{}:
 	case <-ctx.Done():
-		ls.leave(branch, l)
+		ls.leave(company, branch, l)
 		return nil, fmt.Errorf("wait for a turn in the branch's lane: %w", context.Cause(ctx))
 	}
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			<-l.sem
-			ls.leave(branch, l)
+			ls.leave(company, branch, l)
 		})
 	}, nil
 }
 
-func (ls *lanes) leave(branch int64, l *lane) {
+func (ls *lanes) leave(company, branch int64, l *lane) {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
 	l.admitted--
 	ls.total--
 	if l.admitted == 0 {
 		delete(ls.m, branch)
+	}
+	if ls.companies[company]--; ls.companies[company] <= 0 {
+		delete(ls.companies, company)
 	}
 	if ls.total == 0 && ls.drained != nil {
 		close(ls.drained)

@@ -56,7 +56,7 @@ func newMetrics(r prometheus.Registerer, ls *lanes) (*pipelineMetrics, error) {
 			Namespace: metrics.Namespace,
 			Subsystem: "pipeline",
 			Name:      "refused_total",
-			Help:      "Send calls refused before any work: lane full, id_externo in progress, stopping.",
+			Help:      "Send calls refused before any work: lane full, company or service at its bound, id_externo in progress, stopping.",
 		}, []string{"reason"}),
 	}
 	m.lanes = prometheus.NewGaugeFunc(prometheus.GaugeOpts{

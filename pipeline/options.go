@@ -90,6 +90,11 @@ type Options struct {
 	// (default 2048), so that many busy branches together cannot pile up
 	// work either.
 	MaxInFlight int
+	// MaxInFlightPerCompany bounds the send calls admitted for one company
+	// over all its branches (default MaxInFlight/4, at least 1), so that
+	// one company's many branches cannot fill MaxInFlight and keep every
+	// other company out. A send past it is refused with an *OverloadError.
+	MaxInFlightPerCompany int
 	// OverloadRetryAfter is the Retry-After of a refusal (default 1s).
 	OverloadRetryAfter time.Duration
 
@@ -177,6 +182,7 @@ func (o *Options) setDefaults() error {
 		o.QueueSize = 64
 	}
 	setInt(&o.MaxInFlight, 2048)
+	setInt(&o.MaxInFlightPerCompany, max(1, o.MaxInFlight/4))
 	setDur(&o.OverloadRetryAfter, time.Second)
 	setDur(&o.SubmitTimeout, 15*time.Second)
 	setDur(&o.StoreTimeout, 10*time.Second)

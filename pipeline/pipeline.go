@@ -40,7 +40,7 @@ func New(o Options) (*Pipeline, error) {
 	if err := o.setDefaults(); err != nil {
 		return nil, err
 	}
-	ls := newLanes(o.Workers, o.QueueSize, o.MaxInFlight)
+	ls := newLanes(o.Workers, o.QueueSize, o.MaxInFlight, o.MaxInFlightPerCompany)
 	m, err := newMetrics(o.Registerer, ls)
 	if err != nil {
 		return nil, err

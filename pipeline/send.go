@@ -45,8 +45,14 @@ func (p *Pipeline) Send(ctx context.Context, pr tenant.Principal, body []byte) (
 	p.metrics.observe(stageValidate, start)
 
 	start = time.Now()
-	release, err := p.lanes.acquire(ctx, pr.BranchID)
+	release, err := p.lanes.acquire(ctx, pr.CompanyID, pr.BranchID)
 	switch {
+	case errors.Is(err, errCompanyFull):
+		p.metrics.refused.WithLabelValues("company_full").Inc()
+		return Outcome{}, &OverloadError{
+			Reason: "Too many documents of this company are being sent at once; try again shortly.",
+			After:  p.o.OverloadRetryAfter,
+		}
 	case errors.Is(err, errLaneFull):
 		p.metrics.refused.WithLabelValues("lane_full").Inc()
 		return Outcome{}, &OverloadError{
