@@ -134,7 +134,7 @@ func (j *job) run(ctx context.Context) (Outcome, error) {
 		prev, err := p.o.Store.DocumentByExternalID(ctx, is.Branch.ID, id)
 		switch {
 		case err == nil:
-			out, again, err := j.repeat(prev)
+			out, again, err := j.repeat(ctx, prev)
 			if !again {
 				return out, err
 			}
@@ -172,7 +172,7 @@ func (j *job) run(ctx context.Context) (Outcome, error) {
 
 // repeat answers a send whose id_externo the branch used before. again
 // says the stored document is to be issued again (it was left pending).
-func (j *job) repeat(prev tenant.Document) (out Outcome, again bool, err error) {
+func (j *job) repeat(ctx context.Context, prev tenant.Document) (out Outcome, again bool, err error) {
 	if !bytes.Equal(prev.RequestHash, j.hash) {
 		return Outcome{}, false, invalidField("id_externo",
 			"was already used in this branch for another document; send a new id_externo, or the same request to get its answer again")
@@ -191,7 +191,7 @@ func (j *job) repeat(prev tenant.Document) (out Outcome, again bool, err error) 
 		// Stopped because the company's credentials were missing or
 		// refused: sent again, the request asks for another attempt. The
 		// background worker makes it, asking the status first.
-		return j.reschedule(prev)
+		return j.reschedule(ctx, prev)
 	}
 	if prev.Estado != tenant.StatePending {
 		return sendOutcome(prev), false, nil
@@ -208,15 +208,13 @@ func (j *job) repeat(prev tenant.Document) (out Outcome, again bool, err error) 
 
 // reschedule makes a document stopped on its company's credentials due
 // for the background worker again.
-func (j *job) reschedule(prev tenant.Document) (Outcome, bool, error) {
+func (j *job) reschedule(ctx context.Context, prev tenant.Document) (Outcome, bool, error) {
 	if err := sendable(j.is.Company); err != nil {
 		return Outcome{}, false, err
 	}
 	prev.NextAttemptAt = j.p.o.Clock()
 	prev.LastError = "The document will be sent again shortly."
-	ctx, cancel := j.p.detached(context.Background())
-	defer cancel()
-	err := j.p.o.Store.SaveDocument(ctx, &prev)
+	err := j.p.save(ctx, &prev)
 	switch {
 	case errors.Is(err, tenant.ErrConflict):
 		return Outcome{}, false, j.inProgress()
@@ -476,10 +474,16 @@ func (j *job) issue(ctx context.Context, doc *hacienda.Document, d *tenant.Docum
 	err = p.submit(sctx, d)
 	if err == nil {
 		p.markSubmitted(d)
-		if serr := p.save(ctx, d); serr != nil {
-			// The tax authority has the document; the stored 05 (or what
-			// the background worker stored meanwhile) will be settled by
-			// the background worker, which asks first.
+		serr := p.save(ctx, d)
+		switch {
+		case errors.Is(serr, tenant.ErrConflict):
+			// The background worker took the document up meanwhile (this
+			// call ran past InFlightGrace); it asks the status before
+			// anything else, so it learns of this submission.
+			j.log.InfoContext(ctx, "a submitted document changed meanwhile; the stored copy stands")
+		case serr != nil:
+			// The tax authority has the document; the stored 05 will be
+			// settled by the background worker, which asks first.
 			j.log.ErrorContext(ctx, "could not store a submitted document", "err", serr)
 		}
 		return sendOutcome(*d), nil
