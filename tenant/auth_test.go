@@ -3,7 +3,6 @@ package tenant_test
 import (
 	"context"
 	"errors"
-	"net"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -47,50 +46,6 @@ func redisClient(t testing.TB, url string) *redis.Client {
 	c := redis.NewClient(o)
 	t.Cleanup(func() { _ = c.Close() })
 	return c
-}
-
-// blackhole accepts connections and never answers, like a Redis behind a
-// dropped route.
-func blackhole(t testing.TB) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		_ = ln.Close()
-		mu.Lock()
-		for _, c := range conns {
-			_ = c.Close()
-		}
-		mu.Unlock()
-	})
-	return "redis://" + ln.Addr().String() + "/0"
-}
-
-// closedPort returns the URL of a port nobody listens on.
-func closedPort(t testing.TB) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	_ = ln.Close()
-	return "redis://" + addr + "/0"
 }
 
 type cacheCase struct {
@@ -334,8 +289,8 @@ func TestAuthInvalidation(t *testing.T) {
 // end each cache call; without it this test would hang.
 func TestAuthRedisDown(t *testing.T) {
 	for _, target := range []struct{ name, url string }{
-		{"blackhole", blackhole(t)},
-		{"closed port", closedPort(t)},
+		{"blackhole", "redis://" + storetest.BlackholeRedis(t) + "/0"},
+		{"closed port", "redis://" + storetest.ClosedAddr(t) + "/0"},
 	} {
 		t.Run(target.name, func(t *testing.T) {
 			client := redisClient(t, target.url)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"log/slog"
-	"net"
 	"strconv"
 	"strings"
 	"sync"
@@ -240,10 +239,10 @@ func TestTTL(t *testing.T) {
 func TestRedisDown(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		addr func(t *testing.T) string
+		addr func(t testing.TB) string
 	}{
-		{"error/refused", closedAddr},
-		{"error/silent", silentAddr},
+		{"error/refused", storetest.ClosedAddr},
+		{"error/silent", storetest.BlackholeRedis},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			client := redis.NewClient(&redis.Options{Addr: tc.addr(t), ContextTimeoutEnabled: true, MaxRetries: -1})
@@ -334,7 +333,7 @@ func TestNew(t *testing.T) {
 // TestNoLimit: a negative rate admits every call without asking Redis (the
 // address is closed: a call to Redis would be counted as a fallback).
 func TestNoLimit(t *testing.T) {
-	client := redis.NewClient(&redis.Options{Addr: closedAddr(t), ContextTimeoutEnabled: true})
+	client := redis.NewClient(&redis.Options{Addr: storetest.ClosedAddr(t), ContextTimeoutEnabled: true})
 	defer client.Close()
 	reg := prometheus.NewRegistry()
 	l := newLimiter(t, client, redislimit.Options{Rate: -1, Registerer: reg})
@@ -419,48 +418,6 @@ type failing struct{ b *testing.B }
 func (f failing) Wait(context.Context, string) error {
 	f.b.Error("the fallback was used")
 	return errors.New("fallback used")
-}
-
-// closedAddr returns a loopback address nothing listens on.
-func closedAddr(t *testing.T) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	_ = ln.Close()
-	return addr
-}
-
-// silentAddr returns the address of a server that accepts connections and
-// never answers (a blackholed Redis).
-func silentAddr(t *testing.T) string {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		_ = ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			_ = c.Close()
-		}
-	})
-	return ln.Addr().String()
 }
 
 type lockedWriter struct {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"sync"
 	"testing"
 	"time"
@@ -220,32 +219,7 @@ func TestNewRedisNeedsContextTimeouts(t *testing.T) {
 // deadline, so without it the call would hang), then fails fast while
 // cooling down.
 func TestRedisUnresponsive(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		_ = ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			_ = c.Close()
-		}
-	})
-	client := redis.NewClient(&redis.Options{Addr: ln.Addr().String(), ContextTimeoutEnabled: true, MaxRetries: -1})
+	client := redis.NewClient(&redis.Options{Addr: storetest.BlackholeRedis(t), ContextTimeoutEnabled: true, MaxRetries: -1})
 	defer client.Close()
 	r, err := authcache.NewRedis(client, authcache.RedisOptions{Timeout: 30 * time.Millisecond, Cooldown: time.Hour})
 	if err != nil {
