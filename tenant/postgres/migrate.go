@@ -5,13 +5,10 @@ import (
 	"embed"
 	"fmt"
 	"hash/fnv"
-	"io/fs"
-	"path"
-	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/jackc/pgx/v5"
+
+	"facturad/tenant/migration"
 )
 
 // migrationFiles holds the schema, one file per version, named
@@ -19,41 +16,6 @@ import (
 //
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
-
-type migration struct {
-	version int64
-	name    string
-	sql     string
-}
-
-// migrations returns the embedded migrations in version order.
-func migrations() ([]migration, error) {
-	names, err := fs.Glob(migrationFiles, "migrations/*.sql")
-	if err != nil {
-		return nil, err
-	}
-	var ms []migration
-	seen := map[int64]string{}
-	for _, n := range names {
-		base := path.Base(n)
-		num, _, ok := strings.Cut(base, "_")
-		v, err := strconv.ParseInt(num, 10, 64)
-		if !ok || err != nil || v <= 0 {
-			return nil, fmt.Errorf("migration %s: name must start with a positive version and '_'", base)
-		}
-		if other, dup := seen[v]; dup {
-			return nil, fmt.Errorf("migrations %s and %s share version %d", other, base, v)
-		}
-		seen[v] = base
-		body, err := migrationFiles.ReadFile(n)
-		if err != nil {
-			return nil, err
-		}
-		ms = append(ms, migration{version: v, name: base, sql: string(body)})
-	}
-	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
-	return ms, nil
-}
 
 const (
 	qAdvisoryLock          = `SELECT pg_advisory_lock($1)`
@@ -84,7 +46,7 @@ func Migrate(ctx context.Context, url string, opts Options) error {
 // once wait for each other and apply every migration exactly once. With
 // Options.Schema it first creates that schema.
 func (s *Store) Migrate(ctx context.Context) (err error) {
-	ms, err := migrations()
+	ms, err := migration.Load(migrationFiles, "migrations")
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
@@ -127,20 +89,20 @@ func (s *Store) Migrate(ctx context.Context) (err error) {
 		applied[v] = true
 	}
 	for _, m := range ms {
-		if applied[m.version] {
+		if applied[m.Version] {
 			continue
 		}
 		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
 			// No arguments: pgx sends the file with the simple protocol, so
 			// it may hold several statements.
-			if _, err := tx.Exec(ctx, m.sql); err != nil {
+			if _, err := tx.Exec(ctx, m.SQL); err != nil {
 				return err
 			}
-			_, err := tx.Exec(ctx, qRecordMigration, m.version, m.name)
+			_, err := tx.Exec(ctx, qRecordMigration, m.Version, m.Name)
 			return err
 		})
 		if err != nil {
-			return fmt.Errorf("migrate: %s: %w", m.name, err)
+			return fmt.Errorf("migrate: %s: %w", m.Name, err)
 		}
 	}
 	return nil

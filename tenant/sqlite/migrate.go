@@ -6,12 +6,9 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io/fs"
-	"path"
-	"sort"
-	"strconv"
-	"strings"
 	"time"
+
+	"facturad/tenant/migration"
 )
 
 // migrationFiles holds the schema, one file per version, named
@@ -19,41 +16,6 @@ import (
 //
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
-
-type migration struct {
-	version int64
-	name    string
-	sql     string
-}
-
-// migrations returns the embedded migrations in version order.
-func migrations() ([]migration, error) {
-	names, err := fs.Glob(migrationFiles, "migrations/*.sql")
-	if err != nil {
-		return nil, err
-	}
-	var ms []migration
-	seen := map[int64]string{}
-	for _, n := range names {
-		base := path.Base(n)
-		num, _, ok := strings.Cut(base, "_")
-		v, err := strconv.ParseInt(num, 10, 64)
-		if !ok || err != nil || v <= 0 {
-			return nil, fmt.Errorf("migration %s: name must start with a positive version and '_'", base)
-		}
-		if other, dup := seen[v]; dup {
-			return nil, fmt.Errorf("migrations %s and %s share version %d", other, base, v)
-		}
-		seen[v] = base
-		body, err := migrationFiles.ReadFile(n)
-		if err != nil {
-			return nil, err
-		}
-		ms = append(ms, migration{version: v, name: base, sql: string(body)})
-	}
-	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
-	return ms, nil
-}
 
 const (
 	qCreateMigrationsTable = `CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -69,7 +31,7 @@ const (
 // in its own transaction with its record. The transactions begin IMMEDIATE,
 // so two processes opening the same file apply each migration once.
 func migrate(ctx context.Context, db *sql.DB, now func() time.Time) error {
-	ms, err := migrations()
+	ms, err := migration.Load(migrationFiles, "migrations")
 	if err != nil {
 		return fmt.Errorf("migrate: %w", err)
 	}
@@ -78,13 +40,13 @@ func migrate(ctx context.Context, db *sql.DB, now func() time.Time) error {
 	}
 	for _, m := range ms {
 		if err := applyMigration(ctx, db, m, now); err != nil {
-			return fmt.Errorf("migrate: %s: %w", m.name, err)
+			return fmt.Errorf("migrate: %s: %w", m.Name, err)
 		}
 	}
 	return nil
 }
 
-func applyMigration(ctx context.Context, db *sql.DB, m migration, now func() time.Time) (err error) {
+func applyMigration(ctx context.Context, db *sql.DB, m migration.Migration, now func() time.Time) (err error) {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -95,16 +57,16 @@ func applyMigration(ctx context.Context, db *sql.DB, m migration, now func() tim
 		}
 	}()
 	var n int
-	if err := tx.QueryRowContext(ctx, qMigrationApplied, m.version).Scan(&n); err != nil {
+	if err := tx.QueryRowContext(ctx, qMigrationApplied, m.Version).Scan(&n); err != nil {
 		return err
 	}
 	if n > 0 {
 		return tx.Rollback()
 	}
-	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+	if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
 		return err
 	}
-	if _, err := tx.ExecContext(ctx, qRecordMigration, m.version, m.name, formatTime(now())); err != nil {
+	if _, err := tx.ExecContext(ctx, qRecordMigration, m.Version, m.Name, formatTime(now())); err != nil {
 		return err
 	}
 	return tx.Commit()
