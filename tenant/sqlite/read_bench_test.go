@@ -1,94 +1,15 @@
 package sqlite_test
 
 import (
-	"context"
-	"crypto/sha256"
-	"fmt"
 	"testing"
 
-	"facturad/tenant"
 	"facturad/tenant/storetest"
 )
 
-// readFixture fills a store with companies of three branches each and
-// returns their ids and token digests.
-func readFixture(b *testing.B, s tenant.Store, companies int) (ids []int64, tokens [][]byte) {
-	b.Helper()
-	ctx := context.Background()
-	for i := range companies {
-		id, err := s.NextCompanyID(ctx)
-		if err != nil {
-			b.Fatal(err)
-		}
-		c := tenant.Company{ID: id, RazonSocial: fmt.Sprintf("Empresa %d", i), Activo: true,
-			SealedCertificate: make([]byte, 2048), CertificateVersion: 1}
-		for j := range 3 {
-			br := tenant.Branch{CompanyID: id, Sucursal: fmt.Sprintf("%03d", j+1), RazonComercial: "Sucursal", Activo: true}
-			h := sha256.Sum256(fmt.Appendf(nil, "token %d %d", id, j))
-			u := tenant.APIUser{Username: fmt.Sprintf("user-%d-%d", id, j), PasswordHash: "x", TokenHash: h[:], Role: tenant.RoleBranch, Activo: true}
-			if j == 0 {
-				err = s.CreateCompany(ctx, &c, &br, &u)
-				tokens = append(tokens, h[:])
-			} else {
-				err = s.CreateBranch(ctx, &br, &u)
-			}
-			if err != nil {
-				b.Fatal(err)
-			}
-		}
-		ids = append(ids, id)
-	}
-	return ids, tokens
-}
-
 // BenchmarkReads measures the store's reads on the request paths, one
-// query each, with a cancellable context as the gateway passes. Run it on
-// one core:
+// query each (storetest.BenchReads). Run it on one core:
 //
 //	go test -run '^$' -bench Reads -benchmem -cpu 1 ./tenant/sqlite
 func BenchmarkReads(b *testing.B) {
-	benchReads(b, storetest.NewSQLite)
-}
-
-func benchReads(b *testing.B, open func(testing.TB) tenant.Store) {
-	s := open(b)
-	ids, tokens := readFixture(b, s, 200)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	b.Run("Branches", func(b *testing.B) {
-		b.ReportAllocs()
-		defer reportCPU(b)()
-		i := 0
-		for b.Loop() {
-			bs, err := s.Branches(ctx, ids[i%len(ids)])
-			if err != nil || len(bs) != 3 {
-				b.Fatalf("%d branches: %v", len(bs), err)
-			}
-			i++
-		}
-	})
-	b.Run("Company", func(b *testing.B) {
-		b.ReportAllocs()
-		defer reportCPU(b)()
-		i := 0
-		for b.Loop() {
-			c, err := s.Company(ctx, ids[i%len(ids)])
-			if err != nil || c.ID == 0 {
-				b.Fatal(err)
-			}
-			i++
-		}
-	})
-	b.Run("APIUserByTokenHash", func(b *testing.B) {
-		b.ReportAllocs()
-		defer reportCPU(b)()
-		i := 0
-		for b.Loop() {
-			u, err := s.APIUserByTokenHash(ctx, tokens[i%len(tokens)])
-			if err != nil || u.ID == 0 {
-				b.Fatal(err)
-			}
-			i++
-		}
-	})
+	storetest.BenchReads(b, storetest.NewSQLite)
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package sqlite_test
+package storetest
 
 import (
 	"syscall"
@@ -19,10 +19,12 @@ func processCPU() (time.Duration, bool) {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), true
 }
 
-// reportCPU adds a cpu-ns/op metric to b: the process's CPU time over the
-// loop divided by the iterations. On a shared machine wall time includes
-// waiting for a core; CPU time does not.
-func reportCPU(b *testing.B) func() {
+// ReportCPU starts counting and returns the function that adds a
+// cpu-ns/op metric to b: the process's CPU time over the loop divided by
+// the iterations. Use it as `defer storetest.ReportCPU(b)()`. On a shared
+// machine wall time includes waiting for a core; CPU time does not. It
+// counts this process only: a database server's time is not in it.
+func ReportCPU(b *testing.B) func() {
 	start, ok := processCPU()
 	return func() {
 		end, ok2 := processCPU()

@@ -1,8 +1,0 @@
-//go:build !unix
-
-package sqlite_test
-
-import "testing"
-
-// reportCPU reports nothing where getrusage is not available.
-func reportCPU(*testing.B) func() { return func() {} }

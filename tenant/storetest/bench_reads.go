@@ -1,0 +1,89 @@
+package storetest
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"testing"
+
+	"facturad/tenant"
+)
+
+// readFixture fills a store with companies of three branches each and
+// returns their ids and token digests.
+func readFixture(b *testing.B, s tenant.Store, companies int) (ids []int64, tokens [][]byte) {
+	b.Helper()
+	ctx := context.Background()
+	for i := range companies {
+		id, err := s.NextCompanyID(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		c := tenant.Company{ID: id, RazonSocial: fmt.Sprintf("Empresa %d", i), NumeroIdentificacion: fmt.Sprintf("3101%06d", id), Activo: true,
+			SealedCertificate: make([]byte, 2048), CertificateVersion: 1}
+		for j := range 3 {
+			br := tenant.Branch{CompanyID: id, Sucursal: fmt.Sprintf("%03d", j+1), RazonComercial: "Sucursal", Activo: true}
+			h := sha256.Sum256(fmt.Appendf(nil, "token %d %d", id, j))
+			u := tenant.APIUser{Username: fmt.Sprintf("user-%d-%d", id, j), PasswordHash: "x", TokenHash: h[:], Role: tenant.RoleBranch, Activo: true}
+			if j == 0 {
+				err = s.CreateCompany(ctx, &c, &br, &u)
+				tokens = append(tokens, h[:])
+			} else {
+				err = s.CreateBranch(ctx, &br, &u)
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		ids = append(ids, id)
+	}
+	return ids, tokens
+}
+
+// BenchReads measures the store's reads on the request paths (Branches,
+// Company, APIUserByTokenHash), one query each, with a cancellable context
+// as the gateway passes, over 200 companies of three branches. open
+// returns a fresh, empty store. Each sub-benchmark also reports cpu-ns/op
+// (see ReportCPU), which counts this process only.
+func BenchReads(b *testing.B, open func(testing.TB) tenant.Store) {
+	s := open(b)
+	ids, tokens := readFixture(b, s, 200)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	b.Run("Branches", func(b *testing.B) {
+		b.ReportAllocs()
+		defer ReportCPU(b)()
+		i := 0
+		for b.Loop() {
+			bs, err := s.Branches(ctx, ids[i%len(ids)])
+			if err != nil || len(bs) != 3 {
+				b.Fatalf("%d branches: %v", len(bs), err)
+			}
+			i++
+		}
+	})
+	b.Run("Company", func(b *testing.B) {
+		b.ReportAllocs()
+		defer ReportCPU(b)()
+		i := 0
+		for b.Loop() {
+			c, err := s.Company(ctx, ids[i%len(ids)])
+			if err != nil || c.ID == 0 {
+				b.Fatal(err)
+			}
+			i++
+		}
+	})
+	b.Run("APIUserByTokenHash", func(b *testing.B) {
+		b.ReportAllocs()
+		defer ReportCPU(b)()
+		i := 0
+		for b.Loop() {
+			u, err := s.APIUserByTokenHash(ctx, tokens[i%len(tokens)])
+			if err != nil || u.ID == 0 {
+				b.Fatal(err)
+			}
+			i++
+		}
+	})
+}
