@@ -2,7 +2,6 @@ package postgres_test
 
 import (
 	"context"
-	"crypto/sha256"
 	"fmt"
 	"strings"
 	"sync"
@@ -21,24 +20,6 @@ func TestStore(t *testing.T) {
 
 func BenchmarkStore(b *testing.B) {
 	storetest.Bench(b, storetest.NewPostgres)
-}
-
-// create makes a company with one branch and user named after its id.
-func create(t *testing.T, s tenant.Store, name string) tenant.Company {
-	t.Helper()
-	ctx := context.Background()
-	id, err := s.NextCompanyID(ctx)
-	if err != nil {
-		t.Fatalf("NextCompanyID: %v", err)
-	}
-	h := sha256.Sum256(fmt.Appendf(nil, "token %s %d", name, id))
-	c := tenant.Company{ID: id, RazonSocial: name, Activo: true, NumeroIdentificacion: fmt.Sprintf("3101%06d", id)}
-	b := tenant.Branch{Sucursal: "001", Activo: true}
-	u := tenant.APIUser{Username: fmt.Sprintf("user-%s-%d", name, id), TokenHash: h[:], Role: tenant.RoleBranch, Activo: true}
-	if err := s.CreateCompany(ctx, &c, &b, &u); err != nil {
-		t.Fatalf("CreateCompany: %v", err)
-	}
-	return c
 }
 
 // dropSchema drops a schema made by a test that did not use
@@ -104,7 +85,7 @@ func TestMigrateConcurrently(t *testing.T) {
 	}
 	// Every replica works on the result.
 	for i, s := range stores {
-		create(t, s, fmt.Sprintf("Replica %d", i))
+		storetest.AddCompany(t, s, fmt.Sprintf("Replica %d", i))
 	}
 	got, err := stores[0].SearchCompanies(ctx, tenant.CompanyQuery{NameKey: "replica"})
 	if err != nil {
@@ -129,7 +110,7 @@ func TestMigrateFunction(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	c := create(t, s, "Migrada")
+	c := storetest.AddCompany(t, s, "Migrada")
 	if _, err := s.Company(ctx, c.ID); err != nil {
 		t.Errorf("Company: %v", err)
 	}
@@ -139,8 +120,8 @@ func TestMigrateFunction(t *testing.T) {
 func TestSchemasAreIsolated(t *testing.T) {
 	a, b := storetest.NewPostgres(t), storetest.NewPostgres(t)
 	ctx := context.Background()
-	ca := create(t, a, "Solo En A")
-	cb := create(t, b, "Solo En B")
+	ca := storetest.AddCompany(t, a, "Solo En A")
+	cb := storetest.AddCompany(t, b, "Solo En B")
 	if ca.ID != cb.ID {
 		t.Errorf("each schema has its own id sequence: got %d and %d", ca.ID, cb.ID)
 	}

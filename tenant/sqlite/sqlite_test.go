@@ -22,24 +22,6 @@ func BenchmarkStore(b *testing.B) {
 	storetest.Bench(b, storetest.NewSQLite)
 }
 
-// create makes a company with one branch and user named after its id.
-func create(t *testing.T, s tenant.Store, name string) tenant.Company {
-	t.Helper()
-	ctx := context.Background()
-	id, err := s.NextCompanyID(ctx)
-	if err != nil {
-		t.Fatalf("NextCompanyID: %v", err)
-	}
-	h := sha256.Sum256(fmt.Appendf(nil, "token %s %d", name, id))
-	c := tenant.Company{ID: id, RazonSocial: name, Activo: true, NumeroIdentificacion: fmt.Sprintf("3101%06d", id)}
-	b := tenant.Branch{Sucursal: "001", Activo: true}
-	u := tenant.APIUser{Username: fmt.Sprintf("user-%s-%d", name, id), TokenHash: h[:], Role: tenant.RoleBranch, Activo: true}
-	if err := s.CreateCompany(ctx, &c, &b, &u); err != nil {
-		t.Fatalf("CreateCompany: %v", err)
-	}
-	return c
-}
-
 func TestReopenKeepsDataAndIDs(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "facturad.db")
@@ -47,7 +29,7 @@ func TestReopenKeepsDataAndIDs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := create(t, s, "Persistente")
+	first := storetest.AddCompany(t, s, "Persistente")
 	reserved, err := s.NextCompanyID(ctx) // reserved, never used
 	if err != nil {
 		t.Fatal(err)
