@@ -8,4 +8,9 @@
 // on TEST_DATABASE_URL). PostgresURL and RedisURL read the test
 // environment: when a service is not configured a test skips, unless
 // TEST_REQUIRE_SERVICES is set, in which case it fails.
+//
+// Bench, BenchReads and BenchDocuments are the benchmarks both stores run;
+// ReportCPU adds a cpu-ns/op figure to a benchmark. AddCompany makes a
+// minimal company for a test. BlackholeRedis and ClosedAddr stand in for a
+// Redis that never answers or refuses connections, for timeout tests.
 package storetest
