@@ -161,6 +161,9 @@ func (s *Service) CreateCompany(ctx context.Context, p Principal, in CompanyInpu
 	if err := s.sealCompanySecrets(&c, in, expiry); err != nil {
 		return CreatedCompany{}, err
 	}
+	if len(c.SealedCertificate) > 0 {
+		c.CertificateVersion = 1 // the first upload; later ones are stepped by the store
+	}
 
 	b := Branch{
 		CompanyID:         id,
@@ -206,7 +209,10 @@ func (s *Service) identificationToMatch(e *ValidationError, in CompanyInput) str
 
 // UpdateCompany replaces a company's details (a full replace). Secrets
 // follow "sent replaces, absent keeps": a new Certificado (with its Clave)
-// replaces the stored certificate and PIN and bumps CertificateVersion; an
+// replaces the stored certificate and PIN and the store steps
+// CertificateVersion in the same write (racing uploads, on any replica, each
+// get their own version); an update without one keeps the stored
+// certificate even if another request replaced it meanwhile; an
 // empty ContrasenaHacienda keeps the stored password; a Clave without a
 // Certificado is ignored (a PIN belongs to its file). An empty Activo keeps
 // the current state; setting it to N drops the cached credentials of every
@@ -255,7 +261,7 @@ func (s *Service) UpdateCompany(ctx context.Context, p Principal, id int64, in C
 	if err := s.sealCompanySecrets(&c, in, expiry); err != nil {
 		return CompanyDetail{}, err
 	}
-	if err := s.store.UpdateCompany(ctx, &c); err != nil {
+	if err := s.store.UpdateCompany(ctx, &c, newCert); err != nil {
 		return CompanyDetail{}, fmt.Errorf("update company %d: %w", id, err)
 	}
 	if wasActive && !c.Activo {
@@ -263,11 +269,7 @@ func (s *Service) UpdateCompany(ctx context.Context, p Principal, id int64, in C
 			return CompanyDetail{}, fmt.Errorf("deactivate company %d: %w", id, err)
 		}
 	}
-	stored, err := s.store.Company(ctx, id)
-	if err != nil {
-		return CompanyDetail{}, fmt.Errorf("update company %d: %w", id, err)
-	}
-	return s.detail(stored)
+	return s.detail(c) // the store read the stored row back into c
 }
 
 // applyCompanyInput copies the plain fields of a checked request.
@@ -295,7 +297,7 @@ func applyCompanyInput(c *Company, in CompanyInput) {
 
 // sealCompanySecrets seals the secrets sent in a request into c: the
 // password when sent, the certificate and PIN when a certificate was sent
-// (bumping the version and recording expiry).
+// (recording expiry; the store steps the version).
 func (s *Service) sealCompanySecrets(c *Company, in CompanyInput, expiry time.Time) error {
 	if len(in.ContrasenaHacienda) > 0 {
 		v, err := s.sealer.Seal(c.ID, PurposeHaciendaPassword, in.ContrasenaHacienda)
@@ -315,7 +317,6 @@ func (s *Service) sealCompanySecrets(c *Company, in CompanyInput, expiry time.Ti
 		}
 		c.SealedCertificate, c.SealedCertificatePIN = cert, pin
 		c.CertificateExpiry = expiry
-		c.CertificateVersion++
 	}
 	return nil
 }

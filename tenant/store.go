@@ -20,9 +20,20 @@ type Store interface {
 	// their CompanyID and BranchID, and every CreatedAt and UpdatedAt. c.ID
 	// must come from NextCompanyID. If any insert fails none is kept.
 	CreateCompany(ctx context.Context, c *Company, b *Branch, u *APIUser) error
-	// UpdateCompany replaces every field of the company with the given ID
-	// but ID, OwnerID and CreatedAt, and sets UpdatedAt.
-	UpdateCompany(ctx context.Context, c *Company) error
+	// UpdateCompany replaces every field of the company with c.ID but ID,
+	// OwnerID, CreatedAt, UpdatedAt and the certificate, sets UpdatedAt, and
+	// reads the stored company back into c.
+	//
+	// The certificate (SealedCertificate, SealedCertificatePIN,
+	// CertificateExpiry) is written only when newCertificate is true, and
+	// then the same statement sets CertificateVersion to the stored version
+	// plus one: uploads that race, on one replica or several, each get a
+	// distinct version, greater than any before it, and the last one stored
+	// has the greatest. When newCertificate is false the stored certificate
+	// and version are kept, whatever c holds, so that an update built from
+	// an older read cannot put back a replaced certificate under the new
+	// version. c.CertificateVersion is never written.
+	UpdateCompany(ctx context.Context, c *Company, newCertificate bool) error
 	// Company returns one company.
 	Company(ctx context.Context, id int64) (Company, error)
 	// SearchCompanies returns the companies that match q, ordered by legal

@@ -71,7 +71,9 @@ type Company struct {
 	// the company has no certificate.
 	CertificateExpiry time.Time
 	// CertificateVersion grows by one each time a certificate is uploaded, so
-	// that caches on every replica can tell a stale parsed key cheaply.
+	// that caches on every replica can tell a stale parsed key cheaply. The
+	// store steps it in the write that stores the certificate (see
+	// Store.UpdateCompany), so no two uploads share a version.
 	CertificateVersion int64
 
 	CreatedAt time.Time

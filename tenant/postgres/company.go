@@ -29,16 +29,23 @@ const (
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19,
     $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $29)`
 
-	qUpdateCompany = `UPDATE companies SET tipo_identificacion = $2, numero_identificacion = $3,
+	// Updating a company writes the certificate columns only when a new
+	// certificate was uploaded, and then steps its version in the statement
+	// itself: the row lock makes racing uploads, from any replica, each get
+	// their own version. Both return the stored row.
+	qUpdateCompanySet = `UPDATE companies SET tipo_identificacion = $2, numero_identificacion = $3,
     razon_social = $4, name_key = $5, actividad_comercial = $6, tipo_cliente = $7,
     razon_comercial = $8, provincia = $9, canton = $10, distrito = $11, barrio = $12,
     otras_senas = $13, cod_pais = $14, telefono = $15, fax = $16, correo_electronico = $17,
     moneda_local = $18, moneda_extranjera = $19, facturacion_electronica = $20, activo = $21,
-    usuario_hacienda = $22, sealed_contrasena_hacienda = $23, sealed_certificate = $24,
-    sealed_certificate_pin = $25, certificate_expiry = $26, certificate_version = $27,
-    updated_at = $28
+    usuario_hacienda = $22, sealed_contrasena_hacienda = $23, updated_at = $24`
+	qUpdateCompanyWhere = `
 WHERE id = $1
-RETURNING owner_id, created_at`
+RETURNING ` + companyColumns
+	qUpdateCompany            = qUpdateCompanySet + qUpdateCompanyWhere
+	qUpdateCompanyCertificate = qUpdateCompanySet + `, sealed_certificate = $25,
+    sealed_certificate_pin = $26, certificate_expiry = $27,
+    certificate_version = certificate_version + 1` + qUpdateCompanyWhere
 
 	qCompany = `SELECT ` + companyColumns + ` FROM companies WHERE id = $1`
 
@@ -121,26 +128,29 @@ func (s *Store) CreateCompany(ctx context.Context, c *tenant.Company, b *tenant.
 	return nil
 }
 
-// UpdateCompany replaces the company's fields but ID, OwnerID and CreatedAt,
-// which it reads back into c with the new UpdatedAt.
-func (s *Store) UpdateCompany(ctx context.Context, c *tenant.Company) error {
-	now := s.clock()
-	var (
-		owner   int64
-		created time.Time
-	)
-	err := s.pool.QueryRow(ctx, qUpdateCompany, c.ID, c.TipoIdentificacion,
+// UpdateCompany replaces the company's fields but ID, OwnerID, CreatedAt
+// and, unless newCertificate, the certificate, and reads the stored row back
+// into c. With newCertificate the certificate version is stepped by the
+// UPDATE itself, which holds the row lock, so racing uploads get distinct
+// versions.
+func (s *Store) UpdateCompany(ctx context.Context, c *tenant.Company, newCertificate bool) error {
+	args := []any{c.ID, c.TipoIdentificacion,
 		c.NumeroIdentificacion, c.RazonSocial, tenant.FoldName(c.RazonSocial),
 		c.ActividadComercial, c.TipoCliente, c.RazonComercial, c.Provincia, c.Canton,
 		c.Distrito, c.Barrio, c.OtrasSenas, c.CodPais, c.Telefono, c.Fax, c.CorreoElectronico,
 		c.MonedaLocal, c.MonedaExtranjera, c.FacturacionElectronica, c.Activo,
-		c.UsuarioHacienda, nullBytes(c.SealedContrasenaHacienda), nullBytes(c.SealedCertificate),
-		nullBytes(c.SealedCertificatePIN), nullTime(c.CertificateExpiry), c.CertificateVersion,
-		now).Scan(&owner, &created)
+		c.UsuarioHacienda, nullBytes(c.SealedContrasenaHacienda), s.clock()}
+	q := qUpdateCompany
+	if newCertificate {
+		q = qUpdateCompanyCertificate
+		args = append(args, nullBytes(c.SealedCertificate), nullBytes(c.SealedCertificatePIN),
+			nullTime(c.CertificateExpiry))
+	}
+	stored, err := scanCompany(s.pool.QueryRow(ctx, q, args...))
 	if err != nil {
 		return fmt.Errorf("update company %d: %w", c.ID, mapErr(err))
 	}
-	c.OwnerID, c.CreatedAt, c.UpdatedAt = owner, created.UTC(), now
+	*c = stored
 	return nil
 }
 

@@ -27,15 +27,23 @@ const (
     certificate_expiry, certificate_version, created_at, updated_at)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
-	qUpdateCompany = `UPDATE companies SET tipo_identificacion = ?, numero_identificacion = ?,
+	// Updating a company writes the certificate columns only when a new
+	// certificate was uploaded, and then steps its version in the statement
+	// itself, so that racing uploads each get their own version. Both
+	// return the stored row.
+	qUpdateCompanySet = `UPDATE companies SET tipo_identificacion = ?, numero_identificacion = ?,
     razon_social = ?, name_key = ?, actividad_comercial = ?, tipo_cliente = ?,
     razon_comercial = ?, provincia = ?, canton = ?, distrito = ?, barrio = ?, otras_senas = ?,
     cod_pais = ?, telefono = ?, fax = ?, correo_electronico = ?, moneda_local = ?,
     moneda_extranjera = ?, facturacion_electronica = ?, activo = ?, usuario_hacienda = ?,
-    sealed_contrasena_hacienda = ?, sealed_certificate = ?, sealed_certificate_pin = ?,
-    certificate_expiry = ?, certificate_version = ?, updated_at = ?
+    sealed_contrasena_hacienda = ?, `
+	qUpdateCompanyWhere = `
 WHERE id = ?
-RETURNING owner_id, created_at`
+RETURNING ` + companyColumns
+	qUpdateCompany            = qUpdateCompanySet + `updated_at = ?` + qUpdateCompanyWhere
+	qUpdateCompanyCertificate = qUpdateCompanySet + `sealed_certificate = ?,
+    sealed_certificate_pin = ?, certificate_expiry = ?,
+    certificate_version = certificate_version + 1, updated_at = ?` + qUpdateCompanyWhere
 
 	qCompany = `SELECT ` + companyColumns + ` FROM companies WHERE id = ?`
 
@@ -149,30 +157,30 @@ func (s *Store) CreateCompany(ctx context.Context, c *tenant.Company, b *tenant.
 	return nil
 }
 
-// UpdateCompany replaces the company's fields but ID, OwnerID and CreatedAt,
-// which it reads back into c with the new UpdatedAt.
-func (s *Store) UpdateCompany(ctx context.Context, c *tenant.Company) error {
-	now := s.clock()
-	var (
-		owner   int64
-		created string
-	)
-	err := s.write.QueryRowContext(ctx, qUpdateCompany, c.TipoIdentificacion,
+// UpdateCompany replaces the company's fields but ID, OwnerID, CreatedAt
+// and, unless newCertificate, the certificate, and reads the stored row back
+// into c. With newCertificate the certificate version is stepped by the
+// UPDATE itself: the single write connection and the row update make racing
+// uploads get distinct versions.
+func (s *Store) UpdateCompany(ctx context.Context, c *tenant.Company, newCertificate bool) error {
+	args := []any{c.TipoIdentificacion,
 		c.NumeroIdentificacion, c.RazonSocial, tenant.FoldName(c.RazonSocial),
 		c.ActividadComercial, c.TipoCliente, c.RazonComercial, c.Provincia, c.Canton,
 		c.Distrito, c.Barrio, c.OtrasSenas, c.CodPais, c.Telefono, c.Fax, c.CorreoElectronico,
 		c.MonedaLocal, c.MonedaExtranjera, c.FacturacionElectronica, c.Activo,
-		c.UsuarioHacienda, nullBytes(c.SealedContrasenaHacienda), nullBytes(c.SealedCertificate),
-		nullBytes(c.SealedCertificatePIN), nullTime(c.CertificateExpiry), c.CertificateVersion,
-		formatTime(now), c.ID).Scan(&owner, &created)
+		c.UsuarioHacienda, nullBytes(c.SealedContrasenaHacienda)}
+	q := qUpdateCompany
+	if newCertificate {
+		q = qUpdateCompanyCertificate
+		args = append(args, nullBytes(c.SealedCertificate), nullBytes(c.SealedCertificatePIN),
+			nullTime(c.CertificateExpiry))
+	}
+	args = append(args, formatTime(s.clock()), c.ID)
+	stored, err := scanCompany(s.write.QueryRowContext(ctx, q, args...))
 	if err != nil {
 		return fmt.Errorf("update company %d: %w", c.ID, mapErr(err))
 	}
-	createdAt, err := parseTime(created)
-	if err != nil {
-		return fmt.Errorf("update company %d: %w", c.ID, err)
-	}
-	c.OwnerID, c.CreatedAt, c.UpdatedAt = owner, createdAt, now
+	*c = stored
 	return nil
 }
 

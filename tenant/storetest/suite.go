@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -30,6 +31,7 @@ func Run(t *testing.T, open func(t *testing.T) tenant.Store) {
 		{"error/one company per taxpayer identification", testIdentificationTaken},
 		{"ok/update company is a full replace", testUpdateCompany},
 		{"error/update company missing", testUpdateCompanyMissing},
+		{"ok/concurrent certificate uploads get distinct versions", testConcurrentCertificates},
 		{"error/company missing", testCompanyMissing},
 		{"ok/search folds case and accents", testSearchFolding},
 		{"ok/search takes LIKE wildcards literally", testSearchWildcards},
@@ -138,7 +140,7 @@ func testIdentificationTaken(t *testing.T, s tenant.Store) {
 
 	upd := second.Company
 	upd.NumeroIdentificacion = first.Company.NumeroIdentificacion
-	wantErr(t, "update to a taken identification", s.UpdateCompany(ctx, &upd), tenant.ErrConflict)
+	wantErr(t, "update to a taken identification", s.UpdateCompany(ctx, &upd, false), tenant.ErrConflict)
 	got, err := s.Company(ctx, second.Company.ID)
 	mustNot(t, "Company", err)
 	if got.NumeroIdentificacion != second.Company.NumeroIdentificacion {
@@ -305,11 +307,12 @@ func testUpdateCompany(t *testing.T, s tenant.Store) {
 		SealedCertificate:        []byte("another sealed certificate"),
 		SealedCertificatePIN:     []byte{0x7f},
 		CertificateExpiry:        time.Date(2028, 12, 31, 23, 59, 59, 987654000, time.UTC),
-		CertificateVersion:       2,
+		CertificateVersion:       77, // never written: the store steps the stored one
 	}
 	want := c
-	mustNot(t, "UpdateCompany", s.UpdateCompany(ctx, &c))
+	mustNot(t, "UpdateCompany", s.UpdateCompany(ctx, &c, true))
 	want.OwnerID, want.CreatedAt, want.UpdatedAt = orig.OwnerID, orig.CreatedAt, c.UpdatedAt
+	want.CertificateVersion = orig.CertificateVersion + 1
 	if c.UpdatedAt.IsZero() || c.UpdatedAt.Before(orig.UpdatedAt) {
 		t.Errorf("UpdatedAt %v, created at %v", c.UpdatedAt, orig.UpdatedAt)
 	}
@@ -330,17 +333,37 @@ func testUpdateCompany(t *testing.T, s tenant.Store) {
 		t.Errorf("search for the old name found %v", names(found))
 	}
 
-	// Secrets and the expiry can be removed; the branch is untouched.
+	// Without a new certificate the stored certificate, PIN, expiry and
+	// version are kept whatever the struct says, and read back into it; the
+	// password can be removed; the branch is untouched.
+	kept := got
 	c = got
-	c.SealedContrasenaHacienda, c.SealedCertificate, c.SealedCertificatePIN = nil, nil, nil
+	c.SealedContrasenaHacienda, c.SealedCertificate, c.SealedCertificatePIN = nil, []byte("stale"), nil
 	c.CertificateExpiry, c.CertificateVersion = time.Time{}, 0
 	c.Activo, c.FacturacionElectronica = true, true
 	want = c
-	mustNot(t, "UpdateCompany", s.UpdateCompany(ctx, &c))
+	mustNot(t, "UpdateCompany", s.UpdateCompany(ctx, &c, false))
 	want.UpdatedAt = c.UpdatedAt
+	want.SealedCertificate, want.SealedCertificatePIN = kept.SealedCertificate, kept.SealedCertificatePIN
+	want.CertificateExpiry, want.CertificateVersion = kept.CertificateExpiry, kept.CertificateVersion
+	same(t, "company after an update without a certificate", want, c)
 	got, err = s.Company(ctx, orig.ID)
 	mustNot(t, "Company", err)
-	same(t, "stored company after clearing secrets", want, got)
+	same(t, "stored company after an update without a certificate", want, got)
+	if got.SealedContrasenaHacienda != nil {
+		t.Errorf("SealedContrasenaHacienda %x, want removed", got.SealedContrasenaHacienda)
+	}
+
+	// A new certificate may come without an expiry or PIN: they are
+	// written as sent, and the version still steps.
+	c = got
+	c.SealedCertificate, c.SealedCertificatePIN, c.CertificateExpiry = []byte("third"), nil, time.Time{}
+	want = c
+	mustNot(t, "UpdateCompany", s.UpdateCompany(ctx, &c, true))
+	want.UpdatedAt, want.CertificateVersion = c.UpdatedAt, kept.CertificateVersion+1
+	got, err = s.Company(ctx, orig.ID)
+	mustNot(t, "Company", err)
+	same(t, "stored company after a third certificate", want, got)
 	if !got.CertificateExpiry.IsZero() {
 		t.Errorf("CertificateExpiry %v, want zero", got.CertificateExpiry)
 	}
@@ -352,7 +375,8 @@ func testUpdateCompany(t *testing.T, s tenant.Store) {
 func testUpdateCompanyMissing(t *testing.T, s tenant.Store) {
 	createCompany(t, s, "Existe S.A.", 0)
 	c := company(987654, "Fantasma S.A.")
-	wantErr(t, "UpdateCompany", s.UpdateCompany(context.Background(), &c), tenant.ErrNotFound)
+	wantErr(t, "UpdateCompany", s.UpdateCompany(context.Background(), &c, false), tenant.ErrNotFound)
+	wantErr(t, "UpdateCompany with a certificate", s.UpdateCompany(context.Background(), &c, true), tenant.ErrNotFound)
 }
 
 func testCompanyMissing(t *testing.T, s tenant.Store) {
@@ -981,5 +1005,68 @@ func testConcurrentCreates(t *testing.T, s tenant.Store) {
 	mustNot(t, "SearchCompanies", err)
 	if len(got) != workers*each {
 		t.Errorf("search finds %d companies, want %d", len(got), workers*each)
+	}
+}
+
+// testConcurrentCertificates uploads certificates for one company from many
+// goroutines at once, with updates that carry no certificate in between,
+// all built from one stale read: every upload must get its own version, the
+// versions must be the ones after the initial one, and the stored company
+// must hold the certificate of the upload that got the greatest.
+func testConcurrentCertificates(t *testing.T, s tenant.Store) {
+	const uploads, plain = 12, 6
+	ctx := context.Background()
+	orig := createCompany(t, s, "Carrera S.A.", 0).Company
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		versions = map[int64][]byte{}
+		errs     []error
+	)
+	for i := range uploads + plain {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := orig // every writer starts from the same, soon stale, read
+			c.Telefono = fmt.Sprintf("2222%04d", i)
+			upload := i < uploads
+			if upload {
+				c.SealedCertificate = []byte(fmt.Sprintf("certificate %d", i))
+			} else {
+				c.SealedCertificate = []byte("stale certificate")
+			}
+			err := s.UpdateCompany(ctx, &c, upload)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				errs = append(errs, err)
+				return
+			}
+			if !upload {
+				return
+			}
+			if prev, ok := versions[c.CertificateVersion]; ok {
+				t.Errorf("version %d given to %q and %q", c.CertificateVersion, prev, c.SealedCertificate)
+			}
+			versions[c.CertificateVersion] = c.SealedCertificate
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		t.Errorf("UpdateCompany: %v", err)
+	}
+	for v := orig.CertificateVersion + 1; v <= orig.CertificateVersion+uploads; v++ {
+		if _, ok := versions[v]; !ok {
+			t.Errorf("no upload got version %d; got %v", v, slices.Sorted(maps.Keys(versions)))
+		}
+	}
+	got, err := s.Company(ctx, orig.ID)
+	mustNot(t, "Company", err)
+	last := orig.CertificateVersion + uploads
+	if got.CertificateVersion != last {
+		t.Errorf("stored version %d, want %d", got.CertificateVersion, last)
+	}
+	if string(got.SealedCertificate) != string(versions[last]) {
+		t.Errorf("stored certificate %q, want %q of version %d", got.SealedCertificate, versions[last], last)
 	}
 }
