@@ -3,24 +3,12 @@
 package buildertest
 
 import (
-	"crypto"
-	"crypto/rand"
 	"crypto/rsa"
-	"crypto/sha256"
-	"syscall"
 	"testing"
-	"time"
 
 	"facturad/signer"
+	"facturad/signer/internal/benchcpu"
 )
-
-func processCPU(tb testing.TB) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		tb.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // BenchmarkSignBuiltVsRawRSA alternates one signature of the builder's
 // 10-line invoice with one raw RSA-2048 signature and reports the ratio of
@@ -31,7 +19,6 @@ func processCPU(tb testing.TB) time.Duration {
 func BenchmarkSignBuiltVsRawRSA(b *testing.B) {
 	doc := builtInvoice(b)
 	key, chain := fixture(b)
-	h := sha256.Sum256([]byte("facturad"))
 	for _, bc := range []struct {
 		name string
 		opts []signer.Option
@@ -40,24 +27,11 @@ func BenchmarkSignBuiltVsRawRSA(b *testing.B) {
 		{"canonical", []signer.Option{signer.WithCanonicalInput()}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			var signCPU, rsaCPU time.Duration
-			for b.Loop() {
-				t0 := processCPU(b)
+			benchcpu.CompareWithRawRSA(b, func() {
 				if _, err := signer.Sign(doc, key, chain, signer.PolicyV44, bc.opts...); err != nil {
 					b.Fatal(err)
 				}
-				t1 := processCPU(b)
-				if _, err := rsa.SignPKCS1v15(rand.Reader, key.(*rsa.PrivateKey), crypto.SHA256, h[:]); err != nil {
-					b.Fatal(err)
-				}
-				t2 := processCPU(b)
-				signCPU += t1 - t0
-				rsaCPU += t2 - t1
-			}
-			n := float64(b.N)
-			b.ReportMetric(float64(signCPU.Microseconds())/n, "sign-cpu-µs")
-			b.ReportMetric(float64(rsaCPU.Microseconds())/n, "rsa-cpu-µs")
-			b.ReportMetric(float64(signCPU)/float64(rsaCPU), "x-raw-rsa")
+			}, key.(*rsa.PrivateKey))
 		})
 	}
 }
