@@ -53,6 +53,12 @@ type Document struct {
 	// SHA-256 of the canonical request, to tell a replay from a conflict.
 	IDExterno   string
 	RequestHash []byte
+	// Request is the request the document was issued from, in the canonical
+	// form RequestHash is taken of (set at numbering, never changed), so
+	// that the background worker can finish a document whose send call
+	// died before storing the signed XML. Empty for documents numbered
+	// before it was kept.
+	Request []byte
 
 	Tipo         string // 01, 02, 03, 04, 08, 09, 10
 	Terminal     string // 5 digits
@@ -124,7 +130,7 @@ type DocumentStore interface {
 	DocumentByClave(ctx context.Context, clave string) (Document, error)
 	// DocumentByExternalID returns the branch's document with that id_externo.
 	DocumentByExternalID(ctx context.Context, branchID int64, idExterno string) (Document, error)
-	// ClaimDueDocuments returns up to limit documents in state 04 or 05 whose
+	// ClaimDueDocuments returns up to limit documents in state 00, 04 or 05 whose
 	// NextAttemptAt is set and not after now, oldest first, and moves their
 	// NextAttemptAt to leaseUntil in the same transaction, so that two
 	// replicas polling at once never claim the same document.

@@ -17,7 +17,7 @@ const documentColumns = `id, company_id, branch_id, id_externo, request_hash, ti
     numero, consecutivo, clave, situacion, fecha_emision, emisor_tipo, emisor_numero,
     receptor_tipo, receptor_numero, estado, signed_xml, ind_estado, codigo_mensaje,
     mensaje_hacienda, detalle_mensaje, response_xml, last_error, attempts, next_attempt_at,
-    submitted_at, checked_at, created_at, updated_at`
+    submitted_at, checked_at, created_at, updated_at, request`
 
 const (
 	// qReserveDocument steps the sequence of (branch, terminal, tipo) and
@@ -36,18 +36,18 @@ INSERT INTO documents (company_id, branch_id, id_externo, request_hash, tipo, te
     numero, consecutivo, clave, situacion, fecha_emision, emisor_tipo, emisor_numero,
     receptor_tipo, receptor_numero, estado, signed_xml, ind_estado, codigo_mensaje,
     mensaje_hacienda, detalle_mensaje, response_xml, last_error, attempts, next_attempt_at,
-    submitted_at, checked_at, created_at, updated_at)
+    submitted_at, checked_at, created_at, updated_at, request)
 VALUES ($1, $2, $3, $4, $5, $6, (SELECT last_numero FROM seq), $7, $8, $9, $10, $11, $12, $13,
-    $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $27)
+    $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $27, $28)
 RETURNING id, numero`
 
 	// qReserveNumberedDocument inserts a document numbered by the caller's
-	// own clave ($28): the sequence rises to that number (never falls, is
+	// own clave ($29): the sequence rises to that number (never falls, is
 	// not stepped), so that a number the service hands out later is never
 	// this one. A data-modifying WITH runs whether or not it is referred to.
 	qReserveNumberedDocument = `WITH seq AS (
     INSERT INTO document_sequences AS s (branch_id, terminal, tipo, last_numero)
-    VALUES ($2, $6, $5, $28)
+    VALUES ($2, $6, $5, $29)
     ON CONFLICT (branch_id, terminal, tipo) DO UPDATE SET last_numero = GREATEST(s.last_numero, EXCLUDED.last_numero)
     RETURNING last_numero
 )
@@ -55,9 +55,9 @@ INSERT INTO documents (company_id, branch_id, id_externo, request_hash, tipo, te
     numero, consecutivo, clave, situacion, fecha_emision, emisor_tipo, emisor_numero,
     receptor_tipo, receptor_numero, estado, signed_xml, ind_estado, codigo_mensaje,
     mensaje_hacienda, detalle_mensaje, response_xml, last_error, attempts, next_attempt_at,
-    submitted_at, checked_at, created_at, updated_at)
-VALUES ($1, $2, $3, $4, $5, $6, $28, $7, $8, $9, $10, $11, $12, $13,
-    $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $27)
+    submitted_at, checked_at, created_at, updated_at, request)
+VALUES ($1, $2, $3, $4, $5, $6, $29, $7, $8, $9, $10, $11, $12, $13,
+    $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $27, $28)
 RETURNING id, numero`
 
 	qSaveDocument = `UPDATE documents SET consecutivo = $2, clave = $3, situacion = $4,
@@ -86,7 +86,7 @@ WHERE branch_id = $1 AND id_externo = $2 AND id_externo <> ''`
 	// next_attempt_at and dropped, so no document is claimed twice.
 	qClaimDueDocuments = `WITH due AS (
     SELECT id AS due_id, next_attempt_at AS due_at FROM documents
-    WHERE estado IN ('04', '05') AND next_attempt_at IS NOT NULL AND next_attempt_at <= $1
+    WHERE estado IN ('00', '04', '05') AND next_attempt_at IS NOT NULL AND next_attempt_at <= $1
     ORDER BY next_attempt_at, id
     LIMIT $3
     FOR UPDATE SKIP LOCKED
@@ -135,7 +135,7 @@ func scanDocument(r pgx.Row) (tenant.Document, error) {
 		&d.Terminal, &d.Numero, &d.Consecutivo, &d.Clave, &d.Situacion, &fecha, &d.EmisorTipo,
 		&d.EmisorNumero, &d.ReceptorTipo, &d.ReceptorNumero, &estado, &d.SignedXML,
 		&d.IndEstado, &d.CodigoMensaje, &d.MensajeHacienda, &d.DetalleMensaje, &d.ResponseXML,
-		&d.LastError, &d.Attempts, &next, &submitted, &checked, &d.CreatedAt, &d.UpdatedAt)
+		&d.LastError, &d.Attempts, &next, &submitted, &checked, &d.CreatedAt, &d.UpdatedAt, &d.Request)
 	if err != nil {
 		return tenant.Document{}, err
 	}
@@ -174,7 +174,7 @@ func (s *Store) ReserveDocument(ctx context.Context, d *tenant.Document) error {
 		d.ReceptorNumero, string(d.Estado), nullBytes(d.SignedXML), d.IndEstado,
 		d.CodigoMensaje, d.MensajeHacienda, d.DetalleMensaje, nullBytes(d.ResponseXML),
 		d.LastError, d.Attempts, docTime(d.NextAttemptAt), docTime(d.SubmittedAt),
-		docTime(d.CheckedAt), now}, args...)...).Scan(&id, &numero)
+		docTime(d.CheckedAt), now, nullBytes(d.Request)}, args...)...).Scan(&id, &numero)
 	if err != nil {
 		return fmt.Errorf("reserve document %q of branch %d: %w", d.IDExterno, d.BranchID, mapErr(err))
 	}

@@ -20,7 +20,7 @@ const documentColumns = `id, company_id, branch_id, id_externo, request_hash, ti
     numero, consecutivo, clave, situacion, fecha_emision, emisor_tipo, emisor_numero,
     receptor_tipo, receptor_numero, estado, signed_xml, ind_estado, codigo_mensaje,
     mensaje_hacienda, detalle_mensaje, response_xml, last_error, attempts, next_attempt_at,
-    submitted_at, checked_at, created_at, updated_at`
+    submitted_at, checked_at, created_at, updated_at, request`
 
 const (
 	// qNextDocumentNumber steps the sequence, creating it at 1. It runs in
@@ -42,8 +42,8 @@ ON CONFLICT (branch_id, terminal, tipo) DO UPDATE SET last_numero = max(last_num
     tipo, terminal, numero, consecutivo, clave, situacion, fecha_emision, emisor_tipo,
     emisor_numero, receptor_tipo, receptor_numero, estado, signed_xml, ind_estado,
     codigo_mensaje, mensaje_hacienda, detalle_mensaje, response_xml, last_error, attempts,
-    next_attempt_at, submitted_at, checked_at, created_at, updated_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    next_attempt_at, submitted_at, checked_at, created_at, updated_at, request)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 RETURNING id`
 
 	qSaveDocument = `UPDATE documents SET consecutivo = ?, clave = ?, situacion = ?,
@@ -66,7 +66,7 @@ WHERE branch_id = ? AND id_externo = ? AND id_externo <> ''`
 
 	// qDueDocuments walks the documents_due index.
 	qDueDocuments = `SELECT ` + documentColumns + ` FROM documents
-WHERE estado IN ('04', '05') AND next_attempt_at IS NOT NULL AND next_attempt_at <= ?
+WHERE estado IN ('00', '04', '05') AND next_attempt_at IS NOT NULL AND next_attempt_at <= ?
 ORDER BY next_attempt_at, id
 LIMIT ?`
 	qLeaseDocuments = `UPDATE documents SET next_attempt_at = ?
@@ -142,7 +142,7 @@ func scanDocument(r scanner) (tenant.Document, error) {
 		&d.Terminal, &d.Numero, &d.Consecutivo, &d.Clave, &d.Situacion, &fecha, &d.EmisorTipo,
 		&d.EmisorNumero, &d.ReceptorTipo, &d.ReceptorNumero, &estado, &d.SignedXML,
 		&d.IndEstado, &d.CodigoMensaje, &d.MensajeHacienda, &detalle, &d.ResponseXML,
-		&d.LastError, &d.Attempts, &next, &submitted, &checked, &created, &updated)
+		&d.LastError, &d.Attempts, &next, &submitted, &checked, &created, &updated, &d.Request)
 	if err != nil {
 		return tenant.Document{}, err
 	}
@@ -207,7 +207,7 @@ func (s *Store) ReserveDocument(ctx context.Context, d *tenant.Document) (err er
 		d.ReceptorNumero, string(d.Estado), nullBytes(d.SignedXML), d.IndEstado,
 		d.CodigoMensaje, d.MensajeHacienda, detalle, nullBytes(d.ResponseXML), d.LastError,
 		d.Attempts, nullTime(d.NextAttemptAt), nullTime(d.SubmittedAt), nullTime(d.CheckedAt),
-		formatTime(now), formatTime(now)).Scan(&id)
+		formatTime(now), formatTime(now), nullBytes(d.Request)).Scan(&id)
 	if err != nil {
 		return fmt.Errorf("reserve document %q of branch %d: %w", d.IDExterno, d.BranchID, mapErr(err))
 	}

@@ -132,6 +132,7 @@ func fullDocument(b tenant.Branch, idExterno string, seed byte) tenant.Document 
 		BranchID:        b.ID,
 		IDExterno:       idExterno,
 		RequestHash:     h[:],
+		Request:         []byte(`{"id_externo":"` + idExterno + `","detalle":"«línea» \u0000?"}`),
 		Tipo:            "01",
 		Terminal:        "00007",
 		Numero:          1, // the clave's own number
@@ -222,6 +223,7 @@ func testDocumentSave(t *testing.T, s DocumentStore) {
 	f := newDocFixture(t, s)
 	d := minimalDocument(f.Branch, "pedido-1", "01", "00001")
 	d.RequestHash = []byte{1, 2, 3}
+	d.Request = []byte(`{"id_externo":"pedido-1"}`)
 	mustNot(t, "ReserveDocument", s.ReserveDocument(ctx, &d))
 	orig := d
 
@@ -231,6 +233,7 @@ func testDocumentSave(t *testing.T, s DocumentStore) {
 	full.ID = d.ID
 	full.CompanyID, full.BranchID = f.Branch2.CompanyID+1000, f.Branch2.ID
 	full.RequestHash = []byte{9, 9, 9}
+	full.Request = []byte(`{"changed":true}`)
 	full.Tipo, full.Terminal, full.Numero = "04", "00009", 777
 	full.CreatedAt = time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
 	full.Estado = tenant.StateAccepted
@@ -243,12 +246,14 @@ func testDocumentSave(t *testing.T, s DocumentStore) {
 
 	want := full
 	want.CompanyID, want.BranchID, want.IDExterno, want.RequestHash = orig.CompanyID, orig.BranchID, orig.IDExterno, orig.RequestHash
+	want.Request = orig.Request // kept from numbering on
 	want.Tipo, want.Terminal, want.Numero, want.CreatedAt = orig.Tipo, orig.Terminal, orig.Numero, orig.CreatedAt
 	readBoth(t, s, "saved document", want)
 
 	// And back to empty values: a save is a full replace.
 	empty := minimalDocument(f.Branch, orig.IDExterno, orig.Tipo, orig.Terminal)
 	empty.ID, empty.RequestHash, empty.Numero, empty.CreatedAt = orig.ID, orig.RequestHash, orig.Numero, orig.CreatedAt
+	empty.Request = orig.Request
 	empty.UpdatedAt = full.UpdatedAt // the version the save left
 	empty.Situacion = ""
 	mustNot(t, "SaveDocument to empty", s.SaveDocument(ctx, &empty))
@@ -277,7 +282,7 @@ func testDocumentEmptyValues(t *testing.T, s DocumentStore) {
 			t.Errorf("zero %s came back as %v", name, ts)
 		}
 	}
-	for name, b := range map[string][]byte{"RequestHash": got.RequestHash, "SignedXML": got.SignedXML, "ResponseXML": got.ResponseXML} {
+	for name, b := range map[string][]byte{"RequestHash": got.RequestHash, "Request": got.Request, "SignedXML": got.SignedXML, "ResponseXML": got.ResponseXML} {
 		if len(b) != 0 {
 			t.Errorf("empty %s came back with %d bytes", name, len(b))
 		}
@@ -917,7 +922,8 @@ func testDocumentClaimOrder(t *testing.T, s DocumentStore) {
 		dueDocument(f.Branch2, "d-05-1m", tenant.StateNotSentYet, now.Add(-time.Minute)), // same time as c, later id
 		dueDocument(f.Branch, "later-05", tenant.StateNotSentYet, now.Add(time.Microsecond)),
 		dueDocument(f.Branch, "later-04", tenant.StateSent, now.Add(time.Hour)),
-		dueDocument(f.Branch, "never-00", tenant.StatePending, now.Add(-time.Hour)),
+		dueDocument(f.Branch, "d2-00-30s", tenant.StatePending, now.Add(-30*time.Second)),
+		dueDocument(f.Branch, "never-00-unset", tenant.StatePending, time.Time{}),
 		dueDocument(f.Branch, "never-01", tenant.StateAccepted, now.Add(-time.Hour)),
 		dueDocument(f.Branch, "never-02", tenant.StateRejected, now.Add(-time.Hour)),
 		dueDocument(f.Branch, "never-03", tenant.StateError, now.Add(-time.Hour)),
@@ -936,7 +942,7 @@ func testDocumentClaimOrder(t *testing.T, s DocumentStore) {
 		want  []string
 	}{
 		{"ok/oldest first up to the limit", now, 3, []string{"a-05-3m", "b-04-2m", "c-05-1m"}},
-		{"ok/then the rest, due at now included", now, 10, []string{"d-05-1m", "e-04-now"}},
+		{"ok/then the rest, due at now included", now, 10, []string{"d-05-1m", "d2-00-30s", "e-04-now"}},
 		{"ok/nothing more is due", now, 10, []string{}},
 		{"ok/a microsecond later", now.Add(time.Microsecond), 10, []string{"later-05"}},
 	}
@@ -948,8 +954,8 @@ func testDocumentClaimOrder(t *testing.T, s DocumentStore) {
 			}
 		})
 	}
-	// The lease is stored; the states that are not 04 or 05, and the unset
-	// ones, are never claimed, however late.
+	// The lease is stored; the states that are not 00, 04 or 05, and the
+	// unset ones, are never claimed, however late.
 	d, err := s.DocumentByExternalID(ctx, f.Branch.ID, "a-05-3m")
 	mustNot(t, "DocumentByExternalID", err)
 	if !d.NextAttemptAt.Equal(lease) {
@@ -959,7 +965,7 @@ func testDocumentClaimOrder(t *testing.T, s DocumentStore) {
 		t.Errorf("a claim changed more than NextAttemptAt: %+v", d)
 	}
 	got := claimNames(t, s, now.Add(24*time.Hour), now.Add(25*time.Hour), 100)
-	want := []string{"a-05-3m", "b-04-2m", "c-05-1m", "d-05-1m", "e-04-now", "later-05", "later-04"}
+	want := []string{"a-05-3m", "b-04-2m", "c-05-1m", "d-05-1m", "d2-00-30s", "e-04-now", "later-05", "later-04"}
 	slices.Sort(got)
 	slices.Sort(want)
 	if !slices.Equal(got, want) {
