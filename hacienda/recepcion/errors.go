@@ -148,17 +148,28 @@ func cause(op Op, header http.Header, body []byte) string {
 	return c
 }
 
+// MaxRetryAfter bounds a Retry-After read from the tax authority: a larger
+// one (or one that would overflow a time.Duration) is taken as this, so
+// that a wrong header can neither make a wait negative nor park documents
+// for days.
+const MaxRetryAfter = time.Hour
+
+// retryAfter reads Retry-After in seconds or as an HTTP date, clamped to
+// [0, MaxRetryAfter].
 func retryAfter(h http.Header) time.Duration {
 	v := strings.TrimSpace(h.Get("Retry-After"))
 	if v == "" {
 		return 0
 	}
-	if s, err := strconv.Atoi(v); err == nil && s >= 0 {
+	if s, err := strconv.ParseUint(v, 10, 64); err == nil {
+		if s >= uint64(MaxRetryAfter/time.Second) {
+			return MaxRetryAfter
+		}
 		return time.Duration(s) * time.Second
 	}
 	if t, err := http.ParseTime(v); err == nil {
 		if d := time.Until(t); d > 0 {
-			return d
+			return min(d, MaxRetryAfter)
 		}
 	}
 	return 0

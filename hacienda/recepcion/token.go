@@ -289,8 +289,9 @@ func (tc *tokenCache) grant(ctx context.Context, creds Credentials, fp [32]byte,
 		tc.c.metrics.grant(kind, te)
 		return nil, te
 	}
-	if ans.ExpiresIn <= 0 {
-		ans.ExpiresIn = defaultAccessLifetime
+	ans.ExpiresIn = clampLifetime(ans.ExpiresIn, defaultAccessLifetime)
+	if ans.RefreshExpiresIn > 0 {
+		ans.RefreshExpiresIn = clampLifetime(ans.RefreshExpiresIn, 0)
 	}
 	t := &tokens{
 		fingerprint: fp,
@@ -311,6 +312,30 @@ func (tc *tokenCache) grant(ctx context.Context, creds Credentials, fp [32]byte,
 // defaultAccessLifetime is assumed when an answer omits expires_in: the
 // documented 300 s.
 const defaultAccessLifetime = 300
+
+// The bounds of a token lifetime read from the token service, in seconds:
+// the documented lifetimes are 300 s (access) and 36,000 s (refresh). A
+// lifetime past maxLifetime would overflow the duration arithmetic (a renew
+// time in the past, so a token fetched on every call); one under
+// minLifetime would do the same by design.
+const (
+	minLifetime = 10
+	maxLifetime = 24 * 60 * 60
+)
+
+// clampLifetime bounds a lifetime read from the token service; a missing
+// or negative one is def (def 0 keeps it missing).
+func clampLifetime(secs, def int64) int64 {
+	switch {
+	case secs <= 0:
+		return def
+	case secs < minLifetime:
+		return minLifetime
+	case secs > maxLifetime:
+		return maxLifetime
+	}
+	return secs
+}
 
 // logout ends every session that has a live refresh token.
 func (tc *tokenCache) logout(ctx context.Context) error {
