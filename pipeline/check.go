@@ -51,6 +51,18 @@ func (p *Pipeline) Check(ctx context.Context, pr tenant.Principal, clave string)
 	sctx, scancel := context.WithTimeout(ctx, p.o.SubmitTimeout)
 	st, known, err := p.statusOf(sctx, &d)
 	scancel()
+	if err != nil && d.Estado.Final() {
+		// Its verdict is stored already: answer it, not 05 (a caller
+		// reading 05 may send the document again), and say that the tax
+		// authority could not be asked this time.
+		log.WarnContext(ctx, "check: the tax authority's answer could not be had; answering the stored verdict", "err", err)
+		p.metrics.outcomes.WithLabelValues(opCheck, string(d.Estado)).Inc()
+		return Outcome{
+			Document: d,
+			Estado:   d.Estado,
+			Message:  "The tax authority could not be asked this time (" + unreadableReason(err) + "); this is the verdict it gave before.",
+		}, nil
+	}
 	if err != nil {
 		log.WarnContext(ctx, "check: the tax authority's answer could not be had", "err", err)
 		p.metrics.outcomes.WithLabelValues(opCheck, string(tenant.StateNotSentYet)).Inc()
@@ -65,6 +77,9 @@ func (p *Pipeline) Check(ctx context.Context, pr tenant.Principal, clave string)
 		p.applyStatus(&d, st)
 	}
 	out := Outcome{Document: d, Estado: d.Estado}
+	if known && st.Estado == recepcion.EstadoError {
+		out.Message = d.LastError
+	}
 	changed := known
 	if !known {
 		msg := d.LastError

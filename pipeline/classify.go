@@ -92,6 +92,49 @@ func classifySubmit(err error) verdict {
 	return v
 }
 
+// mayBeInFlight reports whether a failed submission may still be on its
+// way: the call was given up on (its deadline passed, or it was canceled)
+// after the request may have been written. The tax authority may then
+// receive it after the failure is known here, so asking its status at once
+// would find nothing and invite a second submission.
+func mayBeInFlight(err error) bool {
+	if !recepcion.MaybeReceived(err) {
+		return false
+	}
+	var te *recepcion.TransportError
+	if errors.As(err, &te) {
+		return te.Kind == recepcion.KindTimeout || te.Kind == recepcion.KindCanceled
+	}
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)
+}
+
+// nextAfterSubmit is when to try again after a failed submission, the
+// n-th attempt's backoff (never sooner than a Retry-After the tax authority
+// asked for); a submission that may still be in flight is not followed by
+// anything, not even a status query, before its deadline plus
+// InFlightMargin, when the tax authority has either received it or never
+// will.
+func (p *Pipeline) nextAfterSubmit(err error, n int, deadline time.Time) time.Time {
+	next := p.o.Clock().Add(backoff(p.o.BackoffBase, p.o.BackoffMax, n, recepcion.RetryAfterOf(err)))
+	if mayBeInFlight(err) && !deadline.IsZero() {
+		if settle := deadline.Add(p.o.InFlightMargin); settle.After(next) {
+			next = settle
+		}
+	}
+	return next
+}
+
+// leaseLeft is how long a document stays held by whoever works on it (a
+// send call, or the background worker that claimed it): the Retry-After of
+// a repeat that finds it held. At least OverloadRetryAfter.
+func (p *Pipeline) leaseLeft(d tenant.Document) time.Duration {
+	left := d.NextAttemptAt.Sub(p.o.Clock())
+	if d.NextAttemptAt.IsZero() || left < p.o.OverloadRetryAfter {
+		return p.o.OverloadRetryAfter
+	}
+	return min(left.Round(time.Second)+time.Second, p.o.Lease+p.o.InFlightGrace)
+}
+
 // stateOf maps the tax authority's ind-estado to a document state.
 func stateOf(e recepcion.Estado) tenant.State {
 	switch e {
@@ -100,6 +143,8 @@ func stateOf(e recepcion.Estado) tenant.State {
 	case recepcion.EstadoRechazado:
 		return tenant.StateRejected
 	case recepcion.EstadoError:
+		// Not a verdict: applyStatus keeps such a document 04 for a
+		// while (see processingError).
 		return tenant.StateError
 	}
 	// recibido, procesando, and anything the API may add: not final yet.

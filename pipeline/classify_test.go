@@ -79,9 +79,12 @@ func TestClassificationTable(t *testing.T) {
 		{"reset after sending", recepcion.ClassifyTransport(recepcion.OpSubmit, syscall.ECONNRESET, true), true, tenant.StateNotSentYet, true},
 		{"reset before sending", recepcion.ClassifyTransport(recepcion.OpSubmit, syscall.ECONNRESET, false), true, tenant.StateNotSentYet, false},
 		{"answer cut off", recepcion.ClassifyTransport(recepcion.OpSubmit, io.ErrUnexpectedEOF, true), true, tenant.StateNotSentYet, true},
-		{"timeout waiting for the answer", recepcion.ClassifyTransport(recepcion.OpSubmit, context.DeadlineExceeded, true), true, tenant.StateNotSentYet, true},
+		// A submission that timed out or was canceled after writing may
+		// still reach the tax authority: its status is not asked before
+		// the deadline plus InFlightMargin (checked below).
+		{"timeout waiting for the answer", recepcion.ClassifyTransport(recepcion.OpSubmit, context.DeadlineExceeded, true), true, tenant.StateNotSentYet, false},
 		{"timeout before sending", recepcion.ClassifyTransport(recepcion.OpSubmit, context.DeadlineExceeded, false), true, tenant.StateNotSentYet, false},
-		{"canceled (shutdown)", recepcion.ClassifyTransport(recepcion.OpSubmit, context.Canceled, true), false, tenant.StateNotSentYet, true},
+		{"canceled (shutdown)", recepcion.ClassifyTransport(recepcion.OpSubmit, context.Canceled, true), false, tenant.StateNotSentYet, false},
 		{"DNS name unknown", recepcion.ClassifyTransport(recepcion.OpSubmit, &net.DNSError{Err: "no such host", Name: "x", IsNotFound: true}, false), false, tenant.StateNotSentYet, false},
 		{"DNS temporary", recepcion.ClassifyTransport(recepcion.OpSubmit, &net.DNSError{Err: "timeout", Name: "x", IsTimeout: true}, false), true, tenant.StateNotSentYet, false},
 		{"TLS unknown authority", recepcion.ClassifyTransport(recepcion.OpSubmit, x509.UnknownAuthorityError{}, false), false, tenant.StateNotSentYet, false},
@@ -137,6 +140,9 @@ func TestClassificationTable(t *testing.T) {
 			d := b.stored(t, out.Document.Clave)
 			if d.Estado != r.estado || len(d.SignedXML) == 0 {
 				t.Errorf("stored estado %s, xml %d bytes", d.Estado, len(d.SignedXML))
+			}
+			if mayBeInFlight(r.err) && !d.NextAttemptAt.After(b.p.o.Clock().Add(b.p.o.InFlightMargin)) {
+				t.Errorf("a submission that may be in flight is retried at %v, before its deadline plus the margin", d.NextAttemptAt)
 			}
 			if retried := !d.NextAttemptAt.IsZero(); retried != wantRetried {
 				t.Errorf("scheduled for a retry: %v", retried)

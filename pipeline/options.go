@@ -136,6 +136,16 @@ type Options struct {
 	// is still running is left alone by the background worker (default:
 	// SubmitTimeout + 30s). A crash in that window is recovered afterwards.
 	InFlightGrace time.Duration
+	// ErrorFor is how long after its submission a document the tax
+	// authority answers with ind-estado "error" (a processing error on its
+	// side, not a verdict) is asked about again, with backoff, before it
+	// ends in 03 (default 24h).
+	ErrorFor time.Duration
+	// InFlightMargin is how long after the deadline of a submission that
+	// timed out the tax authority is first asked about it (default 30s):
+	// until then the request may still reach it, and a status query would
+	// find nothing and lead to a second submission.
+	InFlightMargin time.Duration
 	// DisableRetrier leaves the background worker off (for tests that
 	// drive it by hand with RunDue).
 	DisableRetrier bool
@@ -195,7 +205,9 @@ func (o *Options) setDefaults() error {
 	setDur(&o.BackoffMax, 10*time.Minute)
 	setDur(&o.PollDelay, 3*time.Second)
 	setDur(&o.PollFor, 7*24*time.Hour)
-	setDur(&o.InFlightGrace, o.SubmitTimeout+30*time.Second)
+	setDur(&o.InFlightGrace, min(o.SubmitTimeout+30*time.Second, o.Lease))
+	setDur(&o.InFlightMargin, 30*time.Second)
+	setDur(&o.ErrorFor, 24*time.Hour)
 	if o.Lease <= need {
 		return fmt.Errorf("pipeline: Lease %s does not cover one attempt (2×SubmitTimeout + StoreTimeout = %s)", o.Lease, need)
 	}

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"sync"
 	"time"
 
+	"facturad/hacienda"
 	"facturad/hacienda/recepcion"
 	"facturad/tenant"
 )
@@ -79,6 +81,12 @@ func (p *Pipeline) retry(ctx context.Context, d *tenant.Document) {
 	log := p.log.With("company", d.CompanyID, "branch", d.BranchID, "clave", d.Clave)
 	ctx, cancel := context.WithTimeout(ctx, 2*p.o.SubmitTimeout)
 	defer cancel()
+	if d.Estado == tenant.StatePending {
+		// Numbered, but its send call died before the signed XML was
+		// stored: finish it (it stores itself).
+		p.finish(ctx, d, log.With("id_externo", d.IDExterno, "numero", d.Numero))
+		return
+	}
 	defer func() {
 		err := p.save(ctx, d)
 		if errors.Is(err, tenant.ErrConflict) {
@@ -157,7 +165,77 @@ func (p *Pipeline) retry(ctx context.Context, d *tenant.Document) {
 	}
 	d.Estado = tenant.StateNotSentYet
 	p.attemptFailed(d, err, v.Message)
+	if deadline, ok := ctx.Deadline(); ok {
+		// A submission that may still be in flight is not followed by
+		// a status query before it has either arrived or died.
+		if next := p.nextAfterSubmit(err, d.Attempts-1, deadline); next.After(d.NextAttemptAt) {
+			d.NextAttemptAt = next
+		}
+	}
 	log.Info("background worker: submission failed", "err", err, "attempts", d.Attempts)
+}
+
+// finish completes a document whose send call died after numbering it and
+// before storing it signed (a crash, a kill): it is built again from the
+// request stored with it, with its number and issue time, signed, stored
+// and submitted, exactly as the send call would have. A document that
+// cannot be finished stops in 00 with the reason, shown when it is read;
+// sending the same request again (same id_externo) resumes it.
+func (p *Pipeline) finish(ctx context.Context, d *tenant.Document, log *slog.Logger) {
+	stop := func(reason string) {
+		d.LastError, d.NextAttemptAt = reason, time.Time{}
+		if err := p.save(ctx, d); err != nil && !errors.Is(err, tenant.ErrConflict) {
+			log.Error("background worker: store an unfinished document", "err", err)
+			return
+		}
+		p.metrics.outcomes.WithLabelValues(opRetry, string(d.Estado)).Inc()
+		log.Warn("background worker: an interrupted document could not be finished", "reason", reason)
+	}
+	if len(d.SignedXML) > 0 || len(d.Request) == 0 {
+		stop("The sending of this document was interrupted before it was signed, and the request was not kept; send the same request again (same id_externo) to finish it.")
+		return
+	}
+	req, err := hacienda.DecodeSendRequest(d.Request)
+	if err != nil {
+		stop("The sending of this document was interrupted and its stored request could not be read again; send the same request again (same id_externo) to finish it.")
+		return
+	}
+	is, err := p.o.Issuers.Issuer(ctx, d.CompanyID, d.BranchID)
+	if err != nil {
+		// The company or branch could not be read now: try again later.
+		d.NextAttemptAt = p.o.Clock().Add(backoff(p.o.BackoffBase, p.o.BackoffMax, d.Attempts, 0))
+		d.Attempts++
+		if serr := p.save(ctx, d); serr != nil && !errors.Is(serr, tenant.ErrConflict) {
+			log.Error("background worker: store a document", "err", serr)
+		}
+		log.Warn("background worker: read the issuer of an interrupted document", "err", err)
+		return
+	}
+	j := &job{p: p, req: req, canon: d.Request, hash: d.RequestHash, is: is,
+		pr:  tenant.Principal{Role: tenant.RoleBranch, CompanyID: d.CompanyID, BranchID: d.BranchID},
+		log: log}
+	if err := sendable(is.Company); err != nil {
+		stop("The document was numbered but cannot be sent: " + err.Error())
+		return
+	}
+	doc, err := hacienda.NewDocument(req, issuerParty(is, p.o.ProveedorSistemas))
+	if err != nil {
+		stop("The document was numbered but no longer validates against its company's data (" + err.Error() + "); correct them and send the same request again.")
+		return
+	}
+	nd, err := j.number(ctx, doc, d)
+	if err != nil {
+		stop("The document was numbered but its clave could not be built: " + err.Error())
+		return
+	}
+	out, err := j.issue(ctx, doc, nd)
+	switch {
+	case err != nil:
+		log.Warn("background worker: finish an interrupted document", "err", err)
+	default:
+		p.metrics.outcomes.WithLabelValues(opRetry, string(out.Document.Estado)).Inc()
+		log.Info("background worker: interrupted document finished", "estado", string(out.Document.Estado))
+	}
 }
 
 // attemptFailed schedules the next attempt with exponential backoff and

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"facturad/hacienda"
-	"facturad/hacienda/recepcion"
 	"facturad/signer"
 	"facturad/tenant"
 )
@@ -41,7 +40,7 @@ func (p *Pipeline) Send(ctx context.Context, pr tenant.Principal, body []byte) (
 	if err != nil {
 		return Outcome{}, err
 	}
-	hash := requestHash(req, body)
+	canon, hash := canonicalRequest(req, body)
 	p.metrics.observe(stageValidate, start)
 
 	start = time.Now()
@@ -81,7 +80,7 @@ func (p *Pipeline) Send(ctx context.Context, pr tenant.Principal, body []byte) (
 
 	ctx, cancel := p.workCtx(ctx)
 	defer cancel()
-	j := &job{p: p, pr: pr, req: req, hash: hash}
+	j := &job{p: p, pr: pr, req: req, canon: canon, hash: hash, send: true}
 	out, err := j.run(ctx)
 	if err == nil {
 		p.metrics.outcomes.WithLabelValues(opSend, string(out.Document.Estado)).Inc()
@@ -89,11 +88,13 @@ func (p *Pipeline) Send(ctx context.Context, pr tenant.Principal, body []byte) (
 	return out, err
 }
 
-// requestHash is the SHA-256 of the request in a canonical form: the
-// decoded request encoded again, so that spacing, key order and the case of
-// the keys do not make two equal requests differ. The raw body is the
-// fallback should the request not encode.
-func requestHash(req *hacienda.SendDocumentRequest, body []byte) []byte {
+// canonicalRequest is the request in a canonical form, and its SHA-256:
+// the decoded request encoded again, so that spacing, key order and the
+// case of the keys do not make two equal requests differ. The form is
+// stored with the document (the background worker finishes an interrupted
+// send from it) and the hash tells a replay from a conflict. The raw body
+// is the fallback should the request not encode.
+func canonicalRequest(req *hacienda.SendDocumentRequest, body []byte) (canon, hash []byte) {
 	b, err := json.Marshal(req)
 	if err != nil {
 		var buf bytes.Buffer
@@ -104,15 +105,26 @@ func requestHash(req *hacienda.SendDocumentRequest, body []byte) []byte {
 		}
 	}
 	h := sha256.Sum256(b)
-	return h[:]
+	return b, h[:]
 }
 
-// job is one send call inside its lane.
+// requestHash is the hash of canonicalRequest.
+func requestHash(req *hacienda.SendDocumentRequest, body []byte) []byte {
+	_, h := canonicalRequest(req, body)
+	return h
+}
+
+// job is one send call inside its lane, or the background worker finishing
+// a document whose send call was interrupted.
 type job struct {
-	p    *Pipeline
-	pr   tenant.Principal
-	req  *hacienda.SendDocumentRequest
-	hash []byte
+	p     *Pipeline
+	pr    tenant.Principal
+	req   *hacienda.SendDocumentRequest
+	canon []byte // the request's canonical form, stored with the document
+	hash  []byte
+	// send says the job runs a send call (not the background worker): the
+	// test-only fault points apply to it.
+	send bool
 
 	is  tenant.Issuer
 	log *slog.Logger
@@ -167,6 +179,7 @@ func (j *job) run(ctx context.Context) (Outcome, error) {
 		return Outcome{}, err
 	}
 	j.log = j.log.With("clave", d.Clave)
+	j.fault(FaultNumbered)
 	return j.issue(ctx, doc, d)
 }
 
@@ -177,10 +190,16 @@ func (j *job) repeat(ctx context.Context, prev tenant.Document) (out Outcome, ag
 		return Outcome{}, false, invalidField("id_externo",
 			"was already used in this branch for another document; send a new id_externo, or the same request to get its answer again")
 	}
-	fresh := j.p.o.Clock().Sub(prev.UpdatedAt) < j.p.o.InFlightGrace
+	now := j.p.o.Clock()
+	fresh := now.Sub(prev.UpdatedAt) < j.p.o.InFlightGrace
+	if prev.Estado == tenant.StatePending && prev.LastError == "" && !prev.NextAttemptAt.IsZero() {
+		// Numbered by a send that holds it until NextAttemptAt (its
+		// lease); after that the background worker finishes it.
+		fresh = now.Before(prev.NextAttemptAt)
+	}
 	inProgress := &OverloadError{
 		Reason: "A document with this id_externo is being sent right now; ask again shortly for its answer.",
-		After:  j.p.o.OverloadRetryAfter,
+		After:  j.p.leaseLeft(prev),
 	}
 	if prev.Estado == tenant.StateNotSentYet && prev.LastError == "" && prev.SubmittedAt.IsZero() && fresh {
 		// Stored and being submitted by another call at this moment.
@@ -262,8 +281,12 @@ func (j *job) number(ctx context.Context, doc *hacienda.Document, resume *tenant
 			doc.Clave, doc.NumeroConsecutivo = d.Clave, d.Consecutivo
 			return &d, nil
 		}
-		// The number was reserved but the clave never saved: build it now.
-		if doc.FechaEmision.IsZero() {
+		// The number was reserved but the clave never saved: build it now,
+		// with the issue time stamped when the number was handed out.
+		switch {
+		case !d.FechaEmision.IsZero():
+			doc.FechaEmision = d.FechaEmision
+		case doc.FechaEmision.IsZero():
 			doc.FechaEmision = now.In(crTime).Truncate(time.Second)
 		}
 		if err := j.assignClave(doc, &d, is.Branch.Sucursal, situacion); err != nil {
@@ -293,6 +316,10 @@ func (j *job) number(ctx context.Context, doc *hacienda.Document, resume *tenant
 		Situacion:    situacion,
 		FechaEmision: doc.FechaEmision,
 		Estado:       tenant.StatePending,
+		Request:      j.canon,
+		// The send holds the document until then; should it die, the
+		// background worker finishes the document afterwards.
+		NextAttemptAt: now.Add(p.o.InFlightGrace),
 	}
 	if c := strings.TrimSpace(j.req.Clave); c != "" {
 		k, err := hacienda.ParseClave(c)
@@ -430,6 +457,7 @@ func (j *job) issue(ctx context.Context, doc *hacienda.Document, d *tenant.Docum
 		j.keepPending(ctx, d, "the XML could not be built")
 		return Outcome{}, fmt.Errorf("build XML: %w", err)
 	}
+	j.fault(FaultBuilt)
 
 	// Sign, unless the certificate is known to be expired or missing.
 	now := p.o.Clock()
@@ -448,6 +476,7 @@ func (j *job) issue(ctx context.Context, doc *hacienda.Document, d *tenant.Docum
 		j.keepPending(ctx, d, "the document could not be signed")
 		return Outcome{}, fmt.Errorf("sign: %w", err)
 	}
+	j.fault(FaultSigned)
 
 	// Store before submitting (C.3). Until the submission's answer is
 	// stored the document is 05 and leased for InFlightGrace: should this
@@ -468,11 +497,14 @@ func (j *job) issue(ctx context.Context, doc *hacienda.Document, d *tenant.Docum
 	if err != nil {
 		return Outcome{}, fmt.Errorf("store the signed document: %w", err)
 	}
+	j.fault(FaultStored)
 
 	sctx, cancel := context.WithTimeout(ctx, p.o.SubmitTimeout)
 	defer cancel()
+	submitted := p.o.Clock()
 	err = p.submit(sctx, d)
 	if err == nil {
+		j.fault(FaultSubmitted)
 		p.markSubmitted(d)
 		serr := p.save(ctx, d)
 		switch {
@@ -488,7 +520,7 @@ func (j *job) issue(ctx context.Context, doc *hacienda.Document, d *tenant.Docum
 		}
 		return sendOutcome(*d), nil
 	}
-	return j.submitFailed(ctx, d, err)
+	return j.submitFailed(ctx, d, err, submitted.Add(p.o.SubmitTimeout))
 }
 
 // expired stores a document that cannot be signed because the company's
@@ -508,11 +540,12 @@ func (j *job) expired(ctx context.Context, d *tenant.Document, expiry time.Time)
 // submitFailed records a failed submission and answers for it. When the
 // tax authority may have received the document, its status is asked once
 // before answering: a document it holds is answered as sent.
-func (j *job) submitFailed(ctx context.Context, d *tenant.Document, err error) (Outcome, error) {
+func (j *job) submitFailed(ctx context.Context, d *tenant.Document, err error, deadline time.Time) (Outcome, error) {
 	p := j.p
 	v := classifySubmit(err)
-	j.log.WarnContext(ctx, "submission failed", "err", err, "estado", string(v.Estado), "maybe_received", v.MaybeReceived)
-	if v.MaybeReceived || v.Estado == tenant.StateError {
+	inFlight := mayBeInFlight(err)
+	j.log.WarnContext(ctx, "submission failed", "err", err, "estado", string(v.Estado), "maybe_received", v.MaybeReceived, "may_be_in_flight", inFlight)
+	if !inFlight && (v.MaybeReceived || v.Estado == tenant.StateError) {
 		// A cut answer, or a refusal that may be "already received": the
 		// tax authority's word on the clave decides.
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), min(p.o.SubmitTimeout, 5*time.Second))
@@ -530,7 +563,7 @@ func (j *job) submitFailed(ctx context.Context, d *tenant.Document, err error) (
 	d.Estado = v.Estado
 	d.LastError = v.Message
 	if v.Retry {
-		d.NextAttemptAt = p.o.Clock().Add(backoff(p.o.BackoffBase, p.o.BackoffMax, 0, recepcion.RetryAfterOf(err)))
+		d.NextAttemptAt = p.nextAfterSubmit(err, 0, deadline)
 	} else {
 		d.NextAttemptAt = time.Time{}
 	}

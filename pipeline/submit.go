@@ -141,6 +141,13 @@ func (p *Pipeline) applyStatus(d *tenant.Document, st recepcion.Status) {
 	d.CheckedAt = now
 	d.Estado = stateOf(st.Estado)
 	d.LastError = ""
+	if st.Estado == recepcion.EstadoError {
+		// A processing error on the tax authority's side, not a verdict
+		// (spec §15.4): the document stays received (04) and is asked
+		// about again with backoff, ErrorPolls times at most.
+		p.processingError(d, now)
+		return
+	}
 	if d.SubmittedAt.IsZero() {
 		// Received through an attempt whose answer was lost.
 		d.SubmittedAt = now
@@ -175,4 +182,23 @@ func (p *Pipeline) save(ctx context.Context, d *tenant.Document) error {
 	ctx, cancel := p.detached(ctx)
 	defer cancel()
 	return p.o.Store.SaveDocument(ctx, d)
+}
+
+// processingError records an ind-estado "error": a processing error at the
+// tax authority, which may still judge the document (spec §15.4). The
+// document stays 04 and is asked about again with backoff; once the tax
+// authority still answers "error" ErrorFor after the submission, it ends
+// in 03 with a message saying so (a check call may still ask).
+func (p *Pipeline) processingError(d *tenant.Document, now time.Time) {
+	if now.Sub(d.SubmittedAt) >= p.o.ErrorFor {
+		d.Estado = tenant.StateError
+		d.NextAttemptAt = time.Time{}
+		d.LastError = "The tax authority still reports a processing error (ind-estado error) " +
+			now.Sub(d.SubmittedAt).Round(time.Minute).String() + " after the document was received; " +
+			"it is no longer asked automatically. Check the document to ask again, or contact the tax authority."
+		return
+	}
+	d.Estado = tenant.StateSent
+	d.LastError = "The tax authority reported a processing error (ind-estado error); it will be asked again."
+	d.NextAttemptAt = now.Add(backoff(p.o.PollDelay, p.o.BackoffMax, d.Attempts, 0))
 }
