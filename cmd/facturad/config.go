@@ -32,6 +32,12 @@ type Config struct {
 	Migrate bool
 	// ShutdownTimeout bounds a graceful stop.
 	ShutdownTimeout time.Duration
+	// SubmitTimeout bounds a send call's submission to the tax authority;
+	// Lease is how long the background worker (and a send call, for its
+	// own document) holds a document before another replica may take it
+	// up. Zero means the pipeline's defaults (15s; 2m).
+	SubmitTimeout time.Duration
+	Lease         time.Duration
 }
 
 // DefaultConfig is the embedded default: SQLite and an in-process cache in
@@ -73,6 +79,8 @@ func (c *Config) settings() []setting {
 		{name: "log_level", usage: "debug, info, warn or error", str: &c.LogLevel},
 		{name: "migrate", usage: "apply PostgreSQL migrations at start-up", bool: &c.Migrate},
 		{name: "shutdown_timeout", usage: "how long a graceful stop may take", dur: &c.ShutdownTimeout},
+		{name: "submit_timeout", usage: "how long a send waits for the tax authority to take a document (default 15s)", dur: &c.SubmitTimeout},
+		{name: "lease", usage: "how long a document being worked on is held from other workers and replicas; a crashed send's document is finished after it (default 2m)", dur: &c.Lease},
 	}
 }
 

@@ -162,6 +162,10 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 		Limiter:    limiter,
 		Logger:     log,
 		Registerer: reg,
+		// A send holds its document as long as a claim would.
+		SubmitTimeout: c.SubmitTimeout,
+		Lease:         c.Lease,
+		InFlightGrace: c.Lease,
 	})
 	if err != nil {
 		return err
