@@ -222,4 +222,3 @@ func findDocument(s *sqlite.Store, id string) (tenant.Document, error) {
 	}
 	return tenant.Document{}, fmt.Errorf("no document with id_externo %s", id)
 }
-
