@@ -9,6 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
+
+	"facturad/hacienda/xmltext"
 )
 
 // bodyPath is the field path of problems with the request body as a whole
@@ -39,8 +42,22 @@ func decodeBody(body []byte, v any) (typeErrs *ValidationError, err error) {
 		e.add(bodyPath, "the request body must be a JSON object")
 		return nil, e.err()
 	}
+	// The decoder would replace invalid UTF-8 and unpaired surrogate
+	// escapes with U+FFFD without a word, and the document would carry
+	// text the caller never sent.
+	if !utf8.Valid(body) {
+		e.add(bodyPath, "the request body is not valid UTF-8 (at byte "+strconv.Itoa(invalidUTF8At(body)+1)+")")
+		return nil, e.err()
+	}
+	if at := xmltext.LoneSurrogate(body); at >= 0 {
+		e.add(bodyPath, "the request body has an unpaired surrogate escape at byte "+strconv.Itoa(at+1)+"; an XML document cannot carry it")
+		return nil, e.err()
+	}
 	uerr := json.Unmarshal(body, v)
 	if uerr == nil {
+		if mayHoldNonXMLText(body) {
+			return textErrors(body, v), nil
+		}
 		return nil, nil
 	}
 	var se *json.SyntaxError
@@ -63,7 +80,7 @@ func retypeBody(body []byte, v any, uerr error) (*ValidationError, error) {
 		return nil, decoderError(nil, uerr)
 	}
 	rv := reflect.ValueOf(v).Elem()
-	var w typeWalk
+	w := typeWalk{text: true}
 	tree = w.value(tree, rv.Type(), "", false)
 	if w.e.ok() {
 		return nil, decoderError(nil, uerr)
@@ -205,9 +222,46 @@ var looseTypes = map[reflect.Type]looseRule{
 
 // typeWalk compares a generic JSON tree (numbers as json.Number) with the
 // Go type it is decoded into, the way encoding/json matches them, and
-// collects every mismatch on its contract path.
+// collects every mismatch on its contract path. With text set it also
+// reports every string an XML document cannot carry.
 type typeWalk struct {
-	e errs
+	e    errs
+	text bool
+}
+
+// mayHoldNonXMLText reports whether a valid UTF-8 JSON body may hold a
+// character XML cannot carry: raw control characters are not valid JSON,
+// so only an escape or a raw U+FFFE or U+FFFF can bring one in. Most
+// bodies have neither and cost this scan alone.
+func mayHoldNonXMLText(body []byte) bool {
+	return bytes.Contains(body, []byte(`\u`)) || bytes.Contains(body, []byte("\uFFFE")) || bytes.Contains(body, []byte("\uFFFF"))
+}
+
+// textErrors walks a body that decoded well and reports, on their contract
+// paths, the strings an XML document cannot carry; nil when there are none.
+func textErrors(body []byte, v any) *ValidationError {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var tree any
+	if dec.Decode(&tree) != nil {
+		return nil
+	}
+	w := typeWalk{text: true}
+	w.value(tree, reflect.ValueOf(v).Elem().Type(), "", false)
+	return w.e.v
+}
+
+// invalidUTF8At is the offset of the first byte of b that is not valid
+// UTF-8.
+func invalidUTF8At(b []byte) int {
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size == 1 {
+			return i
+		}
+		i += size
+	}
+	return len(b)
 }
 
 // value checks v against t at path and returns v, or nil (absent) when v
@@ -216,6 +270,11 @@ type typeWalk struct {
 func (w *typeWalk) value(v any, t reflect.Type, path string, pascal bool) any {
 	if v == nil {
 		return nil // null decodes into anything
+	}
+	if s, ok := v.(string); ok && w.text {
+		if msg := xmltext.Check(s); msg != "" {
+			w.e.add(path, msg)
+		}
 	}
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()

@@ -91,6 +91,20 @@ func TestDecodeSendRequestTypeErrors(t *testing.T) {
 		}, map[string]string{"detalleServicio[0].impuesto[0].exoneracion.numeroDocumento": "must be a JSON string, not a number"}},
 		{"error/exoneration not an object", func(m map[string]any) { tax0(m, 0)["exoneracion"] = []any{validExoneracion()} },
 			map[string]string{"detalleServicio[0].impuesto[0].exoneracion": "must be a JSON object, not an array"}},
+		{"error/NUL in a line's detalle", func(m map[string]any) { line0(m)["detalle"] = "Mercancía\x00" },
+			map[string]string{"detalleServicio[0].detalle": "U+0000 at position 10, which an XML document cannot carry"}},
+		{"error/escape character in a discount's nature", func(m map[string]any) {
+			line0(m)["descuento"].([]any)[0].(map[string]any)["naturalezaDescuento"] = "\x1b[1mPromo"
+		}, map[string]string{"detalleServicio[0].descuento[0].naturalezaDescuento": "U+001B"}},
+		{"error/U+FFFF in the receptor's name", func(m map[string]any) { obj(m, "receptor")["nombre"] = "Cliente\uFFFF" },
+			map[string]string{"ReceptorRequest.Nombre": "U+FFFF"}},
+		{"error/U+FFFE in a reference's reason", func(m map[string]any) {
+			noteRef(m, map[string]any{"tipoDocIR": "01", "numero": "50601012600310112345600100001010000000001100000001", "fechaEmisionIR": "2026-11-01T00:00:00", "codigo": "01", "razon": "\uFFFE"})
+		}, map[string]string{"informacionReferencia[0].razon": "U+FFFE"}},
+		{"error/control character beside a type error", func(m map[string]any) {
+			line0(m)["numeroLinea"] = "1"
+			line0(m)["detalle"] = "\a"
+		}, map[string]string{"detalleServicio[0].numeroLinea": "must be a JSON number", "detalleServicio[0].detalle": "U+0007"}},
 		{"error/receptor field", func(m map[string]any) { obj(m, "receptor")["nombre"] = 5 },
 			map[string]string{"ReceptorRequest.Nombre": "must be a JSON string, not a number"}},
 		{"error/receptor e-mail list", func(m map[string]any) { obj(m, "receptor")["correoElectronico"] = []any{"a@cliente.cr"} },
@@ -229,6 +243,9 @@ func TestDecodeBodyErrors(t *testing.T) {
 		{"error/syntax", `{"id_externo": }`, "not valid JSON"},
 		{"error/trailing data", `{"id_externo": "1"} {}`, "not valid JSON"},
 		{"error/type error and syntax error", `{"id_externo": 1, "receptor": }`, "not valid JSON"},
+		{"error/invalid UTF-8", "{\"id_externo\": \"caf\xe9\"}", "not valid UTF-8 (at byte 20)"},
+		{"error/unpaired surrogate escape", `{"id_externo": "a\ud800b"}`, "unpaired surrogate escape at byte 18"},
+		{"error/unpaired low surrogate", `{"receptor": {"nombre": "\udc00"}}`, "unpaired surrogate"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
