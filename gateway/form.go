@@ -8,8 +8,11 @@ import (
 	"io"
 	"mime/multipart"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/valyala/fasthttp"
+
+	"facturad/hacienda/xmltext"
 )
 
 // fields reads named values out of a request body without regard to the
@@ -45,6 +48,14 @@ func jsonFields(body []byte) (*fields, error) {
 	body = bytes.TrimSpace(body)
 	if len(body) == 0 {
 		return nil, invalid("body", "a JSON object is required")
+	}
+	// The decoder would turn invalid UTF-8 and unpaired surrogate escapes
+	// into U+FFFD without a word, and store text the caller never sent.
+	if !utf8.Valid(body) {
+		return nil, invalid("body", "the request body is not valid UTF-8")
+	}
+	if at := xmltext.LoneSurrogate(body); at >= 0 {
+		return nil, invalid("body", fmt.Sprintf("the request body has an unpaired surrogate escape at byte %d", at+1))
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	tok, err := dec.Token()

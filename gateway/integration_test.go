@@ -372,6 +372,30 @@ func TestCompanyValidation(t *testing.T) {
 		r = w.do(t, "POST", fmt.Sprintf("/api/companies/%d/branches/v4", co.id), &co.user, "application/json", []byte(`{"sucursal": "2x"}`))
 		requireField(t, requireA7(t, r, 400), "sucursal")
 	})
+	t.Run("error/text an XML document cannot carry", func(t *testing.T) {
+		co := w.createCompany(t, w.admin, "3101123457", "Empresa de Texto S.A.")
+		path := fmt.Sprintf("/api/companies/%d/branches/v4", co.id)
+		for _, tt := range []struct {
+			body  string
+			field string
+		}{
+			{"{\"sucursal\": \"002\", \"razonComercial\": \"Caf\xe9\"}", "body"},
+			{`{"sucursal": "002", "razonComercial": "Caf\ud800"}`, "body"},
+			{`{"sucursal": "002", "razonComercial": "Sucursal\u0000 Centro"}`, "razonComercial"},
+			{`{"sucursal": "002", "otrasSenas": "Del parque\u001b 100 m"}`, "otrasSenas"},
+		} {
+			r := w.do(t, "POST", path, &co.user, "application/json", []byte(tt.body))
+			requireField(t, requireA7(t, r, 400), tt.field)
+		}
+		// A company form field with a control character, and a cantón the
+		// catalogue does not have, are refused on their own names.
+		form := companyForm("3101123458", "Empresa\x07 Campana S.A.")
+		form["Canton"] = "99"
+		ct, body := multipartBody(t, form, nil)
+		errs := requireA7(t, w.do(t, "POST", "/api/companies/v4", &w.admin, ct, body), 400)
+		requireField(t, errs, "RazonSocial")
+		requireField(t, errs, "Canton")
+	})
 	t.Run("error/body over the limit", func(t *testing.T) {
 		big := make([]byte, defaultMaxMultipartBody+1)
 		ct, body := multipartBody(t, companyForm("3101123456", "Empresa Grande S.A."), map[string][]byte{"Certificado": big})

@@ -1,6 +1,10 @@
 package hacienda
 
-import "github.com/shopspring/decimal"
+import (
+	"strings"
+
+	"github.com/shopspring/decimal"
+)
 
 // This file holds every v4.4 code list (the "notas" of Anexo 1) in one
 // place, with the document types that may use each restricted code; the
@@ -303,3 +307,28 @@ var distritos = newCodeSet(
 	"70203", "70204", "70205", "70206", "70207", "70301", "70302", "70303", "70304", "70305", "70306", "70307",
 	"70401", "70402", "70403", "70404", "70501", "70502", "70503", "70601", "70602", "70603", "70604", "70605",
 )
+
+// KnownLocation reports whether provincia (one digit), canton and distrito
+// (two digits each) name a district of the nota-14 location catalogue.
+func KnownLocation(provincia, canton, distrito string) bool {
+	return distritos.has(provincia + canton + distrito)
+}
+
+// KnownCanton reports whether provincia and canton name a cantón of the
+// nota-14 location catalogue.
+func KnownCanton(provincia, canton string) bool {
+	prefix := provincia + canton
+	if len(provincia) != 1 || len(canton) != 2 {
+		return false
+	}
+	for c := range distritos {
+		if strings.HasPrefix(c, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// KnownCurrency reports whether code is a CodigoMoneda of nota 13.1 (ISO
+// 4217, as the v4.4 schemas enumerate it).
+func KnownCurrency(code string) bool { return monedas.has(code) }

@@ -2,6 +2,7 @@ package tenant
 
 import (
 	"context"
+	"crypto/subtle"
 	"fmt"
 	"time"
 )
@@ -242,6 +243,12 @@ func (s *Service) UpdateCompany(ctx context.Context, p Principal, id int64, in C
 			e.Add("ContrasenaHacienda", "is required when FacturacionElectronica is true")
 		}
 	}
+	if !newCert && len(in.CertificatePIN) > 0 && !e.Has("Clave") && !s.samePIN(c, in.CertificatePIN) {
+		// A PIN opens one certificate: a new one without its certificate
+		// would be dropped (the stored certificate keeps its own PIN).
+		// The stored PIN sent again, as a full-replace client does, is fine.
+		e.Add("Clave", "a new PIN goes with a new certificate: send Certificado with it, or leave Clave empty to keep the stored certificate and PIN")
+	}
 	var expiry time.Time
 	if newCert && !e.Has("Certificado") && !e.Has("Clave") {
 		expiry, _ = s.checkCertificate(e, in.Certificate, in.CertificatePIN, s.identificationToMatch(e, in))
@@ -319,4 +326,16 @@ func (s *Service) sealCompanySecrets(c *Company, in CompanyInput, expiry time.Ti
 		c.CertificateExpiry = expiry
 	}
 	return nil
+}
+
+// samePIN reports whether pin is the company's stored certificate PIN.
+func (s *Service) samePIN(c Company, pin Secret) bool {
+	if len(c.SealedCertificatePIN) == 0 {
+		return false
+	}
+	stored, err := s.sealer.Open(c.ID, PurposeCertificatePIN, c.SealedCertificatePIN)
+	if err != nil {
+		return false
+	}
+	return subtle.ConstantTimeCompare(stored, pin) == 1
 }

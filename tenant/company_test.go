@@ -54,6 +54,14 @@ func TestCreateCompanyValidation(t *testing.T) {
 		{"error/provincia 8", func(in *tenant.CompanyInput) { in.Provincia = "8" }, []string{"Provincia"}},
 		{"error/canton 3 digits", func(in *tenant.CompanyInput) { in.Canton = "101" }, []string{"Canton"}},
 		{"error/distrito 00", func(in *tenant.CompanyInput) { in.Distrito = "00" }, []string{"Distrito"}},
+		{"error/canton not in the catalogue", func(in *tenant.CompanyInput) { in.Canton = "99" }, []string{"Canton"}},
+		{"error/distrito not in the catalogue", func(in *tenant.CompanyInput) { in.Distrito = "99" }, []string{"Distrito"}},
+		{"error/NUL in razon social", func(in *tenant.CompanyInput) { in.RazonSocial = "Servicios\x00 S.A." }, []string{"RazonSocial"}},
+		{"error/control character in otras senas", func(in *tenant.CompanyInput) { in.OtrasSenas = "Avenida\x1b central" }, []string{"OtrasSenas"}},
+		{"error/U+FFFF in razon comercial", func(in *tenant.CompanyInput) { in.RazonComercial = "Prueba\uFFFF" }, []string{"RazonComercial"}},
+		{"error/invalid UTF-8 in barrio", func(in *tenant.CompanyInput) { in.Barrio = "Barrio Am\xf3n" }, []string{"Barrio"}},
+		{"error/currency not ISO 4217", func(in *tenant.CompanyInput) { in.MonedaExtranjera = "ABC" }, []string{"MonedaExtranjera"}},
+		{"error/activo not S or N", func(in *tenant.CompanyInput) { in.Activo = "Y" }, []string{"Activo"}},
 		{"error/barrio too short", func(in *tenant.CompanyInput) { in.Barrio = "Amo" }, []string{"Barrio"}},
 		{"error/barrio too long", func(in *tenant.CompanyInput) { in.Barrio = strings.Repeat("b", 51) }, []string{"Barrio"}},
 		{"error/otras senas too long", func(in *tenant.CompanyInput) { in.OtrasSenas = strings.Repeat("o", 251) }, []string{"OtrasSenas"}},
@@ -280,6 +288,31 @@ func TestUpdateCompany(t *testing.T) {
 		if d.RazonSocial != "Servicios Ñandú Limitada" || d.CertificateVersion != 1 ||
 			d.CertificatePIN != "1234" || d.ContrasenaHacienda != "s3cr3t$/@);]+|" {
 			t.Fatalf("detail %+v", d)
+		}
+	})
+	t.Run("error/a new PIN without its certificate", func(t *testing.T) {
+		before, err := b.svc.Company(ctx, f.user, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := companyInput(t, "3101123456")
+		in.Certificate, in.CertificatePIN = nil, tenant.Secret("9999")
+		in.RazonSocial = "Otro Nombre Sociedad Anónima"
+		_, err = b.svc.UpdateCompany(ctx, f.user, id, in)
+		if fe := fieldErrors(t, err); len(fe["Clave"]) == 0 || len(fe) != 1 {
+			t.Fatalf("errors %v, want one on Clave", fe)
+		}
+		after, err := b.svc.Company(ctx, f.user, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if after.RazonSocial != before.RazonSocial || after.CertificatePIN != before.CertificatePIN || !after.UpdatedAt.Equal(before.UpdatedAt) {
+			t.Errorf("a refused update changed the company: %+v", after)
+		}
+		// The stored PIN sent again, as a full-replace client does, is fine.
+		in.CertificatePIN = tenant.Secret(before.CertificatePIN)
+		if _, err := b.svc.UpdateCompany(ctx, f.user, id, in); err != nil {
+			t.Errorf("the stored PIN sent again: %v", err)
 		}
 	})
 	t.Run("ok/new certificate replaces and bumps the version", func(t *testing.T) {

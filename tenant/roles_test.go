@@ -275,6 +275,10 @@ func TestBranches(t *testing.T) {
 	}{
 		{"error/sucursal missing", func(in *tenant.BranchInput) { in.Sucursal = "" }, []string{"sucursal"}},
 		{"error/sucursal letters", func(in *tenant.BranchInput) { in.Sucursal = "0a1" }, []string{"sucursal"}},
+		{"error/canton not in the catalogue", func(in *tenant.BranchInput) { in.Provincia, in.Canton, in.Distrito = "1", "99", "01" }, []string{"canton"}},
+		{"error/NUL in razon comercial", func(in *tenant.BranchInput) { in.RazonComercial = "Sucursal\x00" }, []string{"razonComercial"}},
+		{"error/bell in licencia", func(in *tenant.BranchInput) { in.Licencia = "\a" }, []string{"licencia"}},
+		{"error/currency not ISO 4217", func(in *tenant.BranchInput) { in.MonedaLocal = "QQQ" }, []string{"monedaLocal"}},
 		{"error/sucursal 4 digits", func(in *tenant.BranchInput) { in.Sucursal = "0001" }, []string{"sucursal"}},
 		{"error/partial location", func(in *tenant.BranchInput) { in.Canton, in.Distrito = "", "" }, []string{"canton", "distrito"}},
 		{"error/bad provincia", func(in *tenant.BranchInput) { in.Provincia = "0" }, []string{"provincia"}},

@@ -6,6 +6,9 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"facturad/hacienda"
+	"facturad/hacienda/xmltext"
 )
 
 // ValidationError lists everything wrong with a request, by field. Field
@@ -210,6 +213,30 @@ func normLocation(e *ValidationError, fields [3]string, prov, canton, distrito *
 		}
 		*p = v
 	}
+	// Every document of the company carries the location: a code the
+	// official catalogue does not have would fail every send later, on a
+	// field the caller never sent.
+	if e.Has(fields[0]) || e.Has(fields[1]) || e.Has(fields[2]) || *prov == "" || *canton == "" || *distrito == "" {
+		return
+	}
+	switch {
+	case !hacienda.KnownCanton(*prov, *canton):
+		e.Add(fields[1], "cantón %s of provincia %s is not in the tax authority's location catalogue", *canton, *prov)
+	case !hacienda.KnownLocation(*prov, *canton, *distrito):
+		e.Add(fields[2], "distrito %s of cantón %s, provincia %s is not in the tax authority's location catalogue", *distrito, *canton, *prov)
+	}
+}
+
+// checkText reports every value, given as field and value pairs, that an
+// XML document cannot carry (invalid UTF-8, control characters, U+FFFE,
+// U+FFFF): the company's and its branches' text ends up in every document
+// they issue.
+func checkText(e *ValidationError, pairs ...string) {
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if msg := xmltext.Check(pairs[i+1]); msg != "" {
+			e.Add(pairs[i], "%s", msg)
+		}
+	}
 }
 
 // normPhone removes spaces, dashes and parentheses and checks 8 to 20 digits
@@ -267,8 +294,8 @@ func normCurrency(e *ValidationError, field string, v *string, def string) {
 		return
 	}
 	u := strings.ToUpper(*v)
-	if !reLetter.MatchString(u) {
-		e.Add(field, "must be a 3-letter currency code such as CRC or USD")
+	if !reLetter.MatchString(u) || !hacienda.KnownCurrency(u) {
+		e.Add(field, "must be an ISO 4217 currency code of the v4.4 schemas, such as CRC or USD")
 		return
 	}
 	*v = u
@@ -320,6 +347,13 @@ func normCompany(in *CompanyInput, create bool) *ValidationError {
 		&in.Distrito, &in.Barrio, &in.OtrasSenas, &in.CodPais, &in.Telefono, &in.Fax,
 		&in.CorreoElectronico, &in.Sucursal, &in.MonedaLocal, &in.MonedaExtranjera, &in.Activo)
 
+	checkText(e, "TipoIdentificacion", in.TipoIdentificacion, "Identificacion", in.Identificacion,
+		"RazonSocial", in.RazonSocial, "ActividadComercial", in.ActividadComercial,
+		"UsuarioHacienda", in.UsuarioHacienda, "TipoCliente", in.TipoCliente, "RazonComercial", in.RazonComercial,
+		"Provincia", in.Provincia, "Canton", in.Canton, "Distrito", in.Distrito, "Barrio", in.Barrio,
+		"OtrasSenas", in.OtrasSenas, "CodPais", in.CodPais, "Telefono", in.Telefono, "Fax", in.Fax,
+		"CorreoElectronico", in.CorreoElectronico, "Sucursal", in.Sucursal, "MonedaLocal", in.MonedaLocal,
+		"MonedaExtranjera", in.MonedaExtranjera, "Activo", in.Activo)
 	checkIdentification(e, "TipoIdentificacion", "Identificacion", in.TipoIdentificacion, in.Identificacion)
 	if required(e, "RazonSocial", in.RazonSocial) {
 		checkLen(e, "RazonSocial", in.RazonSocial, minNombre, maxNombre)
@@ -386,6 +420,11 @@ func normBranch(in *BranchInput, create bool) *ValidationError {
 		&in.OtrasSenas, &in.CodPais, &in.Telefono, &in.Fax, &in.CorreoElectronico, &in.MonedaLocal,
 		&in.MonedaExtranjera, &in.VerMonedaExtranjera, &in.Licencia, &in.Activo)
 
+	checkText(e, "sucursal", in.Sucursal, "razonComercial", in.RazonComercial, "provincia", in.Provincia,
+		"canton", in.Canton, "distrito", in.Distrito, "barrio", in.Barrio, "otrasSenas", in.OtrasSenas,
+		"codPais", in.CodPais, "telefono", in.Telefono, "fax", in.Fax, "correoElectronico", in.CorreoElectronico,
+		"monedaLocal", in.MonedaLocal, "monedaExtranjera", in.MonedaExtranjera,
+		"verMonedaExtranjera", in.VerMonedaExtranjera, "licencia", in.Licencia, "activo", in.Activo)
 	if required(e, "sucursal", in.Sucursal) {
 		checkSucursal(e, "sucursal", in.Sucursal)
 	}
