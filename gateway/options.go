@@ -102,6 +102,14 @@ type Options struct {
 	// certificate included (default 4 MiB).
 	MaxMultipartBody int
 
+	// MaxConns caps the API connections served at once, and MaxConnsPerIP
+	// those from one client address; a connection past either is answered
+	// 503 or closed at once. Zero means no cap; `facturad serve` derives
+	// both from the open-file limit so that a flood of idle connections
+	// can never use up the descriptors the service needs.
+	MaxConns      int
+	MaxConnsPerIP int
+
 	// Now is the clock used for certificadoVencido. Default: time.Now.
 	Now func() time.Time
 }

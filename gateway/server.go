@@ -138,6 +138,8 @@ func New(o Options) (*Server, error) {
 		WriteTimeout:                 o.WriteTimeout,
 		IdleTimeout:                  o.IdleTimeout,
 		MaxRequestBodySize:           s.maxBody,
+		MaxConnsPerIP:                o.MaxConnsPerIP,
+		Concurrency:                  o.MaxConns,
 		DisablePreParseMultipartForm: true,
 		NoDefaultContentType:         true,
 		CloseOnShutdown:              true,
@@ -186,8 +188,10 @@ func (s *Server) handle(method, pattern string, maxBody, maxMultipart int, h han
 }
 
 // Serve serves the API on ln until Shutdown; it then returns nil.
+// Accept errors that pass (a full open-file table during a connection
+// flood) never end it: see steadyListener.
 func (s *Server) Serve(ln net.Listener) error {
-	return s.api.Serve(ln)
+	return s.api.Serve(newSteadyListener(ln, s.log))
 }
 
 // ServeAdmin serves /healthz, /readyz and /metrics on ln until Shutdown;

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -38,6 +39,10 @@ type Config struct {
 	// up. Zero means the pipeline's defaults (15s; 2m).
 	SubmitTimeout time.Duration
 	Lease         time.Duration
+	// MaxConns and MaxConnsPerIP cap the API connections in all and per
+	// client address; zero derives them from the open-file limit.
+	MaxConns      int
+	MaxConnsPerIP int
 }
 
 // DefaultConfig is the embedded default: SQLite and an in-process cache in
@@ -60,6 +65,7 @@ type setting struct {
 	str   *string
 	bool  *bool
 	dur   *time.Duration
+	num   *int
 }
 
 func (c *Config) settings() []setting {
@@ -80,6 +86,8 @@ func (c *Config) settings() []setting {
 		{name: "migrate", usage: "apply PostgreSQL migrations at start-up", bool: &c.Migrate},
 		{name: "shutdown_timeout", usage: "how long a graceful stop may take", dur: &c.ShutdownTimeout},
 		{name: "submit_timeout", usage: "how long a send waits for the tax authority to take a document (default 15s)", dur: &c.SubmitTimeout},
+		{name: "max_conns", usage: "API connections served at once (default: from the open-file limit)", num: &c.MaxConns},
+		{name: "max_conns_per_ip", usage: "API connections from one client address (default: half of max_conns)", num: &c.MaxConnsPerIP},
 		{name: "lease", usage: "how long a document being worked on is held from other workers and replicas; a crashed send's document is finished after it (default 2m)", dur: &c.Lease},
 	}
 }
@@ -136,6 +144,12 @@ func (s setting) set(v string) error {
 			return err
 		}
 		*s.dur = d
+	case s.num != nil:
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return fmt.Errorf("%q is not a whole number of 0 or more", v)
+		}
+		*s.num = n
 	}
 	return nil
 }

@@ -180,13 +180,16 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 		return nil
 	})
 
+	maxConns, perIP := connectionCaps(c, raiseOpenFileLimit(log))
 	gw, err := gateway.New(gateway.Options{
-		Tenants:    tenants,
-		Routes:     append(gateway.DocumentRoutes(docs), gateway.CalculateRoute()),
-		Ready:      gateway.ReadyFunc(store.Ping),
-		Logger:     log,
-		Registerer: reg,
-		Gatherer:   reg,
+		MaxConns:      maxConns,
+		MaxConnsPerIP: perIP,
+		Tenants:       tenants,
+		Routes:        append(gateway.DocumentRoutes(docs), gateway.CalculateRoute()),
+		Ready:         gateway.ReadyFunc(store.Ping),
+		Logger:        log,
+		Registerer:    reg,
+		Gatherer:      reg,
 	})
 	if err != nil {
 		return err
