@@ -16,7 +16,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -68,6 +70,9 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if err := privateFiles(path); err != nil {
+		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
 	}
 	busy := strconv.FormatInt(opts.BusyTimeout.Milliseconds(), 10)
 
@@ -221,4 +226,34 @@ const searchLimit = 100
 func likeContains(s string) string {
 	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 	return "%" + r.Replace(s) + "%"
+}
+
+// privateFiles makes the database file (and its -wal and -shm companions,
+// which SQLite creates with the database file's mode) readable by the
+// owner only, like the master key beside it: it holds sealed secrets and
+// every tenant's documents. A missing file is created 0600; an existing
+// one that others may read is narrowed.
+func privateFiles(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	switch {
+	case err == nil:
+		return f.Close()
+	case !errors.Is(err, fs.ErrExist):
+		return fmt.Errorf("create the database file: %w", err)
+	}
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		st, err := os.Stat(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if st.Mode().Perm()&0o077 != 0 {
+			if err := os.Chmod(p, st.Mode().Perm()&0o700); err != nil {
+				return fmt.Errorf("narrow the mode of %s: %w", p, err)
+			}
+		}
+	}
+	return nil
 }
