@@ -239,6 +239,12 @@ func TestClaveCheck(t *testing.T) {
 		{name: "error/type", modify: func(e *ClaveExpectation) { e.DocType = "04" }, want: []string{"document type"}},
 		{name: "error/situacion", modify: func(e *ClaveExpectation) { e.Situacion = "3" }, want: []string{"situacion"}},
 		{
+			// Same day and month, another year: only the year tells them apart.
+			name:   "error/year only",
+			modify: func(e *ClaveExpectation) { e.Issued = time.Date(2026, 9, 15, 12, 0, 0, 0, crTime) },
+			want:   []string{"date 15/09/25 is not the issue date 15/09/26"},
+		},
+		{
 			name:   "error/date in utc is the next day",
 			modify: func(e *ClaveExpectation) { e.Issued = time.Date(2025, 9, 16, 6, 0, 0, 0, time.UTC) },
 			want:   []string{"date 15/09/25 is not the issue date 16/09/25"},

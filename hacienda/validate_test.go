@@ -147,6 +147,13 @@ func TestValidateSendErrors(t *testing.T) {
 			obj(obj(m, "receptor"), "identificacion")["tipo"] = "02"
 			obj(obj(m, "receptor"), "identificacion")["numero"] = "3-101-123456"
 		}, "ReceptorRequest.Identificacion.Numero", "10 digits"},
+		{"error/cédula física with a leading zero", func(m map[string]any) {
+			obj(obj(m, "receptor"), "identificacion")["numero"] = "014440555"
+		}, "ReceptorRequest.Identificacion.Numero", "without leading zero"},
+		{"error/DIMEX with a leading zero", func(m map[string]any) {
+			obj(obj(m, "receptor"), "identificacion")["tipo"] = "03"
+			obj(obj(m, "receptor"), "identificacion")["numero"] = "015581234567"
+		}, "ReceptorRequest.Identificacion.Numero", "without leading zero"},
 		{"error/DIMEX of 10 digits", func(m map[string]any) {
 			obj(obj(m, "receptor"), "identificacion")["tipo"] = "03"
 			obj(obj(m, "receptor"), "identificacion")["numero"] = "1558123456"
