@@ -56,8 +56,9 @@ type Certificate struct {
 // The leaf is the certificate whose public key matches the private key,
 // wherever it sits in the file; the other certificates become the chain.
 //
-// Errors wrap ErrNotPKCS12, ErrWrongPIN, ErrNoPrivateKey, ErrNoCertificate or
-// ErrUnsupportedKey.
+// Errors wrap ErrNotPKCS12, ErrWrongPIN, ErrNoPrivateKey, ErrNoCertificate,
+// ErrUnsupportedKey or ErrTooCostly (more key-derivation iterations than
+// MaxPKCS12Iterations, refused before any derivation).
 func LoadPKCS12(p12, pin []byte) (*Certificate, error) {
 	// A PKCS#12 PFX is a DER SEQUENCE; reject anything else before the
 	// decoder spends time on it.
@@ -68,6 +69,11 @@ func LoadPKCS12(p12, pin []byte) (*Certificate, error) {
 		// A PIN that cannot be encoded as a PKCS#12 password cannot be the
 		// one that protects the file.
 		return nil, ErrWrongPIN
+	}
+	// The decoder derives keys with whatever iteration counts the file
+	// declares: refuse absurd ones before it starts.
+	if err := checkIterations(p12); err != nil {
+		return nil, err
 	}
 	key, first, rest, err := pkcs12.DecodeChain(p12, string(pin))
 	if err != nil {

@@ -39,6 +39,9 @@ var (
 	// ErrCertificateKey means the key is not one the tax authority takes
 	// (RSA of at least 2048 bits).
 	ErrCertificateKey = errors.New("certificate key is not RSA of at least 2048 bits")
+	// ErrCertificateCostly means the file asks for more key-derivation
+	// iterations than the service derives (refused before deriving).
+	ErrCertificateCostly = errors.New("certificate file asks for too many key-derivation iterations")
 )
 
 // IdentificationDigits reduces an identification to its significant
@@ -66,6 +69,9 @@ func (s *Service) checkCertificate(e *ValidationError, p12, pin []byte, identifi
 	switch {
 	case errors.Is(err, ErrCertificatePIN):
 		e.Add("Certificado", "cannot be opened with the PIN given in Clave")
+		return time.Time{}, false
+	case errors.Is(err, ErrCertificateCostly):
+		e.Add("Certificado", "asks for more key-derivation iterations than the service accepts (at most 200,000; files made by the usual tools use 2,048 to 10,000): export it again")
 		return time.Time{}, false
 	case errors.Is(err, ErrCertificateFormat):
 		e.Add("Certificado", "is not a PKCS#12 (.p12/.pfx) file")

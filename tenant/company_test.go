@@ -1,6 +1,7 @@
 package tenant_test
 
 import (
+	"bytes"
 	"context"
 	"crypto/x509"
 	"errors"
@@ -419,5 +420,23 @@ func TestCompanyAcceptedVariants(t *testing.T) {
 				t.Fatalf("stored %+v", cc.Company)
 			}
 		})
+	}
+}
+
+// A certificate file that declares an absurd key-derivation cost is a 400
+// on Certificado that says so, refused before anything is derived.
+func TestCreateCompanyCostlyCertificate(t *testing.T) {
+	b := newBundle(t, bundleOpts{})
+	m := mint(t, certmint.Options{TipoIdentificacion: "02", Identificacion: "3101123456", Iterations: 65536})
+	costly := bytes.ReplaceAll(m.P12, []byte{0x02, 0x03, 0x01, 0x00, 0x00}, []byte{0x02, 0x03, 0x7f, 0xff, 0xff})
+	if bytes.Equal(costly, m.P12) {
+		t.Fatal("no iteration count found to rewrite")
+	}
+	in := companyInput(t, "3101123456")
+	in.Certificate, in.CertificatePIN = tenant.Secret(costly), tenant.Secret(m.PIN)
+	_, err := b.svc.CreateCompany(context.Background(), b.admin, in)
+	fe := fieldErrors(t, err)
+	if msgs := strings.Join(fe["Certificado"], "|"); !strings.Contains(msgs, "iterations") {
+		t.Errorf("Certificado: %q, want the iterations named", msgs)
 	}
 }

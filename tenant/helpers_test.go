@@ -126,7 +126,7 @@ var (
 
 func mint(t testing.TB, o certmint.Options) *certmint.Minted {
 	t.Helper()
-	key := fmt.Sprintf("%s/%s/%s/%v/%v", o.TipoIdentificacion, o.Identificacion, o.PIN, o.NotAfter.Unix(), o.Legacy)
+	key := fmt.Sprintf("%s/%s/%s/%v/%v/%d", o.TipoIdentificacion, o.Identificacion, o.PIN, o.NotAfter.Unix(), o.Legacy, o.Iterations)
 	certMu.Lock()
 	defer certMu.Unlock()
 	if m, ok := certCache[key]; ok {

@@ -125,6 +125,9 @@ type Options struct {
 	// certificates, 3DES for the key, SHA-1 MAC) instead of AES-256 and a
 	// SHA-256 MAC.
 	Legacy bool
+	// Iterations, when set, is the key-derivation iteration count of the
+	// file's MAC and encryption (default: the encoder's, 2,048).
+	Iterations int
 	// CA signs the certificate; nil mints a fresh CA first.
 	CA *CA
 	// Key is the holder's key; nil generates a fresh RSA-2048 key. Tests
@@ -222,6 +225,9 @@ func MintCertificate(o Options) (*Minted, error) {
 	enc := pkcs12.Modern2023
 	if o.Legacy {
 		enc = pkcs12.LegacyRC2
+	}
+	if o.Iterations > 0 {
+		enc = enc.WithIterations(o.Iterations)
 	}
 	var chain []*x509.Certificate
 	if !o.OmitChain {

@@ -25,6 +25,8 @@ func (Opener) OpenCertificate(p12, pin []byte) (tenant.CertificateInfo, error) {
 	switch {
 	case errors.Is(err, signer.ErrWrongPIN):
 		return tenant.CertificateInfo{}, fmt.Errorf("%w: %w", tenant.ErrCertificatePIN, err)
+	case errors.Is(err, signer.ErrTooCostly):
+		return tenant.CertificateInfo{}, fmt.Errorf("%w: %w", tenant.ErrCertificateCostly, err)
 	case errors.Is(err, signer.ErrNotPKCS12):
 		return tenant.CertificateInfo{}, fmt.Errorf("%w: %w", tenant.ErrCertificateFormat, err)
 	case errors.Is(err, signer.ErrNoPrivateKey), errors.Is(err, signer.ErrNoCertificate):
