@@ -153,7 +153,11 @@ func (s *Service) authenticateCold(ctx context.Context, tokenHash []byte, key st
 		subtle.ConstantTimeCompare([]byte(u.Username), []byte(username)) != 1 {
 		return Principal{}, ErrUnauthenticated
 	}
-	ok, err := s.passwords.Verify(u.PasswordHash, []byte(password))
+	ok, err := s.verifyPassword(ctx, u, []byte(password))
+	var busy *BusyError
+	if errors.As(err, &busy) {
+		return Principal{}, err
+	}
 	if err != nil {
 		return Principal{}, fmt.Errorf("authenticate user %d: %w", u.ID, err)
 	}

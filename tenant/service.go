@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -46,6 +47,16 @@ type ServiceOptions struct {
 	// Passwords hashes API passwords; default Argon2id with
 	// DefaultArgon2id. Lower parameters are for tests only.
 	Passwords PasswordHasher
+	// CredentialKey keys the HMAC-SHA-256 under which generated API
+	// passwords are stored (at least 32 bytes; derive it from the master
+	// key so that every replica and every restart agree). Without it every
+	// password is stored with Passwords (Argon2id).
+	CredentialKey []byte
+	// SlowHashes bounds the Argon2id checks run at once (default
+	// GOMAXPROCS); SlowHashWait is how long a check waits for a free slot
+	// before the request is refused with a *BusyError (default 2s).
+	SlowHashes   int
+	SlowHashWait time.Duration
 	// Logger receives warnings (cache unreachable...); default discards.
 	Logger *slog.Logger
 	// Now is the clock; default time.Now.
@@ -69,6 +80,9 @@ type Service struct {
 	authKey   []byte
 	ttl       time.Duration
 	passwords PasswordHasher
+	credKey   []byte
+	slow      chan struct{} // a slot per Argon2id check running
+	slowWait  time.Duration
 	log       *slog.Logger
 	now       func() time.Time
 
@@ -115,6 +129,18 @@ func NewService(o ServiceOptions) (*Service, error) {
 	}
 	if s.ttl <= 0 {
 		s.ttl = DefaultAuthTTL
+	}
+	if len(o.CredentialKey) > 0 && len(o.CredentialKey) < 32 {
+		return nil, errors.New("tenant: ServiceOptions.CredentialKey must have at least 32 bytes")
+	}
+	s.credKey = o.CredentialKey
+	if o.SlowHashes <= 0 {
+		o.SlowHashes = runtime.GOMAXPROCS(0)
+	}
+	s.slow = make(chan struct{}, o.SlowHashes)
+	s.slowWait = o.SlowHashWait
+	if s.slowWait <= 0 {
+		s.slowWait = 2 * time.Second
 	}
 	if s.passwords == nil {
 		s.passwords = DefaultArgon2id
@@ -193,11 +219,13 @@ func (s *Service) newUser(username string, role Role, identificacion, sucursal s
 	if err != nil {
 		return APIUser{}, Credentials{}, err
 	}
-	return s.userWith(username, password, token, role)
+	return s.userWith(context.Background(), username, password, token, role, false)
 }
 
-func (s *Service) userWith(username, password, token string, role Role) (APIUser, Credentials, error) {
-	hash, err := s.passwords.Hash([]byte(password))
+// userWith builds a user with its credentials; chosen says a person chose
+// the password (it is then stored with the slow hash).
+func (s *Service) userWith(ctx context.Context, username, password, token string, role Role, chosen bool) (APIUser, Credentials, error) {
+	hash, err := s.hashPassword(ctx, []byte(password), chosen)
 	if err != nil {
 		return APIUser{}, Credentials{}, fmt.Errorf("hash password: %w", err)
 	}

@@ -67,6 +67,11 @@ type Store interface {
 	APIUsers(ctx context.Context, companyID, branchID int64) ([]APIUser, error)
 	// SetAPIUserActive switches a user on or off.
 	SetAPIUserActive(ctx context.Context, id int64, active bool) error
+	// SetAPIUserPasswordHash replaces user id's password hash with newHash
+	// if it is still oldHash (nothing happens otherwise): a hash is
+	// re-encoded on a successful login, and must not undo a change made
+	// meanwhile.
+	SetAPIUserPasswordHash(ctx context.Context, id int64, oldHash, newHash string) error
 
 	// Ping reports whether the store is reachable (for /readyz).
 	Ping(ctx context.Context) error

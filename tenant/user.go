@@ -125,7 +125,7 @@ func (s *Service) EnsureAdmin(ctx context.Context, username, password, token str
 	if token == "" {
 		token = gt
 	}
-	u, creds, err := s.userWith(username, password, token, RoleAdmin)
+	u, creds, err := s.userWith(ctx, username, password, token, RoleAdmin, true)
 	if err != nil {
 		return Credentials{}, false, err
 	}

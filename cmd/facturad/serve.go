@@ -89,6 +89,12 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 	if err != nil {
 		return fmt.Errorf("auth key: %w", err)
 	}
+	// Generated API passwords are stored under this key: the same master
+	// key must open them on every replica and after every restart.
+	credKey, err := seal.DeriveKey(masterKey, "facturad generated credentials v1")
+	if err != nil {
+		return fmt.Errorf("credential key: %w", err)
+	}
 	reg := metrics.NewRegistry()
 	var cache tenant.AuthCache
 	var limiter pipeline.Limiter // nil: the pipeline's in-process token bucket
@@ -127,12 +133,13 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 		}
 	}
 	tenants, err := tenant.NewService(tenant.ServiceOptions{
-		Store:        store,
-		Sealer:       sealer,
-		Certificates: certopen.Opener{},
-		Cache:        cache,
-		AuthKey:      authKey,
-		Logger:       log,
+		Store:         store,
+		Sealer:        sealer,
+		Certificates:  certopen.Opener{},
+		Cache:         cache,
+		AuthKey:       authKey,
+		CredentialKey: credKey,
+		Logger:        log,
 	})
 	if err != nil {
 		return err

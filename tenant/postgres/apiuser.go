@@ -26,7 +26,10 @@ WHERE company_id = $1 ORDER BY id`
 	qAPIUsersOfBranch = `SELECT ` + apiUserColumns + ` FROM api_users
 WHERE company_id = $1 AND branch_id = $2 ORDER BY id`
 	qSetAPIUserActive = `UPDATE api_users SET activo = $2 WHERE id = $1`
-	qBranchExists     = `SELECT EXISTS (SELECT 1 FROM branches WHERE id = $1 AND company_id = $2)`
+	// qSetAPIUserPasswordHash replaces a hash only while it is still the one
+	// read, so that a rehash never undoes a change made meanwhile.
+	qSetAPIUserPasswordHash = `UPDATE api_users SET password_hash = $3 WHERE id = $1 AND password_hash = $2`
+	qBranchExists           = `SELECT EXISTS (SELECT 1 FROM branches WHERE id = $1 AND company_id = $2)`
 )
 
 func scanAPIUser(r pgx.Row) (tenant.APIUser, error) {
@@ -138,6 +141,15 @@ func (s *Store) SetAPIUserActive(ctx context.Context, id int64, active bool) err
 	}
 	if tag.RowsAffected() == 0 {
 		return fmt.Errorf("set api user %d active: %w", id, tenant.ErrNotFound)
+	}
+	return nil
+}
+
+// SetAPIUserPasswordHash replaces a user's password hash when it is still
+// oldHash (a rehash on use); a changed one is left as it is.
+func (s *Store) SetAPIUserPasswordHash(ctx context.Context, id int64, oldHash, newHash string) error {
+	if _, err := s.pool.Exec(ctx, qSetAPIUserPasswordHash, id, oldHash, newHash); err != nil {
+		return fmt.Errorf("set api user %d password hash: %w", id, err)
 	}
 	return nil
 }

@@ -25,7 +25,10 @@ WHERE company_id = ? ORDER BY id`
 	qAPIUsersOfBranch = `SELECT ` + apiUserColumns + ` FROM api_users
 WHERE company_id = ? AND branch_id = ? ORDER BY id`
 	qSetAPIUserActive = `UPDATE api_users SET activo = ? WHERE id = ?`
-	qBranchExists     = `SELECT EXISTS (SELECT 1 FROM branches WHERE id = ? AND company_id = ?)`
+	// qSetAPIUserPasswordHash replaces a hash only while it is still the one
+	// read, so that a rehash never undoes a change made meanwhile.
+	qSetAPIUserPasswordHash = `UPDATE api_users SET password_hash = ? WHERE id = ? AND password_hash = ?`
+	qBranchExists           = `SELECT EXISTS (SELECT 1 FROM branches WHERE id = ? AND company_id = ?)`
 )
 
 // apiUserRow scans API user rows into one set of destinations, so that a
@@ -159,6 +162,15 @@ func (s *Store) SetAPIUserActive(ctx context.Context, id int64, active bool) err
 	}
 	if n == 0 {
 		return fmt.Errorf("set api user %d active: %w", id, tenant.ErrNotFound)
+	}
+	return nil
+}
+
+// SetAPIUserPasswordHash replaces a user's password hash when it is still
+// oldHash (a rehash on use); a changed one is left as it is.
+func (s *Store) SetAPIUserPasswordHash(ctx context.Context, id int64, oldHash, newHash string) error {
+	if _, err := s.write.ExecContext(ctx, qSetAPIUserPasswordHash, newHash, id, oldHash); err != nil {
+		return fmt.Errorf("set api user %d password hash: %w", id, err)
 	}
 	return nil
 }

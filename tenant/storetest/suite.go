@@ -50,6 +50,7 @@ func Run(t *testing.T, open func(t *testing.T) tenant.Store) {
 		{"ok/api users lookups and lists", testAPIUserLookups},
 		{"error/api user missing", testAPIUserMissing},
 		{"ok/set api user active", testSetAPIUserActive},
+		{"ok/set api user password hash only over the hash read", testSetAPIUserPasswordHash},
 		{"ok/timestamps are utc and keep fractions", testTimestamps},
 		{"ok/concurrent creates", testConcurrentCreates},
 	}
@@ -890,6 +891,27 @@ func testSetAPIUserActive(t *testing.T, s tenant.Store) {
 	mustNot(t, "APIUserByUsername", err)
 	same(t, "another user", other.User, got)
 	wantErr(t, "SetAPIUserActive of a missing user", s.SetAPIUserActive(ctx, c.User.ID+other.User.ID+100, true), tenant.ErrNotFound)
+}
+
+func testSetAPIUserPasswordHash(t *testing.T, s tenant.Store) {
+	ctx := context.Background()
+	c := createCompany(t, s, "Claves S.A.", 0)
+	other := createCompany(t, s, "Otras Claves S.A.", 0)
+	old := c.User.PasswordHash
+	mustNot(t, "SetAPIUserPasswordHash", s.SetAPIUserPasswordHash(ctx, c.User.ID, old, "$hmac-sha256$v=1$nuevo"))
+	got, err := s.APIUserByUsername(ctx, c.User.Username)
+	mustNot(t, "APIUserByUsername", err)
+	want := c.User
+	want.PasswordHash = "$hmac-sha256$v=1$nuevo"
+	same(t, "user after SetAPIUserPasswordHash", want, got)
+	// A stale old hash changes nothing: the hash read is no longer stored.
+	mustNot(t, "SetAPIUserPasswordHash with a stale hash", s.SetAPIUserPasswordHash(ctx, c.User.ID, old, "$hmac-sha256$v=1$viejo"))
+	got, err = s.APIUserByUsername(ctx, c.User.Username)
+	mustNot(t, "APIUserByUsername", err)
+	same(t, "user after a stale SetAPIUserPasswordHash", want, got)
+	got, err = s.APIUserByUsername(ctx, other.User.Username)
+	mustNot(t, "APIUserByUsername", err)
+	same(t, "another user", other.User, got)
 }
 
 func testTimestamps(t *testing.T, s tenant.Store) {
