@@ -30,7 +30,11 @@ func TestMain(m *testing.M) {
 		main()
 		os.Exit(0)
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if builtBinDir != "" {
+		os.RemoveAll(builtBinDir)
+	}
+	os.Exit(code)
 }
 
 // child is the service running in a process of its own.
