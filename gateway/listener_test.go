@@ -43,7 +43,7 @@ func TestSteadyListenerOutlastsAcceptErrors(t *testing.T) {
 	}
 	errs = append(errs, enfile, syscall.ECONNABORTED, errors.New("something else"))
 	sl := &scriptedListener{errs: errs, conns: 1}
-	l := newSteadyListener(sl, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	l := newSteadyListener(sl, slog.New(slog.NewTextHandler(io.Discard, nil)), 0)
 	var waits []time.Duration
 	l.sleep = func(d time.Duration) { waits = append(waits, d) }
 
@@ -70,4 +70,59 @@ func TestSteadyListenerOutlastsAcceptErrors(t *testing.T) {
 	if _, err := l.Accept(); !errors.Is(err, net.ErrClosed) {
 		t.Errorf("closed listener: %v", err)
 	}
+}
+
+func TestSteadyListenerCapsConnectionsPerAddress(t *testing.T) {
+	inner, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := newSteadyListener(inner, slog.New(slog.NewTextHandler(io.Discard, nil)), 2)
+	defer l.Close()
+	accepted := make(chan net.Conn, 8)
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				close(accepted)
+				return
+			}
+			accepted <- c
+		}
+	}()
+	dial := func() net.Conn {
+		c, err := net.Dial("tcp", inner.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	a, b := dial(), dial()
+	sa, sb := <-accepted, <-accepted
+	third := dial()
+	// The third is closed by the listener: a read ends at once.
+	third.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := third.Read(make([]byte, 1)); err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("the connection past the cap was not closed: %v", err)
+	}
+	select {
+	case c := <-accepted:
+		t.Fatalf("a connection past the cap was accepted: %v", c.RemoteAddr())
+	default:
+	}
+	// A slot given back (closed twice: counted once) admits the next.
+	sa.Close()
+	sa.Close()
+	a.Close()
+	d := dial()
+	select {
+	case sd := <-accepted:
+		sd.Close()
+	case <-time.After(5 * time.Second):
+		t.Fatal("a connection within the cap was not accepted after a slot freed")
+	}
+	sb.Close()
+	b.Close()
+	d.Close()
+	third.Close()
 }

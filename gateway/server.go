@@ -138,7 +138,6 @@ func New(o Options) (*Server, error) {
 		WriteTimeout:                 o.WriteTimeout,
 		IdleTimeout:                  o.IdleTimeout,
 		MaxRequestBodySize:           s.maxBody,
-		MaxConnsPerIP:                o.MaxConnsPerIP,
 		Concurrency:                  o.MaxConns,
 		DisablePreParseMultipartForm: true,
 		NoDefaultContentType:         true,
@@ -191,7 +190,7 @@ func (s *Server) handle(method, pattern string, maxBody, maxMultipart int, h han
 // Accept errors that pass (a full open-file table during a connection
 // flood) never end it: see steadyListener.
 func (s *Server) Serve(ln net.Listener) error {
-	return s.api.Serve(newSteadyListener(ln, s.log))
+	return s.api.Serve(newSteadyListener(ln, s.log, s.o.MaxConnsPerIP))
 }
 
 // ServeAdmin serves /healthz, /readyz and /metrics on ln until Shutdown;
