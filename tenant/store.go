@@ -72,6 +72,9 @@ type Store interface {
 	// re-encoded on a successful login, and must not undo a change made
 	// meanwhile.
 	SetAPIUserPasswordHash(ctx context.Context, id int64, oldHash, newHash string) error
+	// SetAPIUserToken replaces user id's token hash with newHash if it is
+	// still oldHash; otherwise (a rotation raced this one) ErrConflict.
+	SetAPIUserToken(ctx context.Context, id int64, oldHash, newHash []byte) error
 
 	// Ping reports whether the store is reachable (for /readyz).
 	Ping(ctx context.Context) error

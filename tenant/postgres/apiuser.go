@@ -29,6 +29,9 @@ WHERE company_id = $1 AND branch_id = $2 ORDER BY id`
 	// qSetAPIUserPasswordHash replaces a hash only while it is still the one
 	// read, so that a rehash never undoes a change made meanwhile.
 	qSetAPIUserPasswordHash = `UPDATE api_users SET password_hash = $3 WHERE id = $1 AND password_hash = $2`
+	// qSetAPIUserToken replaces a token hash only while it is still the one
+	// read: two rotations at once leave one new token, not a lost one.
+	qSetAPIUserToken = `UPDATE api_users SET token_hash = $3 WHERE id = $1 AND token_hash = $2`
 	qBranchExists           = `SELECT EXISTS (SELECT 1 FROM branches WHERE id = $1 AND company_id = $2)`
 )
 
@@ -150,6 +153,19 @@ func (s *Store) SetAPIUserActive(ctx context.Context, id int64, active bool) err
 func (s *Store) SetAPIUserPasswordHash(ctx context.Context, id int64, oldHash, newHash string) error {
 	if _, err := s.pool.Exec(ctx, qSetAPIUserPasswordHash, id, oldHash, newHash); err != nil {
 		return fmt.Errorf("set api user %d password hash: %w", id, err)
+	}
+	return nil
+}
+
+// SetAPIUserToken replaces a user's token hash when it is still oldHash; a
+// token changed meanwhile is ErrConflict.
+func (s *Store) SetAPIUserToken(ctx context.Context, id int64, oldHash, newHash []byte) error {
+	tag, err := s.pool.Exec(ctx, qSetAPIUserToken, id, oldHash, newHash)
+	if err != nil {
+		return fmt.Errorf("set api user %d token: %w", id, mapErr(err))
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("set api user %d token: %w", id, tenant.ErrConflict)
 	}
 	return nil
 }

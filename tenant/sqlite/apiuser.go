@@ -28,6 +28,9 @@ WHERE company_id = ? AND branch_id = ? ORDER BY id`
 	// qSetAPIUserPasswordHash replaces a hash only while it is still the one
 	// read, so that a rehash never undoes a change made meanwhile.
 	qSetAPIUserPasswordHash = `UPDATE api_users SET password_hash = ? WHERE id = ? AND password_hash = ?`
+	// qSetAPIUserToken replaces a token hash only while it is still the one
+	// read: two rotations at once leave one new token, not a lost one.
+	qSetAPIUserToken = `UPDATE api_users SET token_hash = ? WHERE id = ? AND token_hash = ?`
 	qBranchExists           = `SELECT EXISTS (SELECT 1 FROM branches WHERE id = ? AND company_id = ?)`
 )
 
@@ -171,6 +174,19 @@ func (s *Store) SetAPIUserActive(ctx context.Context, id int64, active bool) err
 func (s *Store) SetAPIUserPasswordHash(ctx context.Context, id int64, oldHash, newHash string) error {
 	if _, err := s.write.ExecContext(ctx, qSetAPIUserPasswordHash, newHash, id, oldHash); err != nil {
 		return fmt.Errorf("set api user %d password hash: %w", id, err)
+	}
+	return nil
+}
+
+// SetAPIUserToken replaces a user's token hash when it is still oldHash; a
+// token changed meanwhile is ErrConflict.
+func (s *Store) SetAPIUserToken(ctx context.Context, id int64, oldHash, newHash []byte) error {
+	res, err := s.write.ExecContext(ctx, qSetAPIUserToken, newHash, id, oldHash)
+	if err != nil {
+		return fmt.Errorf("set api user %d token: %w", id, mapErr(err))
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return fmt.Errorf("set api user %d token: %w", id, tenant.ErrConflict)
 	}
 	return nil
 }

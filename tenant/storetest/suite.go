@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -51,6 +52,7 @@ func Run(t *testing.T, open func(t *testing.T) tenant.Store) {
 		{"error/api user missing", testAPIUserMissing},
 		{"ok/set api user active", testSetAPIUserActive},
 		{"ok/set api user password hash only over the hash read", testSetAPIUserPasswordHash},
+		{"ok/set api user token only over the token read", testSetAPIUserToken},
 		{"ok/timestamps are utc and keep fractions", testTimestamps},
 		{"ok/concurrent creates", testConcurrentCreates},
 	}
@@ -912,6 +914,23 @@ func testSetAPIUserPasswordHash(t *testing.T, s tenant.Store) {
 	got, err = s.APIUserByUsername(ctx, other.User.Username)
 	mustNot(t, "APIUserByUsername", err)
 	same(t, "another user", other.User, got)
+}
+
+func testSetAPIUserToken(t *testing.T, s tenant.Store) {
+	ctx := context.Background()
+	c := createCompany(t, s, "Fichas S.A.", 0)
+	old := c.User.TokenHash
+	fresh := tenant.HashToken("a-new-token-for-the-rotation-test-000000")
+	mustNot(t, "SetAPIUserToken", s.SetAPIUserToken(ctx, c.User.ID, old, fresh))
+	if _, err := s.APIUserByTokenHash(ctx, old); !errors.Is(err, tenant.ErrNotFound) {
+		t.Errorf("the old token still finds the user: %v", err)
+	}
+	got, err := s.APIUserByTokenHash(ctx, fresh)
+	mustNot(t, "APIUserByTokenHash", err)
+	want := c.User
+	want.TokenHash = fresh
+	same(t, "user after SetAPIUserToken", want, got)
+	wantErr(t, "SetAPIUserToken over a stale token", s.SetAPIUserToken(ctx, c.User.ID, old, tenant.HashToken("another-token-000000000000000000000000")), tenant.ErrConflict)
 }
 
 func testTimestamps(t *testing.T, s tenant.Store) {
