@@ -2,8 +2,10 @@ package gateway
 
 import (
 	"errors"
+	"io"
 	"log/slog"
 	"net"
+	"strings"
 	"sync"
 	"time"
 )
@@ -49,7 +51,7 @@ func (l *steadyListener) Accept() (net.Conn, error) {
 			}
 			continue
 		}
-		if errors.Is(err, net.ErrClosed) {
+		if closedListener(err) {
 			return nil, err
 		}
 		if wait == 0 {
@@ -117,4 +119,12 @@ func (c *countedConn) Close() error {
 	err := c.Conn.Close()
 	c.once.Do(c.release)
 	return err
+}
+
+// closedListener reports whether an Accept error means the listener is
+// closed: net.ErrClosed, or (from listeners that do not wrap it, such as
+// in-memory ones) io.EOF or the same words.
+func closedListener(err error) bool {
+	return errors.Is(err, net.ErrClosed) || errors.Is(err, io.EOF) ||
+		strings.Contains(err.Error(), "use of closed network connection")
 }

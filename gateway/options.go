@@ -40,6 +40,9 @@ type Tenants interface {
 	UpdateBranch(ctx context.Context, p tenant.Principal, companyID, branchID int64, in tenant.BranchInput) (tenant.Branch, error)
 	// CreateAPIUser creates another API user for a branch.
 	CreateAPIUser(ctx context.Context, p tenant.Principal, companyID, branchID int64, username string) (tenant.Credentials, error)
+	BranchUsers(ctx context.Context, p tenant.Principal, companyID, branchID int64) ([]tenant.APIUser, error)
+	SetBranchUserActive(ctx context.Context, p tenant.Principal, companyID, branchID, userID int64, active bool) (tenant.APIUser, error)
+	RotateAPIToken(ctx context.Context, p tenant.Principal, companyID, branchID, userID int64) (tenant.Credentials, error)
 }
 
 // Readiness reports whether the service can take traffic (its stores are

@@ -97,6 +97,18 @@ func (f *fakeTenants) CreateAPIUser(context.Context, tenant.Principal, int64, in
 	return tenant.Credentials{}, f.userErr
 }
 
+func (f *fakeTenants) BranchUsers(context.Context, tenant.Principal, int64, int64) ([]tenant.APIUser, error) {
+	return nil, f.userErr
+}
+
+func (f *fakeTenants) SetBranchUserActive(context.Context, tenant.Principal, int64, int64, int64, bool) (tenant.APIUser, error) {
+	return tenant.APIUser{}, f.userErr
+}
+
+func (f *fakeTenants) RotateAPIToken(context.Context, tenant.Principal, int64, int64, int64) (tenant.Credentials, error) {
+	return tenant.Credentials{}, f.userErr
+}
+
 type testFieldErr map[string][]string
 
 func (e testFieldErr) Error() string                    { return "invalid" }

@@ -18,6 +18,9 @@ const (
 	pathBranches      = "/api/companies/{companyId}/branches/v4"
 	pathBranch        = "/api/companies/{companyId}/branches/{branchId}/v4"
 	pathBranchUsers   = "/api/companies/{companyId}/branches/{branchId}/users/v4"
+	pathBranchUser    = "/api/companies/{companyId}/branches/{branchId}/users/{userId}/v4"
+	pathUserToken     = "/api/companies/{companyId}/branches/{branchId}/users/{userId}/token/v4"
+	paramUserID       = "userId"
 	paramCompanyID    = "companyId"
 	paramBranchID     = "branchId"
 	conflictUserTaken = "is already taken"
@@ -45,6 +48,13 @@ func (s *Server) registerTenancy() {
 	s.handle(fasthttp.MethodPut, pathBranches, j, mp, s.updateCompanyOnBranches).shape = s.updateCompanyShape
 	s.handle(fasthttp.MethodPut, pathBranch, j, 0, s.updateBranch).shape = updateBranchShape
 	s.handle(fasthttp.MethodPost, pathBranchUsers, j, 0, s.createAPIUser).shape = credentialsShape
+	s.handle(fasthttp.MethodGet, pathBranchUsers, noBodyLimit, 0, s.listAPIUsers)
+	s.handle(fasthttp.MethodPut, pathBranchUser, j, 0, s.updateAPIUser).shape = apiUserShape
+	s.handle(fasthttp.MethodPost, pathUserToken, j, 0, s.rotateAPIToken).shape = credentialsShape
+}
+
+func apiUserShape(c *call) {
+	c.a6 = func(msg string) any { return apiUserAnswer{MensajeAPI: msg} }
 }
 
 // The shapes of the calls that answer with a message field (A.6): the body
@@ -375,6 +385,95 @@ func (s *Server) createAPIUser(c *call) error {
 		return err
 	}
 	cr, err := s.o.Tenants.CreateAPIUser(c.ctx, c.p, companyID, branchID, username)
+	if err != nil {
+		return err
+	}
+	writeJSON(c.rc, fasthttp.StatusOK, newCredentialsAnswer(cr))
+	return nil
+}
+
+// apiUserAnswer is an API user as listed and updated (ours; A.4 has only
+// the create call): never its password or token.
+type apiUserAnswer struct {
+	ID         int64  `json:"id"`
+	Usuario    string `json:"usuario"`
+	Activo     string `json:"activo"`
+	CreatedAt  string `json:"createdAt"`
+	MensajeAPI string `json:"mensaje_api,omitempty"`
+}
+
+func newAPIUserAnswer(u tenant.APIUser) apiUserAnswer {
+	a := apiUserAnswer{ID: u.ID, Usuario: u.Username, Activo: "N", CreatedAt: localTime(u.CreatedAt)}
+	if u.Activo {
+		a.Activo = "S"
+	}
+	return a
+}
+
+// userPath reads the company, branch and user ids of a user route.
+func (c *call) userPath(withUser bool) (companyID, branchID, userID int64, err error) {
+	if companyID, err = c.pathID(paramCompanyID, "companiaId"); err != nil {
+		return
+	}
+	if branchID, err = c.pathID(paramBranchID, "branchId"); err != nil {
+		return
+	}
+	if withUser {
+		userID, err = c.pathID(paramUserID, "userId")
+	}
+	return
+}
+
+func (s *Server) listAPIUsers(c *call) error {
+	companyID, branchID, _, err := c.userPath(false)
+	if err != nil {
+		return err
+	}
+	users, err := s.o.Tenants.BranchUsers(c.ctx, c.p, companyID, branchID)
+	if err != nil {
+		return err
+	}
+	out := make([]apiUserAnswer, 0, len(users))
+	for _, u := range users {
+		out = append(out, newAPIUserAnswer(u))
+	}
+	writeJSON(c.rc, fasthttp.StatusOK, out)
+	return nil
+}
+
+// updateAPIUser switches a user on or off: {"activo": "S" | "N"}.
+func (s *Server) updateAPIUser(c *call) error {
+	companyID, branchID, userID, err := c.userPath(true)
+	if err != nil {
+		return err
+	}
+	f, err := jsonFields(c.rc.Request.Body())
+	if err != nil {
+		return err
+	}
+	activo := f.flag("activo")
+	if activo == "" && len(f.errs) == 0 {
+		f.addErr("activo", `is required: "S" or "N"`)
+	}
+	if err := f.err(); err != nil {
+		return err
+	}
+	u, err := s.o.Tenants.SetBranchUserActive(c.ctx, c.p, companyID, branchID, userID, activo == "S")
+	if err != nil {
+		return err
+	}
+	a := newAPIUserAnswer(u)
+	writeJSON(c.rc, fasthttp.StatusOK, a)
+	return nil
+}
+
+// rotateAPIToken gives a user a new token, shown once in the answer.
+func (s *Server) rotateAPIToken(c *call) error {
+	companyID, branchID, userID, err := c.userPath(true)
+	if err != nil {
+		return err
+	}
+	cr, err := s.o.Tenants.RotateAPIToken(c.ctx, c.p, companyID, branchID, userID)
 	if err != nil {
 		return err
 	}

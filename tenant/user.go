@@ -162,3 +162,75 @@ func (s *Service) adminExists(ctx context.Context, username string) (bool, error
 	}
 	return u.Role == RoleAdmin, nil
 }
+
+// BranchUsers lists the API users of a branch, for whoever may manage the
+// branch (its company's users, the company's reseller, an admin).
+func (s *Service) BranchUsers(ctx context.Context, p Principal, companyID, branchID int64) ([]APIUser, error) {
+	if _, _, err := s.branchFor(ctx, p, companyID, branchID); err != nil {
+		return nil, err
+	}
+	users, err := s.store.APIUsers(ctx, companyID, branchID)
+	if err != nil {
+		return nil, fmt.Errorf("users of branch %d: %w", branchID, err)
+	}
+	return users, nil
+}
+
+// branchUser finds one API user of a branch p may manage; any other user
+// (another branch's, another tenant's, a missing one) is ErrNotFound.
+func (s *Service) branchUser(ctx context.Context, p Principal, companyID, branchID, userID int64) (APIUser, error) {
+	users, err := s.BranchUsers(ctx, p, companyID, branchID)
+	if err != nil {
+		return APIUser{}, err
+	}
+	for _, u := range users {
+		if u.ID == userID {
+			return u, nil
+		}
+	}
+	return APIUser{}, fmt.Errorf("user %d of branch %d: %w", userID, branchID, ErrNotFound)
+}
+
+// SetBranchUserActive switches one API user of a branch on or off. Off, its
+// cached credentials are dropped: its next request on any replica is
+// refused.
+func (s *Service) SetBranchUserActive(ctx context.Context, p Principal, companyID, branchID, userID int64, active bool) (APIUser, error) {
+	u, err := s.branchUser(ctx, p, companyID, branchID, userID)
+	if err != nil {
+		return APIUser{}, err
+	}
+	if err := s.store.SetAPIUserActive(ctx, u.ID, active); err != nil {
+		return APIUser{}, fmt.Errorf("user %d: %w", u.ID, err)
+	}
+	u.Activo = active
+	if !active {
+		if err := s.forgetUsers(ctx, []APIUser{u}); err != nil {
+			return APIUser{}, err
+		}
+	}
+	return u, nil
+}
+
+// RotateAPIToken gives one API user of a branch a new token, returned once;
+// the old one stops working at once on every replica (its cached entry is
+// dropped). The password is unchanged.
+func (s *Service) RotateAPIToken(ctx context.Context, p Principal, companyID, branchID, userID int64) (Credentials, error) {
+	u, err := s.branchUser(ctx, p, companyID, branchID, userID)
+	if err != nil {
+		return Credentials{}, err
+	}
+	_, token, err := newSecrets()
+	if err != nil {
+		return Credentials{}, err
+	}
+	if err := s.store.SetAPIUserToken(ctx, u.ID, u.TokenHash, HashToken(token)); err != nil {
+		if errors.Is(err, ErrConflict) {
+			return Credentials{}, invalidField("apiToken", "was rotated by another request meanwhile; list the users and rotate again if needed")
+		}
+		return Credentials{}, fmt.Errorf("rotate the token of user %d: %w", u.ID, err)
+	}
+	if err := s.forgetUsers(ctx, []APIUser{u}); err != nil {
+		return Credentials{}, err
+	}
+	return Credentials{Usuario: u.Username, APIToken: token}, nil
+}
