@@ -32,7 +32,7 @@ WHERE company_id = $1 AND branch_id = $2 ORDER BY id`
 	// qSetAPIUserToken replaces a token hash only while it is still the one
 	// read: two rotations at once leave one new token, not a lost one.
 	qSetAPIUserToken = `UPDATE api_users SET token_hash = $3 WHERE id = $1 AND token_hash = $2`
-	qBranchExists           = `SELECT EXISTS (SELECT 1 FROM branches WHERE id = $1 AND company_id = $2)`
+	qBranchExists    = `SELECT EXISTS (SELECT 1 FROM branches WHERE id = $1 AND company_id = $2)`
 )
 
 func scanAPIUser(r pgx.Row) (tenant.APIUser, error) {

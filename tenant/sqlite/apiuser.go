@@ -31,7 +31,7 @@ WHERE company_id = ? AND branch_id = ? ORDER BY id`
 	// qSetAPIUserToken replaces a token hash only while it is still the one
 	// read: two rotations at once leave one new token, not a lost one.
 	qSetAPIUserToken = `UPDATE api_users SET token_hash = ? WHERE id = ? AND token_hash = ?`
-	qBranchExists           = `SELECT EXISTS (SELECT 1 FROM branches WHERE id = ? AND company_id = ?)`
+	qBranchExists    = `SELECT EXISTS (SELECT 1 FROM branches WHERE id = ? AND company_id = ?)`
 )
 
 // apiUserRow scans API user rows into one set of destinations, so that a
