@@ -3,6 +3,7 @@ package gateway
 import (
 	"time"
 
+	"facturad/hacienda"
 	"facturad/tenant"
 )
 
@@ -12,7 +13,7 @@ import (
 const dateLayout = "2006-01-02T15:04:05"
 
 // costaRica is Costa Rica's time (UTC-6 the whole year, no daylight saving).
-var costaRica = time.FixedZone("CST", -6*60*60)
+var costaRica = hacienda.CostaRica()
 
 // localTime formats t as a Costa Rica local date-time; the zero time is
 // "0001-01-01T00:00:00" (not set).

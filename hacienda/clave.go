@@ -11,10 +11,12 @@ import (
 	"time"
 )
 
-// crTime is the time zone every date of a v4.4 document is written in:
-// UTC−06:00 all year (Costa Rica has no daylight saving time). A fixed zone is
-// used instead of the tz database so the result never depends on the host.
-var crTime = time.FixedZone("America/Costa_Rica", -6*60*60)
+// crTime is the time zone every date of a v4.4 document is written in,
+// and the one the whole service reads and shows local times in: UTC−06:00
+// all year (Costa Rica has no daylight saving time). A fixed zone is used
+// instead of the tz database so the result never depends on the host. It is
+// the service's one declaration of it: other packages use CostaRica().
+var crTime = time.FixedZone("-06:00", -6*60*60)
 
 // Lengths of the numbering fields (Anexo 1, nota 3 and 4.1).
 const (

@@ -58,7 +58,7 @@ func GenerateDocuments(seed int64, n int) []*Document {
 	issuer := SampleIssuer()
 	reqs := GenerateRequests(seed, n)
 	docs := make([]*Document, 0, n)
-	base := time.Date(2026, 11, 21, 9, 0, 0, 0, crZone)
+	base := time.Date(2026, 11, 21, 9, 0, 0, 0, crTime)
 	for i, req := range reqs {
 		doc, err := NewDocument(req, issuer)
 		if err != nil {
@@ -163,7 +163,7 @@ func (g *generator) request() *SendDocumentRequest {
 			})
 		}
 		req.InformacionReferencia = []InformacionReferencia{{TipoDocIR: "01", Numero: sampleClaveRef,
-			FechaEmisionIR: time.Date(2026, 10, 15, 10, 0, 0, 0, crZone), Codigo: "04", Razon: "Pago de factura a crédito"}}
+			FechaEmisionIR: time.Date(2026, 10, 15, 10, 0, 0, 0, crTime), Codigo: "04", Razon: "Pago de factura a crédito"}}
 		req.ResumenFactura.MedioPago = []MedioPago{{TipoMedioPago: g.pick("01", "04", "06")}}
 		return req
 	}
@@ -190,24 +190,24 @@ func (g *generator) request() *SendDocumentRequest {
 			code = "06"
 		}
 		req.InformacionReferencia = []InformacionReferencia{{TipoDocIR: "01", Numero: sampleClaveRef,
-			FechaEmisionIR: time.Date(2026, 11, 1, 8, 30, 0, 0, crZone), Codigo: code, Razon: "Ajuste de la factura original"}}
+			FechaEmisionIR: time.Date(2026, 11, 1, 8, 30, 0, 0, crTime), Codigo: code, Razon: "Ajuste de la factura original"}}
 	case TypeFEC:
 		req.CodigoActividadReceptor = "522003"
 		switch req.Receptor.Identificacion.Tipo {
 		case IDExtranjeroNoDom:
 			req.InformacionReferencia = []InformacionReferencia{{TipoDocIR: "16", Numero: "INV-2026-0042",
-				FechaEmisionIR: time.Date(2026, 11, 20, 12, 0, 0, 0, crZone), Codigo: "11", Razon: "Servicio de proveedor no domiciliado"}}
+				FechaEmisionIR: time.Date(2026, 11, 20, 12, 0, 0, 0, crTime), Codigo: "11", Razon: "Servicio de proveedor no domiciliado"}}
 		default:
 			if req.Receptor.Identificacion.Tipo == IDNoContribuyente {
 				req.CondicionVenta = CondicionUsadosNoContrib
 			}
 			req.InformacionReferencia = []InformacionReferencia{{TipoDocIR: "06", Numero: "CT-2026-0107",
-				FechaEmisionIR: time.Date(2026, 11, 2, 9, 0, 0, 0, crZone), Codigo: "04", Razon: "Compra a proveedor no obligado a facturar"}}
+				FechaEmisionIR: time.Date(2026, 11, 2, 9, 0, 0, 0, crTime), Codigo: "04", Razon: "Compra a proveedor no obligado a facturar"}}
 		}
 	case TypeFE:
 		if variant%3 == 1 {
 			req.InformacionReferencia = []InformacionReferencia{{TipoDocIR: "06", Numero: "CT-88",
-				FechaEmisionIR: time.Date(2026, 9, 30, 0, 0, 0, 0, crZone), Codigo: "04", Razon: "Contrato marco de servicios"}}
+				FechaEmisionIR: time.Date(2026, 9, 30, 0, 0, 0, 0, crTime), Codigo: "04", Razon: "Contrato marco de servicios"}}
 		}
 		req.CodigoActividadReceptor = FlexString(g.pick("", "620100"))
 	}
@@ -333,7 +333,7 @@ func (g *generator) addFeature(req *SendDocumentRequest, t DocumentType) {
 	first := &lines[0]
 	exo := func(tipo, tarifa string) *Exoneracion {
 		x := &Exoneracion{TipoDocumentoEX1: tipo, NumeroDocumento: "AL-00012345-24", NombreInstitucion: "01",
-			FechaEmisionEX: time.Date(2026, 1, 10, 0, 0, 0, 0, crZone), TarifaExonerada: MustAmount(tarifa)}
+			FechaEmisionEX: time.Date(2026, 1, 10, 0, 0, 0, 0, crTime), TarifaExonerada: MustAmount(tarifa)}
 		if tiposExoneracionArticulo.has(tipo) {
 			x.Articulo = 8
 			x.Inciso = 2

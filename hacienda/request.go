@@ -161,12 +161,9 @@ func DecodeCalculateRequest(body []byte) (*CalculateRequest, error) {
 	return &r, nil
 }
 
-// crZone is Costa Rica's time: UTC−06:00 all year (no daylight saving).
-var crZone = time.FixedZone("America/Costa_Rica", -6*3600)
-
 // CostaRica returns Costa Rica's time zone (a fixed UTC−06:00 zone, which
-// needs no time-zone database).
-func CostaRica() *time.Location { return crZone }
+// needs no time-zone database): the one every package uses.
+func CostaRica() *time.Location { return crTime }
 
 // ParseDateTime reads a contract date-time: ISO 8601 local without zone
 // (2026-11-21T14:03:00, fractional seconds allowed), taken as Costa Rica
@@ -178,7 +175,7 @@ func ParseDateTime(s string) (time.Time, error) {
 		return time.Time{}, nil
 	}
 	for _, layout := range []string{"2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999", "2006-01-02"} {
-		if t, err := time.ParseInLocation(layout, s, crZone); err == nil {
+		if t, err := time.ParseInLocation(layout, s, crTime); err == nil {
 			return t, nil
 		}
 	}

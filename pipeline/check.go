@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"facturad/hacienda"
 	"facturad/hacienda/recepcion"
 	"facturad/tenant"
 )
@@ -15,7 +16,8 @@ import (
 // is tenant.ErrNotFound.
 func (p *Pipeline) Document(ctx context.Context, pr tenant.Principal, clave string) (tenant.Document, error) {
 	clave = strings.TrimSpace(clave)
-	if len(clave) != 50 || strings.Trim(clave, "0123456789") != "" {
+	if _, err := hacienda.ParseClave(clave); err != nil {
+		// Not a clave at all: no document has it.
 		return tenant.Document{}, fmt.Errorf("document %q: %w", clave, tenant.ErrNotFound)
 	}
 	d, err := p.o.Store.DocumentByClave(ctx, clave)

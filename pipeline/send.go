@@ -598,8 +598,8 @@ func sendOutcome(d tenant.Document) Outcome {
 	return o
 }
 
-// crTime is Costa Rica's time (UTC−06:00 all year).
-var crTime = time.FixedZone("-06:00", -6*60*60)
+// crTime is Costa Rica's time (hacienda.CostaRica).
+var crTime = hacienda.CostaRica()
 
 // issuerParty is the company and branch as the document's issuer.
 func issuerParty(is tenant.Issuer, proveedor string) hacienda.Issuer {

@@ -17,6 +17,8 @@ import (
 
 	"github.com/beevik/etree"
 	dsig "github.com/russellhaering/goxmldsig"
+
+	"facturad/hacienda"
 )
 
 // Namespaces and algorithm identifiers of the signature profile.
@@ -65,7 +67,7 @@ func (p Policy) validate() error {
 
 // costaRica is the tax authority's time zone: UTC-06:00 all year (no
 // daylight saving time), fixed here so that no time zone database is needed.
-var costaRica = time.FixedZone("CST", -6*60*60)
+var costaRica = hacienda.CostaRica()
 
 // Option changes how Sign works.
 type Option func(*signOptions)

@@ -121,7 +121,7 @@ type Receipt struct {
 }
 
 // costaRica is UTC-06:00; Costa Rica has no daylight saving time.
-var costaRica = time.FixedZone("-06:00", -6*60*60)
+var costaRica = hacienda.CostaRica()
 
 // Submit posts a signed document. A nil error means the tax authority
 // received it (202); its verdict comes later through Status. On failure the
@@ -269,9 +269,11 @@ func decodeStatus(body []byte) (Status, error) {
 // Status: the callback is not authenticated.
 func DecodeCallback(body []byte) (Status, error) { return decodeStatus(body) }
 
+// validClave checks the clave's shape with the one parser of it
+// (hacienda.ParseClave).
 func validClave(clave string) error {
-	if len(clave) != 50 || strings.Trim(clave, "0123456789") != "" {
-		return fmt.Errorf("clave %q: want 50 digits", clave)
+	if _, err := hacienda.ParseClave(clave); err != nil {
+		return fmt.Errorf("clave %q: %w", clave, err)
 	}
 	return nil
 }

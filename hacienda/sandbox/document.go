@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/beevik/etree"
+
+	"facturad/hacienda"
 )
 
 // Check judges one aspect of a received document. It returns the
@@ -123,7 +125,7 @@ func sameID(a, b string) bool {
 	return strings.TrimLeft(a, "0") == strings.TrimLeft(b, "0") && a != "" && b != ""
 }
 
-var costaRica = time.FixedZone("-06:00", -6*60*60)
+var costaRica = hacienda.CostaRica()
 
 // consistency checks the clave against the document that carries it, as the
 // tax authority does: country, date, issuer, consecutivo, situación, and

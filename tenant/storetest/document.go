@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"facturad/hacienda"
 	"facturad/tenant"
 )
 
@@ -121,7 +122,7 @@ func minimalDocument(b tenant.Branch, idExterno, tipo, terminal string) tenant.D
 
 // cr is Costa Rica's offset: times must come back as the same instant, in
 // UTC.
-var cr = time.FixedZone("CST", -6*60*60)
+var cr = hacienda.CostaRica()
 
 // fullDocument sets every field the caller may set, each to a value of its
 // own, with binary XML-sized payloads and times that carry microseconds.
