@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"facturad/hacienda"
@@ -44,25 +43,11 @@ func (p *Pipeline) submit(ctx context.Context, d *tenant.Document) error {
 		Emisor:    recepcion.Party{TipoIdentificacion: d.EmisorTipo, NumeroIdentificacion: d.EmisorNumero},
 		SignedXML: d.SignedXML,
 	}
-	if apiParty(d.ReceptorTipo, d.ReceptorNumero) {
-		s.Receptor = &recepcion.Party{TipoIdentificacion: d.ReceptorTipo, NumeroIdentificacion: d.ReceptorNumero}
-	}
+	s.Receptor = recepcion.APIParty(d.ReceptorTipo, d.ReceptorNumero)
 	start = time.Now()
 	_, err = p.o.Submitter.Submit(ctx, creds, s)
 	p.metrics.observe(stageSubmit, start)
 	return err
-}
-
-// apiParty reports whether an identification fits the reception API's
-// party (a known type and at most 12 digits); a foreign receiver's free-form
-// number does not, and is then left out of the submission.
-func apiParty(tipo, numero string) bool {
-	switch tipo {
-	case "01", "02", "03", "04", "05", "06":
-	default:
-		return false
-	}
-	return numero != "" && len(numero) <= 12 && strings.Trim(numero, "0123456789") == ""
 }
 
 // markSubmitted records that the tax authority received the document.

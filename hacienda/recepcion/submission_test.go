@@ -9,44 +9,44 @@ import (
 	"facturad/hacienda/sandbox"
 )
 
-func TestNewSubmission(t *testing.T) {
-	doc := &hacienda.Document{
-		Clave:        "50621112600310112345600100001010000000001100000001",
-		FechaEmision: t0,
-		Emisor:       hacienda.Party{Identificacion: hacienda.Identificacion{Tipo: "02", Numero: issuerNumero}},
-	}
+func TestAPIParty(t *testing.T) {
 	for name, tc := range map[string]struct {
-		receptor *hacienda.Party
-		want     *recepcion.Party
+		tipo, numero string
+		want         bool
 	}{
-		"ok/no receptor":         {nil, nil},
-		"ok/receptor without id": {&hacienda.Party{Nombre: "Contado"}, nil},
-		"ok/receptor":            {&hacienda.Party{Identificacion: hacienda.Identificacion{Tipo: "01", Numero: "112340567"}}, &recepcion.Party{TipoIdentificacion: "01", NumeroIdentificacion: "112340567"}},
-		"ok/foreign id too long": {&hacienda.Party{Identificacion: hacienda.Identificacion{Tipo: "05", Numero: "12345678901234567"}}, nil},
-		"ok/foreign id letters":  {&hacienda.Party{Identificacion: hacienda.Identificacion{Tipo: "05", Numero: "AB123456"}}, nil},
+		"ok/física":               {"01", "112340567", true},
+		"ok/jurídica":             {"02", "3101123456", true},
+		"ok/foreign of 12":        {"05", "123456789012", true},
+		"out/no identification":   {"", "", false},
+		"out/unknown type":        {"07", "112340567", false},
+		"out/foreign id too long": {"05", "12345678901234567", false},
+		"out/foreign id letters":  {"05", "AB123456", false},
 	} {
 		t.Run(name, func(t *testing.T) {
-			d := *doc
-			d.Receptor = tc.receptor
-			s := recepcion.NewSubmission(&d, []byte("<x/>"))
-			if s.Clave != d.Clave || !s.Fecha.Equal(t0) || s.Emisor != (recepcion.Party{TipoIdentificacion: "02", NumeroIdentificacion: issuerNumero}) || string(s.SignedXML) != "<x/>" {
-				t.Fatalf("%+v", s)
+			p := recepcion.APIParty(tc.tipo, tc.numero)
+			if (p != nil) != tc.want {
+				t.Fatalf("APIParty(%q, %q) = %+v, want present %v", tc.tipo, tc.numero, p, tc.want)
 			}
-			if (s.Receptor == nil) != (tc.want == nil) || (tc.want != nil && *s.Receptor != *tc.want) {
-				t.Fatalf("receptor = %+v, want %+v", s.Receptor, tc.want)
+			if p != nil && (p.TipoIdentificacion != tc.tipo || p.NumeroIdentificacion != tc.numero) {
+				t.Fatalf("APIParty(%q, %q) = %+v", tc.tipo, tc.numero, p)
 			}
 		})
 	}
 }
 
-// TestNewSubmissionAccepted sends a document built by the engine through
-// NewSubmission and gets it accepted.
-func TestNewSubmissionAccepted(t *testing.T) {
+// TestSubmissionAccepted sends a document built by the engine, with its
+// parties as APIParty gives them, and gets it accepted.
+func TestSubmissionAccepted(t *testing.T) {
 	b := setup(t, sandbox.Options{}, recepcion.Options{})
 	var doc *hacienda.Document
 	_, xml := realDoc(t, 40, func(d *hacienda.Document) { doc = d })
+	s := recepcion.Submission{Clave: doc.Clave, Fecha: doc.FechaEmision, SignedXML: xml,
+		Emisor: *recepcion.APIParty(doc.Emisor.Identificacion.Tipo, doc.Emisor.Identificacion.Numero)}
+	if r := doc.Receptor; r != nil {
+		s.Receptor = recepcion.APIParty(r.Identificacion.Tipo, r.Identificacion.Numero)
+	}
 	ctx := context.Background()
-	if _, err := b.client.Submit(ctx, creds, recepcion.NewSubmission(doc, xml)); err != nil {
+	if _, err := b.client.Submit(ctx, creds, s); err != nil {
 		t.Fatal(err)
 	}
 	st, err := b.client.Status(ctx, creds, doc.Clave)
