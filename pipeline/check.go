@@ -89,9 +89,9 @@ func (p *Pipeline) Check(ctx context.Context, pr tenant.Principal, clave string)
 		case tenant.StateSent:
 			// It took the document once and no longer knows it (its
 			// sandbox is wiped now and then): submit it again.
-			d.Estado = tenant.StateNotSentYet
-			d.LastError = "The tax authority does not know this document; it will be sent again."
-			d.NextAttemptAt = p.o.Clock()
+			if err := move(&d, tUnknown, tenant.StateNotSentYet, "The tax authority does not know this document; it will be sent again.", p.o.Clock()); err != nil {
+				return Outcome{}, err
+			}
 			msg, changed = d.LastError, true
 		case tenant.StatePending:
 		default:

@@ -107,7 +107,7 @@ func (p *Pipeline) retry(ctx context.Context, d *tenant.Document) {
 
 	if len(d.SignedXML) == 0 || d.Clave == "" {
 		// Nothing to submit (the claim's rule should not have picked it).
-		d.NextAttemptAt = time.Time{}
+		workerMove(log, d, tAskFailed, d.Estado, d.LastError, time.Time{})
 		return
 	}
 	d.Attempts++
@@ -116,7 +116,7 @@ func (p *Pipeline) retry(ctx context.Context, d *tenant.Document) {
 		// Every login with refused credentials counts against the
 		// taxpayer's account: stop until the company corrects them and the
 		// request is sent again.
-		d.NextAttemptAt, d.LastError = time.Time{}, credentialsMessage
+		workerMove(log, d, tAskFailed, d.Estado, credentialsMessage, time.Time{})
 		log.Warn("background worker: tax-authority credentials missing or refused; not retried", "err", err)
 		return
 	}
@@ -130,17 +130,23 @@ func (p *Pipeline) retry(ctx context.Context, d *tenant.Document) {
 		case d.Estado != tenant.StateSent:
 			log.Info("background worker: document settled", "estado", string(d.Estado))
 		case !d.SubmittedAt.IsZero() && p.o.Clock().Sub(d.SubmittedAt) > p.o.PollFor:
-			d.NextAttemptAt = time.Time{}
-			d.LastError = "The tax authority has given no verdict since " +
-				d.SubmittedAt.In(crTime).Format("2006-01-02 15:04") + "; it is no longer asked automatically. Check the document to ask again."
+			workerMove(log, d, tAskFailed, d.Estado, "The tax authority has given no verdict since "+
+				d.SubmittedAt.In(crTime).Format("2006-01-02 15:04")+"; it is no longer asked automatically. Check the document to ask again.", time.Time{})
 			log.Warn("background worker: no verdict; giving up polling", "submitted_at", d.SubmittedAt)
 		}
 		return
 	}
-	// The tax authority does not know the clave: (re)submit it.
+	// The tax authority does not know the clave: (re)submit it. A 04 it
+	// no longer knows (a wiped sandbox) is 05 again first.
+	if d.Estado == tenant.StateSent && !workerMove(log, d, tUnknown, tenant.StateNotSentYet, "The tax authority does not know this document; it is sent again.", d.NextAttemptAt) {
+		return
+	}
 	err = p.submit(ctx, d)
 	if err == nil {
-		p.markSubmitted(d)
+		if err := p.markSubmitted(d); err != nil {
+			log.Error("background worker: record a submission", "err", err)
+			return
+		}
 		log.Info("background worker: document submitted")
 		return
 	}
@@ -151,7 +157,7 @@ func (p *Pipeline) retry(ctx context.Context, d *tenant.Document) {
 		// authority's word on the clave decides before 03 is set for good.
 		if v.Estado != tenant.StateError {
 			// Credentials missing or refused: asking would fail the same.
-			d.Estado, d.LastError, d.NextAttemptAt = v.Estado, v.Message, time.Time{}
+			workerMove(log, d, tNotTaken, v.Estado, v.Message, time.Time{})
 			log.Warn("background worker: tax-authority credentials missing or refused; not retried", "err", err)
 			return
 		}
@@ -159,19 +165,14 @@ func (p *Pipeline) retry(ctx context.Context, d *tenant.Document) {
 			log.Info("background worker: refused, but the tax authority holds the document", "estado", string(d.Estado), "err", err)
 			return
 		}
-		d.Estado, d.LastError, d.NextAttemptAt = v.Estado, v.Message, time.Time{}
+		workerMove(log, d, tNotTaken, v.Estado, v.Message, time.Time{})
 		log.Warn("background worker: the tax authority refused the document", "err", err)
 		return
 	}
-	d.Estado = tenant.StateNotSentYet
-	p.attemptFailed(d, err, v.Message)
-	if deadline, ok := ctx.Deadline(); ok {
-		// A submission that may still be in flight is not followed by
-		// a status query before it has either arrived or died.
-		if next := p.nextAfterSubmit(err, d.Attempts-1, deadline); next.After(d.NextAttemptAt) {
-			d.NextAttemptAt = next
-		}
-	}
+	// A submission that may still be in flight is not followed by a
+	// status query before it has either arrived or died.
+	deadline, _ := ctx.Deadline()
+	workerMove(log, d, tNotTaken, tenant.StateNotSentYet, v.Message, p.nextAfterSubmit(err, d.Attempts-1, deadline))
 	log.Info("background worker: submission failed", "err", err, "attempts", d.Attempts)
 }
 
@@ -183,7 +184,9 @@ func (p *Pipeline) retry(ctx context.Context, d *tenant.Document) {
 // sending the same request again (same id_externo) resumes it.
 func (p *Pipeline) finish(ctx context.Context, d *tenant.Document, log *slog.Logger) {
 	stop := func(reason string) {
-		d.LastError, d.NextAttemptAt = reason, time.Time{}
+		if !workerMove(log, d, tStopped, tenant.StatePending, reason, time.Time{}) {
+			return
+		}
 		if err := p.save(ctx, d); err != nil && !errors.Is(err, tenant.ErrConflict) {
 			log.Error("background worker: store an unfinished document", "err", err)
 			return
@@ -203,7 +206,9 @@ func (p *Pipeline) finish(ctx context.Context, d *tenant.Document, log *slog.Log
 	is, err := p.o.Issuers.Issuer(ctx, d.CompanyID, d.BranchID)
 	if err != nil {
 		// The company or branch could not be read now: try again later.
-		d.NextAttemptAt = p.o.Clock().Add(backoff(p.o.BackoffBase, p.o.BackoffMax, d.Attempts, 0))
+		if !workerMove(log, d, tRetryLater, tenant.StatePending, d.LastError, p.o.Clock().Add(backoff(p.o.BackoffBase, p.o.BackoffMax, d.Attempts, 0))) {
+			return
+		}
 		d.Attempts++
 		if serr := p.save(ctx, d); serr != nil && !errors.Is(serr, tenant.ErrConflict) {
 			log.Error("background worker: store a document", "err", serr)
@@ -240,11 +245,22 @@ func (p *Pipeline) finish(ctx context.Context, d *tenant.Document, log *slog.Log
 
 // attemptFailed schedules the next attempt with exponential backoff and
 // jitter, never sooner than a Retry-After the tax authority asked for. A
-// 04 document stays 04: only its answer could not be had.
+// 04 document stays 04 with its message: only its answer could not be had.
 func (p *Pipeline) attemptFailed(d *tenant.Document, err error, msg string) {
+	reason := d.LastError
 	if d.Estado == tenant.StateNotSentYet {
-		d.LastError = msg
+		reason = msg
 	}
 	wait := backoff(p.o.BackoffBase, p.o.BackoffMax, d.Attempts-1, recepcion.RetryAfterOf(err))
-	d.NextAttemptAt = p.o.Clock().Add(wait)
+	workerMove(p.log, d, tAskFailed, d.Estado, reason, p.o.Clock().Add(wait))
+}
+
+// workerMove applies a transition for the background worker, which has
+// nobody to answer: a refused one (a bug) is logged and reported false.
+func workerMove(log *slog.Logger, d *tenant.Document, t transition, to tenant.State, reason string, next time.Time) bool {
+	if err := move(d, t, to, reason, next); err != nil {
+		log.Error("background worker: a transition was refused", "err", err)
+		return false
+	}
+	return true
 }

@@ -231,8 +231,9 @@ func (j *job) reschedule(ctx context.Context, prev tenant.Document) (Outcome, bo
 	if err := sendable(j.is.Company); err != nil {
 		return Outcome{}, false, err
 	}
-	prev.NextAttemptAt = j.p.o.Clock()
-	prev.LastError = "The document will be sent again shortly."
+	if err := move(&prev, tRescheduled, prev.Estado, "The document will be sent again shortly.", j.p.o.Clock()); err != nil {
+		return Outcome{}, false, err
+	}
 	err := j.p.save(ctx, &prev)
 	switch {
 	case errors.Is(err, tenant.ErrConflict):
@@ -399,9 +400,10 @@ func (j *job) reserveConflict(ctx context.Context, d *tenant.Document) error {
 // reason, so that its number is kept and a repeat of the request resumes
 // it.
 func (j *job) keepPending(ctx context.Context, d *tenant.Document, reason string) {
-	d.Estado = tenant.StatePending
-	d.LastError = reason
-	d.NextAttemptAt = time.Time{}
+	if err := move(d, tStopped, tenant.StatePending, reason, time.Time{}); err != nil {
+		j.log.ErrorContext(ctx, "could not keep a document pending", "err", err)
+		return
+	}
 	err := j.p.save(ctx, d)
 	switch {
 	case errors.Is(err, tenant.ErrConflict):
@@ -482,9 +484,9 @@ func (j *job) issue(ctx context.Context, doc *hacienda.Document, d *tenant.Docum
 	// stored the document is 05 and leased for InFlightGrace: should this
 	// process die, the background worker takes it up after that.
 	d.SignedXML = signed
-	d.Estado = tenant.StateNotSentYet
-	d.LastError = ""
-	d.NextAttemptAt = p.o.Clock().Add(p.o.InFlightGrace)
+	if err := move(d, tHeld, tenant.StateNotSentYet, "", p.o.Clock().Add(p.o.InFlightGrace)); err != nil {
+		return Outcome{}, err
+	}
 	start = time.Now()
 	err = p.save(ctx, d)
 	p.metrics.observe(stageStore, start)
@@ -505,7 +507,9 @@ func (j *job) issue(ctx context.Context, doc *hacienda.Document, d *tenant.Docum
 	err = p.submit(sctx, d)
 	if err == nil {
 		j.fault(FaultSubmitted)
-		p.markSubmitted(d)
+		if err := p.markSubmitted(d); err != nil {
+			return Outcome{}, err
+		}
 		serr := p.save(ctx, d)
 		switch {
 		case errors.Is(serr, tenant.ErrConflict):
@@ -560,12 +564,12 @@ func (j *job) submitFailed(ctx context.Context, d *tenant.Document, err error, d
 			return sendOutcome(*d), nil
 		}
 	}
-	d.Estado = v.Estado
-	d.LastError = v.Message
+	var next time.Time
 	if v.Retry {
-		d.NextAttemptAt = p.nextAfterSubmit(err, 0, deadline)
-	} else {
-		d.NextAttemptAt = time.Time{}
+		next = p.nextAfterSubmit(err, 0, deadline)
+	}
+	if merr := move(d, tNotTaken, v.Estado, v.Message, next); merr != nil {
+		return Outcome{}, merr
 	}
 	if serr := p.save(ctx, d); serr != nil {
 		if errors.Is(serr, tenant.ErrConflict) {

@@ -51,13 +51,14 @@ func (p *Pipeline) submit(ctx context.Context, d *tenant.Document) error {
 }
 
 // markSubmitted records that the tax authority received the document.
-func (p *Pipeline) markSubmitted(d *tenant.Document) {
+func (p *Pipeline) markSubmitted(d *tenant.Document) error {
 	now := p.o.Clock()
-	d.Estado = tenant.StateSent
+	if err := move(d, tSubmitted, tenant.StateSent, "", now.Add(p.o.PollDelay)); err != nil {
+		return err
+	}
 	d.SubmittedAt = now
-	d.LastError = ""
 	d.Attempts = 0
-	d.NextAttemptAt = now.Add(p.o.PollDelay)
+	return nil
 }
 
 // askStatus asks the tax authority about the document and records the
@@ -124,18 +125,15 @@ func (p *Pipeline) applyStatus(d *tenant.Document, st recepcion.Status) {
 	now := p.o.Clock()
 	d.IndEstado = string(st.Estado)
 	d.CheckedAt = now
-	d.Estado = stateOf(st.Estado)
-	d.LastError = ""
-	if st.Estado == recepcion.EstadoError {
-		// A processing error on the tax authority's side, not a verdict
-		// (spec §15.4): the document stays received (04) and is asked
-		// about again with backoff, ErrorPolls times at most.
-		p.processingError(d, now)
-		return
-	}
 	if d.SubmittedAt.IsZero() {
 		// Received through an attempt whose answer was lost.
 		d.SubmittedAt = now
+	}
+	if st.Estado == recepcion.EstadoError {
+		// A processing error on the tax authority's side, not a verdict
+		// (spec §15.4): see processingError.
+		p.processingError(d, now)
+		return
 	}
 	if m := st.Mensaje; m != nil {
 		d.CodigoMensaje = strconv.Itoa(m.Mensaje)
@@ -154,10 +152,19 @@ func (p *Pipeline) applyStatus(d *tenant.Document, st recepcion.Status) {
 		}
 		d.ResponseXML = st.ResponseXML
 	}
-	if settled(d.Estado) {
-		d.NextAttemptAt = time.Time{}
-	} else {
-		d.NextAttemptAt = now.Add(backoff(p.o.PollDelay, p.o.BackoffMax, d.Attempts, 0))
+	to := stateOf(st.Estado)
+	var next time.Time
+	if !settled(to) {
+		next = now.Add(backoff(p.o.PollDelay, p.o.BackoffMax, d.Attempts, 0))
+	}
+	p.judge(d, to, "", next)
+}
+
+// judge records the tax authority's word with tJudged, which every state
+// may take: a refusal here is a bug, logged.
+func (p *Pipeline) judge(d *tenant.Document, to tenant.State, reason string, next time.Time) {
+	if err := move(d, tJudged, to, reason, next); err != nil {
+		p.log.Error("record the tax authority's answer", "err", err)
 	}
 }
 
@@ -176,14 +183,11 @@ func (p *Pipeline) save(ctx context.Context, d *tenant.Document) error {
 // in 03 with a message saying so (a check call may still ask).
 func (p *Pipeline) processingError(d *tenant.Document, now time.Time) {
 	if now.Sub(d.SubmittedAt) >= p.o.ErrorFor {
-		d.Estado = tenant.StateError
-		d.NextAttemptAt = time.Time{}
-		d.LastError = "The tax authority still reports a processing error (ind-estado error) " +
-			now.Sub(d.SubmittedAt).Round(time.Minute).String() + " after the document was received; " +
-			"it is no longer asked automatically. Check the document to ask again, or contact the tax authority."
+		p.judge(d, tenant.StateError, "The tax authority still reports a processing error (ind-estado error) "+
+			now.Sub(d.SubmittedAt).Round(time.Minute).String()+" after the document was received; "+
+			"it is no longer asked automatically. Check the document to ask again, or contact the tax authority.", time.Time{})
 		return
 	}
-	d.Estado = tenant.StateSent
-	d.LastError = "The tax authority reported a processing error (ind-estado error); it will be asked again."
-	d.NextAttemptAt = now.Add(backoff(p.o.PollDelay, p.o.BackoffMax, d.Attempts, 0))
+	p.judge(d, tenant.StateSent, "The tax authority reported a processing error (ind-estado error); it will be asked again.",
+		now.Add(backoff(p.o.PollDelay, p.o.BackoffMax, d.Attempts, 0)))
 }
