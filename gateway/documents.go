@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"facturad/hacienda"
 	"facturad/pipeline"
 	"facturad/tenant"
 )
@@ -19,7 +20,7 @@ import (
 // document is tenant.ErrNotFound.
 type Documents interface {
 	// Send issues a document from a send request body.
-	Send(ctx context.Context, p tenant.Principal, body []byte) (pipeline.Outcome, error)
+	Send(ctx context.Context, p tenant.Principal, req *hacienda.SendDocumentRequest) (pipeline.Outcome, error)
 	// Check asks the tax authority about a document and stores its answer.
 	Check(ctx context.Context, p tenant.Principal, clave string) (pipeline.Outcome, error)
 	// Document returns a stored document.
@@ -126,7 +127,11 @@ func outcomeReply(o pipeline.Outcome, withXML, withResponse bool) Reply {
 }
 
 func (h documentHandlers) send(ctx context.Context, r *Request) (Reply, error) {
-	o, err := h.d.Send(ctx, r.Principal, r.Body)
+	req, err := hacienda.DecodeSendRequest(r.Body)
+	if err != nil {
+		return Reply{}, err
+	}
+	o, err := h.d.Send(ctx, r.Principal, req)
 	if err != nil {
 		return Reply{}, err
 	}

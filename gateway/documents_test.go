@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"facturad/hacienda"
 	"facturad/hacienda/recepcion"
 	"facturad/hacienda/sandbox"
 	"facturad/pipeline"
@@ -32,19 +33,19 @@ var shapeDocument = map[string]jsonKind{
 }
 
 // fakeDocuments answers the document routes from fixed outcomes and keeps
-// the bodies it was given.
+// the requests it was given.
 type fakeDocuments struct {
-	mu     sync.Mutex
-	bodies [][]byte
-	out    pipeline.Outcome
-	err    error
-	doc    tenant.Document
+	mu       sync.Mutex
+	requests []*hacienda.SendDocumentRequest
+	out      pipeline.Outcome
+	err      error
+	doc      tenant.Document
 }
 
-func (f *fakeDocuments) Send(_ context.Context, _ tenant.Principal, body []byte) (pipeline.Outcome, error) {
+func (f *fakeDocuments) Send(_ context.Context, _ tenant.Principal, req *hacienda.SendDocumentRequest) (pipeline.Outcome, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.bodies = append(f.bodies, body)
+	f.requests = append(f.requests, req)
 	return f.out, f.err
 }
 
@@ -97,8 +98,8 @@ func TestDocumentRoutesContract(t *testing.T) {
 		if d, ok := m["detalle_mensaje_hacienda"].([]any); !ok || len(d) != 0 {
 			t.Errorf("detalle_mensaje_hacienda = %#v, want []", m["detalle_mensaje_hacienda"])
 		}
-		if got := f.bodies[len(f.bodies)-1]; string(got) != `{"id_externo":"ext-1"}` {
-			t.Errorf("the pipeline got %q", got)
+		if got := f.requests[len(f.requests)-1]; got == nil || got.IDExterno != "ext-1" {
+			t.Errorf("the pipeline got %+v, want the decoded request", got)
 		}
 	})
 	t.Run("ok/send includeData", func(t *testing.T) {

@@ -33,7 +33,7 @@ func BenchmarkSend(b *testing.B) {
 						r[k] = v
 					}
 					r["id_externo"] = "bench-" + strconv.FormatInt(seq.Add(1), 10)
-					out, err := bn.p.Send(context.Background(), bn.branch, body(b, r))
+					out, err := bn.sendRaw(context.Background(), bn.branch, body(b, r))
 					if err != nil || out.Failed {
 						b.Errorf("send: %v %s", err, describe(out))
 						return

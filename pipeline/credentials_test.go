@@ -56,7 +56,7 @@ func TestSendWithoutElectronicInvoicing(t *testing.T) {
 		t.Fatalf("create company: %v", err)
 	}
 	pr := tenant.Principal{UserID: 5000, Role: tenant.RoleBranch, CompanyID: cc.Company.ID, BranchID: cc.Branch.ID}
-	_, err = b.p.Send(ctx, pr, body(t, request("01", "sin-fe")))
+	_, err = b.sendRaw(ctx, pr, body(t, request("01", "sin-fe")))
 	var fe interface{ FieldErrors() map[string][]string }
 	if !errors.As(err, &fe) || len(fe.FieldErrors()["FacturacionElectronica"]) == 0 {
 		t.Fatalf("send: got %v, want a validation error on FacturacionElectronica", err)

@@ -28,7 +28,10 @@ func (b *bundle) interrupted(t *testing.T, idExterno string, keepRequest bool) t
 	if err != nil {
 		t.Fatal(err)
 	}
-	canon, hash := canonicalRequest(req, raw)
+	canon, hash, err := canonicalRequest(req)
+	if err != nil {
+		t.Fatal(err)
+	}
 	now := b.clock.now()
 	d := tenant.Document{
 		CompanyID: b.branch.CompanyID, BranchID: b.branch.BranchID, IDExterno: idExterno,

@@ -13,6 +13,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"facturad/hacienda"
 	"facturad/hacienda/recepcion"
 	"facturad/hacienda/sandbox"
 	"facturad/signer"
@@ -264,12 +265,21 @@ func body(t testing.TB, v any) []byte {
 	return b
 }
 
+// sendRaw decodes a body as the gateway does and sends it as p.
+func (b *bundle) sendRaw(ctx context.Context, p tenant.Principal, raw []byte) (Outcome, error) {
+	req, err := hacienda.DecodeSendRequest(raw)
+	if err != nil {
+		return Outcome{}, err
+	}
+	return b.p.Send(ctx, p, req)
+}
+
 // send sends a request as the company's branch user.
 func (b *bundle) send(t testing.TB, req map[string]any) (Outcome, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	return b.p.Send(ctx, b.branch, body(t, req))
+	return b.sendRaw(ctx, b.branch, body(t, req))
 }
 
 // mustSend sends and fails the test on an error.
@@ -285,7 +295,7 @@ func (b *bundle) mustSend(t testing.TB, req map[string]any) Outcome {
 // mustSendAs sends a request as p and fails the test on an error.
 func (b *bundle) mustSendAs(t testing.TB, p tenant.Principal, req map[string]any) Outcome {
 	t.Helper()
-	out, err := b.p.Send(context.Background(), p, body(t, req))
+	out, err := b.sendRaw(context.Background(), p, body(t, req))
 	if err != nil {
 		t.Fatalf("send %v: %v", req["id_externo"], err)
 	}

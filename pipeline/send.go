@@ -16,9 +16,10 @@ import (
 	"facturad/tenant"
 )
 
-// Send runs the send call (A.5) for the branch user p: decode, validate and
-// calculate, number (or check the caller's clave), build the XML, sign,
-// store, submit, answer. It returns the Outcome the call answers with; an
+// Send runs the send call (A.5) for the branch user p with the request the
+// gateway decoded (hacienda.DecodeSendRequest): validate and calculate,
+// number (or check the caller's clave), build the XML, sign, store, submit,
+// answer. It returns the Outcome the call answers with; an
 // error is a request that cannot be taken (a validation error exposing
 // FieldErrors, tenant.ErrNotFound, an *OverloadError) or a failure of the
 // service itself.
@@ -26,7 +27,7 @@ import (
 // A repeat of an id_externo in the branch with the same body replays the
 // stored document; with another body it is a validation error on
 // id_externo.
-func (p *Pipeline) Send(ctx context.Context, pr tenant.Principal, body []byte) (Outcome, error) {
+func (p *Pipeline) Send(ctx context.Context, pr tenant.Principal, req *hacienda.SendDocumentRequest) (Outcome, error) {
 	if err := p.running(); err != nil {
 		p.metrics.refused.WithLabelValues("stopping").Inc()
 		return Outcome{}, err
@@ -35,12 +36,14 @@ func (p *Pipeline) Send(ctx context.Context, pr tenant.Principal, body []byte) (
 		// Documents are issued by a branch: only its users send them.
 		return Outcome{}, fmt.Errorf("send as %s: %w", pr.Role, tenant.ErrNotFound)
 	}
+	if req == nil {
+		return Outcome{}, invalidField("body", "a send request is required")
+	}
 	start := time.Now()
-	req, err := hacienda.DecodeSendRequest(body)
+	canon, hash, err := canonicalRequest(req)
 	if err != nil {
 		return Outcome{}, err
 	}
-	canon, hash := canonicalRequest(req, body)
 	p.metrics.observe(stageValidate, start)
 
 	start = time.Now()
@@ -92,26 +95,14 @@ func (p *Pipeline) Send(ctx context.Context, pr tenant.Principal, body []byte) (
 // the decoded request encoded again, so that spacing, key order and the
 // case of the keys do not make two equal requests differ. The form is
 // stored with the document (the background worker finishes an interrupted
-// send from it) and the hash tells a replay from a conflict. The raw body
-// is the fallback should the request not encode.
-func canonicalRequest(req *hacienda.SendDocumentRequest, body []byte) (canon, hash []byte) {
+// send from it) and the hash tells a replay from a conflict.
+func canonicalRequest(req *hacienda.SendDocumentRequest) (canon, hash []byte, err error) {
 	b, err := json.Marshal(req)
 	if err != nil {
-		var buf bytes.Buffer
-		if json.Compact(&buf, body) == nil {
-			b = buf.Bytes()
-		} else {
-			b = body
-		}
+		return nil, nil, fmt.Errorf("encode the request: %w", err)
 	}
 	h := sha256.Sum256(b)
-	return b, h[:]
-}
-
-// requestHash is the hash of canonicalRequest.
-func requestHash(req *hacienda.SendDocumentRequest, body []byte) []byte {
-	_, h := canonicalRequest(req, body)
-	return h
+	return b, h[:], nil
 }
 
 // job is one send call inside its lane, or the background worker finishing

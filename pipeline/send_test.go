@@ -148,7 +148,7 @@ func TestSendCallerClave(t *testing.T) {
 
 func TestSendOnlyBranchUsers(t *testing.T) {
 	b := setup(t, setupOptions{})
-	_, err := b.p.Send(context.Background(), b.admin, body(t, request("01", "x")))
+	_, err := b.sendRaw(context.Background(), b.admin, body(t, request("01", "x")))
 	if !errors.Is(err, tenant.ErrNotFound) {
 		t.Fatalf("admin send: %v", err)
 	}
@@ -168,7 +168,7 @@ func TestIdempotency(t *testing.T) {
 				// or submission.
 				raw := body(t, request("01", "same-id"))
 				raw = bytes.Replace(raw, []byte(`"condicion_venta"`), []byte(`"Condicion_Venta"`), 1)
-				out, err := b.p.Send(context.Background(), b.branch, raw)
+				out, err := b.sendRaw(context.Background(), b.branch, raw)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -195,7 +195,7 @@ func TestIdempotency(t *testing.T) {
 			t.Run("ok/another branch may reuse it", func(t *testing.T) {
 				// id_externo is unique per branch, not per service.
 				_, other := b.newCompany(t, "3101654321")
-				out, err := b.p.Send(context.Background(), other, body(t, request("01", "same-id")))
+				out, err := b.sendRaw(context.Background(), other, body(t, request("01", "same-id")))
 				if err != nil || out.Failed {
 					t.Fatalf("other branch: %v %s", err, describe(out))
 				}
@@ -211,7 +211,7 @@ func TestRequestHashCanonical(t *testing.T) {
 	a, _ := hacienda.DecodeSendRequest([]byte(`{"id_externo":"1","tipo_documento":"01","condicion_venta":"01"}`))
 	b, _ := hacienda.DecodeSendRequest([]byte(` { "Condicion_Venta" : "01", "tipo_documento":"01" ,"id_externo":"1"}`))
 	c, _ := hacienda.DecodeSendRequest([]byte(`{"id_externo":"1","tipo_documento":"01","condicion_venta":"02"}`))
-	ha, hb, hc := requestHash(a, nil), requestHash(b, nil), requestHash(c, nil)
+	ha, hb, hc := hashOf(t, a), hashOf(t, b), hashOf(t, c)
 	if !bytes.Equal(ha, hb) {
 		t.Error("the same request spelled differently hashes differently")
 	}
@@ -300,4 +300,13 @@ func validXSD(t *testing.T, tipo hacienda.DocumentType, signed []byte) {
 	if err := xmlcheck.XSD(t, tipo.RootElement(), signed); err != nil {
 		t.Errorf("the stored XML does not validate against its schema: %v", err)
 	}
+}
+
+func hashOf(t *testing.T, req *hacienda.SendDocumentRequest) []byte {
+	t.Helper()
+	_, h, err := canonicalRequest(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
 }
