@@ -143,21 +143,5 @@ func (p *Pipeline) reload(ctx context.Context, d tenant.Document) (tenant.Docume
 // unreadableReason says in a few words why the tax authority's answer
 // could not be had, without secrets.
 func unreadableReason(err error) string {
-	var ae *recepcion.APIError
-	var te *recepcion.TransportError
-	switch {
-	case errors.As(err, &ae):
-		s := fmt.Sprintf("status %d", ae.Status)
-		if ae.Cause != "" {
-			s += ": " + ae.Cause
-		}
-		return s
-	case errors.As(err, &te):
-		return string(te.Kind)
-	case errors.Is(err, context.DeadlineExceeded):
-		return "timeout"
-	case errors.Is(err, context.Canceled):
-		return "canceled"
-	}
-	return "the tax authority could not be reached"
+	return recepcion.Judge(err).Reason
 }

@@ -2,9 +2,7 @@ package pipeline
 
 import (
 	"context"
-	"errors"
 	"math/rand/v2"
-	"net/http"
 	"time"
 
 	"facturad/hacienda/recepcion"
@@ -21,91 +19,70 @@ type verdict struct {
 	Key string
 	// Retry says the background worker tries again.
 	Retry bool
-	// MaybeReceived says the tax authority may hold the document despite
-	// the failure: ask its status before submitting it again.
-	MaybeReceived bool
+	// Ask says the tax authority's word on the clave decides before the
+	// verdict is stored: it may hold the document despite the failure (a
+	// cut answer), or a refusal may be "already received".
+	Ask bool
 	// Message is the mensaje_api.
 	Message string
-}
-
-// refusedStatus lists the answers to a submission that judge the document
-// as sent: submitting the same bytes again would be refused again.
-func refusedStatus(status int) bool {
-	switch status {
-	case http.StatusBadRequest, http.StatusConflict, http.StatusRequestEntityTooLarge, http.StatusUnprocessableEntity:
-		return true
-	}
-	return false
+	// RetryAfter and InFlight bound the next attempt (nextAfterSubmit).
+	RetryAfter time.Duration
+	InFlight   bool
 }
 
 // credentialsMessage is the stored and answered message of a document
-// stopped because the company's tax-authority credentials are missing or
-// refused.
-const credentialsMessage = "The tax authority refused the company's tax-authority user or password, or the company has none; correct them (UsuarioHacienda, ContrasenaHacienda). The document is kept but not sent again automatically: after correcting them, send the same request again (same id_externo) to have it sent."
+// stopped because the company's tax-authority credentials are missing,
+// refused, or not allowed to act for the company.
+const credentialsMessage = "The tax authority refused the company's tax-authority user or password, or the company has none, or the user may not act for this company; correct them (UsuarioHacienda, ContrasenaHacienda). The document is kept but not sent again automatically: after correcting them, send the same request again (same id_externo) to have it sent."
 
 // credentialsFailure reports whether err is the company's tax-authority
 // credentials missing or refused: no attempt succeeds until they change,
 // and each attempt with refused ones counts against the taxpayer's account.
 func credentialsFailure(err error) bool {
-	return errors.Is(err, recepcion.ErrCredentials) || errors.Is(err, recepcion.ErrMissingCredentials)
+	return recepcion.Judge(err).Kind == recepcion.BadCredentials
 }
 
 // classifySubmit turns a failure of a submission (its token, the limiter
-// or the submission itself) into a verdict. A refusal of the document
-// itself is final (03). Missing or refused credentials keep the document
-// in 05 but stop the retries until the company corrects them and the
-// request is sent again. Everything else (the tax authority unreachable,
-// slow, overloaded) keeps the document in 05 and retries it.
+// or the submission itself), as recepcion.Judge classifies it, into what
+// it means for the document. A refusal of the document itself is final
+// (03). Missing or refused credentials keep the document in 05 but stop the
+// retries until the company corrects them and the request is sent again.
+// Everything else (the tax authority unreachable, slow, overloaded, or the
+// way to it misconfigured) keeps the document in 05 and retries it.
 func classifySubmit(err error) verdict {
+	j := recepcion.Judge(err)
 	v := verdict{
-		Estado:        tenant.StateNotSentYet,
-		Key:           KeySendingDocumentError,
-		Retry:         true,
-		MaybeReceived: recepcion.MaybeReceived(err),
+		Estado:     tenant.StateNotSentYet,
+		Key:        KeySendingDocumentError,
+		Retry:      true,
+		Ask:        j.MaybeReceived && !j.InFlight,
+		RetryAfter: j.RetryAfter,
+		InFlight:   j.InFlight,
 	}
-	var ae *recepcion.APIError
-	var te *recepcion.TransportError
 	switch {
-	case errors.As(err, &ae) && ae.Op == recepcion.OpSubmit && refusedStatus(ae.Status):
-		v.Estado, v.Retry, v.MaybeReceived = tenant.StateError, false, false
+	case j.Kind == recepcion.Refused:
+		v.Estado, v.Retry, v.Ask = tenant.StateError, false, true
 		v.Message = "The tax authority refused the document"
-		if ae.Cause != "" {
-			v.Message += ": " + ae.Cause
+		if j.Reason != "" {
+			v.Message += ": " + j.Reason
 		}
-	case credentialsFailure(err):
-		v.Retry, v.MaybeReceived = false, false
+	case j.Kind == recepcion.BadCredentials:
+		v.Retry, v.Ask = false, false
 		v.Message = credentialsMessage
-	case errors.As(err, &ae) && ae.Status == http.StatusTooManyRequests:
+	case j.SlowDown:
 		v.Message = "The tax authority asked to slow down; the document is kept and will be sent again."
-	case errors.As(err, &ae):
-		v.Message = "The tax authority answered with an error (" + http.StatusText(ae.Status) + "); the document is kept and will be sent again."
-	case errors.As(err, &te) && te.Kind == recepcion.KindCanceled,
-		errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		// The call was given up on our side (shutdown, the caller's
-		// timeout); the client says whether the request was written.
+	case j.Reason == string(recepcion.KindTimeout) || j.Reason == string(recepcion.KindCanceled):
+		// Canceled: the call was given up on our side (shutdown, the
+		// caller's timeout).
 		v.Message = "The tax authority did not answer in time; the document is kept and will be sent again."
-	case errors.As(err, &te) && te.Kind == recepcion.KindTimeout:
-		v.Message = "The tax authority did not answer in time; the document is kept and will be sent again."
+	case j.Kind == recepcion.Broken:
+		v.Message = "The tax authority could not be reached (" + j.Reason + "); the document is kept and will be sent again."
+	case j.Answered:
+		v.Message = "The tax authority answered with an error (" + j.Reason + "); the document is kept and will be sent again."
 	default:
 		v.Message = "The tax authority could not be reached; the document is kept and will be sent again."
 	}
 	return v
-}
-
-// mayBeInFlight reports whether a failed submission may still be on its
-// way: the call was given up on (its deadline passed, or it was canceled)
-// after the request may have been written. The tax authority may then
-// receive it after the failure is known here, so asking its status at once
-// would find nothing and invite a second submission.
-func mayBeInFlight(err error) bool {
-	if !recepcion.MaybeReceived(err) {
-		return false
-	}
-	var te *recepcion.TransportError
-	if errors.As(err, &te) {
-		return te.Kind == recepcion.KindTimeout || te.Kind == recepcion.KindCanceled
-	}
-	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)
 }
 
 // nextAfterSubmit is when to try again after a failed submission, the
@@ -114,14 +91,42 @@ func mayBeInFlight(err error) bool {
 // anything, not even a status query, before its deadline plus
 // InFlightMargin, when the tax authority has either received it or never
 // will.
-func (p *Pipeline) nextAfterSubmit(err error, n int, deadline time.Time) time.Time {
-	next := p.o.Clock().Add(backoff(p.o.BackoffBase, p.o.BackoffMax, n, recepcion.RetryAfterOf(err)))
-	if mayBeInFlight(err) && !deadline.IsZero() {
+func (p *Pipeline) nextAfterSubmit(v verdict, n int, deadline time.Time) time.Time {
+	next := p.o.Clock().Add(backoff(p.o.BackoffBase, p.o.BackoffMax, n, v.RetryAfter))
+	if v.InFlight && !deadline.IsZero() {
 		if settle := deadline.Add(p.o.InFlightMargin); settle.After(next) {
 			next = settle
 		}
 	}
 	return next
+}
+
+// afterSubmit is the one step after every submission, of the send call and
+// of the background worker alike: it records in d what the submission's
+// result err means. Taken: 04. Failed: when the tax authority may hold the
+// document, or refused it (perhaps as already received), its status is
+// asked once and its word is recorded (asked); otherwise, or when it does
+// not know the clave, the verdict is recorded: 05 retried after the
+// backoff (never while the submission may still be in flight), 05 stopped
+// on the company's credentials, or 03 refused. The caller stores d.
+func (p *Pipeline) afterSubmit(ctx context.Context, d *tenant.Document, err error, deadline time.Time) (v verdict, asked bool, merr error) {
+	if err == nil {
+		return verdict{}, false, p.markSubmitted(d)
+	}
+	v = classifySubmit(err)
+	if v.Ask {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), min(p.o.SubmitTimeout, 5*time.Second))
+		known, serr := p.askStatus(sctx, d)
+		cancel()
+		if serr == nil && known {
+			return v, true, nil
+		}
+	}
+	var next time.Time
+	if v.Retry {
+		next = p.nextAfterSubmit(v, max(d.Attempts-1, 0), deadline)
+	}
+	return v, false, move(d, tNotTaken, v.Estado, v.Message, next)
 }
 
 // leaseLeft is how long a document stays held by whoever works on it (a

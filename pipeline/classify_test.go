@@ -8,7 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"strings"
+	"slices"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -47,49 +47,49 @@ func apiErr(op recepcion.Op, status int) error {
 // call answers with (the pipeline's), through the whole send call.
 func TestClassificationTable(t *testing.T) {
 	type row struct {
-		name      string
-		err       error
-		retryable bool         // as the client classifies it
-		estado    tenant.State // as the send call answers
-		asks      bool         // the send asks the status before answering
+		name   string
+		err    error
+		kind   recepcion.Kind // as the client judges it
+		estado tenant.State   // as the send call answers
+		asks   bool           // the send asks the status before answering
 	}
 	rows := []row{
-		{"submit 400 (X-Error-Cause)", apiErr(recepcion.OpSubmit, 400), false, tenant.StateError, true},
-		{"submit 401 after a fresh token", apiErr(recepcion.OpSubmit, 401), false, tenant.StateNotSentYet, false},
-		{"submit 403", apiErr(recepcion.OpSubmit, 403), false, tenant.StateNotSentYet, false},
-		{"submit 404 (wrong base URL)", apiErr(recepcion.OpSubmit, 404), false, tenant.StateNotSentYet, false},
-		{"submit 408", apiErr(recepcion.OpSubmit, 408), true, tenant.StateNotSentYet, false},
-		{"submit 409", apiErr(recepcion.OpSubmit, 409), false, tenant.StateError, true},
-		{"submit 413", apiErr(recepcion.OpSubmit, 413), false, tenant.StateError, true},
-		{"submit 422", apiErr(recepcion.OpSubmit, 422), false, tenant.StateError, true},
-		{"submit 425", apiErr(recepcion.OpSubmit, 425), true, tenant.StateNotSentYet, false},
-		{"submit 429", apiErr(recepcion.OpSubmit, 429), true, tenant.StateNotSentYet, false},
-		{"submit 500", apiErr(recepcion.OpSubmit, 500), true, tenant.StateNotSentYet, true},
-		{"submit 501", apiErr(recepcion.OpSubmit, 501), false, tenant.StateNotSentYet, true},
-		{"submit 502", apiErr(recepcion.OpSubmit, 502), true, tenant.StateNotSentYet, true},
-		{"submit 503", apiErr(recepcion.OpSubmit, 503), true, tenant.StateNotSentYet, true},
-		{"submit 504", apiErr(recepcion.OpSubmit, 504), true, tenant.StateNotSentYet, true},
-		{"submit 505", apiErr(recepcion.OpSubmit, 505), false, tenant.StateNotSentYet, true},
-		{"submit 511 (captive proxy)", apiErr(recepcion.OpSubmit, 511), false, tenant.StateNotSentYet, true},
-		{"token 400 (credentials refused)", apiErr(recepcion.OpToken, 400), false, tenant.StateNotSentYet, false},
-		{"token 401 (credentials refused)", apiErr(recepcion.OpToken, 401), false, tenant.StateNotSentYet, false},
-		{"token 503", apiErr(recepcion.OpToken, 503), true, tenant.StateNotSentYet, false},
-		{"connection refused", recepcion.ClassifyTransport(recepcion.OpSubmit, syscall.ECONNREFUSED, false), true, tenant.StateNotSentYet, false},
-		{"network unreachable", recepcion.ClassifyTransport(recepcion.OpSubmit, syscall.ENETUNREACH, false), true, tenant.StateNotSentYet, false},
-		{"reset after sending", recepcion.ClassifyTransport(recepcion.OpSubmit, syscall.ECONNRESET, true), true, tenant.StateNotSentYet, true},
-		{"reset before sending", recepcion.ClassifyTransport(recepcion.OpSubmit, syscall.ECONNRESET, false), true, tenant.StateNotSentYet, false},
-		{"answer cut off", recepcion.ClassifyTransport(recepcion.OpSubmit, io.ErrUnexpectedEOF, true), true, tenant.StateNotSentYet, true},
+		{"submit 400 (X-Error-Cause)", apiErr(recepcion.OpSubmit, 400), recepcion.Refused, tenant.StateError, true},
+		{"submit 401 after a fresh token", apiErr(recepcion.OpSubmit, 401), recepcion.Transient, tenant.StateNotSentYet, false},
+		{"submit 403 (user may not act for the issuer)", apiErr(recepcion.OpSubmit, 403), recepcion.BadCredentials, tenant.StateNotSentYet, false},
+		{"submit 404 (wrong base URL)", apiErr(recepcion.OpSubmit, 404), recepcion.Broken, tenant.StateNotSentYet, false},
+		{"submit 408", apiErr(recepcion.OpSubmit, 408), recepcion.Transient, tenant.StateNotSentYet, false},
+		{"submit 409", apiErr(recepcion.OpSubmit, 409), recepcion.Refused, tenant.StateError, true},
+		{"submit 413", apiErr(recepcion.OpSubmit, 413), recepcion.Refused, tenant.StateError, true},
+		{"submit 422", apiErr(recepcion.OpSubmit, 422), recepcion.Refused, tenant.StateError, true},
+		{"submit 425", apiErr(recepcion.OpSubmit, 425), recepcion.Transient, tenant.StateNotSentYet, false},
+		{"submit 429", apiErr(recepcion.OpSubmit, 429), recepcion.Transient, tenant.StateNotSentYet, false},
+		{"submit 500", apiErr(recepcion.OpSubmit, 500), recepcion.Transient, tenant.StateNotSentYet, true},
+		{"submit 501", apiErr(recepcion.OpSubmit, 501), recepcion.Broken, tenant.StateNotSentYet, true},
+		{"submit 502", apiErr(recepcion.OpSubmit, 502), recepcion.Transient, tenant.StateNotSentYet, true},
+		{"submit 503", apiErr(recepcion.OpSubmit, 503), recepcion.Transient, tenant.StateNotSentYet, true},
+		{"submit 504", apiErr(recepcion.OpSubmit, 504), recepcion.Transient, tenant.StateNotSentYet, true},
+		{"submit 505", apiErr(recepcion.OpSubmit, 505), recepcion.Broken, tenant.StateNotSentYet, true},
+		{"submit 511 (captive proxy)", apiErr(recepcion.OpSubmit, 511), recepcion.Broken, tenant.StateNotSentYet, true},
+		{"token 400 (credentials refused)", apiErr(recepcion.OpToken, 400), recepcion.BadCredentials, tenant.StateNotSentYet, false},
+		{"token 401 (credentials refused)", apiErr(recepcion.OpToken, 401), recepcion.BadCredentials, tenant.StateNotSentYet, false},
+		{"token 503", apiErr(recepcion.OpToken, 503), recepcion.Transient, tenant.StateNotSentYet, false},
+		{"connection refused", recepcion.ClassifyTransport(recepcion.OpSubmit, syscall.ECONNREFUSED, false), recepcion.Transient, tenant.StateNotSentYet, false},
+		{"network unreachable", recepcion.ClassifyTransport(recepcion.OpSubmit, syscall.ENETUNREACH, false), recepcion.Transient, tenant.StateNotSentYet, false},
+		{"reset after sending", recepcion.ClassifyTransport(recepcion.OpSubmit, syscall.ECONNRESET, true), recepcion.Transient, tenant.StateNotSentYet, true},
+		{"reset before sending", recepcion.ClassifyTransport(recepcion.OpSubmit, syscall.ECONNRESET, false), recepcion.Transient, tenant.StateNotSentYet, false},
+		{"answer cut off", recepcion.ClassifyTransport(recepcion.OpSubmit, io.ErrUnexpectedEOF, true), recepcion.Transient, tenant.StateNotSentYet, true},
 		// A submission that timed out or was canceled after writing may
 		// still reach the tax authority: its status is not asked before
 		// the deadline plus InFlightMargin (checked below).
-		{"timeout waiting for the answer", recepcion.ClassifyTransport(recepcion.OpSubmit, context.DeadlineExceeded, true), true, tenant.StateNotSentYet, false},
-		{"timeout before sending", recepcion.ClassifyTransport(recepcion.OpSubmit, context.DeadlineExceeded, false), true, tenant.StateNotSentYet, false},
-		{"canceled (shutdown)", recepcion.ClassifyTransport(recepcion.OpSubmit, context.Canceled, true), false, tenant.StateNotSentYet, false},
-		{"DNS name unknown", recepcion.ClassifyTransport(recepcion.OpSubmit, &net.DNSError{Err: "no such host", Name: "x", IsNotFound: true}, false), false, tenant.StateNotSentYet, false},
-		{"DNS temporary", recepcion.ClassifyTransport(recepcion.OpSubmit, &net.DNSError{Err: "timeout", Name: "x", IsTimeout: true}, false), true, tenant.StateNotSentYet, false},
-		{"TLS unknown authority", recepcion.ClassifyTransport(recepcion.OpSubmit, x509.UnknownAuthorityError{}, false), false, tenant.StateNotSentYet, false},
-		{"answer too large", &recepcion.TransportError{Op: recepcion.OpSubmit, Kind: recepcion.KindTooLarge, MaybeReceived: true, Err: errors.New("big")}, false, tenant.StateNotSentYet, true},
-		{"other network failure", recepcion.ClassifyTransport(recepcion.OpSubmit, errors.New("something odd"), true), true, tenant.StateNotSentYet, true},
+		{"timeout waiting for the answer", recepcion.ClassifyTransport(recepcion.OpSubmit, context.DeadlineExceeded, true), recepcion.Transient, tenant.StateNotSentYet, false},
+		{"timeout before sending", recepcion.ClassifyTransport(recepcion.OpSubmit, context.DeadlineExceeded, false), recepcion.Transient, tenant.StateNotSentYet, false},
+		{"canceled (shutdown)", recepcion.ClassifyTransport(recepcion.OpSubmit, context.Canceled, true), recepcion.Transient, tenant.StateNotSentYet, false},
+		{"DNS name unknown", recepcion.ClassifyTransport(recepcion.OpSubmit, &net.DNSError{Err: "no such host", Name: "x", IsNotFound: true}, false), recepcion.Broken, tenant.StateNotSentYet, false},
+		{"DNS temporary", recepcion.ClassifyTransport(recepcion.OpSubmit, &net.DNSError{Err: "timeout", Name: "x", IsTimeout: true}, false), recepcion.Transient, tenant.StateNotSentYet, false},
+		{"TLS unknown authority", recepcion.ClassifyTransport(recepcion.OpSubmit, x509.UnknownAuthorityError{}, false), recepcion.Broken, tenant.StateNotSentYet, false},
+		{"answer too large", &recepcion.TransportError{Op: recepcion.OpSubmit, Kind: recepcion.KindTooLarge, MaybeReceived: true, Err: errors.New("big")}, recepcion.Broken, tenant.StateNotSentYet, true},
+		{"other network failure", recepcion.ClassifyTransport(recepcion.OpSubmit, errors.New("something odd"), true), recepcion.Transient, tenant.StateNotSentYet, true},
 	}
 	// Every other status an answer can carry, by the rules: a 2xx is a
 	// success; 400, 409, 413 and 422 refuse the document as sent (03);
@@ -105,23 +105,26 @@ func TestClassificationTable(t *testing.T) {
 		if covered[status] {
 			continue
 		}
-		estado := tenant.StateNotSentYet
-		if refusedStatus(status) {
-			estado = tenant.StateError
+		kind := recepcion.Broken
+		switch {
+		case status == 408 || status == 425 || status == 429:
+			kind = recepcion.Transient
+		case status >= 500 && !slices.Contains([]int{501, 505, 506, 508, 510, 511}, status):
+			kind = recepcion.Transient
 		}
 		rows = append(rows, row{fmt.Sprintf("submit %d", status), apiErr(recepcion.OpSubmit, status),
-			recepcion.RetryableStatus(status), estado, estado == tenant.StateError || status >= 500})
+			kind, tenant.StateNotSentYet, status >= 500})
 	}
 
 	b := setup(t, setupOptions{})
 	for _, r := range rows {
 		t.Run(r.name, func(t *testing.T) {
-			if got := recepcion.Retryable(r.err); got != r.retryable {
-				t.Errorf("client classification: retryable %v, want %v", got, r.retryable)
+			if got := recepcion.Judge(r.err).Kind; got != r.kind {
+				t.Errorf("client verdict: %s, want %s", got, r.kind)
 			}
 			// Refused credentials keep the document in 05 without retries:
 			// every login with them counts against the taxpayer's account.
-			wantRetried := r.estado == tenant.StateNotSentYet && !strings.Contains(r.name, "credentials refused")
+			wantRetried := r.estado == tenant.StateNotSentYet && r.kind != recepcion.BadCredentials
 			v := classifySubmit(r.err)
 			if v.Estado != r.estado || v.Key != KeySendingDocumentError || v.Retry != wantRetried {
 				t.Errorf("verdict %+v, want estado %s", v, r.estado)
@@ -141,7 +144,7 @@ func TestClassificationTable(t *testing.T) {
 			if d.Estado != r.estado || len(d.SignedXML) == 0 {
 				t.Errorf("stored estado %s, xml %d bytes", d.Estado, len(d.SignedXML))
 			}
-			if mayBeInFlight(r.err) && !d.NextAttemptAt.After(b.p.o.Clock().Add(b.p.o.InFlightMargin)) {
+			if recepcion.Judge(r.err).InFlight && !d.NextAttemptAt.After(b.p.o.Clock().Add(b.p.o.InFlightMargin)) {
 				t.Errorf("a submission that may be in flight is retried at %v, before its deadline plus the margin", d.NextAttemptAt)
 			}
 			if retried := !d.NextAttemptAt.IsZero(); retried != wantRetried {

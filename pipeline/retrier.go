@@ -141,39 +141,23 @@ func (p *Pipeline) retry(ctx context.Context, d *tenant.Document) {
 	if d.Estado == tenant.StateSent && !workerMove(log, d, tUnknown, tenant.StateNotSentYet, "The tax authority does not know this document; it is sent again.", d.NextAttemptAt) {
 		return
 	}
-	err = p.submit(ctx, d)
-	if err == nil {
-		if err := p.markSubmitted(d); err != nil {
-			log.Error("background worker: record a submission", "err", err)
-			return
-		}
-		log.Info("background worker: document submitted")
-		return
-	}
-	v := classifySubmit(err)
-	if !v.Retry {
-		// A refusal may be "already received" (an earlier attempt's answer
-		// was lost after the status above): as the send call does, the tax
-		// authority's word on the clave decides before 03 is set for good.
-		if v.Estado != tenant.StateError {
-			// Credentials missing or refused: asking would fail the same.
-			workerMove(log, d, tNotTaken, v.Estado, v.Message, time.Time{})
-			log.Warn("background worker: tax-authority credentials missing or refused; not retried", "err", err)
-			return
-		}
-		if known, serr := p.askStatus(ctx, d); serr == nil && known {
-			log.Info("background worker: refused, but the tax authority holds the document", "estado", string(d.Estado), "err", err)
-			return
-		}
-		workerMove(log, d, tNotTaken, v.Estado, v.Message, time.Time{})
-		log.Warn("background worker: the tax authority refused the document", "err", err)
-		return
-	}
-	// A submission that may still be in flight is not followed by a
-	// status query before it has either arrived or died.
 	deadline, _ := ctx.Deadline()
-	workerMove(log, d, tNotTaken, tenant.StateNotSentYet, v.Message, p.nextAfterSubmit(err, d.Attempts-1, deadline))
-	log.Info("background worker: submission failed", "err", err, "attempts", d.Attempts)
+	serr := p.submit(ctx, d)
+	v, asked, err := p.afterSubmit(ctx, d, serr, deadline)
+	switch {
+	case err != nil:
+		log.Error("background worker: record a submission", "err", err)
+	case v.Estado == "":
+		log.Info("background worker: document submitted")
+	case asked:
+		log.Info("background worker: the submission failed, but the tax authority holds the document", "estado", string(d.Estado), "err", serr)
+	case !v.Retry && v.Estado == tenant.StateError:
+		log.Warn("background worker: the tax authority refused the document", "err", serr)
+	case !v.Retry:
+		log.Warn("background worker: tax-authority credentials missing or refused; not retried", "err", serr)
+	default:
+		log.Info("background worker: submission failed", "err", serr, "attempts", d.Attempts)
+	}
 }
 
 // finish completes a document whose send call died after numbering it and
@@ -251,7 +235,7 @@ func (p *Pipeline) attemptFailed(d *tenant.Document, err error, msg string) {
 	if d.Estado == tenant.StateNotSentYet {
 		reason = msg
 	}
-	wait := backoff(p.o.BackoffBase, p.o.BackoffMax, d.Attempts-1, recepcion.RetryAfterOf(err))
+	wait := backoff(p.o.BackoffBase, p.o.BackoffMax, d.Attempts-1, recepcion.Judge(err).RetryAfter)
 	workerMove(p.log, d, tAskFailed, d.Estado, reason, p.o.Clock().Add(wait))
 }
 

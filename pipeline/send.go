@@ -494,28 +494,44 @@ func (j *job) issue(ctx context.Context, doc *hacienda.Document, d *tenant.Docum
 
 	sctx, cancel := context.WithTimeout(ctx, p.o.SubmitTimeout)
 	defer cancel()
-	submitted := p.o.Clock()
+	deadline := p.o.Clock().Add(p.o.SubmitTimeout)
 	err = p.submit(sctx, d)
 	if err == nil {
 		j.fault(FaultSubmitted)
-		if err := p.markSubmitted(d); err != nil {
-			return Outcome{}, err
-		}
-		serr := p.save(ctx, d)
-		switch {
-		case errors.Is(serr, tenant.ErrConflict):
-			// The background worker took the document up meanwhile (this
-			// call ran past InFlightGrace); it asks the status before
-			// anything else, so it learns of this submission.
-			j.log.InfoContext(ctx, "a submitted document changed meanwhile; the stored copy stands")
-		case serr != nil:
-			// The tax authority has the document; the stored 05 will be
-			// settled by the background worker, which asks first.
-			j.log.ErrorContext(ctx, "could not store a submitted document", "err", serr)
-		}
+	} else {
+		j.log.WarnContext(ctx, "submission failed", "err", err)
+	}
+	v, asked, err := p.afterSubmit(ctx, d, err, deadline)
+	if err != nil {
+		return Outcome{}, err
+	}
+	// heard: d holds the tax authority's word (it took the document, or
+	// answered the status asked after a failure).
+	heard := asked || v.Estado == ""
+	serr := p.save(ctx, d)
+	switch {
+	case serr == nil:
+	case heard:
+		// The tax authority has the document (this call's submission, or
+		// its answer to the status asked): its word is the answer even
+		// should the store refuse it. A refusal means the background worker
+		// took the document up meanwhile (this call ran past
+		// InFlightGrace); it asks the status before anything else, so it
+		// learns of it. Any other failure leaves the stored 05 for the
+		// worker, which asks first too.
+		j.log.InfoContext(ctx, "could not store the tax authority's word on a document; the background worker settles it", "err", serr)
+	case errors.Is(serr, tenant.ErrConflict):
+		// The background worker took the document up and stored a newer
+		// state: answer that.
+		j.log.InfoContext(ctx, "the document changed meanwhile; answering its stored state")
+		return j.storedNow(ctx, d)
+	default:
+		return Outcome{}, fmt.Errorf("store a document after its submission: %w", serr)
+	}
+	if heard {
 		return sendOutcome(*d), nil
 	}
-	return j.submitFailed(ctx, d, err, submitted.Add(p.o.SubmitTimeout))
+	return Outcome{Document: *d, Failed: true, Key: v.Key, Message: v.Message, Estado: d.Estado}, nil
 }
 
 // expired stores a document that cannot be signed because the company's
@@ -530,48 +546,6 @@ func (j *job) expired(ctx context.Context, d *tenant.Document, expiry time.Time)
 	j.keepPending(ctx, d, msg)
 	j.log.InfoContext(ctx, "document kept pending: certificate expired or missing")
 	return Outcome{Document: *d, Failed: true, Key: KeyExpiredClientCertificate, Message: msg, Estado: d.Estado}, nil
-}
-
-// submitFailed records a failed submission and answers for it. When the
-// tax authority may have received the document, its status is asked once
-// before answering: a document it holds is answered as sent.
-func (j *job) submitFailed(ctx context.Context, d *tenant.Document, err error, deadline time.Time) (Outcome, error) {
-	p := j.p
-	v := classifySubmit(err)
-	inFlight := mayBeInFlight(err)
-	j.log.WarnContext(ctx, "submission failed", "err", err, "estado", string(v.Estado), "maybe_received", v.MaybeReceived, "may_be_in_flight", inFlight)
-	if !inFlight && (v.MaybeReceived || v.Estado == tenant.StateError) {
-		// A cut answer, or a refusal that may be "already received": the
-		// tax authority's word on the clave decides.
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), min(p.o.SubmitTimeout, 5*time.Second))
-		known, serr := p.askStatus(sctx, d)
-		cancel()
-		if serr == nil && known {
-			// The tax authority's word is the answer even should the store
-			// refuse it (a worker stored the document meanwhile).
-			if err := p.save(ctx, d); err != nil {
-				j.log.ErrorContext(ctx, "could not store a document's status", "err", err)
-			}
-			return sendOutcome(*d), nil
-		}
-	}
-	var next time.Time
-	if v.Retry {
-		next = p.nextAfterSubmit(err, 0, deadline)
-	}
-	if merr := move(d, tNotTaken, v.Estado, v.Message, next); merr != nil {
-		return Outcome{}, merr
-	}
-	if serr := p.save(ctx, d); serr != nil {
-		if errors.Is(serr, tenant.ErrConflict) {
-			// The background worker took the document up (this call ran
-			// past InFlightGrace) and stored a newer state: answer that.
-			j.log.InfoContext(ctx, "the document changed meanwhile; answering its stored state")
-			return j.storedNow(ctx, d)
-		}
-		return Outcome{}, fmt.Errorf("store a document after its submission failed: %w", serr)
-	}
-	return Outcome{Document: *d, Failed: true, Key: v.Key, Message: v.Message, Estado: d.Estado}, nil
 }
 
 // sendOutcome is the send call's answer for a stored document, as given

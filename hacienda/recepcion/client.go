@@ -125,8 +125,7 @@ var costaRica = hacienda.CostaRica()
 
 // Submit posts a signed document. A nil error means the tax authority
 // received it (202); its verdict comes later through Status. On failure the
-// error is an *APIError or a *TransportError (see Retryable and
-// MaybeReceived).
+// error is an *APIError or a *TransportError; Judge says what it means.
 func (c *Client) Submit(ctx context.Context, creds Credentials, s Submission) (Receipt, error) {
 	if err := validClave(s.Clave); err != nil {
 		return Receipt{}, fmt.Errorf("submit: %w", err)

@@ -284,7 +284,7 @@ func TestStatusUnknownClave(t *testing.T) {
 	b := setup(t, sandbox.Options{}, recepcion.Options{})
 	clave, _ := claveFor(99)
 	_, err := b.client.Status(context.Background(), creds, clave)
-	if !errors.Is(err, recepcion.ErrNotFound) || recepcion.Retryable(err) {
+	if !errors.Is(err, recepcion.ErrNotFound) || retryable(err) {
 		t.Fatalf("err = %v, want ErrNotFound, not retryable", err)
 	}
 	if _, err := b.client.Status(context.Background(), creds, "123/../x"); err == nil {
@@ -425,7 +425,7 @@ func TestUnauthorizedTwiceIsNotRetried(t *testing.T) {
 	b := setup(t, sandbox.Options{Checks: noChecks, Faults: sandbox.Faults{ErrorRates: map[int]float64{401: 1}}}, recepcion.Options{})
 	clave, _ := claveFor(12)
 	_, err := b.client.Status(context.Background(), creds, clave)
-	if !errors.Is(err, recepcion.ErrUnauthorized) || recepcion.Retryable(err) {
+	if !errors.Is(err, recepcion.ErrUnauthorized) || retryable(err) {
 		t.Fatalf("err = %v, want ErrUnauthorized, not retryable", err)
 	}
 	if s := b.sb.Stats(); s.InjectedErrors != 2 {
@@ -446,7 +446,7 @@ func TestCredentials(t *testing.T) {
 	wrong.CompanyID = 8
 	wrong.Password = []byte("wrong")
 	_, err := b.client.Status(ctx, wrong, clave)
-	if !errors.Is(err, recepcion.ErrCredentials) || recepcion.Retryable(err) {
+	if !errors.Is(err, recepcion.ErrCredentials) || retryable(err) {
 		t.Fatalf("wrong password: %v, want ErrCredentials, not retryable", err)
 	}
 	if strings.Contains(err.Error(), "wrong") || strings.Contains(err.Error(), string(creds.Password)) {
@@ -600,7 +600,7 @@ func TestRefusedCredentialsFailFast(t *testing.T) {
 			if !errors.Is(err, recepcion.ErrNotFound) {
 				t.Fatalf("%s: %v, want ErrNotFound from the API", tt.name, err)
 			}
-		} else if !errors.Is(err, tt.want) || recepcion.Retryable(err) {
+		} else if !errors.Is(err, tt.want) || retryable(err) {
 			t.Fatalf("%s: %v, want %v, not retryable", tt.name, err, tt.want)
 		}
 		if err != nil && strings.Contains(err.Error(), "wrong") {

@@ -14,8 +14,10 @@
 //
 // Every failure is classified once, here: an *APIError when the tax
 // authority answered with a status that is not a success, a *TransportError
-// when it did not answer in a readable way. Both say whether trying again
-// may succeed (Retryable) and whether the request may have been received
-// (MaybeReceived): after an ambiguous failure of Submit the caller must ask
-// Status before submitting the same clave again.
+// when it did not answer in a readable way, and Judge turns either into the
+// one Verdict callers act on: Refused, BadCredentials, Broken or Transient,
+// whether the request may have been received (MaybeReceived: ask Status
+// before submitting the same clave again) or may still be on its way
+// (InFlight), and the wait the tax authority asked for. Nothing above this
+// package reads an HTTP status.
 package recepcion

@@ -101,13 +101,13 @@ func Check(op Op, status int, header http.Header, body []byte) error {
 		Status:     status,
 		Cause:      cause(op, header, body),
 		RetryAfter: retryAfter(header),
-		Retryable:  RetryableStatus(status),
+		Retryable:  retryableStatus(status),
 	}
 	e.MaybeReceived = op == OpSubmit && status >= 500
 	return e
 }
 
-// RetryableStatus is the classification table of answers that are not a
+// retryableStatus is the classification table of answers that are not a
 // success:
 //
 //   - 408 Request Timeout, 425 Too Early, 429 Too Many Requests: retryable.
@@ -119,7 +119,7 @@ func Check(op Op, status int, header http.Header, body []byte) error {
 //     never work: 501 Not Implemented, 505 HTTP Version Not Supported, 506
 //     Variant Also Negotiates, 508 Loop Detected, 510 Not Extended and 511
 //     Network Authentication Required (a captive proxy).
-func RetryableStatus(status int) bool {
+func retryableStatus(status int) bool {
 	switch status {
 	case http.StatusRequestTimeout, http.StatusTooEarly, http.StatusTooManyRequests:
 		return true
@@ -266,44 +266,6 @@ func ClassifyTransport(op Op, err error, written bool) *TransportError {
 		e.Kind, e.Retryable = KindOther, true
 	}
 	return e
-}
-
-// Retryable reports whether err, returned by a Client, may go away if the
-// same call is made again later.
-func Retryable(err error) bool {
-	var ae *APIError
-	if errors.As(err, &ae) {
-		return ae.Retryable
-	}
-	var te *TransportError
-	if errors.As(err, &te) {
-		return te.Retryable
-	}
-	return false
-}
-
-// MaybeReceived reports whether the request that failed with err may
-// nonetheless have reached the tax authority. After such a failure of
-// Submit, ask Status before submitting the same clave again.
-func MaybeReceived(err error) bool {
-	var ae *APIError
-	if errors.As(err, &ae) {
-		return ae.MaybeReceived
-	}
-	var te *TransportError
-	if errors.As(err, &te) {
-		return te.MaybeReceived
-	}
-	return false
-}
-
-// RetryAfterOf returns the wait an *APIError asked for, zero otherwise.
-func RetryAfterOf(err error) time.Duration {
-	var ae *APIError
-	if errors.As(err, &ae) {
-		return ae.RetryAfter
-	}
-	return 0
 }
 
 // outcome is the bounded metric label for the result of one exchange.

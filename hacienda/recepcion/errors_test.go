@@ -24,7 +24,7 @@ import (
 )
 
 // wantRetryable is the classification the client must give each status
-// that is not a success (the table of RetryableStatus, written out).
+// that is not a success (the table of retryableStatus, written out).
 func wantRetryable(code int) bool {
 	switch code {
 	case 408, 425, 429:
@@ -128,11 +128,11 @@ func TestStatusTable(t *testing.T) {
 			if ae.Status != code || ae.Cause != "cause of the test" {
 				t.Errorf("%s: %s: status %d cause %q", name, op, ae.Status, ae.Cause)
 			}
-			if ae.Retryable != wantRetryable(code) || recepcion.Retryable(err) != wantRetryable(code) {
+			if ae.Retryable != wantRetryable(code) || retryable(err) != wantRetryable(code) {
 				t.Errorf("%s: %s: retryable %v, want %v", name, op, ae.Retryable, wantRetryable(code))
 			}
 			wantMaybe := op == "submit" && code >= 500
-			if recepcion.MaybeReceived(err) != wantMaybe {
+			if maybeReceived(err) != wantMaybe {
 				t.Errorf("%s: %s: maybe received %v, want %v", name, op, ae.MaybeReceived, wantMaybe)
 			}
 			if ae.RetryAfter != 3*time.Second {

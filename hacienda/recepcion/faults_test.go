@@ -126,7 +126,7 @@ func TestFaultTokenRefusal(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = b.client.Submit(context.Background(), creds, submission(clave, xml))
-	if !errors.Is(err, recepcion.ErrCredentials) || recepcion.Retryable(err) {
+	if !errors.Is(err, recepcion.ErrCredentials) || retryable(err) {
 		t.Fatalf("%v", err)
 	}
 	if s := b.sb.Stats(); s.Submissions != 0 || s.TokenRefused != 2 {
@@ -199,7 +199,7 @@ func TestFaultsAtRunTime(t *testing.T) {
 	put(`{"errorRates": {"503": 1}, "retryAfter": "4s"}`)
 	clave, xml := unsignedDoc(9)
 	_, err := b.client.Submit(ctx, creds, submission(clave, xml))
-	if recepcion.RetryAfterOf(err) != 4*time.Second || !recepcion.Retryable(err) {
+	if recepcion.Judge(err).RetryAfter != 4*time.Second || !retryable(err) {
 		t.Fatalf("%v", err)
 	}
 	resp, err := http.Get(b.sb.URL + "/_sandbox/faults")

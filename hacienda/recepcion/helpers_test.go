@@ -3,6 +3,7 @@ package recepcion_test
 import (
 	"crypto/x509"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -181,3 +182,19 @@ var noChecks = &sandbox.Checks{}
 func b64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
 
 var quiet = slog.New(slog.DiscardHandler)
+
+// retryable is the client's own classification of err, under Judge.
+func retryable(err error) bool {
+	var ae *recepcion.APIError
+	if errors.As(err, &ae) {
+		return ae.Retryable
+	}
+	var te *recepcion.TransportError
+	if errors.As(err, &te) {
+		return te.Retryable
+	}
+	return false
+}
+
+// maybeReceived is what Judge reports as MaybeReceived.
+func maybeReceived(err error) bool { return recepcion.Judge(err).MaybeReceived }
