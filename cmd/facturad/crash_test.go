@@ -7,10 +7,7 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -35,64 +32,6 @@ func TestMain(m *testing.M) {
 		os.RemoveAll(builtBinDir)
 	}
 	os.Exit(code)
-}
-
-// child is the service running in a process of its own.
-type child struct {
-	cmd       *exec.Cmd
-	out, errs *syncBuffer
-	api       string
-	exited    chan struct{}
-}
-
-// startChild starts the service in a child process with args and the
-// extra environment, and waits until it listens.
-func startChild(t *testing.T, env []string, args ...string) *child {
-	t.Helper()
-	c := &child{out: new(syncBuffer), errs: new(syncBuffer), exited: make(chan struct{})}
-	c.cmd = exec.Command(os.Args[0], append([]string{"serve", "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0", "--log-level", "warn"}, args...)...)
-	c.cmd.Env = append(append(os.Environ(), asServiceEnv+"=1"), env...)
-	c.cmd.Stdout, c.cmd.Stderr = c.out, c.errs
-	if err := c.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = c.cmd.Wait(); close(c.exited) }()
-	t.Cleanup(func() { c.kill() })
-	deadline := time.After(60 * time.Second)
-	for {
-		if m := listenLine.FindStringSubmatch(c.out.String()); m != nil {
-			c.api = m[1]
-			return c
-		}
-		select {
-		case <-c.exited:
-			t.Fatalf("service exited before listening:\n%s\n%s", c.out, c.errs)
-		case <-deadline:
-			t.Fatalf("service did not start:\n%s\n%s", c.out, c.errs)
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
-}
-
-// kill sends SIGKILL and waits for the process to end.
-func (c *child) kill() {
-	_ = c.cmd.Process.Signal(syscall.SIGKILL)
-	<-c.exited
-}
-
-// waitFor waits until the child's standard error has line.
-func (c *child) waitFor(t *testing.T, line string, within time.Duration) {
-	t.Helper()
-	deadline := time.After(within)
-	for !strings.Contains(c.errs.String(), line) {
-		select {
-		case <-c.exited:
-			t.Fatalf("service exited before %q:\n%s", line, c.errs)
-		case <-deadline:
-			t.Fatalf("no %q within %v:\n%s", line, within, c.errs)
-		case <-time.After(5 * time.Millisecond):
-		}
-	}
 }
 
 // TestCrashAtEveryStepOfASend kills the service with SIGKILL at each step

@@ -91,29 +91,7 @@ func TestConnectionFlood(t *testing.T) {
 // and hard open-file limits lowered to limit (sh's ulimit sets both).
 func startLimitedChild(t *testing.T, limit int, args ...string) *child {
 	t.Helper()
-	c := &child{out: new(syncBuffer), errs: new(syncBuffer), exited: make(chan struct{})}
-	full := append([]string{"-c", fmt.Sprintf(`ulimit -n %d && exec "$0" "$@"`, limit), os.Args[0],
-		"serve", "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0", "--log-level", "warn"}, args...)
-	c.cmd = exec.Command("sh", full...)
-	c.cmd.Env = append(os.Environ(), asServiceEnv+"=1")
-	c.cmd.Stdout, c.cmd.Stderr = c.out, c.errs
-	if err := c.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = c.cmd.Wait(); close(c.exited) }()
-	t.Cleanup(c.kill)
-	deadline := time.After(60 * time.Second)
-	for {
-		if m := listenLine.FindStringSubmatch(c.out.String()); m != nil {
-			c.api = m[1]
-			return c
-		}
-		select {
-		case <-c.exited:
-			t.Fatalf("service exited before listening:\n%s\n%s", c.out, c.errs)
-		case <-deadline:
-			t.Fatalf("service did not start:\n%s\n%s", c.out, c.errs)
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
+	cmd := exec.Command("sh", append([]string{"-c", fmt.Sprintf(`ulimit -n %d && exec "$0" "$@"`, limit), os.Args[0]}, serveArgs(args...)...)...)
+	cmd.Env = append(os.Environ(), asServiceEnv+"=1")
+	return launch(t, cmd)
 }

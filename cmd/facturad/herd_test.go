@@ -46,28 +46,7 @@ func startBinary(t *testing.T, args ...string) *child {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &child{out: new(syncBuffer), errs: new(syncBuffer), exited: make(chan struct{})}
-	c.cmd = exec.Command(bin, append([]string{"serve", "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0", "--log-level", "warn"}, args...)...)
-	c.cmd.Stdout, c.cmd.Stderr = c.out, c.errs
-	if err := c.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = c.cmd.Wait(); close(c.exited) }()
-	t.Cleanup(c.kill)
-	deadline := time.After(60 * time.Second)
-	for {
-		if m := listenLine.FindStringSubmatch(c.out.String()); m != nil {
-			c.api = m[1]
-			return c
-		}
-		select {
-		case <-c.exited:
-			t.Fatalf("service exited before listening:\n%s\n%s", c.out, c.errs)
-		case <-deadline:
-			t.Fatalf("service did not start:\n%s\n%s", c.out, c.errs)
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
+	return launch(t, exec.Command(bin, serveArgs(args...)...))
 }
 
 // peakRSS is the process's peak resident set (VmHWM), in bytes.
