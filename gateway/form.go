@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"mime/multipart"
+	"net/url"
 	"strings"
 	"unicode/utf8"
 
@@ -99,12 +101,12 @@ func jsonSyntaxMessage(err error) string {
 	return err.Error()
 }
 
-// multipartFields reads a multipart/form-data body, files kept in memory
-// (the route's body limit bounds them).
-func multipartFields(rc *fasthttp.RequestCtx) (*fields, error) {
-	body := rc.Request.Body()
-	boundary := string(rc.Request.Header.MultipartFormBoundary())
-	if boundary == "" {
+// multipartFields reads a multipart/form-data body of content type ct,
+// files kept in memory (the route's body limit bounds them).
+func multipartFields(ct string, body []byte) (*fields, error) {
+	_, params, err := mime.ParseMediaType(ct)
+	boundary := params["boundary"]
+	if err != nil || boundary == "" {
 		return nil, invalid("body", "a multipart/form-data body with a boundary is required")
 	}
 	form, err := multipart.NewReader(bytes.NewReader(body), boundary).ReadForm(int64(len(body)) + 1)
@@ -127,12 +129,18 @@ func multipartFields(rc *fasthttp.RequestCtx) (*fields, error) {
 
 // urlencodedFields reads an application/x-www-form-urlencoded body (a form
 // without a certificate).
-func urlencodedFields(rc *fasthttp.RequestCtx) *fields {
-	f := &fields{form: map[string]string{}}
-	for k, v := range rc.PostArgs().All() {
-		f.form[strings.ToLower(string(k))] = string(v)
+func urlencodedFields(body []byte) (*fields, error) {
+	vs, err := url.ParseQuery(string(body))
+	if err != nil {
+		return nil, invalid("body", "the form could not be read (a malformed %-escape or a ';' separator)")
 	}
-	return f
+	f := &fields{form: map[string]string{}}
+	for k, v := range vs {
+		if len(v) > 0 {
+			f.form[strings.ToLower(k)] = v[len(v)-1]
+		}
+	}
+	return f, nil
 }
 
 // str returns the first of name and its aliases that is present. In JSON a

@@ -9,10 +9,8 @@ import (
 )
 
 // Route is an extra authenticated API route, the extension point for the
-// document calls of A.5. The gateway authenticates the caller, enforces the
-// body limit, copies what the handler needs out of the connection and runs
-// Handle under its own timeout; a returned error is mapped like every other
-// call's (see docs/design/gateway.md), a Reply is written as given.
+// document calls of A.5. It is served exactly like a built-in route: Handle
+// runs under the route's own timeout.
 type Route struct {
 	// Method is the HTTP method (GET, POST, PUT...).
 	Method string
@@ -25,8 +23,15 @@ type Route struct {
 	// Timeout bounds Handle; 0 means Options.RequestTimeout.
 	Timeout time.Duration
 	// Handle answers the request.
-	Handle func(ctx context.Context, r *Request) (Reply, error)
+	Handle Handler
 }
+
+// Handler answers one call: every route, the built-in ones and those added
+// through Options.Routes, has this signature. The gateway has authenticated
+// the caller, enforced the body limit and copied what the handler needs
+// into r; a returned error is mapped to the contract's error form (see
+// docs/design/gateway.md), a Reply is written as given.
+type Handler func(ctx context.Context, r *Request) (Reply, error)
 
 // Request is what a Route handler receives. It owns every field: nothing
 // refers to the connection's buffers.

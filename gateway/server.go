@@ -51,16 +51,12 @@ type route struct {
 	maxBody      int // limit of a non-multipart body
 	maxMultipart int // limit of a multipart body; 0 means maxBody
 	timeout      time.Duration
-	h            handlerFunc
+	h            Handler
 	m            *routeMetrics
 	// shape, when set, prepares the call's error shapes (call.a6 and the
 	// conflict field) before anything can fail.
 	shape func(c *call)
 }
-
-// handlerFunc serves one call; a returned error is mapped to a status by
-// (*call).fail.
-type handlerFunc func(c *call) error
 
 // call is one request in flight: what the handler needs, copied or bound
 // to the RequestCtx for the handler's duration only.
@@ -171,7 +167,7 @@ func addRoute(r *router.Router, rt *route, h fasthttp.RequestHandler) (err error
 }
 
 // handle adds a built-in route.
-func (s *Server) handle(method, pattern string, maxBody, maxMultipart int, h handlerFunc) *route {
+func (s *Server) handle(method, pattern string, maxBody, maxMultipart int, h Handler) *route {
 	rt := &route{
 		method:       method,
 		pattern:      pattern,
@@ -269,9 +265,56 @@ func (s *Server) serve(c *call) {
 		}
 		c.p = p
 	}
-	if err := c.rt.h(c); err != nil {
+	rep, err := c.rt.h(ctx, c.request())
+	if err != nil {
 		c.fail(err)
+		return
 	}
+	c.reply(rep)
+}
+
+// request copies what a handler needs out of the connection.
+func (c *call) request() *Request {
+	rc := c.rc
+	r := &Request{
+		Principal:   c.p,
+		RequestID:   c.reqID,
+		Params:      map[string]string{},
+		Query:       url.Values{},
+		ContentType: string(rc.Request.Header.ContentType()),
+		Body:        append([]byte(nil), rc.Request.Body()...),
+	}
+	for _, seg := range c.rt.segs {
+		if name, ok := strings.CutPrefix(seg, "{"); ok {
+			name = strings.TrimSuffix(name, "}")
+			if v, ok := rc.UserValue(name).(string); ok {
+				r.Params[name] = v
+			}
+		}
+	}
+	for k, v := range rc.QueryArgs().All() {
+		r.Query.Add(string(k), string(v))
+	}
+	return r
+}
+
+// reply writes a handler's answer.
+func (c *call) reply(rep Reply) {
+	status := rep.Status
+	if status == 0 {
+		status = fasthttp.StatusOK
+	}
+	if rep.Body == nil {
+		writeJSON(c.rc, status, rep.JSON)
+		return
+	}
+	ct := rep.ContentType
+	if ct == "" {
+		ct = "application/octet-stream"
+	}
+	c.rc.SetStatusCode(status)
+	c.rc.SetContentType(ct)
+	c.rc.SetBody(rep.Body)
 }
 
 // authenticate checks the AuthToken header and the Basic pair (A.1).
@@ -342,9 +385,9 @@ func (rt *route) limitFor(ct []byte) int {
 	return rt.maxBody
 }
 
-func isMultipart(ct []byte) bool {
+func isMultipart[T string | []byte](ct T) bool {
 	const mp = "multipart/form-data"
-	return len(ct) >= len(mp) && bytes.EqualFold(ct[:len(mp)], []byte(mp))
+	return len(ct) >= len(mp) && strings.EqualFold(string(ct[:len(mp)]), mp)
 }
 
 // headerReceived picks the body limit of the route a request is for, before
@@ -548,47 +591,7 @@ func (s *Server) registerExtra(er Route) error {
 	if limit <= 0 {
 		limit = s.o.MaxJSONBody
 	}
-	rt := s.handle(er.Method, er.Path, limit, 0, func(c *call) error {
-		req := &Request{
-			Principal:   c.p,
-			RequestID:   c.reqID,
-			Params:      map[string]string{},
-			Query:       url.Values{},
-			ContentType: string(c.rc.Request.Header.ContentType()),
-			Body:        append([]byte(nil), c.rc.Request.Body()...),
-		}
-		for _, seg := range c.rt.segs {
-			if name, ok := strings.CutPrefix(seg, "{"); ok {
-				name = strings.TrimSuffix(name, "}")
-				if v, ok := c.rc.UserValue(name).(string); ok {
-					req.Params[name] = v
-				}
-			}
-		}
-		for k, v := range c.rc.QueryArgs().All() {
-			req.Query.Add(string(k), string(v))
-		}
-		rep, err := er.Handle(c.ctx, req)
-		if err != nil {
-			return err
-		}
-		status := rep.Status
-		if status == 0 {
-			status = fasthttp.StatusOK
-		}
-		if rep.Body != nil {
-			ct := rep.ContentType
-			if ct == "" {
-				ct = "application/octet-stream"
-			}
-			c.rc.SetStatusCode(status)
-			c.rc.SetContentType(ct)
-			c.rc.SetBody(rep.Body)
-			return nil
-		}
-		writeJSON(c.rc, status, rep.JSON)
-		return nil
-	})
+	rt := s.handle(er.Method, er.Path, limit, 0, er.Handle)
 	if er.Timeout > 0 {
 		rt.timeout = er.Timeout
 	}

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	_ "embed"
 
 	"github.com/valyala/fasthttp"
@@ -16,12 +17,9 @@ var (
 )
 
 func (s *Server) registerStatic() {
-	serve := func(ct string, body []byte) handlerFunc {
-		return func(c *call) error {
-			c.rc.SetStatusCode(fasthttp.StatusOK)
-			c.rc.SetContentType(ct)
-			c.rc.SetBody(body)
-			return nil
+	serve := func(ct string, body []byte) Handler {
+		return func(context.Context, *Request) (Reply, error) {
+			return Reply{Body: body, ContentType: ct}, nil
 		}
 	}
 	for _, r := range []struct {

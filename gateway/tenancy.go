@@ -2,7 +2,9 @@ package gateway
 
 import (
 	"bytes"
+	"context"
 	"strconv"
+	"strings"
 
 	"github.com/valyala/fasthttp"
 
@@ -98,8 +100,8 @@ func updateBranchShape(c *call) {
 
 // pathID reads a positive integer path parameter; field is the contract's
 // name for it in a 400.
-func (c *call) pathID(param, field string) (int64, error) {
-	v, _ := c.rc.UserValue(param).(string)
+func (r *Request) pathID(param, field string) (int64, error) {
+	v := r.Params[param]
 	id, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || id <= 0 {
 		return 0, invalid(field, "must be a positive integer")
@@ -107,17 +109,16 @@ func (c *call) pathID(param, field string) (int64, error) {
 	return id, nil
 }
 
-func (s *Server) createReseller(c *call) error {
-	username, err := usernameBody(c.rc.Request.Body())
+func (s *Server) createReseller(ctx context.Context, r *Request) (Reply, error) {
+	username, err := usernameBody(r.Body)
 	if err != nil {
-		return err
+		return Reply{}, err
 	}
-	cr, err := s.o.Tenants.CreateReseller(c.ctx, c.p, username)
+	cr, err := s.o.Tenants.CreateReseller(ctx, r.Principal, username)
 	if err != nil {
-		return err
+		return Reply{}, err
 	}
-	writeJSON(c.rc, fasthttp.StatusOK, newCredentialsAnswer(cr))
-	return nil
+	return Reply{JSON: newCredentialsAnswer(cr)}, nil
 }
 
 // usernameBody reads {"usuario": "..."}. A missing or blank name comes back
@@ -140,86 +141,83 @@ func usernameBody(body []byte) (string, error) {
 	return u, nil
 }
 
-func (s *Server) searchCompanies(c *call) error {
+func (s *Server) searchCompanies(ctx context.Context, r *Request) (Reply, error) {
 	var name string
-	for k, v := range c.rc.QueryArgs().All() {
-		if bytes.EqualFold(k, []byte("name")) {
-			name = string(v)
+	for k, vs := range r.Query {
+		if strings.EqualFold(k, "name") && len(vs) > 0 {
+			name = vs[len(vs)-1]
 		}
 	}
-	cs, err := s.o.Tenants.SearchCompanies(c.ctx, c.p, name)
+	cs, err := s.o.Tenants.SearchCompanies(ctx, r.Principal, name)
 	if err != nil {
-		return err
+		return Reply{}, err
 	}
 	now := s.o.Now()
 	out := make([]companyAnswer, 0, len(cs))
 	for _, co := range cs {
 		out = append(out, newCompanyAnswer(co, now))
 	}
-	writeJSON(c.rc, fasthttp.StatusOK, out)
-	return nil
+	return Reply{JSON: out}, nil
 }
 
-func (s *Server) getCompany(c *call) error {
-	id, err := c.pathID(paramCompanyID, "id")
+func (s *Server) getCompany(ctx context.Context, r *Request) (Reply, error) {
+	id, err := r.pathID(paramCompanyID, "id")
 	if err != nil {
-		return err
+		return Reply{}, err
 	}
-	d, err := s.o.Tenants.Company(c.ctx, c.p, id)
+	d, err := s.o.Tenants.Company(ctx, r.Principal, id)
 	if err != nil {
-		return err
+		return Reply{}, err
 	}
-	writeJSON(c.rc, fasthttp.StatusOK, newCompanyDetailAnswer(d, s.o.Now()))
-	return nil
+	return Reply{JSON: newCompanyDetailAnswer(d, s.o.Now())}, nil
 }
 
-func (s *Server) createCompany(c *call) error {
-	in, err := c.companyInput()
+func (s *Server) createCompany(ctx context.Context, r *Request) (Reply, error) {
+	in, err := r.companyInput()
 	if err != nil {
-		return err
+		return Reply{}, err
 	}
-	cc, err := s.o.Tenants.CreateCompany(c.ctx, c.p, in)
+	cc, err := s.o.Tenants.CreateCompany(ctx, r.Principal, in)
 	if err != nil {
-		return err
+		return Reply{}, err
 	}
-	writeJSON(c.rc, fasthttp.StatusOK, newCreateCompanyAnswer(cc))
-	return nil
+	return Reply{JSON: newCreateCompanyAnswer(cc)}, nil
 }
 
-func (s *Server) updateCompany(c *call) error {
-	return s.updateCompanyAt(c, "id")
+func (s *Server) updateCompany(ctx context.Context, r *Request) (Reply, error) {
+	return s.updateCompanyAt(ctx, r, "id")
 }
 
-func (s *Server) updateCompanyAt(c *call, idField string) error {
-	id, err := c.pathID(paramCompanyID, idField)
+func (s *Server) updateCompanyAt(ctx context.Context, r *Request, idField string) (Reply, error) {
+	id, err := r.pathID(paramCompanyID, idField)
 	if err != nil {
-		return err
+		return Reply{}, err
 	}
-	in, err := c.companyInput()
+	in, err := r.companyInput()
 	if err != nil {
-		return err
+		return Reply{}, err
 	}
-	d, err := s.o.Tenants.UpdateCompany(c.ctx, c.p, id, in)
+	d, err := s.o.Tenants.UpdateCompany(ctx, r.Principal, id, in)
 	if err != nil {
-		return err
+		return Reply{}, err
 	}
-	writeJSON(c.rc, fasthttp.StatusOK, updateCompanyAnswer{companyDetailAnswer: newCompanyDetailAnswer(d, s.o.Now())})
-	return nil
+	return Reply{JSON: updateCompanyAnswer{companyDetailAnswer: newCompanyDetailAnswer(d, s.o.Now())}}, nil
 }
 
 // companyInput decodes the company form (A.2), multipart or URL-encoded,
 // field names matched without regard to case.
-func (c *call) companyInput() (tenant.CompanyInput, error) {
-	ct := c.rc.Request.Header.ContentType()
+func (r *Request) companyInput() (tenant.CompanyInput, error) {
 	var f *fields
+	var err error
 	switch {
-	case isMultipart(ct):
-		var err error
-		if f, err = multipartFields(c.rc); err != nil {
+	case isMultipart(r.ContentType):
+		if f, err = multipartFields(r.ContentType, r.Body); err != nil {
 			return tenant.CompanyInput{}, err
 		}
-	case isURLEncoded(ct):
-		f = urlencodedFields(c.rc)
+	case isURLEncoded(r.ContentType):
+		if f, err = urlencodedFields(r.Body); err != nil {
+			return tenant.CompanyInput{}, err
+		}
 	default:
 		return tenant.CompanyInput{}, invalid("body", "a multipart/form-data form is required")
 	}
@@ -259,88 +257,85 @@ func secret(s string) []byte {
 	return []byte(s)
 }
 
-func isURLEncoded(ct []byte) bool {
+func isURLEncoded(ct string) bool {
 	const ue = "application/x-www-form-urlencoded"
-	return len(ct) >= len(ue) && bytes.EqualFold(ct[:len(ue)], []byte(ue))
+	return len(ct) >= len(ue) && strings.EqualFold(ct[:len(ue)], ue)
 }
 
-func (s *Server) listBranches(c *call) error {
-	id, err := c.pathID(paramCompanyID, "CompaniaId")
+func (s *Server) listBranches(ctx context.Context, r *Request) (Reply, error) {
+	id, err := r.pathID(paramCompanyID, "CompaniaId")
 	if err != nil {
-		return err
+		return Reply{}, err
 	}
-	bs, err := s.o.Tenants.Branches(c.ctx, c.p, id)
+	bs, err := s.o.Tenants.Branches(ctx, r.Principal, id)
 	if err != nil {
-		return err
+		return Reply{}, err
 	}
 	out := make([]branchAnswer, 0, len(bs))
 	for _, b := range bs {
 		out = append(out, newBranchAnswer(b))
 	}
-	writeJSON(c.rc, fasthttp.StatusOK, out)
-	return nil
+	return Reply{JSON: out}, nil
 }
 
 // createBranchOrCompany is POST on the branches path: a multipart body is a
 // company create (the path's id is not used), anything else a branch create.
-func (s *Server) createBranchOrCompany(c *call) error {
-	if isMultipart(c.rc.Request.Header.ContentType()) {
-		return s.createCompany(c)
+func (s *Server) createBranchOrCompany(ctx context.Context, r *Request) (Reply, error) {
+	if isMultipart(r.ContentType) {
+		return s.createCompany(ctx, r)
 	}
-	return s.createBranch(c)
+	return s.createBranch(ctx, r)
 }
 
 // updateCompanyOnBranches is PUT on the branches path: only a multipart
 // company update is published there.
-func (s *Server) updateCompanyOnBranches(c *call) error {
-	ct := c.rc.Request.Header.ContentType()
+func (s *Server) updateCompanyOnBranches(ctx context.Context, r *Request) (Reply, error) {
+	ct := r.ContentType
 	if !isMultipart(ct) && !isURLEncoded(ct) {
-		return invalid("body", "this path updates a company and takes a multipart/form-data form; a branch is updated at /api/companies/{CompaniaId}/branches/{Id}/v4")
+		return Reply{}, invalid("body", "this path updates a company and takes a multipart/form-data form; a branch is updated at /api/companies/{CompaniaId}/branches/{Id}/v4")
 	}
-	return s.updateCompanyAt(c, "CompaniaId")
+	return s.updateCompanyAt(ctx, r, "CompaniaId")
 }
 
-func (s *Server) createBranch(c *call) error {
-	companyID, err := c.pathID(paramCompanyID, "CompaniaId")
+func (s *Server) createBranch(ctx context.Context, r *Request) (Reply, error) {
+	companyID, err := r.pathID(paramCompanyID, "CompaniaId")
 	if err != nil {
-		return err
+		return Reply{}, err
 	}
-	in, err := branchInput(c.rc.Request.Body())
+	in, err := branchInput(r.Body)
 	if err != nil {
-		return err
+		return Reply{}, err
 	}
-	b, cr, err := s.o.Tenants.CreateBranch(c.ctx, c.p, companyID, in)
+	b, cr, err := s.o.Tenants.CreateBranch(ctx, r.Principal, companyID, in)
 	if err != nil {
-		return err
+		return Reply{}, err
 	}
-	writeJSON(c.rc, fasthttp.StatusOK, createBranchAnswer{
+	return Reply{JSON: createBranchAnswer{
 		branchAnswer: newBranchAnswer(b),
 		Usuario:      cr.Usuario,
 		Contrasena:   cr.Contrasena,
 		APIToken:     cr.APIToken,
-	})
-	return nil
+	}}, nil
 }
 
-func (s *Server) updateBranch(c *call) error {
-	companyID, err := c.pathID(paramCompanyID, "CompaniaId")
+func (s *Server) updateBranch(ctx context.Context, r *Request) (Reply, error) {
+	companyID, err := r.pathID(paramCompanyID, "CompaniaId")
 	if err != nil {
-		return err
+		return Reply{}, err
 	}
-	branchID, err := c.pathID(paramBranchID, "Id")
+	branchID, err := r.pathID(paramBranchID, "Id")
 	if err != nil {
-		return err
+		return Reply{}, err
 	}
-	in, err := branchInput(c.rc.Request.Body())
+	in, err := branchInput(r.Body)
 	if err != nil {
-		return err
+		return Reply{}, err
 	}
-	b, err := s.o.Tenants.UpdateBranch(c.ctx, c.p, companyID, branchID, in)
+	b, err := s.o.Tenants.UpdateBranch(ctx, r.Principal, companyID, branchID, in)
 	if err != nil {
-		return err
+		return Reply{}, err
 	}
-	writeJSON(c.rc, fasthttp.StatusOK, updateBranchAnswer{branchAnswer: newBranchAnswer(b)})
-	return nil
+	return Reply{JSON: updateBranchAnswer{branchAnswer: newBranchAnswer(b)}}, nil
 }
 
 // branchInput decodes a branch's JSON body (A.3), names matched without
@@ -371,25 +366,24 @@ func branchInput(body []byte) (tenant.BranchInput, error) {
 	return in, f.err()
 }
 
-func (s *Server) createAPIUser(c *call) error {
-	companyID, err := c.pathID(paramCompanyID, "companiaId")
+func (s *Server) createAPIUser(ctx context.Context, r *Request) (Reply, error) {
+	companyID, err := r.pathID(paramCompanyID, "companiaId")
 	if err != nil {
-		return err
+		return Reply{}, err
 	}
-	branchID, err := c.pathID(paramBranchID, "branchId")
+	branchID, err := r.pathID(paramBranchID, "branchId")
 	if err != nil {
-		return err
+		return Reply{}, err
 	}
-	username, err := usernameBody(c.rc.Request.Body())
+	username, err := usernameBody(r.Body)
 	if err != nil {
-		return err
+		return Reply{}, err
 	}
-	cr, err := s.o.Tenants.CreateAPIUser(c.ctx, c.p, companyID, branchID, username)
+	cr, err := s.o.Tenants.CreateAPIUser(ctx, r.Principal, companyID, branchID, username)
 	if err != nil {
-		return err
+		return Reply{}, err
 	}
-	writeJSON(c.rc, fasthttp.StatusOK, newCredentialsAnswer(cr))
-	return nil
+	return Reply{JSON: newCredentialsAnswer(cr)}, nil
 }
 
 // apiUserAnswer is an API user as listed and updated (ours; A.4 has only
@@ -411,72 +405,69 @@ func newAPIUserAnswer(u tenant.APIUser) apiUserAnswer {
 }
 
 // userPath reads the company, branch and user ids of a user route.
-func (c *call) userPath(withUser bool) (companyID, branchID, userID int64, err error) {
-	if companyID, err = c.pathID(paramCompanyID, "companiaId"); err != nil {
+func (r *Request) userPath(withUser bool) (companyID, branchID, userID int64, err error) {
+	if companyID, err = r.pathID(paramCompanyID, "companiaId"); err != nil {
 		return
 	}
-	if branchID, err = c.pathID(paramBranchID, "branchId"); err != nil {
+	if branchID, err = r.pathID(paramBranchID, "branchId"); err != nil {
 		return
 	}
 	if withUser {
-		userID, err = c.pathID(paramUserID, "userId")
+		userID, err = r.pathID(paramUserID, "userId")
 	}
 	return
 }
 
-func (s *Server) listAPIUsers(c *call) error {
-	companyID, branchID, _, err := c.userPath(false)
+func (s *Server) listAPIUsers(ctx context.Context, r *Request) (Reply, error) {
+	companyID, branchID, _, err := r.userPath(false)
 	if err != nil {
-		return err
+		return Reply{}, err
 	}
-	users, err := s.o.Tenants.BranchUsers(c.ctx, c.p, companyID, branchID)
+	users, err := s.o.Tenants.BranchUsers(ctx, r.Principal, companyID, branchID)
 	if err != nil {
-		return err
+		return Reply{}, err
 	}
 	out := make([]apiUserAnswer, 0, len(users))
 	for _, u := range users {
 		out = append(out, newAPIUserAnswer(u))
 	}
-	writeJSON(c.rc, fasthttp.StatusOK, out)
-	return nil
+	return Reply{JSON: out}, nil
 }
 
 // updateAPIUser switches a user on or off: {"activo": "S" | "N"}.
-func (s *Server) updateAPIUser(c *call) error {
-	companyID, branchID, userID, err := c.userPath(true)
+func (s *Server) updateAPIUser(ctx context.Context, r *Request) (Reply, error) {
+	companyID, branchID, userID, err := r.userPath(true)
 	if err != nil {
-		return err
+		return Reply{}, err
 	}
-	f, err := jsonFields(c.rc.Request.Body())
+	f, err := jsonFields(r.Body)
 	if err != nil {
-		return err
+		return Reply{}, err
 	}
 	activo := f.flag("activo")
 	if activo == "" && len(f.errs) == 0 {
 		f.addErr("activo", `is required: "S" or "N"`)
 	}
 	if err := f.err(); err != nil {
-		return err
+		return Reply{}, err
 	}
-	u, err := s.o.Tenants.SetBranchUserActive(c.ctx, c.p, companyID, branchID, userID, activo == "S")
+	u, err := s.o.Tenants.SetBranchUserActive(ctx, r.Principal, companyID, branchID, userID, activo == "S")
 	if err != nil {
-		return err
+		return Reply{}, err
 	}
 	a := newAPIUserAnswer(u)
-	writeJSON(c.rc, fasthttp.StatusOK, a)
-	return nil
+	return Reply{JSON: a}, nil
 }
 
 // rotateAPIToken gives a user a new token, shown once in the answer.
-func (s *Server) rotateAPIToken(c *call) error {
-	companyID, branchID, userID, err := c.userPath(true)
+func (s *Server) rotateAPIToken(ctx context.Context, r *Request) (Reply, error) {
+	companyID, branchID, userID, err := r.userPath(true)
 	if err != nil {
-		return err
+		return Reply{}, err
 	}
-	cr, err := s.o.Tenants.RotateAPIToken(c.ctx, c.p, companyID, branchID, userID)
+	cr, err := s.o.Tenants.RotateAPIToken(ctx, r.Principal, companyID, branchID, userID)
 	if err != nil {
-		return err
+		return Reply{}, err
 	}
-	writeJSON(c.rc, fasthttp.StatusOK, newCredentialsAnswer(cr))
-	return nil
+	return Reply{JSON: newCredentialsAnswer(cr)}, nil
 }
