@@ -52,7 +52,7 @@ func BenchmarkNewDocument10Lines(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	issuer := SampleIssuer()
+	issuer := testIssuer(b)
 	b.ReportAllocs()
 	for b.Loop() {
 		req, err := DecodeSendRequest(body)

@@ -245,19 +245,29 @@ func TestCalculateProperties(t *testing.T) {
 }
 
 func TestGeneratedDocumentsProperties(t *testing.T) {
-	for _, seed := range []int64{1, 2, 3} {
-		for i, d := range GenerateDocuments(seed, 70) {
-			checkInvariants(t, "seed "+strconv.FormatInt(seed, 10)+" doc "+strconv.Itoa(i)+" type "+string(d.Type), d)
+	issuer := testIssuer(t)
+	for i, req := range generatedRequests(t, 70) {
+		d, err := NewDocument(req, issuer)
+		if err != nil {
+			t.Fatalf("generated request %d: %v", i, err)
 		}
+		checkInvariants(t, "doc "+strconv.Itoa(i)+" type "+string(d.Type), d)
 	}
 }
 
 // TestRequestJSONRoundTrip: a request marshalled and decoded again gives
 // the same calculated document.
 func TestRequestJSONRoundTrip(t *testing.T) {
-	issuer := SampleIssuer()
-	for i, req := range GenerateRequests(9, 35) {
-		cp := cloneRequest(req)
+	issuer := testIssuer(t)
+	for i, req := range generatedRequests(t, 70) {
+		b, err := json.Marshal(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cp, err := DecodeSendRequest(b)
+		if err != nil {
+			t.Fatalf("request %d decoded again: %v", i, err)
+		}
 		d1, err := NewDocument(req, issuer)
 		if err != nil {
 			t.Fatalf("request %d: %v", i, err)

@@ -332,3 +332,7 @@ func KnownCanton(provincia, canton string) bool {
 // KnownCurrency reports whether code is a CodigoMoneda of nota 13.1 (ISO
 // 4217, as the v4.4 schemas enumerate it).
 func KnownCurrency(code string) bool { return monedas.has(code) }
+
+// ExoneracionNeedsArticulo reports whether an exemption of document type
+// tipo (TipoDocumentoEX1) must name the article and inciso of the law.
+func ExoneracionNeedsArticulo(tipo string) bool { return tiposExoneracionArticulo.has(tipo) }

@@ -266,7 +266,7 @@ func TestDecodeBodyErrors(t *testing.T) {
 	if ve, ok := err.(*ValidationError); !ok || !ve.Has("id_externo") {
 		t.Errorf("duplicated keys: err = %v, want an error on id_externo", err)
 	}
-	_, err1 := NewDocument(nil, SampleIssuer())
+	_, err1 := NewDocument(nil, testIssuer(t))
 	_, err2 := CalculateAmounts(nil)
 	for _, err := range []error{err1, err2} {
 		if ve, ok := err.(*ValidationError); !ok || !ve.Has(bodyPath) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"facturad/hacienda"
+	"facturad/hacienda/sample"
 )
 
 // The calculate call: decode the body, calculate, read the totals.
@@ -39,7 +40,7 @@ func ExampleValidateSend() {
 	  "detalleServicio": [{"codigoCABYS": "2392000000000", "cantidad": 0, "unidadMedida": "Unid", "detalle": "Mercancía",
 	    "precioUnitario": 10, "impuesto": [{"codigo": "01", "codigoTarifaIVA": "08", "tarifa": 4}]}],
 	  "resumenFactura": {"codigoTipoMoneda": {"codigoMoneda": "CRC"}, "medioPago": [{"tipoMedioPago": "01"}]}}`))
-	err := hacienda.ValidateSend(req, hacienda.SampleIssuer())
+	err := hacienda.ValidateSend(req, sample.Issuer())
 	var ve *hacienda.ValidationError
 	if errors.As(err, &ve) {
 		for _, p := range ve.Paths() {

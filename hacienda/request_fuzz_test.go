@@ -18,11 +18,11 @@ func FuzzDecodeSendRequest(f *testing.F) {
 	f.Add([]byte(`{"informacionReferencia": [{"tipoDoc": 1, "fechaEmision": 5}], "otros": {"otroTexto": ["a", {"codigo": 1}]}}`))
 	f.Add([]byte(`{"id_externo": 1, "receptor": {"nombre": 5, "ubicacion": []}, "detalleServicio": [{"numeroLinea": "1",
 		"impuesto": [{"codigo": 1, "exoneracion": {"numeroDocumento": 2}}]}, 7], "resumenFactura": {"medioPago": [{"tipoMedioPago": true}]}}`))
-	for _, r := range GenerateRequests(5, 8) {
+	for _, r := range generatedRequests(f, 8) {
 		b, _ := json.Marshal(r)
 		f.Add(b)
 	}
-	issuer := SampleIssuer()
+	issuer := testIssuer(f)
 	f.Fuzz(func(t *testing.T, body []byte) {
 		req, err := DecodeSendRequest(body)
 		if err != nil {

@@ -56,7 +56,7 @@ func sendErrors(t *testing.T, body []byte) map[string][]string {
 	t.Helper()
 	req, err := DecodeSendRequest(body)
 	if err == nil {
-		_, err = NewDocument(req, SampleIssuer())
+		_, err = NewDocument(req, testIssuer(t))
 	}
 	if err == nil {
 		return nil
@@ -73,7 +73,7 @@ func TestNewDocumentValid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc, err := NewDocument(req, SampleIssuer())
+	doc, err := NewDocument(req, testIssuer(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestNewDocumentFECSwapsParties(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc, err := NewDocument(req, SampleIssuer())
+	doc, err := NewDocument(req, testIssuer(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -321,7 +321,7 @@ func TestNewDocumentChecksTheIssuer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	is := SampleIssuer()
+	is := testIssuer(t)
 	is.Identificacion.Numero = "3-101-123456"
 	is.Ubicacion = &Ubicacion{Provincia: "1", Canton: "1", Distrito: "1", OtrasSenas: "Avenida central"}
 	is.CorreoElectronico = nil
@@ -341,7 +341,7 @@ func TestNewDocumentChecksTheIssuer(t *testing.T) {
 	}
 
 	// A valid company without a provider id issues with its own id.
-	is = SampleIssuer()
+	is = testIssuer(t)
 	is.ProveedorSistemas = ""
 	req, _ = DecodeSendRequest([]byte(validFE))
 	doc, err := NewDocument(req, is)

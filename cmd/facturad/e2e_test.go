@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"facturad/hacienda"
+	"facturad/hacienda/sample"
 	"facturad/hacienda/sandbox"
 	"facturad/hacienda/xmlcheck"
 	"facturad/signer/certmint"
@@ -140,7 +141,7 @@ func createCompany(t *testing.T, admin apiClient, ca *certmint.CA, id string) ap
 func sendRequests(t *testing.T, prefix string) [][]byte {
 	t.Helper()
 	var out [][]byte
-	for i, r := range hacienda.GenerateRequests(7, len(hacienda.DocumentTypes)) {
+	for i, r := range sample.Requests(7, len(hacienda.DocumentTypes)) {
 		r.IDExterno = fmt.Sprintf("%s-%d", prefix, i)
 		r.FechaEmision = "" // the service stamps the time of sending
 		r.Clave = ""

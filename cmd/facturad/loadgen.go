@@ -25,7 +25,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"facturad/hacienda"
+	"facturad/hacienda/sample"
 	"facturad/signer/certmint"
 )
 
@@ -457,7 +457,7 @@ func sendTemplates(seed int64) ([]sendTemplate, error) {
 	// 40 consecutive generated requests cover every feature of the
 	// generator, every document type included.
 	var out []sendTemplate
-	for _, r := range hacienda.GenerateRequests(seed, 40) {
+	for _, r := range sample.Requests(seed, 40) {
 		r.IDExterno = idMarker
 		r.FechaEmision = "" // the service stamps the time of sending
 		r.Clave = ""        // and numbers the document

@@ -5,12 +5,13 @@ import (
 	"testing"
 
 	"facturad/hacienda"
+	"facturad/hacienda/sample"
 )
 
 // The copy Calculate fills must equal the document and share nothing that
 // Calculate changes.
 func TestCloneDocument(t *testing.T) {
-	for _, d := range hacienda.GenerateDocuments(3, 14) {
+	for _, d := range sample.Documents(3, 14) {
 		c := cloneDocument(d)
 		if !reflect.DeepEqual(c, d) {
 			t.Fatalf("%s: the copy differs from the document", d.Clave)

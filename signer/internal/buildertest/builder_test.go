@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"facturad/hacienda"
+	"facturad/hacienda/sample"
 	"facturad/hacienda/xmlcheck"
 	"facturad/signer"
 
@@ -111,7 +112,7 @@ func TestSignBuiltDocuments(t *testing.T) {
 }
 
 // TestSignGeneratedDocuments signs 40 generated documents of every type
-// (hacienda.GenerateDocuments, built by hacienda.MarshalXML) the way the
+// (sample.Documents, built by hacienda.MarshalXML) the way the
 // pipeline does, with WithCanonicalInput, and checks that each one is
 // accepted as canonical input, that goxmldsig's inclusive C14N 1.0 of its
 // root is its own bytes, that the signature equals the full path's, and
@@ -131,7 +132,7 @@ func TestSignGeneratedDocuments(t *testing.T) {
 	clock := signer.WithClock(func() time.Time { return at })
 	dir := t.TempDir()
 	files := map[hacienda.DocumentType][]string{}
-	for i, d := range hacienda.GenerateDocuments(7, perType*len(hacienda.DocumentTypes)) {
+	for i, d := range sample.Documents(7, perType*len(hacienda.DocumentTypes)) {
 		name := fmt.Sprintf("%03d-%s", i, d.Type.Abbrev())
 		built, err := hacienda.MarshalXML(d)
 		if err != nil {

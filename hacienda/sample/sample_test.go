@@ -1,14 +1,20 @@
-package hacienda
+package sample_test
 
 import (
+	"regexp"
 	"testing"
+
+	"facturad/hacienda"
+	"facturad/hacienda/sample"
 )
 
-func TestGenerateDocumentsValid(t *testing.T) {
-	docs := GenerateDocuments(42, 140)
+var fiftyDigits = regexp.MustCompile(`^[0-9]{50}$`)
+
+func TestDocumentsValid(t *testing.T) {
+	docs := sample.Documents(42, 140)
 	seen := map[string]bool{}
 	for i, d := range docs {
-		if len(d.Clave) != 50 || !isDigits(d.Clave, 50, 50) {
+		if len(d.Clave) != 50 || !fiftyDigits.MatchString(d.Clave) {
 			t.Errorf("doc %d: clave %q", i, d.Clave)
 		}
 		if len(d.NumeroConsecutivo) != 20 {
@@ -69,7 +75,7 @@ func TestGenerateDocumentsValid(t *testing.T) {
 		}
 	}
 	var want []string
-	for _, t := range DocumentTypes {
+	for _, t := range hacienda.DocumentTypes {
 		want = append(want, "type:"+string(t))
 	}
 	for _, c := range []string{"01", "02", "03", "04", "05", "06", "07", "08", "09", "10", "11"} {
@@ -90,9 +96,9 @@ func TestGenerateDocumentsValid(t *testing.T) {
 	}
 }
 
-func TestGenerateRequestsFirst40Cover(t *testing.T) {
-	docs := GenerateDocuments(7, 40)
-	types := map[DocumentType]bool{}
+func TestRequestsFirst40Cover(t *testing.T) {
+	docs := sample.Documents(7, 40)
+	types := map[hacienda.DocumentType]bool{}
 	rates := map[string]bool{}
 	for _, d := range docs {
 		types[d.Type] = true
@@ -112,8 +118,8 @@ func TestGenerateRequestsFirst40Cover(t *testing.T) {
 	}
 }
 
-func TestGenerateDeterministic(t *testing.T) {
-	a, b := GenerateRequests(3, 20), GenerateRequests(3, 20)
+func TestDeterministic(t *testing.T) {
+	a, b := sample.Requests(3, 20), sample.Requests(3, 20)
 	for i := range a {
 		if a[i].IDExterno != b[i].IDExterno || len(a[i].DetalleServicio) != len(b[i].DetalleServicio) {
 			t.Fatalf("request %d differs between two runs with the same seed", i)
