@@ -173,10 +173,53 @@ func checkComputed(d decimal.Decimal, path fpath, e *errs) bool {
 
 // calcLine computes one line of every type but REP. It returns false when
 // the line has errors (its amounts are then not added to the summary).
+// Every section reports its own problems, so that a caller sees all of a
+// line's errors at once; the sections are lineCalc's methods, in order.
 func calcLine(t DocumentType, l *LineaDetalle, p *linePath, e *errs, s *summary) bool {
-	ok := true
+	c := &lineCalc{t: t, l: l, p: p, e: e, ivaIdx: -1}
+	if !c.inputs() {
+		checkLineCodes(t, l, p, e)
+		return false
+	}
+	c.montoTotal = r5(l.Cantidad.Decimal().Mul(l.PrecioUnitario.Decimal()))
+	if !checkComputed(c.montoTotal, p.f("montoTotal"), e) {
+		return false
+	}
+	l.MontoTotal = NewAmount(c.montoTotal)
+	// A line whose discounts are wrong goes on with its taxes to report
+	// their problems too; nothing of it reaches the summary.
+	discountsOK := c.discounts()
+	taxesOK := c.otherTaxes()
+	if !c.base() || !c.iva() || !taxesOK {
+		return false
+	}
+	if !c.exonerations(s) || !discountsOK {
+		return false
+	}
+	return c.totals(s)
+}
 
-	// Inputs that drive the arithmetic.
+// lineCalc is one line's calculation in progress.
+type lineCalc struct {
+	t DocumentType
+	l *LineaDetalle
+	p *linePath
+	e *errs
+
+	service               bool // a service line (by its CABYS code)
+	grossIVA, issuerBears bool // set by the discounts' codes
+	ivaIdx                int  // the line's IVA among its taxes, or -1
+	bucket                bucket
+
+	montoTotal, totalDesc, subTotal decimal.Decimal
+	specialBase, baseImponible      decimal.Decimal
+	taxes, exoTotal, asumido        decimal.Decimal
+}
+
+// inputs checks the inputs that drive the arithmetic.
+func (c *lineCalc) inputs() bool {
+	t, l, p, e := c.t, c.l, c.p, c.e
+	ok := true
 	if !l.Cantidad.IsSet() {
 		e.add(p.field("cantidad"), "is required")
 		ok = false
@@ -195,11 +238,10 @@ func calcLine(t DocumentType, l *LineaDetalle, p *linePath, e *errs, s *summary)
 		e.add(p.field("precioUnitario"), "must be greater than 0")
 		ok = false
 	}
-	service := false
 	switch {
 	case l.CodigoCABYS == "":
 		if t.IsNote() && lineWithoutCABYSIsService {
-			service = true
+			c.service = true
 		} else {
 			e.add(p.field("codigoCABYS"), "is required")
 			ok = false
@@ -208,7 +250,7 @@ func calcLine(t DocumentType, l *LineaDetalle, p *linePath, e *errs, s *summary)
 		e.add(p.field("codigoCABYS"), "must be 13 digits")
 		ok = false
 	default:
-		service = l.CodigoCABYS[0] >= '5'
+		c.service = l.CodigoCABYS[0] >= '5'
 	}
 	if len(l.DetalleSurtido) > 0 && !surtidosSupported {
 		e.add(p.field("detalleSurtido"), "packs (surtidos) are not supported")
@@ -231,22 +273,15 @@ func calcLine(t DocumentType, l *LineaDetalle, p *linePath, e *errs, s *summary)
 			ok = false
 		}
 	}
-	if !ok {
-		checkLineCodes(t, l, p, e)
-		return false
-	}
+	return ok
+}
 
-	// MontoTotal.
-	montoTotal := r5(l.Cantidad.Decimal().Mul(l.PrecioUnitario.Decimal()))
-	if !checkComputed(montoTotal, p.f("montoTotal"), e) {
-		return false
-	}
-	l.MontoTotal = NewAmount(montoTotal)
-
-	// Discounts, cascading.
+// discounts applies the line's discounts in cascade and sets SubTotal. On
+// error SubTotal is MontoTotal, so that the taxes can still be checked.
+func (c *lineCalc) discounts() bool {
+	t, l, p, e, montoTotal := c.t, c.l, c.p, c.e, c.montoTotal
+	ok := true
 	rest := montoTotal
-	totalDesc := dZero
-	grossIVA, issuerBears := false, false
 	for j := range l.Descuento {
 		d := &l.Descuento[j]
 		if !codigosDescuento.has(d.CodigoDescuento) {
@@ -254,10 +289,10 @@ func calcLine(t DocumentType, l *LineaDetalle, p *linePath, e *errs, s *summary)
 			ok = false
 		}
 		if discountTaxesGross(d.CodigoDescuento) {
-			grossIVA = true
+			c.grossIVA = true
 		}
 		if discountIssuerBearsTax(d.CodigoDescuento) {
-			issuerBears = true
+			c.issuerBears = true
 			if !issuerBornTaxExpressible(t) {
 				e.add(p.sub("descuento", j, "codigoDescuento"), "a regalía or bonificación borne by the issuer (01, 03) cannot be expressed in a "+t.Abbrev()+": it has no ImpuestoAsumidoEmisorFabrica; use code 02 or an ordinary discount")
 				ok = false
@@ -300,31 +335,29 @@ func calcLine(t DocumentType, l *LineaDetalle, p *linePath, e *errs, s *summary)
 		}
 		d.MontoDescuento = NewAmount(monto)
 		rest = rest.Sub(monto)
-		totalDesc = totalDesc.Add(monto)
+		c.totalDesc = c.totalDesc.Add(monto)
 	}
 	if ok && rest.Sign() < 0 {
 		e.add(p.field("descuento"), "the discounts add up to more than the line's montoTotal ("+montoTotal.String()+")")
 		ok = false
 	}
-	if ok && issuerBears && regaliaMustCoverWholeLine && rest.Sign() != 0 {
+	if ok && c.issuerBears && regaliaMustCoverWholeLine && rest.Sign() != 0 {
 		e.add(p.field("descuento"), "a regalía or bonificación (codigoDescuento 01 or 03) must discount the whole line; put the free units on a line of their own")
 		ok = false
 	}
-	lineOK := ok
 	if !ok {
-		// Go on with the taxes to report their problems too; nothing of
-		// this line reaches the summary.
 		rest = montoTotal
-		ok = true
 	}
-	subTotal := rest
-	l.SubTotal = NewAmount(subTotal)
+	c.subTotal = rest
+	l.SubTotal = NewAmount(rest)
+	return ok
+}
 
-	// Taxes: the specific and rate-based non-IVA taxes first, since some of
-	// them enter the IVA base.
-	ivaIdx := -1
-	specialBase := dZero
-	taxes := dZero
+// otherTaxes computes the specific and rate-based taxes that are not IVA
+// first, since some of them enter the IVA base, and finds the line's IVA.
+func (c *lineCalc) otherTaxes() bool {
+	t, l, p, e := c.t, c.l, c.p, c.e
+	ok := true
 	for j := range l.Impuesto {
 		tx := &l.Impuesto[j]
 		if !codigosImpuesto.has(tx.Codigo) {
@@ -333,15 +366,15 @@ func calcLine(t DocumentType, l *LineaDetalle, p *linePath, e *errs, s *summary)
 			continue
 		}
 		if isIVA(tx.Codigo) {
-			if ivaIdx >= 0 && oneIVAPerLine {
+			if c.ivaIdx >= 0 && oneIVAPerLine {
 				e.add(p.sub("impuesto", j, "codigo"), "a line carries at most one IVA (codes 01, 07, 08)")
 				ok = false
 				continue
 			}
-			ivaIdx = j
+			c.ivaIdx = j
 			continue
 		}
-		monto, good := calcSpecificTax(t, l, tx, subTotal, p, j, e)
+		monto, good := calcSpecificTax(t, l, tx, c.subTotal, p, j, e)
 		if !good {
 			ok = false
 			continue
@@ -349,14 +382,19 @@ func calcLine(t DocumentType, l *LineaDetalle, p *linePath, e *errs, s *summary)
 		tx.Monto = NewAmount(monto)
 		switch tx.Codigo {
 		case ImpuestoSelectivo, ImpuestoBebidasAlcohol, ImpuestoBebidasJabones, ImpuestoCemento:
-			specialBase = specialBase.Add(monto)
+			c.specialBase = c.specialBase.Add(monto)
 		}
 	}
+	return ok
+}
 
-	// BaseImponible.
-	baseImponible := subTotal.Add(specialBase)
+// base sets BaseImponible: SubTotal plus the taxes that enter it, or the
+// caller's where it may be given.
+func (c *lineCalc) base() bool {
+	l, p, e := c.l, c.p, c.e
+	baseImponible := c.subTotal.Add(c.specialBase)
 	editable := l.IVACobradoFabrica == IVAFabricaSeparado ||
-		(ivaIdx >= 0 && l.Impuesto[ivaIdx].Codigo == ImpuestoIVAEspecial)
+		(c.ivaIdx >= 0 && l.Impuesto[c.ivaIdx].Codigo == ImpuestoIVAEspecial)
 	if l.IVACobradoFabrica == IVAFabricaSeparado {
 		if !l.BaseImponible.IsSet() || l.BaseImponible.Sign() <= 0 {
 			e.add(p.field("baseImponible"), "is required and must be greater than 0 with iVACobradoFabrica 01")
@@ -370,54 +408,61 @@ func calcLine(t DocumentType, l *LineaDetalle, p *linePath, e *errs, s *summary)
 		baseImponible = l.BaseImponible.Decimal()
 	}
 	l.BaseImponible = NewAmount(baseImponible)
+	c.baseImponible = baseImponible
+	return true
+}
 
-	// The IVA.
-	b := lineWithoutIVABucket
-	if ivaIdx >= 0 {
-		tx := &l.Impuesto[ivaIdx]
-		var good bool
-		b, good = calcIVA(t, l, tx, baseImponible, grossIVA, p, ivaIdx, e)
-		if !good {
-			return false
-		}
+// iva computes the line's IVA and the summary bucket it puts the line in.
+func (c *lineCalc) iva() bool {
+	c.bucket = lineWithoutIVABucket
+	if c.ivaIdx < 0 {
+		return true
 	}
-	if !ok {
-		return false
-	}
+	var good bool
+	c.bucket, good = calcIVA(c.t, c.l, &c.l.Impuesto[c.ivaIdx], c.baseImponible, c.grossIVA, c.p, c.ivaIdx, c.e)
+	return good
+}
 
-	// Exonerations, assumed tax, net.
-	exoTotal, asumido := dZero, dZero
+// exonerations computes every tax's exoneration and the tax the issuer
+// assumes, and adds each net tax to the summary's breakdown.
+func (c *lineCalc) exonerations(s *summary) bool {
+	t, l, p, e := c.t, c.l, c.p, c.e
+	ok := true
 	for j := range l.Impuesto {
 		tx := &l.Impuesto[j]
 		monto := tx.Monto.Decimal()
-		taxes = taxes.Add(monto)
+		c.taxes = c.taxes.Add(monto)
 		exo := dZero
 		if tx.Exoneracion != nil {
 			var good bool
-			exo, good = calcExoneracion(t, tx, subTotal, baseImponible, p, j, e)
+			exo, good = calcExoneracion(t, tx, c.subTotal, c.baseImponible, p, j, e)
 			if !good {
 				ok = false
 				continue
 			}
 		}
-		exoTotal = exoTotal.Add(exo)
+		c.exoTotal = c.exoTotal.Add(exo)
 		net := monto.Sub(exo)
-		if issuerBears || (ivaFabricaSeparadoAssumed && l.IVACobradoFabrica == IVAFabricaSeparado && (tx.Codigo == ImpuestoIVA || tx.Codigo == ImpuestoIVAEspecial)) {
-			asumido = asumido.Add(net)
+		if c.issuerBears || (ivaFabricaSeparadoAssumed && l.IVACobradoFabrica == IVAFabricaSeparado && (tx.Codigo == ImpuestoIVA || tx.Codigo == ImpuestoIVAEspecial)) {
+			c.asumido = c.asumido.Add(net)
 			net = dZero
 		}
 		s.addDesglose(tx, net)
 	}
-	if !ok || !lineOK {
-		return false
-	}
+	return ok
+}
+
+// totals sets the line's net tax and total and adds it to the summary.
+func (c *lineCalc) totals(s *summary) bool {
+	t, l, p, e := c.t, c.l, c.p, c.e
+	montoTotal, asumido := c.montoTotal, c.asumido
 	l.ImpuestoAsumidoEmisorFabrica = NewAmount(asumido)
-	neto := taxes.Sub(exoTotal).Sub(asumido)
+	neto := c.taxes.Sub(c.exoTotal).Sub(asumido)
 	if !checkComputed(neto, p.f("impuestoNeto"), e) {
 		return false
 	}
 	l.ImpuestoNeto = NewAmount(neto)
-	mtl := subTotal.Add(neto)
+	mtl := c.subTotal.Add(neto)
 	if !checkComputed(mtl, p.f("montoTotalLinea"), e) {
 		return false
 	}
@@ -434,29 +479,29 @@ func calcLine(t DocumentType, l *LineaDetalle, p *linePath, e *errs, s *summary)
 	// Buckets: the gross MontoTotal, split between gravado and exonerado by
 	// the share of the IVA that is exonerated.
 	s.venta = s.venta.Add(montoTotal)
-	s.descuentos = s.descuentos.Add(totalDesc)
+	s.descuentos = s.descuentos.Add(c.totalDesc)
 	s.impuesto = s.impuesto.Add(neto)
 	s.asumido = s.asumido.Add(asumido)
-	if t == TypeFEE && feeNoSujetoAsExento && b == bucketNoSujeto {
-		b = bucketExento
+	if t == TypeFEE && feeNoSujetoAsExento && c.bucket == bucketNoSujeto {
+		c.bucket = bucketExento
 	}
-	switch b {
+	switch c.bucket {
 	case bucketExento:
-		if service {
+		if c.service {
 			s.servExentos = s.servExentos.Add(montoTotal)
 		} else {
 			s.mercExentas = s.mercExentas.Add(montoTotal)
 		}
 	case bucketNoSujeto:
-		if service {
+		if c.service {
 			s.servNoSujeto = s.servNoSujeto.Add(montoTotal)
 		} else {
 			s.mercNoSujeta = s.mercNoSujeta.Add(montoTotal)
 		}
 	default:
 		exonerado := dZero
-		if ivaIdx >= 0 {
-			iva := &l.Impuesto[ivaIdx]
+		if c.ivaIdx >= 0 {
+			iva := &l.Impuesto[c.ivaIdx]
 			if iva.Exoneracion != nil && iva.Monto.Sign() > 0 {
 				m := iva.Monto.Decimal()
 				x := iva.Exoneracion.MontoExoneracion.Decimal()
@@ -468,7 +513,7 @@ func calcLine(t DocumentType, l *LineaDetalle, p *linePath, e *errs, s *summary)
 			}
 		}
 		gravado := montoTotal.Sub(exonerado)
-		if service {
+		if c.service {
 			s.servGravados = s.servGravados.Add(gravado)
 			s.servExonerado = s.servExonerado.Add(exonerado)
 		} else {
