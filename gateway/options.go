@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/netip"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -112,6 +113,13 @@ type Options struct {
 	// can never use up the descriptors the service needs.
 	MaxConns      int
 	MaxConnsPerIP int
+
+	// TrustedProxies are the networks of the load balancers or ingresses in
+	// front of the service. A request whose peer is in one of them is
+	// attributed to the right-most X-Forwarded-For address that is not;
+	// any other request to its peer. The address is what failed
+	// authentication backs off by (tenant.WithClientAddr). Default: none.
+	TrustedProxies []netip.Prefix
 
 	// Now is the clock used for certificadoVencido. Default: time.Now.
 	Now func() time.Time

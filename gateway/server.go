@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -325,11 +326,46 @@ func (s *Server) authenticate(c *call) (tenant.Principal, error) {
 	if token == "" || !ok {
 		return tenant.Principal{}, tenant.ErrUnauthenticated
 	}
-	p, err := s.o.Tenants.Authenticate(c.ctx, token, user, pass)
+	ctx := tenant.WithClientAddr(c.ctx, s.clientAddr(c.rc))
+	p, err := s.o.Tenants.Authenticate(ctx, token, user, pass)
 	if err != nil {
 		return tenant.Principal{}, fmt.Errorf("authenticate: %w", err)
 	}
 	return p, nil
+}
+
+// clientAddr is the address a request comes from: its peer, or behind a
+// trusted proxy the right-most X-Forwarded-For address that is not a
+// trusted proxy's.
+func (s *Server) clientAddr(rc *fasthttp.RequestCtx) string {
+	peer, _ := netip.AddrFromSlice(rc.RemoteIP())
+	peer = peer.Unmap()
+	if !s.trusted(peer) {
+		return peer.String()
+	}
+	var hops []string
+	for _, v := range rc.Request.Header.PeekAll("X-Forwarded-For") {
+		hops = append(hops, strings.Split(string(v), ",")...)
+	}
+	for i := len(hops) - 1; i >= 0; i-- {
+		a, err := netip.ParseAddr(strings.TrimSpace(hops[i]))
+		if err != nil {
+			break
+		}
+		if a = a.Unmap(); !s.trusted(a) {
+			return a.String()
+		}
+	}
+	return peer.String()
+}
+
+func (s *Server) trusted(a netip.Addr) bool {
+	for _, p := range s.o.TrustedProxies {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
 }
 
 // parseBasic reads "Basic base64(user:password)"; the scheme is matched

@@ -126,18 +126,35 @@ func (s *Service) Authenticate(ctx context.Context, token, username, password st
 		s.cacheTrouble("read", err)
 	} else if ok {
 		if p, want, ok := decodeAuthEntry(v); ok {
+			if p.Role == RoleAdmin {
+				// An admin's password may be a person's choice, weak enough
+				// to guess: the backoff holds on the warm path too. Generated
+				// credentials carry too much entropy for guessing to matter.
+				if err := s.throttled(ctx, key); err != nil {
+					return Principal{}, err
+				}
+			}
 			if hmac.Equal(digest, want) {
 				return p, nil
 			}
+			s.failed(ctx, key, ErrUnauthenticated)
 			return Principal{}, ErrUnauthenticated
 		}
 	}
 
+	// The cold path costs a store read and perhaps a slow hash: refused
+	// while the user or the address backs off after failures.
+	if err := s.throttled(ctx, key); err != nil {
+		return Principal{}, err
+	}
 	// Concurrent cold requests of one pair share one slow check.
 	flightKey := key + hex.EncodeToString(digest)
 	res, err := s.flight.do(flightKey, func() (Principal, error) {
 		return s.authenticateCold(ctx, th[:], key, digest, username, password)
 	})
+	if err != nil {
+		s.failed(ctx, key, err)
+	}
 	return res, err
 }
 

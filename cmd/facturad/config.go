@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net/netip"
 	"strconv"
 	"strings"
 	"time"
@@ -43,6 +44,10 @@ type Config struct {
 	// client address; zero derives them from the open-file limit.
 	MaxConns      int
 	MaxConnsPerIP int
+	// TrustedProxies lists the networks (CIDR or single addresses,
+	// comma-separated) of the load balancers in front of the service,
+	// whose X-Forwarded-For is believed.
+	TrustedProxies string
 }
 
 // DefaultConfig is the embedded default: SQLite and an in-process cache in
@@ -88,6 +93,7 @@ func (c *Config) settings() []setting {
 		{name: "submit_timeout", usage: "how long a send waits for the tax authority to take a document (default 15s)", dur: &c.SubmitTimeout},
 		{name: "max_conns", usage: "API connections served at once (default: from the open-file limit)", num: &c.MaxConns},
 		{name: "max_conns_per_ip", usage: "API connections from one client address (default: half of max_conns)", num: &c.MaxConnsPerIP},
+		{name: "trusted_proxies", usage: "networks of the load balancers in front of the service (CIDRs, comma-separated), whose X-Forwarded-For names the client (default: none)", str: &c.TrustedProxies},
 		{name: "lease", usage: "how long a document being worked on is held from other workers and replicas; a crashed send's document is finished after it (default 2m)", dur: &c.Lease},
 	}
 }
@@ -158,6 +164,9 @@ func (s setting) set(v string) error {
 // wrong.
 func (c Config) Validate() error {
 	var errs []error
+	if _, err := parseProxies(c.TrustedProxies); err != nil {
+		errs = append(errs, fmt.Errorf("trusted_proxies: %w", err))
+	}
 	if c.Listen == "" {
 		errs = append(errs, errors.New("listen: must not be empty"))
 	}
@@ -195,4 +204,25 @@ func parseLevel(s string) (slog.Level, error) {
 		return l, fmt.Errorf("log_level: %q is not debug, info, warn or error", s)
 	}
 	return l, nil
+}
+
+// parseProxies reads a comma-separated list of CIDRs or addresses.
+func parseProxies(v string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, f := range strings.Split(v, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		if p, err := netip.ParsePrefix(f); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(f)
+		if err != nil {
+			return nil, fmt.Errorf("%q is neither a CIDR nor an address", f)
+		}
+		out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
+	}
+	return out, nil
 }

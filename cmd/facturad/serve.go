@@ -188,15 +188,20 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 	})
 
 	maxConns, perIP := connectionCaps(c, raiseOpenFileLimit(log))
+	proxies, err := parseProxies(c.TrustedProxies)
+	if err != nil {
+		return fmt.Errorf("trusted_proxies: %w", err)
+	}
 	gw, err := gateway.New(gateway.Options{
-		MaxConns:      maxConns,
-		MaxConnsPerIP: perIP,
-		Tenants:       tenants,
-		Routes:        append(gateway.DocumentRoutes(docs), gateway.CalculateRoute()),
-		Ready:         gateway.ReadyFunc(store.Ping),
-		Logger:        log,
-		Registerer:    reg,
-		Gatherer:      reg,
+		MaxConns:       maxConns,
+		MaxConnsPerIP:  perIP,
+		TrustedProxies: proxies,
+		Tenants:        tenants,
+		Routes:         append(gateway.DocumentRoutes(docs), gateway.CalculateRoute()),
+		Ready:          gateway.ReadyFunc(store.Ping),
+		Logger:         log,
+		Registerer:     reg,
+		Gatherer:       reg,
 	})
 	if err != nil {
 		return err
