@@ -82,8 +82,12 @@ type Options struct {
 	// prometheus.DefaultGatherer.
 	Gatherer prometheus.Gatherer
 
-	// ReadTimeout bounds reading one request, headers and body (default
-	// 30s; a certificate upload on a slow line needs some).
+	// HeaderTimeout bounds waiting for a request's first byte and reading
+	// its headers (default 10s): a connection that has not even sent its
+	// credentials yet holds a descriptor for no longer than this.
+	HeaderTimeout time.Duration
+	// ReadTimeout bounds reading a request's body once its headers are in
+	// (default 30s; a certificate upload on a slow line needs some).
 	ReadTimeout time.Duration
 	// WriteTimeout bounds writing one response (default 30s).
 	WriteTimeout time.Duration
@@ -126,6 +130,7 @@ type Options struct {
 }
 
 const (
+	defaultHeaderTimeout    = 10 * time.Second
 	defaultReadTimeout      = 30 * time.Second
 	defaultWriteTimeout     = 30 * time.Second
 	defaultIdleTimeout      = 120 * time.Second
@@ -163,6 +168,7 @@ func (o *Options) setDefaults() error {
 			*d = def
 		}
 	}
+	setDur(&o.HeaderTimeout, defaultHeaderTimeout)
 	setDur(&o.ReadTimeout, defaultReadTimeout)
 	setDur(&o.WriteTimeout, defaultWriteTimeout)
 	setDur(&o.IdleTimeout, defaultIdleTimeout)

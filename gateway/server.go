@@ -126,12 +126,14 @@ func New(o Options) (*Server, error) {
 	}
 
 	s.api = &fasthttp.Server{
-		Handler:                      r.Handler,
-		ErrorHandler:                 s.readError,
-		HeaderReceived:               s.headerReceived,
-		ExpectHandler:                s.expect,
-		Name:                         "facturad",
-		ReadTimeout:                  o.ReadTimeout,
+		Handler:        r.Handler,
+		ErrorHandler:   s.readError,
+		HeaderReceived: s.headerReceived,
+		ExpectHandler:  s.expect,
+		Name:           "facturad",
+		// ReadTimeout is fasthttp's bound on the first byte and the
+		// headers; headerReceived gives the body its own.
+		ReadTimeout:                  o.HeaderTimeout,
 		WriteTimeout:                 o.WriteTimeout,
 		IdleTimeout:                  o.IdleTimeout,
 		MaxRequestBodySize:           s.maxBody,
@@ -427,13 +429,14 @@ func isMultipart[T string | []byte](ct T) bool {
 }
 
 // headerReceived picks the body limit of the route a request is for, before
-// its body is read, so that an oversized body is refused unread.
+// its body is read, so that an oversized body is refused unread, and gives
+// the body ReadTimeout (the headers had HeaderTimeout).
 func (s *Server) headerReceived(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
 	rt := s.match(h.Method(), h.RequestURI())
 	if rt == nil {
-		return fasthttp.RequestConfig{MaxRequestBodySize: noBodyLimit}
+		return fasthttp.RequestConfig{MaxRequestBodySize: noBodyLimit, ReadTimeout: s.o.ReadTimeout}
 	}
-	return fasthttp.RequestConfig{MaxRequestBodySize: rt.limitFor(h.ContentType())}
+	return fasthttp.RequestConfig{MaxRequestBodySize: rt.limitFor(h.ContentType()), ReadTimeout: s.o.ReadTimeout}
 }
 
 // match finds the route of method and a request URI without touching the
