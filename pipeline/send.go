@@ -519,7 +519,11 @@ func (j *job) issue(ctx context.Context, doc *hacienda.Document, d *tenant.Docum
 		// InFlightGrace); it asks the status before anything else, so it
 		// learns of it. Any other failure leaves the stored 05 for the
 		// worker, which asks first too.
-		j.log.InfoContext(ctx, "could not store the tax authority's word on a document; the background worker settles it", "err", serr)
+		level := slog.LevelError
+		if errors.Is(serr, tenant.ErrConflict) {
+			level = slog.LevelInfo
+		}
+		j.log.Log(ctx, level, "could not store the tax authority's word on a document; the background worker settles it", "err", serr)
 	case errors.Is(serr, tenant.ErrConflict):
 		// The background worker took the document up and stored a newer
 		// state: answer that.
