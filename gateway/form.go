@@ -10,7 +10,6 @@ import (
 	"mime/multipart"
 	"net/url"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/valyala/fasthttp"
 
@@ -53,11 +52,8 @@ func jsonFields(body []byte) (*fields, error) {
 	}
 	// The decoder would turn invalid UTF-8 and unpaired surrogate escapes
 	// into U+FFFD without a word, and store text the caller never sent.
-	if !utf8.Valid(body) {
-		return nil, invalid("body", "the request body is not valid UTF-8")
-	}
-	if at := xmltext.LoneSurrogate(body); at >= 0 {
-		return nil, invalid("body", fmt.Sprintf("the request body has an unpaired surrogate escape at byte %d", at+1))
+	if msg := xmltext.CheckJSON(body); msg != "" {
+		return nil, invalid("body", msg)
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	tok, err := dec.Token()

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"facturad/hacienda/xmltext"
 )
@@ -45,12 +44,8 @@ func decodeBody(body []byte, v any) (typeErrs *ValidationError, err error) {
 	// The decoder would replace invalid UTF-8 and unpaired surrogate
 	// escapes with U+FFFD without a word, and the document would carry
 	// text the caller never sent.
-	if !utf8.Valid(body) {
-		e.add(bodyPath, "the request body is not valid UTF-8 (at byte "+strconv.Itoa(invalidUTF8At(body)+1)+")")
-		return nil, e.err()
-	}
-	if at := xmltext.LoneSurrogate(body); at >= 0 {
-		e.add(bodyPath, "the request body has an unpaired surrogate escape at byte "+strconv.Itoa(at+1)+"; an XML document cannot carry it")
+	if msg := xmltext.CheckJSON(body); msg != "" {
+		e.add(bodyPath, msg)
 		return nil, e.err()
 	}
 	uerr := json.Unmarshal(body, v)
@@ -231,10 +226,10 @@ type typeWalk struct {
 
 // mayHoldNonXMLText reports whether a valid UTF-8 JSON body may hold a
 // character XML cannot carry: raw control characters are not valid JSON,
-// so only an escape or a raw U+FFFE or U+FFFF can bring one in. Most
-// bodies have neither and cost this scan alone.
+// so only an escape of one or a raw U+FFFE or U+FFFF can bring one in.
+// Most bodies have none and cost this scan alone.
 func mayHoldNonXMLText(body []byte) bool {
-	return bytes.Contains(body, []byte(`\u`)) || bytes.Contains(body, []byte("\uFFFE")) || bytes.Contains(body, []byte("\uFFFF"))
+	return bytes.Contains(body, []byte("\uFFFE")) || bytes.Contains(body, []byte("\uFFFF")) || xmltext.EscapesNonChar(body)
 }
 
 // textErrors walks a body that decoded well and reports, on their contract
@@ -249,19 +244,6 @@ func textErrors(body []byte, v any) *ValidationError {
 	w := typeWalk{text: true}
 	w.value(tree, reflect.ValueOf(v).Elem().Type(), "", false)
 	return w.e.v
-}
-
-// invalidUTF8At is the offset of the first byte of b that is not valid
-// UTF-8.
-func invalidUTF8At(b []byte) int {
-	for i := 0; i < len(b); {
-		r, size := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && size == 1 {
-			return i
-		}
-		i += size
-	}
-	return len(b)
 }
 
 // value checks v against t at path and returns v, or nil (absent) when v

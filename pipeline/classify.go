@@ -71,7 +71,7 @@ func classifySubmit(err error) verdict {
 		v.Message = credentialsMessage
 	case j.SlowDown:
 		v.Message = "The tax authority asked to slow down; the document is kept and will be sent again."
-	case j.Reason == string(recepcion.KindTimeout) || j.Reason == string(recepcion.KindCanceled):
+	case j.TimedOut:
 		// Canceled: the call was given up on our side (shutdown, the
 		// caller's timeout).
 		v.Message = "The tax authority did not answer in time; the document is kept and will be sent again."
@@ -105,13 +105,15 @@ func (p *Pipeline) nextAfterSubmit(v verdict, n int, deadline time.Time) time.Ti
 // of the background worker alike: it records in d what the submission's
 // result err means. Taken: 04. Failed: when the tax authority may hold the
 // document, or refused it (perhaps as already received), its status is
-// asked once and its word is recorded (asked); otherwise, or when it does
-// not know the clave, the verdict is recorded: 05 retried after the
-// backoff (never while the submission may still be in flight), 05 stopped
-// on the company's credentials, or 03 refused. The caller stores d.
-func (p *Pipeline) afterSubmit(ctx context.Context, d *tenant.Document, err error, deadline time.Time) (v verdict, asked bool, merr error) {
+// asked once and its word is recorded; otherwise, or when it does not know
+// the clave, the verdict v is recorded: 05 retried after the backoff (never
+// while the submission may still be in flight), 05 stopped on the
+// company's credentials, or 03 refused. heard says d holds the tax
+// authority's word (it took the document, or answered the status asked).
+// The caller stores d.
+func (p *Pipeline) afterSubmit(ctx context.Context, d *tenant.Document, err error, deadline time.Time) (v verdict, heard bool, merr error) {
 	if err == nil {
-		return verdict{}, false, p.markSubmitted(d)
+		return verdict{}, true, p.markSubmitted(d)
 	}
 	v = classifySubmit(err)
 	if v.Ask {

@@ -143,13 +143,13 @@ func (p *Pipeline) retry(ctx context.Context, d *tenant.Document) {
 	}
 	deadline, _ := ctx.Deadline()
 	serr := p.submit(ctx, d)
-	v, asked, err := p.afterSubmit(ctx, d, serr, deadline)
+	v, heard, err := p.afterSubmit(ctx, d, serr, deadline)
 	switch {
 	case err != nil:
 		log.Error("background worker: record a submission", "err", err)
-	case v.Estado == "":
+	case serr == nil:
 		log.Info("background worker: document submitted")
-	case asked:
+	case heard:
 		log.Info("background worker: the submission failed, but the tax authority holds the document", "estado", string(d.Estado), "err", serr)
 	case !v.Retry && v.Estado == tenant.StateError:
 		log.Warn("background worker: the tax authority refused the document", "err", serr)
@@ -178,8 +178,10 @@ func (p *Pipeline) finish(ctx context.Context, d *tenant.Document, log *slog.Log
 		p.metrics.outcomes.WithLabelValues(opRetry, string(d.Estado)).Inc()
 		log.Warn("background worker: an interrupted document could not be finished", "reason", reason)
 	}
-	if len(d.SignedXML) > 0 || len(d.Request) == 0 {
-		stop("The sending of this document was interrupted before it was signed, and the request was not kept; send the same request again (same id_externo) to finish it.")
+	if len(d.Request) == 0 || len(d.SignedXML) > 0 {
+		// Numbered before requests were kept, or (never written so) signed
+		// yet still 00: nothing safe to build it from.
+		stop("The sending of this document was interrupted and it cannot be finished from what was stored; send the same request again (same id_externo) to finish it.")
 		return
 	}
 	req, err := hacienda.DecodeSendRequest(d.Request)

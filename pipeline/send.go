@@ -501,13 +501,10 @@ func (j *job) issue(ctx context.Context, doc *hacienda.Document, d *tenant.Docum
 	} else {
 		j.log.WarnContext(ctx, "submission failed", "err", err)
 	}
-	v, asked, err := p.afterSubmit(ctx, d, err, deadline)
+	v, heard, err := p.afterSubmit(ctx, d, err, deadline)
 	if err != nil {
 		return Outcome{}, err
 	}
-	// heard: d holds the tax authority's word (it took the document, or
-	// answered the status asked after a failure).
-	heard := asked || v.Estado == ""
 	serr := p.save(ctx, d)
 	switch {
 	case serr == nil:

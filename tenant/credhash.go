@@ -40,11 +40,16 @@ func (e *BusyError) HTTPStatus() int { return 503 }
 // RetryAfter is how long the caller should wait.
 func (e *BusyError) RetryAfter() time.Duration { return e.After }
 
-// fastHash is the stored form of a generated password.
-func (s *Service) fastHash(password []byte) string {
+// credMAC is HMAC-SHA-256 of a generated password under the credential key.
+func (s *Service) credMAC(password []byte) []byte {
 	m := hmac.New(sha256.New, s.credKey)
 	m.Write(password)
-	return hmacPrefix + base64.RawStdEncoding.EncodeToString(m.Sum(nil))
+	return m.Sum(nil)
+}
+
+// fastHash is the stored form of a generated password.
+func (s *Service) fastHash(password []byte) string {
+	return hmacPrefix + base64.RawStdEncoding.EncodeToString(s.credMAC(password))
 }
 
 // hashPassword returns the stored form of a password: HMAC for a generated
@@ -73,9 +78,7 @@ func (s *Service) verifyPassword(ctx context.Context, u APIUser, password []byte
 		if err != nil {
 			return false, fmt.Errorf("stored password hash: %w", err)
 		}
-		m := hmac.New(sha256.New, s.credKey)
-		m.Write(password)
-		return hmac.Equal(m.Sum(nil), want), nil
+		return hmac.Equal(s.credMAC(password), want), nil
 	}
 	release, err := s.slowSlot(ctx)
 	if err != nil {

@@ -57,6 +57,9 @@ type Verdict struct {
 	Answered bool
 	// SlowDown says the tax authority asked to slow down (429).
 	SlowDown bool
+	// TimedOut says no answer came in time: the call's deadline passed, or
+	// it was given up on (canceled) on the caller's side.
+	TimedOut bool
 	// Reason says in a few words, without secrets, what happened: the tax
 	// authority's cause of a refusal (X-Error-Cause, possibly empty), the
 	// answer's status and cause, or how the exchange failed.
@@ -94,16 +97,17 @@ func Judge(err error) Verdict {
 		}
 		return v
 	case errors.As(err, &te):
-		v := Verdict{Kind: Transient, MaybeReceived: te.MaybeReceived, Reason: string(te.Kind)}
+		v := Verdict{Kind: Transient, MaybeReceived: te.MaybeReceived, Reason: string(te.Kind),
+			TimedOut: te.Kind == KindTimeout || te.Kind == KindCanceled}
 		if !te.Retryable && te.Kind != KindCanceled {
 			v.Kind = Broken
 		}
-		v.InFlight = te.MaybeReceived && (te.Kind == KindTimeout || te.Kind == KindCanceled)
+		v.InFlight = te.MaybeReceived && v.TimedOut
 		return v
 	case errors.Is(err, context.DeadlineExceeded):
-		return Verdict{Kind: Transient, Reason: string(KindTimeout)}
+		return Verdict{Kind: Transient, TimedOut: true, Reason: string(KindTimeout)}
 	case errors.Is(err, context.Canceled):
-		return Verdict{Kind: Transient, Reason: string(KindCanceled)}
+		return Verdict{Kind: Transient, TimedOut: true, Reason: string(KindCanceled)}
 	}
 	return Verdict{Kind: Transient, Reason: "the tax authority could not be reached"}
 }

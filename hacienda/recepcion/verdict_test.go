@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -77,6 +78,9 @@ func TestJudge(t *testing.T) {
 		}
 		if v.Kind == recepcion.Refused && v.Reason != "la causa" {
 			t.Errorf("%s: reason %q, want the tax authority's cause", r.name, v.Reason)
+		}
+		if want := strings.Contains(r.name, "timeout") || strings.Contains(r.name, "canceled") || strings.Contains(r.name, "deadline"); v.TimedOut != want {
+			t.Errorf("%s: timed out %v, want %v", r.name, v.TimedOut, want)
 		}
 		if v.SlowDown != (ae != nil && ae.Status == 429) {
 			t.Errorf("%s: slow down %v", r.name, v.SlowDown)

@@ -18,7 +18,7 @@ var update = flag.Bool("update", false, "write the generated requests kept for p
 // which cannot import this package (it imports hacienda).
 var goldenFile = filepath.Join("..", "testdata", "generated", "requests.json")
 
-// Golden is the file's shape.
+// golden is the file's shape.
 type golden struct {
 	Seed     int64                           `json:"seed"`
 	Issuer   hacienda.Issuer                 `json:"issuer"`

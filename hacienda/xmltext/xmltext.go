@@ -49,10 +49,66 @@ func Check(s string) string {
 	return ""
 }
 
+// CheckJSON returns "" when a JSON text can be decoded without losing
+// anything, and otherwise a message about the body: it is not valid UTF-8,
+// or it has a \u escape of a surrogate that is not half of a pair. The
+// JSON decoder would turn either into U+FFFD without a word, and a
+// document would carry text its caller never sent.
+func CheckJSON(js []byte) string {
+	if !utf8.Valid(js) {
+		return fmt.Sprintf("the request body is not valid UTF-8 (at byte %d)", invalidAt(js)+1)
+	}
+	if at := LoneSurrogate(js); at >= 0 {
+		return fmt.Sprintf("the request body has an unpaired surrogate escape at byte %d; an XML document cannot carry it", at+1)
+	}
+	return ""
+}
+
+// invalidAt is the offset of the first byte of b that is not valid UTF-8.
+func invalidAt(b []byte) int {
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && size == 1 {
+			return i
+		}
+		i += size
+	}
+	return len(b)
+}
+
 // LoneSurrogate finds, in a JSON text, the first \u escape of a surrogate
-// that is not half of a pair. The JSON decoder would turn it into U+FFFD
-// without a word; it returns the byte offset of the escape, or -1.
+// that is not half of a pair; it returns the byte offset of the escape, or
+// -1.
 func LoneSurrogate(js []byte) int {
+	at := -1
+	escapes(js, func(i int, r rune, lone bool) bool {
+		if lone {
+			at = i
+		}
+		return !lone
+	})
+	return at
+}
+
+// EscapesNonChar reports whether a JSON text has a \u escape of a
+// character XML cannot carry (a control character other than tab, line
+// feed and carriage return, U+FFFE, U+FFFF), the only way such a character
+// gets into valid JSON besides a raw U+FFFE or U+FFFF. Escapes of ordinary
+// characters (as encoders that write ASCII only produce for every accent)
+// do not count.
+func EscapesNonChar(js []byte) bool {
+	found := false
+	escapes(js, func(_ int, r rune, lone bool) bool {
+		found = !lone && !IsChar(r)
+		return !found
+	})
+	return found
+}
+
+// escapes calls f with the offset and value of each \u escape of js, a
+// surrogate pair as one character, and whether it is a surrogate that is
+// not half of a pair; it stops when f returns false.
+func escapes(js []byte, f func(at int, r rune, lone bool) bool) {
 	for i := 0; i+5 < len(js); i++ {
 		if js[i] != '\\' {
 			continue
@@ -65,21 +121,32 @@ func LoneSurrogate(js []byte) int {
 		if !ok {
 			continue
 		}
+		at := i
+		i += 5
 		switch {
 		case v >= 0xD800 && v <= 0xDBFF:
-			if i+11 < len(js) && js[i+6] == '\\' && js[i+7] == 'u' {
-				if w, ok := hex4(js[i+8 : i+12]); ok && w >= 0xDC00 && w <= 0xDFFF {
-					i += 11
+			if at+11 < len(js) && js[at+6] == '\\' && js[at+7] == 'u' {
+				if w, ok := hex4(js[at+8 : at+12]); ok && w >= 0xDC00 && w <= 0xDFFF {
+					i += 6
+					if !f(at, 0x10000+(v-0xD800)<<10+(w-0xDC00), false) {
+						return
+					}
 					continue
 				}
 			}
-			return i
+			if !f(at, v, true) {
+				return
+			}
 		case v >= 0xDC00 && v <= 0xDFFF:
-			return i
+			if !f(at, v, true) {
+				return
+			}
+		default:
+			if !f(at, v, false) {
+				return
+			}
 		}
-		i += 5
 	}
-	return -1
 }
 
 func hex4(b []byte) (rune, bool) {

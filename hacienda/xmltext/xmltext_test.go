@@ -59,6 +59,42 @@ func TestLoneSurrogate(t *testing.T) {
 	}
 }
 
+func TestEscapesNonChar(t *testing.T) {
+	tests := []struct {
+		in   string
+		want bool
+	}{
+		{`{"a":"plain"}`, false},
+		{`{"a":"C\u00e9dula \u00f1"}`, false}, // accents escaped by an ASCII-only encoder
+		{`{"a":"tab\u0009lf\u000Acr\u000d"}`, false},
+		{`{"a":"\ud83d\ude00"}`, false},
+		{`{"a":"\\u0001"}`, false}, // an escaped backslash, then text
+		{`{"a":"\u0001"}`, true},
+		{`{"a":"ok \u00e9 then \u001b"}`, true},
+		{`{"a":"\uFFFE"}`, true},
+		{`{"a":"\uffff"}`, true},
+		{`{"a":"\ud800"}`, false}, // lone: LoneSurrogate's to report
+	}
+	for _, tt := range tests {
+		if got := EscapesNonChar([]byte(tt.in)); got != tt.want {
+			t.Errorf("EscapesNonChar(%s) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestCheckJSON(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"a":"caf\u00e9"}`:   "",
+		"{\"a\":\"caf\xe9\"}": "not valid UTF-8 (at byte 10)",
+		`{"a":"\udc00"}`:      "unpaired surrogate escape at byte 7",
+	} {
+		got := CheckJSON([]byte(in))
+		if (want == "") != (got == "") || !strings.Contains(got, want) {
+			t.Errorf("CheckJSON(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 // FuzzCheck: whatever Check accepts encodes as XML text, and a JSON string
 // whose escapes LoneSurrogate accepts decodes without replacement.
 func FuzzCheck(f *testing.F) {

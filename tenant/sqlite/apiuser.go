@@ -185,7 +185,11 @@ func (s *Store) SetAPIUserToken(ctx context.Context, id int64, oldHash, newHash 
 	if err != nil {
 		return fmt.Errorf("set api user %d token: %w", id, mapErr(err))
 	}
-	if n, err := res.RowsAffected(); err != nil || n == 0 {
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("set api user %d token: %w", id, err)
+	}
+	if n == 0 {
 		return fmt.Errorf("set api user %d token: %w", id, tenant.ErrConflict)
 	}
 	return nil
