@@ -1,7 +1,9 @@
 package hacienda
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 )
@@ -95,4 +97,35 @@ func benchRequest10() *SendDocumentRequest {
 		Receptor: &ReceptorRequest{Nombre: "Cliente de Prueba", Identificacion: &IdentificacionRequest{Tipo: "02", Numero: "3101998877"},
 			CorreoElectronico: "cliente@correo.cr"},
 		DocumentBody: DocumentBody{DetalleServicio: d.DetalleServicio, ResumenFactura: d.ResumenFactura}}
+}
+
+// BenchmarkDecodeSendRequest: decode a generated request as sent raw
+// (UTF-8) and as an encoder that writes ASCII only sends it (every accent
+// a \u escape); both should cost the same.
+func BenchmarkDecodeSendRequest(b *testing.B) {
+	raw, err := json.Marshal(generatedRequests(b, 1)[0])
+	if err != nil {
+		b.Fatal(err)
+	}
+	var escaped []byte
+	for _, r := range string(raw) {
+		if r < 0x80 {
+			escaped = append(escaped, byte(r))
+			continue
+		}
+		escaped = fmt.Appendf(escaped, `\u%04x`, r)
+	}
+	if bytes.Equal(raw, escaped) {
+		b.Fatal("the request has no character to escape")
+	}
+	for name, body := range map[string][]byte{"utf8": raw, "ascii-escaped": escaped} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := DecodeSendRequest(body); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }
