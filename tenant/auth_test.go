@@ -417,7 +417,7 @@ func TestAuthDeactivationRace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, err := b.store.APIUserByUsername(ctx, "late-user")
+	u, err := b.store.APIUserByUsername(ctx, f.created.ID, "late-user")
 	if err != nil {
 		t.Fatal(err)
 	}

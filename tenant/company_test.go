@@ -243,7 +243,7 @@ func TestCreateCompany(t *testing.T) {
 	}
 
 	// The stored password is a slow hash and the token a SHA-256 digest.
-	u, err := b.store.APIUserByUsername(ctx, cr.Usuario)
+	u, err := b.store.APIUserByUsername(ctx, c.ID, cr.Usuario)
 	if err != nil {
 		t.Fatal(err)
 	}

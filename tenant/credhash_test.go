@@ -30,7 +30,7 @@ func TestGeneratedPasswordsUseTheFastHash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	u, err := b.store.APIUserByUsername(ctx, cc.Credentials.Usuario)
+	u, err := b.store.APIUserByUsername(ctx, cc.Company.ID, cc.Credentials.Usuario)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestGeneratedPasswordsUseTheFastHash(t *testing.T) {
 	if n := b.hasher.verifies.Load() - before; n != 0 {
 		t.Errorf("%d slow hashes for a generated password's logins", n)
 	}
-	admin, err := b.store.APIUserByUsername(ctx, b.adminCr.Usuario)
+	admin, err := b.store.APIUserByUsername(ctx, 0, b.adminCr.Usuario)
 	if err != nil || !strings.HasPrefix(admin.PasswordHash, "$argon2id$") {
 		t.Errorf("the admin's hash: %.12q…, %v; want Argon2id", admin.PasswordHash, err)
 	}
@@ -60,7 +60,7 @@ func TestArgon2HashesMigrateOnUse(t *testing.T) {
 	b := newBundle(t, bundleOpts{}) // no credential key: Argon2id, as before
 	ctx := context.Background()
 	f := b.newCompany(t, b.admin, "3101123456")
-	u, _ := b.store.APIUserByUsername(ctx, f.creds.Usuario)
+	u, _ := b.store.APIUserByUsername(ctx, f.created.ID, f.creds.Usuario)
 	if !strings.HasPrefix(u.PasswordHash, "$argon2id$") {
 		t.Fatalf("without a credential key the hash is %.12q…", u.PasswordHash)
 	}
@@ -77,7 +77,7 @@ func TestArgon2HashesMigrateOnUse(t *testing.T) {
 	if _, err := replica().Authenticate(ctx, f.creds.APIToken, f.creds.Usuario, f.creds.Contrasena); err != nil {
 		t.Fatalf("login with the old hash: %v", err)
 	}
-	u, _ = b.store.APIUserByUsername(ctx, f.creds.Usuario)
+	u, _ = b.store.APIUserByUsername(ctx, f.created.ID, f.creds.Usuario)
 	if !strings.HasPrefix(u.PasswordHash, "$hmac-sha256$") {
 		t.Fatalf("after a login the hash is %.12q…, want it re-stored as HMAC", u.PasswordHash)
 	}

@@ -335,6 +335,19 @@ func TestCreateAPIUser(t *testing.T) {
 	if fe := fieldErrors(t, err); fe["usuario"] == nil {
 		t.Fatalf("taken name: %v", fe)
 	}
+	// Names are the company's own: another tenant choosing the same name
+	// learns nothing, and both users log in as themselves.
+	other, err := w.svc.CreateAPIUser(ctx, w.b.user, w.b.created.ID, w.b.created.Branch.ID, "caja-2")
+	if err != nil {
+		t.Fatalf("another company's user of the same name: %v", err)
+	}
+	if po := w.login(t, other); po.CompanyID != w.b.created.ID || po.UserID == p.UserID {
+		t.Fatalf("the other company's caja-2 logs in as %+v", po)
+	}
+	// Even the first user's name in its own company is free elsewhere.
+	if _, err := w.svc.CreateAPIUser(ctx, w.b.user, w.b.created.ID, w.b.created.Branch.ID, f.creds.Usuario); err != nil {
+		t.Fatalf("another company's user named like company A's first user: %v", err)
+	}
 	_, err = w.svc.CreateAPIUser(ctx, f.user, f.created.ID, f.created.Branch.ID, "")
 	if fe := fieldErrors(t, err); fe["usuario"] == nil {
 		t.Fatalf("missing name: %v", fe)

@@ -54,13 +54,16 @@ type Store interface {
 	// on it to list an admin's or a branch user's branches in one read).
 	Branches(ctx context.Context, companyID int64) ([]Branch, error)
 
-	// CreateAPIUser inserts a user and sets ID and CreatedAt. A taken
-	// Username is ErrConflict.
+	// CreateAPIUser inserts a user and sets ID and CreatedAt. A Username
+	// taken in the same company (or, for a user without a company, by
+	// another such user) is ErrConflict.
 	CreateAPIUser(ctx context.Context, u *APIUser) error
 	// APIUserByTokenHash finds the user whose TokenHash equals h.
 	APIUserByTokenHash(ctx context.Context, h []byte) (APIUser, error)
-	// APIUserByUsername finds a user by name.
-	APIUserByUsername(ctx context.Context, username string) (APIUser, error)
+	// APIUserByUsername finds a company's user by name; companyID zero
+	// means the users without a company (admins and resellers). Names are
+	// unique only within those scopes.
+	APIUserByUsername(ctx context.Context, companyID int64, username string) (APIUser, error)
 	// APIUsers lists the users of a company, of one branch when branchID is
 	// not zero, ordered by id. The Service uses it to drop cached
 	// credentials when a company or branch is deactivated.

@@ -7,8 +7,9 @@ import (
 )
 
 // CreateAPIUser adds an API user with the given name to a branch. The
-// password and token are generated and returned once. A taken name is a
-// validation error on usuario.
+// password and token are generated and returned once. Names are unique
+// within a company only, so a taken name says nothing about other tenants;
+// one taken in this company is a validation error on usuario.
 func (s *Service) CreateAPIUser(ctx context.Context, p Principal, companyID, branchID int64, username string) (Credentials, error) {
 	if _, _, err := s.branchFor(ctx, p, companyID, branchID); err != nil {
 		return Credentials{}, err
@@ -49,7 +50,10 @@ func (s *Service) CreateReseller(ctx context.Context, p Principal, username stri
 func (s *Service) createUser(ctx context.Context, u *APIUser) error {
 	if err := s.store.CreateAPIUser(ctx, u); err != nil {
 		if errors.Is(err, ErrConflict) {
-			return invalidField("usuario", "user name %s is taken", u.Username)
+			if u.CompanyID == 0 {
+				return invalidField("usuario", "user name %s is taken", u.Username)
+			}
+			return invalidField("usuario", "user name %s is taken in this company", u.Username)
 		}
 		return fmt.Errorf("create API user: %w", err)
 	}
@@ -153,7 +157,7 @@ func (s *Service) adminExists(ctx context.Context, username string) (bool, error
 	if username == "" {
 		username = "admin"
 	}
-	u, err := s.store.APIUserByUsername(ctx, username)
+	u, err := s.store.APIUserByUsername(ctx, 0, username)
 	switch {
 	case errors.Is(err, ErrNotFound):
 		return false, nil

@@ -20,7 +20,7 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
 RETURNING id`
 
 	qAPIUserByTokenHash = `SELECT ` + apiUserColumns + ` FROM api_users WHERE token_hash = $1`
-	qAPIUserByUsername  = `SELECT ` + apiUserColumns + ` FROM api_users WHERE username = $1`
+	qAPIUserByUsername  = `SELECT ` + apiUserColumns + ` FROM api_users WHERE username = $1 AND company_id IS NOT DISTINCT FROM $2`
 	qAPIUsersOfCompany  = `SELECT ` + apiUserColumns + ` FROM api_users
 WHERE company_id = $1 ORDER BY id`
 	qAPIUsersOfBranch = `SELECT ` + apiUserColumns + ` FROM api_users
@@ -89,9 +89,10 @@ func (s *Store) APIUserByTokenHash(ctx context.Context, h []byte) (tenant.APIUse
 	return u, nil
 }
 
-// APIUserByUsername finds a user by name.
-func (s *Store) APIUserByUsername(ctx context.Context, username string) (tenant.APIUser, error) {
-	u, err := scanAPIUser(s.pool.QueryRow(ctx, qAPIUserByUsername, username))
+// APIUserByUsername finds a company's user by name; companyID zero means
+// the users without a company.
+func (s *Store) APIUserByUsername(ctx context.Context, companyID int64, username string) (tenant.APIUser, error) {
+	u, err := scanAPIUser(s.pool.QueryRow(ctx, qAPIUserByUsername, username, nullID(companyID)))
 	if err != nil {
 		return tenant.APIUser{}, fmt.Errorf("api user %q: %w", username, mapErr(err))
 	}

@@ -19,7 +19,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 RETURNING id`
 
 	qAPIUserByTokenHash = `SELECT ` + apiUserColumns + ` FROM api_users WHERE token_hash = ?`
-	qAPIUserByUsername  = `SELECT ` + apiUserColumns + ` FROM api_users WHERE username = ?`
+	qAPIUserByUsername  = `SELECT ` + apiUserColumns + ` FROM api_users WHERE username = ? AND company_id IS ?`
 	qAPIUsersOfCompany  = `SELECT ` + apiUserColumns + ` FROM api_users
 WHERE company_id = ? ORDER BY id`
 	qAPIUsersOfBranch = `SELECT ` + apiUserColumns + ` FROM api_users
@@ -100,9 +100,10 @@ func (s *Store) APIUserByTokenHash(ctx context.Context, h []byte) (tenant.APIUse
 	return u, nil
 }
 
-// APIUserByUsername finds a user by name.
-func (s *Store) APIUserByUsername(ctx context.Context, username string) (tenant.APIUser, error) {
-	u, err := scanAPIUser(s.stmts.userByUsername.QueryRowContext(ctx, username))
+// APIUserByUsername finds a company's user by name; companyID zero means
+// the users without a company.
+func (s *Store) APIUserByUsername(ctx context.Context, companyID int64, username string) (tenant.APIUser, error) {
+	u, err := scanAPIUser(s.stmts.userByUsername.QueryRowContext(ctx, username, nullID(companyID)))
 	if err != nil {
 		return tenant.APIUser{}, fmt.Errorf("api user %q: %w", username, mapErr(err))
 	}

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"maps"
@@ -25,7 +26,7 @@ func Run(t *testing.T, open func(t *testing.T) tenant.Store) {
 		{"ok/ping", testPing},
 		{"ok/next company id never repeats", testNextCompanyID},
 		{"ok/create company branch and user", testCreateCompany},
-		{"error/create company rolls back on a taken username", testCreateRollbackUsername},
+		{"ok/user names are unique within a company only", testUsernameScope},
 		{"error/create company rolls back on a taken token hash", testCreateRollbackToken},
 		{"error/create company rolls back on a taken branch of itself", testCreateRollbackCompanyID},
 		{"error/create company without a reserved id", testCreateUnreserved},
@@ -138,7 +139,7 @@ func testIdentificationTaken(t *testing.T, s tenant.Store) {
 	wantErr(t, "create with a taken identification", s.CreateCompany(ctx, &c, &b, &u), tenant.ErrConflict)
 	_, err = s.Company(ctx, id)
 	wantErr(t, "the refused company", err, tenant.ErrNotFound)
-	_, err = s.APIUserByUsername(ctx, "tercera")
+	_, err = s.APIUserByUsername(ctx, id, "tercera")
 	wantErr(t, "the refused company's user", err, tenant.ErrNotFound)
 
 	upd := second.Company
@@ -233,7 +234,7 @@ func testCreateRollback(t *testing.T, s tenant.Store, breakIt func(first created
 		t.Errorf("first company's users after the failed create: %d, want only its own", len(users))
 	}
 	if u.Username != first.User.Username {
-		_, err = s.APIUserByUsername(ctx, u.Username)
+		_, err = s.APIUserByUsername(ctx, c.ID, u.Username)
 		wantErr(t, "APIUserByUsername of the failed create", err, tenant.ErrNotFound)
 	}
 
@@ -244,12 +245,55 @@ func testCreateRollback(t *testing.T, s tenant.Store, breakIt func(first created
 	}
 }
 
-func testCreateRollbackUsername(t *testing.T, s tenant.Store) {
-	testCreateRollback(t, s, func(first created, _ *tenant.Company, _ *tenant.Branch, u *tenant.APIUser) {
-		*u = user(first.User.Username)
-		u.TokenHash = append([]byte(nil), u.TokenHash...)
-		u.TokenHash[0] ^= 0xff // a fresh token: only the name is taken
-	})
+// testUsernameScope checks that a name is taken only within its company
+// (or among the users without a company), so that choosing a name tells a
+// tenant nothing about other tenants' users.
+func testUsernameScope(t *testing.T, s tenant.Store) {
+	ctx := context.Background()
+	first := createCompany(t, s, "Primera S.A.", 0)
+	fresh := func(name, salt string) tenant.APIUser {
+		u := user(name)
+		h := sha256.Sum256([]byte(salt + name))
+		u.TokenHash = h[:]
+		return u
+	}
+
+	// Another company may have a user of the same name, from its first
+	// branch or a later one.
+	id, err := s.NextCompanyID(ctx)
+	mustNot(t, "NextCompanyID", err)
+	c, b, u := company(id, "Segunda S.A."), branch("001"), fresh(first.User.Username, "second")
+	mustNot(t, "CreateCompany with another company's user name", s.CreateCompany(ctx, &c, &b, &u))
+	second := created{c, b, u}
+
+	// Within a company the name is taken, on any of its branches.
+	dup := fresh(first.User.Username, "dup")
+	dup.CompanyID, dup.BranchID = first.Company.ID, first.Branch.ID
+	wantErr(t, "CreateAPIUser with a name taken in the company", s.CreateAPIUser(ctx, &dup), tenant.ErrConflict)
+	b2, u2 := branch("002"), fresh(first.User.Username, "branch")
+	b2.CompanyID = first.Company.ID
+	wantErr(t, "CreateBranch with a name taken in the company", s.CreateBranch(ctx, &b2, &u2), tenant.ErrConflict)
+
+	// Users without a company share one scope of their own.
+	op := fresh(first.User.Username, "operator")
+	op.Role = tenant.RoleReseller
+	mustNot(t, "CreateAPIUser of a reseller named like a branch user", s.CreateAPIUser(ctx, &op))
+	op2 := fresh(first.User.Username, "operator2")
+	op2.Role = tenant.RoleAdmin
+	wantErr(t, "CreateAPIUser of a second operator of the same name", s.CreateAPIUser(ctx, &op2), tenant.ErrConflict)
+
+	// A lookup by name finds the user of the scope asked for.
+	for _, want := range []struct {
+		company int64
+		u       tenant.APIUser
+	}{{first.Company.ID, first.User}, {second.Company.ID, second.User}, {0, op}} {
+		got, err := s.APIUserByUsername(ctx, want.company, first.User.Username)
+		mustNot(t, "APIUserByUsername", err)
+		same(t, "user by name in its scope", want.u, got)
+	}
+	third := createCompany(t, s, "Tercera S.A.", 0)
+	_, err = s.APIUserByUsername(ctx, third.Company.ID, first.User.Username)
+	wantErr(t, "APIUserByUsername in a company without that name", err, tenant.ErrNotFound)
 }
 
 func testCreateRollbackToken(t *testing.T, s tenant.Store) {
@@ -596,7 +640,7 @@ func testBranches(t *testing.T, s tenant.Store) {
 		got, err := s.Branch(ctx, b.ID)
 		mustNot(t, "Branch", err)
 		same(t, "stored branch", in, got)
-		gu, err := s.APIUserByUsername(ctx, u.Username)
+		gu, err := s.APIUserByUsername(ctx, first.Company.ID, u.Username)
 		mustNot(t, "APIUserByUsername", err)
 		same(t, "branch user", u, gu)
 		want = append(want, in)
@@ -627,7 +671,7 @@ func testBranchConflict(t *testing.T, s tenant.Store) {
 	b, u := branch("001"), user("choque-001")
 	b.CompanyID = first.Company.ID
 	wantErr(t, "CreateBranch with a taken code", s.CreateBranch(ctx, &b, &u), tenant.ErrConflict)
-	_, err := s.APIUserByUsername(ctx, "choque-001")
+	_, err := s.APIUserByUsername(ctx, first.Company.ID, "choque-001")
 	wantErr(t, "user of the failed branch", err, tenant.ErrNotFound)
 	bs, err := s.Branches(ctx, first.Company.ID)
 	mustNot(t, "Branches", err)
@@ -651,7 +695,7 @@ func testBranchMissingCompany(t *testing.T, s tenant.Store) {
 	b, u := branch("001"), user("huerfano")
 	b.CompanyID = 424242
 	wantErr(t, "CreateBranch", s.CreateBranch(context.Background(), &b, &u), tenant.ErrNotFound)
-	_, err := s.APIUserByUsername(context.Background(), "huerfano")
+	_, err := s.APIUserByUsername(context.Background(), 424242, "huerfano")
 	wantErr(t, "user of the failed branch", err, tenant.ErrNotFound)
 }
 
@@ -747,7 +791,7 @@ func testAPIUsersPlatform(t *testing.T, s tenant.Store) {
 		}
 		in.ID, in.CreatedAt = u.ID, u.CreatedAt
 		same(t, "user set by create", in, u)
-		got, err := s.APIUserByUsername(ctx, u.Username)
+		got, err := s.APIUserByUsername(ctx, 0, u.Username)
 		mustNot(t, "APIUserByUsername", err)
 		same(t, "stored "+string(role), in, got)
 		got, err = s.APIUserByTokenHash(ctx, u.TokenHash)
@@ -769,7 +813,7 @@ func testAPIUserConflict(t *testing.T, s tenant.Store) {
 	u.Role = tenant.RoleReseller
 	wantErr(t, "CreateAPIUser with a taken token", s.CreateAPIUser(ctx, &u), tenant.ErrConflict)
 
-	_, err := s.APIUserByUsername(ctx, "nuevo")
+	_, err := s.APIUserByUsername(ctx, 0, "nuevo")
 	wantErr(t, "APIUserByUsername of the failed create", err, tenant.ErrNotFound)
 	got, err := s.APIUserByTokenHash(ctx, first.User.TokenHash)
 	mustNot(t, "APIUserByTokenHash", err)
@@ -793,7 +837,7 @@ func testAPIUserBadBranch(t *testing.T, s tenant.Store) {
 			u := user("mal-" + strings.ReplaceAll(tt.name, " ", "-"))
 			u.CompanyID, u.BranchID = tt.company, tt.branchID
 			wantErr(t, "CreateAPIUser", s.CreateAPIUser(ctx, &u), tenant.ErrNotFound)
-			_, err := s.APIUserByUsername(ctx, u.Username)
+			_, err := s.APIUserByUsername(ctx, tt.company, u.Username)
 			wantErr(t, "APIUserByUsername", err, tenant.ErrNotFound)
 		})
 	}
@@ -848,7 +892,7 @@ func testAPIUserLookups(t *testing.T, s tenant.Store) {
 		got, err := s.APIUserByTokenHash(ctx, u.TokenHash)
 		mustNot(t, "APIUserByTokenHash", err)
 		same(t, "user by token", u, got)
-		got, err = s.APIUserByUsername(ctx, u.Username)
+		got, err = s.APIUserByUsername(ctx, u.CompanyID, u.Username)
 		mustNot(t, "APIUserByUsername", err)
 		same(t, "user by name", u, got)
 	}
@@ -868,9 +912,11 @@ func testAPIUserMissing(t *testing.T, s tenant.Store) {
 	// A prefix of a stored digest is not a match.
 	_, err = s.APIUserByTokenHash(ctx, c.User.TokenHash[:31])
 	wantErr(t, "APIUserByTokenHash of a prefix", err, tenant.ErrNotFound)
-	_, err = s.APIUserByUsername(ctx, "nadie")
+	_, err = s.APIUserByUsername(ctx, c.Company.ID, "nadie")
 	wantErr(t, "APIUserByUsername", err, tenant.ErrNotFound)
-	_, err = s.APIUserByUsername(ctx, strings.ToUpper(c.User.Username))
+	_, err = s.APIUserByUsername(ctx, 0, c.User.Username)
+	wantErr(t, "APIUserByUsername of a branch user among the operators", err, tenant.ErrNotFound)
+	_, err = s.APIUserByUsername(ctx, c.Company.ID, strings.ToUpper(c.User.Username))
 	wantErr(t, "APIUserByUsername in other case", err, tenant.ErrNotFound)
 }
 
@@ -889,7 +935,7 @@ func testSetAPIUserActive(t *testing.T, s tenant.Store) {
 		want.Activo = active
 		same(t, "user after SetAPIUserActive", want, got)
 	}
-	got, err := s.APIUserByUsername(ctx, other.User.Username)
+	got, err := s.APIUserByUsername(ctx, other.Company.ID, other.User.Username)
 	mustNot(t, "APIUserByUsername", err)
 	same(t, "another user", other.User, got)
 	wantErr(t, "SetAPIUserActive of a missing user", s.SetAPIUserActive(ctx, c.User.ID+other.User.ID+100, true), tenant.ErrNotFound)
@@ -901,17 +947,17 @@ func testSetAPIUserPasswordHash(t *testing.T, s tenant.Store) {
 	other := createCompany(t, s, "Otras Claves S.A.", 0)
 	old := c.User.PasswordHash
 	mustNot(t, "SetAPIUserPasswordHash", s.SetAPIUserPasswordHash(ctx, c.User.ID, old, "$hmac-sha256$v=1$nuevo"))
-	got, err := s.APIUserByUsername(ctx, c.User.Username)
+	got, err := s.APIUserByUsername(ctx, c.Company.ID, c.User.Username)
 	mustNot(t, "APIUserByUsername", err)
 	want := c.User
 	want.PasswordHash = "$hmac-sha256$v=1$nuevo"
 	same(t, "user after SetAPIUserPasswordHash", want, got)
 	// A stale old hash changes nothing: the hash read is no longer stored.
 	mustNot(t, "SetAPIUserPasswordHash with a stale hash", s.SetAPIUserPasswordHash(ctx, c.User.ID, old, "$hmac-sha256$v=1$viejo"))
-	got, err = s.APIUserByUsername(ctx, c.User.Username)
+	got, err = s.APIUserByUsername(ctx, c.Company.ID, c.User.Username)
 	mustNot(t, "APIUserByUsername", err)
 	same(t, "user after a stale SetAPIUserPasswordHash", want, got)
-	got, err = s.APIUserByUsername(ctx, other.User.Username)
+	got, err = s.APIUserByUsername(ctx, other.Company.ID, other.User.Username)
 	mustNot(t, "APIUserByUsername", err)
 	same(t, "another user", other.User, got)
 }
@@ -966,7 +1012,7 @@ func testTimestamps(t *testing.T, s tenant.Store) {
 		}
 		gb, err := s.Branch(ctx, c.Branch.ID)
 		mustNot(t, "Branch", err)
-		gu, err := s.APIUserByUsername(ctx, c.User.Username)
+		gu, err := s.APIUserByUsername(ctx, c.Company.ID, c.User.Username)
 		mustNot(t, "APIUserByUsername", err)
 		if !isUTC(gb.CreatedAt) || !isUTC(gb.UpdatedAt) || !isUTC(gu.CreatedAt) {
 			t.Errorf("stored branch or user times not UTC: %v %v %v", gb.CreatedAt, gb.UpdatedAt, gu.CreatedAt)
