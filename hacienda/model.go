@@ -178,6 +178,20 @@ type Identificacion struct {
 // IsZero reports whether the identification is absent.
 func (i Identificacion) IsZero() bool { return i.Tipo == "" && i.Numero == "" }
 
+// FitsReceptionAPI reports whether the reception API's JSON can carry the
+// identification (spec §15.3, §17 item 18): its types are 01 to 06 and its
+// numbers at most 12 characters, while the XML allows 20 letters and
+// digits for foreign ids (types 05 and 06). It is the one rule both the
+// engine (at input) and the submission builder follow (decision 49).
+func (i Identificacion) FitsReceptionAPI() bool {
+	switch i.Tipo {
+	case IDFisica, IDJuridica, IDDIMEX, IDNITE, IDExtranjeroNoDom, IDNoContribuyente:
+	default:
+		return false
+	}
+	return i.Numero != "" && len(i.Numero) <= 12 && alnumRE.MatchString(i.Numero)
+}
+
 // Ubicacion is a Costa Rican address (UbicacionType). Codes are kept as the
 // XML writes them: Provincia one digit, Canton and Distrito two digits
 // ("01").

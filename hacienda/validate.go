@@ -369,6 +369,11 @@ func convertRequest(req *SendDocumentRequest, issuer *Issuer, e *errs) *Document
 			counterparty.Registrofiscal8707 = company.Registrofiscal8707
 			company.Registrofiscal8707 = ""
 			doc.Emisor = *counterparty
+			// The seller is the submission's JSON emisor, which the
+			// reception API requires and caps at 12 digits (decision 49).
+			if id := counterparty.Identificacion; !id.IsZero() && !id.FitsReceptionAPI() {
+				e.add("ReceptorRequest.Identificacion.Numero", "the seller of a Factura Electrónica de Compra is the submission's emisor, which the tax authority's reception API takes with at most 12 characters")
+			}
 		}
 		c := company
 		c.OtrasSenasExtranjero = ""

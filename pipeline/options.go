@@ -9,6 +9,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"facturad/hacienda"
 	"facturad/hacienda/recepcion"
 	"facturad/signer"
 	"facturad/tenant"
@@ -146,6 +147,9 @@ type Options struct {
 	// until then the request may still reach it, and a status query would
 	// find nothing and lead to a second submission.
 	InFlightMargin time.Duration
+	// Emission bounds a caller's fecha_emision around the time the send is
+	// received (each zero field takes hacienda.DefaultEmissionWindow's).
+	Emission hacienda.EmissionWindow
 	// DisableRetrier leaves the background worker off (for tests that
 	// drive it by hand with RunDue).
 	DisableRetrier bool
@@ -208,6 +212,10 @@ func (o *Options) setDefaults() error {
 	setDur(&o.InFlightGrace, min(o.SubmitTimeout+30*time.Second, o.Lease))
 	setDur(&o.InFlightMargin, 30*time.Second)
 	setDur(&o.ErrorFor, 24*time.Hour)
+	ew := hacienda.DefaultEmissionWindow()
+	setDur(&o.Emission.Ahead, ew.Ahead)
+	setDur(&o.Emission.Behind, ew.Behind)
+	setDur(&o.Emission.Offline, ew.Offline)
 	if o.Lease <= need {
 		return fmt.Errorf("pipeline: Lease %s does not cover one attempt (2×SubmitTimeout + StoreTimeout = %s)", o.Lease, need)
 	}

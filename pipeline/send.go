@@ -287,6 +287,11 @@ func (j *job) number(ctx context.Context, doc *hacienda.Document, resume *tenant
 		return &d, nil
 	}
 
+	// A caller's date must fall in the window the tax authority accepts;
+	// a document resumed above keeps the date it was numbered with.
+	if err := p.o.Emission.Check(doc.FechaEmision, situacion, now); err != nil {
+		return nil, err
+	}
 	if doc.FechaEmision.IsZero() {
 		doc.FechaEmision = now.In(crTime).Truncate(time.Second)
 	}
@@ -430,17 +435,13 @@ func (j *job) storedNow(ctx context.Context, d *tenant.Document) (Outcome, error
 // issue builds, signs, stores and submits a numbered document.
 func (j *job) issue(ctx context.Context, doc *hacienda.Document, d *tenant.Document) (Outcome, error) {
 	p, is := j.p, j.is
-	// The submission names the company as the issuer (the clave's issuer,
-	// also in a purchase invoice, whose XML Emisor is the seller) and the
-	// counterparty as the receiver.
-	d.EmisorTipo, d.EmisorNumero = is.Company.TipoIdentificacion, is.Company.NumeroIdentificacion
+	// The submission names the XML's parties (spec §15.3): in a purchase
+	// invoice the emisor is the seller and the company, which signs and
+	// sends it, is the receptor.
+	d.EmisorTipo, d.EmisorNumero = doc.Emisor.Identificacion.Tipo, doc.Emisor.Identificacion.Numero
 	d.ReceptorTipo, d.ReceptorNumero = "", ""
-	other := doc.Receptor
-	if doc.Type == hacienda.TypeFEC {
-		other = &doc.Emisor
-	}
-	if other != nil && !other.Identificacion.IsZero() {
-		d.ReceptorTipo, d.ReceptorNumero = other.Identificacion.Tipo, other.Identificacion.Numero
+	if r := doc.Receptor; r != nil && !r.Identificacion.IsZero() {
+		d.ReceptorTipo, d.ReceptorNumero = r.Identificacion.Tipo, r.Identificacion.Numero
 	}
 
 	start := time.Now()

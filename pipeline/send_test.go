@@ -6,9 +6,11 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"facturad/hacienda"
 	"facturad/hacienda/recepcion"
+	"facturad/hacienda/sandbox"
 	"facturad/hacienda/xmlcheck"
 	"facturad/signer"
 	"facturad/tenant"
@@ -39,8 +41,16 @@ func TestSendEveryType(t *testing.T) {
 					if !ok || !bytes.Equal(rec.XML, d.SignedXML) {
 						t.Fatalf("the sandbox did not receive the stored bytes (received %v)", ok)
 					}
-					if rec.Emisor.NumeroIdentificacion != b.company.NumeroIdentificacion {
-						t.Errorf("submission emisor %+v", rec.Emisor)
+					// The JSON parties are the XML's (spec §15.3): in a
+					// purchase invoice the seller is the emisor and the
+					// company the receptor.
+					company := sandbox.Party{TipoIdentificacion: b.company.TipoIdentificacion, NumeroIdentificacion: b.company.NumeroIdentificacion}
+					if tipo == hacienda.TypeFEC {
+						if rec.Emisor == company || rec.Receptor == nil || *rec.Receptor != company {
+							t.Errorf("FEC submission emisor %+v receptor %+v, want the seller and the company", rec.Emisor, rec.Receptor)
+						}
+					} else if rec.Emisor != company {
+						t.Errorf("submission emisor %+v, want the company", rec.Emisor)
 					}
 
 					// Check until the verdict: the sandbox answers at once.
@@ -309,4 +319,47 @@ func hashOf(t *testing.T, req *hacienda.SendDocumentRequest) []byte {
 		t.Fatal(err)
 	}
 	return h
+}
+
+// TestSendEmissionWindow refuses a caller's fecha_emision the tax
+// authority would reject, per situación, before a number is taken; one
+// inside the window is numbered and sent.
+func TestSendEmissionWindow(t *testing.T) {
+	b := setup(t, setupOptions{})
+	now := b.clock.now().In(crTime)
+	for _, tt := range []struct {
+		name      string
+		offset    time.Duration
+		situacion string
+		ok        bool
+	}{
+		{"error/6 hours ahead", 6 * time.Hour, "1", false},
+		{"ok/a minute ahead", time.Minute, "1", true},
+		{"error/3 days old normal", -72 * time.Hour, "1", false},
+		{"error/3 days old contingencia", -72 * time.Hour, "2", false},
+		{"ok/10 minutes old", -10 * time.Minute, "1", true},
+		{"ok/3 days old sin internet", -71 * time.Hour, "3", true},
+		{"error/4 days old sin internet", -96 * time.Hour, "3", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			id := "window-" + strings.ReplaceAll(tt.name, " ", "-")
+			r := request("01", id)
+			r["fecha_emision"] = now.Add(tt.offset).Format("2006-01-02T15:04:05")
+			r["situacion"] = tt.situacion
+			out, err := b.send(t, r)
+			if tt.ok {
+				if err != nil || out.Failed {
+					t.Fatalf("send: %v %s", err, describe(out))
+				}
+				return
+			}
+			var fe interface{ FieldErrors() map[string][]string }
+			if !errors.As(err, &fe) || fe.FieldErrors()["fecha_emision"] == nil {
+				t.Fatalf("got %v, want a 400 on fecha_emision", err)
+			}
+			if _, err := b.store.DocumentByExternalID(context.Background(), b.branch.BranchID, id); !errors.Is(err, tenant.ErrNotFound) {
+				t.Errorf("a number was taken: %v", err)
+			}
+		})
+	}
 }

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"facturad/hacienda"
 )
 
 // Config is everything the service reads at start. Each field has an
@@ -44,6 +46,9 @@ type Config struct {
 	// client address; zero derives them from the open-file limit.
 	MaxConns      int
 	MaxConnsPerIP int
+	// Emission bounds a caller's fecha_emision around the time a send is
+	// received; zero fields take hacienda.DefaultEmissionWindow's.
+	Emission hacienda.EmissionWindow
 	// TrustedProxies lists the networks (CIDR or single addresses,
 	// comma-separated) of the load balancers in front of the service,
 	// whose X-Forwarded-For is believed.
@@ -94,6 +99,9 @@ func (c *Config) settings() []setting {
 		{name: "max_conns", usage: "API connections served at once (default: from the open-file limit)", num: &c.MaxConns},
 		{name: "max_conns_per_ip", usage: "API connections from one client address (default: half of max_conns)", num: &c.MaxConnsPerIP},
 		{name: "trusted_proxies", usage: "networks of the load balancers in front of the service (CIDRs, comma-separated), whose X-Forwarded-For names the client (default: none)", str: &c.TrustedProxies},
+		{name: "fecha_emision_ahead", usage: "how far in the future a caller's fecha_emision may be (clock difference; default 5m)", dur: &c.Emission.Ahead},
+		{name: "fecha_emision_behind", usage: "how old a caller's fecha_emision may be with situacion 1 or 2 (default 15m)", dur: &c.Emission.Behind},
+		{name: "fecha_emision_offline", usage: "how old a caller's fecha_emision may be with situacion 3, sin internet (default 72h)", dur: &c.Emission.Offline},
 		{name: "lease", usage: "how long a document being worked on is held from other workers and replicas; a crashed send's document is finished after it (default 2m)", dur: &c.Lease},
 	}
 }

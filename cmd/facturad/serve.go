@@ -173,6 +173,7 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 		SubmitTimeout: c.SubmitTimeout,
 		Lease:         c.Lease,
 		InFlightGrace: c.Lease,
+		Emission:      c.Emission,
 	})
 	if err != nil {
 		return err

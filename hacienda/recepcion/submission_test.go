@@ -20,7 +20,9 @@ func TestAPIParty(t *testing.T) {
 		"out/no identification":   {"", "", false},
 		"out/unknown type":        {"07", "112340567", false},
 		"out/foreign id too long": {"05", "12345678901234567", false},
-		"out/foreign id letters":  {"05", "AB123456", false},
+		"ok/foreign id letters":   {"05", "AB123456", true},
+		"out/foreign of 13":       {"06", "AB12345678901", false},
+		"out/punctuation":         {"05", "AB-123456", false},
 	} {
 		t.Run(name, func(t *testing.T) {
 			p := recepcion.APIParty(tc.tipo, tc.numero)

@@ -162,22 +162,18 @@ func consistency(in docInfo) []string {
 	} else if len(in.consecutivo) != 20 || !contains(types, in.consecutivo[8:10]) {
 		out = append(out, "El NumeroConsecutivoReceptor no corresponde a un mensaje receptor.")
 	}
-	if !sameID(c[9:21], in.emisorNumero) && !(in.root == "FacturaElectronicaCompra" && sameID(c[9:21], in.receptorNumero)) {
-		// In a purchase invoice (08) the XML's Emisor is the seller while the
-		// buyer issues the document: either may be the clave's issuer.
+	// The clave carries the id of the taxpayer that issues and signs the
+	// document: in a purchase invoice (08) that is the buyer, the XML's
+	// Receptor, while its Emisor is the seller (spec §15.3).
+	issuer := in.emisorNumero
+	if in.root == "FacturaElectronicaCompra" {
+		issuer = in.receptorNumero
+	}
+	if !sameID(c[9:21], issuer) {
 		out = append(out, "La identificación del emisor no coincide con la de la clave.")
 	}
 	if s := c[41]; s < '1' || s > '3' {
 		out = append(out, "La situación del comprobante en la clave no es válida.")
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }

@@ -109,11 +109,6 @@ func digits(s string, n int) bool {
 
 var idTypes = map[string]bool{"01": true, "02": true, "03": true, "04": true, "05": true, "06": true}
 
-func validParty(p *Party) bool {
-	return p != nil && idTypes[p.TipoIdentificacion] && p.NumeroIdentificacion != "" &&
-		len(p.NumeroIdentificacion) <= 12 && strings.Trim(p.NumeroIdentificacion, "0123456789") == ""
-}
-
 func (s *Sandbox) handleSubmit(w http.ResponseWriter, r *http.Request) {
 	if s.inject(w) {
 		return
@@ -123,7 +118,9 @@ func (s *Sandbox) handleSubmit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
-		s.badRequest(w, "El tipo de contenido debe ser application/json.")
+		s.stats.badRequests.Add(1)
+		w.Header().Set("X-Error-Cause", "El tipo de contenido debe ser application/json.")
+		w.WriteHeader(http.StatusUnsupportedMediaType)
 		return
 	}
 	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxSubmission))
@@ -140,33 +137,9 @@ func (s *Sandbox) handleSubmit(w http.ResponseWriter, r *http.Request) {
 		s.badRequest(w, "El cuerpo de la solicitud no es un JSON válido.")
 		return
 	}
-	switch {
-	case !digits(b.Clave, 50):
-		s.badRequest(w, "La clave debe tener 50 dígitos.")
-		return
-	case b.Fecha == "":
-		s.badRequest(w, "La fecha es requerida.")
-		return
-	case !validParty(b.Emisor):
-		s.badRequest(w, "La identificación del emisor es requerida y no es válida.")
-		return
-	case b.Receptor != nil && !validParty(b.Receptor):
-		s.badRequest(w, "La identificación del receptor no es válida.")
-		return
-	case b.ConsecutivoReceptor != "" && !digits(b.ConsecutivoReceptor, 20):
-		s.badRequest(w, "El consecutivoReceptor debe tener 20 dígitos.")
-		return
-	case b.ComprobanteXML == "":
-		s.badRequest(w, "El comprobanteXml es requerido.")
-		return
-	}
-	if _, err := time.Parse(time.RFC3339, b.Fecha); err != nil {
-		s.badRequest(w, "La fecha no tiene el formato requerido (yyyy-MM-ddTHH:mm:ss-06:00).")
-		return
-	}
-	xml, err := base64.StdEncoding.DecodeString(b.ComprobanteXML)
-	if err != nil {
-		s.badRequest(w, "El comprobanteXml no está codificado en base64.")
+	xml, cause := checkBody(&b)
+	if cause != "" {
+		s.badRequest(w, cause)
 		return
 	}
 	in, err := readDoc(xml)
@@ -174,28 +147,11 @@ func (s *Sandbox) handleSubmit(w http.ResponseWriter, r *http.Request) {
 		s.badRequest(w, "El comprobanteXml no es un documento XML bien formado.")
 		return
 	}
-	if in.clave != b.Clave {
-		s.badRequest(w, "La clave del comprobante no coincide con la clave indicada en la solicitud.")
+	if cause := checkAgainstXML(&b, in); cause != "" {
+		s.badRequest(w, cause)
 		return
 	}
 	isMR := in.root == "MensajeReceptor"
-	if isMR != (b.ConsecutivoReceptor != "") {
-		s.badRequest(w, "El consecutivoReceptor solo se indica para un mensaje receptor, y es requerido para él.")
-		return
-	}
-	if isMR && in.consecutivo != b.ConsecutivoReceptor {
-		s.badRequest(w, "El consecutivoReceptor no coincide con el del mensaje receptor.")
-		return
-	}
-	emisorOK := sameID(b.Emisor.NumeroIdentificacion, in.emisorNumero) &&
-		(in.emisorTipo == "" || in.emisorTipo == b.Emisor.TipoIdentificacion)
-	if !emisorOK && in.root == "FacturaElectronicaCompra" {
-		emisorOK = sameID(b.Emisor.NumeroIdentificacion, in.receptorNumero)
-	}
-	if !emisorOK {
-		s.badRequest(w, "La identificación del emisor no coincide con la del comprobante.")
-		return
-	}
 	key := b.Clave
 	if isMR {
 		key += "-" + b.ConsecutivoReceptor

@@ -298,8 +298,8 @@ func TestReception(t *testing.T) {
 	req, _ := http.NewRequest(http.MethodPost, h.ts.APIURL+"/recepcion", strings.NewReader("x"))
 	req.Header.Set("Authorization", "Bearer "+h.token)
 	req.Header.Set("Content-Type", "text/plain")
-	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 400 {
-		t.Fatalf("text/plain: %v %v", resp, err)
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusUnsupportedMediaType {
+		t.Fatalf("text/plain: %v %v, want 415", resp, err)
 	}
 	// Unknown and malformed keys on status.
 	unknown, _ := claveFor(99, "01")
@@ -582,5 +582,81 @@ func validateAnswer(t *testing.T, b64 string) {
 	xsd := filepath.Join("..", "testdata", "xsd", "2024", "v4.4", "MensajeHacienda_V4.4.xsd")
 	if out, err := exec.Command(xmllint, "--noout", "--nonet", "--schema", xsd, f).CombinedOutput(); err != nil {
 		t.Fatalf("MensajeHacienda does not validate: %v\n%s", err, out)
+	}
+}
+
+// partyDoc is a document with the given parties (tipo, numero; an empty
+// receptor leaves it out).
+func partyDoc(root, clave, consecutivo string, emisor, receptor [2]string) []byte {
+	rec := ""
+	if receptor[1] != "" {
+		rec = `<Receptor><Nombre>Receptor</Nombre><Identificacion><Tipo>` + receptor[0] + `</Tipo><Numero>` + receptor[1] + `</Numero></Identificacion></Receptor>`
+	}
+	return []byte(`<?xml version="1.0" encoding="UTF-8"?><` + root + ` xmlns="urn:test">` +
+		`<Clave>` + clave + `</Clave><NumeroConsecutivo>` + consecutivo + `</NumeroConsecutivo>` +
+		`<FechaEmision>` + t0.Format(time.RFC3339) + `</FechaEmision>` +
+		`<Emisor><Nombre>Emisor</Nombre><Identificacion><Tipo>` + emisor[0] + `</Tipo><Numero>` + emisor[1] + `</Numero></Identificacion></Emisor>` +
+		rec + `<ResumenFactura><TotalComprobante>100.5</TotalComprobante></ResumenFactura></` + root + `>`)
+}
+
+func party(tipo, numero string) map[string]string {
+	return map[string]string{"tipoIdentificacion": tipo, "numeroIdentificacion": numero}
+}
+
+// TestSubmissionParties pins the reception API's checks of a submission's
+// JSON against itself and against the XML it carries, each refusal with
+// its cause.
+func TestSubmissionParties(t *testing.T) {
+	h := newHarness(t, sandbox.Options{})
+	h.login()
+	company := [2]string{issuerTipo, issuerNumero}
+	buyer := [2]string{"01", "112340567"}
+	seller := [2]string{"01", "205550666"}
+	n := 100
+	for name, tc := range map[string]struct {
+		root, docType    string
+		emisor, receptor [2]string
+		jsonEmisor       map[string]string
+		jsonReceptor     map[string]string // nil: left out
+		mangle           func(b64 string) string
+		want             int
+		cause            string
+	}{
+		"ok/factura with its receptor": {"FacturaElectronica", "01", company, buyer, party(issuerTipo, issuerNumero), party("01", "112340567"), nil, 202, ""},
+		"ok/receptor padded":           {"FacturaElectronica", "01", company, buyer, party(issuerTipo, issuerNumero), party("01", "000112340567"), nil, 202, ""},
+		"error/receptor left out":      {"FacturaElectronica", "01", company, buyer, party(issuerTipo, issuerNumero), nil, nil, 400, "indique su identificación"},
+		"error/receptor differs":       {"FacturaElectronica", "01", company, buyer, party(issuerTipo, issuerNumero), party("01", "112340568"), nil, 400, "no coincide con la del receptor del comprobante (01 112340567)"},
+		"error/receptor not in xml":    {"FacturaElectronica", "01", company, [2]string{}, party(issuerTipo, issuerNumero), party("01", "112340567"), nil, 400, "no tiene receptor identificado"},
+		"ok/tiquete without receptor":  {"TiqueteElectronico", "04", company, [2]string{}, party(issuerTipo, issuerNumero), nil, nil, 202, ""},
+		"ok/purchase from a person":    {"FacturaElectronicaCompra", "08", seller, company, party("01", "205550666"), party(issuerTipo, issuerNumero), nil, 202, ""},
+		"ok/purchase from abroad":      {"FacturaElectronicaCompra", "08", [2]string{"05", "GB123456789"}, company, party("05", "GB123456789"), party(issuerTipo, issuerNumero), nil, 202, ""},
+		"error/purchase with the company as emisor": {"FacturaElectronicaCompra", "08", seller, company, party(issuerTipo, issuerNumero), party(issuerTipo, issuerNumero), nil, 400,
+			"La identificación del emisor del JSON (02 3101123456) no coincide con la del emisor del comprobante (01 205550666)."},
+		"error/foreign emisor on a factura": {"FacturaElectronica", "01", [2]string{"05", "AB1234"}, buyer, party("05", "AB1234"), party("01", "112340567"), nil, 400, "solo se admite en una factura electrónica de compra"},
+		"error/física of 8 digits":          {"FacturaElectronica", "01", company, [2]string{"01", "12345678"}, party(issuerTipo, issuerNumero), party("01", "12345678"), nil, 400, "no tiene la longitud del tipo 01"},
+		"error/jurídica with letters":       {"FacturaElectronica", "01", company, buyer, party("02", "31011234AB"), party("01", "112340567"), nil, 400, "solo admite dígitos"},
+		"error/foreign with punctuation":    {"FacturaElectronicaCompra", "08", [2]string{"05", "GB-1234"}, company, party("05", "GB-1234"), party(issuerTipo, issuerNumero), nil, 400, "solo admite letras y dígitos"},
+		"error/base64 with line breaks": {"FacturaElectronica", "01", company, buyer, party(issuerTipo, issuerNumero), party("01", "112340567"),
+			func(b string) string { return b[:40] + `\r\n` + b[40:] }, 400, "saltos de línea"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			n++
+			clave, cons := claveFor(n, tc.docType)
+			xml := partyDoc(tc.root, clave, cons, tc.emisor, tc.receptor)
+			extra := map[string]any{"emisor": tc.jsonEmisor}
+			if tc.jsonReceptor != nil {
+				extra["receptor"] = tc.jsonReceptor
+			}
+			body := submitJSON(clave, xml, extra)
+			if tc.mangle != nil {
+				b64 := base64.StdEncoding.EncodeToString(xml)
+				body = bytes.Replace(body, []byte(b64), []byte(tc.mangle(b64)), 1)
+			}
+			resp := h.do(http.MethodPost, "/recepcion-sandbox/v1/recepcion", body)
+			cause := resp.Header.Get("X-Error-Cause")
+			if resp.StatusCode != tc.want || !strings.Contains(cause, tc.cause) {
+				t.Fatalf("%d %q, want %d with a cause containing %q", resp.StatusCode, cause, tc.want, tc.cause)
+			}
+		})
 	}
 }

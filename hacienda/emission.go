@@ -1,0 +1,65 @@
+package hacienda
+
+import (
+	"fmt"
+	"time"
+)
+
+// EmissionWindow bounds a caller's FechaEmision against the moment the
+// service receives the document. The tax authority rejects a document
+// whose FechaEmision is later than its reception, or earlier unless its
+// situación is 3, sin internet (spec §4 FechaEmision, §10.16, §17 item 12);
+// the service refuses such a date at input, before the document takes a
+// number. The bounds are this reading's one place (decision 50).
+type EmissionWindow struct {
+	// Ahead is how far in the future a FechaEmision may be: the clock
+	// difference tolerated between the caller and the service.
+	Ahead time.Duration
+	// Behind is how far in the past it may be with situación 1 (normal)
+	// or 2 (contingencia: the electronic document is issued now, the paper
+	// one it replaces is named in its reference).
+	Behind time.Duration
+	// Offline is how far in the past it may be with situación 3 (sin
+	// internet), for a document generated while the issuer could not
+	// reach the service.
+	Offline time.Duration
+}
+
+// DefaultEmissionWindow is the window the service applies unless it is
+// configured otherwise: 5 minutes ahead, 15 minutes behind, 72 hours
+// behind for documents generated without internet.
+func DefaultEmissionWindow() EmissionWindow {
+	return EmissionWindow{Ahead: 5 * time.Minute, Behind: 15 * time.Minute, Offline: 72 * time.Hour}
+}
+
+// Check reports, as a *ValidationError on fecha_emision, a caller's
+// FechaEmision f that falls outside the window around now for the given
+// situación ("1", "2" or "3"). A zero f (the service stamps the time)
+// always passes.
+func (w EmissionWindow) Check(f time.Time, situacion string, now time.Time) error {
+	if f.IsZero() {
+		return nil
+	}
+	var e errs
+	switch d := f.Sub(now); {
+	case d > w.Ahead:
+		e.add("fecha_emision", fmt.Sprintf("is %s after the time the service received the document; at most %s ahead is accepted (clock difference), as the tax authority rejects a document issued later than its reception",
+			roundDuration(d), w.Ahead))
+	case situacion == SituacionSinInternet && -d > w.Offline:
+		e.add("fecha_emision", fmt.Sprintf("is %s before the time the service received the document; a document generated without internet (situacion 3) is accepted up to %s old",
+			roundDuration(-d), w.Offline))
+	case situacion != SituacionSinInternet && -d > w.Behind:
+		e.add("fecha_emision", fmt.Sprintf("is %s before the time the service received the document; with situacion %s at most %s is accepted (the tax authority accepts an earlier date only for situacion 3, sin internet)",
+			roundDuration(-d), situacion, w.Behind))
+	}
+	return e.err()
+}
+
+// roundDuration rounds d for a message: to the second under an hour, to
+// the minute above.
+func roundDuration(d time.Duration) time.Duration {
+	if d < time.Hour {
+		return d.Round(time.Second)
+	}
+	return d.Round(time.Minute)
+}
