@@ -177,3 +177,26 @@ func consistency(in docInfo) []string {
 	}
 	return out
 }
+
+// timely checks a document's FechaEmision against its reception (spec §4
+// FechaEmision, §10.16, §17 item 12). A receptor message's date is its own
+// confirmation's, checked the same way.
+func (s *Sandbox) timely(d *document) []string {
+	f, err := time.Parse(time.RFC3339, d.info.fechaEmision)
+	if err != nil {
+		return nil // consistency reports it
+	}
+	situacion := byte('1')
+	if len(d.Clave) == 50 {
+		situacion = d.Clave[41]
+	}
+	switch late := d.ReceivedAt.Sub(f); {
+	case s.opts.FechaAhead >= 0 && -late > s.opts.FechaAhead:
+		return []string{fmt.Sprintf(`-11, "La FechaEmision del comprobante (%s) es posterior a la fecha de recepción (%s).", 0, 0`,
+			d.info.fechaEmision, d.ReceivedAt.In(costaRica).Format(time.RFC3339))}
+	case s.opts.FechaBehind >= 0 && late > s.opts.FechaBehind && situacion != '3':
+		return []string{fmt.Sprintf(`-16, "El archivo XML fue enviado de manera extemporánea: la FechaEmision (%s) es anterior a la recepción (%s) y la situación del comprobante no es 3 (sin internet).", 0, 0`,
+			d.info.fechaEmision, d.ReceivedAt.In(costaRica).Format(time.RFC3339))}
+	}
+	return nil
+}

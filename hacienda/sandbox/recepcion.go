@@ -293,6 +293,7 @@ func (s *Sandbox) state(ctx context.Context, d *document) (string, string) {
 // judge gives a document its verdict and signed answer.
 func (s *Sandbox) judge(ctx context.Context, d *document) {
 	lines := consistency(d.info)
+	lines = append(lines, s.timely(d)...)
 	checks := []Check{s.checks.Schema, s.checks.Signature, s.checks.Totals}
 	if d.info.root == "MensajeReceptor" {
 		// The v4.4 model covers the issued documents; a receptor message

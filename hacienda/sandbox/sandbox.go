@@ -83,6 +83,15 @@ type Options struct {
 	// second, then aceptado or rechazado. Zero gives the verdict at once.
 	ProcessingDelay time.Duration
 
+	// FechaAhead and FechaBehind bound a document's FechaEmision against
+	// its reception, as the tax authority does (spec §4 FechaEmision,
+	// §10.16, §17 item 12): later than reception by more than FechaAhead
+	// (clock difference), or earlier by more than FechaBehind with
+	// situación 1 or 2, the document is rechazado; situación 3 (sin
+	// internet) may be earlier without bound. Zero means 5 minutes and 1
+	// hour; negative turns the bound off.
+	FechaAhead, FechaBehind time.Duration
+
 	// Checks judge a received document. Nil means DefaultChecks().
 	Checks *Checks
 	// AnswerSigner signs the MensajeHacienda answers. Nil means
@@ -163,6 +172,12 @@ func New(o Options) (*Sandbox, error) {
 	}
 	if o.ProcessingDelay < 0 {
 		return nil, errors.New("sandbox: negative processing delay")
+	}
+	if o.FechaAhead == 0 {
+		o.FechaAhead = 5 * time.Minute
+	}
+	if o.FechaBehind == 0 {
+		o.FechaBehind = time.Hour
 	}
 	if o.MaxDocuments <= 0 {
 		o.MaxDocuments = 200_000

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"facturad/hacienda"
 	"facturad/hacienda/sandbox"
 )
 
@@ -315,7 +316,9 @@ func TestReception(t *testing.T) {
 }
 
 func TestConsistencyRejections(t *testing.T) {
-	h := newHarness(t, sandbox.Options{})
+	// Dates around the clave's day, judged apart from the reception time
+	// (TestFechaEmisionWindow).
+	h := newHarness(t, sandbox.Options{FechaAhead: -1, FechaBehind: -1})
 	h.login()
 	n := 0
 	for name, tc := range map[string]struct {
@@ -659,4 +662,50 @@ func TestSubmissionParties(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestFechaEmisionWindow rejects a document dated after its reception, or
+// long before it unless its situación is 3 (sin internet), with the tax
+// authority's codes.
+func TestFechaEmisionWindow(t *testing.T) {
+	h := newHarness(t, sandbox.Options{})
+	h.login()
+	for i, tc := range []struct {
+		name      string
+		offset    time.Duration // FechaEmision - reception
+		situacion byte
+		want      string // part of the rejection; empty: aceptado
+	}{
+		{"ok/at reception", 0, '1', ""},
+		{"ok/a few minutes ahead", 4 * time.Minute, '1', ""},
+		{"error/6 hours ahead", 6 * time.Hour, '1', `-11, "La FechaEmision del comprobante`},
+		{"error/ahead sin internet too", 6 * time.Hour, '3', "-11"},
+		{"ok/half an hour old", -30 * time.Minute, '1', ""},
+		{"error/3 days old", -72 * time.Hour, '1', `-16, "El archivo XML fue enviado de manera extemporánea`},
+		{"error/3 days old contingencia", -72 * time.Hour, '2', "-16"},
+		{"ok/3 days old sin internet", -72 * time.Hour, '3', ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := t0.Add(tc.offset)
+			clave, cons := claveAt(f, 200+i, "01", tc.situacion)
+			xml := doc("FacturaElectronica", clave, cons, f.Format(time.RFC3339))
+			if resp := h.submit(clave, xml); resp.StatusCode != 202 {
+				t.Fatalf("submit: %d %s", resp.StatusCode, resp.Header.Get("X-Error-Cause"))
+			}
+			_, st := h.status(clave)
+			answer, _ := base64.StdEncoding.DecodeString(st["respuesta-xml"])
+			switch {
+			case tc.want == "" && st["ind-estado"] != "aceptado":
+				t.Fatalf("%s: %s", st["ind-estado"], answer)
+			case tc.want != "" && (st["ind-estado"] != "rechazado" || !bytes.Contains(answer, []byte(tc.want))):
+				t.Fatalf("%s, want rechazado with %q: %s", st["ind-estado"], tc.want, answer)
+			}
+		})
+	}
+}
+
+// claveAt is a clave of the test issuer dated f, with the given situación.
+func claveAt(f time.Time, n int, docType string, situacion byte) (clave, consecutivo string) {
+	consecutivo = "00100001" + docType + fmt.Sprintf("%010d", n)
+	return "506" + f.In(hacienda.CostaRica()).Format("020106") + "00" + issuerNumero + consecutivo + string(situacion) + fmt.Sprintf("%08d", n), consecutivo
 }
