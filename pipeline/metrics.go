@@ -33,6 +33,7 @@ type pipelineMetrics struct {
 	stage    *prometheus.HistogramVec
 	outcomes *prometheus.CounterVec
 	refused  *prometheus.CounterVec
+	answers  *prometheus.CounterVec
 	lanes    prometheus.GaugeFunc
 	admitted prometheus.GaugeFunc
 }
@@ -58,6 +59,12 @@ func newMetrics(r prometheus.Registerer, ls *lanes) (*pipelineMetrics, error) {
 			Name:      "refused_total",
 			Help:      "Send calls refused before any work: lane full, company or service at its bound, id_externo in progress, stopping.",
 		}, []string{"reason"}),
+		answers: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: metrics.Namespace,
+			Subsystem: "pipeline",
+			Name:      "answers_refused_total",
+			Help:      "Signed answers of the tax authority not applied: signature, trust, or about another document or issuer.",
+		}, []string{"reason"}),
 	}
 	m.lanes = prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Namespace: metrics.Namespace,
@@ -71,7 +78,7 @@ func newMetrics(r prometheus.Registerer, ls *lanes) (*pipelineMetrics, error) {
 		Name:      "documents_in_flight",
 		Help:      "Send calls admitted to a lane (running or waiting).",
 	}, func() float64 { _, n := ls.stats(); return float64(n) })
-	for _, c := range []prometheus.Collector{m.stage, m.outcomes, m.refused, m.lanes, m.admitted} {
+	for _, c := range []prometheus.Collector{m.stage, m.outcomes, m.refused, m.answers, m.lanes, m.admitted} {
 		if err := r.Register(c); err != nil {
 			return nil, fmt.Errorf("pipeline: register metrics: %w", err)
 		}

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -147,6 +148,10 @@ type Options struct {
 	// until then the request may still reach it, and a status query would
 	// find nothing and lead to a second submission.
 	InFlightMargin time.Duration
+	// AnswerRoots are the certificate authorities the tax authority's
+	// signed answers (MensajeHacienda) must chain to. Nil checks each
+	// answer's signature and what it is about, but not who signed it.
+	AnswerRoots *x509.CertPool
 	// Emission bounds a caller's fecha_emision around the time the send is
 	// received (each zero field takes hacienda.DefaultEmissionWindow's).
 	Emission hacienda.EmissionWindow

@@ -98,6 +98,9 @@ func (p *Pipeline) statusOf(ctx context.Context, d *tenant.Document) (st recepci
 	if err := sameClave(d.Clave, st); err != nil {
 		return recepcion.Status{}, false, err
 	}
+	if err := p.verifyAnswer(d, st); err != nil {
+		return recepcion.Status{}, false, err
+	}
 	return st, true, nil
 }
 

@@ -31,6 +31,9 @@ type Config struct {
 	HaciendaEnv   string
 	HaciendaAPI   string
 	HaciendaToken string
+	// HaciendaTrust is a PEM file of the certificate authorities the tax
+	// authority's signed answers must chain to (staging, production).
+	HaciendaTrust string
 	LogLevel      string
 	// Migrate applies the PostgreSQL migrations at start-up.
 	Migrate bool
@@ -92,6 +95,7 @@ func (c *Config) settings() []setting {
 		{name: "hacienda_env", usage: "tax authority: sandbox (built in), staging or production", str: &c.HaciendaEnv},
 		{name: "hacienda_api_url", usage: "override of the reception API base URL", str: &c.HaciendaAPI},
 		{name: "hacienda_token_url", usage: "override of the token endpoint", str: &c.HaciendaToken},
+		{name: "hacienda_trust_bundle", usage: "PEM file of the authorities the tax authority's signed answers must chain to (default: the built-in sandbox's own; none elsewhere: signatures are checked, their signer is not)", str: &c.HaciendaTrust},
 		{name: "log_level", usage: "debug, info, warn or error", str: &c.LogLevel},
 		{name: "migrate", usage: "apply PostgreSQL migrations at start-up", bool: &c.Migrate},
 		{name: "shutdown_timeout", usage: "how long a graceful stop may take", dur: &c.ShutdownTimeout},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
+	"crypto/x509"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -149,7 +150,7 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 		return fmt.Errorf("bootstrap admin: %w", err)
 	}
 
-	client, err := openHacienda(c, log, reg, &stop)
+	client, answerRoots, err := openHacienda(c, log, reg, &stop)
 	if err != nil {
 		return err
 	}
@@ -174,6 +175,7 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 		Lease:         c.Lease,
 		InFlightGrace: c.Lease,
 		Emission:      c.Emission,
+		AnswerRoots:   answerRoots,
 	})
 	if err != nil {
 		return err
@@ -267,10 +269,12 @@ type storeWithDocuments interface {
 	tenant.DocumentStore
 }
 
-// openHacienda returns the tax-authority client. On the built-in sandbox
-// environment with no override, it first starts the sandbox in process on
-// a loopback port, so that the client speaks the real protocol to it.
-func openHacienda(c Config, log *slog.Logger, reg *prometheus.Registry, stop *cleanups) (*recepcion.Client, error) {
+// openHacienda returns the tax-authority client and the authorities its
+// signed answers must chain to. On the built-in sandbox environment with
+// no override, it first starts the sandbox in process on a loopback port,
+// so that the client speaks the real protocol to it, and trusts the
+// sandbox's own answer certificate.
+func openHacienda(c Config, log *slog.Logger, reg *prometheus.Registry, stop *cleanups) (*recepcion.Client, *x509.CertPool, error) {
 	o := recepcion.Options{
 		Environment: recepcion.Environment(c.HaciendaEnv),
 		APIURL:      c.HaciendaAPI,
@@ -278,30 +282,46 @@ func openHacienda(c Config, log *slog.Logger, reg *prometheus.Registry, stop *cl
 		Logger:      log,
 		Registerer:  reg,
 	}
+	roots, err := loadTrustBundle(c.HaciendaTrust)
+	if err != nil {
+		return nil, nil, err
+	}
 	if c.HaciendaEnv == "sandbox" && c.HaciendaAPI == "" {
 		// Its admin endpoints (faults, received documents) are for tests and
 		// load runs of a standalone sandbox: here nobody needs them, so they
 		// are closed with a token no one knows.
 		adminToken := make([]byte, 32)
 		if _, err := rand.Read(adminToken); err != nil {
-			return nil, err
+			return nil, nil, err
+		}
+		answers, err := sandbox.DefaultAnswerSigner()
+		if err != nil {
+			return nil, nil, fmt.Errorf("built-in sandbox: %w", err)
+		}
+		if roots == nil {
+			roots = x509.NewCertPool()
+			roots.AddCert(answers.Chain[len(answers.Chain)-1])
 		}
 		sb, err := sandbox.Listen("127.0.0.1:0", sandbox.Options{
-			Logger:     log.With("component", "sandbox"),
-			AdminToken: hex.EncodeToString(adminToken),
+			Logger:       log.With("component", "sandbox"),
+			AdminToken:   hex.EncodeToString(adminToken),
+			AnswerSigner: answers,
 		})
 		if err != nil {
-			return nil, fmt.Errorf("built-in sandbox: %w", err)
+			return nil, nil, fmt.Errorf("built-in sandbox: %w", err)
 		}
 		stop.add("sandbox", sb.Close)
 		o.APIURL, o.TokenURL = sb.APIURL(), sb.TokenURL()
 	}
 	client, err := recepcion.New(o)
 	if err != nil {
-		return nil, fmt.Errorf("tax-authority client: %w", err)
+		return nil, nil, fmt.Errorf("tax-authority client: %w", err)
 	}
 	stop.add("hacienda client", client.Close)
-	return client, nil
+	if roots == nil {
+		log.Warn("no trust bundle for the tax authority's answers: their signatures are checked, their signer is not (set FACTURAD_HACIENDA_TRUST_BUNDLE)")
+	}
+	return client, roots, nil
 }
 
 // openStore opens PostgreSQL or the embedded SQLite file, and the master key
@@ -363,4 +383,21 @@ func openRedis(url string) (*redis.Client, error) {
 	o.PoolTimeout = 250 * time.Millisecond
 	o.ContextTimeoutEnabled = true // honour each caller's own deadline
 	return redis.NewClient(o), nil
+}
+
+// loadTrustBundle reads a PEM file of certificate authorities; an empty
+// path is none.
+func loadTrustBundle(path string) (*x509.CertPool, error) {
+	if path == "" {
+		return nil, nil
+	}
+	pem, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("hacienda trust bundle: %w", err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("hacienda trust bundle %s: no PEM certificate in it", path)
+	}
+	return pool, nil
 }

@@ -1,0 +1,113 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"crypto/x509"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"facturad/hacienda"
+	"facturad/hacienda/recepcion"
+	"facturad/hacienda/sandbox"
+	"facturad/tenant"
+)
+
+// answerSubmitter rewrites the tax authority's answers on their way to the
+// pipeline, as a forger between the two would.
+type answerSubmitter struct {
+	Submitter
+	rewrite func(st *recepcion.Status)
+}
+
+func (a *answerSubmitter) Status(ctx context.Context, c recepcion.Credentials, key string) (recepcion.Status, error) {
+	st, err := a.Submitter.Status(ctx, c, key)
+	if err == nil && len(st.ResponseXML) > 0 {
+		a.rewrite(&st)
+		if m, perr := hacienda.ParseMensajeHacienda(st.ResponseXML); perr == nil {
+			st.Mensaje = m
+		}
+	}
+	return st, err
+}
+
+// TestForgedAnswersAreNotApplied sends a document the sandbox accepts and
+// changes its answer on the way: an answer whose bytes were changed after
+// signing, one signed by a key the service does not trust, and a
+// well-signed one about another issuer are not applied; the genuine answer
+// is.
+func TestForgedAnswersAreNotApplied(t *testing.T) {
+	trusted, err := sandbox.DefaultAnswerSigner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	forger, err := sandbox.DefaultAnswerSigner() // a CA of its own
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots := x509.NewCertPool()
+	roots.AddCert(trusted.Chain[len(trusted.Chain)-1])
+
+	resign := func(t *testing.T, s *sandbox.CertificateSigner, st *recepcion.Status, change func(m *hacienda.MensajeHacienda)) {
+		m, err := hacienda.ParseMensajeHacienda(st.ResponseXML)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Namespace = ""
+		change(m)
+		unsigned, err := hacienda.MarshalMensajeHacienda(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.ResponseXML, err = s.SignAnswer(unsigned); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name    string
+		rewrite func(t *testing.T, st *recepcion.Status)
+		reason  string
+	}{
+		{"error/tampered after signing", func(t *testing.T, st *recepcion.Status) {
+			st.ResponseXML = bytes.Replace(st.ResponseXML, []byte("<Mensaje>1</Mensaje>"), []byte("<Mensaje>3</Mensaje>"), 1)
+		}, "signature"},
+		{"error/signed by an untrusted key", func(t *testing.T, st *recepcion.Status) {
+			resign(t, forger, st, func(m *hacienda.MensajeHacienda) { m.Mensaje, m.EstadoMensaje = hacienda.MensajeRechazado, "Rechazado" })
+		}, "signature"},
+		{"error/about another issuer", func(t *testing.T, st *recepcion.Status) {
+			resign(t, trusted, st, func(m *hacienda.MensajeHacienda) { m.NumeroCedulaEmisor = "3101999999" })
+		}, "issuer"},
+		{"ok/genuine", func(t *testing.T, st *recepcion.Status) {}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := setup(t, setupOptions{
+				sandbox: sandbox.Options{AnswerSigner: trusted},
+				pipeline: func(o *Options) {
+					o.AnswerRoots = roots
+					o.Submitter = &answerSubmitter{Submitter: o.Submitter, rewrite: func(st *recepcion.Status) { tt.rewrite(t, st) }}
+				},
+			})
+			out := b.mustSend(t, request("01", "answer"))
+			ck, err := b.p.Check(context.Background(), b.branch, out.Document.Clave)
+			if err != nil && tt.reason == "" {
+				t.Fatal(err)
+			}
+			d := b.stored(t, out.Document.Clave)
+			refused := testutil.ToFloat64(b.p.metrics.answers.WithLabelValues(tt.reason))
+			if tt.reason == "" {
+				if d.Estado != tenant.StateAccepted || len(d.ResponseXML) == 0 {
+					t.Fatalf("genuine answer: stored %s with %d bytes of answer", d.Estado, len(d.ResponseXML))
+				}
+				return
+			}
+			if d.Estado != tenant.StateSent || len(d.ResponseXML) != 0 || d.CodigoMensaje != "" {
+				t.Fatalf("a forged answer was applied: stored %s codigo %q (check said %s)", d.Estado, d.CodigoMensaje, describe(ck))
+			}
+			if refused != 1 {
+				t.Fatalf("answers_refused_total{reason=%q} = %v, want 1", tt.reason, refused)
+			}
+		})
+	}
+}
