@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -208,3 +209,36 @@ var (
 	_ statusError     = (*pipeline.OverloadError)(nil)
 	_ retryAfterError = (*pipeline.OverloadError)(nil)
 )
+
+// Callbacks takes the tax authority's callbacks (*pipeline.Pipeline
+// satisfies it): a wrong token or an unknown clave is
+// pipeline.ErrBadCallback.
+type Callbacks interface {
+	Callback(ctx context.Context, clave, token string) error
+}
+
+// CallbackMaxBody bounds a callback's body: the status JSON with a base64
+// MensajeHacienda, which the service does not read.
+const CallbackMaxBody = 1 << 20
+
+// CallbackRoute is the route the tax authority posts a document's final
+// status to (spec §15.5). It is public: the token in its path, issued with
+// the document's submission, is what admits a caller, and the body is not
+// believed; the service asks the tax authority itself. A wrong token or an
+// unknown clave is 404; a failure asking the tax authority is an error, so
+// that the callback is sent again.
+func CallbackRoute(c Callbacks) Route {
+	return Route{
+		Method: http.MethodPost, Path: pipeline.CallbackPath, MaxBody: CallbackMaxBody, Timeout: CheckTimeout, Public: true,
+		Handle: func(ctx context.Context, r *Request) (Reply, error) {
+			err := c.Callback(ctx, r.Params["clave"], r.Params["token"])
+			if errors.Is(err, pipeline.ErrBadCallback) {
+				return Reply{}, tenant.ErrNotFound
+			}
+			if err != nil {
+				return Reply{}, err
+			}
+			return Reply{JSON: map[string]string{"mensaje_api": "ok"}}, nil
+		},
+	}
+}

@@ -22,6 +22,11 @@ type Route struct {
 	MaxBody int
 	// Timeout bounds Handle; 0 means Options.RequestTimeout.
 	Timeout time.Duration
+	// Public serves the route without authentication (r.Principal is the
+	// zero value): for callers that hold no API credentials, such as the
+	// tax authority's callbacks, which the handler must authenticate
+	// itself.
+	Public bool
 	// Handle answers the request.
 	Handle Handler
 }

@@ -634,6 +634,7 @@ func (s *Server) registerExtra(er Route) error {
 	if er.Timeout > 0 {
 		rt.timeout = er.Timeout
 	}
+	rt.public = er.Public
 	return nil
 }
 

@@ -46,6 +46,12 @@ func (p *Pipeline) Check(ctx context.Context, pr tenant.Principal, clave string)
 	if err != nil {
 		return Outcome{}, err
 	}
+	return p.check(ctx, d)
+}
+
+// check asks the tax authority about d and stores its answer: the check
+// call's work once the caller may see d, and a callback's.
+func (p *Pipeline) check(ctx context.Context, d tenant.Document) (Outcome, error) {
 	ctx, cancel := p.workCtx(ctx)
 	defer cancel()
 	log := p.log.With("company", d.CompanyID, "branch", d.BranchID, "clave", d.Clave)

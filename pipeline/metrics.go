@@ -34,6 +34,7 @@ type pipelineMetrics struct {
 	outcomes *prometheus.CounterVec
 	refused  *prometheus.CounterVec
 	answers  *prometheus.CounterVec
+	callback *prometheus.CounterVec
 	lanes    prometheus.GaugeFunc
 	admitted prometheus.GaugeFunc
 }
@@ -65,6 +66,12 @@ func newMetrics(r prometheus.Registerer, ls *lanes) (*pipelineMetrics, error) {
 			Name:      "answers_refused_total",
 			Help:      "Signed answers of the tax authority not applied: signature, trust, or about another document or issuer.",
 		}, []string{"reason"}),
+		callback: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: metrics.Namespace,
+			Subsystem: "pipeline",
+			Name:      "callbacks_total",
+			Help:      "Callbacks of the tax authority, by what they led to: asked (the status was asked), settled (already final), refused (bad token or clave), failed.",
+		}, []string{"outcome"}),
 	}
 	m.lanes = prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Namespace: metrics.Namespace,
@@ -78,7 +85,7 @@ func newMetrics(r prometheus.Registerer, ls *lanes) (*pipelineMetrics, error) {
 		Name:      "documents_in_flight",
 		Help:      "Send calls admitted to a lane (running or waiting).",
 	}, func() float64 { _, n := ls.stats(); return float64(n) })
-	for _, c := range []prometheus.Collector{m.stage, m.outcomes, m.refused, m.answers, m.lanes, m.admitted} {
+	for _, c := range []prometheus.Collector{m.stage, m.outcomes, m.refused, m.answers, m.callback, m.lanes, m.admitted} {
 		if err := r.Register(c); err != nil {
 			return nil, fmt.Errorf("pipeline: register metrics: %w", err)
 		}

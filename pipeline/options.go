@@ -148,6 +148,19 @@ type Options struct {
 	// until then the request may still reach it, and a status query would
 	// find nothing and lead to a second submission.
 	InFlightMargin time.Duration
+	// CallbackBase, when set, is the public base URL of the API
+	// (FACTURAD_PUBLIC_URL) under which the tax authority can reach the
+	// callback route: every submission then carries a callbackUrl with a
+	// per-document token, and a submitted document is asked about only
+	// after SafetyPoll, as a net under the callback.
+	CallbackBase string
+	// CallbackKey keys the callback tokens (32 bytes; required with
+	// CallbackBase).
+	CallbackKey []byte
+	// SafetyPoll is how long after a submission, or after a non-final
+	// answer, the background worker asks about a document when callbacks
+	// are on (default 10m).
+	SafetyPoll time.Duration
 	// AnswerRoots are the certificate authorities the tax authority's
 	// signed answers (MensajeHacienda) must chain to. Nil checks each
 	// answer's signature and what it is about, but not who signed it.
@@ -217,6 +230,10 @@ func (o *Options) setDefaults() error {
 	setDur(&o.InFlightGrace, min(o.SubmitTimeout+30*time.Second, o.Lease))
 	setDur(&o.InFlightMargin, 30*time.Second)
 	setDur(&o.ErrorFor, 24*time.Hour)
+	setDur(&o.SafetyPoll, 10*time.Minute)
+	if o.CallbackBase != "" && len(o.CallbackKey) < 32 {
+		return errors.New("pipeline: CallbackKey of at least 32 bytes is required with CallbackBase")
+	}
 	ew := hacienda.DefaultEmissionWindow()
 	setDur(&o.Emission.Ahead, ew.Ahead)
 	setDur(&o.Emission.Behind, ew.Behind)

@@ -44,6 +44,7 @@ func (p *Pipeline) submit(ctx context.Context, d *tenant.Document) error {
 		SignedXML: d.SignedXML,
 	}
 	s.Receptor = recepcion.APIParty(d.ReceptorTipo, d.ReceptorNumero)
+	s.CallbackURL = p.callbackURL(d.Clave)
 	start = time.Now()
 	_, err = p.o.Submitter.Submit(ctx, creds, s)
 	p.metrics.observe(stageSubmit, start)
@@ -53,7 +54,7 @@ func (p *Pipeline) submit(ctx context.Context, d *tenant.Document) error {
 // markSubmitted records that the tax authority received the document.
 func (p *Pipeline) markSubmitted(d *tenant.Document) error {
 	now := p.o.Clock()
-	if err := move(d, tSubmitted, tenant.StateSent, "", now.Add(p.o.PollDelay)); err != nil {
+	if err := move(d, tSubmitted, tenant.StateSent, "", now.Add(p.pollDelay(0))); err != nil {
 		return err
 	}
 	d.SubmittedAt = now
@@ -158,7 +159,7 @@ func (p *Pipeline) applyStatus(d *tenant.Document, st recepcion.Status) {
 	to := stateOf(st.Estado)
 	var next time.Time
 	if !settled(to) {
-		next = now.Add(backoff(p.o.PollDelay, p.o.BackoffMax, d.Attempts, 0))
+		next = now.Add(p.pollDelay(d.Attempts))
 	}
 	p.judge(d, to, "", next)
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/netip"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -31,6 +32,9 @@ type Config struct {
 	HaciendaEnv   string
 	HaciendaAPI   string
 	HaciendaToken string
+	// PublicURL is the API's base URL as the tax authority reaches it;
+	// when set, every submission carries a callbackUrl under it.
+	PublicURL string
 	// HaciendaTrust is a PEM file of the certificate authorities the tax
 	// authority's signed answers must chain to (staging, production).
 	HaciendaTrust string
@@ -95,6 +99,7 @@ func (c *Config) settings() []setting {
 		{name: "hacienda_env", usage: "tax authority: sandbox (built in), staging or production", str: &c.HaciendaEnv},
 		{name: "hacienda_api_url", usage: "override of the reception API base URL", str: &c.HaciendaAPI},
 		{name: "hacienda_token_url", usage: "override of the token endpoint", str: &c.HaciendaToken},
+		{name: "public_url", usage: "the API's base URL as the tax authority reaches it (https://…); when set, the tax authority calls back when a document is settled and polling becomes a slow safety net (default: none, polling only)", str: &c.PublicURL},
 		{name: "hacienda_trust_bundle", usage: "PEM file of the authorities the tax authority's signed answers must chain to (default: the built-in sandbox's own; none elsewhere: signatures are checked, their signer is not)", str: &c.HaciendaTrust},
 		{name: "log_level", usage: "debug, info, warn or error", str: &c.LogLevel},
 		{name: "migrate", usage: "apply PostgreSQL migrations at start-up", bool: &c.Migrate},
@@ -200,6 +205,15 @@ func (c Config) Validate() error {
 	}
 	if (c.HaciendaAPI == "") != (c.HaciendaToken == "") {
 		errs = append(errs, errors.New("hacienda_api_url and hacienda_token_url: set both or neither"))
+	}
+	if c.PublicURL != "" {
+		u, err := url.Parse(c.PublicURL)
+		switch {
+		case err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") || u.RawQuery != "" || u.Fragment != "":
+			errs = append(errs, fmt.Errorf("public_url: %q is not an absolute http(s) URL without query", c.PublicURL))
+		case u.Scheme != "https" && c.HaciendaEnv != "sandbox":
+			errs = append(errs, errors.New("public_url: must be https outside the sandbox (the tax authority posts documents' answers to it)"))
+		}
 	}
 	if _, err := parseLevel(c.LogLevel); err != nil {
 		errs = append(errs, err)

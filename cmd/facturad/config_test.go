@@ -89,6 +89,11 @@ func TestValidate(t *testing.T) {
 		{name: "error/environment", mutate: func(c *Config) { c.HaciendaEnv = "prod" }, wantErr: "hacienda_env"},
 		{name: "error/one override", mutate: func(c *Config) { c.HaciendaAPI = "http://x" }, wantErr: "set both or neither"},
 		{name: "error/log level", mutate: func(c *Config) { c.LogLevel = "loud" }, wantErr: "log_level"},
+		{name: "ok/public url on the sandbox", mutate: func(c *Config) { c.PublicURL = "http://127.0.0.1:8080" }},
+		{name: "ok/public url https", mutate: func(c *Config) { c.HaciendaEnv, c.PublicURL = "production", "https://facturas.example.cr/" }},
+		{name: "error/public url http in production", mutate: func(c *Config) { c.HaciendaEnv, c.PublicURL = "production", "http://facturas.example.cr" }, wantErr: "must be https"},
+		{name: "error/public url relative", mutate: func(c *Config) { c.PublicURL = "/facturad" }, wantErr: "public_url"},
+		{name: "error/public url with query", mutate: func(c *Config) { c.PublicURL = "https://x.cr/?a=1" }, wantErr: "public_url"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -92,6 +92,10 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 	}
 	// Generated API passwords are stored under this key: the same master
 	// key must open them on every replica and after every restart.
+	callbackKey, err := seal.DeriveKey(masterKey, "facturad hacienda callbacks v1")
+	if err != nil {
+		return err
+	}
 	credKey, err := seal.DeriveKey(masterKey, "facturad generated credentials v1")
 	if err != nil {
 		return fmt.Errorf("credential key: %w", err)
@@ -176,6 +180,8 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 		InFlightGrace: c.Lease,
 		Emission:      c.Emission,
 		AnswerRoots:   answerRoots,
+		CallbackBase:  c.PublicURL,
+		CallbackKey:   callbackKey,
 	})
 	if err != nil {
 		return err
@@ -200,7 +206,7 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 		MaxConnsPerIP:  perIP,
 		TrustedProxies: proxies,
 		Tenants:        tenants,
-		Routes:         append(gateway.DocumentRoutes(docs), gateway.CalculateRoute()),
+		Routes:         append(gateway.DocumentRoutes(docs), gateway.CalculateRoute(), gateway.CallbackRoute(docs)),
 		Ready:          gateway.ReadyFunc(store.Ping),
 		Logger:         log,
 		Registerer:     reg,

@@ -178,6 +178,9 @@ func (s *Sandbox) handleSubmit(w http.ResponseWriter, r *http.Request) {
 		s.cut(w, r, rf.drop)
 		return
 	}
+	if d.CallbackURL != "" {
+		go s.callBack(d)
+	}
 	w.Header().Set("Location", location(r, s.opts.BasePath+"/recepcion/"+key))
 	w.WriteHeader(http.StatusAccepted)
 }

@@ -262,13 +262,15 @@ type Stats struct {
 	InjectedErrors int64 `json:"injectedErrors"`
 	Dropped        int64 `json:"dropped"`
 	OutageCuts     int64 `json:"outageCuts"`
+	Callbacks      int64 `json:"callbacks"`     // callback POSTs answered 200
+	CallbackFails  int64 `json:"callbackFails"` // callback POSTs that failed (each retry counted)
 }
 
 type counters struct {
 	passwordGrants, refreshGrants, tokenRefused, logouts        atomic.Int64
 	submissions, duplicates, badRequests, unauthorized          atomic.Int64
 	statusQueries, notFound, accepted, rejected, injectedErrors atomic.Int64
-	dropped, outageCuts                                         atomic.Int64
+	dropped, outageCuts, callbacks, callbackFails               atomic.Int64
 }
 
 // Stats returns the counters.
@@ -290,6 +292,8 @@ func (s *Sandbox) Stats() Stats {
 		InjectedErrors: c.injectedErrors.Load(),
 		Dropped:        c.dropped.Load(),
 		OutageCuts:     c.outageCuts.Load(),
+		Callbacks:      c.callbacks.Load(),
+		CallbackFails:  c.callbackFails.Load(),
 	}
 }
 

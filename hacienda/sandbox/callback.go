@@ -1,0 +1,66 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"time"
+)
+
+// callbackTries is how often the tax authority posts a callback: once and
+// three retries on an answer other than 200 or a timeout (spec §15.5).
+const callbackTries = 4
+
+// callbackClient posts callbacks; a callback endpoint must answer fast.
+var callbackClient = &http.Client{Timeout: 10 * time.Second}
+
+// callBack posts a document's final status to its callbackUrl once the
+// verdict is reached, the body being the status resource's JSON (spec
+// §15.5), and retries three times a second apart on a failure. A stuck
+// document is never called back; a closing sandbox stops.
+func (s *Sandbox) callBack(d *document) {
+	if d.faults.stuck {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		select {
+		case <-s.closing:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	// The verdict is due ProcessingDelay after reception.
+	s.sleep(ctx, s.opts.ProcessingDelay)
+	if ctx.Err() != nil {
+		return
+	}
+	body := statusBody{Clave: d.Key, Fecha: d.ReceivedAt.In(costaRica).Format(time.RFC3339)}
+	body.IndEstado, body.RespuestaXML = s.state(ctx, d)
+	raw, err := json.Marshal(body)
+	if err != nil {
+		return
+	}
+	for try := 0; try < callbackTries && ctx.Err() == nil; try++ {
+		if try > 0 {
+			s.sleep(ctx, time.Second)
+		}
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, d.CallbackURL, bytes.NewReader(raw))
+		if err != nil {
+			s.log.Warn("sandbox: callback URL unusable", "key", d.Key, "err", err)
+			return
+		}
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := callbackClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				s.stats.callbacks.Add(1)
+				return
+			}
+		}
+		s.stats.callbackFails.Add(1)
+	}
+}

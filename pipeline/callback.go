@@ -1,0 +1,103 @@
+package pipeline
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"facturad/hacienda"
+	"facturad/tenant"
+)
+
+// CallbackPath is the API route the tax authority posts a document's final
+// status to (spec §15.5), with the document's clave and its token.
+const CallbackPath = "/hacienda/callback/{clave}/{token}"
+
+// ErrBadCallback is a callback whose token does not match its clave, or
+// whose clave is not a stored document's: it is answered as not found.
+var ErrBadCallback = errors.New("unknown callback")
+
+// callbackToken is the unguessable part of a document's callback URL: a
+// MAC of its clave under CallbackKey, so nothing needs storing and a URL
+// cannot be made up for another document.
+func (p *Pipeline) callbackToken(clave string) string {
+	m := hmac.New(sha256.New, p.o.CallbackKey)
+	m.Write([]byte("facturad callback v1\x00"))
+	m.Write([]byte(clave))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+// callbackURL is the callbackUrl sent with a submission, or "" when
+// callbacks are off.
+func (p *Pipeline) callbackURL(clave string) string {
+	if p.o.CallbackBase == "" {
+		return ""
+	}
+	path := strings.NewReplacer("{clave}", clave, "{token}", p.callbackToken(clave)).Replace(CallbackPath)
+	return strings.TrimRight(p.o.CallbackBase, "/") + path
+}
+
+// pollDelay is how long after a submission (attempts 0) or a non-final
+// answer the background worker asks about a document again: the usual
+// backoff, or with callbacks on the slow safety net.
+func (p *Pipeline) pollDelay(attempts int) time.Duration {
+	if p.o.CallbackBase != "" {
+		return p.o.SafetyPoll
+	}
+	if attempts == 0 {
+		return p.o.PollDelay
+	}
+	return backoff(p.o.PollDelay, p.o.BackoffMax, attempts, 0)
+}
+
+// Callback takes the tax authority's callback for a document (spec §15.5).
+// The callback is unauthenticated, so its body is not believed: a valid
+// token only makes the service ask the tax authority about the document
+// with the company's own credentials, as a check call would, and store
+// the answer. A wrong token or an unknown clave is ErrBadCallback. An
+// error asking the tax authority is returned, so that the callback is
+// answered with an error and sent again.
+func (p *Pipeline) Callback(ctx context.Context, clave, token string) error {
+	outcome, err := p.callback(ctx, clave, token)
+	p.metrics.callback.WithLabelValues(outcome).Inc()
+	return err
+}
+
+// callback does Callback's work and names its outcome for the metric.
+func (p *Pipeline) callback(ctx context.Context, clave, token string) (string, error) {
+	if err := p.running(); err != nil {
+		return "failed", err
+	}
+	if p.o.CallbackBase == "" {
+		return "refused", ErrBadCallback
+	}
+	if _, err := hacienda.ParseClave(clave); err != nil {
+		return "refused", ErrBadCallback
+	}
+	if !hmac.Equal([]byte(token), []byte(p.callbackToken(clave))) {
+		return "refused", ErrBadCallback
+	}
+	d, err := p.o.Store.DocumentByClave(ctx, clave)
+	if errors.Is(err, tenant.ErrNotFound) {
+		return "refused", ErrBadCallback
+	}
+	if err != nil {
+		return "failed", fmt.Errorf("callback for %s: %w", clave, err)
+	}
+	if d.Estado.Final() {
+		return "settled", nil // nothing to ask
+	}
+	out, err := p.check(ctx, d)
+	if err != nil {
+		return "failed", fmt.Errorf("callback for %s: %w", clave, err)
+	}
+	if out.Failed {
+		return "failed", fmt.Errorf("callback for %s: %s", clave, out.Message)
+	}
+	return "asked", nil
+}
