@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"mime"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -68,8 +69,23 @@ func (p *idp) revokeAll() {
 	p.sessions = map[*oidcSession]struct{}{}
 }
 
+// userShapes are the tax authority's user names per environment (spec
+// §15.1): cp + a letter for the kind of taxpayer, the formatted
+// identification, and the environment's domain. A production user name
+// against staging, a classic mistake, is refused like a wrong password.
+var userShapes = map[bool]*regexp.Regexp{
+	true:  regexp.MustCompile(`^cp[a-z]-[0-9][0-9-]*@stag\.comprobanteselectronicos\.go\.cr$`),
+	false: regexp.MustCompile(`^cp[a-z]-[0-9][0-9-]*@comprobanteselectronicos\.go\.cr$`),
+}
+
+// shapedLike reports whether u is a user name of the realm's environment
+// (a realm ending in -stag is staging's).
+func shapedLike(realm, u string) bool {
+	return userShapes[strings.HasSuffix(realm, "-stag")].MatchString(strings.ToLower(u))
+}
+
 func (p *idp) checkPassword(u, pw string) bool {
-	if u == "" || pw == "" {
+	if u == "" || pw == "" || !shapedLike(p.s.opts.Realm, u) {
 		return false
 	}
 	p.mu.Lock()

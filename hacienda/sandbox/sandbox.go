@@ -75,7 +75,9 @@ type Options struct {
 
 	// Users are the accepted user names and passwords. When no user is
 	// registered (here or through AddUser / POST /_sandbox/users), any
-	// non-empty user name and password log in: the embedded default.
+	// user name shaped like the environment's (cpj-3-101-123456@stag.
+	// comprobanteselectronicos.go.cr for the staging realm) logs in with
+	// any non-empty password: the embedded default.
 	Users map[string]string
 
 	// ProcessingDelay is how long a received document takes to get its

@@ -31,6 +31,9 @@ const (
 	issuerNumero = "3101123456"
 )
 
+// testUser is a staging user name, as the token service requires.
+const testUser = "cpj-3-101-123456@stag.comprobanteselectronicos.go.cr"
+
 func claveFor(n int, docType string) (clave, consecutivo string) {
 	consecutivo = "00100001" + docType + fmt.Sprintf("%010d", n)
 	return "506" + t0.Format("020106") + "00" + issuerNumero + consecutivo + "1" + fmt.Sprintf("%08d", n), consecutivo
@@ -86,7 +89,7 @@ func (h *harness) grant(form url.Values) (int, map[string]any) {
 
 func (h *harness) login() string {
 	h.t.Helper()
-	code, m := h.grant(url.Values{"grant_type": {"password"}, "client_id": {"api-stag"}, "username": {"u"}, "password": {"p"}})
+	code, m := h.grant(url.Values{"grant_type": {"password"}, "client_id": {"api-stag"}, "username": {testUser}, "password": {"p"}})
 	if code != 200 {
 		h.t.Fatalf("login: %d %v", code, m)
 	}
@@ -146,8 +149,8 @@ func (h *harness) status(key string) (int, map[string]string) {
 }
 
 func TestTokenService(t *testing.T) {
-	h := newHarness(t, sandbox.Options{Users: map[string]string{"cpj-3-101-123456@stag": "p@ss w/rd+&="}})
-	login := url.Values{"grant_type": {"password"}, "client_id": {"api-stag"}, "username": {"cpj-3-101-123456@stag"}, "password": {"p@ss w/rd+&="}}
+	h := newHarness(t, sandbox.Options{Users: map[string]string{testUser: "p@ss w/rd+&="}})
+	login := url.Values{"grant_type": {"password"}, "client_id": {"api-stag"}, "username": {testUser}, "password": {"p@ss w/rd+&="}}
 
 	resp, err := http.PostForm(h.ts.TokenURL, login)
 	if err != nil {
@@ -208,7 +211,7 @@ func TestTokenService(t *testing.T) {
 
 func TestTokenLifetimesConfigurable(t *testing.T) {
 	h := newHarness(t, sandbox.Options{AccessTokenLifetime: 5 * time.Second, RefreshTokenLifetime: time.Minute})
-	code, m := h.grant(url.Values{"grant_type": {"password"}, "client_id": {"api-stag"}, "username": {"any"}, "password": {"thing"}})
+	code, m := h.grant(url.Values{"grant_type": {"password"}, "client_id": {"api-stag"}, "username": {testUser}, "password": {"thing"}})
 	if code != 200 || m["expires_in"] != 5.0 || m["refresh_expires_in"] != 60.0 {
 		t.Fatalf("%d %v", code, m)
 	}
@@ -464,14 +467,14 @@ func TestAdmin(t *testing.T) {
 		t.Fatalf("without the admin token: %d", resp.StatusCode)
 	}
 	h.token = "adm"
-	if resp := h.do(http.MethodPost, "/_sandbox/users", []byte(`{"username":"u1","password":"p1"}`)); resp.StatusCode != 204 {
+	if resp := h.do(http.MethodPost, "/_sandbox/users", []byte(`{"username":"cpf-01-1111-1111@stag.comprobanteselectronicos.go.cr","password":"p1"}`)); resp.StatusCode != 204 {
 		t.Fatalf("add user: %d", resp.StatusCode)
 	}
 	// Now only registered users log in.
-	if code, _ := h.grant(url.Values{"grant_type": {"password"}, "client_id": {"api-stag"}, "username": {"other"}, "password": {"x"}}); code != 401 {
+	if code, _ := h.grant(url.Values{"grant_type": {"password"}, "client_id": {"api-stag"}, "username": {"cpf-01-2222-2222@stag.comprobanteselectronicos.go.cr"}, "password": {"x"}}); code != 401 {
 		t.Fatalf("unregistered user: %d", code)
 	}
-	code, m := h.grant(url.Values{"grant_type": {"password"}, "client_id": {"api-stag"}, "username": {"u1"}, "password": {"p1"}})
+	code, m := h.grant(url.Values{"grant_type": {"password"}, "client_id": {"api-stag"}, "username": {"cpf-01-1111-1111@stag.comprobanteselectronicos.go.cr"}, "password": {"p1"}})
 	if code != 200 {
 		t.Fatal(code)
 	}
@@ -485,7 +488,7 @@ func TestAdmin(t *testing.T) {
 	resp := h.do(http.MethodGet, "/_sandbox/received", nil)
 	var rec []sandbox.Received
 	_ = json.NewDecoder(resp.Body).Decode(&rec)
-	if len(rec) != 1 || rec[0].Clave != clave || rec[0].User != "u1" {
+	if len(rec) != 1 || rec[0].Clave != clave || rec[0].User != "cpf-01-1111-1111@stag.comprobanteselectronicos.go.cr" {
 		t.Fatalf("received = %+v", rec)
 	}
 	resp = h.do(http.MethodGet, "/_sandbox/received/"+clave+"/xml", nil)
@@ -533,7 +536,7 @@ func TestListen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	resp, err := http.PostForm(s.TokenURL(), url.Values{"grant_type": {"password"}, "client_id": {"api-stag"}, "username": {"u"}, "password": {"p"}})
+	resp, err := http.PostForm(s.TokenURL(), url.Values{"grant_type": {"password"}, "client_id": {"api-stag"}, "username": {testUser}, "password": {"p"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -708,4 +711,38 @@ func TestFechaEmisionWindow(t *testing.T) {
 func claveAt(f time.Time, n int, docType string, situacion byte) (clave, consecutivo string) {
 	consecutivo = "00100001" + docType + fmt.Sprintf("%010d", n)
 	return "506" + f.In(hacienda.CostaRica()).Format("020106") + "00" + issuerNumero + consecutivo + string(situacion) + fmt.Sprintf("%08d", n), consecutivo
+}
+
+// TestUserNamesShapedLikeTheEnvironment refuses, like a wrong password, a
+// user name that is not the environment's: a production user against
+// staging is the classic mistake.
+func TestUserNamesShapedLikeTheEnvironment(t *testing.T) {
+	for _, tc := range []struct {
+		name, realm, user string
+		want              int
+	}{
+		{"ok/staging user on staging", "rut-stag", "cpj-3-101-123456@stag.comprobanteselectronicos.go.cr", 200},
+		{"ok/física on staging", "rut-stag", "cpf-01-1234-5678@stag.comprobanteselectronicos.go.cr", 200},
+		{"ok/upper case", "rut-stag", "CPJ-3-101-123456@STAG.comprobanteselectronicos.go.cr", 200},
+		{"error/production user on staging", "rut-stag", "cpf-01-1234-5678@comprobanteselectronicos.go.cr", 401},
+		{"error/staging user on production", "rut", "cpj-3-101-123456@stag.comprobanteselectronicos.go.cr", 401},
+		{"ok/production user on production", "rut", "cpf-01-1234-5678@comprobanteselectronicos.go.cr", 200},
+		{"error/the company's own id", "rut-stag", "3101123456", 401},
+		{"error/an e-mail", "rut-stag", "facturas@empresa.cr", 401},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			client := "api-stag"
+			if tc.realm == "rut" {
+				client = "api-prod"
+			}
+			h := newHarness(t, sandbox.Options{Realm: tc.realm, ClientID: client})
+			code, m := h.grant(url.Values{"grant_type": {"password"}, "client_id": {client}, "username": {tc.user}, "password": {"p"}})
+			if code != tc.want {
+				t.Fatalf("%d %v, want %d", code, m, tc.want)
+			}
+			if code == 401 && m["error_description"] != "Invalid user credentials" {
+				t.Errorf("refusal %v, want Keycloak's invalid credentials", m)
+			}
+		})
+	}
 }
