@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"facturad/hacienda"
+	"facturad/hacienda/sandbox"
 )
 
 // Config is everything the service reads at start. Each field has an
@@ -32,6 +33,8 @@ type Config struct {
 	HaciendaEnv   string
 	HaciendaAPI   string
 	HaciendaToken string
+	// SandboxDelay is the built-in sandbox's processing delay.
+	SandboxDelay time.Duration
 	// PublicURL is the API's base URL as the tax authority reaches it;
 	// when set, every submission carries a callbackUrl under it.
 	PublicURL string
@@ -72,6 +75,7 @@ func DefaultConfig() Config {
 		HaciendaEnv:     "sandbox",
 		LogLevel:        "info",
 		ShutdownTimeout: 30 * time.Second,
+		SandboxDelay:    sandbox.DefaultProcessingDelay,
 	}
 }
 
@@ -99,6 +103,7 @@ func (c *Config) settings() []setting {
 		{name: "hacienda_env", usage: "tax authority: sandbox (built in), staging or production", str: &c.HaciendaEnv},
 		{name: "hacienda_api_url", usage: "override of the reception API base URL", str: &c.HaciendaAPI},
 		{name: "hacienda_token_url", usage: "override of the token endpoint", str: &c.HaciendaToken},
+		{name: "sandbox_processing_delay", usage: "how long the built-in sandbox takes to judge a document (recibido, procesando, then the verdict; 0 for benchmarks)", dur: &c.SandboxDelay},
 		{name: "public_url", usage: "the API's base URL as the tax authority reaches it (https://…); when set, the tax authority calls back when a document is settled and polling becomes a slow safety net (default: none, polling only)", str: &c.PublicURL},
 		{name: "hacienda_trust_bundle", usage: "PEM file of the authorities the tax authority's signed answers must chain to (default: the built-in sandbox's own; none elsewhere: signatures are checked, their signer is not)", str: &c.HaciendaTrust},
 		{name: "log_level", usage: "debug, info, warn or error", str: &c.LogLevel},
@@ -217,6 +222,9 @@ func (c Config) Validate() error {
 	}
 	if _, err := parseLevel(c.LogLevel); err != nil {
 		errs = append(errs, err)
+	}
+	if c.SandboxDelay < 0 {
+		errs = append(errs, errors.New("sandbox_processing_delay: must not be negative"))
 	}
 	if c.ShutdownTimeout <= 0 {
 		errs = append(errs, errors.New("shutdown_timeout: must be positive"))

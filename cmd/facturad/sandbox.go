@@ -17,7 +17,7 @@ func runSandbox(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 	fs := flag.NewFlagSet("facturad sandbox", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	listen := fs.String("listen", ":8090", "listen address")
-	delay := fs.Duration("delay", 0, "processing delay before a document gets its verdict")
+	delay := fs.Duration("delay", sandbox.DefaultProcessingDelay, "processing delay before a document gets its verdict (0 for benchmarks; PUT /_sandbox/processing-delay changes it while running)")
 	adminToken := fs.String("admin-token", getenv("FACTURAD_SANDBOX_ADMIN_TOKEN"), "bearer token required on /_sandbox/ (default: open)")
 	seed := fs.Uint64("seed", uint64(time.Now().UnixNano()), "seed of the fault injection")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")

@@ -309,9 +309,10 @@ func openHacienda(c Config, log *slog.Logger, reg *prometheus.Registry, stop *cl
 			roots.AddCert(answers.Chain[len(answers.Chain)-1])
 		}
 		sb, err := sandbox.Listen("127.0.0.1:0", sandbox.Options{
-			Logger:       log.With("component", "sandbox"),
-			AdminToken:   hex.EncodeToString(adminToken),
-			AnswerSigner: answers,
+			Logger:          log.With("component", "sandbox"),
+			AdminToken:      hex.EncodeToString(adminToken),
+			AnswerSigner:    answers,
+			ProcessingDelay: c.SandboxDelay,
 		})
 		if err != nil {
 			return nil, nil, fmt.Errorf("built-in sandbox: %w", err)

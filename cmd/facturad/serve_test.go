@@ -146,7 +146,7 @@ func TestSandboxSubcommand(t *testing.T) {
 		t.Fatalf("sandbox did not start: %s", out.String())
 	}
 	resp, err := http.PostForm(tokenURL, map[string][]string{
-		"grant_type": {"password"}, "client_id": {"api-stag"}, "username": {"u"}, "password": {"p"},
+		"grant_type": {"password"}, "client_id": {"api-stag"}, "username": {"cpj-3-101-123456@stag.comprobanteselectronicos.go.cr"}, "password": {"p"},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -33,7 +33,7 @@ func (s *Sandbox) callBack(d *document) {
 		}
 	}()
 	// The verdict is due ProcessingDelay after reception.
-	s.sleep(ctx, s.opts.ProcessingDelay)
+	s.sleep(ctx, s.ProcessingDelay())
 	if ctx.Err() != nil {
 		return
 	}

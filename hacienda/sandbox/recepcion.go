@@ -277,7 +277,7 @@ func (s *Sandbox) handleStatus(w http.ResponseWriter, r *http.Request) {
 // state is a document's ind-estado and, once final, its base64 answer.
 func (s *Sandbox) state(ctx context.Context, d *document) (string, string) {
 	elapsed := s.clock.Now().Sub(d.ReceivedAt)
-	delay := s.opts.ProcessingDelay
+	delay := s.ProcessingDelay()
 	switch {
 	case d.faults.stuck:
 		return "procesando", ""

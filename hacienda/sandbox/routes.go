@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"net/http"
+	"time"
 )
 
 func (s *Sandbox) routes() http.Handler {
@@ -32,6 +33,28 @@ func (s *Sandbox) routes() http.Handler {
 		}
 		s.log.InfoContext(r.Context(), "sandbox faults replaced")
 		writeJSON(w, http.StatusOK, s.Faults())
+	}))
+	mux.HandleFunc("GET /_sandbox/processing-delay", s.admin(func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]string{"delay": s.ProcessingDelay().String()})
+	}))
+	mux.HandleFunc("PUT /_sandbox/processing-delay", s.admin(func(w http.ResponseWriter, r *http.Request) {
+		var body struct {
+			Delay string `json:"delay"`
+		}
+		err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4<<10)).Decode(&body)
+		var d time.Duration
+		if err == nil {
+			d, err = time.ParseDuration(body.Delay)
+		}
+		if err == nil {
+			err = s.SetProcessingDelay(d)
+		}
+		if err != nil {
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": `want {"delay": "2s"}, a duration of zero or more`})
+			return
+		}
+		s.log.InfoContext(r.Context(), "sandbox processing delay changed", "delay", d)
+		writeJSON(w, http.StatusOK, map[string]string{"delay": d.String()})
 	}))
 	mux.HandleFunc("GET /_sandbox/stats", s.admin(func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, s.Stats())

@@ -82,7 +82,10 @@ type Options struct {
 
 	// ProcessingDelay is how long a received document takes to get its
 	// verdict: recibido during the first half, procesando during the
-	// second, then aceptado or rechazado. Zero gives the verdict at once.
+	// second, then aceptado or rechazado. Zero gives the verdict at once
+	// (the library's default, for tests); the commands default to
+	// DefaultProcessingDelay. SetProcessingDelay and PUT
+	// /_sandbox/processing-delay change it while running.
 	ProcessingDelay time.Duration
 
 	// FechaAhead and FechaBehind bound a document's FechaEmision against
@@ -141,6 +144,7 @@ type Sandbox struct {
 	order []string // keys in arrival order, for Received and eviction
 
 	stats   counters
+	delay   atomic.Int64 // the processing delay, in nanoseconds
 	closing chan struct{}
 	closed  atomic.Bool
 }
@@ -216,6 +220,7 @@ func New(o Options) (*Sandbox, error) {
 			return nil, fmt.Errorf("sandbox: answer signer: %w", err)
 		}
 	}
+	s.delay.Store(int64(o.ProcessingDelay))
 	s.idp = newIDP(s, o.Users)
 	s.handler = s.routes()
 	return s, nil
@@ -237,6 +242,24 @@ func (s *Sandbox) Close() {
 	if s.closed.CompareAndSwap(false, true) {
 		close(s.closing)
 	}
+}
+
+// DefaultProcessingDelay is the processing delay of the sandbox the
+// commands run: long enough that recibido and procesando are seen, as they
+// are at the tax authority, short enough for a first try by hand.
+const DefaultProcessingDelay = 2 * time.Second
+
+// ProcessingDelay returns the current processing delay.
+func (s *Sandbox) ProcessingDelay() time.Duration { return time.Duration(s.delay.Load()) }
+
+// SetProcessingDelay changes the processing delay of the documents judged
+// from now on (zero for benchmarks: verdicts at once).
+func (s *Sandbox) SetProcessingDelay(d time.Duration) error {
+	if d < 0 {
+		return errors.New("sandbox: negative processing delay")
+	}
+	s.delay.Store(int64(d))
+	return nil
 }
 
 // AddUser registers a user name and password for the token service. Once a

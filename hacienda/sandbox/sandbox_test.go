@@ -746,3 +746,48 @@ func TestUserNamesShapedLikeTheEnvironment(t *testing.T) {
 		})
 	}
 }
+
+// TestProcessingDelayAtRunTime shows recibido, then procesando, then the
+// verdict, and the delay set to zero while running, for benchmarks.
+func TestProcessingDelayAtRunTime(t *testing.T) {
+	h := newHarness(t, sandbox.Options{ProcessingDelay: sandbox.DefaultProcessingDelay})
+	h.login()
+	user := h.token
+	states := func(n int) string {
+		clave, cons := claveFor(n, "01")
+		if resp := h.submit(clave, doc("FacturaElectronica", clave, cons, "")); resp.StatusCode != 202 {
+			t.Fatalf("submit: %d %s", resp.StatusCode, resp.Header.Get("X-Error-Cause"))
+		}
+		return clave
+	}
+	estado := func(clave string) string {
+		_, st := h.status(clave)
+		return st["ind-estado"]
+	}
+	first := states(300)
+	if got := estado(first); got != "recibido" {
+		t.Fatalf("at once: %s, want recibido", got)
+	}
+	h.clock.Advance(1500 * time.Millisecond)
+	if got := estado(first); got != "procesando" {
+		t.Fatalf("after 1.5s: %s, want procesando", got)
+	}
+	h.clock.Advance(time.Second)
+	if got := estado(first); got != "aceptado" {
+		t.Fatalf("after 2.5s: %s, want aceptado", got)
+	}
+
+	h.token = "" // the admin endpoints are open without an AdminToken
+	for _, tc := range []struct {
+		body string
+		want int
+	}{{`{"delay":"-1s"}`, 400}, {`{"delay":"soon"}`, 400}, {`{"delay":"0s"}`, 200}} {
+		if resp := h.do(http.MethodPut, "/_sandbox/processing-delay", []byte(tc.body)); resp.StatusCode != tc.want {
+			t.Fatalf("PUT %s: %d, want %d", tc.body, resp.StatusCode, tc.want)
+		}
+	}
+	h.token = user
+	if got := estado(states(301)); got != "aceptado" {
+		t.Fatalf("with no delay: %s, want aceptado at once", got)
+	}
+}
