@@ -21,13 +21,19 @@ func runSandbox(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 	adminToken := fs.String("admin-token", getenv("FACTURAD_SANDBOX_ADMIN_TOKEN"), "bearer token required on /_sandbox/ (default: open)")
 	seed := fs.Uint64("seed", uint64(time.Now().UnixNano()), "seed of the fault injection")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
+	trusted := fs.String("trusted-ca", "", "PEM file of the authorities documents' signing certificates must chain to (default: any)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if _, err := parseLevel(*logLevel); err != nil {
 		return err
 	}
+	roots, err := loadTrustBundle(*trusted)
+	if err != nil {
+		return err
+	}
 	s, err := sandbox.Listen(*listen, sandbox.Options{
+		TrustedCAs:      roots,
 		ProcessingDelay: *delay,
 		AdminToken:      *adminToken,
 		Seed:            *seed,

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"reflect"
@@ -27,23 +28,48 @@ import (
 func DefaultChecks() Checks {
 	return Checks{
 		Schema:    CheckFunc(checkStructure),
-		Signature: CheckFunc(checkSignature),
+		Signature: SignatureCheck{},
 		Totals:    CheckFunc(checkTotals),
 	}
 }
 
-// checkSignature rejects a document whose signature does not verify, in
-// the tax authority's words followed by the verifier's reason.
-func checkSignature(_ context.Context, xml []byte) []string {
-	_, err := signer.Verify(xml)
-	if err == nil {
-		return nil
+// SignatureCheck rejects a document whose XAdES signature does not verify
+// (with Roots, whose certificate does not chain to one of them), or whose
+// signing certificate is not the issuer's: the SERIALNUMBER of its subject
+// must be the identification of the taxpayer that issues the document (the
+// Emisor; in a purchase invoice the Receptor, the buyer; in a receptor
+// message the receptor), in the tax authority's words (spec §17 items 6–8).
+type SignatureCheck struct {
+	// Roots are the trusted certificate authorities; nil checks the
+	// signature but not who certified its key.
+	Roots *x509.CertPool
+}
+
+// Check implements Check.
+func (c SignatureCheck) Check(_ context.Context, xml []byte) []string {
+	res, err := signer.VerifyWith(xml, signer.VerifyOptions{Roots: c.Roots})
+	if err != nil {
+		line := "La firma del comprobante electrónico no es válida"
+		if errors.Is(err, signer.ErrInvalidSignature) || errors.Is(err, signer.ErrPolicyMismatch) {
+			return []string{line + " (" + err.Error() + ")"}
+		}
+		return []string{line + ": " + err.Error()}
 	}
-	line := "La firma del comprobante electrónico no es válida"
-	if errors.Is(err, signer.ErrInvalidSignature) || errors.Is(err, signer.ErrPolicyMismatch) {
-		return []string{line + " (" + err.Error() + ")"}
+	in, err := readDoc(xml)
+	if err != nil {
+		return nil // reception has read it already
 	}
-	return []string{line + ": " + err.Error()}
+	issuer := in.emisorNumero
+	switch in.root {
+	case "FacturaElectronicaCompra", "MensajeReceptor":
+		issuer = in.receptorNumero
+	}
+	id, err := signer.CertificateIdentification(res.Certificate)
+	if err != nil || !sameID(id.Numero, issuer) {
+		return []string{fmt.Sprintf("El contribuyente que firma la factura electronica no es el emisor (certificado de %q, emisor %s)",
+			res.Certificate.Subject.SerialNumber, issuer)}
+	}
+	return nil
 }
 
 func checkStructure(_ context.Context, xml []byte) []string {
