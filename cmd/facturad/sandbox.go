@@ -22,6 +22,7 @@ func runSandbox(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 	seed := fs.Uint64("seed", uint64(time.Now().UnixNano()), "seed of the fault injection")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	trusted := fs.String("trusted-ca", "", "PEM file of the authorities documents' signing certificates must chain to (default: any)")
+	xsdDir := fs.String("xsd-dir", "", "folder of the official v4.4 schemas (hacienda/testdata/xsd/2024/v4.4): validate every document with xmllint too (default: the strict reader only)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -32,8 +33,17 @@ func runSandbox(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 	if err != nil {
 		return err
 	}
+	checks := sandbox.DefaultChecks()
+	checks.Signature = sandbox.SignatureCheck{Roots: roots}
+	if *xsdDir != "" {
+		xsd, err := sandbox.NewXSDCheck(*xsdDir)
+		if err != nil {
+			return err
+		}
+		checks.Schema = sandbox.AllOf(checks.Schema, xsd)
+	}
 	s, err := sandbox.Listen(*listen, sandbox.Options{
-		TrustedCAs:      roots,
+		Checks:          &checks,
 		ProcessingDelay: *delay,
 		AdminToken:      *adminToken,
 		Seed:            *seed,
