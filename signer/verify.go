@@ -178,34 +178,88 @@ type reference struct {
 	digest     []byte
 }
 
+// verification is the check of one ds:Signature. Each step reads one part
+// of the signature and keeps what the later steps need.
+type verification struct {
+	root, sig *etree.Element
+	ids       map[string]*etree.Element
+	o         VerifyOptions
+
+	sigID       string
+	signedInfo  *etree.Element
+	c14nAlg     string
+	sigHash     crypto.Hash
+	signedProps *etree.Element
+	signing     *x509.Certificate
+	chain       []*x509.Certificate
+	pub         *rsa.PublicKey
+}
+
+// verifySignature checks one ds:Signature of the document rooted at root,
+// step by step, and returns what it found.
 func verifySignature(root, sig *etree.Element, ids map[string]*etree.Element, o VerifyOptions) (*VerifyResult, error) {
-	sigID := sig.SelectAttrValue("Id", "")
-	signedInfo := path(sig, "SignedInfo")
-	if signedInfo == nil {
-		return nil, invalid("no ds:SignedInfo")
+	v := &verification{root: root, sig: sig, ids: ids, o: o}
+	if err := v.readSignedInfo(); err != nil {
+		return nil, err
 	}
-	c14nAlg := ""
-	if cm := path(signedInfo, "CanonicalizationMethod"); cm != nil {
-		c14nAlg = cm.SelectAttrValue("Algorithm", "")
+	if err := v.findSignedProperties(); err != nil {
+		return nil, err
+	}
+	if err := v.checkReferences(); err != nil {
+		return nil, err
+	}
+	if err := v.findSigningCertificate(); err != nil {
+		return nil, err
+	}
+	if err := v.checkKeyValue(); err != nil {
+		return nil, err
+	}
+	if err := v.checkSignatureValue(); err != nil {
+		return nil, err
+	}
+	res, err := v.readSignedProperties()
+	if err != nil {
+		return nil, err
+	}
+	if err := v.checkTrust(res.SigningTime); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// readSignedInfo finds ds:SignedInfo and reads its canonicalization and
+// signature methods, refusing a signature method other than RSA with
+// SHA-256 or SHA-512.
+func (v *verification) readSignedInfo() error {
+	v.sigID = v.sig.SelectAttrValue("Id", "")
+	v.signedInfo = path(v.sig, "SignedInfo")
+	if v.signedInfo == nil {
+		return invalid("no ds:SignedInfo")
+	}
+	if cm := path(v.signedInfo, "CanonicalizationMethod"); cm != nil {
+		v.c14nAlg = cm.SelectAttrValue("Algorithm", "")
 	}
 	sigAlg := ""
-	if sm := path(signedInfo, "SignatureMethod"); sm != nil {
+	if sm := path(v.signedInfo, "SignatureMethod"); sm != nil {
 		sigAlg = sm.SelectAttrValue("Algorithm", "")
 	}
-	var sigHash crypto.Hash
 	switch sigAlg {
 	case AlgorithmRSASHA256:
-		sigHash = crypto.SHA256
+		v.sigHash = crypto.SHA256
 	case "http://www.w3.org/2001/04/xmldsig-more#rsa-sha512":
-		sigHash = crypto.SHA512
+		v.sigHash = crypto.SHA512
 	default:
-		return nil, invalid("unsupported signature method %q", sigAlg)
+		return invalid("unsupported signature method %q", sigAlg)
 	}
+	return nil
+}
 
-	// The signed properties of this signature.
-	qp := path(sig, "Object", "xades:QualifyingProperties")
+// findSignedProperties finds the signed properties of this signature: the
+// xades:SignedProperties of the xades:QualifyingProperties that target it.
+func (v *verification) findSignedProperties() error {
+	qp := path(v.sig, "Object", "xades:QualifyingProperties")
 	if qp == nil {
-		for _, obj := range sig.ChildElements() {
+		for _, obj := range v.sig.ChildElements() {
 			if obj.Tag == "Object" && obj.NamespaceURI() == NamespaceDS {
 				if q := path(obj, "xades:QualifyingProperties"); q != nil {
 					qp = q
@@ -214,152 +268,206 @@ func verifySignature(root, sig *etree.Element, ids map[string]*etree.Element, o 
 		}
 	}
 	if qp == nil {
-		return nil, invalid("no xades:QualifyingProperties")
+		return invalid("no xades:QualifyingProperties")
 	}
-	if sigID == "" || qp.SelectAttrValue("Target", "") != "#"+sigID {
-		return nil, invalid("QualifyingProperties Target %q does not name the signature %q", qp.SelectAttrValue("Target", ""), sigID)
+	if v.sigID == "" || qp.SelectAttrValue("Target", "") != "#"+v.sigID {
+		return invalid("QualifyingProperties Target %q does not name the signature %q", qp.SelectAttrValue("Target", ""), v.sigID)
 	}
-	signedProps := path(qp, "xades:SignedProperties")
-	if signedProps == nil {
-		return nil, invalid("no xades:SignedProperties")
+	v.signedProps = path(qp, "xades:SignedProperties")
+	if v.signedProps == nil {
+		return invalid("no xades:SignedProperties")
 	}
+	return nil
+}
 
-	// References.
+// readReference reads one ds:Reference of SignedInfo and its decoded
+// digest.
+func readReference(r *etree.Element) (reference, error) {
+	ref := reference{el: r, uri: r.SelectAttrValue("URI", ""), typ: r.SelectAttrValue("Type", "")}
+	if ts := path(r, "Transforms"); ts != nil {
+		ref.transforms = ts.ChildElements()
+	}
+	if dm := path(r, "DigestMethod"); dm != nil {
+		ref.digestAlg = dm.SelectAttrValue("Algorithm", "")
+	}
+	dv := path(r, "DigestValue")
+	if dv == nil {
+		return ref, invalid("reference %q has no DigestValue", ref.uri)
+	}
+	var err error
+	if ref.digest, err = base64.StdEncoding.DecodeString(strings.TrimSpace(dv.Text())); err != nil {
+		return ref, invalid("reference %q: DigestValue is not base64", ref.uri)
+	}
+	return ref, nil
+}
+
+// checkReferences reads every reference of SignedInfo, then recomputes
+// their digests and checks that one reference covers the whole document
+// through the enveloped-signature transform and one covers the signature's
+// SignedProperties.
+func (v *verification) checkReferences() error {
 	var refs []reference
-	for _, r := range signedInfo.ChildElements() {
+	for _, r := range v.signedInfo.ChildElements() {
 		if r.Tag != "Reference" || r.NamespaceURI() != NamespaceDS {
 			continue
 		}
-		ref := reference{el: r, uri: r.SelectAttrValue("URI", ""), typ: r.SelectAttrValue("Type", "")}
-		if ts := path(r, "Transforms"); ts != nil {
-			ref.transforms = ts.ChildElements()
-		}
-		if dm := path(r, "DigestMethod"); dm != nil {
-			ref.digestAlg = dm.SelectAttrValue("Algorithm", "")
-		}
-		dv := path(r, "DigestValue")
-		if dv == nil {
-			return nil, invalid("reference %q has no DigestValue", ref.uri)
-		}
-		var err error
-		if ref.digest, err = base64.StdEncoding.DecodeString(strings.TrimSpace(dv.Text())); err != nil {
-			return nil, invalid("reference %q: DigestValue is not base64", ref.uri)
+		ref, err := readReference(r)
+		if err != nil {
+			return err
 		}
 		refs = append(refs, ref)
 	}
 	var coversDocument, coversSignedProps bool
 	for _, ref := range refs {
-		enveloped, err := checkReference(root, sig, ids, ref)
+		enveloped, err := checkReference(v.root, v.sig, v.ids, ref)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if ref.uri == "" && enveloped {
 			coversDocument = true
 		}
-		if ref.uri != "" && ids[strings.TrimPrefix(ref.uri, "#")] == signedProps {
+		if ref.uri != "" && v.ids[strings.TrimPrefix(ref.uri, "#")] == v.signedProps {
 			if ref.typ != TypeSignedProperties {
-				return nil, invalid("the SignedProperties reference lacks Type %q", TypeSignedProperties)
+				return invalid("the SignedProperties reference lacks Type %q", TypeSignedProperties)
 			}
 			coversSignedProps = true
 		}
 	}
 	if !coversDocument {
-		return nil, invalid("no reference covers the whole document with the enveloped-signature transform")
+		return invalid("no reference covers the whole document with the enveloped-signature transform")
 	}
 	if !coversSignedProps {
-		return nil, invalid("no reference covers the signature's SignedProperties")
+		return invalid("no reference covers the signature's SignedProperties")
 	}
+	return nil
+}
 
-	// Certificates and the signing certificate named by the signed properties.
+// findSigningCertificate reads the KeyInfo certificates and picks the one
+// whose digest and serial number the signed properties carry; the others
+// make up the chain.
+func (v *verification) findSigningCertificate() error {
 	var certs []*x509.Certificate
-	if x509Data := path(sig, "KeyInfo", "X509Data"); x509Data != nil {
+	if x509Data := path(v.sig, "KeyInfo", "X509Data"); x509Data != nil {
 		for _, c := range x509Data.ChildElements() {
 			if c.Tag != "X509Certificate" || c.NamespaceURI() != NamespaceDS {
 				continue
 			}
-			der, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(c.Text()), ""))
+			cert, err := parseX509Certificate(c)
 			if err != nil {
-				return nil, invalid("X509Certificate is not base64")
-			}
-			cert, err := x509.ParseCertificate(der)
-			if err != nil {
-				return nil, invalid("X509Certificate: %v", err)
+				return err
 			}
 			certs = append(certs, cert)
 		}
 	}
 	if len(certs) == 0 {
-		return nil, invalid("no X509Certificate in KeyInfo")
+		return invalid("no X509Certificate in KeyInfo")
 	}
-	cert := path(signedProps, "xades:SignedSignatureProperties", "xades:SigningCertificate", "xades:Cert")
+	cert := path(v.signedProps, "xades:SignedSignatureProperties", "xades:SigningCertificate", "xades:Cert")
 	if cert == nil {
-		return nil, invalid("no xades:SigningCertificate/Cert")
+		return invalid("no xades:SigningCertificate/Cert")
 	}
+	if err := v.matchCertDigest(certs, cert); err != nil {
+		return err
+	}
+	if sn := path(cert, "xades:IssuerSerial", "X509SerialNumber"); sn != nil {
+		n, ok := new(big.Int).SetString(strings.TrimSpace(sn.Text()), 10)
+		if !ok || n.Cmp(v.signing.SerialNumber) != 0 {
+			return invalid("signed X509SerialNumber %q is not the certificate's", sn.Text())
+		}
+	}
+	return nil
+}
+
+// parseX509Certificate parses the certificate of one ds:X509Certificate.
+func parseX509Certificate(c *etree.Element) (*x509.Certificate, error) {
+	der, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(c.Text()), ""))
+	if err != nil {
+		return nil, invalid("X509Certificate is not base64")
+	}
+	cert, err := x509.ParseCertificate(der)
+	if err != nil {
+		return nil, invalid("X509Certificate: %v", err)
+	}
+	return cert, nil
+}
+
+// matchCertDigest takes as the signing certificate the first of certs
+// whose digest is the one xades:Cert carries, and the others as the chain.
+func (v *verification) matchCertDigest(certs []*x509.Certificate, cert *etree.Element) error {
 	certDigestAlg := ""
 	if dm := path(cert, "xades:CertDigest", "DigestMethod"); dm != nil {
 		certDigestAlg = dm.SelectAttrValue("Algorithm", "")
 	}
 	certDigest, err := decodeB64(path(cert, "xades:CertDigest", "DigestValue"))
 	if err != nil {
-		return nil, invalid("CertDigest: %v", err)
+		return invalid("CertDigest: %v", err)
 	}
-	var signing *x509.Certificate
-	var chain []*x509.Certificate
 	for _, c := range certs {
 		h, err := newHash(certDigestAlg)
 		if err != nil {
-			return nil, invalid("CertDigest: %v", err)
+			return invalid("CertDigest: %v", err)
 		}
 		h.Write(c.Raw)
-		if signing == nil && bytes.Equal(h.Sum(nil), certDigest) {
-			signing = c
+		if v.signing == nil && bytes.Equal(h.Sum(nil), certDigest) {
+			v.signing = c
 		} else {
-			chain = append(chain, c)
+			v.chain = append(v.chain, c)
 		}
 	}
-	if signing == nil {
-		return nil, invalid("no KeyInfo certificate matches the signed CertDigest")
+	if v.signing == nil {
+		return invalid("no KeyInfo certificate matches the signed CertDigest")
 	}
-	if sn := path(cert, "xades:IssuerSerial", "X509SerialNumber"); sn != nil {
-		n, ok := new(big.Int).SetString(strings.TrimSpace(sn.Text()), 10)
-		if !ok || n.Cmp(signing.SerialNumber) != 0 {
-			return nil, invalid("signed X509SerialNumber %q is not the certificate's", sn.Text())
-		}
-	}
-	pub, ok := signing.PublicKey.(*rsa.PublicKey)
+	return nil
+}
+
+// checkKeyValue takes the signing certificate's RSA key and checks that
+// KeyInfo's key value, if any, is that key.
+func (v *verification) checkKeyValue() error {
+	pub, ok := v.signing.PublicKey.(*rsa.PublicKey)
 	if !ok {
-		return nil, invalid("signing certificate key is %T, not RSA", signing.PublicKey)
+		return invalid("signing certificate key is %T, not RSA", v.signing.PublicKey)
 	}
-	if kv := path(sig, "KeyInfo", "KeyValue", "RSAKeyValue"); kv != nil {
+	if kv := path(v.sig, "KeyInfo", "KeyValue", "RSAKeyValue"); kv != nil {
 		mod, err1 := decodeB64(path(kv, "Modulus"))
 		exp, err2 := decodeB64(path(kv, "Exponent"))
 		if err1 != nil || err2 != nil || new(big.Int).SetBytes(mod).Cmp(pub.N) != 0 || new(big.Int).SetBytes(exp).Cmp(big.NewInt(int64(pub.E))) != 0 {
-			return nil, invalid("KeyInfo RSAKeyValue is not the signing certificate's key")
+			return invalid("KeyInfo RSAKeyValue is not the signing certificate's key")
 		}
 	}
+	v.pub = pub
+	return nil
+}
 
-	// The signature value.
-	siC14N, err := canonicalize(c14nAlg, "", signedInfo)
+// checkSignatureValue verifies the signature value over the canonicalized
+// SignedInfo with the signing certificate's key.
+func (v *verification) checkSignatureValue() error {
+	siC14N, err := canonicalize(v.c14nAlg, "", v.signedInfo)
 	if err != nil {
-		return nil, invalid("canonicalize SignedInfo: %v", err)
+		return invalid("canonicalize SignedInfo: %v", err)
 	}
-	value, err := decodeB64(path(sig, "SignatureValue"))
+	value, err := decodeB64(path(v.sig, "SignatureValue"))
 	if err != nil {
-		return nil, invalid("SignatureValue: %v", err)
+		return invalid("SignatureValue: %v", err)
 	}
-	h := sigHash.New()
+	h := v.sigHash.New()
 	h.Write(siC14N)
-	if err := rsa.VerifyPKCS1v15(pub, sigHash, h.Sum(nil), value); err != nil {
-		return nil, invalid("signature value does not verify with the signing certificate")
+	if err := rsa.VerifyPKCS1v15(v.pub, v.sigHash, h.Sum(nil), value); err != nil {
+		return invalid("signature value does not verify with the signing certificate")
 	}
+	return nil
+}
 
-	// Signed properties: time, policy, role.
-	ssp := path(signedProps, "xades:SignedSignatureProperties")
-	res := &VerifyResult{Certificate: signing, Chain: chain, SignatureID: sigID}
+// readSignedProperties reads the signing time and the claimed role of the
+// signed properties, and checks that the signature commits to the
+// expected policy.
+func (v *verification) readSignedProperties() (*VerifyResult, error) {
+	ssp := path(v.signedProps, "xades:SignedSignatureProperties")
+	res := &VerifyResult{Certificate: v.signing, Chain: v.chain, SignatureID: v.sigID}
 	st := path(ssp, "xades:SigningTime")
 	if st == nil {
 		return nil, invalid("no xades:SigningTime")
 	}
+	var err error
 	if res.SigningTime, err = time.Parse(time.RFC3339, strings.TrimSpace(st.Text())); err != nil {
 		return nil, invalid("SigningTime %q: %v", st.Text(), err)
 	}
@@ -380,26 +488,31 @@ func verifySignature(root, sig *etree.Element, ids map[string]*etree.Element, o 
 	if dv := path(policyID, "xades:SigPolicyHash", "DigestValue"); dv != nil {
 		got.Digest = strings.TrimSpace(dv.Text())
 	}
-	if got != o.Policy {
+	if got != v.o.Policy {
 		return nil, fmt.Errorf("%w: got %q", ErrPolicyMismatch, got.Identifier)
 	}
+	return res, nil
+}
 
-	if err := checkValidity(signing, res.SigningTime); err != nil {
-		return nil, fmt.Errorf("signing certificate at signing time: %w", err)
+// checkTrust checks that the signing certificate was valid at the signing
+// time and, when the options give roots, that it chains to one of them.
+func (v *verification) checkTrust(signingTime time.Time) error {
+	if err := checkValidity(v.signing, signingTime); err != nil {
+		return fmt.Errorf("signing certificate at signing time: %w", err)
 	}
-	if o.Roots != nil {
+	if v.o.Roots != nil {
 		inter := x509.NewCertPool()
-		for _, c := range chain {
+		for _, c := range v.chain {
 			inter.AddCert(c)
 		}
-		if _, err := signing.Verify(x509.VerifyOptions{
-			Roots: o.Roots, Intermediates: inter, CurrentTime: res.SigningTime,
+		if _, err := v.signing.Verify(x509.VerifyOptions{
+			Roots: v.o.Roots, Intermediates: inter, CurrentTime: signingTime,
 			KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageAny},
 		}); err != nil {
-			return nil, invalid("signing certificate is not trusted: %v", err)
+			return invalid("signing certificate is not trusted: %v", err)
 		}
 	}
-	return res, nil
+	return nil
 }
 
 // checkReference recomputes one reference's digest. It reports whether the
