@@ -122,44 +122,77 @@ func Sign(doc []byte, key crypto.Signer, chain []*x509.Certificate, p Policy, op
 	for _, opt := range opts {
 		opt(&o)
 	}
+	s, err := newSigning(key, chain, p, &o)
+	if err != nil {
+		return nil, err
+	}
+	doc = bytes.TrimPrefix(doc, []byte("\xef\xbb\xbf"))
+	root, docDigest, insertAt, err := documentRoot(doc, &o)
+	if err != nil {
+		return nil, fmt.Errorf("sign: %w", err)
+	}
+	sig, err := s.signatureElement(root, docDigest[:])
+	if err != nil {
+		return nil, err
+	}
+	return spliceSignature(doc, insertAt, sig, len(chain)), nil
+}
+
+// signing is one signature in the making: the key and certificates that
+// sign, the policy, and what the options and the clock fixed.
+type signing struct {
+	key    crypto.Signer
+	chain  []*x509.Certificate
+	leaf   *x509.Certificate
+	pub    *rsa.PublicKey
+	policy Policy
+	at     time.Time
+	id     string
+	role   string
+}
+
+// newSigning checks the key, the signing certificate and the policy, reads
+// the clock and makes the signature's id unless the options fixed one.
+func newSigning(key crypto.Signer, chain []*x509.Certificate, p Policy, o *signOptions) (signing, error) {
 	if len(chain) == 0 || chain[0] == nil {
-		return nil, errors.New("sign: no signing certificate")
+		return signing{}, errors.New("sign: no signing certificate")
 	}
 	leaf := chain[0]
 	pub, ok := key.Public().(*rsa.PublicKey)
 	if !ok {
-		return nil, fmt.Errorf("sign: %w: key type %T", ErrUnsupportedKey, key.Public())
+		return signing{}, fmt.Errorf("sign: %w: key type %T", ErrUnsupportedKey, key.Public())
 	}
 	if pub.N.BitLen() < 2048 {
-		return nil, fmt.Errorf("sign: %w: %d bits", ErrUnsupportedKey, pub.N.BitLen())
+		return signing{}, fmt.Errorf("sign: %w: %d bits", ErrUnsupportedKey, pub.N.BitLen())
 	}
 	if leafPub, ok := leaf.PublicKey.(*rsa.PublicKey); !ok || !pub.Equal(leafPub) {
-		return nil, errors.New("sign: the key does not belong to the signing certificate")
+		return signing{}, errors.New("sign: the key does not belong to the signing certificate")
 	}
 	if err := p.validate(); err != nil {
-		return nil, fmt.Errorf("sign: %w", err)
+		return signing{}, fmt.Errorf("sign: %w", err)
 	}
 	signingTime := o.now()
 	if err := checkValidity(leaf, signingTime); err != nil {
-		return nil, fmt.Errorf("sign: %w", err)
+		return signing{}, fmt.Errorf("sign: %w", err)
 	}
 	id := o.id
 	if !validID(id) {
-		return nil, fmt.Errorf("sign: id %q: use letters, digits, '-', '_' and '.' only", id)
+		return signing{}, fmt.Errorf("sign: id %q: use letters, digits, '-', '_' and '.' only", id)
 	}
 	if id == "" {
 		var err error
 		if id, err = newUUID(); err != nil {
-			return nil, fmt.Errorf("sign: %w", err)
+			return signing{}, fmt.Errorf("sign: %w", err)
 		}
 	}
+	return signing{key: key, chain: chain, leaf: leaf, pub: pub, policy: p, at: signingTime, id: id, role: o.role}, nil
+}
 
-	doc = bytes.TrimPrefix(doc, []byte("\xef\xbb\xbf"))
-	var (
-		root      *etree.Element
-		docDigest []byte
-		insertAt  int
-	)
+// documentRoot returns the root element the signature goes under, the
+// digest of the document as the enveloped-signature transform sees it and
+// the offset of the root's end tag. With WithCanonicalInput, a document
+// that scans as canonical is digested as it is; any other is parsed.
+func documentRoot(doc []byte, o *signOptions) (root *etree.Element, docDigest [sha256.Size]byte, insertAt int, err error) {
 	if o.canonicalInput {
 		// The root element's bytes are their own canonical form: the
 		// document digest is their SHA-256, and the signature elements need
@@ -167,30 +200,37 @@ func Sign(doc []byte, key crypto.Signer, chain []*x509.Certificate, p Policy, op
 		// their final place.
 		if cr, ok := scanCanonical(doc); ok {
 			root = cr.element()
-			sum := sha256.Sum256(doc[cr.start:cr.end])
-			docDigest, insertAt = sum[:], cr.endTag
+			docDigest, insertAt = sha256.Sum256(doc[cr.start:cr.end]), cr.endTag
 		}
 	}
 	if o.fastPath != nil {
 		*o.fastPath = root != nil
 	}
 	if root == nil {
-		var err error
-		if root, docDigest, insertAt, err = parseDocument(doc); err != nil {
-			return nil, fmt.Errorf("sign: %w", err)
+		var digest []byte
+		if root, digest, insertAt, err = parseDocument(doc); err != nil {
+			return nil, docDigest, 0, err
 		}
+		copy(docDigest[:], digest)
 	}
+	return root, docDigest, insertAt, nil
+}
+
+// signatureElement builds the ds:Signature element as the last child of
+// root, with the references to the document (whose digest is docDigest),
+// to KeyInfo and to the signed properties, and signs it.
+func (s *signing) signatureElement(root *etree.Element, docDigest []byte) (*etree.Element, error) {
 	canon := dsig.MakeC14N10RecCanonicalizer()
 
-	ids := newSignatureIDs(id)
+	ids := newSignatureIDs(s.id)
 	sig := root.CreateElement("ds:Signature")
 	sig.CreateAttr("xmlns:ds", NamespaceDS)
 	sig.CreateAttr("Id", ids.signature)
 	signedInfo := sig.CreateElement("ds:SignedInfo")
 	sigValue := sig.CreateElement("ds:SignatureValue")
 	sigValue.CreateAttr("Id", ids.signatureValue)
-	keyInfo := buildKeyInfo(sig, ids.keyInfo, chain, pub)
-	signedProps := buildQualifyingProperties(sig, ids, leaf, p, signingTime, o.role)
+	keyInfo := buildKeyInfo(sig, ids.keyInfo, s.chain, s.pub)
+	signedProps := buildQualifyingProperties(sig, ids, s.leaf, s.policy, s.at, s.role)
 
 	keyInfoDigest, err := digestOf(canon, keyInfo)
 	if err != nil {
@@ -211,22 +251,37 @@ func Sign(doc []byte, key crypto.Signer, chain []*x509.Certificate, p Policy, op
 	if err != nil {
 		return nil, fmt.Errorf("sign: canonicalize SignedInfo: %w", err)
 	}
+	if err := s.signValue(siC14N, sigValue); err != nil {
+		return nil, err
+	}
+	return sig, nil
+}
+
+// signValue signs siC14N, the canonicalized SignedInfo, with the key and
+// writes the value into sigValue.
+func (s *signing) signValue(siC14N []byte, sigValue *etree.Element) error {
 	h := sha256.Sum256(siC14N)
-	value, err := key.Sign(rand.Reader, h[:], crypto.SHA256)
+	value, err := s.key.Sign(rand.Reader, h[:], crypto.SHA256)
 	if err != nil {
-		return nil, fmt.Errorf("sign: %w", err)
+		return fmt.Errorf("sign: %w", err)
 	}
 	sigValue.SetText(base64.StdEncoding.EncodeToString(value))
+	return nil
+}
 
+// spliceSignature returns a copy of doc with sig written, in canonical
+// form, at offset insertAt; certs is the number of certificates it
+// carries, to size the buffer.
+func spliceSignature(doc []byte, insertAt int, sig *etree.Element, certs int) []byte {
 	var sigXML bytes.Buffer
-	sigXML.Grow(4096 + 1500*len(chain))
+	sigXML.Grow(4096 + 1500*certs)
 	sig.WriteTo(&sigXML, &etree.WriteSettings{CanonicalText: true, CanonicalAttrVal: true})
 
 	out := make([]byte, 0, len(doc)+sigXML.Len())
 	out = append(out, doc[:insertAt]...)
 	out = append(out, sigXML.Bytes()...)
 	out = append(out, doc[insertAt:]...)
-	return out, nil
+	return out
 }
 
 // parseDocument parses doc, refuses what checkDocument refuses, and
