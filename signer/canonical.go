@@ -77,31 +77,58 @@ const maxCanonicalDepth = 32
 // the caller then parses and canonicalizes the document.
 func scanCanonical(doc []byte) (canonicalRoot, bool) {
 	var r canonicalRoot
+	i, ok := scanProlog(doc)
+	if !ok {
+		return r, false
+	}
+	r.start = i
+	name, i, ok := scanRootStartTag(doc, i, &r)
+	if !ok {
+		return r, false
+	}
+	if i, ok = scanContent(doc, i, name, &r); !ok {
+		return r, false
+	}
+	for ; i < len(doc); i++ {
+		if !isSpace(doc[i]) {
+			return r, false
+		}
+	}
+	return r, true
+}
+
+// scanProlog accepts an optional XML declaration and the white space after
+// it, and returns the offset of what follows.
+func scanProlog(doc []byte) (int, bool) {
 	i := 0
 	if bytes.HasPrefix(doc, []byte("<?xml")) {
 		end := bytes.Index(doc, []byte("?>"))
 		if end < 0 {
-			return r, false
+			return 0, false
 		}
 		if !xmlDeclarationOK(doc[len("<?xml"):end]) {
-			return r, false
+			return 0, false
 		}
 		i = end + len("?>")
 	}
 	for i < len(doc) && isSpace(doc[i]) {
 		i++
 	}
+	return i, true
+}
 
-	// The root's start tag: its namespace declarations, then its plain
-	// attributes, each group in canonical order.
-	r.start = i
+// scanRootStartTag reads the root's start tag at doc[i:]: its namespace
+// declarations, then its plain attributes, each group in canonical order.
+// It records the root's name and namespace declarations in r and returns
+// the name and the offset after the tag.
+func scanRootStartTag(doc []byte, i int, r *canonicalRoot) (name []byte, next int, ok bool) {
 	if i >= len(doc) || doc[i] != '<' {
-		return r, false
+		return nil, i, false
 	}
 	i++
-	name, i, ok := scanName(doc, i)
+	name, i, ok = scanName(doc, i)
 	if !ok {
-		return r, false
+		return nil, i, false
 	}
 	r.name = string(name)
 	var lastPrefix, lastAttr []byte
@@ -112,16 +139,16 @@ func scanCanonical(doc []byte) (canonicalRoot, bool) {
 		if !ok {
 			// A prefixed name: only xmlns:p is accepted.
 			if !bytes.HasPrefix(doc[i:], []byte("xmlns:")) {
-				return r, false
+				return nil, i, false
 			}
 			prefix, k, ok := scanName(doc, i+len("xmlns:"))
 			if !ok || seenPlain || (seenPrefixed && bytes.Compare(prefix, lastPrefix) <= 0) ||
 				len(prefix) >= 3 && strings.EqualFold(string(prefix[:3]), "xml") {
-				return r, false
+				return nil, i, false
 			}
 			value, k, ok := scanAttrValue(doc, k)
 			if !ok || len(value) == 0 || bytes.IndexByte(value, '&') >= 0 {
-				return r, false
+				return nil, i, false
 			}
 			r.ns = append(r.ns, etree.Attr{Space: "xmlns", Key: string(prefix), Value: string(value)})
 			lastPrefix, seenPrefixed, i = prefix, true, k
@@ -129,11 +156,11 @@ func scanCanonical(doc []byte) (canonicalRoot, bool) {
 		}
 		if string(attr) == "xmlns" {
 			if seenDefault || seenPrefixed || seenPlain {
-				return r, false
+				return nil, i, false
 			}
 			value, k, ok := scanAttrValue(doc, j)
 			if !ok || len(value) == 0 || bytes.IndexByte(value, '&') >= 0 {
-				return r, false
+				return nil, i, false
 			}
 			r.ns = append(r.ns, etree.Attr{Key: "xmlns", Value: string(value)})
 			seenDefault, i = true, k
@@ -141,33 +168,37 @@ func scanCanonical(doc []byte) (canonicalRoot, bool) {
 		}
 		if len(attr) >= 3 && strings.EqualFold(string(attr[:3]), "xml") ||
 			seenPlain && bytes.Compare(attr, lastAttr) <= 0 {
-			return r, false
+			return nil, i, false
 		}
 		_, k, ok := scanAttrValue(doc, j)
 		if !ok {
-			return r, false
+			return nil, i, false
 		}
 		lastAttr, seenPlain, i = attr, true, k
 	}
 	if i >= len(doc) || doc[i] != '>' {
-		return r, false
+		return nil, i, false
 	}
-	i++
+	return name, i + 1, true
+}
 
-	// The content: nested elements without namespace declarations or
-	// prefixes, canonical text, explicit end tags.
+// scanContent reads the root's content at doc[i:], up to and including
+// the end tag of the root (named rootName), whose place it records in r:
+// nested elements without namespace declarations or prefixes, canonical
+// text, explicit end tags. It returns the offset after the root's end tag.
+func scanContent(doc []byte, i int, rootName []byte, r *canonicalRoot) (int, bool) {
 	var stackBuf [maxCanonicalDepth][]byte
-	stack := append(stackBuf[:0], name)
+	stack := append(stackBuf[:0], rootName)
 	for len(stack) > 0 {
 		if i >= len(doc) {
-			return r, false
+			return i, false
 		}
 		switch c := doc[i]; {
 		case c == '<':
 			if i+1 < len(doc) && doc[i+1] == '/' {
 				name, j, ok := scanName(doc, i+2)
 				if !ok || !bytes.Equal(name, stack[len(stack)-1]) || j >= len(doc) || doc[j] != '>' {
-					return r, false
+					return i, false
 				}
 				stack = stack[:len(stack)-1]
 				if len(stack) == 0 {
@@ -178,52 +209,47 @@ func scanCanonical(doc []byte) (canonicalRoot, bool) {
 			}
 			name, j, ok := scanName(doc, i+1)
 			if !ok || len(stack) == maxCanonicalDepth {
-				return r, false
+				return i, false
 			}
 			var last []byte
 			for j < len(doc) && doc[j] == ' ' {
 				attr, k, ok := scanName(doc, j+1)
 				if !ok || (len(attr) >= 3 && strings.EqualFold(string(attr[:3]), "xml")) ||
 					(last != nil && bytes.Compare(attr, last) <= 0) {
-					return r, false
+					return i, false
 				}
 				if _, k, ok = scanAttrValue(doc, k); !ok {
-					return r, false
+					return i, false
 				}
 				last, j = attr, k
 			}
 			if j >= len(doc) || doc[j] != '>' {
-				return r, false
+				return i, false
 			}
 			stack = append(stack, name)
 			i = j + 1
 		case c == '&':
 			n := textReference(doc[i:])
 			if n == 0 {
-				return r, false
+				return i, false
 			}
 			i += n
 		case c == '>' || c == '\r':
-			return r, false
+			return i, false
 		case c < utf8.RuneSelf:
 			if c < 0x20 && c != '\t' && c != '\n' {
-				return r, false
+				return i, false
 			}
 			i++
 		default:
 			n, ok := xmlRune(doc[i:])
 			if !ok {
-				return r, false
+				return i, false
 			}
 			i += n
 		}
 	}
-	for ; i < len(doc); i++ {
-		if !isSpace(doc[i]) {
-			return r, false
-		}
-	}
-	return r, true
+	return i, true
 }
 
 // xmlDeclarationOK accepts the body of an XML declaration of exactly the
