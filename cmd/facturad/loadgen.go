@@ -557,74 +557,112 @@ func loadgen(ctx context.Context, o loadOptions, log io.Writer) (loadReport, err
 	defer hc.CloseIdleConnections()
 	admin := loadClient{http: hc, base: strings.TrimRight(o.URL, "/")}.as(o.AdminUser, o.AdminPassword, o.AdminToken)
 
-	var templates []sendTemplate
+	lr := &loadRun{o: o, log: log}
 	if o.Mode == "send" {
 		var err error
-		if templates, err = sendTemplates(o.Seed); err != nil {
+		if lr.templates, err = sendTemplates(o.Seed); err != nil {
 			return loadReport{}, err
 		}
 	}
 
-	// Setup: the companies, a few at a time (each costs a certificate
-	// check and a password hash on the server).
 	start := time.Now()
-	ca, err := certmint.NewCA(certmint.CAOptions{Key: certmint.TestKey(1)})
+	companies, err := createLoadCompanies(ctx, admin, o)
 	if err != nil {
 		return loadReport{}, err
+	}
+	lr.companies = companies
+	fmt.Fprintf(log, "loadgen: %d companies created in %s\n", o.Companies, time.Since(start).Round(time.Millisecond))
+
+	warm, err := lr.warmUp(ctx)
+	if err != nil {
+		return loadReport{}, err
+	}
+	r := lr.measure(ctx)
+	r.Warmup = warm
+	if r.StoppedBy == "max-time" {
+		return r, fmt.Errorf("stopped by --max-time (%s) before the count or duration was reached", o.MaxTime)
+	}
+	return r, nil
+}
+
+// loadRun is one load run once set up: its options, its companies and the
+// generated requests, and the counters its workers share.
+type loadRun struct {
+	o         loadOptions
+	log       io.Writer
+	templates []sendTemplate
+	companies []loadCompany
+
+	// The measured run.
+	tally     *loadTally
+	next      atomic.Int64 // index of the next call
+	done      atomic.Int64 // calls completed
+	stoppedBy atomic.Value // the first bound reached
+	deadline  time.Time    // zero: no --duration
+}
+
+// createLoadCompanies creates the companies of a run, a few at a time
+// (each costs a certificate check and a password hash on the server).
+func createLoadCompanies(ctx context.Context, admin loadClient, o loadOptions) ([]loadCompany, error) {
+	ca, err := certmint.NewCA(certmint.CAOptions{Key: certmint.TestKey(1)})
+	if err != nil {
+		return nil, err
 	}
 	base, err := rand.Int(rand.Reader, big.NewInt(1_000_000))
 	if err != nil {
-		return loadReport{}, err
+		return nil, err
 	}
 	companies := make([]loadCompany, o.Companies)
-	{
-		var wg sync.WaitGroup
-		var mu sync.Mutex
-		var errs []error
-		sem := make(chan struct{}, 4)
-		for i := range companies {
-			wg.Add(1)
-			sem <- struct{}{}
-			go func(i int) {
-				defer wg.Done()
-				defer func() { <-sem }()
-				ident := fmt.Sprintf("3101%06d", (base.Int64()+int64(i))%1_000_000)
-				c, err := createLoadCompany(ctx, admin, ca, ident, o.RunID)
-				mu.Lock()
-				defer mu.Unlock()
-				if err != nil {
-					errs = append(errs, err)
-					return
-				}
-				companies[i] = c
-			}(i)
-		}
-		wg.Wait()
-		if len(errs) > 0 {
-			return loadReport{}, fmt.Errorf("setup: %w", errors.Join(errs...))
-		}
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var errs []error
+	sem := make(chan struct{}, 4)
+	for i := range companies {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(i int) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			ident := fmt.Sprintf("3101%06d", (base.Int64()+int64(i))%1_000_000)
+			c, err := createLoadCompany(ctx, admin, ca, ident, o.RunID)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				errs = append(errs, err)
+				return
+			}
+			companies[i] = c
+		}(i)
 	}
-	fmt.Fprintf(log, "loadgen: %d companies created in %s\n", o.Companies, time.Since(start).Round(time.Millisecond))
-
-	// One call: a send or a read for company c, with id_externo id.
-	call := func(ctx context.Context, c loadCompany, i int, id string) (int, []byte, error) {
-		if o.Mode == "read" {
-			return c.branch.do(ctx, "GET", "/api/companies/"+strconv.FormatInt(c.id, 10)+"/branches/v4", "", nil)
-		}
-		return c.branch.do(ctx, "POST", "/api/documents/v4", "application/json", templates[i%len(templates)].body(id))
+	wg.Wait()
+	if len(errs) > 0 {
+		return nil, fmt.Errorf("setup: %w", errors.Join(errs...))
 	}
+	return companies, nil
+}
 
-	// Warm-up: unmeasured calls, each must succeed.
+// call makes one call: a send or a read for company c, with id_externo id;
+// i picks the generated request.
+func (lr *loadRun) call(ctx context.Context, c loadCompany, i int, id string) (int, []byte, error) {
+	if lr.o.Mode == "read" {
+		return c.branch.do(ctx, "GET", "/api/companies/"+strconv.FormatInt(c.id, 10)+"/branches/v4", "", nil)
+	}
+	return c.branch.do(ctx, "POST", "/api/documents/v4", "application/json", lr.templates[i%len(lr.templates)].body(id))
+}
+
+// warmUp makes the unmeasured calls, each of which must succeed, and
+// returns how many it made.
+func (lr *loadRun) warmUp(ctx context.Context) (int, error) {
 	warm := 0
-	for round := 0; round < o.Warmup; round++ {
+	for round := 0; round < lr.o.Warmup; round++ {
 		var wg sync.WaitGroup
-		errc := make(chan error, len(companies))
-		for ci, c := range companies {
+		errc := make(chan error, len(lr.companies))
+		for ci, c := range lr.companies {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				id := fmt.Sprintf("%s-w%d-%d", o.RunID, round, ci)
-				status, body, err := call(ctx, c, ci+round, id)
+				id := fmt.Sprintf("%s-w%d-%d", lr.o.RunID, round, ci)
+				status, body, err := lr.call(ctx, c, ci+round, id)
 				if err == nil && status != http.StatusOK {
 					err = fmt.Errorf("status %d: %s", status, truncate(body, 300))
 				}
@@ -636,144 +674,194 @@ func loadgen(ctx context.Context, o loadOptions, log io.Writer) (loadReport, err
 		wg.Wait()
 		close(errc)
 		if err := <-errc; err != nil {
-			return loadReport{}, err
+			return warm, err
 		}
-		warm += len(companies)
+		warm += len(lr.companies)
 	}
+	return warm, nil
+}
 
-	// The measured run.
-	tally := newLoadTally()
-	var next atomic.Int64
-	var done atomic.Int64
-	var stoppedBy atomic.Value
+// measure makes the measured calls from o.Workers workers until a bound
+// stops them, and returns the report (without the warm-up count).
+func (lr *loadRun) measure(ctx context.Context) loadReport {
+	lr.tally = newLoadTally()
 	runStart := time.Now()
-	var deadline time.Time
-	if o.Duration > 0 {
-		deadline = runStart.Add(o.Duration)
+	if lr.o.Duration > 0 {
+		lr.deadline = runStart.Add(lr.o.Duration)
 	}
-	clientCPU0, _ := processCPU(os.Getpid())
-	machine0, cores, machineErr := machineBusy()
-	serverCPU0 := time.Duration(-1)
-	if o.ServerPID > 0 {
-		if d, err := processCPU(o.ServerPID); err == nil {
-			serverCPU0 = d
-		} else {
-			fmt.Fprintf(log, "loadgen: cannot read the CPU time of process %d: %v\n", o.ServerPID, err)
-		}
-	}
+	cpu0 := readCPUStart(lr.o.ServerPID, lr.log)
 
 	stopProgress := make(chan struct{})
-	if o.Progress > 0 {
-		go func() {
-			tk := time.NewTicker(o.Progress)
-			defer tk.Stop()
-			for {
-				select {
-				case <-stopProgress:
-					return
-				case <-tk.C:
-					el := time.Since(runStart)
-					n := done.Load()
-					fmt.Fprintf(log, "loadgen: %s: %d calls, %.1f/s\n", el.Round(time.Second), n, float64(n)/el.Seconds())
-				}
-			}
-		}()
+	if lr.o.Progress > 0 {
+		go lr.progress(runStart, stopProgress)
 	}
 
 	var wg sync.WaitGroup
-	for w := 0; w < o.Workers; w++ {
+	for w := 0; w < lr.o.Workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var lat, fin []time.Duration
-			defer func() {
-				tally.mu.Lock()
-				tally.latencies = append(tally.latencies, lat...)
-				tally.toFinal = append(tally.toFinal, fin...)
-				tally.mu.Unlock()
-			}()
-			for {
-				switch {
-				case ctx.Err() != nil:
-					stoppedBy.CompareAndSwap(nil, "max-time")
-					return
-				case !deadline.IsZero() && !time.Now().Before(deadline):
-					stoppedBy.CompareAndSwap(nil, "duration")
-					return
-				}
-				i := int(next.Add(1) - 1)
-				if o.Count > 0 && i >= o.Count {
-					stoppedBy.CompareAndSwap(nil, "count")
-					return
-				}
-				c := companies[i%len(companies)]
-				id := o.RunID + "-" + strconv.Itoa(i)
-				t0 := time.Now()
-				status, body, err := call(ctx, c, i, id)
-				lat = append(lat, time.Since(t0))
-				done.Add(1)
-				var a sendAnswer
-				okCall := err == nil && status == http.StatusOK
-				if okCall && o.Mode == "send" {
-					if json.Unmarshal(body, &a) != nil || len(a.Clave) != 50 {
-						okCall, status = false, -1
-					}
-				}
-				tally.mu.Lock()
-				tally.requests++
-				if okCall {
-					tally.ok++
-					if o.Mode == "send" {
-						tally.estados[a.Estado]++
-					}
-				} else {
-					kind := errorKind(status, body, err)
-					if status == -1 {
-						kind = "200 unreadable answer"
-					}
-					tally.fail(kind, body, err)
-				}
-				tally.mu.Unlock()
-				if okCall && o.Check {
-					if checkUntilFinal(ctx, c, a.Clave, o.CheckTimeout, tally) {
-						fin = append(fin, time.Since(t0)) // from the send's start to the final answer
-					}
-				}
-			}
+			lr.worker(ctx)
 		}()
 	}
 	wg.Wait()
 	elapsed := time.Since(runStart)
 	close(stopProgress)
+	return lr.report(elapsed, cpu0)
+}
 
+// progress writes a progress line to the log every o.Progress until stop
+// is closed.
+func (lr *loadRun) progress(runStart time.Time, stop <-chan struct{}) {
+	tk := time.NewTicker(lr.o.Progress)
+	defer tk.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-tk.C:
+			el := time.Since(runStart)
+			n := lr.done.Load()
+			fmt.Fprintf(lr.log, "loadgen: %s: %d calls, %.1f/s\n", el.Round(time.Second), n, float64(n)/el.Seconds())
+		}
+	}
+}
+
+// worker makes measured calls until a bound stops it, checking each sent
+// document when asked to, and adds its latencies to the tally.
+func (lr *loadRun) worker(ctx context.Context) {
+	var lat, fin []time.Duration
+	defer func() {
+		lr.tally.mu.Lock()
+		lr.tally.latencies = append(lr.tally.latencies, lat...)
+		lr.tally.toFinal = append(lr.tally.toFinal, fin...)
+		lr.tally.mu.Unlock()
+	}()
+	for {
+		i, ok := lr.nextCall(ctx)
+		if !ok {
+			return
+		}
+		c := lr.companies[i%len(lr.companies)]
+		id := lr.o.RunID + "-" + strconv.Itoa(i)
+		t0 := time.Now()
+		status, body, err := lr.call(ctx, c, i, id)
+		lat = append(lat, time.Since(t0))
+		lr.done.Add(1)
+		a, okCall := lr.record(status, body, err)
+		if okCall && lr.o.Check {
+			if checkUntilFinal(ctx, c, a.Clave, lr.o.CheckTimeout, lr.tally) {
+				fin = append(fin, time.Since(t0)) // from the send's start to the final answer
+			}
+		}
+	}
+}
+
+// nextCall returns the index of the next measured call, or false when the
+// hard time limit, the duration or the count stops the run (the first
+// bound reached is noted in stoppedBy).
+func (lr *loadRun) nextCall(ctx context.Context) (int, bool) {
+	switch {
+	case ctx.Err() != nil:
+		lr.stoppedBy.CompareAndSwap(nil, "max-time")
+		return 0, false
+	case !lr.deadline.IsZero() && !time.Now().Before(lr.deadline):
+		lr.stoppedBy.CompareAndSwap(nil, "duration")
+		return 0, false
+	}
+	i := int(lr.next.Add(1) - 1)
+	if lr.o.Count > 0 && i >= lr.o.Count {
+		lr.stoppedBy.CompareAndSwap(nil, "count")
+		return 0, false
+	}
+	return i, true
+}
+
+// record adds the outcome of one measured call to the tally and reports
+// whether it succeeded; a send succeeds only with a readable document.
+func (lr *loadRun) record(status int, body []byte, err error) (sendAnswer, bool) {
+	var a sendAnswer
+	okCall := err == nil && status == http.StatusOK
+	if okCall && lr.o.Mode == "send" {
+		if json.Unmarshal(body, &a) != nil || len(a.Clave) != 50 {
+			okCall, status = false, -1
+		}
+	}
+	tally := lr.tally
+	tally.mu.Lock()
+	defer tally.mu.Unlock()
+	tally.requests++
+	if okCall {
+		tally.ok++
+		if lr.o.Mode == "send" {
+			tally.estados[a.Estado]++
+		}
+	} else {
+		kind := errorKind(status, body, err)
+		if status == -1 {
+			kind = "200 unreadable answer"
+		}
+		tally.fail(kind, body, err)
+	}
+	return a, okCall
+}
+
+// cpuStart holds the CPU time counters at the start of the measured run.
+type cpuStart struct {
+	client     time.Duration
+	machine    time.Duration
+	cores      int
+	machineErr error
+	server     time.Duration // -1: unknown
+}
+
+// readCPUStart reads the CPU time of this process, of the machine and,
+// when serverPID is set, of the service; what it cannot read of the
+// service it says in log.
+func readCPUStart(serverPID int, log io.Writer) cpuStart {
+	var s cpuStart
+	s.client, _ = processCPU(os.Getpid())
+	s.machine, s.cores, s.machineErr = machineBusy()
+	s.server = -1
+	if serverPID > 0 {
+		if d, err := processCPU(serverPID); err == nil {
+			s.server = d
+		} else {
+			fmt.Fprintf(log, "loadgen: cannot read the CPU time of process %d: %v\n", serverPID, err)
+		}
+	}
+	return s
+}
+
+// report puts together the report of the measured run from the tally and
+// the CPU time used since cpu0.
+func (lr *loadRun) report(elapsed time.Duration, cpu0 cpuStart) loadReport {
+	o, tally := lr.o, lr.tally
 	r := loadReport{
-		Mode: o.Mode, Companies: o.Companies, Workers: o.Workers, Warmup: warm,
+		Mode: o.Mode, Companies: o.Companies, Workers: o.Workers,
 		Requests: tally.requests, OK: tally.ok, Errors: tally.errors, Samples: tally.samples,
 		Estados: tally.estados, Elapsed: elapsed, Latency: percentilesOf(tally.latencies),
 		Checks: tally.checks, NotFinal: tally.notFinal, CheckErrors: tally.checkErrors,
 		ToFinal: percentilesOf(tally.toFinal), ServerCPU: -1, MachineBusy: -1,
 	}
-	if machine1, _, err := machineBusy(); err == nil && machineErr == nil {
-		r.MachineBusy, r.Cores = machine1-machine0, cores
+	if machine1, _, err := machineBusy(); err == nil && cpu0.machineErr == nil {
+		r.MachineBusy, r.Cores = machine1-cpu0.machine, cpu0.cores
 	}
 	if o.Check {
 		r.Final = tally.final
 	}
-	if s, ok := stoppedBy.Load().(string); ok {
+	if s, ok := lr.stoppedBy.Load().(string); ok {
 		r.StoppedBy = s
 	}
 	if d, err := processCPU(os.Getpid()); err == nil {
-		r.ClientCPU = d - clientCPU0
+		r.ClientCPU = d - cpu0.client
 	}
-	if serverCPU0 >= 0 {
+	if cpu0.server >= 0 {
 		if d, err := processCPU(o.ServerPID); err == nil {
-			r.ServerCPU = d - serverCPU0
+			r.ServerCPU = d - cpu0.server
 		}
 	}
-	if r.StoppedBy == "max-time" {
-		return r, fmt.Errorf("stopped by --max-time (%s) before the count or duration was reached", o.MaxTime)
-	}
-	return r, nil
+	return r
 }
 
 // checkUntilFinal polls the check call until the document's state is final
