@@ -78,156 +78,25 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 		stop.run(sctx)
 	}()
 
-	store, masterKey, err := openStore(ctx, c, &stop)
+	w := &wiring{c: c, log: log, stop: &stop}
+	if err := w.openStoreAndKeys(ctx); err != nil {
+		return err
+	}
+	w.reg = metrics.NewRegistry()
+	if err := w.openCacheAndLimiter(); err != nil {
+		return err
+	}
+	creds, created, err := w.openTenants(ctx)
 	if err != nil {
 		return err
 	}
-	sealer, err := seal.New(masterKey)
-	if err != nil {
-		return fmt.Errorf("sealer: %w", err)
+	if err := w.startPipeline(ctx); err != nil {
+		return err
 	}
-	authKey, err := seal.DeriveKey(masterKey, "facturad auth cache v1")
-	if err != nil {
-		return fmt.Errorf("auth key: %w", err)
-	}
-	// Generated API passwords are stored under this key: the same master
-	// key must open them on every replica and after every restart.
-	callbackKey, err := seal.DeriveKey(masterKey, "facturad hacienda callbacks v1")
+	apiLn, adminLn, errc, err := w.startGateway()
 	if err != nil {
 		return err
 	}
-	credKey, err := seal.DeriveKey(masterKey, "facturad generated credentials v1")
-	if err != nil {
-		return fmt.Errorf("credential key: %w", err)
-	}
-	reg := metrics.NewRegistry()
-	var cache tenant.AuthCache
-	var limiter pipeline.Limiter // nil: the pipeline's in-process token bucket
-	if c.RedisURL != "" {
-		rdb, err := openRedis(c.RedisURL)
-		if err != nil {
-			return err
-		}
-		stop.add("redis", func(context.Context) error { return rdb.Close() })
-		// Entries are sealed with a key derived from the master key: a
-		// deployment with another master key (or after a rotation) must
-		// not read them, so the key's fingerprint is part of the prefix.
-		fp := sha256.Sum256(authKey)
-		rc, err := authcache.NewRedis(rdb, authcache.RedisOptions{Prefix: "facturad:auth:" + hex.EncodeToString(fp[:4]) + ":"})
-		if err != nil {
-			return fmt.Errorf("redis auth cache: %w", err)
-		}
-		cache = rc
-		// One pace per company over every replica of this deployment (the
-		// same fingerprint); each replica paces alone while Redis fails.
-		limiter, err = redislimit.New(rdb, redislimit.Options{
-			Prefix:     "facturad:limit:" + hex.EncodeToString(fp[:4]) + ":",
-			Logger:     log,
-			Registerer: reg,
-		})
-		if err != nil {
-			return fmt.Errorf("redis rate limiter: %w", err)
-		}
-	} else {
-		cache = authcache.NewMemory(authcache.MemoryOptions{})
-		if c.DatabaseURL != "" {
-			// Replicas sharing PostgreSQL without Redis each cache alone: a
-			// deactivation reaches the others only when their entries expire.
-			log.Warn("database_url is set without redis_url: credential caches, rate limits and deactivations are per replica; set redis_url when running more than one replica",
-				"auth_ttl", tenant.DefaultAuthTTL.String())
-		}
-	}
-	tenants, err := tenant.NewService(tenant.ServiceOptions{
-		Store:         store,
-		Sealer:        sealer,
-		Certificates:  certopen.Opener{},
-		Cache:         cache,
-		AuthKey:       authKey,
-		CredentialKey: credKey,
-		Logger:        log,
-	})
-	if err != nil {
-		return err
-	}
-	creds, created, err := tenants.EnsureAdmin(ctx, c.AdminUser, c.AdminPassword, c.AdminToken)
-	if err != nil {
-		return fmt.Errorf("bootstrap admin: %w", err)
-	}
-
-	client, answerRoots, err := openHacienda(c, log, reg, &stop)
-	if err != nil {
-		return err
-	}
-	certs, err := signer.NewCache(signer.CacheOptions{
-		Source: tenants,
-		// A new certificate uploaded on another replica is seen within this.
-		VersionCheckInterval: 5 * time.Second,
-	})
-	if err != nil {
-		return fmt.Errorf("certificate cache: %w", err)
-	}
-	docs, err := pipeline.New(pipeline.Options{
-		Store:      store,
-		Issuers:    tenants,
-		Signer:     certs,
-		Submitter:  client,
-		Limiter:    limiter,
-		Logger:     log,
-		Registerer: reg,
-		// A send holds its document as long as a claim would.
-		SubmitTimeout: c.SubmitTimeout,
-		Lease:         c.Lease,
-		InFlightGrace: c.Lease,
-		Emission:      c.Emission,
-		AnswerRoots:   answerRoots,
-		CallbackBase:  c.PublicURL,
-		CallbackKey:   callbackKey,
-	})
-	if err != nil {
-		return err
-	}
-	if err := docs.Start(ctx); err != nil {
-		return fmt.Errorf("pipeline: %w", err)
-	}
-	stop.add("pipeline", func(ctx context.Context) error {
-		if err := docs.Stop(ctx); err != nil {
-			return errors.Join(err, docs.StopAndCancel(context.Background()))
-		}
-		return nil
-	})
-
-	maxConns, perIP := connectionCaps(c, raiseOpenFileLimit(log))
-	proxies, err := parseProxies(c.TrustedProxies)
-	if err != nil {
-		return fmt.Errorf("trusted_proxies: %w", err)
-	}
-	gw, err := gateway.New(gateway.Options{
-		MaxConns:       maxConns,
-		MaxConnsPerIP:  perIP,
-		TrustedProxies: proxies,
-		Tenants:        tenants,
-		Routes:         append(gateway.DocumentRoutes(docs), gateway.CalculateRoute(), gateway.CallbackRoute(docs)),
-		Ready:          gateway.ReadyFunc(store.Ping),
-		Logger:         log,
-		Registerer:     reg,
-		Gatherer:       reg,
-	})
-	if err != nil {
-		return err
-	}
-	apiLn, err := net.Listen("tcp", c.Listen)
-	if err != nil {
-		return fmt.Errorf("api listener: %w", err)
-	}
-	adminLn, err := net.Listen("tcp", c.AdminListen)
-	if err != nil {
-		apiLn.Close()
-		return fmt.Errorf("admin listener: %w", err)
-	}
-	errc := make(chan error, 2)
-	go func() { errc <- gw.Serve(apiLn) }()
-	go func() { errc <- gw.ServeAdmin(adminLn) }()
-	stop.add("gateway", gw.Shutdown)
 
 	fmt.Fprintf(stdout, "facturad listening: api http://%s  admin http://%s  (store %s, tax authority %s, started in %s)\n",
 		apiLn.Addr(), adminLn.Addr(), storeName(c), c.HaciendaEnv, time.Since(start).Round(time.Millisecond))
@@ -243,6 +112,207 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 	case err := <-errc:
 		return fmt.Errorf("server: %w", err)
 	}
+}
+
+// wiring is the service being put together: each step opens or starts one
+// part, keeps what the later steps need and registers its stop in stop.
+type wiring struct {
+	c    Config
+	log  *slog.Logger
+	stop *cleanups
+	reg  *prometheus.Registry
+
+	store   storeWithDocuments
+	sealer  *seal.Sealer
+	authKey []byte // seals the credential cache's entries
+	credKey []byte // seals generated API passwords
+	// callbackKey keys the tokens of the tax authority's callback URLs.
+	callbackKey []byte
+	cache       tenant.AuthCache
+	limiter     pipeline.Limiter // nil: the pipeline's in-process token bucket
+	tenants     *tenant.Service
+	docs        *pipeline.Pipeline
+}
+
+// openStoreAndKeys opens the store and the master key that goes with it,
+// and makes the sealer and the keys derived from the master key.
+func (w *wiring) openStoreAndKeys(ctx context.Context) error {
+	store, masterKey, err := openStore(ctx, w.c, w.stop)
+	if err != nil {
+		return err
+	}
+	w.store = store
+	if w.sealer, err = seal.New(masterKey); err != nil {
+		return fmt.Errorf("sealer: %w", err)
+	}
+	if w.authKey, err = seal.DeriveKey(masterKey, "facturad auth cache v1"); err != nil {
+		return fmt.Errorf("auth key: %w", err)
+	}
+	// Generated API passwords are stored under this key: the same master
+	// key must open them on every replica and after every restart.
+	if w.credKey, err = seal.DeriveKey(masterKey, "facturad generated credentials v1"); err != nil {
+		return fmt.Errorf("credential key: %w", err)
+	}
+	// The same on every replica, so any of them takes any callback.
+	if w.callbackKey, err = seal.DeriveKey(masterKey, "facturad hacienda callbacks v1"); err != nil {
+		return fmt.Errorf("callback key: %w", err)
+	}
+	return nil
+}
+
+// openCacheAndLimiter makes the credential cache and the rate limiter:
+// shared through Redis when redis_url is set, else in process.
+func (w *wiring) openCacheAndLimiter() error {
+	if w.c.RedisURL != "" {
+		return w.openRedisCacheAndLimiter()
+	}
+	w.cache = authcache.NewMemory(authcache.MemoryOptions{})
+	if w.c.DatabaseURL != "" {
+		// Replicas sharing PostgreSQL without Redis each cache alone: a
+		// deactivation reaches the others only when their entries expire.
+		w.log.Warn("database_url is set without redis_url: credential caches, rate limits and deactivations are per replica; set redis_url when running more than one replica",
+			"auth_ttl", tenant.DefaultAuthTTL.String())
+	}
+	return nil
+}
+
+// openRedisCacheAndLimiter connects to Redis and makes the credential
+// cache and the rate limiter shared by the replicas of this deployment.
+func (w *wiring) openRedisCacheAndLimiter() error {
+	rdb, err := openRedis(w.c.RedisURL)
+	if err != nil {
+		return err
+	}
+	w.stop.add("redis", func(context.Context) error { return rdb.Close() })
+	// Entries are sealed with a key derived from the master key: a
+	// deployment with another master key (or after a rotation) must
+	// not read them, so the key's fingerprint is part of the prefix.
+	fp := sha256.Sum256(w.authKey)
+	rc, err := authcache.NewRedis(rdb, authcache.RedisOptions{Prefix: "facturad:auth:" + hex.EncodeToString(fp[:4]) + ":"})
+	if err != nil {
+		return fmt.Errorf("redis auth cache: %w", err)
+	}
+	w.cache = rc
+	// One pace per company over every replica of this deployment (the
+	// same fingerprint); each replica paces alone while Redis fails.
+	limiter, err := redislimit.New(rdb, redislimit.Options{
+		Prefix:     "facturad:limit:" + hex.EncodeToString(fp[:4]) + ":",
+		Logger:     w.log,
+		Registerer: w.reg,
+	})
+	if err != nil {
+		return fmt.Errorf("redis rate limiter: %w", err)
+	}
+	w.limiter = limiter
+	return nil
+}
+
+// openTenants makes the tenant service and makes sure the bootstrap admin
+// exists; created reports whether it was created now, with creds.
+func (w *wiring) openTenants(ctx context.Context) (creds tenant.Credentials, created bool, err error) {
+	w.tenants, err = tenant.NewService(tenant.ServiceOptions{
+		Store:         w.store,
+		Sealer:        w.sealer,
+		Certificates:  certopen.Opener{},
+		Cache:         w.cache,
+		AuthKey:       w.authKey,
+		CredentialKey: w.credKey,
+		Logger:        w.log,
+	})
+	if err != nil {
+		return tenant.Credentials{}, false, err
+	}
+	creds, created, err = w.tenants.EnsureAdmin(ctx, w.c.AdminUser, w.c.AdminPassword, w.c.AdminToken)
+	if err != nil {
+		return tenant.Credentials{}, false, fmt.Errorf("bootstrap admin: %w", err)
+	}
+	return creds, created, nil
+}
+
+// startPipeline opens the tax-authority client and the certificate cache
+// and starts the document pipeline over them.
+func (w *wiring) startPipeline(ctx context.Context) error {
+	client, answerRoots, err := openHacienda(w.c, w.log, w.reg, w.stop)
+	if err != nil {
+		return err
+	}
+	certs, err := signer.NewCache(signer.CacheOptions{
+		Source: w.tenants,
+		// A new certificate uploaded on another replica is seen within this.
+		VersionCheckInterval: 5 * time.Second,
+	})
+	if err != nil {
+		return fmt.Errorf("certificate cache: %w", err)
+	}
+	docs, err := pipeline.New(pipeline.Options{
+		Store:      w.store,
+		Issuers:    w.tenants,
+		Signer:     certs,
+		Submitter:  client,
+		Limiter:    w.limiter,
+		Logger:     w.log,
+		Registerer: w.reg,
+		// A send holds its document as long as a claim would.
+		SubmitTimeout: w.c.SubmitTimeout,
+		Lease:         w.c.Lease,
+		InFlightGrace: w.c.Lease,
+		Emission:      w.c.Emission,
+		AnswerRoots:   answerRoots,
+		CallbackBase:  w.c.PublicURL,
+		CallbackKey:   w.callbackKey,
+	})
+	if err != nil {
+		return err
+	}
+	if err := docs.Start(ctx); err != nil {
+		return fmt.Errorf("pipeline: %w", err)
+	}
+	w.stop.add("pipeline", func(ctx context.Context) error {
+		if err := docs.Stop(ctx); err != nil {
+			return errors.Join(err, docs.StopAndCancel(context.Background()))
+		}
+		return nil
+	})
+	w.docs = docs
+	return nil
+}
+
+// startGateway makes the gateway, opens the API and admin listeners and
+// serves them; a serving error arrives on errc.
+func (w *wiring) startGateway() (apiLn, adminLn net.Listener, errc <-chan error, err error) {
+	maxConns, perIP := connectionCaps(w.c, raiseOpenFileLimit(w.log))
+	proxies, err := parseProxies(w.c.TrustedProxies)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("trusted_proxies: %w", err)
+	}
+	gw, err := gateway.New(gateway.Options{
+		MaxConns:       maxConns,
+		MaxConnsPerIP:  perIP,
+		TrustedProxies: proxies,
+		Tenants:        w.tenants,
+		Routes:         append(gateway.DocumentRoutes(w.docs), gateway.CalculateRoute(), gateway.CallbackRoute(w.docs)),
+		Ready:          gateway.ReadyFunc(w.store.Ping),
+		Logger:         w.log,
+		Registerer:     w.reg,
+		Gatherer:       w.reg,
+	})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	apiLn, err = net.Listen("tcp", w.c.Listen)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("api listener: %w", err)
+	}
+	adminLn, err = net.Listen("tcp", w.c.AdminListen)
+	if err != nil {
+		apiLn.Close()
+		return nil, nil, nil, fmt.Errorf("admin listener: %w", err)
+	}
+	serveErr := make(chan error, 2)
+	go func() { serveErr <- gw.Serve(apiLn) }()
+	go func() { serveErr <- gw.ServeAdmin(adminLn) }()
+	w.stop.add("gateway", gw.Shutdown)
+	return apiLn, adminLn, serveErr, nil
 }
 
 // printBootstrapAdmin shows the bootstrap admin's credentials the one time
