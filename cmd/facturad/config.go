@@ -35,6 +35,9 @@ type Config struct {
 	HaciendaToken string
 	// SandboxDelay is the built-in sandbox's processing delay.
 	SandboxDelay time.Duration
+	// SandboxTrustedCA is a PEM file of the authorities the built-in
+	// sandbox requires documents' certificates to chain to.
+	SandboxTrustedCA string
 	// PublicURL is the API's base URL as the tax authority reaches it;
 	// when set, every submission carries a callbackUrl under it.
 	PublicURL string
@@ -104,6 +107,7 @@ func (c *Config) settings() []setting {
 		{name: "hacienda_api_url", usage: "override of the reception API base URL", str: &c.HaciendaAPI},
 		{name: "hacienda_token_url", usage: "override of the token endpoint", str: &c.HaciendaToken},
 		{name: "sandbox_processing_delay", usage: "how long the built-in sandbox takes to judge a document (recibido, procesando, then the verdict; 0 for benchmarks)", dur: &c.SandboxDelay},
+		{name: "sandbox_trusted_ca", usage: "PEM file of the authorities the built-in sandbox requires signing certificates to chain to, such as the test CA of facturad mkcert (data/test-ca/ca.pem) (default: any)", str: &c.SandboxTrustedCA},
 		{name: "public_url", usage: "the API's base URL as the tax authority reaches it (https://…); when set, the tax authority calls back when a document is settled and polling becomes a slow safety net (default: none, polling only)", str: &c.PublicURL},
 		{name: "hacienda_trust_bundle", usage: "PEM file of the authorities the tax authority's signed answers must chain to (default: the built-in sandbox's own; none elsewhere: signatures are checked, their signer is not)", str: &c.HaciendaTrust},
 		{name: "log_level", usage: "debug, info, warn or error", str: &c.LogLevel},

@@ -370,6 +370,10 @@ func openHacienda(c Config, log *slog.Logger, reg *prometheus.Registry, stop *cl
 		if _, err := rand.Read(adminToken); err != nil {
 			return nil, nil, err
 		}
+		trusted, err := loadTrustBundle(c.SandboxTrustedCA)
+		if err != nil {
+			return nil, nil, fmt.Errorf("sandbox trusted CA: %w", err)
+		}
 		answers, err := sandbox.DefaultAnswerSigner()
 		if err != nil {
 			return nil, nil, fmt.Errorf("built-in sandbox: %w", err)
@@ -383,6 +387,7 @@ func openHacienda(c Config, log *slog.Logger, reg *prometheus.Registry, stop *cl
 			AdminToken:      hex.EncodeToString(adminToken),
 			AnswerSigner:    answers,
 			ProcessingDelay: c.SandboxDelay,
+			TrustedCAs:      trusted,
 		})
 		if err != nil {
 			return nil, nil, fmt.Errorf("built-in sandbox: %w", err)
