@@ -201,8 +201,15 @@ func (b *bundle) newCompany(t testing.TB, id string) (tenant.Company, tenant.Pri
 
 // reference is an InformacionReferencia to an earlier FE.
 func reference() map[string]any {
+	return referenceTo("50601012600310112345600100001010000000001100000001")
+}
+
+// referenceTo is an InformacionReferencia to the FE of that clave (a note
+// is accepted only when its reference is a document the tax authority
+// received).
+func referenceTo(clave string) map[string]any {
 	return map[string]any{
-		"tipoDocIR": "01", "numero": "50601012600310112345600100001010000000001100000001",
+		"tipoDocIR": "01", "numero": clave,
 		"fechaEmisionIR": "2026-01-01T10:00:00", "codigo": "01", "razon": "Corrige el documento de referencia",
 	}
 }

@@ -20,9 +20,17 @@ func TestSendEveryType(t *testing.T) {
 	for _, k := range storeKinds {
 		t.Run(k.name, func(t *testing.T) {
 			b := setup(t, setupOptions{store: k.open})
+			var factura string // the FE the notes refer to, as the tax authority requires
 			for _, tipo := range hacienda.DocumentTypes {
 				t.Run("ok/"+string(tipo), func(t *testing.T) {
-					out := b.mustSend(t, request(string(tipo), "doc-"+string(tipo)))
+					r := request(string(tipo), "doc-"+string(tipo))
+					if tipo.IsNote() {
+						r["informacionReferencia"] = []any{referenceTo(factura)}
+					}
+					out := b.mustSend(t, r)
+					if tipo == hacienda.TypeFE {
+						factura = out.Document.Clave
+					}
 					if out.Failed || out.Estado != tenant.StateSent || out.Key != "" || out.Message != "" {
 						t.Fatalf("send: %s", describe(out))
 					}

@@ -30,7 +30,10 @@ func TestCallbacksSettleWithoutPolling(t *testing.T) {
 	branch := createCompany(t, adm, ca, "3101123456")
 
 	var claves []string
-	for _, body := range sendRequests(t, "callback") {
+	for i, body := range sendRequests(t, "callback") {
+		if i > 0 {
+			body = referTo(body, claves[0]) // the notes refer to the FE sent first
+		}
 		var sent document
 		branch.json("POST", "/api/documents/v4", body, 200, &sent)
 		claves = append(claves, sent.Clave)

@@ -141,7 +141,7 @@ func createCompany(t *testing.T, admin apiClient, ca *certmint.CA, id string) ap
 func sendRequests(t *testing.T, prefix string) [][]byte {
 	t.Helper()
 	var out [][]byte
-	for i, r := range sample.Requests(7, len(hacienda.DocumentTypes)) {
+	for i, r := range sample.Requests(4, len(hacienda.DocumentTypes)) { // a seed whose credit note credits less than its invoice
 		r.IDExterno = fmt.Sprintf("%s-%d", prefix, i)
 		r.FechaEmision = "" // the service stamps the time of sending
 		r.Clave = ""
@@ -152,6 +152,16 @@ func sendRequests(t *testing.T, prefix string) [][]byte {
 		out = append(out, b)
 	}
 	return out
+}
+
+// referTo points a sample's references at the FE of clave, which the tax
+// authority received (it refuses a note about a document it does not
+// know); with no clave yet the body is unchanged.
+func referTo(body []byte, clave string) []byte {
+	if clave == "" {
+		return body
+	}
+	return bytes.ReplaceAll(body, []byte(sample.ReferencedClave), []byte(clave))
 }
 
 func caFile(t *testing.T, ca *certmint.CA) string {
@@ -176,12 +186,17 @@ func sendEveryType(t *testing.T, api string) {
 	caPEM := caFile(t, ca)
 	branch := createCompany(t, admin, ca, "3101123456")
 
+	var factura string // the FE the notes refer to
 	for i, body := range sendRequests(t, "e2e") {
 		tipo := hacienda.DocumentTypes[i]
+		body = referTo(body, factura)
 		t.Run(string(tipo), func(t *testing.T) {
 			branch.t = t
 			var sent document
 			branch.json("POST", "/api/documents/v4?includeData=true", body, 200, &sent)
+			if tipo == hacienda.TypeFE {
+				factura = sent.Clave
+			}
 			if sent.Estado != "04" || sent.Humanizado != "Sent" || sent.MensajeAPI != "" || len(sent.Clave) != 50 || sent.XML == nil {
 				t.Fatalf("send answer: %+v", sent)
 			}

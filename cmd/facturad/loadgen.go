@@ -25,6 +25,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"facturad/hacienda"
 	"facturad/hacienda/sample"
 	"facturad/signer/certmint"
 )
@@ -455,9 +456,15 @@ const idMarker = "ID-EXTERNO-MARKER"
 
 func sendTemplates(seed int64) ([]sendTemplate, error) {
 	// 40 consecutive generated requests cover every feature of the
-	// generator, every document type included.
+	// generator and every document type but the notes: a credit or debit
+	// note is accepted only when it refers to a document the tax authority
+	// received, and a synthetic load would credit one invoice many times
+	// over (the sandbox rejects that as the real service does).
 	var out []sendTemplate
 	for _, r := range sample.Requests(seed, 40) {
+		if t := hacienda.DocumentType(r.TipoDocumento.Code()); t.IsNote() {
+			continue
+		}
 		r.IDExterno = idMarker
 		r.FechaEmision = "" // the service stamps the time of sending
 		r.Clave = ""        // and numbers the document

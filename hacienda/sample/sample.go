@@ -114,19 +114,25 @@ func decimalFromCents(c int64) decimal.Decimal { return decimal.New(c, -2) }
 // Sample codes: plausible 13-digit CAByS codes by kind (the first digit
 // decides goods 0–4 or services 5–9; 931 is a human health service).
 const (
-	cabysGoods     = "2111100000100"
-	cabysGoods2    = "4321000000200"
-	cabysService   = "8311100000100"
-	cabysService2  = "6411000000300"
-	cabysHealth    = "9312100000100"
-	cabysSoap      = "3532100000100"
-	cabysBeverage  = "2441000000100"
-	cabysAlcohol   = "2411000000100"
-	cabysFuel      = "3330000000100"
-	cabysTobacco   = "2501000000100"
-	cabysCement    = "3744000000100"
-	sampleClaveRef = "50621112600310112345600100001010000000001100000001"
+	cabysGoods    = "2111100000100"
+	cabysGoods2   = "4321000000200"
+	cabysService  = "8311100000100"
+	cabysService2 = "6411000000300"
+	cabysHealth   = "9312100000100"
+	cabysSoap     = "3532100000100"
+	cabysBeverage = "2441000000100"
+	cabysAlcohol  = "2411000000100"
+	cabysFuel     = "3330000000100"
+	cabysTobacco  = "2501000000100"
+	cabysCement   = "3744000000100"
 )
+
+// ReferencedClave is the clave the samples' credit and debit notes (and
+// receipts of payment) refer to. The tax authority accepts a note only when
+// it refers to a document it received: a caller sending samples to a
+// strict sandbox sends an FE first and puts that FE's clave in place of
+// this one.
+const ReferencedClave = "50621112600310112345600100001010000000001100000001"
 
 func (g *generator) request() *hacienda.SendDocumentRequest {
 	types := hacienda.DocumentTypes
@@ -168,7 +174,7 @@ func (g *generator) request() *hacienda.SendDocumentRequest {
 				Impuesto: []hacienda.Impuesto{{Codigo: hacienda.ImpuestoIVA, CodigoTarifaIVA: g.pick("08", "04", "02")}},
 			})
 		}
-		req.InformacionReferencia = []hacienda.InformacionReferencia{{TipoDocIR: "01", Numero: sampleClaveRef,
+		req.InformacionReferencia = []hacienda.InformacionReferencia{{TipoDocIR: "01", Numero: ReferencedClave,
 			FechaEmisionIR: time.Date(2026, 10, 15, 10, 0, 0, 0, cr), Codigo: "04", Razon: "Pago de factura a crédito"}}
 		req.ResumenFactura.MedioPago = []hacienda.MedioPago{{TipoMedioPago: g.pick("01", "04", "06")}}
 		return req
@@ -195,7 +201,7 @@ func (g *generator) request() *hacienda.SendDocumentRequest {
 		if t == hacienda.TypeNC && g.i%2 == 0 {
 			code = "06"
 		}
-		req.InformacionReferencia = []hacienda.InformacionReferencia{{TipoDocIR: "01", Numero: sampleClaveRef,
+		req.InformacionReferencia = []hacienda.InformacionReferencia{{TipoDocIR: "01", Numero: ReferencedClave,
 			FechaEmisionIR: time.Date(2026, 11, 1, 8, 30, 0, 0, cr), Codigo: code, Razon: "Ajuste de la factura original"}}
 	case hacienda.TypeFEC:
 		req.CodigoActividadReceptor = "522003"

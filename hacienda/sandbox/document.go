@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/beevik/etree"
+	"github.com/shopspring/decimal"
 
 	"facturad/hacienda"
 )
@@ -64,7 +65,11 @@ type docInfo struct {
 	receptorNumero string
 	totalImpuesto  string
 	totalFactura   string
+	refs           []docRef // InformacionReferencia
 }
+
+// docRef is one InformacionReferencia: its TipoDocIR and Numero.
+type docRef struct{ tipo, numero string }
 
 // readDoc reads the fields the sandbox needs, by local name in any
 // namespace.
@@ -107,6 +112,18 @@ func readDoc(data []byte) (docInfo, error) {
 	in.receptorNumero = text("Receptor", "Identificacion", "Numero")
 	in.totalImpuesto = text("ResumenFactura", "TotalImpuesto")
 	in.totalFactura = text("ResumenFactura", "TotalComprobante")
+	for _, el := range root.ChildElements() {
+		if el.Tag == "InformacionReferencia" {
+			r := docRef{}
+			if c := child(el, "TipoDocIR"); c != nil {
+				r.tipo = strings.TrimSpace(c.Text())
+			}
+			if c := child(el, "Numero"); c != nil {
+				r.numero = strings.TrimSpace(c.Text())
+			}
+			in.refs = append(in.refs, r)
+		}
+	}
 	return in, nil
 }
 
@@ -199,4 +216,55 @@ func (s *Sandbox) timely(d *document) []string {
 			d.info.fechaEmision, d.ReceivedAt.In(costaRica).Format(time.RFC3339))}
 	}
 	return nil
+}
+
+// referencedTypes are the TipoDocIR codes of electronic documents (FE, ND,
+// NC, TE), whose Numero is a clave the tax authority knows.
+var referencedTypes = map[string]bool{"01": true, "02": true, "03": true, "04": true}
+
+// references checks a note's references to electronic documents, as the
+// tax authority cross-checks them: each must be a document it received,
+// and a credit note may not credit more than what is left of the
+// referenced document's total after the credit notes accepted before. It
+// returns the findings and, for a credit note, the amounts to record once
+// it is accepted. The caller holds refMu.
+func (s *Sandbox) references(d *document) (lines []string, credits map[string]decimal.Decimal) {
+	root := d.info.root
+	if root != "NotaCreditoElectronica" && root != "NotaDebitoElectronica" {
+		return nil, nil
+	}
+	for _, r := range d.info.refs {
+		if !referencedTypes[r.tipo] || !digits(r.numero, 50) {
+			continue
+		}
+		ref := s.lookup(r.numero)
+		if ref == nil {
+			lines = append(lines, fmt.Sprintf("La referencia %s (TipoDocIR %s) no corresponde a un comprobante recibido.", r.numero, r.tipo))
+			continue
+		}
+		if root != "NotaCreditoElectronica" {
+			continue
+		}
+		total, ok := decimalOf(d.info.totalFactura)
+		refTotal, refOK := decimalOf(ref.info.totalFactura)
+		if !ok || !refOK {
+			continue // the schema and totals checks report unreadable amounts
+		}
+		left := refTotal.Sub(s.credited[r.numero])
+		if total.GreaterThan(left) {
+			lines = append(lines, fmt.Sprintf("El monto de la nota de crédito (%s) excede el saldo del comprobante de referencia %s (%s de %s).",
+				total.String(), r.numero, left.String(), refTotal.String()))
+			continue
+		}
+		if credits == nil {
+			credits = map[string]decimal.Decimal{}
+		}
+		credits[r.numero] = total
+	}
+	return lines, credits
+}
+
+func decimalOf(s string) (decimal.Decimal, bool) {
+	v, err := decimal.NewFromString(s)
+	return v, err == nil
 }

@@ -297,6 +297,10 @@ func (s *Sandbox) state(ctx context.Context, d *document) (string, string) {
 func (s *Sandbox) judge(ctx context.Context, d *document) {
 	lines := consistency(d.info)
 	lines = append(lines, s.timely(d)...)
+	s.refMu.Lock()
+	defer s.refMu.Unlock()
+	refLines, credits := s.references(d)
+	lines = append(lines, refLines...)
 	checks := []Check{s.checks.Schema, s.checks.Signature, s.checks.Totals}
 	if d.info.root == "MensajeReceptor" {
 		// The v4.4 model covers the issued documents; a receptor message
@@ -318,6 +322,9 @@ func (s *Sandbox) judge(ctx context.Context, d *document) {
 	}
 	d.answer, d.detalle = answer, lines
 	if accepted {
+		for clave, amount := range credits {
+			s.credited[clave] = s.credited[clave].Add(amount)
+		}
 		d.estado = "aceptado"
 		s.stats.accepted.Add(1)
 	} else {

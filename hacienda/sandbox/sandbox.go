@@ -12,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/shopspring/decimal"
 )
 
 // Clock tells the time. Tests share a ManualClock between the sandbox and
@@ -145,6 +147,11 @@ type Sandbox struct {
 
 	idp *idp
 
+	// refMu serialises the judging of credit notes, and guards credited:
+	// what accepted credit notes took from each referenced document.
+	refMu    sync.Mutex
+	credited map[string]decimal.Decimal
+
 	docMu sync.RWMutex
 	docs  map[string]*document
 	order []string // keys in arrival order, for Received and eviction
@@ -212,6 +219,7 @@ func New(o Options) (*Sandbox, error) {
 		faults:     o.Faults.clone(),
 		rng:        rand.New(rand.NewPCG(o.Seed, o.Seed^0x9e3779b97f4a7c15)),
 		docs:       map[string]*document{},
+		credited:   map[string]decimal.Decimal{},
 		closing:    make(chan struct{}),
 	}
 	if o.Checks != nil {

@@ -791,3 +791,63 @@ func TestProcessingDelayAtRunTime(t *testing.T) {
 		t.Fatalf("with no delay: %s, want aceptado at once", got)
 	}
 }
+
+// refDoc is a document with a total and one InformacionReferencia to a
+// document of type 01 (an FE) with that clave.
+func refDoc(root, clave, consecutivo, total, ref string) []byte {
+	refEl := ""
+	if ref != "" {
+		refEl = `<InformacionReferencia><TipoDocIR>01</TipoDocIR><Numero>` + ref + `</Numero></InformacionReferencia>`
+	}
+	return []byte(`<?xml version="1.0" encoding="UTF-8"?><` + root + ` xmlns="urn:test">` +
+		`<Clave>` + clave + `</Clave><NumeroConsecutivo>` + consecutivo + `</NumeroConsecutivo>` +
+		`<FechaEmision>` + t0.Format(time.RFC3339) + `</FechaEmision>` +
+		`<Emisor><Nombre>Emisor</Nombre><Identificacion><Tipo>02</Tipo><Numero>` + issuerNumero + `</Numero></Identificacion></Emisor>` +
+		`<ResumenFactura><TotalComprobante>` + total + `</TotalComprobante></ResumenFactura>` + refEl + `</` + root + `>`)
+}
+
+// TestReferencesCrossChecked rejects a note about a document the tax
+// authority never received, and credit notes that together credit more
+// than the referenced document's total.
+func TestReferencesCrossChecked(t *testing.T) {
+	h := newHarness(t, sandbox.Options{})
+	h.login()
+	send := func(root, docType string, n int, total, ref string) (string, string) {
+		t.Helper()
+		clave, cons := claveFor(n, docType)
+		if resp := h.submit(clave, refDoc(root, clave, cons, total, ref)); resp.StatusCode != 202 {
+			t.Fatalf("submit: %d %s", resp.StatusCode, resp.Header.Get("X-Error-Cause"))
+		}
+		_, st := h.status(clave)
+		answer, _ := base64.StdEncoding.DecodeString(st["respuesta-xml"])
+		return st["ind-estado"], string(answer)
+	}
+	factura, _ := claveFor(400, "01")
+	if estado, answer := send("FacturaElectronica", "01", 400, "1000.00", ""); estado != "aceptado" {
+		t.Fatalf("the invoice: %s %s", estado, answer)
+	}
+	unknown, _ := claveFor(499, "01")
+	for _, tc := range []struct {
+		name, root, docType string
+		n                   int
+		total, ref, want    string // want: part of the rejection; empty: aceptado
+	}{
+		{"error/credit note about an unknown invoice", "NotaCreditoElectronica", "03", 401, "10", unknown, "no corresponde a un comprobante recibido"},
+		{"error/debit note about an unknown invoice", "NotaDebitoElectronica", "02", 402, "10", unknown, "no corresponde a un comprobante recibido"},
+		{"ok/debit note about the invoice", "NotaDebitoElectronica", "02", 403, "5000", factura, ""},
+		{"ok/credit of 600", "NotaCreditoElectronica", "03", 404, "600.00", factura, ""},
+		{"error/credit of 500 more", "NotaCreditoElectronica", "03", 405, "500", factura, "excede el saldo del comprobante de referencia"},
+		{"ok/credit of the 400 left", "NotaCreditoElectronica", "03", 406, "400", factura, ""},
+		{"error/a cent more", "NotaCreditoElectronica", "03", 407, "0.01", factura, "excede"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			estado, answer := send(tc.root, tc.docType, tc.n, tc.total, tc.ref)
+			switch {
+			case tc.want == "" && estado != "aceptado":
+				t.Fatalf("%s: %s", estado, answer)
+			case tc.want != "" && (estado != "rechazado" || !strings.Contains(answer, tc.want)):
+				t.Fatalf("%s, want rechazado with %q: %s", estado, tc.want, answer)
+			}
+		})
+	}
+}
