@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -49,6 +50,16 @@ type testClock struct{ offset atomic.Int64 }
 
 func (c *testClock) now() time.Time          { return time.Now().Add(time.Duration(c.offset.Load())) }
 func (c *testClock) advance(d time.Duration) { c.offset.Add(int64(d)) }
+
+// harnessCA certifies every company certificate of these tests, so that a
+// sandbox can be told to trust it.
+var harnessCA = sync.OnceValue(func() *certmint.CA {
+	ca, err := certmint.NewCA(certmint.CAOptions{Key: certmint.TestKey(2)})
+	if err != nil {
+		panic(err)
+	}
+	return ca
+})
 
 // clockFunc is a recepcion.Clock.
 type clockFunc func() time.Time
@@ -176,6 +187,7 @@ func (b *bundle) newCompany(t testing.TB, id string) (tenant.Company, tenant.Pri
 	t.Helper()
 	m, err := certmint.MintCertificate(certmint.Options{
 		TipoIdentificacion: "02", Identificacion: id, Name: "Prueba " + id, PIN: "1234", Key: certmint.TestKey(1),
+		CA: harnessCA(),
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"crypto/x509"
 	"errors"
 	"strings"
 	"testing"
@@ -369,5 +370,41 @@ func TestSendEmissionWindow(t *testing.T) {
 				t.Errorf("a number was taken: %v", err)
 			}
 		})
+	}
+}
+
+// TestEveryTypeAgainstTheStrictestSandbox sends every document type to a
+// sandbox with every check on: the official XSD through xmllint, signing
+// certificates chaining to a trusted authority and belonging to the issuer,
+// the parties, the emission window, the references. Each ends accepted.
+func TestEveryTypeAgainstTheStrictestSandbox(t *testing.T) {
+	xmlcheck.Tool(t, "xmllint")
+	xsd, err := sandbox.NewXSDCheck(xmlcheck.SchemaDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots := x509.NewCertPool()
+	roots.AddCert(harnessCA().Cert)
+	checks := sandbox.DefaultChecks()
+	checks.Schema = sandbox.AllOf(checks.Schema, xsd)
+	checks.Signature = sandbox.SignatureCheck{Roots: roots}
+	b := setup(t, setupOptions{sandbox: sandbox.Options{Checks: &checks}})
+	var factura string
+	for _, tipo := range hacienda.DocumentTypes {
+		r := request(string(tipo), "strict-"+string(tipo))
+		if tipo.IsNote() {
+			r["informacionReferencia"] = []any{referenceTo(factura)}
+		}
+		out := b.mustSend(t, r)
+		if tipo == hacienda.TypeFE {
+			factura = out.Document.Clave
+		}
+		ck, err := b.p.Check(context.Background(), b.branch, out.Document.Clave)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ck.Estado != tenant.StateAccepted {
+			t.Errorf("%s: %s (detail %v)", tipo, describe(ck), ck.Document.DetalleMensaje)
+		}
 	}
 }
