@@ -3,12 +3,19 @@ package signer
 import (
 	"bytes"
 	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"crypto/rsa"
 	"crypto/sha256"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/base64"
 	"errors"
+	"math/big"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/beevik/etree"
 )
@@ -36,6 +43,18 @@ func resigned(t *testing.T, signed []byte, change func(sig *etree.Element)) []by
 	for _, ref := range si.SelectElements("Reference") {
 		uri := ref.SelectAttrValue("URI", "")
 		dv := ref.FindElement("./DigestValue")
+		if uri == "" && dv != nil {
+			// The whole document, its signature left out.
+			whole := doc.Copy()
+			if ws := whole.Root().FindElement("./Signature"); ws != nil {
+				whole.Root().RemoveChild(ws)
+			}
+			if c, err := canonicalize(AlgorithmC14N10, "", whole.Root()); err == nil {
+				sum := sha256.Sum256(c)
+				dv.SetText(base64.StdEncoding.EncodeToString(sum[:]))
+			}
+			continue
+		}
 		if !strings.HasPrefix(uri, "#") || dv == nil || ref.FindElement("./Transforms") != nil {
 			continue
 		}
@@ -141,13 +160,9 @@ func TestVerifyRefusalGaps(t *testing.T) {
 // Verify, each time re-computing every digest and the signature value it
 // can, so that the refusal asserted (by its words) is the rule's own.
 // Removing any one of the refusals in verify.go fails a case here or in
-// the tests beside it, except: a signing key that is not RSA (no test
-// certificate with another key type is minted), a reference whose target
-// contains the signature without the enveloped transform (the only such
-// target is the root, which carries no Id in these documents), and two
-// errors the earlier checks make unreachable (a digest method other than
-// SHA-256/512 never reaches the hash, an unsupported transform never
-// reaches canonicalisation).
+// the tests beside it, except two errors the earlier checks make
+// unreachable: a digest method other than SHA-256/512 never reaches the
+// hash, an unsupported transform never reaches canonicalisation.
 func TestVerifyRefusesEachRule(t *testing.T) {
 	good := signedExample(t)
 	otherCert := base64.StdEncoding.EncodeToString([]byte("not a certificate"))
@@ -202,6 +217,18 @@ func TestVerifyRefusesEachRule(t *testing.T) {
 			tr.CreateElement("ds:Transform").CreateAttr("Algorithm", AlgorithmEnveloped)
 			r.InsertChildAt(0, tr)
 		}), "does not contain the signature"},
+		{"error/a reference to the root without the enveloped transform", forge(func(sig *etree.Element) {
+			sig.Parent().CreateAttr("Id", "raiz")
+			refTo(sig, "#KeyInfo").CreateAttr("URI", "#raiz")
+		}), "covers its own signature"},
+		{"error/a signing key that is not RSA", forge(func(sig *etree.Element) {
+			der := ecdsaCertificate(t)
+			setText(sig, ".//X509Certificate", base64.StdEncoding.EncodeToString(der))
+			sum := sha256.Sum256(der)
+			setText(sig, ".//CertDigest/DigestValue", base64.StdEncoding.EncodeToString(sum[:]))
+			sig.FindElement(".//CertDigest/DigestMethod").CreateAttr("Algorithm", AlgorithmSHA256)
+			setText(sig, ".//X509SerialNumber", "7")
+		}), "not RSA"},
 		{"error/SHA-1 digest", forge(func(sig *etree.Element) {
 			refTo(sig, "#KeyInfo").FindElement("./DigestMethod").CreateAttr("Algorithm", "http://www.w3.org/2000/09/xmldsig#sha1")
 		}), "is not SHA-256 or SHA-512"},
@@ -261,4 +288,20 @@ func resignedThen(t *testing.T, signed []byte, after func(sig *etree.Element)) [
 	}
 	after(doc.Root().FindElement("./Signature"))
 	return write(t, doc)
+}
+
+// ecdsaCertificate is a self-signed ECDSA certificate, DER-encoded.
+func ecdsaCertificate(t *testing.T) []byte {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(7), Subject: pkix.Name{CommonName: "EC", SerialNumber: "CPJ-3-101-123456"},
+		NotBefore: time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC), NotAfter: time.Date(2040, 1, 1, 0, 0, 0, 0, time.UTC)}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return der
 }
