@@ -321,6 +321,12 @@ func TestVerifyRefusal(t *testing.T) {
 		{name: "error/Latin-1 declared", seal: leaveAsIs, raw: func(t *testing.T, b []byte) []byte {
 			return replaceOnce(t, b, "<?xml", `encoding="UTF-8"`, `encoding="ISO-8859-1"`)
 		}, wantMsg: "ISO-8859-1"},
+		{name: "error/unsigned element after the root", seal: leaveAsIs, raw: func(t *testing.T, b []byte) []byte {
+			return append(append([]byte{}, b...), "<Extra>no firmado</Extra>"...)
+		}, wantMsg: "content after its root element"},
+		{name: "error/unsigned text after the root", seal: leaveAsIs, raw: func(t *testing.T, b []byte) []byte {
+			return append(append([]byte{}, b...), "no firmado"...)
+		}, wantMsg: "text outside its root element"},
 		{name: "error/tab in an attribute", edit: func(t *testing.T, s *sigDoc) {
 			s.root.SelectElement("Clave").CreateAttr("nota", "a\tb")
 		}, wantMsg: "tab or line break"},

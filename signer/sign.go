@@ -333,14 +333,27 @@ func rootEndTag(doc []byte, rootName string) (int, error) {
 
 // checkDocument refuses the few XML constructs on which this package's
 // parser and canonical XML could disagree with other verifiers: a DOCTYPE
-// (it can default attributes), processing instructions outside the root
-// element (canonical XML keeps them, the signature here covers the root),
+// (it can default attributes), processing instructions, elements or text
+// outside the root element (canonical XML keeps them, the signature here
+// covers the root),
 // and tab, CR or LF characters in attribute values (an XML parser normalises
 // literal ones to spaces, which the parser used here does not do). No v4.4
 // document needs any of them.
 func checkDocument(d *etree.Document) error {
+	roots := 0
 	for _, t := range d.Child {
 		switch t := t.(type) {
+		case *etree.Element:
+			// The parser takes content after the root element; the
+			// signature covers the first root only, so more is unsigned
+			// content riding along.
+			if roots++; roots > 1 {
+				return fmt.Errorf("document has content after its root element (<%s>)", t.FullTag())
+			}
+		case *etree.CharData:
+			if strings.TrimSpace(t.Data) != "" {
+				return errors.New("document has text outside its root element")
+			}
 		case *etree.Directive:
 			return errors.New("document has a DOCTYPE or other directive")
 		case *etree.ProcInst:

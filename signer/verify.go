@@ -22,8 +22,10 @@ import (
 )
 
 // ErrInvalidSignature is wrapped by every error Verify returns for a
-// document whose signature does not hold (as opposed to, say, a policy or
-// certificate finding, which wrap their own sentinels as well).
+// document whose signature does not hold. A signature that holds but
+// commits to another policy is ErrPolicyMismatch instead, and one made
+// when its certificate was not valid ErrCertificateExpired; neither wraps
+// ErrInvalidSignature.
 var ErrInvalidSignature = errors.New("invalid signature")
 
 // ErrPolicyMismatch means the signature commits to another signature
