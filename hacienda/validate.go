@@ -522,9 +522,28 @@ func convertReceptor(r *ReceptorRequest, t DocumentType, e *errs) *Party {
 // calculation does not check.
 func validateBody(doc *Document, e *errs) {
 	t := doc.Type
+	validateLinesPresent(doc, e)
+	hasExo11 := false
+	for i := range doc.DetalleServicio {
+		if validateLine(&doc.DetalleServicio[i], i, t, e) {
+			hasExo11 = true
+		}
+	}
+	if hasExo11 && t == TypeFE && len(doc.InformacionReferencia) == 0 {
+		e.add("informacionReferencia", "is required when an exoneration of type 11 is used")
+	}
 
-	// Detail lines: mandatory in FEC, FEE, REP; the other types may carry
-	// only other charges of types 04, 08, 09, 10.
+	validateOtrosCargos(doc.OtrosCargos, e)
+	validatePayments(doc, e)
+	validateReferences(doc, e)
+	validateOtros(doc, e)
+}
+
+// validateLinesPresent checks that the document has detail lines:
+// mandatory in FEC, FEE, REP; the other types may do without only when
+// they carry other charges of types 04, 08, 09, 10 alone.
+func validateLinesPresent(doc *Document, e *errs) {
+	t := doc.Type
 	if len(doc.DetalleServicio) == 0 {
 		switch t {
 		case TypeFEC, TypeFEE, TypeREP:
@@ -541,97 +560,113 @@ func validateBody(doc *Document, e *errs) {
 			}
 		}
 	}
-	hasExo11 := false
-	for i := range doc.DetalleServicio {
-		l := &doc.DetalleServicio[i]
-		p := linePath{i: i}
-		if l.NumeroLinea == 0 {
-			l.NumeroLinea = i + 1
-		} else if l.NumeroLinea != i+1 {
-			e.add(p.field("numeroLinea"), "must be "+strconv.Itoa(i+1)+" (lines are numbered in order from 1)")
-		}
-		strLen(strings.TrimSpace(l.Detalle), 3, 200, true, p.field("detalle"), e)
-		if t == TypeREP {
-			continue
-		}
-		if l.UnidadMedida == "" {
-			e.add(p.field("unidadMedida"), "is required")
-		} else if !unidadesMedida.has(l.UnidadMedida) {
-			e.add(p.field("unidadMedida"), "'"+truncateForError(l.UnidadMedida)+"' is not a nota-15 unit (symbols are case-sensitive)")
-		}
-		if l.TipoTransaccion != "" {
-			if t == TypeTE {
-				e.add(p.field("tipoTransaccion"), "is not used in a Tiquete Electrónico")
-			} else if !tiposTransaccion.has(l.TipoTransaccion) {
-				e.add(p.field("tipoTransaccion"), "must be a nota-22 code (01–13)")
-			}
-		}
-		strLen(l.UnidadMedidaComercial, 1, 20, false, p.field("unidadMedidaComercial"), e)
-		if len(l.CodigoComercial) > 5 {
-			e.add(p.field("codigoComercial"), "must have at most 5 codes")
-		}
-		for j := range l.CodigoComercial {
-			c := &l.CodigoComercial[j]
-			if !tiposCodigoComercial.has(c.Tipo) {
-				e.add(p.sub("codigoComercial", j, "tipo"), "must be a nota-12 code (01–04, 99)")
-			}
-			strLen(c.Codigo, 1, 20, true, p.sub("codigoComercial", j, "codigo"), e)
-		}
-		if len(l.NumeroVINoSerie) > 1000 {
-			e.add(p.field("numeroVINoSerie"), "must have at most 1000 numbers")
-		}
-		for j, v := range l.NumeroVINoSerie {
-			strLen(v, 1, 17, true, idx(p.field("numeroVINoSerie"), j), e)
-		}
-		strLen(l.RegistroMedicamento, 1, 100, false, p.field("registroMedicamento"), e)
-		if l.FormaFarmaceutica != "" && !formasFarmaceuticas.has(l.FormaFarmaceutica) {
-			e.add(p.field("formaFarmaceutica"), "must be a nota-19 pharmaceutical-form code")
-		}
-		if l.PartidaArancelaria != "" {
-			if t != TypeFEE && !t.IsNote() {
-				e.add(p.field("partidaArancelaria"), "is only used in export invoices and their notes")
-			} else {
-				strLen(l.PartidaArancelaria, 12, 12, true, p.field("partidaArancelaria"), e)
-			}
-		} else if t == TypeFEE && l.CodigoCABYS != "" && l.CodigoCABYS[0] < '5' {
-			e.add(p.field("partidaArancelaria"), "is required for goods in an export invoice")
-		}
-		for j := range l.Descuento {
-			d := &l.Descuento[j]
-			if d.CodigoDescuento == DescuentoOtros {
-				strLen(d.CodigoDescuentoOTRO, 5, 100, true, p.sub("descuento", j, "codigoDescuentoOTRO"), e)
-				strLen(d.NaturalezaDescuento, 3, 80, true, p.sub("descuento", j, "naturalezaDescuento"), e)
-			} else {
-				strLen(d.CodigoDescuentoOTRO, 5, 100, false, p.sub("descuento", j, "codigoDescuentoOTRO"), e)
-				strLen(d.NaturalezaDescuento, 3, 80, false, p.sub("descuento", j, "naturalezaDescuento"), e)
-			}
-		}
-		for j := range l.Impuesto {
-			tx := &l.Impuesto[j]
-			if tx.Codigo == ImpuestoOtros {
-				strLen(tx.CodigoImpuestoOTRO, 5, 100, true, p.sub("impuesto", j, "codigoImpuestoOTRO"), e)
-			}
-			if tx.MontoExportacion.IsSet() && t != TypeFEE && !t.IsNote() {
-				e.add(p.sub("impuesto", j, "montoExportacion"), "is only used in export invoices and their notes")
-			}
-			if tx.DatosImpuestoEspecifico != nil && (t == TypeFEC || t == TypeFEE) {
-				e.add(p.sub("impuesto", j, "datosImpuestoEspecifico"), "is not allowed in this document type")
-			}
-			if x := tx.Exoneracion; x != nil {
-				validateExoneracion(x, t, &p, j, e)
-				if x.TipoDocumentoEX1 == ExoneracionAutorizacionConcreta {
-					hasExo11 = true
-				}
-			}
-		}
-	}
-	if hasExo11 && t == TypeFE && len(doc.InformacionReferencia) == 0 {
-		e.add("informacionReferencia", "is required when an exoneration of type 11 is used")
-	}
+}
 
-	// Other charges.
-	for i := range doc.OtrosCargos {
-		oc := &doc.OtrosCargos[i]
+// validateLine checks one detail line's own fields (the calculation checks
+// its amounts). It reports whether the line carries an exoneration of type
+// 11, which asks for a reference in an FE.
+func validateLine(l *LineaDetalle, i int, t DocumentType, e *errs) (exo11 bool) {
+	p := linePath{i: i}
+	if l.NumeroLinea == 0 {
+		l.NumeroLinea = i + 1
+	} else if l.NumeroLinea != i+1 {
+		e.add(p.field("numeroLinea"), "must be "+strconv.Itoa(i+1)+" (lines are numbered in order from 1)")
+	}
+	strLen(strings.TrimSpace(l.Detalle), 3, 200, true, p.field("detalle"), e)
+	if t == TypeREP {
+		return false
+	}
+	validateLineCodes(l, p, t, e)
+	return validateLineDiscountsAndTaxes(l, &p, t, e)
+}
+
+// validateLineCodes checks a line's unit, transaction type, commercial
+// codes, serial numbers, pharmaceutical data and tariff heading.
+func validateLineCodes(l *LineaDetalle, p linePath, t DocumentType, e *errs) {
+	if l.UnidadMedida == "" {
+		e.add(p.field("unidadMedida"), "is required")
+	} else if !unidadesMedida.has(l.UnidadMedida) {
+		e.add(p.field("unidadMedida"), "'"+truncateForError(l.UnidadMedida)+"' is not a nota-15 unit (symbols are case-sensitive)")
+	}
+	if l.TipoTransaccion != "" {
+		if t == TypeTE {
+			e.add(p.field("tipoTransaccion"), "is not used in a Tiquete Electrónico")
+		} else if !tiposTransaccion.has(l.TipoTransaccion) {
+			e.add(p.field("tipoTransaccion"), "must be a nota-22 code (01–13)")
+		}
+	}
+	strLen(l.UnidadMedidaComercial, 1, 20, false, p.field("unidadMedidaComercial"), e)
+	if len(l.CodigoComercial) > 5 {
+		e.add(p.field("codigoComercial"), "must have at most 5 codes")
+	}
+	for j := range l.CodigoComercial {
+		c := &l.CodigoComercial[j]
+		if !tiposCodigoComercial.has(c.Tipo) {
+			e.add(p.sub("codigoComercial", j, "tipo"), "must be a nota-12 code (01–04, 99)")
+		}
+		strLen(c.Codigo, 1, 20, true, p.sub("codigoComercial", j, "codigo"), e)
+	}
+	if len(l.NumeroVINoSerie) > 1000 {
+		e.add(p.field("numeroVINoSerie"), "must have at most 1000 numbers")
+	}
+	for j, v := range l.NumeroVINoSerie {
+		strLen(v, 1, 17, true, idx(p.field("numeroVINoSerie"), j), e)
+	}
+	strLen(l.RegistroMedicamento, 1, 100, false, p.field("registroMedicamento"), e)
+	if l.FormaFarmaceutica != "" && !formasFarmaceuticas.has(l.FormaFarmaceutica) {
+		e.add(p.field("formaFarmaceutica"), "must be a nota-19 pharmaceutical-form code")
+	}
+	if l.PartidaArancelaria != "" {
+		if t != TypeFEE && !t.IsNote() {
+			e.add(p.field("partidaArancelaria"), "is only used in export invoices and their notes")
+		} else {
+			strLen(l.PartidaArancelaria, 12, 12, true, p.field("partidaArancelaria"), e)
+		}
+	} else if t == TypeFEE && l.CodigoCABYS != "" && l.CodigoCABYS[0] < '5' {
+		e.add(p.field("partidaArancelaria"), "is required for goods in an export invoice")
+	}
+}
+
+// validateLineDiscountsAndTaxes checks the texts of a line's discounts and
+// taxes and where their optional parts may appear; it reports an
+// exoneration of type 11.
+func validateLineDiscountsAndTaxes(l *LineaDetalle, p *linePath, t DocumentType, e *errs) (exo11 bool) {
+	for j := range l.Descuento {
+		d := &l.Descuento[j]
+		if d.CodigoDescuento == DescuentoOtros {
+			strLen(d.CodigoDescuentoOTRO, 5, 100, true, p.sub("descuento", j, "codigoDescuentoOTRO"), e)
+			strLen(d.NaturalezaDescuento, 3, 80, true, p.sub("descuento", j, "naturalezaDescuento"), e)
+		} else {
+			strLen(d.CodigoDescuentoOTRO, 5, 100, false, p.sub("descuento", j, "codigoDescuentoOTRO"), e)
+			strLen(d.NaturalezaDescuento, 3, 80, false, p.sub("descuento", j, "naturalezaDescuento"), e)
+		}
+	}
+	for j := range l.Impuesto {
+		tx := &l.Impuesto[j]
+		if tx.Codigo == ImpuestoOtros {
+			strLen(tx.CodigoImpuestoOTRO, 5, 100, true, p.sub("impuesto", j, "codigoImpuestoOTRO"), e)
+		}
+		if tx.MontoExportacion.IsSet() && t != TypeFEE && !t.IsNote() {
+			e.add(p.sub("impuesto", j, "montoExportacion"), "is only used in export invoices and their notes")
+		}
+		if tx.DatosImpuestoEspecifico != nil && (t == TypeFEC || t == TypeFEE) {
+			e.add(p.sub("impuesto", j, "datosImpuestoEspecifico"), "is not allowed in this document type")
+		}
+		if x := tx.Exoneracion; x != nil {
+			validateExoneracion(x, t, p, j, e)
+			if x.TipoDocumentoEX1 == ExoneracionAutorizacionConcreta {
+				exo11 = true
+			}
+		}
+	}
+	return exo11
+}
+
+// validateOtrosCargos checks the other charges: their texts, and the third
+// party's identification where the charge is collected for one.
+func validateOtrosCargos(ocs []OtroCargo, e *errs) {
+	for i := range ocs {
+		oc := &ocs[i]
 		base := idx("otrosCargos", i)
 		if oc.TipoDocumentoOC == OtroCargoOtros {
 			strLen(oc.TipoDocumentoOTROS, 5, 100, true, base+".tipoDocumentoOTROS", e)
@@ -651,7 +686,12 @@ func validateBody(doc *Document, e *errs) {
 		strLen(strings.TrimSpace(oc.Detalle), 1, 160, true, base+".detalle", e)
 	}
 
-	// Payments.
+}
+
+// validatePayments checks the means of payment: required except for credit
+// sales, at least one in a REP, and the text of "other".
+func validatePayments(doc *Document, e *errs) {
+	t := doc.Type
 	mp := doc.ResumenFactura.MedioPago
 	switch {
 	case len(mp) == 0 && t == TypeREP:
@@ -669,9 +709,11 @@ func validateBody(doc *Document, e *errs) {
 		}
 	}
 
-	validateReferences(doc, e)
+}
 
-	// Otros.
+// validateOtros checks the free commercial content, absent in a REP.
+func validateOtros(doc *Document, e *errs) {
+	t := doc.Type
 	if doc.Otros != nil {
 		if t == TypeREP {
 			e.add("otros", "is not allowed in a Recibo Electrónico de Pago")
