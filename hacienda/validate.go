@@ -261,8 +261,18 @@ func convertRequest(req *SendDocumentRequest, issuer *Issuer, e *errs) *Document
 	doc := &Document{Type: t, DetalleServicio: req.DetalleServicio, OtrosCargos: req.OtrosCargos,
 		ResumenFactura: req.ResumenFactura, InformacionReferencia: req.InformacionReferencia, Otros: req.Otros}
 
-	// Clave: format and agreement with the type and situación; the
-	// issuer, branch and date are checked when the document is numbered.
+	convertHeader(req, t, doc, e)
+	convertActivities(req, t, issuer, known, doc, e)
+	convertSaleCondition(req, t, doc, e)
+	convertParties(req, t, issuer, known, doc, e)
+	return doc
+}
+
+// convertHeader reads the clave a caller gave (its format, and its
+// agreement with the type and situación; the issuer, branch and date are
+// checked when the document is numbered), terminal, situación,
+// registro fiscal and issue date.
+func convertHeader(req *SendDocumentRequest, t DocumentType, doc *Document, e *errs) {
 	if c := strings.TrimSpace(req.Clave); c != "" {
 		if !isDigits(c, 50, 50) {
 			e.add("clave", "must be 50 digits")
@@ -290,7 +300,12 @@ func convertRequest(req *SendDocumentRequest, issuer *Issuer, e *errs) *Document
 		doc.FechaEmision = f
 	}
 
-	// Activities.
+}
+
+// convertActivities sets the economic activities: the issuer's (the
+// company's, in an FEC its activity as receptor) defaulting to the
+// company's, none in a REP, no receptor's in a TE or FEE.
+func convertActivities(req *SendDocumentRequest, t DocumentType, issuer *Issuer, known bool, doc *Document, e *errs) {
 	actEmisor := req.CodigoActividadEmisor.String()
 	actReceptor := req.CodigoActividadReceptor.String()
 	if actEmisor != "" && utf8.RuneCountInString(actEmisor) != 6 {
@@ -323,7 +338,11 @@ func convertRequest(req *SendDocumentRequest, issuer *Issuer, e *errs) *Document
 	}
 	doc.CodigoActividadEmisor, doc.CodigoActividadReceptor = actEmisor, actReceptor
 
-	// Sale condition.
+}
+
+// convertSaleCondition checks the sale condition against the type, its
+// "other" text, and the credit term.
+func convertSaleCondition(req *SendDocumentRequest, t DocumentType, doc *Document, e *errs) {
 	cv := req.CondicionVenta.Code()
 	doc.CondicionVenta = cv
 	switch {
@@ -354,7 +373,12 @@ func convertRequest(req *SendDocumentRequest, issuer *Issuer, e *errs) *Document
 		}
 	}
 
-	// Parties.
+}
+
+// convertParties places the company and the counterparty: the company is
+// the Emisor, except in an FEC, where the seller is the Emisor and the
+// company the Receptor.
+func convertParties(req *SendDocumentRequest, t DocumentType, issuer *Issuer, known bool, doc *Document, e *errs) {
 	if known {
 		checkIssuer(issuer, t, e)
 	}
@@ -370,7 +394,7 @@ func convertRequest(req *SendDocumentRequest, issuer *Issuer, e *errs) *Document
 			company.Registrofiscal8707 = ""
 			doc.Emisor = *counterparty
 			// The seller is the submission's JSON emisor, which the
-			// reception API requires and caps at 12 digits (decision 49).
+			// reception API requires and caps at 12 characters (decision 49).
 			if id := counterparty.Identificacion; !id.IsZero() && !id.FitsReceptionAPI() {
 				e.add("ReceptorRequest.Identificacion.Numero", "the seller of a Factura Electrónica de Compra is the submission's emisor, which the tax authority's reception API takes with at most 12 characters")
 			}
@@ -391,7 +415,6 @@ func convertRequest(req *SendDocumentRequest, issuer *Issuer, e *errs) *Document
 			}
 		}
 	}
-	return doc
 }
 
 // checkIssuer checks the company's own data, which the schema constrains
