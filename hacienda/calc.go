@@ -932,20 +932,29 @@ func paidAllByCard(mp []MedioPago) bool {
 // calcSummary fills ResumenFactura from the accumulated line amounts, the
 // other charges and the payments.
 func calcSummary(doc *Document, e *errs, s *summary) {
-	r := &doc.ResumenFactura
-	t := doc.Type
+	calcCurrency(&doc.ResumenFactura.CodigoTipoMoneda, e)
+	totalVentaNeta := s.venta.Sub(s.descuentos)
+	totalOC := calcOtrosCargos(doc, totalVentaNeta, e)
+	if !e.ok() {
+		return
+	}
+	total := calcTotals(doc, s, totalVentaNeta, totalOC, e)
+	calcMedioPago(doc, total, e)
+}
 
-	// Currency.
-	if r.CodigoTipoMoneda.CodigoMoneda == "" {
+// calcCurrency checks the currency and its exchange rate (1 for colones,
+// set when absent).
+func calcCurrency(m *CodigoTipoMoneda, e *errs) {
+	if m.CodigoMoneda == "" {
 		e.add("resumenFactura.codigoTipoMoneda.codigoMoneda", "is required")
-	} else if !monedas.has(r.CodigoTipoMoneda.CodigoMoneda) {
+	} else if !monedas.has(m.CodigoMoneda) {
 		e.add("resumenFactura.codigoTipoMoneda.codigoMoneda", "must be an ISO 4217 code of nota 13.1")
 	}
-	tc := r.CodigoTipoMoneda.TipoCambio
+	tc := m.TipoCambio
 	switch {
-	case r.CodigoTipoMoneda.CodigoMoneda == "CRC" && !tc.IsSet():
-		r.CodigoTipoMoneda.TipoCambio = NewAmount(dOne)
-	case r.CodigoTipoMoneda.CodigoMoneda == "CRC" && tc.Decimal().Cmp(dOne) != 0:
+	case m.CodigoMoneda == "CRC" && !tc.IsSet():
+		m.TipoCambio = NewAmount(dOne)
+	case m.CodigoMoneda == "CRC" && tc.Decimal().Cmp(dOne) != 0:
 		e.add("resumenFactura.codigoTipoMoneda.tipoCambio", "must be 1 for CRC")
 	case !tc.IsSet():
 		e.add("resumenFactura.codigoTipoMoneda.tipoCambio", "is required")
@@ -955,9 +964,12 @@ func calcSummary(doc *Document, e *errs, s *summary) {
 		checkMoney(tc, true, absPath("resumenFactura.codigoTipoMoneda.tipoCambio"), e)
 	}
 
-	totalVentaNeta := s.venta.Sub(s.descuentos)
+}
 
-	// Other charges.
+// calcOtrosCargos computes each other charge (a fixed amount, or a
+// percentage of the net sale) and returns their total.
+func calcOtrosCargos(doc *Document, totalVentaNeta decimal.Decimal, e *errs) decimal.Decimal {
+	t := doc.Type
 	totalOC := dZero
 	if len(doc.OtrosCargos) > 0 && t == TypeREP {
 		e.add("otrosCargos", "is not allowed in a Recibo Electrónico de Pago")
@@ -999,10 +1011,14 @@ func calcSummary(doc *Document, e *errs, s *summary) {
 		totalOC = totalOC.Add(monto)
 	}
 
-	if !e.ok() {
-		return
-	}
+	return totalOC
+}
 
+// calcTotals writes the summary's totals from the lines' sums and returns
+// TotalComprobante.
+func calcTotals(doc *Document, s *summary, totalVentaNeta, totalOC decimal.Decimal, e *errs) decimal.Decimal {
+	r := &doc.ResumenFactura
+	t := doc.Type
 	gravado := s.servGravados.Add(s.mercGravadas)
 	exento := s.servExentos.Add(s.mercExentas)
 	exonerado := s.servExonerado.Add(s.mercExonerada)
@@ -1045,9 +1061,7 @@ func calcSummary(doc *Document, e *errs, s *summary) {
 		checkComputed(c.d, absPath(c.path), e)
 	}
 	r.TotalComprobante = NewAmount(total)
-
-	// Means of payment.
-	calcMedioPago(doc, total, e)
+	return total
 }
 
 // calcMedioPago checks the means of payment and fills the amount of a
