@@ -569,27 +569,7 @@ func calcSpecificTax(t DocumentType, l *LineaDetalle, tx *Impuesto, subTotal dec
 	}
 	switch tx.Codigo {
 	case ImpuestoSelectivo, ImpuestoOtros, ImpuestoCemento:
-		if tx.DatosImpuestoEspecifico != nil {
-			e.add(path("datosImpuestoEspecifico"), "is only used with tax codes 03, 04, 05 and 06")
-			return dZero, false
-		}
-		if tx.Codigo == ImpuestoCemento {
-			five := decimal.New(impuestoCementoTarifaPct, 0)
-			if !tx.Tarifa.IsSet() {
-				tx.Tarifa = NewAmount(five)
-			} else if tx.Tarifa.Decimal().Cmp(five) != 0 {
-				e.add(path("tarifa"), "must be 5 for the cement tax (code 12)")
-				return dZero, false
-			}
-		}
-		if !tx.Tarifa.IsSet() {
-			e.add(path("tarifa"), "is required for tax code "+tx.Codigo)
-			return dZero, false
-		}
-		if !checkDecimal(tx.Tarifa, 2, 2, p.s("impuesto", j, "tarifa"), e) {
-			return dZero, false
-		}
-		return pctOf(subTotal, tx.Tarifa.Decimal()), true
+		return calcPercentTax(tx, subTotal, p, j, e)
 	}
 
 	// Per-unit taxes 03–06.
@@ -606,6 +586,44 @@ func calcSpecificTax(t DocumentType, l *LineaDetalle, tx *Impuesto, subTotal dec
 		e.add(path("datosImpuestoEspecifico"), "is required for tax code "+tx.Codigo)
 		return dZero, false
 	}
+	if !checkSpecificData(di, p, j, e) {
+		return dZero, false
+	}
+	return perUnitTax(l, tx, di, p, j, e)
+}
+
+// calcPercentTax computes a tax that is a rate of the line's subtotal (02
+// selective consumption, 99 others, 12 cement at 5 %).
+func calcPercentTax(tx *Impuesto, subTotal decimal.Decimal, p *linePath, j int, e *errs) (decimal.Decimal, bool) {
+	path := func(f string) string { return p.sub("impuesto", j, f) }
+	if tx.DatosImpuestoEspecifico != nil {
+		e.add(path("datosImpuestoEspecifico"), "is only used with tax codes 03, 04, 05 and 06")
+		return dZero, false
+	}
+	if tx.Codigo == ImpuestoCemento {
+		five := decimal.New(impuestoCementoTarifaPct, 0)
+		if !tx.Tarifa.IsSet() {
+			tx.Tarifa = NewAmount(five)
+		} else if tx.Tarifa.Decimal().Cmp(five) != 0 {
+			e.add(path("tarifa"), "must be 5 for the cement tax (code 12)")
+			return dZero, false
+		}
+	}
+	if !tx.Tarifa.IsSet() {
+		e.add(path("tarifa"), "is required for tax code "+tx.Codigo)
+		return dZero, false
+	}
+	if !checkDecimal(tx.Tarifa, 2, 2, p.s("impuesto", j, "tarifa"), e) {
+		return dZero, false
+	}
+	return pctOf(subTotal, tx.Tarifa.Decimal()), true
+}
+
+// checkSpecificData checks the per-unit data of a specific tax (03–06):
+// quantity and tax per unit, and the optional percentage, proportion and
+// volume, each within its digits.
+func checkSpecificData(di *DatosImpuestoEspecifico, p *linePath, j int, e *errs) bool {
+	path := func(f string) string { return p.sub("impuesto", j, f) }
 	dp := func(f string) string { return path("datosImpuestoEspecifico." + f) }
 	good := true
 	if !di.CantidadUnidadMedida.IsSet() {
@@ -629,9 +647,15 @@ func calcSpecificTax(t DocumentType, l *LineaDetalle, tx *Impuesto, subTotal dec
 	if di.VolumenUnidadConsumo.IsSet() && !checkDecimal(di.VolumenUnidadConsumo, 5, 2, p.s("impuesto", j, "datosImpuestoEspecifico.volumenUnidadConsumo"), e) {
 		good = false
 	}
-	if !good {
-		return dZero, false
-	}
+	return good
+}
+
+// perUnitTax computes a per-unit tax from its checked data: fuel (03),
+// alcoholic drinks (04, from the proportion or the alcohol percentage),
+// drinks and soaps (05, by consumption volume) and tobacco (06).
+func perUnitTax(l *LineaDetalle, tx *Impuesto, di *DatosImpuestoEspecifico, p *linePath, j int, e *errs) (decimal.Decimal, bool) {
+	path := func(f string) string { return p.sub("impuesto", j, f) }
+	dp := func(f string) string { return path("datosImpuestoEspecifico." + f) }
 	cant := l.Cantidad.Decimal()
 	cum := di.CantidadUnidadMedida.Decimal()
 	iu := di.ImpuestoUnidad.Decimal()
