@@ -492,11 +492,19 @@ func (j *job) issue(ctx context.Context, doc *hacienda.Document, d *tenant.Docum
 		return Outcome{}, fmt.Errorf("store the signed document: %w", err)
 	}
 	j.fault(FaultStored)
+	return j.submitStored(ctx, d)
+}
 
+// submitStored submits a stored, signed document, settles what the tax
+// authority's answer (or its absence) means with afterSubmit, and stores
+// and answers the result. A store refused after the tax authority heard of
+// the document is left for the background worker, which asks first.
+func (j *job) submitStored(ctx context.Context, d *tenant.Document) (Outcome, error) {
+	p := j.p
 	sctx, cancel := context.WithTimeout(ctx, p.o.SubmitTimeout)
 	defer cancel()
 	deadline := p.o.Clock().Add(p.o.SubmitTimeout)
-	err = p.submit(sctx, d)
+	err := p.submit(sctx, d)
 	if err == nil {
 		j.fault(FaultSubmitted)
 	} else {
