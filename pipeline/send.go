@@ -318,24 +318,8 @@ func (j *job) number(ctx context.Context, doc *hacienda.Document, resume *tenant
 		// background worker finishes the document afterwards.
 		NextAttemptAt: now.Add(p.o.InFlightGrace),
 	}
-	if c := strings.TrimSpace(j.req.Clave); c != "" {
-		k, err := hacienda.ParseClave(c)
-		if err != nil {
-			return nil, invalidField("clave", err.Error())
-		}
-		if msgs := k.Check(hacienda.ClaveExpectation{
-			IssuerID:  is.Company.NumeroIdentificacion,
-			Branch:    is.Branch.Sucursal,
-			Terminal:  terminal,
-			DocType:   tipo,
-			Situacion: situacion,
-			Issued:    doc.FechaEmision,
-		}); len(msgs) > 0 {
-			return nil, &fieldError{fields: map[string][]string{"clave": msgs}}
-		}
-		// The document keeps the clave's own number; the store raises
-		// the sequence past it so that the service never hands it out.
-		d.Clave, d.Consecutivo, d.Numero = c, k.Consecutivo.String(), k.Consecutivo.Number
+	if err := j.callersClave(doc, d); err != nil {
+		return nil, err
 	}
 	if err := p.o.Store.ReserveDocument(ctx, d); err != nil {
 		if errors.Is(err, tenant.ErrConflict) {
@@ -351,6 +335,33 @@ func (j *job) number(ctx context.Context, doc *hacienda.Document, resume *tenant
 	}
 	doc.Clave, doc.NumeroConsecutivo = d.Clave, d.Consecutivo
 	return d, nil
+}
+
+// callersClave takes the clave a caller numbered the document with, once
+// it agrees with the company, branch, terminal, type, situación and date:
+// the document keeps the clave's own number, and the store raises the
+// sequence past it so that the service never hands it out.
+func (j *job) callersClave(doc *hacienda.Document, d *tenant.Document) error {
+	c := strings.TrimSpace(j.req.Clave)
+	if c == "" {
+		return nil
+	}
+	k, err := hacienda.ParseClave(c)
+	if err != nil {
+		return invalidField("clave", err.Error())
+	}
+	if msgs := k.Check(hacienda.ClaveExpectation{
+		IssuerID:  j.is.Company.NumeroIdentificacion,
+		Branch:    j.is.Branch.Sucursal,
+		Terminal:  d.Terminal,
+		DocType:   d.Tipo,
+		Situacion: d.Situacion,
+		Issued:    doc.FechaEmision,
+	}); len(msgs) > 0 {
+		return &fieldError{fields: map[string][]string{"clave": msgs}}
+	}
+	d.Clave, d.Consecutivo, d.Numero = c, k.Consecutivo.String(), k.Consecutivo.Number
+	return nil
 }
 
 func (j *job) assignClave(doc *hacienda.Document, d *tenant.Document, sucursal, situacion string) error {
