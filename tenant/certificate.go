@@ -1,6 +1,7 @@
 package tenant
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"time"
@@ -63,9 +64,25 @@ func IdentificationDigits(s string) string {
 
 // checkCertificate opens an uploaded certificate and checks it belongs to
 // the company, recording problems on field Certificado. It returns the
-// certificate's expiry when it is acceptable.
-func (s *Service) checkCertificate(e *ValidationError, p12, pin []byte, identificacion string) (time.Time, bool) {
+// certificate's expiry when it is acceptable. Opening runs the file's key
+// derivations (bounded by the iteration cap), so it waits, bounded by ctx,
+// for one of the slots the slow password hashes use: no flood of uploads
+// runs more of them at once than there are cores; a wait that finds none
+// is a *BusyError (503).
+func (s *Service) checkCertificate(ctx context.Context, e *ValidationError, p12, pin []byte, identificacion string) (time.Time, bool, error) {
+	release, err := s.slowSlot(ctx)
+	if err != nil {
+		return time.Time{}, false, err
+	}
 	info, err := s.certs.OpenCertificate(p12, pin)
+	release()
+	expiry, ok := s.judgeCertificate(e, info, err, identificacion)
+	return expiry, ok, nil
+}
+
+// judgeCertificate records what is wrong with an opened certificate on
+// field Certificado, or returns its expiry.
+func (s *Service) judgeCertificate(e *ValidationError, info CertificateInfo, err error, identificacion string) (time.Time, bool) {
 	switch {
 	case errors.Is(err, ErrCertificatePIN):
 		e.Add("Certificado", "cannot be opened with the PIN given in Clave")

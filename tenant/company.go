@@ -146,7 +146,10 @@ func (s *Service) CreateCompany(ctx context.Context, p Principal, in CompanyInpu
 	}
 	var expiry time.Time
 	if len(in.Certificate) > 0 && !e.Has("Certificado") && !e.Has("Clave") {
-		expiry, _ = s.checkCertificate(e, in.Certificate, in.CertificatePIN, s.identificationToMatch(e, in))
+		var err error
+		if expiry, _, err = s.checkCertificate(ctx, e, in.Certificate, in.CertificatePIN, s.identificationToMatch(e, in)); err != nil {
+			return CreatedCompany{}, err
+		}
 	}
 	if err := e.orNil(); err != nil {
 		return CreatedCompany{}, err
@@ -251,7 +254,10 @@ func (s *Service) UpdateCompany(ctx context.Context, p Principal, id int64, in C
 	}
 	var expiry time.Time
 	if newCert && !e.Has("Certificado") && !e.Has("Clave") {
-		expiry, _ = s.checkCertificate(e, in.Certificate, in.CertificatePIN, s.identificationToMatch(e, in))
+		var err error
+		if expiry, _, err = s.checkCertificate(ctx, e, in.Certificate, in.CertificatePIN, s.identificationToMatch(e, in)); err != nil {
+			return CompanyDetail{}, err
+		}
 	}
 	if err := e.orNil(); err != nil {
 		return CompanyDetail{}, err

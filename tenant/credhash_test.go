@@ -140,3 +140,57 @@ func TestSlowHashesAreBounded(t *testing.T) {
 		t.Errorf("%d slow checks ran beyond the slot", len(bh.entered))
 	}
 }
+
+// blockingOpener holds certificate opens until released.
+type blockingOpener struct {
+	tenant.CertificateOpener
+	entered, release chan struct{}
+}
+
+func (o *blockingOpener) OpenCertificate(p12, pin []byte) (tenant.CertificateInfo, error) {
+	o.entered <- struct{}{}
+	<-o.release
+	return o.CertificateOpener.OpenCertificate(p12, pin)
+}
+
+// Certificate uploads run their key derivations in the same bounded slots
+// as slow hashes: an upload that finds none free in time is a *BusyError,
+// and a caller that has gone stops waiting.
+func TestCertificateOpensAreBounded(t *testing.T) {
+	b := newBundle(t, bundleOpts{})
+	ctx := context.Background()
+	bo := &blockingOpener{CertificateOpener: b.opts.Certificates, entered: make(chan struct{}, 8), release: make(chan struct{})}
+	opts := b.opts
+	opts.Certificates = bo
+	opts.SlowHashes = 1
+	opts.SlowHashWait = 50 * time.Millisecond
+	svc, err := tenant.NewService(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	var firstErr error
+	go func() {
+		defer wg.Done()
+		_, firstErr = svc.CreateCompany(ctx, b.admin, companyInput(t, "3101123456"))
+	}()
+	<-bo.entered // the only slot is taken
+	var busy *tenant.BusyError
+	if _, err := svc.CreateCompany(ctx, b.admin, companyInput(t, "3101654321")); !errors.As(err, &busy) {
+		t.Errorf("an upload while the slot is taken: %v, want a *BusyError", err)
+	}
+	gone, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := svc.CreateCompany(gone, b.admin, companyInput(t, "3101654321")); !errors.As(err, &busy) {
+		t.Errorf("an upload whose caller left: %v, want a *BusyError at once", err)
+	}
+	close(bo.release)
+	wg.Wait()
+	if firstErr != nil {
+		t.Errorf("the first upload: %v", firstErr)
+	}
+	if len(bo.entered) != 0 {
+		t.Errorf("%d certificate opens ran beyond the slot", len(bo.entered))
+	}
+}
