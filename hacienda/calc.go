@@ -987,7 +987,6 @@ func calcCurrency(m *CodigoTipoMoneda, e *errs) {
 	default:
 		checkMoney(tc, true, absPath("resumenFactura.codigoTipoMoneda.tipoCambio"), e)
 	}
-
 }
 
 // calcOtrosCargos computes each other charge (a fixed amount, or a

@@ -299,7 +299,6 @@ func convertHeader(req *SendDocumentRequest, t DocumentType, doc *Document, e *e
 	} else {
 		doc.FechaEmision = f
 	}
-
 }
 
 // convertActivities sets the economic activities: the issuer's (the
@@ -337,7 +336,6 @@ func convertActivities(req *SendDocumentRequest, t DocumentType, issuer *Issuer,
 		}
 	}
 	doc.CodigoActividadEmisor, doc.CodigoActividadReceptor = actEmisor, actReceptor
-
 }
 
 // convertSaleCondition checks the sale condition against the type, its
@@ -372,7 +370,6 @@ func convertSaleCondition(req *SendDocumentRequest, t DocumentType, doc *Documen
 			e.add("plazo_credito", "is required with condicion_venta "+cv)
 		}
 	}
-
 }
 
 // convertParties places the company and the counterparty: the company is
@@ -708,7 +705,6 @@ func validateOtrosCargos(ocs []OtroCargo, e *errs) {
 		}
 		strLen(strings.TrimSpace(oc.Detalle), 1, 160, true, base+".detalle", e)
 	}
-
 }
 
 // validatePayments checks the means of payment: required except for credit
@@ -731,7 +727,6 @@ func validatePayments(doc *Document, e *errs) {
 			strLen(mp[i].MedioPagoOtros, 3, 100, true, idx("resumenFactura.medioPago", i)+".medioPagoOtros", e)
 		}
 	}
-
 }
 
 // validateOtros checks the free commercial content, absent in a REP.
