@@ -42,17 +42,14 @@ func (p *Pipeline) callbackURL(clave string) string {
 	return strings.TrimRight(p.o.CallbackBase, "/") + path
 }
 
-// pollDelay is how long after a submission (attempts 0) or a non-final
-// answer the background worker asks about a document again: the usual
-// backoff, or with callbacks on the slow safety net.
-func (p *Pipeline) pollDelay(attempts int) time.Duration {
+// pollAfter is how long the background worker waits before asking about a
+// submitted document again: usual, or with callbacks on the slow safety
+// net, since the callback brings the verdict.
+func (p *Pipeline) pollAfter(usual time.Duration) time.Duration {
 	if p.o.CallbackBase != "" {
 		return p.o.SafetyPoll
 	}
-	if attempts == 0 {
-		return p.o.PollDelay
-	}
-	return backoff(p.o.PollDelay, p.o.BackoffMax, attempts, 0)
+	return usual
 }
 
 // Callback takes the tax authority's callback for a document (spec §15.5).

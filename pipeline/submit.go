@@ -54,7 +54,7 @@ func (p *Pipeline) submit(ctx context.Context, d *tenant.Document) error {
 // markSubmitted records that the tax authority received the document.
 func (p *Pipeline) markSubmitted(d *tenant.Document) error {
 	now := p.o.Clock()
-	if err := move(d, tSubmitted, tenant.StateSent, "", now.Add(p.pollDelay(0))); err != nil {
+	if err := move(d, tSubmitted, tenant.StateSent, "", now.Add(p.pollAfter(p.o.PollDelay))); err != nil {
 		return err
 	}
 	d.SubmittedAt = now
@@ -159,7 +159,7 @@ func (p *Pipeline) applyStatus(d *tenant.Document, st recepcion.Status) {
 	to := stateOf(st.Estado)
 	var next time.Time
 	if !settled(to) {
-		next = now.Add(p.pollDelay(d.Attempts))
+		next = now.Add(p.pollAfter(backoff(p.o.PollDelay, p.o.BackoffMax, d.Attempts, 0)))
 	}
 	p.judge(d, to, "", next)
 }
