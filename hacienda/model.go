@@ -1,6 +1,9 @@
 package hacienda
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // This file holds the v4.4 document model. Field names are the XML element
 // names of the official schemas (Go-exported as they are); JSON tags are the
@@ -177,6 +180,14 @@ type Identificacion struct {
 
 // IsZero reports whether the identification is absent.
 func (i Identificacion) IsZero() bool { return i.Tipo == "" && i.Numero == "" }
+
+// SameNumber reports whether two identification numbers are the same,
+// ignoring left zero padding (the reception API's numbers are sent padded
+// to 12 digits by some clients, and answered padded). Empty numbers are
+// never the same.
+func SameNumber(a, b string) bool {
+	return a != "" && b != "" && strings.TrimLeft(a, "0") == strings.TrimLeft(b, "0")
+}
 
 // FitsReceptionAPI reports whether the reception API's JSON can carry the
 // identification (spec §15.3, §17 item 18): its types are 01 to 06 and its

@@ -3,8 +3,8 @@ package pipeline
 import (
 	"errors"
 	"fmt"
-	"strings"
 
+	"facturad/hacienda"
 	"facturad/hacienda/recepcion"
 	"facturad/signer"
 	"facturad/tenant"
@@ -39,14 +39,8 @@ func (p *Pipeline) answerProblem(d *tenant.Document, st recepcion.Status) (strin
 	if _, err := signer.VerifyWith(st.ResponseXML, signer.VerifyOptions{Roots: p.o.AnswerRoots}); err != nil {
 		return "signature", err
 	}
-	if d.EmisorNumero != "" && !sameNumber(st.Mensaje.NumeroCedulaEmisor, d.EmisorNumero) {
+	if d.EmisorNumero != "" && !hacienda.SameNumber(st.Mensaje.NumeroCedulaEmisor, d.EmisorNumero) {
 		return "issuer", fmt.Errorf("the answer names issuer %q, the document %q", st.Mensaje.NumeroCedulaEmisor, d.EmisorNumero)
 	}
 	return "", nil
-}
-
-// sameNumber compares identification numbers ignoring left zero padding
-// (the tax authority's answers may pad them to 12 digits).
-func sameNumber(a, b string) bool {
-	return a != "" && strings.TrimLeft(a, "0") == strings.TrimLeft(b, "0")
 }

@@ -65,7 +65,7 @@ func (c SignatureCheck) Check(_ context.Context, xml []byte) []string {
 		issuer = in.receptorNumero
 	}
 	id, err := signer.CertificateIdentification(res.Certificate)
-	if err != nil || !sameID(id.Numero, issuer) {
+	if err != nil || !hacienda.SameNumber(id.Numero, issuer) {
 		return []string{fmt.Sprintf("El contribuyente que firma la factura electronica no es el emisor (certificado de %q, emisor %s)",
 			res.Certificate.Subject.SerialNumber, issuer)}
 	}

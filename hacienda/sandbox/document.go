@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -136,12 +137,6 @@ func child(el *etree.Element, tag string) *etree.Element {
 	return nil
 }
 
-// sameID compares two identification numbers, ignoring left zero padding
-// (the API's numeroIdentificacion is sent padded by some clients).
-func sameID(a, b string) bool {
-	return strings.TrimLeft(a, "0") == strings.TrimLeft(b, "0") && a != "" && b != ""
-}
-
 var costaRica = hacienda.CostaRica()
 
 // consistency checks the clave against the document that carries it, as the
@@ -167,7 +162,7 @@ func consistency(in docInfo) []string {
 			if c[21:41] != in.consecutivo {
 				out = append(out, "El NumeroConsecutivo no coincide con el de la clave.")
 			}
-			if known && !contains(types, in.consecutivo[8:10]) {
+			if known && !slices.Contains(types, in.consecutivo[8:10]) {
 				out = append(out, "El tipo de documento no corresponde.")
 			}
 		}
@@ -176,7 +171,7 @@ func consistency(in docInfo) []string {
 		} else if f.In(costaRica).Format("020106") != c[3:9] {
 			out = append(out, "La fecha de la clave no coincide con la FechaEmision del comprobante.")
 		}
-	} else if len(in.consecutivo) != 20 || !contains(types, in.consecutivo[8:10]) {
+	} else if len(in.consecutivo) != 20 || !slices.Contains(types, in.consecutivo[8:10]) {
 		out = append(out, "El NumeroConsecutivoReceptor no corresponde a un mensaje receptor.")
 	}
 	// The clave carries the id of the taxpayer that issues and signs the
@@ -186,7 +181,7 @@ func consistency(in docInfo) []string {
 	if in.root == "FacturaElectronicaCompra" {
 		issuer = in.receptorNumero
 	}
-	if !sameID(c[9:21], issuer) {
+	if !hacienda.SameNumber(c[9:21], issuer) {
 		out = append(out, "La identificación del emisor no coincide con la de la clave.")
 	}
 	if s := c[41]; s < '1' || s > '3' {
@@ -245,11 +240,11 @@ func (s *Sandbox) references(d *document) (lines []string, credits map[string]de
 		if root != "NotaCreditoElectronica" {
 			continue
 		}
-		total, ok := decimalOf(d.info.totalFactura)
-		refTotal, refOK := decimalOf(ref.info.totalFactura)
-		if !ok || !refOK {
+		t, refT := amount(d.info.totalFactura), amount(ref.info.totalFactura)
+		if !t.IsSet() || !refT.IsSet() {
 			continue // the schema and totals checks report unreadable amounts
 		}
+		total, refTotal := t.Decimal(), refT.Decimal()
 		left := refTotal.Sub(s.credited[r.numero])
 		if total.GreaterThan(left) {
 			lines = append(lines, fmt.Sprintf("El monto de la nota de crédito (%s) excede el saldo del comprobante de referencia %s (%s de %s).",
@@ -262,9 +257,4 @@ func (s *Sandbox) references(d *document) (lines []string, credits map[string]de
 		credits[r.numero] = total
 	}
 	return lines, credits
-}
-
-func decimalOf(s string) (decimal.Decimal, bool) {
-	v, err := decimal.NewFromString(s)
-	return v, err == nil
 }

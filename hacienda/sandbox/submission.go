@@ -3,8 +3,11 @@ package sandbox
 import (
 	"encoding/base64"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
+
+	"facturad/hacienda"
 )
 
 // The reception API's refusals of a submission (400 with X-Error-Cause).
@@ -72,7 +75,7 @@ func checkParty(p *Party, role string) string {
 	}
 	lengths, national := idLengths[t]
 	if !national {
-		if !alnum(n) {
+		if !(hacienda.Identificacion{Tipo: t, Numero: n}).FitsReceptionAPI() {
 			return fmt.Sprintf("El número de identificación del %s solo admite letras y dígitos.", role)
 		}
 		return ""
@@ -80,28 +83,10 @@ func checkParty(p *Party, role string) string {
 	if strings.Trim(n, "0123456789") != "" {
 		return fmt.Sprintf("El número de identificación del %s solo admite dígitos para el tipo %s.", role, t)
 	}
-	if !contains(lengths, len(strings.TrimLeft(n, "0"))) {
+	if !slices.Contains(lengths, len(strings.TrimLeft(n, "0"))) {
 		return fmt.Sprintf("El número de identificación del %s (%s) no tiene la longitud del tipo %s.", role, n, t)
 	}
 	return ""
-}
-
-func contains[T comparable](list []T, v T) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
-
-func alnum(s string) bool {
-	for _, r := range s {
-		if !(r >= '0' && r <= '9' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z') {
-			return false
-		}
-	}
-	return true
 }
 
 // checkAgainstXML compares the submission's JSON with the document it
@@ -143,7 +128,7 @@ func sameParty(p *Party, xmlTipo, xmlNumero, role string) string {
 	if xmlNumero == "" {
 		return fmt.Sprintf("El comprobante no tiene %s identificado y el JSON indica %s %s.", role, p.TipoIdentificacion, p.NumeroIdentificacion)
 	}
-	if !sameID(p.NumeroIdentificacion, xmlNumero) || (xmlTipo != "" && xmlTipo != p.TipoIdentificacion) {
+	if !hacienda.SameNumber(p.NumeroIdentificacion, xmlNumero) || (xmlTipo != "" && xmlTipo != p.TipoIdentificacion) {
 		return fmt.Sprintf("La identificación del %s del JSON (%s %s) no coincide con la del %s del comprobante (%s %s).",
 			role, p.TipoIdentificacion, p.NumeroIdentificacion, role, xmlTipo, xmlNumero)
 	}
