@@ -11,9 +11,9 @@ import (
 )
 
 // verifyAnswer checks the tax authority's signed answer (MensajeHacienda)
-// before its verdict is recorded: its XAdES signature (and, with
-// AnswerRoots, that it chains to a trusted authority), and that it is about
-// this document's issuer (sameClave has checked the clave). An answer that
+// before its verdict is recorded: that it is about this document (its
+// clave) and this document's issuer, and its XAdES signature (with
+// AnswerRoots, that it chains to a trusted authority). An answer that
 // fails is not applied: it is logged, counted, and treated as unreadable,
 // so the document is asked about again later.
 func (p *Pipeline) verifyAnswer(d *tenant.Document, st recepcion.Status) error {
@@ -31,16 +31,20 @@ func (p *Pipeline) verifyAnswer(d *tenant.Document, st recepcion.Status) error {
 }
 
 // answerProblem returns why the answer cannot be applied, as a metric
-// label and an error, or a nil error.
+// label and an error, or a nil error. The signature, the costly check,
+// comes last.
 func (p *Pipeline) answerProblem(d *tenant.Document, st recepcion.Status) (string, error) {
-	if st.Mensaje == nil {
+	m := st.Mensaje
+	switch {
+	case m == nil:
 		return "unreadable", errors.New("the answer has no MensajeHacienda")
+	case m.Clave != d.Clave:
+		return "clave", fmt.Errorf("the MensajeHacienda's clave %q is not the document's", m.Clave)
+	case d.EmisorNumero != "" && !hacienda.SameNumber(m.NumeroCedulaEmisor, d.EmisorNumero):
+		return "issuer", fmt.Errorf("the answer names issuer %q, the document %q", m.NumeroCedulaEmisor, d.EmisorNumero)
 	}
 	if _, err := signer.VerifyWith(st.ResponseXML, signer.VerifyOptions{Roots: p.o.AnswerRoots}); err != nil {
 		return "signature", err
-	}
-	if d.EmisorNumero != "" && !hacienda.SameNumber(st.Mensaje.NumeroCedulaEmisor, d.EmisorNumero) {
-		return "issuer", fmt.Errorf("the answer names issuer %q, the document %q", st.Mensaje.NumeroCedulaEmisor, d.EmisorNumero)
 	}
 	return "", nil
 }

@@ -105,9 +105,9 @@ func (p *Pipeline) statusOf(ctx context.Context, d *tenant.Document) (st recepci
 	return st, true, nil
 }
 
-// sameClave refuses an answer about another document: the status's clave,
-// and its MensajeHacienda's, must be the document's. Such an answer is
-// treated as unreadable (retried later, never stored).
+// sameClave refuses a status about another document: its clave must be
+// the document's (verifyAnswer checks the MensajeHacienda's). Such an
+// answer is treated as unreadable (retried later, never stored).
 func sameClave(clave string, st recepcion.Status) error {
 	bad := func(what, got string) error {
 		return &recepcion.TransportError{Op: recepcion.OpStatus, Kind: recepcion.KindUnreadable, Retryable: true,
@@ -115,9 +115,6 @@ func sameClave(clave string, st recepcion.Status) error {
 	}
 	if st.Clave != clave {
 		return bad("clave", st.Clave)
-	}
-	if st.Mensaje != nil && st.Mensaje.Clave != clave {
-		return bad("MensajeHacienda clave", st.Mensaje.Clave)
 	}
 	return nil
 }
