@@ -46,7 +46,16 @@ type SignatureCheck struct {
 }
 
 // Check implements Check.
-func (c SignatureCheck) Check(_ context.Context, xml []byte) []string {
+func (c SignatureCheck) Check(ctx context.Context, xml []byte) []string {
+	in, err := readDoc(xml)
+	if err != nil {
+		return []string{"El comprobanteXml no es un documento XML bien formado."}
+	}
+	return c.checkRead(ctx, xml, in)
+}
+
+// checkRead is Check for a document the sandbox has read already.
+func (c SignatureCheck) checkRead(_ context.Context, xml []byte, in docInfo) []string {
 	res, err := signer.VerifyWith(xml, signer.VerifyOptions{Roots: c.Roots})
 	if err != nil {
 		line := "La firma del comprobante electrónico no es válida"
@@ -55,15 +64,7 @@ func (c SignatureCheck) Check(_ context.Context, xml []byte) []string {
 		}
 		return []string{line + ": " + err.Error()}
 	}
-	in, err := readDoc(xml)
-	if err != nil {
-		return nil // reception has read it already
-	}
-	issuer := in.emisorNumero
-	switch in.root {
-	case "FacturaElectronicaCompra", "MensajeReceptor":
-		issuer = in.receptorNumero
-	}
+	issuer := in.signerID()
 	id, err := signer.CertificateIdentification(res.Certificate)
 	if err != nil || !hacienda.SameNumber(id.Numero, issuer) {
 		return []string{fmt.Sprintf("El contribuyente que firma la factura electronica no es el emisor (certificado de %q, emisor %s)",

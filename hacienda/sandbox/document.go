@@ -69,6 +69,33 @@ type docInfo struct {
 	refs           []docRef // InformacionReferencia
 }
 
+// readCheck is a Check that can take the document as the sandbox read it
+// at reception, instead of reading it again.
+type readCheck interface {
+	checkRead(ctx context.Context, xml []byte, in docInfo) []string
+}
+
+// claveIssuer is the identification the document's clave must carry: the
+// Emisor's, but in a purchase invoice (08) the Receptor's, the buyer that
+// issues it (spec §15.3). A receptor message's clave is the received
+// document's, whose issuer is NumeroCedulaEmisor.
+func (in docInfo) claveIssuer() string {
+	if in.root == "FacturaElectronicaCompra" {
+		return in.receptorNumero
+	}
+	return in.emisorNumero
+}
+
+// signerID is the identification of the taxpayer that must sign the
+// document: the clave's issuer, except in a receptor message, which the
+// receptor signs.
+func (in docInfo) signerID() string {
+	if in.root == "MensajeReceptor" {
+		return in.receptorNumero
+	}
+	return in.claveIssuer()
+}
+
 // docRef is one InformacionReferencia: its TipoDocIR and Numero.
 type docRef struct{ tipo, numero string }
 
@@ -174,14 +201,7 @@ func consistency(in docInfo) []string {
 	} else if len(in.consecutivo) != 20 || !slices.Contains(types, in.consecutivo[8:10]) {
 		out = append(out, "El NumeroConsecutivoReceptor no corresponde a un mensaje receptor.")
 	}
-	// The clave carries the id of the taxpayer that issues and signs the
-	// document: in a purchase invoice (08) that is the buyer, the XML's
-	// Receptor, while its Emisor is the seller (spec §15.3).
-	issuer := in.emisorNumero
-	if in.root == "FacturaElectronicaCompra" {
-		issuer = in.receptorNumero
-	}
-	if !hacienda.SameNumber(c[9:21], issuer) {
+	if !hacienda.SameNumber(c[9:21], in.claveIssuer()) {
 		out = append(out, "La identificación del emisor no coincide con la de la clave.")
 	}
 	if s := c[41]; s < '1' || s > '3' {

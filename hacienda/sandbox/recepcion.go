@@ -308,7 +308,11 @@ func (s *Sandbox) judge(ctx context.Context, d *document) {
 		checks = []Check{s.checks.Signature}
 	}
 	for _, c := range checks {
-		if c != nil {
+		switch c := c.(type) {
+		case nil:
+		case readCheck:
+			lines = append(lines, c.checkRead(ctx, d.XML, d.info)...)
+		default:
 			lines = append(lines, c.Check(ctx, d.XML)...)
 		}
 	}
