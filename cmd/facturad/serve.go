@@ -378,10 +378,12 @@ func openHacienda(c Config, log *slog.Logger, reg *prometheus.Registry, stop *cl
 		if err != nil {
 			return nil, nil, fmt.Errorf("built-in sandbox: %w", err)
 		}
+		// The built-in sandbox's answers are trusted, with or without a
+		// configured bundle.
 		if roots == nil {
 			roots = x509.NewCertPool()
-			roots.AddCert(answers.Chain[len(answers.Chain)-1])
 		}
+		roots.AddCert(answers.Chain[len(answers.Chain)-1])
 		sb, err := sandbox.Listen("127.0.0.1:0", sandbox.Options{
 			Logger:          log.With("component", "sandbox"),
 			AdminToken:      hex.EncodeToString(adminToken),
