@@ -10,15 +10,17 @@ import (
 	"facturad/tenant"
 )
 
-// verifyAnswer checks the tax authority's signed answer (MensajeHacienda)
-// before its verdict is recorded: that it is about this document (its
-// clave) and this document's issuer, and its XAdES signature (with
-// AnswerRoots, that it chains to a trusted authority). An answer that
-// fails is not applied: it is logged, counted, and treated as unreadable,
-// so the document is asked about again later.
+// verifyAnswer checks a status before it is recorded. A verdict
+// (aceptado, rechazado) stands only on the tax authority's signed answer
+// (MensajeHacienda): one must come with it, say the same (Mensaje 1 or 3),
+// be about this document (its clave) and this document's issuer, and carry
+// a valid XAdES signature (with AnswerRoots, chaining to a trusted
+// authority). An answer that fails is not applied: it is logged, counted,
+// and treated as unreadable, so the document is asked about again later.
+// A status that is not a verdict carries nothing signed and passes.
 func (p *Pipeline) verifyAnswer(d *tenant.Document, st recepcion.Status) error {
-	if len(st.ResponseXML) == 0 {
-		return nil // not final yet: nothing signed to check
+	if !st.Estado.Final() && len(st.ResponseXML) == 0 {
+		return nil
 	}
 	reason, err := p.answerProblem(d, st)
 	if err == nil {
@@ -36,8 +38,12 @@ func (p *Pipeline) verifyAnswer(d *tenant.Document, st recepcion.Status) error {
 func (p *Pipeline) answerProblem(d *tenant.Document, st recepcion.Status) (string, error) {
 	m := st.Mensaje
 	switch {
+	case len(st.ResponseXML) == 0:
+		return "unsigned", fmt.Errorf("ind-estado %q without the signed answer", st.Estado)
 	case m == nil:
 		return "unreadable", errors.New("the answer has no MensajeHacienda")
+	case !sameVerdict(st.Estado, m.Mensaje):
+		return "verdict", fmt.Errorf("ind-estado %q but the signed answer says Mensaje %d", st.Estado, m.Mensaje)
 	case m.Clave != d.Clave:
 		return "clave", fmt.Errorf("the MensajeHacienda's clave %q is not the document's", m.Clave)
 	case d.EmisorNumero != "" && !hacienda.SameNumber(m.NumeroCedulaEmisor, d.EmisorNumero):
@@ -47,4 +53,17 @@ func (p *Pipeline) answerProblem(d *tenant.Document, st recepcion.Status) (strin
 		return "signature", err
 	}
 	return "", nil
+}
+
+// sameVerdict reports whether ind-estado and the signed answer's Mensaje
+// agree. A status that is not final may carry no answer, or one the tax
+// authority is about to publish; only a final one must match.
+func sameVerdict(e recepcion.Estado, mensaje int) bool {
+	switch e {
+	case recepcion.EstadoAceptado:
+		return mensaje == hacienda.MensajeAceptado
+	case recepcion.EstadoRechazado:
+		return mensaje == hacienda.MensajeRechazado
+	}
+	return true
 }

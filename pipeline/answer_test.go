@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/x509"
+	"strings"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -70,14 +71,23 @@ func TestForgedAnswersAreNotApplied(t *testing.T) {
 		reason  string
 	}{
 		{"error/tampered after signing", func(t *testing.T, st *recepcion.Status) {
-			st.ResponseXML = bytes.Replace(st.ResponseXML, []byte("<Mensaje>1</Mensaje>"), []byte("<Mensaje>3</Mensaje>"), 1)
+			st.ResponseXML = bytes.Replace(st.ResponseXML, []byte("<EstadoMensaje>Aceptado</EstadoMensaje>"), []byte("<EstadoMensaje>Aceptada</EstadoMensaje>"), 1)
 		}, "signature"},
 		{"error/signed by an untrusted key", func(t *testing.T, st *recepcion.Status) {
-			resign(t, forger, st, func(m *hacienda.MensajeHacienda) { m.Mensaje, m.EstadoMensaje = hacienda.MensajeRechazado, "Rechazado" })
+			resign(t, forger, st, func(m *hacienda.MensajeHacienda) { m.DetalleMensaje = "Aceptado por otro" })
 		}, "signature"},
 		{"error/about another issuer", func(t *testing.T, st *recepcion.Status) {
 			resign(t, trusted, st, func(m *hacienda.MensajeHacienda) { m.NumeroCedulaEmisor = "3101999999" })
 		}, "issuer"},
+		{"error/about another document", func(t *testing.T, st *recepcion.Status) {
+			resign(t, trusted, st, func(m *hacienda.MensajeHacienda) { m.Clave = strings.Repeat("5", 50) })
+		}, "clave"},
+		{"error/ind-estado against the signed answer", func(t *testing.T, st *recepcion.Status) {
+			st.Estado = recepcion.EstadoRechazado // the JSON is not signed
+		}, "verdict"},
+		{"error/a verdict without the signed answer", func(t *testing.T, st *recepcion.Status) {
+			st.ResponseXML, st.Mensaje = nil, nil
+		}, "unsigned"},
 		{"ok/genuine", func(t *testing.T, st *recepcion.Status) {}, ""},
 	}
 	for _, tt := range tests {
