@@ -103,6 +103,10 @@ func (s *Service) verifyPassword(ctx context.Context, u APIUser, password []byte
 // slowSlot waits for one of the slow-hash slots, at most SlowHashWait and
 // never past ctx; it answers a *BusyError when none frees in time.
 func (s *Service) slowSlot(ctx context.Context) (release func(), err error) {
+	if ctx.Err() != nil {
+		// The caller has gone: start no slow work for it.
+		return nil, &BusyError{After: time.Second}
+	}
 	select {
 	case s.slow <- struct{}{}:
 		return func() { <-s.slow }, nil
