@@ -137,7 +137,13 @@ func (s *Service) Authenticate(ctx context.Context, token, username, password st
 			if hmac.Equal(digest, want) {
 				return p, nil
 			}
-			s.failed(ctx, key, ErrUnauthenticated)
+			if p.Role == RoleAdmin {
+				// Only where the warm path also enforces the lock: a
+				// guess against a cached generated password is futile,
+				// and counting it would lock the working client out of
+				// its next cold login.
+				s.failed(ctx, key, ErrUnauthenticated)
+			}
 			return Principal{}, ErrUnauthenticated
 		}
 	}

@@ -42,8 +42,8 @@ func throttled(err error) (time.Duration, bool) {
 // TestFailedAuthenticationBacksOffPerUser: after UserFailuresAllowed wrong
 // passwords on one token, the cold path is refused (even with the right
 // password) for a wait that doubles with each failure; a client with
-// generated credentials whose pair is already cached is not affected; the
-// wait ends.
+// generated credentials whose pair is already cached is not affected, and
+// guesses against that cached pair do not count; the wait ends.
 func TestFailedAuthenticationBacksOffPerUser(t *testing.T) {
 	b := newBundle(t, bundleOpts{})
 	svc, now, cache := backoffService(t, b)
@@ -75,23 +75,31 @@ func TestFailedAuthenticationBacksOffPerUser(t *testing.T) {
 	if _, err := svc.Authenticate(ctx, cr.APIToken, cr.Usuario, cr.Contrasena); err != nil {
 		t.Fatalf("after the wait: %v", err)
 	}
-	// More guesses (against the cached pair: cheap, and hopeless against a
-	// generated password) double the wait, and the cached client goes on.
-	if err := guess(101); !errors.Is(err, tenant.ErrUnauthenticated) {
-		t.Fatalf("guess against the cached pair: %v", err)
+	// Guesses against the cached pair (cheap, and hopeless against a
+	// generated password) are refused and not counted: they cannot lock
+	// the working client out of its next cold login.
+	for i := range 10 {
+		if err := guess(101 + i); !errors.Is(err, tenant.ErrUnauthenticated) {
+			t.Fatalf("guess against the cached pair: %v", err)
+		}
 	}
 	if _, err := svc.Authenticate(ctx, cr.APIToken, cr.Usuario, cr.Contrasena); err != nil {
-		t.Fatalf("the cached client during the backoff: %v", err)
+		t.Fatalf("the cached client during the guesses: %v", err)
 	}
 	sum := sha256.Sum256([]byte(cr.APIToken))
 	if err := cache.Delete(ctx, hex.EncodeToString(sum[:])); err != nil {
 		t.Fatal(err)
 	}
-	if wait, ok := throttled(guess(102)); !ok || wait != 2*time.Second {
+	// Without the cached pair, guesses count again: the next one is
+	// checked, the one after it doubles the wait.
+	if err := guess(200); !errors.Is(err, tenant.ErrUnauthenticated) {
+		t.Fatalf("first cold guess after the warm ones: %v, want it checked (warm guesses are not counted)", err)
+	}
+	if wait, ok := throttled(guess(201)); !ok || wait != 2*time.Second {
 		t.Fatalf("after one more failure: wait %v, %v; want a 429 of 2s", wait, ok)
 	}
 	now.Add(int64(2 * time.Second))
-	if err := guess(103); !errors.Is(err, tenant.ErrUnauthenticated) {
+	if err := guess(202); !errors.Is(err, tenant.ErrUnauthenticated) {
 		t.Fatalf("after the wait: %v, want the password checked again", err)
 	}
 }
