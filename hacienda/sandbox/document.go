@@ -242,12 +242,9 @@ var referencedTypes = map[string]bool{"01": true, "02": true, "03": true, "04": 
 // and a credit note may not credit more than what is left of the
 // referenced document's total after the credit notes accepted before. It
 // returns the findings and, for a credit note, the amounts to record once
-// it is accepted. The caller holds refMu.
+// it is accepted. The caller holds refMu and has checked that d is a note.
 func (s *Sandbox) references(d *document) (lines []string, credits map[string]decimal.Decimal) {
 	root := d.info.root
-	if root != "NotaCreditoElectronica" && root != "NotaDebitoElectronica" {
-		return nil, nil
-	}
 	for _, r := range d.info.refs {
 		if !referencedTypes[r.tipo] || !digits(r.numero, 50) {
 			continue

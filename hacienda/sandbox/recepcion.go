@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/shopspring/decimal"
 )
 
 // Party is an issuer or receiver identification as the API's JSON has it.
@@ -297,10 +299,6 @@ func (s *Sandbox) state(ctx context.Context, d *document) (string, string) {
 func (s *Sandbox) judge(ctx context.Context, d *document) {
 	lines := consistency(d.info)
 	lines = append(lines, s.timely(d)...)
-	s.refMu.Lock()
-	defer s.refMu.Unlock()
-	refLines, credits := s.references(d)
-	lines = append(lines, refLines...)
 	checks := []Check{s.checks.Schema, s.checks.Signature, s.checks.Totals}
 	if d.info.root == "MensajeReceptor" {
 		// The v4.4 model covers the issued documents; a receptor message
@@ -317,23 +315,57 @@ func (s *Sandbox) judge(ctx context.Context, d *document) {
 		}
 	}
 	lines = append(lines, d.faults.rejected...)
+	lines, credits := s.judgeReferences(d, lines)
 	accepted := len(lines) == 0
 	answer, err := s.answer(d, accepted, lines)
 	if err != nil {
 		s.log.ErrorContext(ctx, "sandbox could not sign its answer", "clave", d.Key, "err", err)
+		s.takeBack(credits)
 		d.estado = "error"
 		return
 	}
 	d.answer, d.detalle = answer, lines
 	if accepted {
-		for clave, amount := range credits {
-			s.credited[clave] = s.credited[clave].Add(amount)
-		}
 		d.estado = "aceptado"
 		s.stats.accepted.Add(1)
 	} else {
 		d.estado = "rechazado"
 		s.stats.rejected.Add(1)
+	}
+}
+
+// judgeReferences adds the findings of a note's references to lines and,
+// when the note is accepted with them, records what it credits, in one
+// hold of refMu, so that two credit notes judged at once cannot both take
+// the same balance. Other documents do not take the lock.
+func (s *Sandbox) judgeReferences(d *document, lines []string) ([]string, map[string]decimal.Decimal) {
+	root := d.info.root
+	if root != "NotaCreditoElectronica" && root != "NotaDebitoElectronica" {
+		return lines, nil
+	}
+	s.refMu.Lock()
+	defer s.refMu.Unlock()
+	refLines, credits := s.references(d)
+	lines = append(lines, refLines...)
+	if len(lines) > 0 {
+		return lines, nil
+	}
+	for clave, amount := range credits {
+		s.credited[clave] = s.credited[clave].Add(amount)
+	}
+	return lines, credits
+}
+
+// takeBack returns credits recorded by judgeReferences for a note whose
+// answer could not be made.
+func (s *Sandbox) takeBack(credits map[string]decimal.Decimal) {
+	if len(credits) == 0 {
+		return
+	}
+	s.refMu.Lock()
+	defer s.refMu.Unlock()
+	for clave, amount := range credits {
+		s.credited[clave] = s.credited[clave].Sub(amount)
 	}
 }
 

@@ -147,8 +147,8 @@ type Sandbox struct {
 
 	idp *idp
 
-	// refMu serialises the judging of credit notes, and guards credited:
-	// what accepted credit notes took from each referenced document.
+	// refMu guards credited, what accepted credit notes took from each
+	// referenced document, while a note's references are judged.
 	refMu    sync.Mutex
 	credited map[string]decimal.Decimal
 
