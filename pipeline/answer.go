@@ -10,18 +10,15 @@ import (
 	"facturad/tenant"
 )
 
-// verifyAnswer checks a status before it is recorded. A verdict
-// (aceptado, rechazado) stands only on the tax authority's signed answer
-// (MensajeHacienda): one must come with it, say the same (Mensaje 1 or 3),
-// be about this document (its clave) and this document's issuer, and carry
-// a valid XAdES signature (with AnswerRoots, chaining to a trusted
-// authority). An answer that fails is not applied: it is logged, counted,
-// and treated as unreadable, so the document is asked about again later.
-// A status that is not a verdict carries nothing signed and passes.
+// verifyAnswer checks a status before it is recorded. It must be about
+// this document (its clave). A verdict (aceptado, rechazado) stands only on
+// the tax authority's signed answer (MensajeHacienda): one must come with
+// it, say the same (Mensaje 1 or 3), be about this document and its
+// issuer, and carry a valid XAdES signature (with AnswerRoots, chaining to
+// a trusted authority). A status that fails is not applied: it is logged,
+// counted, and treated as unreadable, so the document is asked about again
+// later.
 func (p *Pipeline) verifyAnswer(d *tenant.Document, st recepcion.Status) error {
-	if !st.Estado.Final() && len(st.ResponseXML) == 0 {
-		return nil
-	}
 	reason, err := p.answerProblem(d, st)
 	if err == nil {
 		return nil
@@ -36,6 +33,12 @@ func (p *Pipeline) verifyAnswer(d *tenant.Document, st recepcion.Status) error {
 // label and an error, or a nil error. The signature, the costly check,
 // comes last.
 func (p *Pipeline) answerProblem(d *tenant.Document, st recepcion.Status) (string, error) {
+	if st.Clave != d.Clave {
+		return "clave", fmt.Errorf("the status's clave %q is not the document's", st.Clave)
+	}
+	if !st.Estado.Final() && len(st.ResponseXML) == 0 {
+		return "", nil // not a verdict: nothing signed to check
+	}
 	m := st.Mensaje
 	switch {
 	case len(st.ResponseXML) == 0:

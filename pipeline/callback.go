@@ -43,11 +43,13 @@ func (p *Pipeline) callbackURL(clave string) string {
 }
 
 // pollAfter is how long the background worker waits before asking about a
-// submitted document again: usual, or with callbacks on the slow safety
-// net, since the callback brings the verdict.
+// submitted document again: usual, or with callbacks on at least the slow
+// safety net (SafetyPoll less a jitter of up to half, so that a burst of
+// documents is not asked about all at once), since the callback brings the
+// verdict.
 func (p *Pipeline) pollAfter(usual time.Duration) time.Duration {
 	if p.o.CallbackBase != "" {
-		return p.o.SafetyPoll
+		return max(usual, backoff(p.o.SafetyPoll, p.o.SafetyPoll, 0, 0))
 	}
 	return usual
 }
@@ -89,7 +91,7 @@ func (p *Pipeline) callback(ctx context.Context, clave, token string) (string, e
 	if d.Estado.Final() {
 		return "settled", nil // nothing to ask
 	}
-	out, err := p.check(ctx, d)
+	out, err := p.check(ctx, opCallback, d)
 	if err != nil {
 		return "failed", fmt.Errorf("callback for %s: %w", clave, err)
 	}

@@ -46,12 +46,13 @@ func (p *Pipeline) Check(ctx context.Context, pr tenant.Principal, clave string)
 	if err != nil {
 		return Outcome{}, err
 	}
-	return p.check(ctx, d)
+	return p.check(ctx, opCheck, d)
 }
 
 // check asks the tax authority about d and stores its answer: the check
-// call's work once the caller may see d, and a callback's.
-func (p *Pipeline) check(ctx context.Context, d tenant.Document) (Outcome, error) {
+// call's work once the caller may see d, and a callback's; op names which
+// in the outcome metric.
+func (p *Pipeline) check(ctx context.Context, op string, d tenant.Document) (Outcome, error) {
 	ctx, cancel := p.workCtx(ctx)
 	defer cancel()
 	log := p.log.With("company", d.CompanyID, "branch", d.BranchID, "clave", d.Clave)
@@ -64,7 +65,7 @@ func (p *Pipeline) check(ctx context.Context, d tenant.Document) (Outcome, error
 		// reading 05 may send the document again), and say that the tax
 		// authority could not be asked this time.
 		log.WarnContext(ctx, "check: the tax authority's answer could not be had; answering the stored verdict", "err", err)
-		p.metrics.outcomes.WithLabelValues(opCheck, string(d.Estado)).Inc()
+		p.metrics.outcomes.WithLabelValues(op, string(d.Estado)).Inc()
 		return Outcome{
 			Document: d,
 			Estado:   d.Estado,
@@ -73,7 +74,7 @@ func (p *Pipeline) check(ctx context.Context, d tenant.Document) (Outcome, error
 	}
 	if err != nil {
 		log.WarnContext(ctx, "check: the tax authority's answer could not be had", "err", err)
-		p.metrics.outcomes.WithLabelValues(opCheck, string(tenant.StateNotSentYet)).Inc()
+		p.metrics.outcomes.WithLabelValues(op, string(tenant.StateNotSentYet)).Inc()
 		return Outcome{
 			Document: d,
 			Failed:   true,
@@ -131,7 +132,7 @@ func (p *Pipeline) check(ctx context.Context, d tenant.Document) (Outcome, error
 		}
 		out.Document, out.Estado = d, d.Estado
 	}
-	p.metrics.outcomes.WithLabelValues(opCheck, string(d.Estado)).Inc()
+	p.metrics.outcomes.WithLabelValues(op, string(d.Estado)).Inc()
 	return out, nil
 }
 

@@ -27,6 +27,8 @@ const (
 	opSend  = "send"
 	opCheck = "check"
 	opRetry = "retry"
+	// opCallback is a status asked because the tax authority called back.
+	opCallback = "callback"
 )
 
 type pipelineMetrics struct {

@@ -96,27 +96,10 @@ func (p *Pipeline) statusOf(ctx context.Context, d *tenant.Document) (st recepci
 	case err != nil:
 		return st, false, err
 	}
-	if err := sameClave(d.Clave, st); err != nil {
-		return recepcion.Status{}, false, err
-	}
 	if err := p.verifyAnswer(d, st); err != nil {
 		return recepcion.Status{}, false, err
 	}
 	return st, true, nil
-}
-
-// sameClave refuses a status about another document: its clave must be
-// the document's (verifyAnswer checks the MensajeHacienda's). Such an
-// answer is treated as unreadable (retried later, never stored).
-func sameClave(clave string, st recepcion.Status) error {
-	bad := func(what, got string) error {
-		return &recepcion.TransportError{Op: recepcion.OpStatus, Kind: recepcion.KindUnreadable, Retryable: true,
-			Err: fmt.Errorf("the answer's %s %q is not the document's %s", what, got, clave)}
-	}
-	if st.Clave != clave {
-		return bad("clave", st.Clave)
-	}
-	return nil
 }
 
 // applyStatus records the tax authority's answer: the state from
