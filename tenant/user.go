@@ -97,9 +97,10 @@ const (
 
 // EnsureAdmin creates the bootstrap admin at first start. Empty values are
 // generated (user name "admin", a random password and token) and returned
-// so that they can be printed once. When an admin already exists nothing is
-// changed and created is false: configured values are not compared with
-// the stored ones, and changing them later does not rotate anything.
+// so that they can be printed once. When the named admin already exists
+// nothing is changed and created is false: configured values are not
+// compared with the stored ones, and changing them later does not rotate
+// anything. A new name configured later creates a second admin.
 func (s *Service) EnsureAdmin(ctx context.Context, username, password, token string) (creds Credentials, created bool, err error) {
 	exists, err := s.adminExists(ctx, username)
 	if err != nil || exists {
@@ -142,18 +143,10 @@ func (s *Service) EnsureAdmin(ctx context.Context, username, password, token str
 	return creds, true, nil
 }
 
-// adminExists reports whether an admin user exists: any admin among the
-// users without a company, or the named user when it is an admin.
+// adminExists reports whether the named bootstrap admin (default
+// "admin") exists as an admin. Another name configured later is created
+// beside it: that is how admin access is recovered.
 func (s *Service) adminExists(ctx context.Context, username string) (bool, error) {
-	users, err := s.store.APIUsers(ctx, 0, 0)
-	if err != nil && !errors.Is(err, ErrNotFound) {
-		return false, fmt.Errorf("bootstrap admin: %w", err)
-	}
-	for _, u := range users {
-		if u.Role == RoleAdmin {
-			return true, nil
-		}
-	}
 	if username == "" {
 		username = "admin"
 	}
