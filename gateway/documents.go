@@ -20,7 +20,7 @@ import (
 // authenticated principal and enforces who may see what: another tenant's
 // document is tenant.ErrNotFound.
 type Documents interface {
-	// Send issues a document from a send request body.
+	// Send issues a document from a decoded send request.
 	Send(ctx context.Context, p tenant.Principal, req *hacienda.SendDocumentRequest) (pipeline.Outcome, error)
 	// Check asks the tax authority about a document and stores its answer.
 	Check(ctx context.Context, p tenant.Principal, clave string) (pipeline.Outcome, error)
@@ -217,9 +217,11 @@ type Callbacks interface {
 	Callback(ctx context.Context, clave, token string) error
 }
 
-// CallbackMaxBody bounds a callback's body: the status JSON with a base64
-// MensajeHacienda, which the service does not read.
-const CallbackMaxBody = 1 << 20
+// CallbackMaxBody bounds a callback's body, which anyone may post and the
+// service never reads: the status JSON with a base64 MensajeHacienda fits
+// (a signed answer is a few KiB); a larger one is refused, and the safety
+// poll still settles its document.
+const CallbackMaxBody = 64 << 10
 
 // CallbackRoute is the route the tax authority posts a document's final
 // status to (spec §15.5). It is public: the token in its path, issued with

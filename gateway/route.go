@@ -8,9 +8,10 @@ import (
 	"facturad/tenant"
 )
 
-// Route is an extra authenticated API route, the extension point for the
-// document calls of A.5. It is served exactly like a built-in route: Handle
-// runs under the route's own timeout.
+// Route is an extra API route, the extension point for the document calls
+// of A.5 and the tax authority's callback. It is served exactly like a
+// built-in route: authenticated unless Public, Handle under the route's
+// own timeout.
 type Route struct {
 	// Method is the HTTP method (GET, POST, PUT...).
 	Method string
@@ -33,8 +34,8 @@ type Route struct {
 
 // Handler answers one call: every route, the built-in ones and those added
 // through Options.Routes, has this signature. The gateway has authenticated
-// the caller, enforced the body limit and copied what the handler needs
-// into r; a returned error is mapped to the contract's error form (see
+// the caller (unless the route is Public), enforced the body limit and
+// copied what the handler needs into r; a returned error is mapped to the contract's error form (see
 // docs/design/gateway.md), a Reply is written as given.
 type Handler func(ctx context.Context, r *Request) (Reply, error)
 

@@ -11,7 +11,7 @@ import (
 
 // Stage names: the bounded values of the stage label.
 const (
-	stageValidate = "validate" // decode, validate and calculate
+	stageValidate = "validate" // validate and calculate (the gateway decodes)
 	stageNumber   = "number"
 	stageBuild    = "build"
 	stageSign     = "sign"

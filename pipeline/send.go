@@ -39,14 +39,12 @@ func (p *Pipeline) Send(ctx context.Context, pr tenant.Principal, req *hacienda.
 	if req == nil {
 		return Outcome{}, invalidField("body", "a send request is required")
 	}
-	start := time.Now()
 	canon, hash, err := canonicalRequest(req)
 	if err != nil {
 		return Outcome{}, err
 	}
-	p.metrics.observe(stageValidate, start)
 
-	start = time.Now()
+	start := time.Now()
 	release, err := p.lanes.acquire(ctx, pr.CompanyID, pr.BranchID)
 	switch {
 	case errors.Is(err, errCompanyFull):

@@ -69,58 +69,52 @@ func IdentificationDigits(s string) string {
 // for one of the slots the slow password hashes use: no flood of uploads
 // runs more of them at once than there are cores; a wait that finds none
 // is a *BusyError (503).
-func (s *Service) checkCertificate(ctx context.Context, e *ValidationError, p12, pin []byte, identificacion string) (time.Time, bool, error) {
+func (s *Service) checkCertificate(ctx context.Context, e *ValidationError, p12, pin []byte, identificacion string) (time.Time, error) {
 	release, err := s.slowSlot(ctx)
 	if err != nil {
-		return time.Time{}, false, err
+		return time.Time{}, err
 	}
 	info, err := s.certs.OpenCertificate(p12, pin)
 	release()
-	expiry, ok := s.judgeCertificate(e, info, err, identificacion)
-	return expiry, ok, nil
+	return s.judgeCertificate(e, info, err, identificacion), nil
 }
 
 // judgeCertificate records what is wrong with an opened certificate on
-// field Certificado, or returns its expiry.
-func (s *Service) judgeCertificate(e *ValidationError, info CertificateInfo, err error, identificacion string) (time.Time, bool) {
+// field Certificado, and returns its expiry.
+func (s *Service) judgeCertificate(e *ValidationError, info CertificateInfo, err error, identificacion string) time.Time {
 	switch {
 	case errors.Is(err, ErrCertificatePIN):
 		e.Add("Certificado", "cannot be opened with the PIN given in Clave")
-		return time.Time{}, false
+		return time.Time{}
 	case errors.Is(err, ErrCertificateCostly):
 		e.Add("Certificado", "asks for more key-derivation iterations than the service accepts (at most 200,000; files made by the usual tools use 2,048 to 10,000): export it again")
-		return time.Time{}, false
+		return time.Time{}
 	case errors.Is(err, ErrCertificateFormat):
 		e.Add("Certificado", "is not a PKCS#12 (.p12/.pfx) file")
-		return time.Time{}, false
+		return time.Time{}
 	case errors.Is(err, ErrCertificateNoKey):
 		e.Add("Certificado", "holds no private key; upload the .p12 with its key (the llave criptográfica)")
-		return time.Time{}, false
+		return time.Time{}
 	case errors.Is(err, ErrCertificateKey):
 		e.Add("Certificado", "has a key the tax authority does not accept: it must be RSA of at least 2048 bits")
-		return time.Time{}, false
+		return time.Time{}
 	case err != nil:
 		e.Add("Certificado", "cannot be opened: it is not a PKCS#12 (.p12/.pfx) file or the PIN in Clave is wrong")
-		return time.Time{}, false
+		return time.Time{}
 	}
-	ok := true
 	certID := IdentificationDigits(info.Identification)
 	switch {
 	case certID == "":
 		e.Add("Certificado", "does not carry the holder's identification")
-		ok = false
 	case identificacion != "" && certID != IdentificationDigits(identificacion):
 		e.Add("Certificado", "belongs to another taxpayer: its identification does not match Identificacion")
-		ok = false
 	}
 	now := s.now()
 	if !info.NotAfter.IsZero() && !now.Before(info.NotAfter) {
 		e.Add("Certificado", "expired on %s", info.NotAfter.UTC().Format(time.DateOnly))
-		ok = false
 	}
 	if info.NotAfter.IsZero() {
 		e.Add("Certificado", "has no expiry date")
-		ok = false
 	}
-	return info.NotAfter, ok
+	return info.NotAfter
 }

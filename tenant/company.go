@@ -147,7 +147,7 @@ func (s *Service) CreateCompany(ctx context.Context, p Principal, in CompanyInpu
 	var expiry time.Time
 	if len(in.Certificate) > 0 && !e.Has("Certificado") && !e.Has("Clave") {
 		var err error
-		if expiry, _, err = s.checkCertificate(ctx, e, in.Certificate, in.CertificatePIN, s.identificationToMatch(e, in)); err != nil {
+		if expiry, err = s.checkCertificate(ctx, e, in.Certificate, in.CertificatePIN, s.identificationToMatch(e, in)); err != nil {
 			return CreatedCompany{}, err
 		}
 	}
@@ -255,7 +255,7 @@ func (s *Service) UpdateCompany(ctx context.Context, p Principal, id int64, in C
 	var expiry time.Time
 	if newCert && !e.Has("Certificado") && !e.Has("Clave") {
 		var err error
-		if expiry, _, err = s.checkCertificate(ctx, e, in.Certificate, in.CertificatePIN, s.identificationToMatch(e, in)); err != nil {
+		if expiry, err = s.checkCertificate(ctx, e, in.Certificate, in.CertificatePIN, s.identificationToMatch(e, in)); err != nil {
 			return CompanyDetail{}, err
 		}
 	}
