@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -187,17 +188,31 @@ func (h documentHandlers) responseXML(ctx context.Context, r *Request) (Reply, e
 // case (existing clients write includeXml and includexml) and true is
 // "true" or "1", in any case.
 func queryFlag(q url.Values, name string) bool {
-	for k, vs := range q {
-		if !strings.EqualFold(k, name) {
-			continue
-		}
-		for _, v := range vs {
-			if strings.EqualFold(v, "true") || v == "1" {
-				return true
-			}
+	for _, v := range queryValues(q, name) {
+		if strings.EqualFold(v, "true") || v == "1" {
+			return true
 		}
 	}
 	return false
+}
+
+// queryValues returns the values of a query parameter whose name matches
+// name ignoring case: other spellings first, in the order of their names,
+// and the exact spelling last, so that the result does not depend on map
+// order and the last value of the exact spelling is the last one.
+func queryValues(q url.Values, name string) []string {
+	keys := make([]string, 0, len(q))
+	for k := range q {
+		if k != name && strings.EqualFold(k, name) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	var out []string
+	for _, k := range keys {
+		out = append(out, q[k]...)
+	}
+	return append(out, q[name]...)
 }
 
 // Interface guard: the pipeline is what the document routes call.

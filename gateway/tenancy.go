@@ -143,10 +143,8 @@ func usernameBody(body []byte) (string, error) {
 
 func (s *Server) searchCompanies(ctx context.Context, r *Request) (Reply, error) {
 	var name string
-	for k, vs := range r.Query {
-		if strings.EqualFold(k, "name") && len(vs) > 0 {
-			name = vs[len(vs)-1]
-		}
+	if vs := queryValues(r.Query, "Name"); len(vs) > 0 {
+		name = vs[len(vs)-1]
 	}
 	cs, err := s.o.Tenants.SearchCompanies(ctx, r.Principal, name)
 	if err != nil {
