@@ -122,7 +122,7 @@ type Options struct {
 	// front of the service. A request whose peer is in one of them is
 	// attributed to the right-most X-Forwarded-For address that is not;
 	// any other request to its peer. The address is what failed
-	// authentication backs off by (tenant.WithClientAddr). Default: none.
+	// authentication backs off by (tenant.WithClientAddrFunc). Default: none.
 	TrustedProxies []netip.Prefix
 
 	// Now is the clock used for certificadoVencido. Default: time.Now.

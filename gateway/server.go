@@ -328,7 +328,8 @@ func (s *Server) authenticate(c *call) (tenant.Principal, error) {
 	if token == "" || !ok {
 		return tenant.Principal{}, tenant.ErrUnauthenticated
 	}
-	ctx := tenant.WithClientAddr(c.ctx, s.clientAddr(c.rc))
+	// Worked out only if authentication needs it (not for a cached pair).
+	ctx := tenant.WithClientAddrFunc(c.ctx, func() string { return s.clientAddr(c.rc) })
 	p, err := s.o.Tenants.Authenticate(ctx, token, user, pass)
 	if err != nil {
 		return tenant.Principal{}, fmt.Errorf("authenticate: %w", err)

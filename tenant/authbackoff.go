@@ -66,12 +66,21 @@ type clientAddrKey struct{}
 // WithClientAddr records the client's address for Authenticate's
 // per-address backoff.
 func WithClientAddr(ctx context.Context, addr string) context.Context {
+	return WithClientAddrFunc(ctx, func() string { return addr })
+}
+
+// WithClientAddrFunc records how to learn the client's address, for
+// Authenticate to call only when it needs it: on the cold path, after a
+// failure, and for admins, not for a cached pair.
+func WithClientAddrFunc(ctx context.Context, addr func() string) context.Context {
 	return context.WithValue(ctx, clientAddrKey{}, addr)
 }
 
 func clientAddr(ctx context.Context) string {
-	a, _ := ctx.Value(clientAddrKey{}).(string)
-	return a
+	if f, _ := ctx.Value(clientAddrKey{}).(func() string); f != nil {
+		return f()
+	}
+	return ""
 }
 
 // counter is one failure count an attempt is concerned by.
