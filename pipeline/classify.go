@@ -13,10 +13,9 @@ import (
 // send call's answer.
 type verdict struct {
 	// Estado is 05 (not taken: retried) or 03 (refused as sent: not
-	// retried).
+	// retried). The send call's mensaje_api_key is always
+	// KeySendingDocumentError.
 	Estado tenant.State
-	// Key is the send call's mensaje_api_key.
-	Key string
 	// Retry says the background worker tries again.
 	Retry bool
 	// Ask says the tax authority's word on the clave decides before the
@@ -35,13 +34,6 @@ type verdict struct {
 // refused, or not allowed to act for the company.
 const credentialsMessage = "The tax authority refused the company's tax-authority user or password, or the company has none, or the user may not act for this company; correct them (UsuarioHacienda, ContrasenaHacienda). The document is kept but not sent again automatically: after correcting them, send the same request again (same id_externo) to have it sent."
 
-// credentialsFailure reports whether err is the company's tax-authority
-// credentials missing or refused: no attempt succeeds until they change,
-// and each attempt with refused ones counts against the taxpayer's account.
-func credentialsFailure(err error) bool {
-	return recepcion.Judge(err).Kind == recepcion.BadCredentials
-}
-
 // classifySubmit turns a failure of a submission (its token, the limiter
 // or the submission itself), as recepcion.Judge classifies it, into what
 // it means for the document. A refusal of the document itself is final
@@ -53,7 +45,6 @@ func classifySubmit(err error) verdict {
 	j := recepcion.Judge(err)
 	v := verdict{
 		Estado:     tenant.StateNotSentYet,
-		Key:        KeySendingDocumentError,
 		Retry:      true,
 		Ask:        j.MaybeReceived && !j.InFlight,
 		RetryAfter: j.RetryAfter,

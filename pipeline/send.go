@@ -550,7 +550,7 @@ func (j *job) submitStored(ctx context.Context, d *tenant.Document) (Outcome, er
 	if heard {
 		return sendOutcome(*d), nil
 	}
-	return Outcome{Document: *d, Failed: true, Key: v.Key, Message: v.Message, Estado: d.Estado}, nil
+	return Outcome{Document: *d, Failed: true, Key: KeySendingDocumentError, Message: v.Message, Estado: d.Estado}, nil
 }
 
 // expired stores a document that cannot be signed because the company's
