@@ -33,8 +33,7 @@ func runSandbox(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 	if err != nil {
 		return err
 	}
-	checks := sandbox.DefaultChecks()
-	checks.Signature = sandbox.SignatureCheck{Roots: roots}
+	checks := sandbox.DefaultChecksTrusting(roots)
 	if *xsdDir != "" {
 		xsd, err := sandbox.NewXSDCheck(*xsdDir)
 		if err != nil {

@@ -374,6 +374,7 @@ func openHacienda(c Config, log *slog.Logger, reg *prometheus.Registry, stop *cl
 		if err != nil {
 			return nil, nil, fmt.Errorf("sandbox trusted CA: %w", err)
 		}
+		checks := sandbox.DefaultChecksTrusting(trusted)
 		answers, err := sandbox.DefaultAnswerSigner()
 		if err != nil {
 			return nil, nil, fmt.Errorf("built-in sandbox: %w", err)
@@ -389,7 +390,7 @@ func openHacienda(c Config, log *slog.Logger, reg *prometheus.Registry, stop *cl
 			AdminToken:      hex.EncodeToString(adminToken),
 			AnswerSigner:    answers,
 			ProcessingDelay: c.SandboxDelay,
-			TrustedCAs:      trusted,
+			Checks:          &checks,
 		})
 		if err != nil {
 			return nil, nil, fmt.Errorf("built-in sandbox: %w", err)

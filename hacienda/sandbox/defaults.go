@@ -25,10 +25,14 @@ import (
 //   - Totals: the document's amounts recomputed from its inputs
 //     (hacienda.Calculate) and compared, every computed amount of every
 //     line and of the summary.
-func DefaultChecks() Checks {
+func DefaultChecks() Checks { return DefaultChecksTrusting(nil) }
+
+// DefaultChecksTrusting is DefaultChecks with signing certificates
+// required to chain to roots (nil: any authority).
+func DefaultChecksTrusting(roots *x509.CertPool) Checks {
 	return Checks{
 		Schema:    CheckFunc(checkStructure),
-		Signature: SignatureCheck{},
+		Signature: SignatureCheck{Roots: roots},
 		Totals:    CheckFunc(checkTotals),
 	}
 }

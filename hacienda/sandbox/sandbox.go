@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"context"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -99,11 +98,6 @@ type Options struct {
 	// internet) may be earlier without bound. Zero means 5 minutes and 1
 	// hour; negative turns the bound off.
 	FechaAhead, FechaBehind time.Duration
-
-	// TrustedCAs, when set, are the certificate authorities a document's
-	// signing certificate must chain to (the default checks only; the
-	// real service trusts the national CA hierarchy).
-	TrustedCAs *x509.CertPool
 
 	// Checks judge a received document. Nil means DefaultChecks().
 	Checks *Checks
@@ -226,7 +220,6 @@ func New(o Options) (*Sandbox, error) {
 		s.checks = *o.Checks
 	} else {
 		s.checks = DefaultChecks()
-		s.checks.Signature = SignatureCheck{Roots: o.TrustedCAs}
 	}
 	s.signer = o.AnswerSigner
 	if s.signer == nil {
