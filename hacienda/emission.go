@@ -41,18 +41,37 @@ func (w EmissionWindow) Check(f time.Time, situacion string, now time.Time) erro
 		return nil
 	}
 	var e errs
-	switch d := f.Sub(now); {
-	case d > w.Ahead:
+	switch d := w.Outside(f, situacion, now); {
+	case d > 0:
 		e.add("fecha_emision", fmt.Sprintf("is %s after the time the service received the document; at most %s ahead is accepted (clock difference), as the tax authority rejects a document issued later than its reception",
 			roundDuration(d), w.Ahead))
-	case situacion == SituacionSinInternet && -d > w.Offline:
+	case d < 0 && situacion == SituacionSinInternet:
 		e.add("fecha_emision", fmt.Sprintf("is %s before the time the service received the document; a document generated without internet (situacion 3) is accepted up to %s old",
 			roundDuration(-d), w.Offline))
-	case situacion != SituacionSinInternet && -d > w.Behind:
+	case d < 0:
 		e.add("fecha_emision", fmt.Sprintf("is %s before the time the service received the document; with situacion %s at most %s is accepted (the tax authority accepts an earlier date only for situacion 3, sin internet)",
 			roundDuration(-d), situacion, w.Behind))
 	}
 	return e.err()
+}
+
+// Outside reports where f falls against the window around now: how much
+// later than now when that is more than Ahead (positive), how much earlier
+// when that is more than the bound of its situación, Behind or Offline
+// (negative), zero inside. A negative bound is no bound.
+func (w EmissionWindow) Outside(f time.Time, situacion string, now time.Time) time.Duration {
+	d := f.Sub(now)
+	behind := w.Behind
+	if situacion == SituacionSinInternet {
+		behind = w.Offline
+	}
+	switch {
+	case w.Ahead >= 0 && d > w.Ahead:
+		return d
+	case behind >= 0 && -d > behind:
+		return d
+	}
+	return 0
 }
 
 // roundDuration rounds d for a message: to the second under an hour, to

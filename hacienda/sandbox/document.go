@@ -218,15 +218,17 @@ func (s *Sandbox) timely(d *document) []string {
 	if err != nil {
 		return nil // consistency reports it
 	}
-	situacion := byte('1')
+	situacion := hacienda.SituacionNormal
 	if len(d.Clave) == 50 {
-		situacion = d.Clave[41]
+		situacion = d.Clave[41:42]
 	}
-	switch late := d.ReceivedAt.Sub(f); {
-	case s.opts.FechaAhead >= 0 && -late > s.opts.FechaAhead:
+	// The tax authority's window: no bound for situación 3.
+	w := hacienda.EmissionWindow{Ahead: s.opts.FechaAhead, Behind: s.opts.FechaBehind, Offline: -1}
+	switch off := w.Outside(f, situacion, d.ReceivedAt); {
+	case off > 0:
 		return []string{fmt.Sprintf(`-11, "La FechaEmision del comprobante (%s) es posterior a la fecha de recepción (%s).", 0, 0`,
 			d.info.fechaEmision, d.ReceivedAt.In(costaRica).Format(time.RFC3339))}
-	case s.opts.FechaBehind >= 0 && late > s.opts.FechaBehind && situacion != '3':
+	case off < 0:
 		return []string{fmt.Sprintf(`-16, "El archivo XML fue enviado de manera extemporánea: la FechaEmision (%s) es anterior a la recepción (%s) y la situación del comprobante no es 3 (sin internet).", 0, 0`,
 			d.info.fechaEmision, d.ReceivedAt.In(costaRica).Format(time.RFC3339))}
 	}

@@ -681,9 +681,11 @@ func TestFechaEmisionWindow(t *testing.T) {
 	}{
 		{"ok/at reception", 0, '1', ""},
 		{"ok/a few minutes ahead", 4 * time.Minute, '1', ""},
+		{"error/6 minutes ahead", 6 * time.Minute, '1', "-11"},
 		{"error/6 hours ahead", 6 * time.Hour, '1', `-11, "La FechaEmision del comprobante`},
 		{"error/ahead sin internet too", 6 * time.Hour, '3', "-11"},
 		{"ok/half an hour old", -30 * time.Minute, '1', ""},
+		{"error/61 minutes old", -61 * time.Minute, '1', "-16"},
 		{"error/3 days old", -72 * time.Hour, '1', `-16, "El archivo XML fue enviado de manera extemporánea`},
 		{"error/3 days old contingencia", -72 * time.Hour, '2', "-16"},
 		{"ok/3 days old sin internet", -72 * time.Hour, '3', ""},
