@@ -19,7 +19,9 @@ import (
 // callback triggers), none of them polling.
 func TestCallbacksSettleWithoutPolling(t *testing.T) {
 	api := "127.0.0.1:" + strconv.Itoa(freePort(t))
-	_, _, admin, stop := startService(t, t.TempDir(), "--listen", api, "--public-url", "http://"+api,
+	// The sandbox takes longer than the first poll would wait (3 s), so a
+	// poll that callbacks did not put off would ask before the verdict.
+	_, _, admin, stop := startService(t, t.TempDir(), "--listen", api, "--public-url", "http://"+api, "--sandbox-processing-delay", "5s",
 		"--admin-user", e2eAdminUser, "--admin-password", e2eAdminPass, "--admin-token", e2eAdminToken)
 	defer stop()
 	adm := apiClient{t: t, base: "http://" + api, token: e2eAdminToken, user: e2eAdminUser, pass: e2eAdminPass}
@@ -40,7 +42,7 @@ func TestCallbacksSettleWithoutPolling(t *testing.T) {
 	}
 	// Reading a document never asks the tax authority: wait for the
 	// callbacks to settle every one.
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(60 * time.Second)
 	for _, clave := range claves {
 		for {
 			var d document

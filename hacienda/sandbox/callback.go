@@ -16,9 +16,9 @@ const callbackTries = 4
 var callbackClient = &http.Client{Timeout: 10 * time.Second}
 
 // callBack posts a document's final status to its callbackUrl once the
-// verdict is reached, the body being the status resource's JSON (spec
-// §15.5), and retries three times a second apart on a failure. A stuck
-// document is never called back; a closing sandbox stops.
+// status resource shows the verdict, the body being that resource's JSON
+// (spec §15.5), and retries three times a second apart on a failure. A
+// stuck document is never called back; a closing sandbox stops.
 func (s *Sandbox) callBack(d *document) {
 	if d.faults.stuck {
 		return
@@ -32,13 +32,20 @@ func (s *Sandbox) callBack(d *document) {
 		case <-ctx.Done():
 		}
 	}()
-	// The verdict is due ProcessingDelay after reception.
-	s.sleep(ctx, s.ProcessingDelay())
-	if ctx.Err() != nil {
-		return
-	}
+	// Wait for the verdict as the status resource sees it: the delay is on
+	// the sandbox's clock and may be changed meanwhile.
 	body := statusBody{Clave: d.Key, Fecha: d.ReceivedAt.In(costaRica).Format(time.RFC3339)}
-	body.IndEstado, body.RespuestaXML = s.state(ctx, d)
+	for {
+		body.IndEstado, body.RespuestaXML = s.state(ctx, d)
+		if body.IndEstado != "recibido" && body.IndEstado != "procesando" {
+			break
+		}
+		left := s.ProcessingDelay() - s.clock.Now().Sub(d.ReceivedAt)
+		s.sleep(ctx, max(left, 100*time.Millisecond))
+		if ctx.Err() != nil {
+			return
+		}
+	}
 	raw, err := json.Marshal(body)
 	if err != nil {
 		return
