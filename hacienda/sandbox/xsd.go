@@ -38,13 +38,25 @@ func NewXSDCheck(dir string) (*XSDCheck, error) {
 func (c *XSDCheck) Check(ctx context.Context, xml []byte) []string {
 	in, err := readDoc(xml)
 	if err != nil {
-		return nil // reception has read it
+		return []string{"El comprobanteXml no es un documento XML bien formado."}
+	}
+	return c.checkRead(ctx, xml, in)
+}
+
+// checkRead is Check for a document the sandbox has read already.
+func (c *XSDCheck) checkRead(ctx context.Context, xml []byte, in docInfo) []string {
+	bin := c.XMLLint
+	if bin == "" {
+		var err error
+		if bin, err = exec.LookPath("xmllint"); err != nil {
+			return []string{fmt.Sprintf(`-1, %q, 0, 0`, "xmllint: "+err.Error())}
+		}
 	}
 	schema := filepath.Join(c.Dir, in.root+"_V4.4.xsd")
 	if _, err := os.Stat(schema); err != nil {
 		return []string{fmt.Sprintf(`-1, "No hay esquema para el elemento raíz %s", 0, 0`, in.root)}
 	}
-	cmd := exec.CommandContext(ctx, c.XMLLint, "--noout", "--nonet", "--schema", schema, "-")
+	cmd := exec.CommandContext(ctx, bin, "--noout", "--nonet", "--schema", schema, "-")
 	cmd.Stdin = bytes.NewReader(xml)
 	out, err := cmd.CombinedOutput()
 	if err == nil {
@@ -63,13 +75,28 @@ func (c *XSDCheck) Check(ctx context.Context, xml []byte) []string {
 	return lines
 }
 
-// AllOf is a Check that runs each of checks and reports every finding.
-func AllOf(checks ...Check) Check {
-	return CheckFunc(func(ctx context.Context, xml []byte) []string {
-		var out []string
-		for _, c := range checks {
+// AllOf is a Check that runs each of checks and reports every finding;
+// those that can take the document as the sandbox read it are given it.
+func AllOf(checks ...Check) Check { return allOf(checks) }
+
+type allOf []Check
+
+func (a allOf) Check(ctx context.Context, xml []byte) []string {
+	var out []string
+	for _, c := range a {
+		out = append(out, c.Check(ctx, xml)...)
+	}
+	return out
+}
+
+func (a allOf) checkRead(ctx context.Context, xml []byte, in docInfo) []string {
+	var out []string
+	for _, c := range a {
+		if rc, ok := c.(readCheck); ok {
+			out = append(out, rc.checkRead(ctx, xml, in)...)
+		} else {
 			out = append(out, c.Check(ctx, xml)...)
 		}
-		return out
-	})
+	}
+	return out
 }
