@@ -31,7 +31,7 @@ func runSandbox(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 	}
 	roots, err := loadTrustBundle(*trusted)
 	if err != nil {
-		return err
+		return fmt.Errorf("--trusted-ca: %w", err)
 	}
 	checks := sandbox.DefaultChecksTrusting(roots)
 	if *xsdDir != "" {

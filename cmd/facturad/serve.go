@@ -360,7 +360,7 @@ func openHacienda(c Config, log *slog.Logger, reg *prometheus.Registry, stop *cl
 	}
 	roots, err := loadTrustBundle(c.HaciendaTrust)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, fmt.Errorf("hacienda_trust_bundle: %w", err)
 	}
 	if c.HaciendaEnv == "sandbox" && c.HaciendaAPI == "" {
 		// Its admin endpoints (faults, received documents) are for tests and
@@ -372,7 +372,7 @@ func openHacienda(c Config, log *slog.Logger, reg *prometheus.Registry, stop *cl
 		}
 		trusted, err := loadTrustBundle(c.SandboxTrustedCA)
 		if err != nil {
-			return nil, nil, fmt.Errorf("sandbox trusted CA: %w", err)
+			return nil, nil, fmt.Errorf("sandbox_trusted_ca: %w", err)
 		}
 		checks := sandbox.DefaultChecksTrusting(trusted)
 		answers, err := sandbox.DefaultAnswerSigner()
@@ -478,11 +478,11 @@ func loadTrustBundle(path string) (*x509.CertPool, error) {
 	}
 	pem, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("hacienda trust bundle: %w", err)
+		return nil, fmt.Errorf("trust bundle: %w", err)
 	}
 	pool := x509.NewCertPool()
 	if !pool.AppendCertsFromPEM(pem) {
-		return nil, fmt.Errorf("hacienda trust bundle %s: no PEM certificate in it", path)
+		return nil, fmt.Errorf("trust bundle %s: no PEM certificate in it", path)
 	}
 	return pool, nil
 }

@@ -69,19 +69,18 @@ func (p *idp) revokeAll() {
 	p.sessions = map[*oidcSession]struct{}{}
 }
 
-// userShapes are the tax authority's user names per environment (spec
-// §15.1): cp + a letter for the kind of taxpayer, the formatted
-// identification, and the environment's domain. A production user name
-// against staging, a classic mistake, is refused like a wrong password.
-var userShapes = map[bool]*regexp.Regexp{
-	true:  regexp.MustCompile(`^cp[a-z]-[0-9][0-9-]*@stag\.comprobanteselectronicos\.go\.cr$`),
-	false: regexp.MustCompile(`^cp[a-z]-[0-9][0-9-]*@comprobanteselectronicos\.go\.cr$`),
-}
+// userShape is the form of the tax authority's user names (spec §15.1):
+// cp + a letter for the kind of taxpayer, the formatted identification,
+// and the environment's domain, with "stag." for staging. A production
+// user name against staging, a classic mistake, is refused like a wrong
+// password.
+var userShape = regexp.MustCompile(`^cp[a-z]-[0-9][0-9-]*@(stag\.)?comprobanteselectronicos\.go\.cr$`)
 
 // shapedLike reports whether u is a user name of the realm's environment
 // (a realm ending in -stag is staging's).
 func shapedLike(realm, u string) bool {
-	return userShapes[strings.HasSuffix(realm, "-stag")].MatchString(strings.ToLower(u))
+	m := userShape.FindStringSubmatch(strings.ToLower(u))
+	return m != nil && (m[1] != "") == strings.HasSuffix(realm, "-stag")
 }
 
 func (p *idp) checkPassword(u, pw string) bool {

@@ -73,9 +73,15 @@ const maxSubmission = 16 << 20
 // badRequest answers 400 with the reason in X-Error-Cause, as the tax
 // authority does.
 func (s *Sandbox) badRequest(w http.ResponseWriter, cause string) {
+	s.refuse(w, http.StatusBadRequest, cause)
+}
+
+// refuse answers a refusal at reception with its status and the reason in
+// X-Error-Cause.
+func (s *Sandbox) refuse(w http.ResponseWriter, status int, cause string) {
 	s.stats.badRequests.Add(1)
 	w.Header().Set("X-Error-Cause", cause)
-	w.WriteHeader(http.StatusBadRequest)
+	w.WriteHeader(status)
 }
 
 // authorize checks the bearer token; it answers 401 itself.
@@ -120,9 +126,7 @@ func (s *Sandbox) handleSubmit(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
-		s.stats.badRequests.Add(1)
-		w.Header().Set("X-Error-Cause", "El tipo de contenido debe ser application/json.")
-		w.WriteHeader(http.StatusUnsupportedMediaType)
+		s.refuse(w, http.StatusUnsupportedMediaType, "El tipo de contenido debe ser application/json.")
 		return
 	}
 	raw, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxSubmission))
