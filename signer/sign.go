@@ -65,8 +65,8 @@ func (p Policy) validate() error {
 	return nil
 }
 
-// costaRica is the tax authority's time zone: UTC-06:00 all year (no
-// daylight saving time), fixed here so that no time zone database is needed.
+// costaRica is the tax authority's time zone (hacienda.CostaRica:
+// UTC-06:00 all year, with no time zone database needed).
 var costaRica = hacienda.CostaRica()
 
 // Option changes how Sign works.
