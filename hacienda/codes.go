@@ -36,6 +36,18 @@ const (
 
 var tiposIdentificacion = newCodeSet(IDFisica, IDJuridica, IDDIMEX, IDNITE, IDExtranjeroNoDom, IDNoContribuyente)
 
+// nationalIDDigits are the digit counts of the Costa Rican identification
+// types (nota 4).
+var nationalIDDigits = map[string][2]int{IDFisica: {9, 9}, IDJuridica: {10, 10}, IDDIMEX: {11, 12}, IDNITE: {10, 10}}
+
+// NationalIDDigits returns how many digits a Costa Rican identification of
+// type tipo has (01 física 9, 02 jurídica 10, 03 DIMEX 11 or 12, 04 NITE
+// 10); national is false for the foreign types 05 and 06 and unknown ones.
+func NationalIDDigits(tipo string) (lo, hi int, national bool) {
+	d, national := nationalIDDigits[tipo]
+	return d[0], d[1], national
+}
+
 // Situaciones (nota 3, digit 42 of the clave).
 var situaciones = newCodeSet("1", "2", "3")
 

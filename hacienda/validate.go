@@ -135,24 +135,26 @@ func checkIdentificacion(tipo, numero, tipoPath, numeroPath string, e *errs) boo
 		return false
 	}
 	ok := true
+	lo, hi, national := NationalIDDigits(tipo)
+	if national {
+		ok = isDigits(numero, lo, hi)
+	}
 	switch tipo {
 	case IDFisica:
-		ok = isDigits(numero, 9, 9) && numero[0] != '0'
+		ok = ok && numero[0] != '0'
 		if !ok {
 			e.add(numeroPath, "a cédula física has 9 digits, without leading zero or dashes")
 		}
 	case IDJuridica:
-		ok = isDigits(numero, 10, 10)
 		if !ok {
 			e.add(numeroPath, "a cédula jurídica has 10 digits, without dashes")
 		}
 	case IDDIMEX:
-		ok = isDigits(numero, 11, 12) && numero[0] != '0'
+		ok = ok && numero[0] != '0'
 		if !ok {
 			e.add(numeroPath, "a DIMEX has 11 or 12 digits, without leading zero")
 		}
 	case IDNITE:
-		ok = isDigits(numero, 10, 10)
 		if !ok {
 			e.add(numeroPath, "a NITE has 10 digits")
 		}

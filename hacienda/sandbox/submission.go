@@ -3,7 +3,6 @@ package sandbox
 import (
 	"encoding/base64"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -52,15 +51,6 @@ func checkBody(b *submitBody) ([]byte, string) {
 	return xml, ""
 }
 
-// idLengths are the lengths, without left zero padding, of the
-// identification numbers of types 01 to 04 (nota 4).
-var idLengths = map[string][]int{
-	"01": {9},      // cédula física
-	"02": {10},     // cédula jurídica
-	"03": {11, 12}, // DIMEX
-	"04": {10},     // NITE
-}
-
 // checkParty checks one JSON identification: a known type, at most 12
 // characters, digits for the Costa Rican types with their length (left
 // zero padding up to 12 is accepted), letters and digits for the foreign
@@ -73,7 +63,7 @@ func checkParty(p *Party, role string) string {
 	if n == "" || len(n) > 12 {
 		return fmt.Sprintf("El número de identificación del %s debe tener entre 1 y 12 caracteres.", role)
 	}
-	lengths, national := idLengths[t]
+	lo, hi, national := hacienda.NationalIDDigits(t)
 	if !national {
 		if !(hacienda.Identificacion{Tipo: t, Numero: n}).FitsReceptionAPI() {
 			return fmt.Sprintf("El número de identificación del %s solo admite letras y dígitos.", role)
@@ -83,7 +73,7 @@ func checkParty(p *Party, role string) string {
 	if strings.Trim(n, "0123456789") != "" {
 		return fmt.Sprintf("El número de identificación del %s solo admite dígitos para el tipo %s.", role, t)
 	}
-	if !slices.Contains(lengths, len(strings.TrimLeft(n, "0"))) {
+	if l := len(strings.TrimLeft(n, "0")); l < lo || l > hi {
 		return fmt.Sprintf("El número de identificación del %s (%s) no tiene la longitud del tipo %s.", role, n, t)
 	}
 	return ""
