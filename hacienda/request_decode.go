@@ -44,13 +44,14 @@ func decodeBody(body []byte, v any) (typeErrs *ValidationError, err error) {
 	// The decoder would replace invalid UTF-8 and unpaired surrogate
 	// escapes with U+FFFD without a word, and the document would carry
 	// text the caller never sent.
-	if msg := xmltext.CheckJSON(body); msg != "" {
+	msg, nonChar := xmltext.ScanJSON(body)
+	if msg != "" {
 		e.add(bodyPath, msg)
 		return nil, e.err()
 	}
 	uerr := json.Unmarshal(body, v)
 	if uerr == nil {
-		if mayHoldNonXMLText(body) {
+		if nonChar {
 			return textErrors(body, v), nil
 		}
 		return nil, nil
@@ -222,14 +223,6 @@ var looseTypes = map[reflect.Type]looseRule{
 type typeWalk struct {
 	e    errs
 	text bool
-}
-
-// mayHoldNonXMLText reports whether a valid UTF-8 JSON body may hold a
-// character XML cannot carry: raw control characters are not valid JSON,
-// so only an escape of one or a raw U+FFFE or U+FFFF can bring one in.
-// Most bodies have none and cost this scan alone.
-func mayHoldNonXMLText(body []byte) bool {
-	return bytes.Contains(body, []byte("\uFFFE")) || bytes.Contains(body, []byte("\uFFFF")) || xmltext.EscapesNonChar(body)
 }
 
 // textErrors walks a body that decoded well and reports, on their contract

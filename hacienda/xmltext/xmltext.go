@@ -10,6 +10,7 @@
 package xmltext
 
 import (
+	"bytes"
 	"fmt"
 	"unicode/utf8"
 )
@@ -55,13 +56,26 @@ func Check(s string) string {
 // JSON decoder would turn either into U+FFFD without a word, and a
 // document would carry text its caller never sent.
 func CheckJSON(js []byte) string {
+	msg, _ := ScanJSON(js)
+	return msg
+}
+
+// ScanJSON is CheckJSON that also reports, from the same pass over the
+// escapes, whether the text may hold a character XML cannot carry once
+// decoded: an escape of one (a control character other than tab, line
+// feed and carriage return, U+FFFE, U+FFFF), or a raw U+FFFE or U+FFFF,
+// the only ways such a character gets into valid JSON. Most bodies have
+// none, and need no further look.
+func ScanJSON(js []byte) (msg string, nonChar bool) {
 	if !utf8.Valid(js) {
-		return fmt.Sprintf("the request body is not valid UTF-8 (at byte %d)", invalidAt(js)+1)
+		return fmt.Sprintf("the request body is not valid UTF-8 (at byte %d)", invalidAt(js)+1), false
 	}
-	if at := LoneSurrogate(js); at >= 0 {
-		return fmt.Sprintf("the request body has an unpaired surrogate escape at byte %d; an XML document cannot carry it", at+1)
+	lone, nonChar := scanEscapes(js)
+	if lone >= 0 {
+		return fmt.Sprintf("the request body has an unpaired surrogate escape at byte %d; an XML document cannot carry it", lone+1), false
 	}
-	return ""
+	nonChar = nonChar || bytes.Contains(js, []byte("\uFFFE")) || bytes.Contains(js, []byte("\uFFFF"))
+	return "", nonChar
 }
 
 // invalidAt is the offset of the first byte of b that is not valid UTF-8.
@@ -80,14 +94,8 @@ func invalidAt(b []byte) int {
 // that is not half of a pair; it returns the byte offset of the escape, or
 // -1.
 func LoneSurrogate(js []byte) int {
-	at := -1
-	escapes(js, func(i int, r rune, lone bool) bool {
-		if lone {
-			at = i
-		}
-		return !lone
-	})
-	return at
+	lone, _ := scanEscapes(js)
+	return lone
 }
 
 // EscapesNonChar reports whether a JSON text has a \u escape of a
@@ -97,12 +105,25 @@ func LoneSurrogate(js []byte) int {
 // characters (as encoders that write ASCII only produce for every accent)
 // do not count.
 func EscapesNonChar(js []byte) bool {
-	found := false
-	escapes(js, func(_ int, r rune, lone bool) bool {
-		found = !lone && !IsChar(r)
-		return !found
+	_, nonChar := scanEscapes(js)
+	return nonChar
+}
+
+// scanEscapes walks js's \u escapes once: the offset of the first
+// surrogate escape that is not half of a pair (-1 when none; the walk
+// stops there), and whether an escape before it stands for a character
+// XML cannot carry.
+func scanEscapes(js []byte) (lone int, nonChar bool) {
+	lone = -1
+	escapes(js, func(at int, r rune, isLone bool) bool {
+		if isLone {
+			lone = at
+			return false
+		}
+		nonChar = nonChar || !IsChar(r)
+		return true
 	})
-	return found
+	return lone, nonChar
 }
 
 // escapes calls f with the offset and value of each \u escape of js, a
