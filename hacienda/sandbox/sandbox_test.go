@@ -266,29 +266,33 @@ func TestReception(t *testing.T) {
 
 	otherClave, otherCons := claveFor(2, "01")
 	otherXML := doc("FacturaElectronica", otherClave, otherCons, "")
-	for name, body := range map[string][]byte{
-		"error/duplicate":                 submitJSON(clave, xml, nil),
-		"error/not json":                  []byte(`{"clave":`),
-		"error/no clave":                  submitJSON(otherClave, otherXML, map[string]any{"clave": nil}),
-		"error/short clave":               submitJSON(otherClave[:49], otherXML, nil),
-		"error/no fecha":                  submitJSON(otherClave, otherXML, map[string]any{"fecha": nil}),
-		"error/fecha not RFC 3339":        submitJSON(otherClave, otherXML, map[string]any{"fecha": "21/11/2026"}),
-		"error/no emisor":                 submitJSON(otherClave, otherXML, map[string]any{"emisor": nil}),
-		"error/bad emisor type":           submitJSON(otherClave, otherXML, map[string]any{"emisor": map[string]string{"tipoIdentificacion": "9", "numeroIdentificacion": issuerNumero}}),
-		"error/emisor id too long":        submitJSON(otherClave, otherXML, map[string]any{"emisor": map[string]string{"tipoIdentificacion": "02", "numeroIdentificacion": "1234567890123"}}),
-		"error/bad receptor":              submitJSON(otherClave, otherXML, map[string]any{"receptor": map[string]string{"tipoIdentificacion": "01"}}),
-		"error/no xml":                    submitJSON(otherClave, otherXML, map[string]any{"comprobanteXml": nil}),
-		"error/xml not base64":            submitJSON(otherClave, otherXML, map[string]any{"comprobanteXml": "<Factura/>"}),
-		"error/xml not well formed":       submitJSON(otherClave, []byte("<a><b></a>"), nil),
-		"error/clave differs from xml":    submitJSON(otherClave, xml, nil),
-		"error/emisor differs from xml":   submitJSON(otherClave, otherXML, map[string]any{"emisor": map[string]string{"tipoIdentificacion": "02", "numeroIdentificacion": "3101999999"}}),
-		"error/emisor type differs":       submitJSON(otherClave, otherXML, map[string]any{"emisor": map[string]string{"tipoIdentificacion": "01", "numeroIdentificacion": issuerNumero}}),
-		"error/consecutivoReceptor on FE": submitJSON(otherClave, otherXML, map[string]any{"consecutivoReceptor": "00100001050000000001"}),
+	for name, tc := range map[string]struct {
+		body  []byte
+		cause string
+	}{
+		"error/duplicate":                     {submitJSON(clave, xml, nil), "ya fue recibido"},
+		"error/not json":                      {[]byte(`{"clave":`), "no es un JSON válido"},
+		"error/no clave":                      {submitJSON(otherClave, otherXML, map[string]any{"clave": nil}), "50 dígitos"},
+		"error/short clave":                   {submitJSON(otherClave[:49], otherXML, nil), "50 dígitos"},
+		"error/no fecha":                      {submitJSON(otherClave, otherXML, map[string]any{"fecha": nil}), "fecha es requerida"},
+		"error/fecha not RFC 3339":            {submitJSON(otherClave, otherXML, map[string]any{"fecha": "21/11/2026"}), "formato requerido"},
+		"error/no emisor":                     {submitJSON(otherClave, otherXML, map[string]any{"emisor": nil}), "emisor es requerida"},
+		"error/bad emisor type":               {submitJSON(otherClave, otherXML, map[string]any{"emisor": map[string]string{"tipoIdentificacion": "9", "numeroIdentificacion": issuerNumero}}), "tipo de identificación del emisor"},
+		"error/emisor id too long":            {submitJSON(otherClave, otherXML, map[string]any{"emisor": map[string]string{"tipoIdentificacion": "02", "numeroIdentificacion": "1234567890123"}}), "entre 1 y 12"},
+		"error/bad receptor":                  {submitJSON(otherClave, otherXML, map[string]any{"receptor": map[string]string{"tipoIdentificacion": "01"}}), "del receptor"},
+		"error/no xml":                        {submitJSON(otherClave, otherXML, map[string]any{"comprobanteXml": nil}), "comprobanteXml es requerido"},
+		"error/xml not base64":                {submitJSON(otherClave, otherXML, map[string]any{"comprobanteXml": "<Factura/>"}), "base64"},
+		"error/xml not well formed":           {submitJSON(otherClave, []byte("<a><b></a>"), nil), "bien formado"},
+		"error/clave differs from xml":        {submitJSON(otherClave, xml, nil), "clave del comprobante no coincide"},
+		"error/emisor differs from xml":       {submitJSON(otherClave, otherXML, map[string]any{"emisor": map[string]string{"tipoIdentificacion": "02", "numeroIdentificacion": "3101999999"}}), "no coincide con la del emisor del comprobante"},
+		"error/emisor type of another length": {submitJSON(otherClave, otherXML, map[string]any{"emisor": map[string]string{"tipoIdentificacion": "01", "numeroIdentificacion": issuerNumero}}), "longitud del tipo 01"},
+		"error/emisor type differs":           {submitJSON(otherClave, otherXML, map[string]any{"emisor": map[string]string{"tipoIdentificacion": "04", "numeroIdentificacion": issuerNumero}}), "(04 3101123456) no coincide con la del emisor del comprobante (02 3101123456)"},
+		"error/consecutivoReceptor on FE":     {submitJSON(otherClave, otherXML, map[string]any{"consecutivoReceptor": "00100001050000000001"}), "consecutivoReceptor solo se indica"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			resp := h.do(http.MethodPost, "/recepcion-sandbox/v1/recepcion", body)
-			if resp.StatusCode != 400 || resp.Header.Get("X-Error-Cause") == "" {
-				t.Fatalf("%d %q, want 400 with X-Error-Cause", resp.StatusCode, resp.Header.Get("X-Error-Cause"))
+			resp := h.do(http.MethodPost, "/recepcion-sandbox/v1/recepcion", tc.body)
+			if cause := resp.Header.Get("X-Error-Cause"); resp.StatusCode != 400 || !strings.Contains(cause, tc.cause) {
+				t.Fatalf("%d %q, want 400 with a cause containing %q", resp.StatusCode, cause, tc.cause)
 			}
 		})
 	}
