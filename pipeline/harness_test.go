@@ -211,6 +211,23 @@ func (b *bundle) newCompany(t testing.TB, id string) (tenant.Company, tenant.Pri
 	return is.Company, tenant.Principal{UserID: 1000 + cc.Company.ID, Role: tenant.RoleBranch, CompanyID: cc.Company.ID, BranchID: cc.Branch.ID}
 }
 
+// sendOfType sends request(tipo) under idExterno. A note refers to the FE
+// *factura (the tax authority accepts a note only about a document it
+// received); an FE sent records its clave there. Send every type in
+// hacienda.DocumentTypes order, FE first.
+func (b *bundle) sendOfType(t *testing.T, tipo hacienda.DocumentType, idExterno string, factura *string) Outcome {
+	t.Helper()
+	r := request(string(tipo), idExterno)
+	if tipo.IsNote() {
+		r["informacionReferencia"] = []any{referenceTo(*factura)}
+	}
+	out := b.mustSend(t, r)
+	if tipo == hacienda.TypeFE {
+		*factura = out.Document.Clave
+	}
+	return out
+}
+
 // reference is an InformacionReferencia to an earlier FE.
 func reference() map[string]any {
 	return referenceTo("50601012600310112345600100001010000000001100000001")

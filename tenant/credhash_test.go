@@ -3,6 +3,7 @@ package tenant_test
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -103,41 +104,75 @@ func (h *blockingHasher) Verify(encoded string, password []byte) (bool, error) {
 	return h.PasswordHasher.Verify(encoded, password)
 }
 
-// Slow hashes run in a bounded number of slots; a check that finds none
-// free in time is a *BusyError (503 with Retry-After), not a pile-up.
-func TestSlowHashesAreBounded(t *testing.T) {
-	b := newBundle(t, bundleOpts{})
-	ctx := context.Background()
-	bh := &blockingHasher{PasswordHasher: testArgon2id, release: make(chan struct{}), entered: make(chan struct{}, 8)}
-	opts := b.opts
-	opts.Passwords = bh
-	opts.SlowHashes = 1
-	opts.SlowHashWait = 50 * time.Millisecond
-	opts.Cache = authcache.NewMemory(authcache.MemoryOptions{})
-	svc, err := tenant.NewService(opts)
-	if err != nil {
-		t.Fatal(err)
+// Slow work, the slow password hashes and the key derivations of an
+// uploaded certificate, runs in a bounded number of slots: a call that finds
+// none free in time is a *BusyError (503 with Retry-After), not a pile-up,
+// and a caller that has gone starts nothing even when a slot is free.
+func TestSlowWorkIsBounded(t *testing.T) {
+	tests := []struct {
+		name  string
+		block func(o *tenant.ServiceOptions, b *bundle, entered, release chan struct{})
+		call  func(t *testing.T, ctx context.Context, b *bundle, svc *tenant.Service, i int) error
+		first func(err error) bool // what the call that held the slot returns
+	}{
+		{"slow password checks", func(o *tenant.ServiceOptions, b *bundle, entered, release chan struct{}) {
+			o.Passwords = &blockingHasher{PasswordHasher: testArgon2id, release: release, entered: entered}
+			o.Cache = authcache.NewMemory(authcache.MemoryOptions{})
+		}, func(t *testing.T, ctx context.Context, b *bundle, svc *tenant.Service, i int) error {
+			_, err := svc.Authenticate(ctx, b.adminCr.APIToken, b.adminCr.Usuario, "wrong-password-"+strconv.Itoa(i))
+			return err
+		}, func(err error) bool { return errors.Is(err, tenant.ErrUnauthenticated) }},
+		{"certificate opens", func(o *tenant.ServiceOptions, b *bundle, entered, release chan struct{}) {
+			o.Certificates = &blockingOpener{CertificateOpener: b.opts.Certificates, entered: entered, release: release}
+		}, func(t *testing.T, ctx context.Context, b *bundle, svc *tenant.Service, i int) error {
+			_, err := svc.CreateCompany(ctx, b.admin, companyInput(t, []string{"3101123456", "3101654321", "3101777888"}[i]))
+			return err
+		}, func(err error) bool { return err == nil }},
 	}
-	var wg sync.WaitGroup
-	wg.Add(1)
-	var firstErr error
-	go func() {
-		defer wg.Done()
-		_, firstErr = svc.Authenticate(ctx, b.adminCr.APIToken, b.adminCr.Usuario, "wrong-password-1")
-	}()
-	<-bh.entered // the only slot is taken
-	_, err = svc.Authenticate(ctx, b.adminCr.APIToken, b.adminCr.Usuario, "wrong-password-2")
-	var busy *tenant.BusyError
-	if !errors.As(err, &busy) || busy.HTTPStatus() != 503 || busy.RetryAfter() <= 0 {
-		t.Errorf("second slow check while the slot is taken: %v, want a *BusyError", err)
-	}
-	close(bh.release)
-	wg.Wait()
-	if !errors.Is(firstErr, tenant.ErrUnauthenticated) {
-		t.Errorf("first check: %v", firstErr)
-	}
-	if len(bh.entered) != 0 {
-		t.Errorf("%d slow checks ran beyond the slot", len(bh.entered))
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := newBundle(t, bundleOpts{})
+			ctx := context.Background()
+			entered, release := make(chan struct{}, 8), make(chan struct{})
+			opts := b.opts
+			tt.block(&opts, b, entered, release)
+			opts.SlowHashes = 1
+			opts.SlowHashWait = 50 * time.Millisecond
+			svc, err := tenant.NewService(opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var wg sync.WaitGroup
+			wg.Add(1)
+			var firstErr error
+			go func() {
+				defer wg.Done()
+				firstErr = tt.call(t, ctx, b, svc, 0)
+			}()
+			<-entered // the only slot is taken
+			var busy *tenant.BusyError
+			if err := tt.call(t, ctx, b, svc, 1); !errors.As(err, &busy) || busy.HTTPStatus() != 503 || busy.RetryAfter() <= 0 {
+				t.Errorf("a second call while the slot is taken: %v, want a *BusyError", err)
+			}
+			close(release)
+			wg.Wait()
+			if !tt.first(firstErr) {
+				t.Errorf("the call that held the slot: %v", firstErr)
+			}
+			if len(entered) != 0 {
+				t.Errorf("%d slow calls ran beyond the slot", len(entered))
+			}
+			// The slot is free now, but a caller that has gone starts nothing.
+			gone, cancel := context.WithCancel(ctx)
+			cancel()
+			// (Authentication stops even earlier, at its store read.)
+			if err := tt.call(t, gone, b, svc, 2); err == nil || (tt.name == "certificate opens" && !errors.As(err, &busy)) {
+				t.Errorf("a call whose caller left: %v, want it refused", err)
+			}
+			if len(entered) != 0 {
+				t.Error("a call whose caller left started its slow work")
+			}
+		})
 	}
 }
 
@@ -151,50 +186,4 @@ func (o *blockingOpener) OpenCertificate(p12, pin []byte) (tenant.CertificateInf
 	o.entered <- struct{}{}
 	<-o.release
 	return o.CertificateOpener.OpenCertificate(p12, pin)
-}
-
-// Certificate uploads run their key derivations in the same bounded slots
-// as slow hashes: an upload that finds none free in time is a *BusyError,
-// and a caller that has gone stops waiting.
-func TestCertificateOpensAreBounded(t *testing.T) {
-	b := newBundle(t, bundleOpts{})
-	ctx := context.Background()
-	bo := &blockingOpener{CertificateOpener: b.opts.Certificates, entered: make(chan struct{}, 8), release: make(chan struct{})}
-	opts := b.opts
-	opts.Certificates = bo
-	opts.SlowHashes = 1
-	opts.SlowHashWait = 50 * time.Millisecond
-	svc, err := tenant.NewService(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	wg.Add(1)
-	var firstErr error
-	go func() {
-		defer wg.Done()
-		_, firstErr = svc.CreateCompany(ctx, b.admin, companyInput(t, "3101123456"))
-	}()
-	<-bo.entered // the only slot is taken
-	var busy *tenant.BusyError
-	if _, err := svc.CreateCompany(ctx, b.admin, companyInput(t, "3101654321")); !errors.As(err, &busy) {
-		t.Errorf("an upload while the slot is taken: %v, want a *BusyError", err)
-	}
-	close(bo.release)
-	wg.Wait()
-	if firstErr != nil {
-		t.Errorf("the first upload: %v", firstErr)
-	}
-	if len(bo.entered) != 0 {
-		t.Errorf("%d certificate opens ran beyond the slot", len(bo.entered))
-	}
-	// The slot is free now, but a caller that has gone starts nothing.
-	gone, cancel := context.WithCancel(ctx)
-	cancel()
-	if _, err := svc.CreateCompany(gone, b.admin, companyInput(t, "3101654321")); !errors.As(err, &busy) {
-		t.Errorf("an upload whose caller left: %v, want a *BusyError", err)
-	}
-	if len(bo.entered) != 0 {
-		t.Error("an upload whose caller left opened its certificate")
-	}
 }
