@@ -154,3 +154,54 @@ func TestAdminBackoffHoldsWhenWarm(t *testing.T) {
 		t.Fatalf("warm admin during the backoff: %v, want a 429", err)
 	}
 }
+
+// TestBackoffWaitsAreCapped: a user's wait doubles up to FailureWindow, an
+// address's up to AddrMaxWait, however long the guessing goes on.
+func TestBackoffWaitsAreCapped(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		allowed int
+		max     time.Duration
+		attempt func(svc *tenant.Service, b *bundle, i int) error
+	}{
+		{"user", tenant.UserFailuresAllowed, tenant.FailureWindow, func(svc *tenant.Service, b *bundle, i int) error {
+			ctx := tenant.WithClientAddr(context.Background(), "198.51.100."+strconv.Itoa(i%200)) // spread over addresses
+			_, err := svc.Authenticate(ctx, b.adminCr.APIToken, b.adminCr.Usuario, "guess-"+strconv.Itoa(i))
+			return err
+		}},
+		{"address", tenant.AddrFailuresAllowed, tenant.AddrMaxWait, func(svc *tenant.Service, b *bundle, i int) error {
+			ctx := tenant.WithClientAddr(context.Background(), "203.0.113.9")
+			_, err := svc.Authenticate(ctx, "not-a-token-"+strconv.Itoa(i), "nobody", "nothing")
+			return err
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b := newBundle(t, bundleOpts{})
+			svc, now, _ := backoffService(t, b)
+			i := 0
+			for ; i < tc.allowed; i++ {
+				if err := tc.attempt(svc, b, i); !errors.Is(err, tenant.ErrUnauthenticated) {
+					t.Fatalf("attempt %d: %v", i, err)
+				}
+			}
+			// Each further failure, made once the wait is over, doubles the
+			// wait until the cap.
+			want := time.Second
+			for round := 0; round < 16; round++ {
+				if err := tc.attempt(svc, b, i); !errors.Is(err, tenant.ErrUnauthenticated) {
+					t.Fatalf("round %d: %v, want the password checked after the wait", round, err)
+				}
+				i++
+				wait, ok := throttled(tc.attempt(svc, b, i))
+				if !ok || wait != want {
+					t.Fatalf("round %d: wait %v (%v), want %v", round, wait, ok, want)
+				}
+				now.Add(int64(wait))
+				want = min(2*want, tc.max)
+			}
+			if want != tc.max {
+				t.Fatalf("the wait never reached its cap %v", tc.max)
+			}
+		})
+	}
+}
