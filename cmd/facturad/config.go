@@ -66,6 +66,9 @@ type Config struct {
 	// comma-separated) of the load balancers in front of the service,
 	// whose X-Forwarded-For is believed.
 	TrustedProxies string
+	// PprofListen, when set, serves Go's profiler (net/http/pprof) on
+	// that address, apart from the API and admin listeners.
+	PprofListen string
 }
 
 // DefaultConfig is the embedded default: SQLite and an in-process cache in
@@ -120,6 +123,7 @@ func (c *Config) settings() []setting {
 		{name: "fecha_emision_ahead", usage: "how far in the future a caller's fecha_emision may be (clock difference; default 5m)", dur: &c.Emission.Ahead},
 		{name: "fecha_emision_behind", usage: "how old a caller's fecha_emision may be with situacion 1 or 2 (default 15m)", dur: &c.Emission.Behind},
 		{name: "fecha_emision_offline", usage: "how old a caller's fecha_emision may be with situacion 3, sin internet (default 72h)", dur: &c.Emission.Offline},
+		{name: "pprof_listen", usage: "address of Go's profiler, /debug/pprof/ (keep it on loopback; default: off)", str: &c.PprofListen},
 		{name: "lease", usage: "how long a document being worked on is held from other workers and replicas; a crashed send's document is finished after it (default 2m)", dur: &c.Lease},
 	}
 }

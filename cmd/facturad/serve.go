@@ -11,6 +11,8 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http"
+	"net/http/pprof"
 	"os"
 	"path/filepath"
 	"time"
@@ -308,11 +310,43 @@ func (w *wiring) startGateway() (apiLn, adminLn net.Listener, errc <-chan error,
 		apiLn.Close()
 		return nil, nil, nil, fmt.Errorf("admin listener: %w", err)
 	}
-	serveErr := make(chan error, 2)
+	serveErr := make(chan error, 3)
+	if err := w.startProfiler(serveErr); err != nil {
+		apiLn.Close()
+		adminLn.Close()
+		return nil, nil, nil, err
+	}
 	go func() { serveErr <- gw.Serve(apiLn) }()
 	go func() { serveErr <- gw.ServeAdmin(adminLn) }()
 	w.stop.add("gateway", gw.Shutdown)
 	return apiLn, adminLn, serveErr, nil
+}
+
+// startProfiler serves Go's profiler on PprofListen when it is set. It is
+// apart from the admin listener so that scraping metrics never exposes it.
+func (w *wiring) startProfiler(errc chan<- error) error {
+	if w.c.PprofListen == "" {
+		return nil
+	}
+	ln, err := net.Listen("tcp", w.c.PprofListen)
+	if err != nil {
+		return fmt.Errorf("pprof listener: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			errc <- fmt.Errorf("pprof: %w", err)
+		}
+	}()
+	w.stop.add("pprof", srv.Shutdown)
+	w.log.Info("profiler listening", "addr", ln.Addr().String())
+	return nil
 }
 
 // printBootstrapAdmin shows the bootstrap admin's credentials the one time

@@ -172,7 +172,7 @@ func scanDocument(r scanner) (tenant.Document, error) {
 // to it, and inserts d with it in one IMMEDIATE transaction. A broken
 // unique rule (the branch's id_externo, a taken clave) rolls back the step
 // of the sequence too, so the number is not consumed.
-func (s *Store) ReserveDocument(ctx context.Context, d *tenant.Document) (err error) {
+func (s *Store) ReserveDocument(ctx context.Context, d *tenant.Document) error {
 	if err := checkNewDocument(d); err != nil {
 		return fmt.Errorf("reserve document %q of branch %d: %w", d.IDExterno, d.BranchID, err)
 	}
@@ -181,38 +181,29 @@ func (s *Store) ReserveDocument(ctx context.Context, d *tenant.Document) (err er
 		return fmt.Errorf("reserve document %q of branch %d: %w", d.IDExterno, d.BranchID, err)
 	}
 	now := s.clock()
-	tx, err := s.write.BeginTx(ctx, nil)
+	var numero, id int64
+	err = s.batch.do(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		if d.Clave != "" {
+			// A caller's clave carries its number: keep it, raise the
+			// sequence past it.
+			numero = d.Numero
+			if _, err := tx.StmtContext(ctx, s.wstmts.raiseNumber).ExecContext(ctx, d.BranchID, d.Terminal, d.Tipo, numero); err != nil {
+				return fmt.Errorf("number: %w", mapErr(err))
+			}
+		} else if err := tx.StmtContext(ctx, s.wstmts.nextNumber).QueryRowContext(ctx, d.BranchID, d.Terminal, d.Tipo).Scan(&numero); err != nil {
+			return fmt.Errorf("number: %w", mapErr(err))
+		}
+		err := tx.StmtContext(ctx, s.wstmts.insert).QueryRowContext(ctx, d.CompanyID, d.BranchID, d.IDExterno,
+			nullBytes(d.RequestHash), d.Tipo, d.Terminal, numero, d.Consecutivo, d.Clave,
+			d.Situacion, nullTime(d.FechaEmision), d.EmisorTipo, d.EmisorNumero, d.ReceptorTipo,
+			d.ReceptorNumero, string(d.Estado), nullBytes(d.SignedXML), d.IndEstado,
+			d.CodigoMensaje, d.MensajeHacienda, detalle, nullBytes(d.ResponseXML), d.LastError,
+			d.Attempts, nullTime(d.NextAttemptAt), nullTime(d.SubmittedAt), nullTime(d.CheckedAt),
+			formatTime(now), formatTime(now), nullBytes(d.Request)).Scan(&id)
+		return mapErr(err)
+	})
 	if err != nil {
 		return fmt.Errorf("reserve document %q of branch %d: %w", d.IDExterno, d.BranchID, err)
-	}
-	defer func() {
-		if err != nil {
-			err = errors.Join(err, ignoreDone(tx.Rollback()))
-		}
-	}()
-	var numero, id int64
-	if d.Clave != "" {
-		// A caller's clave carries its number: keep it, raise the
-		// sequence past it.
-		numero = d.Numero
-		if _, err := tx.ExecContext(ctx, qRaiseDocumentNumber, d.BranchID, d.Terminal, d.Tipo, numero); err != nil {
-			return fmt.Errorf("reserve document %q of branch %d: number: %w", d.IDExterno, d.BranchID, mapErr(err))
-		}
-	} else if err := tx.QueryRowContext(ctx, qNextDocumentNumber, d.BranchID, d.Terminal, d.Tipo).Scan(&numero); err != nil {
-		return fmt.Errorf("reserve document %q of branch %d: number: %w", d.IDExterno, d.BranchID, mapErr(err))
-	}
-	err = tx.QueryRowContext(ctx, qInsertDocument, d.CompanyID, d.BranchID, d.IDExterno,
-		nullBytes(d.RequestHash), d.Tipo, d.Terminal, numero, d.Consecutivo, d.Clave,
-		d.Situacion, nullTime(d.FechaEmision), d.EmisorTipo, d.EmisorNumero, d.ReceptorTipo,
-		d.ReceptorNumero, string(d.Estado), nullBytes(d.SignedXML), d.IndEstado,
-		d.CodigoMensaje, d.MensajeHacienda, detalle, nullBytes(d.ResponseXML), d.LastError,
-		d.Attempts, nullTime(d.NextAttemptAt), nullTime(d.SubmittedAt), nullTime(d.CheckedAt),
-		formatTime(now), formatTime(now), nullBytes(d.Request)).Scan(&id)
-	if err != nil {
-		return fmt.Errorf("reserve document %q of branch %d: %w", d.IDExterno, d.BranchID, mapErr(err))
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("reserve document %q of branch %d: commit: %w", d.IDExterno, d.BranchID, mapErr(err))
 	}
 	d.ID, d.Numero, d.CreatedAt, d.UpdatedAt = id, numero, now, now
 	return nil
@@ -233,25 +224,28 @@ func (s *Store) SaveDocument(ctx context.Context, d *tenant.Document) error {
 	}
 	read := d.UpdatedAt.UTC().Truncate(time.Microsecond)
 	now := nextVersion(s.clock(), read)
-	var id int64
-	err = s.write.QueryRowContext(ctx, qSaveDocument, d.Consecutivo, d.Clave, d.Situacion,
-		nullTime(d.FechaEmision), d.EmisorTipo, d.EmisorNumero, d.ReceptorTipo,
-		d.ReceptorNumero, string(d.Estado), nullBytes(d.SignedXML), d.IndEstado,
-		d.CodigoMensaje, d.MensajeHacienda, detalle, nullBytes(d.ResponseXML), d.LastError,
-		d.Attempts, nullTime(d.NextAttemptAt), nullTime(d.SubmittedAt), nullTime(d.CheckedAt),
-		formatTime(now), d.ID, formatTime(read)).Scan(&id)
-	if errors.Is(err, sql.ErrNoRows) {
+	err = s.batch.do(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		var id int64
+		err := tx.StmtContext(ctx, s.wstmts.save).QueryRowContext(ctx, d.Consecutivo, d.Clave, d.Situacion,
+			nullTime(d.FechaEmision), d.EmisorTipo, d.EmisorNumero, d.ReceptorTipo,
+			d.ReceptorNumero, string(d.Estado), nullBytes(d.SignedXML), d.IndEstado,
+			d.CodigoMensaje, d.MensajeHacienda, detalle, nullBytes(d.ResponseXML), d.LastError,
+			d.Attempts, nullTime(d.NextAttemptAt), nullTime(d.SubmittedAt), nullTime(d.CheckedAt),
+			formatTime(now), d.ID, formatTime(read)).Scan(&id)
+		if !errors.Is(err, sql.ErrNoRows) {
+			return mapErr(err)
+		}
 		var n int
-		if cerr := s.write.QueryRowContext(ctx, qDocumentExists, d.ID).Scan(&n); cerr != nil {
-			return fmt.Errorf("save document %d: %w", d.ID, mapErr(cerr))
+		if err := tx.StmtContext(ctx, s.wstmts.exists).QueryRowContext(ctx, d.ID).Scan(&n); err != nil {
+			return mapErr(err)
 		}
 		if n > 0 {
-			return fmt.Errorf("save document %d: changed since it was read at %s: %w",
-				d.ID, read.Format(time.RFC3339Nano), tenant.ErrConflict)
+			return fmt.Errorf("changed since it was read at %s: %w", read.Format(time.RFC3339Nano), tenant.ErrConflict)
 		}
-	}
+		return mapErr(sql.ErrNoRows)
+	})
 	if err != nil {
-		return fmt.Errorf("save document %d: %w", d.ID, mapErr(err))
+		return fmt.Errorf("save document %d: %w", d.ID, err)
 	}
 	d.UpdatedAt = now
 	return nil

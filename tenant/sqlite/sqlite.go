@@ -48,7 +48,9 @@ type Store struct {
 	read  *sql.DB // read-only connections
 	now   func() time.Time
 
-	stmts readStmts // the read queries, prepared once on the read pool
+	stmts  readStmts  // the read queries, prepared once on the read pool
+	wstmts writeStmts // the document writes, prepared on the write connection
+	batch  *batcher   // group commit of the document writes
 }
 
 var _ tenant.Store = (*Store)(nil)
@@ -116,6 +118,11 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		s.Close()
 		return nil, fmt.Errorf("open sqlite store %s: prepare: %w", path, err)
 	}
+	if err := s.wstmts.prepare(ctx, write); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("open sqlite store %s: prepare: %w", path, err)
+	}
+	s.batch = newBatcher(write)
 	return s, nil
 }
 
@@ -130,7 +137,10 @@ func (s *Store) Ping(ctx context.Context) error {
 // Close closes both pools.
 func (s *Store) Close() error {
 	var errs []error
-	errs = append(errs, s.stmts.close())
+	if s.batch != nil {
+		s.batch.close()
+	}
+	errs = append(errs, s.stmts.close(), s.wstmts.close())
 	if s.read != nil {
 		errs = append(errs, s.read.Close())
 	}

@@ -86,3 +86,52 @@ func (r *readStmts) close() error {
 	}
 	return errors.Join(errs...)
 }
+
+// writeStmts are the document writes, prepared once per Store on the one
+// write connection. A transaction uses them through Tx.StmtContext, which
+// reuses the statement prepared on its connection.
+type writeStmts struct {
+	nextNumber  *sql.Stmt
+	raiseNumber *sql.Stmt
+	insert      *sql.Stmt
+	save        *sql.Stmt
+	exists      *sql.Stmt
+}
+
+func (w *writeStmts) list() []struct {
+	stmt  **sql.Stmt
+	query string
+} {
+	return []struct {
+		stmt  **sql.Stmt
+		query string
+	}{
+		{&w.nextNumber, qNextDocumentNumber},
+		{&w.raiseNumber, qRaiseDocumentNumber},
+		{&w.insert, qInsertDocument},
+		{&w.save, qSaveDocument},
+		{&w.exists, qDocumentExists},
+	}
+}
+
+func (w *writeStmts) prepare(ctx context.Context, db *sql.DB) error {
+	for _, s := range w.list() {
+		st, err := db.PrepareContext(ctx, s.query)
+		if err != nil {
+			return fmt.Errorf("prepare %.40q: %w", s.query, err)
+		}
+		*s.stmt = st
+	}
+	return nil
+}
+
+func (w *writeStmts) close() error {
+	var errs []error
+	for _, s := range w.list() {
+		if *s.stmt != nil {
+			errs = append(errs, (*s.stmt).Close())
+			*s.stmt = nil
+		}
+	}
+	return errors.Join(errs...)
+}

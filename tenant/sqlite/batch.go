@@ -1,0 +1,209 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"sync"
+)
+
+// maxBatch bounds how many document writes share one transaction, so that
+// the write lock is never held for long: at a few hundred microseconds a
+// write, a full batch holds it for about 10 ms.
+const maxBatch = 32
+
+// errStoreClosed is a write queued when the Store was closed.
+var errStoreClosed = errors.New("sqlite store closed")
+
+// writeOp is one caller's write: run does its statements in the shared
+// transaction and reports the caller's own failure; done receives the
+// final outcome (run's error, or the commit's).
+type writeOp struct {
+	run  func(ctx context.Context, tx *sql.Tx) error
+	ctx  context.Context
+	done chan error
+}
+
+// batcher commits the document writes of concurrent callers together (group
+// commit). One goroutine takes the writes queued while the previous
+// transaction committed, runs each inside its own savepoint in one
+// transaction and commits once: one WAL append and one fsync for the lot
+// instead of one each. A write that fails is rolled back to its savepoint
+// alone and its caller gets its error; the others go on. Nobody waits for
+// a batch to fill: a write that finds the file idle commits at once, alone.
+// Every caller returns only after the commit that holds its write, so a
+// write answered nil is as durable as before (synchronous=FULL).
+type batcher struct {
+	db      *sql.DB
+	ops     chan *writeOp
+	quit    chan struct{}
+	stopped chan struct{} // closed once loop has returned
+
+	closeOnce sync.Once
+	sizes     func(n int) // observes each batch's size; may be nil
+}
+
+func newBatcher(db *sql.DB) *batcher {
+	b := &batcher{db: db, ops: make(chan *writeOp, maxBatch), quit: make(chan struct{}), stopped: make(chan struct{})}
+	go b.loop()
+	return b
+}
+
+// do runs fn in a batch transaction and returns once that transaction has
+// committed (nil, or fn's error) or failed. fn runs with a context that
+// keeps ctx's values but not its end: interrupting one statement would
+// roll back the whole shared transaction. A ctx that ends while the write
+// waits for its turn takes it out of the queue.
+func (b *batcher) do(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
+	op := &writeOp{run: fn, ctx: ctx, done: make(chan error, 1)}
+	select {
+	case b.ops <- op:
+	case <-b.quit:
+		return errStoreClosed
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+	select {
+	case err := <-op.done:
+		return err
+	case <-b.stopped:
+		// Closed: the op was answered before the loop returned, or it
+		// never will be.
+		select {
+		case err := <-op.done:
+			return err
+		default:
+			return errStoreClosed
+		}
+	}
+}
+
+func (b *batcher) loop() {
+	defer close(b.stopped)
+	batch := make([]*writeOp, 0, maxBatch)
+	for {
+		select {
+		case <-b.quit: // before any queued write
+			b.failQueued()
+			return
+		default:
+		}
+		select {
+		case op := <-b.ops:
+			batch = append(batch[:0], op)
+		case <-b.quit:
+			b.failQueued()
+			return
+		}
+	gather:
+		for len(batch) < maxBatch {
+			select {
+			case op := <-b.ops:
+				batch = append(batch, op)
+			default:
+				break gather
+			}
+		}
+		b.commit(batch)
+		clear(batch)
+	}
+}
+
+// failQueued answers the writes still queued at Close.
+func (b *batcher) failQueued() {
+	for {
+		select {
+		case op := <-b.ops:
+			op.done <- errStoreClosed
+		default:
+			return
+		}
+	}
+}
+
+// commit runs one batch and answers each of its callers.
+func (b *batcher) commit(batch []*writeOp) {
+	live := batch[:0]
+	for _, op := range batch {
+		if err := op.ctx.Err(); err != nil {
+			op.done <- context.Cause(op.ctx) // gone before its turn: nothing written
+			continue
+		}
+		live = append(live, op)
+	}
+	if len(live) == 0 {
+		return
+	}
+	if b.sizes != nil {
+		b.sizes(len(live))
+	}
+	errs, err := b.run(live)
+	for i, op := range live {
+		switch {
+		case errs[i] != nil:
+			op.done <- errs[i]
+		default:
+			op.done <- err
+		}
+	}
+}
+
+// run runs the writes in one transaction: each in its own savepoint when
+// there are several. errs holds each write's own failure; err is the
+// transaction's (begin, savepoint, commit), which fails every write that
+// had none of its own.
+func (b *batcher) run(ops []*writeOp) (errs []error, err error) {
+	errs = make([]error, len(ops))
+	ctx := context.Background()
+	tx, err := b.db.BeginTx(ctx, nil)
+	if err != nil {
+		return errs, fmt.Errorf("begin: %w", mapErr(err))
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, ignoreDone(tx.Rollback()))
+		}
+	}()
+	if len(ops) == 1 {
+		if errs[0] = ops[0].run(context.WithoutCancel(ops[0].ctx), tx); errs[0] != nil {
+			return errs, ignoreDone(tx.Rollback())
+		}
+	} else {
+		for i, op := range ops {
+			if errs[i], err = inSavepoint(tx, op); err != nil {
+				return errs, err
+			}
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return errs, fmt.Errorf("commit: %w", mapErr(err))
+	}
+	return errs, nil
+}
+
+// inSavepoint runs op inside a savepoint of tx, rolling back to it when op
+// fails. opErr is op's failure; err a failure of the savepoint itself,
+// after which the transaction cannot go on.
+func inSavepoint(tx *sql.Tx, op *writeOp) (opErr, err error) {
+	ctx := context.Background()
+	if _, err := tx.ExecContext(ctx, "SAVEPOINT w"); err != nil {
+		return nil, fmt.Errorf("savepoint: %w", mapErr(err))
+	}
+	if opErr = op.run(context.WithoutCancel(op.ctx), tx); opErr != nil {
+		if _, err := tx.ExecContext(ctx, "ROLLBACK TO w"); err != nil {
+			return opErr, fmt.Errorf("rollback to savepoint: %w", mapErr(err))
+		}
+	}
+	if _, err := tx.ExecContext(ctx, "RELEASE w"); err != nil {
+		return opErr, fmt.Errorf("release savepoint: %w", mapErr(err))
+	}
+	return opErr, nil
+}
+
+// close stops the batcher once the batch being committed is done; writes
+// queued after are refused.
+func (b *batcher) close() {
+	b.closeOnce.Do(func() { close(b.quit) })
+	<-b.stopped
+}
