@@ -34,6 +34,8 @@ type Issuers interface {
 	// HaciendaCredentials opens the company's tax-authority user and
 	// password.
 	HaciendaCredentials(ctx context.Context, companyID int64) (username string, password tenant.Secret, err error)
+	// HaciendaCredentialsOf opens them from a company already read.
+	HaciendaCredentialsOf(c tenant.Company) (username string, password tenant.Secret, err error)
 	// AuthorizeDocument returns nil when p may see the documents of the
 	// branch, tenant.ErrNotFound otherwise.
 	AuthorizeDocument(ctx context.Context, p tenant.Principal, companyID, branchID int64) error

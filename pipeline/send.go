@@ -513,7 +513,12 @@ func (j *job) submitStored(ctx context.Context, d *tenant.Document) (Outcome, er
 	sctx, cancel := context.WithTimeout(ctx, p.o.SubmitTimeout)
 	defer cancel()
 	deadline := p.o.Clock().Add(p.o.SubmitTimeout)
-	err := p.submit(sctx, d)
+	// The company was read for this call (Issuer): its credentials are
+	// opened from it rather than read again.
+	creds, err := p.credentialsOf(j.is.Company)
+	if err == nil {
+		err = p.submitAs(sctx, creds, d)
+	}
 	if err == nil {
 		j.fault(FaultSubmitted)
 	} else {

@@ -24,6 +24,16 @@ func (p *Pipeline) credentials(ctx context.Context, companyID int64) (recepcion.
 	return recepcion.Credentials{CompanyID: companyID, Username: user, Password: pass}, nil
 }
 
+// credentialsOf opens the tax-authority user and password of a company
+// the caller has read already.
+func (p *Pipeline) credentialsOf(c tenant.Company) (recepcion.Credentials, error) {
+	user, pass, err := p.o.Issuers.HaciendaCredentialsOf(c)
+	if err != nil {
+		return recepcion.Credentials{}, fmt.Errorf("tax-authority credentials: %w", err)
+	}
+	return recepcion.Credentials{CompanyID: c.ID, Username: user, Password: pass}, nil
+}
+
 // submit hands the stored, signed document to the tax authority, paced by
 // the limiter.
 func (p *Pipeline) submit(ctx context.Context, d *tenant.Document) error {
@@ -31,8 +41,13 @@ func (p *Pipeline) submit(ctx context.Context, d *tenant.Document) error {
 	if err != nil {
 		return err
 	}
+	return p.submitAs(ctx, creds, d)
+}
+
+// submitAs is submit with the company's credentials already opened.
+func (p *Pipeline) submitAs(ctx context.Context, creds recepcion.Credentials, d *tenant.Document) error {
 	start := time.Now()
-	err = p.o.Limiter.Wait(ctx, limitKey(d.CompanyID))
+	err := p.o.Limiter.Wait(ctx, limitKey(d.CompanyID))
 	p.metrics.observe(stageLimit, start)
 	if err != nil {
 		return err

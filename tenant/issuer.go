@@ -65,6 +65,12 @@ func (s *Service) HaciendaCredentials(ctx context.Context, companyID int64) (use
 	if err != nil {
 		return "", nil, fmt.Errorf("company %d: %w", companyID, err)
 	}
+	return s.HaciendaCredentialsOf(c)
+}
+
+// HaciendaCredentialsOf opens the tax-authority user and password of a
+// company already read (from Issuer), sparing a second read of it.
+func (s *Service) HaciendaCredentialsOf(c Company) (username string, password Secret, err error) {
 	pass, err := s.sealer.Open(c.ID, PurposeHaciendaPassword, c.SealedContrasenaHacienda)
 	if err != nil {
 		return "", nil, fmt.Errorf("company %d: open tax-authority password: %w", c.ID, err)
