@@ -608,44 +608,62 @@ type loadRun struct {
 	deadline  time.Time    // zero: no --duration
 }
 
-// createLoadCompanies creates the companies of a run, a few at a time
-// (each costs a certificate check and a password hash on the server).
+// createLoadCompanies creates the companies of a run, at most o.Workers at
+// a time (each costs a certificate check and a password hash on the
+// server), like every other phase of the run.
 func createLoadCompanies(ctx context.Context, admin loadClient, o loadOptions) ([]loadCompany, error) {
 	ca, err := certmint.NewCA(certmint.CAOptions{Key: certmint.TestKey(1)})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("setup: test CA: %w", err)
 	}
 	base, err := rand.Int(rand.Reader, big.NewInt(1_000_000))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("setup: %w", err)
 	}
 	companies := make([]loadCompany, o.Companies)
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var errs []error
-	sem := make(chan struct{}, 4)
-	for i := range companies {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func(i int) {
-			defer wg.Done()
-			defer func() { <-sem }()
-			ident := fmt.Sprintf("3101%06d", (base.Int64()+int64(i))%1_000_000)
-			c, err := createLoadCompany(ctx, admin, ca, ident, o.RunID)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				errs = append(errs, err)
-				return
-			}
-			companies[i] = c
-		}(i)
-	}
-	wg.Wait()
-	if len(errs) > 0 {
-		return nil, fmt.Errorf("setup: %w", errors.Join(errs...))
+	err = forEachBounded(len(companies), o.Workers, func(i int) error {
+		ident := fmt.Sprintf("3101%06d", (base.Int64()+int64(i))%1_000_000)
+		c, err := createLoadCompany(ctx, admin, ca, ident, o.RunID)
+		companies[i] = c
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("setup: %w", err)
 	}
 	return companies, nil
+}
+
+// forEachBounded calls f(0) to f(n-1) from goroutines, at most limit at a
+// time. Once a call has failed no further call starts; the errors of the
+// calls made are returned joined.
+func forEachBounded(n, limit int, f func(i int) error) error {
+	var (
+		wg     sync.WaitGroup
+		mu     sync.Mutex
+		errs   []error
+		failed atomic.Bool
+	)
+	sem := make(chan struct{}, max(limit, 1))
+	for i := 0; i < n && !failed.Load(); i++ {
+		sem <- struct{}{}
+		if failed.Load() {
+			<-sem
+			break
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			if err := f(i); err != nil {
+				failed.Store(true)
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // call makes one call: a send or a read for company c, with id_externo id;
@@ -657,30 +675,24 @@ func (lr *loadRun) call(ctx context.Context, c loadCompany, i int, id string) (i
 	return c.branch.do(ctx, "POST", "/api/documents/v4", "application/json", lr.templates[i%len(lr.templates)].body(id))
 }
 
-// warmUp makes the unmeasured calls, each of which must succeed, and
-// returns how many it made.
+// warmUp makes the unmeasured calls, each of which must succeed, at most
+// o.Workers at a time, and returns how many it made.
 func (lr *loadRun) warmUp(ctx context.Context) (int, error) {
 	warm := 0
 	for round := 0; round < lr.o.Warmup; round++ {
-		var wg sync.WaitGroup
-		errc := make(chan error, len(lr.companies))
-		for ci, c := range lr.companies {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				id := fmt.Sprintf("%s-w%d-%d", lr.o.RunID, round, ci)
-				status, body, err := lr.call(ctx, c, ci+round, id)
-				if err == nil && status != http.StatusOK {
-					err = fmt.Errorf("status %d: %s", status, truncate(body, 300))
-				}
-				if err != nil {
-					errc <- fmt.Errorf("warm-up call of company %d: %w", c.id, err)
-				}
-			}()
-		}
-		wg.Wait()
-		close(errc)
-		if err := <-errc; err != nil {
+		err := forEachBounded(len(lr.companies), lr.o.Workers, func(ci int) error {
+			c := lr.companies[ci]
+			id := fmt.Sprintf("%s-w%d-%d", lr.o.RunID, round, ci)
+			status, body, err := lr.call(ctx, c, ci+round, id)
+			if err == nil && status != http.StatusOK {
+				err = fmt.Errorf("status %d: %s", status, truncate(body, 300))
+			}
+			if err != nil {
+				return fmt.Errorf("warm-up call of company %d: %w", c.id, err)
+			}
+			return nil
+		})
+		if err != nil {
 			return warm, err
 		}
 		warm += len(lr.companies)

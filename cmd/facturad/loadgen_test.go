@@ -4,8 +4,13 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -15,6 +20,82 @@ func loadArgs(api string, extra ...string) []string {
 		"--admin-user", e2eAdminUser, "--admin-password", e2eAdminPass, "--admin-token", e2eAdminToken,
 		"--progress", "0", "--max-time", "2m"}, extra...)
 }
+
+// loadProxy is a reverse proxy in front of a running service that counts
+// the calls by method and path (numeric segments as {id}), and the most
+// that were in flight at once, in all and by path; it can hold each call
+// for a while first, to make calls overlap or the service seem slow.
+type loadProxy struct {
+	URL   string
+	delay time.Duration
+
+	mu          sync.Mutex
+	calls       map[string]int
+	inFlight    map[string]int
+	maxInFlight map[string]int // "" in all
+}
+
+func newLoadProxy(t *testing.T, api string, delay time.Duration) *loadProxy {
+	t.Helper()
+	target, err := url.Parse("http://" + api)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &loadProxy{delay: delay, calls: map[string]int{}, inFlight: map[string]int{}, maxInFlight: map[string]int{}}
+	rp := httputil.NewSingleHostReverseProxy(target)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		segs := strings.Split(r.URL.Path, "/")
+		for i, s := range segs {
+			if s != "" && strings.Trim(s, "0123456789") == "" {
+				segs[i] = "{id}"
+			}
+		}
+		key := r.Method + " " + strings.Join(segs, "/")
+		p.enter(key)
+		defer p.leave(key)
+		time.Sleep(p.delay)
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	p.URL = srv.URL
+	return p
+}
+
+func (p *loadProxy) enter(key string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.calls[key]++
+	for _, k := range []string{"", key} {
+		p.inFlight[k]++
+		p.maxInFlight[k] = max(p.maxInFlight[k], p.inFlight[k])
+	}
+}
+
+func (p *loadProxy) leave(key string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.inFlight[""]--
+	p.inFlight[key]--
+}
+
+// counts returns copies of the call counts and of the most in flight.
+func (p *loadProxy) counts() (calls, maxInFlight map[string]int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	calls, maxInFlight = map[string]int{}, map[string]int{}
+	for k, v := range p.calls {
+		calls[k] = v
+	}
+	for k, v := range p.maxInFlight {
+		maxInFlight[k] = v
+	}
+	return calls, maxInFlight
+}
+
+const (
+	loadCreatePath = "POST /api/companies/v4"
+	loadReadPath   = "GET /api/companies/{id}/branches/v4"
+)
 
 // TestLoadgenSend sends 20 documents through the running service with the
 // subcommand, checks each until the tax authority accepts it, and reads the
@@ -82,6 +163,41 @@ func TestLoadgenRead(t *testing.T) {
 	o.AdminPassword = "wrong-password"
 	if _, err := loadgen(context.Background(), o, io.Discard); err == nil || !strings.Contains(err.Error(), "status 401") {
 		t.Errorf("wrong admin password: %v", err)
+	}
+}
+
+// TestLoadgenSetupBounded checks that no phase of a run, the company
+// creation and the warm-up included, has more calls in flight than
+// --workers: each call is held 30 ms by a proxy so that they overlap.
+func TestLoadgenSetupBounded(t *testing.T) {
+	_, api, _, stop := startService(t, t.TempDir(),
+		"--admin-user", e2eAdminUser, "--admin-password", e2eAdminPass, "--admin-token", e2eAdminToken)
+	defer stop()
+	proxy := newLoadProxy(t, api, 30*time.Millisecond)
+
+	for _, workers := range []int{1, 3} {
+		o := loadOptions{
+			URL: proxy.URL, AdminUser: e2eAdminUser, AdminPassword: e2eAdminPass, AdminToken: e2eAdminToken,
+			Mode: "read", Companies: 7, Workers: workers, Count: 6, Warmup: 2, MaxTime: time.Minute,
+			CheckTimeout: time.Second, RequestTimeout: 10 * time.Second, RunID: "bounded",
+		}
+		before, _ := proxy.counts()
+		if _, err := loadgen(context.Background(), o, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		calls, inFlight := proxy.counts()
+		if got := calls[loadCreatePath] - before[loadCreatePath]; got != 7 {
+			t.Errorf("workers %d: %d companies created, want 7", workers, got)
+		}
+		if got := calls[loadReadPath] - before[loadReadPath]; got != 7*2+6 {
+			t.Errorf("workers %d: %d reads, want %d", workers, got, 7*2+6)
+		}
+		if inFlight[""] != workers || inFlight[loadCreatePath] != workers || inFlight[loadReadPath] != workers {
+			t.Errorf("workers %d: most calls in flight %v, want %d in all and for each path", workers, inFlight, workers)
+		}
+		proxy.mu.Lock()
+		clear(proxy.maxInFlight)
+		proxy.mu.Unlock()
 	}
 }
 
