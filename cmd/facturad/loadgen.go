@@ -45,11 +45,14 @@ const (
 	loadMaxDuration  = time.Hour
 	loadMaxWorkers   = 1024
 	loadMaxCompanies = 1000
+	loadMaxURLs      = 64
 )
 
 // loadOptions configure one load run.
 type loadOptions struct {
-	URL                                  string
+	// URLs are the base URLs of the service's replicas: the warm-up and
+	// measured calls go to each in turn, the setup to the first.
+	URLs                                 []string
 	AdminUser, AdminPassword, AdminToken string
 	// Mode is "send" (documents) or "read" (GET of the company's branches).
 	Mode      string
@@ -120,8 +123,13 @@ func (o *loadOptions) validate() error {
 	if o.RunID == "" || len(o.RunID) > 40 || strings.Trim(o.RunID, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_") != "" {
 		errs = append(errs, errors.New("run-id: 1 to 40 letters, digits, '-' or '_'"))
 	}
-	if err := checkTarget(o.URL, o.AllowRemote); err != nil {
-		errs = append(errs, err)
+	if len(o.URLs) == 0 || len(o.URLs) > loadMaxURLs {
+		errs = append(errs, fmt.Errorf("url: give 1 to %d", loadMaxURLs))
+	}
+	for _, u := range o.URLs {
+		if err := checkTarget(u, o.AllowRemote); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	return errors.Join(errs...)
 }
@@ -147,8 +155,48 @@ func checkTarget(raw string, allowRemote bool) error {
 	return fmt.Errorf("url: %s is not a loopback address; load is only sent elsewhere with --allow-remote", host)
 }
 
+// urlList is the repeatable --url flag: the first --url replaces the
+// default (from the environment), each further one is added.
+type urlList struct {
+	urls []string
+	set  bool
+}
+
+func (l *urlList) String() string {
+	if l == nil {
+		return ""
+	}
+	return strings.Join(l.urls, " ")
+}
+
+func (l *urlList) Set(v string) error {
+	if !l.set {
+		l.urls, l.set = nil, true
+	}
+	l.urls = append(l.urls, v)
+	return nil
+}
+
 // runLoadgen is the `facturad loadgen` subcommand.
 func runLoadgen(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	o, err := parseLoadgenArgs(args, stderr, getenv)
+	if err != nil {
+		return err
+	}
+	if err := o.validate(); err != nil {
+		return fmt.Errorf("loadgen:\n%w", err)
+	}
+	r, err := loadgen(ctx, o, stderr)
+	if err != nil {
+		return fmt.Errorf("loadgen: %w", err)
+	}
+	r.print(stdout)
+	return nil
+}
+
+// parseLoadgenArgs reads the options of a run from its flags and the
+// environment, not yet validated.
+func parseLoadgenArgs(args []string, stderr io.Writer, getenv func(string) string) (loadOptions, error) {
 	fs := flag.NewFlagSet("facturad loadgen", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	o := loadOptions{}
@@ -158,7 +206,8 @@ func runLoadgen(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 		}
 		return fallback
 	}
-	fs.StringVar(&o.URL, "url", def("FACTURAD_LOADGEN_URL", "http://127.0.0.1:8080"), "base URL of the running service")
+	urls := &urlList{urls: []string{def("FACTURAD_LOADGEN_URL", "http://127.0.0.1:8080")}}
+	fs.Var(urls, "url", "base URL of the running service (env FACTURAD_LOADGEN_URL); repeat it for several replicas, which the calls go to in turn")
 	fs.StringVar(&o.AdminUser, "admin-user", getenv("FACTURAD_ADMIN_USER"), "admin API user (env FACTURAD_ADMIN_USER)")
 	fs.StringVar(&o.AdminPassword, "admin-password", getenv("FACTURAD_ADMIN_PASSWORD"), "admin password (env FACTURAD_ADMIN_PASSWORD; prefer it to the flag)")
 	fs.StringVar(&o.AdminToken, "admin-token", getenv("FACTURAD_ADMIN_TOKEN"), "admin API token (env FACTURAD_ADMIN_TOKEN; prefer it to the flag)")
@@ -178,32 +227,26 @@ func runLoadgen(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 	fs.IntVar(&o.ServerPID, "server-pid", 0, "process id of the service, to report its CPU time (Linux)")
 	fs.DurationVar(&o.Progress, "progress", 5*time.Second, "interval of the progress lines on stderr (0: none)")
 	if err := fs.Parse(args); err != nil {
-		return err
+		return o, err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("loadgen: unexpected arguments %q", fs.Args())
+		return o, fmt.Errorf("loadgen: unexpected arguments %q", fs.Args())
 	}
+	o.URLs = urls.urls
 	if o.RunID == "" {
 		b := make([]byte, 4)
 		if _, err := rand.Read(b); err != nil {
-			return err
+			return o, fmt.Errorf("loadgen: run id: %w", err)
 		}
 		o.RunID = "lg" + hex.EncodeToString(b)
 	}
-	if err := o.validate(); err != nil {
-		return fmt.Errorf("loadgen:\n%w", err)
-	}
-	r, err := loadgen(ctx, o, stderr)
-	if err != nil {
-		return fmt.Errorf("loadgen: %w", err)
-	}
-	r.print(stdout)
-	return nil
+	return o, nil
 }
 
 // loadReport is the outcome of a run.
 type loadReport struct {
 	Mode      string
+	URLs      int // replicas called in turn
 	Companies int
 	Workers   int
 	StoppedBy string // "count", "duration" or "max-time"
@@ -268,6 +311,9 @@ func (r loadReport) print(w io.Writer) {
 		unit = "reads/s"
 	}
 	fmt.Fprintf(w, "mode:        %s, %d companies, %d workers, stopped by %s\n", r.Mode, r.Companies, r.Workers, r.StoppedBy)
+	if r.URLs > 1 {
+		fmt.Fprintf(w, "targets:     %d URLs, called in turn (setup on the first)\n", r.URLs)
+	}
 	fmt.Fprintf(w, "warm-up:     %d calls (not measured)\n", r.Warmup)
 	fmt.Fprintf(w, "requests:    %d (ok %d, errors %d) in %s\n", r.Requests, r.OK, r.Requests-r.OK, r.Elapsed.Round(time.Millisecond))
 	fmt.Fprintf(w, "throughput:  %.1f %s\n", r.Throughput(), unit)
@@ -385,6 +431,12 @@ func (c loadClient) do(ctx context.Context, method, path, contentType string, bo
 type loadCompany struct {
 	id     int64
 	branch loadClient
+}
+
+// on is the company with its API user calling base (a replica) instead.
+func (c loadCompany) on(base string) loadCompany {
+	c.branch.base = base
+	return c
 }
 
 // createLoadCompany creates one company with a minted certificate.
@@ -562,9 +614,11 @@ func loadgen(ctx context.Context, o loadOptions, log io.Writer) (loadReport, err
 	defer cancel()
 	hc := newLoadHTTP(o.Workers, o.RequestTimeout)
 	defer hc.CloseIdleConnections()
-	admin := loadClient{http: hc, base: strings.TrimRight(o.URL, "/")}.as(o.AdminUser, o.AdminPassword, o.AdminToken)
-
 	lr := &loadRun{o: o, log: log}
+	for _, u := range o.URLs {
+		lr.bases = append(lr.bases, strings.TrimRight(u, "/"))
+	}
+	admin := loadClient{http: hc, base: lr.bases[0]}.as(o.AdminUser, o.AdminPassword, o.AdminToken)
 	if o.Mode == "send" {
 		var err error
 		if lr.templates, err = sendTemplates(o.Seed); err != nil {
@@ -599,6 +653,7 @@ type loadRun struct {
 	log       io.Writer
 	templates []sendTemplate
 	companies []loadCompany
+	bases     []string // of the URLs, called in turn
 
 	// The measured run.
 	tally     *loadTally
@@ -676,13 +731,15 @@ func (lr *loadRun) call(ctx context.Context, c loadCompany, i int, id string) (i
 }
 
 // warmUp makes the unmeasured calls, each of which must succeed, at most
-// o.Workers at a time, and returns how many it made.
+// o.Workers at a time, and returns how many it made. Each company gets
+// o.Warmup calls on each URL, since each replica has caches of its own.
 func (lr *loadRun) warmUp(ctx context.Context) (int, error) {
-	warm := 0
+	warm, n := 0, len(lr.companies)*len(lr.bases)
 	for round := 0; round < lr.o.Warmup; round++ {
-		err := forEachBounded(len(lr.companies), lr.o.Workers, func(ci int) error {
-			c := lr.companies[ci]
-			id := fmt.Sprintf("%s-w%d-%d", lr.o.RunID, round, ci)
+		err := forEachBounded(n, lr.o.Workers, func(k int) error {
+			ci := k % len(lr.companies)
+			c := lr.companies[ci].on(lr.bases[k/len(lr.companies)])
+			id := fmt.Sprintf("%s-w%d-%d", lr.o.RunID, round, k)
 			status, body, err := lr.call(ctx, c, ci+round, id)
 			if err == nil && status != http.StatusOK {
 				err = fmt.Errorf("status %d: %s", status, truncate(body, 300))
@@ -695,7 +752,7 @@ func (lr *loadRun) warmUp(ctx context.Context) (int, error) {
 		if err != nil {
 			return warm, err
 		}
-		warm += len(lr.companies)
+		warm += n
 	}
 	return warm, nil
 }
@@ -761,7 +818,7 @@ func (lr *loadRun) worker(ctx context.Context) {
 		if !ok {
 			return
 		}
-		c := lr.companies[i%len(lr.companies)]
+		c := lr.companies[i%len(lr.companies)].on(lr.bases[i%len(lr.bases)])
 		id := lr.o.RunID + "-" + strconv.Itoa(i)
 		t0 := time.Now()
 		status, body, err := lr.call(ctx, c, i, id)
@@ -857,7 +914,7 @@ func readCPUStart(serverPID int, log io.Writer) cpuStart {
 func (lr *loadRun) report(elapsed time.Duration, cpu0 cpuStart) loadReport {
 	o, tally := lr.o, lr.tally
 	r := loadReport{
-		Mode: o.Mode, Companies: o.Companies, Workers: o.Workers,
+		Mode: o.Mode, URLs: len(o.URLs), Companies: o.Companies, Workers: o.Workers,
 		Requests: tally.requests, OK: tally.ok, Errors: tally.errors, Samples: tally.samples,
 		Estados: tally.estados, Elapsed: elapsed, Latency: percentilesOf(tally.latencies),
 		Checks: tally.checks, NotFinal: tally.notFinal, CheckErrors: tally.checkErrors,

@@ -9,6 +9,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -141,7 +142,7 @@ func TestLoadgenRead(t *testing.T) {
 	defer stop()
 
 	o := loadOptions{
-		URL: "http://" + api, AdminUser: e2eAdminUser, AdminPassword: e2eAdminPass, AdminToken: e2eAdminToken,
+		URLs: []string{"http://" + api}, AdminUser: e2eAdminUser, AdminPassword: e2eAdminPass, AdminToken: e2eAdminToken,
 		Mode: "read", Companies: 3, Workers: 5, Count: 50, Warmup: 1, MaxTime: time.Minute,
 		CheckTimeout: time.Second, RequestTimeout: 10 * time.Second, RunID: "readtest",
 	}
@@ -177,7 +178,7 @@ func TestLoadgenSetupBounded(t *testing.T) {
 
 	for _, workers := range []int{1, 3} {
 		o := loadOptions{
-			URL: proxy.URL, AdminUser: e2eAdminUser, AdminPassword: e2eAdminPass, AdminToken: e2eAdminToken,
+			URLs: []string{proxy.URL}, AdminUser: e2eAdminUser, AdminPassword: e2eAdminPass, AdminToken: e2eAdminToken,
 			Mode: "read", Companies: 7, Workers: workers, Count: 6, Warmup: 2, MaxTime: time.Minute,
 			CheckTimeout: time.Second, RequestTimeout: 10 * time.Second, RunID: "bounded",
 		}
@@ -201,9 +202,74 @@ func TestLoadgenSetupBounded(t *testing.T) {
 	}
 }
 
+// TestLoadgenURLs spreads a run over two replicas (two proxies in front
+// of one service): the setup goes to the first only, each company is
+// warmed on both, and the measured calls alternate between them.
+func TestLoadgenURLs(t *testing.T) {
+	_, api, _, stop := startService(t, t.TempDir(),
+		"--admin-user", e2eAdminUser, "--admin-password", e2eAdminPass, "--admin-token", e2eAdminToken)
+	defer stop()
+	a, b := newLoadProxy(t, api, 0), newLoadProxy(t, api, 0)
+
+	var out, errs bytes.Buffer
+	args := []string{"loadgen", "--url", a.URL, "--url", b.URL, "--mode", "read", "--companies", "3", "--workers", "4", "--count", "21",
+		"--admin-user", e2eAdminUser, "--admin-password", e2eAdminPass, "--admin-token", e2eAdminToken, "--progress", "0", "--max-time", "2m"}
+	// The environment's URL, a remote one, is only the default: --url replaces it.
+	env := func(k string) string { return map[string]string{"FACTURAD_LOADGEN_URL": "http://192.0.2.1:8080"}[k] }
+	if err := run(context.Background(), args, &out, &errs, env); err != nil {
+		t.Fatalf("loadgen: %v\n%s%s", err, out.String(), errs.String())
+	}
+	for _, want := range []string{"targets:     2 URLs, called in turn", "warm-up:     6 calls", "requests:    21 (ok 21, errors 0)"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, out.String())
+		}
+	}
+	callsA, _ := a.counts()
+	callsB, _ := b.counts()
+	if callsA[loadCreatePath] != 3 || callsB[loadCreatePath] != 0 {
+		t.Errorf("companies created through each URL: %d and %d, want 3 and 0", callsA[loadCreatePath], callsB[loadCreatePath])
+	}
+	// 3 warm-up calls each, then the 21 measured calls in turn: 11 and 10.
+	if callsA[loadReadPath] != 3+11 || callsB[loadReadPath] != 3+10 {
+		t.Errorf("reads through each URL: %d and %d, want 14 and 13", callsA[loadReadPath], callsB[loadReadPath])
+	}
+}
+
+// TestLoadgenURLFlag checks how --url and FACTURAD_LOADGEN_URL combine.
+func TestLoadgenURLFlag(t *testing.T) {
+	tests := []struct {
+		name string
+		env  string
+		args []string
+		want []string
+	}{
+		{"default", "", nil, []string{"http://127.0.0.1:8080"}},
+		{"environment", "http://127.0.0.1:9000", nil, []string{"http://127.0.0.1:9000"}},
+		{"flag replaces environment", "http://127.0.0.1:9000", []string{"--url", "http://[::1]:1"}, []string{"http://[::1]:1"}},
+		{"repeated", "http://127.0.0.1:9000", []string{"--url", "http://127.0.0.1:1", "--url", "http://127.0.0.1:2"},
+			[]string{"http://127.0.0.1:1", "http://127.0.0.1:2"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o, err := parseLoadgenArgs(tt.args, io.Discard, func(k string) string {
+				if k == "FACTURAD_LOADGEN_URL" {
+					return tt.env
+				}
+				return ""
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(o.URLs, tt.want) {
+				t.Errorf("urls %q, want %q", o.URLs, tt.want)
+			}
+		})
+	}
+}
+
 func TestLoadgenOptions(t *testing.T) {
 	valid := func() loadOptions {
-		return loadOptions{URL: "http://127.0.0.1:8080", AdminUser: "u", AdminPassword: "p", AdminToken: "t",
+		return loadOptions{URLs: []string{"http://127.0.0.1:8080"}, AdminUser: "u", AdminPassword: "p", AdminToken: "t",
 			Mode: "send", Companies: 1, Workers: 1, Count: 1, MaxTime: time.Minute, CheckTimeout: time.Second,
 			RequestTimeout: time.Second, RunID: "x"}
 	}
@@ -214,14 +280,17 @@ func TestLoadgenOptions(t *testing.T) {
 	}{
 		{"ok/count", func(*loadOptions) {}, ""},
 		{"ok/duration", func(o *loadOptions) { o.Count, o.Duration = 0, time.Second }, ""},
-		{"ok/localhost", func(o *loadOptions) { o.URL = "http://localhost:8080" }, ""},
-		{"ok/ipv6 loopback", func(o *loadOptions) { o.URL = "http://[::1]:8080" }, ""},
-		{"ok/remote allowed", func(o *loadOptions) { o.URL, o.AllowRemote = "https://facturas.example.com", true }, ""},
+		{"ok/localhost", func(o *loadOptions) { o.URLs = []string{"http://localhost:8080"} }, ""},
+		{"ok/ipv6 loopback", func(o *loadOptions) { o.URLs = []string{"http://[::1]:8080"} }, ""},
+		{"ok/remote allowed", func(o *loadOptions) { o.URLs, o.AllowRemote = []string{"https://facturas.example.com"}, true }, ""},
+		{"ok/two urls", func(o *loadOptions) { o.URLs = append(o.URLs, "http://127.0.0.2:8080") }, ""},
 		{"ok/read", func(o *loadOptions) { o.Mode = "read" }, ""},
 		{"error/no bound", func(o *loadOptions) { o.Count = 0 }, "no bound"},
-		{"error/remote", func(o *loadOptions) { o.URL = "http://10.1.2.3:8080" }, "not a loopback address"},
-		{"error/remote name", func(o *loadOptions) { o.URL = "http://facturas.example.com" }, "not a loopback address"},
-		{"error/not http", func(o *loadOptions) { o.URL = "ftp://127.0.0.1/" }, "not an http(s) URL"},
+		{"error/remote", func(o *loadOptions) { o.URLs = []string{"http://10.1.2.3:8080"} }, "not a loopback address"},
+		{"error/remote name", func(o *loadOptions) { o.URLs = []string{"http://facturas.example.com"} }, "not a loopback address"},
+		{"error/second url remote", func(o *loadOptions) { o.URLs = append(o.URLs, "http://10.1.2.3:8080") }, "not a loopback address"},
+		{"error/no url", func(o *loadOptions) { o.URLs = nil }, "url: give 1"},
+		{"error/not http", func(o *loadOptions) { o.URLs = []string{"ftp://127.0.0.1/"} }, "not an http(s) URL"},
 		{"error/duration too long", func(o *loadOptions) { o.Duration = 2 * time.Hour }, "duration"},
 		{"error/count too big", func(o *loadOptions) { o.Count = loadMaxCount + 1 }, "count"},
 		{"error/no workers", func(o *loadOptions) { o.Workers = 0 }, "workers"},
