@@ -11,6 +11,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"math/big"
 	"mime/multipart"
 	"net"
@@ -46,6 +47,7 @@ const (
 	loadMaxWorkers   = 1024
 	loadMaxCompanies = 1000
 	loadMaxURLs      = 64
+	loadMaxRate      = 1_000_000 // calls a second
 )
 
 // loadOptions configure one load run.
@@ -57,7 +59,13 @@ type loadOptions struct {
 	// Mode is "send" (documents) or "read" (GET of the company's branches).
 	Mode      string
 	Companies int
-	Workers   int
+	// Workers is the most calls in flight at once, in every phase.
+	Workers int
+	// Rate, when positive, makes the run an open loop: measured call i is
+	// due at the start plus i/Rate seconds, whether or not the calls
+	// before it have returned, and its latency counts from then. Zero is
+	// a closed loop: each worker makes its next call when the last returns.
+	Rate float64
 	// Count and Duration bound the measured calls; at least one is set and
 	// the run stops at whichever comes first.
 	Count    int
@@ -98,6 +106,9 @@ func (o *loadOptions) validate() error {
 	}
 	if o.Workers < 1 || o.Workers > loadMaxWorkers {
 		errs = append(errs, fmt.Errorf("workers: must be 1 to %d", loadMaxWorkers))
+	}
+	if math.IsNaN(o.Rate) || o.Rate < 0 || o.Rate > loadMaxRate {
+		errs = append(errs, fmt.Errorf("rate: must be 0 (closed loop) to %g calls a second", float64(loadMaxRate)))
 	}
 	if o.Count == 0 && o.Duration == 0 {
 		errs = append(errs, errors.New("no bound: give --count, --duration or both"))
@@ -213,7 +224,8 @@ func parseLoadgenArgs(args []string, stderr io.Writer, getenv func(string) strin
 	fs.StringVar(&o.AdminToken, "admin-token", getenv("FACTURAD_ADMIN_TOKEN"), "admin API token (env FACTURAD_ADMIN_TOKEN; prefer it to the flag)")
 	fs.StringVar(&o.Mode, "mode", "send", "send (documents) or read (GET /api/companies/{id}/branches/v4)")
 	fs.IntVar(&o.Companies, "companies", 20, "companies to create; calls go to them in turn")
-	fs.IntVar(&o.Workers, "workers", 8, "concurrent callers")
+	fs.IntVar(&o.Workers, "workers", 8, "concurrent callers (with --rate, the most calls in flight)")
+	fs.Float64Var(&o.Rate, "rate", 0, "open loop: calls a second, each due at its time and timed from it (0: closed loop, each worker calls when its last call returns)")
 	fs.IntVar(&o.Count, "count", 0, "measured calls to make (0: bounded by --duration only)")
 	fs.DurationVar(&o.Duration, "duration", 0, "how long to make calls (0: bounded by --count only)")
 	fs.DurationVar(&o.MaxTime, "max-time", 10*time.Minute, "hard stop of the whole run, setup included")
@@ -249,6 +261,10 @@ type loadReport struct {
 	URLs      int // replicas called in turn
 	Companies int
 	Workers   int
+	Rate      float64 // of the open loop; 0: closed loop
+	// Late is how many calls of the open loop found no free worker when
+	// they were due; their wait for one is in their latency.
+	Late      int
 	StoppedBy string // "count", "duration" or "max-time"
 	Warmup    int    // unmeasured calls made first
 
@@ -311,6 +327,9 @@ func (r loadReport) print(w io.Writer) {
 		unit = "reads/s"
 	}
 	fmt.Fprintf(w, "mode:        %s, %d companies, %d workers, stopped by %s\n", r.Mode, r.Companies, r.Workers, r.StoppedBy)
+	if r.Rate > 0 {
+		fmt.Fprintf(w, "arrivals:    open loop at %g/s, latency from each call's due time; %d late (no free worker)\n", r.Rate, r.Late)
+	}
 	if r.URLs > 1 {
 		fmt.Fprintf(w, "targets:     %d URLs, called in turn (setup on the first)\n", r.URLs)
 	}
@@ -657,8 +676,9 @@ type loadRun struct {
 
 	// The measured run.
 	tally     *loadTally
-	next      atomic.Int64 // index of the next call
+	next      atomic.Int64 // index of the next call (closed loop)
 	done      atomic.Int64 // calls completed
+	late      atomic.Int64 // open-loop calls that found no free worker
 	stoppedBy atomic.Value // the first bound reached
 	deadline  time.Time    // zero: no --duration
 }
@@ -772,15 +792,19 @@ func (lr *loadRun) measure(ctx context.Context) loadReport {
 		go lr.progress(runStart, stopProgress)
 	}
 
-	var wg sync.WaitGroup
-	for w := 0; w < lr.o.Workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			lr.worker(ctx)
-		}()
+	if lr.o.Rate > 0 {
+		lr.openLoop(ctx, runStart)
+	} else {
+		var wg sync.WaitGroup
+		for w := 0; w < lr.o.Workers; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				lr.worker(ctx)
+			}()
+		}
+		wg.Wait()
 	}
-	wg.Wait()
 	elapsed := time.Since(runStart)
 	close(stopProgress)
 	return lr.report(elapsed, cpu0)
@@ -803,32 +827,41 @@ func (lr *loadRun) progress(runStart time.Time, stop <-chan struct{}) {
 	}
 }
 
-// worker makes measured calls until a bound stops it, checking each sent
-// document when asked to, and adds its latencies to the tally.
+// worker makes measured calls of the closed loop until a bound stops it.
 func (lr *loadRun) worker(ctx context.Context) {
-	var lat, fin []time.Duration
-	defer func() {
-		lr.tally.mu.Lock()
-		lr.tally.latencies = append(lr.tally.latencies, lat...)
-		lr.tally.toFinal = append(lr.tally.toFinal, fin...)
-		lr.tally.mu.Unlock()
-	}()
+	var wt workerTimes
+	defer wt.addTo(lr.tally)
 	for {
 		i, ok := lr.nextCall(ctx)
 		if !ok {
 			return
 		}
-		c := lr.companies[i%len(lr.companies)].on(lr.bases[i%len(lr.bases)])
-		id := lr.o.RunID + "-" + strconv.Itoa(i)
-		t0 := time.Now()
-		status, body, err := lr.call(ctx, c, i, id)
-		lat = append(lat, time.Since(t0))
-		lr.done.Add(1)
-		a, okCall := lr.record(status, body, err)
-		if okCall && lr.o.Check {
-			if checkUntilFinal(ctx, c, a.Clave, lr.o.CheckTimeout, lr.tally) {
-				fin = append(fin, time.Since(t0)) // from the send's start to the final answer
-			}
+		lr.serve(ctx, i, time.Now(), &wt)
+	}
+}
+
+// workerTimes are one worker's latencies, added to the tally at its end.
+type workerTimes struct{ lat, fin []time.Duration }
+
+func (wt *workerTimes) addTo(t *loadTally) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.latencies = append(t.latencies, wt.lat...)
+	t.toFinal = append(t.toFinal, wt.fin...)
+}
+
+// serve makes measured call i, due at at, and checks the sent document
+// when asked to; its latency and its time to a final answer count from at.
+func (lr *loadRun) serve(ctx context.Context, i int, at time.Time, wt *workerTimes) {
+	c := lr.companies[i%len(lr.companies)].on(lr.bases[i%len(lr.bases)])
+	id := lr.o.RunID + "-" + strconv.Itoa(i)
+	status, body, err := lr.call(ctx, c, i, id)
+	wt.lat = append(wt.lat, time.Since(at))
+	lr.done.Add(1)
+	a, okCall := lr.record(status, body, err)
+	if okCall && lr.o.Check {
+		if checkUntilFinal(ctx, c, a.Clave, lr.o.CheckTimeout, lr.tally) {
+			wt.fin = append(wt.fin, time.Since(at))
 		}
 	}
 }
@@ -914,7 +947,7 @@ func readCPUStart(serverPID int, log io.Writer) cpuStart {
 func (lr *loadRun) report(elapsed time.Duration, cpu0 cpuStart) loadReport {
 	o, tally := lr.o, lr.tally
 	r := loadReport{
-		Mode: o.Mode, URLs: len(o.URLs), Companies: o.Companies, Workers: o.Workers,
+		Mode: o.Mode, URLs: len(o.URLs), Companies: o.Companies, Workers: o.Workers, Rate: o.Rate, Late: int(lr.late.Load()),
 		Requests: tally.requests, OK: tally.ok, Errors: tally.errors, Samples: tally.samples,
 		Estados: tally.estados, Elapsed: elapsed, Latency: percentilesOf(tally.latencies),
 		Checks: tally.checks, NotFinal: tally.notFinal, CheckErrors: tally.checkErrors,

@@ -3,13 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -202,6 +205,64 @@ func TestLoadgenSetupBounded(t *testing.T) {
 	}
 }
 
+// TestLoadgenOpenLoop runs the open loop against a service made slow by a
+// proxy that holds each call 40 ms. With one worker and a call due every
+// 10 ms, every call after the first finds the worker busy, and each waits
+// 30 ms longer than the one before: timed from its due time, the tenth
+// call takes about 400 ms, where timing from the moment it was made
+// would show 40 ms for all. With enough workers none is late, and the
+// duration bounds the calls to those due within it.
+func TestLoadgenOpenLoop(t *testing.T) {
+	_, api, _, stop := startService(t, t.TempDir(),
+		"--admin-user", e2eAdminUser, "--admin-password", e2eAdminPass, "--admin-token", e2eAdminToken)
+	defer stop()
+	proxy := newLoadProxy(t, api, 40*time.Millisecond)
+
+	tests := []struct {
+		name           string
+		workers        int
+		rate           float64
+		count          int
+		duration       time.Duration
+		wantRequests   int
+		wantLate       int
+		wantStoppedBy  string
+		minP50, minMax time.Duration
+	}{
+		{"one worker falls behind", 1, 100, 10, 0, 10, 9, "count", 120 * time.Millisecond, 300 * time.Millisecond},
+		{"enough workers", 8, 50, 0, 400 * time.Millisecond, 20, 0, "duration", 40 * time.Millisecond, 40 * time.Millisecond},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := loadOptions{
+				URLs: []string{proxy.URL}, AdminUser: e2eAdminUser, AdminPassword: e2eAdminPass, AdminToken: e2eAdminToken,
+				Mode: "read", Companies: 2, Workers: tt.workers, Rate: tt.rate, Count: tt.count, Duration: tt.duration,
+				Warmup: 1, MaxTime: time.Minute, CheckTimeout: time.Second, RequestTimeout: 10 * time.Second,
+				RunID: "open" + strconv.Itoa(tt.workers),
+			}
+			if err := o.validate(); err != nil {
+				t.Fatal(err)
+			}
+			r, err := loadgen(context.Background(), o, io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Requests != tt.wantRequests || r.OK != tt.wantRequests || r.Late != tt.wantLate || r.StoppedBy != tt.wantStoppedBy {
+				t.Errorf("requests %d (ok %d), late %d, stopped by %s; want %d, %d late, stopped by %s",
+					r.Requests, r.OK, r.Late, r.StoppedBy, tt.wantRequests, tt.wantLate, tt.wantStoppedBy)
+			}
+			if r.Latency.P50 < tt.minP50 || r.Latency.Max < tt.minMax {
+				t.Errorf("latency %s, want p50 at least %s and max at least %s", r.Latency, tt.minP50, tt.minMax)
+			}
+			var out bytes.Buffer
+			r.print(&out)
+			if want := fmt.Sprintf("arrivals:    open loop at %g/s, latency from each call's due time; %d late", tt.rate, tt.wantLate); !strings.Contains(out.String(), want) {
+				t.Errorf("report lacks %q:\n%s", want, out.String())
+			}
+		})
+	}
+}
+
 // TestLoadgenURLs spreads a run over two replicas (two proxies in front
 // of one service): the setup goes to the first only, each company is
 // warmed on both, and the measured calls alternate between them.
@@ -285,6 +346,10 @@ func TestLoadgenOptions(t *testing.T) {
 		{"ok/remote allowed", func(o *loadOptions) { o.URLs, o.AllowRemote = []string{"https://facturas.example.com"}, true }, ""},
 		{"ok/two urls", func(o *loadOptions) { o.URLs = append(o.URLs, "http://127.0.0.2:8080") }, ""},
 		{"ok/read", func(o *loadOptions) { o.Mode = "read" }, ""},
+		{"ok/open loop", func(o *loadOptions) { o.Rate = 0.5 }, ""},
+		{"error/negative rate", func(o *loadOptions) { o.Rate = -1 }, "rate"},
+		{"error/rate not a number", func(o *loadOptions) { o.Rate = math.NaN() }, "rate"},
+		{"error/rate too high", func(o *loadOptions) { o.Rate = math.Inf(1) }, "rate"},
 		{"error/no bound", func(o *loadOptions) { o.Count = 0 }, "no bound"},
 		{"error/remote", func(o *loadOptions) { o.URLs = []string{"http://10.1.2.3:8080"} }, "not a loopback address"},
 		{"error/remote name", func(o *loadOptions) { o.URLs = []string{"http://facturas.example.com"} }, "not a loopback address"},
