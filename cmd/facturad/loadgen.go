@@ -89,6 +89,9 @@ type loadOptions struct {
 	ServerPID int
 	// Progress is how often a progress line goes to the log (0: never).
 	Progress time.Duration
+	// JSON, when set, is the file the summary is also written to as JSON;
+	// "-" is standard output (the text then goes to standard error).
+	JSON string
 }
 
 func (o *loadOptions) validate() error {
@@ -197,11 +200,25 @@ func runLoadgen(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 	if err := o.validate(); err != nil {
 		return fmt.Errorf("loadgen:\n%w", err)
 	}
+	// The JSON file is opened first: a path that cannot be written fails
+	// the run before it starts, not after.
+	js, err := openJSONOut(o.JSON, stdout)
+	if err != nil {
+		return fmt.Errorf("loadgen: %w", err)
+	}
+	defer js.discard()
 	r, err := loadgen(ctx, o, stderr)
 	if err != nil {
 		return fmt.Errorf("loadgen: %w", err)
 	}
-	r.print(stdout)
+	if o.JSON == "-" {
+		r.print(stderr)
+	} else {
+		r.print(stdout)
+	}
+	if err := js.write(r); err != nil {
+		return fmt.Errorf("loadgen: %w", err)
+	}
 	return nil
 }
 
@@ -238,6 +255,7 @@ func parseLoadgenArgs(args []string, stderr io.Writer, getenv func(string) strin
 	fs.BoolVar(&o.AllowRemote, "allow-remote", false, "allow a target that is not a loopback address")
 	fs.IntVar(&o.ServerPID, "server-pid", 0, "process id of the service, to report its CPU time (Linux)")
 	fs.DurationVar(&o.Progress, "progress", 5*time.Second, "interval of the progress lines on stderr (0: none)")
+	fs.StringVar(&o.JSON, "json", "", "also write the summary as JSON to this file (-: to stdout, the text then to stderr)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -270,6 +288,7 @@ type loadReport struct {
 
 	Requests int // measured calls completed
 	OK       int
+	Statuses map[string]int    // by HTTP status, or "timeout", "transport", "cancelled"
 	Errors   map[string]int    // by "status mensaje_api_key" (or "status field" for 400s)
 	Samples  map[string]string // first body (truncated) of each error kind
 	Estados  map[string]int    // estado of the successful sends
@@ -292,7 +311,7 @@ type loadReport struct {
 	Cores       int
 }
 
-type percentiles struct{ P50, P90, P99, Max time.Duration }
+type percentiles struct{ P50, P90, P99, P999, Max time.Duration }
 
 func percentilesOf(d []time.Duration) percentiles {
 	if len(d) == 0 {
@@ -303,14 +322,23 @@ func percentilesOf(d []time.Duration) percentiles {
 		i := int(q*float64(len(d))+0.5) - 1
 		return d[max(0, min(i, len(d)-1))]
 	}
-	return percentiles{P50: at(0.50), P90: at(0.90), P99: at(0.99), Max: d[len(d)-1]}
+	return percentiles{P50: at(0.50), P90: at(0.90), P99: at(0.99), P999: at(0.999), Max: d[len(d)-1]}
 }
 
 func (p percentiles) String() string {
 	r := func(d time.Duration) string {
 		return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', 2, 64) + "ms"
 	}
-	return fmt.Sprintf("p50 %s  p90 %s  p99 %s  max %s", r(p.P50), r(p.P90), r(p.P99), r(p.Max))
+	return fmt.Sprintf("p50 %s  p90 %s  p99 %s  p99.9 %s  max %s", r(p.P50), r(p.P90), r(p.P99), r(p.P999), r(p.Max))
+}
+
+// serverCPUPerRequest is the service's CPU time over the run divided by
+// the measured calls, or -1 when it is unknown.
+func (r loadReport) serverCPUPerRequest() time.Duration {
+	if r.ServerCPU < 0 || r.Requests == 0 {
+		return -1
+	}
+	return r.ServerCPU / time.Duration(r.Requests)
 }
 
 // Throughput is the successful measured calls per second.
@@ -335,6 +363,7 @@ func (r loadReport) print(w io.Writer) {
 	}
 	fmt.Fprintf(w, "warm-up:     %d calls (not measured)\n", r.Warmup)
 	fmt.Fprintf(w, "requests:    %d (ok %d, errors %d) in %s\n", r.Requests, r.OK, r.Requests-r.OK, r.Elapsed.Round(time.Millisecond))
+	fmt.Fprintf(w, "statuses:    %s\n", counts(r.Statuses))
 	fmt.Fprintf(w, "throughput:  %.1f %s\n", r.Throughput(), unit)
 	fmt.Fprintf(w, "latency:     %s\n", r.Latency)
 	if r.Mode == "send" {
@@ -354,6 +383,9 @@ func (r loadReport) print(w io.Writer) {
 	server := "unknown (give --server-pid)"
 	if r.ServerCPU >= 0 {
 		server = cpu(r.ServerCPU)
+	}
+	if per := r.serverCPUPerRequest(); per >= 0 {
+		server += fmt.Sprintf(", %.3f ms per request", ms(per))
 	}
 	fmt.Fprintf(w, "cpu:         loadgen %s, server %s\n", cpu(r.ClientCPU), server)
 	if r.MachineBusy >= 0 {
@@ -564,6 +596,7 @@ type loadTally struct {
 	mu          sync.Mutex
 	requests    int
 	ok          int
+	statuses    map[string]int
 	errors      map[string]int
 	samples     map[string]string
 	estados     map[string]int
@@ -576,7 +609,7 @@ type loadTally struct {
 }
 
 func newLoadTally() *loadTally {
-	return &loadTally{errors: map[string]int{}, samples: map[string]string{}, estados: map[string]int{},
+	return &loadTally{statuses: map[string]int{}, errors: map[string]int{}, samples: map[string]string{}, estados: map[string]int{},
 		final: map[string]int{}, checkErrors: map[string]int{}}
 }
 
@@ -891,15 +924,21 @@ func (lr *loadRun) nextCall(ctx context.Context) (int, bool) {
 func (lr *loadRun) record(status int, body []byte, err error) (sendAnswer, bool) {
 	var a sendAnswer
 	okCall := err == nil && status == http.StatusOK
+	unreadable := false
 	if okCall && lr.o.Mode == "send" {
 		if json.Unmarshal(body, &a) != nil || len(a.Clave) != 50 {
-			okCall, status = false, -1
+			okCall, unreadable = false, true
 		}
 	}
 	tally := lr.tally
 	tally.mu.Lock()
 	defer tally.mu.Unlock()
 	tally.requests++
+	if err != nil {
+		tally.statuses[errorKind(0, nil, err)]++
+	} else {
+		tally.statuses[strconv.Itoa(status)]++
+	}
 	if okCall {
 		tally.ok++
 		if lr.o.Mode == "send" {
@@ -907,7 +946,7 @@ func (lr *loadRun) record(status int, body []byte, err error) (sendAnswer, bool)
 		}
 	} else {
 		kind := errorKind(status, body, err)
-		if status == -1 {
+		if unreadable {
 			kind = "200 unreadable answer"
 		}
 		tally.fail(kind, body, err)
@@ -948,7 +987,7 @@ func (lr *loadRun) report(elapsed time.Duration, cpu0 cpuStart) loadReport {
 	o, tally := lr.o, lr.tally
 	r := loadReport{
 		Mode: o.Mode, URLs: len(o.URLs), Companies: o.Companies, Workers: o.Workers, Rate: o.Rate, Late: int(lr.late.Load()),
-		Requests: tally.requests, OK: tally.ok, Errors: tally.errors, Samples: tally.samples,
+		Requests: tally.requests, OK: tally.ok, Statuses: tally.statuses, Errors: tally.errors, Samples: tally.samples,
 		Estados: tally.estados, Elapsed: elapsed, Latency: percentilesOf(tally.latencies),
 		Checks: tally.checks, NotFinal: tally.notFinal, CheckErrors: tally.checkErrors,
 		ToFinal: percentilesOf(tally.toFinal), ServerCPU: -1, MachineBusy: -1,

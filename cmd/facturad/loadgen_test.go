@@ -3,13 +3,17 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -296,6 +300,86 @@ func TestLoadgenURLs(t *testing.T) {
 	}
 }
 
+// TestLoadgenJSON writes the summary as JSON to a file and to standard
+// output, and reads it back; a --json path that cannot be written stops
+// the run before it starts.
+func TestLoadgenJSON(t *testing.T) {
+	_, api, _, stop := startService(t, t.TempDir(),
+		"--admin-user", e2eAdminUser, "--admin-password", e2eAdminPass, "--admin-token", e2eAdminToken)
+	defer stop()
+	dir := t.TempDir()
+	file := filepath.Join(dir, "run.json")
+	tests := []struct {
+		name      string
+		extra     []string
+		json      func(stdout, stderr string) []byte
+		wantRate  float64
+		wantError string
+	}{
+		{"file", []string{"--json", file}, func(string, string) []byte {
+			b, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return b
+		}, 0, ""},
+		{"stdout", []string{"--json", "-", "--rate", "500"}, func(stdout, _ string) []byte { return []byte(stdout) }, 500, ""},
+		{"unwritable", []string{"--json", filepath.Join(dir, "missing", "run.json")}, nil, 0, "--json"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errs bytes.Buffer
+			args := loadArgs(api, append([]string{"--mode", "read", "--companies", "2", "--workers", "3", "--count", "12"}, tt.extra...)...)
+			err := run(context.Background(), args, &out, &errs, func(string) string { return "" })
+			if tt.wantError != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantError) || strings.Contains(errs.String(), "companies created") {
+					t.Fatalf("error %v, want one about %q before the setup\n%s", err, tt.wantError, errs.String())
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("loadgen: %v\n%s%s", err, out.String(), errs.String())
+			}
+			if !strings.Contains(out.String()+errs.String(), "requests:    12 (ok 12, errors 0)") {
+				t.Errorf("no text report:\n%s%s", out.String(), errs.String())
+			}
+			checkLoadJSON(t, tt.json(out.String(), errs.String()), tt.wantRate)
+		})
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("files left beside the summary: %v", entries)
+	}
+}
+
+// checkLoadJSON checks a summary of 12 reads by 3 workers at rate.
+func checkLoadJSON(t *testing.T, b []byte, rate float64) {
+	t.Helper()
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(b, &fields); err != nil {
+		t.Fatalf("summary: %v\n%s", err, b)
+	}
+	for _, k := range []string{"mode", "urls", "workers", "rate_per_s", "stopped_by", "duration_s", "requests", "ok", "sends",
+		"throughput_per_s", "late_arrivals", "latency_ms", "statuses", "errors", "loadgen_cpu_s", "service_cpu_s",
+		"service_cpu_per_request_ms", "machine_busy_s", "machine_busy_pct", "cores"} {
+		if _, ok := fields[k]; !ok {
+			t.Errorf("summary lacks %q", k)
+		}
+	}
+	var s loadSummary
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	l := s.LatencyMS
+	if s.Mode != "read" || s.Workers != 3 || s.Rate != rate || s.Requests != 12 || s.OK != 12 || s.Sends != 0 ||
+		s.StoppedBy != "count" || !maps.Equal(s.Statuses, map[string]int{"200": 12}) || len(s.Errors) != 0 ||
+		s.DurationS <= 0 || s.Throughput <= 0 || s.ServiceCPUS != nil || s.ServiceCPUPerRequestMS != nil {
+		t.Errorf("summary: %s", b)
+	}
+	if l.P50 <= 0 || l.P50 > l.P90 || l.P90 > l.P99 || l.P99 > l.P999 || l.P999 > l.Max {
+		t.Errorf("latencies: %+v", l)
+	}
+}
+
 // TestLoadgenURLFlag checks how --url and FACTURAD_LOADGEN_URL combine.
 func TestLoadgenURLFlag(t *testing.T) {
 	tests := []struct {
@@ -387,15 +471,23 @@ func TestLoadgenOptions(t *testing.T) {
 }
 
 func TestPercentiles(t *testing.T) {
-	var d []time.Duration
-	for i := 100; i >= 1; i-- {
-		d = append(d, time.Duration(i)*time.Millisecond)
+	ms := time.Millisecond
+	tests := []struct {
+		n    int // latencies 1 ms to n ms, given in reverse
+		want percentiles
+	}{
+		{0, percentiles{}},
+		{1, percentiles{ms, ms, ms, ms, ms}},
+		{100, percentiles{50 * ms, 90 * ms, 99 * ms, 100 * ms, 100 * ms}},
+		{2000, percentiles{1000 * ms, 1800 * ms, 1980 * ms, 1998 * ms, 2000 * ms}},
 	}
-	p := percentilesOf(d)
-	if p.P50 != 50*time.Millisecond || p.P90 != 90*time.Millisecond || p.P99 != 99*time.Millisecond || p.Max != 100*time.Millisecond {
-		t.Fatalf("percentiles: %+v", p)
-	}
-	if (percentilesOf(nil) != percentiles{}) {
-		t.Fatal("percentiles of nothing")
+	for _, tt := range tests {
+		var d []time.Duration
+		for i := tt.n; i >= 1; i-- {
+			d = append(d, time.Duration(i)*ms)
+		}
+		if p := percentilesOf(d); p != tt.want {
+			t.Errorf("%d latencies: %+v, want %+v", tt.n, p, tt.want)
+		}
 	}
 }
