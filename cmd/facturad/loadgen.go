@@ -87,6 +87,10 @@ type loadOptions struct {
 	// ServerPID, when set, is the service's process: its CPU time over the
 	// measured run is reported (Linux /proc only).
 	ServerPID int
+	// RSAReference, with ServerPID, measures a raw RSA-2048 signature's
+	// CPU time in this process after the run, to set the service's CPU
+	// per document against.
+	RSAReference bool
 	// Progress is how often a progress line goes to the log (0: never).
 	Progress time.Duration
 	// JSON, when set, is the file the summary is also written to as JSON;
@@ -254,6 +258,7 @@ func parseLoadgenArgs(args []string, stderr io.Writer, getenv func(string) strin
 	fs.StringVar(&o.RunID, "run-id", "", "prefix of the id_externo values (default: random)")
 	fs.BoolVar(&o.AllowRemote, "allow-remote", false, "allow a target that is not a loopback address")
 	fs.IntVar(&o.ServerPID, "server-pid", 0, "process id of the service, to report its CPU time (Linux)")
+	fs.BoolVar(&o.RSAReference, "rsa-reference", true, "with --server-pid: after the run, measure a raw RSA-2048 signature's CPU time here and report the service's CPU per document against it")
 	fs.DurationVar(&o.Progress, "progress", 5*time.Second, "interval of the progress lines on stderr (0: none)")
 	fs.StringVar(&o.JSON, "json", "", "also write the summary as JSON to this file (-: to stdout, the text then to stderr)")
 	if err := fs.Parse(args); err != nil {
@@ -304,6 +309,9 @@ type loadReport struct {
 
 	ClientCPU time.Duration // of this process over the measured run
 	ServerCPU time.Duration // of --server-pid over the measured run; -1 unknown
+	// RSASign is the CPU time of a raw RSA-2048 signature measured in this
+	// process after the run; -1 not measured.
+	RSASign time.Duration
 	// MachineBusy is the busy time of all the machine's cores over the
 	// measured run (-1 unknown), out of Cores × Elapsed: what neither this
 	// process nor the service used went to other processes.
@@ -339,6 +347,16 @@ func (r loadReport) serverCPUPerRequest() time.Duration {
 		return -1
 	}
 	return r.ServerCPU / time.Duration(r.Requests)
+}
+
+// rsaRatio is the raw RSA signature's CPU time divided by the service's
+// CPU time per request, when both are known.
+func (r loadReport) rsaRatio() (float64, bool) {
+	per := r.serverCPUPerRequest()
+	if r.RSASign < 0 || per <= 0 {
+		return 0, false
+	}
+	return float64(r.RSASign) / float64(per), true
 }
 
 // Throughput is the successful measured calls per second.
@@ -388,6 +406,17 @@ func (r loadReport) print(w io.Writer) {
 		server += fmt.Sprintf(", %.3f ms per request", ms(per))
 	}
 	fmt.Fprintf(w, "cpu:         loadgen %s, server %s\n", cpu(r.ClientCPU), server)
+	if r.RSASign >= 0 {
+		ratio := "unknown"
+		if v, ok := r.rsaRatio(); ok {
+			ratio = strconv.FormatFloat(v, 'f', 3, 64)
+		}
+		doc := "document"
+		if r.Mode == "read" {
+			doc = "request"
+		}
+		fmt.Fprintf(w, "rsa:         raw RSA-2048 sign CPU %.3f ms; ratio (RSA ÷ service CPU per %s) %s\n", ms(r.RSASign), doc, ratio)
+	}
 	if r.MachineBusy >= 0 {
 		fmt.Fprintf(w, "machine:     %d cores, %.0f%% busy over the run (all processes)\n", r.Cores,
 			100*r.MachineBusy.Seconds()/max(float64(r.Cores)*r.Elapsed.Seconds(), 1e-9))
@@ -692,6 +721,12 @@ func loadgen(ctx context.Context, o loadOptions, log io.Writer) (loadReport, err
 	}
 	r := lr.measure(ctx)
 	r.Warmup = warm
+	if o.ServerPID > 0 && o.RSAReference && r.StoppedBy != "max-time" {
+		if r.RSASign, err = rawRSASignCPU(); err != nil {
+			fmt.Fprintf(log, "loadgen: %v\n", err)
+			r.RSASign = -1
+		}
+	}
 	if r.StoppedBy == "max-time" {
 		return r, fmt.Errorf("stopped by --max-time (%s) before the count or duration was reached", o.MaxTime)
 	}
@@ -990,7 +1025,7 @@ func (lr *loadRun) report(elapsed time.Duration, cpu0 cpuStart) loadReport {
 		Requests: tally.requests, OK: tally.ok, Statuses: tally.statuses, Errors: tally.errors, Samples: tally.samples,
 		Estados: tally.estados, Elapsed: elapsed, Latency: percentilesOf(tally.latencies),
 		Checks: tally.checks, NotFinal: tally.notFinal, CheckErrors: tally.checkErrors,
-		ToFinal: percentilesOf(tally.toFinal), ServerCPU: -1, MachineBusy: -1,
+		ToFinal: percentilesOf(tally.toFinal), ServerCPU: -1, MachineBusy: -1, RSASign: -1,
 	}
 	if machine1, _, err := machineBusy(); err == nil && cpu0.machineErr == nil {
 		r.MachineBusy, r.Cores = machine1-cpu0.machine, cpu0.cores

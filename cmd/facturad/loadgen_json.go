@@ -41,6 +41,10 @@ type loadSummary struct {
 	MachineBusyS           *float64 `json:"machine_busy_s"`
 	MachineBusyPct         *float64 `json:"machine_busy_pct"` // of cores × duration
 	Cores                  int      `json:"cores"`
+	// The raw RSA-2048 signature measured after the run (--server-pid),
+	// and its CPU time divided by the service's CPU time per request.
+	RSASignCPUMS *float64 `json:"rsa_sign_cpu_ms"`
+	RSARatio     *float64 `json:"rsa_ratio"`
 }
 
 type latencySummary struct {
@@ -93,6 +97,8 @@ func (r loadReport) summary() loadSummary {
 	s.ServiceCPUPerRequestMS = known(ms(r.serverCPUPerRequest()), r.serverCPUPerRequest() >= 0)
 	s.MachineBusyS = known(r.MachineBusy.Seconds(), r.MachineBusy >= 0)
 	s.MachineBusyPct = known(100*r.MachineBusy.Seconds()/max(float64(r.Cores)*r.Elapsed.Seconds(), 1e-9), r.MachineBusy >= 0)
+	s.RSASignCPUMS = known(ms(r.RSASign), r.RSASign >= 0)
+	s.RSARatio = known(r.rsaRatio())
 	return s
 }
 

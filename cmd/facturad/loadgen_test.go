@@ -380,6 +380,58 @@ func checkLoadJSON(t *testing.T, b []byte, rate float64) {
 	}
 }
 
+// TestLoadgenRSAReference measures the raw RSA signature after a run of
+// sends when the service's process is known (here the test's own, which
+// runs the service) and sets the service's CPU per document against it;
+// without --server-pid, or with --rsa-reference=false, it is not measured.
+func TestLoadgenRSAReference(t *testing.T) {
+	_, api, _, stop := startService(t, t.TempDir(),
+		"--admin-user", e2eAdminUser, "--admin-password", e2eAdminPass, "--admin-token", e2eAdminToken)
+	defer stop()
+	self := strconv.Itoa(os.Getpid())
+	tests := []struct {
+		name  string
+		extra []string
+		want  bool
+	}{
+		{"with the service's process", []string{"--server-pid", self}, true},
+		{"turned off", []string{"--server-pid", self, "--rsa-reference=false"}, false},
+		{"service's process unknown", nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out, errs bytes.Buffer
+			args := loadArgs(api, append([]string{"--companies", "2", "--workers", "4", "--count", "20", "--json", "-"}, tt.extra...)...)
+			if err := run(context.Background(), args, &out, &errs, func(string) string { return "" }); err != nil {
+				t.Fatalf("loadgen: %v\n%s%s", err, out.String(), errs.String())
+			}
+			var s loadSummary
+			if err := json.Unmarshal(out.Bytes(), &s); err != nil {
+				t.Fatalf("summary: %v\n%s", err, out.String())
+			}
+			text := errs.String()
+			if !tt.want {
+				if s.RSASignCPUMS != nil || s.RSARatio != nil || strings.Contains(text, "raw RSA-2048") {
+					t.Errorf("RSA reference measured when it should not be:\n%s%s", out.String(), text)
+				}
+				return
+			}
+			// A signature takes about a millisecond; the race detector and a
+			// busy machine may make it slower, never 50 µs or 200 ms.
+			if s.RSASignCPUMS == nil || *s.RSASignCPUMS < 0.05 || *s.RSASignCPUMS > 200 || s.RSARatio == nil || s.ServiceCPUPerRequestMS == nil {
+				t.Fatalf("summary: %s", out.String())
+			}
+			if got, want := *s.RSARatio, *s.RSASignCPUMS / *s.ServiceCPUPerRequestMS; math.Abs(got-want) > 1e-9*want {
+				t.Errorf("ratio %g, want %g", got, want)
+			}
+			if want := fmt.Sprintf("rsa:         raw RSA-2048 sign CPU %.3f ms; ratio (RSA ÷ service CPU per document) %.3f\n",
+				*s.RSASignCPUMS, *s.RSARatio); !strings.Contains(text, want) {
+				t.Errorf("report lacks %q:\n%s", want, text)
+			}
+		})
+	}
+}
+
 // TestLoadgenURLFlag checks how --url and FACTURAD_LOADGEN_URL combine.
 func TestLoadgenURLFlag(t *testing.T) {
 	tests := []struct {
