@@ -48,6 +48,7 @@ const (
 	loadMaxCompanies = 1000
 	loadMaxURLs      = 64
 	loadMaxRate      = 1_000_000 // calls a second
+	loadMaxAux       = 16
 )
 
 // loadOptions configure one load run.
@@ -91,6 +92,10 @@ type loadOptions struct {
 	// CPU time in this process after the run, to set the service's CPU
 	// per document against.
 	RSAReference bool
+	// AuxProcesses are command names (as in /proc/<pid>/comm) of other
+	// processes whose CPU time over the measured run is reported, such as
+	// postgres and redis-server (Linux /proc only).
+	AuxProcesses []string
 	// Progress is how often a progress line goes to the log (0: never).
 	Progress time.Duration
 	// JSON, when set, is the file the summary is also written to as JSON;
@@ -149,6 +154,15 @@ func (o *loadOptions) validate() error {
 			errs = append(errs, err)
 		}
 	}
+	if len(o.AuxProcesses) > loadMaxAux {
+		errs = append(errs, fmt.Errorf("aux-process: at most %d names", loadMaxAux))
+	}
+	for _, name := range o.AuxProcesses {
+		// The kernel keeps 15 bytes of a command name.
+		if name == "" || len(name) > 15 || strings.ContainsAny(name, "/\n") {
+			errs = append(errs, fmt.Errorf("aux-process: %q is not a process name of 1 to 15 bytes", name))
+		}
+	}
 	return errors.Join(errs...)
 }
 
@@ -173,25 +187,25 @@ func checkTarget(raw string, allowRemote bool) error {
 	return fmt.Errorf("url: %s is not a loopback address; load is only sent elsewhere with --allow-remote", host)
 }
 
-// urlList is the repeatable --url flag: the first --url replaces the
-// default (from the environment), each further one is added.
-type urlList struct {
-	urls []string
-	set  bool
+// listFlag is a repeatable flag: the first time it is given its value
+// replaces the default, each further one is added.
+type listFlag struct {
+	values []string
+	set    bool
 }
 
-func (l *urlList) String() string {
+func (l *listFlag) String() string {
 	if l == nil {
 		return ""
 	}
-	return strings.Join(l.urls, " ")
+	return strings.Join(l.values, " ")
 }
 
-func (l *urlList) Set(v string) error {
+func (l *listFlag) Set(v string) error {
 	if !l.set {
-		l.urls, l.set = nil, true
+		l.values, l.set = nil, true
 	}
-	l.urls = append(l.urls, v)
+	l.values = append(l.values, v)
 	return nil
 }
 
@@ -238,7 +252,7 @@ func parseLoadgenArgs(args []string, stderr io.Writer, getenv func(string) strin
 		}
 		return fallback
 	}
-	urls := &urlList{urls: []string{def("FACTURAD_LOADGEN_URL", "http://127.0.0.1:8080")}}
+	urls := &listFlag{values: []string{def("FACTURAD_LOADGEN_URL", "http://127.0.0.1:8080")}}
 	fs.Var(urls, "url", "base URL of the running service (env FACTURAD_LOADGEN_URL); repeat it for several replicas, which the calls go to in turn")
 	fs.StringVar(&o.AdminUser, "admin-user", getenv("FACTURAD_ADMIN_USER"), "admin API user (env FACTURAD_ADMIN_USER)")
 	fs.StringVar(&o.AdminPassword, "admin-password", getenv("FACTURAD_ADMIN_PASSWORD"), "admin password (env FACTURAD_ADMIN_PASSWORD; prefer it to the flag)")
@@ -258,6 +272,8 @@ func parseLoadgenArgs(args []string, stderr io.Writer, getenv func(string) strin
 	fs.StringVar(&o.RunID, "run-id", "", "prefix of the id_externo values (default: random)")
 	fs.BoolVar(&o.AllowRemote, "allow-remote", false, "allow a target that is not a loopback address")
 	fs.IntVar(&o.ServerPID, "server-pid", 0, "process id of the service, to report its CPU time (Linux)")
+	aux := &listFlag{}
+	fs.Var(aux, "aux-process", "name of other processes (as in /proc/<pid>/comm: postgres, redis-server) whose CPU time over the run to report; repeat it for several (Linux)")
 	fs.BoolVar(&o.RSAReference, "rsa-reference", true, "with --server-pid: after the run, measure a raw RSA-2048 signature's CPU time here and report the service's CPU per document against it")
 	fs.DurationVar(&o.Progress, "progress", 5*time.Second, "interval of the progress lines on stderr (0: none)")
 	fs.StringVar(&o.JSON, "json", "", "also write the summary as JSON to this file (-: to stdout, the text then to stderr)")
@@ -267,7 +283,7 @@ func parseLoadgenArgs(args []string, stderr io.Writer, getenv func(string) strin
 	if fs.NArg() > 0 {
 		return o, fmt.Errorf("loadgen: unexpected arguments %q", fs.Args())
 	}
-	o.URLs = urls.urls
+	o.URLs, o.AuxProcesses = urls.values, aux.values
 	if o.RunID == "" {
 		b := make([]byte, 4)
 		if _, err := rand.Read(b); err != nil {
@@ -309,6 +325,7 @@ type loadReport struct {
 
 	ClientCPU time.Duration // of this process over the measured run
 	ServerCPU time.Duration // of --server-pid over the measured run; -1 unknown
+	Aux       []auxUsage    // of the --aux-process names over the measured run
 	// RSASign is the CPU time of a raw RSA-2048 signature measured in this
 	// process after the run; -1 not measured.
 	RSASign time.Duration
@@ -395,6 +412,12 @@ func (r loadReport) print(w io.Writer) {
 		fmt.Fprintf(w, "check:       %d calls, final %s, not final %d, check errors %s\n", r.Checks, counts(r.Final), r.NotFinal, counts(r.CheckErrors))
 		fmt.Fprintf(w, "to final:    %s\n", r.ToFinal)
 	}
+	r.printCPU(w)
+}
+
+// printCPU writes the CPU part of the report: this process's, the
+// service's, the raw RSA reference, the other processes', the machine's.
+func (r loadReport) printCPU(w io.Writer) {
 	cpu := func(d time.Duration) string {
 		return fmt.Sprintf("%.1fs (%.0f%% of one core)", d.Seconds(), 100*d.Seconds()/max(r.Elapsed.Seconds(), 1e-9))
 	}
@@ -416,6 +439,21 @@ func (r loadReport) print(w io.Writer) {
 			doc = "request"
 		}
 		fmt.Fprintf(w, "rsa:         raw RSA-2048 sign CPU %.3f ms; ratio (RSA ÷ service CPU per %s) %s\n", ms(r.RSASign), doc, ratio)
+	}
+	for _, a := range r.Aux {
+		if a.CPU < 0 {
+			fmt.Fprintf(w, "aux:         %s unavailable (%s)\n", a.Name, a.Unavailable)
+			continue
+		}
+		per := "unknown"
+		if d := a.perRequest(r.Requests); d >= 0 {
+			per = fmt.Sprintf("%.3f ms", ms(d))
+		}
+		procs := "processes"
+		if a.Processes == 1 {
+			procs = "process"
+		}
+		fmt.Fprintf(w, "aux:         %s %s, %s per request, %d %s\n", a.Name, cpu(a.CPU), per, a.Processes, procs)
 	}
 	if r.MachineBusy >= 0 {
 		fmt.Fprintf(w, "machine:     %d cores, %.0f%% busy over the run (all processes)\n", r.Cores,
@@ -853,7 +891,7 @@ func (lr *loadRun) measure(ctx context.Context) loadReport {
 	if lr.o.Duration > 0 {
 		lr.deadline = runStart.Add(lr.o.Duration)
 	}
-	cpu0 := readCPUStart(lr.o.ServerPID, lr.log)
+	cpu0 := readCPUStart(lr.o.ServerPID, lr.o.AuxProcesses, lr.log)
 
 	stopProgress := make(chan struct{})
 	if lr.o.Progress > 0 {
@@ -996,13 +1034,18 @@ type cpuStart struct {
 	cores      int
 	machineErr error
 	server     time.Duration // -1: unknown
+	aux        []procSnapshot
+	auxErr     error
 }
 
-// readCPUStart reads the CPU time of this process, of the machine and,
-// when serverPID is set, of the service; what it cannot read of the
-// service it says in log.
-func readCPUStart(serverPID int, log io.Writer) cpuStart {
+// readCPUStart reads the CPU time of this process, of the machine, of the
+// --aux-process processes and, when serverPID is set, of the service; what
+// it cannot read of the service it says in log.
+func readCPUStart(serverPID int, auxNames []string, log io.Writer) cpuStart {
 	var s cpuStart
+	if len(auxNames) > 0 {
+		s.aux, s.auxErr = snapshotProcs(auxNames)
+	}
 	s.client, _ = processCPU(os.Getpid())
 	s.machine, s.cores, s.machineErr = machineBusy()
 	s.server = -1
@@ -1043,6 +1086,10 @@ func (lr *loadRun) report(elapsed time.Duration, cpu0 cpuStart) loadReport {
 		if d, err := processCPU(o.ServerPID); err == nil {
 			r.ServerCPU = d - cpu0.server
 		}
+	}
+	if len(o.AuxProcesses) > 0 {
+		aux1, err := snapshotProcs(o.AuxProcesses)
+		r.Aux = auxUsages(o.AuxProcesses, cpu0.aux, aux1, cpu0.auxErr, err)
 	}
 	return r
 }
@@ -1085,28 +1132,14 @@ func checkUntilFinal(ctx context.Context, c loadCompany, clave string, timeout t
 }
 
 // processCPU is the user and system CPU time of a process, from Linux's
-// /proc (clock ticks of 1/100 s, the kernel's USER_HZ on every Linux
-// architecture Go supports).
+// /proc.
 func processCPU(pid int) (time.Duration, error) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return 0, err
 	}
-	// The command name (field 2) is in parentheses and may hold spaces.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0, errors.New("unreadable /proc stat")
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 13 {
-		return 0, errors.New("unreadable /proc stat")
-	}
-	utime, err1 := strconv.ParseInt(f[11], 10, 64)
-	stime, err2 := strconv.ParseInt(f[12], 10, 64)
-	if err1 != nil || err2 != nil {
-		return 0, errors.New("unreadable /proc stat")
-	}
-	return time.Duration(utime+stime) * (time.Second / 100), nil
+	_, t, err := parseProcStat(b)
+	return t.own, err
 }
 
 // machineBusy is the busy (not idle, not waiting for I/O) time of all the

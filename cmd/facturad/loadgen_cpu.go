@@ -1,18 +1,24 @@
 package main
 
 import (
+	"bytes"
 	"crypto"
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/sha256"
+	"errors"
 	"fmt"
+	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
 
 // CPU references of `facturad loadgen` beside the service's own CPU time:
-// a raw RSA signature measured in this process after the run.
+// a raw RSA signature measured in this process after the run, and the
+// CPU time of other processes the service relies on.
 
 // The raw RSA reference: rsaBatches batches of rsaBatchSize signatures.
 const (
@@ -63,4 +69,158 @@ func rawRSASignCPU() (time.Duration, error) {
 	}
 	slices.Sort(per)
 	return per[len(per)/2], nil
+}
+
+// The processes named by --aux-process (a database server, a cache):
+// their CPU time over the run, from Linux's /proc, so that what they spend
+// per request can be reported beside the service's. A server that forks a
+// process per connection (PostgreSQL) has processes come and go during the
+// run; a child that has exited and been waited for has its time added to
+// its parent's reaped time (cutime, cstime), which is counted too.
+
+// procTimes are one process's figures from /proc/<pid>/stat.
+type procTimes struct {
+	ppid   int
+	start  uint64        // clock ticks after boot: tells a reused pid
+	own    time.Duration // utime + stime
+	reaped time.Duration // cutime + cstime: its children waited for
+}
+
+// parseProcStat reads a /proc/<pid>/stat line: the command name (as in
+// /proc/<pid>/comm) and the times.
+func parseProcStat(b []byte) (string, procTimes, error) {
+	// The command name (field 2) is in parentheses and may hold spaces
+	// and parentheses of its own.
+	open, end := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
+	if open < 0 || end < open {
+		return "", procTimes{}, errors.New("unreadable /proc stat")
+	}
+	f := strings.Fields(string(b[end+1:]))
+	if len(f) < 20 {
+		return "", procTimes{}, errors.New("unreadable /proc stat")
+	}
+	var n [5]int64
+	for i, field := range []int{1, 11, 12, 13, 14} { // ppid utime stime cutime cstime
+		v, err := strconv.ParseInt(f[field], 10, 64)
+		if err != nil {
+			return "", procTimes{}, errors.New("unreadable /proc stat")
+		}
+		n[i] = v
+	}
+	start, err := strconv.ParseUint(f[19], 10, 64)
+	if err != nil {
+		return "", procTimes{}, errors.New("unreadable /proc stat")
+	}
+	// Clock ticks of 1/100 s, the kernel's USER_HZ on every Linux
+	// architecture Go supports.
+	tick := time.Second / 100
+	return string(b[open+1 : end]), procTimes{ppid: int(n[0]), start: start,
+		own: time.Duration(n[1]+n[2]) * tick, reaped: time.Duration(n[3]+n[4]) * tick}, nil
+}
+
+// procSnapshot is the figures of every process of one name, by pid.
+type procSnapshot map[int]procTimes
+
+// snapshotProcs reads the figures of the processes named by names, one
+// snapshot a name. A process that exits while it is read is left out.
+func snapshotProcs(names []string) ([]procSnapshot, error) {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, fmt.Errorf("processes: %w", err)
+	}
+	snaps := make([]procSnapshot, len(names))
+	for i := range snaps {
+		snaps[i] = procSnapshot{}
+	}
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		comm, t, err := parseProcStat(b)
+		if err != nil {
+			continue
+		}
+		if i := slices.Index(names, comm); i >= 0 {
+			snaps[i][pid] = t
+		}
+	}
+	return snaps, nil
+}
+
+// procsCPU is the CPU time the processes of one name used between two
+// snapshots: the growth of each one's own and reaped time; all of that
+// of a process started since; and, for a process gone since whose parent
+// is still there among them, less what it had used before, since its
+// whole time has moved into its parent's reaped time. (A process gone
+// whose parent is another program, or does not wait for its children,
+// takes its time with it.)
+func procsCPU(before, after procSnapshot) time.Duration {
+	same := func(s procSnapshot, pid int, t procTimes) bool {
+		u, ok := s[pid]
+		return ok && u.start == t.start
+	}
+	var d time.Duration
+	for pid, a := range after {
+		d += a.own + a.reaped
+		if b := before[pid]; same(before, pid, a) {
+			d -= b.own + b.reaped
+		}
+	}
+	for pid, b := range before {
+		if same(after, pid, b) {
+			continue
+		}
+		if parent, ok := before[b.ppid]; ok && same(after, b.ppid, parent) {
+			d -= b.own + b.reaped
+		}
+	}
+	return max(d, 0)
+}
+
+// auxUsage is the CPU time of the processes of one --aux-process name over
+// the measured run.
+type auxUsage struct {
+	Name        string
+	Processes   int           // seen at the start or the end
+	CPU         time.Duration // -1: unavailable
+	Unavailable string        // why
+}
+
+// perRequest is the CPU time per measured call, or -1 when unknown.
+func (u auxUsage) perRequest(requests int) time.Duration {
+	if u.CPU < 0 || requests == 0 {
+		return -1
+	}
+	return u.CPU / time.Duration(requests)
+}
+
+// auxUsages sets the snapshots taken at the start and the end of the run
+// side by side; err0 and err1 are the errors of taking them.
+func auxUsages(names []string, start, end []procSnapshot, err0, err1 error) []auxUsage {
+	out := make([]auxUsage, len(names))
+	for i, name := range names {
+		u := auxUsage{Name: name, CPU: -1}
+		switch {
+		case err0 != nil || err1 != nil:
+			u.Unavailable = errors.Join(err0, err1).Error()
+		case len(start[i]) == 0 && len(end[i]) == 0:
+			u.Unavailable = "no process named " + name
+		default:
+			seen := map[int]bool{}
+			for pid := range start[i] {
+				seen[pid] = true
+			}
+			for pid := range end[i] {
+				seen[pid] = true
+			}
+			u.Processes, u.CPU = len(seen), procsCPU(start[i], end[i])
+		}
+		out[i] = u
+	}
+	return out
 }

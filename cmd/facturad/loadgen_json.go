@@ -45,6 +45,16 @@ type loadSummary struct {
 	// and its CPU time divided by the service's CPU time per request.
 	RSASignCPUMS *float64 `json:"rsa_sign_cpu_ms"`
 	RSARatio     *float64 `json:"rsa_ratio"`
+	// The --aux-process names, in their order.
+	AuxProcesses []auxSummary `json:"aux_processes"`
+}
+
+type auxSummary struct {
+	Name            string   `json:"name"`
+	Processes       int      `json:"processes"`
+	CPUS            *float64 `json:"cpu_s"`
+	CPUPerRequestMS *float64 `json:"cpu_per_request_ms"`
+	Unavailable     string   `json:"unavailable,omitempty"` // why cpu_s is null
 }
 
 type latencySummary struct {
@@ -99,6 +109,12 @@ func (r loadReport) summary() loadSummary {
 	s.MachineBusyPct = known(100*r.MachineBusy.Seconds()/max(float64(r.Cores)*r.Elapsed.Seconds(), 1e-9), r.MachineBusy >= 0)
 	s.RSASignCPUMS = known(ms(r.RSASign), r.RSASign >= 0)
 	s.RSARatio = known(r.rsaRatio())
+	s.AuxProcesses = []auxSummary{}
+	for _, a := range r.Aux {
+		per := a.perRequest(r.Requests)
+		s.AuxProcesses = append(s.AuxProcesses, auxSummary{Name: a.Name, Processes: a.Processes,
+			CPUS: known(a.CPU.Seconds(), a.CPU >= 0), CPUPerRequestMS: known(ms(per), per >= 0), Unavailable: a.Unavailable})
+	}
 	return s
 }
 

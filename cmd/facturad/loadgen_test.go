@@ -360,7 +360,7 @@ func checkLoadJSON(t *testing.T, b []byte, rate float64) {
 	}
 	for _, k := range []string{"mode", "urls", "workers", "rate_per_s", "stopped_by", "duration_s", "requests", "ok", "sends",
 		"throughput_per_s", "late_arrivals", "latency_ms", "statuses", "errors", "loadgen_cpu_s", "service_cpu_s",
-		"service_cpu_per_request_ms", "machine_busy_s", "machine_busy_pct", "cores"} {
+		"service_cpu_per_request_ms", "machine_busy_s", "machine_busy_pct", "cores", "rsa_sign_cpu_ms", "rsa_ratio", "aux_processes"} {
 		if _, ok := fields[k]; !ok {
 			t.Errorf("summary lacks %q", k)
 		}
@@ -499,6 +499,10 @@ func TestLoadgenOptions(t *testing.T) {
 		{"error/mode", func(o *loadOptions) { o.Mode = "write" }, "mode"},
 		{"error/check of reads", func(o *loadOptions) { o.Mode, o.Check = "read", true }, "check"},
 		{"error/run id", func(o *loadOptions) { o.RunID = "a b" }, "run-id"},
+		{"ok/aux processes", func(o *loadOptions) { o.AuxProcesses = []string{"postgres", "redis-server"} }, ""},
+		{"error/aux name too long", func(o *loadOptions) { o.AuxProcesses = []string{"a-name-of-16-byt"} }, "aux-process"},
+		{"error/aux path", func(o *loadOptions) { o.AuxProcesses = []string{"/usr/bin/redis"} }, "aux-process"},
+		{"error/aux empty", func(o *loadOptions) { o.AuxProcesses = []string{""} }, "aux-process"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -541,5 +545,105 @@ func TestPercentiles(t *testing.T) {
 		if p := percentilesOf(d); p != tt.want {
 			t.Errorf("%d latencies: %+v, want %+v", tt.n, p, tt.want)
 		}
+	}
+}
+
+// TestLoadgenAuxProcess reports the CPU time of the processes named like
+// this test's (which runs the service) over a run of sends, and a name no
+// process has as unavailable, without failing the run.
+func TestLoadgenAuxProcess(t *testing.T) {
+	comm, err := os.ReadFile("/proc/self/comm")
+	if err != nil {
+		t.Skipf("no /proc: %v", err)
+	}
+	self := strings.TrimSpace(string(comm))
+	_, api, _, stop := startService(t, t.TempDir(),
+		"--admin-user", e2eAdminUser, "--admin-password", e2eAdminPass, "--admin-token", e2eAdminToken)
+	defer stop()
+
+	var out, errs bytes.Buffer
+	args := loadArgs(api, "--companies", "2", "--workers", "4", "--count", "20", "--json", "-",
+		"--aux-process", self, "--aux-process", "no-such-proc")
+	if err := run(context.Background(), args, &out, &errs, func(string) string { return "" }); err != nil {
+		t.Fatalf("loadgen: %v\n%s%s", err, out.String(), errs.String())
+	}
+	var s loadSummary
+	if err := json.Unmarshal(out.Bytes(), &s); err != nil {
+		t.Fatalf("summary: %v\n%s", err, out.String())
+	}
+	if len(s.AuxProcesses) != 2 {
+		t.Fatalf("aux processes: %s", out.String())
+	}
+	// 20 sends take well over the 10 ms a /proc tick counts.
+	a, none := s.AuxProcesses[0], s.AuxProcesses[1]
+	if a.Name != self || a.Processes < 1 || a.CPUS == nil || *a.CPUS <= 0 || a.CPUPerRequestMS == nil ||
+		math.Abs(*a.CPUPerRequestMS-1000**a.CPUS/20) > 1e-6 || a.Unavailable != "" {
+		t.Errorf("%s: %+v", self, a)
+	}
+	if none.Name != "no-such-proc" || none.CPUS != nil || none.CPUPerRequestMS != nil || none.Unavailable != "no process named no-such-proc" {
+		t.Errorf("no-such-proc: %+v", none)
+	}
+	text := errs.String()
+	for _, want := range []string{"aux:         " + self + " ", "aux:         no-such-proc unavailable (no process named no-such-proc)\n"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("report lacks %q:\n%s", want, text)
+		}
+	}
+}
+
+func TestParseProcStat(t *testing.T) {
+	tail := " S 1 1 1 0 -1 4194560 100 0 0 0 250 50 7 3 20 0 1 0 12345 0 0"
+	tests := []struct {
+		name, line string
+		comm       string
+		want       procTimes
+		wantErr    bool
+	}{
+		{"plain", "42 (postgres)" + tail, "postgres", procTimes{ppid: 1, start: 12345, own: 3 * time.Second, reaped: 100 * time.Millisecond}, false},
+		{"spaces and parentheses", "42 (a (b) c)" + tail, "a (b) c", procTimes{ppid: 1, start: 12345, own: 3 * time.Second, reaped: 100 * time.Millisecond}, false},
+		{"cut short", "42 (postgres) S 1 1 1 0 -1 4194560 100 0 0 0 250 50", "", procTimes{}, true},
+		{"no name", "42 postgres" + tail, "", procTimes{}, true},
+		{"not a number", "42 (postgres)" + strings.Replace(tail, "250", "x", 1), "", procTimes{}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			comm, got, err := parseProcStat([]byte(tt.line))
+			if (err != nil) != tt.wantErr || comm != tt.comm || got != tt.want {
+				t.Errorf("got %q %+v %v, want %q %+v (error: %v)", comm, got, err, tt.comm, tt.want, tt.wantErr)
+			}
+		})
+	}
+}
+
+// TestProcsCPU counts the CPU time of a server's processes over a run as
+// they come and go: a parent that waits for its children gets their whole
+// time in its reaped time when they exit.
+func TestProcsCPU(t *testing.T) {
+	s := time.Second
+	parent := func(own, reaped time.Duration) procTimes {
+		return procTimes{ppid: 1, start: 10, own: own, reaped: reaped}
+	}
+	child := func(start uint64, own time.Duration) procTimes { return procTimes{ppid: 100, start: start, own: own} }
+	tests := []struct {
+		name          string
+		before, after procSnapshot
+		want          time.Duration
+	}{
+		{"grew", procSnapshot{100: parent(1*s, 0)}, procSnapshot{100: parent(3*s, 1*s)}, 3 * s},
+		{"started during the run", procSnapshot{100: parent(1*s, 0)}, procSnapshot{100: parent(1*s, 0), 200: child(50, 2*s)}, 2 * s},
+		// The child had used 1 s; it used 2 s more and was waited for.
+		{"exited, waited for by its parent", procSnapshot{100: parent(1*s, 0), 200: child(50, 1*s)}, procSnapshot{100: parent(1*s, 3*s)}, 2 * s},
+		{"exited, parent another program", procSnapshot{200: {ppid: 7, start: 50, own: 1 * s}}, procSnapshot{}, 0},
+		{"exited with its parent", procSnapshot{100: parent(1*s, 0), 200: child(50, 1*s)}, procSnapshot{}, 0},
+		{"pid reused", procSnapshot{200: {ppid: 7, start: 50, own: 4 * s}}, procSnapshot{200: {ppid: 7, start: 90, own: 1 * s}}, 1 * s},
+		{"parent's pid reused", procSnapshot{100: parent(1*s, 0), 200: child(50, 1*s)},
+			procSnapshot{100: {ppid: 1, start: 99, own: 2 * s}}, 2 * s},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := procsCPU(tt.before, tt.after); got != tt.want {
+				t.Errorf("got %s, want %s", got, tt.want)
+			}
+		})
 	}
 }
