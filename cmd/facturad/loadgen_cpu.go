@@ -122,7 +122,9 @@ func parseProcStat(b []byte) (string, procTimes, error) {
 type procSnapshot map[int]procTimes
 
 // snapshotProcs reads the figures of the processes named by names, one
-// snapshot a name. A process that exits while it is read is left out.
+// snapshot a name. A process that exits while it is read is left out, and
+// so is this one: its time is reported apart, and replicas of the service
+// run from the same binary can then be counted by its name.
 func snapshotProcs(names []string) ([]procSnapshot, error) {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
@@ -134,7 +136,7 @@ func snapshotProcs(names []string) ([]procSnapshot, error) {
 	}
 	for _, e := range entries {
 		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
+		if err != nil || pid == os.Getpid() {
 			continue
 		}
 		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")

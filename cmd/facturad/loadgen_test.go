@@ -548,21 +548,26 @@ func TestPercentiles(t *testing.T) {
 	}
 }
 
-// TestLoadgenAuxProcess reports the CPU time of the processes named like
-// this test's (which runs the service) over a run of sends, and a name no
-// process has as unavailable, without failing the run.
+// TestLoadgenAuxProcess reports the CPU time over a run of sends of the
+// processes with this test binary's name but itself: the service, run as
+// a child process; a name no process has is reported unavailable without
+// failing the run.
 func TestLoadgenAuxProcess(t *testing.T) {
 	comm, err := os.ReadFile("/proc/self/comm")
 	if err != nil {
 		t.Skipf("no /proc: %v", err)
 	}
 	self := strings.TrimSpace(string(comm))
-	_, api, _, stop := startService(t, t.TempDir(),
+	if snaps, err := snapshotProcs([]string{self}); err != nil {
+		t.Fatal(err)
+	} else if _, ok := snaps[0][os.Getpid()]; ok {
+		t.Fatalf("the load generator counts itself as an other process")
+	}
+	c := startChild(t, nil, "--data-dir", t.TempDir(),
 		"--admin-user", e2eAdminUser, "--admin-password", e2eAdminPass, "--admin-token", e2eAdminToken)
-	defer stop()
 
 	var out, errs bytes.Buffer
-	args := loadArgs(api, "--companies", "2", "--workers", "4", "--count", "20", "--json", "-",
+	args := loadArgs(c.api, "--companies", "2", "--workers", "4", "--count", "20", "--json", "-",
 		"--aux-process", self, "--aux-process", "no-such-proc")
 	if err := run(context.Background(), args, &out, &errs, func(string) string { return "" }); err != nil {
 		t.Fatalf("loadgen: %v\n%s%s", err, out.String(), errs.String())
