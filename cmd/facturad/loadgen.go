@@ -34,7 +34,10 @@ import (
 // The load generator: `facturad loadgen` creates companies with minted test
 // certificates on a running facturad, then sends documents (or repeats an
 // authenticated read) from concurrent workers for a bounded count or time,
-// and prints the throughput, the latency percentiles and the failures.
+// and prints the throughput, the latency percentiles and the failures. The
+// workers call again as soon as their last call returns (a closed loop) or
+// take calls that arrive at a fixed rate (an open loop, loadgen_open.go),
+// on one or several replicas in turn.
 //
 // It only targets loopback addresses unless --allow-remote is given, and it
 // never runs without a bound: a count or a duration is required, and a hard
