@@ -7,8 +7,20 @@
 # URLs to the tests (TEST_DATABASE_URL, TEST_REDIS_URL), runs go vet and
 # go test -race over every package, and stops what it started even when the
 # tests fail. Extra arguments go to go test (for example -run Store).
+#
+# deploy/test.sh --run COMMAND [ARGS…] starts the same services, runs COMMAND
+# with their URLs in its environment instead of the tests, and stops them
+# (deploy/bench.sh uses it). With PG_DURABLE=1 PostgreSQL keeps its default
+# fsync and synchronous commits instead of the tests' fast settings.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+run_cmd=()
+if [[ ${1:-} == --run ]]; then
+	shift
+	run_cmd=("$@")
+	set --
+fi
 
 log() { printf 'test.sh: %s\n' "$*" >&2; }
 
@@ -85,8 +97,9 @@ run_pg() { if [[ -n $pg_user ]]; then runuser -u "$pg_user" -- "$@"; else "$@"; 
 pg_port=$(free_port)
 run_pg "$PGBIN/initdb" -D "$work/pg" -A trust -U postgres -E UTF8 --no-sync >"$work/initdb.log" 2>&1 ||
 	{ cat "$work/initdb.log" >&2; exit 1; }
-run_pg "$PGBIN/pg_ctl" -D "$work/pg" -l "$work/pg.log" -w -t 60 -o \
-	"-p $pg_port -k $work -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" \
+pg_opts="-p $pg_port -k $work -c listen_addresses=127.0.0.1 -c max_connections=300"
+[[ -n ${PG_DURABLE:-} ]] || pg_opts+=" -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+run_pg "$PGBIN/pg_ctl" -D "$work/pg" -l "$work/pg.log" -w -t 60 -o "$pg_opts" \
 	start >/dev/null || { cat "$work/pg.log" >&2; exit 1; }
 pg_started=1
 
@@ -104,6 +117,11 @@ export TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$pg_port/postgres?sslmod
 export TEST_REDIS_URL="redis://127.0.0.1:$redis_port/0"
 export TEST_REQUIRE_SERVICES=1
 log "PostgreSQL on 127.0.0.1:$pg_port, Redis on 127.0.0.1:$redis_port"
+
+if ((${#run_cmd[@]})); then
+	"${run_cmd[@]}"
+	exit
+fi
 
 # 3. Check and test.
 go vet ./...

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -310,5 +311,61 @@ func TestSendCompanyFull(t *testing.T) {
 	close(gate.release)
 	if err := <-done; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// blockFirstStatus holds the first status call until release is closed.
+type blockFirstStatus struct {
+	Submitter
+	once    sync.Once
+	blocked chan struct{} // closed when the first status call is held
+	release chan struct{}
+}
+
+func (b *blockFirstStatus) Status(ctx context.Context, cr recepcion.Credentials, key string) (recepcion.Status, error) {
+	first := false
+	b.once.Do(func() { first = true })
+	if first {
+		close(b.blocked)
+		select {
+		case <-b.release:
+		case <-ctx.Done():
+			return recepcion.Status{}, ctx.Err()
+		}
+	}
+	return b.Submitter.Status(ctx, cr, key)
+}
+
+// TestRetrierSlowDocumentHoldsOneWorker checks that a document whose
+// status call hangs keeps only its own worker: the background worker goes
+// on settling the others meanwhile.
+func TestRetrierSlowDocumentHoldsOneWorker(t *testing.T) {
+	blocker := &blockFirstStatus{blocked: make(chan struct{}), release: make(chan struct{})}
+	defer close(blocker.release)
+	b := setup(t, setupOptions{pipeline: func(o *Options) {
+		o.DisableRetrier = false
+		o.RetryWorkers, o.RetryInterval = 2, 5*time.Millisecond
+		blocker.Submitter = o.Submitter
+		o.Submitter = blocker
+	}})
+	b.mustSend(t, request("01", "slow-a"))
+	select {
+	case <-blocker.blocked:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the background worker never asked about the first document")
+	}
+	var claves []string
+	for _, id := range []string{"b", "c", "d", "e"} {
+		claves = append(claves, b.mustSend(t, request("01", "slow-"+id)).Document.Clave)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for _, c := range claves {
+		for b.stored(t, c).Estado != tenant.StateAccepted {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s is %s while another document's status call hangs: the slow one held more than its worker",
+					c, b.stored(t, c).Estado)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
 	}
 }

@@ -112,9 +112,11 @@ type Options struct {
 	StoreTimeout time.Duration
 
 	// RetryInterval is how often the background worker looks for due
-	// documents (default 1s); RetryWorkers how many it works on at once
-	// (default 4); RetryBatch how many it claims at once (default 32), never
-	// more than RetryWorkers, so that each claimed document starts at once;
+	// documents when it found none (default 1s); RetryWorkers how many it
+	// works on at once (default 32: the calls mostly wait for the tax
+	// authority, and the limiter paces each company); RetryBatch how many
+	// it claims at once (default 32), never more than free workers, so
+	// that each claimed document starts at once;
 	// Lease how long a claimed document is kept from other replicas
 	// (default 2m, or 30s more than an attempt when that is longer). Lease
 	// must exceed what one document's attempt may take, 2×SubmitTimeout +
@@ -222,7 +224,7 @@ func (o *Options) setDefaults() error {
 	setDur(&o.StoreTimeout, 10*time.Second)
 	setDur(&o.RetryInterval, time.Second)
 	setInt(&o.RetryBatch, 32)
-	setInt(&o.RetryWorkers, 4)
+	setInt(&o.RetryWorkers, 32)
 	need := 2*o.SubmitTimeout + o.StoreTimeout // one attempt of the background worker, at most
 	setDur(&o.Lease, max(2*time.Minute, need+30*time.Second))
 	setDur(&o.BackoffBase, 2*time.Second)

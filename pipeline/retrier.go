@@ -13,25 +13,43 @@ import (
 	"facturad/tenant"
 )
 
-// runRetrier is the background worker: every RetryInterval it claims the
-// documents that are due and works on them, until Stop.
+// runRetrier is the background worker, until Stop: it keeps up to
+// RetryWorkers documents in work. Whenever workers are free it claims as
+// many due documents as are free (at most RetryBatch at once) and starts
+// each at once; it claims again as soon as a claim came back full, or
+// every RetryInterval otherwise. A slow document holds only its own worker,
+// never the next claim.
 func (p *Pipeline) runRetrier() {
 	defer close(p.retrierDone)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	free := make(chan struct{}, p.o.RetryWorkers) // a token per free worker
+	for range p.o.RetryWorkers {
+		free <- struct{}{}
+	}
 	t := time.NewTicker(p.o.RetryInterval)
 	defer t.Stop()
 	for {
-		n, err := p.RunDue(p.runCtx)
+		// Wait for one free worker, then take every other free one.
+		select {
+		case <-p.retrierStop:
+			return
+		case <-free:
+		}
+		n := 1
+		for n < p.o.RetryBatch && len(free) > 0 {
+			<-free
+			n++
+		}
+		claimed, err := p.startDue(p.runCtx, n, free, &wg)
 		if err != nil && p.runCtx.Err() == nil {
 			p.log.Warn("background worker: claim due documents", "err", err)
 		}
-		if n == p.claimLimit() && err == nil {
-			// A full batch: there may be more due right now.
-			select {
-			case <-p.retrierStop:
-				return
-			default:
-				continue
-			}
+		for range n - claimed {
+			free <- struct{}{}
+		}
+		if claimed == n && err == nil {
+			continue // a full claim: there may be more due right now
 		}
 		select {
 		case <-p.retrierStop:
@@ -41,34 +59,44 @@ func (p *Pipeline) runRetrier() {
 	}
 }
 
-// claimLimit is how many documents one round claims: no more than it works
-// on at once (RetryWorkers), so that every claimed document starts at once
-// and is done (2×SubmitTimeout + StoreTimeout at most, which Lease exceeds)
-// before its lease ends and another replica may claim it.
-func (p *Pipeline) claimLimit() int { return min(p.o.RetryBatch, p.o.RetryWorkers) }
-
-// RunDue claims up to claimLimit documents that are due (05 to resubmit, 04
-// to settle) and works on all of them at once. It returns how many it
-// claimed. The store's claim leases them (Options.Lease) so that several
-// replicas running it at once never work on the same document; should a
-// lease run out all the same, the store refuses the stale result (see
-// retry). The background worker calls it; tests may call it directly.
-func (p *Pipeline) RunDue(ctx context.Context) (int, error) {
+// startDue claims up to n due documents and starts each on a worker of its
+// own, which gives its token back to free when done.
+func (p *Pipeline) startDue(ctx context.Context, n int, free chan<- struct{}, wg *sync.WaitGroup) (int, error) {
 	now := p.o.Clock()
-	docs, err := p.o.Store.ClaimDueDocuments(ctx, now, now.Add(p.o.Lease), p.claimLimit())
+	docs, err := p.o.Store.ClaimDueDocuments(ctx, now, now.Add(p.o.Lease), n)
 	if err != nil {
 		return 0, fmt.Errorf("claim due documents: %w", err)
 	}
-	var wg sync.WaitGroup
 	for i := range docs {
 		wg.Add(1)
 		go func(d *tenant.Document) {
 			defer wg.Done()
+			defer func() { free <- struct{}{} }()
 			p.retry(ctx, d)
 		}(&docs[i])
 	}
-	wg.Wait()
 	return len(docs), nil
+}
+
+// claimLimit is how many documents RunDue claims: no more than the
+// background worker works on at once (RetryWorkers), so that every claimed
+// document starts at once and is done (2×SubmitTimeout + StoreTimeout at
+// most, which Lease exceeds) before its lease ends and another replica may
+// claim it.
+func (p *Pipeline) claimLimit() int { return min(p.o.RetryBatch, p.o.RetryWorkers) }
+
+// RunDue claims up to claimLimit documents that are due (05 to resubmit, 04
+// to settle), works on all of them at once and returns how many it
+// claimed, once they are done. The store's claim leases them
+// (Options.Lease) so that several replicas claiming at once never work on
+// the same document; should a lease run out all the same, the store
+// refuses the stale result (see retry). Tests call it directly; the
+// background worker claims the same way, a worker at a time.
+func (p *Pipeline) RunDue(ctx context.Context) (int, error) {
+	var wg sync.WaitGroup
+	n, err := p.startDue(ctx, p.claimLimit(), make(chan struct{}, p.claimLimit()), &wg)
+	wg.Wait()
+	return n, err
 }
 
 // retry works on one claimed document. The rule that keeps a document from

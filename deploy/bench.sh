@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Measures sends end to end the way docs/performance.md reports them: the
+# tax-authority sandbox in a process of its own (so that its checks are not
+# counted as the service's), one or more replicas of facturad serve, and
+# facturad loadgen, which reports each replica's CPU per document and
+# measures one raw RSA-2048 signature in the same run for scale.
+#
+#   deploy/bench.sh [--store sqlite|postgres] [--replicas N] [--keep] [LOADGEN FLAGS…]
+#
+# The embedded store (the default) takes one replica. PostgreSQL and Redis
+# come from TEST_DATABASE_URL and TEST_REDIS_URL; deploy/test.sh starts
+# private ones around a command:
+#
+#   deploy/test.sh --run deploy/bench.sh --store postgres --replicas 3 --duration 30s
+#
+# Each run uses a fresh data folder (and a fresh PostgreSQL schema), so runs
+# do not see each other's documents. --keep leaves the folder and the logs.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+log() { printf 'bench.sh: %s\n' "$*" >&2; }
+
+store=sqlite replicas=1 keep=
+while (($#)); do
+	case $1 in
+	--store) store=$2; shift 2 ;;
+	--replicas) replicas=$2; shift 2 ;;
+	--keep) keep=1; shift ;;
+	*) break ;;
+	esac
+done
+case $store in
+sqlite) ((replicas == 1)) || { log "the embedded store takes one replica; use --store postgres"; exit 2; } ;;
+postgres)
+	[[ -n ${TEST_DATABASE_URL:-} && -n ${TEST_REDIS_URL:-} ]] ||
+		{ log "--store postgres needs TEST_DATABASE_URL and TEST_REDIS_URL (run it under deploy/test.sh --run)"; exit 2; }
+	command -v psql >/dev/null || { log "--store postgres needs psql"; exit 2; }
+	;;
+*) log "--store is sqlite or postgres"; exit 2 ;;
+esac
+
+work=$(mktemp -d -t facturad-bench.XXXXXX)
+pids=()
+cleanup() {
+	local rc=$?
+	# The replicas first, so that they do not log the sandbox's absence.
+	for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
+		kill "${pids[$i]}" 2>/dev/null || true
+		wait "${pids[$i]}" 2>/dev/null || true
+	done
+	if [[ -n $keep ]]; then log "kept $work"; else rm -rf "$work"; fi
+	exit $rc
+}
+trap cleanup EXIT INT TERM
+
+go build -o "$work/facturad" ./cmd/facturad
+bin=$work/facturad
+
+# waitfor FILE PATTERN: the first line of FILE matching PATTERN, once it appears.
+waitfor() {
+	for _ in $(seq 1 600); do
+		if grep -q "$2" "$1" 2>/dev/null; then grep -m1 "$2" "$1"; return; fi
+		sleep 0.1
+	done
+	log "timed out waiting for '$2' in $1:"; cat "$1" >&2; exit 1
+}
+
+"$bin" sandbox --listen 127.0.0.1:0 --delay 0 --log-level warn >"$work/sandbox.out" 2>&1 &
+pids+=($!)
+line=$(waitfor "$work/sandbox.out" 'sandbox listening')
+api=$(sed -E 's/.*api ([^ ]+).*/\1/' <<<"$line")
+token=$(sed -E 's/.*token ([^ ]+).*/\1/' <<<"$line")
+
+export FACTURAD_ADMIN_USER=bench FACTURAD_ADMIN_PASSWORD=bench-password-0123456789
+FACTURAD_ADMIN_TOKEN=bench-$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+export FACTURAD_ADMIN_TOKEN
+
+storeargs=() loadargs=()
+if [[ $store == postgres ]]; then
+	schema=bench_$(date +%s)_$$
+	psql -q "$TEST_DATABASE_URL" -c "CREATE SCHEMA $schema"
+	sep='?'; [[ $TEST_DATABASE_URL == *\?* ]] && sep='&'
+	storeargs=(--database-url "$TEST_DATABASE_URL${sep}search_path=$schema" --redis-url "$TEST_REDIS_URL"
+		--master-key "$("$bin" keygen)")
+	loadargs=(--aux-process postgres --aux-process redis-server)
+fi
+
+for ((i = 1; i <= replicas; i++)); do
+	migrate=()
+	((i == 1)) && [[ $store == postgres ]] && migrate=(--migrate)
+	"$bin" serve --listen 127.0.0.1:0 --admin-listen 127.0.0.1:0 --data-dir "$work/data$i" --log-level warn \
+		--hacienda-api-url "$api" --hacienda-token-url "$token" "${storeargs[@]}" "${migrate[@]}" \
+		>"$work/serve$i.out" 2>&1 &
+	pids+=($!)
+	line=$(waitfor "$work/serve$i.out" 'facturad listening')
+	loadargs+=(--url "$(sed -E 's/.*api (http:[^ ]+).*/\1/' <<<"$line")" --server-pid "${pids[-1]}")
+done
+
+"$bin" loadgen "${loadargs[@]}" "$@"
