@@ -88,10 +88,16 @@ type loadOptions struct {
 	Seed           int64
 	RunID          string
 	AllowRemote    bool
-	// ServerPID, when set, is the service's process: its CPU time over the
-	// measured run is reported (Linux /proc only).
-	ServerPID int
-	// RSAReference, with ServerPID, measures a raw RSA-2048 signature's
+	// ServerPIDs, when set, are the service's processes (one per
+	// replica): their CPU time over the measured run is reported, in all
+	// and each (Linux /proc only).
+	ServerPIDs []int
+	// Settle, with ServerPIDs in send mode, is how long to wait at most
+	// after the last call for the services to go idle (the background
+	// worker settling the documents' verdicts), so that their CPU time
+	// covers each document from send to verdict. 0 stops at the last call.
+	Settle time.Duration
+	// RSAReference, with ServerPIDs, measures a raw RSA-2048 signature's
 	// CPU time in this process after the run, to set the service's CPU
 	// per document against.
 	RSAReference bool
@@ -274,7 +280,8 @@ func parseLoadgenArgs(args []string, stderr io.Writer, getenv func(string) strin
 	fs.Int64Var(&o.Seed, "seed", 7, "seed of the generated documents")
 	fs.StringVar(&o.RunID, "run-id", "", "prefix of the id_externo values (default: random)")
 	fs.BoolVar(&o.AllowRemote, "allow-remote", false, "allow a target that is not a loopback address")
-	fs.IntVar(&o.ServerPID, "server-pid", 0, "process id of the service, to report its CPU time (Linux)")
+	fs.Var((*pidList)(&o.ServerPIDs), "server-pid", "process id of the service, to report its CPU time (Linux); repeat it for each replica")
+	fs.DurationVar(&o.Settle, "settle", time.Minute, "with --server-pid in send mode: after the last call, wait up to this long for the services to go idle, so that their CPU covers every verdict (0: stop at the last call)")
 	aux := &listFlag{}
 	fs.Var(aux, "aux-process", "name of other processes (as in /proc/<pid>/comm: postgres, redis-server) whose CPU time over the run to report; repeat it for several (Linux)")
 	fs.BoolVar(&o.RSAReference, "rsa-reference", true, "with --server-pid: after the run, measure a raw RSA-2048 signature's CPU time here and report the service's CPU per document against it")
@@ -326,9 +333,15 @@ type loadReport struct {
 	CheckErrors map[string]int
 	ToFinal     percentiles // from the send call's start to the final answer
 
-	ClientCPU time.Duration // of this process over the measured run
-	ServerCPU time.Duration // of --server-pid over the measured run; -1 unknown
-	Aux       []auxUsage    // of the --aux-process names over the measured run
+	ClientCPU  time.Duration   // of this process over the measured run
+	ServerCPU  time.Duration   // of the --server-pid processes over the measured run and the settling; -1 unknown
+	ServerCPUs []time.Duration // each --server-pid's, in order; -1 unknown
+	// Settled is how long the services took to go idle after the last
+	// call (--settle); SettleTimedOut says they had not when it ran out.
+	Settled        time.Duration
+	SettleTimedOut bool
+	SettleWait     time.Duration // all the time waited, the quiet end included
+	Aux            []auxUsage    // of the --aux-process names over the measured run
 	// RSASign is the CPU time of a raw RSA-2048 signature measured in this
 	// process after the run; -1 not measured.
 	RSASign time.Duration
@@ -418,11 +431,15 @@ func (r loadReport) print(w io.Writer) {
 	r.printCPU(w)
 }
 
+// cpuWindow is the time the CPU figures cover: the run and the wait for
+// the services to settle.
+func (r loadReport) cpuWindow() time.Duration { return r.Elapsed + r.SettleWait }
+
 // printCPU writes the CPU part of the report: this process's, the
 // service's, the raw RSA reference, the other processes', the machine's.
 func (r loadReport) printCPU(w io.Writer) {
 	cpu := func(d time.Duration) string {
-		return fmt.Sprintf("%.1fs (%.0f%% of one core)", d.Seconds(), 100*d.Seconds()/max(r.Elapsed.Seconds(), 1e-9))
+		return fmt.Sprintf("%.1fs (%.0f%% of one core)", d.Seconds(), 100*d.Seconds()/max(r.cpuWindow().Seconds(), 1e-9))
 	}
 	server := "unknown (give --server-pid)"
 	if r.ServerCPU >= 0 {
@@ -432,6 +449,20 @@ func (r loadReport) printCPU(w io.Writer) {
 		server += fmt.Sprintf(", %.3f ms per request", ms(per))
 	}
 	fmt.Fprintf(w, "cpu:         loadgen %s, server %s\n", cpu(r.ClientCPU), server)
+	if len(r.ServerCPUs) > 1 {
+		each := make([]string, len(r.ServerCPUs))
+		for i, d := range r.ServerCPUs {
+			each[i] = fmt.Sprintf("%.1fs", d.Seconds())
+		}
+		fmt.Fprintf(w, "replicas:    %s\n", strings.Join(each, ", "))
+	}
+	if r.Settled > 0 || r.SettleTimedOut {
+		how := "went idle"
+		if r.SettleTimedOut {
+			how = "were still busy (--settle ran out)"
+		}
+		fmt.Fprintf(w, "settle:      the services %s %s after the last call; the CPU figures include that time\n", how, r.Settled.Round(time.Millisecond))
+	}
 	if r.RSASign >= 0 {
 		ratio := "unknown"
 		if v, ok := r.rsaRatio(); ok {
@@ -460,7 +491,7 @@ func (r loadReport) printCPU(w io.Writer) {
 	}
 	if r.MachineBusy >= 0 {
 		fmt.Fprintf(w, "machine:     %d cores, %.0f%% busy over the run (all processes)\n", r.Cores,
-			100*r.MachineBusy.Seconds()/max(float64(r.Cores)*r.Elapsed.Seconds(), 1e-9))
+			100*r.MachineBusy.Seconds()/max(float64(r.Cores)*r.cpuWindow().Seconds(), 1e-9))
 	}
 }
 
@@ -762,7 +793,7 @@ func loadgen(ctx context.Context, o loadOptions, log io.Writer) (loadReport, err
 	}
 	r := lr.measure(ctx)
 	r.Warmup = warm
-	if o.ServerPID > 0 && o.RSAReference && r.StoppedBy != "max-time" {
+	if len(o.ServerPIDs) > 0 && o.RSAReference && r.StoppedBy != "max-time" {
 		if r.RSASign, err = rawRSASignCPU(); err != nil {
 			fmt.Fprintf(log, "loadgen: %v\n", err)
 			r.RSASign = -1
@@ -894,7 +925,7 @@ func (lr *loadRun) measure(ctx context.Context) loadReport {
 	if lr.o.Duration > 0 {
 		lr.deadline = runStart.Add(lr.o.Duration)
 	}
-	cpu0 := readCPUStart(lr.o.ServerPID, lr.o.AuxProcesses, lr.log)
+	cpu0 := readCPUStart(lr.o.ServerPIDs, lr.o.AuxProcesses, lr.log)
 
 	stopProgress := make(chan struct{})
 	if lr.o.Progress > 0 {
@@ -916,7 +947,15 @@ func (lr *loadRun) measure(ctx context.Context) loadReport {
 	}
 	elapsed := time.Since(runStart)
 	close(stopProgress)
-	return lr.report(elapsed, cpu0)
+	var settled time.Duration
+	timedOut := false
+	settleStart := time.Now()
+	if lr.o.Mode == "send" && lr.o.Settle > 0 && cpu0.server >= 0 {
+		settled, timedOut = settle(ctx, lr.o.ServerPIDs, lr.o.Settle)
+	}
+	r := lr.report(elapsed, cpu0)
+	r.Settled, r.SettleTimedOut, r.SettleWait = settled, timedOut, time.Since(settleStart)
+	return r
 }
 
 // progress writes a progress line to the log every o.Progress until stop
@@ -1036,7 +1075,8 @@ type cpuStart struct {
 	machine    time.Duration
 	cores      int
 	machineErr error
-	server     time.Duration // -1: unknown
+	server     time.Duration   // the sum of servers; -1 unknown
+	servers    []time.Duration // each --server-pid's
 	aux        []procSnapshot
 	auxErr     error
 }
@@ -1044,7 +1084,7 @@ type cpuStart struct {
 // readCPUStart reads the CPU time of this process, of the machine, of the
 // --aux-process processes and, when serverPID is set, of the service; what
 // it cannot read of the service it says in log.
-func readCPUStart(serverPID int, auxNames []string, log io.Writer) cpuStart {
+func readCPUStart(serverPIDs []int, auxNames []string, log io.Writer) cpuStart {
 	var s cpuStart
 	if len(auxNames) > 0 {
 		s.aux, s.auxErr = snapshotProcs(auxNames)
@@ -1052,11 +1092,10 @@ func readCPUStart(serverPID int, auxNames []string, log io.Writer) cpuStart {
 	s.client, _ = processCPU(os.Getpid())
 	s.machine, s.cores, s.machineErr = machineBusy()
 	s.server = -1
-	if serverPID > 0 {
-		if d, err := processCPU(serverPID); err == nil {
-			s.server = d
-		} else {
-			fmt.Fprintf(log, "loadgen: cannot read the CPU time of process %d: %v\n", serverPID, err)
+	if len(serverPIDs) > 0 {
+		var err error
+		if s.servers, s.server, err = processesCPU(serverPIDs); err != nil {
+			fmt.Fprintf(log, "loadgen: %v\n", err)
 		}
 	}
 	return s
@@ -1086,8 +1125,11 @@ func (lr *loadRun) report(elapsed time.Duration, cpu0 cpuStart) loadReport {
 		r.ClientCPU = d - cpu0.client
 	}
 	if cpu0.server >= 0 {
-		if d, err := processCPU(o.ServerPID); err == nil {
-			r.ServerCPU = d - cpu0.server
+		if each, sum, err := processesCPU(o.ServerPIDs); err == nil {
+			r.ServerCPU = sum - cpu0.server
+			for i := range each {
+				r.ServerCPUs = append(r.ServerCPUs, each[i]-cpu0.servers[i])
+			}
 		}
 	}
 	if len(o.AuxProcesses) > 0 {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto"
 	"crypto/rand"
 	"crypto/rsa"
@@ -225,4 +226,84 @@ func auxUsages(names []string, start, end []procSnapshot, err0, err1 error) []au
 		out[i] = u
 	}
 	return out
+}
+
+// pidList is the repeatable --server-pid flag.
+type pidList []int
+
+func (l *pidList) String() string {
+	if l == nil {
+		return ""
+	}
+	parts := make([]string, len(*l))
+	for i, p := range *l {
+		parts[i] = strconv.Itoa(p)
+	}
+	return strings.Join(parts, ",")
+}
+
+func (l *pidList) Set(v string) error {
+	p, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || p <= 0 {
+		return fmt.Errorf("%q is not a process id", v)
+	}
+	*l = append(*l, p)
+	return nil
+}
+
+// processesCPU returns the CPU time of each process and their sum.
+func processesCPU(pids []int) (each []time.Duration, sum time.Duration, err error) {
+	each = make([]time.Duration, len(pids))
+	for i, pid := range pids {
+		if each[i], err = processCPU(pid); err != nil {
+			return nil, -1, fmt.Errorf("cannot read the CPU time of process %d: %w", pid, err)
+		}
+		sum += each[i]
+	}
+	return each, sum, nil
+}
+
+// The services count as settled once their CPU time has grown by less
+// than settleIdle per settleStep for settleQuiet in a row: 5% of one core
+// (/proc counts in 10 ms ticks, so an idle service shows a tick now and
+// then; a document's verdict costs a few milliseconds) for longer than
+// the pipeline waits before first asking about a submitted document (3s
+// and its jitter), so that no verdict is still to be asked for.
+const (
+	settleStep  = 500 * time.Millisecond
+	settleIdle  = settleStep / 20
+	settleQuiet = 5 * time.Second
+)
+
+// settle waits until the services have been quiet for settleQuiet (they
+// have settled what the run left them) or until limit. It returns how long
+// they were still busy after the last call, and whether limit ran out
+// first; the CPU figures read after it cover busy and the quiet time.
+func settle(ctx context.Context, pids []int, limit time.Duration) (busy time.Duration, timedOut bool) {
+	start := time.Now()
+	_, last, err := processesCPU(pids)
+	if err != nil {
+		return 0, true
+	}
+	t := time.NewTicker(settleStep)
+	defer t.Stop()
+	quietSince := start
+	for time.Since(start) < limit {
+		select {
+		case <-ctx.Done():
+			return quietSince.Sub(start), true
+		case <-t.C:
+		}
+		_, now, err := processesCPU(pids)
+		if err != nil {
+			return quietSince.Sub(start), true
+		}
+		if now-last >= settleIdle {
+			quietSince = time.Now()
+		} else if time.Since(quietSince) >= settleQuiet {
+			return quietSince.Sub(start), false
+		}
+		last = now
+	}
+	return time.Since(start), true
 }

@@ -35,12 +35,17 @@ type loadSummary struct {
 	Estados      map[string]int    `json:"estados"`
 	Check        *checkSummary     `json:"check,omitempty"`
 
-	LoadgenCPUS            float64  `json:"loadgen_cpu_s"`
-	ServiceCPUS            *float64 `json:"service_cpu_s"`
-	ServiceCPUPerRequestMS *float64 `json:"service_cpu_per_request_ms"`
-	MachineBusyS           *float64 `json:"machine_busy_s"`
-	MachineBusyPct         *float64 `json:"machine_busy_pct"` // of cores × duration
-	Cores                  int      `json:"cores"`
+	LoadgenCPUS float64  `json:"loadgen_cpu_s"`
+	ServiceCPUS *float64 `json:"service_cpu_s"`
+	// Each --server-pid's, in order; the settling after the last call,
+	// which the CPU figures include.
+	ServiceCPUPerReplicaS  []float64 `json:"service_cpu_per_replica_s"`
+	SettledS               float64   `json:"settled_s"`
+	SettleTimedOut         bool      `json:"settle_timed_out"`
+	ServiceCPUPerRequestMS *float64  `json:"service_cpu_per_request_ms"`
+	MachineBusyS           *float64  `json:"machine_busy_s"`
+	MachineBusyPct         *float64  `json:"machine_busy_pct"` // of cores × duration
+	Cores                  int       `json:"cores"`
 	// The raw RSA-2048 signature measured after the run (--server-pid),
 	// and its CPU time divided by the service's CPU time per request.
 	RSASignCPUMS *float64 `json:"rsa_sign_cpu_ms"`
@@ -104,9 +109,14 @@ func (r loadReport) summary() loadSummary {
 			CheckErrors: r.CheckErrors, ToFinalMS: r.ToFinal.summary()}
 	}
 	s.ServiceCPUS = known(r.ServerCPU.Seconds(), r.ServerCPU >= 0)
+	s.ServiceCPUPerReplicaS = []float64{}
+	for _, d := range r.ServerCPUs {
+		s.ServiceCPUPerReplicaS = append(s.ServiceCPUPerReplicaS, d.Seconds())
+	}
+	s.SettledS, s.SettleTimedOut = r.Settled.Seconds(), r.SettleTimedOut
 	s.ServiceCPUPerRequestMS = known(ms(r.serverCPUPerRequest()), r.serverCPUPerRequest() >= 0)
 	s.MachineBusyS = known(r.MachineBusy.Seconds(), r.MachineBusy >= 0)
-	s.MachineBusyPct = known(100*r.MachineBusy.Seconds()/max(float64(r.Cores)*r.Elapsed.Seconds(), 1e-9), r.MachineBusy >= 0)
+	s.MachineBusyPct = known(100*r.MachineBusy.Seconds()/max(float64(r.Cores)*r.cpuWindow().Seconds(), 1e-9), r.MachineBusy >= 0)
 	s.RSASignCPUMS = known(ms(r.RSASign), r.RSASign >= 0)
 	s.RSARatio = known(r.rsaRatio())
 	s.AuxProcesses = []auxSummary{}

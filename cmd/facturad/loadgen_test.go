@@ -394,8 +394,8 @@ func TestLoadgenRSAReference(t *testing.T) {
 		extra []string
 		want  bool
 	}{
-		{"with the service's process", []string{"--server-pid", self}, true},
-		{"turned off", []string{"--server-pid", self, "--rsa-reference=false"}, false},
+		{"with the service's process", []string{"--server-pid", self, "--settle", "0"}, true},
+		{"turned off", []string{"--server-pid", self, "--rsa-reference=false", "--settle", "0"}, false},
 		{"service's process unknown", nil, false},
 	}
 	for _, tt := range tests {
@@ -648,6 +648,44 @@ func TestProcsCPU(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := procsCPU(tt.before, tt.after); got != tt.want {
 				t.Errorf("got %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestLoadgenSettle checks that, after the last send, loadgen waits for the
+// service to settle the documents' verdicts (the background worker asks
+// for them seconds after each submission) before it reads the service's
+// CPU time, and that --settle 0 does not wait.
+func TestLoadgenSettle(t *testing.T) {
+	// The service in a process of its own, so that its CPU time is its
+	// own; the built-in sandbox takes a second to judge a document.
+	c := startChild(t, nil, "--data-dir", t.TempDir(), "--sandbox-processing-delay", "1s",
+		"--admin-user", e2eAdminUser, "--admin-password", e2eAdminPass, "--admin-token", e2eAdminToken)
+	api, pid := c.api, strconv.Itoa(c.cmd.Process.Pid)
+	for _, tt := range []struct {
+		settle string
+		waits  bool
+	}{{"1m", true}, {"0", false}} {
+		t.Run("settle="+tt.settle, func(t *testing.T) {
+			var out, errs bytes.Buffer
+			args := loadArgs(api, "--companies", "1", "--workers", "2", "--count", "6", "--json", "-",
+				"--server-pid", pid, "--rsa-reference=false", "--settle", tt.settle)
+			if err := run(context.Background(), args, &out, &errs, func(string) string { return "" }); err != nil {
+				t.Fatalf("loadgen: %v\n%s%s", err, out.String(), errs.String())
+			}
+			var s loadSummary
+			if err := json.Unmarshal(out.Bytes(), &s); err != nil {
+				t.Fatalf("summary: %v\n%s", err, out.String())
+			}
+			if s.SettleTimedOut {
+				t.Fatalf("the service did not settle within the limit:\n%s", errs.String())
+			}
+			// The first verdict is asked for at least a second and a half
+			// after each submission: a wait for the service to settle is
+			// at least that long.
+			if got := s.SettledS >= 1; got != tt.waits {
+				t.Errorf("busy for %.2fs after the last call, want a wait %v:\n%s", s.SettledS, tt.waits, errs.String())
 			}
 		})
 	}
