@@ -60,6 +60,10 @@ type document struct {
 	info   docInfo
 	faults receiptFaults
 
+	// posts counts the reception POSTs that carried the key (guarded by
+	// the sandbox's docMu).
+	posts int64
+
 	once    sync.Once
 	estado  string
 	answer  []byte   // signed MensajeHacienda
@@ -125,6 +129,7 @@ func (s *Sandbox) handleSubmit(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	s.calls.add(user, s.arrivedAt(r), true)
 	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt != "application/json" {
 		s.refuse(w, http.StatusUnsupportedMediaType, "El tipo de contenido debe ser application/json.")
 		return
@@ -200,13 +205,16 @@ func location(r *http.Request, path string) string {
 	return scheme + "://" + r.Host + path
 }
 
-// store records d unless its key was received before.
+// store records d unless its key was received before; either way it
+// counts the POST.
 func (s *Sandbox) store(d *document) bool {
 	s.docMu.Lock()
 	defer s.docMu.Unlock()
-	if _, dup := s.docs[d.Key]; dup {
+	if prev, dup := s.docs[d.Key]; dup {
+		prev.posts++
 		return false
 	}
+	d.posts = 1
 	s.docs[d.Key] = d
 	s.order = append(s.order, d.Key)
 	for len(s.order) > s.opts.MaxDocuments {
@@ -257,9 +265,11 @@ func (s *Sandbox) handleStatus(w http.ResponseWriter, r *http.Request) {
 	if s.inject(w) {
 		return
 	}
-	if _, ok := s.authorize(w, r); !ok {
+	user, ok := s.authorize(w, r)
+	if !ok {
 		return
 	}
+	s.calls.add(user, s.arrivedAt(r), false)
 	s.stats.statusQueries.Add(1)
 	key := r.PathValue("clave")
 	clave, consecutivo, isMR := strings.Cut(key, "-")

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"context"
 	"crypto/subtle"
 	"crypto/x509"
 	"encoding/json"
@@ -30,6 +31,7 @@ func (s *Sandbox) routes() http.Handler {
 	mux.HandleFunc("GET /_sandbox/received", s.admin(func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, s.Received())
 	}))
+	mux.HandleFunc("GET /_sandbox/calls", s.admin(s.handleCalls))
 	mux.HandleFunc("GET /_sandbox/received/{key}/xml", s.admin(s.handleReceivedXML))
 	mux.HandleFunc("POST /_sandbox/users", s.admin(s.handleAddUser))
 	mux.HandleFunc("POST /_sandbox/revoke-tokens", s.admin(func(w http.ResponseWriter, r *http.Request) {
@@ -132,9 +134,23 @@ func (s *Sandbox) faulty(h http.HandlerFunc) http.HandlerFunc {
 			s.cut(w, r, DropReset)
 			return
 		}
+		// The time of arrival, before any added latency, for the call
+		// record.
+		r = r.WithContext(context.WithValue(r.Context(), arrivedKey{}, s.clock.Now()))
 		s.sleep(r.Context(), s.latency())
 		h(w, r)
 	}
+}
+
+// arrivedKey is the context key of a call's time of arrival.
+type arrivedKey struct{}
+
+// arrivedAt is when r reached the sandbox (faulty records it), or now.
+func (s *Sandbox) arrivedAt(r *http.Request) time.Time {
+	if t, ok := r.Context().Value(arrivedKey{}).(time.Time); ok {
+		return t
+	}
+	return s.clock.Now()
 }
 
 // admin guards a /_sandbox/ endpoint with Options.AdminToken when set.

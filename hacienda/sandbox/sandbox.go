@@ -117,6 +117,12 @@ type Options struct {
 	// MaxDocuments bounds the documents kept; the oldest are forgotten
 	// first (the real sandbox is wiped now and then too). Default 200,000.
 	MaxDocuments int
+	// MaxCallTimes bounds the call times kept per user in the call record
+	// (Calls, GET /_sandbox/calls): the latest are kept. MaxCallUsers
+	// bounds the users recorded; the calls of users past it are only
+	// counted. Defaults DefaultMaxCallTimes and DefaultMaxCallUsers.
+	MaxCallTimes int
+	MaxCallUsers int
 
 	// Clock defaults to the system clock.
 	Clock Clock
@@ -145,6 +151,8 @@ type Sandbox struct {
 	// referenced document, while a note's references are judged.
 	refMu    sync.Mutex
 	credited map[string]decimal.Decimal
+
+	calls *callLog
 
 	docMu sync.RWMutex
 	docs  map[string]*document
@@ -214,6 +222,7 @@ func New(o Options) (*Sandbox, error) {
 		rng:        rand.New(rand.NewPCG(o.Seed, o.Seed^0x9e3779b97f4a7c15)),
 		docs:       map[string]*document{},
 		credited:   map[string]decimal.Decimal{},
+		calls:      newCallLog(o.MaxCallTimes, o.MaxCallUsers),
 		closing:    make(chan struct{}),
 	}
 	if o.Checks != nil {

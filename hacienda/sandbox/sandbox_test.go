@@ -857,3 +857,85 @@ func TestReferencesCrossChecked(t *testing.T) {
 		})
 	}
 }
+
+// TestCallRecord: GET /_sandbox/calls gives each user's authenticated
+// reception calls, the latest MaxCallTimes of them with their times of
+// arrival, and per key how many POSTs carried it; users past MaxCallUsers
+// are only counted, and a refused token records nothing.
+func TestCallRecord(t *testing.T) {
+	h := newHarness(t, sandbox.Options{AdminToken: "adm", MaxCallTimes: 3, MaxCallUsers: 1})
+	h.login()
+	one, cons1 := claveFor(1, "01")
+	two, cons2 := claveFor(2, "01")
+	unknown, _ := claveFor(3, "01")
+	calls := []struct {
+		submit bool
+		clave  string
+		xml    []byte
+		want   int
+	}{
+		{true, one, doc("FacturaElectronica", one, cons1, ""), 202},
+		{true, one, doc("FacturaElectronica", one, cons1, ""), 400}, // a duplicate
+		{true, two, doc("FacturaElectronica", two, cons2, ""), 202},
+		{false, one, nil, 200},
+		{false, unknown, nil, 404},
+	}
+	for i, c := range calls {
+		h.clock.Advance(time.Second)
+		code := 0
+		if c.submit {
+			code = h.submit(c.clave, c.xml).StatusCode
+		} else {
+			code, _ = h.status(c.clave)
+		}
+		if code != c.want {
+			t.Fatalf("call %d: %d, want %d", i, code, c.want)
+		}
+	}
+	h.token = "not-a-token"
+	if code, _ := h.status(one); code != 401 {
+		t.Fatalf("with a refused token: %d", code)
+	}
+	code, m := h.grant(url.Values{"grant_type": {"password"}, "client_id": {"api-stag"}, "username": {"cpf-01-1111-1111@stag.comprobanteselectronicos.go.cr"}, "password": {"p"}})
+	if code != 200 {
+		t.Fatalf("second user: %d", code)
+	}
+	h.token = m["access_token"].(string)
+	if code, _ := h.status(two); code != 200 {
+		t.Fatalf("second user's status: %d", code)
+	}
+
+	h.token = ""
+	if resp := h.do(http.MethodGet, "/_sandbox/calls", nil); resp.StatusCode != 401 {
+		t.Fatalf("without the admin token: %d", resp.StatusCode)
+	}
+	h.token = "adm"
+	resp := h.do(http.MethodGet, "/_sandbox/calls", nil)
+	var got sandbox.Calls
+	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("GET /_sandbox/calls: %d %v", resp.StatusCode, err)
+	}
+	u, ok := got.Users[testUser]
+	if len(got.Users) != 1 || !ok {
+		t.Fatalf("users %v, want only %s", got.Users, testUser)
+	}
+	if u.Submissions != 3 || u.StatusQueries != 2 {
+		t.Errorf("counts %d submissions, %d status queries; want 3 and 2", u.Submissions, u.StatusQueries)
+	}
+	var want []time.Time // the latest three, oldest first
+	for s := 3; s <= 5; s++ {
+		want = append(want, t0.Add(time.Duration(s)*time.Second))
+	}
+	if len(u.Times) != 3 || !u.Times[0].Equal(want[0]) || !u.Times[1].Equal(want[1]) || !u.Times[2].Equal(want[2]) {
+		t.Errorf("times %v, want %v", u.Times, want)
+	}
+	if len(got.Posts) != 2 || got.Posts[one] != 2 || got.Posts[two] != 1 {
+		t.Errorf("posts %v, want %s twice and %s once", got.Posts, one, two)
+	}
+	if got.Untracked != 1 || got.MaxTimes != 3 || got.MaxUsers != 1 {
+		t.Errorf("untracked %d (want 1), bounds %d and %d (want 3 and 1)", got.Untracked, got.MaxTimes, got.MaxUsers)
+	}
+	if direct := h.ts.Calls(); direct.Posts[one] != 2 || len(direct.Users[testUser].Times) != 3 {
+		t.Errorf("Calls() = %+v", direct)
+	}
+}
