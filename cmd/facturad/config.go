@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"math"
 	"net/netip"
 	"net/url"
 	"strconv"
@@ -14,6 +15,8 @@ import (
 
 	"facturad/hacienda"
 	"facturad/hacienda/sandbox"
+	"facturad/pipeline"
+	"facturad/pipeline/redislimit"
 )
 
 // Config is everything the service reads at start. Each field has an
@@ -62,6 +65,12 @@ type Config struct {
 	// Emission bounds a caller's fecha_emision around the time a send is
 	// received; zero fields take hacienda.DefaultEmissionWindow's.
 	Emission hacienda.EmissionWindow
+	// HaciendaRate is the calls per second (submissions and status
+	// queries) one company may make to the tax authority, over every
+	// replica when Redis is shared; HaciendaBurst how many at once after a
+	// quiet spell. Zero means pipeline.DefaultRate and DefaultBurst.
+	HaciendaRate  float64
+	HaciendaBurst int
 	// TrustedProxies lists the networks (CIDR or single addresses,
 	// comma-separated) of the load balancers in front of the service,
 	// whose X-Forwarded-For is believed.
@@ -93,6 +102,7 @@ type setting struct {
 	bool  *bool
 	dur   *time.Duration
 	num   *int
+	real  *float64
 }
 
 func (c *Config) settings() []setting {
@@ -113,6 +123,8 @@ func (c *Config) settings() []setting {
 		{name: "sandbox_trusted_ca", usage: "PEM file of the authorities the built-in sandbox requires signing certificates to chain to, such as the test CA of facturad mkcert (data/test-ca/ca.pem) (default: any)", str: &c.SandboxTrustedCA},
 		{name: "public_url", usage: "the API's base URL as the tax authority reaches it (https://…); when set, the tax authority calls back when a document is settled and polling becomes a slow safety net (default: none, polling only)", str: &c.PublicURL},
 		{name: "hacienda_trust_bundle", usage: "PEM file of the authorities the tax authority's signed answers must chain to (default: the built-in sandbox's own; none elsewhere: signatures are checked, their signer is not)", str: &c.HaciendaTrust},
+		{name: "hacienda_rate", usage: "calls per second (submissions and status queries) one company may make to the tax authority, over every replica sharing redis_url (default 50)", real: &c.HaciendaRate},
+		{name: "hacienda_burst", usage: "calls one company may make to the tax authority at once after a quiet spell (default 100)", num: &c.HaciendaBurst},
 		{name: "log_level", usage: "debug, info, warn or error", str: &c.LogLevel},
 		{name: "migrate", usage: "apply PostgreSQL migrations at start-up", bool: &c.Migrate},
 		{name: "shutdown_timeout", usage: "how long a graceful stop may take", dur: &c.ShutdownTimeout},
@@ -186,6 +198,12 @@ func (s setting) set(v string) error {
 			return fmt.Errorf("%q is not a whole number of 0 or more", v)
 		}
 		*s.num = n
+	case s.real != nil:
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || f < 0 || math.IsInf(f, 0) || math.IsNaN(f) {
+			return fmt.Errorf("%q is not a number of 0 or more", v)
+		}
+		*s.real = f
 	}
 	return nil
 }
@@ -234,6 +252,9 @@ func (c Config) Validate() error {
 	if c.SandboxDelay < 0 {
 		errs = append(errs, errors.New("sandbox_processing_delay: must not be negative"))
 	}
+	if c.HaciendaRate > redislimit.MaxRate {
+		errs = append(errs, fmt.Errorf("hacienda_rate: at most %d calls per second", redislimit.MaxRate))
+	}
 	if c.ShutdownTimeout <= 0 {
 		errs = append(errs, errors.New("shutdown_timeout: must be positive"))
 	}
@@ -267,4 +288,17 @@ func parseProxies(v string) ([]netip.Prefix, error) {
 		out = append(out, netip.PrefixFrom(a.Unmap(), a.Unmap().BitLen()))
 	}
 	return out, nil
+}
+
+// pace is the per-company rate limit toward the tax authority: the
+// configured rate and burst, or the pipeline's defaults.
+func (c Config) pace() (rate float64, burst int) {
+	rate, burst = c.HaciendaRate, c.HaciendaBurst
+	if rate == 0 {
+		rate = pipeline.DefaultRate
+	}
+	if burst == 0 {
+		burst = pipeline.DefaultBurst
+	}
+	return rate, burst
 }

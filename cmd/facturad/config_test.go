@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"facturad/pipeline"
 )
 
 func env(m map[string]string) func(string) string {
@@ -49,6 +51,20 @@ func TestLoadConfig(t *testing.T) {
 				return ""
 			},
 		},
+		{
+			name: "ok/tax-authority pace",
+			env:  map[string]string{"FACTURAD_HACIENDA_RATE": "2.5"},
+			args: []string{"--hacienda-burst", "3"},
+			want: func(c Config) string {
+				if rate, burst := c.pace(); rate != 2.5 || burst != 3 {
+					return "pace not applied"
+				}
+				if rate, burst := DefaultConfig().pace(); rate != pipeline.DefaultRate || burst != pipeline.DefaultBurst {
+					return "default pace is not the pipeline's"
+				}
+				return ""
+			},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -71,6 +87,13 @@ func TestLoadConfigErrors(t *testing.T) {
 	if _, err := LoadConfig(fs, nil, env(map[string]string{"FACTURAD_MIGRATE": "maybe"})); err == nil {
 		t.Error("a bad boolean in the environment was accepted")
 	}
+	for _, v := range []string{"-1", "NaN", "+Inf", "fast"} {
+		fs := flag.NewFlagSet("test", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		if _, err := LoadConfig(fs, nil, env(map[string]string{"FACTURAD_HACIENDA_RATE": v})); err == nil {
+			t.Errorf("hacienda_rate %q was accepted", v)
+		}
+	}
 }
 
 func TestValidate(t *testing.T) {
@@ -88,6 +111,7 @@ func TestValidate(t *testing.T) {
 		{name: "error/short key", mutate: func(c *Config) { c.MasterKey = "AAAA" }, wantErr: "exactly 32 bytes"},
 		{name: "error/environment", mutate: func(c *Config) { c.HaciendaEnv = "prod" }, wantErr: "hacienda_env"},
 		{name: "error/one override", mutate: func(c *Config) { c.HaciendaAPI = "http://x" }, wantErr: "set both or neither"},
+		{name: "error/rate above the limiter's", mutate: func(c *Config) { c.HaciendaRate = 200_000 }, wantErr: "hacienda_rate"},
 		{name: "error/log level", mutate: func(c *Config) { c.LogLevel = "loud" }, wantErr: "log_level"},
 		{name: "ok/public url on the sandbox", mutate: func(c *Config) { c.PublicURL = "http://127.0.0.1:8080" }},
 		{name: "ok/public url https", mutate: func(c *Config) { c.HaciendaEnv, c.PublicURL = "production", "https://facturas.example.cr/" }},

@@ -180,6 +180,9 @@ func (w *wiring) openCacheAndLimiter() error {
 		return w.openRedisCacheAndLimiter()
 	}
 	w.cache = authcache.NewMemory(authcache.MemoryOptions{})
+	if w.c.HaciendaRate != 0 || w.c.HaciendaBurst != 0 {
+		w.limiter = pipeline.NewTokenBucket(w.c.pace())
+	}
 	if w.c.DatabaseURL != "" {
 		// Replicas sharing PostgreSQL without Redis each cache alone: a
 		// deactivation reaches the others only when their entries expire.
@@ -208,7 +211,10 @@ func (w *wiring) openRedisCacheAndLimiter() error {
 	w.cache = rc
 	// One pace per company over every replica of this deployment (the
 	// same fingerprint); each replica paces alone while Redis fails.
+	rate, burst := w.c.pace()
 	limiter, err := redislimit.New(rdb, redislimit.Options{
+		Rate:       rate,
+		Burst:      burst,
 		Prefix:     "facturad:limit:" + hex.EncodeToString(fp[:4]) + ":",
 		Logger:     w.log,
 		Registerer: w.reg,
