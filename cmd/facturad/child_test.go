@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -13,8 +14,10 @@ import (
 type child struct {
 	cmd       *exec.Cmd
 	out, errs *syncBuffer
-	api       string
-	exited    chan struct{}
+	// api and admin are where the service listens (for a sandbox, its
+	// reception API's and token endpoint's URLs).
+	api, admin string
+	exited     chan struct{}
 }
 
 // serveArgs are the arguments of a service on free local ports, then args.
@@ -36,6 +39,13 @@ func startChild(t *testing.T, env []string, args ...string) *child {
 // until it says where it listens.
 func launch(t *testing.T, cmd *exec.Cmd) *child {
 	t.Helper()
+	return launchUntil(t, cmd, listenLine)
+}
+
+// launchUntil is launch for a command that says where it listens with a
+// line matching listening, whose two groups are the child's api and admin.
+func launchUntil(t *testing.T, cmd *exec.Cmd, listening *regexp.Regexp) *child {
+	t.Helper()
 	c := &child{cmd: cmd, out: new(syncBuffer), errs: new(syncBuffer), exited: make(chan struct{})}
 	c.cmd.Stdout, c.cmd.Stderr = c.out, c.errs
 	if err := c.cmd.Start(); err != nil {
@@ -45,8 +55,8 @@ func launch(t *testing.T, cmd *exec.Cmd) *child {
 	t.Cleanup(c.kill)
 	deadline := time.After(60 * time.Second)
 	for {
-		if m := listenLine.FindStringSubmatch(c.out.String()); m != nil {
-			c.api = m[1]
+		if m := listening.FindStringSubmatch(c.out.String()); m != nil {
+			c.api, c.admin = m[1], m[2]
 			return c
 		}
 		select {
