@@ -72,7 +72,10 @@ type Options struct {
 	// the tax authority.
 	Reserve time.Duration
 	// Fallback paces the calls made while Redis is failing; default a
-	// pipeline.TokenBucket with Rate and Burst.
+	// pipeline.TokenBucket at Rate with no burst. Every replica then paces
+	// alone, so the replicas together may exceed the shared pace: without
+	// the burst, by at most (replicas − 1) × Rate calls a second, instead
+	// of that plus a full burst from each the moment Redis is slow.
 	Fallback pipeline.Limiter
 	// Logger receives a warning when Redis fails, at most once per
 	// WarnEvery (default 1 min) with the number of calls paced by the
@@ -149,7 +152,7 @@ func New(client redis.UniversalClient, o Options) (*Limiter, error) {
 		o.Reserve = 0
 	}
 	if o.Fallback == nil {
-		o.Fallback = pipeline.NewTokenBucket(o.Rate, o.Burst)
+		o.Fallback = pipeline.NewTokenBucket(o.Rate, 1)
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
