@@ -112,7 +112,8 @@ type Options struct {
 	StoreTimeout time.Duration
 
 	// RetryInterval is how often the background worker looks for due
-	// documents when it found none (default 1s); RetryWorkers how many it
+	// documents when it found none (default 100 ms: claims stay small and
+	// spread, instead of a second's worth of status calls at once); RetryWorkers how many it
 	// works on at once (default 32: the calls mostly wait for the tax
 	// authority, and the limiter paces each company); RetryBatch how many
 	// it claims at once (default 32), never more than free workers, so
@@ -222,7 +223,7 @@ func (o *Options) setDefaults() error {
 	setDur(&o.OverloadRetryAfter, time.Second)
 	setDur(&o.SubmitTimeout, 15*time.Second)
 	setDur(&o.StoreTimeout, 10*time.Second)
-	setDur(&o.RetryInterval, time.Second)
+	setDur(&o.RetryInterval, 100*time.Millisecond)
 	setInt(&o.RetryBatch, 32)
 	setInt(&o.RetryWorkers, 32)
 	need := 2*o.SubmitTimeout + o.StoreTimeout // one attempt of the background worker, at most
