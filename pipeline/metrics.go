@@ -14,6 +14,7 @@ const (
 	stageValidate = "validate" // validate and calculate (the gateway decodes)
 	stageNumber   = "number"
 	stageBuild    = "build"
+	stageTurn     = "turn" // waiting for a turn to sign (turns)
 	stageSign     = "sign"
 	stageStore    = "store"
 	stageLimit    = "limit" // waiting for the rate limiter

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -94,6 +95,10 @@ type Options struct {
 	// (default 2048), so that many busy branches together cannot pile up
 	// work either.
 	MaxInFlight int
+	// Signers is how many documents are signed at once, over every
+	// branch, the branches waiting taking turns (default GOMAXPROCS: a
+	// signature is pure CPU).
+	Signers int
 	// MaxInFlightPerCompany bounds the send calls admitted for one company
 	// over all its branches (default MaxInFlight/4, at least 1), so that
 	// one company's many branches cannot fill MaxInFlight and keep every
@@ -219,6 +224,7 @@ func (o *Options) setDefaults() error {
 		o.QueueSize = 64
 	}
 	setInt(&o.MaxInFlight, 2048)
+	setInt(&o.Signers, runtime.GOMAXPROCS(0))
 	setInt(&o.MaxInFlightPerCompany, max(1, o.MaxInFlight/4))
 	setDur(&o.OverloadRetryAfter, time.Second)
 	setDur(&o.SubmitTimeout, 15*time.Second)

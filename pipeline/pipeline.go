@@ -15,6 +15,7 @@ type Pipeline struct {
 	o       Options
 	log     *slog.Logger
 	lanes   *lanes
+	turns   *turns
 	metrics *pipelineMetrics
 
 	state atomic.Int32 // stateNew, stateRunning, stateStopped
@@ -49,6 +50,7 @@ func New(o Options) (*Pipeline, error) {
 		o:           o,
 		log:         o.Logger.With("component", "pipeline"),
 		lanes:       ls,
+		turns:       newTurns(o.Signers),
 		metrics:     m,
 		retrierStop: make(chan struct{}),
 		retrierDone: make(chan struct{}),

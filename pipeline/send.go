@@ -468,7 +468,16 @@ func (j *job) issue(ctx context.Context, doc *hacienda.Document, d *tenant.Docum
 		return j.expired(ctx, d, is.Company.CertificateExpiry)
 	}
 	start = time.Now()
+	release, err := p.turns.acquire(ctx, is.Branch.ID)
+	p.metrics.observe(stageTurn, start)
+	if err != nil {
+		// Numbered and held until its lease ends: the background worker
+		// finishes it then.
+		return Outcome{}, err
+	}
+	start = time.Now()
 	signed, err := p.o.Signer.Sign(ctx, is.Company.ID, xml, signer.WithCanonicalInput())
+	release()
 	p.metrics.observe(stageSign, start)
 	switch {
 	case errors.Is(err, signer.ErrCertificateExpired):
