@@ -5,8 +5,11 @@
 # facturad loadgen, which reports each replica's CPU per document and
 # measures one raw RSA-2048 signature in the same run for scale.
 #
-#   deploy/bench.sh [--store sqlite|postgres] [--replicas N] [--keep] [LOADGEN FLAGS…]
+#   deploy/bench.sh [--store sqlite|postgres] [--replicas N] [--serve-bin FILE] [--keep] [LOADGEN FLAGS…]
 #
+# --serve-bin runs the replicas (and the sandbox) from another build, such
+# as one of an earlier commit, with this tree's loadgen: before and after a
+# change, measured the same way.
 # The embedded store (the default) takes one replica. PostgreSQL and Redis
 # come from TEST_DATABASE_URL and TEST_REDIS_URL; deploy/test.sh starts
 # private ones around a command:
@@ -20,9 +23,10 @@ cd "$(dirname "$0")/.."
 
 log() { printf 'bench.sh: %s\n' "$*" >&2; }
 
-store=sqlite replicas=1 keep=
+store=sqlite replicas=1 keep= serve_bin=
 while (($#)); do
 	case $1 in
+	--serve-bin) serve_bin=$(realpath "$2"); shift 2 ;;
 	--store) store=$2; shift 2 ;;
 	--replicas) replicas=$2; shift 2 ;;
 	--keep) keep=1; shift ;;
@@ -55,6 +59,7 @@ trap cleanup EXIT INT TERM
 
 go build -o "$work/facturad" ./cmd/facturad
 bin=$work/facturad
+sbin=${serve_bin:-$bin}
 
 # waitfor FILE PATTERN: the first line of FILE matching PATTERN, once it appears.
 waitfor() {
@@ -65,7 +70,7 @@ waitfor() {
 	log "timed out waiting for '$2' in $1:"; cat "$1" >&2; exit 1
 }
 
-"$bin" sandbox --listen 127.0.0.1:0 --delay 0 --log-level warn >"$work/sandbox.out" 2>&1 &
+"$sbin" sandbox --listen 127.0.0.1:0 --delay 0 --log-level warn >"$work/sandbox.out" 2>&1 &
 pids+=($!)
 line=$(waitfor "$work/sandbox.out" 'sandbox listening')
 api=$(sed -E 's/.*api ([^ ]+).*/\1/' <<<"$line")
@@ -88,7 +93,7 @@ fi
 for ((i = 1; i <= replicas; i++)); do
 	migrate=()
 	((i == 1)) && [[ $store == postgres ]] && migrate=(--migrate)
-	"$bin" serve --listen 127.0.0.1:0 --admin-listen 127.0.0.1:0 --data-dir "$work/data$i" --log-level warn \
+	"$sbin" serve --listen 127.0.0.1:0 --admin-listen 127.0.0.1:0 --data-dir "$work/data$i" --log-level warn \
 		--hacienda-api-url "$api" --hacienda-token-url "$token" "${storeargs[@]}" "${migrate[@]}" \
 		>"$work/serve$i.out" 2>&1 &
 	pids+=($!)
@@ -97,3 +102,27 @@ for ((i = 1; i <= replicas; i++)); do
 done
 
 "$bin" loadgen "${loadargs[@]}" "$@"
+
+# Each replica's memory: resident now and at its peak.
+for ((i = 1; i <= replicas; i++)); do
+	pid=${pids[$i]}
+	printf 'replica %d: %s, %s\n' "$i" "$(grep VmRSS "/proc/$pid/status" | tr -s ' \t' ' ')" \
+		"$(grep VmHWM "/proc/$pid/status" | tr -s ' \t' ' ')"
+done
+
+# The cross-replica invariants, in the store shared by the replicas: every
+# number of a branch, terminal and type was handed out once and none is
+# missing, and every id_externo of a branch is one document.
+if [[ $store == postgres ]]; then
+	psql -qAt "$TEST_DATABASE_URL" -v ON_ERROR_STOP=1 <<SQL
+SET search_path = $schema;
+SELECT 'documents: ' || count(*) FROM documents;
+SELECT 'sequences with a gap or a number used twice: ' || count(*) FROM (
+  SELECT branch_id, terminal, tipo FROM documents GROUP BY branch_id, terminal, tipo
+  HAVING count(*) <> max(numero) OR count(DISTINCT numero) <> count(*)) s;
+SELECT 'id_externo used by two documents: ' || count(*) FROM (
+  SELECT 1 FROM documents WHERE id_externo <> '' GROUP BY branch_id, id_externo HAVING count(*) > 1) s;
+SELECT 'documents by estado: ' || string_agg(estado || '=' || n, ' ' ORDER BY estado)
+  FROM (SELECT estado, count(*) n FROM documents GROUP BY estado) s;
+SQL
+fi
