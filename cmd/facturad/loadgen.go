@@ -951,7 +951,7 @@ func (lr *loadRun) measure(ctx context.Context) loadReport {
 	timedOut := false
 	settleStart := time.Now()
 	if lr.o.Mode == "send" && lr.o.Settle > 0 && cpu0.server >= 0 {
-		settled, timedOut = settle(ctx, lr.o.ServerPIDs, lr.o.Settle)
+		settled, timedOut = waitSettled(ctx, lr.o.ServerPIDs, lr.o.Settle)
 	}
 	r := lr.report(elapsed, cpu0)
 	r.Settled, r.SettleTimedOut, r.SettleWait = settled, timedOut, time.Since(settleStart)

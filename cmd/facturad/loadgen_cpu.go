@@ -275,11 +275,11 @@ const (
 	settleQuiet = 5 * time.Second
 )
 
-// settle waits until the services have been quiet for settleQuiet (they
+// waitSettled waits until the services have been quiet for settleQuiet (they
 // have settled what the run left them) or until limit. It returns how long
 // they were still busy after the last call, and whether limit ran out
 // first; the CPU figures read after it cover busy and the quiet time.
-func settle(ctx context.Context, pids []int, limit time.Duration) (busy time.Duration, timedOut bool) {
+func waitSettled(ctx context.Context, pids []int, limit time.Duration) (busy time.Duration, timedOut bool) {
 	start := time.Now()
 	_, last, err := processesCPU(pids)
 	if err != nil {
