@@ -16,8 +16,9 @@
 #
 #   deploy/test.sh --run deploy/bench.sh --store postgres --replicas 3 --duration 30s
 #
-# Each run uses a fresh data folder (and a fresh PostgreSQL schema), so runs
-# do not see each other's documents. --keep leaves the folder and the logs.
+# Each run uses a fresh data folder (and a fresh PostgreSQL schema, dropped
+# afterwards), so runs do not see each other's documents. --keep leaves the
+# folder, the logs and the schema. Needs bash 4.4 or later.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -44,7 +45,7 @@ postgres)
 esac
 
 work=$(mktemp -d -t facturad-bench.XXXXXX)
-pids=()
+pids=() schema=
 cleanup() {
 	local rc=$?
 	# The replicas first, so that they do not log the sandbox's absence.
@@ -52,10 +53,16 @@ cleanup() {
 		kill "${pids[$i]}" 2>/dev/null || true
 		wait "${pids[$i]}" 2>/dev/null || true
 	done
-	if [[ -n $keep ]]; then log "kept $work"; else rm -rf "$work"; fi
+	if [[ -n $keep ]]; then
+		log "kept $work${schema:+ and schema $schema}"
+	else
+		rm -rf "$work"
+		[[ -z $schema ]] || psql -q "$TEST_DATABASE_URL" -c "SET client_min_messages = warning" -c "DROP SCHEMA $schema CASCADE" || true
+	fi
 	exit $rc
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+trap 'exit 130' INT TERM
 
 go build -o "$work/facturad" ./cmd/facturad
 bin=$work/facturad

@@ -18,6 +18,7 @@ cd "$(dirname "$0")/.."
 run_cmd=()
 if [[ ${1:-} == --run ]]; then
 	shift
+	(($#)) || { printf 'test.sh: --run needs a command\n' >&2; exit 2; }
 	run_cmd=("$@")
 	set --
 fi

@@ -41,23 +41,36 @@ func (p *Pipeline) runRetrier() {
 			<-free
 			n++
 		}
-		claimed, err := p.startDue(p.runCtx, n, free, &wg)
-		if err != nil && p.runCtx.Err() == nil {
-			p.log.Warn("background worker: claim due documents", "err", err)
+		select {
+		case <-p.retrierStop: // Stop comes before another claim
+			return
+		default:
 		}
+		claimed, err := p.startDue(p.runCtx, n, free, &wg)
 		for range n - claimed {
 			free <- struct{}{}
 		}
-		if claimed == n && err == nil {
+		wait := t.C
+		switch {
+		case err != nil && p.runCtx.Err() == nil:
+			// The store is failing: look again in a second, not at every
+			// tick, and warn as often.
+			p.log.Warn("background worker: claim due documents", "err", err)
+			wait = time.After(claimRetry)
+		case claimed == n && err == nil:
 			continue // a full claim: there may be more due right now
 		}
 		select {
 		case <-p.retrierStop:
 			return
-		case <-t.C:
+		case <-wait:
 		}
 	}
 }
+
+// claimRetry is how long the background worker waits after a claim the
+// store refused.
+const claimRetry = time.Second
 
 // startDue claims up to n due documents and starts each on a worker of its
 // own, which gives its token back to free when done.

@@ -471,8 +471,10 @@ func (j *job) issue(ctx context.Context, doc *hacienda.Document, d *tenant.Docum
 	release, err := p.turns.acquire(ctx, is.Branch.ID)
 	p.metrics.observe(stageTurn, start)
 	if err != nil {
-		// Numbered and held until its lease ends: the background worker
-		// finishes it then.
+		// The caller left or the pipeline is stopping: the document stays
+		// as stored. A fresh one is held until its lease ends and the
+		// background worker finishes it then; one resumed after being kept
+		// pending waits, as before, for its request to be sent again.
 		return Outcome{}, err
 	}
 	start = time.Now()

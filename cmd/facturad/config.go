@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"net"
 	"net/netip"
 	"net/url"
 	"strconv"
@@ -135,7 +136,7 @@ func (c *Config) settings() []setting {
 		{name: "fecha_emision_ahead", usage: "how far in the future a caller's fecha_emision may be (clock difference; default 5m)", dur: &c.Emission.Ahead},
 		{name: "fecha_emision_behind", usage: "how old a caller's fecha_emision may be with situacion 1 or 2 (default 15m)", dur: &c.Emission.Behind},
 		{name: "fecha_emision_offline", usage: "how old a caller's fecha_emision may be with situacion 3, sin internet (default 72h)", dur: &c.Emission.Offline},
-		{name: "pprof_listen", usage: "address of Go's profiler, /debug/pprof/ (keep it on loopback; default: off)", str: &c.PprofListen},
+		{name: "pprof_listen", usage: "loopback address of Go's profiler, /debug/pprof/ (default: off)", str: &c.PprofListen},
 		{name: "lease", usage: "how long a document being worked on is held from other workers and replicas; a crashed send's document is finished after it (default 2m)", dur: &c.Lease},
 	}
 }
@@ -258,7 +259,25 @@ func (c Config) Validate() error {
 	if c.ShutdownTimeout <= 0 {
 		errs = append(errs, errors.New("shutdown_timeout: must be positive"))
 	}
+	if c.PprofListen != "" && !loopbackAddr(c.PprofListen) {
+		// The profiler shows the command line (a --master-key, a
+		// --database-url with its password) and the heap.
+		errs = append(errs, fmt.Errorf("pprof_listen: %q must be a loopback address such as 127.0.0.1:6060", c.PprofListen))
+	}
 	return errors.Join(errs...)
+}
+
+// loopbackAddr reports whether a listen address names a loopback host.
+func loopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 func parseLevel(s string) (slog.Level, error) {

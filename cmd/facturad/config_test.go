@@ -108,6 +108,10 @@ func TestValidate(t *testing.T) {
 			c.MasterKey = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="
 		}},
 		{name: "error/postgres without key", mutate: func(c *Config) { c.DatabaseURL = "postgres://x" }, wantErr: "master_key: required"},
+		{name: "ok/profiler on loopback", mutate: func(c *Config) { c.PprofListen = "127.0.0.1:6060" }},
+		{name: "ok/profiler on localhost", mutate: func(c *Config) { c.PprofListen = "localhost:6060" }},
+		{name: "error/profiler on every address", mutate: func(c *Config) { c.PprofListen = ":6060" }, wantErr: "pprof_listen"},
+		{name: "error/profiler on a public address", mutate: func(c *Config) { c.PprofListen = "10.0.0.5:6060" }, wantErr: "pprof_listen"},
 		{name: "error/short key", mutate: func(c *Config) { c.MasterKey = "AAAA" }, wantErr: "exactly 32 bytes"},
 		{name: "error/environment", mutate: func(c *Config) { c.HaciendaEnv = "prod" }, wantErr: "hacienda_env"},
 		{name: "error/one override", mutate: func(c *Config) { c.HaciendaAPI = "http://x" }, wantErr: "set both or neither"},

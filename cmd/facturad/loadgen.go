@@ -122,6 +122,9 @@ func (o *loadOptions) validate() error {
 	if o.AdminUser == "" || o.AdminPassword == "" || o.AdminToken == "" {
 		errs = append(errs, errors.New("admin credentials: --admin-user, --admin-password and --admin-token (or FACTURAD_ADMIN_USER, _PASSWORD, _TOKEN) are required"))
 	}
+	if o.Settle < 0 || (o.Settle > 0 && o.Settle < 2*settleQuiet) {
+		errs = append(errs, fmt.Errorf("settle: 0 (no wait) or at least %s (the services must stay quiet for %s)", 2*settleQuiet, settleQuiet))
+	}
 	if o.Companies < 1 || o.Companies > loadMaxCompanies {
 		errs = append(errs, fmt.Errorf("companies: must be 1 to %d", loadMaxCompanies))
 	}

@@ -264,11 +264,11 @@ func processesCPU(pids []int) (each []time.Duration, sum time.Duration, err erro
 }
 
 // The services count as settled once their CPU time has grown by less
-// than settleIdle per settleStep for settleQuiet in a row: 5% of one core
-// (/proc counts in 10 ms ticks, so an idle service shows a tick now and
-// then; a document's verdict costs a few milliseconds) for longer than
-// the pipeline waits before first asking about a submitted document (3s
-// and its jitter), so that no verdict is still to be asked for.
+// than settleIdle per settleStep and replica for settleQuiet in a row: 5%
+// of one core each (/proc counts in 10 ms ticks, so an idle service shows
+// a tick now and then; a document's verdict costs a few milliseconds) for
+// longer than the pipeline waits before first asking about a submitted
+// document (3s), so that no verdict is still to be asked for.
 const (
 	settleStep  = 500 * time.Millisecond
 	settleIdle  = settleStep / 20
@@ -298,7 +298,7 @@ func waitSettled(ctx context.Context, pids []int, limit time.Duration) (busy tim
 		if err != nil {
 			return quietSince.Sub(start), true
 		}
-		if now-last >= settleIdle {
+		if now-last >= settleIdle*time.Duration(len(pids)) {
 			quietSince = time.Now()
 		} else if time.Since(quietSince) >= settleQuiet {
 			return quietSince.Sub(start), false

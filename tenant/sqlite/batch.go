@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 )
 
 // maxBatch bounds how many document writes share one transaction, so that
@@ -23,7 +24,16 @@ type writeOp struct {
 	run  func(ctx context.Context, tx *sql.Tx) error
 	ctx  context.Context
 	done chan error
+	// state is opQueued until the batcher takes the write (opTaken) or
+	// its caller leaves first (opAbandoned); whoever moves it first wins.
+	state atomic.Int32
 }
+
+const (
+	opQueued int32 = iota
+	opTaken
+	opAbandoned
+)
 
 // batcher commits the document writes of concurrent callers together (group
 // commit). One goroutine takes the writes queued while the previous
@@ -54,7 +64,8 @@ func newBatcher(db *sql.DB) *batcher {
 // committed (nil, or fn's error) or failed. fn runs with a context that
 // keeps ctx's values but not its end: interrupting one statement would
 // roll back the whole shared transaction. A ctx that ends while the write
-// waits for its turn takes it out of the queue.
+// still waits for its batch returns at once, and the write is never made;
+// once its batch has taken it, the caller waits for the batch's outcome.
 func (b *batcher) do(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
 	op := &writeOp{run: fn, ctx: ctx, done: make(chan error, 1)}
 	select {
@@ -67,6 +78,11 @@ func (b *batcher) do(ctx context.Context, fn func(ctx context.Context, tx *sql.T
 	select {
 	case err := <-op.done:
 		return err
+	case <-ctx.Done():
+		if op.state.CompareAndSwap(opQueued, opAbandoned) {
+			return context.Cause(ctx)
+		}
+		return <-op.done // taken: its batch answers
 	case <-b.stopped:
 		// Closed: the op was answered before the loop returned, or it
 		// never will be.
@@ -126,9 +142,8 @@ func (b *batcher) failQueued() {
 func (b *batcher) commit(batch []*writeOp) {
 	live := batch[:0]
 	for _, op := range batch {
-		if err := op.ctx.Err(); err != nil {
-			op.done <- context.Cause(op.ctx) // gone before its turn: nothing written
-			continue
+		if !op.state.CompareAndSwap(opQueued, opTaken) {
+			continue // its caller left before its turn: nothing written
 		}
 		live = append(live, op)
 	}
@@ -141,6 +156,11 @@ func (b *batcher) commit(batch []*writeOp) {
 	errs, err := b.run(live)
 	for i, op := range live {
 		switch {
+		case err != nil && errs[i] != nil:
+			// The transaction failed: a write's own failure may have come
+			// from another write of the batch, now undone too (a unique
+			// rule), so only the transaction's failure is believed.
+			op.done <- fmt.Errorf("%w (the write had failed too: %v)", err, errs[i])
 		case errs[i] != nil:
 			op.done <- errs[i]
 		default:
