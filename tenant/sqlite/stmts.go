@@ -36,15 +36,15 @@ type readStmts struct {
 	documentByExternalID *sql.Stmt
 }
 
-// list pairs each statement with its SQL.
-func (r *readStmts) list() []struct {
+// stmtSQL pairs a statement's place with its SQL.
+type stmtSQL struct {
 	stmt  **sql.Stmt
 	query string
-} {
-	return []struct {
-		stmt  **sql.Stmt
-		query string
-	}{
+}
+
+// list pairs each statement with its SQL.
+func (r *readStmts) list() []stmtSQL {
+	return []stmtSQL{
 		{&r.company, qCompany},
 		{&r.companyExists, qCompanyExists},
 		{&r.search, qSearchCompanies},
@@ -62,30 +62,11 @@ func (r *readStmts) list() []struct {
 	}
 }
 
-// prepare prepares every statement on db. On failure the statements already
-// prepared stay set, for close.
 func (r *readStmts) prepare(ctx context.Context, db *sql.DB) error {
-	for _, s := range r.list() {
-		st, err := db.PrepareContext(ctx, s.query)
-		if err != nil {
-			return fmt.Errorf("prepare %.40q: %w", s.query, err)
-		}
-		*s.stmt = st
-	}
-	return nil
+	return prepareAll(ctx, db, r.list())
 }
 
-// close closes the statements that were prepared.
-func (r *readStmts) close() error {
-	var errs []error
-	for _, s := range r.list() {
-		if *s.stmt != nil {
-			errs = append(errs, (*s.stmt).Close())
-			*s.stmt = nil
-		}
-	}
-	return errors.Join(errs...)
-}
+func (r *readStmts) close() error { return closeAll(r.list()) }
 
 // writeStmts are the document writes, prepared once per Store on the one
 // write connection. A transaction uses them through Tx.StmtContext, which
@@ -98,14 +79,8 @@ type writeStmts struct {
 	exists      *sql.Stmt
 }
 
-func (w *writeStmts) list() []struct {
-	stmt  **sql.Stmt
-	query string
-} {
-	return []struct {
-		stmt  **sql.Stmt
-		query string
-	}{
+func (w *writeStmts) list() []stmtSQL {
+	return []stmtSQL{
 		{&w.nextNumber, qNextDocumentNumber},
 		{&w.raiseNumber, qRaiseDocumentNumber},
 		{&w.insert, qInsertDocument},
@@ -115,7 +90,15 @@ func (w *writeStmts) list() []struct {
 }
 
 func (w *writeStmts) prepare(ctx context.Context, db *sql.DB) error {
-	for _, s := range w.list() {
+	return prepareAll(ctx, db, w.list())
+}
+
+func (w *writeStmts) close() error { return closeAll(w.list()) }
+
+// prepareAll prepares every statement on db. On failure the statements
+// already prepared stay set, for closeAll.
+func prepareAll(ctx context.Context, db *sql.DB, list []stmtSQL) error {
+	for _, s := range list {
 		st, err := db.PrepareContext(ctx, s.query)
 		if err != nil {
 			return fmt.Errorf("prepare %.40q: %w", s.query, err)
@@ -125,9 +108,10 @@ func (w *writeStmts) prepare(ctx context.Context, db *sql.DB) error {
 	return nil
 }
 
-func (w *writeStmts) close() error {
+// closeAll closes the statements that were prepared.
+func closeAll(list []stmtSQL) error {
 	var errs []error
-	for _, s := range w.list() {
+	for _, s := range list {
 		if *s.stmt != nil {
 			errs = append(errs, (*s.stmt).Close())
 			*s.stmt = nil
