@@ -229,26 +229,27 @@ var (
 // satisfies it): a wrong token or an unknown clave is
 // pipeline.ErrBadCallback.
 type Callbacks interface {
-	Callback(ctx context.Context, clave, token string) error
+	Callback(ctx context.Context, clave, token string, body []byte) error
 }
 
-// CallbackMaxBody bounds a callback's body, which anyone may post and the
-// service never reads: the status JSON with a base64 MensajeHacienda fits
+// CallbackMaxBody bounds a callback's body, which anyone may post: the
+// status JSON with a base64 MensajeHacienda fits
 // (a signed answer is a few KiB); a larger one is refused, and the safety
 // poll still settles its document.
 const CallbackMaxBody = 64 << 10
 
 // CallbackRoute is the route the tax authority posts a document's final
 // status to (spec §15.5). It is public: the token in its path, issued with
-// the document's submission, is what admits a caller, and the body is not
-// believed; the service asks the tax authority itself. A wrong token or an
+// the document's submission, is what admits a caller, and of the body only
+// a verdict the tax authority signed is believed (pipeline.Callback);
+// otherwise the service asks the tax authority itself. A wrong token or an
 // unknown clave is 404; a failure asking the tax authority is an error, so
 // that the callback is sent again.
 func CallbackRoute(c Callbacks) Route {
 	return Route{
 		Method: http.MethodPost, Path: pipeline.CallbackPath, MaxBody: CallbackMaxBody, Timeout: CheckTimeout, Public: true,
 		Handle: func(ctx context.Context, r *Request) (Reply, error) {
-			err := c.Callback(ctx, r.Params["clave"], r.Params["token"])
+			err := c.Callback(ctx, r.Params["clave"], r.Params["token"], r.Body)
 			if errors.Is(err, pipeline.ErrBadCallback) {
 				return Reply{}, tenant.ErrNotFound
 			}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"facturad/hacienda"
+	"facturad/hacienda/recepcion"
 	"facturad/tenant"
 )
 
@@ -54,21 +55,27 @@ func (p *Pipeline) pollAfter(usual time.Duration) time.Duration {
 	return usual
 }
 
-// Callback takes the tax authority's callback for a document (spec §15.5).
-// The callback is unauthenticated, so its body is not believed: a valid
-// token only makes the service ask the tax authority about the document
-// with the company's own credentials, as a check call would, and store
-// the answer. A wrong token or an unknown clave is ErrBadCallback. An
-// error asking the tax authority is returned, so that the callback is
+// Callback takes the tax authority's callback for a document (spec §15.5)
+// with its body. The callback is unauthenticated: a valid token only says
+// that the tax authority was given this URL for this clave. The body is
+// believed only for what the tax authority signed: a final ind-estado
+// with its signed MensajeHacienda, which passes the very checks a status
+// answer does (the clave, the issuer, the verdict, a signature chaining to
+// AnswerRoots), is applied as it stands, sparing a status call. Without
+// AnswerRoots (nothing to tell the tax authority's signature from anyone
+// else's), or with any other body, the service asks the tax authority
+// itself with the company's own credentials, as a check call would, and
+// stores the answer. A wrong token or an unknown clave is ErrBadCallback.
+// An error asking the tax authority is returned, so that the callback is
 // answered with an error and sent again.
-func (p *Pipeline) Callback(ctx context.Context, clave, token string) error {
-	outcome, err := p.callback(ctx, clave, token)
+func (p *Pipeline) Callback(ctx context.Context, clave, token string, body []byte) error {
+	outcome, err := p.callback(ctx, clave, token, body)
 	p.metrics.callback.WithLabelValues(outcome).Inc()
 	return err
 }
 
 // callback does Callback's work and names its outcome for the metric.
-func (p *Pipeline) callback(ctx context.Context, clave, token string) (string, error) {
+func (p *Pipeline) callback(ctx context.Context, clave, token string, body []byte) (string, error) {
 	if err := p.running(); err != nil {
 		return "failed", err
 	}
@@ -91,6 +98,12 @@ func (p *Pipeline) callback(ctx context.Context, clave, token string) (string, e
 	if d.Estado.Final() {
 		return "settled", nil // nothing to ask
 	}
+	if applied, err := p.applySigned(ctx, d, body); applied {
+		if err != nil {
+			return "failed", fmt.Errorf("callback for %s: %w", clave, err)
+		}
+		return "applied", nil
+	}
 	out, err := p.check(ctx, opCallback, d)
 	if err != nil {
 		return "failed", fmt.Errorf("callback for %s: %w", clave, err)
@@ -99,4 +112,38 @@ func (p *Pipeline) callback(ctx context.Context, clave, token string) (string, e
 		return "failed", fmt.Errorf("callback for %s: %s", clave, out.Message)
 	}
 	return "asked", nil
+}
+
+// applySigned applies the verdict a callback's body carries when it can be
+// believed (see Callback) and reports whether it did; when it did not, the
+// caller asks the tax authority. A body that fails the answer's checks is
+// counted and logged by verifyAnswer like a forged status answer.
+func (p *Pipeline) applySigned(ctx context.Context, d tenant.Document, body []byte) (bool, error) {
+	if p.o.AnswerRoots == nil || len(body) == 0 {
+		return false, nil
+	}
+	st, err := recepcion.DecodeCallback(body)
+	if err != nil || !st.Estado.Final() || len(st.ResponseXML) == 0 {
+		return false, nil
+	}
+	if err := p.verifyAnswer(&d, st); err != nil {
+		return false, nil
+	}
+	ctx, cancel := p.workCtx(ctx)
+	defer cancel()
+	p.applyStatus(&d, st)
+	err = p.save(ctx, &d)
+	if errors.Is(err, tenant.ErrConflict) {
+		// Stored meanwhile (a check, the background worker): the signed
+		// verdict is the newest word unless the fresh copy has one.
+		if d, err = p.reload(ctx, d); err == nil && !d.Estado.Final() {
+			p.applyStatus(&d, st)
+			err = p.save(ctx, &d)
+		}
+	}
+	if err != nil {
+		return true, fmt.Errorf("store the signed verdict: %w", err)
+	}
+	p.metrics.outcomes.WithLabelValues(opCallback, string(d.Estado)).Inc()
+	return true, nil
 }

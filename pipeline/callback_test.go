@@ -2,12 +2,18 @@ package pipeline
 
 import (
 	"context"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"facturad/hacienda"
+	"facturad/hacienda/recepcion"
+	"facturad/hacienda/sandbox"
 	"facturad/tenant"
 )
 
@@ -39,7 +45,7 @@ func TestCallback(t *testing.T) {
 		{strings.Repeat("5", 50), token},
 		{"not-a-clave", token},
 	} {
-		if err := b.p.Callback(ctx, bad.clave, bad.token); !errors.Is(err, ErrBadCallback) {
+		if err := b.p.Callback(ctx, bad.clave, bad.token, nil); !errors.Is(err, ErrBadCallback) {
 			t.Errorf("callback %.12s…/%.8s…: %v, want ErrBadCallback", bad.clave, bad.token, err)
 		}
 	}
@@ -47,7 +53,7 @@ func TestCallback(t *testing.T) {
 		t.Fatalf("refused callbacks asked %d times, counted %v", got, metric("refused"))
 	}
 
-	if err := b.p.Callback(ctx, clave, token); err != nil {
+	if err := b.p.Callback(ctx, clave, token, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := b.sub.statuses.Load() - before; got != 1 || metric("asked") != 1 {
@@ -56,10 +62,113 @@ func TestCallback(t *testing.T) {
 	if d := b.stored(t, clave); d.Estado != tenant.StateAccepted {
 		t.Fatalf("after the callback: %s", d.Estado)
 	}
-	if err := b.p.Callback(ctx, clave, token); err != nil {
+	if err := b.p.Callback(ctx, clave, token, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := b.sub.statuses.Load() - before; got != 1 || metric("settled") != 1 {
 		t.Fatalf("a callback for a settled document asked (%d status calls in all), counted %v", got, metric("settled"))
+	}
+}
+
+// callbackBody is the JSON the tax authority posts to a callbackUrl for
+// st, with its answer as given.
+func callbackBody(t *testing.T, st recepcion.Status) []byte {
+	t.Helper()
+	b, err := json.Marshal(map[string]string{
+		"clave": st.Clave, "fecha": st.Fecha, "ind-estado": string(st.Estado),
+		"respuesta-xml": base64.StdEncoding.EncodeToString(st.ResponseXML),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestCallbackSignedVerdict: a callback whose body carries the tax
+// authority's signed verdict, verified against the trusted roots, is
+// stored without a status call; a verdict signed by an untrusted key, a
+// body that is not final, or any body when no roots are configured makes
+// the service ask instead, and a forged body changes nothing by itself.
+func TestCallbackSignedVerdict(t *testing.T) {
+	trusted, err := sandbox.DefaultAnswerSigner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	forger, err := sandbox.DefaultAnswerSigner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots := x509.NewCertPool()
+	roots.AddCert(trusted.Chain[len(trusted.Chain)-1])
+	tests := []struct {
+		name    string
+		roots   *x509.CertPool
+		body    func(t *testing.T, st recepcion.Status) []byte
+		outcome string // of the callback metric
+		asks    int64  // status calls the callback made
+	}{
+		{"applied/genuine signed verdict", roots, callbackBody, "applied", 0},
+		{"asked/signed by an untrusted key", roots, func(t *testing.T, st recepcion.Status) []byte {
+			m, err := hacienda.ParseMensajeHacienda(st.ResponseXML)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m.Namespace = ""
+			m.Mensaje, m.EstadoMensaje = hacienda.MensajeRechazado, "Rechazado"
+			unsigned, err := hacienda.MarshalMensajeHacienda(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.ResponseXML, err = forger.SignAnswer(unsigned); err != nil {
+				t.Fatal(err)
+			}
+			st.Estado = recepcion.EstadoRechazado
+			return callbackBody(t, st)
+		}, "asked", 1},
+		{"asked/not final", roots, func(t *testing.T, st recepcion.Status) []byte {
+			st.Estado, st.ResponseXML = "procesando", nil
+			return callbackBody(t, st)
+		}, "asked", 1},
+		{"asked/no trusted roots", nil, callbackBody, "asked", 1},
+		{"asked/empty body", roots, func(*testing.T, recepcion.Status) []byte { return nil }, "asked", 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := setup(t, setupOptions{
+				sandbox: sandbox.Options{AnswerSigner: trusted},
+				pipeline: func(o *Options) {
+					o.CallbackBase = "https://facturas.example.cr/"
+					o.CallbackKey = []byte(strings.Repeat("k", 32))
+					o.AnswerRoots = tt.roots
+				},
+			})
+			ctx := context.Background()
+			clave := b.mustSend(t, request("01", "signed-callback")).Document.Clave
+			// The tax authority's answer, fetched as the callback would
+			// carry it.
+			creds, err := b.p.credentials(ctx, b.company.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := b.client.Status(ctx, creds, clave)
+			if err != nil || st.Estado != recepcion.EstadoAceptado {
+				t.Fatalf("status: %+v, %v", st.Estado, err)
+			}
+			before := b.sub.statuses.Load()
+			if err := b.p.Callback(ctx, clave, b.p.callbackToken(clave), tt.body(t, st)); err != nil {
+				t.Fatal(err)
+			}
+			if got := b.sub.statuses.Load() - before; got != tt.asks {
+				t.Errorf("the callback made %d status calls, want %d", got, tt.asks)
+			}
+			if got := testutil.ToFloat64(b.p.metrics.callback.WithLabelValues(tt.outcome)); got != 1 {
+				t.Errorf("callbacks %s: %v, want 1", tt.outcome, got)
+			}
+			// Whichever way, the stored verdict is the tax authority's
+			// genuine one, with its signed answer.
+			if d := b.stored(t, clave); d.Estado != tenant.StateAccepted || len(d.ResponseXML) == 0 {
+				t.Errorf("stored %s with %d bytes of answer, want 01 with the signed answer", d.Estado, len(d.ResponseXML))
+			}
+		})
 	}
 }

@@ -73,7 +73,7 @@ func newMetrics(r prometheus.Registerer, ls *lanes) (*pipelineMetrics, error) {
 			Namespace: metrics.Namespace,
 			Subsystem: "pipeline",
 			Name:      "callbacks_total",
-			Help:      "Callbacks of the tax authority, by what they led to: asked (the status was asked), settled (already final), refused (bad token or clave), failed.",
+			Help:      "Callbacks of the tax authority, by what they led to: applied (their signed verdict stored), asked (the status was asked), settled (already final), refused (bad token or clave), failed.",
 		}, []string{"outcome"}),
 	}
 	m.lanes = prometheus.NewGaugeFunc(prometheus.GaugeOpts{
