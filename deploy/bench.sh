@@ -5,7 +5,12 @@
 # facturad loadgen, which reports each replica's CPU per document and
 # measures one raw RSA-2048 signature in the same run for scale.
 #
-#   deploy/bench.sh [--store sqlite|postgres] [--replicas N] [--serve-bin FILE] [--keep] [LOADGEN FLAGS…]
+#   deploy/bench.sh [--store sqlite|postgres] [--replicas N] [--callbacks] [--serve-bin FILE] [--keep] [LOADGEN FLAGS…]
+#
+# The replicas trust the sandbox's answer certificate (--hacienda-trust-bundle),
+# as a production service trusts the tax authority's. --callbacks gives each a
+# public URL, so that the sandbox calls back with each verdict instead of the
+# replicas asking for it.
 #
 # --serve-bin runs the replicas (and the sandbox) from another build, such
 # as one of an earlier commit, with this tree's loadgen: before and after a
@@ -24,9 +29,10 @@ cd "$(dirname "$0")/.."
 
 log() { printf 'bench.sh: %s\n' "$*" >&2; }
 
-store=sqlite replicas=1 keep= serve_bin=
+store=sqlite replicas=1 keep= serve_bin= callbacks=
 while (($#)); do
 	case $1 in
+	--callbacks) callbacks=1; shift ;;
 	--serve-bin) serve_bin=$(realpath "$2"); shift 2 ;;
 	--store) store=$2; shift 2 ;;
 	--replicas) replicas=$2; shift 2 ;;
@@ -77,7 +83,8 @@ waitfor() {
 	log "timed out waiting for '$2' in $1:"; cat "$1" >&2; exit 1
 }
 
-"$sbin" sandbox --listen 127.0.0.1:0 --delay 0 --log-level warn >"$work/sandbox.out" 2>&1 &
+"$sbin" sandbox --listen 127.0.0.1:0 --delay 0 --log-level warn --answer-ca-out "$work/answer-ca.pem" \
+	>"$work/sandbox.out" 2>&1 &
 pids+=($!)
 line=$(waitfor "$work/sandbox.out" 'sandbox listening')
 api=$(sed -E 's/.*api ([^ ]+).*/\1/' <<<"$line")
@@ -97,12 +104,30 @@ if [[ $store == postgres ]]; then
 	loadargs=(--aux-process postgres --aux-process redis-server)
 fi
 
+# free_port: a loopback port nothing listens on a moment ago.
+free_port() {
+	local p
+	for _ in $(seq 1 100); do
+		p=$((20000 + RANDOM % 40000))
+		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+			echo "$p"
+			return
+		fi
+	done
+	log "no free port found"; exit 1
+}
+
 for ((i = 1; i <= replicas; i++)); do
-	migrate=()
-	((i == 1)) && [[ $store == postgres ]] && migrate=(--migrate)
-	"$sbin" serve --listen 127.0.0.1:0 --admin-listen 127.0.0.1:0 --data-dir "$work/data$i" --log-level warn \
-		--hacienda-api-url "$api" --hacienda-token-url "$token" "${storeargs[@]}" "${migrate[@]}" \
-		>"$work/serve$i.out" 2>&1 &
+	extra=()
+	((i == 1)) && [[ $store == postgres ]] && extra+=(--migrate)
+	listen=127.0.0.1:0
+	if [[ -n $callbacks ]]; then
+		listen=127.0.0.1:$(free_port)
+		extra+=(--public-url "http://$listen")
+	fi
+	"$sbin" serve --listen "$listen" --admin-listen 127.0.0.1:0 --data-dir "$work/data$i" --log-level warn \
+		--hacienda-api-url "$api" --hacienda-token-url "$token" --hacienda-trust-bundle "$work/answer-ca.pem" \
+		"${storeargs[@]}" "${extra[@]}" >"$work/serve$i.out" 2>&1 &
 	pids+=($!)
 	line=$(waitfor "$work/serve$i.out" 'facturad listening')
 	loadargs+=(--url "$(sed -E 's/.*api (http:[^ ]+).*/\1/' <<<"$line")" --server-pid "${pids[-1]}")

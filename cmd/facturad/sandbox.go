@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/pem"
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"facturad/hacienda/sandbox"
@@ -22,6 +24,7 @@ func runSandbox(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 	seed := fs.Uint64("seed", uint64(time.Now().UnixNano()), "seed of the fault injection")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	trusted := fs.String("trusted-ca", "", "PEM file of the authorities documents' signing certificates must chain to (default: any)")
+	answerCA := fs.String("answer-ca-out", "", "write the PEM certificate of the authority the sandbox's signed answers chain to into this file, for a service's --hacienda-trust-bundle (default: not written)")
 	xsdDir := fs.String("xsd-dir", "", "folder of the official v4.4 schemas (hacienda/testdata/xsd/2024/v4.4): validate every document with xmllint too (default: the strict reader only)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -41,7 +44,18 @@ func runSandbox(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 		}
 		checks.Schema = sandbox.AllOf(checks.Schema, xsd)
 	}
+	answers, err := sandbox.DefaultAnswerSigner()
+	if err != nil {
+		return err
+	}
+	if *answerCA != "" {
+		root := answers.Chain[len(answers.Chain)-1]
+		if err := os.WriteFile(*answerCA, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: root.Raw}), 0o644); err != nil {
+			return fmt.Errorf("--answer-ca-out: %w", err)
+		}
+	}
 	s, err := sandbox.Listen(*listen, sandbox.Options{
+		AnswerSigner:    answers,
 		Checks:          &checks,
 		ProcessingDelay: *delay,
 		AdminToken:      *adminToken,
