@@ -264,14 +264,16 @@ func processesCPU(pids []int) (each []time.Duration, sum time.Duration, err erro
 }
 
 // The services count as settled once their CPU time has grown by less
-// than settleIdle per settleStep and replica for settleQuiet in a row: 5%
-// of one core each (/proc counts in 10 ms ticks, so an idle service shows
-// a tick now and then; a document's verdict costs a few milliseconds) for
+// than settleIdle per settleStep and replica for settleQuiet in a row: 10%
+// of one core each. An idle service takes under 1% (the background
+// worker's empty looks; /proc counts in 10 ms ticks, so a tick shows now
+// and then), one built with the race detector several times that, while
+// settling a run's verdicts takes most of a core. The quiet spell is
 // longer than the pipeline waits before first asking about a submitted
 // document (3s), so that no verdict is still to be asked for.
 const (
 	settleStep  = 500 * time.Millisecond
-	settleIdle  = settleStep / 20
+	settleIdle  = settleStep / 10
 	settleQuiet = 5 * time.Second
 )
 
