@@ -233,9 +233,9 @@ type Callbacks interface {
 }
 
 // CallbackMaxBody bounds a callback's body, which anyone may post: the
-// status JSON with a base64 MensajeHacienda fits
-// (a signed answer is a few KiB); a larger one is refused, and the safety
-// poll still settles its document.
+// status JSON with a base64 MensajeHacienda fits (a signed answer is a few
+// KiB); a larger one is refused, and the safety poll still settles its
+// document.
 const CallbackMaxBody = 64 << 10
 
 // CallbackRoute is the route the tax authority posts a document's final

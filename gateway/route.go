@@ -35,8 +35,9 @@ type Route struct {
 // Handler answers one call: every route, the built-in ones and those added
 // through Options.Routes, has this signature. The gateway has authenticated
 // the caller (unless the route is Public), enforced the body limit and
-// copied what the handler needs into r; a returned error is mapped to the contract's error form (see
-// docs/design/gateway.md), a Reply is written as given.
+// copied what the handler needs into r; a returned error is mapped to the
+// contract's error form (see docs/design/gateway.md), a Reply is written as
+// given.
 type Handler func(ctx context.Context, r *Request) (Reply, error)
 
 // Request is what a Route handler receives. It owns every field: nothing

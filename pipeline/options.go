@@ -118,11 +118,11 @@ type Options struct {
 
 	// RetryInterval is how often the background worker looks for due
 	// documents when it found none (default 100 ms: claims stay small and
-	// spread, instead of a second's worth of status calls at once); RetryWorkers how many it
-	// works on at once (default 32: the calls mostly wait for the tax
-	// authority, and the limiter paces each company); RetryBatch how many
-	// it claims at once (default 32), never more than free workers, so
-	// that each claimed document starts at once;
+	// spread, instead of a second's worth of status calls at once);
+	// RetryWorkers how many it works on at once (default 32: the calls
+	// mostly wait for the tax authority, and the limiter paces each
+	// company); RetryBatch how many it claims at once (default 32), never
+	// more than free workers, so that each claimed document starts at once;
 	// Lease how long a claimed document is kept from other replicas
 	// (default 2m, or 30s more than an attempt when that is longer). Lease
 	// must exceed what one document's attempt may take, 2×SubmitTimeout +

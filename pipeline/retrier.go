@@ -153,9 +153,6 @@ func (p *Pipeline) retry(ctx context.Context, d *tenant.Document) {
 	}
 	d.Attempts++
 	known, err := p.askStatus(ctx, d)
-	// Missing or refused credentials: no attempt succeeds until they change,
-	// and each attempt with refused ones counts against the taxpayer's
-	// account.
 	if err != nil && recepcion.Judge(err).Kind == recepcion.BadCredentials {
 		// Every login with refused credentials counts against the
 		// taxpayer's account: stop until the company corrects them and the

@@ -12,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	pkcs12 "software.sslmate.com/src/go-pkcs12"
+
+	"facturad/hacienda"
 )
 
 // Errors callers branch on with errors.Is. None of them, nor any error this
@@ -208,33 +210,23 @@ func ParseIdentification(s string) (Identification, error) {
 		}
 	}
 	d := digits.String()
-	var id Identification
-	switch strings.ToUpper(prefix) {
-	case "CPF":
-		if len(d) == 10 && d[0] == '0' {
-			d = d[1:]
-		}
-		id = Identification{Tipo: "01", Numero: d}
-		if len(d) != 9 || d[0] == '0' {
-			return Identification{}, fmt.Errorf("%w: %q", ErrNoIdentification, s)
-		}
-	case "CPJ":
-		id = Identification{Tipo: "02", Numero: d}
-		if len(d) != 10 {
-			return Identification{}, fmt.Errorf("%w: %q", ErrNoIdentification, s)
-		}
-	case "DIMEX", "DIDI":
-		id = Identification{Tipo: "03", Numero: d}
-		if (len(d) != 11 && len(d) != 12) || d[0] == '0' {
-			return Identification{}, fmt.Errorf("%w: %q", ErrNoIdentification, s)
-		}
-	case "NITE":
-		id = Identification{Tipo: "04", Numero: d}
-		if len(d) != 10 {
-			return Identification{}, fmt.Errorf("%w: %q", ErrNoIdentification, s)
-		}
-	default:
+	tipo, ok := serialPrefixTipo[strings.ToUpper(prefix)]
+	if !ok {
 		return Identification{}, fmt.Errorf("%w: %q", ErrNoIdentification, s)
 	}
-	return id, nil
+	if tipo == hacienda.IDFisica && len(d) == 10 && d[0] == '0' {
+		d = d[1:] // the province digit padded to two
+	}
+	lo, hi, _ := hacienda.NationalIDDigits(tipo)
+	noLeadingZero := tipo == hacienda.IDFisica || tipo == hacienda.IDDIMEX
+	if len(d) < lo || len(d) > hi || (noLeadingZero && d[0] == '0') {
+		return Identification{}, fmt.Errorf("%w: %q", ErrNoIdentification, s)
+	}
+	return Identification{Tipo: tipo, Numero: d}, nil
+}
+
+// serialPrefixTipo maps a SERIALNUMBER prefix to its identification type.
+var serialPrefixTipo = map[string]string{
+	"CPF": hacienda.IDFisica, "CPJ": hacienda.IDJuridica,
+	"DIMEX": hacienda.IDDIMEX, "DIDI": hacienda.IDDIMEX, "NITE": hacienda.IDNITE,
 }

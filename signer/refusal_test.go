@@ -8,12 +8,10 @@ import (
 	"crypto/rsa"
 	"crypto/sha1"
 	"crypto/sha256"
-	"crypto/sha512"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/base64"
 	"errors"
-	"hash"
 	"math/big"
 	"os"
 	"strings"
@@ -83,39 +81,6 @@ func (s *sigDoc) remove(t *testing.T, p string) {
 	e.Parent().RemoveChild(e)
 }
 
-func (s *sigDoc) byID(id string) *etree.Element {
-	var found *etree.Element
-	var walk func(e *etree.Element)
-	walk = func(e *etree.Element) {
-		if found != nil {
-			return
-		}
-		if e.SelectAttrValue("Id", "") == id {
-			found = e
-			return
-		}
-		for _, c := range e.ChildElements() {
-			walk(c)
-		}
-	}
-	walk(s.root)
-	return found
-}
-
-func hashFor(t *testing.T, alg string) hash.Hash {
-	t.Helper()
-	switch alg {
-	case AlgorithmSHA256:
-		return sha256.New()
-	case "http://www.w3.org/2001/04/xmlenc#sha512":
-		return sha512.New()
-	case "http://www.w3.org/2000/09/xmldsig#sha1":
-		return sha1.New()
-	}
-	t.Fatalf("no digest %q", alg)
-	return nil
-}
-
 // redigest recomputes the DigestValue of every reference of SignedInfo whose
 // target exists, the way a verifier reads it. A target that does not
 // canonicalize is digested as empty.
@@ -125,7 +90,8 @@ func (s *sigDoc) redigest(t *testing.T) {
 		uri := r.SelectAttrValue("URI", "")
 		target := s.root
 		if uri != "" {
-			if target = s.byID(strings.TrimPrefix(uri, "#")); target == nil {
+			// The verifier's own index: an Id used twice maps to nil.
+			if target = indexIDs(s.root)[strings.TrimPrefix(uri, "#")]; target == nil {
 				continue
 			}
 		}
@@ -146,7 +112,10 @@ func (s *sigDoc) redigest(t *testing.T) {
 		if dm == nil || dv == nil {
 			continue
 		}
-		h := hashFor(t, dm.SelectAttrValue("Algorithm", ""))
+		h, err := newHash(dm.SelectAttrValue("Algorithm", ""))
+		if err != nil {
+			t.Fatal(err)
+		}
 		var parent *etree.Element
 		at := 0
 		if enveloped {
@@ -217,22 +186,6 @@ const (
 	leaveAsIs                        // nothing
 )
 
-// refusalBase signs the example invoice with the fixture certificate at the
-// golden time.
-func refusalBase(t *testing.T) []byte {
-	t.Helper()
-	doc, err := os.ReadFile("testdata/golden/FE-ejemplo1.xml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := Sign(doc, fixture(t).Key, fixtureChain(t), PolicyV44,
-		WithClock(func() time.Time { return goldenTime }), WithID("refusal"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 // appendText adds suffix to the text of e. A stray character after valid
 // base64 makes the decoder fail after it has decoded the whole value, so
 // only the decoding error can refuse it.
@@ -254,7 +207,7 @@ func sha256B64(b []byte) string {
 // later check and for another reason, which the mentioned text tells apart.
 func TestVerifyRefusal(t *testing.T) {
 	t.Parallel()
-	base := refusalBase(t)
+	base := signedExample(t)
 	if _, err := Verify(base); err != nil {
 		t.Fatalf("untouched document: %v", err)
 	}
@@ -595,7 +548,7 @@ func TestVerifyRefusal(t *testing.T) {
 // their changes and not from the sealing.
 func TestVerifyRefusalSealing(t *testing.T) {
 	t.Parallel()
-	base := refusalBase(t)
+	base := signedExample(t)
 	caPEM, err := os.ReadFile(fixtureCAPEM)
 	if err != nil {
 		t.Fatal(err)

@@ -34,9 +34,9 @@ func (s *Sandbox) callBack(d *document) {
 	}()
 	// Wait for the verdict as the status resource sees it: the delay is on
 	// the sandbox's clock and may be changed meanwhile.
-	body := statusBody{Clave: d.Key, Fecha: d.ReceivedAt.In(costaRica).Format(time.RFC3339)}
+	var body statusBody
 	for {
-		body.IndEstado, body.RespuestaXML = s.state(ctx, d)
+		body = s.statusOf(ctx, d.Key, d)
 		if body.IndEstado != "recibido" && body.IndEstado != "procesando" {
 			break
 		}

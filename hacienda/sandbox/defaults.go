@@ -51,11 +51,7 @@ type SignatureCheck struct {
 
 // Check implements Check.
 func (c SignatureCheck) Check(ctx context.Context, xml []byte) []string {
-	in, err := readDoc(xml)
-	if err != nil {
-		return []string{"El comprobanteXml no es un documento XML bien formado."}
-	}
-	return c.checkRead(ctx, xml, in)
+	return checkReading(ctx, xml, c)
 }
 
 // checkRead is Check for a document the sandbox has read already.

@@ -75,6 +75,32 @@ type readCheck interface {
 	checkRead(ctx context.Context, xml []byte, in docInfo) []string
 }
 
+// notWellFormed is the finding, and the refusal, for a document the
+// sandbox cannot read.
+const notWellFormed = "El comprobanteXml no es un documento XML bien formado."
+
+// checkReading is a readCheck's Check: it reads the document first.
+func checkReading(ctx context.Context, xml []byte, rc readCheck) []string {
+	in, err := readDoc(xml)
+	if err != nil {
+		return []string{notWellFormed}
+	}
+	return rc.checkRead(ctx, xml, in)
+}
+
+// runCheck runs c on a document the sandbox has read: as read when c can
+// take it, nothing for a nil c.
+func runCheck(ctx context.Context, c Check, xml []byte, in docInfo) []string {
+	switch c := c.(type) {
+	case nil:
+		return nil
+	case readCheck:
+		return c.checkRead(ctx, xml, in)
+	default:
+		return c.Check(ctx, xml)
+	}
+}
+
 // claveIssuer is the identification the document's clave must carry: the
 // Emisor's, but in a purchase invoice (08) the Receptor's, the buyer that
 // issues it (spec §15.3). A receptor message's clave is the received

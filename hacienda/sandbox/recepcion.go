@@ -155,7 +155,7 @@ func (s *Sandbox) handleSubmit(w http.ResponseWriter, r *http.Request) {
 	}
 	in, err := readDoc(xml)
 	if err != nil {
-		s.badRequest(w, "El comprobanteXml no es un documento XML bien formado.")
+		s.badRequest(w, notWellFormed)
 		return
 	}
 	if cause := checkAgainstXML(&b, in); cause != "" {
@@ -284,10 +284,16 @@ func (s *Sandbox) handleStatus(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusNotFound)
 		return
 	}
-	body := statusBody{Clave: key, Fecha: d.ReceivedAt.In(costaRica).Format(time.RFC3339)}
-	body.IndEstado, body.RespuestaXML = s.state(r.Context(), d)
 	w.Header().Set("Content-Type", "application/json")
-	_ = json.NewEncoder(w).Encode(body)
+	_ = json.NewEncoder(w).Encode(s.statusOf(r.Context(), key, d))
+}
+
+// statusOf is the status resource's answer about d, asked for by key (the
+// clave, or clave-consecutivoReceptor).
+func (s *Sandbox) statusOf(ctx context.Context, key string, d *document) statusBody {
+	body := statusBody{Clave: key, Fecha: d.ReceivedAt.In(costaRica).Format(time.RFC3339)}
+	body.IndEstado, body.RespuestaXML = s.state(ctx, d)
+	return body
 }
 
 // state is a document's ind-estado and, once final, its base64 answer.
@@ -320,13 +326,7 @@ func (s *Sandbox) judge(ctx context.Context, d *document) {
 		checks = []Check{s.checks.Signature}
 	}
 	for _, c := range checks {
-		switch c := c.(type) {
-		case nil:
-		case readCheck:
-			lines = append(lines, c.checkRead(ctx, d.XML, d.info)...)
-		default:
-			lines = append(lines, c.Check(ctx, d.XML)...)
-		}
+		lines = append(lines, runCheck(ctx, c, d.XML, d.info)...)
 	}
 	lines = append(lines, d.faults.rejected...)
 	lines, credits := s.judgeReferences(d, lines)

@@ -36,11 +36,7 @@ func NewXSDCheck(dir string) (*XSDCheck, error) {
 // Check implements Check: one finding per xmllint error line, in the -1
 // rows the tax authority writes for schema errors.
 func (c *XSDCheck) Check(ctx context.Context, xml []byte) []string {
-	in, err := readDoc(xml)
-	if err != nil {
-		return []string{"El comprobanteXml no es un documento XML bien formado."}
-	}
-	return c.checkRead(ctx, xml, in)
+	return checkReading(ctx, xml, c)
 }
 
 // checkRead is Check for a document the sandbox has read already.
@@ -84,7 +80,9 @@ type allOf []Check
 func (a allOf) Check(ctx context.Context, xml []byte) []string {
 	var out []string
 	for _, c := range a {
-		out = append(out, c.Check(ctx, xml)...)
+		if c != nil {
+			out = append(out, c.Check(ctx, xml)...)
+		}
 	}
 	return out
 }
@@ -92,11 +90,7 @@ func (a allOf) Check(ctx context.Context, xml []byte) []string {
 func (a allOf) checkRead(ctx context.Context, xml []byte, in docInfo) []string {
 	var out []string
 	for _, c := range a {
-		if rc, ok := c.(readCheck); ok {
-			out = append(out, rc.checkRead(ctx, xml, in)...)
-		} else {
-			out = append(out, c.Check(ctx, xml)...)
-		}
+		out = append(out, runCheck(ctx, c, xml, in)...)
 	}
 	return out
 }

@@ -90,25 +90,6 @@ func invalidAt(b []byte) int {
 	return len(b)
 }
 
-// LoneSurrogate finds, in a JSON text, the first \u escape of a surrogate
-// that is not half of a pair; it returns the byte offset of the escape, or
-// -1.
-func LoneSurrogate(js []byte) int {
-	lone, _ := scanEscapes(js)
-	return lone
-}
-
-// EscapesNonChar reports whether a JSON text has a \u escape of a
-// character XML cannot carry (a control character other than tab, line
-// feed and carriage return, U+FFFE, U+FFFF), the only way such a character
-// gets into valid JSON besides a raw U+FFFE or U+FFFF. Escapes of ordinary
-// characters (as encoders that write ASCII only produce for every accent)
-// do not count.
-func EscapesNonChar(js []byte) bool {
-	_, nonChar := scanEscapes(js)
-	return nonChar
-}
-
 // scanEscapes walks js's \u escapes once: the offset of the first
 // surrogate escape that is not half of a pair (-1 when none; the walk
 // stops there), and whether an escape before it stands for a character

@@ -53,8 +53,8 @@ func TestLoneSurrogate(t *testing.T) {
 		{`{"a":"\ud83d\ude00\udc00"}`, 18},
 	}
 	for _, tt := range tests {
-		if got := LoneSurrogate([]byte(tt.in)); got != tt.want {
-			t.Errorf("LoneSurrogate(%s) = %d, want %d", tt.in, got, tt.want)
+		if got := loneSurrogate([]byte(tt.in)); got != tt.want {
+			t.Errorf("loneSurrogate(%s) = %d, want %d", tt.in, got, tt.want)
 		}
 	}
 }
@@ -73,11 +73,11 @@ func TestEscapesNonChar(t *testing.T) {
 		{`{"a":"ok \u00e9 then \u001b"}`, true},
 		{`{"a":"\uFFFE"}`, true},
 		{`{"a":"\uffff"}`, true},
-		{`{"a":"\ud800"}`, false}, // lone: LoneSurrogate's to report
+		{`{"a":"\ud800"}`, false}, // lone: scanEscapes reports it apart
 	}
 	for _, tt := range tests {
-		if got := EscapesNonChar([]byte(tt.in)); got != tt.want {
-			t.Errorf("EscapesNonChar(%s) = %v, want %v", tt.in, got, tt.want)
+		if got := escapesNonChar([]byte(tt.in)); got != tt.want {
+			t.Errorf("escapesNonChar(%s) = %v, want %v", tt.in, got, tt.want)
 		}
 	}
 }
@@ -96,7 +96,7 @@ func TestCheckJSON(t *testing.T) {
 }
 
 // FuzzCheck: whatever Check accepts encodes as XML text, and a JSON string
-// whose escapes LoneSurrogate accepts decodes without replacement.
+// whose escapes scanEscapes accepts decodes without replacement.
 func FuzzCheck(f *testing.F) {
 	for _, s := range []string{"", "abc", "a\x00", "\uFFFE", "caf\xe9", `\ud800`} {
 		f.Add(s)
@@ -113,8 +113,19 @@ func FuzzCheck(f *testing.F) {
 			}
 		}
 		js, _ := json.Marshal(s)
-		if LoneSurrogate(js) != -1 && utf8.ValidString(s) {
+		if loneSurrogate(js) != -1 && utf8.ValidString(s) {
 			t.Fatalf("a lone surrogate found in the encoding of valid text %q: %s", s, js)
 		}
 	})
+}
+
+// loneSurrogate and escapesNonChar are scanEscapes's two answers apart.
+func loneSurrogate(js []byte) int {
+	lone, _ := scanEscapes(js)
+	return lone
+}
+
+func escapesNonChar(js []byte) bool {
+	_, nonChar := scanEscapes(js)
+	return nonChar
 }

@@ -171,8 +171,8 @@ func (b *batcher) commit(batch []*writeOp) {
 
 // run runs the writes in one transaction: each in its own savepoint when
 // there are several. errs holds each write's own failure; err is the
-// transaction's (begin, savepoint, commit), which fails every write that
-// had none of its own.
+// transaction's (begin, savepoint, commit), which fails every write
+// (commit says how).
 func (b *batcher) run(ops []*writeOp) (errs []error, err error) {
 	errs = make([]error, len(ops))
 	ctx := context.Background()
