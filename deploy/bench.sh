@@ -26,8 +26,7 @@
 # folder, the logs and the schema. Needs bash 4.4 or later.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-
-log() { printf 'bench.sh: %s\n' "$*" >&2; }
+. deploy/lib.sh
 
 store=sqlite replicas=1 keep= serve_bin= callbacks=
 while (($#)); do
@@ -103,19 +102,6 @@ if [[ $store == postgres ]]; then
 		--master-key "$("$bin" keygen)")
 	loadargs=(--aux-process postgres --aux-process redis-server)
 fi
-
-# free_port: a loopback port nothing listens on a moment ago.
-free_port() {
-	local p
-	for _ in $(seq 1 100); do
-		p=$((20000 + RANDOM % 40000))
-		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
-			echo "$p"
-			return
-		fi
-	done
-	log "no free port found"; exit 1
-}
 
 for ((i = 1; i <= replicas; i++)); do
 	extra=()

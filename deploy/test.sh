@@ -14,16 +14,15 @@
 # fsync and synchronous commits instead of the tests' fast settings.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. deploy/lib.sh
 
 run_cmd=()
 if [[ ${1:-} == --run ]]; then
 	shift
-	(($#)) || { printf 'test.sh: --run needs a command\n' >&2; exit 2; }
+	(($#)) || { log "--run needs a command"; exit 2; }
 	run_cmd=("$@")
 	set --
 fi
-
-log() { printf 'test.sh: %s\n' "$*" >&2; }
 
 as_root() {
 	if [[ $(id -u) -eq 0 ]]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else
@@ -72,19 +71,6 @@ cleanup() {
 	exit $rc
 }
 trap cleanup EXIT INT TERM
-
-free_port() {
-	local p
-	for _ in $(seq 1 100); do
-		p=$((20000 + RANDOM % 40000))
-		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
-			echo "$p"
-			return
-		fi
-	done
-	log "no free port found"
-	exit 1
-}
 
 # PostgreSQL refuses to run as root: run it as the postgres user when we are root.
 pg_user=

@@ -48,7 +48,7 @@ func TestForgedAnswersAreNotApplied(t *testing.T) {
 		t.Fatal(err)
 	}
 	roots := x509.NewCertPool()
-	roots.AddCert(trusted.Chain[len(trusted.Chain)-1])
+	roots.AddCert(trusted.Root())
 
 	resign := func(t *testing.T, s *sandbox.CertificateSigner, st *recepcion.Status, change func(m *hacienda.MensajeHacienda)) {
 		m, err := hacienda.ParseMensajeHacienda(st.ResponseXML)

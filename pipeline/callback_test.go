@@ -99,7 +99,7 @@ func TestCallbackSignedVerdict(t *testing.T) {
 		t.Fatal(err)
 	}
 	roots := x509.NewCertPool()
-	roots.AddCert(trusted.Chain[len(trusted.Chain)-1])
+	roots.AddCert(trusted.Root())
 	tests := []struct {
 		name    string
 		roots   *x509.CertPool

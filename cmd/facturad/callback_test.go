@@ -65,6 +65,10 @@ func TestCallbacksSettleWithoutPolling(t *testing.T) {
 	if got := metricSum(t, "http://"+admin+"/metrics", `facturad_hacienda_calls_total{op="status"`); got != 0 {
 		t.Fatalf("%v status calls for %d documents settled by callback, want none", got, len(claves))
 	}
+	// The same counter counts the submissions: a zero above is a count.
+	if got := metricSum(t, "http://"+admin+"/metrics", `facturad_hacienda_calls_total{op="submit"`); got != float64(len(claves)) {
+		t.Fatalf("%v submissions counted for %d documents sent, want one each", got, len(claves))
+	}
 	// A callback with a wrong token is not found and asks nothing.
 	req, _ := http.NewRequest(http.MethodPost, "http://"+api+"/hacienda/callback/"+claves[0]+"/forged", strings.NewReader(`{"ind-estado":"rechazado"}`))
 	req.Header.Set("Content-Type", "application/json")

@@ -45,25 +45,32 @@ type apiClient struct {
 
 func (c apiClient) do(method, path, contentType string, body []byte) (int, []byte) {
 	c.t.Helper()
-	req, err := http.NewRequest(method, c.base+path, bytes.NewReader(body))
+	status, _, b, err := c.try(http.DefaultClient, c.base, method, path, contentType, body)
 	if err != nil {
-		c.t.Fatal(err)
+		c.t.Fatalf("%s %s: %v", method, path, err)
+	}
+	return status, b
+}
+
+// try makes the call with hc against base and returns its error instead of
+// failing the test, for goroutines other than the test's.
+func (c apiClient) try(hc *http.Client, base, method, path, contentType string, body []byte) (int, http.Header, []byte, error) {
+	req, err := http.NewRequest(method, base+path, bytes.NewReader(body))
+	if err != nil {
+		return 0, nil, nil, err
 	}
 	req.Header.Set("AuthToken", c.token)
 	req.SetBasicAuth(c.user, c.pass)
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := hc.Do(req)
 	if err != nil {
-		c.t.Fatalf("%s %s: %v", method, path, err)
+		return 0, nil, nil, err
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	return resp.StatusCode, b
+	return resp.StatusCode, resp.Header, b, err
 }
 
 func (c apiClient) json(method, path string, body []byte, want int, into any) {

@@ -190,10 +190,7 @@ func checkTarget(raw string, allowRemote bool) error {
 		return nil
 	}
 	host := u.Hostname()
-	if strings.EqualFold(host, "localhost") {
-		return nil
-	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+	if loopbackHost(host) {
 		return nil
 	}
 	return fmt.Errorf("url: %s is not a loopback address; load is only sent elsewhere with --allow-remote", host)
@@ -822,6 +819,7 @@ type loadRun struct {
 	next      atomic.Int64 // index of the next call (closed loop)
 	done      atomic.Int64 // calls completed
 	late      atomic.Int64 // open-loop calls that found no free worker
+	last      lastSent     // the documents sent last, for --settle
 	stoppedBy atomic.Value // the first bound reached
 	deadline  time.Time    // zero: no --duration
 }
@@ -954,7 +952,7 @@ func (lr *loadRun) measure(ctx context.Context) loadReport {
 	timedOut := false
 	settleStart := time.Now()
 	if lr.o.Mode == "send" && lr.o.Settle > 0 && cpu0.server >= 0 {
-		settled, timedOut = waitSettled(ctx, lr.o.ServerPIDs, lr.o.Settle)
+		settled, timedOut = waitSettled(ctx, lr.o.ServerPIDs, lr.o.Settle, lr.lastFinal)
 	}
 	r := lr.report(elapsed, cpu0)
 	r.Settled, r.SettleTimedOut, r.SettleWait = settled, timedOut, time.Since(settleStart)
@@ -1010,6 +1008,9 @@ func (lr *loadRun) serve(ctx context.Context, i int, at time.Time, wt *workerTim
 	wt.lat = append(wt.lat, time.Since(at))
 	lr.done.Add(1)
 	a, okCall := lr.record(status, body, err)
+	if okCall && lr.o.Mode == "send" {
+		lr.last.add(sentDoc{c, a.Clave})
+	}
 	if okCall && lr.o.Check {
 		if checkUntilFinal(ctx, c, a.Clave, lr.o.CheckTimeout, lr.tally) {
 			wt.fin = append(wt.fin, time.Since(at))
@@ -1021,20 +1022,8 @@ func (lr *loadRun) serve(ctx context.Context, i int, at time.Time, wt *workerTim
 // hard time limit, the duration or the count stops the run (the first
 // bound reached is noted in stoppedBy).
 func (lr *loadRun) nextCall(ctx context.Context) (int, bool) {
-	switch {
-	case ctx.Err() != nil:
-		lr.stoppedBy.CompareAndSwap(nil, "max-time")
-		return 0, false
-	case !lr.deadline.IsZero() && !time.Now().Before(lr.deadline):
-		lr.stoppedBy.CompareAndSwap(nil, "duration")
-		return 0, false
-	}
 	i := int(lr.next.Add(1) - 1)
-	if lr.o.Count > 0 && i >= lr.o.Count {
-		lr.stoppedBy.CompareAndSwap(nil, "count")
-		return 0, false
-	}
-	return i, true
+	return i, lr.arrives(ctx, i, time.Now())
 }
 
 // record adds the outcome of one measured call to the tally and reports
@@ -1085,14 +1074,14 @@ type cpuStart struct {
 }
 
 // readCPUStart reads the CPU time of this process, of the machine, of the
-// --aux-process processes and, when serverPID is set, of the service; what
+// --aux-process processes and of the --server-pid processes; what
 // it cannot read of the service it says in log.
 func readCPUStart(serverPIDs []int, auxNames []string, log io.Writer) cpuStart {
 	var s cpuStart
 	if len(auxNames) > 0 {
 		s.aux, s.auxErr = snapshotProcs(auxNames)
 	}
-	s.client, _ = processCPU(os.Getpid())
+	s.client, _ = selfCPU()
 	s.machine, s.cores, s.machineErr = machineBusy()
 	s.server = -1
 	if len(serverPIDs) > 0 {
@@ -1124,7 +1113,7 @@ func (lr *loadRun) report(elapsed time.Duration, cpu0 cpuStart) loadReport {
 	if s, ok := lr.stoppedBy.Load().(string); ok {
 		r.StoppedBy = s
 	}
-	if d, err := processCPU(os.Getpid()); err == nil {
+	if d, err := selfCPU(); err == nil {
 		r.ClientCPU = d - cpu0.client
 	}
 	if cpu0.server >= 0 {

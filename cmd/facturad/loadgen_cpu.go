@@ -4,17 +4,21 @@ import (
 	"bytes"
 	"context"
 	"crypto"
-	"crypto/rand"
 	"crypto/rsa"
 	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
+
+	"facturad/signer/certmint"
 )
 
 // CPU references of `facturad loadgen` beside the service's own CPU time:
@@ -38,16 +42,14 @@ func selfCPU() (time.Duration, error) {
 }
 
 // rawRSASignCPU measures the CPU time of one RSA-2048 PKCS#1 v1.5 SHA-256
-// signature (hash included) with Go's crypto/rsa and a generated key, in
+// signature (hash included) with Go's crypto/rsa and a test key (the one
+// the run's companies were minted with, already generated), in
 // this process: the median over rsaBatches batches of the batch's process
 // CPU time per signature. It runs once the load has stopped, since the
 // process time counts every goroutine; the median sets aside a batch that
 // shared the process with a late one or with the garbage collector.
 func rawRSASignCPU() (time.Duration, error) {
-	key, err := rsa.GenerateKey(rand.Reader, 2048)
-	if err != nil {
-		return 0, fmt.Errorf("raw RSA reference: key: %w", err)
-	}
+	key := certmint.TestKey(1)
 	msg := make([]byte, 1024) // about a signed document's SignedInfo and more
 	per := make([]time.Duration, rsaBatches)
 	for b := range per {
@@ -263,25 +265,25 @@ func processesCPU(pids []int) (each []time.Duration, sum time.Duration, err erro
 	return each, sum, nil
 }
 
-// The services count as settled once their CPU time has grown by less
-// than settleIdle per settleStep and replica for settleQuiet in a row: 10%
-// of one core each. An idle service takes under 1% (the background
-// worker's empty looks; /proc counts in 10 ms ticks, so a tick shows now
-// and then), one built with the race detector several times that, while
-// settling a run's verdicts takes most of a core. The quiet spell is
-// longer than the pipeline waits before first asking about a submitted
-// document (3s), so that no verdict is still to be asked for.
+// The services count as settled once the last documents sent are final
+// (their verdicts are asked for in about the order they were sent, 3 s
+// after each submission) and their CPU time has then grown by less than
+// settleIdle per settleStep and replica for settleQuiet in a row: 10% of
+// one core each, above an idle service's timers and empty looks (under 1%
+// built normally, a few times that with the race detector), so that the
+// last verdicts' storing is counted too.
 const (
 	settleStep  = 500 * time.Millisecond
 	settleIdle  = settleStep / 10
-	settleQuiet = 5 * time.Second
+	settleQuiet = time.Second
 )
 
-// waitSettled waits until the services have been quiet for settleQuiet (they
-// have settled what the run left them) or until limit. It returns how long
-// they were still busy after the last call, and whether limit ran out
-// first; the CPU figures read after it cover busy and the quiet time.
-func waitSettled(ctx context.Context, pids []int, limit time.Duration) (busy time.Duration, timedOut bool) {
+// waitSettled waits until final reports that the last documents sent are
+// final and the services have been quiet for settleQuiet since, or until
+// limit. It returns how long they were still settling after the last call,
+// and whether limit ran out first; the CPU figures read after it cover
+// that and the quiet time.
+func waitSettled(ctx context.Context, pids []int, limit time.Duration, final func(context.Context) bool) (busy time.Duration, timedOut bool) {
 	start := time.Now()
 	_, last, err := processesCPU(pids)
 	if err != nil {
@@ -300,12 +302,61 @@ func waitSettled(ctx context.Context, pids []int, limit time.Duration) (busy tim
 		if err != nil {
 			return quietSince.Sub(start), true
 		}
-		if now-last >= settleIdle*time.Duration(len(pids)) {
+		busy := now-last >= settleIdle*time.Duration(len(pids))
+		last = now
+		switch {
+		case busy || !final(ctx):
 			quietSince = time.Now()
-		} else if time.Since(quietSince) >= settleQuiet {
+		case time.Since(quietSince) >= settleQuiet:
 			return quietSince.Sub(start), false
 		}
-		last = now
 	}
 	return time.Since(start), true
+}
+
+// sentDoc is a document a measured send issued, and who may read it.
+type sentDoc struct {
+	c     loadCompany
+	clave string
+}
+
+// lastSent keeps the documents sent last, up to lastSentKept.
+type lastSent struct {
+	mu   sync.Mutex
+	docs []sentDoc
+	next int
+}
+
+const lastSentKept = 32
+
+func (l *lastSent) add(d sentDoc) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.docs) < lastSentKept {
+		l.docs = append(l.docs, d)
+		return
+	}
+	l.docs[l.next] = d
+	l.next = (l.next + 1) % lastSentKept
+}
+
+// lastFinal reports whether the documents sent last are all final (not 04
+// or 05), reading them as stored: reading never asks the tax authority.
+// Those found final are not read again.
+func (lr *loadRun) lastFinal(ctx context.Context) bool {
+	lr.last.mu.Lock()
+	docs := slices.Clone(lr.last.docs)
+	lr.last.mu.Unlock()
+	pending := docs[:0]
+	for _, d := range docs {
+		status, body, err := d.c.branch.do(ctx, "GET", "/api/documents/"+d.clave+"/v4", "", nil)
+		var a sendAnswer
+		if err != nil || status != http.StatusOK || json.Unmarshal(body, &a) != nil || a.Estado == "04" || a.Estado == "05" {
+			pending = append(pending, d)
+		}
+	}
+	lr.last.mu.Lock()
+	lr.last.docs, lr.last.next = pending, 0
+	lr.last.mu.Unlock()
+	return len(pending) == 0
 }

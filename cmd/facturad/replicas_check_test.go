@@ -185,7 +185,7 @@ func limiterDecisions(t *testing.T, replicas []*child) (redis, fallback float64)
 //
 // When a Redis call fails or takes longer than the limiter's timeout
 // (75 ms), the replica paces its calls in process for a second, with a
-// bucket of its own that starts full: by design (docs/design/pipeline.md,
+// bucket of its own (the rate, no burst): by design (docs/design/pipeline.md,
 // "When Redis fails"), those calls are not counted against the shared
 // pace. Each can add at most one call to any span, so the bound allows, on
 // top of paceSlack, as many calls as the replicas report decided in
@@ -202,6 +202,9 @@ func checkPaces(t *testing.T, branches []*replicaBranch, rows []docRow, calls sa
 	redis, fallback := limiterDecisions(t, replicas)
 	allowance := replicaRate*paceSlack.Seconds() + fallback
 	t.Logf("the replicas' limiters decided %v calls through Redis and %v in process (Redis failing)%s", redis, fallback, limiterWarnings(replicas))
+	if redis+fallback == 0 {
+		t.Errorf("the replicas report no limiter decisions: the metric is gone, and the pace check below would hold by default")
+	}
 	if fallback > (redis+fallback)/10 {
 		t.Errorf("Redis failed for %v of %v limiter decisions: the shared pace was hardly exercised", fallback, redis+fallback)
 	}

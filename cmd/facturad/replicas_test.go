@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -312,35 +310,23 @@ func (d *driver) sendOne(t *testing.T, j sendJob, replica, user int) {
 func (d *driver) send(base string, c apiClient, body []byte) (string, error) {
 	deadline := time.Now().Add(45 * time.Second)
 	for {
-		req, err := http.NewRequest("POST", base+"/api/documents/v4", bytes.NewReader(body))
-		if err != nil {
-			return "", err
-		}
-		req.Header.Set("AuthToken", c.token)
-		req.SetBasicAuth(c.user, c.pass)
-		req.Header.Set("Content-Type", "application/json")
-		resp, err := d.hc.Do(req)
-		if err != nil {
-			return "", err
-		}
-		b, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
+		status, header, b, err := c.try(d.hc, base, "POST", "/api/documents/v4", "application/json", body)
 		if err != nil {
 			return "", err
 		}
 		var doc document
 		_ = json.Unmarshal(b, &doc)
 		switch {
-		case resp.StatusCode == 200 && len(doc.Clave) == 50:
+		case status == 200 && len(doc.Clave) == 50:
 			return doc.Clave, nil
-		case resp.StatusCode == 500 && doc.Estado == "05" && len(doc.Clave) == 50:
+		case status == 500 && doc.Estado == "05" && len(doc.Clave) == 50:
 			d.unsent.Add(1)
 			return doc.Clave, nil
-		case resp.StatusCode == 503 && resp.Header.Get("Retry-After") != "" && time.Now().Before(deadline):
+		case status == 503 && header.Get("Retry-After") != "" && time.Now().Before(deadline):
 			d.busy.Add(1)
 			time.Sleep(200 * time.Millisecond)
 		default:
-			return "", fmt.Errorf("status %d: %s", resp.StatusCode, b)
+			return "", fmt.Errorf("status %d: %s", status, b)
 		}
 	}
 }

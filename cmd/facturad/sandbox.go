@@ -49,7 +49,7 @@ func runSandbox(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 		return err
 	}
 	if *answerCA != "" {
-		root := answers.Chain[len(answers.Chain)-1]
+		root := answers.Root()
 		if err := os.WriteFile(*answerCA, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: root.Raw}), 0o644); err != nil {
 			return fmt.Errorf("--answer-ca-out: %w", err)
 		}

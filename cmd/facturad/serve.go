@@ -15,7 +15,6 @@ import (
 	"net/http/pprof"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -43,18 +42,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	if err != nil {
 		return err
 	}
-	if getenv("GOGC") == "" {
-		debug.SetGCPercent(defaultGCPercent)
-	}
 	return serve(ctx, c, stdout, newLogger(stderr, c.LogLevel))
 }
-
-// defaultGCPercent is the service's garbage-collection target when GOGC is
-// not set: a send allocates about 400 KB that lives only for the call, and
-// the live heap is small (tens of MB with a thousand cached certificates),
-// so collecting at 5× the live heap instead of 2× takes about a tenth off
-// a document's CPU for some tens of MB more memory (docs/performance.md).
-const defaultGCPercent = 400
 
 // cleanups is a LIFO list of named stop functions: what started last stops
 // first.
@@ -142,7 +131,7 @@ type wiring struct {
 	// callbackKey keys the tokens of the tax authority's callback URLs.
 	callbackKey []byte
 	cache       tenant.AuthCache
-	limiter     pipeline.Limiter // nil: the pipeline's in-process token bucket
+	limiter     pipeline.Limiter
 	tenants     *tenant.Service
 	docs        *pipeline.Pipeline
 }
@@ -180,9 +169,7 @@ func (w *wiring) openCacheAndLimiter() error {
 		return w.openRedisCacheAndLimiter()
 	}
 	w.cache = authcache.NewMemory(authcache.MemoryOptions{})
-	if w.c.HaciendaRate != 0 || w.c.HaciendaBurst != 0 {
-		w.limiter = pipeline.NewTokenBucket(w.c.pace())
-	}
+	w.limiter = pipeline.NewTokenBucket(w.c.pace())
 	if w.c.DatabaseURL != "" {
 		// Replicas sharing PostgreSQL without Redis each cache alone: a
 		// deactivation reaches the others only when their entries expire.
@@ -435,7 +422,7 @@ func openHacienda(c Config, log *slog.Logger, reg *prometheus.Registry, stop *cl
 		if roots == nil {
 			roots = x509.NewCertPool()
 		}
-		roots.AddCert(answers.Chain[len(answers.Chain)-1])
+		roots.AddCert(answers.Root())
 		sb, err := sandbox.Listen("127.0.0.1:0", sandbox.Options{
 			Logger:          log.With("component", "sandbox"),
 			AdminToken:      hex.EncodeToString(adminToken),

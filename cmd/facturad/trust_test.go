@@ -18,7 +18,7 @@ func TestLoadTrustBundle(t *testing.T) {
 	}
 	dir := t.TempDir()
 	good := filepath.Join(dir, "good.pem")
-	ca := s.Chain[len(s.Chain)-1]
+	ca := s.Root()
 	if err := os.WriteFile(good, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: ca.Raw}), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -34,6 +34,10 @@ type CertificateSigner struct {
 	Now func() time.Time
 }
 
+// Root is the last certificate of the chain: the authority a service must
+// trust to believe the answers (its trust bundle).
+func (c *CertificateSigner) Root() *x509.Certificate { return c.Chain[len(c.Chain)-1] }
+
 // SignAnswer signs xml.
 func (c *CertificateSigner) SignAnswer(xml []byte) ([]byte, error) {
 	var opts []signer.Option
