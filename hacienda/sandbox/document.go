@@ -271,7 +271,7 @@ var referencedTypes = map[string]bool{"01": true, "02": true, "03": true, "04": 
 // referenced document's total after the credit notes accepted before. It
 // returns the findings and, for a credit note, the amounts to record once
 // it is accepted. The caller holds refMu and has checked that d is a note.
-func (s *Sandbox) references(d *document) (lines []string, credits map[string]decimal.Decimal) {
+func (s *Sandbox) references(d *document) (lines []string, credits map[*document]decimal.Decimal) {
 	root := d.info.root
 	for _, r := range d.info.refs {
 		if !referencedTypes[r.tipo] || !digits(r.numero, 50) {
@@ -290,16 +290,16 @@ func (s *Sandbox) references(d *document) (lines []string, credits map[string]de
 			continue // the schema and totals checks report unreadable amounts
 		}
 		total, refTotal := t.Decimal(), refT.Decimal()
-		left := refTotal.Sub(s.credited[r.numero])
+		left := refTotal.Sub(ref.credited)
 		if total.GreaterThan(left) {
 			lines = append(lines, fmt.Sprintf("El monto de la nota de crédito (%s) excede el saldo del comprobante de referencia %s (%s de %s).",
 				total.String(), r.numero, left.String(), refTotal.String()))
 			continue
 		}
 		if credits == nil {
-			credits = map[string]decimal.Decimal{}
+			credits = map[*document]decimal.Decimal{}
 		}
-		credits[r.numero] = total
+		credits[ref] = total
 	}
 	return lines, credits
 }

@@ -68,6 +68,11 @@ type document struct {
 	estado  string
 	answer  []byte   // signed MensajeHacienda
 	detalle []string // rejection reasons
+
+	// credited is what accepted credit notes took from this document's
+	// total (guarded by the sandbox's refMu); it goes when the document
+	// is forgotten.
+	credited decimal.Decimal
 }
 
 // maxSubmission caps a submission's body: a v4.4 document with many lines
@@ -352,7 +357,7 @@ func (s *Sandbox) judge(ctx context.Context, d *document) {
 // when the note is accepted with them, records what it credits, in one
 // hold of refMu, so that two credit notes judged at once cannot both take
 // the same balance. Other documents do not take the lock.
-func (s *Sandbox) judgeReferences(d *document, lines []string) ([]string, map[string]decimal.Decimal) {
+func (s *Sandbox) judgeReferences(d *document, lines []string) ([]string, map[*document]decimal.Decimal) {
 	root := d.info.root
 	if root != "NotaCreditoElectronica" && root != "NotaDebitoElectronica" {
 		return lines, nil
@@ -364,22 +369,22 @@ func (s *Sandbox) judgeReferences(d *document, lines []string) ([]string, map[st
 	if len(lines) > 0 {
 		return lines, nil
 	}
-	for clave, amount := range credits {
-		s.credited[clave] = s.credited[clave].Add(amount)
+	for ref, amount := range credits {
+		ref.credited = ref.credited.Add(amount)
 	}
 	return lines, credits
 }
 
 // takeBack returns credits recorded by judgeReferences for a note whose
 // answer could not be made.
-func (s *Sandbox) takeBack(credits map[string]decimal.Decimal) {
+func (s *Sandbox) takeBack(credits map[*document]decimal.Decimal) {
 	if len(credits) == 0 {
 		return
 	}
 	s.refMu.Lock()
 	defer s.refMu.Unlock()
-	for clave, amount := range credits {
-		s.credited[clave] = s.credited[clave].Sub(amount)
+	for ref, amount := range credits {
+		ref.credited = ref.credited.Sub(amount)
 	}
 }
 

@@ -11,8 +11,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/shopspring/decimal"
 )
 
 // Clock tells the time. Tests share a ManualClock between the sandbox and
@@ -147,10 +145,9 @@ type Sandbox struct {
 
 	idp *idp
 
-	// refMu guards credited, what accepted credit notes took from each
-	// referenced document, while a note's references are judged.
-	refMu    sync.Mutex
-	credited map[string]decimal.Decimal
+	// refMu guards the documents' credited amounts while a note's
+	// references are judged.
+	refMu sync.Mutex
 
 	calls *callLog
 
@@ -221,7 +218,6 @@ func New(o Options) (*Sandbox, error) {
 		faults:     o.Faults.clone(),
 		rng:        rand.New(rand.NewPCG(o.Seed, o.Seed^0x9e3779b97f4a7c15)),
 		docs:       map[string]*document{},
-		credited:   map[string]decimal.Decimal{},
 		calls:      newCallLog(o.MaxCallTimes, o.MaxCallUsers),
 		closing:    make(chan struct{}),
 	}
