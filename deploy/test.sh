@@ -2,7 +2,8 @@
 # Runs the whole test suite against real PostgreSQL and Redis.
 #
 # What it needs and does not find (PostgreSQL, Redis, xmllint, xmlsec1) it
-# installs from Debian's packages. It starts its own PostgreSQL and Redis on
+# installs from Debian's packages (and promtool, for the alerting rules'
+# tests). It starts its own PostgreSQL and Redis on
 # free loopback ports with their data in a temporary folder, exports their
 # URLs to the tests (TEST_DATABASE_URL, TEST_REDIS_URL), runs go vet and
 # go test -race over every package, and stops what it started even when the
@@ -43,6 +44,8 @@ missing=()
 command -v redis-server >/dev/null || missing+=(redis-server)
 command -v xmllint >/dev/null || missing+=(libxml2-utils)
 command -v xmlsec1 >/dev/null || missing+=(xmlsec1)
+# promtool comes with the Prometheus server package, which must not start.
+command -v promtool >/dev/null || missing+=(prometheus)
 if ((${#missing[@]})); then
 	log "installing ${missing[*]}"
 	policy_added=

@@ -35,6 +35,10 @@ import (
 	"facturad/tenant/sqlite"
 )
 
+// newRegistry makes the service's metrics registry. Tests replace it to see
+// every collector the service registers, whether it has series yet or not.
+var newRegistry = metrics.NewRegistry
+
 // runServe runs the service until ctx is cancelled (SIGINT or SIGTERM in
 // main), then stops it gracefully.
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
@@ -84,7 +88,7 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 	if err := w.openStoreAndKeys(ctx); err != nil {
 		return err
 	}
-	w.reg = metrics.NewRegistry()
+	w.reg = newRegistry()
 	if err := w.openCacheAndLimiter(); err != nil {
 		return err
 	}

@@ -1,0 +1,366 @@
+package monitoring
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"facturad/tenant/storetest"
+)
+
+// alertNames are the alerts the rules must define, no more and no fewer:
+// docs/operations.md, the dashboard's descriptions and the alert routing of
+// deployments refer to them by these names.
+var alertNames = []string{
+	"FacturadDown", "FacturadServerErrors", "FacturadSendLatencyHigh", "FacturadOverloaded",
+	"FacturadSaturated", "HaciendaUnreachable", "DocumentsNotSentPiling", "DocumentsUnsettledTooLong",
+	"CertificatesExpiringSoon", "CertificatesExpiringVerySoon", "CertificatesExpired",
+	"StateMetricsStale", "HaciendaTokenFailures",
+}
+
+// promtool returns the path of promtool, or ends the test as
+// storetest.Missing says (a failure under TEST_REQUIRE_SERVICES).
+func promtool(t *testing.T) string {
+	t.Helper()
+	p, err := exec.LookPath("promtool")
+	if err != nil {
+		storetest.Missing(t, "promtool (Debian package prometheus)")
+	}
+	return p
+}
+
+func runPromtool(t *testing.T, args ...string) {
+	t.Helper()
+	out, err := exec.Command(promtool(t), args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("promtool %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+func TestPromtoolCheckRules(t *testing.T) {
+	runPromtool(t, "check", "rules", "alerts.yaml")
+}
+
+// TestPromtoolRuleTests runs the rule unit tests of tests/.
+func TestPromtoolRuleTests(t *testing.T) {
+	files, err := filepath.Glob("tests/*.yaml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no rule tests under tests/: %v", err)
+	}
+	runPromtool(t, append([]string{"test", "rules"}, files...)...)
+}
+
+// TestDashboardQueriesParse has promtool parse every dashboard query, as a
+// recording rule with Grafana's variables given values.
+func TestDashboardQueriesParse(t *testing.T) {
+	qs, err := DashboardQueries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	grafana := strings.NewReplacer("$__rate_interval", "5m", "$namespace", ".*", "$job", "facturad", "$instance", ".*")
+	var b strings.Builder
+	b.WriteString("groups:\n  - name: dashboard\n    rules:\n")
+	for i, q := range qs {
+		fmt.Fprintf(&b, "      # %s\n      - record: dashboard_query_%d\n        expr: %q\n", q.Source, i, grafana.Replace(q.Expr))
+	}
+	path := filepath.Join(t.TempDir(), "dashboard-queries.yaml")
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	runPromtool(t, "check", "rules", path)
+}
+
+// ruleBlocks splits alerts.yaml into one text block per alerting rule.
+func ruleBlocks(t *testing.T) map[string][]string {
+	t.Helper()
+	blocks := map[string][]string{}
+	parts := regexp.MustCompile(`(?m)^\s*- alert:`).Split(string(Rules), -1)
+	for _, p := range parts[1:] {
+		name, _, _ := strings.Cut(strings.TrimSpace(p), "\n")
+		blocks[name] = append(blocks[name], p)
+	}
+	return blocks
+}
+
+func TestRulesAreTheFixedAlerts(t *testing.T) {
+	blocks := ruleBlocks(t)
+	var got []string
+	for name := range blocks {
+		got = append(got, name)
+	}
+	slices.Sort(got)
+	want := slices.Sorted(slices.Values(alertNames))
+	if !slices.Equal(got, want) {
+		t.Errorf("alerts defined:\n got %v\nwant %v", got, want)
+	}
+	qs, err := RuleQueries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, b := range blocks {
+		n += len(b)
+	}
+	if len(qs) != n {
+		t.Errorf("read %d exprs from %d rules", len(qs), n)
+	}
+}
+
+// TestRulesAnnotated checks that every rule waits (for), says how urgent it
+// is, what it means, and where its runbook entry is, and that the entry
+// exists in docs/operations.md.
+func TestRulesAnnotated(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/operations.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	headings := map[string]bool{}
+	for _, m := range regexp.MustCompile(`(?m)^### (\S+)\s*$`).FindAllStringSubmatch(string(doc), -1) {
+		headings[strings.ToLower(m[1])] = true
+	}
+	want := []*regexp.Regexp{
+		regexp.MustCompile(`(?m)^\s+for: \d+[smh]\s*$`),
+		regexp.MustCompile(`(?m)^\s+labels: \{severity: (page|warn)\}\s*$`),
+		regexp.MustCompile(`(?m)^\s+summary: "[^"]+"\s*$`),
+		regexp.MustCompile(`(?m)^\s+description: "[^"]{40,}"\s*$`),
+	}
+	runbook := regexp.MustCompile(`(?m)^\s+runbook_url: docs/operations\.md#([a-z0-9-]+)\s*$`)
+	for name, blocks := range ruleBlocks(t) {
+		for _, b := range blocks {
+			for _, re := range want {
+				if !re.MatchString(b) {
+					t.Errorf("rule %s lacks %s", name, re)
+				}
+			}
+			m := runbook.FindStringSubmatch(b)
+			switch {
+			case m == nil:
+				t.Errorf("rule %s has no runbook_url into docs/operations.md", name)
+			case m[1] != strings.ToLower(name):
+				t.Errorf("rule %s: runbook anchor %q, want %q", name, m[1], strings.ToLower(name))
+			case !headings[m[1]]:
+				t.Errorf("rule %s: docs/operations.md has no \"### %s\" entry", name, name)
+			}
+		}
+	}
+}
+
+// TestRulesKeepDeploymentsApart checks that every rule selects the facturad
+// job and aggregates by (namespace, job), so that two deployments scraped by
+// one Prometheus do not mix.
+func TestRulesKeepDeploymentsApart(t *testing.T) {
+	qs, err := RuleQueries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	aggregation := regexp.MustCompile(`\b(sum|max|min|avg|count|group)\b(\s*by\s*\([^)]*\))?`)
+	for _, q := range qs {
+		for _, m := range aggregation.FindAllStringSubmatch(q.Expr, -1) {
+			if !regexp.MustCompile(`^\s*by\s*\(namespace, job\b`).MatchString(m[2]) {
+				t.Errorf("%s: %q does not aggregate by (namespace, job, …)", q.Source, m[0])
+			}
+		}
+		for _, name := range MetricNames(q.Expr) {
+			for _, sel := range selectors(q.Expr, name) {
+				if !strings.Contains(sel, `job="facturad"`) {
+					t.Errorf("%s: selector %s%s does not select job=\"facturad\"", q.Source, name, sel)
+				}
+			}
+		}
+	}
+}
+
+// selectors returns the label matchers ("{…}", or "" when there are none)
+// of each place expr selects the metric name.
+func selectors(expr, name string) []string {
+	re := regexp.MustCompile(`(^|[^a-zA-Z0-9_:"$])` + regexp.QuoteMeta(name) + `(\{[^}]*\})?([^a-zA-Z0-9_:(]|$)`)
+	var out []string
+	for _, m := range re.FindAllStringSubmatch(expr, -1) {
+		out = append(out, m[2])
+	}
+	return out
+}
+
+// TestRuleTestsCoverEveryAlert checks that the unit tests under tests/ have,
+// for every alert, a case where it fires (an alertname followed by
+// exp_alerts) and one where it must not (a flow mapping with eval_time and
+// alertname and no exp_alerts).
+func TestRuleTestsCoverEveryAlert(t *testing.T) {
+	files, err := filepath.Glob("tests/*.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var all strings.Builder
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all.Write(b)
+	}
+	text := all.String()
+	for _, name := range alertNames {
+		fires := regexp.MustCompile(`alertname: ` + name + `\s*\n\s+exp_alerts:\s*\n\s+- exp_labels:`)
+		quiet := regexp.MustCompile(`\{eval_time: \w+, alertname: ` + name + `\}`)
+		if !fires.MatchString(text) {
+			t.Errorf("no rule test where %s fires", name)
+		}
+		if !quiet.MatchString(text) {
+			t.Errorf("no rule test where %s must stay quiet", name)
+		}
+	}
+}
+
+func TestMetricNames(t *testing.T) {
+	tests := []struct {
+		name, expr string
+		want       []string
+	}{
+		{"ok/bare", `up`, []string{"up"}},
+		{"ok/matchers and range", `rate(facturad_http_requests_total{status="5xx", route=~"/api/{clave}"}[5m])`, []string{"facturad_http_requests_total"}},
+		{"ok/aggregation by", `sum by (namespace, job) (rate(a_total{job="x"}[$__rate_interval])) / sum without (le) (b)`, []string{"a_total", "b"}},
+		{"ok/histogram", `histogram_quantile(0.99, sum by (le) (rate(x_seconds_bucket[5m]))) > 5`, []string{"x_seconds_bucket"}},
+		{"ok/set operators", `a > 0 unless on (namespace, job) b or absent(c) and ignoring (x) group_left (y) d`, []string{"a", "b", "c", "d"}},
+		{"ok/numbers and offset", `time() - max(ts offset 30m) > 6 * 3600 + 1e-3`, []string{"ts"}},
+		{"ok/subquery and grafana variables", `deriv(max(g{instance=~"$instance"})[15m:1m]) or vector(0)`, []string{"g"}},
+		{"ok/bool and keywords", `count(x == bool 1) + topk(3, y)`, []string{"x", "y"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := MetricNames(tt.expr); !slices.Equal(got, tt.want) {
+				t.Errorf("MetricNames(%q) = %v, want %v", tt.expr, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestRuleQueriesReadBlockAndInlineExprs(t *testing.T) {
+	qs, err := RuleQueries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]string{}
+	for _, q := range qs {
+		byName[q.Source] = q.Expr
+	}
+	for _, tt := range []struct{ source, want string }{
+		{"rule FacturadOverloaded", `sum by (namespace, job) (rate(facturad_pipeline_refused_total{job="facturad"}[5m])) > 1`},
+		{"rule FacturadDown", `up{job="facturad"} == 0 or absent(up{job="facturad"})`},
+	} {
+		if got := byName[tt.source]; got != tt.want {
+			t.Errorf("%s: expr %q, want %q", tt.source, got, tt.want)
+		}
+	}
+}
+
+// TestDashboardVariables checks the namespace, job and instance variables:
+// from up's labels, several values at once or All.
+func TestDashboardVariables(t *testing.T) {
+	d, err := ParseDashboard()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.SchemaVersion < 30 || d.UID == "" || d.Title == "" {
+		t.Errorf("dashboard header: schemaVersion %d, uid %q, title %q", d.SchemaVersion, d.UID, d.Title)
+	}
+	vars := map[string]Variable{}
+	for _, v := range d.Templating.List {
+		vars[v.Name] = v
+	}
+	if ds, ok := vars["datasource"]; !ok || ds.Type != "datasource" || string(ds.Query) != `"prometheus"` {
+		t.Errorf("no Prometheus datasource variable: %+v", ds)
+	}
+	for _, name := range []string{"namespace", "job", "instance"} {
+		v, ok := vars[name]
+		if !ok {
+			t.Errorf("no %s variable", name)
+			continue
+		}
+		if v.Type != "query" || !v.Multi || !v.IncludeAll || v.AllValue != ".*" {
+			t.Errorf("variable %s: type %q multi %v includeAll %v allValue %q; want a multi-value query with All = .*",
+				name, v.Type, v.Multi, v.IncludeAll, v.AllValue)
+		}
+		if !regexp.MustCompile(`label_values\(up(\{[^}]*\})?, ` + name + `\)`).Match(v.Query) {
+			t.Errorf("variable %s: query %s, want label_values(up…, %s)", name, v.Query, name)
+		}
+		if !strings.Contains(string(v.Datasource), "${datasource}") {
+			t.Errorf("variable %s: datasource %s, want ${datasource}", name, v.Datasource)
+		}
+	}
+}
+
+// TestDashboardQueriesFiltered checks that every metric every panel selects
+// is filtered by the three variables, and that panels use the datasource
+// variable.
+func TestDashboardQueriesFiltered(t *testing.T) {
+	d, err := ParseDashboard()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[int]bool{}
+	targets := 0
+	for _, p := range d.AllPanels() {
+		if ids[p.ID] {
+			t.Errorf("panel id %d used twice", p.ID)
+		}
+		ids[p.ID] = true
+		if p.Type == "row" {
+			continue
+		}
+		if !strings.Contains(string(p.Datasource), "${datasource}") {
+			t.Errorf("panel %q: datasource %s, want ${datasource}", p.Title, p.Datasource)
+		}
+		if len(p.Targets) == 0 {
+			t.Errorf("panel %q has no query", p.Title)
+		}
+		for _, tg := range p.Targets {
+			targets++
+			names := MetricNames(tg.Expr)
+			if len(names) == 0 {
+				t.Errorf("panel %q %s selects no metric: %s", p.Title, tg.RefID, tg.Expr)
+			}
+			for _, name := range names {
+				for _, sel := range selectors(tg.Expr, name) {
+					for _, m := range []string{`namespace=~"$namespace"`, `job=~"$job"`, `instance=~"$instance"`} {
+						if !strings.Contains(sel, m) {
+							t.Errorf("panel %q %s: %s%s lacks %s", p.Title, tg.RefID, name, sel, m)
+						}
+					}
+				}
+			}
+		}
+	}
+	if targets < 20 {
+		t.Errorf("only %d queries in the dashboard", targets)
+	}
+}
+
+// TestDashboardPanels checks that the dashboard shows the gauges an SRE
+// needs in an incident, each in some panel.
+func TestDashboardPanels(t *testing.T) {
+	qs, err := DashboardQueries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	used := map[string]bool{}
+	for _, q := range qs {
+		for _, n := range MetricNames(q.Expr) {
+			used[n] = true
+		}
+	}
+	for _, n := range []string{
+		"facturad_documents", "facturad_oldest_unsettled_document_age_seconds", "facturad_certificates_expiring",
+		"facturad_pipeline_in_flight", "facturad_pipeline_capacity", "facturad_state_reporter",
+		"facturad_pgxpool_acquired_conns", "facturad_pgxpool_max_conns", "facturad_redis_pool_timeouts_total",
+		"process_cpu_seconds_total", "process_resident_memory_bytes", "process_open_fds", "process_max_fds",
+	} {
+		if !used[n] {
+			t.Errorf("no panel shows %s", n)
+		}
+	}
+}
