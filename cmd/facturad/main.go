@@ -11,6 +11,7 @@
 //	facturad keygen            print a new random master key (base64)
 //	facturad loadgen [flags]   load a running service and report its throughput
 //	facturad backup --out FILE copy the embedded store while it runs
+//	facturad rekey [flags]     re-wrap every sealed value under a new master key
 //
 // Every flag also reads an environment variable FACTURAD_<NAME>; run
 // `facturad serve -h` for the list.
@@ -79,6 +80,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		return runLoadgen(ctx, args, stdout, stderr, getenv)
 	case "backup":
 		return runBackup(ctx, args, stdout, stderr, getenv)
+	case "rekey":
+		return runRekey(ctx, args, stdout, stderr, getenv)
 	case "keygen":
 		k := make([]byte, 32)
 		if _, err := rand.Read(k); err != nil {
