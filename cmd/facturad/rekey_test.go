@@ -15,9 +15,15 @@ import (
 // keeps working while replicas run with both keys, through an online
 // rekey, and after a restart with the new key alone.
 func TestRekeyEndToEnd(t *testing.T) {
+	t.Run("embedded", func(t *testing.T) { rekeyEndToEnd(t, nil) })
+	t.Run("postgres", func(t *testing.T) { rekeyEndToEnd(t, []string{"--database-url", postgresSchema(t)}) })
+}
+
+// rekeyEndToEnd runs the rotation on the store that storeArgs select.
+func rekeyEndToEnd(t *testing.T, storeArgs []string) {
 	dir := t.TempDir()
 	oldKey, newKey := masterKey(t), masterKey(t)
-	admin := []string{"--admin-user", e2eAdminUser, "--admin-password", e2eAdminPass, "--admin-token", e2eAdminToken}
+	admin := append([]string{"--admin-user", e2eAdminUser, "--admin-password", e2eAdminPass, "--admin-token", e2eAdminToken}, storeArgs...)
 	noEnv := func(string) string { return "" }
 
 	_, api, _, stop := startService(t, dir, append([]string{"--master-key", oldKey}, admin...)...)
@@ -49,7 +55,7 @@ func TestRekeyEndToEnd(t *testing.T) {
 
 	// The rekey runs while the service serves.
 	var out bytes.Buffer
-	rekey := []string{"rekey", "--data-dir", dir, "--master-key", newKey, "--master-key-previous", oldKey}
+	rekey := append([]string{"rekey", "--data-dir", dir, "--master-key", newKey, "--master-key-previous", oldKey}, storeArgs...)
 	if err := run(context.Background(), rekey, &out, io.Discard, noEnv); err != nil {
 		t.Fatalf("rekey: %v\n%s", err, out.String())
 	}
@@ -83,8 +89,8 @@ func TestRekeyEndToEnd(t *testing.T) {
 
 	// The old key alone no longer opens anything: the service refuses to
 	// start rather than fail every signature.
-	err = run(context.Background(), []string{"serve", "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0",
-		"--data-dir", dir, "--master-key", oldKey}, io.Discard, io.Discard, noEnv)
+	err = run(context.Background(), append([]string{"serve", "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0",
+		"--data-dir", dir, "--master-key", oldKey}, storeArgs...), io.Discard, io.Discard, noEnv)
 	if err == nil || !strings.Contains(err.Error(), "derived keys") {
 		t.Errorf("serve with the old key alone = %v, want a refusal naming the derived keys", err)
 	}
