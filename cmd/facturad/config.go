@@ -79,6 +79,10 @@ type Config struct {
 	// PprofListen, when set, serves Go's profiler (net/http/pprof) on
 	// that address, apart from the API and admin listeners.
 	PprofListen string
+
+	// MasterKeyPrevious is the master key being rotated away from: values
+	// sealed under it still open, new ones are sealed under MasterKey.
+	MasterKeyPrevious string // base64 of 32 bytes; never logged
 }
 
 // DefaultConfig is the embedded default: SQLite and an in-process cache in
@@ -114,6 +118,7 @@ func (c *Config) settings() []setting {
 		{name: "database_url", usage: "PostgreSQL URL; unset uses the embedded SQLite store", str: &c.DatabaseURL},
 		{name: "redis_url", usage: "Redis URL; unset uses an in-process cache and limiter", str: &c.RedisURL},
 		{name: "master_key", usage: "base64 of the 32-byte master key (required with PostgreSQL)", str: &c.MasterKey},
+		{name: "master_key_previous", usage: "during a master-key rotation, base64 of the master key being replaced: values sealed under it still open, new ones are sealed under master_key (see facturad rekey)", str: &c.MasterKeyPrevious},
 		{name: "admin_user", usage: "bootstrap admin user name, created at first start", str: &c.AdminUser},
 		{name: "admin_password", usage: "bootstrap admin password", str: &c.AdminPassword},
 		{name: "admin_token", usage: "bootstrap admin API token", str: &c.AdminToken},
@@ -228,6 +233,13 @@ func (c Config) Validate() error {
 	if c.MasterKey != "" {
 		if k, err := base64.StdEncoding.DecodeString(c.MasterKey); err != nil || len(k) != 32 {
 			errs = append(errs, errors.New("master_key: must be base64 of exactly 32 bytes"))
+		}
+	}
+	if c.MasterKeyPrevious != "" {
+		if k, err := base64.StdEncoding.DecodeString(c.MasterKeyPrevious); err != nil || len(k) != 32 {
+			errs = append(errs, errors.New("master_key_previous: must be base64 of exactly 32 bytes"))
+		} else if c.MasterKeyPrevious == c.MasterKey {
+			errs = append(errs, errors.New("master_key_previous: is the same as master_key"))
 		}
 	}
 	switch c.HaciendaEnv {

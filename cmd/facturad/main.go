@@ -10,6 +10,8 @@
 //	facturad mkcert [flags]    mint a throwaway test certificate (.p12)
 //	facturad keygen            print a new random master key (base64)
 //	facturad loadgen [flags]   load a running service and report its throughput
+//	facturad backup --out FILE copy the embedded store while it runs
+//	facturad rekey [flags]     re-wrap every sealed value under a new master key
 //
 // Every flag also reads an environment variable FACTURAD_<NAME>; run
 // `facturad serve -h` for the list.
@@ -76,6 +78,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		return runMkcert(args, stdout, stderr)
 	case "loadgen":
 		return runLoadgen(ctx, args, stdout, stderr, getenv)
+	case "backup":
+		return runBackup(ctx, args, stdout, stderr, getenv)
+	case "rekey":
+		return runRekey(ctx, args, stdout, stderr, getenv)
 	case "keygen":
 		k := make([]byte, 32)
 		if _, err := rand.Read(k); err != nil {
@@ -91,13 +97,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	}
 }
 
-const usage = `usage: facturad [serve|migrate|sandbox|mkcert|keygen|loadgen] [flags]
+const usage = `usage: facturad [serve|migrate|sandbox|mkcert|keygen|loadgen|backup|rekey] [flags]
 `
 
 // loadConfig parses the configuration of a subcommand and validates it.
-func loadConfig(name string, args []string, stderr io.Writer, getenv func(string) string) (Config, error) {
+// extra registers the subcommand's own flags beside the settings.
+func loadConfig(name string, args []string, stderr io.Writer, getenv func(string) string, extra ...func(*flag.FlagSet)) (Config, error) {
 	fs := flag.NewFlagSet("facturad "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	for _, f := range extra {
+		f(fs)
+	}
 	c, err := LoadConfig(fs, args, getenv)
 	if err != nil {
 		return c, err

@@ -148,22 +148,7 @@ func (w *wiring) openStoreAndKeys(ctx context.Context) error {
 		return err
 	}
 	w.store = store
-	if w.sealer, err = seal.New(masterKey); err != nil {
-		return fmt.Errorf("sealer: %w", err)
-	}
-	if w.authKey, err = seal.DeriveKey(masterKey, "facturad auth cache v1"); err != nil {
-		return fmt.Errorf("auth key: %w", err)
-	}
-	// Generated API passwords are stored under this key: the same master
-	// key must open them on every replica and after every restart.
-	if w.credKey, err = seal.DeriveKey(masterKey, "facturad generated credentials v1"); err != nil {
-		return fmt.Errorf("credential key: %w", err)
-	}
-	// The same on every replica, so any of them takes any callback.
-	if w.callbackKey, err = seal.DeriveKey(masterKey, "facturad hacienda callbacks v1"); err != nil {
-		return fmt.Errorf("callback key: %w", err)
-	}
-	return nil
+	return w.openKeys(ctx, masterKey)
 }
 
 // openCacheAndLimiter makes the credential cache and the rate limiter:
@@ -385,6 +370,7 @@ func storeName(c Config) string {
 type storeWithDocuments interface {
 	tenant.Store
 	tenant.DocumentStore
+	tenant.KeyStore
 }
 
 // openHacienda returns the tax-authority client and the authorities its

@@ -172,3 +172,7 @@ func TestDropSchemaNeedsOwnSchema(t *testing.T) {
 		t.Error("DropSchema without Options.Schema succeeded")
 	}
 }
+
+func TestRekey(t *testing.T) {
+	storetest.RunRekey(t, func(t *testing.T) storetest.RekeyStore { return storetest.NewPostgresStore(t) })
+}

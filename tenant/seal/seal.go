@@ -31,6 +31,7 @@ import (
 	"crypto/hkdf"
 	"crypto/rand"
 	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -62,15 +63,46 @@ const (
 // The cause is deliberately not told apart.
 var ErrOpen = errors.New("seal: sealed value does not open")
 
-// Sealer seals and opens secrets under one master key. It is safe for
-// concurrent use.
+// Sealer seals and opens secrets under one master key, and during a
+// rotation also opens those sealed under previous master keys. It is safe
+// for concurrent use.
 type Sealer struct {
 	kek cipher.AEAD
+	// previous are the key-encryption keys of earlier master keys: they
+	// open, never seal.
+	previous []cipher.AEAD
 }
 
 // New returns a Sealer for a 32-byte master key. The master key itself is
 // not kept: only the key-encryption key derived from it.
 func New(masterKey []byte) (*Sealer, error) {
+	return NewWithPrevious(masterKey)
+}
+
+// NewWithPrevious returns a Sealer that seals under masterKey and opens
+// values sealed under masterKey or any of previous: the state of a
+// replica during a master-key rotation, until Rewrap has moved every stored
+// value to the new key.
+func NewWithPrevious(masterKey []byte, previous ...[]byte) (*Sealer, error) {
+	kek, err := newKEK(masterKey)
+	if err != nil {
+		return nil, err
+	}
+	s := &Sealer{kek: kek}
+	for i, p := range previous {
+		if subtle.ConstantTimeCompare(p, masterKey) == 1 {
+			return nil, fmt.Errorf("seal: previous master key %d is the current one", i+1)
+		}
+		k, err := newKEK(p)
+		if err != nil {
+			return nil, fmt.Errorf("seal: previous master key %d: %w", i+1, err)
+		}
+		s.previous = append(s.previous, k)
+	}
+	return s, nil
+}
+
+func newKEK(masterKey []byte) (cipher.AEAD, error) {
 	if len(masterKey) != KeySize {
 		return nil, fmt.Errorf("seal: master key must be %d bytes, got %d", KeySize, len(masterKey))
 	}
@@ -78,11 +110,8 @@ func New(masterKey []byte) (*Sealer, error) {
 	if err != nil {
 		return nil, err
 	}
-	aead, err := newGCM(kek)
-	if err != nil {
-		return nil, err
-	}
-	return &Sealer{kek: aead}, nil
+	defer clear(kek)
+	return newGCM(kek)
 }
 
 // DeriveKey derives an independent 32-byte key for one use (named by label)
@@ -134,34 +163,87 @@ func (s *Sealer) Seal(companyID int64, purpose string, plaintext []byte) ([]byte
 	return data.Seal(out, dataNonce, plaintext, ad), nil
 }
 
-// Open decrypts a value sealed for the same company and purpose. An empty
-// sealed value opens to nil. Any other failure is ErrOpen.
+// Open decrypts a value sealed for the same company and purpose, under
+// the current master key or a previous one. An empty sealed value opens to
+// nil. Any other failure is ErrOpen.
 func (s *Sealer) Open(companyID int64, purpose string, sealed []byte) ([]byte, error) {
 	if len(sealed) == 0 {
 		return nil, nil
 	}
+	ad, dataKey, _, err := s.openDataKey(companyID, purpose, sealed)
+	if err != nil {
+		return nil, err
+	}
+	defer clear(dataKey)
+	return openData(ad, dataKey, sealed)
+}
+
+// Rewrap returns sealed with its data key wrapped under the current master
+// key. A value already under it is returned as it is with changed false;
+// one under a previous master key gets a fresh wrap nonce and wrapped data
+// key while its data nonce and ciphertext stay as they are, and changed is
+// true. The whole value is authenticated first (company, purpose and
+// ciphertext), so a damaged value is reported, not carried over: ErrOpen,
+// as when it opens under none of the keys. Empty stays empty.
+func (s *Sealer) Rewrap(companyID int64, purpose string, sealed []byte) (out []byte, changed bool, err error) {
+	if len(sealed) == 0 {
+		return sealed, false, nil
+	}
+	ad, dataKey, current, err := s.openDataKey(companyID, purpose, sealed)
+	if err != nil {
+		return nil, false, err
+	}
+	defer clear(dataKey)
+	plain, err := openData(ad, dataKey, sealed)
+	if err != nil {
+		return nil, false, err
+	}
+	clear(plain)
+	if current {
+		return sealed, false, nil
+	}
+	out = make([]byte, len(sealed))
+	copy(out, sealed)
+	wrapNonce := out[1 : 1+nonceSize]
+	if _, err := rand.Read(wrapNonce); err != nil {
+		return nil, false, fmt.Errorf("seal: nonce: %w", err)
+	}
+	s.kek.Seal(out[1+nonceSize:1+nonceSize], wrapNonce, dataKey, ad)
+	return out, true, nil
+}
+
+// openDataKey checks the format and unwraps the data key, with the current
+// key-encryption key first; current tells which one opened it.
+func (s *Sealer) openDataKey(companyID int64, purpose string, sealed []byte) (ad, dataKey []byte, current bool, err error) {
 	switch sealed[0] {
 	case Version1:
 	default:
-		return nil, fmt.Errorf("%w: unknown format version %d", ErrOpen, sealed[0])
+		return nil, nil, false, fmt.Errorf("%w: unknown format version %d", ErrOpen, sealed[0])
 	}
 	if len(sealed) < Overhead {
-		return nil, fmt.Errorf("%w: too short", ErrOpen)
+		return nil, nil, false, fmt.Errorf("%w: too short", ErrOpen)
 	}
-	ad := associatedData(Version1, companyID, purpose)
+	ad = associatedData(Version1, companyID, purpose)
 	wrapNonce := sealed[1 : 1+nonceSize]
 	wrapped := sealed[1+nonceSize : 1+nonceSize+wrappedSize]
-	dataNonce := sealed[1+nonceSize+wrappedSize : headerSize]
-
-	dataKey, err := s.kek.Open(nil, wrapNonce, wrapped, ad)
-	if err != nil {
-		return nil, ErrOpen
+	if dataKey, err := s.kek.Open(nil, wrapNonce, wrapped, ad); err == nil {
+		return ad, dataKey, true, nil
 	}
-	defer clear(dataKey)
+	for _, kek := range s.previous {
+		if dataKey, err := kek.Open(nil, wrapNonce, wrapped, ad); err == nil {
+			return ad, dataKey, false, nil
+		}
+	}
+	return nil, nil, false, ErrOpen
+}
+
+// openData decrypts the ciphertext of sealed with its unwrapped data key.
+func openData(ad, dataKey, sealed []byte) ([]byte, error) {
 	data, err := newGCM(dataKey)
 	if err != nil {
 		return nil, err
 	}
+	dataNonce := sealed[1+nonceSize+wrappedSize : headerSize]
 	plain, err := data.Open(nil, dataNonce, sealed[headerSize:], ad)
 	if err != nil {
 		return nil, ErrOpen

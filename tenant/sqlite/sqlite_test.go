@@ -163,3 +163,7 @@ func TestOpenErrors(t *testing.T) {
 		})
 	}
 }
+
+func TestRekey(t *testing.T) {
+	storetest.RunRekey(t, func(t *testing.T) storetest.RekeyStore { return storetest.NewSQLiteStore(t) })
+}

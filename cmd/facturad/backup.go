@@ -1,0 +1,50 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"facturad/tenant/seal"
+	"facturad/tenant/sqlite"
+)
+
+// runBackup writes a consistent copy of the embedded store to --out while
+// the service keeps running. The settings are the service's own (so that
+// data_dir is found the same way), plus --out.
+//
+// The master key is not copied: a backup that holds its key opens every
+// certificate, PIN and password in it for whoever holds the file, so the
+// key is kept, and backed up, apart from the data.
+func runBackup(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	var out string
+	c, err := loadConfig("backup", args, stderr, getenv, func(fs *flag.FlagSet) {
+		fs.StringVar(&out, "out", "", "file to write the backup to; it must not exist")
+	})
+	if err != nil {
+		return err
+	}
+	if out == "" {
+		return errors.New("backup: --out FILE is required (a file that does not exist yet)")
+	}
+	if c.DatabaseURL != "" {
+		return errors.New("backup: database_url is set: back up PostgreSQL with its own tools, " +
+			"for example `pg_dump --format=custom --file=facturad.dump \"$DATABASE_URL\"` (see docs/operations.md), " +
+			"and keep the master key apart from the dump")
+	}
+	db := filepath.Join(c.DataDir, "facturad.db")
+	if err := sqlite.Backup(ctx, db, out); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "backup written: %s (a consistent copy of %s, integrity checked)\n", out, db)
+	where := "FACTURAD_MASTER_KEY"
+	if c.MasterKey == "" {
+		where = filepath.Join(c.DataDir, seal.MasterKeyFile)
+	}
+	fmt.Fprintf(stdout, "the master key (%s) is NOT in the backup: keep a copy of it apart from the backups; "+
+		"without it the sealed certificates, PINs and passwords cannot be opened, and with it anyone holding a backup can open them\n", where)
+	return nil
+}

@@ -1,0 +1,208 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"facturad/signer/certmint"
+	"facturad/tenant/seal"
+	"facturad/tenant/sqlite"
+)
+
+// acked is a document the service acknowledged, and when the answer came.
+type acked struct {
+	id, clave, consecutivo string
+	at                     time.Time
+}
+
+// TestBackupUnderLoadRestores takes a backup of the embedded store while
+// clients keep sending documents to the service (another process), then
+// restores it into a fresh data folder with the same master key and starts
+// the service on it: every document acknowledged before the backup began is
+// there with its clave and numbering, and the copy passes the integrity
+// check.
+func TestBackupUnderLoadRestores(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"--data-dir", dir,
+		"--admin-user", e2eAdminUser, "--admin-password", e2eAdminPass, "--admin-token", e2eAdminToken}
+	svc := startChild(t, nil, args...)
+	admin := apiClient{t: t, base: "http://" + svc.api, token: e2eAdminToken, user: e2eAdminUser, pass: e2eAdminPass}
+	ca, err := certmint.NewCA(certmint.CAOptions{Key: certmint.TestKey(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	branch := createCompany(t, admin, ca, "3101123456")
+	body := sendRequests(t, "bk")[0]
+
+	var (
+		mu      sync.Mutex
+		done    []acked
+		stop    atomic.Bool
+		wg      sync.WaitGroup
+		seq     atomic.Int64
+		failure atomic.Value
+	)
+	hc := &http.Client{Timeout: 30 * time.Second}
+	for range 4 {
+		wg.Go(func() {
+			for !stop.Load() {
+				id := fmt.Sprintf("bk-%05d", seq.Add(1))
+				b := bytes.Replace(body, []byte(`"bk-0"`), []byte(`"`+id+`"`), 1)
+				status, _, answer, err := branch.try(hc, branch.base, "POST", "/api/documents/v4", "application/json", b)
+				if err != nil || status != 200 {
+					failure.CompareAndSwap(nil, fmt.Sprintf("send %s: %d %v %s", id, status, err, answer))
+					return
+				}
+				var d document
+				if err := json.Unmarshal(answer, &d); err != nil || len(d.Clave) != 50 {
+					failure.CompareAndSwap(nil, fmt.Sprintf("send %s: %v %s", id, err, answer))
+					return
+				}
+				mu.Lock()
+				done = append(done, acked{id: id, clave: d.Clave, consecutivo: d.Consecutivo, at: time.Now()})
+				mu.Unlock()
+			}
+		})
+	}
+	count := func() int { mu.Lock(); defer mu.Unlock(); return len(done) }
+	for deadline := time.Now().Add(60 * time.Second); count() < 20; {
+		if time.Now().After(deadline) || failure.Load() != nil {
+			stop.Store(true)
+			wg.Wait()
+			t.Fatalf("only %d documents sent before the backup: %v", count(), failure.Load())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+
+	out := filepath.Join(t.TempDir(), "facturad-backup.db")
+	began := time.Now()
+	var printed bytes.Buffer
+	err = run(context.Background(), []string{"backup", "--data-dir", dir, "--out", out}, &printed, io.Discard, func(string) string { return "" })
+	ended := time.Now()
+	if err != nil {
+		stop.Store(true)
+		wg.Wait()
+		t.Fatalf("backup: %v", err)
+	}
+	// Keep sending a little after the copy, then stop.
+	for afterwards := count(); count() < afterwards+20 && time.Since(ended) < 30*time.Second && failure.Load() == nil; {
+		time.Sleep(20 * time.Millisecond)
+	}
+	stop.Store(true)
+	wg.Wait()
+	if f := failure.Load(); f != nil {
+		t.Fatal(f)
+	}
+	svc.kill()
+	if !strings.Contains(printed.String(), "master key") || !strings.Contains(printed.String(), "NOT in the backup") {
+		t.Errorf("backup output does not warn about the master key:\n%s", printed.String())
+	}
+
+	var before, during, after int
+	for _, d := range done {
+		switch {
+		case d.at.Before(began):
+			before++
+		case d.at.Before(ended):
+			during++
+		default:
+			after++
+		}
+	}
+	t.Logf("acknowledged %d documents before the backup, %d during it (%v), %d after it",
+		before, during, ended.Sub(began).Round(time.Millisecond), after)
+
+	// Restore: the copy as the database of a fresh folder, the same key.
+	if err := sqlite.IntegrityCheck(context.Background(), out); err != nil {
+		t.Fatalf("backup: %v", err)
+	}
+	restored := t.TempDir()
+	copyFile(t, out, filepath.Join(restored, "facturad.db"))
+	copyFile(t, filepath.Join(dir, seal.MasterKeyFile), filepath.Join(restored, seal.MasterKeyFile))
+	again := startChild(t, nil, "--data-dir", restored,
+		"--admin-user", e2eAdminUser, "--admin-password", e2eAdminPass, "--admin-token", e2eAdminToken)
+	branch.base = "http://" + again.api
+	found := 0
+	for _, d := range done {
+		status, _, answer, err := branch.try(hc, branch.base, "GET", "/api/documents/"+d.clave+"/v4", "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !d.at.Before(began) {
+			if status == 200 {
+				found++
+			}
+			continue
+		}
+		var got document
+		if status != 200 || json.Unmarshal(answer, &got) != nil {
+			t.Errorf("%s (acknowledged before the backup): %d %s", d.id, status, answer)
+			continue
+		}
+		if got.IDExterno != d.id || got.Consecutivo != d.consecutivo || got.Estado == "" {
+			t.Errorf("%s restored as %+v, acknowledged with clave %s consecutivo %s", d.id, got, d.clave, d.consecutivo)
+		}
+	}
+	// Those acknowledged once the copy had begun may or may not be in it.
+	t.Logf("of the %d acknowledged after the backup began, %d are in it", during+after, found)
+	if status, answer := branch.do("POST", "/api/documents/v4", "application/json",
+		bytes.Replace(body, []byte(`"bk-0"`), []byte(`"after-restore"`), 1)); status != 200 {
+		t.Errorf("send on the restored store: %d %s", status, answer)
+	}
+}
+
+// TestBackupRefuses checks what the backup command will not do.
+func TestBackupRefuses(t *testing.T) {
+	dir := t.TempDir()
+	existing := filepath.Join(dir, "existing.db")
+	if err := os.WriteFile(existing, []byte("keep"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := sqlite.Open(context.Background(), filepath.Join(dir, "facturad.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"error/no out", []string{"--data-dir", dir}, "--out FILE is required"},
+		{"error/existing out", []string{"--data-dir", dir, "--out", existing}, "already exists"},
+		{"error/postgres", []string{"--database-url", "postgres://db/facturad", "--master-key", masterKey(t), "--out", filepath.Join(dir, "x")}, "pg_dump"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := run(context.Background(), append([]string{"backup"}, tt.args...), io.Discard, io.Discard, func(string) string { return "" })
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("backup = %v, want an error with %q", err, tt.want)
+			}
+		})
+	}
+	if b, _ := os.ReadFile(existing); string(b) != "keep" {
+		t.Errorf("the existing file was changed")
+	}
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	b, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
