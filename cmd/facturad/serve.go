@@ -26,6 +26,7 @@ import (
 	"facturad/metrics"
 	"facturad/pipeline"
 	"facturad/pipeline/redislimit"
+	"facturad/pipeline/statereport"
 	"facturad/signer"
 	"facturad/tenant"
 	"facturad/tenant/authcache"
@@ -95,6 +96,9 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 	if err := w.startPipeline(ctx); err != nil {
 		return err
 	}
+	if err := w.startStateMetrics(ctx); err != nil {
+		return err
+	}
 	apiLn, adminLn, errc, err := w.startGateway()
 	if err != nil {
 		return err
@@ -132,6 +136,7 @@ type wiring struct {
 	callbackKey []byte
 	cache       tenant.AuthCache
 	limiter     pipeline.Limiter
+	redis       *redis.Client // nil without redis_url
 	tenants     *tenant.Service
 	docs        *pipeline.Pipeline
 }
@@ -187,6 +192,7 @@ func (w *wiring) openRedisCacheAndLimiter() error {
 		return err
 	}
 	w.stop.add("redis", func(context.Context) error { return rdb.Close() })
+	w.redis = rdb
 	// Entries are sealed with a key derived from the master key: a
 	// deployment with another master key (or after a rotation) must
 	// not read them, so the key's fingerprint is part of the prefix.
@@ -280,6 +286,43 @@ func (w *wiring) startPipeline(ctx context.Context) error {
 		return nil
 	})
 	w.docs = docs
+	return nil
+}
+
+// startStateMetrics registers the pool collectors and starts the reporter
+// of the store-wide state gauges (only the replica holding its lease
+// exports them).
+func (w *wiring) startStateMetrics(ctx context.Context) error {
+	if pg, ok := w.store.(*postgres.Store); ok {
+		w.reg.MustRegister(metrics.NewDBPoolCollector(func() metrics.DBPoolStats {
+			st := pg.PoolStats()
+			return metrics.DBPoolStats{
+				AcquiredConns: st.AcquiredConns, IdleConns: st.IdleConns, TotalConns: st.TotalConns, MaxConns: st.MaxConns,
+				Acquires: st.Acquires, EmptyAcquires: st.EmptyAcquires, CanceledAcquires: st.CanceledAcquires,
+				AcquireWait: st.AcquireWait,
+			}
+		}))
+	}
+	if rdb := w.redis; rdb != nil {
+		w.reg.MustRegister(metrics.NewRedisPoolCollector(func() metrics.RedisPoolStats {
+			st := rdb.PoolStats()
+			return metrics.RedisPoolStats{Hits: st.Hits, Misses: st.Misses, Timeouts: st.Timeouts,
+				StaleConns: st.StaleConns, TotalConns: st.TotalConns, IdleConns: st.IdleConns}
+		}))
+	}
+	rep, err := statereport.New(statereport.Options{
+		Store:      w.store,
+		Interval:   w.c.StateMetricsInterval,
+		Registerer: w.reg,
+		Logger:     w.log,
+	})
+	if err != nil {
+		return err
+	}
+	if err := rep.Start(ctx); err != nil {
+		return err
+	}
+	w.stop.add("state metrics", rep.Stop)
 	return nil
 }
 
@@ -381,6 +424,7 @@ func storeName(c Config) string {
 type storeWithDocuments interface {
 	tenant.Store
 	tenant.DocumentStore
+	tenant.StateStore
 }
 
 // openHacienda returns the tax-authority client and the authorities its

@@ -274,3 +274,52 @@ func testLeaseArgs(t *testing.T, s StateStore) {
 		t.Error("a refused TakeLease left the lease taken")
 	}
 }
+
+// SeedState fills s with a known set for the state gauges, as of now, and
+// returns the StoreState it must read: two companies of documents in every
+// state (5 unsettled: two 00, one 04, two 05), and companies whose
+// certificates expired (1), expire within 7 days (2) or within 30 days (3
+// in all). Other packages' tests use it to check what they export.
+func SeedState(tb testing.TB, s StateStore, now time.Time) tenant.StoreState {
+	tb.Helper()
+	ctx := context.Background()
+	f := newDocFixture(tb, s)
+	want := tenant.StoreState{Unsettled: map[tenant.State]int64{}}
+	for _, e := range tenant.UnsettledStates {
+		want.Unsettled[e] = 0
+	}
+	states := []tenant.State{"01", "05", "04", "02", "00", "03", "05", "00", "01"}
+	for i, st := range states {
+		d := minimalDocument([]tenant.Branch{f.Branch, f.Branch2}[i%2], fmt.Sprintf("seed-%d-%s", i, st), "01", "00001")
+		d.Estado = st
+		if err := s.ReserveDocument(ctx, &d); err != nil {
+			tb.Fatalf("seed document %d: %v", i, err)
+		}
+		if _, ok := want.Unsettled[st]; ok {
+			want.Unsettled[st]++
+			if want.OldestUnsettled.IsZero() {
+				want.OldestUnsettled = d.CreatedAt
+			}
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	day := 24 * time.Hour
+	for i, expiry := range []time.Time{now.Add(-day), now.Add(day), now.Add(6 * day), now.Add(20 * day), now.Add(90 * day)} {
+		id, err := s.NextCompanyID(ctx)
+		if err != nil {
+			tb.Fatalf("seed company %d: %v", i, err)
+		}
+		c, b, u := company(id, fmt.Sprintf("Certificado %d", i)), branch("001"), user(fmt.Sprintf("seed-cert-%d", id))
+		c.CertificateExpiry = expiry
+		if err := s.CreateCompany(ctx, &c, &b, &u); err != nil {
+			tb.Fatalf("seed company %d: %v", i, err)
+		}
+	}
+	want.CertificatesExpired, want.CertificatesWithin7d, want.CertificatesWithin30d = 1, 2, 3
+	// The documents' company has its certificate a year or more away,
+	// whatever now is, only if now is before then: keep it out.
+	if f.Company.CertificateExpiry.Before(now.Add(30 * day)) {
+		tb.Fatalf("seed: pass a now before %v", f.Company.CertificateExpiry.Add(-30*day))
+	}
+	return want
+}
