@@ -334,6 +334,14 @@ func (w *wiring) startGateway() (apiLn, adminLn net.Listener, errc <-chan error,
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("trusted_proxies: %w", err)
 	}
+	// Redis has fallbacks (credentials checked against the store, each
+	// replica pacing alone): its loss degrades the service, the store's
+	// stops it.
+	var checks []gateway.ReadyCheck
+	if rdb := w.redis; rdb != nil {
+		checks = append(checks, gateway.ReadyCheck{Name: "redis", Degrades: true,
+			Check: gateway.ReadyFunc(func(ctx context.Context) error { return rdb.Ping(ctx).Err() })})
+	}
 	gw, err := gateway.New(gateway.Options{
 		MaxConns:       maxConns,
 		MaxConnsPerIP:  perIP,
@@ -341,6 +349,7 @@ func (w *wiring) startGateway() (apiLn, adminLn net.Listener, errc <-chan error,
 		Tenants:        w.tenants,
 		Routes:         append(gateway.DocumentRoutes(w.docs), gateway.CalculateRoute(), gateway.CallbackRoute(w.docs)),
 		Ready:          gateway.ReadyFunc(w.store.Ping),
+		ReadyChecks:    checks,
 		Logger:         w.log,
 		Registerer:     w.reg,
 		Gatherer:       w.reg,

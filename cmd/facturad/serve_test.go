@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"regexp"
 	"strings"
@@ -233,5 +234,32 @@ func TestServeExportsStateMetrics(t *testing.T) {
 			t.Fatalf("/metrics lacks %q", missing)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// With Redis unreachable the service still takes traffic: /readyz is 200
+// and says it is degraded, naming Redis, without its address.
+func TestServeReadyDegradedWithoutRedis(t *testing.T) {
+	// A port nothing listens on.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	_, _, admin, stop := startService(t, t.TempDir(), "--redis-url", "redis://:s3cret@"+addr+"/0")
+	defer stop()
+	resp, err := http.Get("http://" + admin + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"status":"degraded"`) ||
+		!strings.Contains(string(body), `"redis":"down: `) || !strings.Contains(string(body), `"store":"ok"`) {
+		t.Errorf("/readyz with Redis down: %d %s", resp.StatusCode, body)
+	}
+	if strings.Contains(string(body), addr) || strings.Contains(string(body), "s3cret") {
+		t.Errorf("/readyz quotes the Redis address or password: %s", body)
 	}
 }
