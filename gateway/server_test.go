@@ -437,6 +437,42 @@ func TestMetrics(t *testing.T) {
 	}
 }
 
+// Only the 2xx, 4xx and 5xx counters exist before traffic; 1xx and 3xx
+// counters and every duration histogram appear with their first answer.
+func TestMetricsSeriesOnFirstUse(t *testing.T) {
+	b := setup(t, Options{Tenants: &fakeTenants{}})
+	series := func() string {
+		t.Helper()
+		r := doWith(t, b.admin, "GET", "/metrics", nil, "", nil)
+		var lines []string
+		for _, l := range strings.Split(string(r.body), "\n") {
+			if strings.Contains(l, `route="`+pathBranches+`"`) {
+				lines = append(lines, l)
+			}
+		}
+		return strings.Join(lines, "\n")
+	}
+	before := series()
+	for _, class := range []string{"2xx", "4xx", "5xx"} {
+		if !strings.Contains(before, `facturad_http_requests_total{method="GET",route="`+pathBranches+`",status="`+class+`"} 0`) {
+			t.Errorf("no %s counter at zero before traffic:\n%s", class, before)
+		}
+	}
+	for _, absent := range []string{`status="1xx"`, `status="3xx"`, "facturad_http_request_duration_seconds"} {
+		if strings.Contains(before, absent) {
+			t.Errorf("%s exported before traffic:\n%s", absent, before)
+		}
+	}
+	b.do(t, "GET", "/api/companies/2/branches/v4", &fakeUser, "", nil)
+	after := series()
+	if !strings.Contains(after, `facturad_http_request_duration_seconds_count{method="GET",route="`+pathBranches+`",status="2xx"} 1`) {
+		t.Errorf("no 2xx histogram after a 2xx answer:\n%s", after)
+	}
+	if strings.Contains(after, `facturad_http_request_duration_seconds_count{method="GET",route="`+pathBranches+`",status="4xx"}`) {
+		t.Errorf("a 4xx histogram without a 4xx answer:\n%s", after)
+	}
+}
+
 // switchable is a readiness check whose answer a test sets.
 type switchable struct {
 	mu  sync.Mutex
