@@ -3,6 +3,7 @@ package gateway
 import (
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -31,7 +32,7 @@ func newHTTPMetrics(r prometheus.Registerer) (*httpMetrics, error) {
 			Subsystem: "http",
 			Name:      "request_duration_seconds",
 			Help:      "Time to answer an API request, by route pattern, method and status class.",
-			Buckets:   metrics.RequestBuckets,
+			Buckets:   metrics.HTTPBuckets,
 		}, []string{"route", "method", "status"}),
 	}
 	for _, c := range []prometheus.Collector{m.requests, m.duration} {
@@ -48,20 +49,45 @@ func newHTTPMetrics(r prometheus.Registerer) (*httpMetrics, error) {
 
 var statusClasses = [6]string{"", "1xx", "2xx", "3xx", "4xx", "5xx"}
 
-// routeMetrics are one route's series, bound once so that a request costs
-// no label lookup.
+// precreated are the status classes whose request counter exists from the
+// start, at zero, so that a rate or an error ratio has a series to read
+// before the first such answer. The other classes' counters, and every
+// class's duration histogram, appear on first use: a route that never
+// answers 5xx costs no 5xx histogram.
+var precreated = [...]int{2, 4, 5}
+
+// routeMetrics are one route's series, bound once per class so that a
+// request costs no label lookup after the first of its class.
 type routeMetrics struct {
-	count [6]prometheus.Counter
-	dur   [6]prometheus.Observer
+	m               *httpMetrics
+	method, pattern string
+
+	countOnce [6]sync.Once
+	count     [6]prometheus.Counter
+	durOnce   [6]sync.Once
+	dur       [6]prometheus.Observer
 }
 
 func (m *httpMetrics) forRoute(method, pattern string) *routeMetrics {
-	rm := &routeMetrics{}
-	for i := 1; i < len(statusClasses); i++ {
-		rm.count[i] = m.requests.WithLabelValues(pattern, method, statusClasses[i])
-		rm.dur[i] = m.duration.WithLabelValues(pattern, method, statusClasses[i])
+	rm := &routeMetrics{m: m, method: method, pattern: pattern}
+	for _, i := range precreated {
+		rm.counter(i)
 	}
 	return rm
+}
+
+func (rm *routeMetrics) counter(i int) prometheus.Counter {
+	rm.countOnce[i].Do(func() {
+		rm.count[i] = rm.m.requests.WithLabelValues(rm.pattern, rm.method, statusClasses[i])
+	})
+	return rm.count[i]
+}
+
+func (rm *routeMetrics) observer(i int) prometheus.Observer {
+	rm.durOnce[i].Do(func() {
+		rm.dur[i] = rm.m.duration.WithLabelValues(rm.pattern, rm.method, statusClasses[i])
+	})
+	return rm.dur[i]
 }
 
 func (rm *routeMetrics) observe(status int, d time.Duration) {
@@ -69,6 +95,6 @@ func (rm *routeMetrics) observe(status int, d time.Duration) {
 	if i < 1 || i > 5 {
 		i = 5
 	}
-	rm.count[i].Inc()
-	rm.dur[i].Observe(d.Seconds())
+	rm.counter(i).Inc()
+	rm.observer(i).Observe(d.Seconds())
 }

@@ -52,6 +52,17 @@ type Readiness interface {
 	Ready(ctx context.Context) error
 }
 
+// ReadyCheck is a dependency /readyz reports on under its Name.
+type ReadyCheck struct {
+	Name  string
+	Check Readiness
+	// Degrades marks a dependency the service has a fallback for (Redis:
+	// per-replica caches and limits): when it fails, /readyz still answers
+	// 200, with status "degraded". A failing check without it makes the
+	// service not ready (503).
+	Degrades bool
+}
+
 // ReadyFunc adapts a function to Readiness.
 type ReadyFunc func(ctx context.Context) error
 
@@ -63,8 +74,11 @@ func (f ReadyFunc) Ready(ctx context.Context) error { return f(ctx) }
 type Options struct {
 	// Tenants serves the tenancy calls (A.1–A.4 and the reseller call).
 	Tenants Tenants
-	// Ready is asked by /readyz; nil means ready whenever not draining.
+	// Ready is asked by /readyz, reported as the check "store": the
+	// service is not ready without it. Nil means none.
 	Ready Readiness
+	// ReadyChecks are further dependencies /readyz asks, with Ready.
+	ReadyChecks []ReadyCheck
 	// Routes are extra authenticated API routes, meant for the document
 	// calls of A.5. They get the same request ids, body limits,
 	// authentication, timeouts, error mapping and metrics as the built-in
@@ -145,6 +159,13 @@ const (
 func (o *Options) setDefaults() error {
 	if o.Tenants == nil {
 		return errors.New("gateway: Options.Tenants is required")
+	}
+	names := map[string]bool{"store": o.Ready != nil}
+	for _, c := range o.ReadyChecks {
+		if c.Name == "" || c.Check == nil || names[c.Name] {
+			return fmt.Errorf("gateway: readiness check %q needs a name of its own and a check", c.Name)
+		}
+		names[c.Name] = true
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()

@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -591,12 +592,7 @@ func (s *Server) adminHandler(rc *fasthttp.RequestCtx) {
 	case "/healthz":
 		writeJSON(rc, fasthttp.StatusOK, map[string]string{"status": "ok"})
 	case "/readyz":
-		if err := s.ready(); err != nil {
-			rc.Response.Header.Set(fasthttp.HeaderRetryAfter, "5")
-			writeAPIError(rc, &apiError{status: fasthttp.StatusServiceUnavailable, message: err.Error()})
-			return
-		}
-		writeJSON(rc, fasthttp.StatusOK, map[string]string{"status": "ready"})
+		s.readyz(rc)
 	case "/metrics":
 		s.promh(rc)
 	default:
@@ -606,20 +602,95 @@ func (s *Server) adminHandler(rc *fasthttp.RequestCtx) {
 
 var errDraining = errors.New("draining: the service is shutting down")
 
-func (s *Server) ready() error {
+// The values of /readyz's status.
+const (
+	statusReady    = "ready"
+	statusDegraded = "degraded"
+	statusNotReady = "not ready"
+)
+
+// readyBody is /readyz's answer: the A.7 fields (on a 503) beside the
+// overall status and each check's "ok" or "down: ...".
+type readyBody struct {
+	StatusCode int               `json:"statusCode,omitempty"`
+	Message    string            `json:"message,omitempty"`
+	Errors     any               `json:"errors,omitempty"` // {} on a 503
+	Status     string            `json:"status"`
+	Checks     map[string]string `json:"checks"`
+}
+
+// readyz answers /readyz: 503 while draining or when a check the service
+// cannot do without fails; 200 "degraded" when only checks with a fallback
+// fail; 200 "ready" otherwise.
+func (s *Server) readyz(rc *fasthttp.RequestCtx) {
+	body := readyBody{Status: statusReady, Checks: map[string]string{}}
+	var down []string
 	if s.draining.Load() {
-		return errDraining
+		body.Status, body.Message = statusNotReady, errDraining.Error()
+		body.Checks["shutdown"] = "draining"
+	} else {
+		for _, r := range s.runChecks() {
+			body.Checks[r.name] = r.result
+			if r.result == checkOK {
+				continue
+			}
+			if r.degrades {
+				if body.Status == statusReady {
+					body.Status = statusDegraded
+				}
+				continue
+			}
+			body.Status = statusNotReady
+			down = append(down, r.name)
+		}
+		if body.Status == statusNotReady {
+			body.Message = "not ready: " + strings.Join(down, ", ") + " down"
+		}
 	}
-	if s.o.Ready == nil {
-		return nil
+	if body.Status != statusNotReady {
+		writeJSON(rc, fasthttp.StatusOK, body)
+		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), s.o.ReadyTimeout)
-	defer cancel()
-	if err := s.o.Ready.Ready(ctx); err != nil {
-		s.log.Warn("not ready", "err", err)
-		return errors.New("not ready: a store is unreachable")
+	body.StatusCode, body.Errors = fasthttp.StatusServiceUnavailable, map[string][]string{}
+	rc.Response.Header.Set(fasthttp.HeaderRetryAfter, "5")
+	writeJSON(rc, fasthttp.StatusServiceUnavailable, body)
+}
+
+const checkOK = "ok"
+
+type checkResult struct {
+	name, result string
+	degrades     bool
+}
+
+// runChecks runs every readiness check at once, each under ReadyTimeout.
+// A failure is logged with its cause; the answer says only "down" and
+// whether it timed out, since a driver's error may quote a host or a URL.
+func (s *Server) runChecks() []checkResult {
+	checks := s.o.ReadyChecks
+	if s.o.Ready != nil {
+		checks = append([]ReadyCheck{{Name: "store", Check: s.o.Ready}}, checks...)
 	}
-	return nil
+	out := make([]checkResult, len(checks))
+	var wg sync.WaitGroup
+	for i, c := range checks {
+		wg.Go(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), s.o.ReadyTimeout)
+			defer cancel()
+			out[i] = checkResult{name: c.Name, result: checkOK, degrades: c.Degrades}
+			err := c.Check.Ready(ctx)
+			if err == nil {
+				return
+			}
+			out[i].result = "down: unreachable"
+			if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
+				out[i].result = "down: no answer within " + s.o.ReadyTimeout.String()
+			}
+			s.log.Warn("readiness check failed", "check", c.Name, "degrades", c.Degrades, "err", err)
+		})
+	}
+	wg.Wait()
+	return out
 }
 
 // registerExtra adds an Options.Routes entry.

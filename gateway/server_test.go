@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"strings"
 	"sync"
@@ -436,27 +437,150 @@ func TestMetrics(t *testing.T) {
 	}
 }
 
+// Only the 2xx, 4xx and 5xx counters exist before traffic; 1xx and 3xx
+// counters and every duration histogram appear with their first answer.
+func TestMetricsSeriesOnFirstUse(t *testing.T) {
+	b := setup(t, Options{Tenants: &fakeTenants{}})
+	series := func() string {
+		t.Helper()
+		r := doWith(t, b.admin, "GET", "/metrics", nil, "", nil)
+		var lines []string
+		for _, l := range strings.Split(string(r.body), "\n") {
+			if strings.Contains(l, `route="`+pathBranches+`"`) {
+				lines = append(lines, l)
+			}
+		}
+		return strings.Join(lines, "\n")
+	}
+	before := series()
+	for _, class := range []string{"2xx", "4xx", "5xx"} {
+		if !strings.Contains(before, `facturad_http_requests_total{method="GET",route="`+pathBranches+`",status="`+class+`"} 0`) {
+			t.Errorf("no %s counter at zero before traffic:\n%s", class, before)
+		}
+	}
+	for _, absent := range []string{`status="1xx"`, `status="3xx"`, "facturad_http_request_duration_seconds"} {
+		if strings.Contains(before, absent) {
+			t.Errorf("%s exported before traffic:\n%s", absent, before)
+		}
+	}
+	b.do(t, "GET", "/api/companies/2/branches/v4", &fakeUser, "", nil)
+	after := series()
+	if !strings.Contains(after, `facturad_http_request_duration_seconds_count{method="GET",route="`+pathBranches+`",status="2xx"} 1`) {
+		t.Errorf("no 2xx histogram after a 2xx answer:\n%s", after)
+	}
+	if strings.Contains(after, `facturad_http_request_duration_seconds_count{method="GET",route="`+pathBranches+`",status="4xx"}`) {
+		t.Errorf("a 4xx histogram without a 4xx answer:\n%s", after)
+	}
+}
+
+// switchable is a readiness check whose answer a test sets.
+type switchable struct {
+	mu  sync.Mutex
+	err error
+}
+
+func (c *switchable) Ready(ctx context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+func (c *switchable) set(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.err = err
+}
+
+// hang is a readiness check that answers only when its context ends.
+type hang struct{}
+
+func (hang) Ready(ctx context.Context) error { <-ctx.Done(); return ctx.Err() }
+
 func TestHealthAndReadiness(t *testing.T) {
-	var mu sync.Mutex
-	var readyErr error
-	b := setup(t, Options{Tenants: &fakeTenants{}, Ready: ReadyFunc(func(context.Context) error {
-		mu.Lock()
-		defer mu.Unlock()
-		return readyErr
-	})})
+	store, redis := &switchable{}, &switchable{}
+	b := setup(t, Options{Tenants: &fakeTenants{}, Ready: store,
+		ReadyChecks: []ReadyCheck{{Name: "redis", Check: redis, Degrades: true}}})
 	if r := doWith(t, b.admin, "GET", "/healthz", nil, "", nil); r.status != 200 {
 		t.Errorf("healthz %d", r.status)
 	}
-	if r := doWith(t, b.admin, "GET", "/readyz", nil, "", nil); r.status != 200 {
-		t.Errorf("readyz %d", r.status)
+	// The causes quote what must not leave the process.
+	secret := errors.New("dial tcp 10.0.0.7:5432: password authentication failed for user facturad (postgres://facturad:hunter2@db)")
+	tests := []struct {
+		name         string
+		store, redis error
+		status       int
+		want         string
+		checks       map[string]string
+	}{
+		{"ok/everything up", nil, nil, 200, "ready", map[string]string{"store": "ok", "redis": "ok"}},
+		{"ok/redis down is degraded", nil, secret, 200, "degraded", map[string]string{"store": "ok", "redis": "down: unreachable"}},
+		{"error/store down is not ready", secret, nil, 503, "not ready", map[string]string{"store": "down: unreachable", "redis": "ok"}},
+		{"error/both down", secret, secret, 503, "not ready", map[string]string{"store": "down: unreachable", "redis": "down: unreachable"}},
 	}
-	mu.Lock()
-	readyErr = errors.New("db down")
-	mu.Unlock()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			store.set(tt.store)
+			redis.set(tt.redis)
+			r := doWith(t, b.admin, "GET", "/readyz", nil, "", nil)
+			if r.status == 503 {
+				requireA7(t, r, 503)
+				if r.header.Get("Retry-After") == "" {
+					t.Error("503 without Retry-After")
+				}
+			}
+			if r.status != tt.status {
+				t.Fatalf("status %d, want %d: %s", r.status, tt.status, r.body)
+			}
+			var body struct {
+				Status string            `json:"status"`
+				Checks map[string]string `json:"checks"`
+			}
+			if err := json.Unmarshal(r.body, &body); err != nil {
+				t.Fatalf("body %s: %v", r.body, err)
+			}
+			if body.Status != tt.want || !maps.Equal(body.Checks, tt.checks) {
+				t.Errorf("body %s, want status %q checks %v", r.body, tt.want, tt.checks)
+			}
+			for _, leak := range []string{"hunter2", "10.0.0.7", "postgres://", "facturad:"} {
+				if bytes.Contains(r.body, []byte(leak)) {
+					t.Errorf("the body quotes %q: %s", leak, r.body)
+				}
+			}
+		})
+	}
+}
+
+func TestReadinessTimeout(t *testing.T) {
+	b := setup(t, Options{Tenants: &fakeTenants{}, Ready: ReadyFunc(func(context.Context) error { return nil }),
+		ReadyChecks: []ReadyCheck{{Name: "redis", Check: hang{}, Degrades: true}}, ReadyTimeout: 50 * time.Millisecond})
+	start := time.Now()
 	r := doWith(t, b.admin, "GET", "/readyz", nil, "", nil)
-	requireA7(t, r, 503)
-	if r.header.Get("Retry-After") == "" {
-		t.Error("503 without Retry-After")
+	if r.status != 200 || !bytes.Contains(r.body, []byte(`"redis":"down: no answer within 50ms"`)) || !bytes.Contains(r.body, []byte(`"status":"degraded"`)) {
+		t.Errorf("hanging redis: %d %s", r.status, r.body)
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("/readyz took %s with a 50ms check timeout", d)
+	}
+}
+
+func TestReadinessChecksValidated(t *testing.T) {
+	ok := ReadyFunc(func(context.Context) error { return nil })
+	tests := []struct {
+		name string
+		o    Options
+	}{
+		{"error/no name", Options{ReadyChecks: []ReadyCheck{{Check: ok}}}},
+		{"error/no check", Options{ReadyChecks: []ReadyCheck{{Name: "redis"}}}},
+		{"error/twice the same name", Options{ReadyChecks: []ReadyCheck{{Name: "redis", Check: ok}, {Name: "redis", Check: ok}}}},
+		{"error/store taken by Ready", Options{Ready: ok, ReadyChecks: []ReadyCheck{{Name: "store", Check: ok}}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.o.Tenants = &fakeTenants{}
+			if _, err := New(tt.o); err == nil {
+				t.Error("New accepted the checks")
+			}
+		})
 	}
 }
 

@@ -18,12 +18,16 @@ import (
 // Namespace prefixes every metric name of the service.
 const Namespace = "facturad"
 
-// Buckets for durations, in seconds.
+// Duration buckets, in seconds. Each bucket is one series per label set
+// (per route and status class for HTTP), so the layouts keep only bounds a
+// dashboard or an alert reads.
 var (
-	// RequestBuckets suit in-process work and HTTP handling: 50 µs to 10 s.
-	RequestBuckets = []float64{.00005, .0001, .00025, .0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}
-	// RemoteBuckets suit calls to the tax authority and the stores: 1 ms to 60 s.
-	RemoteBuckets = []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60}
+	// RequestBuckets suit the pipeline's in-process stages: 0.5 ms to 10 s.
+	RequestBuckets = []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}
+	// HTTPBuckets suit answering an API request: 5 ms to 10 s. Latency
+	// objectives start at tens of milliseconds; finer bounds told nothing
+	// an operator acts on and cost a series per route.
+	HTTPBuckets = []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}
 )
 
 // NewRegistry returns a registry with the Go runtime and process collectors

@@ -25,7 +25,7 @@ func TestHandlerServesRegisteredMetrics(t *testing.T) {
 }
 
 func TestBucketsAscend(t *testing.T) {
-	for name, b := range map[string][]float64{"request": RequestBuckets, "remote": RemoteBuckets} {
+	for name, b := range map[string][]float64{"request": RequestBuckets, "http": HTTPBuckets} {
 		for i := 1; i < len(b); i++ {
 			if b[i] <= b[i-1] {
 				t.Errorf("%s buckets not ascending at %d: %v", name, i, b)

@@ -369,3 +369,48 @@ func TestRetrierSlowDocumentHoldsOneWorker(t *testing.T) {
 		}
 	}
 }
+
+// The saturation gauges: capacity is MaxInFlight, in_flight the send calls
+// admitted now; at in_flight == capacity the next send is refused.
+func TestSaturationGauges(t *testing.T) {
+	b := setup(t, setupOptions{pipeline: func(o *Options) { o.MaxInFlight, o.MaxInFlightPerCompany = 1, 1 }})
+	gauge := func(name string) float64 {
+		t.Helper()
+		mfs, err := b.reg.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, mf := range mfs {
+			if mf.GetName() == name {
+				return mf.GetMetric()[0].GetGauge().GetValue()
+			}
+		}
+		t.Fatalf("%s is not exported", name)
+		return 0
+	}
+	if c, n := gauge("facturad_pipeline_capacity"), gauge("facturad_pipeline_in_flight"); c != 1 || n != 0 {
+		t.Fatalf("idle: capacity %v, in flight %v; want 1, 0", c, n)
+	}
+	gate := &gateSubmitter{Submitter: b.sub, entered: make(chan struct{}, 1), release: make(chan struct{})}
+	b.p.o.Submitter = gate
+	done := make(chan error, 1)
+	go func() {
+		_, err := b.send(t, request("01", "saturated-1"))
+		done <- err
+	}()
+	<-gate.entered
+	if n := gauge("facturad_pipeline_in_flight"); n != 1 {
+		t.Errorf("one send held: in flight %v, want 1", n)
+	}
+	var oe *OverloadError
+	if _, err := b.send(t, request("01", "saturated-2")); !errors.As(err, &oe) {
+		t.Errorf("send at capacity: %v, want an overload error", err)
+	}
+	close(gate.release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if n := gauge("facturad_pipeline_in_flight"); n != 0 {
+		t.Errorf("after the send: in flight %v, want 0", n)
+	}
+}

@@ -40,6 +40,7 @@ type pipelineMetrics struct {
 	callback *prometheus.CounterVec
 	lanes    prometheus.GaugeFunc
 	admitted prometheus.GaugeFunc
+	capacity prometheus.Gauge
 }
 
 func newMetrics(r prometheus.Registerer, ls *lanes) (*pipelineMetrics, error) {
@@ -82,13 +83,22 @@ func newMetrics(r prometheus.Registerer, ls *lanes) (*pipelineMetrics, error) {
 		Name:      "lanes",
 		Help:      "Branches with documents in flight.",
 	}, func() float64 { n, _ := ls.stats(); return float64(n) })
+	// Saturation is in_flight / capacity: at 1 every further send call of
+	// this replica is refused (reason "all_full").
 	m.admitted = prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Namespace: metrics.Namespace,
 		Subsystem: "pipeline",
-		Name:      "documents_in_flight",
-		Help:      "Send calls admitted to a lane (running or waiting).",
+		Name:      "in_flight",
+		Help:      "Send calls this replica has admitted now (running or waiting in a lane).",
 	}, func() float64 { _, n := ls.stats(); return float64(n) })
-	for _, c := range []prometheus.Collector{m.stage, m.outcomes, m.refused, m.answers, m.callback, m.lanes, m.admitted} {
+	m.capacity = prometheus.NewGauge(prometheus.GaugeOpts{
+		Namespace: metrics.Namespace,
+		Subsystem: "pipeline",
+		Name:      "capacity",
+		Help:      "Send calls this replica admits at once over every branch (MaxInFlight).",
+	})
+	m.capacity.Set(float64(ls.maxTotal))
+	for _, c := range []prometheus.Collector{m.stage, m.outcomes, m.refused, m.answers, m.callback, m.lanes, m.admitted, m.capacity} {
 		if err := r.Register(c); err != nil {
 			return nil, fmt.Errorf("pipeline: register metrics: %w", err)
 		}

@@ -18,6 +18,7 @@ import (
 	"facturad/hacienda/sandbox"
 	"facturad/pipeline"
 	"facturad/pipeline/redislimit"
+	"facturad/pipeline/statereport"
 )
 
 // Config is everything the service reads at start. Each field has an
@@ -72,6 +73,9 @@ type Config struct {
 	// quiet spell. Zero means pipeline.DefaultRate and DefaultBurst.
 	HaciendaRate  float64
 	HaciendaBurst int
+	// StateMetricsInterval is how often the replica holding the state
+	// lease reads the store-wide state gauges.
+	StateMetricsInterval time.Duration
 	// TrustedProxies lists the networks (CIDR or single addresses,
 	// comma-separated) of the load balancers in front of the service,
 	// whose X-Forwarded-For is believed.
@@ -96,6 +100,8 @@ func DefaultConfig() Config {
 		LogLevel:        "info",
 		ShutdownTimeout: 30 * time.Second,
 		SandboxDelay:    sandbox.DefaultProcessingDelay,
+
+		StateMetricsInterval: statereport.DefaultInterval,
 	}
 }
 
@@ -143,6 +149,7 @@ func (c *Config) settings() []setting {
 		{name: "fecha_emision_offline", usage: "how old a caller's fecha_emision may be with situacion 3, sin internet (default 72h)", dur: &c.Emission.Offline},
 		{name: "pprof_listen", usage: "loopback address of Go's profiler, /debug/pprof/ (default: off)", str: &c.PprofListen},
 		{name: "lease", usage: "how long a document being worked on is held from other workers and replicas; a crashed send's document is finished after it (default 2m)", dur: &c.Lease},
+		{name: "state_metrics_interval", usage: "how often one replica reads the documents waiting and the certificates expiring from the store for /metrics (default 15s)", dur: &c.StateMetricsInterval},
 	}
 }
 
@@ -267,6 +274,9 @@ func (c Config) Validate() error {
 	}
 	if c.HaciendaRate > redislimit.MaxRate {
 		errs = append(errs, fmt.Errorf("hacienda_rate: at most %d calls per second", redislimit.MaxRate))
+	}
+	if c.StateMetricsInterval <= 0 {
+		errs = append(errs, errors.New("state_metrics_interval: must be positive"))
 	}
 	if c.ShutdownTimeout <= 0 {
 		errs = append(errs, errors.New("shutdown_timeout: must be positive"))

@@ -26,6 +26,7 @@ import (
 	"facturad/metrics"
 	"facturad/pipeline"
 	"facturad/pipeline/redislimit"
+	"facturad/pipeline/statereport"
 	"facturad/signer"
 	"facturad/tenant"
 	"facturad/tenant/authcache"
@@ -99,6 +100,9 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 	if err := w.startPipeline(ctx); err != nil {
 		return err
 	}
+	if err := w.startStateMetrics(ctx); err != nil {
+		return err
+	}
 	apiLn, adminLn, errc, err := w.startGateway()
 	if err != nil {
 		return err
@@ -136,6 +140,7 @@ type wiring struct {
 	callbackKey []byte
 	cache       tenant.AuthCache
 	limiter     pipeline.Limiter
+	redis       *redis.Client // nil without redis_url
 	tenants     *tenant.Service
 	docs        *pipeline.Pipeline
 }
@@ -176,6 +181,7 @@ func (w *wiring) openRedisCacheAndLimiter() error {
 		return err
 	}
 	w.stop.add("redis", func(context.Context) error { return rdb.Close() })
+	w.redis = rdb
 	// Entries are sealed with a key derived from the master key: a
 	// deployment with another master key (or after a rotation) must
 	// not read them, so the key's fingerprint is part of the prefix.
@@ -272,6 +278,43 @@ func (w *wiring) startPipeline(ctx context.Context) error {
 	return nil
 }
 
+// startStateMetrics registers the pool collectors and starts the reporter
+// of the store-wide state gauges (only the replica holding its lease
+// exports them).
+func (w *wiring) startStateMetrics(ctx context.Context) error {
+	if pg, ok := w.store.(*postgres.Store); ok {
+		w.reg.MustRegister(metrics.NewDBPoolCollector(func() metrics.DBPoolStats {
+			st := pg.PoolStats()
+			return metrics.DBPoolStats{
+				AcquiredConns: st.AcquiredConns, IdleConns: st.IdleConns, TotalConns: st.TotalConns, MaxConns: st.MaxConns,
+				Acquires: st.Acquires, EmptyAcquires: st.EmptyAcquires, CanceledAcquires: st.CanceledAcquires,
+				AcquireWait: st.AcquireWait,
+			}
+		}))
+	}
+	if rdb := w.redis; rdb != nil {
+		w.reg.MustRegister(metrics.NewRedisPoolCollector(func() metrics.RedisPoolStats {
+			st := rdb.PoolStats()
+			return metrics.RedisPoolStats{Hits: st.Hits, Misses: st.Misses, Timeouts: st.Timeouts,
+				StaleConns: st.StaleConns, TotalConns: st.TotalConns, IdleConns: st.IdleConns}
+		}))
+	}
+	rep, err := statereport.New(statereport.Options{
+		Store:      w.store,
+		Interval:   w.c.StateMetricsInterval,
+		Registerer: w.reg,
+		Logger:     w.log,
+	})
+	if err != nil {
+		return err
+	}
+	if err := rep.Start(ctx); err != nil {
+		return err
+	}
+	w.stop.add("state metrics", rep.Stop)
+	return nil
+}
+
 // startGateway makes the gateway, opens the API and admin listeners and
 // serves them; a serving error arrives on errc.
 func (w *wiring) startGateway() (apiLn, adminLn net.Listener, errc <-chan error, err error) {
@@ -280,6 +323,14 @@ func (w *wiring) startGateway() (apiLn, adminLn net.Listener, errc <-chan error,
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("trusted_proxies: %w", err)
 	}
+	// Redis has fallbacks (credentials checked against the store, each
+	// replica pacing alone): its loss degrades the service, the store's
+	// stops it.
+	var checks []gateway.ReadyCheck
+	if rdb := w.redis; rdb != nil {
+		checks = append(checks, gateway.ReadyCheck{Name: "redis", Degrades: true,
+			Check: gateway.ReadyFunc(func(ctx context.Context) error { return rdb.Ping(ctx).Err() })})
+	}
 	gw, err := gateway.New(gateway.Options{
 		MaxConns:       maxConns,
 		MaxConnsPerIP:  perIP,
@@ -287,6 +338,7 @@ func (w *wiring) startGateway() (apiLn, adminLn net.Listener, errc <-chan error,
 		Tenants:        w.tenants,
 		Routes:         append(gateway.DocumentRoutes(w.docs), gateway.CalculateRoute(), gateway.CallbackRoute(w.docs)),
 		Ready:          gateway.ReadyFunc(w.store.Ping),
+		ReadyChecks:    checks,
 		Logger:         w.log,
 		Registerer:     w.reg,
 		Gatherer:       w.reg,
@@ -371,6 +423,7 @@ type storeWithDocuments interface {
 	tenant.Store
 	tenant.DocumentStore
 	tenant.KeyStore
+	tenant.StateStore
 }
 
 // openHacienda returns the tax-authority client and the authorities its

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"net"
 	"net/http"
 	"regexp"
 	"strings"
@@ -181,5 +182,84 @@ func TestServeWithRedis(t *testing.T) {
 		if resp.StatusCode != http.StatusOK {
 			t.Fatalf("request %d: status %d", i, resp.StatusCode)
 		}
+	}
+}
+
+// metricsText returns the admin listener's /metrics.
+func metricsText(t *testing.T, admin string) string {
+	t.Helper()
+	resp, err := http.Get("http://" + admin + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// The one replica (it holds the lease alone) exports the state gauges from
+// its first refresh, and the pool statistics of what it uses.
+func TestServeExportsStateMetrics(t *testing.T) {
+	url := storetest.RedisURL(t)
+	_, _, admin, stop := startService(t, t.TempDir(), "--redis-url", url, "--state-metrics-interval", "50ms")
+	defer stop()
+	want := []string{
+		"facturad_state_reporter 1",
+		`facturad_documents{estado="00"} 0`,
+		`facturad_documents{estado="04"} 0`,
+		`facturad_documents{estado="05"} 0`,
+		"facturad_oldest_unsettled_document_age_seconds 0",
+		`facturad_certificates_expiring{within="30d"} 0`,
+		"facturad_state_last_refresh_timestamp_seconds ",
+		"facturad_redis_pool_total_conns ",
+		"facturad_pipeline_capacity ",
+		"facturad_pipeline_in_flight 0",
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		text := metricsText(t, admin)
+		var missing []string
+		for _, w := range want {
+			if !strings.Contains(text, "\n"+w) {
+				missing = append(missing, w)
+			}
+		}
+		if len(missing) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/metrics lacks %q", missing)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// With Redis unreachable the service still takes traffic: /readyz is 200
+// and says it is degraded, naming Redis, without its address.
+func TestServeReadyDegradedWithoutRedis(t *testing.T) {
+	// A port nothing listens on.
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	_, _, admin, stop := startService(t, t.TempDir(), "--redis-url", "redis://:s3cret@"+addr+"/0")
+	defer stop()
+	resp, err := http.Get("http://" + admin + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"status":"degraded"`) ||
+		!strings.Contains(string(body), `"redis":"down: `) || !strings.Contains(string(body), `"store":"ok"`) {
+		t.Errorf("/readyz with Redis down: %d %s", resp.StatusCode, body)
+	}
+	if strings.Contains(string(body), addr) || strings.Contains(string(body), "s3cret") {
+		t.Errorf("/readyz quotes the Redis address or password: %s", body)
 	}
 }

@@ -188,3 +188,25 @@ func likeContains(s string) string {
 	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 	return "%" + r.Replace(s) + "%"
 }
+
+// PoolStats is a snapshot of the store's connection pool.
+type PoolStats struct {
+	AcquiredConns, IdleConns, TotalConns, MaxConns int32
+	Acquires, EmptyAcquires, CanceledAcquires      int64
+	AcquireWait                                    time.Duration
+}
+
+// PoolStats reads the pool's statistics now (for /metrics).
+func (s *Store) PoolStats() PoolStats {
+	st := s.pool.Stat()
+	return PoolStats{
+		AcquiredConns:    st.AcquiredConns(),
+		IdleConns:        st.IdleConns(),
+		TotalConns:       st.TotalConns(),
+		MaxConns:         st.MaxConns(),
+		Acquires:         st.AcquireCount(),
+		EmptyAcquires:    st.EmptyAcquireCount(),
+		CanceledAcquires: st.CanceledAcquireCount(),
+		AcquireWait:      st.AcquireDuration(),
+	}
+}

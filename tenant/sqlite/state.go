@@ -1,0 +1,109 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"facturad/tenant"
+)
+
+var _ tenant.StateStore = (*Store)(nil)
+
+const (
+	// qUnsettledDocuments repeats the partial index's condition so that the
+	// planner reads documents_unsettled alone (a covering index).
+	qUnsettledDocuments = `SELECT estado, count(*), min(created_at) FROM documents
+WHERE estado IN ('00', '04', '05')
+GROUP BY estado`
+	// qCertificatesExpiring counts the active companies by how soon their
+	// certificate expires: ?1 now, ?2 now+30d, ?3 now+7d. Times are
+	// fixed-width UTC text, so they compare as text.
+	qCertificatesExpiring = `SELECT
+    count(*) FILTER (WHERE certificate_expiry > ?1 AND certificate_expiry <= ?2),
+    count(*) FILTER (WHERE certificate_expiry > ?1 AND certificate_expiry <= ?3),
+    count(*) FILTER (WHERE certificate_expiry <= ?1)
+FROM companies
+WHERE activo = 1 AND certificate_expiry IS NOT NULL`
+
+	// qTakeLease inserts the lease, or takes it over when its holder is the
+	// asker or its time has run out, in one statement on the one write
+	// connection: ?1 name, ?2 holder, ?3 now, ?4 until.
+	qTakeLease = `INSERT INTO leases AS l (name, holder, expires_at) VALUES (?1, ?2, ?4)
+ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+WHERE l.holder = excluded.holder OR l.expires_at <= ?3
+RETURNING holder`
+	qReleaseLease = `DELETE FROM leases WHERE name = ? AND holder = ?`
+)
+
+// StoreState reads the counts of the state gauges as of now.
+func (s *Store) StoreState(ctx context.Context, now time.Time) (tenant.StoreState, error) {
+	st := tenant.StoreState{Unsettled: map[tenant.State]int64{}}
+	for _, e := range tenant.UnsettledStates {
+		st.Unsettled[e] = 0
+	}
+	rows, err := s.read.QueryContext(ctx, qUnsettledDocuments)
+	if err != nil {
+		return tenant.StoreState{}, fmt.Errorf("store state: unsettled documents: %w", err)
+	}
+	for rows.Next() {
+		var (
+			estado, oldest string
+			n              int64
+		)
+		if err := rows.Scan(&estado, &n, &oldest); err != nil {
+			rows.Close()
+			return tenant.StoreState{}, fmt.Errorf("store state: unsettled documents: %w", err)
+		}
+		t, err := parseTime(oldest)
+		if err != nil {
+			rows.Close()
+			return tenant.StoreState{}, fmt.Errorf("store state: unsettled documents: %w", err)
+		}
+		st.Unsettled[tenant.State(estado)] = n
+		if st.OldestUnsettled.IsZero() || t.Before(st.OldestUnsettled) {
+			st.OldestUnsettled = t
+		}
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return tenant.StoreState{}, fmt.Errorf("store state: unsettled documents: %w", err)
+	}
+	err = s.read.QueryRowContext(ctx, qCertificatesExpiring, formatTime(now),
+		formatTime(now.Add(30*24*time.Hour)), formatTime(now.Add(7*24*time.Hour))).
+		Scan(&st.CertificatesWithin30d, &st.CertificatesWithin7d, &st.CertificatesExpired)
+	if err != nil {
+		return tenant.StoreState{}, fmt.Errorf("store state: certificates: %w", err)
+	}
+	return st, nil
+}
+
+// TakeLease gives the lease name to holder until until when it is free,
+// already holder's, or ran out at or before now.
+func (s *Store) TakeLease(ctx context.Context, name, holder string, now, until time.Time) (bool, error) {
+	if name == "" || holder == "" {
+		return false, errors.New("take lease: empty name or holder")
+	}
+	if !until.After(now) {
+		return false, fmt.Errorf("take lease %s: end %s is not after now %s", name,
+			until.Format(time.RFC3339Nano), now.Format(time.RFC3339Nano))
+	}
+	var got string
+	err := s.write.QueryRowContext(ctx, qTakeLease, name, holder, formatTime(now), formatTime(until)).Scan(&got)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("take lease %s: %w", name, err)
+	}
+	return true, nil
+}
+
+// ReleaseLease drops holder's lease name, if it holds it.
+func (s *Store) ReleaseLease(ctx context.Context, name, holder string) error {
+	if _, err := s.write.ExecContext(ctx, qReleaseLease, name, holder); err != nil {
+		return fmt.Errorf("release lease %s: %w", name, err)
+	}
+	return nil
+}
