@@ -591,6 +591,9 @@ func (s *Server) plainError(rc *fasthttp.RequestCtx, ae *apiError) {
 	start := time.Now()
 	reqID := s.requestID(rc)
 	rc.Response.Header.Set(headerRequestID, reqID)
+	if s.draining.Load() {
+		rc.SetConnectionClose()
+	}
 	writeAPIError(rc, ae)
 	d := time.Since(start)
 	s.unmatched.observe(rc.Response.StatusCode(), d)

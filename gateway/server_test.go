@@ -526,7 +526,7 @@ func TestGracefulShutdown(t *testing.T) {
 // connections for DrainDelay, then refuses them and lets the request in
 // flight finish.
 func TestDrainDelay(t *testing.T) {
-	const drain = 400 * time.Millisecond
+	const drain = 500 * time.Millisecond
 	entered := make(chan struct{})
 	release := make(chan struct{})
 	f := &fakeTenants{branchesFn: func(ctx context.Context) ([]tenant.Branch, error) {
@@ -571,6 +571,9 @@ func TestDrainDelay(t *testing.T) {
 	}
 	if served == 0 {
 		t.Fatal("no call made during the drain")
+	}
+	if r := doWith(t, fresh(), "GET", "/nowhere", nil, "", nil); r.status != 404 || !strings.EqualFold(r.header.Get("Connection"), "close") {
+		t.Errorf("an unmatched path during the drain: %d, Connection %q", r.status, r.header.Get("Connection"))
 	}
 	for {
 		conn, err := b.apiLn.Dial()
