@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"io"
+	"log/slog"
 	"testing"
 
 	"github.com/valyala/fasthttp"
@@ -57,6 +59,37 @@ func BenchmarkWarmAuthNoStore(b *testing.B) {
 		b.Fatal(err)
 	}
 	benchWarm(b, w, srv)
+}
+
+// BenchmarkAccessLog is BenchmarkWarmAuthNoStore with the access log off
+// (a logger above info), written to io.Discard for every request, and for
+// a tenth of them: what one access line costs, its JSON encoding included.
+//
+//	go test -run '^$' -bench AccessLog -benchmem -cpu 1 ./gateway
+func BenchmarkAccessLog(b *testing.B) {
+	for _, bc := range []struct {
+		name   string
+		level  slog.Level
+		sample float64
+	}{
+		{"off", slog.LevelWarn, 1},
+		{"discard", slog.LevelInfo, 1},
+		{"discard-sample-0.1", slog.LevelInfo, 0.1},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			w := newWorld(b)
+			o := w.srv.o
+			o.Tenants = storeless{Tenants: o.Tenants, branches: []tenant.Branch{{ID: 1, CompanyID: 1, Sucursal: "001", RazonComercial: "Sucursal Central", Activo: true}}}
+			o.Registerer, o.Gatherer = nil, nil
+			o.Logger = slog.New(slog.NewJSONHandler(io.Discard, &slog.HandlerOptions{Level: bc.level}))
+			o.AccessLogSample = bc.sample
+			srv, err := New(o)
+			if err != nil {
+				b.Fatal(err)
+			}
+			benchWarm(b, w, srv)
+		})
+	}
 }
 
 func benchWarm(b *testing.B, w *world, srv *Server) {
@@ -121,5 +154,22 @@ func BenchmarkWarmBranchListRoundTrip(b *testing.B) {
 	b.StopTimer()
 	if n := w.hasher.verifies.Load() - before; n != 0 {
 		b.Fatalf("%d slow hash checks on the warm path", n)
+	}
+}
+
+// BenchmarkAccessLine is the access line alone, JSON to io.Discard: the
+// part of BenchmarkAccessLog/discard that the noise of a shared machine
+// hides.
+func BenchmarkAccessLine(b *testing.B) {
+	srv := &Server{
+		o:   Options{AccessLogSample: 1},
+		log: slog.New(slog.NewJSONHandler(io.Discard, nil)),
+	}
+	var rc fasthttp.RequestCtx
+	rc.Response.SetBodyString(`[{"id":1,"sucursal":"001"}]`)
+	p := tenant.Principal{Username: "branch-user", CompanyID: 12, BranchID: 34}
+	b.ReportAllocs()
+	for b.Loop() {
+		srv.access(&rc, "GET", "/api/companies/{companyId}/branches/v4", "4f2a9c1b7d3e-1a", p, 1234567)
 	}
 }

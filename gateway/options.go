@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -118,6 +119,16 @@ type Options struct {
 	// sending first (default 0).
 	DrainDelay time.Duration
 
+	// AccessLogSample is the fraction, from 0 to 1, of 2xx and 3xx
+	// requests whose access line Logger gets at info; every other status
+	// always gets one. The zero value writes lines for failures only
+	// (`facturad serve` defaults to 1, every request).
+	AccessLogSample float64
+
+	// TLSConfig, when set, makes the API listener serve HTTPS with it
+	// (see NewTLSConfig); the admin listener stays plain HTTP.
+	TLSConfig *tls.Config
+
 	// MaxJSONBody is the body limit of the JSON routes (default 64 KiB).
 	MaxJSONBody int
 	// MaxMultipartBody is the body limit of the multipart company routes,
@@ -197,6 +208,9 @@ func (o *Options) setDefaults() error {
 	setDur(&o.ReadyTimeout, defaultReadyTimeout)
 	if o.DrainDelay < 0 {
 		return fmt.Errorf("gateway: negative DrainDelay %s", o.DrainDelay)
+	}
+	if !(o.AccessLogSample >= 0 && o.AccessLogSample <= 1) {
+		return fmt.Errorf("gateway: AccessLogSample %v is not between 0 and 1", o.AccessLogSample)
 	}
 	if o.MaxJSONBody <= 0 {
 		o.MaxJSONBody = defaultMaxJSONBody

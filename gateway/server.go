@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
@@ -23,6 +24,7 @@ import (
 	"github.com/valyala/fasthttp/fasthttpadaptor"
 
 	"facturad/metrics"
+	"facturad/requestid"
 	"facturad/tenant"
 )
 
@@ -98,7 +100,7 @@ func New(o Options) (*Server, error) {
 		metrics:  m,
 		idPrefix: hex.EncodeToString(prefix[:]) + "-",
 	}
-	s.unmatched = m.forRoute("", "unmatched")
+	s.unmatched = m.forRoute("", unmatchedRoute)
 
 	r := router.New()
 	r.RedirectTrailingSlash = false
@@ -189,8 +191,17 @@ func (s *Server) handle(method, pattern string, maxBody, maxMultipart int, h Han
 // Serve serves the API on ln until Shutdown; it then returns nil.
 // Accept errors that pass (a full open-file table during a connection
 // flood) never end it: see steadyListener.
+// With Options.TLSConfig the connections are TLS.
 func (s *Server) Serve(ln net.Listener) error {
-	return s.api.Serve(newSteadyListener(ln, s.log, s.o.MaxConnsPerIP))
+	var l net.Listener = newSteadyListener(ln, s.log, s.o.MaxConnsPerIP)
+	if s.o.TLSConfig != nil {
+		// Outside the steady listener, so that fasthttp sees *tls.Conn
+		// (RequestCtx.IsTLS) and the per-address count still sees every
+		// connection; the handshake runs on the connection's first read,
+		// under HeaderTimeout.
+		l = tls.NewListener(l, s.o.TLSConfig)
+	}
+	return s.api.Serve(l)
 }
 
 // ServeAdmin serves /healthz, /readyz and /metrics on ln until Shutdown;
@@ -240,10 +251,7 @@ func (s *Server) wrap(rt *route) fasthttp.RequestHandler {
 			}
 			d := time.Since(start)
 			rt.m.observe(rc.Response.StatusCode(), d)
-			if s.log.Enabled(context.Background(), slog.LevelDebug) {
-				s.log.Debug("request", "request_id", c.reqID, "method", rt.method, "route", rt.pattern,
-					"status", rc.Response.StatusCode(), "duration", d, "user", c.p.Username)
-			}
+			s.access(rc, rt.method, rt.pattern, c.reqID, c.p, d)
 		}()
 		s.serve(c)
 	}
@@ -258,7 +266,9 @@ func (s *Server) serve(c *call) {
 		c.fail(errTooLarge)
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), c.rt.timeout)
+	// The request id travels with the context, so that whatever the
+	// handler logs under it can be matched to the caller's X-Request-Id.
+	ctx, cancel := context.WithTimeout(requestid.NewContext(context.Background(), c.reqID), c.rt.timeout)
 	defer cancel()
 	c.ctx = ctx
 	if !c.rt.public {
@@ -499,7 +509,8 @@ func matchSegs(segs []string, path []byte) bool {
 // 413, a slow client 408, anything else 400, all in the A.7 form.
 func (s *Server) readError(rc *fasthttp.RequestCtx, err error) {
 	start := time.Now()
-	rc.Response.Header.Set(headerRequestID, s.requestID(rc))
+	reqID := s.requestID(rc)
+	rc.Response.Header.Set(headerRequestID, reqID)
 	rc.SetConnectionClose()
 	var (
 		ae    *apiError
@@ -518,11 +529,13 @@ func (s *Server) readError(rc *fasthttp.RequestCtx, err error) {
 		ae = &apiError{status: fasthttp.StatusBadRequest, message: "The request could not be read."}
 	}
 	writeAPIError(rc, ae)
-	m := s.unmatched
+	m, method, pattern := s.unmatched, string(rc.Request.Header.Method()), unmatchedRoute
 	if rt := s.match(rc.Request.Header.Method(), rc.Request.Header.RequestURI()); rt != nil {
-		m = rt.m
+		m, method, pattern = rt.m, rt.method, rt.pattern
 	}
-	m.observe(rc.Response.StatusCode(), time.Since(start))
+	d := time.Since(start)
+	m.observe(rc.Response.StatusCode(), d)
+	s.access(rc, method, pattern, reqID, tenant.Principal{}, d)
 }
 
 // expect answers "Expect: 100-continue": a declared body over the route's
@@ -577,9 +590,15 @@ func (s *Server) methodNotAllowed(rc *fasthttp.RequestCtx) {
 
 func (s *Server) plainError(rc *fasthttp.RequestCtx, ae *apiError) {
 	start := time.Now()
-	rc.Response.Header.Set(headerRequestID, s.requestID(rc))
+	reqID := s.requestID(rc)
+	rc.Response.Header.Set(headerRequestID, reqID)
+	if s.draining.Load() {
+		rc.SetConnectionClose()
+	}
 	writeAPIError(rc, ae)
-	s.unmatched.observe(rc.Response.StatusCode(), time.Since(start))
+	d := time.Since(start)
+	s.unmatched.observe(rc.Response.StatusCode(), d)
+	s.access(rc, string(rc.Method()), unmatchedRoute, reqID, tenant.Principal{}, d)
 }
 
 // adminHandler serves the admin listener.
@@ -725,7 +744,8 @@ func (f fasthttpLogger) Printf(format string, args ...any) {
 		}
 		safe[i] = a
 	}
-	f.l.Warn("http server", "msg", redactRequestBytes(fmt.Sprintf(format, safe...), false))
+	// One msg per line: fasthttp's text goes under its own key.
+	f.l.Warn("http server", "detail", redactRequestBytes(fmt.Sprintf(format, safe...), false))
 }
 
 // redactRequestBytes keeps the part of a fasthttp message that says what

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net"
 	"regexp"
 	"strings"
 	"sync"
@@ -31,7 +32,10 @@ type fakeTenants struct {
 	userErr    error
 }
 
-var fakeUser = creds{token: "tok-1", user: "u1", pass: "p1"}
+var (
+	fakeUser   = creds{token: "tok-1", user: "u1", pass: "p1"}
+	fakeBranch = creds{token: "tok-b", user: "b1", pass: "p1"} // company 2, branch 3
+)
 
 func (f *fakeTenants) Authenticate(_ context.Context, token, username, password string) (tenant.Principal, error) {
 	if token == "store-down" {
@@ -39,6 +43,9 @@ func (f *fakeTenants) Authenticate(_ context.Context, token, username, password 
 	}
 	if token == fakeUser.token && username == fakeUser.user && password == fakeUser.pass {
 		return tenant.Principal{UserID: 1, Username: username, Role: tenant.RoleAdmin}, nil
+	}
+	if token == fakeBranch.token && username == fakeBranch.user && password == fakeBranch.pass {
+		return tenant.Principal{UserID: 2, Username: username, Role: tenant.RoleBranch, CompanyID: 2, BranchID: 3}, nil
 	}
 	return tenant.Principal{}, tenant.ErrUnauthenticated
 }
@@ -636,6 +643,87 @@ func TestGracefulShutdown(t *testing.T) {
 		if err := <-b.served; err != nil {
 			t.Errorf("Serve: %v", err)
 		}
+	}
+}
+
+// TestDrainDelay: Shutdown fails /readyz at once, keeps serving new
+// connections for DrainDelay, then refuses them and lets the request in
+// flight finish.
+func TestDrainDelay(t *testing.T) {
+	const drain = 500 * time.Millisecond
+	entered := make(chan struct{})
+	release := make(chan struct{})
+	f := &fakeTenants{branchesFn: func(ctx context.Context) ([]tenant.Branch, error) {
+		close(entered)
+		<-release
+		return []tenant.Branch{{ID: 1}}, ctx.Err()
+	}}
+	b := setup(t, Options{Tenants: f, DrainDelay: drain})
+	done := make(chan reply, 1)
+	go func() { done <- b.do(t, "GET", "/api/companies/2/branches/v4", &fakeUser, "", nil) }()
+	<-entered
+
+	start := time.Now()
+	shut := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		shut <- b.srv.Shutdown(ctx)
+	}()
+	fresh := func() *fasthttp.Client { // a new connection for each call
+		return &fasthttp.Client{Dial: func(string) (net.Conn, error) { return b.apiLn.Dial() }, ReadTimeout: 5 * time.Second}
+	}
+	for doWith(t, b.admin, "GET", "/readyz", nil, "", nil).status != 503 {
+		if time.Since(start) > 100*time.Millisecond {
+			t.Fatal("readyz did not fail at once")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	served := 0
+	for time.Since(start) < drain-100*time.Millisecond {
+		r := doWith(t, fresh(), "GET", "/api/companies/v4", &fakeUser, "", nil)
+		if r.status != 200 {
+			t.Fatalf("%s into the drain: %d %s", time.Since(start), r.status, r.body)
+		}
+		if !strings.EqualFold(r.header.Get("Connection"), "close") {
+			t.Errorf("an answer during the drain keeps its connection open")
+		}
+		if got := doWith(t, b.admin, "GET", "/readyz", nil, "", nil).status; got != 503 {
+			t.Fatalf("readyz %d during the drain", got)
+		}
+		served++
+	}
+	if served == 0 {
+		t.Fatal("no call made during the drain")
+	}
+	if r := doWith(t, fresh(), "GET", "/nowhere", nil, "", nil); r.status != 404 || !strings.EqualFold(r.header.Get("Connection"), "close") {
+		t.Errorf("an unmatched path during the drain: %d, Connection %q", r.status, r.header.Get("Connection"))
+	}
+	for {
+		conn, err := b.apiLn.Dial()
+		if err != nil {
+			break
+		}
+		conn.Close()
+		if time.Since(start) > drain+2*time.Second {
+			t.Fatal("the API listener still accepts after the drain")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if d := time.Since(start); d < drain {
+		t.Errorf("the API listener closed %s into a drain of %s", d, drain)
+	}
+	select {
+	case err := <-shut:
+		t.Fatalf("Shutdown returned with a request in flight: %v", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(release)
+	if r := <-done; r.status != 200 {
+		t.Fatalf("in-flight request: %d %s", r.status, r.body)
+	}
+	if err := <-shut; err != nil {
+		t.Fatalf("Shutdown: %v", err)
 	}
 }
 

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
@@ -18,13 +19,13 @@ import (
 // a trusted authority). A status that fails is not applied: it is logged,
 // counted, and treated as unreadable, so the document is asked about again
 // later.
-func (p *Pipeline) verifyAnswer(d *tenant.Document, st recepcion.Status) error {
+func (p *Pipeline) verifyAnswer(ctx context.Context, d *tenant.Document, st recepcion.Status) error {
 	reason, err := p.answerProblem(d, st)
 	if err == nil {
 		return nil
 	}
 	p.metrics.answers.WithLabelValues(reason).Inc()
-	p.log.Warn("an answer of the tax authority was not applied", "clave", d.Clave, "reason", reason, "err", err)
+	p.log.WarnContext(ctx, "an answer of the tax authority was not applied", "clave", d.Clave, "reason", reason, "err", err)
 	return &recepcion.TransportError{Op: recepcion.OpStatus, Kind: recepcion.KindUnreadable, Retryable: true,
 		Err: fmt.Errorf("the tax authority's answer was not applied (%s): %w", reason, err)}
 }

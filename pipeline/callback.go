@@ -126,18 +126,18 @@ func (p *Pipeline) applySigned(ctx context.Context, d tenant.Document, body []by
 	if err != nil || !st.Estado.Final() || len(st.ResponseXML) == 0 {
 		return false, nil
 	}
-	if err := p.verifyAnswer(&d, st); err != nil {
+	if err := p.verifyAnswer(ctx, &d, st); err != nil {
 		return false, nil
 	}
 	ctx, cancel := p.workCtx(ctx)
 	defer cancel()
-	p.applyStatus(&d, st)
+	p.applyStatus(ctx, &d, st)
 	err = p.save(ctx, &d)
 	if errors.Is(err, tenant.ErrConflict) {
 		// Stored meanwhile (a check, the background worker): the signed
 		// verdict is the newest word unless the fresh copy has one.
 		if d, err = p.reload(ctx, d); err == nil && !d.Estado.Final() {
-			p.applyStatus(&d, st)
+			p.applyStatus(ctx, &d, st)
 			err = p.save(ctx, &d)
 		}
 	}

@@ -83,7 +83,7 @@ func (p *Pipeline) check(ctx context.Context, op string, d tenant.Document) (Out
 		}, nil
 	}
 	if known {
-		p.applyStatus(&d, st)
+		p.applyStatus(ctx, &d, st)
 	}
 	out := Outcome{Document: d, Estado: d.Estado}
 	if known && st.Estado == recepcion.EstadoError {
@@ -120,7 +120,7 @@ func (p *Pipeline) check(ctx context.Context, op string, d tenant.Document) (Out
 			log.InfoContext(ctx, "check: the document changed meanwhile; read again")
 			d, err = p.reload(ctx, d)
 			if err == nil && known {
-				p.applyStatus(&d, st)
+				p.applyStatus(ctx, &d, st)
 				err = p.save(ctx, &d)
 			}
 			if err == nil && !known {

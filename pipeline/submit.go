@@ -83,7 +83,7 @@ func (p *Pipeline) markSubmitted(d *tenant.Document) error {
 func (p *Pipeline) askStatus(ctx context.Context, d *tenant.Document) (known bool, err error) {
 	st, known, err := p.statusOf(ctx, d)
 	if known {
-		p.applyStatus(d, st)
+		p.applyStatus(ctx, d, st)
 	}
 	return known, err
 }
@@ -111,7 +111,7 @@ func (p *Pipeline) statusOf(ctx context.Context, d *tenant.Document) (st recepci
 	case err != nil:
 		return st, false, err
 	}
-	if err := p.verifyAnswer(d, st); err != nil {
+	if err := p.verifyAnswer(ctx, d, st); err != nil {
 		return recepcion.Status{}, false, err
 	}
 	return st, true, nil
@@ -120,7 +120,7 @@ func (p *Pipeline) statusOf(ctx context.Context, d *tenant.Document) (st recepci
 // applyStatus records the tax authority's answer: the state from
 // ind-estado, and from the MensajeHacienda its code, message, detail lines
 // and the answer XML itself.
-func (p *Pipeline) applyStatus(d *tenant.Document, st recepcion.Status) {
+func (p *Pipeline) applyStatus(ctx context.Context, d *tenant.Document, st recepcion.Status) {
 	now := p.o.Clock()
 	d.IndEstado = string(st.Estado)
 	d.CheckedAt = now
@@ -131,7 +131,7 @@ func (p *Pipeline) applyStatus(d *tenant.Document, st recepcion.Status) {
 	if st.Estado == recepcion.EstadoError {
 		// A processing error on the tax authority's side, not a verdict
 		// (spec §15.4): see processingError.
-		p.processingError(d, now)
+		p.processingError(ctx, d, now)
 		return
 	}
 	if m := st.Mensaje; m != nil {
@@ -156,14 +156,14 @@ func (p *Pipeline) applyStatus(d *tenant.Document, st recepcion.Status) {
 	if !settled(to) {
 		next = now.Add(p.pollAfter(backoff(p.o.PollDelay, p.o.BackoffMax, d.Attempts, 0)))
 	}
-	p.judge(d, to, "", next)
+	p.judge(ctx, d, to, "", next)
 }
 
 // judge records the tax authority's word with tJudged, which every state
 // may take: a refusal here is a bug, logged.
-func (p *Pipeline) judge(d *tenant.Document, to tenant.State, reason string, next time.Time) {
+func (p *Pipeline) judge(ctx context.Context, d *tenant.Document, to tenant.State, reason string, next time.Time) {
 	if err := move(d, tJudged, to, reason, next); err != nil {
-		p.log.Error("record the tax authority's answer", "err", err)
+		p.log.ErrorContext(ctx, "record the tax authority's answer", "err", err)
 	}
 }
 
@@ -180,13 +180,13 @@ func (p *Pipeline) save(ctx context.Context, d *tenant.Document) error {
 // document stays 04 and is asked about again with backoff; once the tax
 // authority still answers "error" ErrorFor after the submission, it ends
 // in 03 with a message saying so (a check call may still ask).
-func (p *Pipeline) processingError(d *tenant.Document, now time.Time) {
+func (p *Pipeline) processingError(ctx context.Context, d *tenant.Document, now time.Time) {
 	if now.Sub(d.SubmittedAt) >= p.o.ErrorFor {
-		p.judge(d, tenant.StateError, "The tax authority still reports a processing error (ind-estado error) "+
+		p.judge(ctx, d, tenant.StateError, "The tax authority still reports a processing error (ind-estado error) "+
 			now.Sub(d.SubmittedAt).Round(time.Minute).String()+" after the document was received; "+
 			"it is no longer asked automatically. Check the document to ask again, or contact the tax authority.", time.Time{})
 		return
 	}
-	p.judge(d, tenant.StateSent, "The tax authority reported a processing error (ind-estado error); it will be asked again.",
+	p.judge(ctx, d, tenant.StateSent, "The tax authority reported a processing error (ind-estado error); it will be asked again.",
 		now.Add(backoff(p.o.PollDelay, p.o.BackoffMax, d.Attempts, 0)))
 }

@@ -123,7 +123,7 @@ func (s *Service) Authenticate(ctx context.Context, token, username, password st
 
 	v, ok, err := s.cache.Get(ctx, key)
 	if err != nil {
-		s.cacheTrouble("read", err)
+		s.cacheTrouble(ctx, "read", err)
 	} else if ok {
 		if p, want, ok := decodeAuthEntry(v); ok {
 			if p.Role == RoleAdmin {
@@ -195,7 +195,7 @@ func (s *Service) authenticateCold(ctx context.Context, tokenHash []byte, key st
 		return Principal{}, fmt.Errorf("authenticate user %d: unknown role %q", u.ID, p.Role)
 	}
 	if err := s.cache.Set(ctx, key, encodeAuthEntry(p, digest), s.ttl); err != nil {
-		s.cacheTrouble("write", err)
+		s.cacheTrouble(ctx, "write", err)
 		return p, nil
 	}
 	// A deactivation that ran between the checks above and the write would
@@ -207,7 +207,7 @@ func (s *Service) authenticateCold(ctx context.Context, tokenHash []byte, key st
 	}
 	if err != nil {
 		if derr := s.cache.Delete(ctx, key); derr != nil {
-			s.cacheTrouble("delete", derr)
+			s.cacheTrouble(ctx, "delete", derr)
 		}
 		if errors.Is(err, ErrNotFound) {
 			return Principal{}, ErrUnauthenticated
@@ -278,7 +278,7 @@ func (s *Service) forgetUsers(ctx context.Context, users []APIUser) error {
 		}
 	}
 	s.log.ErrorContext(ctx, "cached credentials could not be dropped; retrying in the background until they expire",
-		"users", len(keys), "ttl", s.ttl, "err", err)
+		"users", len(keys), "ttl_s", s.ttl.Seconds(), "err", err)
 	go s.retryForget(keys)
 	return fmt.Errorf("drop cached credentials: %w", err)
 }
@@ -313,13 +313,13 @@ func (s *Service) forgetCompanyUsers(ctx context.Context, companyID, branchID in
 // cacheTrouble logs a cache failure at warn, at most once every 30 seconds,
 // so that a Redis outage does not flood the log. Authentication carries on
 // from the store.
-func (s *Service) cacheTrouble(op string, err error) {
+func (s *Service) cacheTrouble(ctx context.Context, op string, err error) {
 	now := time.Now().UnixNano()
 	last := s.lastCacheErr.Load()
 	if now-last < int64(30*time.Second) || !s.lastCacheErr.CompareAndSwap(last, now) {
 		return
 	}
-	s.log.Warn("auth cache unavailable; authenticating from the store", "op", op, "err", err)
+	s.log.WarnContext(ctx, "auth cache unavailable; authenticating from the store", "op", op, "err", err)
 }
 
 // flightGroup runs one call per key at a time and shares its result with

@@ -145,7 +145,7 @@ func (s *Service) throttled(ctx context.Context, tokenKey string) error {
 	for _, c := range counters(ctx, tokenKey) {
 		v, ok, err := s.cache.Get(ctx, c.key)
 		if err != nil {
-			s.cacheTrouble("read", err)
+			s.cacheTrouble(ctx, "read", err)
 			return nil
 		}
 		if f, good := decodeFailures(v); ok && good {
@@ -173,7 +173,7 @@ func (s *Service) failed(ctx context.Context, tokenKey string, err error) {
 		f.n++
 		f.last = now
 		if serr := s.cache.Set(ctx, c.key, f.encode(), FailureWindow); serr != nil {
-			s.cacheTrouble("write", serr)
+			s.cacheTrouble(ctx, "write", serr)
 			return
 		}
 	}

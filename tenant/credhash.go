@@ -94,7 +94,7 @@ func (s *Service) verifyPassword(ctx context.Context, u APIUser, password []byte
 		// that its next cold check costs nothing. A failure only means
 		// the next check is slow again.
 		if err := s.store.SetAPIUserPasswordHash(ctx, u.ID, u.PasswordHash, s.fastHash(password)); err != nil {
-			s.log.Warn("re-store a password hash", "user", u.ID, "err", err)
+			s.log.WarnContext(ctx, "re-store a password hash", "user", u.ID, "err", err)
 		}
 	}
 	return true, nil

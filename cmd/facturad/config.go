@@ -52,8 +52,18 @@ type Config struct {
 	LogLevel      string
 	// Migrate applies the PostgreSQL migrations at start-up.
 	Migrate bool
-	// ShutdownTimeout bounds a graceful stop.
+	// ShutdownTimeout bounds a graceful stop, DrainDelay included.
 	ShutdownTimeout time.Duration
+	// DrainDelay is how long the API keeps serving after SIGTERM with
+	// /readyz failing, so that load balancers stop sending first.
+	DrainDelay time.Duration
+	// AccessLogSample is the fraction of 2xx and 3xx requests whose
+	// access line is logged; other statuses always are.
+	AccessLogSample float64
+	// TLSCertFile and TLSKeyFile, when set, make the API serve HTTPS with
+	// that PEM certificate chain and key, read again when they change.
+	TLSCertFile string
+	TLSKeyFile  string
 	// SubmitTimeout bounds a send call's submission to the tax authority;
 	// Lease is how long the background worker (and a send call, for its
 	// own document) holds a document before another replica may take it
@@ -99,6 +109,8 @@ func DefaultConfig() Config {
 		HaciendaEnv:     "sandbox",
 		LogLevel:        "info",
 		ShutdownTimeout: 30 * time.Second,
+		DrainDelay:      5 * time.Second,
+		AccessLogSample: 1,
 		SandboxDelay:    sandbox.DefaultProcessingDelay,
 
 		StateMetricsInterval: statereport.DefaultInterval,
@@ -139,7 +151,11 @@ func (c *Config) settings() []setting {
 		{name: "hacienda_burst", usage: "calls one company may make to the tax authority at once after a quiet spell (default 100)", num: &c.HaciendaBurst},
 		{name: "log_level", usage: "debug, info, warn or error", str: &c.LogLevel},
 		{name: "migrate", usage: "apply PostgreSQL migrations at start-up", bool: &c.Migrate},
-		{name: "shutdown_timeout", usage: "how long a graceful stop may take", dur: &c.ShutdownTimeout},
+		{name: "shutdown_timeout", usage: "how long a graceful stop may take, drain_delay included", dur: &c.ShutdownTimeout},
+		{name: "drain_delay", usage: "how long the API keeps serving after SIGTERM while /readyz answers 503, so that load balancers stop sending first; below shutdown_timeout", dur: &c.DrainDelay},
+		{name: "access_log_sample", usage: "fraction (0 to 1) of 2xx and 3xx requests whose access line is logged; other statuses always are", real: &c.AccessLogSample},
+		{name: "tls_cert_file", usage: "PEM certificate chain of the API's HTTPS, read again when it changes (with tls_key_file; default: plain HTTP)", str: &c.TLSCertFile},
+		{name: "tls_key_file", usage: "PEM private key of tls_cert_file", str: &c.TLSKeyFile},
 		{name: "submit_timeout", usage: "how long a send waits for the tax authority to take a document (default 15s)", dur: &c.SubmitTimeout},
 		{name: "max_conns", usage: "API connections served at once (default: from the open-file limit)", num: &c.MaxConns},
 		{name: "max_conns_per_ip", usage: "API connections from one client address (default: half of max_conns)", num: &c.MaxConnsPerIP},
@@ -280,6 +296,17 @@ func (c Config) Validate() error {
 	}
 	if c.ShutdownTimeout <= 0 {
 		errs = append(errs, errors.New("shutdown_timeout: must be positive"))
+	}
+	if c.DrainDelay < 0 || c.DrainDelay >= c.ShutdownTimeout {
+		// The stop must keep time to finish the requests in flight and
+		// the pipeline after the drain.
+		errs = append(errs, fmt.Errorf("drain_delay: %s must be at least 0 and below shutdown_timeout (%s)", c.DrainDelay, c.ShutdownTimeout))
+	}
+	if c.AccessLogSample > 1 {
+		errs = append(errs, errors.New("access_log_sample: must be between 0 and 1"))
+	}
+	if (c.TLSCertFile == "") != (c.TLSKeyFile == "") {
+		errs = append(errs, errors.New("tls_cert_file and tls_key_file: set both or neither"))
 	}
 	if c.PprofListen != "" && !loopbackAddr(c.PprofListen) {
 		// The profiler shows the command line (a --master-key, a

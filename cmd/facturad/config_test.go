@@ -27,14 +27,18 @@ func TestLoadConfig(t *testing.T) {
 				if c != DefaultConfig() {
 					return "not the defaults"
 				}
+				if c.DrainDelay != 5*time.Second || c.AccessLogSample != 1 {
+					return "drain delay or access log sample not at their documented defaults"
+				}
 				return ""
 			},
 		},
 		{
 			name: "ok/environment",
-			env:  map[string]string{"FACTURAD_LISTEN": ":1", "FACTURAD_ADMIN_LISTEN": ":2", "FACTURAD_MIGRATE": "true", "FACTURAD_SHUTDOWN_TIMEOUT": "5s"},
+			env:  map[string]string{"FACTURAD_LISTEN": ":1", "FACTURAD_ADMIN_LISTEN": ":2", "FACTURAD_MIGRATE": "true", "FACTURAD_SHUTDOWN_TIMEOUT": "5s", "FACTURAD_DRAIN_DELAY": "2s", "FACTURAD_ACCESS_LOG_SAMPLE": "0.25", "FACTURAD_TLS_CERT_FILE": "c.pem", "FACTURAD_TLS_KEY_FILE": "k.pem"},
 			want: func(c Config) string {
-				if c.Listen != ":1" || c.AdminListen != ":2" || !c.Migrate || c.ShutdownTimeout != 5*time.Second {
+				if c.Listen != ":1" || c.AdminListen != ":2" || !c.Migrate || c.ShutdownTimeout != 5*time.Second ||
+					c.DrainDelay != 2*time.Second || c.AccessLogSample != 0.25 || c.TLSCertFile != "c.pem" || c.TLSKeyFile != "k.pem" {
 					return "environment not applied"
 				}
 				return ""
@@ -122,6 +126,15 @@ func TestValidate(t *testing.T) {
 		{name: "error/public url http in production", mutate: func(c *Config) { c.HaciendaEnv, c.PublicURL = "production", "http://facturas.example.cr" }, wantErr: "must be https"},
 		{name: "error/public url relative", mutate: func(c *Config) { c.PublicURL = "/facturad" }, wantErr: "public_url"},
 		{name: "error/public url with query", mutate: func(c *Config) { c.PublicURL = "https://x.cr/?a=1" }, wantErr: "public_url"},
+		{name: "ok/no drain delay", mutate: func(c *Config) { c.DrainDelay = 0 }},
+		{name: "error/drain delay as long as the shutdown timeout", mutate: func(c *Config) { c.DrainDelay = c.ShutdownTimeout }, wantErr: "drain_delay"},
+		{name: "error/drain delay longer than the shutdown timeout", mutate: func(c *Config) { c.DrainDelay, c.ShutdownTimeout = 10*time.Second, 5*time.Second }, wantErr: "below shutdown_timeout"},
+		{name: "error/negative drain delay", mutate: func(c *Config) { c.DrainDelay = -time.Second }, wantErr: "drain_delay"},
+		{name: "ok/access log sampled", mutate: func(c *Config) { c.AccessLogSample = 0.01 }},
+		{name: "error/access log sample above 1", mutate: func(c *Config) { c.AccessLogSample = 1.5 }, wantErr: "access_log_sample"},
+		{name: "ok/tls pair", mutate: func(c *Config) { c.TLSCertFile, c.TLSKeyFile = "tls.crt", "tls.key" }},
+		{name: "error/tls certificate without key", mutate: func(c *Config) { c.TLSCertFile = "tls.crt" }, wantErr: "tls_cert_file and tls_key_file"},
+		{name: "error/tls key without certificate", mutate: func(c *Config) { c.TLSKeyFile = "tls.key" }, wantErr: "tls_cert_file and tls_key_file"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

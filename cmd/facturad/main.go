@@ -30,6 +30,8 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"syscall"
+
+	"facturad/requestid"
 )
 
 func main() {
@@ -118,7 +120,9 @@ func loadConfig(name string, args []string, stderr io.Writer, getenv func(string
 	return c, nil
 }
 
+// newLogger logs JSON lines at level and up to w; a line logged under a
+// request's context carries its request_id.
 func newLogger(w io.Writer, level string) *slog.Logger {
 	l, _ := parseLevel(level) // validated before
-	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l}))
+	return slog.New(requestid.NewHandler(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l})))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
+	"crypto/tls"
 	"crypto/x509"
 	"encoding/hex"
 	"errors"
@@ -70,7 +71,7 @@ func (c *cleanups) run(ctx context.Context) {
 			c.log.Error("stop", "part", c.names[i], "err", err)
 			continue
 		}
-		c.log.Debug("stopped", "part", c.names[i], "took", time.Since(start))
+		c.log.Debug("stopped", "part", c.names[i], "took_ms", time.Since(start).Milliseconds())
 	}
 }
 
@@ -108,8 +109,12 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 		return err
 	}
 
-	fmt.Fprintf(stdout, "facturad listening: api http://%s  admin http://%s  (store %s, tax authority %s, started in %s)\n",
-		apiLn.Addr(), adminLn.Addr(), storeName(c), c.HaciendaEnv, time.Since(start).Round(time.Millisecond))
+	scheme := "http"
+	if c.TLSCertFile != "" {
+		scheme = "https"
+	}
+	fmt.Fprintf(stdout, "facturad listening: api %s://%s  admin http://%s  (store %s, tax authority %s, started in %s)\n",
+		scheme, apiLn.Addr(), adminLn.Addr(), storeName(c), c.HaciendaEnv, time.Since(start).Round(time.Millisecond))
 	if created {
 		printBootstrapAdmin(stdout, c, creds)
 	}
@@ -168,7 +173,7 @@ func (w *wiring) openCacheAndLimiter() error {
 		// Replicas sharing PostgreSQL without Redis each cache alone: a
 		// deactivation reaches the others only when their entries expire.
 		w.log.Warn("database_url is set without redis_url: credential caches, rate limits and deactivations are per replica; set redis_url when running more than one replica",
-			"auth_ttl", tenant.DefaultAuthTTL.String())
+			"auth_ttl_s", tenant.DefaultAuthTTL.Seconds())
 	}
 	return nil
 }
@@ -331,6 +336,10 @@ func (w *wiring) startGateway() (apiLn, adminLn net.Listener, errc <-chan error,
 		checks = append(checks, gateway.ReadyCheck{Name: "redis", Degrades: true,
 			Check: gateway.ReadyFunc(func(ctx context.Context) error { return rdb.Ping(ctx).Err() })})
 	}
+	tlsConfig, err := w.apiTLS()
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	gw, err := gateway.New(gateway.Options{
 		MaxConns:       maxConns,
 		MaxConnsPerIP:  perIP,
@@ -342,6 +351,10 @@ func (w *wiring) startGateway() (apiLn, adminLn net.Listener, errc <-chan error,
 		Logger:         w.log,
 		Registerer:     w.reg,
 		Gatherer:       w.reg,
+
+		DrainDelay:      w.c.DrainDelay,
+		AccessLogSample: w.c.AccessLogSample,
+		TLSConfig:       tlsConfig,
 	})
 	if err != nil {
 		return nil, nil, nil, err
@@ -365,6 +378,25 @@ func (w *wiring) startGateway() (apiLn, adminLn net.Listener, errc <-chan error,
 	go func() { serveErr <- gw.ServeAdmin(adminLn) }()
 	w.stop.add("gateway", gw.Shutdown)
 	return apiLn, adminLn, serveErr, nil
+}
+
+// apiTLS returns the API's TLS settings when a certificate is configured.
+// Without one, it warns when the API listens on more than loopback with
+// no trusted proxy named: credentials would then cross the network in
+// clear text, unless a proxy the service was not told about ends TLS.
+func (w *wiring) apiTLS() (*tls.Config, error) {
+	if w.c.TLSCertFile == "" {
+		if !loopbackAddr(w.c.Listen) && w.c.TrustedProxies == "" {
+			w.log.Warn("the API serves plain HTTP beyond loopback: Basic credentials and API tokens travel in clear text; set tls_cert_file and tls_key_file, or end TLS at a proxy and name it in trusted_proxies",
+				"listen", w.c.Listen)
+		}
+		return nil, nil
+	}
+	cfg, err := gateway.NewTLSConfig(w.c.TLSCertFile, w.c.TLSKeyFile, w.log)
+	if err != nil {
+		return nil, fmt.Errorf("tls_cert_file and tls_key_file: %w", err)
+	}
+	return cfg, nil
 }
 
 // startProfiler serves Go's profiler on PprofListen when it is set. It is

@@ -33,7 +33,7 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-var listenLine = regexp.MustCompile(`api http://(\S+)\s+admin http://(\S+)`)
+var listenLine = regexp.MustCompile(`api https?://(\S+)\s+admin http://(\S+)`)
 
 // startService runs `facturad serve` on the embedded default in dataDir
 // and returns its output, API and admin addresses, and a stop function that

@@ -198,7 +198,7 @@ func (tc *tokenCache) renew(ctx context.Context, s *session, creds Credentials, 
 		if errors.Is(err, ErrCredentials) {
 			s.refused.Store(&refusal{fp: fp, at: tc.c.clock.Now(), err: err})
 			tc.c.log.WarnContext(ctx, "tax-authority login refused; these credentials are not tried again for a while",
-				"company", creds.CompanyID, "wait", tc.c.opts.RefusedCredentialsWait)
+				"company", creds.CompanyID, "wait_s", tc.c.opts.RefusedCredentialsWait.Seconds())
 		}
 		if alive() && !errors.Is(err, ErrCredentials) {
 			return t.access, nil
@@ -305,7 +305,7 @@ func (tc *tokenCache) grant(ctx context.Context, creds Credentials, fp [32]byte,
 	}
 	tc.c.metrics.grant(kind, nil)
 	tc.c.log.DebugContext(ctx, "tax-authority token obtained", "company", creds.CompanyID, "grant", kind,
-		"expires_in", ans.ExpiresIn, "refresh_expires_in", ans.RefreshExpiresIn)
+		"expires_in_s", ans.ExpiresIn, "refresh_expires_in_s", ans.RefreshExpiresIn)
 	return t, nil
 }
 

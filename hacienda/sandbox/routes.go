@@ -76,7 +76,7 @@ func (s *Sandbox) handleSetDelay(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": `want {"delay": "2s"}, a duration of zero or more`})
 		return
 	}
-	s.log.InfoContext(r.Context(), "sandbox processing delay changed", "delay", d)
+	s.log.InfoContext(r.Context(), "sandbox processing delay changed", "delay_s", d.Seconds())
 	writeJSON(w, http.StatusOK, map[string]string{"delay": d.String()})
 }
 

@@ -265,8 +265,8 @@ func (l *Limiter) fallbackWait(ctx context.Context, key string, err error) error
 		last := l.lastWarn.Load()
 		if now.UnixNano()-last >= int64(l.warnEvery) && l.lastWarn.CompareAndSwap(last, now.UnixNano()) {
 			l.unwarned.Add(-n)
-			l.log.Warn("rate limiter: redis failed, pacing in this process only",
-				"err", err, "fallback_calls", n, "cooldown", l.cooldown)
+			l.log.WarnContext(ctx, "rate limiter: redis failed, pacing in this process only",
+				"err", err, "fallback_calls", n, "cooldown_s", l.cooldown.Seconds())
 		}
 	}
 	return l.fallback.Wait(ctx, key)
