@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"facturad/requestid"
+	"facturad/gateway/requestid"
 )
 
 // accessLines decodes the access lines of a JSON log.

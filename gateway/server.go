@@ -23,8 +23,8 @@ import (
 	"github.com/valyala/fasthttp"
 	"github.com/valyala/fasthttp/fasthttpadaptor"
 
+	"facturad/gateway/requestid"
 	"facturad/metrics"
-	"facturad/requestid"
 	"facturad/tenant"
 )
 

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"facturad/gateway/requestid"
 	"facturad/hacienda"
 	"facturad/hacienda/sandbox"
-	"facturad/requestid"
 )
 
 // logBuffer is a log sink safe for the pipeline's goroutines.

@@ -31,7 +31,7 @@ import (
 	"runtime/debug"
 	"syscall"
 
-	"facturad/requestid"
+	"facturad/gateway/requestid"
 )
 
 func main() {

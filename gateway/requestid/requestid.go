@@ -3,7 +3,9 @@
 // context. The gateway puts the id in the context it hands to handlers;
 // the pipeline and the tenant service pass that context down and log with
 // the slog ...Context methods; the command's logger is wrapped in a
-// Handler. It imports nothing of ours, so that every package may use it.
+// Handler. It lives under the gateway, which mints the ids, but imports
+// nothing of ours, so that every package may use it without importing the
+// gateway.
 package requestid
 
 import (
