@@ -208,9 +208,12 @@ func TestServeExportsStateMetrics(t *testing.T) {
 	defer stop()
 	want := []string{
 		"facturad_state_reporter 1",
-		`facturad_documents{estado="00"} 0`,
-		`facturad_documents{estado="04"} 0`,
-		`facturad_documents{estado="05"} 0`,
+		`facturad_documents{estado="00",waiting="caller"} 0`,
+		`facturad_documents{estado="00",waiting="service"} 0`,
+		`facturad_documents{estado="04",waiting="caller"} 0`,
+		`facturad_documents{estado="04",waiting="service"} 0`,
+		`facturad_documents{estado="05",waiting="caller"} 0`,
+		`facturad_documents{estado="05",waiting="service"} 0`,
 		"facturad_oldest_unsettled_document_age_seconds 0",
 		`facturad_certificates_expiring{within="30d"} 0`,
 		"facturad_state_last_refresh_timestamp_seconds ",

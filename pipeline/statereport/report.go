@@ -1,13 +1,18 @@
 // Package statereport exports the store-wide state gauges: the documents
-// not settled yet per state, the age of the oldest of them, and the active
-// companies whose certificate expires soon or has expired.
+// not settled yet per state and per who they wait for (the service, which
+// still works on them, or their company, which alone can move them on), the
+// age of the oldest the service works on, and the active companies whose
+// certificate expires soon or has expired.
 //
 // Every replica runs a Reporter, but only one exports the store-wide
 // values at a time, so that a sum over replicas counts each document once:
 // the one that holds the "state-metrics" lease in the store. Each refresh
 // (every Interval) takes or renews the lease and reads the store; a replica
 // that stops releases it, one that dies lets it run out (LeaseTTL), and
-// another takes it over at its next refresh. Every replica exports
+// another takes it over at its next refresh. The store times the lease
+// with its own clock; the holder stops exporting when its own count of
+// LeaseTTL from before it asked runs out, which is never later than the
+// store's end whatever the clocks say. Every replica exports
 // facturad_state_reporter, 1 on the holder and 0 elsewhere.
 package statereport
 
@@ -32,7 +37,7 @@ import (
 // it (tenant.StateStore).
 type Store interface {
 	StoreState(ctx context.Context, now time.Time) (tenant.StoreState, error)
-	TakeLease(ctx context.Context, name, holder string, now, until time.Time) (bool, error)
+	TakeLease(ctx context.Context, name, holder string, ttl time.Duration) (bool, error)
 	ReleaseLease(ctx context.Context, name, holder string) error
 }
 
@@ -54,7 +59,9 @@ type Options struct {
 	Interval time.Duration
 	// LeaseTTL is how long a refresh holds the lease (default three
 	// intervals): a holder that dies stops exporting at once and is
-	// replaced within LeaseTTL plus an interval.
+	// replaced within LeaseTTL plus an interval. It also bounds the age of
+	// the values exported: when no read has succeeded for LeaseTTL, the
+	// holder withdraws them even though it keeps renewing the lease.
 	LeaseTTL time.Duration
 	// Timeout bounds one refresh (default Interval).
 	Timeout time.Duration
@@ -63,7 +70,8 @@ type Options struct {
 	// Logger receives refresh failures and lease changes. Default:
 	// slog.Default().
 	Logger *slog.Logger
-	// Now is the clock. Default time.Now.
+	// Now is the clock of the exported ages and of this replica's view of
+	// its lease. Default time.Now.
 	Now func() time.Time
 }
 
@@ -75,7 +83,7 @@ type Reporter struct {
 
 	mu        sync.Mutex
 	holds     bool      // the last lease attempt got it
-	heldUntil time.Time // the end of the lease the last success took
+	heldUntil time.Time // the end of the lease the last success took, by Now
 	state     tenant.StoreState
 	refreshed time.Time // when state was read; zero: never while holding
 
@@ -140,14 +148,17 @@ func defaultHolder() (string, error) {
 
 // Refresh takes or renews the lease and, holding it, reads the state. A
 // replica that does not get the lease exports none of the store-wide
-// values. When the store fails, the values read last stay exported until
-// the lease they were read under ends.
+// values. When the read fails, the values read last stay exported until
+// they are LeaseTTL old, however often the lease is renewed meanwhile;
+// then they are withdrawn, and StateMetricsStale tells.
 func (r *Reporter) Refresh(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, r.o.Timeout)
 	defer cancel()
+	// Timed from before the request: the store's lease, timed from when
+	// it wrote the row, ends no earlier.
 	now := r.o.Now()
 	until := now.Add(r.o.LeaseTTL)
-	held, err := r.o.Store.TakeLease(ctx, LeaseName, r.o.Holder, now, until)
+	held, err := r.o.Store.TakeLease(ctx, LeaseName, r.o.Holder, r.o.LeaseTTL)
 	if err != nil {
 		return fmt.Errorf("statereport: take lease: %w", err)
 	}
@@ -237,23 +248,29 @@ func (r *Reporter) Stop(ctx context.Context) error {
 }
 
 // Reporting reports whether this replica exports the store-wide values
-// now: it holds an unexpired lease and has read the state under it.
+// now: it holds an unexpired lease and has read the state under it less
+// than LeaseTTL ago.
 func (r *Reporter) Reporting() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.reportingLocked(r.o.Now())
 }
 
+// holdsLocked: the lease is this replica's, as far as its clock tells.
+func (r *Reporter) holdsLocked(now time.Time) bool {
+	return r.holds && now.Before(r.heldUntil)
+}
+
 func (r *Reporter) reportingLocked(now time.Time) bool {
-	return r.holds && now.Before(r.heldUntil) && !r.refreshed.IsZero()
+	return r.holdsLocked(now) && !r.refreshed.IsZero() && now.Sub(r.refreshed) < r.o.LeaseTTL
 }
 
 var (
 	descDocuments = prometheus.NewDesc(metrics.Namespace+"_documents",
-		"Documents not settled yet (exported by the state reporter only), by state: 00 pending, 04 sent, 05 not sent yet.",
-		[]string{"estado"}, nil)
+		"Documents not settled yet (exported by the state reporter only), by state (00 pending, 04 sent, 05 not sent yet) and by who they wait for: service (a next attempt is set) or caller (none: only the company can move them on).",
+		[]string{"estado", "waiting"}, nil)
 	descOldest = prometheus.NewDesc(metrics.Namespace+"_oldest_unsettled_document_age_seconds",
-		"Age of the oldest document not settled yet, 0 when none (exported by the state reporter only).",
+		"Age of the oldest document not settled yet that the service still works on (waiting=service), 0 when none (exported by the state reporter only).",
 		nil, nil)
 	descCertificates = prometheus.NewDesc(metrics.Namespace+"_certificates_expiring",
 		"Active companies whose certificate expires within 30d or 7d (not yet expired; 30d includes 7d), or has expired (exported by the state reporter only).",
@@ -279,20 +296,29 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	r := c.r
 	r.mu.Lock()
 	now := r.o.Now()
-	reporting := r.reportingLocked(now)
+	holds, reporting := r.holdsLocked(now), r.reportingLocked(now)
 	st, refreshed := r.state, r.refreshed
 	r.mu.Unlock()
+	// The holder says so even while its values are withdrawn (read too
+	// long ago): a sum over replicas still tells a doubled lease, and
+	// StateMetricsStale the missing values.
+	reporter := 0.0
+	if holds {
+		reporter = 1
+	}
+	ch <- prometheus.MustNewConstMetric(descReporter, prometheus.GaugeValue, reporter)
 	if !reporting {
-		ch <- prometheus.MustNewConstMetric(descReporter, prometheus.GaugeValue, 0)
 		return
 	}
-	ch <- prometheus.MustNewConstMetric(descReporter, prometheus.GaugeValue, 1)
 	for _, e := range tenant.UnsettledStates {
-		ch <- prometheus.MustNewConstMetric(descDocuments, prometheus.GaugeValue, float64(st.Unsettled[e]), string(e))
+		for _, w := range tenant.WaitingSides {
+			ch <- prometheus.MustNewConstMetric(descDocuments, prometheus.GaugeValue,
+				float64(st.Unsettled[tenant.Unsettled{Estado: e, Waiting: w}]), string(e), string(w))
+		}
 	}
 	age := 0.0
-	if !st.OldestUnsettled.IsZero() {
-		age = max(0, now.Sub(st.OldestUnsettled).Seconds())
+	if !st.OldestServiceWaiting.IsZero() {
+		age = max(0, now.Sub(st.OldestServiceWaiting).Seconds())
 	}
 	ch <- prometheus.MustNewConstMetric(descOldest, prometheus.GaugeValue, age)
 	ch <- prometheus.MustNewConstMetric(descCertificates, prometheus.GaugeValue, float64(st.CertificatesWithin30d), "30d")

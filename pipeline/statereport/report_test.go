@@ -2,6 +2,8 @@ package statereport_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -12,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"facturad/pipeline/statereport"
+	"facturad/tenant"
 	"facturad/tenant/postgres"
 	"facturad/tenant/sqlite"
 	"facturad/tenant/storetest"
@@ -88,13 +91,22 @@ type replica struct {
 	reg  *prometheus.Registry
 }
 
+// The replicas' refresh interval and lease. Leases run on the store's
+// clock, which is the real one on PostgreSQL: the tests wait for a lease to
+// end for real, so it is short, yet long enough for a loaded machine.
+const (
+	interval = 500 * time.Millisecond
+	leaseTTL = 1500 * time.Millisecond
+)
+
 func newReplica(t *testing.T, name string, s statereport.Store, c *clock) replica {
 	t.Helper()
 	reg := prometheus.NewRegistry()
 	r, err := statereport.New(statereport.Options{
 		Store:      s,
 		Holder:     name,
-		Interval:   15 * time.Second,
+		Interval:   interval,
+		LeaseTTL:   leaseTTL,
 		Registerer: reg,
 		Now:        c.Now,
 	})
@@ -181,33 +193,38 @@ func TestOneReplicaExports(t *testing.T) {
 			b.refresh(t)
 			seeded := func() map[string]float64 {
 				return map[string]float64{
-					`facturad_documents{estado=00}`:                  float64(st.Unsettled["00"]),
-					`facturad_documents{estado=04}`:                  float64(st.Unsettled["04"]),
-					`facturad_documents{estado=05}`:                  float64(st.Unsettled["05"]),
+					`facturad_documents{estado=00,waiting=service}`:  1,
+					`facturad_documents{estado=00,waiting=caller}`:   1,
+					`facturad_documents{estado=04,waiting=service}`:  1,
+					`facturad_documents{estado=04,waiting=caller}`:   0,
+					`facturad_documents{estado=05,waiting=service}`:  1,
+					`facturad_documents{estado=05,waiting=caller}`:   1,
 					`facturad_certificates_expiring{within=30d}`:     3,
 					`facturad_certificates_expiring{within=7d}`:      2,
 					`facturad_certificates_expiring{within=expired}`: 1,
-					`facturad_oldest_unsettled_document_age_seconds`: c.Now().Sub(st.OldestUnsettled).Seconds(),
+					`facturad_oldest_unsettled_document_age_seconds`: c.Now().Sub(st.OldestServiceWaiting).Seconds(),
 					`facturad_state_last_refresh_timestamp_seconds`:  float64(c.Now().UnixNano()) / 1e9,
 				}
 			}
-			if st.Unsettled["00"] != 2 || st.Unsettled["04"] != 1 || st.Unsettled["05"] != 2 {
-				t.Fatalf("seed: %v", st.Unsettled)
+			for k, n := range st.Unsettled {
+				if seeded()[fmt.Sprintf("facturad_documents{estado=%s,waiting=%s}", k.Estado, k.Waiting)] != float64(n) {
+					t.Fatalf("seed: %v", st.Unsettled)
+				}
 			}
 			checkOnlyReporter(t, a, b, c, seeded())
 
 			// Renewals keep it with a; b keeps asking in vain.
 			for range 3 {
-				c.Add(15 * time.Second)
+				c.Add(interval)
 				b.refresh(t)
 				a.refresh(t)
 				checkOnlyReporter(t, a, b, c, seeded())
 			}
 
 			// a dies (no more refreshes, no release): it stops exporting
-			// once its lease ends, and b takes over at its first refresh
-			// after that, not before.
-			c.Add(45*time.Second - time.Millisecond)
+			// once its lease ends by its clock, and b takes over at its
+			// first refresh after the store's lease ends, not before.
+			c.Add(leaseTTL - time.Millisecond)
 			b.refresh(t)
 			if b.r.Reporting() || !a.r.Reporting() {
 				t.Fatalf("before the end of a's lease: a %v, b %v", a.r.Reporting(), b.r.Reporting())
@@ -216,6 +233,7 @@ func TestOneReplicaExports(t *testing.T) {
 			if a.r.Reporting() {
 				t.Error("a still reports after its lease ended")
 			}
+			time.Sleep(leaseTTL) // the store's clock, on PostgreSQL
 			b.refresh(t)
 			c.Add(time.Second) // the age grows between refreshes
 			seededLater := seeded()
@@ -258,7 +276,7 @@ func TestStartRefreshesAndStopReleases(t *testing.T) {
 		t.Error("a stopped reporter still reports")
 	}
 	// Released: another replica takes the lease at once.
-	ok, err := s2.TakeLease(context.Background(), statereport.LeaseName, "other", c.Now(), c.Now().Add(time.Minute))
+	ok, err := s2.TakeLease(context.Background(), statereport.LeaseName, "other", time.Minute)
 	if err != nil || !ok {
 		t.Errorf("TakeLease after Stop = %v, %v; want the lease", ok, err)
 	}
@@ -280,5 +298,91 @@ func TestOptions(t *testing.T) {
 				t.Error("New accepted the options")
 			}
 		})
+	}
+}
+
+// fakeStore is a store on the test's clock whose reads can be made to fail.
+type fakeStore struct {
+	c *clock
+
+	mu     sync.Mutex
+	holder string
+	until  time.Time
+	fail   bool
+}
+
+func (f *fakeStore) StoreState(context.Context, time.Time) (tenant.StoreState, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.fail {
+		return tenant.StoreState{}, errors.New("store unavailable")
+	}
+	st := tenant.NewStoreState()
+	st.Unsettled[tenant.Unsettled{Estado: tenant.StateNotSentYet, Waiting: tenant.WaitingService}] = 7
+	return st, nil
+}
+
+func (f *fakeStore) TakeLease(_ context.Context, _, holder string, ttl time.Duration) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	now := f.c.Now()
+	if f.holder != "" && f.holder != holder && now.Before(f.until) {
+		return false, nil
+	}
+	f.holder, f.until = holder, now.Add(ttl)
+	return true, nil
+}
+
+func (f *fakeStore) ReleaseLease(context.Context, string, string) error { return nil }
+
+func (f *fakeStore) setFail(v bool) { f.mu.Lock(); f.fail = v; f.mu.Unlock() }
+
+// A holder that keeps renewing its lease while every read fails withdraws
+// the values once they are LeaseTTL old, instead of exporting them frozen;
+// it still says it holds the lease. A read that works again brings them
+// back.
+func TestFailedReadsWithdrawValues(t *testing.T) {
+	c := &clock{t: time.Date(2026, 5, 6, 7, 8, 9, 0, time.UTC)}
+	f := &fakeStore{c: c}
+	a := newReplica(t, "a", f, c)
+	a.refresh(t)
+	const docs = `facturad_documents{estado=05,waiting=service}`
+	if got := a.series(t); got[docs] != 7 || got["facturad_state_reporter"] != 1 {
+		t.Fatalf("after a good read: %v", got)
+	}
+	f.setFail(true)
+	steps := []struct {
+		after  time.Duration // since the good read
+		values bool
+	}{
+		{interval, true},
+		{2 * interval, true},
+		{leaseTTL - time.Millisecond, true},
+		{leaseTTL, false},
+		{leaseTTL + interval, false},
+	}
+	var since time.Duration
+	for _, st := range steps {
+		c.Add(st.after - since)
+		since = st.after
+		if err := a.r.Refresh(context.Background()); err == nil {
+			t.Fatalf("+%s: Refresh of a failing store did not fail", st.after)
+		}
+		got := a.series(t)
+		if _, ok := got[docs]; ok != st.values || a.r.Reporting() != st.values {
+			t.Errorf("+%s: values exported %v, Reporting %v; want %v", st.after, ok, a.r.Reporting(), st.values)
+		}
+		if _, ok := got["facturad_state_last_refresh_timestamp_seconds"]; ok != st.values {
+			t.Errorf("+%s: last refresh exported %v, want %v", st.after, ok, st.values)
+		}
+		if got["facturad_state_reporter"] != 1 {
+			t.Errorf("+%s: facturad_state_reporter = %v, want 1: the lease is renewed", st.after, got["facturad_state_reporter"])
+		}
+	}
+	f.setFail(false)
+	c.Add(interval)
+	a.refresh(t)
+	if got := a.series(t); got[docs] != 7 {
+		t.Errorf("after the store came back: %v", got)
 	}
 }

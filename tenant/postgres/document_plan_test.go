@@ -87,3 +87,54 @@ func TestDocumentQueriesUseIndexes(t *testing.T) {
 		})
 	}
 }
+
+// The state gauges' query must read documents_waiting alone, next_attempt_at
+// included: an index-only scan, whatever the size of the table. (Sequential
+// and bitmap scans are turned off: on an empty table they would win.)
+func TestUnsettledQueryIsIndexOnly(t *testing.T) {
+	url := os.Getenv("TEST_DATABASE_URL")
+	if url == "" {
+		if os.Getenv("TEST_REQUIRE_SERVICES") != "" {
+			t.Fatal("PostgreSQL (TEST_DATABASE_URL) is required but not configured")
+		}
+		t.Skip("PostgreSQL (TEST_DATABASE_URL) not configured; skipping")
+	}
+	ctx := context.Background()
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(ctx, url, Options{Schema: "t_" + hex.EncodeToString(b[:]), MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	defer func() {
+		if err := s.DropSchema(context.Background()); err != nil {
+			t.Error(err)
+		}
+	}()
+	if err := s.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var plan []string
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		for _, q := range []string{"SET LOCAL enable_seqscan = off", "SET LOCAL enable_bitmapscan = off"} {
+			if _, err := tx.Exec(ctx, q); err != nil {
+				return err
+			}
+		}
+		rows, err := tx.Query(ctx, "EXPLAIN "+qUnsettledDocuments, pgx.QueryExecModeSimpleProtocol)
+		if err != nil {
+			return err
+		}
+		plan, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := strings.Join(plan, "\n"); !strings.Contains(text, "Index Only Scan using documents_waiting ") {
+		t.Errorf("the plan does not read documents_waiting alone:\n%s", text)
+	}
+}

@@ -15,8 +15,15 @@ var _ tenant.StateStore = (*Store)(nil)
 
 const (
 	// qUnsettledDocuments repeats the partial index's condition so that the
-	// planner reads documents_unsettled alone (an index-only scan).
-	qUnsettledDocuments = `SELECT estado, count(*), min(created_at) FROM documents
+	// planner reads documents_waiting alone (an index-only scan: it holds
+	// next_attempt_at too). Per state: the documents the service works on
+	// (a next attempt set), those waiting for their company (none), and
+	// the creation of the oldest of the first.
+	qUnsettledDocuments = `SELECT estado,
+    count(*) FILTER (WHERE next_attempt_at IS NOT NULL),
+    count(*) FILTER (WHERE next_attempt_at IS NULL),
+    min(created_at) FILTER (WHERE next_attempt_at IS NOT NULL)
+FROM documents
 WHERE estado IN ('00', '04', '05')
 GROUP BY estado`
 	// qCertificatesExpiring counts the active companies by how soon their
@@ -32,37 +39,39 @@ WHERE activo AND certificate_expiry IS NOT NULL`
 	// qTakeLease inserts the lease, or takes it over when its holder is the
 	// asker or its time has run out: one statement, so two replicas asking
 	// at once cannot both get it (the loser's upsert waits on the winner's
-	// row lock and then finds its condition false).
-	qTakeLease = `INSERT INTO leases AS l (name, holder, expires_at) VALUES ($1, $2, $4)
+	// row lock and then finds its condition false). Both the end ($3, the
+	// length in microseconds) and the comparison use the server's now(),
+	// so that the replicas' clocks play no part.
+	qTakeLease = `INSERT INTO leases AS l (name, holder, expires_at)
+VALUES ($1, $2, now() + $3::bigint * interval '1 microsecond')
 ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, expires_at = EXCLUDED.expires_at
-WHERE l.holder = EXCLUDED.holder OR l.expires_at <= $3
+WHERE l.holder = EXCLUDED.holder OR l.expires_at <= now()
 RETURNING holder`
 	qReleaseLease = `DELETE FROM leases WHERE name = $1 AND holder = $2`
 )
 
 // StoreState reads the counts of the state gauges as of now.
 func (s *Store) StoreState(ctx context.Context, now time.Time) (tenant.StoreState, error) {
-	st := tenant.StoreState{Unsettled: map[tenant.State]int64{}}
-	for _, e := range tenant.UnsettledStates {
-		st.Unsettled[e] = 0
-	}
+	st := tenant.NewStoreState()
 	rows, err := s.pool.Query(ctx, qUnsettledDocuments)
 	if err != nil {
 		return tenant.StoreState{}, fmt.Errorf("store state: unsettled documents: %w", err)
 	}
 	for rows.Next() {
 		var (
-			estado string
-			n      int64
-			oldest time.Time
+			estado          string
+			service, caller int64
+			oldest          *time.Time // NULL: none the service works on
 		)
-		if err := rows.Scan(&estado, &n, &oldest); err != nil {
+		if err := rows.Scan(&estado, &service, &caller, &oldest); err != nil {
 			rows.Close()
 			return tenant.StoreState{}, fmt.Errorf("store state: unsettled documents: %w", err)
 		}
-		st.Unsettled[tenant.State(estado)] = n
-		if st.OldestUnsettled.IsZero() || oldest.Before(st.OldestUnsettled) {
-			st.OldestUnsettled = oldest.UTC()
+		e := tenant.State(estado)
+		st.Unsettled[tenant.Unsettled{Estado: e, Waiting: tenant.WaitingService}] = service
+		st.Unsettled[tenant.Unsettled{Estado: e, Waiting: tenant.WaitingCaller}] = caller
+		if oldest != nil && (st.OldestServiceWaiting.IsZero() || oldest.Before(st.OldestServiceWaiting)) {
+			st.OldestServiceWaiting = oldest.UTC()
 		}
 	}
 	if err := rows.Err(); err != nil {
@@ -77,18 +86,17 @@ func (s *Store) StoreState(ctx context.Context, now time.Time) (tenant.StoreStat
 	return st, nil
 }
 
-// TakeLease gives the lease name to holder until until when it is free,
-// already holder's, or ran out at or before now.
-func (s *Store) TakeLease(ctx context.Context, name, holder string, now, until time.Time) (bool, error) {
+// TakeLease gives the lease name to holder for ttl from the server's now()
+// when it is free, already holder's, or ran out at or before now().
+func (s *Store) TakeLease(ctx context.Context, name, holder string, ttl time.Duration) (bool, error) {
 	if name == "" || holder == "" {
 		return false, errors.New("take lease: empty name or holder")
 	}
-	if !until.After(now) {
-		return false, fmt.Errorf("take lease %s: end %s is not after now %s", name,
-			until.Format(time.RFC3339Nano), now.Format(time.RFC3339Nano))
+	if ttl < time.Microsecond {
+		return false, fmt.Errorf("take lease %s: length %s is under a microsecond", name, ttl)
 	}
 	var got string
-	err := s.pool.QueryRow(ctx, qTakeLease, name, holder, now.UTC(), until.UTC()).Scan(&got)
+	err := s.pool.QueryRow(ctx, qTakeLease, name, holder, ttl.Microseconds()).Scan(&got)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return false, nil
 	}

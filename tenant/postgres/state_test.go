@@ -3,7 +3,9 @@ package postgres_test
 import (
 	"context"
 	"testing"
+	"time"
 
+	"facturad/tenant/postgres"
 	"facturad/tenant/storetest"
 )
 
@@ -28,5 +30,56 @@ func TestPoolStats(t *testing.T) {
 	}
 	if after.TotalConns < 1 || after.AcquiredConns != 0 || after.IdleConns != after.TotalConns {
 		t.Errorf("idle pool: %+v", after)
+	}
+}
+
+// Leases run on the server's clock: replicas whose clocks are an hour
+// apart, either way, still agree on when a lease ends.
+func TestLeaseIgnoresReplicaClocks(t *testing.T) {
+	url := storetest.PostgresURL(t)
+	schema := storetest.UniqueName(t)
+	ctx := context.Background()
+	skews := []time.Duration{time.Hour, -time.Hour}
+	var stores [2]*postgres.Store
+	for i, skew := range skews {
+		s, err := postgres.Open(ctx, url, postgres.Options{Schema: schema, MaxConns: 2,
+			Now: func() time.Time { return time.Now().Add(skew) }})
+		if err != nil {
+			t.Fatalf("open replica %d: %v", i, err)
+		}
+		stores[i] = s
+	}
+	t.Cleanup(func() {
+		if err := stores[0].DropSchema(context.Background()); err != nil {
+			t.Errorf("drop test schema: %v", err)
+		}
+		for _, s := range stores {
+			s.Close()
+		}
+	})
+	if err := stores[0].Migrate(ctx); err != nil {
+		t.Fatalf("migrate: %v", err)
+	}
+	const ttl = time.Second
+	steps := []struct {
+		replica int
+		sleep   time.Duration
+		want    bool
+	}{
+		{0, 0, true},           // ahead by an hour: takes it for a second
+		{1, 0, false},          // behind by an hour: still a's
+		{1, ttl + ttl/4, true}, // a's second is over
+		{0, 0, false},          // b's now
+		{0, ttl + ttl/4, true}, // and back once b's is over
+	}
+	for i, st := range steps {
+		time.Sleep(st.sleep)
+		got, err := stores[st.replica].TakeLease(ctx, "state", []string{"a", "b"}[st.replica], ttl)
+		if err != nil {
+			t.Fatalf("step %d: TakeLease: %v", i, err)
+		}
+		if got != st.want {
+			t.Errorf("step %d: replica %d takes = %v, want %v", i, st.replica, got, st.want)
+		}
 	}
 }

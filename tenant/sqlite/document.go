@@ -66,7 +66,7 @@ WHERE branch_id = ? AND id_externo = ? AND id_externo <> ''`
 
 	// qDueDocuments walks the documents_due index in order. It names the
 	// index: without statistics the planner would rather look up each
-	// state in documents_unsettled and sort what it finds, which grows
+	// state in documents_waiting and sort what it finds, which grows
 	// with every document waiting, due or not.
 	qDueDocuments = `SELECT ` + documentColumns + ` FROM documents INDEXED BY documents_due
 WHERE estado IN ('00', '04', '05') AND next_attempt_at IS NOT NULL AND next_attempt_at <= ?

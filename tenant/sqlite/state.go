@@ -14,8 +14,15 @@ var _ tenant.StateStore = (*Store)(nil)
 
 const (
 	// qUnsettledDocuments repeats the partial index's condition so that the
-	// planner reads documents_unsettled alone (a covering index).
-	qUnsettledDocuments = `SELECT estado, count(*), min(created_at) FROM documents
+	// planner reads documents_waiting alone (a covering index: it holds
+	// next_attempt_at too). Per state: the documents the service works on
+	// (a next attempt set), those waiting for their company (none), and
+	// the creation of the oldest of the first.
+	qUnsettledDocuments = `SELECT estado,
+    count(*) FILTER (WHERE next_attempt_at IS NOT NULL),
+    count(*) FILTER (WHERE next_attempt_at IS NULL),
+    min(created_at) FILTER (WHERE next_attempt_at IS NOT NULL)
+FROM documents
 WHERE estado IN ('00', '04', '05')
 GROUP BY estado`
 	// qCertificatesExpiring counts the active companies by how soon their
@@ -30,7 +37,8 @@ WHERE activo = 1 AND certificate_expiry IS NOT NULL`
 
 	// qTakeLease inserts the lease, or takes it over when its holder is the
 	// asker or its time has run out, in one statement on the one write
-	// connection: ?1 name, ?2 holder, ?3 now, ?4 until.
+	// connection: ?1 name, ?2 holder, ?3 now, ?4 until. The store is one
+	// process on one host: now is its clock (Options.Now).
 	qTakeLease = `INSERT INTO leases AS l (name, holder, expires_at) VALUES (?1, ?2, ?4)
 ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
 WHERE l.holder = excluded.holder OR l.expires_at <= ?3
@@ -40,31 +48,34 @@ RETURNING holder`
 
 // StoreState reads the counts of the state gauges as of now.
 func (s *Store) StoreState(ctx context.Context, now time.Time) (tenant.StoreState, error) {
-	st := tenant.StoreState{Unsettled: map[tenant.State]int64{}}
-	for _, e := range tenant.UnsettledStates {
-		st.Unsettled[e] = 0
-	}
+	st := tenant.NewStoreState()
 	rows, err := s.read.QueryContext(ctx, qUnsettledDocuments)
 	if err != nil {
 		return tenant.StoreState{}, fmt.Errorf("store state: unsettled documents: %w", err)
 	}
 	for rows.Next() {
 		var (
-			estado, oldest string
-			n              int64
+			estado          string
+			service, caller int64
+			oldest          sql.NullString // NULL: none the service works on
 		)
-		if err := rows.Scan(&estado, &n, &oldest); err != nil {
+		if err := rows.Scan(&estado, &service, &caller, &oldest); err != nil {
 			rows.Close()
 			return tenant.StoreState{}, fmt.Errorf("store state: unsettled documents: %w", err)
 		}
-		t, err := parseTime(oldest)
+		e := tenant.State(estado)
+		st.Unsettled[tenant.Unsettled{Estado: e, Waiting: tenant.WaitingService}] = service
+		st.Unsettled[tenant.Unsettled{Estado: e, Waiting: tenant.WaitingCaller}] = caller
+		if !oldest.Valid {
+			continue
+		}
+		t, err := parseTime(oldest.String)
 		if err != nil {
 			rows.Close()
 			return tenant.StoreState{}, fmt.Errorf("store state: unsettled documents: %w", err)
 		}
-		st.Unsettled[tenant.State(estado)] = n
-		if st.OldestUnsettled.IsZero() || t.Before(st.OldestUnsettled) {
-			st.OldestUnsettled = t
+		if st.OldestServiceWaiting.IsZero() || t.Before(st.OldestServiceWaiting) {
+			st.OldestServiceWaiting = t
 		}
 	}
 	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
@@ -79,16 +90,18 @@ func (s *Store) StoreState(ctx context.Context, now time.Time) (tenant.StoreStat
 	return st, nil
 }
 
-// TakeLease gives the lease name to holder until until when it is free,
-// already holder's, or ran out at or before now.
-func (s *Store) TakeLease(ctx context.Context, name, holder string, now, until time.Time) (bool, error) {
+// TakeLease gives the lease name to holder for ttl from the store's now
+// (Options.Now) when it is free, already holder's, or ran out at or before
+// now.
+func (s *Store) TakeLease(ctx context.Context, name, holder string, ttl time.Duration) (bool, error) {
 	if name == "" || holder == "" {
 		return false, errors.New("take lease: empty name or holder")
 	}
-	if !until.After(now) {
-		return false, fmt.Errorf("take lease %s: end %s is not after now %s", name,
-			until.Format(time.RFC3339Nano), now.Format(time.RFC3339Nano))
+	if ttl < time.Microsecond {
+		return false, fmt.Errorf("take lease %s: length %s is under a microsecond", name, ttl)
 	}
+	now := s.now()
+	until := now.Add(ttl)
 	var got string
 	err := s.write.QueryRowContext(ctx, qTakeLease, name, holder, formatTime(now), formatTime(until)).Scan(&got)
 	if errors.Is(err, sql.ErrNoRows) {

@@ -41,12 +41,23 @@ func RunState(t *testing.T, open func(t *testing.T) StateStore) {
 	}
 }
 
-// sameCounts fails the test when the counts per state differ.
-func sameCounts(t *testing.T, what string, want, got map[tenant.State]int64) {
+// sameCounts fails the test when the counts per state and side differ.
+func sameCounts(t *testing.T, what string, want, got map[tenant.Unsettled]int64) {
 	t.Helper()
 	if !maps.Equal(want, got) {
 		t.Errorf("%s: counts %v, want %v", what, got, want)
 	}
+}
+
+// counts builds the expected counts: service and caller per state, in the
+// order 00, 04, 05.
+func counts(service, caller [3]int64) map[tenant.Unsettled]int64 {
+	m := map[tenant.Unsettled]int64{}
+	for i, e := range tenant.UnsettledStates {
+		m[tenant.Unsettled{Estado: e, Waiting: tenant.WaitingService}] = service[i]
+		m[tenant.Unsettled{Estado: e, Waiting: tenant.WaitingCaller}] = caller[i]
+	}
+	return m
 }
 
 // stateNow is the "now" of the state tests.
@@ -55,9 +66,9 @@ var stateNow = time.Date(2026, 5, 6, 7, 8, 9, 123456000, time.UTC)
 func testStateEmpty(t *testing.T, s StateStore) {
 	st, err := s.StoreState(context.Background(), stateNow)
 	mustNot(t, "StoreState", err)
-	sameCounts(t, "empty store", map[tenant.State]int64{"00": 0, "04": 0, "05": 0}, st.Unsettled)
-	if !st.OldestUnsettled.IsZero() {
-		t.Errorf("OldestUnsettled %v, want zero", st.OldestUnsettled)
+	sameCounts(t, "empty store", counts([3]int64{}, [3]int64{}), st.Unsettled)
+	if !st.OldestServiceWaiting.IsZero() {
+		t.Errorf("OldestServiceWaiting %v, want zero", st.OldestServiceWaiting)
 	}
 	if got := [3]int64{st.CertificatesWithin30d, st.CertificatesWithin7d, st.CertificatesExpired}; got != [3]int64{} {
 		t.Errorf("certificates (30d, 7d, expired) = %v, want none", got)
@@ -67,51 +78,69 @@ func testStateEmpty(t *testing.T, s StateStore) {
 func testStateDocuments(t *testing.T, s StateStore) {
 	ctx := context.Background()
 	f := newDocFixture(t, s)
+	next := stateNow.Add(time.Minute)
 	states := []struct {
 		name string
 		st   tenant.State
+		next time.Time // zero: no next attempt, the company must act
 	}{
 		// The oldest is settled, so it is not the oldest unsettled one.
-		{"first-01", tenant.StateAccepted},
-		{"second-05", tenant.StateNotSentYet},
-		{"third-04", tenant.StateSent},
-		{"fourth-02", tenant.StateRejected},
-		{"fifth-03", tenant.StateError},
-		{"sixth-00", tenant.StatePending},
-		{"seventh-05", tenant.StateNotSentYet},
-		{"eighth-05", tenant.StateNotSentYet},
-		{"ninth-04", tenant.StateSent},
-		{"tenth-01", tenant.StateAccepted},
+		{"first-01", tenant.StateAccepted, time.Time{}},
+		// Credentials refused: older than every document the service
+		// works on, but left out of the oldest.
+		{"second-05", tenant.StateNotSentYet, time.Time{}},
+		{"third-04", tenant.StateSent, next},
+		{"fourth-02", tenant.StateRejected, time.Time{}},
+		{"fifth-03", tenant.StateError, time.Time{}},
+		{"sixth-00", tenant.StatePending, time.Time{}}, // certificate expired
+		{"seventh-05", tenant.StateNotSentYet, next},
+		{"eighth-05", tenant.StateNotSentYet, next},
+		{"ninth-04", tenant.StateSent, time.Time{}}, // no verdict: polling stopped
+		{"tenth-00", tenant.StatePending, next},
+		{"eleventh-01", tenant.StateAccepted, time.Time{}},
 	}
 	var docs []tenant.Document
 	for i, x := range states {
 		d := minimalDocument([]tenant.Branch{f.Branch, f.Branch2}[i%2], x.name, "01", "00001")
-		d.Estado = x.st
+		d.Estado, d.NextAttemptAt = x.st, x.next
 		mustNot(t, "ReserveDocument "+x.name, s.ReserveDocument(ctx, &d))
 		docs = append(docs, d)
 		// Distinct creation times whatever the clock's resolution.
 		time.Sleep(2 * time.Millisecond)
 	}
-	st, err := s.StoreState(ctx, stateNow)
-	mustNot(t, "StoreState", err)
-	sameCounts(t, "unsettled", map[tenant.State]int64{"00": 1, "04": 2, "05": 3}, st.Unsettled)
-	if !st.OldestUnsettled.Equal(docs[1].CreatedAt) {
-		t.Errorf("OldestUnsettled %v, want %v (second-05's creation)", st.OldestUnsettled, docs[1].CreatedAt)
+	check := func(what string, service, caller [3]int64, oldest tenant.Document) {
+		t.Helper()
+		st, err := s.StoreState(ctx, stateNow)
+		mustNot(t, "StoreState "+what, err)
+		sameCounts(t, what, counts(service, caller), st.Unsettled)
+		if !st.OldestServiceWaiting.Equal(oldest.CreatedAt) {
+			t.Errorf("%s: OldestServiceWaiting %v, want %v (%s's creation)", what, st.OldestServiceWaiting, oldest.CreatedAt, oldest.IDExterno)
+		}
+		if !isUTC(st.OldestServiceWaiting) {
+			t.Errorf("%s: OldestServiceWaiting %v is not UTC", what, st.OldestServiceWaiting)
+		}
 	}
-	if !isUTC(st.OldestUnsettled) {
-		t.Errorf("OldestUnsettled %v is not UTC", st.OldestUnsettled)
-	}
+	check("seeded", [3]int64{1, 1, 2}, [3]int64{1, 1, 1}, docs[2])
 
-	// Settling the oldest moves the oldest to the next one; the counts follow.
-	d := docs[1]
-	d.Estado = tenant.StateAccepted
-	mustNot(t, "SaveDocument", s.SaveDocument(ctx, &d))
-	st, err = s.StoreState(ctx, stateNow)
-	mustNot(t, "StoreState after settling", err)
-	sameCounts(t, "unsettled after settling", map[tenant.State]int64{"00": 1, "04": 2, "05": 2}, st.Unsettled)
-	if !st.OldestUnsettled.Equal(docs[2].CreatedAt) {
-		t.Errorf("OldestUnsettled after settling %v, want %v (third-04's creation)", st.OldestUnsettled, docs[2].CreatedAt)
-	}
+	// Settling the oldest the service works on moves the oldest to the
+	// next one; the counts follow.
+	d := docs[2]
+	d.Estado, d.NextAttemptAt = tenant.StateAccepted, time.Time{}
+	mustNot(t, "SaveDocument third", s.SaveDocument(ctx, &d))
+	check("after settling", [3]int64{1, 0, 2}, [3]int64{1, 1, 1}, docs[6])
+
+	// A repeat of its request makes the refused 05 due again: it moves to
+	// the service's side and is now the oldest.
+	d = docs[1]
+	d.NextAttemptAt = next
+	mustNot(t, "SaveDocument second", s.SaveDocument(ctx, &d))
+	check("after rescheduling", [3]int64{1, 0, 3}, [3]int64{1, 1, 0}, docs[1])
+
+	// The service gives up on a 05: it moves to the caller's side.
+	d = docs[6]
+	d.NextAttemptAt = time.Time{}
+	mustNot(t, "SaveDocument seventh", s.SaveDocument(ctx, &d))
+	check("after giving up", [3]int64{1, 0, 2}, [3]int64{1, 1, 1}, docs[1])
 }
 
 func testStateCertificates(t *testing.T, s StateStore) {
@@ -164,54 +193,56 @@ func testStateCertificates(t *testing.T, s StateStore) {
 }
 
 // takeLease calls TakeLease and fails the test on an error.
-func takeLease(t *testing.T, s StateStore, name, holder string, now, until time.Time) bool {
+func takeLease(t *testing.T, s StateStore, name, holder string, ttl time.Duration) bool {
 	t.Helper()
-	ok, err := s.TakeLease(context.Background(), name, holder, now, until)
+	ok, err := s.TakeLease(context.Background(), name, holder, ttl)
 	mustNot(t, "TakeLease "+holder, err)
 	return ok
 }
 
+// leaseTTL is the lease length of the lease tests: leases run on the
+// store's clock, so the tests wait for real. Long enough that a statement
+// on a loaded machine stays well inside its margins.
+const leaseTTL = 1200 * time.Millisecond
+
 func testLeaseTakeover(t *testing.T, s StateStore) {
-	t0, ttl := stateNow, 30*time.Second
 	steps := []struct {
 		holder string
-		at     time.Duration
+		sleep  time.Duration // before the step
 		want   bool
 	}{
-		{"a", 0, true},                   // free
-		{"b", 10 * time.Second, false},   // a holds it until 30s
-		{"a", 10 * time.Second, true},    // renewal: until 40s
-		{"b", 30 * time.Second, false},   // the renewal counts
-		{"b", 40*time.Second - 1, false}, // not yet over
-		{"b", 40 * time.Second, true},    // over at its end: taken over until 70s
-		{"a", 41 * time.Second, false},   // a lost it
-		{"b", 50 * time.Second, true},
+		{"a", 0, true},                 // free: a holds it until 1.2s
+		{"b", 0, false},                // a holds it
+		{"a", leaseTTL / 2, true},      // renewal at 0.6s: until 1.8s
+		{"b", leaseTTL * 3 / 4, false}, // 1.5s: past the first end, the renewal counts
+		{"b", leaseTTL / 2, true},      // 2.1s: over, taken over until 3.3s
+		{"a", 0, false},                // a lost it
+		{"b", 0, true},
 	}
 	for i, st := range steps {
-		now := t0.Add(st.at)
-		if got := takeLease(t, s, "state", st.holder, now, now.Add(ttl)); got != st.want {
-			t.Errorf("step %d: %s takes at +%s = %v, want %v", i, st.holder, st.at, got, st.want)
+		time.Sleep(st.sleep)
+		if got := takeLease(t, s, "state", st.holder, leaseTTL); got != st.want {
+			t.Errorf("step %d: %s takes = %v, want %v", i, st.holder, got, st.want)
 		}
 	}
 	// Another name is another lease.
-	if !takeLease(t, s, "other", "a", t0.Add(41*time.Second), t0.Add(time.Minute)) {
+	if !takeLease(t, s, "other", "a", leaseTTL) {
 		t.Error("a could not take a free lease of another name")
 	}
 }
 
 func testLeaseRelease(t *testing.T, s StateStore) {
 	ctx := context.Background()
-	t0, until := stateNow, stateNow.Add(time.Minute)
-	if !takeLease(t, s, "state", "a", t0, until) {
+	if !takeLease(t, s, "state", "a", time.Minute) {
 		t.Fatal("a could not take a free lease")
 	}
 	// Releasing what one does not hold changes nothing.
 	mustNot(t, "ReleaseLease by b", s.ReleaseLease(ctx, "state", "b"))
-	if takeLease(t, s, "state", "b", t0.Add(time.Second), until) {
+	if takeLease(t, s, "state", "b", time.Minute) {
 		t.Fatal("b took a's lease after releasing it without holding it")
 	}
 	mustNot(t, "ReleaseLease by a", s.ReleaseLease(ctx, "state", "a"))
-	if !takeLease(t, s, "state", "b", t0.Add(time.Second), until) {
+	if !takeLease(t, s, "state", "b", time.Minute) {
 		t.Error("b could not take the lease a released")
 	}
 }
@@ -229,7 +260,7 @@ func testLeaseRace(t *testing.T, s StateStore) {
 		for i := range takers {
 			holder := fmt.Sprintf("replica-%d", i)
 			wg.Go(func() {
-				ok, err := s.TakeLease(context.Background(), name, holder, stateNow, stateNow.Add(time.Minute))
+				ok, err := s.TakeLease(context.Background(), name, holder, time.Minute)
 				if err != nil {
 					errs <- err
 					return
@@ -256,49 +287,61 @@ func testLeaseArgs(t *testing.T, s StateStore) {
 	ctx := context.Background()
 	tests := []struct {
 		name, lease, holder string
-		until               time.Time
+		ttl                 time.Duration
 	}{
-		{"error/end not after now", "state", "a", stateNow},
-		{"error/end before now", "state", "a", stateNow.Add(-time.Second)},
-		{"error/empty name", "", "a", stateNow.Add(time.Second)},
-		{"error/empty holder", "state", "", stateNow.Add(time.Second)},
+		{"error/zero length", "state", "a", 0},
+		{"error/negative length", "state", "a", -time.Second},
+		{"error/under a microsecond", "state", "a", time.Nanosecond},
+		{"error/empty name", "", "a", time.Second},
+		{"error/empty holder", "state", "", time.Second},
 	}
 	for _, tt := range tests {
-		ok, err := s.TakeLease(ctx, tt.lease, tt.holder, stateNow, tt.until)
+		ok, err := s.TakeLease(ctx, tt.lease, tt.holder, tt.ttl)
 		if err == nil || ok {
 			t.Errorf("%s: TakeLease = %v, %v; want an error", tt.name, ok, err)
 		}
 	}
 	// None of them took it.
-	if !takeLease(t, s, "state", "b", stateNow, stateNow.Add(time.Second)) {
+	if !takeLease(t, s, "state", "b", time.Second) {
 		t.Error("a refused TakeLease left the lease taken")
 	}
 }
 
 // SeedState fills s with a known set for the state gauges, as of now, and
 // returns the StoreState it must read: two companies of documents in every
-// state (5 unsettled: two 00, one 04, two 05), and companies whose
-// certificates expired (1), expire within 7 days (2) or within 30 days (3
-// in all). Other packages' tests use it to check what they export.
+// state (5 unsettled: two 00, one 04, two 05, of which one 00 and one 05
+// wait for their company, with no next attempt, and the others for the
+// service), and companies whose certificates expired (1), expire within 7
+// days (2) or within 30 days (3 in all). The oldest unsettled document
+// waits for its company, so it is not the oldest the service works on.
+// Other packages' tests use it to check what they export.
 func SeedState(tb testing.TB, s StateStore, now time.Time) tenant.StoreState {
 	tb.Helper()
 	ctx := context.Background()
 	f := newDocFixture(tb, s)
-	want := tenant.StoreState{Unsettled: map[tenant.State]int64{}}
-	for _, e := range tenant.UnsettledStates {
-		want.Unsettled[e] = 0
-	}
-	states := []tenant.State{"01", "05", "04", "02", "00", "03", "05", "00", "01"}
-	for i, st := range states {
-		d := minimalDocument([]tenant.Branch{f.Branch, f.Branch2}[i%2], fmt.Sprintf("seed-%d-%s", i, st), "01", "00001")
-		d.Estado = st
+	want := tenant.NewStoreState()
+	states := []struct {
+		st     tenant.State
+		caller bool
+	}{{"01", false}, {"05", true}, {"04", false}, {"02", false}, {"00", true}, {"03", false}, {"05", false}, {"00", false}, {"01", false}}
+	for i, x := range states {
+		d := minimalDocument([]tenant.Branch{f.Branch, f.Branch2}[i%2], fmt.Sprintf("seed-%d-%s", i, x.st), "01", "00001")
+		d.Estado = x.st
+		if !x.caller {
+			d.NextAttemptAt = now.Add(time.Minute)
+		}
 		if err := s.ReserveDocument(ctx, &d); err != nil {
 			tb.Fatalf("seed document %d: %v", i, err)
 		}
-		if _, ok := want.Unsettled[st]; ok {
-			want.Unsettled[st]++
-			if want.OldestUnsettled.IsZero() {
-				want.OldestUnsettled = d.CreatedAt
+		w := tenant.WaitingService
+		if x.caller {
+			w = tenant.WaitingCaller
+		}
+		k := tenant.Unsettled{Estado: x.st, Waiting: w}
+		if _, ok := want.Unsettled[k]; ok {
+			want.Unsettled[k]++
+			if w == tenant.WaitingService && want.OldestServiceWaiting.IsZero() {
+				want.OldestServiceWaiting = d.CreatedAt
 			}
 		}
 		time.Sleep(2 * time.Millisecond)
