@@ -1,8 +1,0 @@
--- The state gauges tell the documents the service still works on (a next
--- attempt is set) from those that wait for their company to act (none is).
--- documents_waiting replaces documents_unsettled and holds next_attempt_at
--- as well, so that the counts per state and side, and the oldest document
--- the service works on, are still read from the index alone.
-CREATE INDEX IF NOT EXISTS documents_waiting ON documents (estado, created_at, next_attempt_at)
-    WHERE estado IN ('00', '04', '05');
-DROP INDEX IF EXISTS documents_unsettled;
