@@ -112,7 +112,8 @@ type Options struct {
 	// RequestTimeout bounds the work done for one request, authentication
 	// included (default 30s). A Route may set its own.
 	RequestTimeout time.Duration
-	// ReadyTimeout bounds one readiness check (default 2s).
+	// ReadyTimeout bounds one readiness check (default
+	// DefaultReadyTimeout).
 	ReadyTimeout time.Duration
 	// DrainDelay is how long Shutdown keeps serving with /readyz failing
 	// before it closes the API listener, so that load balancers stop
@@ -154,13 +155,17 @@ type Options struct {
 	Now func() time.Time
 }
 
+// DefaultReadyTimeout is the default ReadyTimeout: /readyz may take this
+// long to answer, so a probe of it must wait longer (the Kubernetes
+// manifests' readiness timeoutSeconds is checked against it).
+const DefaultReadyTimeout = 2 * time.Second
+
 const (
 	defaultHeaderTimeout    = 10 * time.Second
 	defaultReadTimeout      = 30 * time.Second
 	defaultWriteTimeout     = 30 * time.Second
 	defaultIdleTimeout      = 120 * time.Second
 	defaultRequestTimeout   = 30 * time.Second
-	defaultReadyTimeout     = 2 * time.Second
 	defaultMaxJSONBody      = 64 << 10
 	defaultMaxMultipartBody = 4 << 20
 	// noBodyLimit is the body limit of routes that take no body.
@@ -205,7 +210,7 @@ func (o *Options) setDefaults() error {
 	setDur(&o.WriteTimeout, defaultWriteTimeout)
 	setDur(&o.IdleTimeout, defaultIdleTimeout)
 	setDur(&o.RequestTimeout, defaultRequestTimeout)
-	setDur(&o.ReadyTimeout, defaultReadyTimeout)
+	setDur(&o.ReadyTimeout, DefaultReadyTimeout)
 	if o.DrainDelay < 0 {
 		return fmt.Errorf("gateway: negative DrainDelay %s", o.DrainDelay)
 	}

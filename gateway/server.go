@@ -215,9 +215,20 @@ func (s *Server) ServeAdmin(ln net.Listener) error {
 // requests in flight finish; the admin listener closes last. It returns when
 // every connection is closed, or with ctx's error when ctx ends first.
 func (s *Server) Shutdown(ctx context.Context) error {
+	return s.shutdown(ctx, s.o.DrainDelay)
+}
+
+// ShutdownNow is Shutdown without the drain delay, for a server that
+// already failed: waiting would keep a broken replica in the way without
+// serving anyone. The requests in flight still finish.
+func (s *Server) ShutdownNow(ctx context.Context) error {
+	return s.shutdown(ctx, 0)
+}
+
+func (s *Server) shutdown(ctx context.Context, drain time.Duration) error {
 	s.draining.Store(true)
-	if d := s.o.DrainDelay; d > 0 {
-		t := time.NewTimer(d)
+	if drain > 0 {
+		t := time.NewTimer(drain)
 		select {
 		case <-t.C:
 		case <-ctx.Done():

@@ -799,3 +799,54 @@ func TestOpenAPIListsEveryRoute(t *testing.T) {
 		t.Errorf("/docs: %d", r.status)
 	}
 }
+
+// TestShutdownNow: a server that already failed stops at once, without
+// the drain delay, and still lets the request in flight finish.
+func TestShutdownNow(t *testing.T) {
+	const drain = 5 * time.Second
+	entered := make(chan struct{})
+	release := make(chan struct{})
+	f := &fakeTenants{branchesFn: func(ctx context.Context) ([]tenant.Branch, error) {
+		close(entered)
+		<-release
+		return []tenant.Branch{{ID: 1}}, ctx.Err()
+	}}
+	b := setup(t, Options{Tenants: f, DrainDelay: drain})
+	done := make(chan reply, 1)
+	go func() { done <- b.do(t, "GET", "/api/companies/2/branches/v4", &fakeUser, "", nil) }()
+	<-entered
+
+	start := time.Now()
+	shut := make(chan error, 1)
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		shut <- b.srv.ShutdownNow(ctx)
+	}()
+	for {
+		conn, err := b.apiLn.Dial()
+		if err != nil {
+			break
+		}
+		conn.Close()
+		if time.Since(start) > drain/2 {
+			t.Fatal("the API listener still accepts: ShutdownNow waited for the drain delay")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	select {
+	case err := <-shut:
+		t.Fatalf("ShutdownNow returned with a request in flight: %v", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(release)
+	if r := <-done; r.status != 200 {
+		t.Fatalf("in-flight request: %d %s", r.status, r.body)
+	}
+	if err := <-shut; err != nil {
+		t.Fatalf("ShutdownNow: %v", err)
+	}
+	if d := time.Since(start); d >= drain {
+		t.Errorf("ShutdownNow took %s, not less than the drain delay %s", d, drain)
+	}
+}

@@ -102,9 +102,11 @@ func addDerivedKey(ctx context.Context, store KeyStore, sealer Sealer, name stri
 
 // RekeyResult counts what a rotation did: rows (companies and stored keys)
 // re-wrapped, rows already under the current key, and rows it could not
-// open (under none of the keys, or damaged).
+// open (under none of the keys, or damaged); and, of the rows seen, how
+// many were companies and how many stored keys.
 type RekeyResult struct {
 	Changed, Skipped, Failed int
+	Companies, Keys          int
 }
 
 // rekeyBatch is how many companies one read returns; every write is a
@@ -138,6 +140,7 @@ func Rekey(ctx context.Context, store KeyStore, r Rewrapper) (RekeyResult, error
 		if err := rekeyCount(&res, &failed, changed, err); err != nil {
 			return res, err
 		}
+		res.Keys++
 	}
 	for after := int64(0); ; {
 		rows, err := store.SealedRows(ctx, after, rekeyBatch)
@@ -149,6 +152,7 @@ func Rekey(ctx context.Context, store KeyStore, r Rewrapper) (RekeyResult, error
 			if err := rekeyCount(&res, &failed, changed, err); err != nil {
 				return res, err
 			}
+			res.Companies++
 			after = row.CompanyID
 		}
 		if len(rows) < rekeyBatch {

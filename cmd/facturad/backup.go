@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 
 	"facturad/tenant/seal"
@@ -22,7 +23,7 @@ import (
 func runBackup(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
 	var out string
 	c, err := loadConfig("backup", args, stderr, getenv, func(fs *flag.FlagSet) {
-		fs.StringVar(&out, "out", "", "file to write the backup to; it must not exist")
+		fs.StringVar(&out, "out", "", "file to write the backup to; it must not exist (- writes it to standard output, through a temporary file in data_dir)")
 	})
 	if err != nil {
 		return err
@@ -36,15 +37,58 @@ func runBackup(ctx context.Context, args []string, stdout, stderr io.Writer, get
 			"and keep the master key apart from the dump")
 	}
 	db := filepath.Join(c.DataDir, "facturad.db")
-	if err := sqlite.Backup(ctx, db, out); err != nil {
-		return err
+	notes := stdout
+	if out == "-" {
+		// The backup is the output: the notes go to stderr.
+		notes = stderr
+		if err := backupToStream(ctx, c.DataDir, db, stdout); err != nil {
+			return err
+		}
+		fmt.Fprintf(notes, "backup written to standard output (a consistent copy of %s, integrity checked)\n", db)
+	} else {
+		if err := sqlite.Backup(ctx, db, out); err != nil {
+			return err
+		}
+		fmt.Fprintf(notes, "backup written: %s (a consistent copy of %s, integrity checked)\n", out, db)
 	}
-	fmt.Fprintf(stdout, "backup written: %s (a consistent copy of %s, integrity checked)\n", out, db)
 	where := "FACTURAD_MASTER_KEY"
 	if c.MasterKey == "" {
 		where = filepath.Join(c.DataDir, seal.MasterKeyFile)
 	}
-	fmt.Fprintf(stdout, "the master key (%s) is NOT in the backup: keep a copy of it apart from the backups; "+
+	fmt.Fprintf(notes, "the master key (%s) is NOT in the backup: keep a copy of it apart from the backups; "+
 		"without it the sealed certificates, PINs and passwords cannot be opened, and with it anyone holding a backup can open them\n", where)
+	return nil
+}
+
+// backupToStream writes a checked backup of db to w. The copy is made in a
+// private folder inside dataDir (the one place a container with a
+// read-only root file system can write as much as the store), checked,
+// streamed and removed: for a container with no shell, where
+// `kubectl exec … facturad backup --out - > FILE` is the way out.
+func backupToStream(ctx context.Context, dataDir, db string, w io.Writer) (err error) {
+	if _, err := os.Stat(db); err != nil {
+		return fmt.Errorf("backup: database: %w", err)
+	}
+	tmp, err := os.MkdirTemp(dataDir, ".backup-")
+	if err != nil {
+		return fmt.Errorf("backup: %w", err)
+	}
+	defer func() {
+		if rerr := os.RemoveAll(tmp); rerr != nil && err == nil {
+			err = fmt.Errorf("backup: remove temporary copy: %w", rerr)
+		}
+	}()
+	copyPath := filepath.Join(tmp, "facturad.db")
+	if err := sqlite.Backup(ctx, db, copyPath); err != nil {
+		return err
+	}
+	f, err := os.Open(copyPath)
+	if err != nil {
+		return fmt.Errorf("backup: %w", err)
+	}
+	defer f.Close()
+	if _, err := io.Copy(w, f); err != nil {
+		return fmt.Errorf("backup: write to standard output: %w", err)
+	}
 	return nil
 }

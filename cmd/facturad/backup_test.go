@@ -18,6 +18,7 @@ import (
 	"facturad/signer/certmint"
 	"facturad/tenant/seal"
 	"facturad/tenant/sqlite"
+	"facturad/tenant/storetest"
 )
 
 // acked is a document the service acknowledged, and when the answer came.
@@ -204,5 +205,57 @@ func copyFile(t *testing.T, from, to string) {
 	}
 	if err := os.WriteFile(to, b, 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestBackupToStandardOutput takes a backup with --out -: standard output
+// is the database alone (the notes go to stderr), it holds the store's
+// companies and passes the integrity check, and the temporary copy in
+// data_dir is gone afterwards.
+func TestBackupToStandardOutput(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	s, err := sqlite.Open(ctx, filepath.Join(dir, "facturad.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"uno", "dos"} {
+		storetest.AddCompany(t, s, name)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var out, notes bytes.Buffer
+	if err := run(ctx, []string{"backup", "--data-dir", dir, "--out", "-"}, &out, &notes, func(string) string { return "" }); err != nil {
+		t.Fatalf("backup --out -: %v\n%s", err, notes.String())
+	}
+	if !bytes.HasPrefix(out.Bytes(), []byte("SQLite format 3\x00")) {
+		t.Fatalf("standard output does not start with a SQLite header: %q", out.Bytes()[:min(32, out.Len())])
+	}
+	if !strings.Contains(notes.String(), "master key") || !strings.Contains(notes.String(), "standard output") {
+		t.Errorf("notes on stderr:\n%s", notes.String())
+	}
+	for _, name := range dirEntries(t, dir) {
+		if strings.HasPrefix(name, ".backup-") {
+			t.Errorf("temporary copy left in data_dir: %s", name)
+		}
+	}
+
+	restored := filepath.Join(t.TempDir(), "facturad.db")
+	if err := os.WriteFile(restored, out.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := sqlite.IntegrityCheck(ctx, restored); err != nil {
+		t.Fatal(err)
+	}
+	r, err := sqlite.Open(ctx, restored, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for id, want := range map[int64]string{1: "uno", 2: "dos"} {
+		if c, err := r.Company(ctx, id); err != nil || c.RazonSocial != want {
+			t.Errorf("company %d in the backup = %q, %v; want %q", id, c.RazonSocial, err, want)
+		}
 	}
 }

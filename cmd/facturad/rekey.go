@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 
 	"facturad/tenant"
 )
@@ -12,6 +14,11 @@ import (
 // runRekey re-wraps every sealed value still under master_key_previous
 // with master_key, while the service keeps running (see tenant.Rekey). It
 // is safe to stop and run again: what is done is skipped.
+//
+// It changes only what exists: both keys must be given (it never reads
+// or creates master.key), the embedded store must already be there, no
+// migration runs, and a store holding neither a company nor a stored key
+// (the wrong data_dir or database) is refused rather than reported done.
 func runRekey(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) (err error) {
 	c, err := loadConfig("rekey", args, stderr, getenv)
 	if err != nil {
@@ -20,23 +27,60 @@ func runRekey(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	if c.MasterKeyPrevious == "" {
 		return errors.New("rekey: master_key_previous is not set: set master_key to the new key and master_key_previous to the one being replaced (docs/operations.md, \"Rotate the master key\")")
 	}
+	if c.MasterKey == "" {
+		return errors.New("rekey: master_key is not set: set it to the new key explicitly; rekey never reads or creates master.key (docs/operations.md, \"Rotate the master key\")")
+	}
+	c.Migrate = false // a rotation changes sealed values, never the schema
+	if c.DatabaseURL == "" {
+		db := filepath.Join(c.DataDir, "facturad.db")
+		if _, err := os.Stat(db); err != nil {
+			return fmt.Errorf("rekey: embedded store: %w (is data_dir the service's?)", err)
+		}
+	}
 	log := newLogger(stderr, c.LogLevel)
 	var stop cleanups
 	stop.log = log
 	defer stop.run(context.Background())
 	w := &wiring{c: c, log: log, stop: &stop}
+	store, masterKey, err := openStore(ctx, c, &stop)
+	if err != nil {
+		return fmt.Errorf("rekey: %w", err)
+	}
+	w.store = store
+	if err := requireSomethingSealed(ctx, store); err != nil {
+		return err
+	}
 	// Opening the keys also stores the derived keys of a deployment that
 	// has none yet (derived from the previous key), so that they move to
 	// the new key with the rest.
-	if err := w.openStoreAndKeys(ctx); err != nil {
+	if err := w.openKeys(ctx, masterKey); err != nil {
 		return fmt.Errorf("rekey: %w", err)
 	}
 	res, err := tenant.Rekey(ctx, w.store, w.sealer)
-	fmt.Fprintf(stdout, "rekey: %d rows re-wrapped under the new master key, %d already under it, %d failed\n",
-		res.Changed, res.Skipped, res.Failed)
+	fmt.Fprintf(stdout, "rekey: %d rows re-wrapped under the new master key, %d already under it, %d failed; companies seen: %d, stored keys seen: %d\n",
+		res.Changed, res.Skipped, res.Failed, res.Companies, res.Keys)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintln(stdout, "rekey: done; every sealed value opens with master_key alone: master_key_previous can be removed once every replica runs with the new master_key")
+	return nil
+}
+
+// requireSomethingSealed refuses a store with no company and no stored
+// key: the service stores its derived keys at its first start, so such a
+// store was never the service's, and a rotation of it would report
+// success over nothing.
+func requireSomethingSealed(ctx context.Context, s tenant.KeyStore) error {
+	names, err := s.SealedKeyNames(ctx)
+	if err != nil {
+		return fmt.Errorf("rekey: %w", err)
+	}
+	rows, err := s.SealedRows(ctx, 0, 1)
+	if err != nil {
+		return fmt.Errorf("rekey: %w", err)
+	}
+	if len(names) == 0 && len(rows) == 0 {
+		return errors.New("rekey: the store holds no company and no stored key, so the service never ran on it: check data_dir or database_url")
+	}
 	return nil
 }

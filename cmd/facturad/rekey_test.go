@@ -3,11 +3,18 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"facturad/signer/certmint"
+	"facturad/tenant/seal"
+	"facturad/tenant/sqlite"
 )
 
 // TestRekeyEndToEnd rotates the master key of a running service: a company
@@ -60,7 +67,7 @@ func rekeyEndToEnd(t *testing.T, storeArgs []string) {
 		t.Fatalf("rekey: %v\n%s", err, out.String())
 	}
 	// One company and the three derived keys.
-	if !strings.Contains(out.String(), "4 rows re-wrapped under the new master key, 0 already under it, 0 failed") {
+	if !strings.Contains(out.String(), "4 rows re-wrapped under the new master key, 0 already under it, 0 failed; companies seen: 1, stored keys seen: 3") {
 		t.Errorf("rekey output:\n%s", out.String())
 	}
 	send("after-rekey")
@@ -96,23 +103,74 @@ func rekeyEndToEnd(t *testing.T, storeArgs []string) {
 	}
 }
 
+// TestRekeyRefuses checks the settings and the store a rekey needs, and
+// that a refused rekey leaves data_dir as it found it: no master.key, no
+// store, no folder.
 func TestRekeyRefuses(t *testing.T) {
+	const key = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="
+	newKey, oldKey := masterKey(t), masterKey(t)
+	// A store the service never ran on: the schema, no company, no key.
+	empty := t.TempDir()
+	s, err := sqlite.Open(context.Background(), filepath.Join(empty, "facturad.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// The old key in master.key, as the embedded store keeps it.
+	withKeyFile := t.TempDir()
+	if err := os.WriteFile(filepath.Join(withKeyFile, seal.MasterKeyFile), []byte(oldKey), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	mistyped := filepath.Join(t.TempDir(), "mistyped")
+
 	tests := []struct {
 		name string
+		dir  string
 		args []string
 		want string
 	}{
-		{"error/no previous key", []string{"--data-dir", t.TempDir(), "--master-key", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="}, "master_key_previous is not set"},
-		{"error/previous is current", []string{"--data-dir", t.TempDir(), "--master-key", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=",
-			"--master-key-previous", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="}, "same as master_key"},
-		{"error/previous not a key", []string{"--data-dir", t.TempDir(), "--master-key-previous", "c2hvcnQ="}, "exactly 32 bytes"},
+		{"error/no previous key", t.TempDir(), []string{"--master-key", key}, "master_key_previous is not set"},
+		{"error/previous is current", t.TempDir(), []string{"--master-key", key, "--master-key-previous", key}, "same as master_key"},
+		{"error/previous not a key", t.TempDir(), []string{"--master-key-previous", "c2hvcnQ="}, "exactly 32 bytes"},
+		{"error/no master key", t.TempDir(), []string{"--master-key-previous", oldKey}, "master_key is not set"},
+		{"error/master.key is not read", withKeyFile, []string{"--master-key-previous", oldKey}, "master_key is not set"},
+		{"error/no store", t.TempDir(), []string{"--master-key", newKey, "--master-key-previous", oldKey}, "facturad.db: no such file"},
+		{"error/mistyped data dir", mistyped, []string{"--master-key", newKey, "--master-key-previous", oldKey}, "no such file"},
+		{"error/store never served", empty, []string{"--master-key", newKey, "--master-key-previous", oldKey}, "no company and no stored key"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			err := run(context.Background(), append([]string{"rekey"}, tt.args...), io.Discard, io.Discard, func(string) string { return "" })
+			before := dirEntries(t, tt.dir)
+			var out bytes.Buffer
+			err := run(context.Background(), append([]string{"rekey", "--data-dir", tt.dir}, tt.args...), &out, io.Discard, func(string) string { return "" })
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("rekey = %v, want an error with %q", err, tt.want)
 			}
+			if strings.Contains(out.String(), "done") {
+				t.Errorf("a refused rekey printed:\n%s", out.String())
+			}
+			if after := dirEntries(t, tt.dir); !slices.Equal(before, after) {
+				t.Errorf("data_dir held %q before the rekey and %q after", before, after)
+			}
 		})
 	}
+}
+
+// dirEntries lists the names in dir, nil when dir does not exist.
+func dirEntries(t *testing.T, dir string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
 }

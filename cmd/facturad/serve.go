@@ -125,6 +125,7 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 		log.Info("stopping", "cause", context.Cause(ctx))
 		return nil
 	case err := <-errc:
+		w.failed = true // no drain: the server already failed
 		return fmt.Errorf("server: %w", err)
 	}
 }
@@ -148,6 +149,9 @@ type wiring struct {
 	redis       *redis.Client // nil without redis_url
 	tenants     *tenant.Service
 	docs        *pipeline.Pipeline
+	// failed is set when serving failed: the gateway then stops without
+	// its drain delay.
+	failed bool
 }
 
 // openStoreAndKeys opens the store and the master key that goes with it,
@@ -187,9 +191,12 @@ func (w *wiring) openRedisCacheAndLimiter() error {
 	}
 	w.stop.add("redis", func(context.Context) error { return rdb.Close() })
 	w.redis = rdb
-	// Entries are sealed with a key derived from the master key: a
-	// deployment with another master key (or after a rotation) must
-	// not read them, so the key's fingerprint is part of the prefix.
+	// Entries are sealed with the auth cache key: another deployment
+	// sharing this Redis (another store, so another key) must not read
+	// them, so the key's fingerprint is part of the prefix. The key is
+	// stored in the store and kept through a master-key rotation
+	// (docs/design/secrets.md, "Derived keys"), so the prefix, and the
+	// entries under it, stay the same across a rotation.
 	fp := sha256.Sum256(w.authKey)
 	rc, err := authcache.NewRedis(rdb, authcache.RedisOptions{Prefix: "facturad:auth:" + hex.EncodeToString(fp[:4]) + ":"})
 	if err != nil {
@@ -376,7 +383,12 @@ func (w *wiring) startGateway() (apiLn, adminLn net.Listener, errc <-chan error,
 	}
 	go func() { serveErr <- gw.Serve(apiLn) }()
 	go func() { serveErr <- gw.ServeAdmin(adminLn) }()
-	w.stop.add("gateway", gw.Shutdown)
+	w.stop.add("gateway", func(ctx context.Context) error {
+		if w.failed {
+			return gw.ShutdownNow(ctx)
+		}
+		return gw.Shutdown(ctx)
+	})
 	return apiLn, adminLn, serveErr, nil
 }
 

@@ -192,3 +192,49 @@ func dockerignore(t *testing.T, text string) func(string) bool {
 		return out
 	}
 }
+
+// TestDockerfileBuildsOnlyTheBinary checks that the image build fetches
+// only what the binary needs: no `go mod download`, which would fetch the
+// modules of every test too, and a `go build` of ./cmd/facturad whose
+// module cache is a BuildKit cache mount, kept between builds.
+func TestDockerfileBuildsOnlyTheBinary(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(repoRoot, "deploy/Dockerfile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One instruction a line: continuations joined, comments dropped.
+	var instructions []string
+	var cur strings.Builder
+	for _, line := range strings.Split(string(b), "\n") {
+		trimmed := strings.TrimSpace(line)
+		if cur.Len() == 0 && (trimmed == "" || strings.HasPrefix(trimmed, "#")) {
+			continue
+		}
+		if more, ok := strings.CutSuffix(trimmed, `\`); ok {
+			cur.WriteString(more + " ")
+			continue
+		}
+		cur.WriteString(trimmed)
+		instructions = append(instructions, cur.String())
+		cur.Reset()
+	}
+	var build string
+	for _, ins := range instructions {
+		fields := strings.Fields(ins)
+		if len(fields) == 0 || !strings.EqualFold(fields[0], "RUN") {
+			continue
+		}
+		if strings.Contains(ins, "go mod download") {
+			t.Errorf("%q fetches the modules of the tests too", ins)
+		}
+		if strings.Contains(ins, "go build") && strings.Contains(ins, "./cmd/facturad") {
+			build = ins
+		}
+	}
+	if build == "" {
+		t.Fatal("no RUN go build ... ./cmd/facturad")
+	}
+	if !strings.Contains(build, "--mount=type=cache,target=/go/pkg/mod") {
+		t.Errorf("the build's module cache is not a cache mount: %q", build)
+	}
+}

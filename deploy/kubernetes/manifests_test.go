@@ -26,6 +26,8 @@ import (
 	"testing"
 	"time"
 
+	"facturad/gateway"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -346,13 +348,27 @@ func checkPod(t *testing.T, b built, d appsv1.Deployment, listen, adminListen st
 		}
 	}
 	ready := main.ReadinessProbe
-	if ready != nil && (ready.PeriodSeconds != 2 || ready.FailureThreshold != 1) {
-		t.Errorf("readiness every %d s, failureThreshold %d; want 2 s and 1", ready.PeriodSeconds, ready.FailureThreshold)
+	if ready != nil && (ready.PeriodSeconds != 2 || ready.FailureThreshold != 2 || ready.TimeoutSeconds != 3) {
+		t.Errorf("readiness every %d s, failureThreshold %d, timeout %d s; want 2 s, 2 and 3 s",
+			ready.PeriodSeconds, ready.FailureThreshold, ready.TimeoutSeconds)
+	}
+	// The probe must outwait the service's own bound on /readyz (serve
+	// leaves the gateway's default): a slower probe would count a check
+	// that is still within its time as a failure.
+	if ready != nil {
+		secs := ready.TimeoutSeconds
+		if secs == 0 {
+			secs = 1 // the kubelet's default
+		}
+		if probe := time.Duration(secs) * time.Second; probe <= gateway.DefaultReadyTimeout {
+			t.Errorf("readiness timeoutSeconds %v is not longer than /readyz may take (%v)", probe, gateway.DefaultReadyTimeout)
+		}
 	}
 
 	// A stop: /readyz fails at SIGTERM, the API serves on for the drain
 	// delay (by which time the failing probe has taken the pod out of the
-	// Service), and the whole stop ends before the kubelet's SIGKILL.
+	// Service), and the whole stop ends before the kubelet's SIGKILL:
+	// grace > shutdown timeout > drain delay > period × failureThreshold.
 	shutdown := duration(t, cfg, "FACTURAD_SHUTDOWN_TIMEOUT")
 	drain := duration(t, cfg, "FACTURAD_DRAIN_DELAY")
 	grace := time.Duration(ptrOr(pod.Spec.TerminationGracePeriodSeconds, 30)) * time.Second

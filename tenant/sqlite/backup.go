@@ -30,9 +30,6 @@ func Backup(ctx context.Context, path, out string) (err error) {
 	if path == "" || out == "" {
 		return errors.New("backup: empty path")
 	}
-	if strings.ContainsAny(path, "?#") {
-		return fmt.Errorf("backup: path %q must be a plain file name", path)
-	}
 	if _, err := os.Stat(path); err != nil {
 		return fmt.Errorf("backup: database: %w", err)
 	}
@@ -83,8 +80,13 @@ func Backup(ctx context.Context, path, out string) (err error) {
 // vacuumInto copies the database at path into the empty file dst.
 func vacuumInto(ctx context.Context, path, dst string) error {
 	q := url.Values{}
+	q.Set("mode", "ro")
 	q.Add("_pragma", "busy_timeout(5000)")
-	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro&"+q.Encode())
+	dsn, err := fileURI(path, q)
+	if err != nil {
+		return fmt.Errorf("backup: %w", err)
+	}
+	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return fmt.Errorf("backup: open %s: %w", path, err)
 	}
@@ -104,7 +106,11 @@ func IntegrityCheck(ctx context.Context, path string) error {
 }
 
 func integrityCheck(ctx context.Context, path string) error {
-	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	dsn, err := fileURI(path, url.Values{"mode": {"ro"}})
+	if err != nil {
+		return fmt.Errorf("integrity check %s: %w", path, err)
+	}
+	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return fmt.Errorf("integrity check %s: %w", path, err)
 	}
@@ -131,6 +137,19 @@ func integrityCheck(ctx context.Context, path string) error {
 		return fmt.Errorf("integrity check %s: %s", path, strings.Join(problems, "; "))
 	}
 	return nil
+}
+
+// fileURI returns the SQLite URI of the file at path with the parameters
+// q. The path is made absolute and escaped, so that a name holding "?",
+// "#" or "%" names that very file rather than ending the path early or
+// being decoded into another name.
+func fileURI(path string, q url.Values) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs), OmitHost: true, RawQuery: q.Encode()}
+	return u.String(), nil
 }
 
 // syncFile flushes a file or folder to stable storage.

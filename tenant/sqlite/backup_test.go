@@ -118,3 +118,80 @@ func TestBackupRefuses(t *testing.T) {
 		t.Errorf("a backup of a missing database created it")
 	}
 }
+
+// TestBackupOddNames writes backups whose names hold the characters that
+// end or escape a URI path: each backup is the file named, it is the one
+// checked, and no other file appears beside it.
+func TestBackupOddNames(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "facturad.db")
+	s, err := sqlite.Open(ctx, path, sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	storetest.AddCompany(t, s, "raro")
+	plainDir := t.TempDir() // named after this test, so without odd characters
+
+	for i, name := range []string{"a?mode=memory.db", "b#frag.db", "c%41.db", "d%3F e.db", "f?g#h%2541.db"} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			out := filepath.Join(dir, name)
+			if err := sqlite.Backup(ctx, path, out); err != nil {
+				t.Fatalf("Backup: %v", err)
+			}
+			entries, err := os.ReadDir(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(entries) != 1 || entries[0].Name() != name {
+				var names []string
+				for _, e := range entries {
+					names = append(names, e.Name())
+				}
+				t.Fatalf("folder holds %q, want only %q", names, name)
+			}
+			if err := sqlite.IntegrityCheck(ctx, out); err != nil {
+				t.Errorf("IntegrityCheck: %v", err)
+			}
+			// A restore copies the backup to the store's own name.
+			b, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			plain := filepath.Join(plainDir, fmt.Sprintf("restored-%d.db", i))
+			if err := os.WriteFile(plain, b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			restored, err := sqlite.Open(ctx, plain, sqlite.Options{})
+			if err != nil {
+				t.Fatalf("open the backup: %v", err)
+			}
+			defer restored.Close()
+			if c, err := restored.Company(ctx, 1); err != nil || c.RazonSocial != "raro" {
+				t.Errorf("company 1 in the backup = %+v, %v", c, err)
+			}
+		})
+	}
+}
+
+// TestIntegrityCheckOddNames checks that the file named is the one read:
+// a damaged file whose name holds "?", "#" or "%" fails the check rather
+// than some other (empty, healthy) file passing it.
+func TestIntegrityCheckOddNames(t *testing.T) {
+	for _, name := range []string{"x?y.db", "x#y.db", "x%41.db"} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := filepath.Join(dir, name)
+			if err := os.WriteFile(p, []byte(strings.Repeat("not a database ", 300)), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := sqlite.IntegrityCheck(context.Background(), p); err == nil {
+				t.Fatal("IntegrityCheck of a damaged file = nil, want an error")
+			}
+			if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+				t.Errorf("the check created files: %d entries in the folder", len(entries))
+			}
+		})
+	}
+}

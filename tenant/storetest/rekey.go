@@ -154,8 +154,8 @@ func testRekeyAll(t *testing.T, s RekeyStore, k rekeyKeys) {
 	res, err := tenant.Rekey(ctx, s, k.rotating)
 	mustNot(t, "Rekey", err)
 	// 3 companies with secrets and 1 key changed; 3 without skipped.
-	if res != (tenant.RekeyResult{Changed: 4, Skipped: 3}) {
-		t.Errorf("Rekey = %+v, want 4 changed and 3 skipped", res)
+	if res != (tenant.RekeyResult{Changed: 4, Skipped: 3, Companies: 6, Keys: 1}) {
+		t.Errorf("Rekey = %+v, want 4 changed and 3 skipped of 6 companies and 1 key", res)
 	}
 	for _, c := range cs {
 		checkSecrets(t, s, k.newOnly, c, secretsOf(c.ID, "a"))
@@ -167,7 +167,7 @@ func testRekeyAll(t *testing.T, s RekeyStore, k rekeyKeys) {
 
 	again, err := tenant.Rekey(ctx, s, k.rotating)
 	mustNot(t, "second Rekey", err)
-	if again != (tenant.RekeyResult{Skipped: 7}) {
+	if again != (tenant.RekeyResult{Skipped: 7, Companies: 6, Keys: 1}) {
 		t.Errorf("second Rekey = %+v, want everything skipped", again)
 	}
 }
@@ -208,7 +208,7 @@ func testRekeyConcurrentUpdate(t *testing.T, s RekeyStore, k rekeyKeys) {
 	}}
 	res, err := tenant.Rekey(ctx, cs, k.rotating)
 	mustNot(t, "Rekey", err)
-	if res != (tenant.RekeyResult{Changed: 2}) {
+	if res != (tenant.RekeyResult{Changed: 2, Companies: 2}) {
 		t.Errorf("Rekey = %+v, want 2 changed", res)
 	}
 	checkSecrets(t, s, k.newOnly, first, secretsOf(1, "first"))
@@ -255,7 +255,7 @@ func testRekeyResumed(t *testing.T, s RekeyStore, k rekeyKeys) {
 
 	res, err = tenant.Rekey(context.Background(), s, k.rotating)
 	mustNot(t, "resumed Rekey", err)
-	if res != (tenant.RekeyResult{Changed: companies - 49, Skipped: 49}) {
+	if res != (tenant.RekeyResult{Changed: companies - 49, Skipped: 49, Companies: companies}) {
 		t.Errorf("resumed Rekey = %+v, want %d changed and 49 skipped", res, companies-49)
 	}
 	for i, c := range cs {
@@ -273,7 +273,7 @@ func testRekeyUnopenable(t *testing.T, s RekeyStore, k rekeyKeys) {
 	if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("company %d", lost.ID)) {
 		t.Errorf("Rekey error = %v, want one naming company %d", err, lost.ID)
 	}
-	if res != (tenant.RekeyResult{Changed: 2, Failed: 1}) {
+	if res != (tenant.RekeyResult{Changed: 2, Failed: 1, Companies: 3}) {
 		t.Errorf("Rekey = %+v, want 2 changed and 1 failed", res)
 	}
 	checkSecrets(t, s, k.newOnly, a, secretsOf(1, "x"))
