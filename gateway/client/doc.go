@@ -49,8 +49,10 @@
 // of a send with the same id_externo and the same body does not issue a new
 // document but answers with the one already stored (same clave and
 // consecutivo, and its state as it is now); a repeat while the first is
-// still being sent is a 503 with Retry-After, which the client waits out;
-// a repeat with another body is a 400 on id_externo. So a send whose answer
+// still being sent is a 503 with Retry-After (the rest of the first send's
+// lease, which may be longer than RetryPolicy.MaxWait: the caller then
+// gets ErrUnavailable and repeats later); a repeat with another body is a
+// 400 on id_externo. So a send whose answer
 // was lost can simply be sent again. A send without an id_externo is never
 // repeated by the client after a connection failure, because the service
 // would issue a second document.

@@ -77,8 +77,8 @@ type SendOptions struct {
 // answers with the document already stored (same clave and consecutivo,
 // estado as it is now, for instance 01 once accepted); while the first
 // send is still being worked on the service answers 503 with Retry-After,
-// which the client waits out within its policy; with another body it is a
-// 400 on id_externo. So the client retries a send with an id_externo after
+// which the client waits out within its policy (else it returns the 503:
+// send again later); with another body it is a 400 on id_externo. So the client retries a send with an id_externo after
 // a connection failure, and so may its caller after a timeout, without
 // issuing a document twice. A send without an id_externo is never repeated
 // by the client.
