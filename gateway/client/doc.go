@@ -40,8 +40,8 @@
 // wait nor past the context's deadline: when the wait would end after the
 // deadline the call returns the answer's *Error at once instead of
 // sleeping into a certain timeout. A connection that fails is retried only
-// for the calls that are safe to repeat: reads, checks, calculations, and
-// sends that carry an id_externo.
+// for the calls that are safe to repeat: reads, checks, updates,
+// calculations, and sends that carry an id_externo.
 //
 // # Idempotent sends
 //
