@@ -6,10 +6,8 @@ import (
 	"crypto"
 	"crypto/rsa"
 	"crypto/sha256"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"slices"
 	"strconv"
@@ -18,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"facturad/gateway/client"
 	"facturad/signer/certmint"
 )
 
@@ -316,7 +315,7 @@ func waitSettled(ctx context.Context, pids []int, limit time.Duration, final fun
 
 // sentDoc is a document a measured send issued, and who may read it.
 type sentDoc struct {
-	c     loadCompany
+	c     *client.Client
 	clave string
 }
 
@@ -349,9 +348,8 @@ func (lr *loadRun) lastFinal(ctx context.Context) bool {
 	lr.last.mu.Unlock()
 	pending := docs[:0]
 	for _, d := range docs {
-		status, body, err := d.c.branch.do(ctx, "GET", "/api/documents/"+d.clave+"/v4", "", nil)
-		var a sendAnswer
-		if err != nil || status != http.StatusOK || json.Unmarshal(body, &a) != nil || a.Estado == "04" || a.Estado == "05" {
+		a, err := d.c.Document(ctx, d.clave, client.CheckOptions{})
+		if err != nil || a.Estado == client.EstadoSent || a.Estado == client.EstadoNotSentYet {
 			pending = append(pending, d)
 		}
 	}

@@ -1,0 +1,580 @@
+package client_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"facturad/gateway/client"
+	"facturad/hacienda"
+)
+
+// recorder is a transport that keeps the body of every answer by
+// "METHOD path", so that a test can decode them strictly.
+type recorder struct {
+	mu     sync.Mutex
+	bodies map[string][]byte
+}
+
+func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(b))
+	r.mu.Lock()
+	r.bodies[req.Method+" "+req.URL.Path] = b
+	r.mu.Unlock()
+	return resp, nil
+}
+
+func newAdmin(t *testing.T, opts ...client.Option) *client.Client {
+	t.Helper()
+	c, err := client.New(serviceURL, append([]client.Option{client.WithCredentials(adminUser, adminPass, adminToken)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func testContext(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// strict decodes b into v refusing any field v does not have: the
+// client's types must know every field the service answers with.
+func strict(t *testing.T, what string, b []byte, v any) {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		t.Errorf("%s: the client's type misses a field of the answer: %v\n%s", what, err, b)
+	}
+}
+
+// TestTenancyCalls goes through the company, branch and user calls, and
+// checks that the client's types cover every field of the real answers.
+func TestTenancyCalls(t *testing.T) {
+	ctx := testContext(t)
+	rec := &recorder{bodies: map[string][]byte{}}
+	admin := newAdmin(t, client.WithHTTPClient(&http.Client{Transport: rec}))
+
+	ident := nextIdent()
+	form := companyForm(ident)
+	created, err := admin.CreateCompany(ctx, form)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if created.CompaniaID == 0 || created.SucursalID == 0 || created.APIToken == "" || created.Sucursal != "001" || created.MensajeAPI != "" {
+		t.Fatalf("create company answer: %+v", created)
+	}
+	strict(t, "create company", rec.bodies["POST /api/companies/v4"], &client.CreatedCompany{})
+	id := created.CompaniaID
+	branch := admin.As(created.Credentials())
+
+	found, err := branch.SearchCompanies(ctx, "")
+	if err != nil || len(found) != 1 || found[0].ID != id || found[0].NumeroIdentificacion != ident || found[0].Activo != "S" {
+		t.Fatalf("a branch user's search: %+v, %v", found, err)
+	}
+	strict(t, "search", rec.bodies["GET /api/companies/v4"], &[]client.Company{})
+
+	got, err := admin.GetCompany(ctx, id)
+	if err != nil || got.Clave != "1234" || got.UsuarioHacienda != form.UsuarioHacienda || got.ActividadComercial != "620100" {
+		t.Fatalf("get company: %+v, %v", got, err)
+	}
+	strict(t, "get company", rec.bodies["GET "+"/api/companies/"+itoa(id)+"/v4"], &client.CompanyDetail{})
+
+	form.RazonComercial = "Nombre nuevo"
+	form.Certificado = nil // keep the certificate
+	up, err := admin.UpdateCompany(ctx, id, form)
+	if err != nil || up.RazonComercial != "Nombre nuevo" || up.MensajeAPI != "" {
+		t.Fatalf("update company: %+v, %v", up, err)
+	}
+	strict(t, "update company", rec.bodies["PUT /api/companies/"+itoa(id)+"/v4"], &client.UpdatedCompany{})
+
+	nb, err := branch.CreateBranch(ctx, id, client.BranchInput{Sucursal: "002", RazonComercial: "Sucursal dos", Provincia: "1", Canton: "01", Distrito: "01",
+		OtrasSenas: "Frente al parque", CodPais: "506", Telefono: "22224444", CorreoElectronico: "sucursal@example.com"})
+	if err != nil || nb.Sucursal != "002" || nb.CompaniaID != id || nb.APIToken == "" {
+		t.Fatalf("create branch: %+v, %v", nb, err)
+	}
+	strict(t, "create branch", rec.bodies["POST /api/companies/"+itoa(id)+"/branches/v4"], &client.CreatedBranch{})
+	ub, err := branch.UpdateBranch(ctx, id, nb.ID, client.BranchInput{Sucursal: "002", RazonComercial: "Sucursal 2", Provincia: "1", Canton: "01", Distrito: "01",
+		OtrasSenas: "Frente al parque", CodPais: "506", Telefono: "22224444", CorreoElectronico: "sucursal@example.com", Activo: "S"})
+	if err != nil || ub.RazonComercial != "Sucursal 2" {
+		t.Fatalf("update branch: %+v, %v", ub, err)
+	}
+	strict(t, "update branch", rec.bodies["PUT /api/companies/"+itoa(id)+"/branches/"+itoa(nb.ID)+"/v4"], &client.UpdatedBranch{})
+	branches, err := branch.ListBranches(ctx, id)
+	if err != nil || len(branches) != 2 {
+		t.Fatalf("list branches: %+v, %v", branches, err)
+	}
+	strict(t, "list branches", rec.bodies["GET /api/companies/"+itoa(id)+"/branches/v4"], &[]client.Branch{})
+
+	creds, err := branch.CreateAPIUser(ctx, id, nb.ID, "caja-"+ident)
+	if err != nil || creds.Usuario != "caja-"+ident || creds.Contrasena == "" || creds.APIToken == "" {
+		t.Fatalf("create user: %+v, %v", creds, err)
+	}
+	strict(t, "create user", rec.bodies["POST /api/companies/"+itoa(id)+"/branches/"+itoa(nb.ID)+"/users/v4"], &client.Credentials{})
+	cashier := admin.As(*creds)
+	if _, err := cashier.ListBranches(ctx, id); err != nil {
+		t.Fatalf("the new user cannot call: %v", err)
+	}
+	_, err = branch.CreateAPIUser(ctx, id, nb.ID, "caja-"+ident)
+	var ae *client.Error
+	if !errors.Is(err, client.ErrValidation) || !errors.As(err, &ae) || ae.Fields["usuario"] == nil {
+		t.Fatalf("a taken usuario: want a 400 on usuario, got %v", err)
+	}
+
+	users, err := branch.ListAPIUsers(ctx, id, nb.ID)
+	if err != nil || len(users) != 2 {
+		t.Fatalf("list users: %+v, %v", users, err)
+	}
+	strict(t, "list users", rec.bodies["GET /api/companies/"+itoa(id)+"/branches/"+itoa(nb.ID)+"/users/v4"], &[]client.APIUser{})
+	var userID int64
+	for _, u := range users {
+		if u.Usuario == creds.Usuario {
+			userID = u.ID
+		}
+	}
+	rotated, err := branch.RotateAPIToken(ctx, id, nb.ID, userID)
+	if err != nil || rotated.APIToken == "" || rotated.APIToken == creds.APIToken {
+		t.Fatalf("rotate token: %+v, %v", rotated, err)
+	}
+	if _, err := cashier.ListBranches(ctx, id); !errors.Is(err, client.ErrUnauthorized) {
+		t.Fatalf("the old token: want 401, got %v", err)
+	}
+	cashier = cashier.As(client.Credentials{Usuario: creds.Usuario, Contrasena: creds.Contrasena, APIToken: rotated.APIToken})
+	if _, err := cashier.ListBranches(ctx, id); err != nil {
+		t.Fatalf("the new token: %v", err)
+	}
+	off, err := branch.SetAPIUserActive(ctx, id, nb.ID, userID, false)
+	if err != nil || off.Activo != "N" {
+		t.Fatalf("switch off: %+v, %v", off, err)
+	}
+	if _, err := cashier.ListBranches(ctx, id); !errors.Is(err, client.ErrUnauthorized) {
+		t.Fatalf("a switched-off user: want 401, got %v", err)
+	}
+
+	// Another tenant's company is not found, never shown.
+	other, err := admin.CreateCompany(ctx, companyForm(nextIdent()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := branch.GetCompany(ctx, other.CompaniaID); !errors.Is(err, client.ErrNotFound) {
+		t.Fatalf("another tenant's company: want 404, got %v", err)
+	}
+
+	r, err := admin.CreateReseller(ctx, "revendedor-"+ident)
+	if err != nil || r.APIToken == "" {
+		t.Fatalf("create reseller: %+v, %v", r, err)
+	}
+}
+
+func itoa(i int64) string {
+	b, _ := json.Marshal(i)
+	return string(b)
+}
+
+// newCompany creates a company and returns its first API user's
+// credentials.
+func newCompany(t *testing.T) client.Credentials {
+	t.Helper()
+	created, err := newAdmin(t).CreateCompany(testContext(t), companyForm(nextIdent()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return created.Credentials()
+}
+
+// newBranch creates a company and returns its first API user's client.
+func newBranch(t *testing.T, opts ...client.Option) *client.Client {
+	t.Helper()
+	c, err := client.New(serviceURL, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.As(newCompany(t))
+}
+
+// TestDocumentCalls sends, checks and reads a document and downloads its
+// XML files.
+func TestDocumentCalls(t *testing.T) {
+	ctx := testContext(t)
+	rec := &recorder{bodies: map[string][]byte{}}
+	branch := newBranch(t, client.WithHTTPClient(&http.Client{Transport: rec}))
+
+	doc, err := branch.Send(ctx, invoice("DOC-1"), client.SendOptions{IncludeData: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.Estado != client.EstadoSent || len(doc.Clave) != 50 || len(doc.Consecutivo) != 20 || doc.IDExterno != "DOC-1" ||
+		!bytes.HasPrefix(doc.XML, []byte("<?xml")) || doc.Final() {
+		t.Fatalf("send answer: %+v", doc)
+	}
+	strict(t, "send", rec.bodies["POST /api/documents/v4"], &client.Document{})
+
+	final, err := branch.WaitFinal(ctx, doc.Clave, 50*time.Millisecond)
+	if err != nil || final.Estado != client.EstadoAccepted || final.CodigoMensajeHacienda == "" {
+		t.Fatalf("wait for the verdict: %+v, %v", final, err)
+	}
+	checked, err := branch.Check(ctx, doc.Clave, client.CheckOptions{IncludeXML: true, IncludeResponseXML: true})
+	if err != nil || !bytes.Equal(checked.XML, doc.XML) || len(checked.XMLRespuesta) == 0 {
+		t.Fatalf("check with XML: %+v, %v", checked, err)
+	}
+	strict(t, "check", rec.bodies["PUT /api/documents/"+doc.Clave+"/v4"], &client.Document{})
+
+	stored, err := branch.Document(ctx, doc.Clave, client.CheckOptions{})
+	if err != nil || stored.Estado != client.EstadoAccepted || stored.XML != nil {
+		t.Fatalf("read: %+v, %v", stored, err)
+	}
+	signed, err := branch.SignedXML(ctx, doc.Clave)
+	if err != nil || !bytes.Equal(signed, doc.XML) {
+		t.Fatalf("signed XML: %v (%d bytes)", err, len(signed))
+	}
+	answer, err := branch.ResponseXML(ctx, doc.Clave)
+	if err != nil || !bytes.Equal(answer, checked.XMLRespuesta) {
+		t.Fatalf("response XML: %v (%d bytes)", err, len(answer))
+	}
+
+	calc, err := branch.Calculate(ctx, &hacienda.CalculateRequest{DocumentBody: invoice("").DocumentBody})
+	if err != nil || calc.ResumenFactura.TotalComprobante.String() != "4239.195" {
+		t.Fatalf("calculate: %+v, %v", calc, err)
+	}
+	strict(t, "calculate", rec.bodies["POST /api/documents/calculate/v4"], &hacienda.AmountsCalculateDocumentResponse{})
+}
+
+// TestIdempotentSend repeats a send, concurrently and afterwards: no
+// repeat issues another document. A repeat that arrives while the first
+// send is still at work is a 503 whose Retry-After is the rest of the
+// first send's lease (minutes): the client does not wait that long, it
+// hands the 503 to its caller.
+func TestIdempotentSend(t *testing.T) {
+	ctx := testContext(t)
+	branch := newBranch(t)
+	const n = 4
+	docs := make([]*client.Document, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() { docs[i], errs[i] = branch.Send(ctx, invoice("IDEM-1"), client.SendOptions{}) })
+	}
+	wg.Wait()
+	var first *client.Document
+	for i := range n {
+		var ae *client.Error
+		switch {
+		case errs[i] == nil && first == nil:
+			first = docs[i]
+		case errs[i] == nil:
+			if docs[i].Clave != first.Clave || docs[i].Consecutivo != first.Consecutivo {
+				t.Fatalf("send %d issued another document: %s, not %s", i, docs[i].Clave, first.Clave)
+			}
+		case errors.Is(errs[i], client.ErrUnavailable) && errors.As(errs[i], &ae) && ae.RetryAfter > 0:
+		default:
+			t.Fatalf("send %d: %v", i, errs[i])
+		}
+	}
+	if first == nil {
+		t.Fatal("no send succeeded")
+	}
+	docs[0] = first
+	if _, err := branch.WaitFinal(ctx, docs[0].Clave, 50*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	again, err := branch.Send(ctx, invoice("IDEM-1"), client.SendOptions{})
+	if err != nil || again.Clave != docs[0].Clave || again.Estado != client.EstadoAccepted {
+		t.Fatalf("a repeat after the verdict: %+v, %v", again, err)
+	}
+	next, err := branch.Send(ctx, invoice("IDEM-2"), client.SendOptions{})
+	if err != nil || next.Clave == docs[0].Clave {
+		t.Fatalf("another id_externo: %+v, %v", next, err)
+	}
+}
+
+// TestErrorMapping checks each error answer of the real service against
+// its sentinel and its fields.
+func TestErrorMapping(t *testing.T) {
+	ctx := testContext(t)
+	branch := newBranch(t)
+	stranger, err := client.New(serviceURL, client.WithCredentials("nadie", "clave-mala", "token-malo"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := invoice("ERR-1")
+	bad.Receptor.CorreoElectronico = "no es un correo"
+	tests := []struct {
+		name   string
+		call   func() error
+		is     error
+		status int
+		field  string
+	}{
+		{"error/401 wrong credentials", func() error { _, err := stranger.SearchCompanies(ctx, ""); return err }, client.ErrUnauthorized, 401, ""},
+		{"error/404 unknown clave", func() error {
+			_, err := branch.Check(ctx, strings.Repeat("5", 50), client.CheckOptions{})
+			return err
+		}, client.ErrNotFound, 404, ""},
+		{"error/404 no answer XML yet", func() error { _, err := branch.ResponseXML(ctx, strings.Repeat("5", 50)); return err }, client.ErrNotFound, 404, ""},
+		{"error/400 field path", func() error { _, err := branch.Send(ctx, bad, client.SendOptions{}); return err }, client.ErrValidation, 400, "ReceptorRequest.CorreoElectronico"},
+		{"error/400 body", func() error { _, err := branch.SendJSON(ctx, []byte("[1]"), false, client.SendOptions{}); return err }, client.ErrValidation, 400, "body"},
+		{"error/413 too large", func() error {
+			_, err := branch.SendJSON(ctx, bytes.Repeat([]byte(" "), 2<<20), false, client.SendOptions{})
+			return err
+		}, client.ErrTooLarge, 413, ""},
+	}
+	sentinels := []error{client.ErrValidation, client.ErrUnauthorized, client.ErrNotFound, client.ErrConflict, client.ErrTooLarge, client.ErrRateLimited, client.ErrUnavailable}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.call()
+			var ae *client.Error
+			if !errors.As(err, &ae) {
+				t.Fatalf("want an *Error, got %v", err)
+			}
+			if ae.StatusCode != tt.status || ae.Message == "" || ae.RequestID == "" {
+				t.Errorf("status %d message %q request id %q", ae.StatusCode, ae.Message, ae.RequestID)
+			}
+			for _, s := range sentinels {
+				if got, want := errors.Is(err, s), s == tt.is; got != want {
+					t.Errorf("errors.Is(err, %v) = %v", s, got)
+				}
+			}
+			if tt.field != "" && len(ae.Fields[tt.field]) == 0 {
+				t.Errorf("no message on %s: %v", tt.field, ae.Fields)
+			}
+			for _, secret := range []string{"clave-mala", "token-malo"} {
+				if strings.Contains(err.Error(), secret) {
+					t.Errorf("the error shows a credential: %v", err)
+				}
+			}
+		})
+	}
+}
+
+// flaky is a real HTTP server in front of the real service: it answers
+// the first refuse calls itself with status and Retry-After, then passes
+// the calls on.
+type flaky struct {
+	URL        string
+	calls      atomic.Int64
+	refuse     int64
+	status     int
+	retryAfter string
+}
+
+func newFlaky(t *testing.T, refuse int64, status int, retryAfter string) *flaky {
+	t.Helper()
+	target, err := url.Parse(serviceURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &flaky{refuse: refuse, status: status, retryAfter: retryAfter}
+	rp := httputil.NewSingleHostReverseProxy(target)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if f.calls.Add(1) <= f.refuse {
+			if f.retryAfter != "" {
+				w.Header().Set("Retry-After", f.retryAfter)
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(f.status)
+			_ = json.NewEncoder(w).Encode(map[string]any{"statusCode": f.status, "message": "busy, try later", "errors": map[string]any{}})
+			return
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	f.URL = srv.URL
+	return f
+}
+
+func adminOn(t *testing.T, base string, opts ...client.Option) *client.Client {
+	t.Helper()
+	c, err := client.New(base, append([]client.Option{client.WithCredentials(adminUser, adminPass, adminToken)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestRetryAfterHonoured: a 503 with Retry-After 1, then the real answer.
+func TestRetryAfterHonoured(t *testing.T) {
+	for _, status := range []int{http.StatusServiceUnavailable, http.StatusTooManyRequests} {
+		f := newFlaky(t, 1, status, "1")
+		c := adminOn(t, f.URL)
+		start := time.Now()
+		if _, err := c.SearchCompanies(testContext(t), ""); err != nil {
+			t.Fatalf("%d then 200: %v", status, err)
+		}
+		took := time.Since(start)
+		if took < time.Second || took > 2500*time.Millisecond {
+			t.Errorf("%d with Retry-After 1: the retry came after %s, want 1s to 2.5s", status, took)
+		}
+		if got := f.calls.Load(); got != 2 {
+			t.Errorf("%d: %d calls, want 2", status, got)
+		}
+	}
+}
+
+// TestRetryBounded: a service that keeps refusing gets MaxAttempts calls,
+// and the caller its last answer.
+func TestRetryBounded(t *testing.T) {
+	f := newFlaky(t, 100, http.StatusTooManyRequests, "")
+	c := adminOn(t, f.URL, client.WithRetry(client.RetryPolicy{MaxAttempts: 3, Backoff: 10 * time.Millisecond}))
+	_, err := c.SearchCompanies(testContext(t), "")
+	var ae *client.Error
+	if !errors.Is(err, client.ErrRateLimited) || !errors.As(err, &ae) || ae.Message != "busy, try later" {
+		t.Fatalf("want the 429, got %v", err)
+	}
+	if got := f.calls.Load(); got != 3 {
+		t.Errorf("%d calls, want 3", got)
+	}
+}
+
+// TestRetryAfterPastDeadlineOrBound: a Retry-After that ends after the
+// context's deadline, or beyond MaxWait, is not waited for: the caller
+// gets the 503 at once, with its Retry-After.
+func TestRetryAfterPastDeadlineOrBound(t *testing.T) {
+	t.Run("deadline", func(t *testing.T) {
+		f := newFlaky(t, 100, http.StatusServiceUnavailable, "5")
+		c := adminOn(t, f.URL)
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		start := time.Now()
+		_, err := c.SearchCompanies(ctx, "")
+		var ae *client.Error
+		if !errors.Is(err, client.ErrUnavailable) || !errors.As(err, &ae) || ae.RetryAfter != 5*time.Second {
+			t.Fatalf("want the 503 with its Retry-After, got %v", err)
+		}
+		if took := time.Since(start); took > 500*time.Millisecond {
+			t.Errorf("returned after %s: it waited instead of answering", took)
+		}
+		if got := f.calls.Load(); got != 1 {
+			t.Errorf("%d calls, want 1", got)
+		}
+	})
+	t.Run("max wait", func(t *testing.T) {
+		f := newFlaky(t, 100, http.StatusServiceUnavailable, "120")
+		c := adminOn(t, f.URL)
+		_, err := c.SearchCompanies(testContext(t), "")
+		if !errors.Is(err, client.ErrUnavailable) || f.calls.Load() != 1 {
+			t.Fatalf("want one call and the 503, got %d calls and %v", f.calls.Load(), err)
+		}
+	})
+}
+
+// TestContextDeadline: a call to a service that does not answer ends
+// with the context's deadline.
+func TestContextDeadline(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	defer srv.Close()
+	defer close(release)
+	c := adminOn(t, srv.URL)
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := c.Check(ctx, strings.Repeat("5", 50), client.CheckOptions{})
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("want the deadline, got %v", err)
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("returned after %s", took)
+	}
+}
+
+// TestConnectionFailureRetry: a connection cut before the answer is
+// retried for a send with an id_externo (the service deduplicates it), and
+// not for one without (a repeat would issue a second document).
+func TestConnectionFailureRetry(t *testing.T) {
+	creds := newCompany(t)
+	target, _ := url.Parse(serviceURL)
+	rp := httputil.NewSingleHostReverseProxy(target)
+	var calls, cut atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		if cut.Add(-1) >= 0 {
+			conn, _, err := w.(http.Hijacker).Hijack()
+			if err == nil {
+				conn.Close()
+			}
+			return
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	// Fresh connections each time, so that a cut is not taken for a
+	// stale keep-alive connection that net/http itself retries.
+	hc := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	c, err := client.New(srv.URL, client.WithHTTPClient(hc), client.WithRetry(client.RetryPolicy{Backoff: 10 * time.Millisecond}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c = c.As(creds)
+	ctx := testContext(t)
+
+	cut.Store(1)
+	doc, err := c.Send(ctx, invoice("CUT-1"), client.SendOptions{})
+	if err != nil || len(doc.Clave) != 50 || calls.Load() != 2 {
+		t.Fatalf("with id_externo: %d calls, %v", calls.Load(), err)
+	}
+
+	calls.Store(0)
+	cut.Store(1)
+	_, err = c.Send(ctx, invoice(""), client.SendOptions{})
+	var ae *client.Error
+	if err == nil || errors.As(err, &ae) || calls.Load() != 1 {
+		t.Fatalf("without id_externo: want the connection's error after one call, got %d calls, %v", calls.Load(), err)
+	}
+}
+
+func TestNewRefusesBadURL(t *testing.T) {
+	for _, u := range []string{"", "localhost:8080", "ftp://x", "http://", "http://h/?q=1"} {
+		if _, err := client.New(u); err == nil {
+			t.Errorf("New(%q) accepted", u)
+		}
+	}
+}
+
+// TestNoServerInTheBuild: an integrator importing the client does not
+// build the server (fasthttp, the stores, the pipeline).
+func TestNoServerInTheBuild(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go tool")
+	}
+	out, err := exec.Command(goTool, "list", "-deps", "facturad/gateway/client").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		for _, banned := range []string{"github.com/valyala/fasthttp", "github.com/jackc/pgx", "modernc.org/sqlite", "github.com/redis/",
+			"github.com/prometheus/", "facturad/gateway", "facturad/tenant", "facturad/pipeline", "facturad/signer"} {
+			if dep != "facturad/gateway/client" && strings.HasPrefix(dep, banned) {
+				t.Errorf("the client's build includes %s", dep)
+			}
+		}
+	}
+}

@@ -1,0 +1,59 @@
+// Package client is a Go client for the facturad API (contract version 4):
+// companies, branches and API users, and the document calls (send, check,
+// read, the signed XML and the tax authority's answer, calculate).
+//
+// It speaks plain net/http, so it fits an integrator's program as it is:
+// bring your own *http.Client (timeouts, proxies, TLS) or take the default.
+// Every call carries the two credentials of one API user (the AuthToken
+// header and Basic usuario:contrasena); Client.As gives a client speaking
+// for another user over the same connections.
+//
+// # Shapes
+//
+// The document bodies are the service's own types from package hacienda
+// (hacienda.SendDocumentRequest, hacienda.CalculateRequest and
+// hacienda.AmountsCalculateDocumentResponse): they are the contract's shapes,
+// with exact decimal amounts, and the service decodes exactly them, so a
+// request built with them cannot drift from what the service reads. That
+// package is the model's leaf (it imports only the standard library, an
+// XML tree library and a decimal library), so using it does not bring the
+// server (fasthttp, the stores, the pipeline) into an integrator's build.
+// The answers of the company, branch and user calls are this package's own
+// types, with the contract's JSON names.
+//
+// # Errors
+//
+// A call that gets an error answer returns an *Error: the status, the
+// message and, for a 400, the offending fields by their request paths
+// (errors.As). Test for the common cases with errors.Is and ErrValidation,
+// ErrUnauthorized, ErrNotFound, ErrConflict, ErrTooLarge, ErrRateLimited,
+// ErrUnavailable. A send or check the service answers with 500 and a
+// Document body (the tax authority could not be reached, the certificate
+// expired) returns both the Document and the *Error.
+//
+// # Retries
+//
+// A 429 or 503 answer means the service did nothing with the request (a
+// full queue, a rate limit, a document with the same id_externo still
+// being sent), so every call is retried after the answer's Retry-After, up
+// to RetryPolicy.MaxAttempts and never past RetryPolicy.MaxWait for one
+// wait nor past the context's deadline: when the wait would end after the
+// deadline the call returns the answer's *Error at once instead of
+// sleeping into a certain timeout. A connection that fails is retried only
+// for the calls that are safe to repeat: reads, checks, updates,
+// calculations, and sends that carry an id_externo.
+//
+// # Idempotent sends
+//
+// The service deduplicates sends by id_externo within the branch: a repeat
+// of a send with the same id_externo and the same body does not issue a new
+// document but answers with the one already stored (same clave and
+// consecutivo, and its state as it is now); a repeat while the first is
+// still being sent is a 503 with Retry-After (the rest of the first send's
+// lease, which may be longer than RetryPolicy.MaxWait: the caller then
+// gets ErrUnavailable and repeats later); a repeat with another body is a
+// 400 on id_externo. So a send whose answer
+// was lost can simply be sent again. A send without an id_externo is never
+// repeated by the client after a connection failure, because the service
+// would issue a second document.
+package client

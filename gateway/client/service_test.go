@@ -1,0 +1,176 @@
+package client_test
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/x509"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"facturad/gateway"
+	"facturad/hacienda/recepcion"
+	"facturad/hacienda/sandbox"
+	"facturad/pipeline"
+	"facturad/signer"
+	"facturad/tenant"
+	"facturad/tenant/certopen"
+	"facturad/tenant/seal"
+	"facturad/tenant/sqlite"
+)
+
+// The examples and tests run against the real service, started once for
+// the package in process: the gateway over the tenant service on the
+// embedded SQLite store, the document pipeline and the built-in
+// tax-authority sandbox, wired as `facturad serve` wires them.
+
+// The service the examples call, and its admin API user. In a program of
+// your own these are your service's base URL and the credentials you were
+// given.
+var (
+	serviceURL string
+	adminUser  = "admin"
+	adminPass  = "admin-password-for-examples"
+	adminToken = "admin-token-for-the-examples-0123456789"
+)
+
+// testService is a started service and how to stop it.
+type testService struct {
+	url   string
+	stops []func(context.Context) error
+}
+
+func (s *testService) close() {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for i := len(s.stops) - 1; i >= 0; i-- {
+		_ = s.stops[i](ctx)
+	}
+}
+
+// startService starts the whole service with its data in dir.
+func startService(ctx context.Context, dir string) (_ *testService, err error) {
+	s := &testService{}
+	defer func() {
+		if err != nil {
+			s.close()
+		}
+	}()
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	reg := prometheus.NewRegistry()
+
+	store, err := sqlite.Open(ctx, filepath.Join(dir, "facturad.db"), sqlite.Options{})
+	if err != nil {
+		return nil, err
+	}
+	s.stops = append(s.stops, func(context.Context) error { return store.Close() })
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return nil, err
+	}
+	sealer, err := seal.New(key)
+	if err != nil {
+		return nil, err
+	}
+	tenants, err := tenant.NewService(tenant.ServiceOptions{
+		Store: store, Sealer: sealer, Certificates: certopen.Opener{}, Logger: log,
+		// Cheap parameters: the tests create many users.
+		Passwords: tenant.Argon2id{Memory: 64, Time: 1, Threads: 1},
+	})
+	if err != nil {
+		return nil, err
+	}
+	if _, _, err := tenants.EnsureAdmin(ctx, adminUser, adminPass, adminToken); err != nil {
+		return nil, fmt.Errorf("admin: %w", err)
+	}
+
+	answers, err := sandbox.DefaultAnswerSigner()
+	if err != nil {
+		return nil, err
+	}
+	checks := sandbox.DefaultChecks()
+	sbToken := make([]byte, 16)
+	if _, err := rand.Read(sbToken); err != nil {
+		return nil, err
+	}
+	sb, err := sandbox.Listen("127.0.0.1:0", sandbox.Options{
+		Logger: log, AnswerSigner: answers, Checks: &checks, AdminToken: hex.EncodeToString(sbToken),
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.stops = append(s.stops, sb.Close)
+	hc, err := recepcion.New(recepcion.Options{
+		Environment: recepcion.Environment("sandbox"), APIURL: sb.APIURL(), TokenURL: sb.TokenURL(),
+		Logger: log, Registerer: reg,
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.stops = append(s.stops, hc.Close)
+	certs, err := signer.NewCache(signer.CacheOptions{Source: tenants})
+	if err != nil {
+		return nil, err
+	}
+	roots := x509.NewCertPool()
+	roots.AddCert(answers.Root())
+	docs, err := pipeline.New(pipeline.Options{
+		Store: store, Issuers: tenants, Signer: certs, Submitter: hc,
+		Limiter: pipeline.NewTokenBucket(50, 50), Logger: log, Registerer: reg, AnswerRoots: roots,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := docs.Start(ctx); err != nil {
+		return nil, err
+	}
+	s.stops = append(s.stops, func(ctx context.Context) error {
+		return errors.Join(docs.Stop(ctx), docs.StopAndCancel(ctx))
+	})
+
+	gw, err := gateway.New(gateway.Options{
+		Tenants: tenants, Ready: gateway.ReadyFunc(store.Ping), Logger: log, Registerer: reg,
+		Routes: append(gateway.DocumentRoutes(docs), gateway.CalculateRoute()),
+	})
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	go func() { _ = gw.Serve(ln) }()
+	s.stops = append(s.stops, gw.ShutdownNow)
+	s.url = "http://" + ln.Addr().String()
+	return s, nil
+}
+
+func TestMain(m *testing.M) {
+	os.Exit(runTests(m))
+}
+
+func runTests(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "client-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	svc, err := startService(context.Background(), dir)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "start the service: %v\n", err)
+		return 1
+	}
+	defer svc.close()
+	serviceURL = svc.url
+	return m.Run()
+}
