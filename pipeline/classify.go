@@ -122,15 +122,23 @@ func (p *Pipeline) afterSubmit(ctx context.Context, d *tenant.Document, err erro
 	return v, false, move(d, tNotTaken, v.Estado, v.Message, next)
 }
 
-// leaseLeft is how long a document stays held by whoever works on it (a
-// send call, or the background worker that claimed it): the Retry-After of
-// a repeat that finds it held. At least OverloadRetryAfter.
-func (p *Pipeline) leaseLeft(d tenant.Document) time.Duration {
-	left := d.NextAttemptAt.Sub(p.o.Clock())
+// heldRetryAfter is the Retry-After of a repeat that finds its document
+// held by whoever works on it (a send call, or the background worker that
+// claimed it). A live holder usually finishes within a second or two, and a
+// dead one keeps the document until its lease ends: the wait grows with how
+// long the document has been held (what it has been held so far, at least
+// OverloadRetryAfter), never past the end of the hold. A repeat right
+// after the first call is told to come back in a second, and repeats of a
+// document whose holder died back off geometrically until the lease ends.
+func (p *Pipeline) heldRetryAfter(d tenant.Document) time.Duration {
+	now := p.o.Clock()
+	left := d.NextAttemptAt.Sub(now)
 	if d.NextAttemptAt.IsZero() || left < p.o.OverloadRetryAfter {
 		return p.o.OverloadRetryAfter
 	}
-	return min(left.Round(time.Second)+time.Second, p.o.Lease+p.o.InFlightGrace)
+	left = min(left.Round(time.Second)+time.Second, p.o.Lease+p.o.InFlightGrace)
+	held := now.Sub(d.UpdatedAt).Round(time.Second)
+	return min(max(held, p.o.OverloadRetryAfter), left)
 }
 
 // stateOf maps the tax authority's ind-estado to a document state.

@@ -55,14 +55,30 @@ func TestInterruptedSendIsFinishedByTheWorker(t *testing.T) {
 			d := b.interrupted(t, "crash-1", true)
 
 			// While the dead send's hold lasts, a repeat is told to come
-			// back when it ends, not in a second.
-			_, err := b.send(t, request("01", "crash-1"))
-			var oe *OverloadError
-			if !errors.As(err, &oe) {
-				t.Fatalf("repeat during the hold: %v, want an *OverloadError", err)
+			// back after about as long as the document has been held: a
+			// second at first, longer as the hold goes on, never past its
+			// end.
+			retryAfter := func() time.Duration {
+				t.Helper()
+				_, err := b.send(t, request("01", "crash-1"))
+				var oe *OverloadError
+				if !errors.As(err, &oe) {
+					t.Fatalf("repeat during the hold: %v, want an *OverloadError", err)
+				}
+				return oe.After
 			}
-			if oe.After < b.p.o.InFlightGrace-2*time.Second || oe.After > b.p.o.InFlightGrace+2*time.Second {
-				t.Errorf("Retry-After %v, want about the hold's %v", oe.After, b.p.o.InFlightGrace)
+			if got := retryAfter(); got != b.p.o.OverloadRetryAfter {
+				t.Errorf("Retry-After right after the hold began: %v, want %v", got, b.p.o.OverloadRetryAfter)
+			}
+			third := b.p.o.InFlightGrace / 3
+			b.clock.advance(third)
+			if got := retryAfter(); got < third-2*time.Second || got > third+2*time.Second {
+				t.Errorf("Retry-After a third into the hold: %v, want about %v", got, third)
+			}
+			b.clock.advance(third + third/2)
+			left := b.p.o.InFlightGrace - 2*third - third/2
+			if got := retryAfter(); got > left+2*time.Second {
+				t.Errorf("Retry-After near the end of the hold: %v, past what is left (%v)", got, left)
 			}
 
 			// After the hold, the worker finishes it with its number and

@@ -188,7 +188,7 @@ func (j *job) repeat(ctx context.Context, prev tenant.Document) (out Outcome, ag
 	}
 	inProgress := &OverloadError{
 		Reason: "A document with this id_externo is being sent right now; ask again shortly for its answer.",
-		After:  j.p.leaseLeft(prev),
+		After:  j.p.heldRetryAfter(prev),
 	}
 	if prev.Estado == tenant.StateNotSentYet && prev.LastError == "" && prev.SubmittedAt.IsZero() && fresh {
 		// Stored and being submitted by another call at this moment.

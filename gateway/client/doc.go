@@ -49,8 +49,9 @@
 // of a send with the same id_externo and the same body does not issue a new
 // document but answers with the one already stored (same clave and
 // consecutivo, and its state as it is now); a repeat while the first is
-// still being sent is a 503 with Retry-After (the rest of the first send's
-// lease, which may be longer than RetryPolicy.MaxWait: the caller then
+// still being sent is a 503 with a Retry-After that grows with how long the
+// document has been held (a second at first), which the client waits out
+// to return the first send's answer (past RetryPolicy.MaxWait the caller
 // gets ErrUnavailable and repeats later); a repeat with another body is a
 // 400 on id_externo. So a send whose answer
 // was lost can simply be sent again. A send without an id_externo is never
