@@ -8,10 +8,14 @@ package openapicheck
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
+	"strings"
+	"sync"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -25,8 +29,19 @@ type Checker struct {
 	router routers.Router
 }
 
+// registerXML teaches the validator to read the XML downloads' bodies as
+// plain text (their schema is a string).
+var registerXML = sync.OnceFunc(func() {
+	text := func(body io.Reader, _ http.Header, _ *openapi3.SchemaRef, _ openapi3filter.EncodingFn) (any, error) {
+		b, err := io.ReadAll(body)
+		return string(b), err
+	}
+	openapi3filter.RegisterBodyDecoder("application/xml", text)
+})
+
 // New loads and validates an OpenAPI document (JSON or YAML).
 func New(ctx context.Context, doc []byte) (*Checker, error) {
+	registerXML()
 	l := openapi3.NewLoader()
 	l.Context = ctx
 	t, err := l.LoadFromData(doc)
@@ -65,6 +80,11 @@ type Call struct {
 // service accepted it (a 2xx answer): a test may send a request the
 // document forbids on purpose, and the service's 400 must still be
 // described. Credentials are not checked (the service checks them).
+//
+// The contract matches input field names without regard to case, so a
+// JSON request body's names are first given the document's spelling. A
+// multipart form's body is not checked (its field names match without
+// regard to case too, which the validator's form reader cannot follow).
 func (c *Checker) Check(ctx context.Context, call Call) error {
 	route, params, err := c.router.FindRoute(call.Request)
 	if err != nil {
@@ -75,8 +95,18 @@ func (c *Checker) Check(ctx context.Context, call Call) error {
 		IncludeResponseStatus: true,
 		MultiError:            true,
 	}
+	body := call.RequestBody
+	mediaType, _, _ := mime.ParseMediaType(call.Request.Header.Get("Content-Type"))
+	switch {
+	case mediaType == "multipart/form-data":
+		opts.ExcludeRequestBody = true
+	case mediaType == "application/json" && route.Operation.RequestBody != nil:
+		if mt := route.Operation.RequestBody.Value.Content.Get(mediaType); mt != nil {
+			body = canonicalNames(body, mt.Schema)
+		}
+	}
 	req := call.Request.Clone(ctx)
-	req.Body = io.NopCloser(bytes.NewReader(call.RequestBody))
+	req.Body = io.NopCloser(bytes.NewReader(body))
 	in := &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route, Options: opts}
 	if call.Status/100 == 2 {
 		if err := openapi3filter.ValidateRequest(ctx, in); err != nil {
@@ -89,4 +119,70 @@ func (c *Checker) Check(ctx context.Context, call Call) error {
 		return fmt.Errorf("%s %s: answer %d: %w", call.Request.Method, call.Request.URL.Path, call.Status, err)
 	}
 	return nil
+}
+
+// canonicalNames rewrites a JSON body's object keys that match a property
+// of their schema without regard to case to the schema's spelling, as the
+// service reads them. A body that is not JSON is returned as is, for the
+// validator to report.
+func canonicalNames(body []byte, schema *openapi3.SchemaRef) []byte {
+	var v any
+	if err := json.Unmarshal(body, &v); err != nil {
+		return body
+	}
+	out, err := json.Marshal(canonical(v, schema))
+	if err != nil {
+		return body
+	}
+	return out
+}
+
+func canonical(v any, ref *openapi3.SchemaRef) any {
+	if ref == nil || ref.Value == nil {
+		return v
+	}
+	// The schema and the alternatives it is composed of.
+	schemas := []*openapi3.Schema{ref.Value}
+	for _, list := range [][]*openapi3.SchemaRef{ref.Value.AllOf, ref.Value.OneOf, ref.Value.AnyOf} {
+		for _, r := range list {
+			if r.Value != nil {
+				schemas = append(schemas, r.Value)
+			}
+		}
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, x := range v {
+			name, prop := k, (*openapi3.SchemaRef)(nil)
+		find:
+			for _, s := range schemas {
+				for p, r := range s.Properties {
+					if strings.EqualFold(p, k) {
+						name, prop = p, r
+						break find
+					}
+				}
+			}
+			if _, taken := out[name]; taken && name != k {
+				name = k // two spellings of one field: keep both for the validator
+			}
+			out[name] = canonical(x, prop)
+		}
+		return out
+	case []any:
+		var items *openapi3.SchemaRef
+		for _, s := range schemas {
+			if s.Items != nil {
+				items = s.Items
+				break
+			}
+		}
+		out := make([]any, len(v))
+		for i, x := range v {
+			out[i] = canonical(x, items)
+		}
+		return out
+	}
+	return v
 }
