@@ -85,7 +85,7 @@ func TestDocumentRoutesContract(t *testing.T) {
 	u := creds{"t", "u", "p"}
 
 	t.Run("ok/send", func(t *testing.T) {
-		r := b.do(t, "POST", "/api/documents/v4?includeData=false", &u, "application/json", []byte(`{"id_externo":"ext-1"}`))
+		r := b.do(t, "POST", "/api/documents/v4?includeData=false", &u, "application/json", []byte(`{"id_externo":"ext-1","tipo_documento":"01"}`))
 		if r.status != 200 {
 			t.Fatalf("%d %s", r.status, r.body)
 		}
@@ -103,7 +103,7 @@ func TestDocumentRoutesContract(t *testing.T) {
 		}
 	})
 	t.Run("ok/send includeData", func(t *testing.T) {
-		r := b.do(t, "POST", "/api/documents/v4?includeData=true", &u, "application/json", []byte(`{}`))
+		r := b.do(t, "POST", "/api/documents/v4?includeData=true", &u, "application/json", []byte(`{"id_externo":"ext-2","tipo_documento":"01"}`))
 		m := r.object(t)
 		if m["xml"] != base64.StdEncoding.EncodeToString(doc.SignedXML) {
 			t.Errorf("xml = %v", m["xml"])

@@ -19,6 +19,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/valyala/fasthttp"
 	"github.com/valyala/fasthttp/fasthttputil"
+
+	"facturad/gateway/openapicheck"
 )
 
 // testBundle is a Server on in-memory listeners with clients for both.
@@ -123,7 +125,41 @@ func doWith(t testing.TB, cl *fasthttp.Client, method, path string, c *creds, ct
 	for k, v := range resp.Header.All() {
 		r.header.Add(string(k), string(v))
 	}
+	checkCall(t, method, path, ct, body, r)
 	return r
+}
+
+// openAPIChecker holds every call of the gateway's tests to the OpenAPI
+// document, loaded once.
+var openAPIChecker = sync.OnceValues(func() (*openapicheck.Checker, error) {
+	b, err := OpenAPI()
+	if err != nil {
+		return nil, err
+	}
+	return openapicheck.New(context.Background(), b)
+})
+
+// checkCall checks one call of a test against the OpenAPI document: the
+// answer always, the request when the service accepted it. Calls the
+// document does not describe (the probes, deliberately unknown paths and
+// methods) are not checked.
+func checkCall(t testing.TB, method, path, ct string, body []byte, r reply) {
+	t.Helper()
+	c, err := openAPIChecker()
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := http.NewRequest(method, "http://facturad.test"+path, nil)
+	if err != nil {
+		return // a deliberately malformed target
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", ct)
+	}
+	err = c.Check(context.Background(), openapicheck.Call{Request: req, RequestBody: body, Status: r.status, Header: r.header, Body: r.body})
+	if err != nil && !errors.Is(err, openapicheck.ErrNotDescribed) {
+		t.Errorf("the call disagrees with /openapi.json: %v", err)
+	}
 }
 
 // object decodes a JSON object answer.

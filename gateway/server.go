@@ -110,7 +110,9 @@ func New(o Options) (*Server, error) {
 	r.MethodNotAllowed = s.methodNotAllowed
 
 	s.registerTenancy()
-	s.registerStatic()
+	if err := s.registerStatic(); err != nil {
+		return nil, err
+	}
 	for _, er := range o.Routes {
 		if err := s.registerExtra(er); err != nil {
 			return nil, err

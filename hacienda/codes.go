@@ -1,6 +1,7 @@
 package hacienda
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/shopspring/decimal"
@@ -348,3 +349,83 @@ func KnownCurrency(code string) bool { return monedas.has(code) }
 // ExoneracionNeedsArticulo reports whether an exemption of document type
 // tipo (TipoDocumentoEX1) must name the article and inciso of the law.
 func ExoneracionNeedsArticulo(tipo string) bool { return tiposExoneracionArticulo.has(tipo) }
+
+// CodeList names the code lists [CodeLists] returns.
+type CodeList string
+
+// The code lists a request's fields are checked against, by the name the
+// API description uses for them.
+const (
+	ListTipoDocumento      CodeList = "tipoDocumento"       // 01 … 10, the document types
+	ListSituacion          CodeList = "situacion"           // nota 3
+	ListTipoIdentificacion CodeList = "tipoIdentificacion"  // nota 4
+	ListCondicionVenta     CodeList = "condicionVenta"      // nota 5, every document type's codes
+	ListMedioPago          CodeList = "medioPago"           // nota 6
+	ListCodigoImpuesto     CodeList = "codigoImpuesto"      // nota 8
+	ListCodigoTarifaIVA    CodeList = "codigoTarifaIVA"     // nota 8.1
+	ListTipoDocumentoEX    CodeList = "tipoDocumentoEX"     // nota 10.1
+	ListInstitucion        CodeList = "institucion"         // nota 23
+	ListTipoOtroCargo      CodeList = "tipoOtroCargo"       // nota 16
+	ListTipoDocReferencia  CodeList = "tipoDocReferencia"   // nota 10
+	ListCodigoReferencia   CodeList = "codigoReferencia"    // nota 9
+	ListCodigoDescuento    CodeList = "codigoDescuento"     // nota 20
+	ListTipoCodigo         CodeList = "tipoCodigoComercial" // nota 12
+	ListIVACobradoFabrica  CodeList = "ivaCobradoFabrica"   // nota 21
+	ListTipoTransaccion    CodeList = "tipoTransaccion"     // nota 22
+	ListProvincia          CodeList = "provincia"           // nota 14
+	ListUnidadMedida       CodeList = "unidadMedida"        // nota 15
+	ListMoneda             CodeList = "moneda"              // nota 13.1
+	ListFormaFarmaceutica  CodeList = "formaFarmaceutica"   // nota 19
+)
+
+// CodeLists returns every code list a request field is checked against,
+// each sorted, so that a description of the API (the OpenAPI document's
+// enumerations) can be compared with what the service really accepts. The
+// slices are the caller's.
+func CodeLists() map[CodeList][]string {
+	condiciones := make(codeSet)
+	for _, s := range condicionesVenta {
+		for c := range s {
+			condiciones[c] = struct{}{}
+		}
+	}
+	tarifas := make(codeSet, len(tarifasIVA))
+	for c := range tarifasIVA {
+		tarifas[c] = struct{}{}
+	}
+	tipos := make(codeSet, len(DocumentTypes))
+	for _, t := range DocumentTypes {
+		tipos[string(t)] = struct{}{}
+	}
+	m := map[CodeList]codeSet{
+		ListTipoDocumento: tipos, ListSituacion: situaciones, ListTipoIdentificacion: tiposIdentificacion,
+		ListCondicionVenta: condiciones, ListMedioPago: mediosPago, ListCodigoImpuesto: codigosImpuesto,
+		ListCodigoTarifaIVA: tarifas, ListTipoDocumentoEX: tiposExoneracion, ListInstitucion: instituciones,
+		ListTipoOtroCargo: tiposOtrosCargos, ListTipoDocReferencia: tiposDocReferencia,
+		ListCodigoReferencia: codigosReferencia, ListCodigoDescuento: codigosDescuento,
+		ListTipoCodigo: tiposCodigoComercial, ListIVACobradoFabrica: ivaCobradoFabrica,
+		ListTipoTransaccion: tiposTransaccion, ListProvincia: provincias, ListUnidadMedida: unidadesMedida,
+		ListMoneda: monedas, ListFormaFarmaceutica: formasFarmaceuticas,
+	}
+	out := make(map[CodeList][]string, len(m))
+	for name, s := range m {
+		out[name] = s.sorted()
+	}
+	return out
+}
+
+// sorted returns the codes in a stable order: by length, then bytewise
+// (so "2" comes before "10").
+func (s codeSet) sorted() []string {
+	out := make([]string, 0, len(s))
+	for c := range s {
+		out = append(out, c)
+	}
+	slices.SortFunc(out, func(a, b string) int {
+		if len(a) != len(b) {
+			return len(a) - len(b)
+		}
+		return strings.Compare(a, b)
+	})
+	return out
+}

@@ -119,6 +119,8 @@ func TestDockerignore(t *testing.T) {
 		{"cmd/facturad/config.go", false},
 		{"tenant/postgres/migrations/0001_init.sql", false},
 		{"gateway/static/openapi.json", false},
+		{"docs/examples/factura-credito.json", false},
+		{"docs/examples/examples.go", false},
 		{"pipeline/redislimit/gcra.lua", false},
 	}
 	for _, tt := range tests {

@@ -1,0 +1,327 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"unicode"
+
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"facturad/docs/examples"
+	"facturad/gateway/openapicheck"
+	"facturad/hacienda"
+)
+
+// The OpenAPI document: valid, every body typed field by field, its code
+// enumerations those the service checks, its shapes those the service
+// reads and writes, and the examples of docs/examples in it.
+
+func loadOpenAPI(t *testing.T) *openapi3.T {
+	t.Helper()
+	b, err := OpenAPI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := openapicheck.New(context.Background(), b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.Doc()
+}
+
+// TestOpenAPIEverySchemaTyped walks every schema of the document (the
+// components and those inline in operations) and fails on an object
+// without properties or an additionalProperties schema, an array without
+// items, and a schema with neither a type, a reference nor a composition.
+func TestOpenAPIEverySchemaTyped(t *testing.T) {
+	doc := loadOpenAPI(t)
+	seen := map[*openapi3.Schema]bool{}
+	var walk func(path string, ref *openapi3.SchemaRef)
+	walk = func(path string, ref *openapi3.SchemaRef) {
+		if ref == nil {
+			return
+		}
+		s := ref.Value
+		if s == nil {
+			t.Errorf("%s: unresolved reference %q", path, ref.Ref)
+			return
+		}
+		if seen[s] {
+			return
+		}
+		seen[s] = true
+		composed := len(s.OneOf)+len(s.AnyOf)+len(s.AllOf) > 0
+		switch {
+		case s.Type == nil || len(*s.Type) == 0:
+			if !composed {
+				t.Errorf("%s: a schema with no type", path)
+			}
+		case s.Type.Is(openapi3.TypeObject):
+			hasAdditional := s.AdditionalProperties.Schema != nil
+			if len(s.Properties) == 0 && !hasAdditional {
+				t.Errorf("%s: an object without properties", path)
+			}
+		case s.Type.Is(openapi3.TypeArray):
+			if s.Items == nil {
+				t.Errorf("%s: an array without items", path)
+			}
+		}
+		for name, p := range s.Properties {
+			walk(path+"."+name, p)
+		}
+		walk(path+"[]", s.Items)
+		walk(path+"{}", s.AdditionalProperties.Schema)
+		for i, x := range s.OneOf {
+			walk(fmt.Sprintf("%s/oneOf[%d]", path, i), x)
+		}
+		for i, x := range s.AnyOf {
+			walk(fmt.Sprintf("%s/anyOf[%d]", path, i), x)
+		}
+		for i, x := range s.AllOf {
+			walk(fmt.Sprintf("%s/allOf[%d]", path, i), x)
+		}
+	}
+	for name, s := range doc.Components.Schemas {
+		walk("#/components/schemas/"+name, s)
+	}
+	bodies := 0
+	for p, item := range doc.Paths.Map() {
+		for m, op := range item.Operations() {
+			at := m + " " + p
+			for _, prm := range append(item.Parameters, op.Parameters...) {
+				walk(at+" parameter "+prm.Value.Name, prm.Value.Schema)
+			}
+			if op.RequestBody != nil {
+				for ct, mt := range op.RequestBody.Value.Content {
+					bodies++
+					walk(at+" request "+ct, mt.Schema)
+				}
+			}
+			for code, r := range op.Responses.Map() {
+				for ct, mt := range r.Value.Content {
+					bodies++
+					walk(at+" "+code+" "+ct, mt.Schema)
+				}
+				for h, hr := range r.Value.Headers {
+					walk(at+" "+code+" header "+h, hr.Value.Schema)
+				}
+			}
+		}
+	}
+	if bodies < 50 {
+		t.Errorf("walked only %d bodies: the walk misses the operations", bodies)
+	}
+}
+
+// TestOpenAPICodeLists: each code list appears once in the document, as
+// the component <List>Code, with exactly the codes the service accepts.
+func TestOpenAPICodeLists(t *testing.T) {
+	doc := loadOpenAPI(t)
+	for name, want := range hacienda.CodeLists() {
+		t.Run(string(name), func(t *testing.T) {
+			comp := string(unicode.ToUpper(rune(name[0]))) + string(name[1:]) + "Code"
+			s := doc.Components.Schemas[comp]
+			if s == nil {
+				t.Fatalf("no component %s", comp)
+			}
+			var got []string
+			for _, v := range s.Value.Enum {
+				got = append(got, fmt.Sprint(v))
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("%s enumerates %v, the service accepts %v", comp, got, want)
+			}
+		})
+	}
+}
+
+// modelFields returns the JSON names of a struct type's fields, embedded
+// structs flattened.
+func modelFields(t reflect.Type) []string {
+	var out []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch {
+		case f.Anonymous && name == "":
+			out = append(out, modelFields(f.Type)...)
+		case name == "-" || !f.IsExported():
+		case name == "":
+			out = append(out, f.Name)
+		default:
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// TestOpenAPIShapesMatchTheModel holds every described body to the Go type
+// the service decodes or encodes: an answer's schema has exactly the
+// type's fields; a request's has every field the service reads (the
+// computed ones, ignored on input, aside) and no other but the accepted
+// older spellings.
+func TestOpenAPIShapesMatchTheModel(t *testing.T) {
+	doc := loadOpenAPI(t)
+	totals := []string{"totalServGravados", "totalServExentos", "totalServExonerado", "totalServNoSujeto",
+		"totalMercanciasGravadas", "totalMercanciasExentas", "totalMercExonerada", "totalMercNoSujeta", "totalGravado",
+		"totalExento", "totalExonerado", "totalNoSujeto", "totalVenta", "totalDescuentos", "totalVentaNeta",
+		"totalDesgloseImpuesto", "totalImpuesto", "totalImpAsumEmisorFabrica", "totalIVADevuelto", "totalOtrosCargos",
+		"totalComprobante"}
+	tests := []struct {
+		schema     string
+		model      any
+		goOnly     []string // computed by the service: not read on input
+		schemaOnly []string // accepted older spellings
+	}{
+		{"SendDocumentRequest", hacienda.SendDocumentRequest{}, nil, nil},
+		{"CalculateRequest", hacienda.CalculateRequest{}, nil, nil},
+		{"Receptor", hacienda.ReceptorRequest{}, nil, nil},
+		{"Identificacion", hacienda.IdentificacionRequest{}, nil, nil},
+		{"Ubicacion", hacienda.Ubicacion{}, nil, nil},
+		{"Telefono", hacienda.Telefono{}, nil, nil},
+		{"LineaDetalle", hacienda.LineaDetalle{}, []string{"impuestoAsumidoEmisorFabrica", "impuestoNeto", "montoTotalLinea"}, nil},
+		{"CodigoComercial", hacienda.CodigoComercial{}, nil, nil},
+		{"Descuento", hacienda.Descuento{}, nil, nil},
+		{"Impuesto", hacienda.Impuesto{}, []string{"monto"}, nil},
+		{"DatosImpuestoEspecifico", hacienda.DatosImpuestoEspecifico{}, nil, nil},
+		{"Exoneracion", hacienda.Exoneracion{}, []string{"montoExoneracion"}, nil},
+		{"LineaDetalleSurtido", hacienda.LineaDetalleSurtido{}, nil, nil},
+		{"DescuentoSurtido", hacienda.DescuentoSurtido{}, nil, nil},
+		{"ImpuestoSurtido", hacienda.ImpuestoSurtido{}, nil, nil},
+		{"DatosImpuestoEspecificoSurtido", hacienda.DatosImpuestoEspecificoSurtido{}, nil, nil},
+		{"OtroCargo", hacienda.OtroCargo{}, nil, nil},
+		{"ResumenFactura", hacienda.ResumenFactura{}, totals, nil},
+		{"CodigoTipoMoneda", hacienda.CodigoTipoMoneda{}, nil, nil},
+		{"MedioPago", hacienda.MedioPago{}, nil, nil},
+		{"InformacionReferencia", hacienda.InformacionReferencia{}, nil, []string{"tipoDoc", "fechaEmision"}},
+		{"Otros", hacienda.Otros{}, nil, nil},
+		{"OtroTexto", hacienda.OtroTexto{}, nil, nil},
+		// Answers.
+		{"Document", documentAnswer{}, nil, nil},
+		{"AmountsCalculateDocumentResponse", hacienda.AmountsCalculateDocumentResponse{}, nil, nil},
+		{"LineaCalculada", hacienda.CalculatedLine{}, nil, nil},
+		{"DescuentoCalculado", hacienda.CalculatedDescuento{}, nil, nil},
+		{"ImpuestoCalculado", hacienda.CalculatedImpuesto{}, nil, nil},
+		{"ExoneracionCalculada", hacienda.Exoneracion{}, nil, nil},
+		{"DatosImpuestoEspecificoCalculado", hacienda.DatosImpuestoEspecifico{}, nil, nil},
+		{"OtroCargoCalculado", hacienda.OtroCargo{}, nil, nil},
+		{"IdentificacionCalculada", hacienda.Identificacion{}, nil, nil},
+		{"ResumenCalculado", hacienda.CalculatedResumen{}, nil, nil},
+		{"CodigoTipoMonedaCalculado", hacienda.CodigoTipoMoneda{}, nil, nil},
+		{"TotalDesgloseImpuesto", hacienda.TotalDesgloseImpuesto{}, nil, nil},
+		{"MedioPagoCalculado", hacienda.CalculatedMedioPago{}, nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.schema, func(t *testing.T) {
+			ref := doc.Components.Schemas[tt.schema]
+			if ref == nil {
+				t.Fatalf("no component %s", tt.schema)
+			}
+			s := ref.Value
+			if s.Properties == nil && len(s.OneOf) > 0 { // a string or an object
+				for _, alt := range s.OneOf {
+					if alt.Value.Properties != nil {
+						s = alt.Value
+					}
+				}
+			}
+			var described []string
+			for name := range s.Properties {
+				described = append(described, name)
+			}
+			sort.Strings(described)
+			model := modelFields(reflect.TypeOf(tt.model))
+			for _, f := range model {
+				if !slices.Contains(described, f) && !slices.Contains(tt.goOnly, f) {
+					t.Errorf("%s does not describe field %s", tt.schema, f)
+				}
+			}
+			for _, f := range described {
+				if !slices.Contains(model, f) && !slices.Contains(tt.schemaOnly, f) {
+					t.Errorf("%s describes %s, which the service neither reads nor writes", tt.schema, f)
+				}
+			}
+			for _, f := range tt.goOnly {
+				if slices.Contains(described, f) {
+					t.Errorf("%s describes %s, which the service computes", tt.schema, f)
+				}
+			}
+		})
+	}
+}
+
+// TestOpenAPIExamples: the send call's examples are the files of
+// docs/examples, and each validates against the send request's schema
+// (the document's own validation above checks them too; this names the
+// file that fails).
+func TestOpenAPIExamples(t *testing.T) {
+	doc := loadOpenAPI(t)
+	all, err := examples.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) < 9 {
+		t.Fatalf("%d examples", len(all))
+	}
+	mt := doc.Paths.Value("/api/documents/v4").Post.RequestBody.Value.Content.Get("application/json")
+	if len(mt.Examples) != len(all) {
+		t.Errorf("%d examples in the document, %d files", len(mt.Examples), len(all))
+	}
+	types := map[string]bool{}
+	for _, ex := range all {
+		t.Run(ex.Name, func(t *testing.T) {
+			var v map[string]any
+			if err := json.Unmarshal(ex.Body, &v); err != nil {
+				t.Fatal(err)
+			}
+			types[fmt.Sprint(v["tipo_documento"])] = true
+			in := mt.Examples[ex.Name]
+			if in == nil || !reflect.DeepEqual(in.Value.Value, v) {
+				t.Fatalf("the document's example %s is not the file", ex.Name)
+			}
+			if err := mt.Schema.Value.VisitJSON(v); err != nil {
+				t.Errorf("does not validate: %v", err)
+			}
+		})
+	}
+	for _, tipo := range hacienda.DocumentTypes {
+		if !types[string(tipo)] {
+			t.Errorf("no example of document type %s", tipo)
+		}
+	}
+}
+
+// TestOpenAPIRejectsWhatTheServiceRejects: the schema is not so loose
+// that anything passes.
+func TestOpenAPIRejectsWhatTheServiceRejects(t *testing.T) {
+	doc := loadOpenAPI(t)
+	schema := doc.Components.Schemas["SendDocumentRequest"].Value
+	tests := []struct {
+		name string
+		body string
+	}{
+		{"error/unknown document type", `{"id_externo":"x","tipo_documento":"05"}`},
+		{"error/unknown tax code", `{"id_externo":"x","tipo_documento":"01","detalleServicio":[{"detalle":"abc","impuesto":[{"codigo":"09"}]}]}`},
+		{"error/reference without tipoDocIR", `{"id_externo":"x","tipo_documento":"03","informacionReferencia":[{"numero":"1","fechaEmisionIR":"2026-11-21T14:03:00"}]}`},
+		{"error/object where a list goes", `{"id_externo":"x","tipo_documento":"01","detalleServicio":{"detalle":"abc"}}`},
+		{"error/unknown currency", `{"id_externo":"x","tipo_documento":"01","resumenFactura":{"codigoTipoMoneda":{"codigoMoneda":"XXX"}}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var v any
+			if err := json.Unmarshal([]byte(tt.body), &v); err != nil {
+				t.Fatal(err)
+			}
+			if err := schema.VisitJSON(v); err == nil {
+				t.Error("validates")
+			}
+		})
+	}
+}
