@@ -12,6 +12,7 @@
 //	facturad loadgen [flags]   load a running service and report its throughput
 //	facturad backup --out FILE copy the embedded store while it runs
 //	facturad rekey [flags]     re-wrap every sealed value under a new master key
+//	facturad admin-reset [flags] give the bootstrap admin new credentials
 //
 // Every flag also reads an environment variable FACTURAD_<NAME>; run
 // `facturad serve -h` for the list.
@@ -84,6 +85,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		return runBackup(ctx, args, stdout, stderr, getenv)
 	case "rekey":
 		return runRekey(ctx, args, stdout, stderr, getenv)
+	case "admin-reset":
+		return runAdminReset(ctx, args, stdout, stderr, getenv)
 	case "keygen":
 		k := make([]byte, 32)
 		if _, err := rand.Read(k); err != nil {
