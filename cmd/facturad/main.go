@@ -30,6 +30,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 
 	"facturad/gateway/requestid"
@@ -94,16 +95,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		}
 		_, err := fmt.Fprintln(stdout, base64.StdEncoding.EncodeToString(k))
 		return err
-	case "help", "-h", "--help":
-		_, err := fmt.Fprint(stdout, usage)
-		return err
+	case "help":
+		return writeUsage(stdout)
 	default:
-		return fmt.Errorf("unknown command %q\n%s", cmd, usage)
+		var b strings.Builder
+		_ = writeUsage(&b)
+		return fmt.Errorf("unknown command %q\n%s", cmd, b.String())
 	}
 }
-
-const usage = `usage: facturad [serve|migrate|sandbox|mkcert|keygen|loadgen|backup|rekey] [flags]
-`
 
 // loadConfig parses the configuration of a subcommand and validates it.
 // extra registers the subcommand's own flags beside the settings.
@@ -113,6 +112,7 @@ func loadConfig(name string, args []string, stderr io.Writer, getenv func(string
 	for _, f := range extra {
 		f(fs)
 	}
+	setUsage(fs, name, (&Config{}).settings())
 	c, err := LoadConfig(fs, args, getenv)
 	if err != nil {
 		return c, err
