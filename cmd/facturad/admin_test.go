@@ -151,24 +151,13 @@ func TestServeConfiguredAdminOverExisting(t *testing.T) {
 	}
 }
 
-// admin-reset gives the admin new credentials while the service runs.
+// admin-reset gives the admin new credentials while the service runs, on
+// either store.
 func TestAdminReset(t *testing.T) {
-	dir := t.TempDir()
-	out, api, _, stop := startService(t, dir)
-	defer stop()
-	old := printedAdmin(t, out.String())
-
-	var resetOut bytes.Buffer
-	if err := run(context.Background(), []string{"admin-reset", "--data-dir", dir, "--log-level", "warn"}, &resetOut, io.Discard, func(string) string { return "" }); err != nil {
-		t.Fatalf("admin-reset: %v\n%s", err, resetOut.String())
-	}
-	fresh := printedAdmin(t, resetOut.String())
-	if fresh == old {
-		t.Fatal("admin-reset printed the old credentials")
-	}
-	if got := adminStatus(t, api, fresh); got != http.StatusOK {
-		t.Fatalf("reset admin on the running service: status %d, want 200\n%s", got, resetOut.String())
-	}
+	t.Run("embedded", func(t *testing.T) { adminReset(t, nil) })
+	t.Run("postgres", func(t *testing.T) {
+		adminReset(t, []string{"--database-url", postgresSchema(t), "--master-key", masterKey(t)})
+	})
 
 	t.Run("error/not the service's data folder", func(t *testing.T) {
 		empty := t.TempDir()
@@ -180,4 +169,29 @@ func TestAdminReset(t *testing.T) {
 			t.Fatal("admin-reset created a store")
 		}
 	})
+}
+
+// adminReset runs admin-reset against a running service on the store
+// storeArgs select: the printed credentials log in at once.
+func adminReset(t *testing.T, storeArgs []string) {
+	dir := t.TempDir()
+	out, api, _, stop := startService(t, dir, storeArgs...)
+	defer stop()
+	old := printedAdmin(t, out.String())
+
+	var resetOut bytes.Buffer
+	args := append([]string{"admin-reset", "--data-dir", dir, "--log-level", "warn"}, storeArgs...)
+	if err := run(context.Background(), args, &resetOut, io.Discard, func(string) string { return "" }); err != nil {
+		t.Fatalf("admin-reset: %v\n%s", err, resetOut.String())
+	}
+	if !strings.Contains(resetOut.String(), "bootstrap admin admin: contrasena replaced; apiToken replaced") {
+		t.Errorf("admin-reset output:\n%s", resetOut.String())
+	}
+	fresh := printedAdmin(t, resetOut.String())
+	if fresh.Contrasena == old.Contrasena || fresh.APIToken == old.APIToken {
+		t.Fatal("admin-reset printed an old secret")
+	}
+	if got := adminStatus(t, api, fresh); got != http.StatusOK {
+		t.Fatalf("reset admin on the running service: status %d, want 200\n%s", got, resetOut.String())
+	}
 }
