@@ -13,6 +13,12 @@
 # with their URLs in its environment instead of the tests, and stops them
 # (deploy/bench.sh uses it). With PG_DURABLE=1 PostgreSQL keeps its default
 # fsync and synchronous commits instead of the tests' fast settings.
+#
+# With TEST_DATABASE_URL and TEST_REDIS_URL both set, it uses that
+# PostgreSQL and Redis and starts neither (nor installs them): the tests
+# work in schemas and key prefixes of their own, and drop their schemas.
+# Without apt-get, or without root or sudo, it says which packages to
+# install instead of installing them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . deploy/lib.sh
@@ -37,25 +43,76 @@ pg_bin() {
 	[[ -n $d && -x $d/initdb ]] && echo "$d"
 }
 
+# external is set when the tests use a PostgreSQL and a Redis that run
+# already (both URLs given): none is installed or started.
+external=
+if [[ -n ${TEST_DATABASE_URL:-} && -n ${TEST_REDIS_URL:-} ]]; then
+	external=1
+fi
+
+# cannot_install explains what to do when the missing packages cannot be
+# installed here, and stops.
+cannot_install() {
+	log "cannot install the missing tools: $1"
+	log "install these Debian packages (or their equivalents), then run this again: ${missing[*]}"
+	if [[ -z $external ]]; then
+		log "or point the tests at a PostgreSQL and a Redis that run already; then neither is installed nor started:"
+		log "  TEST_DATABASE_URL='postgres://USER:PASSWORD@HOST:5432/DATABASE?sslmode=disable' TEST_REDIS_URL='redis://HOST:6379/0' ./deploy/test.sh"
+		log "  (the user must be allowed to create schemas in that database; the tests drop theirs when done)"
+	fi
+	exit 1
+}
+
+# policy_added is set while this script's /usr/sbin/policy-rc.d exists; it
+# is removed on every way out, failures and interrupts included.
+policy_added=
+remove_policy() {
+	if [[ -n $policy_added ]]; then
+		as_root rm -f /usr/sbin/policy-rc.d || log "could not remove /usr/sbin/policy-rc.d: remove it by hand"
+		policy_added=
+	fi
+}
+trap remove_policy EXIT
+trap 'exit 130' INT TERM
+
 # 1. Install what is missing, without letting the packages start their own
 #    system-wide services (policy-rc.d answers "not now" to invoke-rc.d).
 missing=()
-[[ -n $(pg_bin) ]] || missing+=(postgresql)
-command -v redis-server >/dev/null || missing+=(redis-server)
+if [[ -z $external ]]; then
+	[[ -n $(pg_bin) ]] || missing+=(postgresql)
+	command -v redis-server >/dev/null || missing+=(redis-server)
+fi
 command -v xmllint >/dev/null || missing+=(libxml2-utils)
 command -v xmlsec1 >/dev/null || missing+=(xmlsec1)
 # promtool comes with the Prometheus server package, which must not start.
 command -v promtool >/dev/null || missing+=(prometheus)
+# The README's Quick start, which a test runs, uses curl.
+command -v curl >/dev/null || missing+=(curl)
 if ((${#missing[@]})); then
+	command -v apt-get >/dev/null || cannot_install "apt-get is not available"
+	if [[ $(id -u) -ne 0 ]] && ! command -v sudo >/dev/null; then
+		cannot_install "not root, and sudo is not available"
+	fi
 	log "installing ${missing[*]}"
-	policy_added=
 	if [[ ! -e /usr/sbin/policy-rc.d ]]; then
+		policy_added=1 # set first: an interrupt while it is written still removes it
 		as_root sh -c 'printf "#!/bin/sh\nexit 101\n" > /usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d'
-		policy_added=1
 	fi
 	as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
 	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-	[[ -n $policy_added ]] && as_root rm -f /usr/sbin/policy-rc.d
+	remove_policy
+fi
+
+if [[ -n $external ]]; then
+	export TEST_REQUIRE_SERVICES=1
+	log "using PostgreSQL at TEST_DATABASE_URL and Redis at TEST_REDIS_URL; starting neither"
+	if ((${#run_cmd[@]})); then
+		"${run_cmd[@]}"
+		exit
+	fi
+	go vet ./...
+	go test -race -count=1 -timeout 40m ./... "$@"
+	exit
 fi
 PGBIN=$(pg_bin)
 
@@ -64,6 +121,7 @@ work=$(mktemp -d -t facturad-test.XXXXXX)
 pg_started= redis_started=
 cleanup() {
 	local rc=$?
+	remove_policy
 	if [[ -n $pg_started ]]; then
 		run_pg "$PGBIN/pg_ctl" -D "$work/pg" -m immediate stop >/dev/null 2>&1 || true
 	fi

@@ -76,11 +76,14 @@ type severeBody struct {
 func (c *call) fail(err error) {
 	var (
 		ae *apiError
+		ce *credentialsError
 		fe fieldErrorer
 		se statusError
 	)
 	switch {
 	case errors.As(err, &ae):
+	case errors.As(err, &ce):
+		ae = &apiError{status: fasthttp.StatusUnauthorized, message: msgUnauth + " " + ce.reason}
 	case errors.As(err, &fe):
 		ae = &apiError{status: fasthttp.StatusBadRequest, message: msgValidation, fields: fe.FieldErrors()}
 	case errors.Is(err, tenant.ErrUnauthenticated):

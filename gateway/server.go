@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/tls"
-	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -348,9 +347,12 @@ func (c *call) reply(rep Reply) {
 func (s *Server) authenticate(c *call) (tenant.Principal, error) {
 	h := &c.rc.Request.Header
 	token := string(bytes.TrimSpace(h.Peek("AuthToken")))
-	user, pass, ok := parseBasic(h.Peek(fasthttp.HeaderAuthorization))
-	if token == "" || !ok {
-		return tenant.Principal{}, tenant.ErrUnauthenticated
+	user, pass, reason := parseBasic(h.Peek(fasthttp.HeaderAuthorization))
+	if token == "" {
+		reason = reasonNoToken
+	}
+	if reason != "" {
+		return tenant.Principal{}, &credentialsError{reason: reason}
 	}
 	// Worked out only if authentication needs it (not for a cached pair).
 	ctx := tenant.WithClientAddrFunc(c.ctx, func() string { return s.clientAddr(c.rc) })
@@ -393,25 +395,6 @@ func (s *Server) trusted(a netip.Addr) bool {
 		}
 	}
 	return false
-}
-
-// parseBasic reads "Basic base64(user:password)"; the scheme is matched
-// without regard to case.
-func parseBasic(v []byte) (user, pass string, ok bool) {
-	v = bytes.TrimSpace(v)
-	const scheme = "basic "
-	if len(v) <= len(scheme) || !bytes.EqualFold(v[:len(scheme)], []byte(scheme)) {
-		return "", "", false
-	}
-	raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(string(v[len(scheme):])))
-	if err != nil {
-		return "", "", false
-	}
-	u, p, found := strings.Cut(string(raw), ":")
-	if !found || u == "" || p == "" {
-		return "", "", false
-	}
-	return u, p, true
 }
 
 const headerRequestID = "X-Request-Id"
@@ -540,6 +523,10 @@ func (s *Server) readError(rc *fasthttp.RequestCtx, err error) {
 		ae = &apiError{status: fasthttp.StatusRequestTimeout, message: "The request was not received in time."}
 	default:
 		ae = &apiError{status: fasthttp.StatusBadRequest, message: "The request could not be read."}
+		if name, reason := brokenHeader(err); reason != "" {
+			ae.message = "The request headers could not be read."
+			ae.fields = map[string][]string{name: {reason}}
+		}
 	}
 	writeAPIError(rc, ae)
 	m, method, pattern := s.unmatched, string(rc.Request.Header.Method()), unmatchedRoute

@@ -99,8 +99,8 @@ const (
 // generated (user name "admin", a random password and token) and returned
 // so that they can be printed once. When the named admin already exists
 // nothing is changed and created is false: configured values are not
-// compared with the stored ones, and changing them later does not rotate
-// anything. A new name configured later creates a second admin.
+// compared with the stored ones (SetAdminCredentials applies them). A new
+// name configured later creates a second admin.
 func (s *Service) EnsureAdmin(ctx context.Context, username, password, token string) (creds Credentials, created bool, err error) {
 	exists, err := s.adminExists(ctx, username)
 	if err != nil || exists {
@@ -120,27 +120,11 @@ func (s *Service) EnsureAdmin(ctx context.Context, username, password, token str
 	if err := e.orNil(); err != nil {
 		return Credentials{}, false, err
 	}
-	gp, gt, err := newSecrets()
+	ch, err := s.createAdmin(ctx, username, password, token)
 	if err != nil {
 		return Credentials{}, false, err
 	}
-	if password == "" {
-		password = gp
-	}
-	if token == "" {
-		token = gt
-	}
-	u, creds, err := s.userWith(ctx, username, password, token, RoleAdmin, true)
-	if err != nil {
-		return Credentials{}, false, err
-	}
-	if err := s.store.CreateAPIUser(ctx, &u); err != nil {
-		if errors.Is(err, ErrConflict) {
-			return Credentials{}, false, fmt.Errorf("bootstrap admin: user name %q is taken by a user that is not an admin: %w", username, err)
-		}
-		return Credentials{}, false, fmt.Errorf("bootstrap admin: %w", err)
-	}
-	return creds, true, nil
+	return ch.Credentials, true, nil
 }
 
 // adminExists reports whether the named bootstrap admin (default

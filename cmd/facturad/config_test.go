@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"flag"
 	"io"
 	"strings"
@@ -149,4 +151,58 @@ func TestValidate(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Each command's --help lists every setting once, as --name with its
+// default and its environment variable.
+func TestHelpListsEachSettingOnce(t *testing.T) {
+	for _, cmd := range []string{"serve", "migrate", "backup", "rekey", "admin-reset"} {
+		t.Run("ok/"+cmd, func(t *testing.T) {
+			var out strings.Builder
+			err := run(context.Background(), []string{cmd, "--help"}, io.Discard, &out, env(nil))
+			if !errors.Is(err, flag.ErrHelp) {
+				t.Fatalf("err = %v, want flag.ErrHelp", err)
+			}
+			help := out.String()
+			for _, s := range (&Config{}).settings() {
+				flagName := "--" + strings.ReplaceAll(s.name, "_", "-")
+				if n := strings.Count(help, "  "+flagName+"\n"); n != 1 {
+					t.Errorf("%s listed %d times", flagName, n)
+				}
+				if strings.Contains(s.name, "_") && strings.Contains(help, "--"+s.name+"\n") {
+					t.Errorf("the alias --%s is listed", s.name)
+				}
+				// The two lines after the flag's say what it is, then its
+				// default and environment variable.
+				_, after, _ := strings.Cut(help, "  "+flagName+"\n")
+				lines := strings.SplitN(after, "\n", 3)
+				if len(lines) < 2 {
+					t.Fatalf("%s: nothing after it", flagName)
+				}
+				notes := lines[0] + "\n" + lines[1]
+				if !strings.Contains(notes, "env FACTURAD_"+strings.ToUpper(s.name)+")") {
+					t.Errorf("%s: no environment variable in %q", flagName, notes)
+				}
+				if !strings.Contains(notes, "default") {
+					t.Errorf("%s: no default in %q", flagName, notes)
+				}
+			}
+			for _, want := range []string{`(default ":8080"; env FACTURAD_LISTEN)`, `(default 30s; env FACTURAD_SHUTDOWN_TIMEOUT)`, `(default false; env FACTURAD_MIGRATE)`} {
+				if !strings.Contains(help, want) {
+					t.Errorf("no %q in:\n%s", want, help)
+				}
+			}
+		})
+	}
+	t.Run("ok/help lists the commands", func(t *testing.T) {
+		var out strings.Builder
+		if err := run(context.Background(), []string{"help"}, &out, io.Discard, env(nil)); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range commands {
+			if !strings.Contains(out.String(), "  "+c[0]+" ") {
+				t.Errorf("command %s not listed:\n%s", c[0], out.String())
+			}
+		}
+	})
 }

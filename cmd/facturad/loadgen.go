@@ -253,6 +253,7 @@ func runLoadgen(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 func parseLoadgenArgs(args []string, stderr io.Writer, getenv func(string) string) (loadOptions, error) {
 	fs := flag.NewFlagSet("facturad loadgen", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	setUsage(fs, "loadgen", nil)
 	o := loadOptions{}
 	def := func(env, fallback string) string {
 		if v := getenv(env); v != "" {

@@ -12,6 +12,7 @@
 //	facturad loadgen [flags]   load a running service and report its throughput
 //	facturad backup --out FILE copy the embedded store while it runs
 //	facturad rekey [flags]     re-wrap every sealed value under a new master key
+//	facturad admin-reset [flags] give the bootstrap admin new credentials
 //
 // Every flag also reads an environment variable FACTURAD_<NAME>; run
 // `facturad serve -h` for the list.
@@ -29,6 +30,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 
 	"facturad/gateway/requestid"
@@ -84,6 +86,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		return runBackup(ctx, args, stdout, stderr, getenv)
 	case "rekey":
 		return runRekey(ctx, args, stdout, stderr, getenv)
+	case "admin-reset":
+		return runAdminReset(ctx, args, stdout, stderr, getenv)
 	case "keygen":
 		k := make([]byte, 32)
 		if _, err := rand.Read(k); err != nil {
@@ -91,16 +95,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		}
 		_, err := fmt.Fprintln(stdout, base64.StdEncoding.EncodeToString(k))
 		return err
-	case "help", "-h", "--help":
-		_, err := fmt.Fprint(stdout, usage)
-		return err
+	case "help":
+		return writeUsage(stdout)
 	default:
-		return fmt.Errorf("unknown command %q\n%s", cmd, usage)
+		var b strings.Builder
+		_ = writeUsage(&b)
+		return fmt.Errorf("unknown command %q\n%s", cmd, b.String())
 	}
 }
-
-const usage = `usage: facturad [serve|migrate|sandbox|mkcert|keygen|loadgen|backup|rekey] [flags]
-`
 
 // loadConfig parses the configuration of a subcommand and validates it.
 // extra registers the subcommand's own flags beside the settings.
@@ -110,6 +112,7 @@ func loadConfig(name string, args []string, stderr io.Writer, getenv func(string
 	for _, f := range extra {
 		f(fs)
 	}
+	setUsage(fs, name, (&Config{}).settings())
 	c, err := LoadConfig(fs, args, getenv)
 	if err != nil {
 		return c, err

@@ -24,6 +24,7 @@ import (
 func runMkcert(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("facturad mkcert", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	setUsage(fs, "mkcert", nil)
 	tipo := fs.String("tipo", "02", "identification type: 01 física, 02 jurídica, 03 DIMEX, 04 NITE")
 	id := fs.String("id", "", "identification digits (required), e.g. 3101123456")
 	name := fs.String("name", "", "holder's name (default: EMPRESA DE PRUEBAS <id>)")

@@ -18,6 +18,7 @@ import (
 func runSandbox(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
 	fs := flag.NewFlagSet("facturad sandbox", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	setUsage(fs, "sandbox", nil)
 	listen := fs.String("listen", ":8090", "listen address")
 	delay := fs.Duration("delay", sandbox.DefaultProcessingDelay, "processing delay before a document gets its verdict (0 for benchmarks; PUT /_sandbox/processing-delay changes it while running)")
 	adminToken := fs.String("admin-token", getenv("FACTURAD_SANDBOX_ADMIN_TOKEN"), "bearer token required on /_sandbox/ (default: open)")

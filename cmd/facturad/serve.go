@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -16,6 +17,7 @@ import (
 	"net/http/pprof"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -87,6 +89,11 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 	}()
 
 	w := &wiring{c: c, log: log, stop: &stop}
+	// The listeners come first: a busy port must stop the start before
+	// anything is written, the bootstrap admin above all.
+	if err := w.listen(); err != nil {
+		return err
+	}
 	if err := w.openStoreAndKeys(ctx); err != nil {
 		return err
 	}
@@ -94,8 +101,7 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 	if err := w.openCacheAndLimiter(); err != nil {
 		return err
 	}
-	creds, created, err := w.openTenants(ctx)
-	if err != nil {
+	if err := w.openTenants(); err != nil {
 		return err
 	}
 	if err := w.startPipeline(ctx); err != nil {
@@ -109,15 +115,20 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 		return err
 	}
 
+	// Only now, with the listeners bound and served, is the bootstrap admin
+	// created (or given its configured credentials); what the operator
+	// must know about it follows the line saying where the service listens,
+	// which says that the service is ready.
+	var adminNote bytes.Buffer
+	if err := w.bootstrapAdmin(ctx, &adminNote); err != nil {
+		return err
+	}
 	scheme := "http"
 	if c.TLSCertFile != "" {
 		scheme = "https"
 	}
-	fmt.Fprintf(stdout, "facturad listening: api %s://%s  admin http://%s  (store %s, tax authority %s, started in %s)\n",
-		scheme, apiLn.Addr(), adminLn.Addr(), storeName(c), c.HaciendaEnv, time.Since(start).Round(time.Millisecond))
-	if created {
-		printBootstrapAdmin(stdout, c, creds)
-	}
+	fmt.Fprintf(stdout, "facturad listening: api %s://%s  admin http://%s  (store %s, tax authority %s, started in %s)\n%s",
+		scheme, apiLn.Addr(), adminLn.Addr(), storeName(c), c.HaciendaEnv, time.Since(start).Round(time.Millisecond), adminNote.Bytes())
 	log.Info("started", "api", apiLn.Addr().String(), "admin", adminLn.Addr().String(), "store", storeName(c))
 
 	select {
@@ -144,14 +155,18 @@ type wiring struct {
 	credKey []byte // seals generated API passwords
 	// callbackKey keys the tokens of the tax authority's callback URLs.
 	callbackKey []byte
-	cache       tenant.AuthCache
-	limiter     pipeline.Limiter
-	redis       *redis.Client // nil without redis_url
-	tenants     *tenant.Service
-	docs        *pipeline.Pipeline
+	// apiLn and adminLn are bound before anything else opens.
+	apiLn, adminLn net.Listener
+	cache          tenant.AuthCache
+	limiter        pipeline.Limiter
+	redis          *redis.Client // nil without redis_url
+	tenants        *tenant.Service
+	docs           *pipeline.Pipeline
 	// failed is set when serving failed: the gateway then stops without
 	// its drain delay.
 	failed bool
+	// served is set once the gateway owns the listeners.
+	served bool
 }
 
 // openStoreAndKeys opens the store and the master key that goes with it,
@@ -220,9 +235,30 @@ func (w *wiring) openRedisCacheAndLimiter() error {
 	return nil
 }
 
-// openTenants makes the tenant service and makes sure the bootstrap admin
-// exists; created reports whether it was created now, with creds.
-func (w *wiring) openTenants(ctx context.Context) (creds tenant.Credentials, created bool, err error) {
+// listen binds the API and admin listeners. They are closed at stop
+// unless the gateway took them over (its shutdown closes them).
+func (w *wiring) listen() error {
+	apiLn, err := net.Listen("tcp", w.c.Listen)
+	if err != nil {
+		return fmt.Errorf("api listener: %w", err)
+	}
+	adminLn, err := net.Listen("tcp", w.c.AdminListen)
+	if err != nil {
+		apiLn.Close()
+		return fmt.Errorf("admin listener: %w", err)
+	}
+	w.apiLn, w.adminLn = apiLn, adminLn
+	w.stop.add("listeners", func(context.Context) error {
+		if w.served {
+			return nil
+		}
+		return errors.Join(apiLn.Close(), adminLn.Close())
+	})
+	return nil
+}
+
+// openTenants makes the tenant service.
+func (w *wiring) openTenants() (err error) {
 	w.tenants, err = tenant.NewService(tenant.ServiceOptions{
 		Store:         w.store,
 		Sealer:        w.sealer,
@@ -232,14 +268,51 @@ func (w *wiring) openTenants(ctx context.Context) (creds tenant.Credentials, cre
 		CredentialKey: w.credKey,
 		Logger:        w.log,
 	})
-	if err != nil {
-		return tenant.Credentials{}, false, err
+	return err
+}
+
+// bootstrapAdmin makes sure the bootstrap admin exists and prints what the
+// operator needs to know about its credentials:
+//
+//   - absent: it is created, and what was generated is printed;
+//   - present, with admin_password or admin_token configured: the
+//     configured values take effect (they replace the stored ones);
+//   - present, nothing configured: nothing changes, and the output says
+//     how to recover access if the printed credentials were lost.
+func (w *wiring) bootstrapAdmin(ctx context.Context, stdout io.Writer) error {
+	c := w.c
+	if c.AdminPassword == "" && c.AdminToken == "" {
+		creds, created, err := w.tenants.EnsureAdmin(ctx, c.AdminUser, "", "")
+		if err != nil {
+			return fmt.Errorf("bootstrap admin: %w", err)
+		}
+		if created {
+			printAdminChange(stdout, tenant.AdminChange{Created: true, Credentials: creds, Generated: []string{"contrasena", "apiToken"}})
+			return nil
+		}
+		fmt.Fprintf(stdout, "bootstrap admin %s exists; its credentials were shown when it was created. "+
+			"Lost them? Set FACTURAD_ADMIN_PASSWORD and FACTURAD_ADMIN_TOKEN and start again, or run `facturad admin-reset` (docs/operations.md, \"Recover admin access\")\n",
+			adminName(c))
+		return nil
 	}
-	creds, created, err = w.tenants.EnsureAdmin(ctx, w.c.AdminUser, w.c.AdminPassword, w.c.AdminToken)
+	ch, err := w.tenants.SetAdminCredentials(ctx, c.AdminUser, c.AdminPassword, c.AdminToken, false)
 	if err != nil {
-		return tenant.Credentials{}, false, fmt.Errorf("bootstrap admin: %w", err)
+		return fmt.Errorf("bootstrap admin (configured admin_password/admin_token): %w", err)
 	}
-	return creds, created, nil
+	printAdminChange(stdout, ch)
+	if ch.Changed() {
+		w.log.Info("bootstrap admin credentials set from the configuration", "usuario", adminName(c),
+			"created", ch.Created, "password_set", ch.PasswordSet, "token_set", ch.TokenSet)
+	}
+	return nil
+}
+
+// adminName is the bootstrap admin's user name.
+func adminName(c Config) string {
+	if c.AdminUser == "" {
+		return "admin"
+	}
+	return c.AdminUser
 }
 
 // startPipeline opens the tax-authority client and the certificate cache
@@ -366,21 +439,12 @@ func (w *wiring) startGateway() (apiLn, adminLn net.Listener, errc <-chan error,
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	apiLn, err = net.Listen("tcp", w.c.Listen)
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("api listener: %w", err)
-	}
-	adminLn, err = net.Listen("tcp", w.c.AdminListen)
-	if err != nil {
-		apiLn.Close()
-		return nil, nil, nil, fmt.Errorf("admin listener: %w", err)
-	}
+	apiLn, adminLn = w.apiLn, w.adminLn
 	serveErr := make(chan error, 3)
 	if err := w.startProfiler(serveErr); err != nil {
-		apiLn.Close()
-		adminLn.Close()
 		return nil, nil, nil, err
 	}
+	w.served = true
 	go func() { serveErr <- gw.Serve(apiLn) }()
 	go func() { serveErr <- gw.ServeAdmin(adminLn) }()
 	w.stop.add("gateway", func(ctx context.Context) error {
@@ -438,19 +502,40 @@ func (w *wiring) startProfiler(errc chan<- error) error {
 	return nil
 }
 
-// printBootstrapAdmin shows the bootstrap admin's credentials the one time
-// they exist in clear: only the parts that were generated, never what the
+// printAdminChange says what happened to the bootstrap admin and shows the
+// generated credentials the one time they exist in clear; never what the
 // operator configured (it already knows them, and output may be collected).
-func printBootstrapAdmin(w io.Writer, c Config, creds tenant.Credentials) {
-	fmt.Fprintf(w, "bootstrap admin created: usuario %s\n", creds.Usuario)
-	if c.AdminPassword == "" || c.AdminToken == "" {
-		fmt.Fprintln(w, "generated credentials, shown only this once:")
+func printAdminChange(w io.Writer, ch tenant.AdminChange) {
+	u := ch.Credentials.Usuario
+	switch {
+	case ch.Created:
+		fmt.Fprintf(w, "bootstrap admin created: usuario %s\n", u)
+	case ch.Changed():
+		var parts []string
+		if ch.PasswordSet {
+			parts = append(parts, "contrasena replaced")
+		}
+		if ch.TokenSet {
+			parts = append(parts, "apiToken replaced")
+		}
+		if ch.Reactivated {
+			parts = append(parts, "switched on again")
+		}
+		fmt.Fprintf(w, "bootstrap admin %s: %s\n", u, strings.Join(parts, "; "))
+	default:
+		fmt.Fprintf(w, "bootstrap admin %s: already has the configured credentials\n", u)
 	}
-	if c.AdminPassword == "" {
-		fmt.Fprintf(w, "  contrasena: %s\n", creds.Contrasena)
+	if len(ch.Generated) == 0 {
+		return
 	}
-	if c.AdminToken == "" {
-		fmt.Fprintf(w, "  apiToken:   %s\n", creds.APIToken)
+	fmt.Fprintln(w, "generated credentials, shown only this once:")
+	for _, g := range ch.Generated {
+		switch g {
+		case "contrasena":
+			fmt.Fprintf(w, "  contrasena: %s\n", ch.Credentials.Contrasena)
+		case "apiToken":
+			fmt.Fprintf(w, "  apiToken:   %s\n", ch.Credentials.APIToken)
+		}
 	}
 }
 

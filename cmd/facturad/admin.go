@@ -1,0 +1,63 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"facturad/tenant"
+)
+
+// runAdminReset recovers admin access: it gives the bootstrap admin
+// (admin_user, default "admin") new credentials on the configured store
+// and prints the generated ones. admin_password and admin_token, when set,
+// are used instead of generated values. The admin is created when absent
+// and switched on again when deactivated.
+//
+// It works while the service runs: the new credentials are read from the
+// store on their first use. The old ones stop at once on replicas that
+// share Redis (their cached entries are dropped); a replica with its own
+// in-process cache may accept them for up to tenant.DefaultAuthTTL more.
+func runAdminReset(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	c, err := loadConfig("admin-reset", args, stderr, getenv)
+	if err != nil {
+		return err
+	}
+	c.Migrate = false // a recovery changes one user, never the schema
+	if c.DatabaseURL == "" {
+		// Without this check a mistyped data_dir would get a new, empty
+		// store whose admin nobody uses.
+		db := filepath.Join(c.DataDir, "facturad.db")
+		if _, err := os.Stat(db); err != nil {
+			return fmt.Errorf("admin-reset: embedded store: %w (is data_dir the service's?)", err)
+		}
+	}
+	log := newLogger(stderr, c.LogLevel)
+	var stop cleanups
+	stop.log = log
+	defer stop.run(context.Background())
+	w := &wiring{c: c, log: log, stop: &stop, reg: prometheus.NewRegistry()}
+	if err := w.openStoreAndKeys(ctx); err != nil {
+		return fmt.Errorf("admin-reset: %w", err)
+	}
+	if err := w.openCacheAndLimiter(); err != nil {
+		return fmt.Errorf("admin-reset: %w", err)
+	}
+	if err := w.openTenants(); err != nil {
+		return fmt.Errorf("admin-reset: %w", err)
+	}
+	ch, err := w.tenants.SetAdminCredentials(ctx, c.AdminUser, c.AdminPassword, c.AdminToken, true)
+	if err != nil {
+		return fmt.Errorf("admin-reset: %w", err)
+	}
+	printAdminChange(stdout, ch)
+	if ch.Changed() && c.RedisURL == "" {
+		fmt.Fprintf(stdout, "a service running now without redis_url may accept the old credentials for up to %s more (its own cache); the new ones work at once\n",
+			tenant.DefaultAuthTTL)
+	}
+	return nil
+}

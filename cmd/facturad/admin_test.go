@@ -1,0 +1,197 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"facturad/tenant"
+)
+
+var (
+	printedPassword = regexp.MustCompile(`(?m)^\s+contrasena: (\S+)$`)
+	printedToken    = regexp.MustCompile(`(?m)^\s+apiToken:\s+(\S+)$`)
+)
+
+// printedAdmin reads the generated admin credentials from a command's
+// output, as an operator would.
+func printedAdmin(t *testing.T, out string) tenant.Credentials {
+	t.Helper()
+	p, k := printedPassword.FindStringSubmatch(out), printedToken.FindStringSubmatch(out)
+	if p == nil || k == nil {
+		t.Fatalf("no generated credentials in the output:\n%s", out)
+	}
+	return tenant.Credentials{Usuario: "admin", Contrasena: p[1], APIToken: k[1]}
+}
+
+// adminStatus is the status of an admin-only call made with cr.
+func adminStatus(t *testing.T, api string, cr tenant.Credentials) int {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, "http://"+api+"/api/companies/v4?Name=x", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("AuthToken", cr.APIToken)
+	req.SetBasicAuth(cr.Usuario, cr.Contrasena)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// busyPort holds a local port until the test ends and returns its address.
+func busyPort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	return ln.Addr().String()
+}
+
+// A first start that fails on a busy port must not lock the admin out:
+// the next start on a free port, with the same data folder, gives the
+// operator credentials that log in.
+func TestFirstStartOnBusyPort(t *testing.T) {
+	const (
+		pass  = "a-long-password-123"
+		token = "tok-0123456789abcdef0123456789abcdef"
+	)
+	for _, tc := range []struct {
+		name string
+		// flags of both starts
+		flags []string
+		// creds are the credentials the operator has after the second
+		// start, given its output.
+		creds func(t *testing.T, out string) tenant.Credentials
+	}{
+		{
+			name:  "ok/generated credentials printed by the start that succeeds",
+			creds: func(t *testing.T, out string) tenant.Credentials { return printedAdmin(t, out) },
+		},
+		{
+			name:  "ok/configured credentials",
+			flags: []string{"--admin-password", pass, "--admin-token", token},
+			creds: func(*testing.T, string) tenant.Credentials {
+				return tenant.Credentials{Usuario: "admin", Contrasena: pass, APIToken: token}
+			},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			args := append([]string{"serve", "--listen", busyPort(t), "--admin-listen", "127.0.0.1:0", "--data-dir", dir, "--log-level", "warn"}, tc.flags...)
+			var out bytes.Buffer
+			err := run(context.Background(), args, &out, io.Discard, func(string) string { return "" })
+			if err == nil || !strings.Contains(err.Error(), "api listener") {
+				t.Fatalf("start on a busy port: err = %v, want an api listener error", err)
+			}
+			if strings.Contains(out.String(), "bootstrap admin") {
+				t.Fatalf("the failed start spoke of the admin:\n%s", out.String())
+			}
+
+			out2, api, _, stop := startService(t, dir, tc.flags...)
+			defer stop()
+			cr := tc.creds(t, out2.String())
+			if got := adminStatus(t, api, cr); got != http.StatusOK {
+				t.Fatalf("admin with the operator's credentials: status %d, want 200\n%s", got, out2)
+			}
+		})
+	}
+}
+
+// Credentials configured after the admin was created take effect at the
+// next start, and the start says so.
+func TestServeConfiguredAdminOverExisting(t *testing.T) {
+	dir := t.TempDir()
+	out, api, _, stop := startService(t, dir)
+	generated := printedAdmin(t, out.String())
+	if got := adminStatus(t, api, generated); got != http.StatusOK {
+		t.Fatalf("generated admin: status %d", got)
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	// Nothing configured: nothing changes, and the start says how to recover.
+	out, api, _, stop = startService(t, dir)
+	if !strings.Contains(out.String(), "admin-reset") || printedPassword.MatchString(out.String()) {
+		t.Errorf("second start without configured credentials:\n%s", out)
+	}
+	if got := adminStatus(t, api, generated); got != http.StatusOK {
+		t.Fatalf("generated admin after a plain restart: status %d", got)
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	configured := tenant.Credentials{Usuario: "admin", Contrasena: "a-long-password-123", APIToken: "tok-0123456789abcdef0123456789abcdef"}
+	out, api, _, stop = startService(t, dir, "--admin-password", configured.Contrasena, "--admin-token", configured.APIToken)
+	defer stop()
+	if !strings.Contains(out.String(), "contrasena replaced; apiToken replaced") {
+		t.Errorf("start with configured credentials did not say it applied them:\n%s", out)
+	}
+	if strings.Contains(out.String(), configured.Contrasena) || strings.Contains(out.String(), configured.APIToken) {
+		t.Errorf("configured secrets were printed:\n%s", out)
+	}
+	if got := adminStatus(t, api, configured); got != http.StatusOK {
+		t.Fatalf("configured admin: status %d, want 200", got)
+	}
+	if got := adminStatus(t, api, generated); got != http.StatusUnauthorized {
+		t.Fatalf("replaced admin credentials: status %d, want 401", got)
+	}
+}
+
+// admin-reset gives the admin new credentials while the service runs, on
+// either store.
+func TestAdminReset(t *testing.T) {
+	t.Run("embedded", func(t *testing.T) { adminReset(t, nil) })
+	t.Run("postgres", func(t *testing.T) {
+		adminReset(t, []string{"--database-url", postgresSchema(t), "--master-key", masterKey(t)})
+	})
+
+	t.Run("error/not the service's data folder", func(t *testing.T) {
+		empty := t.TempDir()
+		err := run(context.Background(), []string{"admin-reset", "--data-dir", empty}, io.Discard, io.Discard, func(string) string { return "" })
+		if err == nil || !strings.Contains(err.Error(), "data_dir") {
+			t.Fatalf("admin-reset on an empty folder: err = %v", err)
+		}
+		if _, err := os.Stat(filepath.Join(empty, "facturad.db")); err == nil {
+			t.Fatal("admin-reset created a store")
+		}
+	})
+}
+
+// adminReset runs admin-reset against a running service on the store
+// storeArgs select: the printed credentials log in at once.
+func adminReset(t *testing.T, storeArgs []string) {
+	dir := t.TempDir()
+	out, api, _, stop := startService(t, dir, storeArgs...)
+	defer stop()
+	old := printedAdmin(t, out.String())
+
+	var resetOut bytes.Buffer
+	args := append([]string{"admin-reset", "--data-dir", dir, "--log-level", "warn"}, storeArgs...)
+	if err := run(context.Background(), args, &resetOut, io.Discard, func(string) string { return "" }); err != nil {
+		t.Fatalf("admin-reset: %v\n%s", err, resetOut.String())
+	}
+	if !strings.Contains(resetOut.String(), "bootstrap admin admin: contrasena replaced; apiToken replaced") {
+		t.Errorf("admin-reset output:\n%s", resetOut.String())
+	}
+	fresh := printedAdmin(t, resetOut.String())
+	if fresh.Contrasena == old.Contrasena || fresh.APIToken == old.APIToken {
+		t.Fatal("admin-reset printed an old secret")
+	}
+	if got := adminStatus(t, api, fresh); got != http.StatusOK {
+		t.Fatalf("reset admin on the running service: status %d, want 200\n%s", got, resetOut.String())
+	}
+}

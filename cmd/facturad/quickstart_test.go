@@ -1,0 +1,202 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// The README's Quick start is marked block by block: the service's start
+// (<!-- quickstart:serve -->) and the steps run in a second terminal
+// (<!-- quickstart -->), each a ```sh block right after its mark.
+var quickstartBlock = regexp.MustCompile("(?s)<!-- quickstart(:serve)? -->\\n```sh\\n(.*?)```")
+
+// quickstart reads the marked blocks of the README.
+func quickstart(t *testing.T) (serve string, steps []string) {
+	t.Helper()
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range quickstartBlock.FindAllStringSubmatch(string(readme), -1) {
+		if m[1] == ":serve" {
+			if serve != "" {
+				t.Fatal("README: two quickstart:serve blocks")
+			}
+			serve = m[2]
+			continue
+		}
+		steps = append(steps, m[2])
+	}
+	if serve == "" || len(steps) == 0 {
+		t.Fatal("README: no marked Quick start blocks")
+	}
+	return serve, steps
+}
+
+// needTools skips the test when a tool the Quick start assumes is absent,
+// unless the suite requires every service (deploy/test.sh installs them).
+func needTools(t *testing.T, tools ...string) {
+	t.Helper()
+	for _, tool := range tools {
+		if _, err := exec.LookPath(tool); err != nil {
+			if os.Getenv("TEST_REQUIRE_SERVICES") != "" {
+				t.Fatalf("%s is needed by the README's Quick start: %v", tool, err)
+			}
+			t.Skipf("%s is not installed", tool)
+		}
+	}
+}
+
+// TestReadmeQuickstart runs the README's Quick start as written, with
+// bash, in a fresh folder: the serve block starts the service (on free
+// ports, through FACTURAD_LISTEN and FACTURAD_ADMIN_LISTEN, which the
+// service reads from the environment), then the steps run one after the
+// other in one shell, as a reader pastes them into a second terminal, with
+// BASE set to where the service listens. Each step's result is checked.
+//
+// `go run ./cmd/facturad` is the program this test binary holds (TestMain
+// runs it as facturad): a `go` first on PATH runs it, instead of building
+// the same code a second time, and refuses any other use.
+func TestReadmeQuickstart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts the service")
+	}
+	needTools(t, "bash", "curl", "sed")
+	serveBlock, steps := quickstart(t)
+	if len(steps) != 6 {
+		t.Fatalf("README: %d Quick start steps, this test checks 6: update both together", len(steps))
+	}
+
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	work, bin := t.TempDir(), t.TempDir()
+	shim := "#!/bin/sh\n" +
+		"if [ \"$1\" = run ] && [ \"$2\" = ./cmd/facturad ]; then shift 2; exec \"$QUICKSTART_FACTURAD\" \"$@\"; fi\n" +
+		"echo \"the Quick start test runs only go run ./cmd/facturad, not: go $*\" >&2; exit 2\n"
+	if err := os.WriteFile(filepath.Join(bin, "go"), []byte(shim), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "FACTURAD_") && !strings.HasPrefix(kv, "BASE=") && !strings.HasPrefix(kv, "PATH=") {
+			env = append(env, kv)
+		}
+	}
+	env = append(env, "PATH="+bin+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"QUICKSTART_FACTURAD="+self, asServiceEnv+"=1")
+
+	// The service, in a process group of its own so that nothing of it
+	// outlives the test.
+	cmd := exec.Command("bash", "-c", serveBlock)
+	cmd.Dir = work
+	cmd.Env = append(env, "FACTURAD_LISTEN=127.0.0.1:0", "FACTURAD_ADMIN_LISTEN=127.0.0.1:0", "FACTURAD_LOG_LEVEL=warn")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	svc := launch(t, cmd)
+	t.Cleanup(func() { _ = syscall.Kill(-svc.cmd.Process.Pid, syscall.SIGKILL) })
+
+	// The steps in one shell, each followed by a mark that splits the output.
+	var script strings.Builder
+	for i, s := range steps {
+		fmt.Fprintf(&script, "%s\nprintf '\\n@@@ step %d done\\n'\n", s, i)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	run := exec.CommandContext(ctx, "bash", "-c", script.String())
+	run.Dir = work
+	run.Env = append(env, "BASE=http://"+svc.api)
+	var stdout, stderr bytes.Buffer
+	run.Stdout, run.Stderr = &stdout, &stderr
+	if err := run.Run(); err != nil {
+		t.Fatalf("the Quick start failed: %v\nstdout:\n%s\nstderr:\n%s\nservice:\n%s", err, &stdout, &stderr, svc.errs)
+	}
+	out := stdout.String()
+	step := make([]string, len(steps))
+	for i := range steps {
+		mark := fmt.Sprintf("\n@@@ step %d done\n", i)
+		before, after, ok := strings.Cut(out, mark)
+		if !ok {
+			t.Fatalf("step %d did not finish:\n%s\nstderr:\n%s", i, out, &stderr)
+		}
+		step[i], out = before, after
+	}
+	fail := func(i int, what string) {
+		t.Helper()
+		t.Fatalf("step %d: %s\nits output:\n%s\nstderr:\n%s\nservice:\n%s", i, what, step[i], &stderr, svc.errs)
+	}
+
+	// 0: BASE and the admin's credentials; 1: the certificate.
+	if !strings.Contains(step[1], "wrote empresa.p12") {
+		fail(1, "no certificate written")
+	}
+	if _, err := os.Stat(filepath.Join(work, "empresa.p12")); err != nil {
+		fail(1, err.Error())
+	}
+	// 2: the company, with its first branch's user.
+	for _, re := range []string{`"companiaId":[1-9][0-9]*`, `"usuario":"3101123456-001-[a-z0-9]+"`, `"apiToken":"[A-Za-z0-9_-]{43}"`, `"mensajeApi":""`} {
+		if !regexp.MustCompile(re).MatchString(step[2]) {
+			fail(2, "no "+re+": company not created")
+		}
+	}
+	// 3: its branches, read with the captured branch user.
+	if !strings.HasPrefix(step[3], "[{") || !strings.Contains(step[3], `"sucursal":"001"`) {
+		fail(3, "no branch 001 listed")
+	}
+	// 4: the invoice, received (04).
+	clave := regexp.MustCompile(`"clave":"([0-9]{50})"`).FindStringSubmatch(step[4])
+	if clave == nil || !strings.Contains(step[4], `"estado":"04"`) {
+		fail(4, "no invoice received with estado 04")
+	}
+	// 5: checked at once (04), then accepted (01), and its XML downloaded.
+	checks := strings.Split(strings.TrimSpace(step[5]), "\n")
+	if len(checks) != 2 || !strings.Contains(checks[0], `"estado":"04"`) || !strings.Contains(checks[1], `"estado":"01"`) ||
+		!strings.Contains(checks[1], clave[1]) {
+		fail(5, "want estado 04 and then 01")
+	}
+	f, err := os.Open(filepath.Join(work, "factura.xml"))
+	if err != nil {
+		fail(5, err.Error())
+	}
+	defer f.Close()
+	root := wellFormedRoot(t, f)
+	if root != "FacturaElectronica" {
+		fail(5, "factura.xml's root is "+root+", want FacturaElectronica")
+	}
+}
+
+// wellFormedRoot reads a whole XML document and returns its root element's
+// name; a document that is not well formed fails the test.
+func wellFormedRoot(t *testing.T, r io.Reader) string {
+	t.Helper()
+	d := xml.NewDecoder(r)
+	root := ""
+	for {
+		tok, err := d.Token()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("factura.xml is not well formed: %v", err)
+		}
+		if se, ok := tok.(xml.StartElement); ok && root == "" {
+			root = se.Name.Local
+		}
+	}
+	if root == "" {
+		t.Fatal("factura.xml has no element")
+	}
+	return root
+}
