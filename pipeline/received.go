@@ -638,6 +638,12 @@ func receivedOutcome(r tenant.ReceivedDocument) ReceivedOutcome {
 	switch {
 	case r.Estado == tenant.StatePending:
 		o.Failed, o.Key = true, KeyExpiredClientCertificate
+		if o.Message == "" {
+			// Its call ended between numbering and storing the signed
+			// message: nothing was sent, and it is not rebuilt.
+			o.Key = KeySendingDocumentError
+			o.Message = "The message was numbered but not signed or sent; it is not sent automatically."
+		}
 	case r.Estado == tenant.StateNotSentYet:
 		o.Failed, o.Key = true, KeySendingDocumentError
 		if o.Message == "" {
