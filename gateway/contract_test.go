@@ -36,7 +36,14 @@ var (
 		"usuario": kString, "contrasena": kString, "apiToken": kString, "mensajeApi": kString,
 	})
 	shapeBranchUpdate = merge(shapeBranch, map[string]jsonKind{"mensaje_api": kString})
-	shapeCredentials  = map[string]jsonKind{
+	shapeReceived     = map[string]jsonKind{
+		"id_externo": kString, "clave": kString, "tipoDocumento": kString, "fechaEmision": kDate,
+		"emisor": kObject, "receptor": kObject, "montoTotalImpuesto": kNumberOrNull, "totalFactura": kNumber,
+		"mensaje": kString, "consecutivoReceptor": kString, "fechaMensaje": kDate, "estado": kString,
+		"estado_humanizado": kString, "mensaje_api": kString, "mensaje_api_key": kString,
+		"codigo_mensaje_hacienda": kString, "mensaje_hacienda": kString, "detalle_mensaje_hacienda": kArray,
+	}
+	shapeCredentials = map[string]jsonKind{
 		"usuario": kString, "contrasena": kString, "apiToken": kString, "mensaje_api": kString,
 	}
 )

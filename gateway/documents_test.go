@@ -266,7 +266,7 @@ func testDocumentsEndToEnd(t *testing.T, store tenant.Store) {
 	if w.ca, err = certmint.NewCA(certmint.CAOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	w.testBundle = setup(t, Options{Tenants: svc, Routes: DocumentRoutes(p)})
+	w.testBundle = setup(t, Options{Tenants: svc, Routes: append(DocumentRoutes(p), ReceivedRoutes(p)...)})
 	co := w.createCompany(t, w.admin, "3101123456", "Documentos de Prueba S.A.")
 	other := w.createCompany(t, w.admin, "3101654321", "Otra Empresa S.A.")
 
@@ -334,5 +334,63 @@ func testDocumentsEndToEnd(t *testing.T, store tenant.Store) {
 	}
 	if n := sb.Stats().Submissions; n != 1 {
 		t.Errorf("the sandbox received %d submissions", n)
+	}
+
+	// The other company receives an FE of this one and accepts it (A.11).
+	toOther := bytes.Replace(bytes.Replace(send, []byte(`"e2e-1"`), []byte(`"e2e-2"`), 1),
+		[]byte(`{"tipo":"01","numero":"109870654"}`), []byte(`{"tipo":"02","numero":"3101654321"}`), 1)
+	r = w.do(t, "POST", "/api/documents/v4?includeData=true", &co.user, "application/json", toOther)
+	if r.status != 200 {
+		t.Fatalf("send to the other company: %d %s", r.status, r.body)
+	}
+	m = r.object(t)
+	supplierClave := m["clave"].(string)
+	if r := w.do(t, "PUT", "/api/documents/"+supplierClave+"/v4", &co.user, "", nil); r.object(t)["estado"] != "01" {
+		t.Fatalf("the supplier's document is not accepted: %s", r.body)
+	}
+	receive := []byte(`{"xml":"` + m["xml"].(string) + `","mensaje":"1","condicionImpuesto":"01","montoTotalImpuestoAcreditar":3250.13,"id_externo":"rcv-1"}`)
+	r = w.do(t, "POST", "/api/received/v4", &other.user, "application/json", receive)
+	if r.status != 200 {
+		t.Fatalf("receive: %d %s", r.status, r.body)
+	}
+	m = r.object(t)
+	requireShape(t, "ReceivedDocument", m, shapeReceived)
+	if m["clave"] != supplierClave || m["estado"] != "04" || m["mensaje"] != "1" || m["consecutivoReceptor"] != "00100001050000000001" ||
+		m["totalFactura"] != 28251.13 || m["montoTotalImpuesto"] != 3250.13 || m["emisor"].(map[string]any)["numeroIdentificacion"] != "3101123456" {
+		t.Fatalf("receive answer %v", m)
+	}
+	if r := w.do(t, "POST", "/api/received/v4", &other.user, "application/json", receive); r.status != 200 || r.object(t)["consecutivoReceptor"] != "00100001050000000001" {
+		t.Errorf("replay: %d %s", r.status, r.body)
+	}
+	// A second answer, and the supplier uploading its own document.
+	second := bytes.Replace(bytes.Replace(receive, []byte(`"rcv-1"`), []byte(`"rcv-2"`), 1), []byte(`"mensaje":"1"`), []byte(`"mensaje":"3","detalleMensaje":"No corresponde"`), 1)
+	second = bytes.Replace(second, []byte(`"condicionImpuesto":"01","montoTotalImpuestoAcreditar":3250.13,`), nil, 1)
+	for name, c := range map[string]*creds{"second answer": &other.user, "not the receptor": &co.user} {
+		r := w.do(t, "POST", "/api/received/v4", c, "application/json", second)
+		if r.status != 400 || r.object(t)["errors"].(map[string]any)["xml"] == nil {
+			t.Errorf("%s: %d %s", name, r.status, r.body)
+		}
+	}
+	r = w.do(t, "PUT", "/api/received/"+supplierClave+"/v4", &other.user, "", nil)
+	if m := r.object(t); r.status != 200 || m["estado"] != "01" || m["codigo_mensaje_hacienda"] != "1" {
+		t.Fatalf("check the message: %d %s", r.status, r.body)
+	}
+	for path, want := range map[string]string{"xml": "FacturaElectronica", "message-xml": "MensajeReceptor", "response-xml": "MensajeHacienda"} {
+		r := w.do(t, "GET", "/api/received/"+supplierClave+"/"+path+"/v4", &other.user, "", nil)
+		if r.status != 200 || !bytes.Contains(r.body, []byte("<"+want)) || !strings.HasPrefix(r.header.Get("Content-Type"), "application/xml") {
+			t.Errorf("GET %s: %d %.80s", path, r.status, r.body)
+		}
+		if r := w.do(t, "GET", "/api/received/"+supplierClave+"/"+path+"/v4", &co.user, "", nil); r.status != 404 {
+			t.Errorf("GET %s by the supplier: %d", path, r.status)
+		}
+	}
+	r = w.do(t, "GET", "/api/received/"+supplierClave+"/v4", &other.user, "", nil)
+	if r.status != 200 || r.object(t)["estado"] != "01" {
+		t.Errorf("read: %d %s", r.status, r.body)
+	}
+	for _, c := range []*creds{&co.user, &w.admin} {
+		if r := w.do(t, "GET", "/api/received/"+supplierClave+"/v4", c, "", nil); r.status != 404 {
+			t.Errorf("read by another: %d", r.status)
+		}
 	}
 }

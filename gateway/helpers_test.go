@@ -192,6 +192,10 @@ const (
 	kDate // a "2006-01-02T15:04:05" local date-time string
 	kFlag // "S" or "N"
 	kStringOrNull
+	kObject
+	kArray
+	kNumber
+	kNumberOrNull
 )
 
 // requireShape fails unless every key of shape is present in m with its
@@ -224,6 +228,18 @@ func checkKind(v any, kind jsonKind) error {
 		f, ok := v.(float64)
 		if !ok || f != float64(int64(f)) {
 			return errors.New("want an integer")
+		}
+	case kObject:
+		if _, ok := v.(map[string]any); !ok {
+			return errors.New("want an object")
+		}
+	case kArray:
+		if _, ok := v.([]any); !ok {
+			return errors.New("want an array")
+		}
+	case kNumber, kNumberOrNull:
+		if _, ok := v.(float64); !ok && !(kind == kNumberOrNull && v == nil) {
+			return errors.New("want a number")
 		}
 	case kBool:
 		if _, ok := v.(bool); !ok {

@@ -750,7 +750,7 @@ func TestExtraRoutes(t *testing.T) {
 func TestOpenAPIListsEveryRoute(t *testing.T) {
 	// The document routes are registered (never called) so that they are
 	// held to the description too.
-	b := setup(t, Options{Tenants: &fakeTenants{}, Routes: append(DocumentRoutes(nil), CalculateRoute())})
+	b := setup(t, Options{Tenants: &fakeTenants{}, Routes: append(append(DocumentRoutes(nil), ReceivedRoutes(nil)...), CalculateRoute())})
 	r := b.do(t, "GET", "/openapi.json", nil, "", nil)
 	if r.status != 200 {
 		t.Fatalf("status %d", r.status)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"facturad/hacienda"
 	"facturad/hacienda/recepcion"
@@ -48,7 +49,7 @@ func (p *Pipeline) answerProblem(d *tenant.Document, st recepcion.Status) (strin
 		return "unreadable", errors.New("the answer has no MensajeHacienda")
 	case !sameVerdict(st.Estado, m.Mensaje):
 		return "verdict", fmt.Errorf("ind-estado %q but the signed answer says Mensaje %d", st.Estado, m.Mensaje)
-	case m.Clave != d.Clave:
+	case m.Clave != answeredClave(d.Clave):
 		return "clave", fmt.Errorf("the MensajeHacienda's clave %q is not the document's", m.Clave)
 	case d.EmisorNumero != "" && !hacienda.SameNumber(m.NumeroCedulaEmisor, d.EmisorNumero):
 		return "issuer", fmt.Errorf("the answer names issuer %q, the document %q", m.NumeroCedulaEmisor, d.EmisorNumero)
@@ -70,4 +71,12 @@ func sameVerdict(e recepcion.Estado, mensaje int) bool {
 		return mensaje == hacienda.MensajeRechazado
 	}
 	return true
+}
+
+// answeredClave is the clave a MensajeHacienda about key names: key
+// itself for a document, the supplier's document's clave for a receiver's
+// message, which the tax authority knows as clave-consecutivoReceptor.
+func answeredClave(key string) string {
+	clave, _, _ := strings.Cut(key, "-")
+	return clave
 }

@@ -27,7 +27,9 @@ const (
 const (
 	opSend  = "send"
 	opCheck = "check"
-	opRetry = "retry"
+	// opReceive is a receiver's message sent (A.11).
+	opReceive = "receive"
+	opRetry   = "retry"
 	// opCallback is a status asked because the tax authority called back.
 	opCallback = "callback"
 )

@@ -66,7 +66,11 @@ type Limiter interface {
 // Options configure New. Store, Issuers, Signer and Submitter are
 // required; the rest have defaults.
 type Options struct {
-	Store     Store
+	Store Store
+	// Received keeps the received documents and the company's messages
+	// about them (A.11); default: Store, when it keeps them too (both
+	// store adapters do).
+	Received  tenant.ReceivedStore
 	Issuers   Issuers
 	Signer    Signer
 	Submitter Submitter
@@ -193,6 +197,11 @@ func (o *Options) setDefaults() error {
 		return errors.New("pipeline: Options.Signer is required")
 	case o.Submitter == nil:
 		return errors.New("pipeline: Options.Submitter is required")
+	}
+	if o.Received == nil {
+		if rs, ok := o.Store.(tenant.ReceivedStore); ok {
+			o.Received = rs
+		}
 	}
 	if o.Limiter == nil {
 		o.Limiter = NewTokenBucket(DefaultRate, DefaultBurst)

@@ -259,6 +259,7 @@ func TestEndToEndEmbedded(t *testing.T) {
 		"--admin-user", e2eAdminUser, "--admin-password", e2eAdminPass, "--admin-token", e2eAdminToken)
 	defer stop()
 	sendEveryType(t, api)
+	t.Run("received", func(t *testing.T) { receiveEveryAnswer(t, api) })
 }
 
 // postgresSchema gives a migrated, empty schema of its own on the test
@@ -309,6 +310,7 @@ func TestEndToEndPostgresRedis(t *testing.T) {
 		"--admin-user", e2eAdminUser, "--admin-password", e2eAdminPass, "--admin-token", e2eAdminToken)
 	defer stop()
 	sendEveryType(t, api)
+	t.Run("received", func(t *testing.T) { receiveEveryAnswer(t, api) })
 
 	// A document the tax authority rejects ends in 02 with its detail lines.
 	admin := apiClient{t: t, base: "http://" + api, token: e2eAdminToken, user: e2eAdminUser, pass: e2eAdminPass}

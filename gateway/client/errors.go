@@ -32,6 +32,10 @@ type Error struct {
 	// (mensaje_api_key SendingDocumentError or ExpiredClientCertificate):
 	// the document exists, under its clave, and the service keeps it.
 	Document *Document
+	// Received is the received document of a receive or check of a
+	// received document answered with 500: the message exists, under the
+	// supplier's clave, and the service keeps it.
+	Received *ReceivedDocument
 	// Method and Path are the call's.
 	Method, Path string
 }
@@ -124,6 +128,8 @@ type errorBody struct {
 	MensajeAPI2 string              `json:"mensaje_api"`
 	Key         string              `json:"mensaje_api_key"`
 	Clave       string              `json:"clave"`
+	// ConsecutivoReceptor marks a received document's answer (A.11).
+	ConsecutivoReceptor *string `json:"consecutivoReceptor"`
 }
 
 // newError reads an error answer. A body that is not JSON (a proxy's
@@ -145,7 +151,12 @@ func newError(method, path string, resp *http.Response, body []byte) *Error {
 				break
 			}
 		}
-		if eb.Key != "" || eb.Clave != "" {
+		if eb.ConsecutivoReceptor != nil {
+			var r ReceivedDocument
+			if json.Unmarshal(body, &r) == nil {
+				e.Received = &r
+			}
+		} else if eb.Key != "" || eb.Clave != "" {
 			var d Document
 			if json.Unmarshal(body, &d) == nil {
 				e.Document = &d

@@ -183,8 +183,12 @@ func (s *Sandbox) handleSubmit(w http.ResponseWriter, r *http.Request) {
 		info:   in,
 		faults: rf,
 	}
-	if !s.store(d) {
+	if stored, prev := s.store(d); !stored {
 		s.stats.duplicates.Add(1)
+		if prev != key {
+			s.badRequest(w, fmt.Sprintf("El receptor %s ya envió un mensaje (%s) sobre el comprobante con clave %s.", in.receptorNumero, prev, b.Clave))
+			return
+		}
 		s.badRequest(w, fmt.Sprintf("El comprobante con clave %s ya fue recibido anteriormente.", key))
 		return
 	}
@@ -210,23 +214,39 @@ func location(r *http.Request, path string) string {
 	return scheme + "://" + r.Host + path
 }
 
-// store records d unless its key was received before; either way it
-// counts the POST.
-func (s *Sandbox) store(d *document) bool {
+// store records d unless its key was received before, or, for a
+// receiver's message, unless the same receiver already sent one about the
+// same document; either way it counts the POST. When d is not stored it
+// returns the key of the submission it repeats.
+func (s *Sandbox) store(d *document) (bool, string) {
 	s.docMu.Lock()
 	defer s.docMu.Unlock()
 	if prev, dup := s.docs[d.Key]; dup {
 		prev.posts++
-		return false
+		return false, d.Key
+	}
+	rk := ""
+	if d.info.root == "MensajeReceptor" {
+		rk = replyKey(d.Clave, d.info.receptorNumero)
+		if prevKey, dup := s.replies[rk]; dup {
+			if prev := s.docs[prevKey]; prev != nil {
+				prev.posts++
+				return false, prevKey
+			}
+		}
+		s.replies[rk] = d.Key
 	}
 	d.posts = 1
 	s.docs[d.Key] = d
 	s.order = append(s.order, d.Key)
 	for len(s.order) > s.opts.MaxDocuments {
+		if old := s.docs[s.order[0]]; old != nil && old.info.root == "MensajeReceptor" {
+			delete(s.replies, replyKey(old.Clave, old.info.receptorNumero))
+		}
 		delete(s.docs, s.order[0])
 		s.order = s.order[1:]
 	}
-	return true
+	return true, d.Key
 }
 
 func (s *Sandbox) lookup(key string) *document {
@@ -327,8 +347,10 @@ func (s *Sandbox) judge(ctx context.Context, d *document) {
 	checks := []Check{s.checks.Schema, s.checks.Signature, s.checks.Totals}
 	if d.info.root == "MensajeReceptor" {
 		// The v4.4 model covers the issued documents; a receptor message
-		// is checked for consistency and signature only.
+		// is checked for consistency, signature and against the document
+		// it answers.
 		checks = []Check{s.checks.Signature}
+		lines = append(lines, s.answered(ctx, d)...)
 	}
 	for _, c := range checks {
 		lines = append(lines, runCheck(ctx, c, d.XML, d.info)...)

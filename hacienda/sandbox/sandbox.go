@@ -153,7 +153,11 @@ type Sandbox struct {
 
 	docMu sync.RWMutex
 	docs  map[string]*document
-	order []string // keys in arrival order, for Received and eviction
+	// replies maps a received document's clave and a receiver's
+	// identification (replyKey) to the key of that receiver's message
+	// about it: one message per document and receiver.
+	replies map[string]string
+	order   []string // keys in arrival order, for Received and eviction
 
 	stats   counters
 	delay   atomic.Int64 // the processing delay, in nanoseconds
@@ -218,6 +222,7 @@ func New(o Options) (*Sandbox, error) {
 		faults:     o.Faults.clone(),
 		rng:        rand.New(rand.NewPCG(o.Seed, o.Seed^0x9e3779b97f4a7c15)),
 		docs:       map[string]*document{},
+		replies:    map[string]string{},
 		calls:      newCallLog(o.MaxCallTimes, o.MaxCallUsers),
 		closing:    make(chan struct{}),
 	}

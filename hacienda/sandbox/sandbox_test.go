@@ -373,33 +373,86 @@ func TestConsistencyRejections(t *testing.T) {
 	}
 }
 
+// mrDoc is a receiver's message about clave, in the v4.4 namespace and
+// element order.
+func mrDoc(clave, emisor, receptor, consR, total string) []byte {
+	return []byte(`<MensajeReceptor xmlns="` + hacienda.NamespaceMensajeReceptor + `"><Clave>` + clave + `</Clave><NumeroCedulaEmisor>` + emisor +
+		`</NumeroCedulaEmisor><FechaEmisionDoc>` + t0.Format(time.RFC3339) + `</FechaEmisionDoc><Mensaje>1</Mensaje>` +
+		`<TotalFactura>` + total + `</TotalFactura><NumeroCedulaReceptor>` + receptor + `</NumeroCedulaReceptor>` +
+		`<NumeroConsecutivoReceptor>` + consR + `</NumeroConsecutivoReceptor></MensajeReceptor>`)
+}
+
 func TestMensajeReceptor(t *testing.T) {
 	h := newHarness(t, sandbox.Options{})
 	h.login()
-	clave, _ := claveFor(1, "01")
-	consR := "00100001050000000009"
-	mr := []byte(`<MensajeReceptor xmlns="urn:test"><Clave>` + clave + `</Clave><NumeroCedulaEmisor>` + issuerNumero +
-		`</NumeroCedulaEmisor><FechaEmisionDoc>` + t0.Format(time.RFC3339) + `</FechaEmisionDoc><Mensaje>1</Mensaje>` +
-		`<TotalFactura>100</TotalFactura><NumeroCedulaReceptor>112340567</NumeroCedulaReceptor>` +
-		`<NumeroConsecutivoReceptor>` + consR + `</NumeroConsecutivoReceptor></MensajeReceptor>`)
-	body := submitJSON(clave, mr, map[string]any{
-		"receptor":            map[string]string{"tipoIdentificacion": "01", "numeroIdentificacion": "112340567"},
-		"consecutivoReceptor": consR,
-	})
+	const buyer = "112340567"
+	clave, cons := claveFor(1, "01")
+	fe := partyDoc("FacturaElectronica", clave, cons, [2]string{issuerTipo, issuerNumero}, [2]string{"01", buyer})
+	body := submitJSON(clave, fe, map[string]any{"receptor": party("01", buyer)})
 	if resp := h.do(http.MethodPost, "/recepcion-sandbox/v1/recepcion", body); resp.StatusCode != 202 {
+		t.Fatalf("FE: %d %s", resp.StatusCode, resp.Header.Get("X-Error-Cause"))
+	}
+	if code, st := h.status(clave); code != 200 || st["ind-estado"] != "aceptado" {
+		t.Fatalf("FE: %d %v", code, st)
+	}
+	send := func(clave, consR string, xml []byte, receptor string) *http.Response {
+		t.Helper()
+		return h.do(http.MethodPost, "/recepcion-sandbox/v1/recepcion", submitJSON(clave, xml, map[string]any{
+			"receptor":            party("01", receptor),
+			"consecutivoReceptor": consR,
+		}))
+	}
+	consR := "00100001050000000009"
+	if resp := send(clave, consR, mrDoc(clave, issuerNumero, buyer, consR, "100.50"), buyer); resp.StatusCode != 202 {
 		t.Fatalf("%d %s", resp.StatusCode, resp.Header.Get("X-Error-Cause"))
 	}
-	if code, _ := h.status(clave); code != 404 {
-		t.Fatalf("bare clave of a receptor message: %d, want 404", code)
+	if code, st := h.status(clave); code != 200 || st["ind-estado"] != "aceptado" {
+		t.Fatalf("the bare clave is still the FE's: %d %v", code, st)
 	}
 	code, st := h.status(clave + "-" + consR)
 	if code != 200 || st["ind-estado"] != "aceptado" || st["clave"] != clave+"-"+consR {
 		t.Fatalf("%d %v", code, st)
 	}
 	validateAnswer(t, st["respuesta-xml"])
+
 	// Without consecutivoReceptor it is malformed.
-	if resp := h.do(http.MethodPost, "/recepcion-sandbox/v1/recepcion", submitJSON(clave, mr, nil)); resp.StatusCode != 400 {
+	if resp := h.do(http.MethodPost, "/recepcion-sandbox/v1/recepcion", submitJSON(clave, mrDoc(clave, issuerNumero, buyer, consR, "100.5"), nil)); resp.StatusCode != 400 {
 		t.Fatalf("%d", resp.StatusCode)
+	}
+	// One message per document and receiver: a second one, with another
+	// consecutivo, is refused at reception.
+	cons2 := "00100001070000000010"
+	resp := send(clave, cons2, mrDoc(clave, issuerNumero, buyer, cons2, "100.5"), buyer)
+	if cause := resp.Header.Get("X-Error-Cause"); resp.StatusCode != 400 || !strings.Contains(cause, consR) {
+		t.Fatalf("second message: %d %q", resp.StatusCode, cause)
+	}
+
+	// Messages the tax authority takes but rejects, each with its reason.
+	unknown, _ := claveFor(2, "01")
+	rejected := []struct {
+		name, clave, consR, emisor, receptor, total, want string
+	}{
+		{"unknown document", unknown, "00100001050000000011", issuerNumero, buyer, "100.5", "no ha sido recibido"},
+		{"another receptor", clave, "00100001050000000012", issuerNumero, "111111111", "100.5", "NumeroCedulaReceptor"},
+		// Another receiver (so that it is not a second message), whose
+		// total is wrong as well as its receptor.
+		{"another total", clave, "00100001050000000013", issuerNumero, "222222222", "99", "TotalFactura"},
+	}
+	for _, tc := range rejected {
+		receptor := tc.receptor
+		resp := send(tc.clave, tc.consR, mrDoc(tc.clave, tc.emisor, receptor, tc.consR, tc.total), receptor)
+		if resp.StatusCode != 202 {
+			t.Fatalf("%s: %d %s", tc.name, resp.StatusCode, resp.Header.Get("X-Error-Cause"))
+		}
+		code, st := h.status(tc.clave + "-" + tc.consR)
+		if code != 200 || st["ind-estado"] != "rechazado" {
+			t.Fatalf("%s: %d %v", tc.name, code, st)
+		}
+		answer, _ := base64.StdEncoding.DecodeString(st["respuesta-xml"])
+		m, err := hacienda.ParseMensajeHacienda(answer)
+		if err != nil || !strings.Contains(m.DetalleMensaje, tc.want) {
+			t.Fatalf("%s: answer %v %+v, want %q", tc.name, err, m, tc.want)
+		}
 	}
 }
 

@@ -1,0 +1,167 @@
+package client
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+)
+
+// The receiver's side (A.11): a company answers each document its
+// suppliers issue to it with a receiver's message (accepted, partially
+// accepted, rejected), which the service numbers, signs and submits.
+
+// The mensaje values of a receiver's message.
+const (
+	MensajeAceptado  = "1" // accepted (message type 05)
+	MensajeParcial   = "2" // partially accepted (06)
+	MensajeRechazado = "3" // rejected (07)
+)
+
+// ReceiveRequest is the body of the receive call. XML is the supplier's
+// signed XML as received (the JSON carries it in base64). Amounts are
+// decimal strings ("3250.13"); empty ones are left out.
+type ReceiveRequest struct {
+	XML                         []byte `json:"xml"`
+	Mensaje                     string `json:"mensaje"`
+	DetalleMensaje              string `json:"detalleMensaje,omitempty"`
+	CodigoActividad             string `json:"codigoActividad,omitempty"`
+	CondicionImpuesto           string `json:"condicionImpuesto,omitempty"`
+	MontoTotalImpuestoAcreditar string `json:"montoTotalImpuestoAcreditar,omitempty"`
+	MontoTotalDeGastoAplicable  string `json:"montoTotalDeGastoAplicable,omitempty"`
+	IDExterno                   string `json:"id_externo,omitempty"`
+}
+
+// ReceivedParty is a party of the supplier's document.
+type ReceivedParty struct {
+	TipoIdentificacion   string `json:"tipoIdentificacion"`
+	NumeroIdentificacion string `json:"numeroIdentificacion"`
+	Nombre               string `json:"nombre,omitempty"`
+}
+
+// ReceivedDocument is the answer of the received-document calls: the
+// supplier's document and the company's message about it. Estado and the
+// tax authority's fields are the message's.
+type ReceivedDocument struct {
+	IDExterno     string        `json:"id_externo"`
+	Clave         string        `json:"clave"`
+	TipoDocumento string        `json:"tipoDocumento"`
+	FechaEmision  string        `json:"fechaEmision"`
+	Emisor        ReceivedParty `json:"emisor"`
+	Receptor      ReceivedParty `json:"receptor"`
+	// MontoTotalImpuesto is empty when the document has no tax.
+	MontoTotalImpuesto     json.Number `json:"montoTotalImpuesto"`
+	TotalFactura           json.Number `json:"totalFactura"`
+	Mensaje                string      `json:"mensaje"`
+	ConsecutivoReceptor    string      `json:"consecutivoReceptor"`
+	FechaMensaje           string      `json:"fechaMensaje"`
+	Estado                 string      `json:"estado"`
+	EstadoHumanizado       string      `json:"estado_humanizado"`
+	MensajeAPI             string      `json:"mensaje_api"`
+	MensajeAPIKey          string      `json:"mensaje_api_key"`
+	CodigoMensajeHacienda  string      `json:"codigo_mensaje_hacienda"`
+	MensajeHacienda        string      `json:"mensaje_hacienda"`
+	DetalleMensajeHacienda []string    `json:"detalle_mensaje_hacienda"`
+}
+
+// Final reports whether the tax authority's verdict on the message is
+// final: accepted, rejected or error.
+func (r *ReceivedDocument) Final() bool {
+	switch r.Estado {
+	case EstadoAccepted, EstadoRejected, EstadoError:
+		return true
+	}
+	return false
+}
+
+func receivedPath(clave string) string { return "/api/received/" + url.PathEscape(clave) }
+
+// Receive answers a supplier's document (POST /api/received/v4) and
+// returns it as the service answers once the tax authority received the
+// message: estado 04 on success. As with Send, an IDExterno makes the call
+// safe to repeat; a 500 with the received document (estado 05 or 00)
+// returns it beside the *Error.
+func (c *Client) Receive(ctx context.Context, req *ReceiveRequest) (*ReceivedDocument, error) {
+	if req == nil {
+		return nil, errors.New("facturad: receive: no request")
+	}
+	r, err := jsonRequest(http.MethodPost, "/api/received/v4", req, req.IDExterno != "")
+	if err != nil {
+		return nil, err
+	}
+	return c.received(ctx, r)
+}
+
+// CheckReceived asks the tax authority about the company's message on a
+// received document, through the service, which stores the answer (PUT
+// /api/received/{clave}/v4).
+func (c *Client) CheckReceived(ctx context.Context, clave string) (*ReceivedDocument, error) {
+	return c.received(ctx, request{method: http.MethodPut, path: receivedPath(clave) + "/v4", safe: true})
+}
+
+// Received reads a received document as stored (GET
+// /api/received/{clave}/v4).
+func (c *Client) Received(ctx context.Context, clave string) (*ReceivedDocument, error) {
+	return c.received(ctx, request{method: http.MethodGet, path: receivedPath(clave) + "/v4", safe: true})
+}
+
+// ReceivedXML downloads the supplier's XML as uploaded.
+func (c *Client) ReceivedXML(ctx context.Context, clave string) ([]byte, error) {
+	return c.receivedXML(ctx, clave, "xml")
+}
+
+// ReceivedMessageXML downloads the company's signed receiver's message.
+func (c *Client) ReceivedMessageXML(ctx context.Context, clave string) ([]byte, error) {
+	return c.receivedXML(ctx, clave, "message-xml")
+}
+
+// ReceivedResponseXML downloads the tax authority's answer to the
+// company's message; ErrNotFound until there is one.
+func (c *Client) ReceivedResponseXML(ctx context.Context, clave string) ([]byte, error) {
+	return c.receivedXML(ctx, clave, "response-xml")
+}
+
+func (c *Client) receivedXML(ctx context.Context, clave, which string) ([]byte, error) {
+	a, err := c.do(ctx, request{method: http.MethodGet, path: receivedPath(clave) + "/" + which + "/v4", safe: true, accept: "application/xml"})
+	return a.body, err
+}
+
+// WaitReceivedFinal checks a received document until the verdict on the
+// company's message is final, like WaitFinal.
+func (c *Client) WaitReceivedFinal(ctx context.Context, clave string, every time.Duration) (*ReceivedDocument, error) {
+	every = max(every, 100*time.Millisecond)
+	for {
+		r, err := c.CheckReceived(ctx, clave)
+		if err == nil && r.Final() {
+			return r, nil
+		}
+		var ae *Error
+		if err != nil && (!errors.As(err, &ae) || ae.Received == nil) {
+			return r, err
+		}
+		t := time.NewTimer(every)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return r, fmt.Errorf("facturad: wait for the verdict on the message about %s: %w", clave, ctx.Err())
+		case <-t.C:
+		}
+		every = min(2*every, 5*time.Second)
+	}
+}
+
+func (c *Client) received(ctx context.Context, r request) (*ReceivedDocument, error) {
+	var d ReceivedDocument
+	err := c.callJSON(ctx, r, &d)
+	if err != nil {
+		var ae *Error
+		if errors.As(err, &ae) && ae.Received != nil {
+			return ae.Received, err
+		}
+		return nil, err
+	}
+	return &d, nil
+}

@@ -1,0 +1,166 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+
+	"facturad/pipeline"
+	"facturad/tenant"
+)
+
+// ReceivedDocuments is the pipeline behind the received-document calls of
+// A.11 (*pipeline.Pipeline satisfies it). Only a branch user of the
+// receiving company sees its received documents; anything else is
+// tenant.ErrNotFound.
+type ReceivedDocuments interface {
+	// Receive answers a supplier's document with a receiver's message.
+	Receive(ctx context.Context, p tenant.Principal, req *pipeline.ReceiveRequest) (pipeline.ReceivedOutcome, error)
+	// CheckReceived asks the tax authority about the message and stores
+	// its answer.
+	CheckReceived(ctx context.Context, p tenant.Principal, clave string) (pipeline.ReceivedOutcome, error)
+	// Received returns a stored received document.
+	Received(ctx context.Context, p tenant.Principal, clave string) (tenant.ReceivedDocument, error)
+}
+
+// ReceiveMaxBody is the receive call's body limit: the supplier's signed
+// XML in base64 (a third larger than the XML) with room for a document of
+// a thousand long lines.
+const ReceiveMaxBody = 4 << 20
+
+// ReceivedRoutes returns the receive, check, read and XML download routes
+// of A.11 for Options.Routes.
+func ReceivedRoutes(d ReceivedDocuments) []Route {
+	h := receivedHandlers{d: d}
+	return []Route{
+		{Method: http.MethodPost, Path: "/api/received/v4", MaxBody: ReceiveMaxBody, Timeout: SendTimeout, Handle: h.receive},
+		{Method: http.MethodPut, Path: "/api/received/{clave}/v4", MaxBody: noBodyLimit, Timeout: CheckTimeout, Handle: h.check},
+		{Method: http.MethodGet, Path: "/api/received/{clave}/v4", MaxBody: noBodyLimit, Handle: h.read},
+		{Method: http.MethodGet, Path: "/api/received/{clave}/xml/v4", MaxBody: noBodyLimit, Handle: h.xml(func(r tenant.ReceivedDocument) []byte { return r.SupplierXML })},
+		{Method: http.MethodGet, Path: "/api/received/{clave}/message-xml/v4", MaxBody: noBodyLimit, Handle: h.xml(func(r tenant.ReceivedDocument) []byte { return r.SignedXML })},
+		{Method: http.MethodGet, Path: "/api/received/{clave}/response-xml/v4", MaxBody: noBodyLimit, Handle: h.xml(func(r tenant.ReceivedDocument) []byte { return r.ResponseXML })},
+	}
+}
+
+type receivedHandlers struct{ d ReceivedDocuments }
+
+// receivedParty is a party of the supplier's document.
+type receivedParty struct {
+	TipoIdentificacion   string `json:"tipoIdentificacion"`
+	NumeroIdentificacion string `json:"numeroIdentificacion"`
+	Nombre               string `json:"nombre,omitempty"`
+}
+
+// receivedAnswer is the received document of A.11: the supplier's
+// document (its clave, type, date, parties and totals) and the company's
+// message about it (mensaje, consecutivoReceptor, its state and the tax
+// authority's answer, named as in the Document answer).
+type receivedAnswer struct {
+	IDExterno              string        `json:"id_externo"`
+	Clave                  string        `json:"clave"`
+	TipoDocumento          string        `json:"tipoDocumento"`
+	FechaEmision           string        `json:"fechaEmision"`
+	Emisor                 receivedParty `json:"emisor"`
+	Receptor               receivedParty `json:"receptor"`
+	MontoTotalImpuesto     *json.Number  `json:"montoTotalImpuesto"`
+	TotalFactura           json.Number   `json:"totalFactura"`
+	Mensaje                string        `json:"mensaje"`
+	ConsecutivoReceptor    string        `json:"consecutivoReceptor"`
+	FechaMensaje           string        `json:"fechaMensaje"`
+	Estado                 string        `json:"estado"`
+	EstadoHumanizado       string        `json:"estado_humanizado"`
+	MensajeAPI             string        `json:"mensaje_api"`
+	MensajeAPIKey          string        `json:"mensaje_api_key"`
+	CodigoMensajeHacienda  string        `json:"codigo_mensaje_hacienda"`
+	MensajeHacienda        string        `json:"mensaje_hacienda"`
+	DetalleMensajeHacienda []string      `json:"detalle_mensaje_hacienda"`
+}
+
+func newReceivedAnswer(r tenant.ReceivedDocument, estado tenant.State) receivedAnswer {
+	if estado == "" {
+		estado = r.Estado
+	}
+	a := receivedAnswer{
+		IDExterno:              r.IDExterno,
+		Clave:                  r.Clave,
+		TipoDocumento:          r.TipoDocumento,
+		FechaEmision:           localTime(r.FechaEmision),
+		Emisor:                 receivedParty{r.EmisorTipo, r.EmisorNumero, r.EmisorNombre},
+		Receptor:               receivedParty{TipoIdentificacion: r.ReceptorTipo, NumeroIdentificacion: r.ReceptorNumero},
+		TotalFactura:           json.Number(r.TotalComprobante),
+		Mensaje:                r.Mensaje,
+		ConsecutivoReceptor:    r.Consecutivo,
+		FechaMensaje:           localTime(r.FechaMensaje),
+		Estado:                 string(estado),
+		EstadoHumanizado:       estado.Humanized(),
+		CodigoMensajeHacienda:  r.CodigoMensaje,
+		MensajeHacienda:        r.MensajeHacienda,
+		DetalleMensajeHacienda: r.DetalleMensaje,
+	}
+	if r.TotalImpuesto != "" {
+		n := json.Number(r.TotalImpuesto)
+		a.MontoTotalImpuesto = &n
+	}
+	if a.DetalleMensajeHacienda == nil {
+		a.DetalleMensajeHacienda = []string{}
+	}
+	return a
+}
+
+func receivedReply(o pipeline.ReceivedOutcome) Reply {
+	a := newReceivedAnswer(o.Received, o.Estado)
+	a.MensajeAPI, a.MensajeAPIKey = o.Message, o.Key
+	status := http.StatusOK
+	if o.Failed {
+		status = http.StatusInternalServerError
+	}
+	return Reply{Status: status, JSON: a}
+}
+
+func (h receivedHandlers) receive(ctx context.Context, r *Request) (Reply, error) {
+	req, err := pipeline.DecodeReceiveRequest(r.Body)
+	if err != nil {
+		return Reply{}, err
+	}
+	o, err := h.d.Receive(ctx, r.Principal, req)
+	if err != nil {
+		return Reply{}, err
+	}
+	return receivedReply(o), nil
+}
+
+func (h receivedHandlers) check(ctx context.Context, r *Request) (Reply, error) {
+	o, err := h.d.CheckReceived(ctx, r.Principal, r.Params["clave"])
+	if err != nil {
+		return Reply{}, err
+	}
+	return receivedReply(o), nil
+}
+
+func (h receivedHandlers) read(ctx context.Context, r *Request) (Reply, error) {
+	d, err := h.d.Received(ctx, r.Principal, r.Params["clave"])
+	if err != nil {
+		return Reply{}, err
+	}
+	a := newReceivedAnswer(d, "")
+	a.MensajeAPI = d.LastError
+	return Reply{JSON: a}, nil
+}
+
+// xml serves one of the XMLs of a received document: 404 until it exists.
+func (h receivedHandlers) xml(pick func(tenant.ReceivedDocument) []byte) Handler {
+	return func(ctx context.Context, r *Request) (Reply, error) {
+		d, err := h.d.Received(ctx, r.Principal, r.Params["clave"])
+		if err != nil {
+			return Reply{}, err
+		}
+		b := pick(d)
+		if len(b) == 0 {
+			return Reply{}, errNoXML
+		}
+		return Reply{Body: b, ContentType: contentTypeXML}, nil
+	}
+}
+
+// Interface guard: the pipeline is what the received routes call.
+var _ ReceivedDocuments = (*pipeline.Pipeline)(nil)

@@ -1,0 +1,164 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"facturad/tenant"
+)
+
+const (
+	receivedColumns = `id, company_id, branch_id, id_externo, request_hash, clave, tipo_documento,
+    emisor_tipo, emisor_numero, emisor_nombre, receptor_tipo, receptor_numero, fecha_emision,
+    total_impuesto, total_comprobante, supplier_xml, mensaje, tipo, terminal, numero, consecutivo,
+    fecha_mensaje, signed_xml, estado, ind_estado, codigo_mensaje, mensaje_hacienda,
+    detalle_mensaje, response_xml, last_error, attempts, next_attempt_at, submitted_at,
+    checked_at, created_at, updated_at`
+
+	// qReserveReceived steps the document sequence of (branch, terminal,
+	// tipo) and inserts the received document with the number in one
+	// statement, as qReserveDocument does: a broken unique rule rolls the
+	// step back.
+	qReserveReceived = `WITH seq AS (
+    INSERT INTO document_sequences AS s (branch_id, terminal, tipo, last_numero)
+    VALUES ($2, $18, $17, 1)
+    ON CONFLICT (branch_id, terminal, tipo) DO UPDATE SET last_numero = s.last_numero + 1
+    RETURNING last_numero
+)
+INSERT INTO received_documents (company_id, branch_id, id_externo, request_hash, clave,
+    tipo_documento, emisor_tipo, emisor_numero, emisor_nombre, receptor_tipo, receptor_numero,
+    fecha_emision, total_impuesto, total_comprobante, supplier_xml, mensaje, tipo, terminal,
+    numero, consecutivo, fecha_mensaje, signed_xml, estado, ind_estado, codigo_mensaje,
+    mensaje_hacienda, detalle_mensaje, response_xml, last_error, attempts, next_attempt_at,
+    submitted_at, checked_at, created_at, updated_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
+    (SELECT last_numero FROM seq), $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30,
+    $31, $32, $33, $33)
+RETURNING id, numero`
+
+	qSaveReceived = `UPDATE received_documents SET consecutivo = $2, fecha_mensaje = $3, signed_xml = $4,
+    estado = $5, ind_estado = $6, codigo_mensaje = $7, mensaje_hacienda = $8, detalle_mensaje = $9,
+    response_xml = $10, last_error = $11, attempts = $12, next_attempt_at = $13, submitted_at = $14,
+    checked_at = $15, updated_at = $16
+WHERE id = $1 AND updated_at = $17`
+
+	qReceivedByClave      = `SELECT ` + receivedColumns + ` FROM received_documents WHERE company_id = $1 AND clave = $2`
+	qReceivedByExternalID = `SELECT ` + receivedColumns + ` FROM received_documents
+WHERE branch_id = $1 AND id_externo = $2 AND id_externo <> ''`
+)
+
+func checkReceived(r *tenant.ReceivedDocument) error {
+	switch {
+	case r.CompanyID <= 0:
+		return errors.New("no company")
+	case r.BranchID <= 0:
+		return errors.New("no branch")
+	case r.Tipo == "" || r.Terminal == "":
+		return errors.New("no message type or terminal")
+	case r.Estado.Humanized() == "":
+		return fmt.Errorf("estado %q is not a document state", string(r.Estado))
+	case r.Attempts < 0:
+		return fmt.Errorf("negative attempts %d", r.Attempts)
+	}
+	return nil
+}
+
+func scanReceived(row pgx.Row) (tenant.ReceivedDocument, error) {
+	var (
+		r                                         tenant.ReceivedDocument
+		estado                                    string
+		fecha, fechaMsg, next, submitted, checked *time.Time
+	)
+	err := row.Scan(&r.ID, &r.CompanyID, &r.BranchID, &r.IDExterno, &r.RequestHash, &r.Clave, &r.TipoDocumento,
+		&r.EmisorTipo, &r.EmisorNumero, &r.EmisorNombre, &r.ReceptorTipo, &r.ReceptorNumero, &fecha,
+		&r.TotalImpuesto, &r.TotalComprobante, &r.SupplierXML, &r.Mensaje, &r.Tipo, &r.Terminal, &r.Numero,
+		&r.Consecutivo, &fechaMsg, &r.SignedXML, &estado, &r.IndEstado, &r.CodigoMensaje, &r.MensajeHacienda,
+		&r.DetalleMensaje, &r.ResponseXML, &r.LastError, &r.Attempts, &next, &submitted, &checked,
+		&r.CreatedAt, &r.UpdatedAt)
+	if err != nil {
+		return tenant.ReceivedDocument{}, err
+	}
+	r.Estado = tenant.State(estado)
+	r.FechaEmision, r.FechaMensaje = fromNullTime(fecha), fromNullTime(fechaMsg)
+	r.NextAttemptAt, r.SubmittedAt, r.CheckedAt = fromNullTime(next), fromNullTime(submitted), fromNullTime(checked)
+	r.CreatedAt, r.UpdatedAt = r.CreatedAt.UTC(), r.UpdatedAt.UTC()
+	return r, nil
+}
+
+// ReserveReceived steps the (BranchID, Terminal, Tipo) document sequence
+// and inserts r with the number in one statement; a broken unique rule
+// (the company's clave, the branch's id_externo) is ErrConflict and takes
+// no number.
+func (s *Store) ReserveReceived(ctx context.Context, r *tenant.ReceivedDocument) error {
+	if err := checkReceived(r); err != nil {
+		return fmt.Errorf("reserve received document %s of company %d: %w", r.Clave, r.CompanyID, err)
+	}
+	now := s.clock()
+	var id, numero int64
+	err := s.pool.QueryRow(ctx, qReserveReceived, r.CompanyID, r.BranchID, r.IDExterno, nullBytes(r.RequestHash),
+		r.Clave, r.TipoDocumento, r.EmisorTipo, r.EmisorNumero, r.EmisorNombre, r.ReceptorTipo, r.ReceptorNumero,
+		docTime(r.FechaEmision), r.TotalImpuesto, r.TotalComprobante, r.SupplierXML, r.Mensaje, r.Tipo, r.Terminal,
+		r.Consecutivo, docTime(r.FechaMensaje), nullBytes(r.SignedXML), string(r.Estado), r.IndEstado,
+		r.CodigoMensaje, r.MensajeHacienda, r.DetalleMensaje, nullBytes(r.ResponseXML), r.LastError, r.Attempts,
+		docTime(r.NextAttemptAt), docTime(r.SubmittedAt), docTime(r.CheckedAt), now).Scan(&id, &numero)
+	if err != nil {
+		return fmt.Errorf("reserve received document %s of company %d: %w", r.Clave, r.CompanyID, mapErr(err))
+	}
+	r.ID, r.Numero, r.CreatedAt, r.UpdatedAt = id, numero, now, now
+	return nil
+}
+
+// SaveReceived replaces the message's fields of r.ID provided the stored
+// UpdatedAt is still r.UpdatedAt; a row changed since is ErrConflict, an
+// unknown id ErrNotFound.
+func (s *Store) SaveReceived(ctx context.Context, r *tenant.ReceivedDocument) error {
+	if err := checkReceived(r); err != nil {
+		return fmt.Errorf("save received document %d: %w", r.ID, err)
+	}
+	read := r.UpdatedAt.UTC().Truncate(time.Microsecond)
+	now := nextVersion(s.clock(), read)
+	tag, err := s.pool.Exec(ctx, qSaveReceived, r.ID, r.Consecutivo, docTime(r.FechaMensaje), nullBytes(r.SignedXML),
+		string(r.Estado), r.IndEstado, r.CodigoMensaje, r.MensajeHacienda, r.DetalleMensaje, nullBytes(r.ResponseXML),
+		r.LastError, r.Attempts, docTime(r.NextAttemptAt), docTime(r.SubmittedAt), docTime(r.CheckedAt), now, read)
+	if err != nil {
+		return fmt.Errorf("save received document %d: %w", r.ID, mapErr(err))
+	}
+	if tag.RowsAffected() != 1 {
+		var n int
+		if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM received_documents WHERE id = $1`, r.ID).Scan(&n); err != nil {
+			return fmt.Errorf("save received document %d: %w", r.ID, mapErr(err))
+		}
+		if n > 0 {
+			return fmt.Errorf("save received document %d: changed since it was read at %s: %w",
+				r.ID, read.Format(time.RFC3339Nano), tenant.ErrConflict)
+		}
+		return fmt.Errorf("save received document %d: %w", r.ID, tenant.ErrNotFound)
+	}
+	r.UpdatedAt = now
+	return nil
+}
+
+// ReceivedByClave returns the company's received document with that clave.
+func (s *Store) ReceivedByClave(ctx context.Context, companyID int64, clave string) (tenant.ReceivedDocument, error) {
+	r, err := scanReceived(s.pool.QueryRow(ctx, qReceivedByClave, companyID, clave))
+	if err != nil {
+		return tenant.ReceivedDocument{}, fmt.Errorf("received document %s of company %d: %w", clave, companyID, mapErr(err))
+	}
+	return r, nil
+}
+
+// ReceivedByExternalID returns the branch's received document with that
+// id_externo; an empty one is ErrNotFound.
+func (s *Store) ReceivedByExternalID(ctx context.Context, branchID int64, idExterno string) (tenant.ReceivedDocument, error) {
+	r, err := scanReceived(s.pool.QueryRow(ctx, qReceivedByExternalID, branchID, idExterno))
+	if err != nil {
+		return tenant.ReceivedDocument{}, fmt.Errorf("received document %q of branch %d: %w", idExterno, branchID, mapErr(err))
+	}
+	return r, nil
+}
+
+var _ tenant.ReceivedStore = (*Store)(nil)

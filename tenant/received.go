@@ -1,0 +1,89 @@
+package tenant
+
+import (
+	"context"
+	"time"
+)
+
+// ReceivedDocument is a document a supplier issued to a company, as the
+// company uploaded it, and the company's answer to it: a receiver's
+// message (MensajeReceptor) with its own consecutivo, numbered per branch
+// and terminal with type 05, 06 or 07 from the same sequences as the
+// documents the company issues, and its state with the tax authority.
+type ReceivedDocument struct {
+	ID        int64
+	CompanyID int64
+	BranchID  int64 // the branch whose sequence numbers the message
+
+	// IDExterno is the caller's own id, unique per branch; RequestHash is
+	// the SHA-256 of the canonical request, to tell a replay from a
+	// conflict.
+	IDExterno   string
+	RequestHash []byte
+
+	// The supplier's document: its clave (one answer per clave and
+	// company), type, parties, issue time, totals (decimals as written)
+	// and its signed XML as uploaded.
+	Clave                        string
+	TipoDocumento                string // 01, 02, 03, 09
+	EmisorTipo, EmisorNumero     string
+	EmisorNombre                 string
+	ReceptorTipo, ReceptorNumero string
+	FechaEmision                 time.Time
+	TotalImpuesto                string // empty when the document has none
+	TotalComprobante             string
+	SupplierXML                  []byte
+
+	// The receiver's message: Mensaje 1, 2 or 3, its consecutivo (Tipo 05,
+	// 06 or 07), its date and, once signed, its XML.
+	Mensaje      string
+	Tipo         string
+	Terminal     string
+	Numero       int64
+	Consecutivo  string
+	FechaMensaje time.Time
+	SignedXML    []byte
+
+	// The message's state and the tax authority's answer to it, as for a
+	// Document.
+	Estado          State
+	IndEstado       string
+	CodigoMensaje   string
+	MensajeHacienda string
+	DetalleMensaje  []string
+	ResponseXML     []byte
+	LastError       string
+
+	Attempts      int
+	NextAttemptAt time.Time
+	SubmittedAt   time.Time
+	CheckedAt     time.Time
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+}
+
+// ReceivedStore keeps received documents and the company's messages about
+// them. Both store adapters implement it, and tenant/storetest runs its
+// conformance suite over both.
+type ReceivedStore interface {
+	// ReserveReceived hands out the next number of the sequence of
+	// (r.BranchID, r.Terminal, r.Tipo) — the sequences ReserveDocument
+	// uses — and inserts r with it in one transaction: it sets r.ID,
+	// r.Numero, CreatedAt and UpdatedAt; the caller fills Consecutivo
+	// afterwards with SaveReceived. A second answer of the company to the
+	// same Clave, or a second (BranchID, IDExterno), is ErrConflict and
+	// takes no number.
+	ReserveReceived(ctx context.Context, r *ReceivedDocument) error
+	// SaveReceived replaces the mutable fields of r.ID (the consecutivo,
+	// the message and its state: every field from Consecutivo on) and sets
+	// UpdatedAt, with the optimistic concurrency of SaveDocument: a row
+	// saved by someone else since r was read is ErrConflict and left
+	// unchanged.
+	SaveReceived(ctx context.Context, r *ReceivedDocument) error
+	// ReceivedByClave returns the company's received document with that
+	// clave.
+	ReceivedByClave(ctx context.Context, companyID int64, clave string) (ReceivedDocument, error)
+	// ReceivedByExternalID returns the branch's received document with that
+	// id_externo.
+	ReceivedByExternalID(ctx context.Context, branchID int64, idExterno string) (ReceivedDocument, error)
+}

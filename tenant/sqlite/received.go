@@ -1,0 +1,186 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"facturad/tenant"
+)
+
+const (
+	receivedColumns = `id, company_id, branch_id, id_externo, request_hash, clave, tipo_documento,
+    emisor_tipo, emisor_numero, emisor_nombre, receptor_tipo, receptor_numero, fecha_emision,
+    total_impuesto, total_comprobante, supplier_xml, mensaje, tipo, terminal, numero, consecutivo,
+    fecha_mensaje, signed_xml, estado, ind_estado, codigo_mensaje, mensaje_hacienda,
+    detalle_mensaje, response_xml, last_error, attempts, next_attempt_at, submitted_at,
+    checked_at, created_at, updated_at`
+
+	qInsertReceived = `INSERT INTO received_documents (company_id, branch_id, id_externo, request_hash,
+    clave, tipo_documento, emisor_tipo, emisor_numero, emisor_nombre, receptor_tipo,
+    receptor_numero, fecha_emision, total_impuesto, total_comprobante, supplier_xml, mensaje, tipo,
+    terminal, numero, consecutivo, fecha_mensaje, signed_xml, estado, ind_estado, codigo_mensaje,
+    mensaje_hacienda, detalle_mensaje, response_xml, last_error, attempts, next_attempt_at,
+    submitted_at, checked_at, created_at, updated_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+RETURNING id`
+
+	qSaveReceived = `UPDATE received_documents SET consecutivo = ?, fecha_mensaje = ?, signed_xml = ?,
+    estado = ?, ind_estado = ?, codigo_mensaje = ?, mensaje_hacienda = ?, detalle_mensaje = ?,
+    response_xml = ?, last_error = ?, attempts = ?, next_attempt_at = ?, submitted_at = ?,
+    checked_at = ?, updated_at = ?
+WHERE id = ? AND updated_at = ?`
+
+	qReceivedByClave      = `SELECT ` + receivedColumns + ` FROM received_documents WHERE company_id = ? AND clave = ?`
+	qReceivedByExternalID = `SELECT ` + receivedColumns + ` FROM received_documents
+WHERE branch_id = ? AND id_externo = ? AND id_externo <> ''`
+)
+
+func checkReceived(r *tenant.ReceivedDocument) error {
+	switch {
+	case r.CompanyID <= 0:
+		return errors.New("no company")
+	case r.BranchID <= 0:
+		return errors.New("no branch")
+	case r.Tipo == "" || r.Terminal == "":
+		return errors.New("no message type or terminal")
+	case r.Estado.Humanized() == "":
+		return fmt.Errorf("estado %q is not a document state", string(r.Estado))
+	case r.Attempts < 0:
+		return fmt.Errorf("negative attempts %d", r.Attempts)
+	}
+	return nil
+}
+
+func scanReceived(row scanner) (tenant.ReceivedDocument, error) {
+	var (
+		r                                         tenant.ReceivedDocument
+		estado                                    string
+		detalle                                   sql.NullString
+		fecha, fechaMsg, next, submitted, checked sql.NullString
+		created, updated                          string
+	)
+	err := row.Scan(&r.ID, &r.CompanyID, &r.BranchID, &r.IDExterno, &r.RequestHash, &r.Clave, &r.TipoDocumento,
+		&r.EmisorTipo, &r.EmisorNumero, &r.EmisorNombre, &r.ReceptorTipo, &r.ReceptorNumero, &fecha,
+		&r.TotalImpuesto, &r.TotalComprobante, &r.SupplierXML, &r.Mensaje, &r.Tipo, &r.Terminal, &r.Numero,
+		&r.Consecutivo, &fechaMsg, &r.SignedXML, &estado, &r.IndEstado, &r.CodigoMensaje, &r.MensajeHacienda,
+		&detalle, &r.ResponseXML, &r.LastError, &r.Attempts, &next, &submitted, &checked, &created, &updated)
+	if err != nil {
+		return tenant.ReceivedDocument{}, err
+	}
+	r.Estado = tenant.State(estado)
+	if r.DetalleMensaje, err = decodeDetalle(detalle); err != nil {
+		return tenant.ReceivedDocument{}, err
+	}
+	for _, f := range []struct {
+		dst *time.Time
+		src sql.NullString
+	}{{&r.FechaEmision, fecha}, {&r.FechaMensaje, fechaMsg}, {&r.NextAttemptAt, next}, {&r.SubmittedAt, submitted}, {&r.CheckedAt, checked}} {
+		if *f.dst, err = parseNullTime(f.src); err != nil {
+			return tenant.ReceivedDocument{}, err
+		}
+	}
+	if r.CreatedAt, err = parseTime(created); err != nil {
+		return tenant.ReceivedDocument{}, err
+	}
+	if r.UpdatedAt, err = parseTime(updated); err != nil {
+		return tenant.ReceivedDocument{}, err
+	}
+	return r, nil
+}
+
+// ReserveReceived steps the (BranchID, Terminal, Tipo) document sequence
+// and inserts r with the number in one IMMEDIATE transaction; a broken
+// unique rule (the company's clave, the branch's id_externo) rolls the
+// step back, so no number is consumed.
+func (s *Store) ReserveReceived(ctx context.Context, r *tenant.ReceivedDocument) error {
+	if err := checkReceived(r); err != nil {
+		return fmt.Errorf("reserve received document %s of company %d: %w", r.Clave, r.CompanyID, err)
+	}
+	detalle, err := encodeDetalle(r.DetalleMensaje)
+	if err != nil {
+		return fmt.Errorf("reserve received document %s of company %d: %w", r.Clave, r.CompanyID, err)
+	}
+	now := s.clock()
+	var numero, id int64
+	err = s.batch.do(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		if err := tx.StmtContext(ctx, s.wstmts.nextNumber).QueryRowContext(ctx, r.BranchID, r.Terminal, r.Tipo).Scan(&numero); err != nil {
+			return fmt.Errorf("number: %w", mapErr(err))
+		}
+		return mapErr(tx.QueryRowContext(ctx, qInsertReceived, r.CompanyID, r.BranchID, r.IDExterno,
+			nullBytes(r.RequestHash), r.Clave, r.TipoDocumento, r.EmisorTipo, r.EmisorNumero, r.EmisorNombre,
+			r.ReceptorTipo, r.ReceptorNumero, nullTime(r.FechaEmision), r.TotalImpuesto, r.TotalComprobante,
+			r.SupplierXML, r.Mensaje, r.Tipo, r.Terminal, numero, r.Consecutivo, nullTime(r.FechaMensaje),
+			nullBytes(r.SignedXML), string(r.Estado), r.IndEstado, r.CodigoMensaje, r.MensajeHacienda, detalle,
+			nullBytes(r.ResponseXML), r.LastError, r.Attempts, nullTime(r.NextAttemptAt), nullTime(r.SubmittedAt),
+			nullTime(r.CheckedAt), formatTime(now), formatTime(now)).Scan(&id))
+	})
+	if err != nil {
+		return fmt.Errorf("reserve received document %s of company %d: %w", r.Clave, r.CompanyID, err)
+	}
+	r.ID, r.Numero, r.CreatedAt, r.UpdatedAt = id, numero, now, now
+	return nil
+}
+
+// SaveReceived replaces the message's fields of r.ID provided the stored
+// UpdatedAt is still r.UpdatedAt; a row changed since is ErrConflict, an
+// unknown id ErrNotFound.
+func (s *Store) SaveReceived(ctx context.Context, r *tenant.ReceivedDocument) error {
+	if err := checkReceived(r); err != nil {
+		return fmt.Errorf("save received document %d: %w", r.ID, err)
+	}
+	detalle, err := encodeDetalle(r.DetalleMensaje)
+	if err != nil {
+		return fmt.Errorf("save received document %d: %w", r.ID, err)
+	}
+	read := r.UpdatedAt.UTC().Truncate(time.Microsecond)
+	now := nextVersion(s.clock(), read)
+	err = s.batch.do(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, qSaveReceived, r.Consecutivo, nullTime(r.FechaMensaje), nullBytes(r.SignedXML),
+			string(r.Estado), r.IndEstado, r.CodigoMensaje, r.MensajeHacienda, detalle, nullBytes(r.ResponseXML),
+			r.LastError, r.Attempts, nullTime(r.NextAttemptAt), nullTime(r.SubmittedAt), nullTime(r.CheckedAt),
+			formatTime(now), r.ID, formatTime(read))
+		if err != nil {
+			return mapErr(err)
+		}
+		if n, _ := res.RowsAffected(); n == 1 {
+			return nil
+		}
+		var n int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM received_documents WHERE id = ?`, r.ID).Scan(&n); err != nil {
+			return mapErr(err)
+		}
+		if n > 0 {
+			return fmt.Errorf("changed since it was read at %s: %w", read.Format(time.RFC3339Nano), tenant.ErrConflict)
+		}
+		return tenant.ErrNotFound
+	})
+	if err != nil {
+		return fmt.Errorf("save received document %d: %w", r.ID, err)
+	}
+	r.UpdatedAt = now
+	return nil
+}
+
+// ReceivedByClave returns the company's received document with that clave.
+func (s *Store) ReceivedByClave(ctx context.Context, companyID int64, clave string) (tenant.ReceivedDocument, error) {
+	r, err := scanReceived(s.read.QueryRowContext(ctx, qReceivedByClave, companyID, clave))
+	if err != nil {
+		return tenant.ReceivedDocument{}, fmt.Errorf("received document %s of company %d: %w", clave, companyID, mapErr(err))
+	}
+	return r, nil
+}
+
+// ReceivedByExternalID returns the branch's received document with that
+// id_externo; an empty one is ErrNotFound.
+func (s *Store) ReceivedByExternalID(ctx context.Context, branchID int64, idExterno string) (tenant.ReceivedDocument, error) {
+	r, err := scanReceived(s.read.QueryRowContext(ctx, qReceivedByExternalID, branchID, idExterno))
+	if err != nil {
+		return tenant.ReceivedDocument{}, fmt.Errorf("received document %q of branch %d: %w", idExterno, branchID, mapErr(err))
+	}
+	return r, nil
+}
+
+var _ tenant.ReceivedStore = (*Store)(nil)

@@ -1,0 +1,11 @@
+package sqlite_test
+
+import (
+	"testing"
+
+	"facturad/tenant/storetest"
+)
+
+func TestReceivedStore(t *testing.T) {
+	storetest.RunReceived(t, func(t *testing.T) storetest.ReceivedStore { return storetest.NewSQLiteStore(t) })
+}

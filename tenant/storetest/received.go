@@ -1,0 +1,279 @@
+package storetest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"facturad/tenant"
+)
+
+// ReceivedStore is what the received-documents suite needs: a
+// tenant.Store for the companies and branches, the tenant.DocumentStore
+// whose sequences number the messages, and the tenant.ReceivedStore under
+// test. Both adapters are all three.
+type ReceivedStore interface {
+	DocumentStore
+	tenant.ReceivedStore
+}
+
+// RunReceived checks every behaviour of the tenant.ReceivedStore contract
+// as subtests. open must return a fresh, empty, migrated store for each
+// call and arrange its cleanup with t.Cleanup.
+func RunReceived(t *testing.T, open func(t *testing.T) ReceivedStore) {
+	tests := []struct {
+		name string
+		fn   func(t *testing.T, s ReceivedStore)
+	}{
+		{"ok/reserve and read back every field", testReceivedRoundTrip},
+		{"ok/messages are numbered from the document sequences", testReceivedSequences},
+		{"error/one answer per supplier document and company", testReceivedOneAnswer},
+		{"error/id externo taken in the branch takes no number", testReceivedExternalID},
+		{"ok/save replaces the message and its state", testReceivedSave},
+		{"error/save of a stale copy or a missing row", testReceivedSaveStale},
+		{"error/another company's received document is not found", testReceivedIsolation},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.fn(t, open(t))
+		})
+	}
+}
+
+const receivedClave = "50622112600310112345600100001010000000042112345678"
+
+func receivedDocument(b tenant.Branch, idExterno, clave, tipo string) tenant.ReceivedDocument {
+	return tenant.ReceivedDocument{
+		CompanyID: b.CompanyID, BranchID: b.ID, IDExterno: idExterno,
+		Clave: clave, TipoDocumento: "01",
+		EmisorTipo: "02", EmisorNumero: "3101123456", EmisorNombre: "Proveedor & Cía S.A.",
+		ReceptorTipo: "02", ReceptorNumero: "3101999999",
+		FechaEmision:  time.Date(2026, 11, 22, 9, 15, 30, 123456000, cr),
+		TotalImpuesto: "438.9255", TotalComprobante: "3815.2755",
+		SupplierXML: binaryPayload(4096, 7),
+		Mensaje:     map[string]string{"05": "1", "06": "2", "07": "3"}[tipo],
+		Tipo:        tipo, Terminal: "00001",
+		Estado: tenant.StatePending,
+	}
+}
+
+func testReceivedRoundTrip(t *testing.T, s ReceivedStore) {
+	ctx := context.Background()
+	f := newDocFixture(t, s)
+	r := receivedDocument(f.Branch, "rec-1", receivedClave, "06")
+	r.RequestHash = []byte("0123456789abcdef0123456789abcdef")
+	r.DetalleMensaje = []string{"línea 1", "línea 2"}
+	r.NextAttemptAt = time.Date(2026, 11, 22, 9, 16, 0, 5000, time.UTC)
+	if err := s.ReserveReceived(ctx, &r); err != nil {
+		t.Fatalf("ReserveReceived: %v", err)
+	}
+	if r.ID == 0 || r.Numero != 1 || r.CreatedAt.IsZero() || !r.CreatedAt.Equal(r.UpdatedAt) {
+		t.Fatalf("reserved %+v", r)
+	}
+	got, err := s.ReceivedByClave(ctx, f.Company.ID, receivedClave)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID, err := s.ReceivedByExternalID(ctx, f.Branch.ID, "rec-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for what, g := range map[string]tenant.ReceivedDocument{"by clave": got, "by id_externo": byID} {
+		if g.ID != r.ID || g.CompanyID != r.CompanyID || g.BranchID != r.BranchID || g.IDExterno != r.IDExterno ||
+			!bytes.Equal(g.RequestHash, r.RequestHash) || g.Clave != r.Clave || g.TipoDocumento != r.TipoDocumento ||
+			g.EmisorTipo != r.EmisorTipo || g.EmisorNumero != r.EmisorNumero || g.EmisorNombre != r.EmisorNombre ||
+			g.ReceptorTipo != r.ReceptorTipo || g.ReceptorNumero != r.ReceptorNumero || !g.FechaEmision.Equal(r.FechaEmision) ||
+			g.TotalImpuesto != r.TotalImpuesto || g.TotalComprobante != r.TotalComprobante ||
+			!bytes.Equal(g.SupplierXML, r.SupplierXML) || g.Mensaje != "2" || g.Tipo != "06" || g.Terminal != "00001" ||
+			g.Numero != 1 || g.Estado != tenant.StatePending || !equalLines(g.DetalleMensaje, r.DetalleMensaje) ||
+			!g.NextAttemptAt.Equal(r.NextAttemptAt) || !g.CreatedAt.Equal(r.CreatedAt) || !g.UpdatedAt.Equal(r.UpdatedAt) ||
+			g.SignedXML != nil || g.ResponseXML != nil || !g.SubmittedAt.IsZero() || !g.FechaMensaje.IsZero() {
+			t.Errorf("%s: read %+v\nwant %+v", what, g, r)
+		}
+		if g.CreatedAt.Location() != time.UTC || g.FechaEmision.Location() != time.UTC {
+			t.Errorf("%s: times not in UTC", what)
+		}
+	}
+}
+
+func testReceivedSequences(t *testing.T, s ReceivedStore) {
+	ctx := context.Background()
+	f := newDocFixture(t, s)
+	reserve := func(b tenant.Branch, n int, tipo, terminal string) int64 {
+		t.Helper()
+		clave := fmt.Sprintf("506221126003101123456001000010100000%05d1%08d", n, n)
+		r := receivedDocument(b, fmt.Sprintf("seq-%d", n), clave, tipo)
+		r.Terminal = terminal
+		if err := s.ReserveReceived(ctx, &r); err != nil {
+			t.Fatalf("ReserveReceived %d: %v", n, err)
+		}
+		return r.Numero
+	}
+	got := []int64{
+		reserve(f.Branch, 1, "05", "00001"), reserve(f.Branch, 2, "05", "00001"), reserve(f.Branch, 3, "07", "00001"),
+		reserve(f.Branch, 4, "05", "00002"), reserve(f.Branch2, 5, "05", "00001"), reserve(f.Branch, 6, "05", "00001"),
+	}
+	want := []int64{1, 2, 1, 1, 1, 3}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("numbers %v, want %v (per branch, terminal and type)", got, want)
+	}
+	// The sequence is the documents' one: a document of type 05 of the
+	// same branch and terminal takes the next number.
+	d := minimalDocument(f.Branch, "doc-05", "05", "00001")
+	if err := s.ReserveDocument(ctx, &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.Numero != 4 {
+		t.Fatalf("document of type 05 numbered %d, want 4 (the sequence the messages use)", d.Numero)
+	}
+	if n := reserve(f.Branch, 7, "05", "00001"); n != 5 {
+		t.Fatalf("next message numbered %d, want 5", n)
+	}
+}
+
+func testReceivedOneAnswer(t *testing.T, s ReceivedStore) {
+	ctx := context.Background()
+	f := newDocFixture(t, s)
+	first := receivedDocument(f.Branch, "a", receivedClave, "05")
+	if err := s.ReserveReceived(ctx, &first); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range []tenant.Branch{f.Branch, f.Branch2} {
+		again := receivedDocument(b, "b", receivedClave, "07")
+		if err := s.ReserveReceived(ctx, &again); !errors.Is(err, tenant.ErrConflict) {
+			t.Fatalf("second answer from branch %s: %v, want ErrConflict", b.Sucursal, err)
+		}
+	}
+	// The refused answers took no number.
+	other := receivedDocument(f.Branch, "c", "50622112600310112345600100001010000000043112345678", "07")
+	if err := s.ReserveReceived(ctx, &other); err != nil || other.Numero != 1 {
+		t.Fatalf("next answer: %v, numero %d, want 1", err, other.Numero)
+	}
+	// Another company may answer the same document (it is not the one
+	// addressed, which the caller checks; the store keeps answers apart).
+	g := newDocFixture(t, s)
+	theirs := receivedDocument(g.Branch, "a", receivedClave, "05")
+	if err := s.ReserveReceived(ctx, &theirs); err != nil {
+		t.Fatalf("another company's answer: %v", err)
+	}
+}
+
+func testReceivedExternalID(t *testing.T, s ReceivedStore) {
+	ctx := context.Background()
+	f := newDocFixture(t, s)
+	r := receivedDocument(f.Branch, "same", receivedClave, "05")
+	if err := s.ReserveReceived(ctx, &r); err != nil {
+		t.Fatal(err)
+	}
+	dup := receivedDocument(f.Branch, "same", "50622112600310112345600100001010000000043112345678", "05")
+	if err := s.ReserveReceived(ctx, &dup); !errors.Is(err, tenant.ErrConflict) {
+		t.Fatalf("taken id_externo: %v, want ErrConflict", err)
+	}
+	next := receivedDocument(f.Branch, "next", "50622112600310112345600100001010000000044112345678", "05")
+	if err := s.ReserveReceived(ctx, &next); err != nil || next.Numero != 2 {
+		t.Fatalf("next: %v, numero %d, want 2", err, next.Numero)
+	}
+	// Another branch may use it.
+	b2 := receivedDocument(f.Branch2, "same", "50622112600310112345600100001010000000045112345678", "05")
+	if err := s.ReserveReceived(ctx, &b2); err != nil {
+		t.Fatalf("same id_externo in another branch: %v", err)
+	}
+	if _, err := s.ReceivedByExternalID(ctx, f.Branch.ID, ""); !errors.Is(err, tenant.ErrNotFound) {
+		t.Fatalf("empty id_externo: %v, want ErrNotFound", err)
+	}
+}
+
+func testReceivedSave(t *testing.T, s ReceivedStore) {
+	ctx := context.Background()
+	f := newDocFixture(t, s)
+	r := receivedDocument(f.Branch, "save", receivedClave, "05")
+	if err := s.ReserveReceived(ctx, &r); err != nil {
+		t.Fatal(err)
+	}
+	before := r
+	r.Consecutivo = "00100001050000000001"
+	r.FechaMensaje = time.Date(2026, 11, 22, 10, 0, 0, 250000000, cr)
+	r.SignedXML = binaryPayload(2048, 9)
+	r.Estado, r.IndEstado, r.CodigoMensaje, r.MensajeHacienda = tenant.StateAccepted, "aceptado", "1", "Aceptado"
+	r.DetalleMensaje = []string{"Este comprobante fue aceptado"}
+	r.ResponseXML = binaryPayload(1024, 3)
+	r.Attempts, r.SubmittedAt, r.CheckedAt = 2, r.FechaMensaje.Add(time.Second), r.FechaMensaje.Add(time.Minute)
+	// Fields of the supplier's document are not the save's to change.
+	r.TotalComprobante = "1"
+	if err := s.SaveReceived(ctx, &r); err != nil {
+		t.Fatal(err)
+	}
+	if !r.UpdatedAt.After(before.UpdatedAt) {
+		t.Errorf("UpdatedAt did not move: %v", r.UpdatedAt)
+	}
+	got, err := s.ReceivedByClave(ctx, f.Company.ID, receivedClave)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Consecutivo != r.Consecutivo || !got.FechaMensaje.Equal(r.FechaMensaje) || !bytes.Equal(got.SignedXML, r.SignedXML) ||
+		got.Estado != tenant.StateAccepted || got.IndEstado != "aceptado" || got.CodigoMensaje != "1" ||
+		got.MensajeHacienda != "Aceptado" || !equalLines(got.DetalleMensaje, r.DetalleMensaje) ||
+		!bytes.Equal(got.ResponseXML, r.ResponseXML) || got.Attempts != 2 || !got.SubmittedAt.Equal(r.SubmittedAt) ||
+		!got.CheckedAt.Equal(r.CheckedAt) || !got.UpdatedAt.Equal(r.UpdatedAt) {
+		t.Errorf("read %+v\nwant %+v", got, r)
+	}
+	if got.TotalComprobante != before.TotalComprobante || got.Numero != before.Numero || got.Clave != before.Clave {
+		t.Errorf("the save changed the supplier's document: %+v", got)
+	}
+}
+
+func testReceivedSaveStale(t *testing.T, s ReceivedStore) {
+	ctx := context.Background()
+	f := newDocFixture(t, s)
+	r := receivedDocument(f.Branch, "stale", receivedClave, "05")
+	if err := s.ReserveReceived(ctx, &r); err != nil {
+		t.Fatal(err)
+	}
+	stale := r
+	r.Estado = tenant.StateSent
+	if err := s.SaveReceived(ctx, &r); err != nil {
+		t.Fatal(err)
+	}
+	stale.Estado = tenant.StateNotSentYet
+	if err := s.SaveReceived(ctx, &stale); !errors.Is(err, tenant.ErrConflict) {
+		t.Fatalf("stale save: %v, want ErrConflict", err)
+	}
+	got, _ := s.ReceivedByClave(ctx, f.Company.ID, receivedClave)
+	if got.Estado != tenant.StateSent {
+		t.Fatalf("stale save applied: estado %s", got.Estado)
+	}
+	missing := r
+	missing.ID = r.ID + 1000
+	if err := s.SaveReceived(ctx, &missing); !errors.Is(err, tenant.ErrNotFound) {
+		t.Fatalf("missing row: %v, want ErrNotFound", err)
+	}
+	bad := r
+	bad.Estado = "09"
+	if err := s.SaveReceived(ctx, &bad); err == nil {
+		t.Fatal("estado 09 saved")
+	}
+}
+
+func testReceivedIsolation(t *testing.T, s ReceivedStore) {
+	ctx := context.Background()
+	f, g := newDocFixture(t, s), newDocFixture(t, s)
+	r := receivedDocument(f.Branch, "iso", receivedClave, "05")
+	if err := s.ReserveReceived(ctx, &r); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.ReceivedByClave(ctx, g.Company.ID, receivedClave); !errors.Is(err, tenant.ErrNotFound) {
+		t.Fatalf("another company read it: %v", err)
+	}
+	if _, err := s.ReceivedByExternalID(ctx, g.Branch.ID, "iso"); !errors.Is(err, tenant.ErrNotFound) {
+		t.Fatalf("another company's branch read it: %v", err)
+	}
+	// A branch of another company cannot hold a company's answer.
+	wrong := receivedDocument(g.Branch, "wrong", "50622112600310112345600100001010000000046112345678", "05")
+	wrong.CompanyID = f.Company.ID
+	if err := s.ReserveReceived(ctx, &wrong); err == nil {
+		t.Fatal("a received document was stored under a branch of another company")
+	}
+}
