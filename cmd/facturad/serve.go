@@ -144,6 +144,7 @@ type wiring struct {
 	credKey []byte // seals generated API passwords
 	// callbackKey keys the tokens of the tax authority's callback URLs.
 	callbackKey []byte
+	listKey     []byte // keys the MAC of the listings' cursors
 	cache       tenant.AuthCache
 	limiter     pipeline.Limiter
 	redis       *redis.Client // nil without redis_url
@@ -347,12 +348,16 @@ func (w *wiring) startGateway() (apiLn, adminLn net.Listener, errc <-chan error,
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	list, err := gateway.DocumentListRoute(w.docs, w.listKey)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	gw, err := gateway.New(gateway.Options{
 		MaxConns:       maxConns,
 		MaxConnsPerIP:  perIP,
 		TrustedProxies: proxies,
 		Tenants:        w.tenants,
-		Routes:         append(gateway.DocumentRoutes(w.docs), gateway.CalculateRoute(), gateway.CallbackRoute(w.docs)),
+		Routes:         append(gateway.DocumentRoutes(w.docs), list, gateway.CalculateRoute(), gateway.CallbackRoute(w.docs)),
 		Ready:          gateway.ReadyFunc(w.store.Ping),
 		ReadyChecks:    checks,
 		Logger:         w.log,
@@ -466,6 +471,7 @@ func storeName(c Config) string {
 type storeWithDocuments interface {
 	tenant.Store
 	tenant.DocumentStore
+	tenant.DocumentLister
 	tenant.KeyStore
 	tenant.StateStore
 }
