@@ -750,7 +750,11 @@ func TestExtraRoutes(t *testing.T) {
 func TestOpenAPIListsEveryRoute(t *testing.T) {
 	// The document routes are registered (never called) so that they are
 	// held to the description too.
-	b := setup(t, Options{Tenants: &fakeTenants{}, Routes: append(append(DocumentRoutes(nil), ReceivedRoutes(nil)...), CalculateRoute())})
+	list, err := DocumentListRoute(nil, make([]byte, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := setup(t, Options{Tenants: &fakeTenants{}, Routes: append(append(DocumentRoutes(nil), ReceivedRoutes(nil)...), list, CalculateRoute())})
 	r := b.do(t, "GET", "/openapi.json", nil, "", nil)
 	if r.status != 200 {
 		t.Fatalf("status %d", r.status)

@@ -25,6 +25,7 @@ type Store interface {
 	DocumentByClave(ctx context.Context, clave string) (tenant.Document, error)
 	DocumentByExternalID(ctx context.Context, branchID int64, idExterno string) (tenant.Document, error)
 	ClaimDueDocuments(ctx context.Context, now, leaseUntil time.Time, limit int) ([]tenant.Document, error)
+	ListDocuments(ctx context.Context, q tenant.ListQuery) ([]tenant.Document, error)
 }
 
 // Issuers gives the pipeline the issuing company's data and decides who
@@ -40,6 +41,9 @@ type Issuers interface {
 	// AuthorizeDocument returns nil when p may see the documents of the
 	// branch, tenant.ErrNotFound otherwise.
 	AuthorizeDocument(ctx context.Context, p tenant.Principal, companyID, branchID int64) error
+	// ListCompany returns the company whose documents p lists when it
+	// names companiaID (0: none).
+	ListCompany(ctx context.Context, p tenant.Principal, companiaID int64) (int64, error)
 }
 
 // Signer signs a document with the company's current certificate

@@ -15,6 +15,7 @@ const (
 	labelAuthKey     = "facturad auth cache v1"
 	labelCredKey     = "facturad generated credentials v1"
 	labelCallbackKey = "facturad hacienda callbacks v1"
+	labelListKey     = "facturad list cursors v1"
 )
 
 // openKeys makes the sealer (the master key, and master_key_previous during
@@ -54,6 +55,9 @@ func (w *wiring) openKeys(ctx context.Context, masterKey []byte) error {
 		{labelCredKey, &w.credKey},
 		// The same on every replica, so any of them takes any callback.
 		{labelCallbackKey, &w.callbackKey},
+		// The same on every replica, so any of them takes a cursor
+		// another one made.
+		{labelListKey, &w.listKey},
 	} {
 		v, err := tenant.DerivedKey(ctx, w.store, w.sealer, k.label, func() ([]byte, error) {
 			return seal.DeriveKey(root, k.label)

@@ -66,8 +66,8 @@ func rekeyEndToEnd(t *testing.T, storeArgs []string) {
 	if err := run(context.Background(), rekey, &out, io.Discard, noEnv); err != nil {
 		t.Fatalf("rekey: %v\n%s", err, out.String())
 	}
-	// One company and the three derived keys.
-	if !strings.Contains(out.String(), "4 rows re-wrapped under the new master key, 0 already under it, 0 failed; companies seen: 1, stored keys seen: 3") {
+	// One company and the four derived keys.
+	if !strings.Contains(out.String(), "5 rows re-wrapped under the new master key, 0 already under it, 0 failed; companies seen: 1, stored keys seen: 4") {
 		t.Errorf("rekey output:\n%s", out.String())
 	}
 	send("after-rekey")
@@ -78,7 +78,7 @@ func rekeyEndToEnd(t *testing.T, storeArgs []string) {
 	if err := run(context.Background(), rekey, &out, io.Discard, noEnv); err != nil {
 		t.Fatalf("second rekey: %v", err)
 	}
-	if !strings.Contains(out.String(), "0 rows re-wrapped under the new master key, 4 already under it") {
+	if !strings.Contains(out.String(), "0 rows re-wrapped under the new master key, 5 already under it") {
 		t.Errorf("second rekey output:\n%s", out.String())
 	}
 

@@ -157,6 +157,7 @@ type wiring struct {
 	callbackKey []byte
 	// apiLn and adminLn are bound before anything else opens.
 	apiLn, adminLn net.Listener
+	listKey        []byte // keys the MAC of the listings' cursors
 	cache          tenant.AuthCache
 	limiter        pipeline.Limiter
 	redis          *redis.Client // nil without redis_url
@@ -420,12 +421,16 @@ func (w *wiring) startGateway() (apiLn, adminLn net.Listener, errc <-chan error,
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	list, err := gateway.DocumentListRoute(w.docs, w.listKey)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	gw, err := gateway.New(gateway.Options{
 		MaxConns:       maxConns,
 		MaxConnsPerIP:  perIP,
 		TrustedProxies: proxies,
 		Tenants:        w.tenants,
-		Routes:         append(append(gateway.DocumentRoutes(w.docs), gateway.ReceivedRoutes(w.docs)...), gateway.CalculateRoute(), gateway.CallbackRoute(w.docs)),
+		Routes:         append(append(gateway.DocumentRoutes(w.docs), gateway.ReceivedRoutes(w.docs)...), list, gateway.CalculateRoute(), gateway.CallbackRoute(w.docs)),
 		Ready:          gateway.ReadyFunc(w.store.Ping),
 		ReadyChecks:    checks,
 		Logger:         w.log,
@@ -551,6 +556,7 @@ func storeName(c Config) string {
 type storeWithDocuments interface {
 	tenant.Store
 	tenant.DocumentStore
+	tenant.DocumentLister
 	tenant.KeyStore
 	tenant.StateStore
 }

@@ -137,9 +137,17 @@ func startService(ctx context.Context, dir string) (_ *testService, err error) {
 		return errors.Join(docs.Stop(ctx), docs.StopAndCancel(ctx))
 	})
 
+	cursorKey := make([]byte, 32)
+	if _, err := rand.Read(cursorKey); err != nil {
+		return nil, err
+	}
+	list, err := gateway.DocumentListRoute(docs, cursorKey)
+	if err != nil {
+		return nil, err
+	}
 	gw, err := gateway.New(gateway.Options{
 		Tenants: tenants, Ready: gateway.ReadyFunc(store.Ping), Logger: log, Registerer: reg,
-		Routes: append(gateway.DocumentRoutes(docs), gateway.CalculateRoute()),
+		Routes: append(gateway.DocumentRoutes(docs), list, gateway.CalculateRoute()),
 	})
 	if err != nil {
 		return nil, err

@@ -50,3 +50,7 @@ func TestDocumentStoreReplicas(t *testing.T) {
 func BenchmarkDocumentStore(b *testing.B) {
 	storetest.BenchDocuments(b, openDocumentStore)
 }
+
+func TestDocumentList(t *testing.T) {
+	storetest.RunDocumentList(t, func(t *testing.T) storetest.ListStore { return storetest.NewPostgresStore(t) })
+}

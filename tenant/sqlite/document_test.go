@@ -42,3 +42,7 @@ func TestDocumentStoreTwoOnOneFile(t *testing.T) {
 func BenchmarkDocumentStore(b *testing.B) {
 	storetest.BenchDocuments(b, openDocumentStore)
 }
+
+func TestDocumentList(t *testing.T) {
+	storetest.RunDocumentList(t, func(t *testing.T) storetest.ListStore { return storetest.NewSQLiteStore(t) })
+}

@@ -1,0 +1,110 @@
+package client
+
+import (
+	"context"
+	"iter"
+	"net/http"
+	"net/url"
+	"strconv"
+	"time"
+
+	"facturad/hacienda"
+)
+
+// ListQuery selects the documents a listing returns (A.10). Every field is
+// optional; zero means no filter.
+type ListQuery struct {
+	// CompaniaID names the company: required for an admin or a reseller;
+	// a branch user lists its own company's documents, every branch's.
+	CompaniaID int64
+	// Desde and Hasta bound the issue time, both included. They are sent
+	// as Costa Rica local date-times.
+	Desde, Hasta time.Time
+	// Estado is a state code (EstadoAccepted...); TipoDocumento a
+	// document type code (01 FE, 04 TE...).
+	Estado        string
+	TipoDocumento string
+	// IDExterno finds the documents with that id (one per branch at most).
+	IDExterno string
+	// Receptor is the counterparty's identification number: the send
+	// request's receptor (for a purchase invoice, the seller).
+	Receptor string
+	// Limit is the page's size, 1 to 500; 0 is the service's default, 50.
+	Limit int
+}
+
+func (q ListQuery) values(cursor string) url.Values {
+	v := url.Values{}
+	if q.CompaniaID != 0 {
+		v.Set("companiaId", strconv.FormatInt(q.CompaniaID, 10))
+	}
+	if !q.Desde.IsZero() {
+		v.Set("desde", q.Desde.In(hacienda.CostaRica()).Format("2006-01-02T15:04:05.999999"))
+	}
+	if !q.Hasta.IsZero() {
+		v.Set("hasta", q.Hasta.In(hacienda.CostaRica()).Format("2006-01-02T15:04:05.999999"))
+	}
+	for name, s := range map[string]string{"estado": q.Estado, "tipo_documento": q.TipoDocumento, "id_externo": q.IDExterno, "receptor": q.Receptor} {
+		if s != "" {
+			v.Set(name, s)
+		}
+	}
+	if q.Limit != 0 {
+		v.Set("limit", strconv.Itoa(q.Limit))
+	}
+	if cursor != "" {
+		v.Set("cursor", cursor)
+	}
+	return v
+}
+
+// DocumentPage is one page of a listing: its documents, newest first, as
+// the read call answers them without XML, and the cursor of the next page,
+// empty on the last one.
+type DocumentPage struct {
+	Items []Document `json:"items"`
+	Next  string     `json:"next"`
+}
+
+// ListDocuments reads one page of the documents that match q
+// (GET /api/documents/v4), newest first by issue time. cursor is empty for
+// the first page, then the Next of the page before, with the same q (the
+// Limit may change): a cursor of other filters or another company is a 400
+// on cursor. A company the caller may not see is ErrNotFound.
+func (c *Client) ListDocuments(ctx context.Context, q ListQuery, cursor string) (*DocumentPage, error) {
+	var p DocumentPage
+	path := "/api/documents/v4?" + q.values(cursor).Encode()
+	if err := c.callJSON(ctx, request{method: http.MethodGet, path: path, safe: true}, &p); err != nil {
+		return nil, err
+	}
+	if p.Items == nil {
+		p.Items = []Document{}
+	}
+	return &p, nil
+}
+
+// Documents walks every document that matches q, page by page, newest
+// first, stopping at the first error (yielded with a nil Document) or
+// when the loop breaks. A walk meets every document that existed when it
+// began exactly once, whatever is issued meanwhile.
+func (c *Client) Documents(ctx context.Context, q ListQuery) iter.Seq2[*Document, error] {
+	return func(yield func(*Document, error) bool) {
+		cursor := ""
+		for {
+			p, err := c.ListDocuments(ctx, q, cursor)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			for i := range p.Items {
+				if !yield(&p.Items[i], nil) {
+					return
+				}
+			}
+			if p.Next == "" {
+				return
+			}
+			cursor = p.Next
+		}
+	}
+}

@@ -1,0 +1,325 @@
+package gateway
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"errors"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"facturad/hacienda"
+	"facturad/tenant"
+)
+
+// The listing calls (A.10): GET /api/documents/v4 over the documents a
+// company issued, and GET /api/received/v4 over those it received, take
+// the same query and answer the same shape. This file holds what they
+// share: listQuery and parseListQuery read the query, listCursors makes and
+// checks the opaque cursors, and listRoute serves one listing given how to
+// fetch a page and render its items.
+
+// Query parameters of a listing, as the contract spells them.
+const (
+	paramDesde      = "desde"
+	paramHasta      = "hasta"
+	paramEstado     = "estado"
+	paramTipo       = "tipo_documento"
+	paramIDExterno  = "id_externo"
+	paramReceptor   = "receptor"
+	paramLimit      = "limit"
+	paramCursor     = "cursor"
+	paramCompaniaID = "companiaId"
+)
+
+// DefaultListLimit is a page's size when the caller gives no limit.
+const DefaultListLimit = 50
+
+// listQuery is a listing call's query, checked: the company asked for (0:
+// none named) and the page (Filter; its CompanyID and After are set once
+// the company is known and the cursor checked).
+type listQuery struct {
+	CompaniaID int64
+	Filter     tenant.ListQuery
+	// Cursor is the cursor as given, checked against the company and the
+	// filters by listCursors.open.
+	Cursor string
+}
+
+// listSpec is what varies between the listings.
+type listSpec struct {
+	// Kind names the listing in its cursors ("documents", "received"): a
+	// cursor of one listing is refused by the other.
+	Kind string
+	// Tipos are the tipo_documento codes the listing takes.
+	Tipos []string
+}
+
+// documentTipos are the types of the documents a company issues (A.5).
+var documentTipos = []string{"01", "02", "03", "04", "08", "09", "10"}
+
+// parseListQuery reads a listing's query. Parameter names match without
+// regard to case, as the other calls' flags do; unknown parameters are
+// ignored. Every bad parameter is reported, each under its own name, in
+// one 400.
+func parseListQuery(q url.Values, spec listSpec) (listQuery, error) {
+	var (
+		out  listQuery
+		errs = map[string][]string{}
+	)
+	bad := func(name, msg string) { errs[name] = append(errs[name], msg) }
+	// one returns the parameter's value, trimmed; given twice (with two
+	// values) is an error rather than a guess at which one was meant.
+	one := func(name string) string {
+		vs := queryValues(q, name)
+		if len(vs) == 0 {
+			return ""
+		}
+		v := strings.TrimSpace(vs[0])
+		for _, w := range vs[1:] {
+			if strings.TrimSpace(w) != v {
+				bad(name, "was given more than once with different values; give it once")
+				return ""
+			}
+		}
+		return v
+	}
+
+	if v := one(paramCompaniaID); v != "" {
+		id, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || id <= 0 {
+			bad(paramCompaniaID, "must be a positive integer")
+		}
+		out.CompaniaID = id
+	}
+	f := &out.Filter
+	if v := one(paramDesde); v != "" {
+		t, err := hacienda.ParseDateTime(v)
+		if err != nil {
+			bad(paramDesde, "must be a Costa Rica local date-time like 2026-11-21T14:03:00, or a date like 2026-11-21")
+		}
+		f.Desde = t
+	}
+	if v := one(paramHasta); v != "" {
+		t, err := hacienda.ParseDateTime(v)
+		if err != nil {
+			bad(paramHasta, "must be a Costa Rica local date-time like 2026-11-21T23:59:59, or a date like 2026-11-21 (the whole day)")
+		}
+		if err == nil && !t.IsZero() && len(v) == len("2006-01-02") {
+			// A date alone means up to its end.
+			t = t.Add(24*time.Hour - time.Microsecond)
+		}
+		f.Hasta = t
+	}
+	if !f.Desde.IsZero() && !f.Hasta.IsZero() && f.Hasta.Before(f.Desde) {
+		bad(paramHasta, "must not be before desde")
+	}
+	if v := one(paramEstado); v != "" {
+		if tenant.State(v).Humanized() == "" {
+			bad(paramEstado, "must be one of 00, 01, 02, 03, 04, 05")
+		}
+		f.Estado = tenant.State(v)
+	}
+	if v := one(paramTipo); v != "" {
+		if !slices.Contains(spec.Tipos, v) {
+			bad(paramTipo, "must be one of "+strings.Join(spec.Tipos, ", "))
+		}
+		f.Tipo = v
+	}
+	if v := one(paramIDExterno); v != "" {
+		if !utf8.ValidString(v) || utf8.RuneCountInString(v) > 100 {
+			bad(paramIDExterno, "must be at most 100 characters")
+		}
+		f.IDExterno = v
+	}
+	if v := one(paramReceptor); v != "" {
+		if !isDigits(v) || len(v) < 9 || len(v) > 12 {
+			bad(paramReceptor, "must be an identification number: 9 to 12 digits, without dashes")
+		}
+		f.Receptor = v
+	}
+	f.Limit = DefaultListLimit
+	if v := one(paramLimit); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > tenant.MaxListLimit {
+			bad(paramLimit, "must be an integer from 1 to "+strconv.Itoa(tenant.MaxListLimit))
+		}
+		f.Limit = n
+	}
+	out.Cursor = one(paramCursor)
+	if len(errs) > 0 {
+		return listQuery{}, &apiError{status: http.StatusBadRequest, message: msgValidation, fields: errs}
+	}
+	return out, nil
+}
+
+func isDigits(s string) bool {
+	for _, c := range []byte(s) {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// listCursors makes and checks the listings' cursors. A cursor holds the
+// place of the last row of a page (its issue time and id) and a MAC over
+// that place, the listing, the company and the filters, under a key of the
+// service's (derived from the master key, the same on every replica): a
+// cursor that was altered, or that belongs to another listing, company or
+// set of filters, is refused with a 400 on cursor instead of silently
+// paging through something else. The limit is not bound: a caller may
+// change its page size between pages.
+type listCursors struct{ key []byte }
+
+const (
+	cursorVersion = 1
+	cursorMACSize = 16
+	cursorSize    = 1 + 8 + 8 + cursorMACSize
+)
+
+var errBadCursor = invalid(paramCursor, "is not a cursor of this listing with these filters: start again without a cursor, or pass the next value of the last answer unchanged with the same filters")
+
+// mac returns the cursor's MAC over everything it is bound to.
+func (c listCursors) mac(kind string, companyID int64, f tenant.ListQuery, atMicro, id int64) []byte {
+	m := hmac.New(sha256.New, c.key)
+	var b []byte
+	b = append(b, "facturad list cursor v1\x00"...)
+	for _, s := range []string{kind, strconv.FormatInt(companyID, 10), timeField(f.Desde), timeField(f.Hasta),
+		string(f.Estado), f.Tipo, f.IDExterno, f.Receptor} {
+		b = binary.AppendUvarint(b, uint64(len(s)))
+		b = append(b, s...)
+	}
+	b = binary.BigEndian.AppendUint64(b, uint64(atMicro))
+	b = binary.BigEndian.AppendUint64(b, uint64(id))
+	m.Write(b)
+	return m.Sum(nil)[:cursorMACSize]
+}
+
+func timeField(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return strconv.FormatInt(t.UnixMicro(), 10)
+}
+
+// make returns the cursor of the page that follows the row k.
+func (c listCursors) make(kind string, companyID int64, f tenant.ListQuery, k tenant.ListKey) string {
+	at := k.At.UnixMicro()
+	b := make([]byte, 0, cursorSize)
+	b = append(b, cursorVersion)
+	b = binary.BigEndian.AppendUint64(b, uint64(at))
+	b = binary.BigEndian.AppendUint64(b, uint64(k.ID))
+	b = append(b, c.mac(kind, companyID, f, at, k.ID)...)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// open checks a cursor against the listing, the company and the filters,
+// and returns the row it follows.
+func (c listCursors) open(kind string, companyID int64, f tenant.ListQuery, cursor string) (*tenant.ListKey, error) {
+	b, err := base64.RawURLEncoding.DecodeString(cursor)
+	if err != nil || len(b) != cursorSize || b[0] != cursorVersion {
+		return nil, errBadCursor
+	}
+	at, id := int64(binary.BigEndian.Uint64(b[1:9])), int64(binary.BigEndian.Uint64(b[9:17]))
+	if !hmac.Equal(b[17:], c.mac(kind, companyID, f, at, id)) || id <= 0 {
+		return nil, errBadCursor
+	}
+	return &tenant.ListKey{At: time.UnixMicro(at).UTC(), ID: id}, nil
+}
+
+// listAnswer is a listing's answer (A.10): a page of items and the cursor
+// of the next page, empty on the last one.
+type listAnswer struct {
+	Items any    `json:"items"`
+	Next  string `json:"next"`
+}
+
+// listFetch returns up to q.Limit rows of the listing of the company p
+// lists when it names companiaID (0: none): the listing's service call,
+// which checks who may see what.
+type listFetch[T any] func(ctx context.Context, p tenant.Principal, companiaID int64, q tenant.ListQuery) ([]T, error)
+
+// listRoute serves one listing: it reads the query, checks the cursor,
+// asks fetch for one row more than the page (to learn whether another page
+// follows), renders the items with item and answers them with the next
+// cursor. key returns a row's place in the listing.
+func listRoute[T any](path string, spec listSpec, cursors listCursors, fetch listFetch[T], key func(T) tenant.ListKey, item func(T) any) Route {
+	return Route{
+		Method: http.MethodGet, Path: path, MaxBody: noBodyLimit,
+		Handle: func(ctx context.Context, r *Request) (Reply, error) {
+			lq, err := parseListQuery(r.Query, spec)
+			if err != nil {
+				return Reply{}, err
+			}
+			// The cursor is bound to the company named, or to a branch
+			// user's own; fetch decides whether the caller may see it.
+			scope := lq.CompaniaID
+			if scope == 0 && r.Principal.Role == tenant.RoleBranch {
+				scope = r.Principal.CompanyID
+			}
+			q := lq.Filter
+			page := q.Limit
+			if lq.Cursor != "" {
+				if q.After, err = cursors.open(spec.Kind, scope, q, lq.Cursor); err != nil {
+					return Reply{}, err
+				}
+			}
+			q.Limit = page + 1
+			rows, err := fetch(ctx, r.Principal, lq.CompaniaID, q)
+			if err != nil {
+				return Reply{}, err
+			}
+			a := listAnswer{}
+			if len(rows) > page {
+				rows = rows[:page]
+				a.Next = cursors.make(spec.Kind, scope, q, key(rows[len(rows)-1]))
+			}
+			items := make([]any, len(rows))
+			for i, row := range rows {
+				items[i] = item(row)
+			}
+			a.Items = items
+			return Reply{JSON: a}, nil
+		},
+	}
+}
+
+// DocumentLister lists the documents of a company (*pipeline.Pipeline
+// satisfies it): see pipeline.ListDocuments. A company the principal may
+// not see is tenant.ErrNotFound; an admin or reseller that names none is a
+// validation error on companiaId.
+type DocumentLister interface {
+	ListDocuments(ctx context.Context, p tenant.Principal, companiaID int64, q tenant.ListQuery) ([]tenant.Document, error)
+}
+
+// ErrShortCursorKey refuses a cursor key too short to key an HMAC safely.
+var ErrShortCursorKey = errors.New("gateway: the list cursor key must be at least 32 bytes")
+
+// DocumentListRoute returns the listing of issued documents (A.10),
+// GET /api/documents/v4, for Options.Routes. cursorKey keys the cursors'
+// MAC: at least 32 bytes, the same on every replica (derive it from the
+// master key), so that any replica takes a cursor another one made.
+func DocumentListRoute(l DocumentLister, cursorKey []byte) (Route, error) {
+	if len(cursorKey) < 32 {
+		return Route{}, ErrShortCursorKey
+	}
+	spec := listSpec{Kind: "documents", Tipos: documentTipos}
+	fetch := func(ctx context.Context, p tenant.Principal, companiaID int64, q tenant.ListQuery) ([]tenant.Document, error) {
+		return l.ListDocuments(ctx, p, companiaID, q)
+	}
+	return listRoute("/api/documents/v4", spec, listCursors{key: slices.Clone(cursorKey)}, fetch,
+		tenant.Document.ListKey,
+		func(d tenant.Document) any {
+			a := newDocumentAnswer(d, "", false, false)
+			a.MensajeAPI = d.LastError
+			return a
+		}), nil
+}

@@ -1,0 +1,27 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+
+	"facturad/tenant"
+)
+
+// ListDocuments returns a page of the documents of the company p lists
+// when it asks for companiaID (0: none named), for the listing call
+// (A.10): a branch user sees its company's documents, every branch's; an
+// admin or a reseller names a company it may see. q.CompanyID is set here;
+// the rest of q is the page asked for. Another tenant's company is
+// tenant.ErrNotFound.
+func (p *Pipeline) ListDocuments(ctx context.Context, pr tenant.Principal, companiaID int64, q tenant.ListQuery) ([]tenant.Document, error) {
+	id, err := p.o.Issuers.ListCompany(ctx, pr, companiaID)
+	if err != nil {
+		return nil, err
+	}
+	q.CompanyID = id
+	docs, err := p.o.Store.ListDocuments(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("list documents: %w", err)
+	}
+	return docs, nil
+}

@@ -1,0 +1,117 @@
+package tenant
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// MaxListLimit is the most items one page of a listing holds (A.10).
+const MaxListLimit = 500
+
+// ListKey is a listed row's place in a listing: listings run newest first
+// by issue time, then by id, both descending, so the key of the last row of
+// a page is where the next page starts (keyset pagination). At is in UTC,
+// to the microsecond, as stored.
+type ListKey struct {
+	At time.Time
+	ID int64
+}
+
+// ListQuery selects one page of a company's documents (A.10), issued or
+// received: every field but CompanyID and Limit is a filter, empty or zero
+// meaning none. The stores read it from their indexes, so that a page costs
+// the same however many documents the company has and however deep in the
+// listing it starts.
+type ListQuery struct {
+	CompanyID int64
+	// Desde and Hasta bound the issue time, both included.
+	Desde, Hasta time.Time
+	// Estado is a state code (00–05); Tipo a document type code.
+	Estado State
+	Tipo   string
+	// IDExterno is the caller's id (unique per branch, so a few documents
+	// of a company at most).
+	IDExterno string
+	// Receptor is the counterparty's identification number: the receptor
+	// of the send request, which for a purchase invoice (08) is the seller,
+	// written in the XML's Emisor.
+	Receptor string
+	// After, when set, starts the page after that row (the last row of the
+	// page before).
+	After *ListKey
+	// Limit is how many rows to return, 1 to MaxListLimit+1 (the gateway
+	// asks for one more than the page to learn whether another follows).
+	Limit int
+}
+
+// Check refuses a query a store must not run: no company, or a limit out
+// of bounds.
+func (q ListQuery) Check() error {
+	switch {
+	case q.CompanyID <= 0:
+		return fmt.Errorf("list: no company")
+	case q.Limit < 1 || q.Limit > MaxListLimit+1:
+		return fmt.Errorf("list: limit %d is not between 1 and %d", q.Limit, MaxListLimit+1)
+	case q.After != nil && q.After.ID <= 0:
+		return fmt.Errorf("list: cursor id %d", q.After.ID)
+	}
+	return nil
+}
+
+// ListKey returns d's place in a listing: its issue time, or when it has
+// none (a document numbered by an older version of the service, or stored
+// by a test) the time it was numbered, which is what the stores order on.
+func (d Document) ListKey() ListKey {
+	at := d.FechaEmision
+	if at.IsZero() {
+		at = d.CreatedAt
+	}
+	return ListKey{At: at.UTC().Truncate(time.Microsecond), ID: d.ID}
+}
+
+// DocumentLister lists issued documents (A.10); both store adapters
+// implement it beside DocumentStore.
+type DocumentLister interface {
+	// ListDocuments returns up to q.Limit of the company's documents that
+	// match q, newest first by issue time (Document.ListKey), then by id,
+	// both descending, starting after q.After. The rows carry no signed
+	// XML, no answer XML and no request: a listing shows states, not
+	// documents. Rows are ordered by a key that never changes once a
+	// document is numbered, so a walk through the pages meets every
+	// document that existed when it began exactly once, whatever is added
+	// meanwhile.
+	ListDocuments(ctx context.Context, q ListQuery) ([]Document, error)
+}
+
+// ListCompany returns the company whose documents p lists when it asks for
+// companiaID (0: none given). A branch user lists its own company's
+// documents, every branch's, and may leave companiaID out; an admin or a
+// reseller must name a company (a *ValidationError on companiaId
+// otherwise), and one that does not exist or that it may not see is
+// ErrNotFound.
+func (s *Service) ListCompany(ctx context.Context, p Principal, companiaID int64) (int64, error) {
+	if companiaID < 0 {
+		return 0, invalidField("companiaId", "must be a positive integer")
+	}
+	if p.Role == RoleBranch {
+		if p.CompanyID <= 0 {
+			return 0, ErrNotFound
+		}
+		if companiaID != 0 && companiaID != p.CompanyID {
+			return 0, fmt.Errorf("company %d: %w", companiaID, ErrNotFound)
+		}
+		return p.CompanyID, nil
+	}
+	if p.Role != RoleAdmin && p.Role != RoleReseller {
+		return 0, ErrNotFound
+	}
+	if companiaID == 0 {
+		return 0, invalidField("companiaId", "is required for an admin or a reseller: name the company whose documents to list")
+	}
+	c, err := s.companyFor(ctx, p, companiaID)
+	if err != nil {
+		return 0, err
+	}
+	return c.ID, nil
+}

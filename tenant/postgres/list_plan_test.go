@@ -1,0 +1,121 @@
+package postgres
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"facturad/tenant"
+)
+
+// Every shape of the listing must walk its index in the listing's order,
+// with a generic plan (any parameter values): an index scan bounded by the
+// company and the filter, never a sort of every match. Sequential and
+// bitmap scans are turned off, as on an empty table they would win.
+func TestListQueriesUseIndexes(t *testing.T) {
+	url := os.Getenv("TEST_DATABASE_URL")
+	if url == "" {
+		if os.Getenv("TEST_REQUIRE_SERVICES") != "" {
+			t.Fatal("PostgreSQL (TEST_DATABASE_URL) is required but not configured")
+		}
+		t.Skip("PostgreSQL (TEST_DATABASE_URL) not configured; skipping")
+	}
+	ctx := context.Background()
+	var rb [8]byte
+	if _, err := rand.Read(rb[:]); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(ctx, url, Options{Schema: "t_" + hex.EncodeToString(rb[:]), MaxConns: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	defer func() {
+		if err := s.DropSchema(context.Background()); err != nil {
+			t.Error(err)
+		}
+	}()
+	if err := s.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	after := &tenant.ListKey{At: at, ID: 99}
+	tests := []struct {
+		name  string
+		q     tenant.ListQuery
+		index string
+	}{
+		{"ok/first page", tenant.ListQuery{}, "documents_list"},
+		{"ok/deep page", tenant.ListQuery{After: after}, "documents_list"},
+		{"ok/dates", tenant.ListQuery{Desde: at.Add(-time.Hour), Hasta: at, After: after}, "documents_list"},
+		{"ok/estado", tenant.ListQuery{Estado: tenant.StateRejected, After: after}, "documents_list_estado"},
+		{"ok/tipo", tenant.ListQuery{Tipo: "03", Desde: at.Add(-time.Hour)}, "documents_list_tipo"},
+		{"ok/receptor", tenant.ListQuery{Receptor: "114480790", After: after}, "documents_list_receptor"},
+		{"ok/id externo", tenant.ListQuery{IDExterno: "pedido-1"}, "documents_branch_id_externo_key"},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q := tt.q
+			q.CompanyID, q.Limit = 7, 51
+			query, args := listSQL(q)
+			types, params := make([]string, len(args)), make([]string, len(args))
+			for j, a := range args {
+				switch v := a.(type) {
+				case int64:
+					types[j], params[j] = "bigint", fmt.Sprint(v)
+				case int:
+					types[j], params[j] = "bigint", fmt.Sprint(v)
+				case string:
+					types[j], params[j] = "text", "'"+strings.ReplaceAll(v, "'", "''")+"'"
+				case time.Time:
+					types[j], params[j] = "timestamptz", "'"+v.Format(time.RFC3339Nano)+"'"
+				default:
+					t.Fatalf("argument %d: %T", j, a)
+				}
+			}
+			name := fmt.Sprintf("list_%d", i)
+			var plan []string
+			err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+				for _, stmt := range []string{
+					"SET LOCAL plan_cache_mode = force_generic_plan",
+					"SET LOCAL enable_seqscan = off",
+					"SET LOCAL enable_bitmapscan = off",
+					"PREPARE " + name + " (" + strings.Join(types, ", ") + ") AS " + query,
+				} {
+					if _, err := tx.Exec(ctx, stmt); err != nil {
+						return err
+					}
+				}
+				rows, err := tx.Query(ctx, "EXPLAIN EXECUTE "+name+" ("+strings.Join(params, ", ")+")", pgx.QueryExecModeSimpleProtocol)
+				if err != nil {
+					return err
+				}
+				plan, err = pgx.CollectRows(rows, pgx.RowTo[string])
+				if err != nil {
+					return err
+				}
+				_, err = tx.Exec(ctx, "DEALLOCATE "+name)
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := strings.Join(plan, "\n")
+			sorts := strings.Contains(text, "Sort")
+			if tt.index == "documents_branch_id_externo_key" {
+				// One document per branch at most: sorting them is free.
+				sorts = false
+			}
+			if !strings.Contains(text, " using "+tt.index+" ") || sorts {
+				t.Errorf("the generic plan does not walk %s in order:\n%s", tt.index, text)
+			}
+		})
+	}
+}

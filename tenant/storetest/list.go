@@ -1,0 +1,392 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"facturad/tenant"
+)
+
+// ListStore is what the listing suite needs: the document store and its
+// listing.
+type ListStore interface {
+	DocumentStore
+	tenant.DocumentLister
+}
+
+// RunDocumentList checks every behaviour of tenant.DocumentLister as
+// subtests. open must return a fresh, empty, migrated store for each call
+// and arrange its cleanup with t.Cleanup.
+func RunDocumentList(t *testing.T, open func(t *testing.T) ListStore) {
+	tests := []struct {
+		name string
+		fn   func(t *testing.T, s ListStore)
+	}{
+		{"ok/newest first by issue time then id", testListOrder},
+		{"ok/filters alone and together", testListFilters},
+		{"ok/pages walk every document once", testListPages},
+		{"ok/rows carry no xml", testListNoXML},
+		{"ok/another company's documents are never listed", testListIsolation},
+		{"ok/a walk while documents are added has no duplicate and no gap", testListConcurrentWalk},
+		{"error/invalid query", testListInvalid},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.fn(t, open(t))
+		})
+	}
+}
+
+// listBase is the instant the listing fixtures are issued around.
+var listBase = time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+
+// listDoc is one fixture document's varying fields.
+type listDoc struct {
+	branch   int // 0 or 1
+	tipo     string
+	estado   tenant.State
+	receptor string
+	minute   int // the issue time, in minutes after listBase; -1: none
+}
+
+// seedList reserves the documents of specs in the fixture's branches and
+// returns them as stored.
+func seedList(t *testing.T, s ListStore, f docFixture, prefix string, specs []listDoc) []tenant.Document {
+	t.Helper()
+	ctx := context.Background()
+	out := make([]tenant.Document, 0, len(specs))
+	for i, sp := range specs {
+		b := f.Branch
+		if sp.branch == 1 {
+			b = f.Branch2
+		}
+		d := minimalDocument(b, fmt.Sprintf("%s-%d", prefix, i), sp.tipo, "00001")
+		d.Estado = sp.estado
+		d.EmisorTipo, d.EmisorNumero = "02", f.Company.NumeroIdentificacion
+		if sp.receptor != "" {
+			d.ReceptorTipo, d.ReceptorNumero = "01", sp.receptor
+		}
+		if sp.tipo == "08" {
+			// A purchase invoice: the seller issues it to the company.
+			d.EmisorTipo, d.EmisorNumero, d.ReceptorTipo, d.ReceptorNumero = d.ReceptorTipo, d.ReceptorNumero, d.EmisorTipo, d.EmisorNumero
+		}
+		if sp.minute >= 0 {
+			d.FechaEmision = listBase.Add(time.Duration(sp.minute) * time.Minute)
+		}
+		if err := s.ReserveDocument(ctx, &d); err != nil {
+			t.Fatalf("ReserveDocument %d: %v", i, err)
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+// listOrder sorts documents as a listing returns them.
+func listOrder(ds []tenant.Document) []tenant.Document {
+	ds = slices.Clone(ds)
+	slices.SortFunc(ds, func(a, b tenant.Document) int {
+		ka, kb := a.ListKey(), b.ListKey()
+		if c := kb.At.Compare(ka.At); c != 0 {
+			return c
+		}
+		return int(kb.ID - ka.ID)
+	})
+	return ds
+}
+
+func ids(ds []tenant.Document) []int64 {
+	out := make([]int64, len(ds))
+	for i, d := range ds {
+		out[i] = d.ID
+	}
+	return out
+}
+
+// walk lists every page of q, limit rows at a time, and returns the rows.
+func walk(t *testing.T, s ListStore, q tenant.ListQuery, limit int) []tenant.Document {
+	t.Helper()
+	return walkWith(t, s, q, limit, func() {})
+}
+
+// walkWith is walk calling between after each page.
+func walkWith(t *testing.T, s ListStore, q tenant.ListQuery, limit int, between func()) []tenant.Document {
+	t.Helper()
+	var all []tenant.Document
+	q.Limit = limit
+	for pages := 0; ; pages++ {
+		if pages > 10000 {
+			t.Fatal("the walk does not end")
+		}
+		page, err := s.ListDocuments(context.Background(), q)
+		if err != nil {
+			t.Fatalf("ListDocuments: %v", err)
+		}
+		if len(page) > limit {
+			t.Fatalf("page of %d rows, limit %d", len(page), limit)
+		}
+		all = append(all, page...)
+		if len(page) < limit {
+			return all
+		}
+		k := page[len(page)-1].ListKey()
+		q.After = &k
+		between()
+	}
+}
+
+// listSpecs is a company's documents: two branches, every state, several
+// types and receptors, issue times with ties, and documents without an
+// issue time.
+func listSpecs() []listDoc {
+	tipos := []string{"01", "04", "03", "08", "01", "02"}
+	estados := []tenant.State{tenant.StateAccepted, tenant.StateAccepted, tenant.StateRejected, tenant.StateSent, tenant.StateNotSentYet, tenant.StatePending, tenant.StateError}
+	receptores := []string{"114480790", "3101123456", "", "114480790", "205550666"}
+	var specs []listDoc
+	for i := range 60 {
+		minute := (i * 7) % 23 // many documents share a minute
+		if i%17 == 5 {
+			minute = -1
+		}
+		specs = append(specs, listDoc{
+			branch:   i % 2,
+			tipo:     tipos[i%len(tipos)],
+			estado:   estados[i%len(estados)],
+			receptor: receptores[i%len(receptores)],
+			minute:   minute,
+		})
+	}
+	return specs
+}
+
+func testListOrder(t *testing.T, s ListStore) {
+	f := newDocFixture(t, s)
+	docs := seedList(t, s, f, "order", listSpecs())
+	got, err := s.ListDocuments(context.Background(), tenant.ListQuery{CompanyID: f.Company.ID, Limit: tenant.MaxListLimit})
+	if err != nil {
+		t.Fatalf("ListDocuments: %v", err)
+	}
+	if want := ids(listOrder(docs)); !slices.Equal(ids(got), want) {
+		t.Fatalf("order:\n got %v\nwant %v", ids(got), want)
+	}
+	// Documents without an issue time take the time they were numbered.
+	for _, d := range got {
+		if d.FechaEmision.IsZero() && !d.ListKey().At.Equal(d.CreatedAt) {
+			t.Errorf("document %d without an issue time is listed at %v, not its creation %v", d.ID, d.ListKey().At, d.CreatedAt)
+		}
+	}
+}
+
+func testListFilters(t *testing.T, s ListStore) {
+	f := newDocFixture(t, s)
+	docs := seedList(t, s, f, "filter", listSpecs())
+	counterparty := func(d tenant.Document) string {
+		if d.Tipo == "08" {
+			return d.EmisorNumero
+		}
+		return d.ReceptorNumero
+	}
+	tests := []struct {
+		name string
+		q    tenant.ListQuery
+		keep func(d tenant.Document) bool
+	}{
+		{"estado", tenant.ListQuery{Estado: tenant.StateRejected}, func(d tenant.Document) bool { return d.Estado == tenant.StateRejected }},
+		{"tipo", tenant.ListQuery{Tipo: "01"}, func(d tenant.Document) bool { return d.Tipo == "01" }},
+		{"receptor, the seller of a purchase invoice too", tenant.ListQuery{Receptor: "114480790"}, func(d tenant.Document) bool { return counterparty(d) == "114480790" }},
+		{"id externo", tenant.ListQuery{IDExterno: "filter-7"}, func(d tenant.Document) bool { return d.IDExterno == "filter-7" }},
+		{"desde", tenant.ListQuery{Desde: listBase.Add(10 * time.Minute)}, func(d tenant.Document) bool {
+			return !d.ListKey().At.Before(listBase.Add(10 * time.Minute))
+		}},
+		{"hasta, included", tenant.ListQuery{Hasta: listBase.Add(7 * time.Minute)}, func(d tenant.Document) bool {
+			return !d.ListKey().At.After(listBase.Add(7 * time.Minute))
+		}},
+		{"desde hasta estado tipo receptor", tenant.ListQuery{
+			Desde: listBase.Add(2 * time.Minute), Hasta: listBase.Add(20 * time.Minute),
+			Estado: tenant.StateAccepted, Tipo: "01", Receptor: "114480790",
+		}, func(d tenant.Document) bool {
+			at := d.ListKey().At
+			return !at.Before(listBase.Add(2*time.Minute)) && !at.After(listBase.Add(20*time.Minute)) &&
+				d.Estado == tenant.StateAccepted && d.Tipo == "01" && counterparty(d) == "114480790"
+		}},
+		{"nothing matches", tenant.ListQuery{Estado: tenant.StateAccepted, Tipo: "09"}, func(tenant.Document) bool { return false }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var want []tenant.Document
+			for _, d := range docs {
+				if tt.keep(d) {
+					want = append(want, d)
+				}
+			}
+			if len(want) == 0 && tt.name != "nothing matches" {
+				t.Fatal("the fixture has no document for this filter")
+			}
+			q := tt.q
+			q.CompanyID = f.Company.ID
+			for _, limit := range []int{1, 3, tenant.MaxListLimit} {
+				got := walk(t, s, q, limit)
+				if !slices.Equal(ids(got), ids(listOrder(want))) {
+					t.Errorf("limit %d:\n got %v\nwant %v", limit, ids(got), ids(listOrder(want)))
+				}
+			}
+		})
+	}
+}
+
+func testListPages(t *testing.T, s ListStore) {
+	f := newDocFixture(t, s)
+	docs := seedList(t, s, f, "pages", listSpecs())
+	want := ids(listOrder(docs))
+	for _, limit := range []int{1, 2, 7, 59, 60, 61} {
+		if got := ids(walk(t, s, tenant.ListQuery{CompanyID: f.Company.ID}, limit)); !slices.Equal(got, want) {
+			t.Errorf("limit %d:\n got %v\nwant %v", limit, got, want)
+		}
+	}
+}
+
+func testListNoXML(t *testing.T, s ListStore) {
+	ctx := context.Background()
+	f := newDocFixture(t, s)
+	d := fullDocument(f.Branch, "with-xml", 1)
+	if err := s.ReserveDocument(ctx, &d); err != nil {
+		t.Fatalf("ReserveDocument: %v", err)
+	}
+	got, err := s.ListDocuments(ctx, tenant.ListQuery{CompanyID: f.Company.ID, Limit: 10})
+	if err != nil {
+		t.Fatalf("ListDocuments: %v", err)
+	}
+	if len(got) != 1 {
+		t.Fatalf("%d rows, want 1", len(got))
+	}
+	g := got[0]
+	if g.SignedXML != nil || g.ResponseXML != nil || g.Request != nil {
+		t.Errorf("a listed row carries XML or the request: %d, %d, %d bytes", len(g.SignedXML), len(g.ResponseXML), len(g.Request))
+	}
+	if g.Clave != d.Clave || g.Consecutivo != d.Consecutivo || g.Estado != d.Estado || g.IDExterno != d.IDExterno ||
+		g.MensajeHacienda != d.MensajeHacienda || !slices.Equal(g.DetalleMensaje, d.DetalleMensaje) ||
+		!g.FechaEmision.Equal(d.FechaEmision) || g.ReceptorNumero != d.ReceptorNumero {
+		t.Errorf("listed row differs from the stored document:\n got %+v\nwant %+v", g, d)
+	}
+}
+
+func testListIsolation(t *testing.T, s ListStore) {
+	a, b := newDocFixture(t, s), newDocFixture(t, s)
+	docsA := seedList(t, s, a, "a", listSpecs()[:20])
+	seedList(t, s, b, "b", listSpecs()[20:45])
+	got := walk(t, s, tenant.ListQuery{CompanyID: a.Company.ID}, 7)
+	if !slices.Equal(ids(got), ids(listOrder(docsA))) {
+		t.Errorf("company A lists %v, want %v", ids(got), ids(listOrder(docsA)))
+	}
+	for _, d := range got {
+		if d.CompanyID != a.Company.ID {
+			t.Errorf("company A's listing holds document %d of company %d", d.ID, d.CompanyID)
+		}
+	}
+	// A company without documents lists none, whatever the filter.
+	c := newDocFixture(t, s)
+	for _, q := range []tenant.ListQuery{{}, {Estado: tenant.StateAccepted}, {Receptor: "114480790"}, {IDExterno: "a-1"}} {
+		q.CompanyID = c.Company.ID
+		if got := walk(t, s, q, 5); len(got) != 0 {
+			t.Errorf("an empty company lists %v for %+v", ids(got), q)
+		}
+	}
+}
+
+// testListConcurrentWalk walks the listing page by page while writers add
+// documents, some issued before the walk's position (a contingency
+// document carries an old date), some after: every document that existed
+// when the walk began is met exactly once, and nothing is met twice.
+func testListConcurrentWalk(t *testing.T, s ListStore) {
+	ctx := context.Background()
+	f := newDocFixture(t, s)
+	var specs []listDoc
+	for i := range 150 {
+		specs = append(specs, listDoc{branch: i % 2, tipo: "01", estado: tenant.StateAccepted, minute: 1000 + i%40})
+	}
+	before := seedList(t, s, f, "before", specs)
+
+	stop := make(chan struct{})
+	var added atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for w := range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				d := minimalDocument(f.Branch, fmt.Sprintf("during-%d-%d", w, i), "01", fmt.Sprintf("%05d", 2+w))
+				// Older, newer and the very same minutes as the seeded ones.
+				d.FechaEmision = listBase.Add(time.Duration(990+(i*13)%60) * time.Minute)
+				if err := s.ReserveDocument(ctx, &d); err != nil {
+					errs <- err
+					return
+				}
+				added.Add(1)
+			}
+		}()
+	}
+	// Let the writers start before the walk.
+	for added.Load() < 5 {
+		time.Sleep(time.Millisecond)
+	}
+	// Between pages, wait for a write, so that every page is read after
+	// some document was added.
+	got := walkWith(t, s, tenant.ListQuery{CompanyID: f.Company.ID}, 7, func() {
+		n := added.Load()
+		for deadline := time.Now().Add(5 * time.Second); added.Load() == n && time.Now().Before(deadline); {
+			time.Sleep(100 * time.Microsecond)
+		}
+	})
+	close(stop)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatalf("ReserveDocument during the walk: %v", err)
+	}
+	seen := map[int64]int{}
+	for _, d := range got {
+		seen[d.ID]++
+		if seen[d.ID] == 2 {
+			t.Errorf("document %d listed twice", d.ID)
+		}
+	}
+	for _, d := range before {
+		if seen[d.ID] == 0 {
+			t.Errorf("document %d, there before the walk, was not listed", d.ID)
+		}
+	}
+	for i := 1; i < len(got); i++ {
+		a, b := got[i-1].ListKey(), got[i].ListKey()
+		if b.At.After(a.At) || (b.At.Equal(a.At) && b.ID >= a.ID) {
+			t.Errorf("rows %d and %d out of order: %+v then %+v", i-1, i, a, b)
+		}
+	}
+	if added.Load() < 25 {
+		t.Errorf("only %d documents were added during the walk", added.Load())
+	}
+}
+
+func testListInvalid(t *testing.T, s ListStore) {
+	ctx := context.Background()
+	f := newDocFixture(t, s)
+	for _, q := range []tenant.ListQuery{
+		{CompanyID: 0, Limit: 10},
+		{CompanyID: f.Company.ID, Limit: 0},
+		{CompanyID: f.Company.ID, Limit: tenant.MaxListLimit + 2},
+		{CompanyID: f.Company.ID, Limit: 10, After: &tenant.ListKey{At: listBase, ID: 0}},
+	} {
+		if got, err := s.ListDocuments(ctx, q); err == nil {
+			t.Errorf("ListDocuments(%+v) = %d rows, want an error", q, len(got))
+		}
+	}
+}
