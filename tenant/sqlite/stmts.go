@@ -77,6 +77,10 @@ type writeStmts struct {
 	insert      *sql.Stmt
 	save        *sql.Stmt
 	exists      *sql.Stmt
+
+	insertRequest *sql.Stmt
+	saveSigned    *sql.Stmt
+	saveResponse  *sql.Stmt
 }
 
 func (w *writeStmts) list() []stmtSQL {
@@ -86,6 +90,9 @@ func (w *writeStmts) list() []stmtSQL {
 		{&w.insert, qInsertDocument},
 		{&w.save, qSaveDocument},
 		{&w.exists, qDocumentExists},
+		{&w.insertRequest, qInsertRequest},
+		{&w.saveSigned, qSaveSignedXML},
+		{&w.saveResponse, qSaveResponseXML},
 	}
 }
 
