@@ -322,7 +322,6 @@ type partyBlock struct {
 type styled struct {
 	s    string
 	bold bool
-	gap  bool // a line of label: value, label in muted colour
 }
 
 // parties draws the issuer and the receiver side by side.
@@ -349,12 +348,10 @@ func (r *renderer) parties() {
 		r.put(x, y, colW, 5, b.heading, "L")
 		ly := y + 5.5
 		for _, l := range b.lines {
-			switch {
-			case l.bold:
-				r.setColor(colorText)
+			r.setColor(colorText)
+			if l.bold {
 				r.setFont("B", 8.5)
-			default:
-				r.setColor(colorText)
+			} else {
 				r.setFont("", 7.5)
 			}
 			r.putEncoded(x, ly, colW, 3.6, l.s, "L")
