@@ -136,8 +136,9 @@ func readWords(t *testing.T, s string) *big.Int {
 			}
 			group += small * 1000
 			small = 0
-		case "MILLÓN", "MILLONES", "BILLÓN", "BILLONES", "TRILLÓN", "TRILLONES":
-			exp := map[string]int64{"MILLÓN": 6, "MILLONES": 6, "BILLÓN": 12, "BILLONES": 12, "TRILLÓN": 18, "TRILLONES": 18}[w]
+		case "MILLÓN", "MILLONES", "BILLÓN", "BILLONES", "TRILLÓN", "TRILLONES", "CUATRILLÓN", "CUATRILLONES":
+			exp := map[string]int64{"MILLÓN": 6, "MILLONES": 6, "BILLÓN": 12, "BILLONES": 12, "TRILLÓN": 18, "TRILLONES": 18,
+				"CUATRILLÓN": 24, "CUATRILLONES": 24}[w]
 			// A scale word multiplies what came since the previous, larger
 			// scale word: MIL MILLONES is 10^9.
 			g := big.NewInt(group + small)
@@ -176,13 +177,14 @@ func TestWordsReadBack(t *testing.T) {
 	for i := int64(0); i <= 100_000; i++ {
 		check(big.NewInt(i))
 	}
-	// Every group pattern at every scale up to 10^24.
+	// Every group pattern at every scale up to 10^29.
 	seed := uint64(1)
 	for range 20_000 {
 		seed = seed*6364136223846793005 + 1442695040888963407
 		n := new(big.Int).SetUint64(seed)
 		n.Mul(n, new(big.Int).SetUint64(seed>>11))
-		n.Mod(n, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(1+seed%24)), nil))
+		n.Mul(n, new(big.Int).SetUint64(seed>>7))
+		n.Mod(n, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(1+seed%29)), nil))
 		check(n)
 	}
 }
