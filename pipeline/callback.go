@@ -39,8 +39,8 @@ func (p *Pipeline) callbackURL(clave string) string {
 	if p.o.CallbackBase == "" {
 		return ""
 	}
-	path := strings.NewReplacer("{clave}", clave, "{token}", p.callbackToken(clave)).Replace(CallbackPath)
-	return strings.TrimRight(p.o.CallbackBase, "/") + path
+	// CallbackPath with its two parameters filled in.
+	return strings.TrimRight(p.o.CallbackBase, "/") + "/hacienda/callback/" + clave + "/" + p.callbackToken(clave)
 }
 
 // pollAfter is how long the background worker waits before asking about a
@@ -88,7 +88,9 @@ func (p *Pipeline) callback(ctx context.Context, clave, token string, body []byt
 	if !hmac.Equal([]byte(token), []byte(p.callbackToken(clave))) {
 		return "refused", ErrBadCallback
 	}
-	d, err := p.o.Store.DocumentByClave(ctx, clave)
+	// The callback moves the document's state on (or asks the tax
+	// authority about it): its XML is not needed.
+	d, err := p.o.Store.DocumentStateByClave(ctx, clave)
 	if errors.Is(err, tenant.ErrNotFound) {
 		return "refused", ErrBadCallback
 	}

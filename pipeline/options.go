@@ -23,6 +23,7 @@ type Store interface {
 	ReserveDocument(ctx context.Context, d *tenant.Document) error
 	SaveDocument(ctx context.Context, d *tenant.Document) error
 	DocumentByClave(ctx context.Context, clave string) (tenant.Document, error)
+	DocumentStateByClave(ctx context.Context, clave string) (tenant.Document, error)
 	DocumentByExternalID(ctx context.Context, branchID int64, idExterno string) (tenant.Document, error)
 	ClaimDueDocuments(ctx context.Context, now, leaseUntil time.Time, limit int) ([]tenant.Document, error)
 	ListDocuments(ctx context.Context, q tenant.ListQuery) ([]tenant.Document, error)

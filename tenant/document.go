@@ -133,6 +133,11 @@ type DocumentStore interface {
 	SaveDocument(ctx context.Context, d *Document) error
 	// DocumentByClave returns the document with that clave.
 	DocumentByClave(ctx context.Context, clave string) (Document, error)
+	// DocumentStateByClave is DocumentByClave without the large parts
+	// (Request, SignedXML and ResponseXML read back empty), for a caller
+	// that reads a document to move its state on: it reads a few hundred
+	// bytes instead of the XML, and saving what it read keeps the parts.
+	DocumentStateByClave(ctx context.Context, clave string) (Document, error)
 	// DocumentByExternalID returns the branch's document with that id_externo.
 	DocumentByExternalID(ctx context.Context, branchID int64, idExterno string) (Document, error)
 	// ClaimDueDocuments returns up to limit documents in state 00, 04 or 05 whose

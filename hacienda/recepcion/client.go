@@ -107,7 +107,25 @@ type submitBody struct {
 	Receptor            *Party `json:"receptor,omitempty"`
 	CallbackURL         string `json:"callbackUrl,omitempty"`
 	ConsecutivoReceptor string `json:"consecutivoReceptor,omitempty"`
-	ComprobanteXML      string `json:"comprobanteXml"`
+	// comprobanteXml, the base64 of the signed XML, is appended by
+	// encodeSubmission.
+}
+
+// encodeSubmission is b as JSON with the signed XML in base64 as its
+// comprobanteXml. The XML, most of the body, is encoded once, straight into
+// the body: base64 needs no JSON escaping, and encoding it as a string
+// field would copy it twice more.
+func encodeSubmission(b submitBody, signedXML []byte) ([]byte, error) {
+	head, err := json.Marshal(b)
+	if err != nil {
+		return nil, err
+	}
+	const field = `,"comprobanteXml":"`
+	out := make([]byte, 0, len(head)+len(field)+base64.StdEncoding.EncodedLen(len(signedXML))+2)
+	out = append(out, head[:len(head)-1]...) // without its closing brace
+	out = append(out, field...)
+	out = base64.StdEncoding.AppendEncode(out, signedXML)
+	return append(out, `"}`...), nil
 }
 
 // Receipt is the tax authority's acknowledgement of a submission.
@@ -147,12 +165,11 @@ func (c *Client) Submit(ctx context.Context, creds Credentials, s Submission) (R
 		Receptor:            s.Receptor,
 		CallbackURL:         s.CallbackURL,
 		ConsecutivoReceptor: s.ConsecutivoReceptor,
-		ComprobanteXML:      base64.StdEncoding.EncodeToString(s.SignedXML),
 	}
 	if b.CallbackURL == "" {
 		b.CallbackURL = c.opts.CallbackURL
 	}
-	body, err := json.Marshal(b)
+	body, err := encodeSubmission(b, s.SignedXML)
 	if err != nil {
 		return Receipt{}, fmt.Errorf("submit: encode: %w", err)
 	}

@@ -35,6 +35,15 @@ const documentColumnNames = `id, company_id, branch_id, id_externo, request_hash
     mensaje_hacienda, detalle_mensaje, response_xml, last_error, attempts, next_attempt_at,
     submitted_at, checked_at, created_at, updated_at, request`
 
+// stateColumns are documentColumns without the large parts, which read
+// back empty: what a listing shows (a page of 500 rows reads no megabytes
+// of XML) and what a caller moving a document's state on needs.
+const stateColumns = `id, company_id, branch_id, id_externo, request_hash, tipo, terminal,
+    numero, consecutivo, clave, situacion, fecha_emision, emisor_tipo, emisor_numero,
+    receptor_tipo, receptor_numero, estado, NULL::bytea, ind_estado, codigo_mensaje,
+    mensaje_hacienda, detalle_mensaje, NULL::bytea, last_error, attempts, next_attempt_at,
+    submitted_at, checked_at, created_at, updated_at, NULL::bytea`
+
 // The large parts are written in the statement that inserts or saves their
 // document, each only when the document carries it: $P1 the request (at
 // numbering only, kept from then on), $P2 the signed XML and $P3 the
@@ -139,6 +148,8 @@ const (
 	// The lookups repeat the partial indexes' conditions so that the
 	// planner uses them whatever the parameter.
 	qDocumentByClave = `SELECT ` + documentColumns + ` FROM documents
+WHERE clave = $1 AND clave <> ''`
+	qDocumentStateByClave = `SELECT ` + stateColumns + ` FROM documents
 WHERE clave = $1 AND clave <> ''`
 	qDocumentByExternalID = `SELECT ` + documentColumns + ` FROM documents
 WHERE branch_id = $1 AND id_externo = $2 AND id_externo <> ''`
@@ -298,6 +309,18 @@ func (s *Store) DocumentByClave(ctx context.Context, clave string) (tenant.Docum
 		return tenant.Document{}, fmt.Errorf("document by empty clave: %w", tenant.ErrNotFound)
 	}
 	d, err := scanDocument(s.pool.QueryRow(ctx, qDocumentByClave, clave))
+	if err != nil {
+		return tenant.Document{}, fmt.Errorf("document %s: %w", clave, mapErr(err))
+	}
+	return d, nil
+}
+
+// DocumentStateByClave is DocumentByClave without the document's parts.
+func (s *Store) DocumentStateByClave(ctx context.Context, clave string) (tenant.Document, error) {
+	if clave == "" {
+		return tenant.Document{}, fmt.Errorf("document by empty clave: %w", tenant.ErrNotFound)
+	}
+	d, err := scanDocument(s.pool.QueryRow(ctx, qDocumentStateByClave, clave))
 	if err != nil {
 		return tenant.Document{}, fmt.Errorf("document %s: %w", clave, mapErr(err))
 	}

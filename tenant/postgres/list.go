@@ -21,14 +21,6 @@ const (
 	listCounterparty = `(CASE WHEN tipo = '08' THEN emisor_numero ELSE receptor_numero END)`
 )
 
-// listColumns are documentColumns without the XML and the request, which a
-// listing does not show: a page of 500 rows reads no megabytes of XML.
-const listColumns = `id, company_id, branch_id, id_externo, request_hash, tipo, terminal,
-    numero, consecutivo, clave, situacion, fecha_emision, emisor_tipo, emisor_numero,
-    receptor_tipo, receptor_numero, estado, NULL::bytea, ind_estado, codigo_mensaje,
-    mensaje_hacienda, detalle_mensaje, NULL::bytea, last_error, attempts, next_attempt_at,
-    submitted_at, checked_at, created_at, updated_at, NULL::bytea`
-
 // listSQL builds the listing's statement from fixed fragments, one per
 // filter present: each shape is its own prepared statement, planned for
 // the index that serves it (the company's, or the one of its most
@@ -46,13 +38,13 @@ func listSQL(q tenant.ListQuery) (string, []any) {
 		// index once per branch of the company, and sort the few found.
 		// OFFSET 0 keeps the planner from flattening the probe into a walk
 		// of the company's documents in order.
-		b.WriteString(`SELECT ` + listColumns + `
+		b.WriteString(`SELECT ` + stateColumns + `
 FROM (SELECT id AS branch_of FROM branches WHERE company_id = $1) AS b
 CROSS JOIN LATERAL (SELECT * FROM documents
     WHERE branch_id = b.branch_of AND id_externo = ` + arg(q.IDExterno) + ` AND id_externo <> '' OFFSET 0) AS documents
 WHERE company_id = $1`)
 	} else {
-		b.WriteString(`SELECT ` + listColumns + ` FROM documents
+		b.WriteString(`SELECT ` + stateColumns + ` FROM documents
 WHERE company_id = $1`)
 	}
 	if q.Receptor != "" {

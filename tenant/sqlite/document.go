@@ -27,6 +27,15 @@ const documentColumns = `id, company_id, branch_id, id_externo, request_hash, ti
     attempts, next_attempt_at, submitted_at, checked_at, created_at, updated_at,
     (SELECT request FROM document_requests WHERE document_id = documents.id)`
 
+// stateColumns are documentColumns without the large parts, which read
+// back empty: what a listing shows (a page of 500 rows reads no megabytes
+// of XML) and what a caller moving a document's state on needs.
+const stateColumns = `id, company_id, branch_id, id_externo, request_hash, tipo, terminal,
+    numero, consecutivo, clave, situacion, fecha_emision, emisor_tipo, emisor_numero,
+    receptor_tipo, receptor_numero, estado, NULL, ind_estado, codigo_mensaje,
+    mensaje_hacienda, detalle_mensaje, NULL, last_error, attempts, next_attempt_at,
+    submitted_at, checked_at, created_at, updated_at, NULL`
+
 const (
 	// qNextDocumentNumber steps the sequence, creating it at 1. It runs in
 	// the transaction that inserts the document, so a failed insert undoes
@@ -75,6 +84,8 @@ ON CONFLICT (document_id) DO UPDATE SET xml = excluded.xml WHERE xml IS NOT excl
 	// The lookups repeat the partial indexes' conditions so that SQLite
 	// uses them.
 	qDocumentByClave = `SELECT ` + documentColumns + ` FROM documents
+WHERE clave = ? AND clave <> ''`
+	qDocumentStateByClave = `SELECT ` + stateColumns + ` FROM documents
 WHERE clave = ? AND clave <> ''`
 	qDocumentByExternalID = `SELECT ` + documentColumns + ` FROM documents
 WHERE branch_id = ? AND id_externo = ? AND id_externo <> ''`
@@ -312,6 +323,18 @@ func (s *Store) DocumentByClave(ctx context.Context, clave string) (tenant.Docum
 		return tenant.Document{}, fmt.Errorf("document by empty clave: %w", tenant.ErrNotFound)
 	}
 	d, err := scanDocument(s.stmts.documentByClave.QueryRowContext(ctx, clave))
+	if err != nil {
+		return tenant.Document{}, fmt.Errorf("document %s: %w", clave, mapErr(err))
+	}
+	return d, nil
+}
+
+// DocumentStateByClave is DocumentByClave without the document's parts.
+func (s *Store) DocumentStateByClave(ctx context.Context, clave string) (tenant.Document, error) {
+	if clave == "" {
+		return tenant.Document{}, fmt.Errorf("document by empty clave: %w", tenant.ErrNotFound)
+	}
+	d, err := scanDocument(s.stmts.documentStateByClave.QueryRowContext(ctx, clave))
 	if err != nil {
 		return tenant.Document{}, fmt.Errorf("document %s: %w", clave, mapErr(err))
 	}

@@ -17,14 +17,6 @@ const (
 	listCounterparty = `(CASE WHEN tipo = '08' THEN emisor_numero ELSE receptor_numero END)`
 )
 
-// listColumns are documentColumns without the XML and the request, which a
-// listing does not show: a page of 500 rows reads no megabytes of XML.
-const listColumns = `id, company_id, branch_id, id_externo, request_hash, tipo, terminal,
-    numero, consecutivo, clave, situacion, fecha_emision, emisor_tipo, emisor_numero,
-    receptor_tipo, receptor_numero, estado, NULL, ind_estado, codigo_mensaje,
-    mensaje_hacienda, detalle_mensaje, NULL, last_error, attempts, next_attempt_at,
-    submitted_at, checked_at, created_at, updated_at, NULL`
-
 // listIndex names the index a listing walks, by its most selective filter:
 // an id_externo names one document per branch at most (the unique index
 // of branch and id_externo, probed once per branch of the company), a counterparty a customer's, a
@@ -47,7 +39,7 @@ func listIndex(q tenant.ListQuery) string {
 // filter present, so that each shape is planned for the index it names.
 func listSQL(q tenant.ListQuery) (string, []any) {
 	var b strings.Builder
-	b.WriteString(`SELECT ` + listColumns + ` FROM documents INDEXED BY ` + listIndex(q) + `
+	b.WriteString(`SELECT ` + stateColumns + ` FROM documents INDEXED BY ` + listIndex(q) + `
 WHERE company_id = ?`)
 	args := []any{q.CompanyID}
 	if q.IDExterno != "" {

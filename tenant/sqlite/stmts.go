@@ -33,6 +33,7 @@ type readStmts struct {
 	usersOfBranch  *sql.Stmt
 
 	documentByClave      *sql.Stmt
+	documentStateByClave *sql.Stmt
 	documentByExternalID *sql.Stmt
 }
 
@@ -58,6 +59,7 @@ func (r *readStmts) list() []stmtSQL {
 		{&r.usersOfCompany, qAPIUsersOfCompany},
 		{&r.usersOfBranch, qAPIUsersOfBranch},
 		{&r.documentByClave, qDocumentByClave},
+		{&r.documentStateByClave, qDocumentStateByClave},
 		{&r.documentByExternalID, qDocumentByExternalID},
 	}
 }

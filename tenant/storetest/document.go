@@ -34,6 +34,7 @@ func RunDocuments(t *testing.T, open func(t *testing.T) DocumentStore) {
 	}{
 		{"ok/reserve and read back every field", testDocumentRoundTrip},
 		{"ok/save replaces the mutable fields only", testDocumentSave},
+		{"ok/a state read leaves the parts out, and its save keeps them", testDocumentStateRead},
 		{"ok/empty values round-trip", testDocumentEmptyValues},
 		{"ok/detalle mensaje round-trips", testDocumentDetalle},
 		{"ok/sequences are per branch terminal and tipo", testDocumentSequences},
@@ -271,6 +272,29 @@ func testDocumentSave(t *testing.T, s DocumentStore) {
 	if _, err := s.DocumentByClave(ctx, full.Clave); err == nil {
 		t.Errorf("the old clave %s still finds the document", full.Clave)
 	}
+}
+
+func testDocumentStateRead(t *testing.T, s DocumentStore) {
+	ctx := context.Background()
+	f := newDocFixture(t, s)
+	d := fullDocument(f.Branch, "estado", 1)
+	mustNot(t, "ReserveDocument", s.ReserveDocument(ctx, &d))
+
+	got, err := s.DocumentStateByClave(ctx, d.Clave)
+	mustNot(t, "DocumentStateByClave", err)
+	want := d
+	want.Request, want.SignedXML, want.ResponseXML = nil, nil, nil
+	same(t, "state read", want, got)
+
+	got.Estado, got.CodigoMensaje = tenant.StateAccepted, "1"
+	mustNot(t, "SaveDocument of the state read", s.SaveDocument(ctx, &got))
+	d.Estado, d.CodigoMensaje, d.UpdatedAt = got.Estado, got.CodigoMensaje, got.UpdatedAt
+	readBoth(t, s, "after saving the state read", d)
+
+	_, err = s.DocumentStateByClave(ctx, strings.Repeat("5", 50))
+	wantErr(t, "DocumentStateByClave unknown", err, tenant.ErrNotFound)
+	_, err = s.DocumentStateByClave(ctx, "")
+	wantErr(t, "DocumentStateByClave empty", err, tenant.ErrNotFound)
 }
 
 func testDocumentEmptyValues(t *testing.T, s DocumentStore) {
