@@ -6,7 +6,7 @@ import (
 	"crypto/rsa"
 	"testing"
 
-	"facturad/signer/internal/benchcpu"
+	"facturad/signer/benchcpu"
 )
 
 // BenchmarkSignVsRawRSA alternates one signature of the 10-line invoice
@@ -29,7 +29,7 @@ func BenchmarkSignVsRawRSA(b *testing.B) {
 		{"canonical", []Option{WithCanonicalInput()}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			benchcpu.CompareWithRawRSA(b, func() {
+			benchcpu.CompareWithRawRSA(b, "sign", func() {
 				if _, err := Sign(doc, key, chain, PolicyV44, bc.opts...); err != nil {
 					b.Fatal(err)
 				}

@@ -4,17 +4,14 @@ package pdf_test
 
 import (
 	"bytes"
-	"crypto"
 	"crypto/rand"
 	"crypto/rsa"
-	"crypto/sha256"
 	"io"
-	"syscall"
 	"testing"
-	"time"
 
 	"facturad/hacienda"
 	"facturad/hacienda/pdf"
+	"facturad/signer/benchcpu"
 )
 
 // tenLines is the benchmark's document: a 10-line FE as the service
@@ -56,15 +53,6 @@ func BenchmarkRenderSignedXML10Lines(b *testing.B) {
 	b.ReportMetric(float64(buf.Len()), "pdf-bytes")
 }
 
-// processCPU returns the CPU time (user + system) the process has used.
-func processCPU(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // BenchmarkRenderVsRawRSA alternates one render of the stored 10-line XML
 // (read and draw, as the route does) with one raw RSA-2048 PKCS#1 v1.5
 // SHA-256 signature, the project's reference, and reports the CPU time of
@@ -77,26 +65,12 @@ func BenchmarkRenderVsRawRSA(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	h := sha256.Sum256([]byte("facturad"))
 	var buf bytes.Buffer
-	var renderCPU, rsaCPU time.Duration
-	for b.Loop() {
-		t0 := processCPU(b)
+	cpu := benchcpu.CompareWithRawRSA(b, "render", func() {
 		buf.Reset()
 		if err := pdf.RenderSignedXML(&buf, x, "01"); err != nil {
 			b.Fatal(err)
 		}
-		t1 := processCPU(b)
-		if _, err := rsa.SignPKCS1v15(rand.Reader, key, crypto.SHA256, h[:]); err != nil {
-			b.Fatal(err)
-		}
-		t2 := processCPU(b)
-		renderCPU += t1 - t0
-		rsaCPU += t2 - t1
-	}
-	n := float64(b.N)
-	b.ReportMetric(float64(renderCPU.Microseconds())/n, "render-cpu-µs")
-	b.ReportMetric(float64(rsaCPU.Microseconds())/n, "rsa-cpu-µs")
-	b.ReportMetric(float64(renderCPU)/float64(rsaCPU), "x-raw-rsa")
-	b.ReportMetric(n/renderCPU.Seconds(), "renders/cpu-s")
+	}, key)
+	b.ReportMetric(float64(b.N)/cpu.Seconds(), "renders/cpu-s")
 }

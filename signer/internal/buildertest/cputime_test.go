@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"facturad/signer"
-	"facturad/signer/internal/benchcpu"
+	"facturad/signer/benchcpu"
 )
 
 // BenchmarkSignBuiltVsRawRSA alternates one signature of the builder's
@@ -27,7 +27,7 @@ func BenchmarkSignBuiltVsRawRSA(b *testing.B) {
 		{"canonical", []signer.Option{signer.WithCanonicalInput()}},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			benchcpu.CompareWithRawRSA(b, func() {
+			benchcpu.CompareWithRawRSA(b, "sign", func() {
 				if _, err := signer.Sign(doc, key, chain, signer.PolicyV44, bc.opts...); err != nil {
 					b.Fatal(err)
 				}
