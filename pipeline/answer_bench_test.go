@@ -38,7 +38,7 @@ func BenchmarkAnswerVsRawRSA(b *testing.B) {
 		Clave: clave, NombreEmisor: "Empresa de Pruebas S.A.", TipoIdentificacionEmisor: "02",
 		NumeroCedulaEmisor: "3101123456", NombreReceptor: "Cliente", TipoIdentificacionReceptor: "01",
 		NumeroCedulaReceptor: "109870654", Mensaje: hacienda.MensajeAceptado, EstadoMensaje: "Aceptado",
-		DetalleMensaje: strings.Repeat("Mensaje de prueba. ", 10),
+		DetalleMensaje:     strings.Repeat("Mensaje de prueba. ", 10),
 		MontoTotalImpuesto: hacienda.AmountFromInt(3250), TotalFactura: hacienda.AmountFromInt(28251),
 	})
 	if err != nil {
