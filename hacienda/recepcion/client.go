@@ -247,18 +247,9 @@ func (c *Client) Status(ctx context.Context, creds Credentials, key string) (Sta
 // and hyphens, so both the GET spelling (ind-estado, respuesta-xml) and the
 // callback sample's (indEstado, respuestaXml) are read.
 func decodeStatus(body []byte) (Status, error) {
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(body, &raw); err != nil {
+	fields, err := statusFields(body)
+	if err != nil {
 		return Status{}, fmt.Errorf("read status answer: %w", err)
-	}
-	fields := map[string]string{}
-	for k, v := range raw {
-		var s string
-		if err := json.Unmarshal(v, &s); err != nil {
-			continue // null or a non-string value: treated as absent
-		}
-		k = strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(k))
-		fields[k] = s
 	}
 	st := Status{
 		Clave:  fields["clave"],
@@ -289,6 +280,37 @@ func decodeStatus(body []byte) (Status, error) {
 		st.ResponseXML, st.Mensaje, st.Answer = dec, m, answer
 	}
 	return st, nil
+}
+
+// statusFields reads a status answer's string fields by their names in
+// lower case without dashes or underscores ("ind-estado" as "indestado").
+// A null or non-string value is treated as absent. The usual answer, all
+// strings or nulls, is decoded in one pass; one holding another kind of
+// value is decoded field by field.
+func statusFields(body []byte) (map[string]string, error) {
+	norm := func(k string) string { return strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(k)) }
+	fields := map[string]string{}
+	var plain map[string]*string
+	if err := json.Unmarshal(body, &plain); err == nil {
+		for k, v := range plain {
+			if v != nil {
+				fields[norm(k)] = *v
+			}
+		}
+		return fields, nil
+	}
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(body, &raw); err != nil {
+		return nil, err
+	}
+	for k, v := range raw {
+		var s string
+		if err := json.Unmarshal(v, &s); err != nil {
+			continue // null or a non-string value: treated as absent
+		}
+		fields[norm(k)] = s
+	}
+	return fields, nil
 }
 
 // DecodeCallback reads the JSON the tax authority posts to a callbackUrl

@@ -370,6 +370,8 @@ func TestDecodeCallbackSpellings(t *testing.T) {
 		"get":      `{"clave":"c","fecha":"2026-11-21T10:30:05-06:00","ind-estado":"procesando"}`,
 		"callback": `{"clave":"c","fecha":"2026-11-21T10:30:05-06:00","indEstado":"PROCESANDO","respuestaXml":null}`,
 		"odd case": `{"Clave":"c","Fecha":"2026-11-21T10:30:05-06:00","IND-ESTADO":"Procesando"}`,
+		// A value of another kind is left out, the rest read.
+		"other kinds": `{"clave":"c","fecha":"2026-11-21T10:30:05-06:00","ind-estado":"procesando","intentos":3,"detalle":{"a":[1]}}`,
 	} {
 		t.Run("ok/"+name, func(t *testing.T) {
 			st, err := recepcion.DecodeCallback([]byte(body))
