@@ -3,7 +3,6 @@ package pipeline
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -20,8 +19,9 @@ import (
 // issuer, and carry a valid XAdES signature (with AnswerRoots, chaining to
 // a trusted authority). A status that fails is not applied: it is logged,
 // counted, and treated as unreadable, so the document is asked about again
-// later.
-func (p *Pipeline) verifyAnswer(ctx context.Context, d *tenant.Document, st recepcion.Status) error {
+// later. On success st.Mensaje and st.Answer are what was read from the
+// very bytes verified, st.ResponseXML, which are the ones stored.
+func (p *Pipeline) verifyAnswer(ctx context.Context, d *tenant.Document, st *recepcion.Status) error {
 	reason, err := p.answerProblem(d, st)
 	if err == nil {
 		return nil
@@ -34,20 +34,31 @@ func (p *Pipeline) verifyAnswer(ctx context.Context, d *tenant.Document, st rece
 
 // answerProblem returns why the answer cannot be applied, as a metric
 // label and an error, or a nil error. The signature, the costly check,
-// comes last.
-func (p *Pipeline) answerProblem(d *tenant.Document, st recepcion.Status) (string, error) {
+// comes last. The answer's content is read from the bytes whose signature
+// is checked, never from another reading of them.
+func (p *Pipeline) answerProblem(d *tenant.Document, st *recepcion.Status) (string, error) {
 	if st.Clave != d.Clave {
 		return "clave", fmt.Errorf("the status's clave %q is not the document's", st.Clave)
 	}
 	if !st.Estado.Final() && len(st.ResponseXML) == 0 {
 		return "", nil // not a verdict: nothing signed to check
 	}
-	m := st.Mensaje
-	switch {
-	case len(st.ResponseXML) == 0:
+	if len(st.ResponseXML) == 0 {
 		return "unsigned", fmt.Errorf("ind-estado %q without the signed answer", st.Estado)
-	case m == nil:
-		return "unreadable", errors.New("the answer has no MensajeHacienda")
+	}
+	// The client's reading of the answer, unless it is not of these bytes.
+	answer := st.Answer
+	if answer == nil || !bytes.Equal(answer.Bytes(), st.ResponseXML) {
+		var err error
+		if answer, err = signer.Parse(st.ResponseXML); err != nil {
+			return "unreadable", fmt.Errorf("the answer does not parse: %w", err)
+		}
+	}
+	m, err := hacienda.ReadMensajeHacienda(answer.Root())
+	if err != nil {
+		return "unreadable", fmt.Errorf("the answer has no MensajeHacienda: %w", err)
+	}
+	switch {
 	case !sameVerdict(st.Estado, m.Mensaje):
 		return "verdict", fmt.Errorf("ind-estado %q but the signed answer says Mensaje %d", st.Estado, m.Mensaje)
 	case m.Clave != answeredClave(d.Clave):
@@ -55,18 +66,10 @@ func (p *Pipeline) answerProblem(d *tenant.Document, st recepcion.Status) (strin
 	case d.EmisorNumero != "" && !hacienda.SameNumber(m.NumeroCedulaEmisor, d.EmisorNumero):
 		return "issuer", fmt.Errorf("the answer names issuer %q, the document %q", m.NumeroCedulaEmisor, d.EmisorNumero)
 	}
-	// The answer as read by the client, unless the status's bytes are not
-	// the ones it read: what is verified must be what is stored.
-	answer := st.Answer
-	if answer == nil || !bytes.Equal(answer.Bytes(), st.ResponseXML) {
-		var err error
-		if answer, err = signer.Parse(st.ResponseXML); err != nil {
-			return "signature", err
-		}
-	}
 	if _, err := signer.VerifyParsed(answer, signer.VerifyOptions{Roots: p.o.AnswerRoots, Cache: p.answerCerts}); err != nil {
 		return "signature", err
 	}
+	st.Mensaje, st.Answer = m, answer
 	return "", nil
 }
 

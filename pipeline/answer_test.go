@@ -20,13 +20,16 @@ import (
 type answerSubmitter struct {
 	Submitter
 	rewrite func(st *recepcion.Status)
+	// keepMensaje leaves the status's reading of the answer as it was
+	// before the rewrite, as a status whose parts disagree would.
+	keepMensaje bool
 }
 
 func (a *answerSubmitter) Status(ctx context.Context, c recepcion.Credentials, key string) (recepcion.Status, error) {
 	st, err := a.Submitter.Status(ctx, c, key)
 	if err == nil && len(st.ResponseXML) > 0 {
 		a.rewrite(&st)
-		if m, perr := hacienda.ParseMensajeHacienda(st.ResponseXML); perr == nil {
+		if m, perr := hacienda.ParseMensajeHacienda(st.ResponseXML); perr == nil && !a.keepMensaje {
 			st.Mensaje = m
 		}
 	}
@@ -66,29 +69,33 @@ func TestForgedAnswersAreNotApplied(t *testing.T) {
 		}
 	}
 	tests := []struct {
-		name    string
-		rewrite func(t *testing.T, st *recepcion.Status)
-		reason  string
+		name        string
+		rewrite     func(t *testing.T, st *recepcion.Status)
+		reason      string
+		keepMensaje bool
 	}{
 		{"error/tampered after signing", func(t *testing.T, st *recepcion.Status) {
 			st.ResponseXML = bytes.Replace(st.ResponseXML, []byte("<EstadoMensaje>Aceptado</EstadoMensaje>"), []byte("<EstadoMensaje>Aceptada</EstadoMensaje>"), 1)
-		}, "signature"},
+		}, "signature", false},
 		{"error/signed by an untrusted key", func(t *testing.T, st *recepcion.Status) {
 			resign(t, forger, st, func(m *hacienda.MensajeHacienda) { m.DetalleMensaje = "Aceptado por otro" })
-		}, "signature"},
+		}, "signature", false},
 		{"error/about another issuer", func(t *testing.T, st *recepcion.Status) {
 			resign(t, trusted, st, func(m *hacienda.MensajeHacienda) { m.NumeroCedulaEmisor = "3101999999" })
-		}, "issuer"},
+		}, "issuer", false},
 		{"error/about another document", func(t *testing.T, st *recepcion.Status) {
 			resign(t, trusted, st, func(m *hacienda.MensajeHacienda) { m.Clave = strings.Repeat("5", 50) })
-		}, "clave"},
+		}, "clave", false},
 		{"error/ind-estado against the signed answer", func(t *testing.T, st *recepcion.Status) {
 			st.Estado = recepcion.EstadoRechazado // the JSON is not signed
-		}, "verdict"},
+		}, "verdict", false},
 		{"error/a verdict without the signed answer", func(t *testing.T, st *recepcion.Status) {
 			st.ResponseXML, st.Mensaje = nil, nil
-		}, "unsigned"},
-		{"ok/genuine", func(t *testing.T, st *recepcion.Status) {}, ""},
+		}, "unsigned", false},
+		{"error/a genuine answer about another document behind this one's reading", func(t *testing.T, st *recepcion.Status) {
+			resign(t, trusted, st, func(m *hacienda.MensajeHacienda) { m.Clave = strings.Repeat("5", 50) })
+		}, "clave", true},
+		{"ok/genuine", func(t *testing.T, st *recepcion.Status) {}, "", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -96,7 +103,7 @@ func TestForgedAnswersAreNotApplied(t *testing.T) {
 				sandbox: sandbox.Options{AnswerSigner: trusted},
 				pipeline: func(o *Options) {
 					o.AnswerRoots = roots
-					o.Submitter = &answerSubmitter{Submitter: o.Submitter, rewrite: func(st *recepcion.Status) { tt.rewrite(t, st) }}
+					o.Submitter = &answerSubmitter{Submitter: o.Submitter, rewrite: func(st *recepcion.Status) { tt.rewrite(t, st) }, keepMensaje: tt.keepMensaje}
 				},
 			})
 			out := b.mustSend(t, request("01", "answer"))

@@ -128,7 +128,7 @@ func (p *Pipeline) applySigned(ctx context.Context, d tenant.Document, body []by
 	if err != nil || !st.Estado.Final() || len(st.ResponseXML) == 0 {
 		return false, nil
 	}
-	if err := p.verifyAnswer(ctx, &d, st); err != nil {
+	if err := p.verifyAnswer(ctx, &d, &st); err != nil {
 		return false, nil
 	}
 	ctx, cancel := p.workCtx(ctx)

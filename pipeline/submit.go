@@ -111,7 +111,7 @@ func (p *Pipeline) statusOf(ctx context.Context, d *tenant.Document) (st recepci
 	case err != nil:
 		return st, false, err
 	}
-	if err := p.verifyAnswer(ctx, d, st); err != nil {
+	if err := p.verifyAnswer(ctx, d, &st); err != nil {
 		return recepcion.Status{}, false, err
 	}
 	return st, true, nil

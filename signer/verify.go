@@ -87,6 +87,9 @@ func VerifyWith(signed []byte, o VerifyOptions) (*VerifyResult, error) {
 
 // Parsed is a signed document read once: its content can be read through
 // Root and its signature checked by VerifyParsed, without parsing it twice.
+// It is not safe for concurrent use: VerifyParsed takes the signature out
+// of the tree and puts it back while it digests the document, so neither
+// a second verification nor a reader of Root may run meanwhile.
 type Parsed struct {
 	doc *etree.Document
 	raw []byte
@@ -104,7 +107,9 @@ func Parse(signed []byte) (*Parsed, error) {
 	if d.Root() == nil {
 		return nil, fmt.Errorf("%w: document has no root element", ErrInvalidSignature)
 	}
-	return &Parsed{doc: d, raw: signed}, nil
+	// A copy: a caller changing its slice afterwards must not make Bytes
+	// claim what was not parsed.
+	return &Parsed{doc: d, raw: bytes.Clone(signed)}, nil
 }
 
 // Bytes are the bytes Parse read (without a byte-order mark): what a

@@ -21,6 +21,13 @@ import (
 // only when every certificate of that chain is valid at the new signing
 // time; anything else is verified in full. The zero value is not usable:
 // call NewVerifyCache. It is safe for concurrent use.
+//
+// The certificates it hands out (VerifyResult.Certificate and Chain) are
+// shared between verifications and must not be changed. Documents from
+// anyone can fill it with certificates of their own, emptying it: that
+// costs later verifications their speed, never their checks. Whatever a
+// future VerifyOptions field changes in the chain building (key usages,
+// intermediates) must become part of chainKey.
 type VerifyCache struct {
 	mu     sync.Mutex
 	max    int

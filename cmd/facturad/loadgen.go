@@ -284,7 +284,7 @@ func parseLoadgenArgs(args []string, stderr io.Writer, getenv func(string) strin
 	fs.DurationVar(&o.Settle, "settle", time.Minute, "with --server-pid in send mode: after the last call, wait up to this long for the services to go idle, so that their CPU covers every verdict (0: stop at the last call)")
 	aux := &listFlag{}
 	fs.Var(aux, "aux-process", "name of other processes (as in /proc/<pid>/comm: postgres, redis-server) whose CPU time over the run to report; repeat it for several (Linux)")
-	fs.BoolVar(&o.RSAReference, "rsa-reference", true, "with --server-pid: after the run, measure a raw RSA-2048 signature's CPU time here and report the service's CPU per document against it")
+	fs.BoolVar(&o.RSAReference, "rsa-reference", true, "with --server-pid: measure a raw RSA-2048 signature's CPU time here, during the run and after it, and report the service's CPU per document against it")
 	fs.DurationVar(&o.Progress, "progress", 5*time.Second, "interval of the progress lines on stderr (0: none)")
 	fs.StringVar(&o.JSON, "json", "", "also write the summary as JSON to this file (-: to stdout, the text then to stderr)")
 	if err := fs.Parse(args); err != nil {

@@ -83,15 +83,6 @@ const (
 	rsaSampleSize  = 4
 )
 
-// threadCPU is the CPU time (user + system) of the calling thread.
-func threadCPU() (time.Duration, error) {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_THREAD, &ru); err != nil {
-		return 0, fmt.Errorf("getrusage: %w", err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), nil
-}
-
 // rsaSampler measures the raw RSA reference while the load runs (see
 // rsaSampleEvery), so that the service's CPU per document and the
 // signature it is set against share the machine's conditions: on a

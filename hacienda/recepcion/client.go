@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode"
 
 	"facturad/hacienda"
 	"facturad/signer"
@@ -271,7 +272,9 @@ func decodeStatus(body []byte) (Status, error) {
 		// (signer.VerifyParsed).
 		answer, err := signer.Parse(dec)
 		if err != nil {
-			return Status{}, fmt.Errorf("read status answer: %w: %w", hacienda.ErrNotMensajeHacienda, err)
+			// Not XML at all: say so, not that a signature is invalid.
+			why := strings.TrimPrefix(err.Error(), signer.ErrInvalidSignature.Error()+": ")
+			return Status{}, fmt.Errorf("read status answer: %w: %s", hacienda.ErrNotMensajeHacienda, why)
 		}
 		m, err := hacienda.ReadMensajeHacienda(answer.Root())
 		if err != nil {
@@ -288,7 +291,14 @@ func decodeStatus(body []byte) (Status, error) {
 // strings or nulls, is decoded in one pass; one holding another kind of
 // value is decoded field by field.
 func statusFields(body []byte) (map[string]string, error) {
-	norm := func(k string) string { return strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(k)) }
+	norm := func(k string) string {
+		return strings.Map(func(r rune) rune {
+			if r == '-' || r == '_' {
+				return -1
+			}
+			return unicode.ToLower(r)
+		}, k)
+	}
 	fields := map[string]string{}
 	var plain map[string]*string
 	if err := json.Unmarshal(body, &plain); err == nil {
@@ -304,11 +314,11 @@ func statusFields(body []byte) (map[string]string, error) {
 		return nil, err
 	}
 	for k, v := range raw {
-		var s string
-		if err := json.Unmarshal(v, &s); err != nil {
+		var s *string
+		if err := json.Unmarshal(v, &s); err != nil || s == nil {
 			continue // null or a non-string value: treated as absent
 		}
-		fields[norm(k)] = s
+		fields[norm(k)] = *s
 	}
 	return fields, nil
 }

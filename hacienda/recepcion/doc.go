@@ -10,7 +10,8 @@
 //
 // Submit posts a signed document (POST {base}/recepcion) and Status asks for
 // its state (GET {base}/recepcion/{clave}), with the signed MensajeHacienda
-// answer read by hacienda.ParseMensajeHacienda.
+// answer read once by signer.Parse and hacienda.ReadMensajeHacienda (kept
+// in Status.Answer, for checking its signature without reading it again).
 //
 // Every failure is classified once, here: an *APIError when the tax
 // authority answered with a status that is not a success, a *TransportError

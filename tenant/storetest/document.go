@@ -651,6 +651,7 @@ func testDocumentSaveClaveConflict(t *testing.T, s DocumentStore) {
 
 	upd := second
 	upd.Clave, upd.Estado, upd.LastError = first.Clave, tenant.StateSent, "changed"
+	upd.SignedXML, upd.ResponseXML = binaryPayload(3000, 31), binaryPayload(900, 32) // not written either
 	err := s.SaveDocument(ctx, &upd)
 	wantErr(t, "SaveDocument with a taken clave", err, tenant.ErrConflict)
 	readBoth(t, s, "document after the refused save", before)
@@ -767,7 +768,9 @@ func testDocumentSaveStale(t *testing.T, s DocumentStore) {
 	if !a.UpdatedAt.After(d.UpdatedAt) {
 		t.Errorf("UpdatedAt %v not after the version read %v", a.UpdatedAt, d.UpdatedAt)
 	}
+	// The refused copy carries parts of its own: none is written.
 	b.Estado, b.LastError = tenant.StateNotSentYet, "segundo"
+	b.SignedXML, b.ResponseXML = binaryPayload(3000, 21), binaryPayload(900, 22)
 	err := s.SaveDocument(ctx, &b)
 	wantErr(t, "SaveDocument of a stale copy", err, tenant.ErrConflict)
 	if !b.UpdatedAt.Equal(d.UpdatedAt) {
@@ -1012,8 +1015,24 @@ func testDocumentClaimLease(t *testing.T, s DocumentStore) {
 	f := newDocFixture(t, s)
 	now := claimBase
 	d := dueDocument(f.Branch, "arrendado", tenant.StateNotSentYet, now.Add(-time.Second))
+	d.Request, d.SignedXML, d.ResponseXML = []byte(`{"id_externo":"arrendado"}`), binaryPayload(5000, 41), binaryPayload(700, 42)
 	mustNot(t, "ReserveDocument", s.ReserveDocument(ctx, &d))
 	lease := now.Add(30 * time.Second)
+
+	// A claimed document comes whole, its parts with it: the worker
+	// submits the signed XML it claims.
+	claimed, err := s.ClaimDueDocuments(ctx, now, lease, 10)
+	mustNot(t, "ClaimDueDocuments", err)
+	if len(claimed) != 1 {
+		t.Fatalf("claimed %d documents, want 1", len(claimed))
+	}
+	want := d
+	want.NextAttemptAt = lease
+	same(t, "claimed document", want, claimed[0])
+	// Back to due, for the steps below.
+	claimed[0].NextAttemptAt = d.NextAttemptAt
+	mustNot(t, "SaveDocument", s.SaveDocument(ctx, &claimed[0]))
+	d = claimed[0]
 
 	steps := []struct {
 		name string

@@ -7,13 +7,13 @@ import (
 	"facturad/tenant"
 )
 
-// RunPartsMigration checks the migration that moved a document's large
-// parts (its request, signed XML and answer) out of the documents table:
-// documents stored before it read back whole after it. s is a migrated
-// store; remigrate puts its schema back as it was before that migration
-// (the parts in the documents table's columns, the migration not
-// recorded), migrates it again and returns a store open on it.
-func RunPartsMigration(t *testing.T, s DocumentStore, remigrate func(t *testing.T) DocumentStore) {
+// RunLegacyParts checks a store that keeps documents stored before
+// its parts moved to tables of their own (the request, signed XML and
+// answer in the documents table's columns): they read back whole, a
+// save without parts keeps them, and a part a save carries replaces
+// the old one. toLegacy moves the parts of every stored document back
+// to where they were kept before.
+func RunLegacyParts(t *testing.T, s DocumentStore, toLegacy func(t *testing.T)) {
 	ctx := context.Background()
 	f := newDocFixture(t, s)
 	whole := fullDocument(f.Branch, "con-todo", 1)
@@ -27,22 +27,24 @@ func RunPartsMigration(t *testing.T, s DocumentStore, remigrate func(t *testing.
 		docs = append(docs, d)
 	}
 
-	s = remigrate(t)
+	toLegacy(t)
 
 	for _, d := range docs {
 		got, err := s.DocumentByExternalID(ctx, d.BranchID, d.IDExterno)
 		mustNot(t, "DocumentByExternalID "+d.IDExterno, err)
-		same(t, "after the migration, "+d.IDExterno, d, got)
+		same(t, "kept where it was, "+d.IDExterno, d, got)
 	}
-	// And the parts are where the store now writes them: a save without
-	// them keeps them.
+	// A save without parts keeps the old ones.
 	d := docs[0]
 	d.SignedXML, d.ResponseXML = nil, nil
+	d.Estado = tenant.StateAccepted
 	mustNot(t, "SaveDocument", s.SaveDocument(ctx, &d))
-	got, err := s.DocumentByExternalID(ctx, d.BranchID, d.IDExterno)
-	mustNot(t, "DocumentByExternalID", err)
-	if len(got.SignedXML) != len(whole.SignedXML) || len(got.ResponseXML) != len(whole.ResponseXML) {
-		t.Errorf("a save without parts after the migration left %d and %d bytes of XML, want %d and %d",
-			len(got.SignedXML), len(got.ResponseXML), len(whole.SignedXML), len(whole.ResponseXML))
-	}
+	want := d
+	want.SignedXML, want.ResponseXML = whole.SignedXML, whole.ResponseXML
+	readBoth(t, s, "an old document saved without parts", want)
+	// A part a save carries replaces the old one.
+	d.ResponseXML = binaryPayload(2<<10, 9)
+	mustNot(t, "SaveDocument with an answer", s.SaveDocument(ctx, &d))
+	want.ResponseXML, want.UpdatedAt = d.ResponseXML, d.UpdatedAt
+	readBoth(t, s, "an old document saved with a new answer", want)
 }

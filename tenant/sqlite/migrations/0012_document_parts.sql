@@ -1,9 +1,15 @@
 -- The large parts of a document (the request it was issued from, its
--- signed XML, the tax authority's answer) move to tables of their own,
--- each written once, so that the saves that move a document through its
--- states rewrite a row of a few hundred bytes: SQLite writes a changed row
--- whole, its overflow pages included, and a document's row held 15 KB and
--- more of them, written again by every save.
+-- signed XML, the tax authority's answer) go to tables of their own, each
+-- written once, so that the saves that move a document through its states
+-- rewrite a row of a few hundred bytes: SQLite writes a changed row whole,
+-- its overflow pages included, and a document's row held 15 KB and more of
+-- them, written again by every save.
+--
+-- Documents stored before keep their parts where they are (the columns
+-- request, signed_xml and response_xml of documents, which nothing writes
+-- any more): the reads take a part from its table, or else from its old
+-- column. So this migration only creates tables, whatever the size of the
+-- store, and moves no data.
 CREATE TABLE document_requests (
     document_id INTEGER PRIMARY KEY REFERENCES documents (id),
     request     BLOB    NOT NULL
@@ -18,14 +24,3 @@ CREATE TABLE document_response_xml (
     document_id INTEGER PRIMARY KEY REFERENCES documents (id),
     xml         BLOB    NOT NULL
 ) STRICT;
-
-INSERT INTO document_requests (document_id, request)
-SELECT id, request FROM documents WHERE request IS NOT NULL AND length(request) > 0;
-INSERT INTO document_signed_xml (document_id, xml)
-SELECT id, signed_xml FROM documents WHERE signed_xml IS NOT NULL AND length(signed_xml) > 0;
-INSERT INTO document_response_xml (document_id, xml)
-SELECT id, response_xml FROM documents WHERE response_xml IS NOT NULL AND length(response_xml) > 0;
-
-ALTER TABLE documents DROP COLUMN request;
-ALTER TABLE documents DROP COLUMN signed_xml;
-ALTER TABLE documents DROP COLUMN response_xml;
