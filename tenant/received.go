@@ -86,4 +86,23 @@ type ReceivedStore interface {
 	// ReceivedByExternalID returns the branch's received document with that
 	// id_externo.
 	ReceivedByExternalID(ctx context.Context, branchID int64, idExterno string) (ReceivedDocument, error)
+	// ListReceived returns up to q.Limit of the company's received
+	// documents that match q, newest first by the supplier document's
+	// issue time (ReceivedDocument.ListKey), then by id, both descending,
+	// starting after q.After, as ListDocuments does for issued documents.
+	// q.Tipo is the supplier document's type, q.Receptor the supplier's
+	// identification (the counterparty), q.Estado the message's state. The
+	// rows carry none of the three XMLs.
+	ListReceived(ctx context.Context, q ListQuery) ([]ReceivedDocument, error)
+}
+
+// ListKey returns r's place in a listing: the supplier document's issue
+// time (or, should it have none, the time the row was stored), as for a
+// Document.
+func (r ReceivedDocument) ListKey() ListKey {
+	at := r.FechaEmision
+	if at.IsZero() {
+		at = r.CreatedAt
+	}
+	return ListKey{At: at.UTC().Truncate(time.Microsecond), ID: r.ID}
 }

@@ -9,3 +9,7 @@ import (
 func TestReceivedStore(t *testing.T) {
 	storetest.RunReceived(t, func(t *testing.T) storetest.ReceivedStore { return storetest.NewSQLiteStore(t) })
 }
+
+func TestReceivedList(t *testing.T) {
+	storetest.RunReceivedList(t, func(t *testing.T) storetest.ReceivedStore { return storetest.NewSQLiteStore(t) })
+}
