@@ -29,7 +29,8 @@ import (
 // tenant service and store, documents seeded straight into the store.
 type listWorld struct {
 	*world
-	docs pipeline.Store
+	docs     pipeline.Store
+	received tenant.ReceivedStore
 }
 
 func newListWorld(t *testing.T, store tenant.Store) *listWorld {
@@ -83,8 +84,16 @@ func newListWorld(t *testing.T, store tenant.Store) *listWorld {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.testBundle = setup(t, Options{Tenants: svc, Routes: append(DocumentRoutes(p), list)})
-	return &listWorld{world: w, docs: docs}
+	listReceived, err := ReceivedListRoute(p, cursorKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	received, ok := store.(tenant.ReceivedStore)
+	if !ok {
+		t.Fatalf("%T keeps no received documents", store)
+	}
+	w.testBundle = setup(t, Options{Tenants: svc, Routes: append(append(DocumentRoutes(p), ReceivedRoutes(p)...), list, listReceived)})
+	return &listWorld{world: w, docs: docs, received: received}
 }
 
 // seed stores n documents of a branch: issue times a minute apart from
@@ -119,7 +128,13 @@ type page struct {
 
 func (w *listWorld) list(t *testing.T, c creds, query string) page {
 	t.Helper()
-	r := w.do(t, "GET", "/api/documents/v4?"+query, &c, "", nil)
+	return w.listAt(t, "/api/documents/v4", c, query)
+}
+
+// listAt reads one page of the listing at path.
+func (w *listWorld) listAt(t *testing.T, path string, c creds, query string) page {
+	t.Helper()
+	r := w.do(t, "GET", path+"?"+query, &c, "", nil)
 	if r.status != 200 {
 		t.Fatalf("list %s: %d %s", query, r.status, r.body)
 	}
