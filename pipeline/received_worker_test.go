@@ -34,7 +34,10 @@ type messageFaults struct {
 	Submitter
 	sb            *sandbox.TestServer
 	before, after *sandbox.Faults
-	on            atomic.Bool
+	// revoke revokes the tokens handed out, so that the submission needs
+	// a new one.
+	revoke bool
+	on     atomic.Bool
 }
 
 func (m *messageFaults) Submit(ctx context.Context, cr recepcion.Credentials, s recepcion.Submission) (recepcion.Receipt, error) {
@@ -44,6 +47,9 @@ func (m *messageFaults) Submit(ctx context.Context, cr recepcion.Credentials, s 
 	if err := m.sb.SetFaults(*m.before); err != nil {
 		return recepcion.Receipt{}, err
 	}
+	if m.revoke {
+		m.sb.RevokeTokens()
+	}
 	rc, err := m.Submitter.Submit(ctx, cr, s)
 	if m.after != nil {
 		if ferr := m.sb.SetFaults(*m.after); ferr != nil {
@@ -51,6 +57,13 @@ func (m *messageFaults) Submit(ctx context.Context, cr recepcion.Credentials, s 
 		}
 	}
 	return rc, err
+}
+
+// describeReceived is a received outcome in a few words.
+func describeReceived(o ReceivedOutcome) string {
+	r := o.Received
+	return fmt.Sprintf("estado %s failed %v key %q message %q (stored %s, numero %d, next %v, last error %q)",
+		o.Estado, o.Failed, o.Key, o.Message, r.Estado, r.Numero, r.NextAttemptAt, r.LastError)
 }
 
 // receivedRow reads a received document back from the store.
@@ -94,7 +107,9 @@ func TestReceivedMessagesSettleInTheBackground(t *testing.T) {
 var timeless = sandbox.Options{FechaAhead: -1, FechaBehind: -1}
 
 func testReceivedMessagesSettle(t *testing.T, open func(testing.TB) fullStore) {
-	b := setup(t, setupOptions{store: open, sandbox: timeless})
+	// The client runs on the test's clock, so that the refused logins it
+	// remembers are forgotten as the rounds move the clock.
+	b := setup(t, setupOptions{store: open, sandbox: timeless, clientClock: true})
 	buyerCo, buyer := b.newCompany(t, buyerID)
 	mf := &messageFaults{Submitter: b.sub, sb: b.sb}
 	b.p.o.Submitter = mf
@@ -111,7 +126,7 @@ func testReceivedMessagesSettle(t *testing.T, open func(testing.TB) fullStore) {
 		}
 		r := out.Received
 		if !out.Failed || out.Key != KeySendingDocumentError || r.Estado != tenant.StateNotSentYet || len(r.SignedXML) == 0 || r.NextAttemptAt.IsZero() {
-			t.Fatalf("receive during the outage: %+v", out)
+			t.Fatalf("receive during the outage: %s", describeReceived(out))
 		}
 		if err := b.sb.SetFaults(sandbox.Faults{}); err != nil {
 			t.Fatal(err)
@@ -144,7 +159,7 @@ func testReceivedMessagesSettle(t *testing.T, open func(testing.TB) fullStore) {
 			t.Fatal(err)
 		}
 		if out.Failed || out.Received.Estado != tenant.StateSent {
-			t.Fatalf("receive: %+v", out)
+			t.Fatalf("receive: %s", describeReceived(out))
 		}
 		submits := b.sub.submits.Load()
 		b.round(t)
@@ -171,7 +186,7 @@ func testReceivedMessagesSettle(t *testing.T, open func(testing.TB) fullStore) {
 		}
 		r := out.Received
 		if r.Estado != tenant.StateNotSentYet {
-			t.Fatalf("receive with the answer lost: %+v", out)
+			t.Fatalf("receive with the answer lost: %s", describeReceived(out))
 		}
 		if _, ok := b.sb.Document(r.Clave + "-" + r.Consecutivo); !ok {
 			t.Fatal("the tax authority did not record the message")
@@ -185,6 +200,43 @@ func testReceivedMessagesSettle(t *testing.T, open func(testing.TB) fullStore) {
 		if n := b.sub.submits.Load() - submits; n != 0 {
 			t.Errorf("%d submissions of a message the tax authority held", n)
 		}
+		if st := b.sb.Stats(); st.Duplicates != 0 {
+			t.Errorf("%d duplicate submissions", st.Duplicates)
+		}
+	})
+
+	t.Run("ok/a repeat makes a message stopped on refused credentials due again", func(t *testing.T) {
+		xml := b.issueTo(t, buyerID, "fe-creds")
+		raw := receiveJSON(xml, "1", "rcv-creds", accept)
+		mf.before, mf.after, mf.revoke = &sandbox.Faults{TokenRefusal: 401}, nil, true
+		mf.on.Store(true)
+		out, err := b.receive(buyer, raw)
+		mf.on.Store(false)
+		mf.revoke = false
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := out.Received
+		if !out.Failed || r.Estado != tenant.StateNotSentYet || !r.NextAttemptAt.IsZero() || r.LastError != credentialsMessage {
+			t.Fatalf("receive with refused credentials: %s", describeReceived(out))
+		}
+		grants := tokenCalls(b.sb.Stats())
+		b.round(t)
+		b.round(t)
+		if got := tokenCalls(b.sb.Stats()); got != grants {
+			t.Errorf("the worker logged in %d more times with refused credentials", got-grants)
+		}
+		// Corrected: the same request again makes it due, and the worker
+		// sends it, status first.
+		if err := b.sb.SetFaults(sandbox.Faults{}); err != nil {
+			t.Fatal(err)
+		}
+		again, err := b.receive(buyer, raw)
+		if err != nil || again.Received.ID != r.ID || again.Received.Estado != tenant.StateNotSentYet || again.Received.NextAttemptAt.IsZero() {
+			t.Fatalf("repeat: %s %v", describeReceived(again), err)
+		}
+		b.runDueUntil(t, 5, func() bool { return b.receivedRow(t, buyerCo.ID, r.Clave).Estado == tenant.StateAccepted })
+		b.acceptedMessage(t, b.receivedRow(t, buyerCo.ID, r.Clave))
 		if st := b.sb.Stats(); st.Duplicates != 0 {
 			t.Errorf("%d duplicate submissions", st.Duplicates)
 		}
@@ -216,7 +268,7 @@ func testReceivedMessagesSettle(t *testing.T, open func(testing.TB) fullStore) {
 		// The caller's repeat now gets the settled message.
 		again, err := b.receive(buyer, raw)
 		if err != nil || again.Failed || again.Received.ID != r.ID || again.Received.Estado != tenant.StateAccepted {
-			t.Errorf("repeat after finishing: %+v %v", again, err)
+			t.Errorf("repeat after finishing: %s %v", describeReceived(again), err)
 		}
 	})
 
@@ -228,7 +280,7 @@ func testReceivedMessagesSettle(t *testing.T, open func(testing.TB) fullStore) {
 		out, err := b.receive(buyer, raw)
 		if err != nil || out.Failed || out.Received.ID != r.ID || out.Received.Numero != r.Numero ||
 			(out.Received.Estado != tenant.StateSent && out.Received.Estado != tenant.StateAccepted) {
-			t.Fatalf("repeat: %+v %v", out, err)
+			t.Fatalf("repeat: %s %v", describeReceived(out), err)
 		}
 		b.runDueUntil(t, 4, func() bool { return b.receivedRow(t, buyerCo.ID, r.Clave).Estado == tenant.StateAccepted })
 		b.acceptedMessage(t, b.receivedRow(t, buyerCo.ID, r.Clave))
@@ -323,7 +375,7 @@ func testReplicasSettleEachMessageOnce(t *testing.T, open func(testing.TB) fullS
 		out, err := b.receive(buyer, raw)
 		mf.on.Store(false)
 		if err != nil || out.Received.Estado != tenant.StateNotSentYet {
-			t.Fatalf("receive %d: %+v %v", i, out, err)
+			t.Fatalf("receive %d: %s %v", i, describeReceived(out), err)
 		}
 		if err := b.sb.SetFaults(sandbox.Faults{}); err != nil {
 			t.Fatal(err)
@@ -393,7 +445,7 @@ func TestReceivedRetrierOnItsOwn(t *testing.T) {
 	out, err := b.receive(buyer, receiveJSON(xml, "1", "rcv-own", nil))
 	mf.on.Store(false)
 	if err != nil || out.Received.Estado != tenant.StateNotSentYet {
-		t.Fatalf("receive: %+v %v", out, err)
+		t.Fatalf("receive: %s %v", describeReceived(out), err)
 	}
 	if err := b.sb.SetFaults(sandbox.Faults{}); err != nil {
 		t.Fatal(err)
@@ -403,7 +455,7 @@ func TestReceivedRetrierOnItsOwn(t *testing.T) {
 	deadline := time.Now().Add(30 * time.Second)
 	for b.receivedRow(t, buyerCo.ID, out.Received.Clave).Estado != tenant.StateAccepted {
 		if time.Now().After(deadline) {
-			t.Fatalf("not settled: %+v", b.receivedRow(t, buyerCo.ID, out.Received.Clave))
+			t.Fatalf("not settled: %s", describeReceived(receivedOutcome(b.receivedRow(t, buyerCo.ID, out.Received.Clave))))
 		}
 		b.clock.advance(time.Minute)
 		time.Sleep(5 * time.Millisecond)
