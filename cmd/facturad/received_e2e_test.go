@@ -41,33 +41,10 @@ func receiveEveryAnswer(t *testing.T, api string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
-	// issue sends an FE of the supplier to the buyer, waits for the tax
-	// authority's acceptance and returns its signed XML.
 	issue := func(t *testing.T, id string) []byte {
 		t.Helper()
-		body := []byte(`{"id_externo":"` + id + `","tipo_documento":"01","condicion_venta":"01",
-		  "receptor":{"nombre":"Compradora S.A.","identificacion":{"tipo":"02","numero":"` + buyerID + `"},"correoElectronico":"compras@example.com"},
-		  "detalleServicio":[{"numeroLinea":1,"codigoCABYS":"8314100000000","cantidad":2,"unidadMedida":"Sp","detalle":"Servicio de consultoría",
-		    "precioUnitario":12500.5,"impuesto":[{"codigo":"01","codigoTarifaIVA":"08","tarifa":13}]}],
-		  "resumenFactura":{"codigoTipoMoneda":{"codigoMoneda":"CRC","tipoCambio":1},"medioPago":[{"tipoMedioPago":"01"}]}}`)
 		supplier.t = t
-		var sent, checked document
-		supplier.json("POST", "/api/documents/v4", body, 200, &sent)
-		for try := 0; ; try++ {
-			supplier.json("PUT", "/api/documents/"+sent.Clave+"/v4", nil, 200, &checked)
-			if checked.Estado != "04" || try == 50 {
-				break
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-		if checked.Estado != "01" {
-			t.Fatalf("the supplier's FE: %+v", checked)
-		}
-		status, xml := supplier.do("GET", "/api/documents/"+sent.Clave+"/xml/v4", "", nil)
-		if status != 200 {
-			t.Fatalf("the supplier's XML: %d", status)
-		}
-		return xml
+		return issueTo(t, supplier, buyerID, id)
 	}
 	refused := func(t *testing.T, err error, field string) {
 		t.Helper()
@@ -150,4 +127,33 @@ func receiveEveryAnswer(t *testing.T, api string) {
 		_, err = buyer.Receive(ctx, &client.ReceiveRequest{XML: first, Mensaje: "3", DetalleMensaje: "Cambio de opinión", IDExterno: "segunda"})
 		refused(t, err, "xml")
 	})
+}
+
+// issueTo sends an FE of supplier to the company with identification
+// buyerID, waits for the tax authority's acceptance and returns its signed
+// XML as the service stores it.
+func issueTo(t *testing.T, supplier apiClient, buyerID, id string) []byte {
+	t.Helper()
+	body := []byte(`{"id_externo":"` + id + `","tipo_documento":"01","condicion_venta":"01",
+	  "receptor":{"nombre":"Compradora S.A.","identificacion":{"tipo":"02","numero":"` + buyerID + `"},"correoElectronico":"compras@example.com"},
+	  "detalleServicio":[{"numeroLinea":1,"codigoCABYS":"8314100000000","cantidad":2,"unidadMedida":"Sp","detalle":"Servicio de consultoría",
+	    "precioUnitario":12500.5,"impuesto":[{"codigo":"01","codigoTarifaIVA":"08","tarifa":13}]}],
+	  "resumenFactura":{"codigoTipoMoneda":{"codigoMoneda":"CRC","tipoCambio":1},"medioPago":[{"tipoMedioPago":"01"}]}}`)
+	var sent, checked document
+	supplier.json("POST", "/api/documents/v4", body, 200, &sent)
+	for try := 0; ; try++ {
+		supplier.json("PUT", "/api/documents/"+sent.Clave+"/v4", nil, 200, &checked)
+		if checked.Estado != "04" || try == 50 {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if checked.Estado != "01" {
+		t.Fatalf("the supplier's FE: %+v", checked)
+	}
+	status, xml := supplier.do("GET", "/api/documents/"+sent.Clave+"/xml/v4", "", nil)
+	if status != 200 {
+		t.Fatalf("the supplier's XML: %d", status)
+	}
+	return xml
 }
