@@ -65,6 +65,10 @@ type listSpec struct {
 // documentTipos are the types of the documents a company issues (A.5).
 var documentTipos = []string{"01", "02", "03", "04", "08", "09", "10"}
 
+// receivedTipos are the types of the suppliers' documents a company
+// answers, and so receives (FE, ND, NC, FEE: hacienda.CheckAnswerable).
+var receivedTipos = []string{"01", "02", "03", "09"}
+
 // parseListQuery reads a listing's query. Parameter names match without
 // regard to case, as the other calls' flags do; unknown parameters are
 // ignored. Every bad parameter is reported, each under its own name, in
@@ -320,6 +324,37 @@ func DocumentListRoute(l DocumentLister, cursorKey []byte) (Route, error) {
 		func(d tenant.Document) any {
 			a := newDocumentAnswer(d, "", false, false)
 			a.MensajeAPI = d.LastError
+			return a
+		}), nil
+}
+
+// ReceivedLister lists the documents a company received (*pipeline.Pipeline
+// satisfies it): see pipeline.ListReceived. Who may see which company is
+// decided as for DocumentLister.
+type ReceivedLister interface {
+	ListReceived(ctx context.Context, p tenant.Principal, companiaID int64, q tenant.ListQuery) ([]tenant.ReceivedDocument, error)
+}
+
+// ReceivedListRoute returns the listing of received documents,
+// GET /api/received/v4, for Options.Routes: A.10's query and answer over
+// the received documents, each item the received document as the read call
+// answers it. tipo_documento is the supplier document's type, receptor the
+// supplier's identification (the counterparty, as for issued documents),
+// estado the state of the company's message. cursorKey is as for
+// DocumentListRoute; the cursors of one listing are refused by the other.
+func ReceivedListRoute(l ReceivedLister, cursorKey []byte) (Route, error) {
+	if len(cursorKey) < 32 {
+		return Route{}, ErrShortCursorKey
+	}
+	spec := listSpec{Kind: "received", Tipos: receivedTipos}
+	fetch := func(ctx context.Context, p tenant.Principal, companiaID int64, q tenant.ListQuery) ([]tenant.ReceivedDocument, error) {
+		return l.ListReceived(ctx, p, companiaID, q)
+	}
+	return listRoute("/api/received/v4", spec, listCursors{key: slices.Clone(cursorKey)}, fetch,
+		tenant.ReceivedDocument.ListKey,
+		func(r tenant.ReceivedDocument) any {
+			a := newReceivedAnswer(r, "")
+			a.MensajeAPI = r.LastError
 			return a
 		}), nil
 }

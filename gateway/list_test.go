@@ -29,7 +29,8 @@ import (
 // tenant service and store, documents seeded straight into the store.
 type listWorld struct {
 	*world
-	docs pipeline.Store
+	docs     pipeline.Store
+	received tenant.ReceivedStore
 }
 
 func newListWorld(t *testing.T, store tenant.Store) *listWorld {
@@ -83,8 +84,16 @@ func newListWorld(t *testing.T, store tenant.Store) *listWorld {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w.testBundle = setup(t, Options{Tenants: svc, Routes: append(DocumentRoutes(p), list)})
-	return &listWorld{world: w, docs: docs}
+	listReceived, err := ReceivedListRoute(p, cursorKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	received, ok := store.(tenant.ReceivedStore)
+	if !ok {
+		t.Fatalf("%T keeps no received documents", store)
+	}
+	w.testBundle = setup(t, Options{Tenants: svc, Routes: append(append(DocumentRoutes(p), ReceivedRoutes(p)...), list, listReceived)})
+	return &listWorld{world: w, docs: docs, received: received}
 }
 
 // seed stores n documents of a branch: issue times a minute apart from
@@ -119,7 +128,13 @@ type page struct {
 
 func (w *listWorld) list(t *testing.T, c creds, query string) page {
 	t.Helper()
-	r := w.do(t, "GET", "/api/documents/v4?"+query, &c, "", nil)
+	return w.listAt(t, "/api/documents/v4", c, query)
+}
+
+// listAt reads one page of the listing at path.
+func (w *listWorld) listAt(t *testing.T, path string, c creds, query string) page {
+	t.Helper()
+	r := w.do(t, "GET", path+"?"+query, &c, "", nil)
 	if r.status != 200 {
 		t.Fatalf("list %s: %d %s", query, r.status, r.body)
 	}
@@ -133,6 +148,12 @@ func (w *listWorld) list(t *testing.T, c creds, query string) page {
 // walkAll follows next from query to the last page and returns the
 // id_externo of every item.
 func (w *listWorld) walkAll(t *testing.T, c creds, query string) []string {
+	t.Helper()
+	return w.walkAllWith(t, c, query, nil)
+}
+
+// walkAllWith is walkAll calling between after each page but the last.
+func (w *listWorld) walkAllWith(t *testing.T, c creds, query string, between func()) []string {
 	t.Helper()
 	var out []string
 	cursor := ""
@@ -153,6 +174,9 @@ func (w *listWorld) walkAll(t *testing.T, c creds, query string) []string {
 			return out
 		}
 		cursor = p.Next
+		if between != nil {
+			between()
+		}
 	}
 	t.Fatal("the walk does not end")
 	return nil
@@ -292,6 +316,33 @@ func testDocumentListing(t *testing.T, w *listWorld) {
 		if got := w.walkAll(t, a.user, "hasta=2026-02-09"); len(got) != 0 {
 			t.Errorf("hasta the day before: %v", got)
 		}
+	})
+
+	t.Run("ok/a walk while documents are added meets each once", func(t *testing.T) {
+		added := 0
+		got := w.walkAllWith(t, a.user, "limit=6", func() {
+			// Issued after every page, before every page, and at the
+			// minutes being walked.
+			for _, at := range []time.Time{start.Add(time.Hour), start.Add(-time.Hour), start.Add(time.Duration(added%20) * time.Minute)} {
+				w.seed(t, a.id, a.branchID, fmt.Sprintf("during%d", added), 1, at)
+				added++
+			}
+		})
+		seen := map[string]int{}
+		for _, ext := range got {
+			if seen[ext]++; seen[ext] == 2 {
+				t.Errorf("%s listed twice", ext)
+			}
+		}
+		for _, ext := range want {
+			if seen[ext] != 1 {
+				t.Errorf("%s, there before the walk, listed %d times", ext, seen[ext])
+			}
+		}
+		if added < 30 {
+			t.Errorf("only %d added during the walk", added)
+		}
+		want = w.walkAll(t, a.user, "limit=500") // what the next subtests see
 	})
 
 	t.Run("ok/admin and reseller name the company", func(t *testing.T) {

@@ -205,6 +205,9 @@ func TestOpenAPIShapesMatchTheModel(t *testing.T) {
 		{"OtroTexto", hacienda.OtroTexto{}, nil, nil},
 		// Answers.
 		{"Document", documentAnswer{}, nil, nil},
+		{"ReceivedDocument", receivedAnswer{}, nil, nil},
+		{"DocumentList", listAnswer{}, nil, nil},
+		{"ReceivedDocumentList", listAnswer{}, nil, nil},
 		{"AmountsCalculateDocumentResponse", hacienda.AmountsCalculateDocumentResponse{}, nil, nil},
 		{"LineaCalculada", hacienda.CalculatedLine{}, nil, nil},
 		{"DescuentoCalculado", hacienda.CalculatedDescuento{}, nil, nil},

@@ -754,7 +754,11 @@ func TestOpenAPIListsEveryRoute(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := setup(t, Options{Tenants: &fakeTenants{}, Routes: append(append(DocumentRoutes(nil), ReceivedRoutes(nil)...), list, CalculateRoute())})
+	listReceived, err := ReceivedListRoute(nil, make([]byte, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := setup(t, Options{Tenants: &fakeTenants{}, Routes: append(append(DocumentRoutes(nil), ReceivedRoutes(nil)...), list, listReceived, CalculateRoute())})
 	r := b.do(t, "GET", "/openapi.json", nil, "", nil)
 	if r.status != 200 {
 		t.Fatalf("status %d", r.status)

@@ -31,7 +31,16 @@ var faultPoint = os.Getenv(FaultPointEnv)
 // fault hangs the calling send forever at the named step when the crash
 // test asked for it.
 func (j *job) fault(step string) {
-	if !j.send || faultPoint == "" || faultPoint != step {
+	if j.send {
+		faultAt(step)
+	}
+}
+
+// faultAt hangs the calling send or receive call forever at the named
+// step when the crash test asked for it (the receive call reaches the same
+// steps with its message).
+func faultAt(step string) {
+	if faultPoint == "" || faultPoint != step {
 		return
 	}
 	fmt.Fprintf(os.Stderr, "facturad: fault point %s reached\n", step)

@@ -33,6 +33,9 @@ type Pipeline struct {
 	retrierStop chan struct{}
 	retrierDone chan struct{}
 	stopOnce    sync.Once
+	// receivedFirst alternates the kind of row the background worker
+	// claims first: documents, then receivers' messages, and so on.
+	receivedFirst atomic.Uint64
 }
 
 const (

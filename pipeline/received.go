@@ -174,7 +174,7 @@ func (p *Pipeline) Receive(ctx context.Context, pr tenant.Principal, req *Receiv
 		prev, err := rs.ReceivedByExternalID(ctx, is.Branch.ID, id)
 		switch {
 		case err == nil:
-			return p.repeatReceived(prev, hash)
+			return p.repeatReceived(ctx, rs, is, prev, hash, log)
 		case errors.Is(err, tenant.ErrNotFound):
 		default:
 			return ReceivedOutcome{}, fmt.Errorf("look up id_externo: %w", err)
@@ -214,11 +214,17 @@ func (p *Pipeline) Receive(ctx context.Context, pr tenant.Principal, req *Receiv
 	ctx, cancel := p.workCtx(ctx)
 	defer cancel()
 
-	// Number: the row is stored (00) with its number from here on.
+	// Number: the row is stored (00) with its number from here on, with
+	// the answer it is made from, so that the background worker can
+	// finish it should this call die before it is signed.
+	answer, err := answerRequest(req)
+	if err != nil {
+		return ReceivedOutcome{}, fmt.Errorf("encode the answer: %w", err)
+	}
 	now := p.o.Clock()
 	r := &tenant.ReceivedDocument{
 		CompanyID: is.Company.ID, BranchID: is.Branch.ID,
-		IDExterno: req.IDExterno, RequestHash: hash,
+		IDExterno: req.IDExterno, RequestHash: hash, Request: answer,
 		Clave: doc.Clave, TipoDocumento: string(doc.Type),
 		EmisorTipo: doc.Emisor.Identificacion.Tipo, EmisorNumero: doc.Emisor.Identificacion.Numero,
 		EmisorNombre: doc.Emisor.Nombre,
@@ -242,6 +248,34 @@ func (p *Pipeline) Receive(ctx context.Context, pr tenant.Principal, req *Receiv
 	if err != nil {
 		return ReceivedOutcome{}, fmt.Errorf("reserve a number: %w", err)
 	}
+	faultAt(FaultNumbered)
+	out, err := p.issueReceived(ctx, rs, is, r, m, log, true)
+	if err == nil {
+		p.metrics.outcomes.WithLabelValues(opReceive, string(out.Estado)).Inc()
+	}
+	return out, err
+}
+
+// answerRequest is what a message keeps of its request to be finished
+// later (tenant.ReceivedDocument.Request): the request without the
+// supplier's XML, which the row holds already.
+func answerRequest(req *ReceiveRequest) ([]byte, error) {
+	return json.Marshal(&ReceiveRequest{Answer: req.Answer, IDExterno: req.IDExterno})
+}
+
+// issueReceived gives a numbered message its consecutivo, builds and signs
+// it with the company's certificate, stores it (05, held for
+// InFlightGrace) before submitting it (C.3), submits it and stores what
+// the submission means. The receive call, a repeat of it and the
+// background worker finishing an interrupted message all go through it;
+// call says it is a receive call (the crash test's fault points stop only
+// those).
+func (p *Pipeline) issueReceived(ctx context.Context, rs tenant.ReceivedStore, is tenant.Issuer, r *tenant.ReceivedDocument, m *hacienda.MensajeReceptor, log *slog.Logger, call bool) (ReceivedOutcome, error) {
+	fault := func(step string) {
+		if call {
+			faultAt(step)
+		}
+	}
 	c, err := hacienda.NewConsecutivo(is.Branch.Sucursal, r.Terminal, r.Tipo, r.Numero)
 	if err != nil {
 		p.keepReceivedPending(ctx, rs, r, "the consecutivo could not be built: "+err.Error())
@@ -252,14 +286,15 @@ func (p *Pipeline) Receive(ctx context.Context, pr tenant.Principal, req *Receiv
 	log = log.With("consecutivo", r.Consecutivo)
 
 	// Build and sign with the company's certificate.
-	start = time.Now()
+	start := time.Now()
 	unsigned, err := hacienda.MarshalMensajeReceptor(m)
 	p.metrics.observe(stageBuild, start)
 	if err != nil {
 		p.keepReceivedPending(ctx, rs, r, "the message could not be built")
 		return ReceivedOutcome{}, fmt.Errorf("build the message: %w", err)
 	}
-	if is.Company.CertificateExpired(now) {
+	fault(FaultBuilt)
+	if is.Company.CertificateExpired(p.o.Clock()) {
 		return p.receivedExpired(ctx, rs, r, is.Company.CertificateExpiry), nil
 	}
 	start = time.Now()
@@ -281,8 +316,11 @@ func (p *Pipeline) Receive(ctx context.Context, pr tenant.Principal, req *Receiv
 		p.keepReceivedPending(ctx, rs, r, "the message could not be signed")
 		return ReceivedOutcome{}, fmt.Errorf("sign the message: %w", err)
 	}
+	fault(FaultSigned)
 
-	// Store before submitting (C.3), held for InFlightGrace.
+	// Store before submitting (C.3), held for InFlightGrace: should this
+	// process die, the background worker takes it up after that, status
+	// first.
 	r.SignedXML = signed
 	v := receivedView(r)
 	if err := move(&v, tHeld, tenant.StateNotSentYet, "", p.o.Clock().Add(p.o.InFlightGrace)); err != nil {
@@ -292,15 +330,27 @@ func (p *Pipeline) Receive(ctx context.Context, pr tenant.Principal, req *Receiv
 	start = time.Now()
 	err = p.saveReceived(ctx, rs, r)
 	p.metrics.observe(stageStore, start)
+	if errors.Is(err, tenant.ErrConflict) {
+		// Another call (a repeat, the background worker) took the message
+		// up and stored it first: that one submits it, not this one.
+		log.InfoContext(ctx, "the message was taken up by another call; not submitted")
+		return ReceivedOutcome{}, p.receivedInProgress()
+	}
 	if err != nil {
 		return ReceivedOutcome{}, fmt.Errorf("store the signed message: %w", err)
 	}
+	fault(FaultStored)
+	return p.submitReceived(ctx, rs, is.Company, r, log, fault)
+}
 
-	out, err := p.submitReceived(ctx, rs, is.Company, r, log)
-	if err == nil {
-		p.metrics.outcomes.WithLabelValues(opReceive, string(out.Estado)).Inc()
+// receivedInProgress is the answer to a receive whose message another call
+// is working on.
+func (p *Pipeline) receivedInProgress() error {
+	p.metrics.refused.WithLabelValues("in_progress").Inc()
+	return &OverloadError{
+		Reason: "A message with this id_externo is being sent right now; ask again shortly for its answer.",
+		After:  p.o.OverloadRetryAfter,
 	}
-	return out, err
 }
 
 // supplierDocument reads and checks the supplier's document and builds
@@ -394,20 +444,66 @@ func (p *Pipeline) laneRefusal(err error) error {
 }
 
 // repeatReceived answers a receive whose id_externo the branch used
-// before: the stored message with the same body, a 400 with another, and a
-// 503 while the first call is still working on it.
-func (p *Pipeline) repeatReceived(prev tenant.ReceivedDocument, hash []byte) (ReceivedOutcome, error) {
+// before: a 400 with another body; with the same body, a 503 while a call
+// still holds the message, the message finished now when it was left 00
+// (its call died, or its certificate had expired: it is built and signed
+// again with its number and date), made due again when it was stopped on
+// the company's credentials, and the stored message otherwise.
+func (p *Pipeline) repeatReceived(ctx context.Context, rs tenant.ReceivedStore, is tenant.Issuer, prev tenant.ReceivedDocument, hash []byte, log *slog.Logger) (ReceivedOutcome, error) {
+	if !bytes.Equal(prev.RequestHash, hash) || p.heldReceived(prev) {
+		return p.replayReceived(prev, hash)
+	}
+	switch {
+	case prev.Estado == tenant.StatePending && len(prev.SignedXML) == 0 && len(prev.Request) > 0:
+		release, err := p.lanes.acquire(ctx, is.Company.ID, is.Branch.ID)
+		if err != nil {
+			return ReceivedOutcome{}, p.laneRefusal(err)
+		}
+		defer release()
+		ctx, cancel := p.workCtx(ctx)
+		defer cancel()
+		log = log.With("clave", prev.Clave, "numero", prev.Numero)
+		log.InfoContext(ctx, "a repeat resumes a message left pending")
+		return p.finishReceived(ctx, rs, &prev, log, true)
+	case prev.Estado == tenant.StateNotSentYet && prev.NextAttemptAt.IsZero() && len(prev.SignedXML) > 0:
+		// Stopped on the company's credentials: the repeat asks for another
+		// attempt, which the background worker makes, status first.
+		if err := sendable(is.Company); err != nil {
+			return ReceivedOutcome{}, err
+		}
+		v := receivedView(&prev)
+		if err := move(&v, tRescheduled, prev.Estado, "The message will be sent again shortly.", p.o.Clock()); err != nil {
+			return ReceivedOutcome{}, err
+		}
+		absorb(&prev, v)
+		err := p.saveReceived(ctx, rs, &prev)
+		switch {
+		case errors.Is(err, tenant.ErrConflict):
+			return ReceivedOutcome{}, p.receivedInProgress()
+		case err != nil:
+			return ReceivedOutcome{}, fmt.Errorf("schedule a message again: %w", err)
+		}
+	}
+	return receivedOutcome(prev), nil
+}
+
+// heldReceived reports whether a call (a receive, or the background worker
+// that claimed it) holds the message: numbered or stored, not submitted,
+// no reason recorded, and its hold not over.
+func (p *Pipeline) heldReceived(r tenant.ReceivedDocument) bool {
+	return (r.Estado == tenant.StatePending || r.Estado == tenant.StateNotSentYet) &&
+		r.LastError == "" && r.SubmittedAt.IsZero() && p.o.Clock().Before(r.NextAttemptAt)
+}
+
+// replayReceived answers a repeat with the stored message: a 400 when its
+// body differs, a 503 while a call holds it.
+func (p *Pipeline) replayReceived(prev tenant.ReceivedDocument, hash []byte) (ReceivedOutcome, error) {
 	if !bytes.Equal(prev.RequestHash, hash) {
 		return ReceivedOutcome{}, invalidField("id_externo",
 			"was already used in this branch for another received document; send a new id_externo, or the same request to get its answer again")
 	}
-	held := prev.LastError == "" && prev.SubmittedAt.IsZero() && p.o.Clock().Before(prev.NextAttemptAt)
-	if held && (prev.Estado == tenant.StatePending || prev.Estado == tenant.StateNotSentYet) {
-		p.metrics.refused.WithLabelValues("in_progress").Inc()
-		return ReceivedOutcome{}, &OverloadError{
-			Reason: "A message with this id_externo is being sent right now; ask again shortly for its answer.",
-			After:  p.o.OverloadRetryAfter,
-		}
+	if p.heldReceived(prev) {
+		return ReceivedOutcome{}, p.receivedInProgress()
 	}
 	return receivedOutcome(prev), nil
 }
@@ -417,7 +513,7 @@ func (p *Pipeline) repeatReceived(prev tenant.ReceivedDocument, hash []byte) (Re
 func (p *Pipeline) receiveConflict(ctx context.Context, rs tenant.ReceivedStore, r *tenant.ReceivedDocument) error {
 	if r.IDExterno != "" {
 		if prev, err := rs.ReceivedByExternalID(ctx, r.BranchID, r.IDExterno); err == nil {
-			_, err := p.repeatReceived(prev, r.RequestHash)
+			_, err := p.replayReceived(prev, r.RequestHash)
 			if err == nil {
 				err = &OverloadError{Reason: "A message with this id_externo was stored meanwhile; ask again for its answer.", After: p.o.OverloadRetryAfter}
 			}
@@ -430,16 +526,70 @@ func (p *Pipeline) receiveConflict(ctx context.Context, rs tenant.ReceivedStore,
 	return fmt.Errorf("reserve a number: %w", tenant.ErrConflict)
 }
 
+// finishReceived completes a message numbered but never signed (its call
+// died, or it was kept 00 with a reason) from the answer stored with it and
+// the supplier's XML: checked again against the company as it is now,
+// given its consecutivo with its number and date, built, signed, stored
+// and submitted, as the receive call would have. One that cannot be
+// finished stays 00 with the reason, and no next attempt. The background
+// worker and a repeat of the request call it.
+func (p *Pipeline) finishReceived(ctx context.Context, rs tenant.ReceivedStore, r *tenant.ReceivedDocument, log *slog.Logger, call bool) (ReceivedOutcome, error) {
+	stop := func(reason string) (ReceivedOutcome, error) {
+		p.keepReceivedPending(ctx, rs, r, reason)
+		log.WarnContext(ctx, "an interrupted message could not be finished", "reason", reason)
+		return receivedOutcome(*r), nil
+	}
+	if len(r.Request) == 0 || len(r.SignedXML) > 0 {
+		// Numbered before answers were kept, or (never written so) signed
+		// yet still 00: nothing safe to build it from.
+		return stop("The sending of this message was interrupted and it cannot be finished from what was stored; it keeps its number but is not sent.")
+	}
+	var req ReceiveRequest
+	if err := json.Unmarshal(r.Request, &req); err != nil {
+		return stop("The sending of this message was interrupted and its stored answer could not be read again; it keeps its number but is not sent.")
+	}
+	req.XML = r.SupplierXML
+	is, err := p.o.Issuers.Issuer(ctx, r.CompanyID, r.BranchID)
+	if err != nil {
+		// The company or branch could not be read now: try again later.
+		v := receivedView(r)
+		if merr := move(&v, tRetryLater, tenant.StatePending, r.LastError,
+			p.o.Clock().Add(backoff(p.o.BackoffBase, p.o.BackoffMax, r.Attempts, 0))); merr != nil {
+			return ReceivedOutcome{}, merr
+		}
+		v.Attempts++
+		absorb(r, v)
+		if serr := p.saveReceived(ctx, rs, r); serr != nil && !errors.Is(serr, tenant.ErrConflict) {
+			log.ErrorContext(ctx, "store a message", "err", serr)
+		}
+		return ReceivedOutcome{}, fmt.Errorf("company: %w", err)
+	}
+	if err := sendable(is.Company); err != nil {
+		return stop("The message was numbered but cannot be sent: " + err.Error())
+	}
+	_, m, err := supplierDocument(&req, is.Company)
+	if err != nil {
+		return stop("The message was numbered but its answer no longer passes the checks (" + err.Error() + "); it keeps its number but is not sent.")
+	}
+	if hacienda.ReceptorMessageType(m.Mensaje) != r.Tipo {
+		return stop("The message's stored answer does not match its numbering; it keeps its number but is not sent.")
+	}
+	return p.issueReceived(ctx, rs, is, r, m, log, call)
+}
+
 // submitReceived submits a stored, signed message with its
 // consecutivoReceptor, records what the answer (or its absence) means
 // with afterSubmit, stores and answers it.
-func (p *Pipeline) submitReceived(ctx context.Context, rs tenant.ReceivedStore, c tenant.Company, r *tenant.ReceivedDocument, log *slog.Logger) (ReceivedOutcome, error) {
+func (p *Pipeline) submitReceived(ctx context.Context, rs tenant.ReceivedStore, c tenant.Company, r *tenant.ReceivedDocument, log *slog.Logger, fault func(string)) (ReceivedOutcome, error) {
 	sctx, cancel := context.WithTimeout(ctx, p.o.SubmitTimeout)
 	defer cancel()
 	deadline := p.o.Clock().Add(p.o.SubmitTimeout)
 	creds, err := p.credentialsOf(c)
 	if err == nil {
 		err = p.submitMessage(sctx, creds, r)
+	}
+	if err == nil && fault != nil {
+		fault(FaultSubmitted)
 	}
 	if err != nil {
 		log.WarnContext(ctx, "submission of a receiver's message failed", "err", err)
@@ -594,7 +744,7 @@ func (p *Pipeline) CheckReceived(ctx context.Context, pr tenant.Principal, clave
 	if err != nil {
 		return ReceivedOutcome{}, fmt.Errorf("company: %w", err)
 	}
-	return p.submitReceived(ctx, rs, c.Company, &r, log)
+	return p.submitReceived(ctx, rs, c.Company, &r, log, nil)
 }
 
 // receivedExpired keeps a message that cannot be signed (certificate
@@ -640,9 +790,10 @@ func receivedOutcome(r tenant.ReceivedDocument) ReceivedOutcome {
 		o.Failed, o.Key = true, KeyExpiredClientCertificate
 		if o.Message == "" {
 			// Its call ended between numbering and storing the signed
-			// message: nothing was sent, and it is not rebuilt.
+			// message: nothing was sent yet; the background worker (or a
+			// repeat of the request) finishes it.
 			o.Key = KeySendingDocumentError
-			o.Message = "The message was numbered but not signed or sent; it is not sent automatically."
+			o.Message = "The message was numbered but not yet signed or sent; it is finished and sent shortly."
 		}
 	case r.Estado == tenant.StateNotSentYet:
 		o.Failed, o.Key = true, KeySendingDocumentError

@@ -72,23 +72,55 @@ func (p *Pipeline) runRetrier() {
 // store refused.
 const claimRetry = time.Second
 
-// startDue claims up to n due documents and starts each on a worker of its
-// own, which gives its token back to free when done.
+// startDue claims up to n due rows, documents and receivers' messages
+// alike, and starts each on a worker of its own, which gives its token
+// back to free when done. The kind claimed first alternates from one claim
+// to the next, the other taking what is left of n, so that neither kind
+// waits while the other keeps every worker busy.
 func (p *Pipeline) startDue(ctx context.Context, n int, free chan<- struct{}, wg *sync.WaitGroup) (int, error) {
 	now := p.o.Clock()
-	docs, err := p.o.Store.ClaimDueDocuments(ctx, now, now.Add(p.o.Lease), n)
-	if err != nil {
-		return 0, fmt.Errorf("claim due documents: %w", err)
-	}
-	for i := range docs {
+	lease := now.Add(p.o.Lease)
+	start := func(work func()) {
 		wg.Add(1)
-		go func(d *tenant.Document) {
+		go func() {
 			defer wg.Done()
 			defer func() { free <- struct{}{} }()
-			p.retry(ctx, d)
-		}(&docs[i])
+			work()
+		}()
 	}
-	return len(docs), nil
+	claimDocuments := func(n int) (int, error) {
+		docs, err := p.o.Store.ClaimDueDocuments(ctx, now, lease, n)
+		if err != nil {
+			return 0, fmt.Errorf("claim due documents: %w", err)
+		}
+		for i := range docs {
+			start(func() { p.retry(ctx, &docs[i]) })
+		}
+		return len(docs), nil
+	}
+	claimReceived := func(n int) (int, error) {
+		if p.o.Received == nil || n < 1 {
+			return 0, nil
+		}
+		rs, err := p.o.Received.ClaimDueReceived(ctx, now, lease, n)
+		if err != nil {
+			return 0, fmt.Errorf("claim due messages: %w", err)
+		}
+		for i := range rs {
+			start(func() { p.retryReceived(ctx, &rs[i]) })
+		}
+		return len(rs), nil
+	}
+	first, second := claimDocuments, claimReceived
+	if p.receivedFirst.Add(1)%2 == 0 {
+		first, second = claimReceived, claimDocuments
+	}
+	got, err := first(n)
+	if n-got < 1 {
+		return got, err
+	}
+	more, err2 := second(n - got)
+	return got + more, errors.Join(err, err2)
 }
 
 // claimLimit is how many documents RunDue claims: no more than the
@@ -98,9 +130,10 @@ func (p *Pipeline) startDue(ctx context.Context, n int, free chan<- struct{}, wg
 // claim it.
 func (p *Pipeline) claimLimit() int { return min(p.o.RetryBatch, p.o.RetryWorkers) }
 
-// RunDue claims up to claimLimit documents that are due (05 to resubmit, 04
-// to settle), works on all of them at once and returns how many it
-// claimed, once they are done. The store's claim leases them
+// RunDue claims up to claimLimit rows that are due, documents and
+// receivers' messages alike (00 to finish, 05 to resubmit, 04 to settle),
+// works on all of them at once and returns how many it claimed, once they
+// are done. The store's claim leases them
 // (Options.Lease) so that several replicas claiming at once never work on
 // the same document; should a lease run out all the same, the store
 // refuses the stale result (see retry). Tests call it directly; the
@@ -112,12 +145,8 @@ func (p *Pipeline) RunDue(ctx context.Context) (int, error) {
 	return n, err
 }
 
-// retry works on one claimed document. The rule that keeps a document from
-// being sent twice: a 05 document is submitted only after the tax authority
-// said it does not know its clave. A stored 05 cannot tell whether an
-// earlier attempt reached the tax authority (an answer cut after sending, a
-// crash between storing and submitting), so the status comes first every
-// time.
+// retry works on one claimed document: a 00 is finished (finish), a 04 or
+// 05 settled (settle) and its result stored.
 func (p *Pipeline) retry(ctx context.Context, d *tenant.Document) {
 	log := p.log.With("company", d.CompanyID, "branch", d.BranchID, "clave", d.Clave)
 	ctx, cancel := context.WithTimeout(ctx, 2*p.o.SubmitTimeout)
@@ -128,24 +157,78 @@ func (p *Pipeline) retry(ctx context.Context, d *tenant.Document) {
 		p.finish(ctx, d, log.With("id_externo", d.IDExterno, "numero", d.Numero))
 		return
 	}
-	defer func() {
-		err := p.save(ctx, d)
-		if errors.Is(err, tenant.ErrConflict) {
-			// Someone else (a check call, another replica after the lease
-			// ran out) stored the document meanwhile: their result stands
-			// and this one is dropped. Nothing is lost: a 05 is asked about
-			// before it is submitted again, so the next attempt learns what
-			// this one did.
-			log.Info("background worker: the document changed meanwhile; result dropped", "estado", string(d.Estado))
-			return
-		}
-		if err != nil {
-			log.Error("background worker: store a document", "err", err)
-			return
-		}
-		p.metrics.outcomes.WithLabelValues(opRetry, string(d.Estado)).Inc()
-	}()
+	p.settle(ctx, d, func(ctx context.Context) error { return p.submit(ctx, d) }, log)
+	err := p.save(ctx, d)
+	if errors.Is(err, tenant.ErrConflict) {
+		// Someone else (a check call, another replica after the lease ran
+		// out) stored the document meanwhile: their result stands and
+		// this one is dropped. Nothing is lost: a 05 is asked about before
+		// it is submitted again, so the next attempt learns what this one
+		// did.
+		log.Info("background worker: the document changed meanwhile; result dropped", "estado", string(d.Estado))
+		return
+	}
+	if err != nil {
+		log.Error("background worker: store a document", "err", err)
+		return
+	}
+	p.metrics.outcomes.WithLabelValues(opRetry, string(d.Estado)).Inc()
+}
 
+// retryReceived works on one claimed receiver's message, through the
+// documents' steps on a view of it (receivedView): a 00 is finished
+// (finishReceived), a 04 or 05 settled (settle) with the message
+// submitted with its consecutivoReceptor, and its result stored with
+// SaveReceived, the one way a message's state is stored.
+func (p *Pipeline) retryReceived(ctx context.Context, r *tenant.ReceivedDocument) {
+	rs := p.o.Received
+	log := p.log.With("company", r.CompanyID, "branch", r.BranchID, "clave", r.Clave, "consecutivo", r.Consecutivo)
+	ctx, cancel := context.WithTimeout(ctx, 2*p.o.SubmitTimeout)
+	defer cancel()
+	if r.Estado == tenant.StatePending {
+		// Numbered, but its receive call died before the signed message
+		// was stored: finish it (it stores itself).
+		out, err := p.finishReceived(ctx, rs, r, log.With("id_externo", r.IDExterno, "numero", r.Numero), false)
+		switch {
+		case err != nil:
+			log.Warn("background worker: finish an interrupted message", "err", err)
+		default:
+			p.metrics.outcomes.WithLabelValues(opRetry, string(out.Received.Estado)).Inc()
+			log.Info("background worker: interrupted message finished", "estado", string(out.Received.Estado))
+		}
+		return
+	}
+	v := receivedView(r)
+	p.settle(ctx, &v, func(ctx context.Context) error {
+		creds, err := p.credentials(ctx, r.CompanyID)
+		if err != nil {
+			return err
+		}
+		return p.submitMessage(ctx, creds, r)
+	}, log)
+	absorb(r, v)
+	err := p.saveReceived(ctx, rs, r)
+	if errors.Is(err, tenant.ErrConflict) {
+		// A check call or another replica stored the message meanwhile:
+		// their result stands; the next attempt asks the status first.
+		log.Info("background worker: the message changed meanwhile; result dropped", "estado", string(r.Estado))
+		return
+	}
+	if err != nil {
+		log.Error("background worker: store a message", "err", err)
+		return
+	}
+	p.metrics.outcomes.WithLabelValues(opRetry, string(r.Estado)).Inc()
+}
+
+// settle is the background worker's attempt on a submitted or not yet
+// submitted document (04 or 05), recorded in d for the caller to store.
+// The rule that keeps a document from being sent twice: a 05 document is
+// submitted (with submit) only after the tax authority said it does not
+// know its clave. A stored 05 cannot tell whether an earlier attempt
+// reached the tax authority (an answer cut after sending, a crash between
+// storing and submitting), so the status comes first every time.
+func (p *Pipeline) settle(ctx context.Context, d *tenant.Document, submit func(context.Context) error, log *slog.Logger) {
 	if len(d.SignedXML) == 0 || d.Clave == "" {
 		// Nothing to submit (the claim's rule should not have picked it).
 		workerMove(log, d, tAskFailed, d.Estado, d.LastError, time.Time{})
@@ -183,7 +266,7 @@ func (p *Pipeline) retry(ctx context.Context, d *tenant.Document) {
 		return
 	}
 	deadline, _ := ctx.Deadline()
-	serr := p.submit(ctx, d)
+	serr := submit(ctx)
 	v, heard, err := p.afterSubmit(ctx, d, serr, deadline)
 	switch {
 	case err != nil:

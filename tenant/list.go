@@ -27,7 +27,9 @@ type ListQuery struct {
 	CompanyID int64
 	// Desde and Hasta bound the issue time, both included.
 	Desde, Hasta time.Time
-	// Estado is a state code (00–05); Tipo a document type code.
+	// Estado is a state code (00–05); Tipo a document type code. For
+	// received documents, the state of the company's message and the type
+	// of the supplier's document.
 	Estado State
 	Tipo   string
 	// IDExterno is the caller's id (unique per branch, so a few documents
@@ -35,7 +37,8 @@ type ListQuery struct {
 	IDExterno string
 	// Receptor is the counterparty's identification number: the receptor
 	// of the send request, which for a purchase invoice (08) is the seller,
-	// written in the XML's Emisor.
+	// written in the XML's Emisor; for received documents, the supplier
+	// (the supplier document's Emisor).
 	Receptor string
 	// After, when set, starts the page after that row (the last row of the
 	// page before).

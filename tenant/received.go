@@ -20,6 +20,12 @@ type ReceivedDocument struct {
 	// conflict.
 	IDExterno   string
 	RequestHash []byte
+	// Request is the answer the message was made from: the receive call's
+	// request in canonical JSON without the supplier's XML (SupplierXML
+	// holds it), set at numbering and never changed, so that the
+	// background worker can finish a message whose call died before it
+	// was signed. Empty for messages numbered before it was kept.
+	Request []byte
 
 	// The supplier's document: its clave (one answer per clave and
 	// company), type, parties, issue time, totals (decimals as written)
@@ -86,4 +92,31 @@ type ReceivedStore interface {
 	// ReceivedByExternalID returns the branch's received document with that
 	// id_externo.
 	ReceivedByExternalID(ctx context.Context, branchID int64, idExterno string) (ReceivedDocument, error)
+	// ClaimDueReceived returns up to limit received documents whose
+	// message is in state 00, 04 or 05 with NextAttemptAt set and not
+	// after now, most overdue first, and moves their NextAttemptAt to
+	// leaseUntil in the same transaction, exactly as ClaimDueDocuments
+	// does: two replicas claiming at once never claim the same row. The
+	// claim changes nothing else (not UpdatedAt); the worker stores its
+	// outcome with SaveReceived.
+	ClaimDueReceived(ctx context.Context, now, leaseUntil time.Time, limit int) ([]ReceivedDocument, error)
+	// ListReceived returns up to q.Limit of the company's received
+	// documents that match q, newest first by the supplier document's
+	// issue time (ReceivedDocument.ListKey), then by id, both descending,
+	// starting after q.After, as ListDocuments does for issued documents.
+	// q.Tipo is the supplier document's type, q.Receptor the supplier's
+	// identification (the counterparty), q.Estado the message's state. The
+	// rows carry none of the three XMLs.
+	ListReceived(ctx context.Context, q ListQuery) ([]ReceivedDocument, error)
+}
+
+// ListKey returns r's place in a listing: the supplier document's issue
+// time (or, should it have none, the time the row was stored), as for a
+// Document.
+func (r ReceivedDocument) ListKey() ListKey {
+	at := r.FechaEmision
+	if at.IsZero() {
+		at = r.CreatedAt
+	}
+	return ListKey{At: at.UTC().Truncate(time.Microsecond), ID: r.ID}
 }

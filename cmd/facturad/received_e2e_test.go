@@ -3,8 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,8 +20,11 @@ import (
 // service: company B issues three FEs to company A through the service,
 // A answers them with mensaje 1, 2 and 3 through the Go client, and each
 // message must be schema-valid, signed (xmlsec1), accepted by the tax
-// authority and readable; a tampered supplier XML, one addressed to
-// another company and a second answer are refused with 400s on xml.
+// authority (the verdict of mensaje 2 reached by the background worker
+// alone, the others' by check calls) and readable; a tampered supplier
+// XML, one addressed to another company and a second answer are refused
+// with 400s on xml saying why; and the three are listed under
+// GET /api/received/v4 for A only.
 func receiveEveryAnswer(t *testing.T, api string) {
 	admin := apiClient{t: t, base: "http://" + api, token: e2eAdminToken, user: e2eAdminUser, pass: e2eAdminPass}
 	ca, err := certmint.NewCA(certmint.CAOptions{Key: certmint.TestKey(1)})
@@ -41,39 +47,16 @@ func receiveEveryAnswer(t *testing.T, api string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 
-	// issue sends an FE of the supplier to the buyer, waits for the tax
-	// authority's acceptance and returns its signed XML.
 	issue := func(t *testing.T, id string) []byte {
 		t.Helper()
-		body := []byte(`{"id_externo":"` + id + `","tipo_documento":"01","condicion_venta":"01",
-		  "receptor":{"nombre":"Compradora S.A.","identificacion":{"tipo":"02","numero":"` + buyerID + `"},"correoElectronico":"compras@example.com"},
-		  "detalleServicio":[{"numeroLinea":1,"codigoCABYS":"8314100000000","cantidad":2,"unidadMedida":"Sp","detalle":"Servicio de consultoría",
-		    "precioUnitario":12500.5,"impuesto":[{"codigo":"01","codigoTarifaIVA":"08","tarifa":13}]}],
-		  "resumenFactura":{"codigoTipoMoneda":{"codigoMoneda":"CRC","tipoCambio":1},"medioPago":[{"tipoMedioPago":"01"}]}}`)
 		supplier.t = t
-		var sent, checked document
-		supplier.json("POST", "/api/documents/v4", body, 200, &sent)
-		for try := 0; ; try++ {
-			supplier.json("PUT", "/api/documents/"+sent.Clave+"/v4", nil, 200, &checked)
-			if checked.Estado != "04" || try == 50 {
-				break
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
-		if checked.Estado != "01" {
-			t.Fatalf("the supplier's FE: %+v", checked)
-		}
-		status, xml := supplier.do("GET", "/api/documents/"+sent.Clave+"/xml/v4", "", nil)
-		if status != 200 {
-			t.Fatalf("the supplier's XML: %d", status)
-		}
-		return xml
+		return issueTo(t, supplier, buyerID, id)
 	}
-	refused := func(t *testing.T, err error, field string) {
+	refused := func(t *testing.T, err error, field, why string) {
 		t.Helper()
 		var ae *client.Error
-		if !errors.As(err, &ae) || ae.StatusCode != http.StatusBadRequest || len(ae.Fields[field]) == 0 {
-			t.Fatalf("got %v, want a 400 on %s", err, field)
+		if !errors.As(err, &ae) || ae.StatusCode != http.StatusBadRequest || !strings.Contains(strings.Join(ae.Fields[field], " "), why) {
+			t.Fatalf("got %v, want a 400 on %s saying %q", err, field, why)
 		}
 	}
 
@@ -86,7 +69,10 @@ func receiveEveryAnswer(t *testing.T, api string) {
 			CondicionImpuesto: "02", MontoTotalImpuestoAcreditar: "1000"}, "06"},
 		{client.ReceiveRequest{Mensaje: client.MensajeRechazado, DetalleMensaje: "El servicio no fue contratado"}, "07"},
 	}
-	var first []byte
+	var (
+		first    []byte
+		answered []string // the claves answered, in order
+	)
 	for _, a := range answers {
 		t.Run("mensaje"+a.req.Mensaje, func(t *testing.T) {
 			xml := issue(t, "fe-para-"+a.req.Mensaje)
@@ -103,10 +89,25 @@ func receiveEveryAnswer(t *testing.T, api string) {
 				got.Emisor.NumeroIdentificacion != supplierID || got.Receptor.NumeroIdentificacion != buyerID || got.TotalFactura != "28251.13" {
 				t.Fatalf("receive answer: %+v", got)
 			}
-			final, err := buyer.WaitReceivedFinal(ctx, got.Clave, 100*time.Millisecond)
-			if err != nil || final.Estado != client.EstadoAccepted || final.CodigoMensajeHacienda != "1" {
-				t.Fatalf("the tax authority's verdict on the message: %+v %v", final, err)
+			var final *client.ReceivedDocument
+			if a.req.Mensaje == client.MensajeParcial {
+				// This one is settled by the background worker alone: only
+				// reads, which never ask the tax authority, until it is 01;
+				// a check call then finds the same verdict.
+				final = waitSettledByWorker(t, ctx, buyer, got.Clave)
+				if checked, err := buyer.CheckReceived(ctx, got.Clave); err != nil || checked.Estado != client.EstadoAccepted {
+					t.Errorf("check after the worker's verdict: %+v %v", checked, err)
+				}
+			} else {
+				final, err = buyer.WaitReceivedFinal(ctx, got.Clave, 100*time.Millisecond)
+				if err != nil {
+					t.Fatalf("the tax authority's verdict on the message: %v", err)
+				}
 			}
+			if final.Estado != client.EstadoAccepted || final.CodigoMensajeHacienda != "1" {
+				t.Fatalf("the tax authority's verdict on the message: %+v", final)
+			}
+			answered = append(answered, got.Clave)
 			msg, err := buyer.ReceivedMessageXML(ctx, got.Clave)
 			if err != nil {
 				t.Fatal(err)
@@ -144,10 +145,111 @@ func receiveEveryAnswer(t *testing.T, api string) {
 	t.Run("refusals", func(t *testing.T) {
 		tampered := bytes.Replace(first, []byte("<TotalComprobante>"), []byte("<TotalComprobante>9"), 1)
 		_, err := buyer.Receive(ctx, &client.ReceiveRequest{XML: tampered, Mensaje: "1", IDExterno: "alterado"})
-		refused(t, err, "xml")
+		refused(t, err, "xml", "signature does not verify")
 		_, err = other.Receive(ctx, &client.ReceiveRequest{XML: first, Mensaje: "1", IDExterno: "ajeno"})
-		refused(t, err, "xml")
+		refused(t, err, "xml", "addressed to "+buyerID)
 		_, err = buyer.Receive(ctx, &client.ReceiveRequest{XML: first, Mensaje: "3", DetalleMensaje: "Cambio de opinión", IDExterno: "segunda"})
-		refused(t, err, "xml")
+		refused(t, err, "xml", "already answered")
 	})
+	t.Run("listed", func(t *testing.T) {
+		// Every answered document is listed, newest first, accepted, as
+		// the read call answers it; the answer's shape is the client's.
+		var listed []string
+		for r, err := range buyer.ReceivedDocuments(ctx, client.ListQuery{Limit: 2}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Estado != client.EstadoAccepted || r.Emisor.NumeroIdentificacion != supplierID || r.Receptor.NumeroIdentificacion != buyerID ||
+				r.TipoDocumento != "01" || len(r.ConsecutivoReceptor) != 20 {
+				t.Errorf("listed %+v", r)
+			}
+			listed = append(listed, r.Clave)
+		}
+		want := slices.Clone(answered)
+		slices.Reverse(want) // issued one after the other: the last answered is the newest
+		if !slices.Equal(listed, want) {
+			t.Errorf("listed %v, want %v", listed, want)
+		}
+		buyerAPI.t = t
+		status, raw := buyerAPI.do("GET", "/api/received/v4?limit=500", "", nil)
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.DisallowUnknownFields()
+		var page client.ReceivedPage
+		if err := dec.Decode(&page); status != 200 || err != nil || len(page.Items) != len(answered) || page.Next != "" {
+			t.Errorf("GET /api/received/v4: %d %v: %s", status, err, raw)
+		}
+		// Filters: the supplier is the counterparty; the company is not.
+		for q, n := range map[client.ListQuery]int{
+			{Receptor: supplierID, TipoDocumento: "01", Estado: client.EstadoAccepted}: len(answered),
+			{Receptor: buyerID}:                                0,
+			{Estado: client.EstadoRejected}:                    0,
+			{IDExterno: "respuesta-" + answers[1].req.Mensaje}: 1,
+		} {
+			p, err := buyer.ListReceived(ctx, q, "")
+			if err != nil || len(p.Items) != n {
+				t.Errorf("%+v: %v %v", q, p, err)
+			}
+		}
+		// Another company lists none of them, and may not name the buyer.
+		p, err := other.ListReceived(ctx, client.ListQuery{}, "")
+		if err != nil || len(p.Items) != 0 {
+			t.Errorf("another company lists %v %v", p, err)
+		}
+		companies, err := buyer.SearchCompanies(ctx, "")
+		if err != nil || len(companies) != 1 {
+			t.Fatalf("the buyer's company: %v %v", companies, err)
+		}
+		if _, err := other.ListReceived(ctx, client.ListQuery{CompaniaID: companies[0].ID}, ""); !errors.Is(err, client.ErrNotFound) {
+			t.Errorf("another company names the buyer: %v", err)
+		}
+	})
+}
+
+// waitSettledByWorker reads a received document (GET, which never asks
+// the tax authority) until the background worker settles its message.
+func waitSettledByWorker(t *testing.T, ctx context.Context, c *client.Client, clave string) *client.ReceivedDocument {
+	t.Helper()
+	for {
+		r, err := c.Received(ctx, clave)
+		if err != nil {
+			t.Fatalf("read: %v", err)
+		}
+		if r.Final() {
+			return r
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the background worker did not settle the message about %s: %+v", clave, r)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// issueTo sends an FE of supplier to the company with identification
+// buyerID, waits for the tax authority's acceptance and returns its signed
+// XML as the service stores it.
+func issueTo(t *testing.T, supplier apiClient, buyerID, id string) []byte {
+	t.Helper()
+	body := []byte(`{"id_externo":"` + id + `","tipo_documento":"01","condicion_venta":"01",
+	  "receptor":{"nombre":"Compradora S.A.","identificacion":{"tipo":"02","numero":"` + buyerID + `"},"correoElectronico":"compras@example.com"},
+	  "detalleServicio":[{"numeroLinea":1,"codigoCABYS":"8314100000000","cantidad":2,"unidadMedida":"Sp","detalle":"Servicio de consultoría",
+	    "precioUnitario":12500.5,"impuesto":[{"codigo":"01","codigoTarifaIVA":"08","tarifa":13}]}],
+	  "resumenFactura":{"codigoTipoMoneda":{"codigoMoneda":"CRC","tipoCambio":1},"medioPago":[{"tipoMedioPago":"01"}]}}`)
+	var sent, checked document
+	supplier.json("POST", "/api/documents/v4", body, 200, &sent)
+	for try := 0; ; try++ {
+		supplier.json("PUT", "/api/documents/"+sent.Clave+"/v4", nil, 200, &checked)
+		if checked.Estado != "04" || try == 50 {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if checked.Estado != "01" {
+		t.Fatalf("the supplier's FE: %+v", checked)
+	}
+	status, xml := supplier.do("GET", "/api/documents/"+sent.Clave+"/xml/v4", "", nil)
+	if status != 200 {
+		t.Fatalf("the supplier's XML: %d", status)
+	}
+	return xml
 }

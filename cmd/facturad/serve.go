@@ -425,12 +425,16 @@ func (w *wiring) startGateway() (apiLn, adminLn net.Listener, errc <-chan error,
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	listReceived, err := gateway.ReceivedListRoute(w.docs, w.listKey)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	gw, err := gateway.New(gateway.Options{
 		MaxConns:       maxConns,
 		MaxConnsPerIP:  perIP,
 		TrustedProxies: proxies,
 		Tenants:        w.tenants,
-		Routes:         append(append(gateway.DocumentRoutes(w.docs), gateway.ReceivedRoutes(w.docs)...), list, gateway.CalculateRoute(), gateway.CallbackRoute(w.docs)),
+		Routes:         append(append(gateway.DocumentRoutes(w.docs), gateway.ReceivedRoutes(w.docs)...), list, listReceived, gateway.CalculateRoute(), gateway.CallbackRoute(w.docs)),
 		Ready:          gateway.ReadyFunc(w.store.Ping),
 		ReadyChecks:    checks,
 		Logger:         w.log,

@@ -11,8 +11,9 @@ import (
 	"facturad/hacienda"
 )
 
-// ListQuery selects the documents a listing returns (A.10). Every field is
-// optional; zero means no filter.
+// ListQuery selects the documents a listing returns (A.10), issued
+// (ListDocuments) or received (ListReceived). Every field is optional;
+// zero means no filter.
 type ListQuery struct {
 	// CompaniaID names the company: required for an admin or a reseller;
 	// a branch user lists its own company's documents, every branch's.
@@ -21,13 +22,16 @@ type ListQuery struct {
 	// as Costa Rica local date-times.
 	Desde, Hasta time.Time
 	// Estado is a state code (EstadoAccepted...); TipoDocumento a
-	// document type code (01 FE, 04 TE...).
+	// document type code (01 FE, 04 TE...). For received documents, the
+	// state of the company's message and the type of the supplier's
+	// document (01, 02, 03 or 09).
 	Estado        string
 	TipoDocumento string
 	// IDExterno finds the documents with that id (one per branch at most).
 	IDExterno string
 	// Receptor is the counterparty's identification number: the send
-	// request's receptor (for a purchase invoice, the seller).
+	// request's receptor (for a purchase invoice, the seller); for
+	// received documents, the supplier.
 	Receptor string
 	// Limit is the page's size, 1 to 500; 0 is the service's default, 50.
 	Limit int
@@ -92,6 +96,54 @@ func (c *Client) Documents(ctx context.Context, q ListQuery) iter.Seq2[*Document
 		cursor := ""
 		for {
 			p, err := c.ListDocuments(ctx, q, cursor)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			for i := range p.Items {
+				if !yield(&p.Items[i], nil) {
+					return
+				}
+			}
+			if p.Next == "" {
+				return
+			}
+			cursor = p.Next
+		}
+	}
+}
+
+// ReceivedPage is one page of the received documents' listing: newest
+// first by the supplier document's issue time, as the read call answers
+// them, and the cursor of the next page, empty on the last one.
+type ReceivedPage struct {
+	Items []ReceivedDocument `json:"items"`
+	Next  string             `json:"next"`
+}
+
+// ListReceived reads one page of the received documents that match q
+// (GET /api/received/v4), with the cursors and rules of ListDocuments: a
+// cursor of the documents' listing, of other filters or of another company
+// is a 400 on cursor, a company the caller may not see ErrNotFound.
+func (c *Client) ListReceived(ctx context.Context, q ListQuery, cursor string) (*ReceivedPage, error) {
+	var p ReceivedPage
+	path := "/api/received/v4?" + q.values(cursor).Encode()
+	if err := c.callJSON(ctx, request{method: http.MethodGet, path: path, safe: true}, &p); err != nil {
+		return nil, err
+	}
+	if p.Items == nil {
+		p.Items = []ReceivedDocument{}
+	}
+	return &p, nil
+}
+
+// ReceivedDocuments walks every received document that matches q, page by
+// page, newest first, as Documents does.
+func (c *Client) ReceivedDocuments(ctx context.Context, q ListQuery) iter.Seq2[*ReceivedDocument, error] {
+	return func(yield func(*ReceivedDocument, error) bool) {
+		cursor := ""
+		for {
+			p, err := c.ListReceived(ctx, q, cursor)
 			if err != nil {
 				yield(nil, err)
 				return

@@ -52,6 +52,7 @@ func TestDocumentQueriesUseIndexes(t *testing.T) {
 		{"ok/by clave", "text", qDocumentByClave, "'50601'", "documents_clave_key"},
 		{"ok/by id externo", "bigint, text", qDocumentByExternalID, "1, 'pedido'", "documents_branch_id_externo_key"},
 		{"ok/claim", "timestamptz, timestamptz, bigint", qClaimDueDocuments, "now(), now() + interval '1 minute', 10", "documents_due"},
+		{"ok/claim received", "timestamptz, timestamptz, bigint", qClaimDueReceived, "now(), now() + interval '1 minute', 10", "received_due"},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -14,19 +14,49 @@ import (
 
 var _ tenant.DocumentLister = (*Store)(nil)
 
-// The listing's expressions, exactly as migration 0010 indexes them: the
-// planner uses an index on an expression only for the same expression.
+// The listing's expressions, exactly as migrations 0010 and 0012 index
+// them: the planner uses an index on an expression only for the same
+// expression.
 const (
 	listAt           = `COALESCE(fecha_emision, created_at)`
 	listCounterparty = `(CASE WHEN tipo = '08' THEN emisor_numero ELSE receptor_numero END)`
 )
 
-// listSQL builds the listing's statement from fixed fragments, one per
+// receivedListColumns are receivedColumns without the three XMLs and the
+// request.
+const receivedListColumns = `id, company_id, branch_id, id_externo, request_hash, clave, tipo_documento,
+    emisor_tipo, emisor_numero, emisor_nombre, receptor_tipo, receptor_numero, fecha_emision,
+    total_impuesto, total_comprobante, NULL::bytea, mensaje, tipo, terminal, numero, consecutivo,
+    fecha_mensaje, NULL::bytea, estado, ind_estado, codigo_mensaje, mensaje_hacienda,
+    detalle_mensaje, NULL::bytea, last_error, attempts, next_attempt_at, submitted_at,
+    checked_at, created_at, updated_at, NULL::bytea`
+
+// listTable is one listing's table: what a listed row reads, and the
+// columns its filters compare.
+type listTable struct {
+	name    string
+	columns string
+	// tipo is the type the tipo filter compares, counterparty the
+	// identification the receptor filter compares (as indexed).
+	tipo, counterparty string
+}
+
+var (
+	documentListing = listTable{name: "documents", columns: stateColumns, tipo: "tipo", counterparty: listCounterparty}
+	// A received document's counterparty is its supplier.
+	receivedListing = listTable{name: "received_documents", columns: receivedListColumns,
+		tipo: "tipo_documento", counterparty: "emisor_numero"}
+)
+
+// listSQL builds the documents' listing statement.
+func listSQL(q tenant.ListQuery) (string, []any) { return listingSQL(documentListing, q) }
+
+// listingSQL builds a listing's statement from fixed fragments, one per
 // filter present: each shape is its own prepared statement, planned for
 // the index that serves it (the company's, or the one of its most
 // selective filter), and the cursor is a row comparison the index walk
 // starts from.
-func listSQL(q tenant.ListQuery) (string, []any) {
+func listingSQL(t listTable, q tenant.ListQuery) (string, []any) {
 	var b strings.Builder
 	args := []any{q.CompanyID}
 	arg := func(v any) string {
@@ -37,24 +67,24 @@ func listSQL(q tenant.ListQuery) (string, []any) {
 		// At most one per branch: probe the unique (branch_id, id_externo)
 		// index once per branch of the company, and sort the few found.
 		// OFFSET 0 keeps the planner from flattening the probe into a walk
-		// of the company's documents in order.
-		b.WriteString(`SELECT ` + stateColumns + `
+		// of the company's rows in order.
+		b.WriteString(`SELECT ` + t.columns + `
 FROM (SELECT id AS branch_of FROM branches WHERE company_id = $1) AS b
-CROSS JOIN LATERAL (SELECT * FROM documents
-    WHERE branch_id = b.branch_of AND id_externo = ` + arg(q.IDExterno) + ` AND id_externo <> '' OFFSET 0) AS documents
+CROSS JOIN LATERAL (SELECT * FROM ` + t.name + `
+    WHERE branch_id = b.branch_of AND id_externo = ` + arg(q.IDExterno) + ` AND id_externo <> '' OFFSET 0) AS ` + t.name + `
 WHERE company_id = $1`)
 	} else {
-		b.WriteString(`SELECT ` + stateColumns + ` FROM documents
+		b.WriteString(`SELECT ` + t.columns + ` FROM ` + t.name + `
 WHERE company_id = $1`)
 	}
 	if q.Receptor != "" {
-		b.WriteString(` AND ` + listCounterparty + ` = ` + arg(q.Receptor))
+		b.WriteString(` AND ` + t.counterparty + ` = ` + arg(q.Receptor))
 	}
 	if q.Estado != "" {
 		b.WriteString(` AND estado = ` + arg(string(q.Estado)))
 	}
 	if q.Tipo != "" {
-		b.WriteString(` AND tipo = ` + arg(q.Tipo))
+		b.WriteString(` AND ` + t.tipo + ` = ` + arg(q.Tipo))
 	}
 	if !q.Desde.IsZero() {
 		b.WriteString(` AND ` + listAt + ` >= ` + arg(listTime(q.Desde)))
@@ -94,4 +124,27 @@ func (s *Store) ListDocuments(ctx context.Context, q tenant.ListQuery) ([]tenant
 		docs = []tenant.Document{}
 	}
 	return docs, nil
+}
+
+// ListReceived returns a page of a company's received documents (see
+// tenant.ReceivedStore).
+func (s *Store) ListReceived(ctx context.Context, q tenant.ListQuery) ([]tenant.ReceivedDocument, error) {
+	if err := q.Check(); err != nil {
+		return nil, err
+	}
+	query, args := listingSQL(receivedListing, q)
+	rows, err := s.pool.Query(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list received documents of company %d: %w", q.CompanyID, err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (tenant.ReceivedDocument, error) {
+		return scanReceived(r)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list received documents of company %d: %w", q.CompanyID, err)
+	}
+	if out == nil {
+		out = []tenant.ReceivedDocument{}
+	}
+	return out, nil
 }

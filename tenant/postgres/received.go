@@ -17,7 +17,7 @@ const (
     total_impuesto, total_comprobante, supplier_xml, mensaje, tipo, terminal, numero, consecutivo,
     fecha_mensaje, signed_xml, estado, ind_estado, codigo_mensaje, mensaje_hacienda,
     detalle_mensaje, response_xml, last_error, attempts, next_attempt_at, submitted_at,
-    checked_at, created_at, updated_at`
+    checked_at, created_at, updated_at, request`
 
 	// qReserveReceived steps the document sequence of (branch, terminal,
 	// tipo) and inserts the received document with the number in one
@@ -34,10 +34,10 @@ INSERT INTO received_documents (company_id, branch_id, id_externo, request_hash,
     fecha_emision, total_impuesto, total_comprobante, supplier_xml, mensaje, tipo, terminal,
     numero, consecutivo, fecha_mensaje, signed_xml, estado, ind_estado, codigo_mensaje,
     mensaje_hacienda, detalle_mensaje, response_xml, last_error, attempts, next_attempt_at,
-    submitted_at, checked_at, created_at, updated_at)
+    submitted_at, checked_at, created_at, updated_at, request)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
     (SELECT last_numero FROM seq), $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30,
-    $31, $32, $33, $33)
+    $31, $32, $33, $33, $34)
 RETURNING id, numero`
 
 	qSaveReceived = `UPDATE received_documents SET consecutivo = $2, fecha_mensaje = $3, signed_xml = $4,
@@ -45,6 +45,23 @@ RETURNING id, numero`
     response_xml = $10, last_error = $11, attempts = $12, next_attempt_at = $13, submitted_at = $14,
     checked_at = $15, updated_at = $16
 WHERE id = $1 AND updated_at = $17`
+
+	// qClaimDueReceived locks up to $3 due rows along the received_due
+	// index, skipping those another claimer holds, and moves their next
+	// attempt to the lease's end, as qClaimDueDocuments does for
+	// documents.
+	qClaimDueReceived = `WITH due AS (
+    SELECT id AS due_id, next_attempt_at AS due_at FROM received_documents
+    WHERE estado IN ('00', '04', '05') AND next_attempt_at IS NOT NULL AND next_attempt_at <= $1
+    ORDER BY next_attempt_at, id
+    LIMIT $3
+    FOR UPDATE SKIP LOCKED
+), claimed AS (
+    UPDATE received_documents SET next_attempt_at = $2
+    FROM due WHERE id = due.due_id
+    RETURNING due.due_at, ` + receivedColumns + `
+)
+SELECT ` + receivedColumns + ` FROM claimed ORDER BY due_at, id`
 
 	qReceivedByClave      = `SELECT ` + receivedColumns + ` FROM received_documents WHERE company_id = $1 AND clave = $2`
 	qReceivedByExternalID = `SELECT ` + receivedColumns + ` FROM received_documents
@@ -78,7 +95,7 @@ func scanReceived(row pgx.Row) (tenant.ReceivedDocument, error) {
 		&r.TotalImpuesto, &r.TotalComprobante, &r.SupplierXML, &r.Mensaje, &r.Tipo, &r.Terminal, &r.Numero,
 		&r.Consecutivo, &fechaMsg, &r.SignedXML, &estado, &r.IndEstado, &r.CodigoMensaje, &r.MensajeHacienda,
 		&r.DetalleMensaje, &r.ResponseXML, &r.LastError, &r.Attempts, &next, &submitted, &checked,
-		&r.CreatedAt, &r.UpdatedAt)
+		&r.CreatedAt, &r.UpdatedAt, &r.Request)
 	if err != nil {
 		return tenant.ReceivedDocument{}, err
 	}
@@ -104,7 +121,7 @@ func (s *Store) ReserveReceived(ctx context.Context, r *tenant.ReceivedDocument)
 		docTime(r.FechaEmision), r.TotalImpuesto, r.TotalComprobante, r.SupplierXML, r.Mensaje, r.Tipo, r.Terminal,
 		r.Consecutivo, docTime(r.FechaMensaje), nullBytes(r.SignedXML), string(r.Estado), r.IndEstado,
 		r.CodigoMensaje, r.MensajeHacienda, r.DetalleMensaje, nullBytes(r.ResponseXML), r.LastError, r.Attempts,
-		docTime(r.NextAttemptAt), docTime(r.SubmittedAt), docTime(r.CheckedAt), now).Scan(&id, &numero)
+		docTime(r.NextAttemptAt), docTime(r.SubmittedAt), docTime(r.CheckedAt), now, nullBytes(r.Request)).Scan(&id, &numero)
 	if err != nil {
 		return fmt.Errorf("reserve received document %s of company %d: %w", r.Clave, r.CompanyID, mapErr(err))
 	}
@@ -159,6 +176,36 @@ func (s *Store) ReceivedByExternalID(ctx context.Context, branchID int64, idExte
 		return tenant.ReceivedDocument{}, fmt.Errorf("received document %q of branch %d: %w", idExterno, branchID, mapErr(err))
 	}
 	return r, nil
+}
+
+// ClaimDueReceived locks up to limit due received documents (the message
+// in state 00, 04 or 05, NextAttemptAt set and not after now) with FOR
+// UPDATE SKIP LOCKED, most overdue first, and moves their NextAttemptAt to
+// leaseUntil in the same statement: claimers on any number of connections
+// or replicas never get the same row. A limit below 1 claims nothing.
+func (s *Store) ClaimDueReceived(ctx context.Context, now, leaseUntil time.Time, limit int) ([]tenant.ReceivedDocument, error) {
+	if !leaseUntil.After(now) {
+		return nil, fmt.Errorf("claim due received documents: lease end %s is not after now %s",
+			leaseUntil.Format(time.RFC3339Nano), now.Format(time.RFC3339Nano))
+	}
+	if limit < 1 {
+		return []tenant.ReceivedDocument{}, nil
+	}
+	rows, err := s.pool.Query(ctx, qClaimDueReceived, now.UTC().Truncate(time.Microsecond),
+		leaseUntil.UTC().Truncate(time.Microsecond), limit)
+	if err != nil {
+		return nil, fmt.Errorf("claim due received documents: %w", err)
+	}
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (tenant.ReceivedDocument, error) {
+		return scanReceived(r)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("claim due received documents: %w", err)
+	}
+	if out == nil {
+		out = []tenant.ReceivedDocument{}
+	}
+	return out, nil
 }
 
 var _ tenant.ReceivedStore = (*Store)(nil)

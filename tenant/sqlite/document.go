@@ -17,7 +17,7 @@ import (
 var _ tenant.DocumentStore = (*Store)(nil)
 
 // documentColumns read a whole document. Its large parts live in tables of
-// their own (migration 0012), read here by their document's id; a document
+// their own (migration 0014), read here by their document's id; a document
 // stored before keeps them in the columns it had them in.
 const documentColumns = `id, company_id, branch_id, id_externo, request_hash, tipo, terminal,
     numero, consecutivo, clave, situacion, fecha_emision, emisor_tipo, emisor_numero,

@@ -27,6 +27,7 @@ func TestDocumentQueriesUseIndexes(t *testing.T) {
 		{"ok/by clave", qDocumentByClave, []any{"50601"}, "documents_clave"},
 		{"ok/by id externo", qDocumentByExternalID, []any{int64(1), "pedido"}, "documents_branch_id_externo"},
 		{"ok/due", qDueDocuments, []any{now, 10}, "documents_due"},
+		{"ok/due received", qDueReceived, []any{now, 10}, "received_due"},
 		{"ok/unsettled", qUnsettledDocuments, nil, "documents_waiting"},
 	}
 	for _, tt := range tests {

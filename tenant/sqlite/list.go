@@ -10,36 +10,77 @@ import (
 
 var _ tenant.DocumentLister = (*Store)(nil)
 
-// The listing's expressions, exactly as migration 0010 indexes them: SQLite
-// uses an index on an expression only for the same expression.
+// The listing's expressions, exactly as migrations 0010 and 0012 index
+// them: SQLite uses an index on an expression only for the same
+// expression.
 const (
 	listAt           = `coalesce(fecha_emision, created_at)`
 	listCounterparty = `(CASE WHEN tipo = '08' THEN emisor_numero ELSE receptor_numero END)`
 )
 
-// listIndex names the index a listing walks, by its most selective filter:
-// an id_externo names one document per branch at most (the unique index
-// of branch and id_externo, probed once per branch of the company), a counterparty a customer's, a
-// state or a type a share of them; without any, the company's documents.
-func listIndex(q tenant.ListQuery) string {
-	switch {
-	case q.IDExterno != "":
-		return "documents_branch_id_externo"
-	case q.Receptor != "":
-		return "documents_list_receptor"
-	case q.Estado != "":
-		return "documents_list_estado"
-	case q.Tipo != "":
-		return "documents_list_tipo"
-	}
-	return "documents_list"
+// receivedListColumns are receivedColumns without the three XMLs and the
+// request.
+const receivedListColumns = `id, company_id, branch_id, id_externo, request_hash, clave, tipo_documento,
+    emisor_tipo, emisor_numero, emisor_nombre, receptor_tipo, receptor_numero, fecha_emision,
+    total_impuesto, total_comprobante, NULL, mensaje, tipo, terminal, numero, consecutivo,
+    fecha_mensaje, NULL, estado, ind_estado, codigo_mensaje, mensaje_hacienda,
+    detalle_mensaje, NULL, last_error, attempts, next_attempt_at, submitted_at,
+    checked_at, created_at, updated_at, NULL`
+
+// listTable is one listing's table: what a listed row reads, the columns
+// its filters compare and the indexes it walks.
+type listTable struct {
+	name    string
+	columns string
+	// tipo is the type the tipo filter compares, counterparty the
+	// identification the receptor filter compares (as indexed).
+	tipo, counterparty string
+	// The indexes: the company's order, and by id_externo (the unique
+	// per-branch one), counterparty, estado and tipo.
+	byCompany, byIDExterno, byCounterparty, byEstado, byTipo string
 }
 
-// listSQL builds the listing's statement from fixed fragments, one per
+var (
+	documentListing = listTable{
+		name: "documents", columns: stateColumns, tipo: "tipo", counterparty: listCounterparty,
+		byCompany: "documents_list", byIDExterno: "documents_branch_id_externo",
+		byCounterparty: "documents_list_receptor", byEstado: "documents_list_estado", byTipo: "documents_list_tipo",
+	}
+	// A received document's counterparty is its supplier.
+	receivedListing = listTable{
+		name: "received_documents", columns: receivedListColumns, tipo: "tipo_documento", counterparty: "emisor_numero",
+		byCompany: "received_list", byIDExterno: "received_documents_branch_id_externo",
+		byCounterparty: "received_list_emisor", byEstado: "received_list_estado", byTipo: "received_list_tipo",
+	}
+)
+
+// index names the index a listing walks, by its most selective filter:
+// an id_externo names one row per branch at most (the unique index of
+// branch and id_externo, probed once per branch of the company), a
+// counterparty a customer's or a supplier's, a state or a type a share of
+// them; without any, the company's rows.
+func (t listTable) index(q tenant.ListQuery) string {
+	switch {
+	case q.IDExterno != "":
+		return t.byIDExterno
+	case q.Receptor != "":
+		return t.byCounterparty
+	case q.Estado != "":
+		return t.byEstado
+	case q.Tipo != "":
+		return t.byTipo
+	}
+	return t.byCompany
+}
+
+// listSQL builds the documents' listing statement.
+func listSQL(q tenant.ListQuery) (string, []any) { return listingSQL(documentListing, q) }
+
+// listingSQL builds a listing's statement from fixed fragments, one per
 // filter present, so that each shape is planned for the index it names.
-func listSQL(q tenant.ListQuery) (string, []any) {
+func listingSQL(t listTable, q tenant.ListQuery) (string, []any) {
 	var b strings.Builder
-	b.WriteString(`SELECT ` + stateColumns + ` FROM documents INDEXED BY ` + listIndex(q) + `
+	b.WriteString(`SELECT ` + t.columns + ` FROM ` + t.name + ` INDEXED BY ` + t.index(q) + `
 WHERE company_id = ?`)
 	args := []any{q.CompanyID}
 	if q.IDExterno != "" {
@@ -48,7 +89,7 @@ WHERE company_id = ?`)
 		args = append(args, q.CompanyID, q.IDExterno)
 	}
 	if q.Receptor != "" {
-		b.WriteString(` AND ` + listCounterparty + ` = ?`)
+		b.WriteString(` AND ` + t.counterparty + ` = ?`)
 		args = append(args, q.Receptor)
 	}
 	if q.Estado != "" {
@@ -56,7 +97,7 @@ WHERE company_id = ?`)
 		args = append(args, string(q.Estado))
 	}
 	if q.Tipo != "" {
-		b.WriteString(` AND tipo = ?`)
+		b.WriteString(` AND ` + t.tipo + ` = ?`)
 		args = append(args, q.Tipo)
 	}
 	if !q.Desde.IsZero() {
@@ -109,6 +150,32 @@ func (s *Store) ListDocuments(ctx context.Context, q tenant.ListQuery) ([]tenant
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("list documents of company %d: %w", q.CompanyID, err)
+	}
+	return out, nil
+}
+
+// ListReceived returns a page of a company's received documents (see
+// tenant.ReceivedStore).
+func (s *Store) ListReceived(ctx context.Context, q tenant.ListQuery) ([]tenant.ReceivedDocument, error) {
+	if err := q.Check(); err != nil {
+		return nil, err
+	}
+	query, args := listingSQL(receivedListing, q)
+	rows, err := s.read.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("list received documents of company %d: %w", q.CompanyID, err)
+	}
+	defer rows.Close()
+	out := make([]tenant.ReceivedDocument, 0, min(q.Limit, 64))
+	for rows.Next() {
+		r, err := scanReceived(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list received documents of company %d: %w", q.CompanyID, err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list received documents of company %d: %w", q.CompanyID, err)
 	}
 	return out, nil
 }

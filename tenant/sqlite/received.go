@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"facturad/tenant"
@@ -16,15 +18,15 @@ const (
     total_impuesto, total_comprobante, supplier_xml, mensaje, tipo, terminal, numero, consecutivo,
     fecha_mensaje, signed_xml, estado, ind_estado, codigo_mensaje, mensaje_hacienda,
     detalle_mensaje, response_xml, last_error, attempts, next_attempt_at, submitted_at,
-    checked_at, created_at, updated_at`
+    checked_at, created_at, updated_at, request`
 
 	qInsertReceived = `INSERT INTO received_documents (company_id, branch_id, id_externo, request_hash,
     clave, tipo_documento, emisor_tipo, emisor_numero, emisor_nombre, receptor_tipo,
     receptor_numero, fecha_emision, total_impuesto, total_comprobante, supplier_xml, mensaje, tipo,
     terminal, numero, consecutivo, fecha_mensaje, signed_xml, estado, ind_estado, codigo_mensaje,
     mensaje_hacienda, detalle_mensaje, response_xml, last_error, attempts, next_attempt_at,
-    submitted_at, checked_at, created_at, updated_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    submitted_at, checked_at, created_at, updated_at, request)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 RETURNING id`
 
 	qSaveReceived = `UPDATE received_documents SET consecutivo = ?, fecha_mensaje = ?, signed_xml = ?,
@@ -32,6 +34,15 @@ RETURNING id`
     response_xml = ?, last_error = ?, attempts = ?, next_attempt_at = ?, submitted_at = ?,
     checked_at = ?, updated_at = ?
 WHERE id = ? AND updated_at = ?`
+
+	// qDueReceived walks the received_due index in order (named: without
+	// statistics the planner may choose another).
+	qDueReceived = `SELECT ` + receivedColumns + ` FROM received_documents INDEXED BY received_due
+WHERE estado IN ('00', '04', '05') AND next_attempt_at IS NOT NULL AND next_attempt_at <= ?
+ORDER BY next_attempt_at, id
+LIMIT ?`
+	qLeaseReceived = `UPDATE received_documents SET next_attempt_at = ?
+WHERE id IN (SELECT value FROM json_each(?))`
 
 	qReceivedByClave      = `SELECT ` + receivedColumns + ` FROM received_documents WHERE company_id = ? AND clave = ?`
 	qReceivedByExternalID = `SELECT ` + receivedColumns + ` FROM received_documents
@@ -66,7 +77,7 @@ func scanReceived(row scanner) (tenant.ReceivedDocument, error) {
 		&r.EmisorTipo, &r.EmisorNumero, &r.EmisorNombre, &r.ReceptorTipo, &r.ReceptorNumero, &fecha,
 		&r.TotalImpuesto, &r.TotalComprobante, &r.SupplierXML, &r.Mensaje, &r.Tipo, &r.Terminal, &r.Numero,
 		&r.Consecutivo, &fechaMsg, &r.SignedXML, &estado, &r.IndEstado, &r.CodigoMensaje, &r.MensajeHacienda,
-		&detalle, &r.ResponseXML, &r.LastError, &r.Attempts, &next, &submitted, &checked, &created, &updated)
+		&detalle, &r.ResponseXML, &r.LastError, &r.Attempts, &next, &submitted, &checked, &created, &updated, &r.Request)
 	if err != nil {
 		return tenant.ReceivedDocument{}, err
 	}
@@ -115,7 +126,7 @@ func (s *Store) ReserveReceived(ctx context.Context, r *tenant.ReceivedDocument)
 			r.SupplierXML, r.Mensaje, r.Tipo, r.Terminal, numero, r.Consecutivo, nullTime(r.FechaMensaje),
 			nullBytes(r.SignedXML), string(r.Estado), r.IndEstado, r.CodigoMensaje, r.MensajeHacienda, detalle,
 			nullBytes(r.ResponseXML), r.LastError, r.Attempts, nullTime(r.NextAttemptAt), nullTime(r.SubmittedAt),
-			nullTime(r.CheckedAt), formatTime(now), formatTime(now)).Scan(&id))
+			nullTime(r.CheckedAt), formatTime(now), formatTime(now), nullBytes(r.Request)).Scan(&id))
 	})
 	if err != nil {
 		return fmt.Errorf("reserve received document %s of company %d: %w", r.Clave, r.CompanyID, err)
@@ -181,6 +192,73 @@ func (s *Store) ReceivedByExternalID(ctx context.Context, branchID int64, idExte
 		return tenant.ReceivedDocument{}, fmt.Errorf("received document %q of branch %d: %w", idExterno, branchID, mapErr(err))
 	}
 	return r, nil
+}
+
+// ClaimDueReceived selects up to limit due received documents (the message
+// in state 00, 04 or 05, NextAttemptAt set and not after now), most overdue
+// first, and moves their NextAttemptAt to leaseUntil, in one IMMEDIATE
+// transaction, as ClaimDueDocuments does: no two claims overlap. A limit
+// below 1 claims nothing.
+func (s *Store) ClaimDueReceived(ctx context.Context, now, leaseUntil time.Time, limit int) (_ []tenant.ReceivedDocument, err error) {
+	if !leaseUntil.After(now) {
+		return nil, fmt.Errorf("claim due received documents: lease end %s is not after now %s",
+			leaseUntil.Format(time.RFC3339Nano), now.Format(time.RFC3339Nano))
+	}
+	if limit < 1 {
+		return []tenant.ReceivedDocument{}, nil
+	}
+	lease := leaseUntil.UTC().Truncate(time.Microsecond)
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("claim due received documents: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, ignoreDone(tx.Rollback()))
+		}
+	}()
+	rows, err := tx.QueryContext(ctx, qDueReceived, formatTime(now), limit)
+	if err != nil {
+		return nil, fmt.Errorf("claim due received documents: %w", err)
+	}
+	out := []tenant.ReceivedDocument{}
+	for rows.Next() {
+		r, err := scanReceived(rows)
+		if err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("claim due received documents: %w", err)
+		}
+		out = append(out, r)
+	}
+	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
+		return nil, fmt.Errorf("claim due received documents: %w", err)
+	}
+	if len(out) == 0 {
+		return out, tx.Rollback()
+	}
+	var ids strings.Builder
+	ids.WriteByte('[')
+	for i, r := range out {
+		if i > 0 {
+			ids.WriteByte(',')
+		}
+		ids.WriteString(strconv.FormatInt(r.ID, 10))
+	}
+	ids.WriteByte(']')
+	res, err := tx.ExecContext(ctx, qLeaseReceived, formatTime(lease), ids.String())
+	if err != nil {
+		return nil, fmt.Errorf("claim due received documents: lease: %w", err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n != int64(len(out)) {
+		return nil, fmt.Errorf("claim due received documents: lease: %d of %d rows updated (%v)", n, len(out), err)
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("claim due received documents: commit: %w", err)
+	}
+	for i := range out {
+		out[i].NextAttemptAt = lease
+	}
+	return out, nil
 }
 
 var _ tenant.ReceivedStore = (*Store)(nil)

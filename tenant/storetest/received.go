@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -35,6 +37,10 @@ func RunReceived(t *testing.T, open func(t *testing.T) ReceivedStore) {
 		{"ok/save replaces the message and its state", testReceivedSave},
 		{"error/save of a stale copy or a missing row", testReceivedSaveStale},
 		{"error/another company's received document is not found", testReceivedIsolation},
+		{"ok/claim order limit and states", testReceivedClaimOrder},
+		{"ok/claim lease", testReceivedClaimLease},
+		{"error/claim arguments", testReceivedClaimArgs},
+		{"ok/concurrent claims never share a row", func(t *testing.T, s ReceivedStore) { claimReceivedConcurrently(t, []ReceivedStore{s}) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -65,6 +71,7 @@ func testReceivedRoundTrip(t *testing.T, s ReceivedStore) {
 	f := newDocFixture(t, s)
 	r := receivedDocument(f.Branch, "rec-1", receivedClave, "06")
 	r.RequestHash = []byte("0123456789abcdef0123456789abcdef")
+	r.Request = []byte(`{"xml":null,"answer":{"mensaje":"2"},"id_externo":"rec-1"}`)
 	r.DetalleMensaje = []string{"línea 1", "línea 2"}
 	r.NextAttemptAt = time.Date(2026, 11, 22, 9, 16, 0, 5000, time.UTC)
 	if err := s.ReserveReceived(ctx, &r); err != nil {
@@ -83,7 +90,7 @@ func testReceivedRoundTrip(t *testing.T, s ReceivedStore) {
 	}
 	for what, g := range map[string]tenant.ReceivedDocument{"by clave": got, "by id_externo": byID} {
 		if g.ID != r.ID || g.CompanyID != r.CompanyID || g.BranchID != r.BranchID || g.IDExterno != r.IDExterno ||
-			!bytes.Equal(g.RequestHash, r.RequestHash) || g.Clave != r.Clave || g.TipoDocumento != r.TipoDocumento ||
+			!bytes.Equal(g.RequestHash, r.RequestHash) || !bytes.Equal(g.Request, r.Request) || g.Clave != r.Clave || g.TipoDocumento != r.TipoDocumento ||
 			g.EmisorTipo != r.EmisorTipo || g.EmisorNumero != r.EmisorNumero || g.EmisorNombre != r.EmisorNombre ||
 			g.ReceptorTipo != r.ReceptorTipo || g.ReceptorNumero != r.ReceptorNumero || !g.FechaEmision.Equal(r.FechaEmision) ||
 			g.TotalImpuesto != r.TotalImpuesto || g.TotalComprobante != r.TotalComprobante ||
@@ -275,5 +282,248 @@ func testReceivedIsolation(t *testing.T, s ReceivedStore) {
 	wrong.CompanyID = f.Company.ID
 	if err := s.ReserveReceived(ctx, &wrong); err == nil {
 		t.Fatal("a received document was stored under a branch of another company")
+	}
+}
+
+// RunReceivedReplicas checks that two stores on one database, as two
+// replicas of the service hold them, never claim the same received
+// document. open returns both, fresh and migrated, and arranges their
+// cleanup.
+func RunReceivedReplicas(t *testing.T, open func(t *testing.T) (ReceivedStore, ReceivedStore)) {
+	t.Run("ok/replicas never claim the same received document", func(t *testing.T) {
+		a, b := open(t)
+		claimReceivedConcurrently(t, []ReceivedStore{a, b})
+	})
+}
+
+// dueReceived is a received document whose message is in state st,
+// waiting for an attempt at next; n makes its clave.
+func dueReceived(b tenant.Branch, name string, n int, st tenant.State, next time.Time) tenant.ReceivedDocument {
+	r := receivedDocument(b, name, fmt.Sprintf("506221126003101123456001000010100%08d112345678", n), "05")
+	r.Estado, r.NextAttemptAt = st, next
+	return r
+}
+
+// claimReceivedNames claims and returns the id_externo of what was
+// claimed, checking that each carries the lease.
+func claimReceivedNames(t *testing.T, s ReceivedStore, now, lease time.Time, limit int) []string {
+	t.Helper()
+	rs, err := s.ClaimDueReceived(context.Background(), now, lease, limit)
+	mustNot(t, "ClaimDueReceived", err)
+	names := []string{}
+	for _, r := range rs {
+		names = append(names, r.IDExterno)
+		if !r.NextAttemptAt.Equal(lease) {
+			t.Errorf("claimed %s has NextAttemptAt %v, want the lease end %v", r.IDExterno, r.NextAttemptAt, lease)
+		}
+		if len(r.SupplierXML) == 0 {
+			t.Errorf("claimed %s without its supplier's XML", r.IDExterno)
+		}
+	}
+	return names
+}
+
+func testReceivedClaimOrder(t *testing.T, s ReceivedStore) {
+	ctx := context.Background()
+	f := newDocFixture(t, s)
+	now := claimBase
+	rs := []tenant.ReceivedDocument{
+		dueReceived(f.Branch, "c-05-1m", 1, tenant.StateNotSentYet, now.Add(-time.Minute)),
+		dueReceived(f.Branch2, "b-04-2m", 2, tenant.StateSent, now.Add(-2*time.Minute)),
+		dueReceived(f.Branch, "e-04-now", 3, tenant.StateSent, now),
+		dueReceived(f.Branch, "a-05-3m", 4, tenant.StateNotSentYet, now.Add(-3*time.Minute)),
+		dueReceived(f.Branch2, "d-05-1m", 5, tenant.StateNotSentYet, now.Add(-time.Minute)), // same time as c, later id
+		dueReceived(f.Branch, "later-05", 6, tenant.StateNotSentYet, now.Add(time.Microsecond)),
+		dueReceived(f.Branch, "later-04", 7, tenant.StateSent, now.Add(time.Hour)),
+		dueReceived(f.Branch, "d2-00-30s", 8, tenant.StatePending, now.Add(-30*time.Second)),
+		dueReceived(f.Branch, "never-00-unset", 9, tenant.StatePending, time.Time{}),
+		dueReceived(f.Branch, "never-01", 10, tenant.StateAccepted, now.Add(-time.Hour)),
+		dueReceived(f.Branch, "never-02", 11, tenant.StateRejected, now.Add(-time.Hour)),
+		dueReceived(f.Branch, "never-03", 12, tenant.StateError, now.Add(-time.Hour)),
+		dueReceived(f.Branch, "never-04-unset", 13, tenant.StateSent, time.Time{}),
+		dueReceived(f.Branch, "never-05-unset", 14, tenant.StateNotSentYet, time.Time{}),
+	}
+	for i := range rs {
+		mustNot(t, "ReserveReceived", s.ReserveReceived(ctx, &rs[i]))
+	}
+	// Issued documents due at the same time are another claim's.
+	d := dueDocument(f.Branch, "issued-05", tenant.StateNotSentYet, now.Add(-time.Hour))
+	mustNot(t, "ReserveDocument", s.ReserveDocument(ctx, &d))
+	lease := now.Add(5 * time.Minute)
+	for _, tt := range []struct {
+		name  string
+		now   time.Time
+		limit int
+		want  []string
+	}{
+		{"oldest first up to the limit", now, 3, []string{"a-05-3m", "b-04-2m", "c-05-1m"}},
+		{"then the rest, due at now included", now, 10, []string{"d-05-1m", "d2-00-30s", "e-04-now"}},
+		{"nothing more is due", now, 10, []string{}},
+		{"a microsecond later", now.Add(time.Microsecond), 10, []string{"later-05"}},
+	} {
+		if got := claimReceivedNames(t, s, tt.now, lease, tt.limit); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: claimed %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	r, err := s.ReceivedByExternalID(ctx, f.Branch.ID, "a-05-3m")
+	mustNot(t, "ReceivedByExternalID", err)
+	if !r.NextAttemptAt.Equal(lease) {
+		t.Errorf("stored NextAttemptAt %v, want the lease end %v", r.NextAttemptAt, lease)
+	}
+	if !r.UpdatedAt.Equal(rs[3].UpdatedAt) || r.Attempts != 0 || r.Estado != tenant.StateNotSentYet {
+		t.Errorf("a claim changed more than NextAttemptAt: %+v", r)
+	}
+	got := claimReceivedNames(t, s, now.Add(24*time.Hour), now.Add(25*time.Hour), 100)
+	want := []string{"a-05-3m", "b-04-2m", "c-05-1m", "d-05-1m", "d2-00-30s", "e-04-now", "later-05", "later-04"}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("a day later claimed %v, want %v", got, want)
+	}
+	if docs, err := s.ClaimDueDocuments(ctx, now, lease, 10); err != nil || len(docs) != 1 || docs[0].ID != d.ID {
+		t.Errorf("the issued document's claim: %v %v", docs, err)
+	}
+}
+
+func testReceivedClaimLease(t *testing.T, s ReceivedStore) {
+	ctx := context.Background()
+	f := newDocFixture(t, s)
+	now := claimBase
+	r := dueReceived(f.Branch, "arrendado", 1, tenant.StateNotSentYet, now.Add(-time.Second))
+	mustNot(t, "ReserveReceived", s.ReserveReceived(ctx, &r))
+	lease := now.Add(30 * time.Second)
+	for _, st := range []struct {
+		name string
+		now  time.Time
+		want []string
+	}{
+		{"claimed", now, []string{"arrendado"}},
+		{"not again at once", now, []string{}},
+		{"not before the lease ends", lease.Add(-time.Microsecond), []string{}},
+		{"again when the lease ends", lease, []string{"arrendado"}},
+	} {
+		if got := claimReceivedNames(t, s, st.now, st.now.Add(30*time.Second), 10); !slices.Equal(got, st.want) {
+			t.Errorf("%s: claimed %v, want %v", st.name, got, st.want)
+		}
+	}
+	// The worker's save: a new NextAttemptAt is honoured, a final state is
+	// never claimed again.
+	r.Estado, r.NextAttemptAt, r.Attempts = tenant.StateSent, lease.Add(time.Minute), 1
+	mustNot(t, "SaveReceived", s.SaveReceived(ctx, &r))
+	if got := claimReceivedNames(t, s, lease.Add(59*time.Second), lease.Add(2*time.Hour), 10); len(got) != 0 {
+		t.Errorf("claimed %v before the saved NextAttemptAt", got)
+	}
+	if got := claimReceivedNames(t, s, lease.Add(time.Minute), lease.Add(2*time.Hour), 10); !slices.Equal(got, []string{"arrendado"}) {
+		t.Errorf("claimed %v at the saved NextAttemptAt, want [arrendado]", got)
+	}
+	r.Estado = tenant.StateAccepted
+	mustNot(t, "SaveReceived", s.SaveReceived(ctx, &r))
+	if got := claimReceivedNames(t, s, lease.Add(24*time.Hour), lease.Add(25*time.Hour), 10); len(got) != 0 {
+		t.Errorf("claimed an accepted message: %v", got)
+	}
+}
+
+func testReceivedClaimArgs(t *testing.T, s ReceivedStore) {
+	ctx := context.Background()
+	f := newDocFixture(t, s)
+	now := claimBase
+	r := dueReceived(f.Branch, "pendiente", 1, tenant.StateSent, now.Add(-time.Second))
+	mustNot(t, "ReserveReceived", s.ReserveReceived(ctx, &r))
+	for _, limit := range []int{0, -1} {
+		rs, err := s.ClaimDueReceived(ctx, now, now.Add(time.Minute), limit)
+		mustNot(t, fmt.Sprintf("ClaimDueReceived limit %d", limit), err)
+		if len(rs) != 0 {
+			t.Errorf("limit %d claimed %d rows", limit, len(rs))
+		}
+	}
+	for _, lease := range []time.Time{now, now.Add(-time.Minute)} {
+		if _, err := s.ClaimDueReceived(ctx, now, lease, 10); err == nil {
+			t.Errorf("a lease ending at %v, not after now %v, was accepted", lease, now)
+		}
+	}
+	if got := claimReceivedNames(t, s, now, now.Add(time.Minute), 10); !slices.Equal(got, []string{"pendiente"}) {
+		t.Errorf("claimed %v, want [pendiente]", got)
+	}
+}
+
+// claimReceivedConcurrently makes due received documents through
+// stores[0] and has several goroutines per store claim them in small
+// batches at once: every due row must be claimed exactly once.
+func claimReceivedConcurrently(t *testing.T, stores []ReceivedStore) {
+	t.Helper()
+	ctx := context.Background()
+	f := newDocFixture(t, stores[0])
+	now := claimBase
+	const due = 120
+	want := map[int64]bool{}
+	for i := range due {
+		st := []tenant.State{tenant.StateSent, tenant.StateNotSentYet, tenant.StatePending}[i%3]
+		b := []tenant.Branch{f.Branch, f.Branch2}[i%2]
+		r := dueReceived(b, fmt.Sprintf("due-%d", i), 3*i, st, now.Add(-time.Duration(i%7)*time.Second))
+		mustNot(t, "ReserveReceived", stores[0].ReserveReceived(ctx, &r))
+		want[r.ID] = true
+		if i%10 == 0 {
+			n := dueReceived(b, fmt.Sprintf("not-due-%d", i), 3*i+1, st, now.Add(time.Second))
+			mustNot(t, "ReserveReceived", stores[0].ReserveReceived(ctx, &n))
+			a := dueReceived(b, fmt.Sprintf("final-%d", i), 3*i+2, tenant.StateAccepted, now.Add(-time.Hour))
+			mustNot(t, "ReserveReceived", stores[0].ReserveReceived(ctx, &a))
+		}
+	}
+	const workers, batch = 8, 4
+	var (
+		wg      sync.WaitGroup
+		mu      sync.Mutex
+		claimed = map[int64]int{}
+	)
+	errs := make(chan error, len(stores)*workers)
+	for si, s := range stores {
+		for w := range workers {
+			wg.Go(func() {
+				for empty := 0; empty < 3; {
+					rs, err := s.ClaimDueReceived(ctx, now, now.Add(time.Hour), batch)
+					if err != nil {
+						errs <- fmt.Errorf("store %d worker %d: %w", si, w, err)
+						return
+					}
+					if len(rs) == 0 {
+						empty++
+						continue
+					}
+					empty = 0
+					if len(rs) > batch {
+						errs <- fmt.Errorf("store %d worker %d: %d rows claimed with limit %d", si, w, len(rs), batch)
+						return
+					}
+					mu.Lock()
+					for _, r := range rs {
+						claimed[r.ID]++
+					}
+					mu.Unlock()
+				}
+			})
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	rest, err := stores[0].ClaimDueReceived(ctx, now, now.Add(time.Hour), 2*due)
+	mustNot(t, "ClaimDueReceived", err)
+	for _, r := range rest {
+		claimed[r.ID]++
+	}
+	for id, n := range claimed {
+		if !want[id] {
+			t.Errorf("row %d was claimed but is not due", id)
+		}
+		if n != 1 {
+			t.Errorf("row %d claimed %d times", id, n)
+		}
+	}
+	for id := range want {
+		if claimed[id] == 0 {
+			t.Errorf("due row %d never claimed", id)
+		}
 	}
 }
