@@ -235,6 +235,9 @@ func (s *Store) SaveDocument(ctx context.Context, d *tenant.Document) error {
 			d.CodigoMensaje, d.MensajeHacienda, detalle, nullBytes(d.ResponseXML), d.LastError,
 			d.Attempts, nullTime(d.NextAttemptAt), nullTime(d.SubmittedAt), nullTime(d.CheckedAt),
 			formatTime(now), d.ID, formatTime(read)).Scan(&id)
+		if err == nil {
+			return s.writeOutbox(ctx, tx, d.CompanyID, d.ID, d.Event)
+		}
 		if !errors.Is(err, sql.ErrNoRows) {
 			return mapErr(err)
 		}
@@ -250,7 +253,7 @@ func (s *Store) SaveDocument(ctx context.Context, d *tenant.Document) error {
 	if err != nil {
 		return fmt.Errorf("save document %d: %w", d.ID, err)
 	}
-	d.UpdatedAt = now
+	d.UpdatedAt, d.Event = now, nil
 	return nil
 }
 

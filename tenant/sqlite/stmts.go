@@ -77,6 +77,8 @@ type writeStmts struct {
 	insert      *sql.Stmt
 	save        *sql.Stmt
 	exists      *sql.Stmt
+	outboxHooks *sql.Stmt
+	outboxMail  *sql.Stmt
 }
 
 func (w *writeStmts) list() []stmtSQL {
@@ -86,6 +88,8 @@ func (w *writeStmts) list() []stmtSQL {
 		{&w.insert, qInsertDocument},
 		{&w.save, qSaveDocument},
 		{&w.exists, qDocumentExists},
+		{&w.outboxHooks, qOutboxHooks},
+		{&w.outboxMail, qOutboxMail},
 	}
 }
 
