@@ -15,8 +15,8 @@ import (
 
 	"facturad/docs/examples"
 	"facturad/gateway/openapicheck"
-	"facturad/tenant"
 	"facturad/hacienda"
+	"facturad/tenant"
 )
 
 // The OpenAPI document: valid, every body typed field by field, its code
