@@ -28,6 +28,7 @@ import (
 	"facturad/hacienda/sandbox"
 	"facturad/metrics"
 	"facturad/pipeline"
+	"facturad/pipeline/delivery"
 	"facturad/pipeline/redislimit"
 	"facturad/pipeline/statereport"
 	"facturad/signer"
@@ -107,6 +108,9 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 	if err := w.startPipeline(ctx); err != nil {
 		return err
 	}
+	if err := w.startDelivery(ctx); err != nil {
+		return err
+	}
 	if err := w.startStateMetrics(ctx); err != nil {
 		return err
 	}
@@ -163,6 +167,9 @@ type wiring struct {
 	redis          *redis.Client // nil without redis_url
 	tenants        *tenant.Service
 	docs           *pipeline.Pipeline
+	// pdf renders the documents' PDF for the e-mails; nil: the e-mails
+	// carry the XMLs only.
+	pdf delivery.PDFRenderer
 	// failed is set when serving failed: the gateway then stops without
 	// its drain delay.
 	failed bool
@@ -261,6 +268,8 @@ func (w *wiring) listen() error {
 // openTenants makes the tenant service.
 func (w *wiring) openTenants() (err error) {
 	w.tenants, err = tenant.NewService(tenant.ServiceOptions{
+		// Webhooks may call http and loopback only on the sandbox.
+		WebhookURLs:   delivery.URLPolicy{AllowInsecure: w.c.HaciendaEnv == "sandbox"},
 		Store:         w.store,
 		Sealer:        w.sealer,
 		Certificates:  certopen.Opener{},
@@ -347,6 +356,7 @@ func (w *wiring) startPipeline(ctx context.Context) error {
 		AnswerRoots:   answerRoots,
 		CallbackBase:  w.c.PublicURL,
 		CallbackKey:   w.callbackKey,
+		Email:         w.c.SMTPURL != "",
 	})
 	if err != nil {
 		return err
@@ -362,6 +372,74 @@ func (w *wiring) startPipeline(ctx context.Context) error {
 	})
 	w.docs = docs
 	return nil
+}
+
+// startDelivery starts the webhook deliverer and, with smtp_url, the
+// mailer, over the store's outbox.
+func (w *wiring) startDelivery(ctx context.Context) error {
+	holder, err := leaseHolder()
+	if err != nil {
+		return err
+	}
+	d, err := delivery.New(delivery.Options{
+		Store:          w.store,
+		Secrets:        w.tenants,
+		Holder:         holder,
+		Policy:         delivery.URLPolicy{AllowInsecure: w.c.HaciendaEnv == "sandbox"},
+		Workers:        w.c.WebhookWorkers,
+		PerEndpoint:    w.c.WebhookConcurrency,
+		AttemptTimeout: w.c.WebhookTimeout,
+		Logger:         w.log,
+		Registerer:     w.reg,
+	})
+	if err != nil {
+		return err
+	}
+	if err := d.Start(ctx); err != nil {
+		return err
+	}
+	w.stop.add("webhooks", d.Stop)
+	if w.c.SMTPURL == "" {
+		return nil
+	}
+	server, err := delivery.ParseSMTPURL(w.c.SMTPURL, w.c.SMTPFrom)
+	if err != nil {
+		return err
+	}
+	m, err := delivery.NewMailer(delivery.MailerOptions{
+		Store:      w.store,
+		Sender:     server,
+		PDF:        w.pdf,
+		Workers:    w.c.EmailWorkers,
+		Logger:     w.log,
+		Registerer: w.reg,
+	})
+	if err != nil {
+		return err
+	}
+	if err := m.Start(ctx); err != nil {
+		return err
+	}
+	w.stop.add("email", m.Stop)
+	w.log.Info("e-mail of accepted documents on", "smtp", server.String())
+	return nil
+}
+
+// leaseHolder names this process in the delivery leases.
+func leaseHolder() (string, error) {
+	host, _ := os.Hostname()
+	b := make([]byte, 6)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s/%d/%s", host, os.Getpid(), hex.EncodeToString(b)), nil
+}
+
+// documentEmails serves GET /api/documents/{clave}/email/v4: the pipeline
+// decides who may see the document, the store reads its e-mails.
+type documentEmails struct {
+	*pipeline.Pipeline
+	tenant.EmailStore
 }
 
 // startStateMetrics registers the pool collectors and starts the reporter
@@ -430,12 +508,13 @@ func (w *wiring) startGateway() (apiLn, adminLn net.Listener, errc <-chan error,
 		MaxConnsPerIP:  perIP,
 		TrustedProxies: proxies,
 		Tenants:        w.tenants,
-		Routes:         append(append(gateway.DocumentRoutes(w.docs), gateway.ReceivedRoutes(w.docs)...), list, gateway.CalculateRoute(), gateway.CallbackRoute(w.docs)),
-		Ready:          gateway.ReadyFunc(w.store.Ping),
-		ReadyChecks:    checks,
-		Logger:         w.log,
-		Registerer:     w.reg,
-		Gatherer:       w.reg,
+		Routes: append(append(append(gateway.DocumentRoutes(w.docs), gateway.ReceivedRoutes(w.docs)...), gateway.WebhookRoutes(w.tenants)...),
+			list, gateway.CalculateRoute(), gateway.CallbackRoute(w.docs), gateway.EmailRoute(documentEmails{w.docs, w.store})),
+		Ready:       gateway.ReadyFunc(w.store.Ping),
+		ReadyChecks: checks,
+		Logger:      w.log,
+		Registerer:  w.reg,
+		Gatherer:    w.reg,
 
 		DrainDelay:      w.c.DrainDelay,
 		AccessLogSample: w.c.AccessLogSample,
@@ -559,6 +638,8 @@ type storeWithDocuments interface {
 	tenant.DocumentLister
 	tenant.KeyStore
 	tenant.StateStore
+	tenant.WebhookStore
+	tenant.EmailStore
 }
 
 // openHacienda returns the tax-authority client and the authorities its
