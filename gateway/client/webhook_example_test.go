@@ -60,8 +60,8 @@ func ExampleVerifyWebhook() {
 		handler.ServeHTTP(w, r)
 		return w.Code
 	}
-	fmt.Println(post(time.Now(), body))                     // delivered
-	fmt.Println(post(time.Now(), body))                     // the same event again
+	fmt.Println(post(time.Now(), body))                      // delivered
+	fmt.Println(post(time.Now(), body))                      // the same event again
 	fmt.Println(post(time.Now().Add(-10*time.Minute), body)) // replayed later
 	// Output:
 	// documento.aceptado 50621112600310112345600100001010000000001199999999 01
