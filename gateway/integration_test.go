@@ -9,8 +9,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"facturad/signer/certmint"
 	"facturad/pipeline/delivery"
+	"facturad/signer/certmint"
 	"facturad/tenant"
 	"facturad/tenant/certopen"
 	"facturad/tenant/seal"
