@@ -108,7 +108,10 @@ type Config struct {
 	WebhookWorkers     int
 	WebhookConcurrency int
 	WebhookTimeout     time.Duration
-	EmailWorkers       int
+	// DeliveryBackoff is the first wait after a failed delivery (webhook
+	// or e-mail), doubled at each attempt; zero means the defaults.
+	DeliveryBackoff time.Duration
+	EmailWorkers    int
 
 	// MasterKeyPrevious is the master key being rotated away from: values
 	// sealed under it still open, new ones are sealed under MasterKey.
@@ -186,6 +189,7 @@ func (c *Config) settings() []setting {
 		{name: "webhook_workers", usage: "webhooks one replica delivers to at once (default 32)", num: &c.WebhookWorkers},
 		{name: "webhook_concurrency", usage: "deliveries in flight to one webhook at once, over every replica (default 4)", num: &c.WebhookConcurrency},
 		{name: "webhook_timeout", usage: "how long one webhook delivery may take, connection included (default 10s)", dur: &c.WebhookTimeout},
+		{name: "delivery_backoff", usage: "the wait after a first failed webhook or e-mail delivery, doubled at each attempt up to 6h, for 3 days (default 5s for webhooks, 30s for e-mails)", dur: &c.DeliveryBackoff},
 		{name: "email_workers", usage: "e-mails one replica sends at once (default 4)", num: &c.EmailWorkers},
 		{name: "state_metrics_interval", usage: "how often one replica reads the documents waiting and the certificates expiring from the store for /metrics (default 15s)", dur: &c.StateMetricsInterval},
 	}
@@ -310,6 +314,9 @@ func (c Config) Validate() error {
 		} else if _, err := delivery.ParseSMTPURL(c.SMTPURL, c.SMTPFrom); err != nil {
 			errs = append(errs, err)
 		}
+	}
+	if c.DeliveryBackoff < 0 {
+		errs = append(errs, errors.New("delivery_backoff: must not be negative"))
 	}
 	if c.WebhookTimeout < 0 {
 		errs = append(errs, errors.New("webhook_timeout: must not be negative"))

@@ -389,6 +389,7 @@ func (w *wiring) startDelivery(ctx context.Context) error {
 		Workers:        w.c.WebhookWorkers,
 		PerEndpoint:    w.c.WebhookConcurrency,
 		AttemptTimeout: w.c.WebhookTimeout,
+		BackoffBase:    w.c.DeliveryBackoff,
 		Logger:         w.log,
 		Registerer:     w.reg,
 	})
@@ -407,12 +408,13 @@ func (w *wiring) startDelivery(ctx context.Context) error {
 		return err
 	}
 	m, err := delivery.NewMailer(delivery.MailerOptions{
-		Store:      w.store,
-		Sender:     server,
-		PDF:        w.pdf,
-		Workers:    w.c.EmailWorkers,
-		Logger:     w.log,
-		Registerer: w.reg,
+		Store:       w.store,
+		Sender:      server,
+		PDF:         w.pdf,
+		Workers:     w.c.EmailWorkers,
+		BackoffBase: w.c.DeliveryBackoff,
+		Logger:      w.log,
+		Registerer:  w.reg,
 	})
 	if err != nil {
 		return err
