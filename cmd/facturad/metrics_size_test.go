@@ -67,7 +67,12 @@ func TestMetricsSize(t *testing.T) {
 
 	text := metricsText(t, admin)
 	t.Logf("/metrics: %d bytes, %d lines, after %d routes were called", len(text), strings.Count(text, "\n"), len(seen))
-	if len(text) >= 100<<10 {
-		t.Errorf("/metrics is %d bytes, want under %d", len(text), 100<<10)
+	// Each route called costs about 2.5 KB per status class (a counter
+	// and a histogram of metrics.HTTPBuckets); the bound was 100 KiB for
+	// 29 routes and grew with the 5 delivery routes and the delivery
+	// metrics (issue 14). What it guards is that nothing grows with the
+	// companies.
+	if len(text) >= 128<<10 {
+		t.Errorf("/metrics is %d bytes, want under %d", len(text), 128<<10)
 	}
 }
