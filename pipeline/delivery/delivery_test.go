@@ -61,7 +61,7 @@ type fixture struct {
 	reg   *prometheus.Registry
 }
 
-func newFixture(t *testing.T, s store) *fixture {
+func newFixture(t testing.TB, s store) *fixture {
 	t.Helper()
 	key := make([]byte, 32)
 	if _, err := rand.Read(key); err != nil {
@@ -83,7 +83,7 @@ func newFixture(t *testing.T, s store) *fixture {
 }
 
 // company makes a company and returns it with its first branch.
-func (f *fixture) company(t *testing.T, name string) (tenant.Company, tenant.Branch) {
+func (f *fixture) company(t testing.TB, name string) (tenant.Company, tenant.Branch) {
 	t.Helper()
 	c := storetest.AddCompany(t, f.s, name)
 	bs, err := f.s.Branches(context.Background(), c.ID)
@@ -95,7 +95,7 @@ func (f *fixture) company(t *testing.T, name string) (tenant.Company, tenant.Bra
 
 // webhook registers url for the company's events through the service,
 // as the API does, and returns it with its secret.
-func (f *fixture) webhook(t *testing.T, companyID int64, url string, eventos ...string) (tenant.Webhook, string) {
+func (f *fixture) webhook(t testing.TB, companyID int64, url string, eventos ...string) (tenant.Webhook, string) {
 	t.Helper()
 	w, secret, err := f.svc.CreateWebhook(context.Background(), f.admin, companyID, tenant.WebhookInput{URL: url, Eventos: eventos})
 	if err != nil {
@@ -108,7 +108,7 @@ var docSeq atomic.Int64
 
 // event stores a document of the branch changing to estado: the outbox
 // gets its event in the same save, as the pipeline's saves do.
-func (f *fixture) event(t *testing.T, b tenant.Branch, to tenant.State, email []string) tenant.Document {
+func (f *fixture) event(t testing.TB, b tenant.Branch, to tenant.State, email []string) tenant.Document {
 	t.Helper()
 	ctx := context.Background()
 	n := docSeq.Add(1)

@@ -33,3 +33,7 @@ func TestDeliveryReplicas(t *testing.T) {
 		return stores[0], stores[1]
 	})
 }
+
+func BenchmarkOutbox(b *testing.B) {
+	storetest.BenchOutbox(b, func(tb testing.TB) storetest.DeliveryStore { return storetest.NewSQLiteStore(tb) })
+}

@@ -497,3 +497,62 @@ func testDeliveryLog(t *testing.T, s DeliveryStore) {
 		t.Fatalf("log of a missing webhook: %v", err)
 	}
 }
+
+// BenchOutbox measures what the outbox adds to the save that changes a
+// document's estado: the same save (a 2 KB signed XML, estado flipping
+// between 04 and 01) without an event (the reference), with an event of a
+// company that has no webhook (an index probe that writes nothing), and
+// with one webhook that asked for it (a delivery row with a 600-byte
+// payload). Compare the three within one run.
+func BenchOutbox(b *testing.B, open func(testing.TB) DeliveryStore) {
+	payload := []byte(`{"id_externo":"bench","consecutivo":"00100001010000000001","numero_documento":"0000000001","clave":"50621112600310112345600100001010000000001199999999","estado":"01","estado_humanizado":"Accepted","xml":null,"mensaje_api":"","mensaje_api_key":"","xml_respuesta":null,"codigo_mensaje_hacienda":"1","mensaje_hacienda":"Aceptado","detalle_mensaje_hacienda":["Este comprobante fue aceptado en el ambiente de pruebas, por lo cual no tiene validez para fines tributarios"]}`)
+	xml := make([]byte, 2048)
+	run := func(b *testing.B, event bool, webhooks int) {
+		s := open(b)
+		f := newDocFixture(b, s)
+		for i := range webhooks {
+			w := tenant.Webhook{CompanyID: f.Company.ID, URL: fmt.Sprintf("https://hooks.example/%d", i),
+				Eventos: []string{"documento.aceptado", "documento.enviado"}, SealedSecret: []byte("sealed")}
+			if err := s.CreateWebhook(context.Background(), &w); err != nil {
+				b.Fatal(err)
+			}
+		}
+		// Another company's webhooks are in the table too.
+		other := newDocFixture(b, s)
+		for i := range 5 {
+			w := tenant.Webhook{CompanyID: other.Company.ID, URL: fmt.Sprintf("https://other.example/%d", i),
+				Eventos: []string{"documento.aceptado"}, SealedSecret: []byte("sealed")}
+			if err := s.CreateWebhook(context.Background(), &w); err != nil {
+				b.Fatal(err)
+			}
+		}
+		ctx := context.Background()
+		d := minimalDocument(f.Branch, "bench-outbox", "01", "00001")
+		if err := s.ReserveDocument(ctx, &d); err != nil {
+			b.Fatal(err)
+		}
+		d.Clave = "50621112600310112345600100001010000000001199999999"
+		d.SignedXML = xml
+		i := 0
+		b.ReportAllocs()
+		defer ReportCPU(b)()
+		for b.Loop() {
+			from := d.Estado
+			d.Estado = tenant.StateSent
+			if i%2 == 0 {
+				d.Estado = tenant.StateAccepted
+			}
+			i++
+			if event {
+				d.Event = &tenant.Event{From: from, ID: fmt.Sprintf("evt_%d", i), Name: "documento." + tenant.EventState(d.Estado),
+					Created: time.Now(), Clave: d.Clave, Payload: payload}
+			}
+			if err := s.SaveDocument(ctx, &d); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.Run("Save/reference", func(b *testing.B) { run(b, false, 0) })
+	b.Run("Save/event-no-webhook", func(b *testing.B) { run(b, true, 0) })
+	b.Run("Save/event-one-webhook", func(b *testing.B) { run(b, true, 1) })
+}
