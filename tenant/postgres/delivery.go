@@ -348,3 +348,27 @@ func collect[T any](rows pgx.Rows, scan func(pgx.Row) (T, error)) ([]T, error) {
 	}
 	return out, nil
 }
+
+var _ tenant.WebhookSecretStore = (*Store)(nil)
+
+// SealedWebhooks returns a batch of webhooks by id, for a rotation.
+func (s *Store) SealedWebhooks(ctx context.Context, afterID int64, limit int) ([]tenant.Webhook, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+webhookColumns+` FROM webhooks WHERE id > $1 ORDER BY id LIMIT $2`, afterID, max(limit, 1))
+	if err != nil {
+		return nil, fmt.Errorf("sealed webhooks: %w", err)
+	}
+	out, err := collect(rows, scanWebhook)
+	if err != nil {
+		return nil, fmt.Errorf("sealed webhooks: %w", err)
+	}
+	return out, nil
+}
+
+// ReplaceWebhookSecret writes next only over old.
+func (s *Store) ReplaceWebhookSecret(ctx context.Context, id int64, old, next []byte) (bool, error) {
+	tag, err := s.pool.Exec(ctx, `UPDATE webhooks SET sealed_secret = $1 WHERE id = $2 AND sealed_secret = $3`, next, id, old)
+	if err != nil {
+		return false, fmt.Errorf("replace webhook secret %d: %w", id, err)
+	}
+	return tag.RowsAffected() == 1, nil
+}

@@ -429,3 +429,28 @@ func collect[T any](rows *sql.Rows, scan func(scanner) (T, error)) ([]T, error) 
 	}
 	return out, nil
 }
+
+var _ tenant.WebhookSecretStore = (*Store)(nil)
+
+// SealedWebhooks returns a batch of webhooks by id, for a rotation.
+func (s *Store) SealedWebhooks(ctx context.Context, afterID int64, limit int) ([]tenant.Webhook, error) {
+	rows, err := s.read.QueryContext(ctx, `SELECT `+webhookColumns+` FROM webhooks WHERE id > ? ORDER BY id LIMIT ?`, afterID, max(limit, 1))
+	if err != nil {
+		return nil, fmt.Errorf("sealed webhooks: %w", err)
+	}
+	out, err := collect(rows, scanWebhook)
+	if err != nil {
+		return nil, fmt.Errorf("sealed webhooks: %w", err)
+	}
+	return out, nil
+}
+
+// ReplaceWebhookSecret writes next only over old.
+func (s *Store) ReplaceWebhookSecret(ctx context.Context, id int64, old, next []byte) (bool, error) {
+	res, err := s.write.ExecContext(ctx, `UPDATE webhooks SET sealed_secret = ? WHERE id = ? AND sealed_secret = ?`, next, id, old)
+	if err != nil {
+		return false, fmt.Errorf("replace webhook secret %d: %w", id, err)
+	}
+	n, _ := res.RowsAffected()
+	return n == 1, nil
+}
