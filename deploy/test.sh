@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Runs the whole test suite against real PostgreSQL and Redis.
 #
-# What it needs and does not find (PostgreSQL, Redis, xmllint, xmlsec1) it
-# installs from Debian's packages (and promtool, for the alerting rules'
-# tests). It starts its own PostgreSQL and Redis on
+# What it needs and does not find (PostgreSQL, Redis, xmllint, xmlsec1,
+# poppler's pdftotext and zbar's zbarimg) it installs from Debian's packages
+# (and promtool, for the alerting rules' tests). It starts its own PostgreSQL and Redis on
 # free loopback ports with their data in a temporary folder, exports their
 # URLs to the tests (TEST_DATABASE_URL, TEST_REDIS_URL), runs go vet and
 # go test -race over every package, and stops what it started even when the
@@ -84,6 +84,10 @@ if [[ -z $external ]]; then
 fi
 command -v xmllint >/dev/null || missing+=(libxml2-utils)
 command -v xmlsec1 >/dev/null || missing+=(xmlsec1)
+# The printed documents are read back with poppler (pdftotext, pdfinfo,
+# pdftoppm) and their QR codes with zbarimg.
+command -v pdftotext >/dev/null || missing+=(poppler-utils)
+command -v zbarimg >/dev/null || missing+=(zbar-tools)
 # promtool comes with the Prometheus server package, which must not start.
 command -v promtool >/dev/null || missing+=(prometheus)
 # The README's Quick start, which a test runs, uses curl.

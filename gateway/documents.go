@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"facturad/hacienda"
+	"facturad/hacienda/pdf"
 	"facturad/pipeline"
 	"facturad/tenant"
 	"facturad/tenant/docview"
@@ -40,10 +42,15 @@ const (
 	SendTimeout = 60 * time.Second
 	// CheckTimeout bounds a check call.
 	CheckTimeout = 30 * time.Second
+	// PDFTimeout bounds a PDF download: a read and a render, which takes
+	// milliseconds for an ordinary document and well under a second for
+	// one of the schema's 1,000 lines.
+	PDFTimeout = 30 * time.Second
 )
 
 // DocumentRoutes returns the send, check, read and XML download routes of
-// A.5 for Options.Routes. The calculate call is not among them.
+// A.5 and the PDF of A.12 for Options.Routes. The calculate call is not
+// among them.
 func DocumentRoutes(d Documents) []Route {
 	h := documentHandlers{d: d}
 	return []Route{
@@ -52,6 +59,7 @@ func DocumentRoutes(d Documents) []Route {
 		{Method: http.MethodGet, Path: "/api/documents/{clave}/v4", MaxBody: noBodyLimit, Handle: h.read},
 		{Method: http.MethodGet, Path: "/api/documents/{clave}/xml/v4", MaxBody: noBodyLimit, Handle: h.signedXML},
 		{Method: http.MethodGet, Path: "/api/documents/{clave}/response-xml/v4", MaxBody: noBodyLimit, Handle: h.responseXML},
+		{Method: http.MethodGet, Path: "/api/documents/{clave}/pdf/v4", MaxBody: noBodyLimit, Timeout: PDFTimeout, Handle: h.printed},
 	}
 }
 
@@ -131,6 +139,41 @@ func (h documentHandlers) responseXML(ctx context.Context, r *Request) (Reply, e
 		return Reply{}, errNoXML
 	}
 	return Reply{Body: d.ResponseXML, ContentType: contentTypeXML}, nil
+}
+
+const contentTypePDF = "application/pdf"
+
+// errNotSigned answers the PDF of a document that has no signed XML yet:
+// it exists and is the caller's, so it is not a 404, but there is nothing
+// to print until it is signed (estado 00 with an expired certificate, for
+// instance).
+var errNotSigned = &apiError{status: http.StatusConflict, message: "The document has no signed XML yet (estado 00), " +
+	"so it has no printed representation: it gets one once it is signed, for instance after a valid certificate is uploaded."}
+
+// printed answers the printed representation (PDF) of a stored document,
+// drawn from its signed XML with its current state; the tax authority's
+// message is printed on a rejected document or one in error.
+func (h documentHandlers) printed(ctx context.Context, r *Request) (Reply, error) {
+	d, err := h.d.Document(ctx, r.Principal, r.Params["clave"])
+	if err != nil {
+		return Reply{}, err
+	}
+	if len(d.SignedXML) == 0 {
+		return Reply{}, errNotSigned
+	}
+	in, err := pdf.FromSignedXML(d.SignedXML, string(d.Estado))
+	if err != nil {
+		return Reply{}, fmt.Errorf("the stored XML of document %s: %w", d.Clave, err)
+	}
+	if d.Estado == tenant.StateRejected || d.Estado == tenant.StateError {
+		in.MensajeHacienda = strings.Join(append([]string{d.MensajeHacienda}, d.DetalleMensaje...), "\n")
+	}
+	var b bytes.Buffer
+	if err := pdf.Render(&b, in); err != nil {
+		return Reply{}, fmt.Errorf("render document %s: %w", d.Clave, err)
+	}
+	name := hacienda.DocumentType(d.Tipo).Abbrev() + "-" + d.Consecutivo + ".pdf"
+	return Reply{Body: b.Bytes(), ContentType: contentTypePDF, Disposition: `inline; filename="` + name + `"`}, nil
 }
 
 // queryFlag reads a boolean query flag; the name matches without regard to

@@ -14,7 +14,9 @@ import (
 	"time"
 
 	"facturad/hacienda"
+	"facturad/hacienda/pdf/pdfcheck"
 	"facturad/hacienda/recepcion"
+	"facturad/hacienda/sample"
 	"facturad/hacienda/sandbox"
 	"facturad/pipeline"
 	"facturad/signer"
@@ -197,6 +199,50 @@ func TestDocumentRoutesContract(t *testing.T) {
 			t.Fatalf("read: %d %s", r.status, r.body)
 		}
 	})
+	t.Run("ok/pdf is drawn from the stored XML with the stored state", func(t *testing.T) {
+		sd := sample.Documents(4, 3)[2] // an NC
+		sd.Clave = testClave
+		x, err := hacienda.MarshalXML(sd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		saved := f.doc
+		defer func() { f.doc = saved }()
+		f.doc.SignedXML, f.doc.Tipo, f.doc.Estado = x, "03", tenant.StateRejected
+		f.doc.MensajeHacienda, f.doc.DetalleMensaje = "Rechazado", []string{"La fecha de emisión está fuera del plazo."}
+		r := b.do(t, "GET", "/api/documents/"+testClave+"/pdf/v4", &u, "", nil)
+		if r.status != 200 || r.header.Get("Content-Type") != "application/pdf" ||
+			r.header.Get("Content-Disposition") != `inline; filename="NC-`+doc.Consecutivo+`.pdf"` {
+			t.Fatalf("%d %q %q %.200s", r.status, r.header.Get("Content-Type"), r.header.Get("Content-Disposition"), r.body)
+		}
+		text := strings.Join(strings.Fields(pdfcheck.Text(t, r.body)), " ")
+		for _, want := range []string{"Nota de Crédito Electrónica", testClave, sd.NumeroConsecutivo, "Estado 02 Rechazado por Hacienda",
+			"Mensaje del Ministerio de Hacienda", "La fecha de emisión está fuera del plazo."} {
+			if !strings.Contains(text, want) {
+				t.Errorf("%q is not in the PDF:\n%s", want, text)
+			}
+		}
+	})
+	t.Run("error/pdf of a document not signed yet is 409", func(t *testing.T) {
+		saved := f.doc
+		defer func() { f.doc = saved }()
+		f.doc.SignedXML, f.doc.Estado = nil, tenant.StatePending
+		r := b.do(t, "GET", "/api/documents/"+testClave+"/pdf/v4", &u, "", nil)
+		m := r.object(t)
+		if r.status != 409 || m["statusCode"] != 409.0 || !strings.Contains(m["message"].(string), "no signed XML yet") {
+			t.Fatalf("%d %s", r.status, r.body)
+		}
+		requireShape(t, "Error", m, map[string]jsonKind{"statusCode": kInt, "message": kString, "errors": kObject})
+	})
+	t.Run("error/pdf of an unknown clave is 404", func(t *testing.T) {
+		r := b.do(t, "GET", "/api/documents/50699999999999999999999999999999999999999999999999/pdf/v4", &u, "", nil)
+		if r.status != 404 || r.object(t)["statusCode"] != 404.0 {
+			t.Fatalf("%d %s", r.status, r.body)
+		}
+		if r := b.do(t, "GET", "/api/documents/"+testClave+"/pdf/v4", nil, "", nil); r.status != 401 {
+			t.Fatalf("without credentials: %d", r.status)
+		}
+	})
 }
 
 func TestQueryFlag(t *testing.T) {
@@ -323,8 +369,31 @@ func testDocumentsEndToEnd(t *testing.T, store tenant.Store) {
 		t.Errorf("admin read: %d %s", r.status, r.body)
 	}
 
+	// The printed document, drawn from the signed XML, read back by poppler.
+	r = w.do(t, "GET", "/api/documents/"+clave+"/pdf/v4", &co.user, "", nil)
+	if r.status != 200 || r.header.Get("Content-Type") != "application/pdf" || !bytes.HasPrefix(r.body, []byte("%PDF-")) {
+		t.Fatalf("PDF: %d %q %.80s", r.status, r.header.Get("Content-Type"), r.body)
+	}
+	consecutivo := clave[21:41]
+	text := strings.Join(strings.Fields(pdfcheck.Text(t, r.body)), " ")
+	for _, want := range []string{"Factura Electrónica", "Clave numérica " + clave, "Consecutivo " + consecutivo,
+		"Estado 01 Aceptado por Hacienda", "Documentos de Prueba S.A.", "3101123456", "Cliente de Prueba", "109870654",
+		"cliente@example.com", "Servicio de consultoría", "8314100000000", "12.500,50", "25.001,00", "3.250,13",
+		"CRC 28.251,13", "Son: VEINTIOCHO MIL DOSCIENTOS CINCUENTA Y UN COLONES CON 13/100", "Página 1 de 1"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("%q is not in the PDF:\n%s", want, text)
+		}
+	}
+	if codes := pdfcheck.QRCodes(t, r.body, 1); len(codes) != 1 || codes[0] != clave {
+		t.Errorf("the PDF's QR code reads %q, want %s", codes, clave)
+	}
+	if r := w.do(t, "GET", "/api/documents/"+clave+"/pdf/v4", &w.admin, "", nil); r.status != 200 {
+		t.Errorf("PDF read by the admin: %d", r.status)
+	}
+
 	// Another company's user sees nothing of it.
-	for _, path := range []string{"/api/documents/" + clave + "/v4", "/api/documents/" + clave + "/xml/v4", "/api/documents/" + clave + "/response-xml/v4"} {
+	for _, path := range []string{"/api/documents/" + clave + "/v4", "/api/documents/" + clave + "/xml/v4", "/api/documents/" + clave + "/response-xml/v4",
+		"/api/documents/" + clave + "/pdf/v4"} {
 		if r := w.do(t, "GET", path, &other.user, "", nil); r.status != 404 {
 			t.Errorf("GET %s by another company: %d", path, r.status)
 		}

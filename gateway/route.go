@@ -58,4 +58,7 @@ type Reply struct {
 	JSON        any
 	Body        []byte
 	ContentType string // for Body; default application/octet-stream
+	// Disposition is sent as the Content-Disposition header with Body when
+	// not empty (a download's file name).
+	Disposition string
 }

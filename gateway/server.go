@@ -340,6 +340,9 @@ func (c *call) reply(rep Reply) {
 	}
 	c.rc.SetStatusCode(status)
 	c.rc.SetContentType(ct)
+	if rep.Disposition != "" {
+		c.rc.Response.Header.Set(fasthttp.HeaderContentDisposition, rep.Disposition)
+	}
 	c.rc.SetBody(rep.Body)
 }
 

@@ -69,7 +69,13 @@ func ParseMensajeHacienda(b []byte) (*MensajeHacienda, error) {
 	if err := doc.ReadFromBytes(b); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrNotMensajeHacienda, err)
 	}
-	root := doc.Root()
+	return ReadMensajeHacienda(doc.Root())
+}
+
+// ReadMensajeHacienda is ParseMensajeHacienda on a document already
+// parsed (for instance by the verifier of its signature), given its root
+// element; it does not change the element.
+func ReadMensajeHacienda(root *etree.Element) (*MensajeHacienda, error) {
 	if root == nil || root.Tag != "MensajeHacienda" {
 		return nil, fmt.Errorf("%w: root element is not MensajeHacienda", ErrNotMensajeHacienda)
 	}

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -54,7 +55,16 @@ func (p *Pipeline) answerProblem(d *tenant.Document, st recepcion.Status) (strin
 	case d.EmisorNumero != "" && !hacienda.SameNumber(m.NumeroCedulaEmisor, d.EmisorNumero):
 		return "issuer", fmt.Errorf("the answer names issuer %q, the document %q", m.NumeroCedulaEmisor, d.EmisorNumero)
 	}
-	if _, err := signer.VerifyWith(st.ResponseXML, signer.VerifyOptions{Roots: p.o.AnswerRoots}); err != nil {
+	// The answer as read by the client, unless the status's bytes are not
+	// the ones it read: what is verified must be what is stored.
+	answer := st.Answer
+	if answer == nil || !bytes.Equal(answer.Bytes(), st.ResponseXML) {
+		var err error
+		if answer, err = signer.Parse(st.ResponseXML); err != nil {
+			return "signature", err
+		}
+	}
+	if _, err := signer.VerifyParsed(answer, signer.VerifyOptions{Roots: p.o.AnswerRoots, Cache: p.answerCerts}); err != nil {
 		return "signature", err
 	}
 	return "", nil

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"sync"
 	"sync/atomic"
+
+	"facturad/signer"
 )
 
 // Pipeline issues documents and keeps them moving. Build it with New, then
@@ -17,6 +19,9 @@ type Pipeline struct {
 	lanes   *lanes
 	turns   *turns
 	metrics *pipelineMetrics
+	// answerCerts keeps the tax authority's signing certificates, parsed
+	// and verified, between its answers.
+	answerCerts *signer.VerifyCache
 
 	state atomic.Int32 // stateNew, stateRunning, stateStopped
 
@@ -52,6 +57,7 @@ func New(o Options) (*Pipeline, error) {
 		lanes:       ls,
 		turns:       newTurns(o.Signers),
 		metrics:     m,
+		answerCerts: signer.NewVerifyCache(0),
 		retrierStop: make(chan struct{}),
 		retrierDone: make(chan struct{}),
 	}

@@ -56,6 +56,9 @@ type VerifyOptions struct {
 	// certificate (with the KeyInfo certificates as intermediates) to one of
 	// these roots, valid at the signing time.
 	Roots *x509.CertPool
+	// Cache, when set, keeps parsed certificates and verified chains
+	// between verifications (see VerifyCache).
+	Cache *VerifyCache
 }
 
 // Verify checks the enveloped XAdES-EPES signatures of a signed document
@@ -75,18 +78,50 @@ func Verify(signed []byte) (*VerifyResult, error) {
 
 // VerifyWith is Verify with options.
 func VerifyWith(signed []byte, o VerifyOptions) (*VerifyResult, error) {
-	if o.Policy == (Policy{}) {
-		o.Policy = PolicyV44
+	p, err := Parse(signed)
+	if err != nil {
+		return nil, err
 	}
+	return VerifyParsed(p, o)
+}
+
+// Parsed is a signed document read once: its content can be read through
+// Root and its signature checked by VerifyParsed, without parsing it twice.
+type Parsed struct {
+	doc *etree.Document
+	raw []byte
+}
+
+// Parse reads a signed document the way Verify does (a UTF-8 byte-order
+// mark dropped, no permissive parsing). A document that does not parse
+// is an ErrInvalidSignature.
+func Parse(signed []byte) (*Parsed, error) {
 	signed = bytes.TrimPrefix(signed, []byte("\xef\xbb\xbf"))
 	d := etree.NewDocument()
 	if err := d.ReadFromBytes(signed); err != nil {
 		return nil, fmt.Errorf("%w: parse document: %v", ErrInvalidSignature, err)
 	}
-	root := d.Root()
-	if root == nil {
+	if d.Root() == nil {
 		return nil, fmt.Errorf("%w: document has no root element", ErrInvalidSignature)
 	}
+	return &Parsed{doc: d, raw: signed}, nil
+}
+
+// Bytes are the bytes Parse read (without a byte-order mark): what a
+// successful VerifyParsed vouches for.
+func (p *Parsed) Bytes() []byte { return p.raw }
+
+// Root is the document's root element, to be read, not changed: a change
+// would be verified as the document.
+func (p *Parsed) Root() *etree.Element { return p.doc.Root() }
+
+// VerifyParsed is VerifyWith on a document read by Parse.
+func VerifyParsed(p *Parsed, o VerifyOptions) (*VerifyResult, error) {
+	if o.Policy == (Policy{}) {
+		o.Policy = PolicyV44
+	}
+	d := p.doc
+	root := d.Root()
 	if err := checkDocument(d); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrInvalidSignature, err)
 	}
@@ -354,7 +389,7 @@ func (v *verification) findSigningCertificate() error {
 			if c.Tag != "X509Certificate" || c.NamespaceURI() != NamespaceDS {
 				continue
 			}
-			cert, err := parseX509Certificate(c)
+			cert, err := parseX509Certificate(c, v.o.Cache)
 			if err != nil {
 				return err
 			}
@@ -380,13 +415,14 @@ func (v *verification) findSigningCertificate() error {
 	return nil
 }
 
-// parseX509Certificate parses the certificate of one ds:X509Certificate.
-func parseX509Certificate(c *etree.Element) (*x509.Certificate, error) {
+// parseX509Certificate parses the certificate of one ds:X509Certificate,
+// or takes it from the cache (which may be nil).
+func parseX509Certificate(c *etree.Element, cache *VerifyCache) (*x509.Certificate, error) {
 	der, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(c.Text()), ""))
 	if err != nil {
 		return nil, invalid("X509Certificate is not base64")
 	}
-	cert, err := x509.ParseCertificate(der)
+	cert, err := cache.parse(der)
 	if err != nil {
 		return nil, invalid("X509Certificate: %v", err)
 	}
@@ -502,18 +538,28 @@ func (v *verification) checkTrust(signingTime time.Time) error {
 	if err := checkValidity(v.signing, signingTime); err != nil {
 		return fmt.Errorf("signing certificate at signing time: %w", err)
 	}
-	if v.o.Roots != nil {
-		inter := x509.NewCertPool()
-		for _, c := range v.chain {
-			inter.AddCert(c)
-		}
-		if _, err := v.signing.Verify(x509.VerifyOptions{
-			Roots: v.o.Roots, Intermediates: inter, CurrentTime: signingTime,
-			KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageAny},
-		}); err != nil {
-			return invalid("signing certificate is not trusted: %v", err)
+	if v.o.Roots == nil {
+		return nil
+	}
+	var k chainKey
+	if v.o.Cache != nil {
+		k = v.o.Cache.key(v.o.Roots, v.signing, v.chain)
+		if v.o.Cache.trusted(k, signingTime) {
+			return nil
 		}
 	}
+	inter := x509.NewCertPool()
+	for _, c := range v.chain {
+		inter.AddCert(c)
+	}
+	chains, err := v.signing.Verify(x509.VerifyOptions{
+		Roots: v.o.Roots, Intermediates: inter, CurrentTime: signingTime,
+		KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageAny},
+	})
+	if err != nil {
+		return invalid("signing certificate is not trusted: %v", err)
+	}
+	v.o.Cache.remember(k, chains[0])
 	return nil
 }
 

@@ -118,9 +118,14 @@ type DocumentStore interface {
 	// SaveDocument enforces too.
 	ReserveDocument(ctx context.Context, d *Document) error
 	// SaveDocument replaces the mutable fields of the document d.ID (every
-	// field but ID, CompanyID, BranchID, IDExterno, RequestHash, Tipo,
-	// Terminal, Numero and CreatedAt) and sets UpdatedAt. A Clave taken by
-	// another document is ErrConflict.
+	// field but ID, CompanyID, BranchID, IDExterno, RequestHash, Request,
+	// Tipo, Terminal, Numero and CreatedAt) and sets UpdatedAt. A Clave
+	// taken by another document is ErrConflict.
+	//
+	// The large parts are kept apart from the fields every save writes: a
+	// SignedXML or ResponseXML that d carries replaces the stored one (and
+	// is written only when it differs), one that d leaves empty keeps what
+	// is stored. Nothing the service does empties them once set.
 	//
 	// UpdatedAt is the document's version (optimistic concurrency): the
 	// save applies only when the stored UpdatedAt is still d.UpdatedAt, the

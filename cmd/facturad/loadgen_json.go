@@ -46,10 +46,13 @@ type loadSummary struct {
 	MachineBusyS           *float64  `json:"machine_busy_s"`
 	MachineBusyPct         *float64  `json:"machine_busy_pct"` // of cores × duration
 	Cores                  int       `json:"cores"`
-	// The raw RSA-2048 signature measured after the run (--server-pid),
-	// and its CPU time divided by the service's CPU time per request.
-	RSASignCPUMS *float64 `json:"rsa_sign_cpu_ms"`
-	RSARatio     *float64 `json:"rsa_ratio"`
+	// The raw RSA-2048 signature (--server-pid) measured after the run and
+	// during it, and the ratio: its CPU time (the one during the run when
+	// known) divided by the service's CPU time per request.
+	RSASignCPUMS       *float64 `json:"rsa_sign_cpu_ms"`
+	RSASignCPUDuringMS *float64 `json:"rsa_sign_cpu_during_ms"`
+	RSARatio           *float64 `json:"rsa_ratio"`
+	RSARatioAfter      *float64 `json:"rsa_ratio_after"`
 	// The --aux-process names, in their order.
 	AuxProcesses []auxSummary `json:"aux_processes"`
 }
@@ -118,7 +121,9 @@ func (r loadReport) summary() loadSummary {
 	s.MachineBusyS = known(r.MachineBusy.Seconds(), r.MachineBusy >= 0)
 	s.MachineBusyPct = known(100*r.MachineBusy.Seconds()/max(float64(r.Cores)*r.cpuWindow().Seconds(), 1e-9), r.MachineBusy >= 0)
 	s.RSASignCPUMS = known(ms(r.RSASign), r.RSASign >= 0)
+	s.RSASignCPUDuringMS = known(ms(r.RSASignDuring), r.RSASignDuring >= 0)
 	s.RSARatio = known(r.rsaRatio())
+	s.RSARatioAfter = known(r.ratioTo(r.RSASign))
 	s.AuxProcesses = []auxSummary{}
 	for _, a := range r.Aux {
 		per := a.perRequest(r.Requests)

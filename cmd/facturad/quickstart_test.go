@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"facturad/hacienda/pdf/pdfcheck"
 )
 
 // The README's Quick start is marked block by block: the service's start
@@ -174,6 +176,14 @@ func TestReadmeQuickstart(t *testing.T) {
 	root := wellFormedRoot(t, f)
 	if root != "FacturaElectronica" {
 		fail(5, "factura.xml's root is "+root+", want FacturaElectronica")
+	}
+	// The printed document, downloaded after the verdict.
+	printed, err := os.ReadFile(filepath.Join(work, "factura.pdf"))
+	if err != nil {
+		fail(5, err.Error())
+	}
+	if text := pdfcheck.Text(t, printed); !strings.Contains(text, clave[1]) || !strings.Contains(text, "Aceptado por Hacienda") {
+		fail(5, "factura.pdf does not show the accepted document:\n"+text)
 	}
 }
 

@@ -167,9 +167,6 @@ type wiring struct {
 	redis          *redis.Client // nil without redis_url
 	tenants        *tenant.Service
 	docs           *pipeline.Pipeline
-	// pdf renders the documents' PDF for the e-mails; nil: the e-mails
-	// carry the XMLs only.
-	pdf delivery.PDFRenderer
 	// failed is set when serving failed: the gateway then stops without
 	// its drain delay.
 	failed bool
@@ -410,7 +407,7 @@ func (w *wiring) startDelivery(ctx context.Context) error {
 	m, err := delivery.NewMailer(delivery.MailerOptions{
 		Store:       w.store,
 		Sender:      server,
-		PDF:         w.pdf,
+		PDF:         delivery.PrintedPDF{},
 		Workers:     w.c.EmailWorkers,
 		BackoffBase: w.c.DeliveryBackoff,
 		Logger:      w.log,

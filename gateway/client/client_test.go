@@ -19,6 +19,7 @@ import (
 
 	"facturad/gateway/client"
 	"facturad/hacienda"
+	"facturad/hacienda/pdf/pdfcheck"
 )
 
 // recorder is a transport that keeps the body of every answer by
@@ -254,6 +255,14 @@ func TestDocumentCalls(t *testing.T) {
 	if err != nil || !bytes.Equal(answer, checked.XMLRespuesta) {
 		t.Fatalf("response XML: %v (%d bytes)", err, len(answer))
 	}
+	printed, err := branch.PDF(ctx, doc.Clave)
+	if err != nil || !bytes.HasPrefix(printed, []byte("%PDF-")) {
+		t.Fatalf("PDF: %v (%.20q)", err, printed)
+	}
+	if text := pdfcheck.Text(t, printed); !strings.Contains(text, doc.Clave) || !strings.Contains(text, doc.Consecutivo) ||
+		!strings.Contains(text, "Aceptado por Hacienda") {
+		t.Errorf("the PDF's text does not show the document:\n%s", text)
+	}
 
 	calc, err := branch.Calculate(ctx, &hacienda.CalculateRequest{DocumentBody: invoice("").DocumentBody})
 	if err != nil || calc.ResumenFactura.TotalComprobante.String() != "4239.195" {
@@ -333,6 +342,7 @@ func TestErrorMapping(t *testing.T) {
 			return err
 		}, client.ErrNotFound, 404, ""},
 		{"error/404 no answer XML yet", func() error { _, err := branch.ResponseXML(ctx, strings.Repeat("5", 50)); return err }, client.ErrNotFound, 404, ""},
+		{"error/404 PDF of an unknown clave", func() error { _, err := branch.PDF(ctx, strings.Repeat("5", 50)); return err }, client.ErrNotFound, 404, ""},
 		{"error/400 field path", func() error { _, err := branch.Send(ctx, bad, client.SendOptions{}); return err }, client.ErrValidation, 400, "ReceptorRequest.CorreoElectronico"},
 		{"error/400 body", func() error { _, err := branch.SendJSON(ctx, []byte("[1]"), false, client.SendOptions{}); return err }, client.ErrValidation, 400, "body"},
 		{"error/413 too large", func() error {

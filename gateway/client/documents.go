@@ -167,6 +167,15 @@ func (c *Client) ResponseXML(ctx context.Context, clave string) ([]byte, error) 
 	return a.body, err
 }
 
+// PDF downloads a document's printed representation (GET
+// /api/documents/{clave}/pdf/v4), drawn from its signed XML with its
+// current state. ErrNotFound for an unknown clave or another company's
+// document; ErrConflict while the document has no signed XML (estado 00).
+func (c *Client) PDF(ctx context.Context, clave string) ([]byte, error) {
+	a, err := c.do(ctx, request{method: http.MethodGet, path: documentPath(clave) + "/pdf/v4", safe: true, accept: "application/pdf"})
+	return a.body, err
+}
+
 // WaitFinal checks a document until its state is final (Document.Final),
 // waiting between checks from every (at least 100ms) doubling up to 5s,
 // and returns its last answer. It ends with the context: give it a

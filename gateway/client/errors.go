@@ -103,8 +103,8 @@ var (
 	// data as a 400 on the field at fault (id_externo used for another
 	// document, usuario taken, Identificacion of an existing company,
 	// sucursal of an existing branch), so test those with ErrValidation
-	// and Error.Fields; ErrConflict is for a proxy or a later version
-	// answering 409.
+	// and Error.Fields. The PDF of a document that has no signed XML yet
+	// (estado 00) is a 409 too.
 	ErrConflict error = &statusSentinel{"facturad: conflict", []int{http.StatusConflict}}
 	// ErrTooLarge is a 413: the body is over the call's limit.
 	ErrTooLarge error = &statusSentinel{"facturad: request too large", []int{http.StatusRequestEntityTooLarge}}

@@ -29,19 +29,20 @@ type Checker struct {
 	router routers.Router
 }
 
-// registerXML teaches the validator to read the XML downloads' bodies as
-// plain text (their schema is a string).
-var registerXML = sync.OnceFunc(func() {
+// registerDownloads teaches the validator to read the downloads' bodies,
+// the XML documents and the PDF, as strings (their schema is a string).
+var registerDownloads = sync.OnceFunc(func() {
 	text := func(body io.Reader, _ http.Header, _ *openapi3.SchemaRef, _ openapi3filter.EncodingFn) (any, error) {
 		b, err := io.ReadAll(body)
 		return string(b), err
 	}
 	openapi3filter.RegisterBodyDecoder("application/xml", text)
+	openapi3filter.RegisterBodyDecoder("application/pdf", text)
 })
 
 // New loads and validates an OpenAPI document (JSON or YAML).
 func New(ctx context.Context, doc []byte) (*Checker, error) {
-	registerXML()
+	registerDownloads()
 	l := openapi3.NewLoader()
 	l.Context = ctx
 	t, err := l.LoadFromData(doc)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"facturad/hacienda"
+	"facturad/signer"
 )
 
 // Client talks to the tax authority's token service and reception API. It
@@ -195,6 +196,10 @@ type Status struct {
 	ResponseXML []byte
 	// Mensaje is ResponseXML read; nil when there is none.
 	Mensaje *hacienda.MensajeHacienda
+	// Answer is ResponseXML parsed, for checking its signature with
+	// signer.VerifyParsed without parsing it again; nil when there is
+	// none.
+	Answer *signer.Parsed
 	// At is when the answer arrived (the client's clock).
 	At time.Time
 }
@@ -254,11 +259,17 @@ func decodeStatus(body []byte) (Status, error) {
 		if err != nil {
 			return Status{}, fmt.Errorf("read status answer: respuesta-xml is not base64: %w", err)
 		}
-		m, err := hacienda.ParseMensajeHacienda(dec)
+		// Read once, for its content here and its signature later
+		// (signer.VerifyParsed).
+		answer, err := signer.Parse(dec)
+		if err != nil {
+			return Status{}, fmt.Errorf("read status answer: %w: %w", hacienda.ErrNotMensajeHacienda, err)
+		}
+		m, err := hacienda.ReadMensajeHacienda(answer.Root())
 		if err != nil {
 			return Status{}, fmt.Errorf("read status answer: %w", err)
 		}
-		st.ResponseXML, st.Mensaje = dec, m
+		st.ResponseXML, st.Mensaje, st.Answer = dec, m, answer
 	}
 	return st, nil
 }

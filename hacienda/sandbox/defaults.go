@@ -32,7 +32,7 @@ func DefaultChecks() Checks { return DefaultChecksTrusting(nil) }
 func DefaultChecksTrusting(roots *x509.CertPool) Checks {
 	return Checks{
 		Schema:    CheckFunc(checkStructure),
-		Signature: SignatureCheck{Roots: roots},
+		Signature: SignatureCheck{Roots: roots, Cache: signer.NewVerifyCache(0)},
 		Totals:    CheckFunc(checkTotals),
 	}
 }
@@ -47,6 +47,9 @@ type SignatureCheck struct {
 	// Roots are the trusted certificate authorities; nil checks the
 	// signature but not who certified its key.
 	Roots *x509.CertPool
+	// Cache, when set, keeps the certificates and chains of signers
+	// seen before (nil: every document is verified from scratch).
+	Cache *signer.VerifyCache
 }
 
 // Check implements Check.
@@ -56,7 +59,7 @@ func (c SignatureCheck) Check(ctx context.Context, xml []byte) []string {
 
 // checkRead is Check for a document the sandbox has read already.
 func (c SignatureCheck) checkRead(_ context.Context, xml []byte, in docInfo) []string {
-	res, err := signer.VerifyWith(xml, signer.VerifyOptions{Roots: c.Roots})
+	res, err := signer.VerifyWith(xml, signer.VerifyOptions{Roots: c.Roots, Cache: c.Cache})
 	if err != nil {
 		line := "La firma del comprobante electrónico no es válida"
 		if errors.Is(err, signer.ErrInvalidSignature) || errors.Is(err, signer.ErrPolicyMismatch) {

@@ -108,7 +108,7 @@ var docSeq atomic.Int64
 
 // event stores a document of the branch changing to estado: the outbox
 // gets its event in the same save, as the pipeline's saves do.
-func (f *fixture) event(t testing.TB, b tenant.Branch, to tenant.State, email []string) tenant.Document {
+func (f *fixture) event(t testing.TB, b tenant.Branch, to tenant.State, email []string, mods ...func(*tenant.Document)) tenant.Document {
 	t.Helper()
 	ctx := context.Background()
 	n := docSeq.Add(1)
@@ -122,6 +122,9 @@ func (f *fixture) event(t testing.TB, b tenant.Branch, to tenant.State, email []
 	d.SignedXML = []byte(fmt.Sprintf(`<?xml version="1.0" encoding="utf-8"?><FacturaElectronica><Clave>%s</Clave></FacturaElectronica>`, d.Clave))
 	d.ResponseXML = []byte(fmt.Sprintf(`<?xml version="1.0" encoding="utf-8"?><MensajeHacienda><Clave>%s</Clave><Mensaje>1</Mensaje></MensajeHacienda>`, d.Clave))
 	d.Estado = to
+	for _, m := range mods {
+		m(&d)
+	}
 	payload, _ := json.Marshal(map[string]string{"clave": d.Clave, "estado": string(to)})
 	d.Event = &tenant.Event{From: tenant.StatePending, ID: fmt.Sprintf("evt_%d_%d", b.CompanyID, n), Name: "documento." + tenant.EventState(to),
 		Created: time.Now(), Clave: d.Clave, Payload: payload, Email: email}

@@ -26,6 +26,9 @@ import (
 	"github.com/emersion/go-sasl"
 	"github.com/emersion/go-smtp"
 
+	"facturad/hacienda"
+	"facturad/hacienda/pdf/pdfcheck"
+	"facturad/hacienda/sample"
 	"facturad/pipeline/delivery"
 	"facturad/tenant"
 	"facturad/tenant/storetest"
@@ -373,3 +376,61 @@ func TestSMTPPasswordNotShown(t *testing.T) {
 func newBase64Reader(r io.Reader) io.Reader { return base64.NewDecoder(base64.StdEncoding, r) }
 
 func newSQLite(t *testing.T) store { return storetest.NewSQLiteStore(t) }
+
+// The e-mail's PDF is the printed representation of the stored XML: read
+// back with poppler's pdftotext, it holds the clave, the consecutivo and
+// the total.
+func TestEmailPDFReadBack(t *testing.T) {
+	f := newFixture(t, newSQLite(t))
+	_, b := f.company(t, "Impresa S.A.")
+	st := newSMTPServer(t)
+	doc := sample.Documents(9, 1)[0]
+	x, err := hacienda.MarshalXML(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.event(t, b, tenant.StateAccepted, []string{"compras@example.com"}, func(d *tenant.Document) {
+		d.SignedXML, d.Clave, d.Consecutivo = x, doc.Clave, doc.NumeroConsecutivo
+	})
+	f.mailer(t, st.config(t), delivery.PrintedPDF{})
+	waitFor(t, func() bool {
+		st.mu.Lock()
+		defer st.mu.Unlock()
+		return len(st.messages) == 1
+	})
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	var pdfBytes []byte
+	for _, m := range st.messages {
+		parts := parseMessage(t, m.data)
+		if p := parts[doc.Clave+".pdf"]; p != nil {
+			pdfBytes = p
+		}
+	}
+	if pdfBytes == nil {
+		t.Fatal("no PDF attachment named after the generated document's clave")
+	}
+	text := strings.Join(strings.Fields(pdfcheck.Text(t, pdfBytes)), " ")
+	total := figures(doc.ResumenFactura.TotalComprobante.Decimal().StringFixed(5))
+	for _, w := range []string{doc.Clave, doc.NumeroConsecutivo, total} {
+		if !strings.Contains(text, w) {
+			t.Errorf("no %q in the PDF's text: %s", w, text)
+		}
+	}
+}
+
+// figures writes an amount as the PDF prints it (120.500,50), spelled
+// independently of the renderer.
+func figures(s string) string {
+	whole, frac, _ := strings.Cut(s, ".")
+	frac = strings.TrimRight(frac, "0")
+	for len(frac) < 2 {
+		frac += "0"
+	}
+	var groups []string
+	for len(whole) > 3 {
+		groups = append([]string{whole[len(whole)-3:]}, groups...)
+		whole = whole[:len(whole)-3]
+	}
+	return strings.Join(append([]string{whole}, groups...), ".") + "," + frac
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -25,35 +26,43 @@ const (
     next_attempt_at, last_attempt_at, last_error, rejected, sent_at, failed_at`
 )
 
+// outboxSelect is how the saves' statements end: their data-modifying
+// WITH clause doc returns the saved row's id.
+const outboxSelect = "\nSELECT id FROM doc"
+
 // withOutbox returns the statement that persists a row together with ev's
-// deliveries: the one place the outbox is written (see tenant.Event).
-// update is the row's UPDATE ending in RETURNING id, with args; the result
-// is one statement (so one transaction and one round trip) whose
-// data-modifying WITH clauses insert a delivery per webhook of the company
-// that asked for ev.Name, and the e-mail of an accepted document, only
-// when the UPDATE wrote its row. With no webhook the insert is one probe
-// of webhooks_company. Without a pending event the update is returned as
-// it is.
-func withOutbox(update string, args []any, companyID, documentID int64, ev *tenant.Event) (string, []any) {
+// deliveries: the one place the outbox is written (see tenant.Event). q is
+// the row's save, a statement whose WITH clause doc updates the row and
+// returns its id and which ends in outboxSelect; args are its parameters.
+// The result is one statement (so one transaction and one round trip) with
+// two more data-modifying WITH clauses: a delivery per webhook of the
+// company that asked for ev.Name, and the e-mail of an accepted document,
+// both selecting FROM doc, so written only when the UPDATE wrote its row.
+// With no webhook the insert is one probe of webhooks_company. Without a
+// pending event q is returned as it is.
+func withOutbox(q string, args []any, companyID, documentID int64, ev *tenant.Event) (string, []any) {
 	if !ev.Pending() {
-		return update, args
+		return q, args
+	}
+	i := strings.LastIndex(q, outboxSelect)
+	if i < 0 {
+		panic("postgres: withOutbox over a statement that does not end in " + outboxSelect)
 	}
 	n := len(args)
 	p := func(i int) string { return "$" + strconv.Itoa(n+i) }
 	args = append(args, companyID, ev.ID, ev.Name, ev.Clave, ev.Created.UTC().Truncate(time.Microsecond), ev.Payload)
-	q := `WITH saved AS (` + update + `), hooks AS (
+	ctes := `, hooks AS (
     INSERT INTO webhook_deliveries (webhook_id, company_id, event_id, evento, clave, created_at, payload, next_attempt_at)
     SELECT w.id, w.company_id, ` + p(2) + `, ` + p(3) + `, ` + p(4) + `, ` + p(5) + `, ` + p(6) + `, ` + p(5) + `
-    FROM webhooks w, saved
+    FROM webhooks w, doc
     WHERE w.company_id = ` + p(1) + ` AND ` + p(3) + ` = ANY (w.eventos))`
 	if len(ev.Email) > 0 && documentID != 0 {
 		args = append(args, ev.Email)
-		q += `, mail AS (
+		ctes += `, mail AS (
     INSERT INTO email_deliveries (company_id, document_id, clave, recipients, created_at, next_attempt_at)
-    SELECT ` + p(1) + `, saved.id, ` + p(4) + `, ` + p(7) + `, ` + p(5) + `, ` + p(5) + ` FROM saved)`
+    SELECT ` + p(1) + `, doc.id, ` + p(4) + `, ` + p(7) + `, ` + p(5) + `, ` + p(5) + ` FROM doc)`
 	}
-	return q + `
-SELECT id FROM saved`, args
+	return q[:i] + ctes + q[i:], args
 }
 
 func scanWebhook(r pgx.Row) (tenant.Webhook, error) {

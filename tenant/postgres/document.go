@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -13,61 +15,123 @@ import (
 
 var _ tenant.DocumentStore = (*Store)(nil)
 
+// documentColumns read a whole document. Its large parts live in tables of
+// their own (migration 0012), read here by their document's id and named
+// as documentColumnNames names them.
 const documentColumns = `id, company_id, branch_id, id_externo, request_hash, tipo, terminal,
+    numero, consecutivo, clave, situacion, fecha_emision, emisor_tipo, emisor_numero,
+    receptor_tipo, receptor_numero, estado,
+    (SELECT xml FROM document_signed_xml WHERE document_id = documents.id) AS signed_xml,
+    ind_estado, codigo_mensaje, mensaje_hacienda, detalle_mensaje,
+    (SELECT xml FROM document_response_xml WHERE document_id = documents.id) AS response_xml,
+    last_error, attempts, next_attempt_at, submitted_at, checked_at, created_at, updated_at,
+    (SELECT request FROM document_requests WHERE document_id = documents.id) AS request`
+
+// documentColumnNames are documentColumns' names, to select them again from
+// a statement's result.
+const documentColumnNames = `id, company_id, branch_id, id_externo, request_hash, tipo, terminal,
     numero, consecutivo, clave, situacion, fecha_emision, emisor_tipo, emisor_numero,
     receptor_tipo, receptor_numero, estado, signed_xml, ind_estado, codigo_mensaje,
     mensaje_hacienda, detalle_mensaje, response_xml, last_error, attempts, next_attempt_at,
     submitted_at, checked_at, created_at, updated_at, request`
 
+// The large parts are written in the statement that inserts or saves their
+// document, each only when the document carries it: $P1 the request (at
+// numbering only, kept from then on), $P2 the signed XML and $P3 the
+// answer, written when they differ from the stored ones. A save that
+// matches no row writes none.
 const (
-	// qReserveDocument steps the sequence of (branch, terminal, tipo) and
-	// inserts the document with the new number in one statement, so in one
-	// transaction: the upsert's row lock queues the writers of that sequence
-	// (and only those) until the insert commits, and a failed insert (a
-	// unique rule, a missing branch) rolls the step back with it. One round
-	// trip.
-	qReserveDocument = `WITH seq AS (
+	insertParts = `, request AS (
+    INSERT INTO document_requests (document_id, request)
+    SELECT id, $P1::bytea FROM doc WHERE $P1::bytea IS NOT NULL
+)` + saveParts
+	saveParts = `, signed AS (
+    INSERT INTO document_signed_xml AS x (document_id, xml)
+    SELECT id, $P2::bytea FROM doc WHERE $P2::bytea IS NOT NULL
+    ON CONFLICT (document_id) DO UPDATE SET xml = EXCLUDED.xml WHERE x.xml IS DISTINCT FROM EXCLUDED.xml
+), answer AS (
+    INSERT INTO document_response_xml AS x (document_id, xml)
+    SELECT id, $P3::bytea FROM doc WHERE $P3::bytea IS NOT NULL
+    ON CONFLICT (document_id) DO UPDATE SET xml = EXCLUDED.xml WHERE x.xml IS DISTINCT FROM EXCLUDED.xml
+)`
+)
+
+// withParts numbers the parts' placeholders, in the order given, after
+// the statement's own n parameters.
+func withParts(q string, n int, parts ...string) string {
+	var pairs []string
+	for i, p := range parts {
+		pairs = append(pairs, p, "$"+strconv.Itoa(n+1+i))
+	}
+	return strings.NewReplacer(pairs...).Replace(q)
+}
+
+// The statements with their parts' placeholders numbered.
+var (
+	qReserveDocument         = withParts(qReserveDocumentParts, 25, "$P1", "$P2", "$P3")
+	qReserveNumberedDocument = withParts(qReserveNumberedDocumentParts, 26, "$P1", "$P2", "$P3")
+	qSaveDocument            = withParts(qSaveDocumentParts, 21, "$P2", "$P3")
+)
+
+const (
+	// qReserveDocumentParts steps the sequence of (branch, terminal, tipo)
+	// and inserts the document with the new number in one statement, so in
+	// one transaction: the upsert's row lock queues the writers of that
+	// sequence (and only those) until the insert commits, and a failed
+	// insert (a unique rule, a missing branch) rolls the step back with it.
+	// One round trip.
+	qReserveDocumentParts = `WITH seq AS (
     INSERT INTO document_sequences AS s (branch_id, terminal, tipo, last_numero)
     VALUES ($2, $6, $5, 1)
     ON CONFLICT (branch_id, terminal, tipo) DO UPDATE SET last_numero = s.last_numero + 1
     RETURNING last_numero
-)
-INSERT INTO documents (company_id, branch_id, id_externo, request_hash, tipo, terminal,
-    numero, consecutivo, clave, situacion, fecha_emision, emisor_tipo, emisor_numero,
-    receptor_tipo, receptor_numero, estado, signed_xml, ind_estado, codigo_mensaje,
-    mensaje_hacienda, detalle_mensaje, response_xml, last_error, attempts, next_attempt_at,
-    submitted_at, checked_at, created_at, updated_at, request)
-VALUES ($1, $2, $3, $4, $5, $6, (SELECT last_numero FROM seq), $7, $8, $9, $10, $11, $12, $13,
-    $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $27, $28)
-RETURNING id, numero`
+), doc AS (
+    INSERT INTO documents (company_id, branch_id, id_externo, request_hash, tipo, terminal,
+        numero, consecutivo, clave, situacion, fecha_emision, emisor_tipo, emisor_numero,
+        receptor_tipo, receptor_numero, estado, ind_estado, codigo_mensaje, mensaje_hacienda,
+        detalle_mensaje, last_error, attempts, next_attempt_at, submitted_at, checked_at,
+        created_at, updated_at)
+    VALUES ($1, $2, $3, $4, $5, $6, (SELECT last_numero FROM seq), $7, $8, $9, $10, $11, $12, $13,
+        $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $25)
+    RETURNING id, numero
+)` + insertParts + `
+SELECT id, numero FROM doc`
 
-	// qReserveNumberedDocument inserts a document numbered by the caller's
-	// own clave ($29): the sequence rises to that number (never falls, is
-	// not stepped), so that a number the service hands out later is never
-	// this one. A data-modifying WITH runs whether or not it is referred to.
-	qReserveNumberedDocument = `WITH seq AS (
+	// qReserveNumberedDocumentParts inserts a document numbered by the
+	// caller's own clave ($26): the sequence rises to that number (never
+	// falls, is not stepped), so that a number the service hands out later
+	// is never this one. A data-modifying WITH runs whether or not it is
+	// referred to.
+	qReserveNumberedDocumentParts = `WITH seq AS (
     INSERT INTO document_sequences AS s (branch_id, terminal, tipo, last_numero)
-    VALUES ($2, $6, $5, $29)
+    VALUES ($2, $6, $5, $26)
     ON CONFLICT (branch_id, terminal, tipo) DO UPDATE SET last_numero = GREATEST(s.last_numero, EXCLUDED.last_numero)
     RETURNING last_numero
-)
-INSERT INTO documents (company_id, branch_id, id_externo, request_hash, tipo, terminal,
-    numero, consecutivo, clave, situacion, fecha_emision, emisor_tipo, emisor_numero,
-    receptor_tipo, receptor_numero, estado, signed_xml, ind_estado, codigo_mensaje,
-    mensaje_hacienda, detalle_mensaje, response_xml, last_error, attempts, next_attempt_at,
-    submitted_at, checked_at, created_at, updated_at, request)
-VALUES ($1, $2, $3, $4, $5, $6, $29, $7, $8, $9, $10, $11, $12, $13,
-    $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $27, $28)
-RETURNING id, numero`
+), doc AS (
+    INSERT INTO documents (company_id, branch_id, id_externo, request_hash, tipo, terminal,
+        numero, consecutivo, clave, situacion, fecha_emision, emisor_tipo, emisor_numero,
+        receptor_tipo, receptor_numero, estado, ind_estado, codigo_mensaje, mensaje_hacienda,
+        detalle_mensaje, last_error, attempts, next_attempt_at, submitted_at, checked_at,
+        created_at, updated_at)
+    VALUES ($1, $2, $3, $4, $5, $6, $26, $7, $8, $9, $10, $11, $12, $13,
+        $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $25)
+    RETURNING id, numero
+)` + insertParts + `
+SELECT id, numero FROM doc`
 
-	qSaveDocument = `UPDATE documents SET consecutivo = $2, clave = $3, situacion = $4,
-    fecha_emision = $5, emisor_tipo = $6, emisor_numero = $7, receptor_tipo = $8,
-    receptor_numero = $9, estado = $10, signed_xml = $11, ind_estado = $12,
-    codigo_mensaje = $13, mensaje_hacienda = $14, detalle_mensaje = $15, response_xml = $16,
-    last_error = $17, attempts = $18, next_attempt_at = $19, submitted_at = $20,
-    checked_at = $21, updated_at = $22
-WHERE id = $1 AND updated_at = $23
-RETURNING id`
+	qSaveDocumentParts = `WITH doc AS (
+    UPDATE documents SET consecutivo = $2, clave = $3, situacion = $4,
+        fecha_emision = $5, emisor_tipo = $6, emisor_numero = $7, receptor_tipo = $8,
+        receptor_numero = $9, estado = $10, ind_estado = $11, codigo_mensaje = $12,
+        mensaje_hacienda = $13, detalle_mensaje = $14, last_error = $15, attempts = $16,
+        next_attempt_at = $17, submitted_at = $18, checked_at = $19, updated_at = $20
+    WHERE id = $1 AND updated_at = $21
+    RETURNING id
+)` + saveParts + `
+SELECT id FROM doc`
+)
+
+const (
 	// qDocumentExists tells a missing document from one changed since it
 	// was read, when a save matched no row.
 	qDocumentExists = `SELECT count(*) FROM documents WHERE id = $1`
@@ -95,7 +159,7 @@ WHERE branch_id = $1 AND id_externo = $2 AND id_externo <> ''`
     FROM due WHERE id = due.due_id
     RETURNING due.due_at, ` + documentColumns + `
 )
-SELECT ` + documentColumns + ` FROM claimed ORDER BY due_at, id`
+SELECT ` + documentColumnNames + ` FROM claimed ORDER BY due_at, id`
 )
 
 // checkNewDocument rejects a document that cannot be numbered.
@@ -168,13 +232,13 @@ func (s *Store) ReserveDocument(ctx context.Context, d *tenant.Document) error {
 		// sequence past it.
 		q, args = qReserveNumberedDocument, []any{d.Numero}
 	}
-	err := s.pool.QueryRow(ctx, q, append([]any{d.CompanyID, d.BranchID, d.IDExterno,
+	err := s.pool.QueryRow(ctx, q, append(append([]any{d.CompanyID, d.BranchID, d.IDExterno,
 		nullBytes(d.RequestHash), d.Tipo, d.Terminal, d.Consecutivo, d.Clave, d.Situacion,
 		docTime(d.FechaEmision), d.EmisorTipo, d.EmisorNumero, d.ReceptorTipo,
-		d.ReceptorNumero, string(d.Estado), nullBytes(d.SignedXML), d.IndEstado,
-		d.CodigoMensaje, d.MensajeHacienda, d.DetalleMensaje, nullBytes(d.ResponseXML),
-		d.LastError, d.Attempts, docTime(d.NextAttemptAt), docTime(d.SubmittedAt),
-		docTime(d.CheckedAt), now, nullBytes(d.Request)}, args...)...).Scan(&id, &numero)
+		d.ReceptorNumero, string(d.Estado), d.IndEstado, d.CodigoMensaje, d.MensajeHacienda,
+		d.DetalleMensaje, d.LastError, d.Attempts, docTime(d.NextAttemptAt),
+		docTime(d.SubmittedAt), docTime(d.CheckedAt), now}, args...),
+		nullBytes(d.Request), nullBytes(d.SignedXML), nullBytes(d.ResponseXML))...).Scan(&id, &numero)
 	if err != nil {
 		return fmt.Errorf("reserve document %q of branch %d: %w", d.IDExterno, d.BranchID, mapErr(err))
 	}
@@ -196,10 +260,10 @@ func (s *Store) SaveDocument(ctx context.Context, d *tenant.Document) error {
 	var id int64
 	q, args := withOutbox(qSaveDocument, []any{d.ID, d.Consecutivo, d.Clave, d.Situacion,
 		docTime(d.FechaEmision), d.EmisorTipo, d.EmisorNumero, d.ReceptorTipo,
-		d.ReceptorNumero, string(d.Estado), nullBytes(d.SignedXML), d.IndEstado,
-		d.CodigoMensaje, d.MensajeHacienda, d.DetalleMensaje, nullBytes(d.ResponseXML),
-		d.LastError, d.Attempts, docTime(d.NextAttemptAt), docTime(d.SubmittedAt),
-		docTime(d.CheckedAt), now, read}, d.CompanyID, d.ID, d.Event)
+		d.ReceptorNumero, string(d.Estado), d.IndEstado, d.CodigoMensaje, d.MensajeHacienda,
+		d.DetalleMensaje, d.LastError, d.Attempts, docTime(d.NextAttemptAt),
+		docTime(d.SubmittedAt), docTime(d.CheckedAt), now, read,
+		nullBytes(d.SignedXML), nullBytes(d.ResponseXML)}, d.CompanyID, d.ID, d.Event)
 	err := s.pool.QueryRow(ctx, q, args...).Scan(&id)
 	if errors.Is(err, pgx.ErrNoRows) {
 		var n int

@@ -121,7 +121,7 @@ func (s *Store) SaveReceived(ctx context.Context, r *tenant.ReceivedDocument) er
 	}
 	read := r.UpdatedAt.UTC().Truncate(time.Microsecond)
 	now := nextVersion(s.clock(), read)
-	q, args := withOutbox(qSaveReceived+" RETURNING id", []any{r.ID, r.Consecutivo, docTime(r.FechaMensaje), nullBytes(r.SignedXML),
+	q, args := withOutbox("WITH doc AS ("+qSaveReceived+" RETURNING id)"+outboxSelect, []any{r.ID, r.Consecutivo, docTime(r.FechaMensaje), nullBytes(r.SignedXML),
 		string(r.Estado), r.IndEstado, r.CodigoMensaje, r.MensajeHacienda, r.DetalleMensaje, nullBytes(r.ResponseXML),
 		r.LastError, r.Attempts, docTime(r.NextAttemptAt), docTime(r.SubmittedAt), docTime(r.CheckedAt), now, read},
 		r.CompanyID, 0, r.Event)

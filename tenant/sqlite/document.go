@@ -16,11 +16,16 @@ import (
 
 var _ tenant.DocumentStore = (*Store)(nil)
 
+// documentColumns read a whole document. Its large parts live in tables of
+// their own (migration 0012), read here by their document's id.
 const documentColumns = `id, company_id, branch_id, id_externo, request_hash, tipo, terminal,
     numero, consecutivo, clave, situacion, fecha_emision, emisor_tipo, emisor_numero,
-    receptor_tipo, receptor_numero, estado, signed_xml, ind_estado, codigo_mensaje,
-    mensaje_hacienda, detalle_mensaje, response_xml, last_error, attempts, next_attempt_at,
-    submitted_at, checked_at, created_at, updated_at, request`
+    receptor_tipo, receptor_numero, estado,
+    (SELECT xml FROM document_signed_xml WHERE document_id = documents.id), ind_estado,
+    codigo_mensaje, mensaje_hacienda, detalle_mensaje,
+    (SELECT xml FROM document_response_xml WHERE document_id = documents.id), last_error,
+    attempts, next_attempt_at, submitted_at, checked_at, created_at, updated_at,
+    (SELECT request FROM document_requests WHERE document_id = documents.id)`
 
 const (
 	// qNextDocumentNumber steps the sequence, creating it at 1. It runs in
@@ -40,19 +45,29 @@ ON CONFLICT (branch_id, terminal, tipo) DO UPDATE SET last_numero = max(last_num
 
 	qInsertDocument = `INSERT INTO documents (company_id, branch_id, id_externo, request_hash,
     tipo, terminal, numero, consecutivo, clave, situacion, fecha_emision, emisor_tipo,
-    emisor_numero, receptor_tipo, receptor_numero, estado, signed_xml, ind_estado,
-    codigo_mensaje, mensaje_hacienda, detalle_mensaje, response_xml, last_error, attempts,
-    next_attempt_at, submitted_at, checked_at, created_at, updated_at, request)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    emisor_numero, receptor_tipo, receptor_numero, estado, ind_estado, codigo_mensaje,
+    mensaje_hacienda, detalle_mensaje, last_error, attempts, next_attempt_at, submitted_at,
+    checked_at, created_at, updated_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 RETURNING id`
 
 	qSaveDocument = `UPDATE documents SET consecutivo = ?, clave = ?, situacion = ?,
     fecha_emision = ?, emisor_tipo = ?, emisor_numero = ?, receptor_tipo = ?,
-    receptor_numero = ?, estado = ?, signed_xml = ?, ind_estado = ?, codigo_mensaje = ?,
-    mensaje_hacienda = ?, detalle_mensaje = ?, response_xml = ?, last_error = ?, attempts = ?,
+    receptor_numero = ?, estado = ?, ind_estado = ?, codigo_mensaje = ?,
+    mensaje_hacienda = ?, detalle_mensaje = ?, last_error = ?, attempts = ?,
     next_attempt_at = ?, submitted_at = ?, checked_at = ?, updated_at = ?
 WHERE id = ? AND updated_at = ?
 RETURNING id`
+
+	// The parts are written once: a save writes a part it carries only
+	// when it differs from the stored one, and a part it does not carry
+	// is kept. The request is kept from numbering on.
+	qInsertRequest = `INSERT INTO document_requests (document_id, request) VALUES (?, ?)`
+	qSaveSignedXML = `INSERT INTO document_signed_xml (document_id, xml) VALUES (?, ?)
+ON CONFLICT (document_id) DO UPDATE SET xml = excluded.xml WHERE xml IS NOT excluded.xml`
+	qSaveResponseXML = `INSERT INTO document_response_xml (document_id, xml) VALUES (?, ?)
+ON CONFLICT (document_id) DO UPDATE SET xml = excluded.xml WHERE xml IS NOT excluded.xml`
+
 	// qDocumentExists tells a missing document from one changed since it
 	// was read, when a save matched no row.
 	qDocumentExists = `SELECT count(*) FROM documents WHERE id = ?`
@@ -199,11 +214,18 @@ func (s *Store) ReserveDocument(ctx context.Context, d *tenant.Document) error {
 		err := tx.StmtContext(ctx, s.wstmts.insert).QueryRowContext(ctx, d.CompanyID, d.BranchID, d.IDExterno,
 			nullBytes(d.RequestHash), d.Tipo, d.Terminal, numero, d.Consecutivo, d.Clave,
 			d.Situacion, nullTime(d.FechaEmision), d.EmisorTipo, d.EmisorNumero, d.ReceptorTipo,
-			d.ReceptorNumero, string(d.Estado), nullBytes(d.SignedXML), d.IndEstado,
-			d.CodigoMensaje, d.MensajeHacienda, detalle, nullBytes(d.ResponseXML), d.LastError,
-			d.Attempts, nullTime(d.NextAttemptAt), nullTime(d.SubmittedAt), nullTime(d.CheckedAt),
-			formatTime(now), formatTime(now), nullBytes(d.Request)).Scan(&id)
-		return mapErr(err)
+			d.ReceptorNumero, string(d.Estado), d.IndEstado, d.CodigoMensaje, d.MensajeHacienda,
+			detalle, d.LastError, d.Attempts, nullTime(d.NextAttemptAt), nullTime(d.SubmittedAt),
+			nullTime(d.CheckedAt), formatTime(now), formatTime(now)).Scan(&id)
+		if err != nil {
+			return mapErr(err)
+		}
+		if len(d.Request) > 0 {
+			if _, err := tx.StmtContext(ctx, s.wstmts.insertRequest).ExecContext(ctx, id, d.Request); err != nil {
+				return fmt.Errorf("request: %w", mapErr(err))
+			}
+		}
+		return s.saveParts(ctx, tx, id, d)
 	})
 	if err != nil {
 		return fmt.Errorf("reserve document %q of branch %d: %w", d.IDExterno, d.BranchID, err)
@@ -231,11 +253,13 @@ func (s *Store) SaveDocument(ctx context.Context, d *tenant.Document) error {
 		var id int64
 		err := tx.StmtContext(ctx, s.wstmts.save).QueryRowContext(ctx, d.Consecutivo, d.Clave, d.Situacion,
 			nullTime(d.FechaEmision), d.EmisorTipo, d.EmisorNumero, d.ReceptorTipo,
-			d.ReceptorNumero, string(d.Estado), nullBytes(d.SignedXML), d.IndEstado,
-			d.CodigoMensaje, d.MensajeHacienda, detalle, nullBytes(d.ResponseXML), d.LastError,
-			d.Attempts, nullTime(d.NextAttemptAt), nullTime(d.SubmittedAt), nullTime(d.CheckedAt),
-			formatTime(now), d.ID, formatTime(read)).Scan(&id)
+			d.ReceptorNumero, string(d.Estado), d.IndEstado, d.CodigoMensaje, d.MensajeHacienda,
+			detalle, d.LastError, d.Attempts, nullTime(d.NextAttemptAt), nullTime(d.SubmittedAt),
+			nullTime(d.CheckedAt), formatTime(now), d.ID, formatTime(read)).Scan(&id)
 		if err == nil {
+			if err := s.saveParts(ctx, tx, id, d); err != nil {
+				return err
+			}
 			return s.writeOutbox(ctx, tx, d.CompanyID, d.ID, d.Event)
 		}
 		if !errors.Is(err, sql.ErrNoRows) {
@@ -254,6 +278,23 @@ func (s *Store) SaveDocument(ctx context.Context, d *tenant.Document) error {
 		return fmt.Errorf("save document %d: %w", d.ID, err)
 	}
 	d.UpdatedAt, d.Event = now, nil
+	return nil
+}
+
+// saveParts writes the signed XML and the answer d carries, in the
+// transaction that inserted or saved document id: each only when it
+// differs from the stored one, and neither when d carries none.
+func (s *Store) saveParts(ctx context.Context, tx *sql.Tx, id int64, d *tenant.Document) error {
+	if len(d.SignedXML) > 0 {
+		if _, err := tx.StmtContext(ctx, s.wstmts.saveSigned).ExecContext(ctx, id, d.SignedXML); err != nil {
+			return fmt.Errorf("signed XML: %w", mapErr(err))
+		}
+	}
+	if len(d.ResponseXML) > 0 {
+		if _, err := tx.StmtContext(ctx, s.wstmts.saveResponse).ExecContext(ctx, id, d.ResponseXML); err != nil {
+			return fmt.Errorf("answer XML: %w", mapErr(err))
+		}
+	}
 	return nil
 }
 

@@ -15,12 +15,12 @@ import (
 // qSeedListBench inserts documents ?1..?2 as storetest's listing benchmark
 // describes them; ?3 and ?4 are JSON arrays of the companies and branches,
 // ?5 the first issue time in Unix seconds. Times are the store's fixed-width
-// UTC text. Signed XML is short: a listing never reads it.
+// UTC text. No signed XML: a listing never reads it.
 const qSeedListBench = `WITH RECURSIVE g(n) AS (SELECT ?1 UNION ALL SELECT n + 1 FROM g WHERE n < ?2),
 x AS (SELECT n, CASE WHEN n % 10 < 6 THEN 0 ELSE 1 + (n / 10) % 7 END AS ci FROM g)
 INSERT INTO documents (company_id, branch_id, id_externo, tipo, terminal,
     numero, consecutivo, clave, situacion, fecha_emision, emisor_tipo, emisor_numero,
-    receptor_tipo, receptor_numero, estado, signed_xml, ind_estado, codigo_mensaje,
+    receptor_tipo, receptor_numero, estado, ind_estado, codigo_mensaje,
     mensaje_hacienda, detalle_mensaje, last_error, attempts, created_at, updated_at)
 SELECT json_extract(?3, '$[' || ci || ']'), json_extract(?4, '$[' || (ci * 3 + n % 3) || ']'),
     'pedido-' || n,
@@ -31,7 +31,6 @@ SELECT json_extract(?3, '$[' || ci || ']'), json_extract(?4, '$[' || (ci * 3 + n
     '02', '3101000000', '01', CAST(100000000 + (31 * n) % 5000 AS TEXT),
     CASE WHEN (n / 10) % 100 < 92 THEN '01' WHEN (n / 10) % 100 < 96 THEN '04'
          WHEN (n / 10) % 100 < 98 THEN '02' WHEN (n / 10) % 100 < 99 THEN '05' ELSE '03' END,
-    CAST('<FacturaElectronica><Clave>' || n || '</Clave></FacturaElectronica>' AS BLOB),
     'aceptado', '1', 'Aceptado', '[]', '', 1,
     strftime('%Y-%m-%dT%H:%M:%S.000000Z', ?5 + n * 30, 'unixepoch'),
     strftime('%Y-%m-%dT%H:%M:%S.000000Z', ?5 + n * 30, 'unixepoch')

@@ -77,6 +77,11 @@ type writeStmts struct {
 	insert      *sql.Stmt
 	save        *sql.Stmt
 	exists      *sql.Stmt
+
+	insertRequest *sql.Stmt
+	saveSigned    *sql.Stmt
+	saveResponse  *sql.Stmt
+
 	outboxHooks *sql.Stmt
 	outboxMail  *sql.Stmt
 }
@@ -88,6 +93,9 @@ func (w *writeStmts) list() []stmtSQL {
 		{&w.insert, qInsertDocument},
 		{&w.save, qSaveDocument},
 		{&w.exists, qDocumentExists},
+		{&w.insertRequest, qInsertRequest},
+		{&w.saveSigned, qSaveSignedXML},
+		{&w.saveResponse, qSaveResponseXML},
 		{&w.outboxHooks, qOutboxHooks},
 		{&w.outboxMail, qOutboxMail},
 	}

@@ -1,0 +1,200 @@
+package pdf
+
+import (
+	"strings"
+
+	"facturad/hacienda"
+)
+
+// totalLine is one amount of the summary.
+type totalLine struct {
+	label  string
+	amount hacienda.Amount
+	// always is set for the amounts shown even when zero.
+	always bool
+}
+
+// summaryLines lists the summary's amounts in the schema's order. The
+// ones a document type's XML does not carry are absent and not shown; of
+// the others the main ones are always shown, and the breakdown by kind of
+// sale only when not zero, so that a simple invoice is not a column of
+// zeros.
+func summaryLines(rf hacienda.ResumenFactura) []totalLine {
+	return []totalLine{
+		{"Servicios gravados", rf.TotalServGravados, false},
+		{"Servicios exentos", rf.TotalServExentos, false},
+		{"Servicios exonerados", rf.TotalServExonerado, false},
+		{"Servicios no sujetos", rf.TotalServNoSujeto, false},
+		{"Mercancías gravadas", rf.TotalMercanciasGravadas, false},
+		{"Mercancías exentas", rf.TotalMercanciasExentas, false},
+		{"Mercancías exoneradas", rf.TotalMercExonerada, false},
+		{"Mercancías no sujetas", rf.TotalMercNoSujeta, false},
+		{"Total gravado", rf.TotalGravado, false},
+		{"Total exento", rf.TotalExento, false},
+		{"Total exonerado", rf.TotalExonerado, false},
+		{"Total no sujeto", rf.TotalNoSujeto, false},
+		{"Total venta", rf.TotalVenta, true},
+		{"Total descuentos", rf.TotalDescuentos, true},
+		{"Total venta neta", rf.TotalVentaNeta, true},
+		{"Total impuesto", rf.TotalImpuesto, true},
+		{"Impuesto asumido por el emisor o cobrado en fábrica", rf.TotalImpAsumEmisorFabrica, false},
+		{"IVA devuelto", rf.TotalIVADevuelto, false},
+		{"Total otros cargos", rf.TotalOtrosCargos, false},
+	}
+}
+
+// totals draws the tax breakdown beside the summary's totals, the total of
+// the document in figures and in words.
+func (r *renderer) totals() {
+	rf := r.d.ResumenFactura
+	moneda := rf.CodigoTipoMoneda.CodigoMoneda
+	if moneda == "" {
+		moneda = "CRC"
+	}
+	leftW := contentW * 0.52
+	rightX := marginX + leftW + 6
+	rightW := contentW - leftW - 6
+	valueW := 36.0
+
+	// The right column: label and amount per line.
+	type laid struct {
+		label []string
+		value string
+	}
+	var right []laid
+	r.setFont("", textSize)
+	for _, t := range summaryLines(rf) {
+		if !t.amount.IsSet() || (!t.always && t.amount.Sign() == 0) {
+			continue
+		}
+		right = append(right, laid{r.wrap(t.label, rightW-valueW), money(t.amount)})
+	}
+	rightH := 0.0
+	for _, l := range right {
+		rightH += float64(max(1, len(l.label))) * 3.6
+	}
+	rightH += 7 // the total of the document
+
+	// The left column: the tax breakdown.
+	var breakdown [][3]string
+	for _, t := range rf.TotalDesgloseImpuesto {
+		tarifa := ""
+		if t.CodigoTarifaIVA != "" {
+			tarifa = descriptionOnly(tarifasIVA, t.CodigoTarifaIVA)
+		}
+		breakdown = append(breakdown, [3]string{descriptionOnly(impuestos, t.Codigo), tarifa, money(t.TotalMontoImpuesto)})
+	}
+	leftH := 0.0
+	if len(breakdown) > 0 {
+		leftH = 5 + 4 + float64(len(breakdown))*3.6
+	}
+
+	y := r.space(max(leftH, rightH) + 2)
+	if len(breakdown) > 0 {
+		r.setColor(colorAccent)
+		r.setFont("B", 9)
+		r.put(marginX, y, leftW, 5, "Desglose de impuestos", "L")
+		hy := y + 5
+		r.setFill(colorHead)
+		r.f.Rect(marginX, hy, leftW, 4, "F")
+		r.setFont("B", textSize)
+		w0, w2 := leftW*0.42, leftW*0.26
+		w1 := leftW - w0 - w2
+		r.put(marginX, hy, w0, 4, "Impuesto", "L")
+		r.put(marginX+w0, hy, w1, 4, "Tarifa", "L")
+		r.put(marginX+w0+w1, hy, w2, 4, "Monto", "R")
+		ly := hy + 4
+		r.setColor(colorText)
+		r.setFont("", textSize)
+		for _, b := range breakdown {
+			r.put(marginX, ly, w0, 3.6, b[0], "L")
+			r.put(marginX+w0, ly, w1, 3.6, b[1], "L")
+			r.put(marginX+w0+w1, ly, w2, 3.6, b[2], "R")
+			ly += 3.6
+		}
+	}
+
+	ly := y
+	for _, l := range right {
+		r.setColor(colorMuted)
+		r.setFont("", textSize)
+		for i, s := range l.label {
+			r.putEncoded(rightX, ly+float64(i)*3.6, rightW-valueW, 3.6, s, "L")
+		}
+		r.setColor(colorText)
+		r.put(rightX+rightW-valueW, ly, valueW, 3.6, l.value, "R")
+		ly += float64(max(1, len(l.label))) * 3.6
+	}
+	ly += 0.8
+	r.setFill(colorHead)
+	r.f.Rect(rightX, ly, rightW, 6, "F")
+	r.setColor(colorAccent)
+	r.setFont("B", 9.5)
+	r.put(rightX, ly, rightW-valueW-8, 6, "Total del comprobante", "L")
+	r.put(rightX+rightW-valueW-8, ly, valueW+8, 6, moneda+" "+money(rf.TotalComprobante), "R")
+	r.f.SetY(max(y+leftH, ly+6) + 2)
+
+	// The total in words.
+	words, err := Words(rf.TotalComprobante.Decimal(), moneda)
+	if err != nil {
+		words = "(el monto no se puede escribir en letras)"
+	}
+	r.setFont("B", 8)
+	lines := r.wrap("Son: "+words, contentW)
+	y = r.space(float64(len(lines))*4 + 2)
+	r.setColor(colorText)
+	for _, l := range lines {
+		r.putEncoded(marginX, y, contentW, 4, l, "L")
+		y += 4
+	}
+	r.rule(y + 1)
+	r.f.SetY(y + 1 + sectionGap)
+}
+
+// others draws the free texts (Otros).
+func (r *renderer) others() {
+	o := r.d.Otros
+	if o == nil || len(o.OtroTexto)+len(o.OtroContenido) == 0 {
+		return
+	}
+	var texts []string
+	for _, t := range append(append([]hacienda.OtroTexto{}, o.OtroTexto...), o.OtroContenido...) {
+		s := strings.TrimSpace(t.Valor)
+		if t.Codigo != "" {
+			s = t.Codigo + ": " + s
+		}
+		if s != "" {
+			texts = append(texts, s)
+		}
+	}
+	r.paragraphs("Observaciones", texts, colorText)
+}
+
+// hacienda draws the tax authority's message about the document, when
+// there is one.
+func (r *renderer) hacienda() {
+	if m := strings.TrimSpace(r.in.MensajeHacienda); m != "" {
+		c := colorText
+		if r.in.Estado == "02" || r.in.Estado == "03" {
+			c = colorBad
+		}
+		r.paragraphs("Mensaje del Ministerio de Hacienda", strings.Split(m, "\n"), c)
+	}
+}
+
+// paragraphs draws a titled block of wrapped texts, continuing on the
+// next page when it must.
+func (r *renderer) paragraphs(title string, texts []string, c [3]int) {
+	r.sectionTitle(title)
+	r.setFont("", textSize)
+	for _, t := range texts {
+		for _, l := range r.wrap(t, contentW) {
+			y := r.space(3.6)
+			r.setColor(c)
+			r.setFont("", textSize)
+			r.putEncoded(marginX, y, contentW, 3.6, l, "L")
+			r.f.SetY(y + 3.6)
+		}
+	}
+	r.f.SetY(r.f.GetY() + sectionGap)
+}
