@@ -3,7 +3,6 @@ package gateway
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/http"
@@ -16,6 +15,7 @@ import (
 	"facturad/hacienda/pdf"
 	"facturad/pipeline"
 	"facturad/tenant"
+	"facturad/tenant/docview"
 )
 
 // Documents is the document pipeline behind the document calls of A.5
@@ -65,65 +65,14 @@ func DocumentRoutes(d Documents) []Route {
 
 type documentHandlers struct{ d Documents }
 
-// documentAnswer is the Document answer of A.5, names exactly as the
-// contract spells them. xml and xml_respuesta are null unless asked for.
-type documentAnswer struct {
-	IDExterno              string   `json:"id_externo"`
-	Consecutivo            string   `json:"consecutivo"`
-	NumeroDocumento        string   `json:"numero_documento"`
-	Clave                  string   `json:"clave"`
-	Estado                 string   `json:"estado"`
-	EstadoHumanizado       string   `json:"estado_humanizado"`
-	XML                    *string  `json:"xml"`
-	MensajeAPI             string   `json:"mensaje_api"`
-	MensajeAPIKey          string   `json:"mensaje_api_key"`
-	XMLRespuesta           *string  `json:"xml_respuesta"`
-	CodigoMensajeHacienda  string   `json:"codigo_mensaje_hacienda"`
-	MensajeHacienda        string   `json:"mensaje_hacienda"`
-	DetalleMensajeHacienda []string `json:"detalle_mensaje_hacienda"`
-}
+// documentAnswer is the Document answer of A.5 (tenant/docview, shared
+// with the delivery events).
+type documentAnswer = docview.Document
 
 // newDocumentAnswer renders a stored document. estado overrides the
 // stored state when not empty.
 func newDocumentAnswer(d tenant.Document, estado tenant.State, withXML, withResponse bool) documentAnswer {
-	if estado == "" {
-		estado = d.Estado
-	}
-	a := documentAnswer{
-		IDExterno:              d.IDExterno,
-		Consecutivo:            d.Consecutivo,
-		NumeroDocumento:        numeroDocumento(d),
-		Clave:                  d.Clave,
-		Estado:                 string(estado),
-		EstadoHumanizado:       estado.Humanized(),
-		CodigoMensajeHacienda:  d.CodigoMensaje,
-		MensajeHacienda:        d.MensajeHacienda,
-		DetalleMensajeHacienda: d.DetalleMensaje,
-	}
-	if a.DetalleMensajeHacienda == nil {
-		a.DetalleMensajeHacienda = []string{}
-	}
-	if withXML && len(d.SignedXML) > 0 {
-		s := base64.StdEncoding.EncodeToString(d.SignedXML)
-		a.XML = &s
-	}
-	if withResponse && len(d.ResponseXML) > 0 {
-		s := base64.StdEncoding.EncodeToString(d.ResponseXML)
-		a.XMLRespuesta = &s
-	}
-	return a
-}
-
-// numeroDocumento is the document's 10-digit sequence number: the last ten
-// digits of its consecutivo.
-func numeroDocumento(d tenant.Document) string {
-	if len(d.Consecutivo) == 20 {
-		return d.Consecutivo[10:]
-	}
-	if d.Numero > 0 {
-		return fmt.Sprintf("%010d", d.Numero)
-	}
-	return ""
+	return docview.NewDocument(d, estado, withXML, withResponse)
 }
 
 func outcomeReply(o pipeline.Outcome, withXML, withResponse bool) Reply {

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"facturad/pipeline/delivery"
 	"facturad/signer/certmint"
 	"facturad/tenant"
 	"facturad/tenant/certopen"
@@ -67,7 +68,8 @@ func newWorldOn(t testing.TB, store tenant.Store) *world {
 	}
 	// Cheap parameters: this suite creates many users.
 	hasher := &countingHasher{h: tenant.Argon2id{Memory: 64, Time: 1, Threads: 1}}
-	svc, err := tenant.NewService(tenant.ServiceOptions{Store: store, Sealer: sealer, Certificates: certopen.Opener{}, Passwords: hasher})
+	svc, err := tenant.NewService(tenant.ServiceOptions{Store: store, Sealer: sealer, Certificates: certopen.Opener{}, Passwords: hasher,
+		WebhookURLs: delivery.URLPolicy{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +88,7 @@ func newWorldOn(t testing.TB, store tenant.Store) *world {
 	if w.ca, err = certmint.NewCA(certmint.CAOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	w.testBundle = setup(t, Options{Tenants: svc, Ready: ReadyFunc(store.Ping), Routes: []Route{CalculateRoute()}})
+	w.testBundle = setup(t, Options{Tenants: svc, Ready: ReadyFunc(store.Ping), Routes: append(WebhookRoutes(svc), CalculateRoute())})
 	return w
 }
 
@@ -418,6 +420,12 @@ func testTenantIsolation(t *testing.T, w *world) {
 	delete(formA, "Clave")
 	mct, mbody := multipartBody(t, formA, nil)
 	branchJSON := []byte(`{"sucursal":"009","razonComercial":"Intrusa"}`)
+	webhookJSON := []byte(`{"url":"https://93.184.215.14/hooks","eventos":["documento.aceptado"]}`)
+	r0 := w.do(t, "POST", fmt.Sprintf("/api/companies/%d/webhooks/v4", a.id), &a.user, "application/json", webhookJSON)
+	if r0.status != 200 {
+		t.Fatalf("A's webhook: %d %s", r0.status, r0.body)
+	}
+	hookA := num(r0.object(t)["id"])
 	calls := []struct {
 		name, method, path, ct string
 		body                   []byte
@@ -434,6 +442,12 @@ func testTenantIsolation(t *testing.T, w *world) {
 		{"create company", "POST", "/api/companies/v4", mct, mbody},
 		{"create company (branches path)", "POST", fmt.Sprintf("/api/companies/%d/branches/v4", a.id), mct, mbody},
 		{"create reseller", "POST", "/api/resellers/v4", "application/json", []byte(`{"usuario":"intruso3"}`)},
+		{"create webhook", "POST", fmt.Sprintf("/api/companies/%d/webhooks/v4", a.id), "application/json", webhookJSON},
+		{"list webhooks", "GET", fmt.Sprintf("/api/companies/%d/webhooks/v4", a.id), "", nil},
+		{"delete webhook", "DELETE", fmt.Sprintf("/api/companies/%d/webhooks/%d/v4", a.id, hookA), "", nil},
+		{"delete A's webhook under B", "DELETE", fmt.Sprintf("/api/companies/%d/webhooks/%d/v4", b.id, hookA), "", nil},
+		{"delivery log", "GET", fmt.Sprintf("/api/companies/%d/webhooks/%d/deliveries/v4", a.id, hookA), "", nil},
+		{"A's delivery log under B", "GET", fmt.Sprintf("/api/companies/%d/webhooks/%d/deliveries/v4", b.id, hookA), "", nil},
 	}
 	for _, c := range calls {
 		t.Run("error/"+c.name, func(t *testing.T) {
@@ -457,6 +471,10 @@ func testTenantIsolation(t *testing.T, w *world) {
 	r = w.do(t, "GET", fmt.Sprintf("/api/companies/%d/branches/v4", a.id), &a.user, "", nil)
 	if list := r.array(t); len(list) != 1 || list[0]["razonComercial"] == "Intrusa" {
 		t.Errorf("A's branches changed: %s", r.body)
+	}
+	r = w.do(t, "GET", fmt.Sprintf("/api/companies/%d/webhooks/v4", a.id), &a.user, "", nil)
+	if list := r.array(t); len(list) != 1 || num(list[0]["id"]) != hookA {
+		t.Errorf("A's webhooks changed: %s", r.body)
 	}
 }
 

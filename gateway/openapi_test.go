@@ -16,6 +16,7 @@ import (
 	"facturad/docs/examples"
 	"facturad/gateway/openapicheck"
 	"facturad/hacienda"
+	"facturad/tenant"
 )
 
 // The OpenAPI document: valid, every body typed field by field, its code
@@ -220,6 +221,17 @@ func TestOpenAPIShapesMatchTheModel(t *testing.T) {
 		{"CodigoTipoMonedaCalculado", hacienda.CodigoTipoMoneda{}, nil, nil},
 		{"TotalDesgloseImpuesto", hacienda.TotalDesgloseImpuesto{}, nil, nil},
 		{"MedioPagoCalculado", hacienda.CalculatedMedioPago{}, nil, nil},
+		// Delivery (A.12).
+		{"WebhookRequest", struct {
+			URL     string   `json:"url"`
+			Eventos []string `json:"eventos"`
+		}{}, nil, nil},
+		{"Webhook", webhookAnswer{}, nil, nil},
+		{"WebhookCreated", webhookCreated{}, nil, nil},
+		{"Delivery", deliveryAnswer{}, nil, nil},
+		{"DeliveryLog", deliveryPage{}, nil, nil},
+		{"DocumentEmail", emailAnswer{}, nil, nil},
+		{"EmailRejection", tenant.EmailRejection{}, nil, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.schema, func(t *testing.T) {

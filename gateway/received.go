@@ -2,11 +2,11 @@ package gateway
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 
 	"facturad/pipeline"
 	"facturad/tenant"
+	"facturad/tenant/docview"
 )
 
 // ReceivedDocuments is the pipeline behind the received-document calls of
@@ -44,67 +44,12 @@ func ReceivedRoutes(d ReceivedDocuments) []Route {
 
 type receivedHandlers struct{ d ReceivedDocuments }
 
-// receivedParty is a party of the supplier's document.
-type receivedParty struct {
-	TipoIdentificacion   string `json:"tipoIdentificacion"`
-	NumeroIdentificacion string `json:"numeroIdentificacion"`
-	Nombre               string `json:"nombre,omitempty"`
-}
-
-// receivedAnswer is the received document of A.11: the supplier's
-// document (its clave, type, date, parties and totals) and the company's
-// message about it (mensaje, consecutivoReceptor, its state and the tax
-// authority's answer, named as in the Document answer).
-type receivedAnswer struct {
-	IDExterno              string        `json:"id_externo"`
-	Clave                  string        `json:"clave"`
-	TipoDocumento          string        `json:"tipoDocumento"`
-	FechaEmision           string        `json:"fechaEmision"`
-	Emisor                 receivedParty `json:"emisor"`
-	Receptor               receivedParty `json:"receptor"`
-	MontoTotalImpuesto     *json.Number  `json:"montoTotalImpuesto"`
-	TotalFactura           json.Number   `json:"totalFactura"`
-	Mensaje                string        `json:"mensaje"`
-	ConsecutivoReceptor    string        `json:"consecutivoReceptor"`
-	FechaMensaje           string        `json:"fechaMensaje"`
-	Estado                 string        `json:"estado"`
-	EstadoHumanizado       string        `json:"estado_humanizado"`
-	MensajeAPI             string        `json:"mensaje_api"`
-	MensajeAPIKey          string        `json:"mensaje_api_key"`
-	CodigoMensajeHacienda  string        `json:"codigo_mensaje_hacienda"`
-	MensajeHacienda        string        `json:"mensaje_hacienda"`
-	DetalleMensajeHacienda []string      `json:"detalle_mensaje_hacienda"`
-}
+// receivedAnswer is the received document of A.11 (tenant/docview,
+// shared with the delivery events).
+type receivedAnswer = docview.Received
 
 func newReceivedAnswer(r tenant.ReceivedDocument, estado tenant.State) receivedAnswer {
-	if estado == "" {
-		estado = r.Estado
-	}
-	a := receivedAnswer{
-		IDExterno:              r.IDExterno,
-		Clave:                  r.Clave,
-		TipoDocumento:          r.TipoDocumento,
-		FechaEmision:           localTime(r.FechaEmision),
-		Emisor:                 receivedParty{r.EmisorTipo, r.EmisorNumero, r.EmisorNombre},
-		Receptor:               receivedParty{TipoIdentificacion: r.ReceptorTipo, NumeroIdentificacion: r.ReceptorNumero},
-		TotalFactura:           json.Number(r.TotalComprobante),
-		Mensaje:                r.Mensaje,
-		ConsecutivoReceptor:    r.Consecutivo,
-		FechaMensaje:           localTime(r.FechaMensaje),
-		Estado:                 string(estado),
-		EstadoHumanizado:       estado.Humanized(),
-		CodigoMensajeHacienda:  r.CodigoMensaje,
-		MensajeHacienda:        r.MensajeHacienda,
-		DetalleMensajeHacienda: r.DetalleMensaje,
-	}
-	if r.TotalImpuesto != "" {
-		n := json.Number(r.TotalImpuesto)
-		a.MontoTotalImpuesto = &n
-	}
-	if a.DetalleMensajeHacienda == nil {
-		a.DetalleMensajeHacienda = []string{}
-	}
-	return a
+	return docview.NewReceived(r, estado)
 }
 
 func receivedReply(o pipeline.ReceivedOutcome) Reply {

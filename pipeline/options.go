@@ -91,6 +91,11 @@ type Options struct {
 	// default time.Now.
 	Clock func() time.Time
 
+	// Email says that accepted documents are mailed to their receptor:
+	// the save that records an acceptance writes the e-mail to the outbox
+	// (docs/design/delivery.md). False when no SMTP server is configured.
+	Email bool
+
 	// ProveedorSistemas is the software provider's identification written
 	// in every document; empty means the issuing company's own.
 	ProveedorSistemas string

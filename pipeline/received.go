@@ -778,6 +778,7 @@ func (p *Pipeline) keepReceivedPending(ctx context.Context, rs tenant.ReceivedSt
 func (p *Pipeline) saveReceived(ctx context.Context, rs tenant.ReceivedStore, r *tenant.ReceivedDocument) error {
 	ctx, cancel := p.detached(ctx)
 	defer cancel()
+	p.receivedEvent(r)
 	return rs.SaveReceived(ctx, r)
 }
 
@@ -820,7 +821,7 @@ func receivedView(r *tenant.ReceivedDocument) tenant.Document {
 		Estado: r.Estado, IndEstado: r.IndEstado, CodigoMensaje: r.CodigoMensaje, MensajeHacienda: r.MensajeHacienda,
 		DetalleMensaje: r.DetalleMensaje, ResponseXML: r.ResponseXML, LastError: r.LastError,
 		Attempts: r.Attempts, NextAttemptAt: r.NextAttemptAt, SubmittedAt: r.SubmittedAt, CheckedAt: r.CheckedAt,
-		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, Event: r.Event,
 	}
 }
 
@@ -829,4 +830,5 @@ func absorb(r *tenant.ReceivedDocument, v tenant.Document) {
 	r.Estado, r.IndEstado, r.CodigoMensaje, r.MensajeHacienda = v.Estado, v.IndEstado, v.CodigoMensaje, v.MensajeHacienda
 	r.DetalleMensaje, r.ResponseXML, r.LastError = v.DetalleMensaje, v.ResponseXML, v.LastError
 	r.Attempts, r.NextAttemptAt, r.SubmittedAt, r.CheckedAt = v.Attempts, v.NextAttemptAt, v.SubmittedAt, v.CheckedAt
+	r.Event = v.Event
 }

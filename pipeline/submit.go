@@ -172,6 +172,7 @@ func (p *Pipeline) judge(ctx context.Context, d *tenant.Document, to tenant.Stat
 func (p *Pipeline) save(ctx context.Context, d *tenant.Document) error {
 	ctx, cancel := p.detached(ctx)
 	defer cancel()
+	p.documentEvent(d)
 	return p.o.Store.SaveDocument(ctx, d)
 }
 

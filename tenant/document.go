@@ -91,6 +91,11 @@ type Document struct {
 	CheckedAt     time.Time
 	CreatedAt     time.Time
 	UpdatedAt     time.Time
+
+	// Event, when pending, is the change of estado the next save writes to
+	// the outbox in its own transaction (see Event); never stored on the
+	// row, cleared by the save that wrote it.
+	Event *Event
 }
 
 // DocumentStore keeps issued documents. Both store adapters implement it
@@ -130,6 +135,11 @@ type DocumentStore interface {
 	// loser reads it again and decides anew, or drops its result. Each save
 	// moves UpdatedAt forward, at least by a microsecond, even when the
 	// clock does not.
+	//
+	// A pending d.Event is written to the outbox in the same transaction
+	// (a delivery per webhook of the company that asked for it, and an
+	// e-mail when it lists addresses), and d.Event is cleared; a save that
+	// fails writes nothing.
 	SaveDocument(ctx context.Context, d *Document) error
 	// DocumentByClave returns the document with that clave.
 	DocumentByClave(ctx context.Context, clave string) (Document, error)

@@ -66,6 +66,10 @@ type ReceivedDocument struct {
 	CheckedAt     time.Time
 	CreatedAt     time.Time
 	UpdatedAt     time.Time
+
+	// Event, when pending, is the change of the message's estado the next
+	// save writes to the outbox, as for a Document.
+	Event *Event
 }
 
 // ReceivedStore keeps received documents and the company's messages about
@@ -84,7 +88,8 @@ type ReceivedStore interface {
 	// the message and its state: every field from Consecutivo on) and sets
 	// UpdatedAt, with the optimistic concurrency of SaveDocument: a row
 	// saved by someone else since r was read is ErrConflict and left
-	// unchanged.
+	// unchanged. A pending r.Event is written to the outbox in the same
+	// transaction and cleared, as SaveDocument does.
 	SaveReceived(ctx context.Context, r *ReceivedDocument) error
 	// ReceivedByClave returns the company's received document with that
 	// clave.

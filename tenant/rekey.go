@@ -107,6 +107,20 @@ func addDerivedKey(ctx context.Context, store KeyStore, sealer Sealer, name stri
 type RekeyResult struct {
 	Changed, Skipped, Failed int
 	Companies, Keys          int
+	// Webhooks counts the webhook secrets seen (stores that keep
+	// webhooks, see WebhookSecretStore).
+	Webhooks int
+}
+
+// WebhookSecretStore lets a rotation re-wrap the webhooks' sealed
+// secrets. Both stores implement it; Rekey uses it when the store does.
+type WebhookSecretStore interface {
+	// SealedWebhooks returns at most limit webhooks with an id above
+	// afterID, ordered by id.
+	SealedWebhooks(ctx context.Context, afterID int64, limit int) ([]Webhook, error)
+	// ReplaceWebhookSecret writes next over webhook id's secret only if it
+	// is still old, and reports whether it wrote.
+	ReplaceWebhookSecret(ctx context.Context, id int64, old, next []byte) (bool, error)
 }
 
 // rekeyBatch is how many companies one read returns; every write is a
@@ -159,10 +173,50 @@ func Rekey(ctx context.Context, store KeyStore, r Rewrapper) (RekeyResult, error
 			break
 		}
 	}
+	if ws, ok := store.(WebhookSecretStore); ok {
+		if err := rekeyWebhooks(ctx, ws, r, &res, &failed); err != nil {
+			return res, err
+		}
+	}
 	if len(failed) > 0 {
 		return res, fmt.Errorf("rekey: %d rows could not be re-wrapped: %w", len(failed), errors.Join(failed...))
 	}
 	return res, nil
+}
+
+// rekeyWebhooks re-wraps every webhook's secret, in batches, each with a
+// compare-and-set; a webhook removed or re-wrapped meanwhile is skipped.
+func rekeyWebhooks(ctx context.Context, ws WebhookSecretStore, r Rewrapper, res *RekeyResult, failed *[]error) error {
+	for after := int64(0); ; {
+		hooks, err := ws.SealedWebhooks(ctx, after, rekeyBatch)
+		if err != nil {
+			return fmt.Errorf("rekey: %w", err)
+		}
+		for _, w := range hooks {
+			after = w.ID
+			res.Webhooks++
+			next, changed, err := r.Rewrap(w.CompanyID, PurposeWebhookSecret, w.SealedSecret)
+			if err != nil {
+				if err := rekeyCount(res, failed, false, errRowFailed{fmt.Errorf("webhook %d: %w", w.ID, err)}); err != nil {
+					return err
+				}
+				continue
+			}
+			if changed {
+				ok, err := ws.ReplaceWebhookSecret(ctx, w.ID, w.SealedSecret, next)
+				if err != nil {
+					return fmt.Errorf("rekey: webhook %d: %w", w.ID, err)
+				}
+				changed = ok
+			}
+			if err := rekeyCount(res, failed, changed, nil); err != nil {
+				return err
+			}
+		}
+		if len(hooks) < rekeyBatch {
+			return nil
+		}
+	}
 }
 
 // errRowFailed marks a row that could not be re-wrapped, as opposed to a

@@ -57,6 +57,9 @@ type ServiceOptions struct {
 	// before the request is refused with a *BusyError (default 2s).
 	SlowHashes   int
 	SlowHashWait time.Duration
+	// WebhookURLs decides which URLs a company may register as webhooks
+	// (server-side request forgery); nil refuses every registration.
+	WebhookURLs WebhookURLChecker
 	// Logger receives warnings (cache unreachable...); default discards.
 	Logger *slog.Logger
 	// Now is the clock; default time.Now.
@@ -86,6 +89,8 @@ type Service struct {
 	log       *slog.Logger
 	now       func() time.Time
 
+	webhookURLs WebhookURLChecker
+
 	flight       flightGroup
 	hmacs        sync.Pool    // of hash.Hash keyed with authKey
 	lastCacheErr atomic.Int64 // unix nanos of the last cache warning
@@ -112,6 +117,8 @@ func NewService(o ServiceOptions) (*Service, error) {
 		passwords: o.Passwords,
 		log:       o.Logger,
 		now:       o.Now,
+
+		webhookURLs: o.WebhookURLs,
 	}
 	switch {
 	case s.cache != nil && len(s.authKey) < 32:

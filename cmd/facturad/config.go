@@ -17,6 +17,7 @@ import (
 	"facturad/hacienda"
 	"facturad/hacienda/sandbox"
 	"facturad/pipeline"
+	"facturad/pipeline/delivery"
 	"facturad/pipeline/redislimit"
 	"facturad/pipeline/statereport"
 )
@@ -94,6 +95,24 @@ type Config struct {
 	// that address, apart from the API and admin listeners.
 	PprofListen string
 
+	// SMTPURL and SMTPFrom configure the e-mail of accepted documents to
+	// their receptors; unset means no e-mail. The URL holds a password:
+	// never logged.
+	SMTPURL  string
+	SMTPFrom string
+	// WebhookWorkers is how many webhooks one replica serves at once;
+	// WebhookConcurrency how many attempts run against one webhook at
+	// once over every replica; WebhookTimeout bounds one attempt;
+	// EmailWorkers is how many e-mails one replica sends at once. Zero
+	// means the defaults of pipeline/delivery.
+	WebhookWorkers     int
+	WebhookConcurrency int
+	WebhookTimeout     time.Duration
+	// DeliveryBackoff is the first wait after a failed delivery (webhook
+	// or e-mail), doubled at each attempt; zero means the defaults.
+	DeliveryBackoff time.Duration
+	EmailWorkers    int
+
 	// MasterKeyPrevious is the master key being rotated away from: values
 	// sealed under it still open, new ones are sealed under MasterKey.
 	MasterKeyPrevious string // base64 of 32 bytes; never logged
@@ -165,6 +184,13 @@ func (c *Config) settings() []setting {
 		{name: "fecha_emision_offline", usage: "how old a caller's fecha_emision may be with situacion 3, sin internet (default 72h)", dur: &c.Emission.Offline},
 		{name: "pprof_listen", usage: "loopback address of Go's profiler, /debug/pprof/ (default: off)", str: &c.PprofListen},
 		{name: "lease", usage: "how long a document being worked on is held from other workers and replicas; a crashed send's document is finished after it (default 2m)", dur: &c.Lease},
+		{name: "smtp_url", usage: "outgoing mail server for the accepted documents' e-mails to their receptors: smtp://user:password@host:port (STARTTLS when offered; port 587 by default) or smtps://… (TLS from the start; 465) (default: none, no e-mail)", str: &c.SMTPURL},
+		{name: "smtp_from", usage: "sender of those e-mails, such as \"Facturación <facturas@example.com>\" (required with smtp_url)", str: &c.SMTPFrom},
+		{name: "webhook_workers", usage: "webhooks one replica delivers to at once (default 32)", num: &c.WebhookWorkers},
+		{name: "webhook_concurrency", usage: "deliveries in flight to one webhook at once, over every replica (default 4)", num: &c.WebhookConcurrency},
+		{name: "webhook_timeout", usage: "how long one webhook delivery may take, connection included (default 10s)", dur: &c.WebhookTimeout},
+		{name: "delivery_backoff", usage: "the wait after a first failed webhook or e-mail delivery, doubled at each attempt up to 6h, for 3 days (default 5s for webhooks, 30s for e-mails)", dur: &c.DeliveryBackoff},
+		{name: "email_workers", usage: "e-mails one replica sends at once (default 4)", num: &c.EmailWorkers},
 		{name: "state_metrics_interval", usage: "how often one replica reads the documents waiting and the certificates expiring from the store for /metrics (default 15s)", dur: &c.StateMetricsInterval},
 	}
 }
@@ -281,6 +307,19 @@ func (c Config) Validate() error {
 		case u.Scheme != "https" && c.HaciendaEnv != "sandbox":
 			errs = append(errs, errors.New("public_url: must be https outside the sandbox (the tax authority posts documents' answers to it)"))
 		}
+	}
+	if c.SMTPURL != "" || c.SMTPFrom != "" {
+		if c.SMTPURL == "" || c.SMTPFrom == "" {
+			errs = append(errs, errors.New("smtp_url and smtp_from: set both or neither"))
+		} else if _, err := delivery.ParseSMTPURL(c.SMTPURL, c.SMTPFrom); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if c.DeliveryBackoff < 0 {
+		errs = append(errs, errors.New("delivery_backoff: must not be negative"))
+	}
+	if c.WebhookTimeout < 0 {
+		errs = append(errs, errors.New("webhook_timeout: must not be negative"))
 	}
 	if _, err := parseLevel(c.LogLevel); err != nil {
 		errs = append(errs, err)

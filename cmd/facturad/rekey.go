@@ -57,8 +57,8 @@ func runRekey(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		return fmt.Errorf("rekey: %w", err)
 	}
 	res, err := tenant.Rekey(ctx, w.store, w.sealer)
-	fmt.Fprintf(stdout, "rekey: %d rows re-wrapped under the new master key, %d already under it, %d failed; companies seen: %d, stored keys seen: %d\n",
-		res.Changed, res.Skipped, res.Failed, res.Companies, res.Keys)
+	fmt.Fprintf(stdout, "rekey: %d rows re-wrapped under the new master key, %d already under it, %d failed; companies seen: %d, stored keys seen: %d, webhooks seen: %d\n",
+		res.Changed, res.Skipped, res.Failed, res.Companies, res.Keys, res.Webhooks)
 	if err != nil {
 		return err
 	}

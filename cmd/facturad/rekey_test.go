@@ -67,7 +67,7 @@ func rekeyEndToEnd(t *testing.T, storeArgs []string) {
 		t.Fatalf("rekey: %v\n%s", err, out.String())
 	}
 	// One company and the four derived keys.
-	if !strings.Contains(out.String(), "5 rows re-wrapped under the new master key, 0 already under it, 0 failed; companies seen: 1, stored keys seen: 4") {
+	if !strings.Contains(out.String(), "5 rows re-wrapped under the new master key, 0 already under it, 0 failed; companies seen: 1, stored keys seen: 4, webhooks seen: 0") {
 		t.Errorf("rekey output:\n%s", out.String())
 	}
 	send("after-rekey")

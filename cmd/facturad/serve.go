@@ -28,6 +28,7 @@ import (
 	"facturad/hacienda/sandbox"
 	"facturad/metrics"
 	"facturad/pipeline"
+	"facturad/pipeline/delivery"
 	"facturad/pipeline/redislimit"
 	"facturad/pipeline/statereport"
 	"facturad/signer"
@@ -105,6 +106,9 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 		return err
 	}
 	if err := w.startPipeline(ctx); err != nil {
+		return err
+	}
+	if err := w.startDelivery(ctx); err != nil {
 		return err
 	}
 	if err := w.startStateMetrics(ctx); err != nil {
@@ -261,6 +265,8 @@ func (w *wiring) listen() error {
 // openTenants makes the tenant service.
 func (w *wiring) openTenants() (err error) {
 	w.tenants, err = tenant.NewService(tenant.ServiceOptions{
+		// Webhooks may call http and loopback only on the sandbox.
+		WebhookURLs:   delivery.URLPolicy{AllowInsecure: w.c.HaciendaEnv == "sandbox"},
 		Store:         w.store,
 		Sealer:        w.sealer,
 		Certificates:  certopen.Opener{},
@@ -347,6 +353,7 @@ func (w *wiring) startPipeline(ctx context.Context) error {
 		AnswerRoots:   answerRoots,
 		CallbackBase:  w.c.PublicURL,
 		CallbackKey:   w.callbackKey,
+		Email:         w.c.SMTPURL != "",
 	})
 	if err != nil {
 		return err
@@ -362,6 +369,76 @@ func (w *wiring) startPipeline(ctx context.Context) error {
 	})
 	w.docs = docs
 	return nil
+}
+
+// startDelivery starts the webhook deliverer and, with smtp_url, the
+// mailer, over the store's outbox.
+func (w *wiring) startDelivery(ctx context.Context) error {
+	holder, err := leaseHolder()
+	if err != nil {
+		return err
+	}
+	d, err := delivery.New(delivery.Options{
+		Store:          w.store,
+		Secrets:        w.tenants,
+		Holder:         holder,
+		Policy:         delivery.URLPolicy{AllowInsecure: w.c.HaciendaEnv == "sandbox"},
+		Workers:        w.c.WebhookWorkers,
+		PerEndpoint:    w.c.WebhookConcurrency,
+		AttemptTimeout: w.c.WebhookTimeout,
+		BackoffBase:    w.c.DeliveryBackoff,
+		Logger:         w.log,
+		Registerer:     w.reg,
+	})
+	if err != nil {
+		return err
+	}
+	if err := d.Start(ctx); err != nil {
+		return err
+	}
+	w.stop.add("webhooks", d.Stop)
+	if w.c.SMTPURL == "" {
+		return nil
+	}
+	server, err := delivery.ParseSMTPURL(w.c.SMTPURL, w.c.SMTPFrom)
+	if err != nil {
+		return err
+	}
+	m, err := delivery.NewMailer(delivery.MailerOptions{
+		Store:       w.store,
+		Sender:      server,
+		PDF:         delivery.PrintedPDF{},
+		Workers:     w.c.EmailWorkers,
+		BackoffBase: w.c.DeliveryBackoff,
+		Logger:      w.log,
+		Registerer:  w.reg,
+	})
+	if err != nil {
+		return err
+	}
+	if err := m.Start(ctx); err != nil {
+		return err
+	}
+	w.stop.add("email", m.Stop)
+	w.log.Info("e-mail of accepted documents on", "smtp", server.String())
+	return nil
+}
+
+// leaseHolder names this process in the delivery leases.
+func leaseHolder() (string, error) {
+	host, _ := os.Hostname()
+	b := make([]byte, 6)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s/%d/%s", host, os.Getpid(), hex.EncodeToString(b)), nil
+}
+
+// documentEmails serves GET /api/documents/{clave}/email/v4: the pipeline
+// decides who may see the document, the store reads its e-mails.
+type documentEmails struct {
+	*pipeline.Pipeline
+	tenant.EmailStore
 }
 
 // startStateMetrics registers the pool collectors and starts the reporter
@@ -434,12 +511,13 @@ func (w *wiring) startGateway() (apiLn, adminLn net.Listener, errc <-chan error,
 		MaxConnsPerIP:  perIP,
 		TrustedProxies: proxies,
 		Tenants:        w.tenants,
-		Routes:         append(append(gateway.DocumentRoutes(w.docs), gateway.ReceivedRoutes(w.docs)...), list, listReceived, gateway.CalculateRoute(), gateway.CallbackRoute(w.docs)),
-		Ready:          gateway.ReadyFunc(w.store.Ping),
-		ReadyChecks:    checks,
-		Logger:         w.log,
-		Registerer:     w.reg,
-		Gatherer:       w.reg,
+		Routes: append(append(append(gateway.DocumentRoutes(w.docs), gateway.ReceivedRoutes(w.docs)...), gateway.WebhookRoutes(w.tenants)...),
+			list, listReceived, gateway.CalculateRoute(), gateway.CallbackRoute(w.docs), gateway.EmailRoute(documentEmails{w.docs, w.store})),
+		Ready:       gateway.ReadyFunc(w.store.Ping),
+		ReadyChecks: checks,
+		Logger:      w.log,
+		Registerer:  w.reg,
+		Gatherer:    w.reg,
 
 		DrainDelay:      w.c.DrainDelay,
 		AccessLogSample: w.c.AccessLogSample,
@@ -563,6 +641,8 @@ type storeWithDocuments interface {
 	tenant.DocumentLister
 	tenant.KeyStore
 	tenant.StateStore
+	tenant.WebhookStore
+	tenant.EmailStore
 }
 
 // openHacienda returns the tax-authority client and the authorities its

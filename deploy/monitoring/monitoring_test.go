@@ -20,7 +20,7 @@ var alertNames = []string{
 	"FacturadDown", "FacturadServerErrors", "FacturadSendLatencyHigh", "FacturadOverloaded",
 	"FacturadSaturated", "HaciendaUnreachable", "DocumentsNotSentPiling", "DocumentsUnsettledTooLong",
 	"CertificatesExpiringSoon", "CertificatesExpiringVerySoon", "CertificatesExpired",
-	"StateMetricsStale", "HaciendaTokenFailures", "DocumentsWaitingForCaller",
+	"StateMetricsStale", "HaciendaTokenFailures", "DocumentsWaitingForCaller", "DeliveriesBacklogOld",
 }
 
 // promtool returns the path of promtool, or ends the test as

@@ -220,12 +220,13 @@ func (s *Store) SaveDocument(ctx context.Context, d *tenant.Document) error {
 	read := d.UpdatedAt.UTC().Truncate(time.Microsecond)
 	now := nextVersion(s.clock(), read)
 	var id int64
-	err := s.pool.QueryRow(ctx, qSaveDocument, d.ID, d.Consecutivo, d.Clave, d.Situacion,
+	q, args := withOutbox(qSaveDocument, []any{d.ID, d.Consecutivo, d.Clave, d.Situacion,
 		docTime(d.FechaEmision), d.EmisorTipo, d.EmisorNumero, d.ReceptorTipo,
 		d.ReceptorNumero, string(d.Estado), nullBytes(d.SignedXML), d.IndEstado,
 		d.CodigoMensaje, d.MensajeHacienda, d.DetalleMensaje, nullBytes(d.ResponseXML),
 		d.LastError, d.Attempts, docTime(d.NextAttemptAt), docTime(d.SubmittedAt),
-		docTime(d.CheckedAt), now, read).Scan(&id)
+		docTime(d.CheckedAt), now, read}, d.CompanyID, d.ID, d.Event)
+	err := s.pool.QueryRow(ctx, q, args...).Scan(&id)
 	if errors.Is(err, pgx.ErrNoRows) {
 		var n int
 		if cerr := s.pool.QueryRow(ctx, qDocumentExists, d.ID).Scan(&n); cerr != nil {
@@ -239,7 +240,7 @@ func (s *Store) SaveDocument(ctx context.Context, d *tenant.Document) error {
 	if err != nil {
 		return fmt.Errorf("save document %d: %w", d.ID, mapErr(err))
 	}
-	d.UpdatedAt = now
+	d.UpdatedAt, d.Event = now, nil
 	return nil
 }
 

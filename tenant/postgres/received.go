@@ -138,13 +138,16 @@ func (s *Store) SaveReceived(ctx context.Context, r *tenant.ReceivedDocument) er
 	}
 	read := r.UpdatedAt.UTC().Truncate(time.Microsecond)
 	now := nextVersion(s.clock(), read)
-	tag, err := s.pool.Exec(ctx, qSaveReceived, r.ID, r.Consecutivo, docTime(r.FechaMensaje), nullBytes(r.SignedXML),
+	q, args := withOutbox("WITH doc AS ("+qSaveReceived+" RETURNING id)"+outboxSelect, []any{r.ID, r.Consecutivo, docTime(r.FechaMensaje), nullBytes(r.SignedXML),
 		string(r.Estado), r.IndEstado, r.CodigoMensaje, r.MensajeHacienda, r.DetalleMensaje, nullBytes(r.ResponseXML),
-		r.LastError, r.Attempts, docTime(r.NextAttemptAt), docTime(r.SubmittedAt), docTime(r.CheckedAt), now, read)
-	if err != nil {
+		r.LastError, r.Attempts, docTime(r.NextAttemptAt), docTime(r.SubmittedAt), docTime(r.CheckedAt), now, read},
+		r.CompanyID, 0, r.Event)
+	var id int64
+	err := s.pool.QueryRow(ctx, q, args...).Scan(&id)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return fmt.Errorf("save received document %d: %w", r.ID, mapErr(err))
 	}
-	if tag.RowsAffected() != 1 {
+	if err != nil {
 		var n int
 		if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM received_documents WHERE id = $1`, r.ID).Scan(&n); err != nil {
 			return fmt.Errorf("save received document %d: %w", r.ID, mapErr(err))
@@ -155,7 +158,7 @@ func (s *Store) SaveReceived(ctx context.Context, r *tenant.ReceivedDocument) er
 		}
 		return fmt.Errorf("save received document %d: %w", r.ID, tenant.ErrNotFound)
 	}
-	r.UpdatedAt = now
+	r.UpdatedAt, r.Event = now, nil
 	return nil
 }
 

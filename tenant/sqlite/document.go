@@ -17,7 +17,7 @@ import (
 var _ tenant.DocumentStore = (*Store)(nil)
 
 // documentColumns read a whole document. Its large parts live in tables of
-// their own (migration 0014), read here by their document's id; a document
+// their own (migration 0015), read here by their document's id; a document
 // stored before keeps them in the columns it had them in.
 const documentColumns = `id, company_id, branch_id, id_externo, request_hash, tipo, terminal,
     numero, consecutivo, clave, situacion, fecha_emision, emisor_tipo, emisor_numero,
@@ -269,7 +269,10 @@ func (s *Store) SaveDocument(ctx context.Context, d *tenant.Document) error {
 			detalle, d.LastError, d.Attempts, nullTime(d.NextAttemptAt), nullTime(d.SubmittedAt),
 			nullTime(d.CheckedAt), formatTime(now), d.ID, formatTime(read)).Scan(&id)
 		if err == nil {
-			return s.saveParts(ctx, tx, id, d)
+			if err := s.saveParts(ctx, tx, id, d); err != nil {
+				return err
+			}
+			return s.writeOutbox(ctx, tx, d.CompanyID, d.ID, d.Event)
 		}
 		if !errors.Is(err, sql.ErrNoRows) {
 			return mapErr(err)
@@ -286,7 +289,7 @@ func (s *Store) SaveDocument(ctx context.Context, d *tenant.Document) error {
 	if err != nil {
 		return fmt.Errorf("save document %d: %w", d.ID, err)
 	}
-	d.UpdatedAt = now
+	d.UpdatedAt, d.Event = now, nil
 	return nil
 }
 

@@ -10,7 +10,7 @@ import (
 	"facturad/tenant/storetest"
 )
 
-// TestLegacyParts: documents stored before migration 0014, whose request,
+// TestLegacyParts: documents stored before migration 0015, whose request,
 // signed XML and answer stay in the documents table's columns, read back
 // whole and are saved as the others are.
 func TestLegacyParts(t *testing.T) {

@@ -157,7 +157,7 @@ func (s *Store) SaveReceived(ctx context.Context, r *tenant.ReceivedDocument) er
 			return mapErr(err)
 		}
 		if n, _ := res.RowsAffected(); n == 1 {
-			return nil
+			return s.writeOutbox(ctx, tx, r.CompanyID, 0, r.Event)
 		}
 		var n int
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM received_documents WHERE id = ?`, r.ID).Scan(&n); err != nil {
@@ -171,7 +171,7 @@ func (s *Store) SaveReceived(ctx context.Context, r *tenant.ReceivedDocument) er
 	if err != nil {
 		return fmt.Errorf("save received document %d: %w", r.ID, err)
 	}
-	r.UpdatedAt = now
+	r.UpdatedAt, r.Event = now, nil
 	return nil
 }
 

@@ -83,6 +83,9 @@ type writeStmts struct {
 	insertRequest *sql.Stmt
 	saveSigned    *sql.Stmt
 	saveResponse  *sql.Stmt
+
+	outboxHooks *sql.Stmt
+	outboxMail  *sql.Stmt
 }
 
 func (w *writeStmts) list() []stmtSQL {
@@ -95,6 +98,8 @@ func (w *writeStmts) list() []stmtSQL {
 		{&w.insertRequest, qInsertRequest},
 		{&w.saveSigned, qSaveSignedXML},
 		{&w.saveResponse, qSaveResponseXML},
+		{&w.outboxHooks, qOutboxHooks},
+		{&w.outboxMail, qOutboxMail},
 	}
 }
 

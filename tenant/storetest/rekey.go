@@ -34,6 +34,7 @@ func RunRekey(t *testing.T, open func(t *testing.T) RekeyStore) {
 		{"ok/an interrupted rekey is finished by a rerun", testRekeyResumed},
 		{"error/a value under no key is reported and the others are done", testRekeyUnopenable},
 		{"ok/derived keys are stored once and outlive the rotation", testDerivedKeys},
+		{"ok/webhook secrets are re-wrapped", testRekeyWebhooks},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -331,5 +332,44 @@ func testDerivedKeys(t *testing.T, s RekeyStore, k rekeyKeys) {
 	mustNot(t, "DerivedKey after the rekey", err)
 	if !bytes.Equal(after, got[0]) {
 		t.Error("the derived key changed with the rotation")
+	}
+}
+
+func testRekeyWebhooks(t *testing.T, s RekeyStore, k rekeyKeys) {
+	ctx := context.Background()
+	ws, ok := s.(interface {
+		tenant.WebhookStore
+		tenant.WebhookSecretStore
+	})
+	if !ok {
+		t.Fatal("the store keeps no webhooks")
+	}
+	c := sealedCompany(t, s, k.old, secrets{})
+	var hooks []tenant.Webhook
+	for i := range 3 {
+		secret := fmt.Appendf(nil, "whsec_%d", i)
+		sealed, err := k.old.Seal(c.ID, tenant.PurposeWebhookSecret, secret)
+		mustNot(t, "Seal", err)
+		w := tenant.Webhook{CompanyID: c.ID, URL: fmt.Sprintf("https://hooks.example/%d", i), Eventos: []string{"documento.aceptado"}, SealedSecret: sealed}
+		mustNot(t, "CreateWebhook", ws.CreateWebhook(ctx, &w))
+		hooks = append(hooks, w)
+	}
+	res, err := tenant.Rekey(ctx, s, k.rotating)
+	mustNot(t, "Rekey", err)
+	if res.Webhooks != 3 || res.Changed != 3 {
+		t.Fatalf("Rekey = %+v, want 3 webhooks re-wrapped", res)
+	}
+	for i, w := range hooks {
+		got, err := ws.Webhook(ctx, c.ID, w.ID)
+		mustNot(t, "Webhook", err)
+		plain, err := k.newOnly.Open(c.ID, tenant.PurposeWebhookSecret, got.SealedSecret)
+		if err != nil || string(plain) != fmt.Sprintf("whsec_%d", i) {
+			t.Fatalf("webhook %d after the rotation: %q, %v", w.ID, plain, err)
+		}
+	}
+	again, err := tenant.Rekey(ctx, s, k.rotating)
+	mustNot(t, "second Rekey", err)
+	if again.Changed != 0 || again.Webhooks != 3 {
+		t.Fatalf("second Rekey = %+v", again)
 	}
 }

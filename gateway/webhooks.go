@@ -1,0 +1,261 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"facturad/tenant"
+	"facturad/tenant/docview"
+)
+
+// Webhooks is the service behind the webhook calls of A.12
+// (*tenant.Service satisfies it): every method checks that the principal
+// may act on the company (another tenant's is tenant.ErrNotFound).
+type Webhooks interface {
+	CreateWebhook(ctx context.Context, p tenant.Principal, companyID int64, in tenant.WebhookInput) (tenant.Webhook, string, error)
+	Webhooks(ctx context.Context, p tenant.Principal, companyID int64) ([]tenant.Webhook, error)
+	DeleteWebhook(ctx context.Context, p tenant.Principal, companyID, id int64) error
+	WebhookDeliveries(ctx context.Context, p tenant.Principal, companyID, id int64, page tenant.DeliveryPage) ([]tenant.Delivery, error)
+}
+
+// DocumentEmails reads an accepted document's e-mails: Document decides
+// who may see the document (*pipeline.Pipeline), Emails reads them (the
+// store's tenant.EmailStore).
+type DocumentEmails interface {
+	Document(ctx context.Context, p tenant.Principal, clave string) (tenant.Document, error)
+	DocumentEmails(ctx context.Context, documentID int64) ([]tenant.EmailDelivery, error)
+}
+
+// WebhookRoutes returns the webhook calls of A.12 and the delivery log.
+func WebhookRoutes(w Webhooks) []Route {
+	h := webhookHandlers{w: w}
+	return []Route{
+		{Method: http.MethodPost, Path: "/api/companies/{companyId}/webhooks/v4", Handle: h.create},
+		{Method: http.MethodGet, Path: "/api/companies/{companyId}/webhooks/v4", MaxBody: noBodyLimit, Handle: h.list},
+		{Method: http.MethodDelete, Path: "/api/companies/{companyId}/webhooks/{webhookId}/v4", MaxBody: noBodyLimit, Handle: h.delete},
+		{Method: http.MethodGet, Path: "/api/companies/{companyId}/webhooks/{webhookId}/deliveries/v4", MaxBody: noBodyLimit, Handle: h.deliveries},
+	}
+}
+
+// EmailRoute returns GET /api/documents/{clave}/email/v4: the document's
+// e-mails to its receptor and what the mail server said.
+func EmailRoute(d DocumentEmails) Route {
+	return Route{Method: http.MethodGet, Path: "/api/documents/{clave}/email/v4", MaxBody: noBodyLimit,
+		Handle: func(ctx context.Context, r *Request) (Reply, error) {
+			doc, err := d.Document(ctx, r.Principal, r.Params["clave"])
+			if err != nil {
+				return Reply{}, err
+			}
+			es, err := d.DocumentEmails(ctx, doc.ID)
+			if err != nil {
+				return Reply{}, err
+			}
+			out := make([]emailAnswer, len(es))
+			for i, e := range es {
+				out[i] = newEmailAnswer(e)
+			}
+			return Reply{JSON: out}, nil
+		}}
+}
+
+type webhookHandlers struct{ w Webhooks }
+
+// webhookAnswer is a webhook as listed; the create call adds its secret.
+type webhookAnswer struct {
+	ID        int64    `json:"id"`
+	URL       string   `json:"url"`
+	Eventos   []string `json:"eventos"`
+	CreatedAt string   `json:"createdAt"`
+}
+
+type webhookCreated struct {
+	ID        int64    `json:"id"`
+	URL       string   `json:"url"`
+	Eventos   []string `json:"eventos"`
+	Secreto   string   `json:"secreto"`
+	CreatedAt string   `json:"createdAt"`
+}
+
+func newWebhookAnswer(w tenant.Webhook) webhookAnswer {
+	return webhookAnswer{ID: w.ID, URL: w.URL, Eventos: w.Eventos, CreatedAt: docview.LocalTime(w.CreatedAt)}
+}
+
+// deliveryAnswer is one delivery of the log.
+type deliveryAnswer struct {
+	ID             int64  `json:"id"`
+	EventoID       string `json:"eventoId"`
+	Evento         string `json:"evento"`
+	Clave          string `json:"clave"`
+	Creado         string `json:"creado"`
+	Estado         string `json:"estado"`
+	Intentos       int    `json:"intentos"`
+	UltimoIntento  string `json:"ultimoIntento"`
+	UltimoCodigo   int    `json:"ultimoCodigo"`
+	UltimoError    string `json:"ultimoError"`
+	ProximoIntento string `json:"proximoIntento"`
+	Entregado      string `json:"entregado"`
+	Fallido        string `json:"fallido"`
+}
+
+func newDeliveryAnswer(d tenant.Delivery) deliveryAnswer {
+	return deliveryAnswer{
+		ID: d.ID, EventoID: d.EventID, Evento: d.Evento, Clave: d.Clave, Creado: docview.LocalTime(d.Created),
+		Estado: string(d.State()), Intentos: d.Attempts, UltimoIntento: docview.LocalTime(d.LastAttemptAt),
+		UltimoCodigo: d.LastStatus, UltimoError: d.LastError, ProximoIntento: docview.LocalTime(d.NextAttemptAt),
+		Entregado: docview.LocalTime(d.DeliveredAt), Fallido: docview.LocalTime(d.FailedAt),
+	}
+}
+
+// emailAnswer is one e-mail of a document.
+type emailAnswer struct {
+	Estado         string                  `json:"estado"`
+	Destinatarios  []string                `json:"destinatarios"`
+	Rechazados     []tenant.EmailRejection `json:"rechazados"`
+	Intentos       int                     `json:"intentos"`
+	UltimoIntento  string                  `json:"ultimoIntento"`
+	UltimoError    string                  `json:"ultimoError"`
+	ProximoIntento string                  `json:"proximoIntento"`
+	Enviado        string                  `json:"enviado"`
+	Fallido        string                  `json:"fallido"`
+	Creado         string                  `json:"creado"`
+}
+
+func newEmailAnswer(e tenant.EmailDelivery) emailAnswer {
+	a := emailAnswer{
+		Estado: string(e.State()), Destinatarios: e.Recipients, Rechazados: e.Rejected, Intentos: e.Attempts,
+		UltimoIntento: docview.LocalTime(e.LastAttemptAt), UltimoError: e.LastError,
+		ProximoIntento: docview.LocalTime(e.NextAttemptAt), Enviado: docview.LocalTime(e.SentAt),
+		Fallido: docview.LocalTime(e.FailedAt), Creado: docview.LocalTime(e.Created),
+	}
+	if a.Destinatarios == nil {
+		a.Destinatarios = []string{}
+	}
+	if a.Rechazados == nil {
+		a.Rechazados = []tenant.EmailRejection{}
+	}
+	return a
+}
+
+// deliveryPage is a page of the log: {"items": [...], "next": "<cursor>"}.
+type deliveryPage struct {
+	Items []deliveryAnswer `json:"items"`
+	Next  string           `json:"next"`
+}
+
+func (h webhookHandlers) create(ctx context.Context, r *Request) (Reply, error) {
+	companyID, err := r.pathID("companyId", "CompaniaId")
+	if err != nil {
+		return Reply{}, err
+	}
+	f, err := jsonFields(r.Body)
+	if err != nil {
+		return Reply{}, err
+	}
+	in := tenant.WebhookInput{URL: f.str("url")}
+	in.Eventos = f.strs("eventos")
+	if err := f.err(); err != nil {
+		return Reply{}, err
+	}
+	w, secret, err := h.w.CreateWebhook(ctx, r.Principal, companyID, in)
+	if err != nil {
+		return Reply{}, err
+	}
+	a := newWebhookAnswer(w)
+	return Reply{JSON: webhookCreated{ID: a.ID, URL: a.URL, Eventos: a.Eventos, Secreto: secret, CreatedAt: a.CreatedAt}}, nil
+}
+
+func (h webhookHandlers) list(ctx context.Context, r *Request) (Reply, error) {
+	companyID, err := r.pathID("companyId", "CompaniaId")
+	if err != nil {
+		return Reply{}, err
+	}
+	ws, err := h.w.Webhooks(ctx, r.Principal, companyID)
+	if err != nil {
+		return Reply{}, err
+	}
+	out := make([]webhookAnswer, len(ws))
+	for i, w := range ws {
+		out[i] = newWebhookAnswer(w)
+	}
+	return Reply{JSON: out}, nil
+}
+
+func (h webhookHandlers) delete(ctx context.Context, r *Request) (Reply, error) {
+	companyID, err := r.pathID("companyId", "CompaniaId")
+	if err != nil {
+		return Reply{}, err
+	}
+	id, err := r.pathID("webhookId", "id")
+	if err != nil {
+		return Reply{}, err
+	}
+	if err := h.w.DeleteWebhook(ctx, r.Principal, companyID, id); err != nil {
+		return Reply{}, err
+	}
+	return Reply{Status: http.StatusNoContent, Body: []byte{}, ContentType: "application/json; charset=utf-8"}, nil
+}
+
+func (h webhookHandlers) deliveries(ctx context.Context, r *Request) (Reply, error) {
+	companyID, err := r.pathID("companyId", "CompaniaId")
+	if err != nil {
+		return Reply{}, err
+	}
+	id, err := r.pathID("webhookId", "id")
+	if err != nil {
+		return Reply{}, err
+	}
+	page := tenant.DeliveryPage{Limit: 50}
+	if v := r.Query.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > tenant.DeliveryLogLimit {
+			return Reply{}, invalid("limit", "must be a whole number from 1 to "+strconv.Itoa(tenant.DeliveryLogLimit))
+		}
+		page.Limit = n
+	}
+	if v := r.Query.Get("cursor"); v != "" {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 1 {
+			return Reply{}, invalid("cursor", "is not a cursor from a previous page")
+		}
+		page.Before = n
+	}
+	want := page.Limit
+	page.Limit++ // one more tells whether another page follows
+	ds, err := h.w.WebhookDeliveries(ctx, r.Principal, companyID, id, page)
+	if err != nil {
+		return Reply{}, err
+	}
+	a := deliveryPage{Items: []deliveryAnswer{}}
+	for i, d := range ds {
+		if i == want {
+			a.Next = strconv.FormatInt(ds[i-1].ID, 10)
+			break
+		}
+		a.Items = append(a.Items, newDeliveryAnswer(d))
+	}
+	return Reply{JSON: a}, nil
+}
+
+// strs reads an array of strings; a missing or null one is nil.
+func (f *fields) strs(name string) []string {
+	if f.json == nil {
+		if v := f.str(name); v != "" {
+			return strings.Split(v, ",")
+		}
+		return nil
+	}
+	raw := bytes.TrimSpace(f.json[strings.ToLower(name)])
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	var out []string
+	if err := json.Unmarshal(raw, &out); err != nil {
+		f.addErr(name, "must be an array of strings")
+		return nil
+	}
+	return out
+}

@@ -1,0 +1,63 @@
+package gateway
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// TestWebhookRoutes: register (the secret shown once), list without the
+// secret, the delivery log, delete; unknown events, refused URLs and bad
+// paths are 400s on their fields.
+func TestWebhookRoutes(t *testing.T) {
+	w := newWorld(t)
+	co := w.createCompany(t, w.admin, "3101123456", "Empresa Ganchos S.A.")
+	base := fmt.Sprintf("/api/companies/%d/webhooks", co.id)
+	r := w.do(t, "POST", base+"/v4", &co.user, "application/json",
+		[]byte(`{"URL":"https://93.184.215.14/hooks","Eventos":["documento.aceptado","recibido.rechazado","documento.aceptado"]}`))
+	if r.status != 200 {
+		t.Fatalf("create: %d %s", r.status, r.body)
+	}
+	created := r.object(t)
+	secret, _ := created["secreto"].(string)
+	if !strings.HasPrefix(secret, "whsec_") || len(secret) < 40 || fmt.Sprint(created["eventos"]) != "[documento.aceptado recibido.rechazado]" {
+		t.Fatalf("created %s", r.body)
+	}
+	id := num(created["id"])
+	r = w.do(t, "GET", base+"/v4", &co.user, "", nil)
+	list := r.array(t)
+	if len(list) != 1 || num(list[0]["id"]) != id || strings.Contains(string(r.body), secret) || list[0]["secreto"] != nil {
+		t.Fatalf("list %s", r.body)
+	}
+	r = w.do(t, "GET", fmt.Sprintf("%s/%d/deliveries/v4?limit=10", base, id), &co.user, "", nil)
+	if m := r.object(t); r.status != 200 || fmt.Sprint(m["items"]) != "[]" || m["next"] != "" {
+		t.Fatalf("log %d %s", r.status, r.body)
+	}
+	for _, tt := range []struct {
+		name, body, field string
+	}{
+		{"unknown event", `{"url":"https://93.184.215.14/h","eventos":["documento.borrado"]}`, "eventos"},
+		{"no events", `{"url":"https://93.184.215.14/h","eventos":[]}`, "eventos"},
+		{"events not an array", `{"url":"https://93.184.215.14/h","eventos":"documento.aceptado"}`, "eventos"},
+		{"http outside the sandbox", `{"url":"http://93.184.215.14/h","eventos":["documento.aceptado"]}`, "url"},
+		{"loopback", `{"url":"https://127.0.0.1/h","eventos":["documento.aceptado"]}`, "url"},
+		{"metadata address", `{"url":"https://169.254.169.254/latest","eventos":["documento.aceptado"]}`, "url"},
+		{"no url", `{"eventos":["documento.aceptado"]}`, "url"},
+	} {
+		t.Run("error/"+tt.name, func(t *testing.T) {
+			r := w.do(t, "POST", base+"/v4", &co.user, "application/json", []byte(tt.body))
+			errs := requireA7(t, r, 400)
+			if errs[tt.field] == nil {
+				t.Fatalf("errors %v, want one on %s", errs, tt.field)
+			}
+		})
+	}
+	requireA7(t, w.do(t, "GET", fmt.Sprintf("%s/%d/deliveries/v4?limit=0", base, id), &co.user, "", nil), 400)
+	requireA7(t, w.do(t, "DELETE", base+"/x/v4", &co.user, "", nil), 400)
+	r = w.do(t, "DELETE", fmt.Sprintf("%s/%d/v4", base, id), &co.user, "", nil)
+	if r.status != 204 {
+		t.Fatalf("delete: %d %s", r.status, r.body)
+	}
+	requireA7(t, w.do(t, "DELETE", fmt.Sprintf("%s/%d/v4", base, id), &co.user, "", nil), 404)
+	requireA7(t, w.do(t, "GET", fmt.Sprintf("%s/%d/deliveries/v4", base, id), &co.user, "", nil), 404)
+}

@@ -1,0 +1,423 @@
+package delivery
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/big"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"facturad/tenant"
+	"facturad/tenant/docview"
+)
+
+// Store is the outbox of webhook deliveries (tenant.WebhookStore; both
+// store adapters satisfy it).
+type Store interface {
+	ClaimEndpoints(ctx context.Context, holder string, now, leaseUntil time.Time, limit int) ([]tenant.Endpoint, error)
+	RenewEndpoint(ctx context.Context, holder string, webhookID int64, leaseUntil time.Time) (bool, error)
+	ReleaseEndpoint(ctx context.Context, holder string, webhookID int64, now time.Time) error
+	DueDeliveries(ctx context.Context, webhookID int64, now time.Time, limit int) ([]tenant.Delivery, error)
+	RecordAttempt(ctx context.Context, deliveryID int64, r tenant.AttemptResult) error
+	DeliveryBacklog(ctx context.Context) (pending int, oldest time.Time, err error)
+}
+
+// Secrets opens a webhook's signing secret (tenant.Service satisfies it).
+type Secrets interface {
+	WebhookSecret(w tenant.Webhook) ([]byte, error)
+}
+
+// Defaults of Options.
+const (
+	DefaultWorkers        = 32
+	DefaultPerEndpoint    = 4
+	DefaultAttemptTimeout = 10 * time.Second
+	DefaultLease          = time.Minute
+	DefaultTurn           = 15 * time.Second
+	DefaultPollInterval   = 500 * time.Millisecond
+	DefaultMaxAge         = 72 * time.Hour
+	DefaultBackoffBase    = 5 * time.Second
+	DefaultBackoffMax     = 6 * time.Hour
+)
+
+// Options configure New. Store, Secrets and Holder are required.
+type Options struct {
+	Store   Store
+	Secrets Secrets
+	// Holder names this replica in the endpoint leases (unique per
+	// process).
+	Holder string
+	// Policy decides which addresses may be called.
+	Policy URLPolicy
+
+	// Workers is how many webhooks this replica serves at once (default
+	// 32); PerEndpoint how many attempts run against one webhook at once
+	// over every replica (default 4).
+	Workers     int
+	PerEndpoint int
+	// AttemptTimeout bounds one attempt, connection included (default
+	// 10s).
+	AttemptTimeout time.Duration
+	// Lease is how long a claimed webhook is held from other replicas
+	// (default 1m, renewed while in work); Turn how long one claim
+	// serves a webhook before it goes to the back of the line (default
+	// 15s), so that a webhook with a long backlog does not keep a worker
+	// from the others.
+	Lease time.Duration
+	Turn  time.Duration
+	// PollInterval is how often the outbox is asked for due work when
+	// the last claim found none (default 500ms).
+	PollInterval time.Duration
+	// MaxAge is how long after its event a delivery is retried (default
+	// 72h); BackoffBase and BackoffMax shape the waits between attempts
+	// (default 5s doubling up to 6h, less a random part of up to half).
+	MaxAge      time.Duration
+	BackoffBase time.Duration
+	BackoffMax  time.Duration
+
+	Logger     *slog.Logger
+	Registerer prometheus.Registerer
+	// Clock defaults to time.Now.
+	Clock func() time.Time
+	// Transport overrides the HTTP transport (tests); its dialer must
+	// apply Policy.Control itself.
+	Transport http.RoundTripper
+}
+
+// Deliverer posts the outbox's webhook deliveries. Start it once; Stop
+// waits for the attempts in flight.
+type Deliverer struct {
+	o       Options
+	log     *slog.Logger
+	client  *http.Client
+	metrics *metrics
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	done   chan struct{}
+}
+
+// New checks the options and returns a Deliverer.
+func New(o Options) (*Deliverer, error) {
+	if o.Store == nil || o.Secrets == nil || o.Holder == "" {
+		return nil, errors.New("delivery: Options.Store, Secrets and Holder are required")
+	}
+	setDefault(&o.Workers, DefaultWorkers)
+	setDefault(&o.PerEndpoint, DefaultPerEndpoint)
+	setDefault(&o.AttemptTimeout, DefaultAttemptTimeout)
+	setDefault(&o.Lease, DefaultLease)
+	setDefault(&o.Turn, DefaultTurn)
+	setDefault(&o.PollInterval, DefaultPollInterval)
+	setDefault(&o.MaxAge, DefaultMaxAge)
+	setDefault(&o.BackoffBase, DefaultBackoffBase)
+	setDefault(&o.BackoffMax, DefaultBackoffMax)
+	if o.Lease < 2*o.AttemptTimeout {
+		o.Lease = 2 * o.AttemptTimeout
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Clock == nil {
+		o.Clock = time.Now
+	}
+	m, err := newMetrics(o.Registerer)
+	if err != nil {
+		return nil, err
+	}
+	tr := o.Transport
+	if tr == nil {
+		dialer := &net.Dialer{Timeout: o.AttemptTimeout, Control: o.Policy.Control}
+		tr = &http.Transport{
+			Proxy:                 nil, // a proxy would connect for us, past the address check
+			DialContext:           dialer.DialContext,
+			TLSHandshakeTimeout:   o.AttemptTimeout,
+			ResponseHeaderTimeout: o.AttemptTimeout,
+			MaxConnsPerHost:       o.PerEndpoint,
+			MaxIdleConnsPerHost:   o.PerEndpoint,
+			IdleConnTimeout:       90 * time.Second,
+			ForceAttemptHTTP2:     true,
+		}
+	}
+	return &Deliverer{
+		o:       o,
+		log:     o.Logger.With("component", "webhooks"),
+		metrics: m,
+		client: &http.Client{
+			Transport: tr,
+			Timeout:   o.AttemptTimeout,
+			// A redirect is an answer like any other non-2xx: following it
+			// would call an address nobody registered.
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+		},
+	}, nil
+}
+
+func setDefault[T int | time.Duration](v *T, d T) {
+	if *v <= 0 {
+		*v = d
+	}
+}
+
+// Start runs the deliverer until Stop.
+func (d *Deliverer) Start(ctx context.Context) error {
+	if d.done != nil {
+		return errors.New("delivery: already started")
+	}
+	d.ctx, d.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	d.done = make(chan struct{})
+	go d.run()
+	return nil
+}
+
+// Stop stops claiming, interrupts the attempts in flight and waits for
+// them to be recorded or given up (an attempt cut short is delivered again
+// later: at least once), or for ctx.
+func (d *Deliverer) Stop(ctx context.Context) error {
+	if d.done == nil {
+		return nil
+	}
+	d.cancel()
+	select {
+	case <-d.done:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
+
+// run claims webhooks while workers are free and serves each in its own
+// goroutine: a slow or dead webhook holds only its own worker.
+func (d *Deliverer) run() {
+	defer close(d.done)
+	defer d.wg.Wait()
+	free := make(chan struct{}, d.o.Workers)
+	for range d.o.Workers {
+		free <- struct{}{}
+	}
+	backlog := time.NewTicker(15 * time.Second)
+	defer backlog.Stop()
+	d.readBacklog()
+	for {
+		select {
+		case <-d.ctx.Done():
+			return
+		case <-free:
+		}
+		n := 1
+		for len(free) > 0 {
+			<-free
+			n++
+		}
+		now := d.o.Clock()
+		eps, err := d.o.Store.ClaimEndpoints(d.ctx, d.o.Holder, now, now.Add(d.o.Lease), n)
+		if err != nil && d.ctx.Err() == nil {
+			d.log.Warn("claim webhooks", "err", err)
+		}
+		for _, ep := range eps {
+			d.wg.Add(1)
+			go func() {
+				defer d.wg.Done()
+				defer func() { free <- struct{}{} }()
+				d.serve(ep)
+			}()
+		}
+		for range n - len(eps) {
+			free <- struct{}{}
+		}
+		if len(eps) == n && err == nil {
+			continue // every worker busy: claim again as soon as one is free
+		}
+		select {
+		case <-d.ctx.Done():
+			return
+		case <-backlog.C:
+			d.readBacklog()
+		case <-time.After(d.o.PollInterval):
+		}
+	}
+}
+
+// readBacklog updates the backlog gauges.
+func (d *Deliverer) readBacklog() {
+	ctx, cancel := context.WithTimeout(d.ctx, 5*time.Second)
+	defer cancel()
+	n, oldest, err := d.o.Store.DeliveryBacklog(ctx)
+	if err != nil {
+		if d.ctx.Err() == nil {
+			d.log.Warn("read the webhook backlog", "err", err)
+		}
+		return
+	}
+	d.metrics.setBacklog("webhook", n, oldest, d.o.Clock())
+}
+
+// serve attempts a claimed webhook's due deliveries, PerEndpoint at once,
+// for one Turn, renewing its lease between rounds; then it releases the
+// webhook to the back of the line.
+func (d *Deliverer) serve(ep tenant.Endpoint) {
+	log := d.log.With("webhook", ep.ID, "company", ep.CompanyID)
+	defer func() {
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(d.ctx), 5*time.Second)
+		defer cancel()
+		if err := d.o.Store.ReleaseEndpoint(ctx, d.o.Holder, ep.ID, d.o.Clock()); err != nil {
+			log.Warn("release a webhook", "err", err)
+		}
+	}()
+	secret, err := d.o.Secrets.WebhookSecret(ep.Webhook)
+	if err != nil {
+		log.Error("open a webhook's secret; its deliveries wait", "err", err)
+		return
+	}
+	defer clear(secret)
+	end := d.o.Clock().Add(d.o.Turn)
+	for d.ctx.Err() == nil && d.o.Clock().Before(end) {
+		due, err := d.o.Store.DueDeliveries(d.ctx, ep.ID, d.o.Clock(), 2*d.o.PerEndpoint)
+		if err != nil {
+			if d.ctx.Err() == nil {
+				log.Warn("read due deliveries", "err", err)
+			}
+			return
+		}
+		if len(due) == 0 {
+			return
+		}
+		sem := make(chan struct{}, d.o.PerEndpoint)
+		var wg sync.WaitGroup
+		for _, dl := range due {
+			sem <- struct{}{}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer func() { <-sem }()
+				d.attempt(ep, secret, dl, log)
+			}()
+		}
+		wg.Wait()
+		ok, err := d.o.Store.RenewEndpoint(d.ctx, d.o.Holder, ep.ID, d.o.Clock().Add(d.o.Lease))
+		if err != nil || !ok {
+			if d.ctx.Err() == nil {
+				log.Warn("the webhook's lease was lost; another replica goes on", "err", err)
+			}
+			return
+		}
+	}
+}
+
+// envelope is the body of a delivery. Its fields and their order are
+// fixed, so every attempt of a delivery sends the same bytes.
+type envelope struct {
+	ID     string          `json:"id"`
+	Evento string          `json:"evento"`
+	Creado string          `json:"creado"`
+	Data   json.RawMessage `json:"data"`
+}
+
+// Body is the JSON a delivery posts: {"id","evento","creado","data"}.
+func Body(dl tenant.Delivery) ([]byte, error) {
+	return json.Marshal(envelope{ID: dl.EventID, Evento: dl.Evento, Creado: docview.LocalTime(dl.Created), Data: dl.Payload})
+}
+
+// attempt posts one delivery and records its outcome.
+func (d *Deliverer) attempt(ep tenant.Endpoint, secret []byte, dl tenant.Delivery, log *slog.Logger) {
+	body, err := Body(dl)
+	if err != nil {
+		log.Error("encode a delivery", "delivery", dl.ID, "err", err)
+		return
+	}
+	start := time.Now()
+	status, reason := d.post(ep.URL, secret, body, dl.EventID)
+	d.metrics.duration.WithLabelValues("webhook").Observe(time.Since(start).Seconds())
+	now := d.o.Clock()
+	r := tenant.AttemptResult{At: now, Status: status, Error: reason}
+	outcome := "delivered"
+	if reason != "" {
+		if now.Sub(dl.Created) < d.o.MaxAge {
+			r.Next = now.Add(backoff(d.o.BackoffBase, d.o.BackoffMax, dl.Attempts))
+			outcome = "retry"
+		} else {
+			outcome = "failed"
+			log.Warn("a webhook delivery failed for good", "delivery", dl.ID, "event", dl.EventID, "attempts", dl.Attempts+1, "err", reason)
+		}
+	}
+	d.metrics.attempts.WithLabelValues("webhook", outcome).Inc()
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(d.ctx), 10*time.Second)
+	defer cancel()
+	if err := d.o.Store.RecordAttempt(ctx, dl.ID, r); err != nil {
+		// Not recorded: the delivery stays due and is sent again.
+		log.Warn("record a delivery attempt", "delivery", dl.ID, "err", err)
+	}
+}
+
+// post sends body signed to url and returns the answer's status and,
+// unless it is 2xx, why the attempt failed (never the URL: it may hold a
+// token in its query).
+func (d *Deliverer) post(rawURL string, secret, body []byte, eventID string) (int, string) {
+	if u, err := url.Parse(rawURL); err != nil || (u.Scheme != "https" && !(u.Scheme == "http" && d.o.Policy.AllowInsecure)) {
+		return 0, "the URL is not allowed any more (https only)"
+	}
+	ctx, cancel := context.WithTimeout(d.ctx, d.o.AttemptTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, rawURL, bytes.NewReader(body))
+	if err != nil {
+		return 0, "the URL cannot be called"
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "facturad-webhooks/1")
+	req.Header.Set("Facturad-Event-Id", eventID)
+	req.Header.Set(SignatureHeader, Sign(secret, body, d.o.Clock()))
+	resp, err := d.client.Do(req)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		if errors.Is(err, context.DeadlineExceeded) {
+			return 0, fmt.Sprintf("no answer within %s", d.o.AttemptTimeout)
+		}
+		return 0, truncate(err.Error(), 300)
+	}
+	defer resp.Body.Close()
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		return resp.StatusCode, ""
+	}
+	return resp.StatusCode, "HTTP " + strconv.Itoa(resp.StatusCode)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// backoff is base doubled n times, at most max, less a random part of up
+// to half (jitter: deliveries that failed together do not come back
+// together).
+func backoff(base, maxWait time.Duration, n int) time.Duration {
+	w := base
+	for i := 0; i < n && w < maxWait; i++ {
+		w *= 2
+	}
+	w = min(w, maxWait)
+	if half := int64(w / 2); half > 0 {
+		j, err := rand.Int(rand.Reader, big.NewInt(half+1))
+		if err == nil {
+			w -= time.Duration(j.Int64())
+		}
+	}
+	return w
+}

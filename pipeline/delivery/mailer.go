@@ -1,0 +1,271 @@
+package delivery
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"facturad/tenant"
+)
+
+// EmailStore is the outbox of e-mails and the documents they carry
+// (tenant.EmailStore and tenant.DocumentStore; both store adapters
+// satisfy it).
+type EmailStore interface {
+	ClaimDueEmails(ctx context.Context, now, leaseUntil time.Time, limit int) ([]tenant.EmailDelivery, error)
+	RecordEmail(ctx context.Context, id int64, r tenant.EmailResult) error
+	EmailBacklog(ctx context.Context) (pending int, oldest time.Time, err error)
+	DocumentByClave(ctx context.Context, clave string) (tenant.Document, error)
+}
+
+// PDFRenderer renders a document's printed representation (the PDF of
+// GET /api/documents/{clave}/pdf/v4). Optional: without one the e-mail
+// carries the two XMLs only.
+type PDFRenderer interface {
+	DocumentPDF(ctx context.Context, d tenant.Document) ([]byte, error)
+}
+
+// Sender sends one message (SMTP satisfies it).
+type Sender interface {
+	Send(ctx context.Context, m Message) (SendResult, error)
+}
+
+// MailerOptions configure NewMailer. Store and Sender are required.
+type MailerOptions struct {
+	Store  EmailStore
+	Sender Sender
+	PDF    PDFRenderer
+	// Workers is how many e-mails are sent at once (default 4).
+	Workers int
+	// Lease is how long a claimed e-mail is held from other replicas
+	// (default 5m: above the SMTP session's own timeout).
+	Lease        time.Duration
+	PollInterval time.Duration
+	MaxAge       time.Duration
+	BackoffBase  time.Duration
+	BackoffMax   time.Duration
+	Logger       *slog.Logger
+	Registerer   prometheus.Registerer
+	Clock        func() time.Time
+}
+
+// Mailer sends the outbox's e-mails: an accepted document's signed XML,
+// the tax authority's answer and its PDF to the receptor's addresses.
+type Mailer struct {
+	o       MailerOptions
+	log     *slog.Logger
+	metrics *metrics
+	ctx     context.Context
+	cancel  context.CancelFunc
+	done    chan struct{}
+}
+
+// NewMailer checks the options and returns a Mailer.
+func NewMailer(o MailerOptions) (*Mailer, error) {
+	if o.Store == nil || o.Sender == nil {
+		return nil, errors.New("delivery: MailerOptions.Store and Sender are required")
+	}
+	setDefault(&o.Workers, 4)
+	setDefault(&o.Lease, 5*time.Minute)
+	setDefault(&o.PollInterval, DefaultPollInterval)
+	setDefault(&o.MaxAge, DefaultMaxAge)
+	setDefault(&o.BackoffBase, 30*time.Second)
+	setDefault(&o.BackoffMax, DefaultBackoffMax)
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Clock == nil {
+		o.Clock = time.Now
+	}
+	m, err := newMetrics(o.Registerer)
+	if err != nil {
+		return nil, err
+	}
+	return &Mailer{o: o, log: o.Logger.With("component", "email"), metrics: m}, nil
+}
+
+// Start runs the mailer until Stop.
+func (m *Mailer) Start(ctx context.Context) error {
+	if m.done != nil {
+		return errors.New("delivery: mailer already started")
+	}
+	m.ctx, m.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	m.done = make(chan struct{})
+	go m.run()
+	return nil
+}
+
+// Stop interrupts the sessions in flight and waits for them, or for ctx.
+// An e-mail whose session was cut short is sent again after its lease (at
+// least once).
+func (m *Mailer) Stop(ctx context.Context) error {
+	if m.done == nil {
+		return nil
+	}
+	m.cancel()
+	select {
+	case <-m.done:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
+
+func (m *Mailer) run() {
+	defer close(m.done)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	free := make(chan struct{}, m.o.Workers)
+	for range m.o.Workers {
+		free <- struct{}{}
+	}
+	backlog := time.NewTicker(15 * time.Second)
+	defer backlog.Stop()
+	m.readBacklog()
+	for {
+		select {
+		case <-m.ctx.Done():
+			return
+		case <-free:
+		}
+		n := 1
+		for len(free) > 0 {
+			<-free
+			n++
+		}
+		now := m.o.Clock()
+		es, err := m.o.Store.ClaimDueEmails(m.ctx, now, now.Add(m.o.Lease), n)
+		if err != nil && m.ctx.Err() == nil {
+			m.log.Warn("claim e-mails", "err", err)
+		}
+		for _, e := range es {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer func() { free <- struct{}{} }()
+				m.send(e)
+			}()
+		}
+		for range n - len(es) {
+			free <- struct{}{}
+		}
+		if len(es) == n && err == nil {
+			continue
+		}
+		select {
+		case <-m.ctx.Done():
+			return
+		case <-backlog.C:
+			m.readBacklog()
+		case <-time.After(m.o.PollInterval):
+		}
+	}
+}
+
+func (m *Mailer) readBacklog() {
+	ctx, cancel := context.WithTimeout(m.ctx, 5*time.Second)
+	defer cancel()
+	n, oldest, err := m.o.Store.EmailBacklog(ctx)
+	if err != nil {
+		if m.ctx.Err() == nil {
+			m.log.Warn("read the e-mail backlog", "err", err)
+		}
+		return
+	}
+	m.metrics.setBacklog("email", n, oldest, m.o.Clock())
+}
+
+// send sends one e-mail and records the outcome.
+func (m *Mailer) send(e tenant.EmailDelivery) {
+	log := m.log.With("company", e.CompanyID, "clave", e.Clave, "email", e.ID)
+	start := time.Now()
+	res, err := m.attempt(e)
+	m.metrics.duration.WithLabelValues("email").Observe(time.Since(start).Seconds())
+	now := m.o.Clock()
+	r := tenant.EmailResult{At: now, Rejected: res.Rejected}
+	outcome := "delivered"
+	if err != nil {
+		r.Error = truncate(err.Error(), 500)
+		var se *SendError
+		permanent := errors.As(err, &se) && se.Permanent
+		switch {
+		case permanent:
+			outcome = "failed"
+			log.Warn("an e-mail was refused for good", "err", r.Error)
+		case now.Sub(e.Created) >= m.o.MaxAge:
+			outcome = "failed"
+			log.Warn("an e-mail could not be sent in time", "attempts", e.Attempts+1, "err", r.Error)
+		default:
+			outcome = "retry"
+			r.Next = now.Add(backoff(m.o.BackoffBase, m.o.BackoffMax, e.Attempts))
+			log.Info("an e-mail will be tried again", "err", r.Error)
+		}
+	}
+	if len(res.Rejected) > 0 {
+		log.Warn("the mail server refused recipients", "rejected", len(res.Rejected))
+	}
+	m.metrics.attempts.WithLabelValues("email", outcome).Inc()
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(m.ctx), 10*time.Second)
+	defer cancel()
+	if err := m.o.Store.RecordEmail(ctx, e.ID, r); err != nil {
+		log.Warn("record an e-mail attempt", "err", err)
+	}
+}
+
+// attempt builds the message from the stored document and sends it.
+func (m *Mailer) attempt(e tenant.EmailDelivery) (SendResult, error) {
+	ctx := m.ctx
+	d, err := m.o.Store.DocumentByClave(ctx, e.Clave)
+	if err != nil {
+		if errors.Is(err, tenant.ErrNotFound) {
+			return SendResult{}, &SendError{Permanent: true, Stage: "document", Msg: "the document is gone"}
+		}
+		return SendResult{}, &SendError{Stage: "document", Msg: "the document could not be read"}
+	}
+	msg, err := m.message(ctx, e, d)
+	if err != nil {
+		return SendResult{}, err
+	}
+	return m.o.Sender.Send(ctx, msg)
+}
+
+// message is the e-mail of an accepted document.
+func (m *Mailer) message(ctx context.Context, e tenant.EmailDelivery, d tenant.Document) (Message, error) {
+	if len(d.SignedXML) == 0 {
+		return Message{}, &SendError{Permanent: true, Stage: "document", Msg: "the document has no signed XML"}
+	}
+	name := d.Clave
+	msg := Message{
+		To:        e.Recipients,
+		Subject:   fmt.Sprintf("Comprobante electrónico %s", d.Consecutivo),
+		MessageID: fmt.Sprintf("%s.%d@facturad", d.Clave, e.ID),
+		Text: strings.Join([]string{
+			"Adjuntamos el comprobante electrónico " + d.Consecutivo + ", aceptado por el Ministerio de Hacienda.",
+			"",
+			"Clave: " + d.Clave,
+			"",
+			"Archivos adjuntos: el comprobante firmado (XML), la respuesta de Hacienda (XML) y su representación impresa (PDF).",
+		}, "\r\n"),
+		Attachments: []Attachment{{Name: name + ".xml", ContentType: "application/xml", Data: d.SignedXML}},
+	}
+	if len(d.ResponseXML) > 0 {
+		msg.Attachments = append(msg.Attachments, Attachment{Name: name + "-respuesta.xml", ContentType: "application/xml", Data: d.ResponseXML})
+	}
+	if m.o.PDF != nil {
+		pdf, err := m.o.PDF.DocumentPDF(ctx, d)
+		if err != nil {
+			return Message{}, &SendError{Stage: "pdf", Msg: "the PDF could not be rendered: " + truncate(err.Error(), 200)}
+		}
+		msg.Attachments = append(msg.Attachments, Attachment{Name: name + ".pdf", ContentType: "application/pdf", Data: pdf})
+	} else {
+		msg.Text = strings.Replace(msg.Text, " y su representación impresa (PDF)", "", 1)
+		msg.Text = strings.Replace(msg.Text, "el comprobante firmado (XML), la respuesta", "el comprobante firmado (XML) y la respuesta", 1)
+	}
+	return msg, nil
+}

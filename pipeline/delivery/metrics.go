@@ -1,0 +1,82 @@
+package delivery
+
+import (
+	"errors"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	m "facturad/metrics"
+)
+
+// metrics of the deliveries. kind is "webhook" or "email"; outcome
+// "delivered", "retry" or "failed".
+type metrics struct {
+	attempts *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+	pending  *prometheus.GaugeVec
+	oldest   *prometheus.GaugeVec
+}
+
+// newMetrics registers the collectors, or takes those already registered
+// (the webhook and the e-mail deliverers of one process share them).
+func newMetrics(r prometheus.Registerer) (*metrics, error) {
+	if r == nil {
+		r = prometheus.NewRegistry()
+	}
+	x := &metrics{
+		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: m.Namespace, Name: "delivery_attempts_total",
+			Help: "Delivery attempts by kind (webhook, email) and outcome (delivered, retry, failed).",
+		}, []string{"kind", "outcome"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Namespace: m.Namespace, Name: "delivery_attempt_duration_seconds",
+			Help:    "Time of one delivery attempt (the HTTP call, the SMTP session), by kind.",
+			Buckets: m.HTTPBuckets,
+		}, []string{"kind"}),
+		pending: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Namespace: m.Namespace, Name: "delivery_pending",
+			Help: "Deliveries waiting in the outbox (store-wide: every replica reads the same), by kind.",
+		}, []string{"kind"}),
+		oldest: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Namespace: m.Namespace, Name: "delivery_oldest_pending_age_seconds",
+			Help: "Age of the oldest delivery waiting in the outbox, by kind; 0 when none.",
+		}, []string{"kind"}),
+	}
+	for i, c := range []prometheus.Collector{x.attempts, x.duration, x.pending, x.oldest} {
+		if err := r.Register(c); err != nil {
+			var are prometheus.AlreadyRegisteredError
+			if !errors.As(err, &are) {
+				return nil, err
+			}
+			switch i {
+			case 0:
+				x.attempts = are.ExistingCollector.(*prometheus.CounterVec)
+			case 1:
+				x.duration = are.ExistingCollector.(*prometheus.HistogramVec)
+			case 2:
+				x.pending = are.ExistingCollector.(*prometheus.GaugeVec)
+			case 3:
+				x.oldest = are.ExistingCollector.(*prometheus.GaugeVec)
+			}
+		}
+	}
+	for _, kind := range []string{"webhook", "email"} {
+		for _, o := range []string{"delivered", "retry", "failed"} {
+			x.attempts.WithLabelValues(kind, o)
+		}
+		x.duration.WithLabelValues(kind)
+		x.pending.WithLabelValues(kind)
+		x.oldest.WithLabelValues(kind)
+	}
+	return x, nil
+}
+
+func (x *metrics) setBacklog(kind string, n int, oldest, now time.Time) {
+	x.pending.WithLabelValues(kind).Set(float64(n))
+	age := 0.0
+	if !oldest.IsZero() && now.After(oldest) {
+		age = now.Sub(oldest).Seconds()
+	}
+	x.oldest.WithLabelValues(kind).Set(age)
+}

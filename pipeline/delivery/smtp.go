@@ -1,0 +1,307 @@
+package delivery
+
+import (
+	"bytes"
+	"context"
+	"crypto/tls"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"mime"
+	"mime/multipart"
+	"net"
+	"net/mail"
+	"net/smtp"
+	"net/textproto"
+	"net/url"
+	"strings"
+	"time"
+
+	"facturad/tenant"
+)
+
+// SMTP is the outgoing mail server, from FACTURAD_SMTP_URL:
+// smtp://user:pass@host:port (STARTTLS whenever the server offers it;
+// port 587 by default) or smtps://user:pass@host:port (TLS from the first
+// byte; port 465 by default). The password is never logged: String leaves
+// it out.
+type SMTP struct {
+	Host     string // host name, also the name checked on the certificate
+	Port     string
+	Implicit bool // smtps: TLS from the start
+	Username string
+	Password string
+	From     string // the envelope and header sender, FACTURAD_SMTP_FROM
+	// TLS overrides the TLS settings (tests: a private authority); its
+	// ServerName is set from Host when empty.
+	TLS *tls.Config
+	// Timeout bounds one whole session (default 60s).
+	Timeout time.Duration
+	// LocalName is the name said in EHLO (default "localhost").
+	LocalName string
+}
+
+// ParseSMTPURL reads FACTURAD_SMTP_URL and FACTURAD_SMTP_FROM. Its errors
+// never quote the URL (it holds a password).
+func ParseSMTPURL(raw, from string) (SMTP, error) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" || u.Hostname() == "" {
+		return SMTP{}, errors.New("smtp_url: must be smtp://user:password@host:port or smtps://…")
+	}
+	s := SMTP{Host: u.Hostname(), Port: u.Port()}
+	switch u.Scheme {
+	case "smtp":
+		if s.Port == "" {
+			s.Port = "587"
+		}
+	case "smtps":
+		s.Implicit = true
+		if s.Port == "" {
+			s.Port = "465"
+		}
+	default:
+		return SMTP{}, errors.New("smtp_url: the scheme must be smtp or smtps")
+	}
+	if u.User != nil {
+		s.Username = u.User.Username()
+		s.Password, _ = u.User.Password()
+	}
+	a, err := mail.ParseAddress(from)
+	if err != nil {
+		return SMTP{}, errors.New("smtp_from: must be an e-mail address, such as Facturación <facturas@example.com>")
+	}
+	s.From = a.String()
+	return s, nil
+}
+
+// String describes the server without its password.
+func (s SMTP) String() string {
+	scheme := "smtp"
+	if s.Implicit {
+		scheme = "smtps"
+	}
+	user := ""
+	if s.Username != "" {
+		user = s.Username + "@"
+	}
+	return scheme + "://" + user + net.JoinHostPort(s.Host, s.Port)
+}
+
+// Message is one e-mail: its recipients, subject, text and attachments.
+type Message struct {
+	To          []string
+	Subject     string
+	Text        string
+	MessageID   string
+	Attachments []Attachment
+}
+
+// Attachment is a file attached to a Message.
+type Attachment struct {
+	Name        string
+	ContentType string
+	Data        []byte
+}
+
+// SendResult is what the server said of one message.
+type SendResult struct {
+	// Rejected are the recipients the server refused for good (5xx at
+	// RCPT); the message went to the others.
+	Rejected []tenant.EmailRejection
+}
+
+// SendError is a failed session: Permanent when the server refused the
+// message for good (5xx at MAIL, DATA or the end of DATA, or every
+// recipient refused), else worth trying again later.
+type SendError struct {
+	Permanent bool
+	Stage     string // connect, tls, auth, mail, rcpt, data
+	Code      int    // the server's reply code, 0 when none
+	Msg       string
+}
+
+func (e *SendError) Error() string {
+	if e.Code != 0 {
+		return fmt.Sprintf("smtp %s: %d %s", e.Stage, e.Code, e.Msg)
+	}
+	return fmt.Sprintf("smtp %s: %s", e.Stage, e.Msg)
+}
+
+// Send delivers m through the server: STARTTLS when offered (or TLS from
+// the start with smtps), AUTH PLAIN when a user is set (net/smtp refuses
+// to send the password without TLS unless the server is on loopback),
+// one RCPT per address. Recipients refused with a 5xx are reported and
+// the rest receive the message; a 4xx at any step fails the session (tried
+// again later) so that nobody gets it twice.
+func (s SMTP) Send(ctx context.Context, m Message) (SendResult, error) {
+	timeout := s.Timeout
+	if timeout <= 0 {
+		timeout = 60 * time.Second
+	}
+	deadline := time.Now().Add(timeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	tlsConf := s.tlsConfig()
+	addr := net.JoinHostPort(s.Host, s.Port)
+	dialer := &net.Dialer{Deadline: deadline}
+	var conn net.Conn
+	var err error
+	if s.Implicit {
+		conn, err = (&tls.Dialer{NetDialer: dialer, Config: tlsConf}).DialContext(ctx, "tcp", addr)
+	} else {
+		conn, err = dialer.DialContext(ctx, "tcp", addr)
+	}
+	if err != nil {
+		return SendResult{}, &SendError{Stage: "connect", Msg: err.Error()}
+	}
+	defer conn.Close()
+	if err := conn.SetDeadline(deadline); err != nil {
+		return SendResult{}, &SendError{Stage: "connect", Msg: err.Error()}
+	}
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	defer stop()
+	c, err := smtp.NewClient(conn, s.Host)
+	if err != nil {
+		return SendResult{}, smtpErr("connect", err)
+	}
+	defer c.Close()
+	local := s.LocalName
+	if local == "" {
+		local = "localhost"
+	}
+	if err := c.Hello(local); err != nil {
+		return SendResult{}, smtpErr("connect", err)
+	}
+	if ok, _ := c.Extension("STARTTLS"); ok && !s.Implicit {
+		if err := c.StartTLS(tlsConf); err != nil {
+			return SendResult{}, smtpErr("tls", err)
+		}
+	}
+	if s.Username != "" {
+		if err := c.Auth(smtp.PlainAuth("", s.Username, s.Password, s.Host)); err != nil {
+			// The server's answer or net/smtp's refusal; never the password.
+			return SendResult{}, smtpErr("auth", err)
+		}
+	}
+	from, _ := mail.ParseAddress(s.From)
+	if err := c.Mail(from.Address); err != nil {
+		return SendResult{}, smtpErr("mail", err)
+	}
+	var res SendResult
+	accepted := 0
+	for _, to := range m.To {
+		err := c.Rcpt(to)
+		var te *textproto.Error
+		switch {
+		case err == nil:
+			accepted++
+		case errors.As(err, &te) && te.Code >= 500:
+			res.Rejected = append(res.Rejected, tenant.EmailRejection{Address: to, Code: te.Code, Message: truncate(te.Msg, 300)})
+		default:
+			_ = c.Reset()
+			return res, smtpErr("rcpt", err)
+		}
+	}
+	if accepted == 0 {
+		_ = c.Reset()
+		return res, &SendError{Permanent: true, Stage: "rcpt", Msg: "every recipient was refused"}
+	}
+	body, err := s.compose(m)
+	if err != nil {
+		return res, &SendError{Permanent: true, Stage: "data", Msg: err.Error()}
+	}
+	w, err := c.Data()
+	if err != nil {
+		return res, smtpErr("data", err)
+	}
+	if _, err := w.Write(body); err != nil {
+		return res, smtpErr("data", err)
+	}
+	if err := w.Close(); err != nil {
+		return res, smtpErr("data", err)
+	}
+	_ = c.Quit()
+	return res, nil
+}
+
+func (s SMTP) tlsConfig() *tls.Config {
+	c := &tls.Config{MinVersion: tls.VersionTLS12}
+	if s.TLS != nil {
+		c = s.TLS.Clone()
+	}
+	if c.ServerName == "" {
+		c.ServerName = s.Host
+	}
+	return c
+}
+
+// smtpErr classifies a failed step: a 5xx reply is permanent, anything
+// else (4xx, a broken connection, a timeout) is tried again.
+func smtpErr(stage string, err error) *SendError {
+	var te *textproto.Error
+	if errors.As(err, &te) {
+		return &SendError{Permanent: te.Code >= 500, Stage: stage, Code: te.Code, Msg: truncate(te.Msg, 300)}
+	}
+	return &SendError{Stage: stage, Msg: truncate(err.Error(), 300)}
+}
+
+// compose writes the message: headers, a text part and the attachments in
+// base64, lines of 76 characters, CRLF line ends.
+func (s SMTP) compose(m Message) ([]byte, error) {
+	var b bytes.Buffer
+	mw := multipart.NewWriter(&b)
+	h := []string{
+		"From: " + s.From,
+		"To: " + strings.Join(m.To, ", "),
+		"Subject: " + mime.QEncoding.Encode("utf-8", m.Subject),
+		"Date: " + time.Now().Format(time.RFC1123Z),
+		"Message-ID: <" + m.MessageID + ">",
+		"MIME-Version: 1.0",
+		`Content-Type: multipart/mixed; boundary="` + mw.Boundary() + `"`,
+	}
+	var head bytes.Buffer
+	for _, l := range h {
+		head.WriteString(l + "\r\n")
+	}
+	head.WriteString("\r\n")
+	text, err := mw.CreatePart(textproto.MIMEHeader{
+		"Content-Type":              {"text/plain; charset=utf-8"},
+		"Content-Transfer-Encoding": {"base64"},
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := writeBase64(text, []byte(m.Text)); err != nil {
+		return nil, err
+	}
+	for _, a := range m.Attachments {
+		p, err := mw.CreatePart(textproto.MIMEHeader{
+			"Content-Type":              {mime.FormatMediaType(a.ContentType, map[string]string{"name": a.Name})},
+			"Content-Disposition":       {mime.FormatMediaType("attachment", map[string]string{"filename": a.Name})},
+			"Content-Transfer-Encoding": {"base64"},
+		})
+		if err != nil {
+			return nil, err
+		}
+		if err := writeBase64(p, a.Data); err != nil {
+			return nil, err
+		}
+	}
+	if err := mw.Close(); err != nil {
+		return nil, err
+	}
+	return append(head.Bytes(), b.Bytes()...), nil
+}
+
+func writeBase64(w interface{ Write([]byte) (int, error) }, data []byte) error {
+	enc := base64.StdEncoding.EncodeToString(data)
+	for len(enc) > 0 {
+		n := min(76, len(enc))
+		if _, err := w.Write([]byte(enc[:n] + "\r\n")); err != nil {
+			return err
+		}
+		enc = enc[n:]
+	}
+	return nil
+}

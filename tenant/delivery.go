@@ -1,0 +1,256 @@
+package tenant
+
+import (
+	"context"
+	"time"
+)
+
+// Event is a change of a document's (or received document's) estado,
+// waiting to be written to the outbox by the save that persists it
+// (docs/design/delivery.md). The pipeline sets it on the row when it
+// changes the estado and fills it in just before the save; the store
+// writes a delivery for every webhook of the company that asked for Name
+// (and an e-mail delivery when Email is not empty) in the same transaction
+// as the row, so that a crash never loses nor invents an event. The save
+// clears it once written. It is never stored on the row itself.
+type Event struct {
+	// From is the estado the row had when it was read or last saved: the
+	// pipeline compares it with the estado saved to tell a change.
+	From State
+	// Announce makes an event even when the estado stays the same (a
+	// document stopped in 00 with a reason).
+	Announce bool
+
+	// What the store writes; nothing is written while Name is empty.
+	ID      string    // unique, for the receiver's de-duplication
+	Name    string    // documento.aceptado, recibido.rechazado...
+	Created time.Time // when the change was saved
+	Clave   string    // the document's clave, for the delivery log
+	// Payload is the JSON of the row's answer (A.5 Document, A.11
+	// received document) as of the change, so that every retry sends the
+	// same body.
+	Payload []byte
+	// Email lists the addresses an accepted document is mailed to; empty
+	// for everything else, or when e-mail is not configured.
+	Email []string
+}
+
+// Pending reports whether the store has an event to write.
+func (e *Event) Pending() bool { return e != nil && e.Name != "" }
+
+// Event names: a prefix for documents and one for received documents (our
+// receiver's message), and the name of each estado.
+const (
+	EventDocumentPrefix = "documento."
+	EventReceivedPrefix = "recibido."
+)
+
+// EventState is the name of an estado in event names: documento.aceptado.
+func EventState(s State) string {
+	switch s {
+	case StatePending:
+		return "pendiente"
+	case StateAccepted:
+		return "aceptado"
+	case StateRejected:
+		return "rechazado"
+	case StateError:
+		return "error"
+	case StateSent:
+		return "enviado"
+	case StateNotSentYet:
+		return "no_enviado"
+	}
+	return ""
+}
+
+// EventNames lists every event a webhook may ask for, documents first.
+func EventNames() []string {
+	var out []string
+	for _, prefix := range []string{EventDocumentPrefix, EventReceivedPrefix} {
+		for _, s := range []State{StatePending, StateAccepted, StateRejected, StateError, StateSent, StateNotSentYet} {
+			out = append(out, prefix+EventState(s))
+		}
+	}
+	return out
+}
+
+// Webhook is a company's subscription: events named in Eventos are posted
+// to URL, signed with the secret (stored sealed: it is needed to sign).
+type Webhook struct {
+	ID           int64
+	CompanyID    int64
+	URL          string
+	Eventos      []string
+	SealedSecret []byte
+	CreatedAt    time.Time
+}
+
+// DeliveryState is where one delivery stands.
+type DeliveryState string
+
+// The delivery states.
+const (
+	DeliveryPending   DeliveryState = "pendiente" // waiting for its next attempt
+	DeliveryDelivered DeliveryState = "entregado" // a 2xx answer (webhook) or accepted by the SMTP server (e-mail)
+	DeliveryFailed    DeliveryState = "fallido"   // given up: out of time, or refused for good
+)
+
+// Delivery is one event to one webhook, with what its attempts gave.
+type Delivery struct {
+	ID        int64
+	WebhookID int64
+	CompanyID int64
+	EventID   string
+	Evento    string
+	Clave     string
+	Created   time.Time // the event's creation
+	Payload   []byte
+
+	Attempts      int
+	NextAttemptAt time.Time // zero once delivered or failed
+	LastAttemptAt time.Time
+	LastStatus    int    // the HTTP status of the last answer; 0 when none came
+	LastError     string // why the last attempt failed; "" after a success
+	DeliveredAt   time.Time
+	FailedAt      time.Time
+}
+
+// State is the delivery's state.
+func (d Delivery) State() DeliveryState {
+	switch {
+	case !d.DeliveredAt.IsZero():
+		return DeliveryDelivered
+	case !d.FailedAt.IsZero():
+		return DeliveryFailed
+	}
+	return DeliveryPending
+}
+
+// Endpoint is a webhook claimed for delivery: only its holder attempts its
+// deliveries until LeaseUntil.
+type Endpoint struct {
+	Webhook
+	LeaseUntil time.Time
+}
+
+// AttemptResult is the outcome of one attempt, recorded on its delivery.
+type AttemptResult struct {
+	At     time.Time
+	Status int    // HTTP status, 0 when no answer came
+	Error  string // "" on success
+	// Next is when to try again; zero with Error set means given up
+	// (failed), zero without Error means delivered.
+	Next time.Time
+}
+
+// DeliveryPage asks for a page of a webhook's deliveries, newest first:
+// those with an id below Before (0: from the newest), at most Limit.
+type DeliveryPage struct {
+	Before int64
+	Limit  int
+}
+
+// WebhookStore keeps webhooks and the outbox of their deliveries. Both
+// store adapters implement it; the outbox rows are written by
+// SaveDocument and SaveReceived (see Event).
+type WebhookStore interface {
+	// CreateWebhook inserts w and sets its ID and CreatedAt. A company that
+	// does not exist is ErrNotFound.
+	CreateWebhook(ctx context.Context, w *Webhook) error
+	// Webhooks lists a company's webhooks by id.
+	Webhooks(ctx context.Context, companyID int64) ([]Webhook, error)
+	// Webhook returns one webhook of the company (ErrNotFound when it is
+	// another company's).
+	Webhook(ctx context.Context, companyID, id int64) (Webhook, error)
+	// DeleteWebhook removes a webhook of the company and its deliveries,
+	// pending ones included.
+	DeleteWebhook(ctx context.Context, companyID, id int64) error
+	// Deliveries returns a page of the webhook's deliveries, newest first.
+	Deliveries(ctx context.Context, webhookID int64, page DeliveryPage) ([]Delivery, error)
+
+	// ClaimEndpoints leases up to limit webhooks that have a delivery due
+	// at now and are not leased by anyone (or whose lease ended), the least
+	// recently leased first, until leaseUntil, to holder. Replicas never
+	// hold one webhook at once, so a webhook's concurrency limit holds
+	// over all of them.
+	ClaimEndpoints(ctx context.Context, holder string, now, leaseUntil time.Time, limit int) ([]Endpoint, error)
+	// RenewEndpoint extends holder's lease of a webhook; false when holder
+	// no longer holds it.
+	RenewEndpoint(ctx context.Context, holder string, webhookID int64, leaseUntil time.Time) (bool, error)
+	// ReleaseEndpoint ends holder's lease at now (it goes to the back of
+	// the line for the next claims).
+	ReleaseEndpoint(ctx context.Context, holder string, webhookID int64, now time.Time) error
+	// DueDeliveries returns up to limit deliveries of a webhook due at now,
+	// oldest due first. Only the endpoint's holder asks.
+	DueDeliveries(ctx context.Context, webhookID int64, now time.Time, limit int) ([]Delivery, error)
+	// RecordAttempt counts one attempt of a delivery and stores its
+	// outcome.
+	RecordAttempt(ctx context.Context, deliveryID int64, r AttemptResult) error
+	// DeliveryBacklog counts the pending webhook deliveries and returns
+	// the creation time of the oldest (zero when none).
+	DeliveryBacklog(ctx context.Context) (pending int, oldest time.Time, err error)
+}
+
+// EmailDelivery is an accepted document's e-mail to its receptor.
+type EmailDelivery struct {
+	ID         int64
+	CompanyID  int64
+	DocumentID int64
+	Clave      string
+	Recipients []string
+	Created    time.Time
+
+	Attempts      int
+	NextAttemptAt time.Time
+	LastAttemptAt time.Time
+	LastError     string
+	// Rejected lists the addresses the SMTP server refused for good (a
+	// 5xx at RCPT), with its answer; the others were sent to.
+	Rejected []EmailRejection
+	SentAt   time.Time
+	FailedAt time.Time
+}
+
+// State is the e-mail's state.
+func (e EmailDelivery) State() DeliveryState {
+	switch {
+	case !e.SentAt.IsZero():
+		return DeliveryDelivered
+	case !e.FailedAt.IsZero():
+		return DeliveryFailed
+	}
+	return DeliveryPending
+}
+
+// EmailRejection is an address the SMTP server refused, with its answer.
+type EmailRejection struct {
+	Address string `json:"correo"`
+	Code    int    `json:"codigo"`
+	Message string `json:"mensaje"`
+}
+
+// EmailResult is the outcome of one e-mail attempt.
+type EmailResult struct {
+	At       time.Time
+	Error    string // "" when sent
+	Rejected []EmailRejection
+	// Next is when to try again; zero with Error set means given up.
+	Next time.Time
+}
+
+// EmailStore keeps the outbox of the documents' e-mails. Both store
+// adapters implement it; the rows are written by SaveDocument.
+type EmailStore interface {
+	// ClaimDueEmails returns up to limit e-mails due at now, oldest due
+	// first, and moves their next attempt to leaseUntil in the same
+	// transaction, so that two replicas never claim the same one.
+	ClaimDueEmails(ctx context.Context, now, leaseUntil time.Time, limit int) ([]EmailDelivery, error)
+	// RecordEmail counts one attempt and stores its outcome.
+	RecordEmail(ctx context.Context, id int64, r EmailResult) error
+	// DocumentEmails returns a document's e-mails, oldest first.
+	DocumentEmails(ctx context.Context, documentID int64) ([]EmailDelivery, error)
+	// EmailBacklog counts the pending e-mails and returns the creation
+	// time of the oldest (zero when none).
+	EmailBacklog(ctx context.Context) (pending int, oldest time.Time, err error)
+}

@@ -1,0 +1,162 @@
+package tenant
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// PurposeWebhookSecret is the associated data of a sealed webhook secret.
+const PurposeWebhookSecret = "webhook-secret"
+
+// WebhookURLChecker decides whether a company may register a URL (server-
+// side request forgery; pipeline/delivery.URLPolicy satisfies it). The
+// error's text is shown to the caller on the url field.
+type WebhookURLChecker interface {
+	CheckWebhookURL(ctx context.Context, raw string) error
+}
+
+// WebhookInput is a webhook registration (A.12).
+type WebhookInput struct {
+	URL     string
+	Eventos []string
+}
+
+// maxWebhooks bounds a company's webhooks: each is a delivery per event.
+const maxWebhooks = 10
+
+// DeliveryLogLimit is the most deliveries one page of the log returns.
+const DeliveryLogLimit = 100
+
+// webhookStore returns the store's webhooks, or an error when it keeps
+// none.
+func (s *Service) webhookStore() (WebhookStore, error) {
+	ws, ok := s.store.(WebhookStore)
+	if !ok {
+		return nil, errors.New("tenant: the store keeps no webhooks")
+	}
+	return ws, nil
+}
+
+// CreateWebhook registers a company's webhook and returns it with its
+// signing secret, shown this once and stored sealed. Unknown event names
+// are a validation error on eventos, a URL the checker refuses one on url.
+func (s *Service) CreateWebhook(ctx context.Context, p Principal, companyID int64, in WebhookInput) (Webhook, string, error) {
+	ws, err := s.webhookStore()
+	if err != nil {
+		return Webhook{}, "", err
+	}
+	if err := s.companyVisible(ctx, p, companyID); err != nil {
+		return Webhook{}, "", err
+	}
+	ve := newValidationError()
+	in.URL = strings.TrimSpace(in.URL)
+	switch {
+	case in.URL == "":
+		ve.Add("url", "is required")
+	case s.webhookURLs == nil:
+		ve.Add("url", "webhooks are not available on this service")
+	default:
+		if err := s.webhookURLs.CheckWebhookURL(ctx, in.URL); err != nil {
+			ve.Add("url", "%s", err.Error())
+		}
+	}
+	known := EventNames()
+	var eventos []string
+	if len(in.Eventos) == 0 {
+		ve.Add("eventos", "name at least one event: %s", strings.Join(known, ", "))
+	}
+	for _, e := range in.Eventos {
+		e = strings.TrimSpace(e)
+		switch {
+		case !slices.Contains(known, e):
+			ve.Add("eventos", "%q is not an event; the events are %s", truncateValue(e), strings.Join(known, ", "))
+		case !slices.Contains(eventos, e):
+			eventos = append(eventos, e)
+		}
+	}
+	if err := ve.orNil(); err != nil {
+		return Webhook{}, "", err
+	}
+	existing, err := ws.Webhooks(ctx, companyID)
+	if err != nil {
+		return Webhook{}, "", fmt.Errorf("webhooks of company %d: %w", companyID, err)
+	}
+	if len(existing) >= maxWebhooks {
+		return Webhook{}, "", invalidField("url", "a company has at most %d webhooks; delete one first", maxWebhooks)
+	}
+	secret := "whsec_" + rand.Text() + rand.Text()
+	sealed, err := s.sealer.Seal(companyID, PurposeWebhookSecret, []byte(secret))
+	if err != nil {
+		return Webhook{}, "", fmt.Errorf("seal the webhook secret: %w", err)
+	}
+	w := Webhook{CompanyID: companyID, URL: in.URL, Eventos: eventos, SealedSecret: sealed}
+	if err := ws.CreateWebhook(ctx, &w); err != nil {
+		return Webhook{}, "", err
+	}
+	return w, secret, nil
+}
+
+// truncateValue shortens a caller's value quoted in an error.
+func truncateValue(s string) string {
+	if len(s) > 60 {
+		return s[:60] + "…"
+	}
+	return s
+}
+
+// Webhooks lists a company's webhooks (without their secrets).
+func (s *Service) Webhooks(ctx context.Context, p Principal, companyID int64) ([]Webhook, error) {
+	ws, err := s.webhookStore()
+	if err != nil {
+		return nil, err
+	}
+	if err := s.companyVisible(ctx, p, companyID); err != nil {
+		return nil, err
+	}
+	return ws.Webhooks(ctx, companyID)
+}
+
+// DeleteWebhook removes a company's webhook with its deliveries.
+func (s *Service) DeleteWebhook(ctx context.Context, p Principal, companyID, id int64) error {
+	ws, err := s.webhookStore()
+	if err != nil {
+		return err
+	}
+	if err := s.companyVisible(ctx, p, companyID); err != nil {
+		return err
+	}
+	return ws.DeleteWebhook(ctx, companyID, id)
+}
+
+// WebhookDeliveries returns a page of a company's webhook's delivery log,
+// newest first.
+func (s *Service) WebhookDeliveries(ctx context.Context, p Principal, companyID, id int64, page DeliveryPage) ([]Delivery, error) {
+	ws, err := s.webhookStore()
+	if err != nil {
+		return nil, err
+	}
+	if err := s.companyVisible(ctx, p, companyID); err != nil {
+		return nil, err
+	}
+	if _, err := ws.Webhook(ctx, companyID, id); err != nil {
+		return nil, err
+	}
+	if page.Limit <= 0 || page.Limit > DeliveryLogLimit {
+		page.Limit = DeliveryLogLimit
+	}
+	return ws.Deliveries(ctx, id, page)
+}
+
+// WebhookSecret opens a webhook's signing secret for the deliverer. It
+// checks no principal and must never be reachable from a request.
+func (s *Service) WebhookSecret(w Webhook) ([]byte, error) {
+	b, err := s.sealer.Open(w.CompanyID, PurposeWebhookSecret, w.SealedSecret)
+	if err != nil {
+		return nil, fmt.Errorf("open the secret of webhook %d: %w", w.ID, err)
+	}
+	return b, nil
+}
