@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"net"
 	"strconv"
 	"strings"
 	"testing"
@@ -61,6 +62,69 @@ func TestLoggerWritesDurationsWithTheirUnit(t *testing.T) {
 		}
 		if got, ok := v.(float64); !ok || got != c.want {
 			t.Errorf("%s: %v at %s, want %v: %s", m["msg"], v, strings.Join(c.path, "."), c.want, line)
+		}
+	}
+}
+
+// oneJSONLine decodes the only line in out, failing unless it is one JSON
+// object with one msg.
+func oneJSONLine(t *testing.T, out string) map[string]any {
+	t.Helper()
+	line := strings.TrimSpace(out)
+	if line == "" || strings.Contains(line, "\n") || strings.Count(line, `"msg":`) != 1 {
+		t.Fatalf("not one line with one msg: %q", out)
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(line), &m); err != nil {
+		t.Fatalf("not JSON: %v: %s", err, line)
+	}
+	return m
+}
+
+// The profiler's net/http messages (a panic, a failed handshake: nothing a
+// test can cause from outside) come out as one JSON line, as the
+// gateway's do.
+func TestProfilerLogsTheHTTPServersMessages(t *testing.T) {
+	var buf bytes.Buffer
+	srv := profilerServer(newLogger(&buf, "info"))
+	srv.ErrorLog.Printf("http: panic serving 127.0.0.1:4321: boom\ngoroutine 7 [running]:\n")
+	m := oneJSONLine(t, buf.String())
+	if m["msg"] != "http server" || m["component"] != "pprof" || m["detail"] != "http: panic serving 127.0.0.1:4321: boom\ngoroutine 7 [running]:" {
+		t.Errorf("net/http's message logged as %v", m)
+	}
+}
+
+// go-redis's own messages (here: a pool that cannot dial) come out through
+// the service's logger, not as its plain lines on standard error.
+func TestRedisClientLogsThroughTheLogger(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close() // nothing listens there now
+	var buf syncBuffer
+	rdb, err := openRedis("redis://:s3cret@"+addr+"/0", newLogger(&buf, "info"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rdb.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := rdb.Ping(ctx).Err(); err == nil {
+		t.Fatal("a ping to a closed port answered")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(buf.String(), "redis client") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(buf.String()), "\n") {
+		m := oneJSONLine(t, line)
+		if m["msg"] != "redis client" || !strings.Contains(m["detail"].(string), "dial") {
+			t.Errorf("go-redis's message logged as %v", m)
+		}
+		if strings.Contains(line, "s3cret") {
+			t.Errorf("the Redis password in a log line: %s", line)
 		}
 	}
 }
