@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"sigs.k8s.io/yaml"
+
 	"facturad/tenant/storetest"
 )
 
@@ -212,6 +214,45 @@ func TestRuleTestsCoverEveryAlert(t *testing.T) {
 		}
 		if !quiet.MatchString(text) {
 			t.Errorf("no rule test where %s must stay quiet", name)
+		}
+	}
+
+	// Every alert is also judged across a restart (a replica replaced: its
+	// series end, new ones start from zero; counters reset; the
+	// state-reporting lease moving to another replica) and with no target
+	// at all.
+	restart := regexp.MustCompile(`restart|handover|rollout`)
+	judged := map[string]bool{}
+	noTarget := map[string]bool{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var suite struct {
+			Tests []struct {
+				Name          string `json:"name"`
+				AlertRuleTest []struct {
+					Alertname string `json:"alertname"`
+				} `json:"alert_rule_test"`
+			} `json:"tests"`
+		}
+		if err := yaml.Unmarshal(b, &suite); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		for _, tc := range suite.Tests {
+			for _, a := range tc.AlertRuleTest {
+				judged[a.Alertname] = judged[a.Alertname] || restart.MatchString(tc.Name)
+				noTarget[a.Alertname] = noTarget[a.Alertname] || strings.Contains(tc.Name, "no target")
+			}
+		}
+	}
+	for _, name := range alertNames {
+		if !judged[name] {
+			t.Errorf("no rule test judges %s across a restart (a test named with restart, handover or rollout)", name)
+		}
+		if !noTarget[name] {
+			t.Errorf("no rule test judges %s with no target (a test named with no target)", name)
 		}
 	}
 }
