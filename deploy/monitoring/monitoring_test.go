@@ -322,12 +322,37 @@ func TestDashboardVariables(t *testing.T) {
 			t.Errorf("no %s variable", name)
 			continue
 		}
-		if v.Type != "query" || !v.Multi || !v.IncludeAll || v.AllValue != ".*" {
-			t.Errorf("variable %s: type %q multi %v includeAll %v allValue %q; want a multi-value query with All = .*",
-				name, v.Type, v.Multi, v.IncludeAll, v.AllValue)
+		if v.Type != "query" || !v.Multi || !v.IncludeAll {
+			t.Errorf("variable %s: type %q multi %v includeAll %v; want a multi-value query with All",
+				name, v.Type, v.Multi, v.IncludeAll)
 		}
-		if !regexp.MustCompile(`label_values\(up(\{[^}]*\})?, ` + name + `\)`).Match(v.Query) {
-			t.Errorf("variable %s: query %s, want label_values(up…, %s)", name, v.Query, name)
+		sel, label, ok := v.LabelValues()
+		if !ok || label != name {
+			t.Errorf("variable %s: query %s, want label_values(…, %s)", name, v.Query, name)
+		}
+		switch name {
+		case "job":
+			// Only facturad's jobs are offered, and All is those jobs (the
+			// alternation of the options), not every job: other programs'
+			// process_* and go_* series must not mix into the panels. The
+			// selector is a metric only facturad exports, every replica
+			// from its start (the exported-metrics test of cmd/facturad
+			// checks it exports it).
+			if MetricNames(sel) == nil || !strings.HasPrefix(MetricNames(sel)[0], "facturad_") || strings.Contains(sel, "$") {
+				t.Errorf("variable job: selector %q, want a facturad_ metric, unfiltered", sel)
+			}
+			if v.AllValue != "" {
+				t.Errorf("variable job: allValue %q; want none, so that All is the jobs listed", v.AllValue)
+			}
+		default:
+			// Within the jobs chosen, every namespace and instance, down
+			// replicas (up 0) included.
+			if !regexp.MustCompile(`^up\{[^}]*job=~"\$job"[^}]*\}$`).MatchString(sel) {
+				t.Errorf("variable %s: selector %q, want up{…job=~\"$job\"…}", name, sel)
+			}
+			if v.AllValue != ".*" {
+				t.Errorf("variable %s: allValue %q, want .*", name, v.AllValue)
+			}
 		}
 		if !strings.Contains(string(v.Datasource), "${datasource}") {
 			t.Errorf("variable %s: datasource %s, want ${datasource}", name, v.Datasource)
