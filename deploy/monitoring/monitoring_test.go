@@ -1,6 +1,7 @@
 package monitoring
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -150,6 +151,67 @@ func TestRulesAnnotated(t *testing.T) {
 			}
 		}
 	}
+}
+
+// The scrape configuration docs/operations.md gives for a Prometheus
+// without the operator is one promtool accepts, names the job the rules
+// select, and gives the series the namespace label the rules aggregate by
+// (and the pod label), as the PodMonitor does.
+func TestOperationsScrapeConfig(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/operations.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?s)```yaml\n(scrape_configs:.*?)```").FindSubmatch(doc)
+	if m == nil {
+		t.Fatal("docs/operations.md has no scrape_configs block")
+	}
+	var cfg struct {
+		ScrapeConfigs []struct {
+			JobName        string `json:"job_name"`
+			RelabelConfigs []struct {
+				SourceLabels []string `json:"source_labels"`
+				TargetLabel  string   `json:"target_label"`
+				Action       string   `json:"action"`
+				Regex        string   `json:"regex"`
+			} `json:"relabel_configs"`
+		} `json:"scrape_configs"`
+	}
+	if err := yaml.Unmarshal(m[1], &cfg); err != nil { // promtool judges the rest
+		t.Fatalf("the scrape_configs block: %v", err)
+	}
+	if len(cfg.ScrapeConfigs) != 1 || cfg.ScrapeConfigs[0].JobName != "facturad" {
+		t.Fatalf("scrape configs %+v, want one job named facturad", cfg.ScrapeConfigs)
+	}
+	targets := map[string]string{}
+	kept := false
+	for _, r := range cfg.ScrapeConfigs[0].RelabelConfigs {
+		if r.TargetLabel != "" {
+			targets[r.TargetLabel] = strings.Join(r.SourceLabels, ";")
+		}
+		kept = kept || (r.Action == "keep" && r.Regex == "facturad;admin")
+	}
+	if !kept {
+		t.Error("the scrape config keeps more than the pods' admin port")
+	}
+	for label, source := range map[string]string{"namespace": "__meta_kubernetes_namespace", "pod": "__meta_kubernetes_pod_name"} {
+		if targets[label] != source {
+			t.Errorf("label %s from %q, want from %s", label, targets[label], source)
+		}
+	}
+	// Debian's promtool is built without Kubernetes discovery: the rest of
+	// the job, its relabelling above all, is checked with a static target
+	// in its place.
+	sd := "kubernetes_sd_configs: [{role: pod}]"
+	if !bytes.Contains(m[1], []byte(sd)) {
+		t.Fatalf("the scrape config does not discover pods with %s", sd)
+	}
+	static := bytes.Replace(m[1], []byte(sd), []byte(`static_configs: [{targets: ["127.0.0.1:9090"]}]`), 1)
+	path := filepath.Join(t.TempDir(), "prometheus.yml")
+	if err := os.WriteFile(path, static, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	runPromtool(t, "check", "config", "--syntax-only", path)
 }
 
 // TestRulesKeepDeploymentsApart checks that every rule selects the facturad
