@@ -59,8 +59,8 @@ func (s *Server) access(rc *fasthttp.RequestCtx, method, route, reqID string, p 
 	s.log.LogAttrs(ctx, slog.LevelInfo, "access", attrs...)
 }
 
-// pathID is the path parameter name of the matched route when it is a
-// positive id, else 0 (absent, or not a number: the call answers 400).
+// pathID is the value of the matched route's path parameter name when it
+// is a positive id, else 0 (absent, or not a number: the call answers 400).
 func pathID(rc *fasthttp.RequestCtx, name string) int64 {
 	v, ok := rc.UserValue(name).(string)
 	if !ok {

@@ -514,7 +514,7 @@ func profilerServer(log *slog.Logger) *http.Server {
 }
 
 // httpErrorLog is a net/http server's ErrorLog: each of its own messages
-// (a panic, a query with a semicolon, a failed TLS handshake) becomes one
+// (a panic in a handler, a failed TLS handshake, an accept error) becomes one
 // JSON line, "http server" with the text under detail, as the gateway's
 // fasthttp messages do, rather than a plain line on standard error.
 func httpErrorLog(l *slog.Logger) *log.Logger {

@@ -51,7 +51,7 @@ func Listen(addr string, o Options) (*Server, error) {
 }
 
 // errorLog is the HTTP server's ErrorLog: each of net/http's own messages
-// (a panic, a query with a semicolon, a failed TLS handshake) becomes one
+// (a panic in a handler, a failed TLS handshake, an accept error) becomes one
 // line of the sandbox's logger, "http server" with the text under detail,
 // rather than a plain line on standard error.
 type errorLog struct{ l *slog.Logger }
