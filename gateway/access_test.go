@@ -55,6 +55,37 @@ func TestAccessLog(t *testing.T) {
 			absent: []string{"company", "branch"},
 		},
 		{
+			name: "ok/admin under a company: the path's ids", sample: 1,
+			send: func(t *testing.T, b *testBundle) reply {
+				return b.do(t, "GET", "/api/companies/5/branches/6/users/v4", &fakeUser, "", nil, "X-Request-Id", "req-admin-co")
+			},
+			want: map[string]any{"route": "/api/companies/{companyId}/branches/{branchId}/users/v4", "request_id": "req-admin-co",
+				"user": "u1", "company": 5.0, "branch": 6.0},
+		},
+		{
+			name: "ok/admin under a company, no branch", sample: 1,
+			send: func(t *testing.T, b *testBundle) reply {
+				return b.do(t, "GET", "/api/companies/7/branches/v4", &fakeUser, "", nil, "X-Request-Id", "req-admin-br")
+			},
+			want:   map[string]any{"route": "/api/companies/{companyId}/branches/v4", "user": "u1", "company": 7.0},
+			absent: []string{"branch"},
+		},
+		{
+			name: "ok/not an id in the path", sample: 0,
+			send: func(t *testing.T, b *testBundle) reply {
+				return b.do(t, "GET", "/api/companies/abc/v4", &fakeUser, "", nil, "X-Request-Id", "req-abc")
+			},
+			want:   map[string]any{"route": "/api/companies/{companyId}/v4", "status": 400.0},
+			absent: []string{"company", "branch"},
+		},
+		{
+			name: "ok/branch user: its own ids, not the path's", sample: 1,
+			send: func(t *testing.T, b *testBundle) reply {
+				return b.do(t, "GET", "/api/companies/9/branches/v4", &fakeBranch, "", nil, "X-Request-Id", "req-other")
+			},
+			want: map[string]any{"user": "b1", "company": 2.0, "branch": 3.0},
+		},
+		{
 			name: "ok/unauthenticated", sample: 0,
 			send: func(t *testing.T, b *testBundle) reply {
 				return b.do(t, "GET", "/api/companies/v4", nil, "", nil, "X-Request-Id", "req-401")

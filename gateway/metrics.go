@@ -12,8 +12,12 @@ import (
 )
 
 // httpMetrics are the gateway's collectors. Labels are bounded: the route is
-// the router's pattern (or "unmatched"), never the raw path, and the status
-// is its class ("2xx" ... "5xx").
+// the router's pattern (or "unmatched"), never the raw path, and the
+// counter's status is its class ("2xx" ... "5xx"). The duration histogram
+// has no status label: one histogram per route and method, whatever the
+// mix of answers, keeps /metrics the same size on a replica that has
+// answered every class as on one that answered only 2xx. No alert or panel
+// reads latency by class; the error ratio comes from the counter.
 type httpMetrics struct {
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
@@ -31,9 +35,9 @@ func newHTTPMetrics(r prometheus.Registerer) (*httpMetrics, error) {
 			Namespace: metrics.Namespace,
 			Subsystem: "http",
 			Name:      "request_duration_seconds",
-			Help:      "Time to answer an API request, by route pattern, method and status class.",
+			Help:      "Time to answer an API request, by route pattern and method.",
 			Buckets:   metrics.HTTPBuckets,
-		}, []string{"route", "method", "status"}),
+		}, []string{"route", "method"}),
 	}
 	for _, c := range []prometheus.Collector{m.requests, m.duration} {
 		if err := r.Register(c); err != nil {
@@ -51,21 +55,21 @@ var statusClasses = [6]string{"", "1xx", "2xx", "3xx", "4xx", "5xx"}
 
 // precreated are the status classes whose request counter exists from the
 // start, at zero, so that a rate or an error ratio has a series to read
-// before the first such answer. The other classes' counters, and every
-// class's duration histogram, appear on first use: a route that never
-// answers 5xx costs no 5xx histogram.
+// before the first such answer. The other classes' counters, and the
+// route's duration histogram, appear on first use: a route never called
+// costs no histogram.
 var precreated = [...]int{2, 4, 5}
 
-// routeMetrics are one route's series, bound once per class so that a
-// request costs no label lookup after the first of its class.
+// routeMetrics are one route's series, bound once (the counter once per
+// class) so that a request costs no label lookup after the first.
 type routeMetrics struct {
 	m               *httpMetrics
 	method, pattern string
 
 	countOnce [6]sync.Once
 	count     [6]prometheus.Counter
-	durOnce   [6]sync.Once
-	dur       [6]prometheus.Observer
+	durOnce   sync.Once
+	dur       prometheus.Observer
 }
 
 func (m *httpMetrics) forRoute(method, pattern string) *routeMetrics {
@@ -83,11 +87,11 @@ func (rm *routeMetrics) counter(i int) prometheus.Counter {
 	return rm.count[i]
 }
 
-func (rm *routeMetrics) observer(i int) prometheus.Observer {
-	rm.durOnce[i].Do(func() {
-		rm.dur[i] = rm.m.duration.WithLabelValues(rm.pattern, rm.method, statusClasses[i])
+func (rm *routeMetrics) observer() prometheus.Observer {
+	rm.durOnce.Do(func() {
+		rm.dur = rm.m.duration.WithLabelValues(rm.pattern, rm.method)
 	})
-	return rm.dur[i]
+	return rm.dur
 }
 
 func (rm *routeMetrics) observe(status int, d time.Duration) {
@@ -96,5 +100,5 @@ func (rm *routeMetrics) observe(status int, d time.Duration) {
 		i = 5
 	}
 	rm.counter(i).Inc()
-	rm.observer(i).Observe(d.Seconds())
+	rm.observer().Observe(d.Seconds())
 }

@@ -32,6 +32,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"syscall"
+	"time"
 
 	"facturad/gateway/requestid"
 )
@@ -124,8 +125,30 @@ func loadConfig(name string, args []string, stderr io.Writer, getenv func(string
 }
 
 // newLogger logs JSON lines at level and up to w; a line logged under a
-// request's context carries its request_id.
+// request's context carries its request_id, and a duration is written with
+// its unit (durationAttr).
 func newLogger(w io.Writer, level string) *slog.Logger {
 	l, _ := parseLevel(level) // validated before
-	return slog.New(requestid.NewHandler(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l})))
+	return slog.New(requestid.NewHandler(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: l, ReplaceAttr: durationAttr})))
+}
+
+// durationAttr rewrites a time.Duration value, which slog's JSON handler
+// would write as bare nanoseconds, as a number with its unit in the key:
+// seconds under a key ending in "_s", milliseconds under one ending in
+// "_ms", and otherwise milliseconds with "_ms" added to the key. A
+// duration passed to any log call therefore reads as what it is, whoever
+// wrote the call.
+func durationAttr(_ []string, a slog.Attr) slog.Attr {
+	if a.Value.Kind() != slog.KindDuration {
+		return a
+	}
+	d := a.Value.Duration()
+	ms := float64(d) / float64(time.Millisecond)
+	switch {
+	case strings.HasSuffix(a.Key, "_s"):
+		return slog.Float64(a.Key, d.Seconds())
+	case strings.HasSuffix(a.Key, "_ms"):
+		return slog.Float64(a.Key, ms)
+	}
+	return slog.Float64(a.Key+"_ms", ms)
 }

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"log/slog"
 	"net"
 	"net/http"
@@ -205,7 +206,7 @@ func (w *wiring) openCacheAndLimiter() error {
 // openRedisCacheAndLimiter connects to Redis and makes the credential
 // cache and the rate limiter shared by the replicas of this deployment.
 func (w *wiring) openRedisCacheAndLimiter() error {
-	rdb, err := openRedis(w.c.RedisURL)
+	rdb, err := openRedis(w.c.RedisURL, w.log)
 	if err != nil {
 		return err
 	}
@@ -572,13 +573,7 @@ func (w *wiring) startProfiler(errc chan<- error) error {
 	if err != nil {
 		return fmt.Errorf("pprof listener: %w", err)
 	}
-	mux := http.NewServeMux()
-	mux.HandleFunc("/debug/pprof/", pprof.Index)
-	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
-	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
-	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
-	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	srv := profilerServer(w.log)
 	go func() {
 		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 			errc <- fmt.Errorf("pprof: %w", err)
@@ -587,6 +582,43 @@ func (w *wiring) startProfiler(errc chan<- error) error {
 	w.stop.add("pprof", srv.Shutdown)
 	w.log.Info("profiler listening", "addr", ln.Addr().String())
 	return nil
+}
+
+// profilerServer serves Go's profiler; net/http's own messages go to log.
+func profilerServer(log *slog.Logger) *http.Server {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	return &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ErrorLog: httpErrorLog(log.With("component", "pprof"))}
+}
+
+// httpErrorLog is a net/http server's ErrorLog: each of its own messages
+// (a panic in a handler, a failed TLS handshake, an accept error) becomes one
+// JSON line, "http server" with the text under detail, as the gateway's
+// fasthttp messages do, rather than a plain line on standard error.
+func httpErrorLog(l *slog.Logger) *log.Logger {
+	return log.New(logWriter(func(text string) { l.Warn("http server", "detail", text) }), "", 0)
+}
+
+// logWriter passes each message written to it, trimmed, to its function.
+type logWriter func(text string)
+
+func (f logWriter) Write(p []byte) (int, error) {
+	f(strings.TrimSpace(string(p)))
+	return len(p), nil
+}
+
+// redisLogger sends go-redis's own messages (a pool that cannot dial, a
+// connection dropped) to slog, one JSON line each, "redis client" with the
+// text under detail, rather than its default plain lines on standard
+// error.
+type redisLogger struct{ l *slog.Logger }
+
+func (r redisLogger) Printf(ctx context.Context, format string, v ...any) {
+	r.l.WarnContext(ctx, "redis client", "detail", strings.TrimSpace(fmt.Sprintf(format, v...)))
 }
 
 // printAdminChange says what happened to the bootstrap admin and shows the
@@ -756,8 +788,10 @@ func openStore(ctx context.Context, c Config, stop *cleanups) (storeWithDocument
 
 // openRedis connects to Redis with short timeouts: every caller bounds its
 // own calls too, because a blackholed Redis would otherwise hold a request
-// until its deadline.
-func openRedis(url string) (*redis.Client, error) {
+// until its deadline. go-redis's own messages go to log (its logger is one
+// for the whole process).
+func openRedis(url string, log *slog.Logger) (*redis.Client, error) {
+	redis.SetLogger(redisLogger{log})
 	o, err := redis.ParseURL(url)
 	if err != nil {
 		return nil, errors.New("redis_url: cannot be parsed") // the URL may hold a password

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"regexp"
 	"strings"
 	"sync"
@@ -37,7 +38,7 @@ var listenLine = regexp.MustCompile(`api https?://(\S+)\s+admin http://(\S+)`)
 
 // startService runs `facturad serve` on the embedded default in dataDir
 // and returns its output, API and admin addresses, and a stop function that
-// waits for the service to return.
+// waits for the service to return (and may be called again).
 func startService(t *testing.T, dataDir string, extra ...string) (out *syncBuffer, api, admin string, stop func() error) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -61,9 +62,14 @@ func startService(t *testing.T, dataDir string, extra ...string) (out *syncBuffe
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
-	stop = func() error {
-		cancel()
-		return <-done
+	var once sync.Once
+	var stopErr error
+	stop = func() error { // a deferred stop after an explicit one returns at once
+		once.Do(func() {
+			cancel()
+			stopErr = <-done
+		})
+		return stopErr
 	}
 	return out, api, admin, stop
 }
@@ -264,5 +270,93 @@ func TestServeReadyDegradedWithoutRedis(t *testing.T) {
 	}
 	if strings.Contains(string(body), addr) || strings.Contains(string(body), "s3cret") {
 		t.Errorf("/readyz quotes the Redis address or password: %s", body)
+	}
+}
+
+// readyz returns /readyz's status and body.
+func readyz(t *testing.T, admin string) (int, string) {
+	t.Helper()
+	resp, err := http.Get("http://" + admin + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, string(body)
+}
+
+// waitReadyz polls /readyz until it answers status with a body holding
+// every one of want, and fails with the last answer after ten seconds.
+func waitReadyz(t *testing.T, admin string, status int, want ...string) string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		got, body := readyz(t, admin)
+		ok := got == status
+		for _, w := range want {
+			ok = ok && strings.Contains(body, w)
+		}
+		if ok {
+			return body
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/readyz: %d %s, want %d with %q", got, body, status, want)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// On PostgreSQL and Redis, each reached through a proxy the test cuts and
+// restores while the service runs: Redis gone leaves the replica ready but
+// degraded; the store gone makes it not ready (503, naming the store,
+// without its address); each coming back makes it ready again.
+func TestServeReadinessFollowsTheStoreAndRedis(t *testing.T) {
+	dbURL, db := proxyURL(t, postgresSchema(t))
+	redisURL, rdb := proxyURL(t, storetest.RedisURL(t))
+	_, _, admin, stop := startService(t, t.TempDir(), "--database-url", dbURL, "--redis-url", redisURL, "--master-key", masterKey(t))
+	defer stop()
+	waitReadyz(t, admin, http.StatusOK, `"status":"ready"`, `"store":"ok"`, `"redis":"ok"`)
+
+	rdb.Cut()
+	waitReadyz(t, admin, http.StatusOK, `"status":"degraded"`, `"store":"ok"`, `"redis":"down: `)
+	rdb.Restore()
+	waitReadyz(t, admin, http.StatusOK, `"status":"ready"`, `"redis":"ok"`)
+
+	db.Cut()
+	body := waitReadyz(t, admin, http.StatusServiceUnavailable,
+		`"status":"not ready"`, `"message":"not ready: store down"`, `"store":"down: `, `"redis":"ok"`)
+	secrets := []string{db.Addr(), rdb.Addr()}
+	if u, err := url.Parse(dbURL); err == nil {
+		if pw, ok := u.User.Password(); ok && pw != "" {
+			secrets = append(secrets, pw)
+		}
+	}
+	for _, secret := range secrets {
+		if strings.Contains(body, secret) {
+			t.Errorf("/readyz with the store down quotes %q: %s", secret, body)
+		}
+	}
+	resp, err := http.Get("http://" + admin + "/readyz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.Header.Get("Retry-After") == "" {
+		t.Errorf("503 /readyz without Retry-After")
+	}
+	// Liveness does not follow the store: restarting the process would not
+	// bring the database back.
+	if resp, err := http.Get("http://" + admin + "/healthz"); err != nil || resp.StatusCode != http.StatusOK {
+		t.Errorf("/healthz with the store down: %v %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	db.Restore()
+	waitReadyz(t, admin, http.StatusOK, `"status":"ready"`, `"store":"ok"`)
+	if err := stop(); err != nil {
+		t.Errorf("stop: %v", err)
 	}
 }

@@ -28,6 +28,7 @@ import (
 
 	"facturad/gateway"
 
+	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	policyv1 "k8s.io/api/policy/v1"
@@ -81,49 +82,14 @@ type built struct {
 	rules       []prometheusRule
 }
 
-// podMonitor is the part of the Prometheus Operator's PodMonitor these
-// manifests use; decoding into it strictly rejects anything else.
-type podMonitor struct {
-	metav1.TypeMeta   `json:",inline"`
-	metav1.ObjectMeta `json:"metadata"`
-	Spec              struct {
-		JobLabel            string               `json:"jobLabel"`
-		Selector            metav1.LabelSelector `json:"selector"`
-		PodMetricsEndpoints []struct {
-			Port     string `json:"port"`
-			Path     string `json:"path"`
-			Interval string `json:"interval,omitempty"`
-		} `json:"podMetricsEndpoints"`
-	} `json:"spec"`
-}
-
-// prometheusRule is the Prometheus Operator's PrometheusRule.
-type prometheusRule struct {
-	metav1.TypeMeta   `json:",inline"`
-	metav1.ObjectMeta `json:"metadata"`
-	Spec              ruleFile `json:"spec"`
-}
-
-// ruleFile is a Prometheus rules file (deploy/monitoring/alerts.yaml), the
-// same shape as a PrometheusRule's spec. Only the fields both know.
-type ruleFile struct {
-	Groups []struct {
-		Name        string            `json:"name"`
-		Interval    string            `json:"interval,omitempty"`
-		QueryOffset string            `json:"query_offset,omitempty"`
-		Limit       int               `json:"limit,omitempty"`
-		Labels      map[string]string `json:"labels,omitempty"`
-		Rules       []struct {
-			Alert         string            `json:"alert,omitempty"`
-			Record        string            `json:"record,omitempty"`
-			Expr          string            `json:"expr"`
-			For           string            `json:"for,omitempty"`
-			KeepFiringFor string            `json:"keep_firing_for,omitempty"`
-			Labels        map[string]string `json:"labels,omitempty"`
-			Annotations   map[string]string `json:"annotations,omitempty"`
-		} `json:"rules"`
-	} `json:"groups"`
-}
+// The Prometheus Operator's kinds decode into the operator's own API types
+// (its monitoring/v1 package, a test-only dependency): strictly, as the
+// Kubernetes kinds do, so a field the CRD does not know, or one of the
+// wrong type, fails here rather than at kubectl apply.
+type (
+	podMonitor     = monitoringv1.PodMonitor
+	prometheusRule = monitoringv1.PrometheusRule
+)
 
 // kustomize builds dir (relative to deploy/kubernetes), with the given
 // components added, from an in-memory copy of deploy/kubernetes: a
@@ -492,8 +458,8 @@ func checkMonitoring(t *testing.T, b built, d appsv1.Deployment) {
 		t.Fatalf("PodMonitor has %d endpoints, want 1", len(pm.Spec.PodMetricsEndpoints))
 	}
 	ep := pm.Spec.PodMetricsEndpoints[0]
-	if ep.Port != "admin" || port(*main, ep.Port) == nil || ep.Path != "/metrics" {
-		t.Errorf("PodMonitor scrapes port %q path %q, want the container's port admin, /metrics", ep.Port, ep.Path)
+	if ep.Port == nil || *ep.Port != "admin" || port(*main, *ep.Port) == nil || ep.Path != "/metrics" {
+		t.Errorf("PodMonitor scrapes port %v path %q, want the container's port admin, /metrics", ep.Port, ep.Path)
 	}
 
 	if len(b.rules) != 1 {
@@ -503,7 +469,8 @@ func checkMonitoring(t *testing.T, b built, d appsv1.Deployment) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var want ruleFile
+	// A Prometheus rules file has the shape of a PrometheusRule's spec.
+	var want monitoringv1.PrometheusRuleSpec
 	if err := yaml.UnmarshalStrict(alerts, &want); err != nil {
 		t.Fatalf("deploy/monitoring/alerts.yaml: %v", err)
 	}

@@ -102,6 +102,31 @@ type Variable struct {
 	AllValue   string          `json:"allValue"`
 }
 
+// labelValues is a label_values(selector, label) variable query.
+var labelValues = regexp.MustCompile(`^label_values\((.+),\s*([a-zA-Z_][a-zA-Z0-9_]*)\)$`)
+
+// LabelValues returns the series selector and the label of a query
+// variable's label_values(selector, label); ok is false for any other
+// variable or query. The query is a string or an object with a query
+// string, as Grafana versions write it.
+func (v Variable) LabelValues() (selector, label string, ok bool) {
+	var q string
+	if err := json.Unmarshal(v.Query, &q); err != nil {
+		var obj struct {
+			Query string `json:"query"`
+		}
+		if err := json.Unmarshal(v.Query, &obj); err != nil {
+			return "", "", false
+		}
+		q = obj.Query
+	}
+	m := labelValues.FindStringSubmatch(strings.TrimSpace(q))
+	if m == nil {
+		return "", "", false
+	}
+	return strings.TrimSpace(m[1]), m[2], true
+}
+
 // Panel is a dashboard panel; rows hold their collapsed panels.
 type Panel struct {
 	ID         int             `json:"id"`
@@ -141,13 +166,19 @@ func (d *DashboardModel) AllPanels() []Panel {
 	return out
 }
 
-// DashboardQueries returns the expr of every panel target.
+// DashboardQueries returns the series selector of every label_values
+// variable, then the expr of every panel target.
 func DashboardQueries() ([]Query, error) {
 	d, err := ParseDashboard()
 	if err != nil {
 		return nil, err
 	}
 	var out []Query
+	for _, v := range d.Templating.List {
+		if sel, _, ok := v.LabelValues(); ok {
+			out = append(out, Query{Source: "variable " + v.Name, Expr: sel})
+		}
+	}
 	for _, p := range d.AllPanels() {
 		for _, t := range p.Targets {
 			out = append(out, Query{Source: fmt.Sprintf("panel %q %s", p.Title, t.RefID), Expr: t.Expr})

@@ -1,6 +1,7 @@
 package monitoring
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
@@ -9,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"sigs.k8s.io/yaml"
 
 	"facturad/tenant/storetest"
 )
@@ -150,6 +153,67 @@ func TestRulesAnnotated(t *testing.T) {
 	}
 }
 
+// The scrape configuration docs/operations.md gives for a Prometheus
+// without the operator is one promtool accepts, names the job the rules
+// select, and gives the series the namespace label the rules aggregate by
+// (and the pod label), as the PodMonitor does.
+func TestOperationsScrapeConfig(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/operations.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?s)```yaml\n(scrape_configs:.*?)```").FindSubmatch(doc)
+	if m == nil {
+		t.Fatal("docs/operations.md has no scrape_configs block")
+	}
+	var cfg struct {
+		ScrapeConfigs []struct {
+			JobName        string `json:"job_name"`
+			RelabelConfigs []struct {
+				SourceLabels []string `json:"source_labels"`
+				TargetLabel  string   `json:"target_label"`
+				Action       string   `json:"action"`
+				Regex        string   `json:"regex"`
+			} `json:"relabel_configs"`
+		} `json:"scrape_configs"`
+	}
+	if err := yaml.Unmarshal(m[1], &cfg); err != nil { // promtool judges the rest
+		t.Fatalf("the scrape_configs block: %v", err)
+	}
+	if len(cfg.ScrapeConfigs) != 1 || cfg.ScrapeConfigs[0].JobName != "facturad" {
+		t.Fatalf("scrape configs %+v, want one job named facturad", cfg.ScrapeConfigs)
+	}
+	targets := map[string]string{}
+	kept := false
+	for _, r := range cfg.ScrapeConfigs[0].RelabelConfigs {
+		if r.TargetLabel != "" {
+			targets[r.TargetLabel] = strings.Join(r.SourceLabels, ";")
+		}
+		kept = kept || (r.Action == "keep" && r.Regex == "facturad;admin")
+	}
+	if !kept {
+		t.Error("the scrape config keeps more than the pods' admin port")
+	}
+	for label, source := range map[string]string{"namespace": "__meta_kubernetes_namespace", "pod": "__meta_kubernetes_pod_name"} {
+		if targets[label] != source {
+			t.Errorf("label %s from %q, want from %s", label, targets[label], source)
+		}
+	}
+	// Debian's promtool is built without Kubernetes discovery: the rest of
+	// the job, its relabelling above all, is checked with a static target
+	// in its place.
+	sd := "kubernetes_sd_configs: [{role: pod}]"
+	if !bytes.Contains(m[1], []byte(sd)) {
+		t.Fatalf("the scrape config does not discover pods with %s", sd)
+	}
+	static := bytes.Replace(m[1], []byte(sd), []byte(`static_configs: [{targets: ["127.0.0.1:9090"]}]`), 1)
+	path := filepath.Join(t.TempDir(), "prometheus.yml")
+	if err := os.WriteFile(path, static, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	runPromtool(t, "check", "config", "--syntax-only", path)
+}
+
 // TestRulesKeepDeploymentsApart checks that every rule selects the facturad
 // job and aggregates by (namespace, job), so that two deployments scraped by
 // one Prometheus do not mix.
@@ -212,6 +276,45 @@ func TestRuleTestsCoverEveryAlert(t *testing.T) {
 		}
 		if !quiet.MatchString(text) {
 			t.Errorf("no rule test where %s must stay quiet", name)
+		}
+	}
+
+	// Every alert is also judged across a restart (a replica replaced: its
+	// series end, new ones start from zero; counters reset; the
+	// state-reporting lease moving to another replica) and with no target
+	// at all.
+	restart := regexp.MustCompile(`restart|handover|rollout`)
+	judged := map[string]bool{}
+	noTarget := map[string]bool{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var suite struct {
+			Tests []struct {
+				Name          string `json:"name"`
+				AlertRuleTest []struct {
+					Alertname string `json:"alertname"`
+				} `json:"alert_rule_test"`
+			} `json:"tests"`
+		}
+		if err := yaml.Unmarshal(b, &suite); err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		for _, tc := range suite.Tests {
+			for _, a := range tc.AlertRuleTest {
+				judged[a.Alertname] = judged[a.Alertname] || restart.MatchString(tc.Name)
+				noTarget[a.Alertname] = noTarget[a.Alertname] || strings.Contains(tc.Name, "no target")
+			}
+		}
+	}
+	for _, name := range alertNames {
+		if !judged[name] {
+			t.Errorf("no rule test judges %s across a restart (a test named with restart, handover or rollout)", name)
+		}
+		if !noTarget[name] {
+			t.Errorf("no rule test judges %s with no target (a test named with no target)", name)
 		}
 	}
 }
@@ -281,12 +384,37 @@ func TestDashboardVariables(t *testing.T) {
 			t.Errorf("no %s variable", name)
 			continue
 		}
-		if v.Type != "query" || !v.Multi || !v.IncludeAll || v.AllValue != ".*" {
-			t.Errorf("variable %s: type %q multi %v includeAll %v allValue %q; want a multi-value query with All = .*",
-				name, v.Type, v.Multi, v.IncludeAll, v.AllValue)
+		if v.Type != "query" || !v.Multi || !v.IncludeAll {
+			t.Errorf("variable %s: type %q multi %v includeAll %v; want a multi-value query with All",
+				name, v.Type, v.Multi, v.IncludeAll)
 		}
-		if !regexp.MustCompile(`label_values\(up(\{[^}]*\})?, ` + name + `\)`).Match(v.Query) {
-			t.Errorf("variable %s: query %s, want label_values(up…, %s)", name, v.Query, name)
+		sel, label, ok := v.LabelValues()
+		if !ok || label != name {
+			t.Errorf("variable %s: query %s, want label_values(…, %s)", name, v.Query, name)
+		}
+		switch name {
+		case "job":
+			// Only facturad's jobs are offered, and All is those jobs (the
+			// alternation of the options), not every job: other programs'
+			// process_* and go_* series must not mix into the panels. The
+			// selector is a metric only facturad exports, every replica
+			// from its start (the exported-metrics test of cmd/facturad
+			// checks it exports it).
+			if MetricNames(sel) == nil || !strings.HasPrefix(MetricNames(sel)[0], "facturad_") || strings.Contains(sel, "$") {
+				t.Errorf("variable job: selector %q, want a facturad_ metric, unfiltered", sel)
+			}
+			if v.AllValue != "" {
+				t.Errorf("variable job: allValue %q; want none, so that All is the jobs listed", v.AllValue)
+			}
+		default:
+			// Within the jobs chosen, every namespace and instance, down
+			// replicas (up 0) included.
+			if !regexp.MustCompile(`^up\{[^}]*job=~"\$job"[^}]*\}$`).MatchString(sel) {
+				t.Errorf("variable %s: selector %q, want up{…job=~\"$job\"…}", name, sel)
+			}
+			if v.AllValue != ".*" {
+				t.Errorf("variable %s: allValue %q, want .*", name, v.AllValue)
+			}
 		}
 		if !strings.Contains(string(v.Datasource), "${datasource}") {
 			t.Errorf("variable %s: datasource %s, want ${datasource}", name, v.Datasource)

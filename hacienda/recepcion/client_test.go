@@ -498,10 +498,10 @@ func TestMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// calls: token/ok, submit/ok, submit/client_error; the histogram the
-	// same three; grants: password/ok.
-	if n != 7 {
-		t.Fatalf("%d series, want 7", n)
+	// calls: token/ok, submit/ok, submit/client_error; the histogram by op
+	// only: password, submit; grants: password/ok.
+	if n != 6 {
+		t.Fatalf("%d series, want 6", n)
 	}
 	expected := `
 # HELP facturad_hacienda_calls_total HTTP exchanges with the tax authority, by operation and outcome.

@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"time"
 )
 
@@ -37,6 +40,7 @@ func Listen(addr string, o Options) (*Server, error) {
 			ReadHeaderTimeout: 10 * time.Second,
 			ReadTimeout:       60 * time.Second,
 			IdleTimeout:       120 * time.Second,
+			ErrorLog:          log.New(errorLog{sb.log}, "", 0),
 		},
 		ln:  ln,
 		url: "http://" + ln.Addr().String(),
@@ -44,6 +48,17 @@ func Listen(addr string, o Options) (*Server, error) {
 	}
 	go func() { s.err <- s.srv.Serve(ln) }()
 	return s, nil
+}
+
+// errorLog is the HTTP server's ErrorLog: each of net/http's own messages
+// (a panic in a handler, a failed TLS handshake, an accept error) becomes one
+// line of the sandbox's logger, "http server" with the text under detail,
+// rather than a plain line on standard error.
+type errorLog struct{ l *slog.Logger }
+
+func (e errorLog) Write(p []byte) (int, error) {
+	e.l.Warn("http server", "detail", strings.TrimSpace(string(p)))
+	return len(p), nil
 }
 
 // URL is the server's root URL (http://host:port).
