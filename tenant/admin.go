@@ -43,15 +43,15 @@ func (c AdminChange) Changed() bool {
 // at start, and how admin access is recovered (facturad admin-reset).
 func (s *Service) SetAdminCredentials(ctx context.Context, username, password, token string, reset bool) (AdminChange, error) {
 	if username == "" {
-		username = "admin"
+		username = DefaultAdminUser
 	}
 	e := newValidationError()
 	checkUsername(e, "FACTURAD_ADMIN_USER", username)
-	if password != "" && len(password) < minAdminPassword {
-		e.Add("FACTURAD_ADMIN_PASSWORD", "must have at least %d characters", minAdminPassword)
+	if password != "" && len(password) < MinAdminPassword {
+		e.Add("FACTURAD_ADMIN_PASSWORD", "must have at least %d characters", MinAdminPassword)
 	}
-	if token != "" && len(token) < minAdminToken {
-		e.Add("FACTURAD_ADMIN_TOKEN", "must have at least %d characters", minAdminToken)
+	if token != "" && len(token) < MinAdminToken {
+		e.Add("FACTURAD_ADMIN_TOKEN", "must have at least %d characters", MinAdminToken)
 	}
 	if err := e.orNil(); err != nil {
 		return AdminChange{}, err

@@ -46,7 +46,7 @@ var newRegistry = metrics.NewRegistry
 // runServe runs the service until ctx is cancelled (SIGINT or SIGTERM in
 // main), then stops it gracefully.
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
-	c, err := loadConfig("serve", args, stderr, getenv)
+	c, err := loadConfig("serve", args, stdout, stderr, getenv)
 	if err != nil {
 		return err
 	}
