@@ -274,6 +274,17 @@ func (c Config) Validate() error {
 			errs = append(errs, errors.New("master_key_previous: is the same as master_key"))
 		}
 	}
+	// The bootstrap admin's settings are checked here, before anything
+	// starts, rather than when the admin is made once the service is up.
+	if c.AdminUser != "" && !tenant.ValidUsername(c.AdminUser) {
+		errs = append(errs, errors.New("admin_user: must have 3 to 64 letters, digits or . _ @ - and start with a letter or digit"))
+	}
+	if c.AdminPassword != "" && len(c.AdminPassword) < tenant.MinAdminPassword {
+		errs = append(errs, fmt.Errorf("admin_password: must have at least %d characters", tenant.MinAdminPassword))
+	}
+	if c.AdminToken != "" && len(c.AdminToken) < tenant.MinAdminToken {
+		errs = append(errs, fmt.Errorf("admin_token: must have at least %d characters", tenant.MinAdminToken))
+	}
 	switch c.HaciendaEnv {
 	case "sandbox", "staging", "production":
 	default:

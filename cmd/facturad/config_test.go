@@ -140,6 +140,12 @@ func TestValidate(t *testing.T) {
 		{name: "error/access log sample above 1", mutate: func(c *Config) { c.AccessLogSample = 1.5 }, wantErr: "access_log_sample"},
 		{name: "ok/tls pair", mutate: func(c *Config) { c.TLSCertFile, c.TLSKeyFile = "tls.crt", "tls.key" }},
 		{name: "error/tls certificate without key", mutate: func(c *Config) { c.TLSCertFile = "tls.crt" }, wantErr: "tls_cert_file and tls_key_file"},
+		{name: "ok/admin credentials", mutate: func(c *Config) {
+			c.AdminUser, c.AdminPassword, c.AdminToken = "ops@example.cr", "twelve-chars", strings.Repeat("t", 32)
+		}},
+		{name: "error/admin password too short", mutate: func(c *Config) { c.AdminPassword = "eleven-char" }, wantErr: "admin_password: must have at least 12 characters"},
+		{name: "error/admin token too short", mutate: func(c *Config) { c.AdminToken = strings.Repeat("t", 31) }, wantErr: "admin_token: must have at least 32 characters"},
+		{name: "error/admin user", mutate: func(c *Config) { c.AdminUser = "a b" }, wantErr: "admin_user: must have 3 to 64"},
 		{name: "error/tls key without certificate", mutate: func(c *Config) { c.TLSKeyFile = "tls.key" }, wantErr: "tls_cert_file and tls_key_file"},
 	}
 	for _, tt := range tests {
