@@ -92,8 +92,8 @@ func TestFirstStartOnBusyPort(t *testing.T) {
 			args := append([]string{"serve", "--listen", busyPort(t), "--admin-listen", "127.0.0.1:0", "--data-dir", dir, "--log-level", "warn"}, tc.flags...)
 			var out bytes.Buffer
 			err := run(context.Background(), args, &out, io.Discard, func(string) string { return "" })
-			if err == nil || !strings.Contains(err.Error(), "api listener") {
-				t.Fatalf("start on a busy port: err = %v, want an api listener error", err)
+			if err == nil || !strings.Contains(err.Error(), "api listener") || !strings.Contains(err.Error(), "--listen or FACTURAD_LISTEN") {
+				t.Fatalf("start on a busy port: err = %v, want an api listener error naming the setting", err)
 			}
 			if strings.Contains(out.String(), "bootstrap admin") {
 				t.Fatalf("the failed start spoke of the admin:\n%s", out.String())
@@ -106,6 +106,20 @@ func TestFirstStartOnBusyPort(t *testing.T) {
 				t.Fatalf("admin with the operator's credentials: status %d, want 200\n%s", got, out2)
 			}
 		})
+	}
+}
+
+// A busy admin port stops the start too, and the error names the setting
+// that moves it.
+func TestBusyAdminPortNamesTheSetting(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	args := []string{"serve", "--listen", "127.0.0.1:0", "--admin-listen", busyPort(t), "--data-dir", dir, "--log-level", "warn"}
+	err := run(context.Background(), args, io.Discard, io.Discard, func(string) string { return "" })
+	if err == nil || !strings.Contains(err.Error(), "admin listener") || !strings.Contains(err.Error(), "--admin-listen or FACTURAD_ADMIN_LISTEN") {
+		t.Fatalf("err = %v, want an admin listener error naming the setting", err)
+	}
+	if _, err := os.Stat(dir); err == nil {
+		t.Error("the failed start made the data folder")
 	}
 }
 
