@@ -123,6 +123,19 @@ func (s *Service) EnsureAdmin(ctx context.Context, username, password, token str
 		return Credentials{}, false, err
 	}
 	ch, err := s.createAdmin(ctx, username, password, token)
+	if errors.Is(err, ErrConflict) {
+		// Another replica starting at the same time made it first: it
+		// printed the credentials, and this one proceeds. A name taken by
+		// a user that is not an admin stays an error.
+		exists, rerr := s.adminExists(ctx, username)
+		switch {
+		case rerr != nil:
+			return Credentials{}, false, rerr
+		case exists:
+			return Credentials{}, false, nil
+		}
+		return Credentials{}, false, fmt.Errorf("bootstrap admin: user name %q is taken by a user that is not an admin: %w", username, err)
+	}
 	if err != nil {
 		return Credentials{}, false, err
 	}

@@ -7,8 +7,10 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -207,5 +209,58 @@ func adminReset(t *testing.T, storeArgs []string) {
 	}
 	if got := adminStatus(t, api, fresh); got != http.StatusOK {
 		t.Fatalf("reset admin on the running service: status %d, want 200\n%s", got, resetOut.String())
+	}
+}
+
+// Replicas started at the same moment on one PostgreSQL all start: with no
+// admin yet (one makes it and prints its credentials, the others find
+// it), and again after the configured credentials changed (each applies
+// them or finds them applied by another).
+func TestReplicasStartTogether(t *testing.T) {
+	const (
+		n     = 3
+		pass  = "together-password-123"
+		token = "together-token-0123456789abcdef0123"
+	)
+	args := []string{"--database-url", postgresSchema(t), "--master-key", masterKey(t)}
+	startAll := func(extra ...string) []*child {
+		t.Helper()
+		var cs []*child
+		for range n {
+			cmd := exec.Command(os.Args[0], serveArgs(append(slices.Clone(args), extra...)...)...)
+			cmd.Env = append(os.Environ(), asServiceEnv+"=1")
+			cs = append(cs, spawn(t, cmd))
+		}
+		for _, c := range cs {
+			c.waitListening(t, listenLine)
+		}
+		return cs
+	}
+
+	replicas := startAll()
+	var printed []tenant.Credentials
+	for _, c := range replicas {
+		if strings.Contains(c.out.String(), "bootstrap admin created") {
+			printed = append(printed, printedAdmin(t, c.out.String()))
+		}
+	}
+	if len(printed) != 1 {
+		t.Fatalf("%d replicas made the admin, want 1", len(printed))
+	}
+	for i, c := range replicas {
+		if got := adminStatus(t, c.api, printed[0]); got != http.StatusOK {
+			t.Errorf("replica %d: the printed admin: status %d, want 200", i, got)
+		}
+		c.kill()
+	}
+
+	configured := tenant.Credentials{Usuario: "admin", Contrasena: pass, APIToken: token}
+	for i, c := range startAll("--admin-password", pass, "--admin-token", token) {
+		if got := adminStatus(t, c.api, configured); got != http.StatusOK {
+			t.Errorf("replica %d: the configured admin: status %d, want 200\n%s", i, got, c.out)
+		}
+		if got := adminStatus(t, c.api, printed[0]); got != http.StatusUnauthorized {
+			t.Errorf("replica %d: the old credentials: status %d, want 401", i, got)
+		}
 	}
 }
