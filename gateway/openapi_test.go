@@ -1,10 +1,12 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -162,6 +164,28 @@ func modelFields(t reflect.Type) []string {
 	return out
 }
 
+// nullFields returns the JSON names of a struct type's fields that
+// encoding/json writes as null when unset (slices, maps and pointers
+// without omitempty), embedded structs flattened.
+func nullFields(t reflect.Type) []string {
+	var out []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch k := f.Type.Kind(); {
+		case f.Anonymous && name == "":
+			out = append(out, nullFields(f.Type)...)
+		case name == "-" || !f.IsExported() || strings.Contains(opts, "omitempty"):
+		case k == reflect.Slice || k == reflect.Map || k == reflect.Pointer:
+			if name == "" {
+				name = f.Name
+			}
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
 // TestOpenAPIShapesMatchTheModel holds every described body to the Go type
 // the service decodes or encodes: an answer's schema has exactly the
 // type's fields; a request's has every field the service reads (the
@@ -174,49 +198,51 @@ func TestOpenAPIShapesMatchTheModel(t *testing.T) {
 		"totalExento", "totalExonerado", "totalNoSujeto", "totalVenta", "totalDescuentos", "totalVentaNeta",
 		"totalDesgloseImpuesto", "totalImpuesto", "totalImpAsumEmisorFabrica", "totalIVADevuelto", "totalOtrosCargos",
 		"totalComprobante"}
-	tests := []struct {
+	type shape struct {
 		schema     string
 		model      any
 		goOnly     []string // computed by the service: not read on input
 		schemaOnly []string // accepted older spellings
-	}{
-		{"SendDocumentRequest", hacienda.SendDocumentRequest{}, nil, nil},
-		{"CalculateRequest", hacienda.CalculateRequest{}, nil, nil},
-		{"Receptor", hacienda.ReceptorRequest{}, nil, nil},
-		{"Identificacion", hacienda.IdentificacionRequest{}, nil, nil},
-		{"Ubicacion", hacienda.Ubicacion{}, nil, nil},
-		{"Telefono", hacienda.Telefono{}, nil, nil},
-		{"LineaDetalle", hacienda.LineaDetalle{}, []string{"impuestoAsumidoEmisorFabrica", "impuestoNeto", "montoTotalLinea"}, nil},
-		{"CodigoComercial", hacienda.CodigoComercial{}, nil, nil},
-		{"Descuento", hacienda.Descuento{}, nil, nil},
-		{"Impuesto", hacienda.Impuesto{}, []string{"monto"}, nil},
-		{"DatosImpuestoEspecifico", hacienda.DatosImpuestoEspecifico{}, nil, nil},
-		{"Exoneracion", hacienda.Exoneracion{}, []string{"montoExoneracion"}, nil},
-		{"LineaDetalleSurtido", hacienda.LineaDetalleSurtido{}, nil, nil},
-		{"DescuentoSurtido", hacienda.DescuentoSurtido{}, nil, nil},
-		{"ImpuestoSurtido", hacienda.ImpuestoSurtido{}, nil, nil},
-		{"DatosImpuestoEspecificoSurtido", hacienda.DatosImpuestoEspecificoSurtido{}, nil, nil},
-		{"OtroCargo", hacienda.OtroCargo{}, nil, nil},
-		{"ResumenFactura", hacienda.ResumenFactura{}, totals, nil},
-		{"CodigoTipoMoneda", hacienda.CodigoTipoMoneda{}, nil, nil},
-		{"MedioPago", hacienda.MedioPago{}, nil, nil},
-		{"InformacionReferencia", hacienda.InformacionReferencia{}, nil, []string{"tipoDoc", "fechaEmision"}},
-		{"Otros", hacienda.Otros{}, nil, nil},
-		{"OtroTexto", hacienda.OtroTexto{}, nil, nil},
+		answer     bool     // an answer: the service writes empty lists, not null
+	}
+	tests := []shape{
+		{"SendDocumentRequest", hacienda.SendDocumentRequest{}, nil, nil, false},
+		{"CalculateRequest", hacienda.CalculateRequest{}, nil, nil, false},
+		{"Receptor", hacienda.ReceptorRequest{}, nil, nil, false},
+		{"Identificacion", hacienda.IdentificacionRequest{}, nil, nil, false},
+		{"Ubicacion", hacienda.Ubicacion{}, nil, nil, false},
+		{"Telefono", hacienda.Telefono{}, nil, nil, false},
+		{"LineaDetalle", hacienda.LineaDetalle{}, []string{"impuestoAsumidoEmisorFabrica", "impuestoNeto", "montoTotalLinea"}, nil, false},
+		{"CodigoComercial", hacienda.CodigoComercial{}, nil, nil, false},
+		{"Descuento", hacienda.Descuento{}, nil, nil, false},
+		{"Impuesto", hacienda.Impuesto{}, []string{"monto"}, nil, false},
+		{"DatosImpuestoEspecifico", hacienda.DatosImpuestoEspecifico{}, nil, nil, false},
+		{"Exoneracion", hacienda.Exoneracion{}, []string{"montoExoneracion"}, nil, false},
+		{"LineaDetalleSurtido", hacienda.LineaDetalleSurtido{}, nil, nil, false},
+		{"DescuentoSurtido", hacienda.DescuentoSurtido{}, nil, nil, false},
+		{"ImpuestoSurtido", hacienda.ImpuestoSurtido{}, nil, nil, false},
+		{"DatosImpuestoEspecificoSurtido", hacienda.DatosImpuestoEspecificoSurtido{}, nil, nil, false},
+		{"OtroCargo", hacienda.OtroCargo{}, nil, nil, false},
+		{"ResumenFactura", hacienda.ResumenFactura{}, totals, nil, false},
+		{"CodigoTipoMoneda", hacienda.CodigoTipoMoneda{}, nil, nil, false},
+		{"MedioPago", hacienda.MedioPago{}, nil, nil, false},
+		{"InformacionReferencia", hacienda.InformacionReferencia{}, nil, []string{"tipoDoc", "fechaEmision"}, false},
+		{"Otros", hacienda.Otros{}, nil, nil, false},
+		{"OtroTexto", hacienda.OtroTexto{}, nil, nil, false},
 		// Answers.
-		{"Document", documentAnswer{}, nil, nil},
-		{"AmountsCalculateDocumentResponse", hacienda.AmountsCalculateDocumentResponse{}, nil, nil},
-		{"LineaCalculada", hacienda.CalculatedLine{}, nil, nil},
-		{"DescuentoCalculado", hacienda.CalculatedDescuento{}, nil, nil},
-		{"ImpuestoCalculado", hacienda.CalculatedImpuesto{}, nil, nil},
-		{"ExoneracionCalculada", hacienda.Exoneracion{}, nil, nil},
-		{"DatosImpuestoEspecificoCalculado", hacienda.DatosImpuestoEspecifico{}, nil, nil},
-		{"OtroCargoCalculado", hacienda.OtroCargo{}, nil, nil},
-		{"IdentificacionCalculada", hacienda.Identificacion{}, nil, nil},
-		{"ResumenCalculado", hacienda.CalculatedResumen{}, nil, nil},
-		{"CodigoTipoMonedaCalculado", hacienda.CodigoTipoMoneda{}, nil, nil},
-		{"TotalDesgloseImpuesto", hacienda.TotalDesgloseImpuesto{}, nil, nil},
-		{"MedioPagoCalculado", hacienda.CalculatedMedioPago{}, nil, nil},
+		{"Document", documentAnswer{}, nil, nil, true},
+		{"AmountsCalculateDocumentResponse", hacienda.AmountsCalculateDocumentResponse{}, nil, nil, true},
+		{"LineaCalculada", hacienda.CalculatedLine{}, nil, nil, true},
+		{"DescuentoCalculado", hacienda.CalculatedDescuento{}, nil, nil, true},
+		{"ImpuestoCalculado", hacienda.CalculatedImpuesto{}, nil, nil, true},
+		{"ExoneracionCalculada", hacienda.Exoneracion{}, nil, nil, true},
+		{"DatosImpuestoEspecificoCalculado", hacienda.DatosImpuestoEspecifico{}, nil, nil, true},
+		{"OtroCargoCalculado", hacienda.OtroCargo{}, nil, nil, true},
+		{"IdentificacionCalculada", hacienda.Identificacion{}, nil, nil, true},
+		{"ResumenCalculado", hacienda.CalculatedResumen{}, nil, nil, true},
+		{"CodigoTipoMonedaCalculado", hacienda.CodigoTipoMoneda{}, nil, nil, true},
+		{"TotalDesgloseImpuesto", hacienda.TotalDesgloseImpuesto{}, nil, nil, true},
+		{"MedioPagoCalculado", hacienda.CalculatedMedioPago{}, nil, nil, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.schema, func(t *testing.T) {
@@ -253,14 +279,27 @@ func TestOpenAPIShapesMatchTheModel(t *testing.T) {
 					t.Errorf("%s describes %s, which the service computes", tt.schema, f)
 				}
 			}
+			// What a Go program (the Go client) writes as null in a
+			// request must be allowed to be null. (The service writes
+			// empty lists, not null, in its answers.)
+			if tt.answer {
+				return
+			}
+			for _, f := range nullFields(reflect.TypeOf(tt.model)) {
+				if p := s.Properties[f]; p != nil && !p.Value.Nullable {
+					t.Errorf("%s.%s is written as null when unset, and the document does not allow null", tt.schema, f)
+				}
+			}
 		})
 	}
 }
 
-// TestOpenAPIExamples: the send call's examples are the files of
-// docs/examples, and each validates against the send request's schema
-// (the document's own validation above checks them too; this names the
-// file that fails).
+// TestOpenAPIExamples: the send and calculate calls' examples are the
+// files of docs/examples, each validating against the request's schema
+// (the document's own validation checks them too; this names the file
+// that fails). No placeholder is served: where a file refers to another
+// example's document, the served example holds a well-formed sample clave
+// and its date, and its description says what to put there instead.
 func TestOpenAPIExamples(t *testing.T) {
 	doc := loadOpenAPI(t)
 	all, err := examples.All()
@@ -270,30 +309,67 @@ func TestOpenAPIExamples(t *testing.T) {
 	if len(all) < 9 {
 		t.Fatalf("%d examples", len(all))
 	}
-	mt := doc.Paths.Value("/api/documents/v4").Post.RequestBody.Value.Content.Get("application/json")
-	if len(mt.Examples) != len(all) {
-		t.Errorf("%d examples in the document, %d files", len(mt.Examples), len(all))
+	served, err := OpenAPI()
+	if err != nil {
+		t.Fatal(err)
 	}
-	types := map[string]bool{}
-	for _, ex := range all {
-		t.Run(ex.Name, func(t *testing.T) {
-			var v map[string]any
-			if err := json.Unmarshal(ex.Body, &v); err != nil {
-				t.Fatal(err)
-			}
-			types[fmt.Sprint(v["tipo_documento"])] = true
-			in := mt.Examples[ex.Name]
-			if in == nil || !reflect.DeepEqual(in.Value.Value, v) {
-				t.Fatalf("the document's example %s is not the file", ex.Name)
-			}
-			if err := mt.Schema.Value.VisitJSON(v); err != nil {
-				t.Errorf("does not validate: %v", err)
-			}
-		})
+	if bytes.Contains(served, []byte("{{")) {
+		t.Error("the served document holds a {{placeholder}}")
 	}
-	for _, tipo := range hacienda.DocumentTypes {
-		if !types[string(tipo)] {
-			t.Errorf("no example of document type %s", tipo)
+	for _, path := range []string{"/api/documents/v4", "/api/documents/calculate/v4"} {
+		mt := doc.Paths.Value(path).Post.RequestBody.Value.Content.Get("application/json")
+		if len(mt.Examples) != len(all) {
+			t.Errorf("%s: %d examples in the document, %d files", path, len(mt.Examples), len(all))
+		}
+		types := map[string]bool{}
+		for _, ex := range all {
+			t.Run(path+"/"+ex.Name, func(t *testing.T) {
+				in := mt.Examples[ex.Name]
+				if in == nil {
+					t.Fatal("not in the document")
+				}
+				v, ok := in.Value.Value.(map[string]any)
+				if !ok {
+					t.Fatalf("not an object: %v", in.Value.Value)
+				}
+				types[fmt.Sprint(v["tipo_documento"])] = true
+				// The file with each placeholder replaced by what was
+				// served there.
+				claves := map[string]string{}
+				refs, _ := v["informacionReferencia"].([]any)
+				for i, need := range ex.Needs {
+					if i >= len(refs) {
+						t.Fatalf("needs %s, serves %d references", need, len(refs))
+					}
+					ref := refs[i].(map[string]any)
+					claves[need] = fmt.Sprint(ref["numero"])
+					if !regexp.MustCompile(`^506[0-9]{47}$`).MatchString(claves[need]) {
+						t.Errorf("sample clave %q", claves[need])
+					}
+					if !strings.Contains(in.Value.Description, need) || !strings.Contains(in.Value.Description, "in their place") {
+						t.Errorf("the description does not say what to put in place of %s's sample: %q", need, in.Value.Description)
+					}
+				}
+				filled, err := examples.Fill(ex.Body, claves)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var want map[string]any
+				if err := json.Unmarshal(filled, &want); err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(v, want) {
+					t.Fatalf("the document's example is not the file")
+				}
+				if err := mt.Schema.Value.VisitJSON(v); err != nil {
+					t.Errorf("does not validate: %v", err)
+				}
+			})
+		}
+		for _, tipo := range hacienda.DocumentTypes {
+			if !types[string(tipo)] {
+				t.Errorf("%s: no example of document type %s", path, tipo)
+			}
 		}
 	}
 }

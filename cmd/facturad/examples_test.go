@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	"facturad/docs/examples"
 	"facturad/gateway/openapicheck"
@@ -109,20 +108,9 @@ func TestExamplesAccepted(t *testing.T) {
 				t.Fatalf("send: %d %s", status, b)
 			}
 			claves[ex.Name] = sent.Clave
-			// The verdict is waited for until the test's generous
-			// deadline, not for a number of tries.
-			var checked document
-			deadline := time.Now().Add(2 * time.Minute)
-			for {
-				status, b = c.call("PUT", "/api/documents/"+sent.Clave+"/v4", nil)
-				if err := json.Unmarshal(b, &checked); err != nil || status != 200 {
-					t.Fatalf("check: %d %s", status, b)
-				}
-				if checked.Estado != "04" || time.Now().After(deadline) {
-					break
-				}
-				time.Sleep(50 * time.Millisecond)
-			}
+			// The verdict is waited for until a generous deadline, not
+			// for a number of tries.
+			checked := c.checkUntilVerdict(sent.Clave, "")
 			if checked.Estado != "01" {
 				t.Fatalf("check: estado %s %s: %s", checked.Estado, checked.Mensaje, strings.Join(checked.Detalle, "; "))
 			}

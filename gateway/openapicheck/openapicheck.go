@@ -384,3 +384,52 @@ func canonical(v any, ref *openapi3.SchemaRef) any {
 	}
 	return v
 }
+
+// Transport returns an http.RoundTripper that makes each call through base
+// (http.DefaultTransport when nil) and gives report what Check finds wrong
+// with it, so that every call of a client under test is held to the
+// document. Calls the document does not describe are not reported (a
+// test may probe paths it does not name); a failed round trip is returned
+// as it is.
+func (c *Checker) Transport(base http.RoundTripper, report func(error)) http.RoundTripper {
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	return &transport{c: c, base: base, report: report}
+}
+
+type transport struct {
+	c      *Checker
+	base   http.RoundTripper
+	report func(error)
+}
+
+func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	var body []byte
+	if req.Body != nil && req.Body != http.NoBody {
+		b, err := io.ReadAll(req.Body)
+		req.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		body = b
+		req = req.Clone(req.Context())
+		req.Body = io.NopCloser(bytes.NewReader(b))
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
+	}
+	resp, err := t.base.RoundTrip(req)
+	if err != nil {
+		return resp, err
+	}
+	answer, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(answer))
+	err = t.c.Check(req.Context(), Call{Request: req, RequestBody: body, Status: resp.StatusCode, Header: resp.Header, Body: answer})
+	if err != nil && !errors.Is(err, ErrNotDescribed) {
+		t.report(fmt.Errorf("the call disagrees with the OpenAPI document: %w", err))
+	}
+	return resp, nil
+}
