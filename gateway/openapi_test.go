@@ -18,6 +18,7 @@ import (
 	"facturad/docs/examples"
 	"facturad/gateway/openapicheck"
 	"facturad/hacienda"
+	"facturad/tenant"
 )
 
 // The OpenAPI document: valid, every body typed field by field, its code
@@ -186,6 +187,53 @@ func nullFields(t reflect.Type) []string {
 	return out
 }
 
+// alwaysWritten returns the JSON names of a struct type's fields that
+// encoding/json always writes (no omitempty), embedded structs flattened.
+func alwaysWritten(t reflect.Type) []string {
+	var out []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch {
+		case f.Anonymous && name == "":
+			out = append(out, alwaysWritten(f.Type)...)
+		case name == "-" || !f.IsExported() || strings.Contains(opts, "omitempty"):
+		case name == "":
+			out = append(out, f.Name)
+		default:
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// objectShape returns the properties and required names of an object
+// schema with what it is composed of (allOf members; for a string-or-object
+// oneOf, the object).
+func objectShape(s *openapi3.Schema) (map[string]*openapi3.SchemaRef, []string) {
+	props := map[string]*openapi3.SchemaRef{}
+	var required []string
+	var add func(s *openapi3.Schema)
+	add = func(s *openapi3.Schema) {
+		for k, v := range s.Properties {
+			props[k] = v
+		}
+		required = append(required, s.Required...)
+		for _, m := range s.AllOf {
+			add(m.Value)
+		}
+		if s.Properties == nil {
+			for _, alt := range s.OneOf {
+				if alt.Value.Properties != nil {
+					add(alt.Value)
+				}
+			}
+		}
+	}
+	add(s)
+	return props, required
+}
+
 // TestOpenAPIShapesMatchTheModel holds every described body to the Go type
 // the service decodes or encodes: an answer's schema has exactly the
 // type's fields; a request's has every field the service reads (the
@@ -243,6 +291,17 @@ func TestOpenAPIShapesMatchTheModel(t *testing.T) {
 		{"CodigoTipoMonedaCalculado", hacienda.CodigoTipoMoneda{}, nil, nil, true},
 		{"TotalDesgloseImpuesto", hacienda.TotalDesgloseImpuesto{}, nil, nil, true},
 		{"MedioPagoCalculado", hacienda.CalculatedMedioPago{}, nil, nil, true},
+		{"CompanySearch", companyAnswer{}, nil, nil, true},
+		{"Company", companyDetailAnswer{}, nil, nil, true},
+		{"UpdateCompanyResponse", updateCompanyAnswer{}, nil, nil, true},
+		{"CreateCompanyResponse", createCompanyAnswer{}, nil, nil, true},
+		{"Branch", branchAnswer{}, nil, nil, true},
+		{"CreateBranchResponse", createBranchAnswer{}, nil, nil, true},
+		{"UpdateBranchResponse", updateBranchAnswer{}, nil, nil, true},
+		{"Credentials", credentialsAnswer{}, nil, nil, true},
+		{"APIUser", apiUserAnswer{}, nil, nil, true},
+		{"ReceivedDocument", receivedAnswer{}, nil, nil, true},
+		{"DocumentList", listAnswer{}, nil, nil, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.schema, func(t *testing.T) {
@@ -250,16 +309,9 @@ func TestOpenAPIShapesMatchTheModel(t *testing.T) {
 			if ref == nil {
 				t.Fatalf("no component %s", tt.schema)
 			}
-			s := ref.Value
-			if s.Properties == nil && len(s.OneOf) > 0 { // a string or an object
-				for _, alt := range s.OneOf {
-					if alt.Value.Properties != nil {
-						s = alt.Value
-					}
-				}
-			}
+			props, required := objectShape(ref.Value)
 			var described []string
-			for name := range s.Properties {
+			for name := range props {
 				described = append(described, name)
 			}
 			sort.Strings(described)
@@ -279,14 +331,20 @@ func TestOpenAPIShapesMatchTheModel(t *testing.T) {
 					t.Errorf("%s describes %s, which the service computes", tt.schema, f)
 				}
 			}
+			if tt.answer {
+				// What the service always writes is required.
+				for _, f := range alwaysWritten(reflect.TypeOf(tt.model)) {
+					if !slices.Contains(required, f) {
+						t.Errorf("%s: the service always writes %s, which the document does not require", tt.schema, f)
+					}
+				}
+				return
+			}
 			// What a Go program (the Go client) writes as null in a
 			// request must be allowed to be null. (The service writes
 			// empty lists, not null, in its answers.)
-			if tt.answer {
-				return
-			}
 			for _, f := range nullFields(reflect.TypeOf(tt.model)) {
-				if p := s.Properties[f]; p != nil && !p.Value.Nullable {
+				if p := props[f]; p != nil && !p.Value.Nullable {
 					t.Errorf("%s.%s is written as null when unset, and the document does not allow null", tt.schema, f)
 				}
 			}
@@ -399,5 +457,155 @@ func TestOpenAPIRejectsWhatTheServiceRejects(t *testing.T) {
 				t.Error("validates")
 			}
 		})
+	}
+}
+
+// TestOpenAPIEveryFieldDescribed: every property of every schema, in the
+// components and inline in the operations, says what it is (a property
+// that is only a reference takes its component's description), and the
+// tenancy request bodies say which fields they require.
+func TestOpenAPIEveryFieldDescribed(t *testing.T) {
+	doc := loadOpenAPI(t)
+	seen := map[*openapi3.Schema]bool{}
+	var walk func(path string, ref *openapi3.SchemaRef)
+	walk = func(path string, ref *openapi3.SchemaRef) {
+		if ref == nil || ref.Value == nil || seen[ref.Value] {
+			return
+		}
+		s := ref.Value
+		seen[s] = true
+		for name, p := range s.Properties {
+			if p.Value != nil && strings.TrimSpace(p.Value.Description) == "" {
+				t.Errorf("%s.%s has no description", path, name)
+			}
+			walk(path+"."+name, p)
+		}
+		walk(path+"[]", s.Items)
+		walk(path+"{}", s.AdditionalProperties.Schema)
+		for _, list := range []openapi3.SchemaRefs{s.OneOf, s.AnyOf, s.AllOf} {
+			for _, x := range list {
+				walk(path, x)
+			}
+		}
+	}
+	for name, s := range doc.Components.Schemas {
+		walk(name, s)
+	}
+	for p, item := range doc.Paths.Map() {
+		for m, op := range item.Operations() {
+			if op.RequestBody != nil {
+				for ct, mt := range op.RequestBody.Value.Content {
+					walk(m+" "+p+" "+ct, mt.Schema)
+				}
+			}
+			for code, r := range op.Responses.Map() {
+				for ct, mt := range r.Value.Content {
+					walk(m+" "+p+" "+code+" "+ct, mt.Schema)
+				}
+			}
+		}
+	}
+	for name, want := range map[string][]string{
+		"CompanyForm": {"TipoIdentificacion", "Identificacion", "RazonSocial", "Provincia", "Canton", "Distrito", "OtrasSenas", "CorreoElectronico"},
+		"BranchInput": {"sucursal"},
+		"UserRequest": {"usuario"},
+	} {
+		if got := doc.Components.Schemas[name].Value.Required; !slices.Equal(got, want) {
+			t.Errorf("%s requires %v, the service %v", name, got, want)
+		}
+	}
+}
+
+// TestOpenAPITenancyRequests: the company form and the branch body name
+// exactly the fields the service reads (tenant.CompanyInput and
+// tenant.BranchInput, under their form and JSON names, and the older
+// spellings it accepts).
+func TestOpenAPITenancyRequests(t *testing.T) {
+	doc := loadOpenAPI(t)
+	names := func(ty reflect.Type, rename map[string]string, lower bool, aliases ...string) []string {
+		out := aliases
+		for i := range ty.NumField() {
+			n := ty.Field(i).Name
+			if r, ok := rename[n]; ok {
+				n = r
+			} else if lower {
+				n = strings.ToLower(n[:1]) + n[1:]
+			}
+			out = append(out, n)
+		}
+		sort.Strings(out)
+		return out
+	}
+	for _, tt := range []struct {
+		schema string
+		want   []string
+	}{
+		{"CompanyForm", names(reflect.TypeOf(tenant.CompanyInput{}), map[string]string{"Certificate": "Certificado", "CertificatePIN": "Clave"},
+			false, "NumeroIdentificacion", "MonedaIdLocal", "MonedaIdExtranjera")},
+		{"BranchInput", names(reflect.TypeOf(tenant.BranchInput{}), nil, true, "monedaIdLocal", "monedaIdExtranjera")},
+	} {
+		var got []string
+		for n := range doc.Components.Schemas[tt.schema].Value.Properties {
+			got = append(got, n)
+		}
+		sort.Strings(got)
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%s names %v\nthe service reads %v", tt.schema, got, tt.want)
+		}
+	}
+}
+
+// TestOpenAPICodeFieldsReferTheirList: the fields of an assortment's
+// component (LineaDetalleSurtido, ImpuestoSurtido, DescuentoSurtido) refer
+// to the same code lists as their twins in a line (LineaDetalle, Impuesto,
+// Descuento), as the v4.4 schema types them.
+func TestOpenAPICodeFieldsReferTheirList(t *testing.T) {
+	doc := loadOpenAPI(t)
+	// codeList is the *Code component a property refers to, directly or
+	// through an allOf or anyOf.
+	codeList := func(ref *openapi3.SchemaRef) string {
+		refs := []*openapi3.SchemaRef{ref}
+		refs = append(refs, ref.Value.AllOf...)
+		refs = append(refs, ref.Value.AnyOf...)
+		for _, r := range refs {
+			if name := strings.TrimPrefix(r.Ref, "#/components/schemas/"); strings.HasSuffix(name, "Code") {
+				return name
+			}
+		}
+		return ""
+	}
+	pairs := 0
+	for comp, s := range doc.Components.Schemas {
+		twinName, ok := strings.CutSuffix(comp, "Surtido")
+		if !ok {
+			continue
+		}
+		twin := doc.Components.Schemas[twinName]
+		if twin == nil {
+			t.Errorf("%s has no twin %s", comp, twinName)
+			continue
+		}
+		for name, p := range twin.Value.Properties {
+			list := codeList(p)
+			if list == "" {
+				continue
+			}
+			// unidadMedida → unidadMedidaSurtido; Impuesto's codigo →
+			// codigoImpuestoSurtido.
+			sp := s.Value.Properties[name+"Surtido"]
+			if sp == nil {
+				sp = s.Value.Properties[name+twinName+"Surtido"]
+			}
+			if sp == nil {
+				continue
+			}
+			pairs++
+			if got := codeList(sp); got != list {
+				t.Errorf("%s's twin of %s.%s refers to %q, not %s", comp, twinName, name, got, list)
+			}
+		}
+	}
+	if pairs < 5 {
+		t.Errorf("only %d surtido twins found", pairs)
 	}
 }
