@@ -620,3 +620,47 @@ func TestOpenAPICodeFieldsReferTheirList(t *testing.T) {
 		t.Errorf("only %d surtido twins found", pairs)
 	}
 }
+
+// TestOpenAPITenancyExamplesAccepted sends the company form's, the
+// branch body's and the user body's examples, as they stand, to the
+// gateway over the real tenant service: each is accepted (and, as every
+// call of these tests, agrees with the document).
+func TestOpenAPITenancyExamplesAccepted(t *testing.T) {
+	doc := loadOpenAPI(t)
+	example := func(name string) map[string]any {
+		v, ok := doc.Components.Schemas[name].Value.Example.(map[string]any)
+		if !ok {
+			t.Fatalf("%s has no example", name)
+		}
+		return v
+	}
+	w := newWorld(t)
+	form := map[string]string{}
+	for k, v := range example("CompanyForm") {
+		form[k] = fmt.Sprint(v)
+	}
+	ct, body := multipartBody(t, form, nil)
+	r := w.do(t, "POST", "/api/companies/v4", &w.admin, ct, body)
+	if r.status != 200 {
+		t.Fatalf("the company form's example: %d %s", r.status, r.body)
+	}
+	company := r.object(t)
+	owner := creds{token: company["apiToken"].(string), user: company["usuario"].(string), pass: company["contrasena"].(string)}
+	branchBody, err := json.Marshal(example("BranchInput"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = w.do(t, "POST", fmt.Sprintf("/api/companies/%d/branches/v4", num(company["companiaId"])), &owner, "application/json", branchBody)
+	if r.status != 200 {
+		t.Fatalf("the branch body's example: %d %s", r.status, r.body)
+	}
+	branch := r.object(t)
+	userBody, err := json.Marshal(example("UserRequest"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = w.do(t, "POST", fmt.Sprintf("/api/companies/%d/branches/%d/users/v4", num(company["companiaId"]), num(branch["id"])), &owner, "application/json", userBody)
+	if r.status != 200 {
+		t.Fatalf("the user body's example: %d %s", r.status, r.body)
+	}
+}
