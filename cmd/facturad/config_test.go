@@ -350,8 +350,9 @@ func settingValue(t *testing.T, c *Config, name string) any {
 // environment variable it is read from, which must be read.
 func checkFlagNotes(t *testing.T, fs *commandFlags, f *flag.Flag, notes string) {
 	t.Helper()
-	inner, ok := strings.CutPrefix(notes, "(")
-	if inner, ok = strings.CutSuffix(inner, ")"); !ok {
+	inner, open := strings.CutPrefix(notes, "(")
+	inner, closed := strings.CutSuffix(inner, ")")
+	if !open || !closed {
 		t.Errorf("--%s: notes %q not in parentheses", f.Name, notes)
 		return
 	}
