@@ -19,6 +19,11 @@
 # work in schemas and key prefixes of their own, and drop their schemas.
 # Without apt-get, or without root or sudo, it says which packages to
 # install instead of installing them.
+#
+# While it installs, /usr/sbin/policy-rc.d keeps the packages from starting
+# their system-wide services; it is written only when absent and removed
+# on every way out. TEST_SH_POLICY_RC_D names another file for it (the
+# script's own test uses it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . deploy/lib.sh
@@ -63,12 +68,14 @@ cannot_install() {
 	exit 1
 }
 
-# policy_added is set while this script's /usr/sbin/policy-rc.d exists; it
-# is removed on every way out, failures and interrupts included.
+# policy_added is set while this script's policy-rc.d exists; it is
+# removed on every way out, failures and interrupts included. One that was
+# there before is neither replaced nor removed.
+policy_rc_d=${TEST_SH_POLICY_RC_D:-/usr/sbin/policy-rc.d}
 policy_added=
 remove_policy() {
 	if [[ -n $policy_added ]]; then
-		as_root rm -f /usr/sbin/policy-rc.d || log "could not remove /usr/sbin/policy-rc.d: remove it by hand"
+		as_root rm -f "$policy_rc_d" || log "could not remove $policy_rc_d: remove it by hand"
 		policy_added=
 	fi
 }
@@ -98,9 +105,9 @@ if ((${#missing[@]})); then
 		cannot_install "not root, and sudo is not available"
 	fi
 	log "installing ${missing[*]}"
-	if [[ ! -e /usr/sbin/policy-rc.d ]]; then
+	if [[ ! -e $policy_rc_d ]]; then
 		policy_added=1 # set first: an interrupt while it is written still removes it
-		as_root sh -c 'printf "#!/bin/sh\nexit 101\n" > /usr/sbin/policy-rc.d && chmod 755 /usr/sbin/policy-rc.d'
+		as_root sh -c 'printf "#!/bin/sh\nexit 101\n" > "$1" && chmod 755 "$1"' sh "$policy_rc_d"
 	fi
 	as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq
 	as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -9,7 +9,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // strippedPath is a PATH of only the basic tools test.sh needs before it
@@ -37,16 +39,11 @@ func TestTestShWithoutApt(t *testing.T) {
 	if out, err := exec.Command(bash, "-n", "test.sh").CombinedOutput(); err != nil {
 		t.Fatalf("bash -n test.sh: %v\n%s", err, out)
 	}
-	const policy = "/usr/sbin/policy-rc.d"
-	_, statErr := os.Stat(policy)
-	policyBefore := statErr == nil
-
 	tests := []struct {
-		name     string
-		env      []string
-		want     []string // in the message
-		wantNot  []string
-		external bool
+		name    string
+		env     []string
+		want    []string // in the message
+		wantNot []string
 	}{
 		{
 			name: "error/own services: packages named, and how to use running ones",
@@ -62,8 +59,9 @@ func TestTestShWithoutApt(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			policy := filepath.Join(t.TempDir(), "policy-rc.d")
 			cmd := exec.Command(bash, "test.sh")
-			cmd.Env = append([]string{"PATH=" + strippedPath(t), "HOME=" + t.TempDir()}, tt.env...)
+			cmd.Env = append([]string{"PATH=" + strippedPath(t), "HOME=" + t.TempDir(), "TEST_SH_POLICY_RC_D=" + policy}, tt.env...)
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
 			err := cmd.Run()
@@ -82,9 +80,163 @@ func TestTestShWithoutApt(t *testing.T) {
 					t.Errorf("%q in:\n%s", w, msg)
 				}
 			}
-			if _, err := os.Stat(policy); !policyBefore && err == nil {
+			if _, err := os.Stat(policy); err == nil {
 				t.Errorf("%s left behind", policy)
 			}
 		})
+	}
+}
+
+// fakeApt is an apt-get that records each call, and whether the
+// policy-rc.d file was there and what it said, in $FAKE_APT_LOG; its
+// install fails with FAKE_APT=fail, and with FAKE_APT=hang it marks
+// $FAKE_APT_LOG.started and waits to be interrupted.
+const fakeApt = `#!/bin/sh
+{
+	echo "apt-get $*"
+	if [ -e "$TEST_SH_POLICY_RC_D" ]; then echo "policy-rc.d:"; cat "$TEST_SH_POLICY_RC_D"; else echo "no policy-rc.d"; fi
+} >>"$FAKE_APT_LOG"
+[ "$1" = install ] || exit 0
+case "$FAKE_APT" in
+fail) exit 100 ;;
+hang) : >"$FAKE_APT_LOG.started"; sleep 120 ;;
+esac
+exit 0
+`
+
+// TestTestShPolicyRcD runs test.sh's install step with a fake apt-get
+// first on PATH (and an id that says root): the policy-rc.d it writes is
+// in place while apt-get runs, and gone afterwards whether the install
+// succeeds, fails or is interrupted; one that was there before is left as
+// it was. The services are given (TEST_DATABASE_URL, TEST_REDIS_URL), so
+// after the install the script only runs the --run command.
+func TestTestShPolicyRcD(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("no bash")
+	}
+	const ours = "#!/bin/sh\nexit 101\n"
+	tests := []struct {
+		name     string
+		apt      string         // FAKE_APT
+		signal   syscall.Signal // sent to the script's process group once apt-get installs
+		before   string         // the policy-rc.d there before, if any
+		wantExit int
+	}{
+		{name: "ok/install succeeds", wantExit: 0},
+		{name: "error/install fails", apt: "fail", wantExit: 100},
+		{name: "error/interrupted during the install", apt: "hang", signal: syscall.SIGINT, wantExit: 130},
+		{name: "error/terminated during the install", apt: "hang", signal: syscall.SIGTERM, wantExit: 130},
+		{name: "ok/a policy-rc.d there before is kept", before: "#!/bin/sh\n# the host's own\nexit 0\n", wantExit: 0},
+		{name: "error/a policy-rc.d there before is kept when the install fails", apt: "fail", before: "#!/bin/sh\n# the host's own\nexit 0\n", wantExit: 100},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := strippedPath(t)
+			for _, tool := range []string{"sh", "env", "chmod", "sleep"} {
+				p, err := exec.LookPath(tool)
+				if err != nil {
+					t.Skipf("%s: %v", tool, err)
+				}
+				if err := os.Symlink(p, filepath.Join(path, tool)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.WriteFile(filepath.Join(path, "apt-get"), []byte(fakeApt), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(path, "id"), []byte("#!/bin/sh\necho 0\n"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			policy, aptLog, ran := filepath.Join(dir, "policy-rc.d"), filepath.Join(dir, "apt.log"), filepath.Join(dir, "ran")
+			if tt.before != "" {
+				if err := os.WriteFile(policy, []byte(tt.before), 0o755); err != nil {
+					t.Fatal(err)
+				}
+			}
+			cmd := exec.Command(bash, "test.sh", "--run", "bash", "-c", `if [ -e "$2" ]; then echo present; else echo absent; fi >"$1"`, "run", ran, policy)
+			cmd.Env = []string{"PATH=" + path, "HOME=" + t.TempDir(), "TEST_SH_POLICY_RC_D=" + policy,
+				"FAKE_APT_LOG=" + aptLog, "FAKE_APT=" + tt.apt,
+				"TEST_DATABASE_URL=postgres://u@127.0.0.1:1/db", "TEST_REDIS_URL=redis://127.0.0.1:1/0"}
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }()
+			if tt.signal != 0 {
+				waitForFile(t, aptLog+".started")
+				if err := syscall.Kill(-cmd.Process.Pid, tt.signal); err != nil {
+					t.Fatal(err)
+				}
+			}
+			err := cmd.Wait()
+			code := 0
+			var exit *exec.ExitError
+			if errors.As(err, &exit) {
+				code = exit.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if code != tt.wantExit {
+				t.Errorf("exit status %d, want %d\n%s", code, tt.wantExit, &stderr)
+			}
+
+			log, err := os.ReadFile(aptLog)
+			if err != nil {
+				t.Fatalf("apt-get never ran: %v\n%s", err, &stderr)
+			}
+			// apt-get found the policy in place, ours or the one there
+			// before, at each call.
+			want := ours
+			if tt.before != "" {
+				want = tt.before
+			}
+			calls := strings.Split(string(log), "apt-get ")[1:]
+			if len(calls) != 2 || !strings.HasPrefix(calls[0], "update") || !strings.HasPrefix(calls[1], "install") {
+				t.Fatalf("apt-get calls:\n%s", log)
+			}
+			for _, c := range calls {
+				if !strings.Contains(c, "\npolicy-rc.d:\n"+want) {
+					t.Errorf("apt-get ran without the policy %q:\n%s", want, c)
+				}
+			}
+			got, err := os.ReadFile(policy)
+			switch {
+			case tt.before == "" && err == nil:
+				t.Errorf("policy-rc.d left behind: %q", got)
+			case tt.before == "" && !errors.Is(err, os.ErrNotExist):
+				t.Fatal(err)
+			case tt.before != "" && string(got) != tt.before:
+				t.Errorf("the policy-rc.d there before became %q (%v)", got, err)
+			}
+			// The run command runs only after a successful install, with
+			// our policy gone by then (and the one there before still
+			// there).
+			saw, err := os.ReadFile(ran)
+			if (err == nil) != (tt.wantExit == 0) {
+				t.Errorf("the --run command ran: %v, want %v", err == nil, tt.wantExit == 0)
+			}
+			if wantSaw := map[bool]string{true: "present\n", false: "absent\n"}[tt.before != ""]; err == nil && string(saw) != wantSaw {
+				t.Errorf("the --run command found the policy-rc.d %q, want %q", saw, wantSaw)
+			}
+		})
+	}
+}
+
+// waitForFile waits until name exists, for at most a generous minute.
+func waitForFile(t *testing.T, name string) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		if _, err := os.Stat(name); err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never appeared", name)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }

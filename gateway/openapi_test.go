@@ -1,10 +1,12 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -163,6 +165,75 @@ func modelFields(t reflect.Type) []string {
 	return out
 }
 
+// nullFields returns the JSON names of a struct type's fields that
+// encoding/json writes as null when unset (slices, maps and pointers
+// without omitempty), embedded structs flattened.
+func nullFields(t reflect.Type) []string {
+	var out []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch k := f.Type.Kind(); {
+		case f.Anonymous && name == "":
+			out = append(out, nullFields(f.Type)...)
+		case name == "-" || !f.IsExported() || strings.Contains(opts, "omitempty") || strings.Contains(opts, "omitzero"):
+		case k == reflect.Slice || k == reflect.Map || k == reflect.Pointer:
+			if name == "" {
+				name = f.Name
+			}
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// alwaysWritten returns the JSON names of a struct type's fields that
+// encoding/json always writes (no omitempty), embedded structs flattened.
+func alwaysWritten(t reflect.Type) []string {
+	var out []string
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch {
+		case f.Anonymous && name == "":
+			out = append(out, alwaysWritten(f.Type)...)
+		case name == "-" || !f.IsExported() || strings.Contains(opts, "omitempty") || strings.Contains(opts, "omitzero"):
+		case name == "":
+			out = append(out, f.Name)
+		default:
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// objectShape returns the properties and required names of an object
+// schema with what it is composed of (allOf members; for a string-or-object
+// oneOf, the object).
+func objectShape(s *openapi3.Schema) (map[string]*openapi3.SchemaRef, []string) {
+	props := map[string]*openapi3.SchemaRef{}
+	var required []string
+	var add func(s *openapi3.Schema)
+	add = func(s *openapi3.Schema) {
+		for k, v := range s.Properties {
+			props[k] = v
+		}
+		required = append(required, s.Required...)
+		for _, m := range s.AllOf {
+			add(m.Value)
+		}
+		if s.Properties == nil {
+			for _, alt := range s.OneOf {
+				if alt.Value.Properties != nil {
+					add(alt.Value)
+				}
+			}
+		}
+	}
+	add(s)
+	return props, required
+}
+
 // TestOpenAPIShapesMatchTheModel holds every described body to the Go type
 // the service decodes or encodes: an answer's schema has exactly the
 // type's fields; a request's has every field the service reads (the
@@ -175,80 +246,88 @@ func TestOpenAPIShapesMatchTheModel(t *testing.T) {
 		"totalExento", "totalExonerado", "totalNoSujeto", "totalVenta", "totalDescuentos", "totalVentaNeta",
 		"totalDesgloseImpuesto", "totalImpuesto", "totalImpAsumEmisorFabrica", "totalIVADevuelto", "totalOtrosCargos",
 		"totalComprobante"}
-	tests := []struct {
+	type shape struct {
 		schema     string
 		model      any
 		goOnly     []string // computed by the service: not read on input
 		schemaOnly []string // accepted older spellings
-	}{
-		{"SendDocumentRequest", hacienda.SendDocumentRequest{}, nil, nil},
-		{"CalculateRequest", hacienda.CalculateRequest{}, nil, nil},
-		{"Receptor", hacienda.ReceptorRequest{}, nil, nil},
-		{"Identificacion", hacienda.IdentificacionRequest{}, nil, nil},
-		{"Ubicacion", hacienda.Ubicacion{}, nil, nil},
-		{"Telefono", hacienda.Telefono{}, nil, nil},
-		{"LineaDetalle", hacienda.LineaDetalle{}, []string{"impuestoAsumidoEmisorFabrica", "impuestoNeto", "montoTotalLinea"}, nil},
-		{"CodigoComercial", hacienda.CodigoComercial{}, nil, nil},
-		{"Descuento", hacienda.Descuento{}, nil, nil},
-		{"Impuesto", hacienda.Impuesto{}, []string{"monto"}, nil},
-		{"DatosImpuestoEspecifico", hacienda.DatosImpuestoEspecifico{}, nil, nil},
-		{"Exoneracion", hacienda.Exoneracion{}, []string{"montoExoneracion"}, nil},
-		{"LineaDetalleSurtido", hacienda.LineaDetalleSurtido{}, nil, nil},
-		{"DescuentoSurtido", hacienda.DescuentoSurtido{}, nil, nil},
-		{"ImpuestoSurtido", hacienda.ImpuestoSurtido{}, nil, nil},
-		{"DatosImpuestoEspecificoSurtido", hacienda.DatosImpuestoEspecificoSurtido{}, nil, nil},
-		{"OtroCargo", hacienda.OtroCargo{}, nil, nil},
-		{"ResumenFactura", hacienda.ResumenFactura{}, totals, nil},
-		{"CodigoTipoMoneda", hacienda.CodigoTipoMoneda{}, nil, nil},
-		{"MedioPago", hacienda.MedioPago{}, nil, nil},
-		{"InformacionReferencia", hacienda.InformacionReferencia{}, nil, []string{"tipoDoc", "fechaEmision"}},
-		{"Otros", hacienda.Otros{}, nil, nil},
-		{"OtroTexto", hacienda.OtroTexto{}, nil, nil},
+		answer     bool     // an answer: the service writes empty lists, not null
+	}
+	tests := []shape{
+		{"SendDocumentRequest", hacienda.SendDocumentRequest{}, nil, nil, false},
+		{"CalculateRequest", hacienda.CalculateRequest{}, nil, nil, false},
+		{"Receptor", hacienda.ReceptorRequest{}, nil, nil, false},
+		{"Identificacion", hacienda.IdentificacionRequest{}, nil, nil, false},
+		{"Ubicacion", hacienda.Ubicacion{}, nil, nil, false},
+		{"Telefono", hacienda.Telefono{}, nil, nil, false},
+		{"LineaDetalle", hacienda.LineaDetalle{}, []string{"impuestoAsumidoEmisorFabrica", "impuestoNeto", "montoTotalLinea"}, nil, false},
+		{"CodigoComercial", hacienda.CodigoComercial{}, nil, nil, false},
+		{"Descuento", hacienda.Descuento{}, nil, nil, false},
+		{"Impuesto", hacienda.Impuesto{}, []string{"monto"}, nil, false},
+		{"DatosImpuestoEspecifico", hacienda.DatosImpuestoEspecifico{}, nil, nil, false},
+		{"Exoneracion", hacienda.Exoneracion{}, []string{"montoExoneracion"}, nil, false},
+		{"LineaDetalleSurtido", hacienda.LineaDetalleSurtido{}, nil, nil, false},
+		{"DescuentoSurtido", hacienda.DescuentoSurtido{}, nil, nil, false},
+		{"ImpuestoSurtido", hacienda.ImpuestoSurtido{}, nil, nil, false},
+		{"DatosImpuestoEspecificoSurtido", hacienda.DatosImpuestoEspecificoSurtido{}, nil, nil, false},
+		{"OtroCargo", hacienda.OtroCargo{}, nil, nil, false},
+		{"ResumenFactura", hacienda.ResumenFactura{}, totals, nil, false},
+		{"CodigoTipoMoneda", hacienda.CodigoTipoMoneda{}, nil, nil, false},
+		{"MedioPago", hacienda.MedioPago{}, nil, nil, false},
+		{"InformacionReferencia", hacienda.InformacionReferencia{}, nil, []string{"tipoDoc", "fechaEmision"}, false},
+		{"Otros", hacienda.Otros{}, nil, nil, false},
+		{"OtroTexto", hacienda.OtroTexto{}, nil, nil, false},
 		// Answers.
-		{"Document", documentAnswer{}, nil, nil},
-		{"ReceivedDocument", receivedAnswer{}, nil, nil},
-		{"DocumentList", listAnswer{}, nil, nil},
-		{"ReceivedDocumentList", listAnswer{}, nil, nil},
-		{"AmountsCalculateDocumentResponse", hacienda.AmountsCalculateDocumentResponse{}, nil, nil},
-		{"LineaCalculada", hacienda.CalculatedLine{}, nil, nil},
-		{"DescuentoCalculado", hacienda.CalculatedDescuento{}, nil, nil},
-		{"ImpuestoCalculado", hacienda.CalculatedImpuesto{}, nil, nil},
-		{"ExoneracionCalculada", hacienda.Exoneracion{}, nil, nil},
-		{"DatosImpuestoEspecificoCalculado", hacienda.DatosImpuestoEspecifico{}, nil, nil},
-		{"OtroCargoCalculado", hacienda.OtroCargo{}, nil, nil},
-		{"IdentificacionCalculada", hacienda.Identificacion{}, nil, nil},
-		{"ResumenCalculado", hacienda.CalculatedResumen{}, nil, nil},
-		{"CodigoTipoMonedaCalculado", hacienda.CodigoTipoMoneda{}, nil, nil},
-		{"TotalDesgloseImpuesto", hacienda.TotalDesgloseImpuesto{}, nil, nil},
-		{"MedioPagoCalculado", hacienda.CalculatedMedioPago{}, nil, nil},
+		{"Document", documentAnswer{}, nil, nil, true},
+		{"AmountsCalculateDocumentResponse", hacienda.AmountsCalculateDocumentResponse{}, nil, nil, true},
+		{"LineaCalculada", hacienda.CalculatedLine{}, nil, nil, true},
+		{"DescuentoCalculado", hacienda.CalculatedDescuento{}, nil, nil, true},
+		{"ImpuestoCalculado", hacienda.CalculatedImpuesto{}, nil, nil, true},
+		{"ExoneracionCalculada", hacienda.Exoneracion{}, nil, nil, true},
+		{"DatosImpuestoEspecificoCalculado", hacienda.DatosImpuestoEspecifico{}, nil, nil, true},
+		{"OtroCargoCalculado", hacienda.OtroCargo{}, nil, nil, true},
+		{"IdentificacionCalculada", hacienda.Identificacion{}, nil, nil, true},
+		{"ResumenCalculado", hacienda.CalculatedResumen{}, nil, nil, true},
+		{"CodigoTipoMonedaCalculado", hacienda.CodigoTipoMoneda{}, nil, nil, true},
+		{"TotalDesgloseImpuesto", hacienda.TotalDesgloseImpuesto{}, nil, nil, true},
+		{"MedioPagoCalculado", hacienda.CalculatedMedioPago{}, nil, nil, true},
+		{"CompanySearch", companyAnswer{}, nil, nil, true},
+		{"Company", companyDetailAnswer{}, nil, nil, true},
+		{"UpdateCompanyResponse", updateCompanyAnswer{}, nil, nil, true},
+		{"CreateCompanyResponse", createCompanyAnswer{}, nil, nil, true},
+		{"Branch", branchAnswer{}, nil, nil, true},
+		{"CreateBranchResponse", createBranchAnswer{}, nil, nil, true},
+		{"UpdateBranchResponse", updateBranchAnswer{}, nil, nil, true},
+		{"Credentials", credentialsAnswer{}, nil, nil, true},
+		{"APIUser", apiUserAnswer{}, nil, nil, true},
+		{"ReceivedDocument", receivedAnswer{}, nil, nil, true},
+		{"DocumentList", listAnswer{}, nil, nil, true},
+		{"ReceivedDocumentList", listAnswer{}, nil, nil, true},
 		// Delivery (A.12).
 		{"WebhookRequest", struct {
 			URL     string   `json:"url"`
 			Eventos []string `json:"eventos"`
-		}{}, nil, nil},
-		{"Webhook", webhookAnswer{}, nil, nil},
-		{"WebhookCreated", webhookCreated{}, nil, nil},
-		{"Delivery", deliveryAnswer{}, nil, nil},
-		{"DeliveryLog", deliveryPage{}, nil, nil},
-		{"DocumentEmail", emailAnswer{}, nil, nil},
-		{"EmailRejection", tenant.EmailRejection{}, nil, nil},
+		}{}, nil, nil, false},
+		{"Webhook", webhookAnswer{}, nil, nil, true},
+		{"WebhookCreated", webhookCreated{}, nil, nil, true},
+		{"Delivery", deliveryAnswer{}, nil, nil, true},
+		{"DeliveryLog", deliveryPage{}, nil, nil, true},
+		{"DocumentEmail", emailAnswer{}, nil, nil, true},
+		{"EmailRejection", tenant.EmailRejection{}, nil, nil, true},
 	}
+	// filled are the fields the Go type may leave out that the service
+	// fills in every answer: calcCurrency sets tipoCambio 1 for colones and
+	// refuses a foreign currency without one.
+	filled := map[string][]string{"CodigoTipoMonedaCalculado": {"tipoCambio"}}
 	for _, tt := range tests {
 		t.Run(tt.schema, func(t *testing.T) {
 			ref := doc.Components.Schemas[tt.schema]
 			if ref == nil {
 				t.Fatalf("no component %s", tt.schema)
 			}
-			s := ref.Value
-			if s.Properties == nil && len(s.OneOf) > 0 { // a string or an object
-				for _, alt := range s.OneOf {
-					if alt.Value.Properties != nil {
-						s = alt.Value
-					}
-				}
-			}
+			props, required := objectShape(ref.Value)
 			var described []string
-			for name := range s.Properties {
+			for name := range props {
 				described = append(described, name)
 			}
 			sort.Strings(described)
@@ -268,14 +347,40 @@ func TestOpenAPIShapesMatchTheModel(t *testing.T) {
 					t.Errorf("%s describes %s, which the service computes", tt.schema, f)
 				}
 			}
+			if tt.answer {
+				// What the service always writes is required, and only
+				// that.
+				always := alwaysWritten(reflect.TypeOf(tt.model))
+				for _, f := range always {
+					if !slices.Contains(required, f) {
+						t.Errorf("%s: the service always writes %s, which the document does not require", tt.schema, f)
+					}
+				}
+				for _, f := range required {
+					if !slices.Contains(always, f) && !slices.Contains(filled[tt.schema], f) {
+						t.Errorf("%s requires %s, which the service leaves out when empty", tt.schema, f)
+					}
+				}
+				return
+			}
+			// What a Go program (the Go client) writes as null in a
+			// request must be allowed to be null. (The service writes
+			// empty lists, not null, in its answers.)
+			for _, f := range nullFields(reflect.TypeOf(tt.model)) {
+				if p := props[f]; p != nil && !p.Value.Nullable {
+					t.Errorf("%s.%s is written as null when unset, and the document does not allow null", tt.schema, f)
+				}
+			}
 		})
 	}
 }
 
-// TestOpenAPIExamples: the send call's examples are the files of
-// docs/examples, and each validates against the send request's schema
-// (the document's own validation above checks them too; this names the
-// file that fails).
+// TestOpenAPIExamples: the send and calculate calls' examples are the
+// files of docs/examples, each validating against the request's schema
+// (the document's own validation checks them too; this names the file
+// that fails). No placeholder is served: where a file refers to another
+// example's document, the served example holds a well-formed sample clave
+// and its date, and its description says what to put there instead.
 func TestOpenAPIExamples(t *testing.T) {
 	doc := loadOpenAPI(t)
 	all, err := examples.All()
@@ -285,30 +390,67 @@ func TestOpenAPIExamples(t *testing.T) {
 	if len(all) < 9 {
 		t.Fatalf("%d examples", len(all))
 	}
-	mt := doc.Paths.Value("/api/documents/v4").Post.RequestBody.Value.Content.Get("application/json")
-	if len(mt.Examples) != len(all) {
-		t.Errorf("%d examples in the document, %d files", len(mt.Examples), len(all))
+	served, err := OpenAPI()
+	if err != nil {
+		t.Fatal(err)
 	}
-	types := map[string]bool{}
-	for _, ex := range all {
-		t.Run(ex.Name, func(t *testing.T) {
-			var v map[string]any
-			if err := json.Unmarshal(ex.Body, &v); err != nil {
-				t.Fatal(err)
-			}
-			types[fmt.Sprint(v["tipo_documento"])] = true
-			in := mt.Examples[ex.Name]
-			if in == nil || !reflect.DeepEqual(in.Value.Value, v) {
-				t.Fatalf("the document's example %s is not the file", ex.Name)
-			}
-			if err := mt.Schema.Value.VisitJSON(v); err != nil {
-				t.Errorf("does not validate: %v", err)
-			}
-		})
+	if bytes.Contains(served, []byte("{{")) {
+		t.Error("the served document holds a {{placeholder}}")
 	}
-	for _, tipo := range hacienda.DocumentTypes {
-		if !types[string(tipo)] {
-			t.Errorf("no example of document type %s", tipo)
+	for _, path := range []string{"/api/documents/v4", "/api/documents/calculate/v4"} {
+		mt := doc.Paths.Value(path).Post.RequestBody.Value.Content.Get("application/json")
+		if len(mt.Examples) != len(all) {
+			t.Errorf("%s: %d examples in the document, %d files", path, len(mt.Examples), len(all))
+		}
+		types := map[string]bool{}
+		for _, ex := range all {
+			t.Run(path+"/"+ex.Name, func(t *testing.T) {
+				in := mt.Examples[ex.Name]
+				if in == nil {
+					t.Fatal("not in the document")
+				}
+				v, ok := in.Value.Value.(map[string]any)
+				if !ok {
+					t.Fatalf("not an object: %v", in.Value.Value)
+				}
+				types[fmt.Sprint(v["tipo_documento"])] = true
+				// The file with each placeholder replaced by what was
+				// served there.
+				claves := map[string]string{}
+				refs, _ := v["informacionReferencia"].([]any)
+				for i, need := range ex.Needs {
+					if i >= len(refs) {
+						t.Fatalf("needs %s, serves %d references", need, len(refs))
+					}
+					ref := refs[i].(map[string]any)
+					claves[need] = fmt.Sprint(ref["numero"])
+					if !regexp.MustCompile(`^506[0-9]{47}$`).MatchString(claves[need]) {
+						t.Errorf("sample clave %q", claves[need])
+					}
+					if !strings.Contains(in.Value.Description, need) || !strings.Contains(in.Value.Description, "in their place") {
+						t.Errorf("the description does not say what to put in place of %s's sample: %q", need, in.Value.Description)
+					}
+				}
+				filled, err := examples.Fill(ex.Body, claves)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var want map[string]any
+				if err := json.Unmarshal(filled, &want); err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(v, want) {
+					t.Fatalf("the document's example is not the file")
+				}
+				if err := mt.Schema.Value.VisitJSON(v); err != nil {
+					t.Errorf("does not validate: %v", err)
+				}
+			})
+		}
+		for _, tipo := range hacienda.DocumentTypes {
+			if !types[string(tipo)] {
+				t.Errorf("%s: no example of document type %s", path, tipo)
+			}
 		}
 	}
 }
@@ -338,5 +480,199 @@ func TestOpenAPIRejectsWhatTheServiceRejects(t *testing.T) {
 				t.Error("validates")
 			}
 		})
+	}
+}
+
+// TestOpenAPIEveryFieldDescribed: every property of every schema, in the
+// components and inline in the operations, says what it is (a property
+// that is only a reference takes its component's description), and the
+// tenancy request bodies say which fields they require.
+func TestOpenAPIEveryFieldDescribed(t *testing.T) {
+	doc := loadOpenAPI(t)
+	seen := map[*openapi3.Schema]bool{}
+	var walk func(path string, ref *openapi3.SchemaRef)
+	walk = func(path string, ref *openapi3.SchemaRef) {
+		if ref == nil || ref.Value == nil || seen[ref.Value] {
+			return
+		}
+		s := ref.Value
+		seen[s] = true
+		for name, p := range s.Properties {
+			if p.Value != nil && strings.TrimSpace(p.Value.Description) == "" {
+				t.Errorf("%s.%s has no description", path, name)
+			}
+			walk(path+"."+name, p)
+		}
+		walk(path+"[]", s.Items)
+		walk(path+"{}", s.AdditionalProperties.Schema)
+		for _, list := range []openapi3.SchemaRefs{s.OneOf, s.AnyOf, s.AllOf} {
+			for _, x := range list {
+				walk(path, x)
+			}
+		}
+	}
+	for name, s := range doc.Components.Schemas {
+		walk(name, s)
+	}
+	for p, item := range doc.Paths.Map() {
+		for m, op := range item.Operations() {
+			if op.RequestBody != nil {
+				for ct, mt := range op.RequestBody.Value.Content {
+					walk(m+" "+p+" "+ct, mt.Schema)
+				}
+			}
+			for code, r := range op.Responses.Map() {
+				for ct, mt := range r.Value.Content {
+					walk(m+" "+p+" "+code+" "+ct, mt.Schema)
+				}
+			}
+		}
+	}
+	for name, want := range map[string][]string{
+		"CompanyForm": {"TipoIdentificacion", "Identificacion", "RazonSocial", "Provincia", "Canton", "Distrito", "OtrasSenas", "CorreoElectronico"},
+		"BranchInput": {"sucursal"},
+		"UserRequest": {"usuario"},
+	} {
+		if got := doc.Components.Schemas[name].Value.Required; !slices.Equal(got, want) {
+			t.Errorf("%s requires %v, the service %v", name, got, want)
+		}
+	}
+}
+
+// TestOpenAPITenancyRequests: the company form and the branch body name
+// exactly the fields the service reads (tenant.CompanyInput and
+// tenant.BranchInput, under their form and JSON names, and the older
+// spellings it accepts).
+func TestOpenAPITenancyRequests(t *testing.T) {
+	doc := loadOpenAPI(t)
+	names := func(ty reflect.Type, rename map[string]string, lower bool, aliases ...string) []string {
+		out := aliases
+		for i := range ty.NumField() {
+			n := ty.Field(i).Name
+			if r, ok := rename[n]; ok {
+				n = r
+			} else if lower {
+				n = strings.ToLower(n[:1]) + n[1:]
+			}
+			out = append(out, n)
+		}
+		sort.Strings(out)
+		return out
+	}
+	for _, tt := range []struct {
+		schema string
+		want   []string
+	}{
+		{"CompanyForm", names(reflect.TypeOf(tenant.CompanyInput{}), map[string]string{"Certificate": "Certificado", "CertificatePIN": "Clave"},
+			false, "NumeroIdentificacion", "MonedaIdLocal", "MonedaIdExtranjera")},
+		{"BranchInput", names(reflect.TypeOf(tenant.BranchInput{}), nil, true, "monedaIdLocal", "monedaIdExtranjera")},
+	} {
+		var got []string
+		for n := range doc.Components.Schemas[tt.schema].Value.Properties {
+			got = append(got, n)
+		}
+		sort.Strings(got)
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%s names %v\nthe service reads %v", tt.schema, got, tt.want)
+		}
+	}
+}
+
+// TestOpenAPICodeFieldsReferTheirList: the fields of an assortment's
+// component (LineaDetalleSurtido, ImpuestoSurtido, DescuentoSurtido) refer
+// to the same code lists as their twins in a line (LineaDetalle, Impuesto,
+// Descuento), as the v4.4 schema types them.
+func TestOpenAPICodeFieldsReferTheirList(t *testing.T) {
+	doc := loadOpenAPI(t)
+	// codeList is the *Code component a property refers to, directly or
+	// through an allOf or anyOf.
+	codeList := func(ref *openapi3.SchemaRef) string {
+		refs := []*openapi3.SchemaRef{ref}
+		refs = append(refs, ref.Value.AllOf...)
+		refs = append(refs, ref.Value.AnyOf...)
+		for _, r := range refs {
+			if name := strings.TrimPrefix(r.Ref, "#/components/schemas/"); strings.HasSuffix(name, "Code") {
+				return name
+			}
+		}
+		return ""
+	}
+	pairs := 0
+	for comp, s := range doc.Components.Schemas {
+		twinName, ok := strings.CutSuffix(comp, "Surtido")
+		if !ok {
+			continue
+		}
+		twin := doc.Components.Schemas[twinName]
+		if twin == nil {
+			t.Errorf("%s has no twin %s", comp, twinName)
+			continue
+		}
+		for name, p := range twin.Value.Properties {
+			list := codeList(p)
+			if list == "" {
+				continue
+			}
+			// unidadMedida → unidadMedidaSurtido; Impuesto's codigo →
+			// codigoImpuestoSurtido.
+			sp := s.Value.Properties[name+"Surtido"]
+			if sp == nil {
+				sp = s.Value.Properties[name+twinName+"Surtido"]
+			}
+			if sp == nil {
+				continue
+			}
+			pairs++
+			if got := codeList(sp); got != list {
+				t.Errorf("%s's twin of %s.%s refers to %q, not %s", comp, twinName, name, got, list)
+			}
+		}
+	}
+	if pairs < 5 {
+		t.Errorf("only %d surtido twins found", pairs)
+	}
+}
+
+// TestOpenAPITenancyExamplesAccepted sends the company form's, the
+// branch body's and the user body's examples, as they stand, to the
+// gateway over the real tenant service: each is accepted (and, as every
+// call of these tests, agrees with the document).
+func TestOpenAPITenancyExamplesAccepted(t *testing.T) {
+	doc := loadOpenAPI(t)
+	example := func(name string) map[string]any {
+		v, ok := doc.Components.Schemas[name].Value.Example.(map[string]any)
+		if !ok {
+			t.Fatalf("%s has no example", name)
+		}
+		return v
+	}
+	w := newWorld(t)
+	form := map[string]string{}
+	for k, v := range example("CompanyForm") {
+		form[k] = fmt.Sprint(v)
+	}
+	ct, body := multipartBody(t, form, nil)
+	r := w.do(t, "POST", "/api/companies/v4", &w.admin, ct, body)
+	if r.status != 200 {
+		t.Fatalf("the company form's example: %d %s", r.status, r.body)
+	}
+	company := r.object(t)
+	owner := creds{token: company["apiToken"].(string), user: company["usuario"].(string), pass: company["contrasena"].(string)}
+	branchBody, err := json.Marshal(example("BranchInput"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = w.do(t, "POST", fmt.Sprintf("/api/companies/%d/branches/v4", num(company["companiaId"])), &owner, "application/json", branchBody)
+	if r.status != 200 {
+		t.Fatalf("the branch body's example: %d %s", r.status, r.body)
+	}
+	branch := r.object(t)
+	userBody, err := json.Marshal(example("UserRequest"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = w.do(t, "POST", fmt.Sprintf("/api/companies/%d/branches/%d/users/v4", num(company["companiaId"]), num(branch["id"])), &owner, "application/json", userBody)
+	if r.status != 200 {
+		t.Fatalf("the user body's example: %d %s", r.status, r.body)
 	}
 }

@@ -243,7 +243,8 @@ func TestCompanyMultipartDecoding(t *testing.T) {
 	values := map[string]string{
 		"tipoIdentificacion": "02", "IDENTIFICACION": "3101123456", "RazonSocial": "Ñandú S.A.",
 		"FacturacionElectronica": "true", "Clave": "1234", "ContrasenaHacienda": "secret",
-		"MonedaLocal": "CRC",
+		"MonedaLocal": "CRC", "provincia": "1", "Canton": "01", "DISTRITO": "01", "OtrasSenas": "Avenida central",
+		"CorreoElectronico": "facturas@example.com",
 	}
 	for _, path := range []string{"/api/companies/v4", "/api/companies/0/branches/v4"} {
 		ct, body := multipartBody(t, values, map[string][]byte{"Certificado": []byte("p12 bytes")})
@@ -281,7 +282,7 @@ func TestBodyLimits(t *testing.T) {
 	requireA7(t, r, 413)
 
 	// The same size is fine as a multipart company form...
-	ct, body := multipartBody(t, map[string]string{"RazonSocial": "x"}, map[string][]byte{"Certificado": bytes.Repeat([]byte{1}, 8<<10)})
+	ct, body := multipartBody(t, companyForm("3101123456", "Empresa S.A."), map[string][]byte{"Certificado": bytes.Repeat([]byte{1}, 8<<10)})
 	r = b.do(t, "POST", "/api/companies/2/branches/v4", &fakeUser, ct, body)
 	if r.status != 200 {
 		t.Fatalf("multipart under its limit: %d %s", r.status, r.body)

@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/valyala/fasthttp"
 
@@ -22,30 +23,72 @@ var (
 
 // OpenAPI returns the OpenAPI document the service serves at
 // /openapi.json: the one kept beside the handlers with the request bodies
-// of docs/examples as the send call's examples.
+// of docs/examples as the send and calculate calls' examples.
 func OpenAPI() ([]byte, error) {
 	var doc map[string]any
 	if err := json.Unmarshal(openAPIJSON, &doc); err != nil {
 		return nil, fmt.Errorf("gateway: read the OpenAPI document: %w", err)
 	}
-	all, err := examples.All()
+	served, err := servedExamples()
 	if err != nil {
 		return nil, fmt.Errorf("gateway: %w", err)
 	}
-	content, ok := dig(doc, "paths", "/api/documents/v4", "post", "requestBody", "content", "application/json")
-	if !ok {
-		return nil, fmt.Errorf("gateway: the OpenAPI document has no JSON body for the send call")
+	for _, path := range []string{"/api/documents/v4", "/api/documents/calculate/v4"} {
+		content, ok := dig(doc, "paths", path, "post", "requestBody", "content", "application/json")
+		if !ok {
+			return nil, fmt.Errorf("gateway: the OpenAPI document has no JSON body for POST %s", path)
+		}
+		content["examples"] = served
 	}
-	out := make(map[string]any, len(all))
-	for _, ex := range all {
-		out[ex.Name] = map[string]any{"summary": ex.Summary, "value": json.RawMessage(ex.Body)}
-	}
-	content["examples"] = out
 	b, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("gateway: write the OpenAPI document: %w", err)
 	}
 	return b, nil
+}
+
+// servedExamples are the files of docs/examples as OpenAPI examples. A
+// body that refers to another example's document holds placeholders
+// there; served, they are a sample clave and date of the right shape, and
+// the example's description says what to put in their place.
+func servedExamples() (map[string]any, error) {
+	all, err := examples.All()
+	if err != nil {
+		return nil, err
+	}
+	samples := map[string]string{}
+	for i, ex := range all {
+		var head struct {
+			Tipo string `json:"tipo_documento"`
+		}
+		if err := json.Unmarshal(ex.Body, &head); err != nil {
+			return nil, fmt.Errorf("example %s: %w", ex.Name, err)
+		}
+		samples[ex.Name] = sampleClave(head.Tipo, i+1)
+	}
+	out := make(map[string]any, len(all))
+	for _, ex := range all {
+		body, err := examples.Fill(ex.Body, samples)
+		if err != nil {
+			return nil, fmt.Errorf("example %s: %w", ex.Name, err)
+		}
+		e := map[string]any{"summary": ex.Summary, "value": json.RawMessage(body)}
+		if len(ex.Needs) > 0 {
+			e["description"] = fmt.Sprintf("%s. The informacionReferencia entry refers to the document sent from the %s example: "+
+				"its numero and fechaEmisionIR hold a sample clave and date here. Put the clave of your own document "+
+				"(the clave of its send answer) and its issue date in their place: the tax authority refuses a "+
+				"reference to a document it never received.", ex.Summary, strings.Join(ex.Needs, " and "))
+		}
+		out[ex.Name] = e
+	}
+	return out, nil
+}
+
+// sampleClave is a well-formed clave of document type tipo, number n, of
+// the examples' company (cédula jurídica 3101123456), branch 001 and
+// terminal 00001, issued on 21 November 2026 in normal situation.
+func sampleClave(tipo string, n int) string {
+	return fmt.Sprintf("506%s%012d%s%s%s%010d%s%08d", "211126", 3101123456, "001", "00001", tipo, n, "1", 1)
 }
 
 // dig walks nested JSON objects by key.

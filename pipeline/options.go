@@ -68,6 +68,10 @@ type Limiter interface {
 	Wait(ctx context.Context, key string) error
 }
 
+// DefaultSubmitTimeout is Options.SubmitTimeout's default: how long a
+// send call waits for the tax authority to take its document.
+const DefaultSubmitTimeout = 15 * time.Second
+
 // Options configure New. Store, Issuers, Signer and Submitter are
 // required; the rest have defaults.
 type Options struct {
@@ -122,8 +126,8 @@ type Options struct {
 	OverloadRetryAfter time.Duration
 
 	// SubmitTimeout bounds the synchronous submission of a send call
-	// (default 15s); the tax-authority client's own timeout applies inside
-	// it.
+	// (default DefaultSubmitTimeout); the tax-authority client's own
+	// timeout applies inside it.
 	SubmitTimeout time.Duration
 	// StoreTimeout bounds each store write made after the caller's context
 	// may have ended (default 10s): a document is stored whatever happened
@@ -246,7 +250,7 @@ func (o *Options) setDefaults() error {
 	setInt(&o.Signers, runtime.GOMAXPROCS(0))
 	setInt(&o.MaxInFlightPerCompany, max(1, o.MaxInFlight/4))
 	setDur(&o.OverloadRetryAfter, time.Second)
-	setDur(&o.SubmitTimeout, 15*time.Second)
+	setDur(&o.SubmitTimeout, DefaultSubmitTimeout)
 	setDur(&o.StoreTimeout, 10*time.Second)
 	setDur(&o.RetryInterval, 100*time.Millisecond)
 	setInt(&o.RetryBatch, 32)

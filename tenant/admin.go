@@ -43,15 +43,15 @@ func (c AdminChange) Changed() bool {
 // at start, and how admin access is recovered (facturad admin-reset).
 func (s *Service) SetAdminCredentials(ctx context.Context, username, password, token string, reset bool) (AdminChange, error) {
 	if username == "" {
-		username = "admin"
+		username = DefaultAdminUser
 	}
 	e := newValidationError()
 	checkUsername(e, "FACTURAD_ADMIN_USER", username)
-	if password != "" && len(password) < minAdminPassword {
-		e.Add("FACTURAD_ADMIN_PASSWORD", "must have at least %d characters", minAdminPassword)
+	if password != "" && len(password) < MinAdminPassword {
+		e.Add("FACTURAD_ADMIN_PASSWORD", "must have at least %d characters", MinAdminPassword)
 	}
-	if token != "" && len(token) < minAdminToken {
-		e.Add("FACTURAD_ADMIN_TOKEN", "must have at least %d characters", minAdminToken)
+	if token != "" && len(token) < MinAdminToken {
+		e.Add("FACTURAD_ADMIN_TOKEN", "must have at least %d characters", MinAdminToken)
 	}
 	if err := e.orNil(); err != nil {
 		return AdminChange{}, err
@@ -107,20 +107,40 @@ func (s *Service) SetAdminCredentials(ctx context.Context, username, password, t
 			if err != nil {
 				return AdminChange{}, fmt.Errorf("bootstrap admin: %w", err)
 			}
-			if now.PasswordHash != hash {
-				return AdminChange{}, fmt.Errorf("bootstrap admin: its password was changed by someone else meanwhile; run again: %w", ErrConflict)
+			switch {
+			case now.PasswordHash == hash:
+				ch.PasswordSet = true
+				ch.Credentials.Contrasena = password
+			default:
+				// Replicas starting together with the same configured
+				// password: another one stored it first, under its own
+				// salt. Only a different password is a conflict.
+				if ok, _ := s.verifyPassword(ctx, now, []byte(password)); !ok {
+					return AdminChange{}, fmt.Errorf("bootstrap admin: its password was changed by someone else meanwhile; run again: %w", ErrConflict)
+				}
 			}
-			ch.PasswordSet = true
-			ch.Credentials.Contrasena = password
 		}
 	}
 	if token != "" {
 		if h := HashToken(token); !TokenHashEqual(u.TokenHash, h) {
-			if err := s.store.SetAPIUserToken(ctx, u.ID, u.TokenHash, h); err != nil {
+			err := s.store.SetAPIUserToken(ctx, u.ID, u.TokenHash, h)
+			switch {
+			case err == nil:
+				ch.TokenSet = true
+				ch.Credentials.APIToken = token
+			case errors.Is(err, ErrConflict):
+				// Another replica stored a token meanwhile: the same one
+				// (configured alike) is no conflict.
+				now, rerr := s.store.APIUserByUsername(ctx, 0, username)
+				if rerr != nil {
+					return AdminChange{}, fmt.Errorf("bootstrap admin: %w", rerr)
+				}
+				if !TokenHashEqual(now.TokenHash, h) {
+					return AdminChange{}, fmt.Errorf("bootstrap admin: its token was changed by someone else meanwhile; run again: %w", err)
+				}
+			default:
 				return AdminChange{}, fmt.Errorf("bootstrap admin: %w", err)
 			}
-			ch.TokenSet = true
-			ch.Credentials.APIToken = token
 		}
 	}
 	if reset && !u.Activo {
@@ -160,10 +180,10 @@ func (s *Service) createAdmin(ctx context.Context, username, password, token str
 		return AdminChange{}, err
 	}
 	if err := s.store.CreateAPIUser(ctx, &u); err != nil {
-		if errors.Is(err, ErrConflict) {
-			return AdminChange{}, fmt.Errorf("bootstrap admin: user name %q is taken by a user that is not an admin: %w", username, err)
-		}
-		return AdminChange{}, fmt.Errorf("bootstrap admin: %w", err)
+		// ErrConflict: the name is taken, by another replica's admin made
+		// meanwhile or by a user that is not an admin; the callers tell
+		// which.
+		return AdminChange{}, fmt.Errorf("bootstrap admin %q: %w", username, err)
 	}
 	ch.Credentials = creds
 	return ch, nil

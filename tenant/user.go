@@ -89,10 +89,12 @@ func (s *Service) SetAPIUserActive(ctx context.Context, p Principal, companyID, 
 	return nil
 }
 
-// Minimum lengths of configured bootstrap admin secrets.
+// The bootstrap admin's default user name, and the minimum lengths of its
+// configured secrets.
 const (
-	minAdminPassword = 12
-	minAdminToken    = 32
+	DefaultAdminUser = "admin"
+	MinAdminPassword = 12
+	MinAdminToken    = 32
 )
 
 // EnsureAdmin creates the bootstrap admin at first start. Empty values are
@@ -107,20 +109,33 @@ func (s *Service) EnsureAdmin(ctx context.Context, username, password, token str
 		return Credentials{}, false, err
 	}
 	if username == "" {
-		username = "admin"
+		username = DefaultAdminUser
 	}
 	e := newValidationError()
 	checkUsername(e, "FACTURAD_ADMIN_USER", username)
-	if password != "" && len(password) < minAdminPassword {
-		e.Add("FACTURAD_ADMIN_PASSWORD", "must have at least %d characters", minAdminPassword)
+	if password != "" && len(password) < MinAdminPassword {
+		e.Add("FACTURAD_ADMIN_PASSWORD", "must have at least %d characters", MinAdminPassword)
 	}
-	if token != "" && len(token) < minAdminToken {
-		e.Add("FACTURAD_ADMIN_TOKEN", "must have at least %d characters", minAdminToken)
+	if token != "" && len(token) < MinAdminToken {
+		e.Add("FACTURAD_ADMIN_TOKEN", "must have at least %d characters", MinAdminToken)
 	}
 	if err := e.orNil(); err != nil {
 		return Credentials{}, false, err
 	}
 	ch, err := s.createAdmin(ctx, username, password, token)
+	if errors.Is(err, ErrConflict) {
+		// Another replica starting at the same time made it first: it
+		// printed the credentials, and this one proceeds. A name taken by
+		// a user that is not an admin stays an error.
+		exists, rerr := s.adminExists(ctx, username)
+		switch {
+		case rerr != nil:
+			return Credentials{}, false, rerr
+		case exists:
+			return Credentials{}, false, nil
+		}
+		return Credentials{}, false, fmt.Errorf("bootstrap admin: user name %q is taken by a user that is not an admin: %w", username, err)
+	}
 	if err != nil {
 		return Credentials{}, false, err
 	}
@@ -132,7 +147,7 @@ func (s *Service) EnsureAdmin(ctx context.Context, username, password, token str
 // beside it: that is how admin access is recovered.
 func (s *Service) adminExists(ctx context.Context, username string) (bool, error) {
 	if username == "" {
-		username = "admin"
+		username = DefaultAdminUser
 	}
 	u, err := s.store.APIUserByUsername(ctx, 0, username)
 	switch {

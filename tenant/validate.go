@@ -321,6 +321,10 @@ func CheckUsername(field, name string) error {
 	return e.orNil()
 }
 
+// ValidUsername reports whether name can be an API user's usuario: 3 to 64
+// letters, digits or . _ @ -, starting with a letter or digit.
+func ValidUsername(name string) bool { return reUsername.MatchString(name) }
+
 func checkUsername(e *ValidationError, field, name string) {
 	if name == "" {
 		e.Add(field, "is required")

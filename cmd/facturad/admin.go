@@ -23,7 +23,7 @@ import (
 // share Redis (their cached entries are dropped); a replica with its own
 // in-process cache may accept them for up to tenant.DefaultAuthTTL more.
 func runAdminReset(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
-	c, err := loadConfig("admin-reset", args, stderr, getenv)
+	c, err := loadConfig("admin-reset", args, stdout, stderr, getenv)
 	if err != nil {
 		return err
 	}

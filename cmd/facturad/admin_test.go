@@ -7,8 +7,10 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -92,8 +94,8 @@ func TestFirstStartOnBusyPort(t *testing.T) {
 			args := append([]string{"serve", "--listen", busyPort(t), "--admin-listen", "127.0.0.1:0", "--data-dir", dir, "--log-level", "warn"}, tc.flags...)
 			var out bytes.Buffer
 			err := run(context.Background(), args, &out, io.Discard, func(string) string { return "" })
-			if err == nil || !strings.Contains(err.Error(), "api listener") {
-				t.Fatalf("start on a busy port: err = %v, want an api listener error", err)
+			if err == nil || !strings.Contains(err.Error(), "api listener") || !strings.Contains(err.Error(), "--listen or FACTURAD_LISTEN") {
+				t.Fatalf("start on a busy port: err = %v, want an api listener error naming the setting", err)
 			}
 			if strings.Contains(out.String(), "bootstrap admin") {
 				t.Fatalf("the failed start spoke of the admin:\n%s", out.String())
@@ -106,6 +108,20 @@ func TestFirstStartOnBusyPort(t *testing.T) {
 				t.Fatalf("admin with the operator's credentials: status %d, want 200\n%s", got, out2)
 			}
 		})
+	}
+}
+
+// A busy admin port stops the start too, and the error names the setting
+// that moves it.
+func TestBusyAdminPortNamesTheSetting(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	args := []string{"serve", "--listen", "127.0.0.1:0", "--admin-listen", busyPort(t), "--data-dir", dir, "--log-level", "warn"}
+	err := run(context.Background(), args, io.Discard, io.Discard, func(string) string { return "" })
+	if err == nil || !strings.Contains(err.Error(), "admin listener") || !strings.Contains(err.Error(), "--admin-listen or FACTURAD_ADMIN_LISTEN") {
+		t.Fatalf("err = %v, want an admin listener error naming the setting", err)
+	}
+	if _, err := os.Stat(dir); err == nil {
+		t.Error("the failed start made the data folder")
 	}
 }
 
@@ -193,5 +209,58 @@ func adminReset(t *testing.T, storeArgs []string) {
 	}
 	if got := adminStatus(t, api, fresh); got != http.StatusOK {
 		t.Fatalf("reset admin on the running service: status %d, want 200\n%s", got, resetOut.String())
+	}
+}
+
+// Replicas started at the same moment on one PostgreSQL all start: with no
+// admin yet (one makes it and prints its credentials, the others find
+// it), and again after the configured credentials changed (each applies
+// them or finds them applied by another).
+func TestReplicasStartTogether(t *testing.T) {
+	const (
+		n     = 3
+		pass  = "together-password-123"
+		token = "together-token-0123456789abcdef0123"
+	)
+	args := []string{"--database-url", postgresSchema(t), "--master-key", masterKey(t)}
+	startAll := func(extra ...string) []*child {
+		t.Helper()
+		var cs []*child
+		for range n {
+			cmd := exec.Command(os.Args[0], serveArgs(append(slices.Clone(args), extra...)...)...)
+			cmd.Env = append(os.Environ(), asServiceEnv+"=1")
+			cs = append(cs, spawn(t, cmd))
+		}
+		for _, c := range cs {
+			c.waitListening(t, listenLine)
+		}
+		return cs
+	}
+
+	replicas := startAll()
+	var printed []tenant.Credentials
+	for _, c := range replicas {
+		if strings.Contains(c.out.String(), "bootstrap admin created") {
+			printed = append(printed, printedAdmin(t, c.out.String()))
+		}
+	}
+	if len(printed) != 1 {
+		t.Fatalf("%d replicas made the admin, want 1", len(printed))
+	}
+	for i, c := range replicas {
+		if got := adminStatus(t, c.api, printed[0]); got != http.StatusOK {
+			t.Errorf("replica %d: the printed admin: status %d, want 200", i, got)
+		}
+		c.kill()
+	}
+
+	configured := tenant.Credentials{Usuario: "admin", Contrasena: pass, APIToken: token}
+	for i, c := range startAll("--admin-password", pass, "--admin-token", token) {
+		if got := adminStatus(t, c.api, configured); got != http.StatusOK {
+			t.Errorf("replica %d: the configured admin: status %d, want 200\n%s", i, got, c.out)
+		}
+		if got := adminStatus(t, c.api, printed[0]); got != http.StatusUnauthorized {
+			t.Errorf("replica %d: the old credentials: status %d, want 401", i, got)
+		}
 	}
 }

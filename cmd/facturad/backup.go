@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -22,7 +21,7 @@ import (
 // key is kept, and backed up, apart from the data.
 func runBackup(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
 	var out string
-	c, err := loadConfig("backup", args, stderr, getenv, func(fs *flag.FlagSet) {
+	c, err := loadConfig("backup", args, stdout, stderr, getenv, func(fs *commandFlags) {
 		fs.StringVar(&out, "out", "", "file to write the backup to; it must not exist (- writes it to standard output, through a temporary file in data_dir)")
 	})
 	if err != nil {

@@ -46,6 +46,15 @@ func launch(t *testing.T, cmd *exec.Cmd) *child {
 // line matching listening, whose two groups are the child's api and admin.
 func launchUntil(t *testing.T, cmd *exec.Cmd, listening *regexp.Regexp) *child {
 	t.Helper()
+	c := spawn(t, cmd)
+	c.waitListening(t, listening)
+	return c
+}
+
+// spawn starts cmd and kills it when the test ends, without waiting for
+// anything: children spawned one after the other start together.
+func spawn(t *testing.T, cmd *exec.Cmd) *child {
+	t.Helper()
 	c := &child{cmd: cmd, out: new(syncBuffer), errs: new(syncBuffer), exited: make(chan struct{})}
 	c.cmd.Stdout, c.cmd.Stderr = c.out, c.errs
 	if err := c.cmd.Start(); err != nil {
@@ -53,11 +62,18 @@ func launchUntil(t *testing.T, cmd *exec.Cmd, listening *regexp.Regexp) *child {
 	}
 	go func() { _ = c.cmd.Wait(); close(c.exited) }()
 	t.Cleanup(c.kill)
+	return c
+}
+
+// waitListening waits until the child prints a line matching listening,
+// whose two groups are its api and admin addresses.
+func (c *child) waitListening(t *testing.T, listening *regexp.Regexp) {
+	t.Helper()
 	deadline := time.After(60 * time.Second)
 	for {
 		if m := listening.FindStringSubmatch(c.out.String()); m != nil {
 			c.api, c.admin = m[1], m[2]
-			return c
+			return
 		}
 		select {
 		case <-c.exited:

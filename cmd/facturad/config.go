@@ -20,6 +20,7 @@ import (
 	"facturad/pipeline/delivery"
 	"facturad/pipeline/redislimit"
 	"facturad/pipeline/statereport"
+	"facturad/tenant"
 )
 
 // Config is everything the service reads at start. Each field has an
@@ -131,8 +132,18 @@ func DefaultConfig() Config {
 		DrainDelay:      5 * time.Second,
 		AccessLogSample: 1,
 		SandboxDelay:    sandbox.DefaultProcessingDelay,
+		AdminUser:       tenant.DefaultAdminUser,
+		SubmitTimeout:   pipeline.DefaultSubmitTimeout,
+		Emission:        hacienda.DefaultEmissionWindow(),
+		HaciendaRate:    pipeline.DefaultRate,
+		HaciendaBurst:   pipeline.DefaultBurst,
 
 		StateMetricsInterval: statereport.DefaultInterval,
+
+		WebhookWorkers:     delivery.DefaultWorkers,
+		WebhookConcurrency: delivery.DefaultPerEndpoint,
+		WebhookTimeout:     delivery.DefaultAttemptTimeout,
+		EmailWorkers:       delivery.DefaultEmailWorkers,
 	}
 }
 
@@ -140,11 +151,14 @@ func DefaultConfig() Config {
 type setting struct {
 	name  string // lower case, underscores: "admin_listen"
 	usage string
-	str   *string
-	bool  *bool
-	dur   *time.Duration
-	num   *int
-	real  *float64
+	// def is the default in words, for a setting whose zero value in
+	// DefaultConfig stands for something else; empty shows the value.
+	def  string
+	str  *string
+	bool *bool
+	dur  *time.Duration
+	num  *int
+	real *float64
 }
 
 func (c *Config) settings() []setting {
@@ -154,44 +168,44 @@ func (c *Config) settings() []setting {
 		{name: "data_dir", usage: "folder of the embedded store and the generated master key", str: &c.DataDir},
 		{name: "database_url", usage: "PostgreSQL URL; unset uses the embedded SQLite store", str: &c.DatabaseURL},
 		{name: "redis_url", usage: "Redis URL; unset uses an in-process cache and limiter", str: &c.RedisURL},
-		{name: "master_key", usage: "base64 of the 32-byte master key (required with PostgreSQL)", str: &c.MasterKey},
+		{name: "master_key", usage: "base64 of the 32-byte master key (required with PostgreSQL)", def: "read from data_dir/master.key, made at first start", str: &c.MasterKey},
 		{name: "master_key_previous", usage: "during a master-key rotation, base64 of the master key being replaced: values sealed under it still open, new ones are sealed under master_key (see facturad rekey)", str: &c.MasterKeyPrevious},
-		{name: "admin_user", usage: "bootstrap admin user name, created once the service is up if absent (default admin)", str: &c.AdminUser},
-		{name: "admin_password", usage: "bootstrap admin password, 12 characters or more; replaces the stored one at start (default: generated and printed once)", str: &c.AdminPassword},
-		{name: "admin_token", usage: "bootstrap admin API token, 32 characters or more; replaces the stored one at start (default: generated and printed once)", str: &c.AdminToken},
+		{name: "admin_user", usage: "bootstrap admin user name, created once the service is up if absent", str: &c.AdminUser},
+		{name: "admin_password", usage: fmt.Sprintf("bootstrap admin password, %d characters or more; when set, it replaces the stored one (serve, at start; admin-reset)", tenant.MinAdminPassword), def: "generated and printed once", str: &c.AdminPassword},
+		{name: "admin_token", usage: fmt.Sprintf("bootstrap admin API token, %d characters or more; when set, it replaces the stored one (serve, at start; admin-reset)", tenant.MinAdminToken), def: "generated and printed once", str: &c.AdminToken},
 		{name: "hacienda_env", usage: "tax authority: sandbox (built in), staging or production", str: &c.HaciendaEnv},
-		{name: "hacienda_api_url", usage: "override of the reception API base URL", str: &c.HaciendaAPI},
-		{name: "hacienda_token_url", usage: "override of the token endpoint", str: &c.HaciendaToken},
+		{name: "hacienda_api_url", usage: "override of the reception API base URL", def: "hacienda_env's", str: &c.HaciendaAPI},
+		{name: "hacienda_token_url", usage: "override of the token endpoint", def: "hacienda_env's", str: &c.HaciendaToken},
 		{name: "sandbox_processing_delay", usage: "how long the built-in sandbox takes to judge a document (recibido, procesando, then the verdict; 0 for benchmarks)", dur: &c.SandboxDelay},
-		{name: "sandbox_trusted_ca", usage: "PEM file of the authorities the built-in sandbox requires signing certificates to chain to, such as the test CA of facturad mkcert (data/test-ca/ca.pem) (default: any)", str: &c.SandboxTrustedCA},
-		{name: "public_url", usage: "the API's base URL as the tax authority reaches it (https://…); when set, the tax authority calls back when a document is settled and polling becomes a slow safety net (default: none, polling only)", str: &c.PublicURL},
-		{name: "hacienda_trust_bundle", usage: "PEM file of the authorities the tax authority's signed answers must chain to (default: the built-in sandbox's own; none elsewhere: signatures are checked, their signer is not)", str: &c.HaciendaTrust},
-		{name: "hacienda_rate", usage: "calls per second (submissions and status queries) one company may make to the tax authority, over every replica sharing redis_url (default 50)", real: &c.HaciendaRate},
-		{name: "hacienda_burst", usage: "calls one company may make to the tax authority at once after a quiet spell (default 100)", num: &c.HaciendaBurst},
+		{name: "sandbox_trusted_ca", usage: "PEM file of the authorities the built-in sandbox requires signing certificates to chain to, such as the test CA of facturad mkcert (data/test-ca/ca.pem)", def: "any authority", str: &c.SandboxTrustedCA},
+		{name: "public_url", usage: "the API's base URL as the tax authority reaches it (https://…); when set, the tax authority calls back when a document is settled and polling becomes a slow safety net", def: "none, polling only", str: &c.PublicURL},
+		{name: "hacienda_trust_bundle", usage: "PEM file of the authorities the tax authority's signed answers must chain to", def: "the built-in sandbox's own; none elsewhere: signatures are checked, their signer is not", str: &c.HaciendaTrust},
+		{name: "hacienda_rate", usage: "calls per second (submissions and status queries) one company may make to the tax authority, over every replica sharing redis_url", real: &c.HaciendaRate},
+		{name: "hacienda_burst", usage: "calls one company may make to the tax authority at once after a quiet spell", num: &c.HaciendaBurst},
 		{name: "log_level", usage: "debug, info, warn or error", str: &c.LogLevel},
 		{name: "migrate", usage: "apply PostgreSQL migrations at start-up", bool: &c.Migrate},
 		{name: "shutdown_timeout", usage: "how long a graceful stop may take, drain_delay included", dur: &c.ShutdownTimeout},
 		{name: "drain_delay", usage: "how long the API keeps serving after SIGTERM while /readyz answers 503, so that load balancers stop sending first; below shutdown_timeout", dur: &c.DrainDelay},
 		{name: "access_log_sample", usage: "fraction (0 to 1) of 2xx and 3xx requests whose access line is logged; other statuses always are", real: &c.AccessLogSample},
-		{name: "tls_cert_file", usage: "PEM certificate chain of the API's HTTPS, read again when it changes (with tls_key_file; default: plain HTTP)", str: &c.TLSCertFile},
+		{name: "tls_cert_file", usage: "PEM certificate chain of the API's HTTPS, read again when it changes (with tls_key_file)", def: "none, plain HTTP", str: &c.TLSCertFile},
 		{name: "tls_key_file", usage: "PEM private key of tls_cert_file", str: &c.TLSKeyFile},
-		{name: "submit_timeout", usage: "how long a send waits for the tax authority to take a document (default 15s)", dur: &c.SubmitTimeout},
-		{name: "max_conns", usage: "API connections served at once (default: from the open-file limit)", num: &c.MaxConns},
-		{name: "max_conns_per_ip", usage: "API connections from one client address (default: half of max_conns)", num: &c.MaxConnsPerIP},
-		{name: "trusted_proxies", usage: "networks of the load balancers in front of the service (CIDRs, comma-separated), whose X-Forwarded-For names the client (default: none)", str: &c.TrustedProxies},
-		{name: "fecha_emision_ahead", usage: "how far in the future a caller's fecha_emision may be (clock difference; default 5m)", dur: &c.Emission.Ahead},
-		{name: "fecha_emision_behind", usage: "how old a caller's fecha_emision may be with situacion 1 or 2 (default 15m)", dur: &c.Emission.Behind},
-		{name: "fecha_emision_offline", usage: "how old a caller's fecha_emision may be with situacion 3, sin internet (default 72h)", dur: &c.Emission.Offline},
-		{name: "pprof_listen", usage: "loopback address of Go's profiler, /debug/pprof/ (default: off)", str: &c.PprofListen},
-		{name: "lease", usage: "how long a document being worked on is held from other workers and replicas; a crashed send's document is finished after it (default 2m)", dur: &c.Lease},
-		{name: "smtp_url", usage: "outgoing mail server for the accepted documents' e-mails to their receptors: smtp://user:password@host:port (STARTTLS when offered; port 587 by default) or smtps://… (TLS from the start; 465) (default: none, no e-mail)", str: &c.SMTPURL},
+		{name: "submit_timeout", usage: "how long a send waits for the tax authority to take a document", dur: &c.SubmitTimeout},
+		{name: "max_conns", usage: "API connections served at once", def: "from the open-file limit", num: &c.MaxConns},
+		{name: "max_conns_per_ip", usage: "API connections from one client address", def: "half of max_conns", num: &c.MaxConnsPerIP},
+		{name: "trusted_proxies", usage: "networks of the load balancers in front of the service (CIDRs, comma-separated), whose X-Forwarded-For names the client", def: "none", str: &c.TrustedProxies},
+		{name: "fecha_emision_ahead", usage: "how far in the future a caller's fecha_emision may be (the callers' clock difference)", dur: &c.Emission.Ahead},
+		{name: "fecha_emision_behind", usage: "how old a caller's fecha_emision may be with situacion 1 or 2", dur: &c.Emission.Behind},
+		{name: "fecha_emision_offline", usage: "how old a caller's fecha_emision may be with situacion 3, sin internet", dur: &c.Emission.Offline},
+		{name: "pprof_listen", usage: "loopback address of Go's profiler, /debug/pprof/", def: "off", str: &c.PprofListen},
+		{name: "lease", usage: "how long a document being worked on is held from other workers and replicas; a crashed send's document is finished after it", def: "2m, or 30s more than one attempt (2×submit_timeout and the store's timeout) when that is longer", dur: &c.Lease},
+		{name: "smtp_url", usage: "outgoing mail server for the accepted documents' e-mails to their receptors: smtp://user:password@host:port (STARTTLS when offered; port 587 by default) or smtps://… (TLS from the start; 465)", def: "none, no e-mail", str: &c.SMTPURL},
 		{name: "smtp_from", usage: "sender of those e-mails, such as \"Facturación <facturas@example.com>\" (required with smtp_url)", str: &c.SMTPFrom},
-		{name: "webhook_workers", usage: "webhooks one replica delivers to at once (default 32)", num: &c.WebhookWorkers},
-		{name: "webhook_concurrency", usage: "deliveries in flight to one webhook at once, over every replica (default 4)", num: &c.WebhookConcurrency},
-		{name: "webhook_timeout", usage: "how long one webhook delivery may take, connection included (default 10s)", dur: &c.WebhookTimeout},
-		{name: "delivery_backoff", usage: "the wait after a first failed webhook or e-mail delivery, doubled at each attempt up to 6h, for 3 days (default 5s for webhooks, 30s for e-mails)", dur: &c.DeliveryBackoff},
-		{name: "email_workers", usage: "e-mails one replica sends at once (default 4)", num: &c.EmailWorkers},
-		{name: "state_metrics_interval", usage: "how often one replica reads the documents waiting and the certificates expiring from the store for /metrics (default 15s)", dur: &c.StateMetricsInterval},
+		{name: "webhook_workers", usage: "webhooks one replica delivers to at once", num: &c.WebhookWorkers},
+		{name: "webhook_concurrency", usage: "deliveries in flight to one webhook at once, over every replica", num: &c.WebhookConcurrency},
+		{name: "webhook_timeout", usage: "how long one webhook delivery may take, connection included", dur: &c.WebhookTimeout},
+		{name: "delivery_backoff", usage: "the wait after a first failed webhook or e-mail delivery, doubled at each attempt up to 6h, for 3 days", def: "5s for webhooks, 30s for e-mails", dur: &c.DeliveryBackoff},
+		{name: "email_workers", usage: "e-mails one replica sends at once", num: &c.EmailWorkers},
+		{name: "state_metrics_interval", usage: "how often one replica reads the documents waiting and the certificates expiring from the store for /metrics", dur: &c.StateMetricsInterval},
 	}
 }
 
@@ -290,6 +304,17 @@ func (c Config) Validate() error {
 		} else if c.MasterKeyPrevious == c.MasterKey {
 			errs = append(errs, errors.New("master_key_previous: is the same as master_key"))
 		}
+	}
+	// The bootstrap admin's settings are checked here, before anything
+	// starts, rather than when the admin is made once the service is up.
+	if c.AdminUser != "" && !tenant.ValidUsername(c.AdminUser) {
+		errs = append(errs, errors.New("admin_user: must have 3 to 64 letters, digits or . _ @ - and start with a letter or digit"))
+	}
+	if c.AdminPassword != "" && len(c.AdminPassword) < tenant.MinAdminPassword {
+		errs = append(errs, fmt.Errorf("admin_password: must have at least %d characters", tenant.MinAdminPassword))
+	}
+	if c.AdminToken != "" && len(c.AdminToken) < tenant.MinAdminToken {
+		errs = append(errs, fmt.Errorf("admin_token: must have at least %d characters", tenant.MinAdminToken))
 	}
 	switch c.HaciendaEnv {
 	case "sandbox", "staging", "production":

@@ -5,6 +5,10 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"os"
+	"os/exec"
+	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -136,6 +140,12 @@ func TestValidate(t *testing.T) {
 		{name: "error/access log sample above 1", mutate: func(c *Config) { c.AccessLogSample = 1.5 }, wantErr: "access_log_sample"},
 		{name: "ok/tls pair", mutate: func(c *Config) { c.TLSCertFile, c.TLSKeyFile = "tls.crt", "tls.key" }},
 		{name: "error/tls certificate without key", mutate: func(c *Config) { c.TLSCertFile = "tls.crt" }, wantErr: "tls_cert_file and tls_key_file"},
+		{name: "ok/admin credentials", mutate: func(c *Config) {
+			c.AdminUser, c.AdminPassword, c.AdminToken = "ops@example.cr", "twelve-chars", strings.Repeat("t", 32)
+		}},
+		{name: "error/admin password too short", mutate: func(c *Config) { c.AdminPassword = "eleven-char" }, wantErr: "admin_password: must have at least 12 characters"},
+		{name: "error/admin token too short", mutate: func(c *Config) { c.AdminToken = strings.Repeat("t", 31) }, wantErr: "admin_token: must have at least 32 characters"},
+		{name: "error/admin user", mutate: func(c *Config) { c.AdminUser = "a b" }, wantErr: "admin_user: must have 3 to 64"},
 		{name: "error/tls key without certificate", mutate: func(c *Config) { c.TLSKeyFile = "tls.key" }, wantErr: "tls_cert_file and tls_key_file"},
 	}
 	for _, tt := range tests {
@@ -153,43 +163,70 @@ func TestValidate(t *testing.T) {
 	}
 }
 
-// Each command's --help lists every setting once, as --name with its
-// default and its environment variable.
+// Each command's --help, written to stdout, lists each of its flags once
+// (a setting under its hyphenated name only), with its usage and then one
+// line holding exactly one default, the real one, and the environment
+// variable it is read from.
 func TestHelpListsEachSettingOnce(t *testing.T) {
-	for _, cmd := range []string{"serve", "migrate", "backup", "rekey", "admin-reset"} {
+	var shown *commandFlags
+	helpShown = func(c *commandFlags) { shown = c }
+	defer func() { helpShown = nil }()
+	for _, cm := range commands {
+		cmd := cm[0]
 		t.Run("ok/"+cmd, func(t *testing.T) {
-			var out strings.Builder
-			err := run(context.Background(), []string{cmd, "--help"}, io.Discard, &out, env(nil))
+			shown = nil
+			var stdout, stderr strings.Builder
+			err := run(context.Background(), []string{cmd, "--help"}, &stdout, &stderr, env(nil))
 			if !errors.Is(err, flag.ErrHelp) {
 				t.Fatalf("err = %v, want flag.ErrHelp", err)
 			}
-			help := out.String()
-			for _, s := range (&Config{}).settings() {
-				flagName := "--" + strings.ReplaceAll(s.name, "_", "-")
-				if n := strings.Count(help, "  "+flagName+"\n"); n != 1 {
-					t.Errorf("%s listed %d times", flagName, n)
-				}
-				if strings.Contains(s.name, "_") && strings.Contains(help, "--"+s.name+"\n") {
-					t.Errorf("the alias --%s is listed", s.name)
-				}
-				// The two lines after the flag's say what it is, then its
-				// default and environment variable.
-				_, after, _ := strings.Cut(help, "  "+flagName+"\n")
-				lines := strings.SplitN(after, "\n", 3)
-				if len(lines) < 2 {
-					t.Fatalf("%s: nothing after it", flagName)
-				}
-				notes := lines[0] + "\n" + lines[1]
-				if !strings.Contains(notes, "env FACTURAD_"+strings.ToUpper(s.name)+")") {
-					t.Errorf("%s: no environment variable in %q", flagName, notes)
-				}
-				if !strings.Contains(notes, "default") {
-					t.Errorf("%s: no default in %q", flagName, notes)
-				}
+			if stderr.Len() > 0 {
+				t.Errorf("help wrote to stderr: %q", stderr.String())
 			}
-			for _, want := range []string{`(default ":8080"; env FACTURAD_LISTEN)`, `(default 30s; env FACTURAD_SHUTDOWN_TIMEOUT)`, `(default false; env FACTURAD_MIGRATE)`} {
-				if !strings.Contains(help, want) {
-					t.Errorf("no %q in:\n%s", want, help)
+			if shown == nil || shown.cmd != cmd {
+				t.Fatalf("no flag set of %s was shown", cmd)
+			}
+			help := stdout.String()
+			if !strings.HasPrefix(help, "facturad "+cmd+": "+cm[1]+"\n") {
+				t.Errorf("help does not start with what %s does:\n%s", cmd, help)
+			}
+			blocks := helpBlocks(t, help)
+			listed := 0
+			shown.VisitAll(func(f *flag.Flag) {
+				s, isSetting := shown.settings[f.Name]
+				if isSetting && f.Name != s.flagName() {
+					if _, ok := blocks[f.Name]; ok {
+						t.Errorf("the alias --%s is listed", f.Name)
+					}
+					return
+				}
+				listed++
+				b, ok := blocks[f.Name]
+				if !ok {
+					t.Errorf("--%s is not listed", f.Name)
+					return
+				}
+				if b.usage != f.Usage {
+					t.Errorf("--%s: usage %q, want %q", f.Name, b.usage, f.Usage)
+				}
+				if n := strings.Count(b.usage+b.notes, "default"); n != 1 {
+					t.Errorf("--%s says default %d times: %q %q", f.Name, n, b.usage, b.notes)
+				}
+				if isSetting {
+					checkSettingNotes(t, s, b.notes)
+				} else {
+					checkFlagNotes(t, shown, f, b.notes)
+				}
+			})
+			if listed != len(blocks) {
+				t.Errorf("%d flags listed, the command has %d", len(blocks), listed)
+			}
+			if len(shown.settings) > 0 {
+				for _, want := range []string{`(default ":8080"; env FACTURAD_LISTEN)`, `(default 30s; env FACTURAD_SHUTDOWN_TIMEOUT)`,
+					`(default false; env FACTURAD_MIGRATE)`, `(default 5m; env FACTURAD_FECHA_EMISION_AHEAD)`, `(default 50; env FACTURAD_HACIENDA_RATE)`} {
+					if !strings.Contains(help, want) {
+						t.Errorf("no %q in:\n%s", want, help)
+					}
 				}
 			}
 		})
@@ -203,6 +240,188 @@ func TestHelpListsEachSettingOnce(t *testing.T) {
 			if !strings.Contains(out.String(), "  "+c[0]+" ") {
 				t.Errorf("command %s not listed:\n%s", c[0], out.String())
 			}
+		}
+	})
+	t.Run("error/unknown flag goes to stderr", func(t *testing.T) {
+		var stdout, stderr strings.Builder
+		err := run(context.Background(), []string{"sandbox", "--no-such-flag"}, &stdout, &stderr, env(nil))
+		if err == nil || errors.Is(err, flag.ErrHelp) {
+			t.Fatalf("err = %v", err)
+		}
+		if stdout.Len() > 0 || !strings.Contains(stderr.String(), "no-such-flag") || !strings.Contains(stderr.String(), "  --listen\n") {
+			t.Errorf("stdout %q, stderr %q", stdout.String(), stderr.String())
+		}
+	})
+}
+
+// helpBlock is what a help says of one flag.
+type helpBlock struct{ usage, notes string }
+
+// helpBlocks reads a help's flags: "  --name", its usage, and its notes in
+// parentheses, each on a line of its own.
+func helpBlocks(t *testing.T, help string) map[string]helpBlock {
+	t.Helper()
+	blocks := map[string]helpBlock{}
+	lines := strings.Split(help, "\n")
+	for i, l := range lines {
+		name, ok := strings.CutPrefix(l, "  --")
+		if !ok {
+			continue
+		}
+		if i+2 >= len(lines) || !strings.HasPrefix(lines[i+1], "      ") || !strings.HasPrefix(lines[i+2], "      (") {
+			t.Errorf("--%s is not followed by its usage and notes", name)
+			continue
+		}
+		if _, dup := blocks[name]; dup {
+			t.Errorf("--%s listed twice", name)
+		}
+		blocks[name] = helpBlock{usage: strings.TrimPrefix(lines[i+1], "      "), notes: strings.TrimPrefix(lines[i+2], "      ")}
+	}
+	return blocks
+}
+
+// checkSettingNotes checks a setting's notes: its default as DefaultConfig
+// has it (or in words where DefaultConfig leaves it zero), then its
+// environment variable.
+func checkSettingNotes(t *testing.T, s setting, notes string) {
+	t.Helper()
+	def, ok := strings.CutSuffix(notes, "; env FACTURAD_"+strings.ToUpper(s.name)+")")
+	if !ok {
+		t.Errorf("%s: notes %q do not end with its environment variable", s.name, notes)
+		return
+	}
+	def = strings.TrimPrefix(def, "(")
+	var want, zero Config = DefaultConfig(), Config{}
+	wantValue := settingValue(t, &want, s.name)
+	switch {
+	case def == "default unset" || strings.HasPrefix(def, "default: "):
+		if !reflect.ValueOf(wantValue).IsZero() {
+			t.Errorf("%s: %q, but its default is %v", s.name, def, wantValue)
+		}
+		if words := strings.TrimPrefix(def, "default: "); words != def && words != s.def {
+			t.Errorf("%s: %q, not its words %q", s.name, def, s.def)
+		}
+	case strings.HasPrefix(def, "default "):
+		v := strings.TrimPrefix(def, "default ")
+		if u, err := strconv.Unquote(v); err == nil {
+			v = u
+		}
+		for _, z := range zero.settings() {
+			if z.name == s.name {
+				if err := z.set(v); err != nil {
+					t.Fatalf("%s: shown default %q does not parse: %v", s.name, v, err)
+				}
+			}
+		}
+		if got := settingValue(t, &zero, s.name); got != wantValue {
+			t.Errorf("%s: shown default %q is %v, DefaultConfig has %v", s.name, v, got, wantValue)
+		}
+	default:
+		t.Errorf("%s: notes %q hold no default", s.name, notes)
+	}
+}
+
+// settingValue is the value of c's setting name.
+func settingValue(t *testing.T, c *Config, name string) any {
+	t.Helper()
+	for _, s := range c.settings() {
+		if s.name != name {
+			continue
+		}
+		switch {
+		case s.str != nil:
+			return *s.str
+		case s.bool != nil:
+			return *s.bool
+		case s.dur != nil:
+			return *s.dur
+		case s.num != nil:
+			return *s.num
+		case s.real != nil:
+			return *s.real
+		}
+	}
+	t.Fatalf("no setting %s", name)
+	return nil
+}
+
+// checkFlagNotes checks a command's own flag's notes: its default value
+// (or, for a zero value that stands for something else, words), then the
+// environment variable it is read from, which must be read.
+func checkFlagNotes(t *testing.T, fs *commandFlags, f *flag.Flag, notes string) {
+	t.Helper()
+	inner, open := strings.CutPrefix(notes, "(")
+	inner, closed := strings.CutSuffix(inner, ")")
+	if !open || !closed {
+		t.Errorf("--%s: notes %q not in parentheses", f.Name, notes)
+		return
+	}
+	def, envName, hasEnv := strings.Cut(inner, "; env ")
+	switch {
+	case def == "default unset":
+		if f.DefValue != "" {
+			t.Errorf("--%s: shown unset, default %q", f.Name, f.DefValue)
+		}
+	case strings.HasPrefix(def, "default: "):
+		switch f.DefValue {
+		case "", "0", "0s", "false":
+		default:
+			t.Errorf("--%s: a default in words (%q) over the value %q", f.Name, def, f.DefValue)
+		}
+	case strings.HasPrefix(def, "default "):
+		v := strings.TrimPrefix(def, "default ")
+		if u, err := strconv.Unquote(v); err == nil {
+			v = u
+		}
+		if v != f.DefValue {
+			t.Errorf("--%s: shown default %q, the flag's is %q", f.Name, v, f.DefValue)
+		}
+	default:
+		t.Errorf("--%s: notes %q hold no default", f.Name, notes)
+	}
+	if want := fs.docs[f.Name].env; envName != want || hasEnv != (want != "") {
+		t.Errorf("--%s: environment %q shown, %q read", f.Name, envName, want)
+	}
+	if !hasEnv {
+		return
+	}
+	// The variable is read when the flag is not given.
+	if err := fs.parse(nil, env(map[string]string{envName: "7"})); err != nil {
+		t.Fatalf("--%s from %s: %v", f.Name, envName, err)
+	}
+	if got := f.Value.String(); got != "7" {
+		t.Errorf("--%s is %q with %s=7", f.Name, got, envName)
+	}
+}
+
+// The command itself exits 0 on --help, with the help on stdout and
+// nothing on stderr; keygen prints its help, not a key.
+func TestHelpExitsZero(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"keygen", "--help"}, {"sandbox", "-h"}, {"help"}} {
+		t.Run("ok/"+strings.Join(args, " "), func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], args...)
+			cmd.Env = append(os.Environ(), asServiceEnv+"=1")
+			var stdout, stderr strings.Builder
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("%v; stderr %q", err, stderr.String())
+			}
+			if stderr.Len() > 0 || !strings.Contains(stdout.String(), "usage: facturad") {
+				t.Errorf("stdout %q, stderr %q", stdout.String(), stderr.String())
+			}
+			if strings.Contains(stdout.String(), "=\n") {
+				t.Errorf("keygen printed a key: %q", stdout.String())
+			}
+		})
+	}
+	t.Run("error/a bad flag exits 1", func(t *testing.T) {
+		cmd := exec.Command(os.Args[0], "keygen", "--bogus")
+		cmd.Env = append(os.Environ(), asServiceEnv+"=1")
+		var stdout strings.Builder
+		cmd.Stdout = &stdout
+		var ee *exec.ExitError
+		if err := cmd.Run(); !errors.As(err, &ee) || ee.ExitCode() != 1 || stdout.Len() > 0 {
+			t.Errorf("err %v, stdout %q", err, stdout.String())
 		}
 	})
 }

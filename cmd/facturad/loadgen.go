@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -28,6 +27,7 @@ import (
 	"facturad/hacienda"
 	"facturad/hacienda/sample"
 	"facturad/signer/certmint"
+	"facturad/tenant"
 )
 
 // The load generator: `facturad loadgen` creates companies with minted test
@@ -219,7 +219,7 @@ func (l *listFlag) Set(v string) error {
 
 // runLoadgen is the `facturad loadgen` subcommand.
 func runLoadgen(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
-	o, err := parseLoadgenArgs(args, stderr, getenv)
+	o, err := parseLoadgenArgs(args, stdout, stderr, getenv)
 	if err != nil {
 		return err
 	}
@@ -250,23 +250,19 @@ func runLoadgen(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 
 // parseLoadgenArgs reads the options of a run from its flags and the
 // environment, not yet validated.
-func parseLoadgenArgs(args []string, stderr io.Writer, getenv func(string) string) (loadOptions, error) {
-	fs := flag.NewFlagSet("facturad loadgen", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	setUsage(fs, "loadgen", nil)
+func parseLoadgenArgs(args []string, stdout, stderr io.Writer, getenv func(string) string) (loadOptions, error) {
+	fs := newCommandFlags("loadgen", stdout, stderr, nil)
 	o := loadOptions{}
-	def := func(env, fallback string) string {
-		if v := getenv(env); v != "" {
-			return v
-		}
-		return fallback
-	}
-	urls := &listFlag{values: []string{def("FACTURAD_LOADGEN_URL", "http://127.0.0.1:8080")}}
-	fs.Var(urls, "url", "base URL of the running service (env FACTURAD_LOADGEN_URL); repeat it for several replicas, which the calls go to in turn")
-	fs.StringVar(&o.AdminUser, "admin-user", getenv("FACTURAD_ADMIN_USER"), "admin API user (env FACTURAD_ADMIN_USER)")
-	fs.StringVar(&o.AdminPassword, "admin-password", getenv("FACTURAD_ADMIN_PASSWORD"), "admin password (env FACTURAD_ADMIN_PASSWORD; prefer it to the flag)")
-	fs.StringVar(&o.AdminToken, "admin-token", getenv("FACTURAD_ADMIN_TOKEN"), "admin API token (env FACTURAD_ADMIN_TOKEN; prefer it to the flag)")
-	fs.StringVar(&o.Mode, "mode", "send", "send (documents) or read (GET /api/companies/{id}/branches/v4)")
+	urls := &listFlag{values: []string{"http://127.0.0.1:8080"}}
+	fs.Var(urls, "url", "base URL of the running service; repeat it for several replicas, which the calls go to in turn")
+	fs.env("url", "FACTURAD_LOADGEN_URL")
+	fs.StringVar(&o.AdminUser, "admin-user", tenant.DefaultAdminUser, "admin API user")
+	fs.env("admin-user", "FACTURAD_ADMIN_USER")
+	fs.StringVar(&o.AdminPassword, "admin-password", "", "admin password (prefer the environment variable to the flag)")
+	fs.env("admin-password", "FACTURAD_ADMIN_PASSWORD")
+	fs.StringVar(&o.AdminToken, "admin-token", "", "admin API token (prefer the environment variable to the flag)")
+	fs.env("admin-token", "FACTURAD_ADMIN_TOKEN")
+	fs.StringVar(&o.Mode, "mode", "send", "send (documents) or read (GET /api/companies/{companyId}/branches/v4)")
 	fs.IntVar(&o.Companies, "companies", 20, "companies to create; calls go to them in turn")
 	fs.IntVar(&o.Workers, "workers", 8, "concurrent callers (with --rate, the most calls in flight)")
 	fs.Float64Var(&o.Rate, "rate", 0, "open loop: calls a second, each due at its time and timed from it (0: closed loop, each worker calls when its last call returns)")
@@ -278,7 +274,8 @@ func parseLoadgenArgs(args []string, stderr io.Writer, getenv func(string) strin
 	fs.DurationVar(&o.CheckTimeout, "check-timeout", 30*time.Second, "how long one document may take to become final")
 	fs.DurationVar(&o.RequestTimeout, "request-timeout", 30*time.Second, "bound of one HTTP call")
 	fs.Int64Var(&o.Seed, "seed", 7, "seed of the generated documents")
-	fs.StringVar(&o.RunID, "run-id", "", "prefix of the id_externo values (default: random)")
+	fs.StringVar(&o.RunID, "run-id", "", "prefix of the id_externo values")
+	fs.defaultIs("run-id", "random")
 	fs.BoolVar(&o.AllowRemote, "allow-remote", false, "allow a target that is not a loopback address")
 	fs.Var((*pidList)(&o.ServerPIDs), "server-pid", "process id of the service, to report its CPU time (Linux); repeat it for each replica")
 	fs.DurationVar(&o.Settle, "settle", time.Minute, "with --server-pid in send mode: after the last call, wait up to this long for the services to go idle, so that their CPU covers every verdict (0: stop at the last call)")
@@ -287,7 +284,8 @@ func parseLoadgenArgs(args []string, stderr io.Writer, getenv func(string) strin
 	fs.BoolVar(&o.RSAReference, "rsa-reference", true, "with --server-pid: measure a raw RSA-2048 signature's CPU time here, during the run and after it, and report the service's CPU per document against it")
 	fs.DurationVar(&o.Progress, "progress", 5*time.Second, "interval of the progress lines on stderr (0: none)")
 	fs.StringVar(&o.JSON, "json", "", "also write the summary as JSON to this file (-: to stdout, the text then to stderr)")
-	if err := fs.Parse(args); err != nil {
+	fs.defaultIs("json", "none")
+	if err := fs.parse(args, getenv); err != nil {
 		return o, err
 	}
 	if fs.NArg() > 0 {

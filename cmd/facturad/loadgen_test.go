@@ -462,7 +462,7 @@ func TestLoadgenURLFlag(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o, err := parseLoadgenArgs(tt.args, io.Discard, func(k string) string {
+			o, err := parseLoadgenArgs(tt.args, io.Discard, io.Discard, func(k string) string {
 				if k == "FACTURAD_LOADGEN_URL" {
 					return tt.env
 				}

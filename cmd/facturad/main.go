@@ -46,9 +46,10 @@ func main() {
 		}
 	}
 	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr, os.Getenv); err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "facturad:", err)
+		if errors.Is(err, flag.ErrHelp) {
+			return // --help was asked for and written to stdout
 		}
+		fmt.Fprintln(os.Stderr, "facturad:", err)
 		os.Exit(1)
 	}
 }
@@ -76,7 +77,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	case "serve":
 		return runServe(ctx, args, stdout, stderr, getenv)
 	case "migrate":
-		return runMigrate(ctx, args, stderr, getenv)
+		return runMigrate(ctx, args, stdout, stderr, getenv)
 	case "sandbox":
 		return runSandbox(ctx, args, stdout, stderr, getenv)
 	case "mkcert":
@@ -90,12 +91,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	case "admin-reset":
 		return runAdminReset(ctx, args, stdout, stderr, getenv)
 	case "keygen":
-		k := make([]byte, 32)
-		if _, err := rand.Read(k); err != nil {
-			return err
-		}
-		_, err := fmt.Fprintln(stdout, base64.StdEncoding.EncodeToString(k))
-		return err
+		return runKeygen(args, stdout, stderr)
 	case "help":
 		return writeUsage(stdout)
 	default:
@@ -105,18 +101,37 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	}
 }
 
+// runKeygen prints a new random master key, base64 of 32 bytes.
+func runKeygen(args []string, stdout, stderr io.Writer) error {
+	fs := newCommandFlags("keygen", stdout, stderr, nil)
+	if err := fs.parse(args, func(string) string { return "" }); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("keygen: unexpected arguments %q", fs.Args())
+	}
+	k := make([]byte, 32)
+	if _, err := rand.Read(k); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(stdout, base64.StdEncoding.EncodeToString(k))
+	return err
+}
+
 // loadConfig parses the configuration of a subcommand and validates it.
-// extra registers the subcommand's own flags beside the settings.
-func loadConfig(name string, args []string, stderr io.Writer, getenv func(string) string, extra ...func(*flag.FlagSet)) (Config, error) {
-	fs := flag.NewFlagSet("facturad "+name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+// extra registers the subcommand's own flags beside the settings. --help
+// is written to stdout.
+func loadConfig(name string, args []string, stdout, stderr io.Writer, getenv func(string) string, extra ...func(*commandFlags)) (Config, error) {
+	fs := newCommandFlags(name, stdout, stderr, (&Config{}).settings())
 	for _, f := range extra {
 		f(fs)
 	}
-	setUsage(fs, name, (&Config{}).settings())
-	c, err := LoadConfig(fs, args, getenv)
-	if err != nil {
+	c, err := LoadConfig(fs.FlagSet, args, getenv)
+	if err := fs.finish(err); err != nil {
 		return c, err
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("%s: unexpected arguments %q", name, fs.Args())
 	}
 	if err := c.Validate(); err != nil {
 		return c, fmt.Errorf("configuration:\n%w", err)

@@ -12,8 +12,8 @@ import (
 // runMigrate applies the PostgreSQL migrations and exits. Replicas may also
 // apply them at start-up with --migrate; the migrations take an advisory
 // lock, so both ways are safe to run at once.
-func runMigrate(ctx context.Context, args []string, stderr io.Writer, getenv func(string) string) error {
-	c, err := loadConfig("migrate", args, stderr, getenv)
+func runMigrate(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	c, err := loadConfig("migrate", args, stdout, stderr, getenv)
 	if err != nil {
 		return err
 	}

@@ -4,7 +4,6 @@ import (
 	"crypto/x509"
 	"encoding/pem"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -22,19 +21,23 @@ import (
 // --trusted-ca, FACTURAD_SANDBOX_TRUSTED_CA). For the sandbox and tests
 // only.
 func runMkcert(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("facturad mkcert", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	setUsage(fs, "mkcert", nil)
+	fs := newCommandFlags("mkcert", stdout, stderr, nil)
 	tipo := fs.String("tipo", "02", "identification type: 01 física, 02 jurídica, 03 DIMEX, 04 NITE")
 	id := fs.String("id", "", "identification digits (required), e.g. 3101123456")
-	name := fs.String("name", "", "holder's name (default: EMPRESA DE PRUEBAS <id>)")
-	pin := fs.String("pin", "", "4-digit PIN (default: random)")
-	out := fs.String("out", "", "output .p12 file (default: <id>.p12)")
+	name := fs.String("name", "", "holder's name")
+	fs.defaultIs("name", "EMPRESA DE PRUEBAS <id>")
+	pin := fs.String("pin", "", "4-digit PIN")
+	fs.defaultIs("pin", "random")
+	out := fs.String("out", "", "output .p12 file")
+	fs.defaultIs("out", "<id>.p12")
 	days := fs.Int("days", 730, "validity in days")
 	legacy := fs.Bool("legacy", false, "encode with the legacy 3DES/RC2 algorithms")
 	caDir := fs.String("ca-dir", "data/test-ca", "folder of the test CA (ca.pem, ca-key.pem), made at first use")
-	if err := fs.Parse(args); err != nil {
+	if err := fs.parse(args, func(string) string { return "" }); err != nil {
 		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("mkcert: unexpected arguments %q", fs.Args())
 	}
 	if *id == "" {
 		fs.Usage()

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -77,8 +78,8 @@ func TestReadmeQuickstart(t *testing.T) {
 	}
 	needTools(t, "bash", "curl", "sed")
 	serveBlock, steps := quickstart(t)
-	if len(steps) != 6 {
-		t.Fatalf("README: %d Quick start steps, this test checks 6: update both together", len(steps))
+	if len(steps) != 8 {
+		t.Fatalf("README: %d Quick start steps, this test checks 8: update both together", len(steps))
 	}
 
 	self, err := os.Executable()
@@ -94,7 +95,7 @@ func TestReadmeQuickstart(t *testing.T) {
 	}
 	var env []string
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "FACTURAD_") && !strings.HasPrefix(kv, "BASE=") && !strings.HasPrefix(kv, "PATH=") {
+		if !strings.HasPrefix(kv, "FACTURAD_") && !strings.HasPrefix(kv, "BASE=") && !strings.HasPrefix(kv, "ADMIN_BASE=") && !strings.HasPrefix(kv, "PATH=") {
 			env = append(env, kv)
 		}
 	}
@@ -119,7 +120,7 @@ func TestReadmeQuickstart(t *testing.T) {
 	defer cancel()
 	run := exec.CommandContext(ctx, "bash", "-c", script.String())
 	run.Dir = work
-	run.Env = append(env, "BASE=http://"+svc.api)
+	run.Env = append(env, "BASE=http://"+svc.api, "ADMIN_BASE=http://"+svc.admin)
 	var stdout, stderr bytes.Buffer
 	run.Stdout, run.Stderr = &stdout, &stderr
 	if err := run.Run(); err != nil {
@@ -153,20 +154,27 @@ func TestReadmeQuickstart(t *testing.T) {
 			fail(2, "no "+re+": company not created")
 		}
 	}
-	// 3: its branches, read with the captured branch user.
-	if !strings.HasPrefix(step[3], "[{") || !strings.Contains(step[3], `"sucursal":"001"`) {
-		fail(3, "no branch 001 listed")
+	// 3: its branches, read with the captured branch user, on a line of
+	// their own.
+	if !strings.HasPrefix(step[3], "[{") || !strings.HasSuffix(step[3], "]\n") || !strings.Contains(step[3], `"sucursal":"001"`) {
+		fail(3, "no branch 001 listed on a line of its own")
 	}
 	// 4: the invoice, received (04).
 	clave := regexp.MustCompile(`"clave":"([0-9]{50})"`).FindStringSubmatch(step[4])
 	if clave == nil || !strings.Contains(step[4], `"estado":"04"`) {
 		fail(4, "no invoice received with estado 04")
 	}
-	// 5: checked at once (04), then accepted (01), and its XML downloaded.
+	// 5: checked until the verdict: 04 (as often as the sandbox takes),
+	// then accepted (01); and its XML downloaded.
 	checks := strings.Split(strings.TrimSpace(step[5]), "\n")
-	if len(checks) != 2 || !strings.Contains(checks[0], `"estado":"04"`) || !strings.Contains(checks[1], `"estado":"01"`) ||
-		!strings.Contains(checks[1], clave[1]) {
-		fail(5, "want estado 04 and then 01")
+	last := checks[len(checks)-1]
+	if !strings.Contains(last, `"estado":"01"`) || !strings.Contains(last, clave[1]) {
+		fail(5, "the last check is not the invoice accepted (01)")
+	}
+	for _, c := range checks[:len(checks)-1] {
+		if !strings.Contains(c, `"estado":"04"`) {
+			fail(5, "a check before the verdict is not 04: "+c)
+		}
 	}
 	f, err := os.Open(filepath.Join(work, "factura.xml"))
 	if err != nil {
@@ -184,6 +192,62 @@ func TestReadmeQuickstart(t *testing.T) {
 	}
 	if text := pdfcheck.Text(t, printed); !strings.Contains(text, clave[1]) || !strings.Contains(text, "Aceptado por Hacienda") {
 		fail(5, "factura.pdf does not show the accepted document:\n"+text)
+	}
+	// 6: the listing of accepted invoices holds it.
+	if !strings.HasPrefix(step[6], `{"items":[{`) || !strings.Contains(step[6], `"clave":"`+clave[1]+`"`) {
+		fail(6, "the accepted invoice is not listed")
+	}
+	// 7: readiness and the documents' counter.
+	if !strings.Contains(step[7], `"status":"ready"`) || !regexp.MustCompile(`(?m)^facturad_pipeline_documents_total\{estado="01",op="check"\} [1-9]`).MatchString(step[7]) {
+		fail(7, "not ready, or no accepted document counted")
+	}
+	quickstartFilesIgnored(t, work)
+}
+
+// quickstartFilesIgnored checks that what the Quick start left in the
+// folder it ran in (the certificate, the XML, data/) would be ignored by
+// git in the repository's root, where a reader runs it.
+func quickstartFilesIgnored(t *testing.T, work string) {
+	t.Helper()
+	entries, err := os.ReadDir(work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		n := e.Name()
+		if e.IsDir() {
+			n += "/"
+		}
+		names = append(names, n)
+	}
+	for _, want := range []string{"data/", "empresa.p12", "factura.xml", "factura.pdf"} {
+		if !slices.Contains(names, want) {
+			t.Errorf("the Quick start left no %s (it left %q)", want, names)
+		}
+	}
+	root := filepath.Join("..", "..")
+	var ignored []string
+	if _, err := exec.LookPath("git"); err == nil && exec.Command("git", "-C", root, "rev-parse", "--git-dir").Run() == nil {
+		cmd := exec.Command("git", append([]string{"-C", root, "check-ignore", "--no-index", "--"}, names...)...)
+		out, _ := cmd.Output() // exit status 1 when none is ignored
+		ignored = strings.Fields(string(out))
+	} else {
+		// Outside a git checkout: the .gitignore's own anchored entries.
+		b, err := os.ReadFile(filepath.Join(root, ".gitignore"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			if n, ok := strings.CutPrefix(strings.TrimSpace(l), "/"); ok && slices.Contains(names, n) {
+				ignored = append(ignored, n)
+			}
+		}
+	}
+	for _, n := range names {
+		if !slices.Contains(ignored, n) {
+			t.Errorf("the Quick start's %s is not ignored by .gitignore", n)
+		}
 	}
 }
 

@@ -37,7 +37,8 @@ func receiveEveryAnswer(t *testing.T, api string) {
 	buyerAPI := createCompany(t, admin, ca, buyerID)
 	stranger := createCompany(t, admin, ca, "3101777003")
 	as := func(c apiClient) *client.Client {
-		cl, err := client.New(c.base, client.WithCredentials(c.user, c.pass, c.token))
+		// The Go client's calls are held to the OpenAPI document too.
+		cl, err := client.New(c.base, client.WithCredentials(c.user, c.pass, c.token), client.WithHTTPClient(checkedHTTP(t)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -235,15 +236,9 @@ func issueTo(t *testing.T, supplier apiClient, buyerID, id string) []byte {
 	  "detalleServicio":[{"numeroLinea":1,"codigoCABYS":"8314100000000","cantidad":2,"unidadMedida":"Sp","detalle":"Servicio de consultoría",
 	    "precioUnitario":12500.5,"impuesto":[{"codigo":"01","codigoTarifaIVA":"08","tarifa":13}]}],
 	  "resumenFactura":{"codigoTipoMoneda":{"codigoMoneda":"CRC","tipoCambio":1},"medioPago":[{"tipoMedioPago":"01"}]}}`)
-	var sent, checked document
+	var sent document
 	supplier.json("POST", "/api/documents/v4", body, 200, &sent)
-	for try := 0; ; try++ {
-		supplier.json("PUT", "/api/documents/"+sent.Clave+"/v4", nil, 200, &checked)
-		if checked.Estado != "04" || try == 50 {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	checked := supplier.checkUntilVerdict(sent.Clave, "")
 	if checked.Estado != "01" {
 		t.Fatalf("the supplier's FE: %+v", checked)
 	}

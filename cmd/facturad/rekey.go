@@ -20,7 +20,7 @@ import (
 // migration runs, and a store holding neither a company nor a stored key
 // (the wrong data_dir or database) is refused rather than reported done.
 func runRekey(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) (err error) {
-	c, err := loadConfig("rekey", args, stderr, getenv)
+	c, err := loadConfig("rekey", args, stdout, stderr, getenv)
 	if err != nil {
 		return err
 	}

@@ -3,9 +3,9 @@ package main
 import (
 	"context"
 	"encoding/pem"
-	"flag"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"time"
 
@@ -16,19 +16,29 @@ import (
 // other services to test against (point them at the printed URLs; for a
 // facturad elsewhere, FACTURAD_HACIENDA_API_URL and _TOKEN_URL).
 func runSandbox(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
-	fs := flag.NewFlagSet("facturad sandbox", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	setUsage(fs, "sandbox", nil)
+	fs := newCommandFlags("sandbox", stdout, stderr, nil)
 	listen := fs.String("listen", ":8090", "listen address")
 	delay := fs.Duration("delay", sandbox.DefaultProcessingDelay, "processing delay before a document gets its verdict (0 for benchmarks; PUT /_sandbox/processing-delay changes it while running)")
-	adminToken := fs.String("admin-token", getenv("FACTURAD_SANDBOX_ADMIN_TOKEN"), "bearer token required on /_sandbox/ (default: open)")
-	seed := fs.Uint64("seed", uint64(time.Now().UnixNano()), "seed of the fault injection")
+	adminToken := fs.String("admin-token", "", "bearer token required on /_sandbox/ (prefer the environment variable to the flag)")
+	fs.env("admin-token", "FACTURAD_SANDBOX_ADMIN_TOKEN")
+	fs.defaultIs("admin-token", "none, /_sandbox/ is open")
+	seed := fs.Uint64("seed", 0, "seed of the fault injection's random choices, printed at start; give the printed one to repeat a run")
+	fs.defaultIs("seed", "random")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
-	trusted := fs.String("trusted-ca", "", "PEM file of the authorities documents' signing certificates must chain to (default: any)")
-	answerCA := fs.String("answer-ca-out", "", "write the PEM certificate of the authority the sandbox's signed answers chain to into this file, for a service's --hacienda-trust-bundle (default: not written)")
-	xsdDir := fs.String("xsd-dir", "", "folder of the official v4.4 schemas (hacienda/testdata/xsd/2024/v4.4): validate every document with xmllint too (default: the strict reader only)")
-	if err := fs.Parse(args); err != nil {
+	trusted := fs.String("trusted-ca", "", "PEM file of the authorities documents' signing certificates must chain to")
+	fs.defaultIs("trusted-ca", "any authority")
+	answerCA := fs.String("answer-ca-out", "", "write the PEM certificate of the authority the sandbox's signed answers chain to into this file, for a service's --hacienda-trust-bundle")
+	fs.defaultIs("answer-ca-out", "not written")
+	xsdDir := fs.String("xsd-dir", "", "folder of the official v4.4 schemas (hacienda/testdata/xsd/2024/v4.4): validate every document with xmllint too")
+	fs.defaultIs("xsd-dir", "none, the strict reader only")
+	if err := fs.parse(args, getenv); err != nil {
 		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("sandbox: unexpected arguments %q", fs.Args())
+	}
+	if *seed == 0 {
+		*seed = rand.Uint64()
 	}
 	if _, err := parseLevel(*logLevel); err != nil {
 		return err
@@ -66,7 +76,7 @@ func runSandbox(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "sandbox listening: api %s  token %s\n", s.APIURL(), s.TokenURL())
+	fmt.Fprintf(stdout, "sandbox listening: api %s  token %s  seed %d\n", s.APIURL(), s.TokenURL(), *seed)
 	<-ctx.Done()
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()

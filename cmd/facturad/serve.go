@@ -48,7 +48,7 @@ var newRegistry = metrics.NewRegistry
 // runServe runs the service until ctx is cancelled (SIGINT or SIGTERM in
 // main), then stops it gracefully.
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
-	c, err := loadConfig("serve", args, stderr, getenv)
+	c, err := loadConfig("serve", args, stdout, stderr, getenv)
 	if err != nil {
 		return err
 	}
@@ -246,12 +246,12 @@ func (w *wiring) openRedisCacheAndLimiter() error {
 func (w *wiring) listen() error {
 	apiLn, err := net.Listen("tcp", w.c.Listen)
 	if err != nil {
-		return fmt.Errorf("api listener: %w", err)
+		return listenError("api", "listen", ":8081", err)
 	}
 	adminLn, err := net.Listen("tcp", w.c.AdminListen)
 	if err != nil {
 		apiLn.Close()
-		return fmt.Errorf("admin listener: %w", err)
+		return listenError("admin", "admin_listen", ":9091", err)
 	}
 	w.apiLn, w.adminLn = apiLn, adminLn
 	w.stop.add("listeners", func(context.Context) error {
@@ -261,6 +261,14 @@ func (w *wiring) listen() error {
 		return errors.Join(apiLn.Close(), adminLn.Close())
 	})
 	return nil
+}
+
+// listenError says which listener could not listen and which setting
+// moves it, so that a user whose port is taken knows what to change.
+func listenError(which, name, example string, err error) error {
+	s := setting{name: name}
+	return fmt.Errorf("%s listener: %w (choose another address with --%s or %s, e.g. %s=%s)",
+		which, err, s.flagName(), s.env(), s.env(), example)
 }
 
 // openTenants makes the tenant service.
@@ -571,7 +579,7 @@ func (w *wiring) startProfiler(errc chan<- error) error {
 	}
 	ln, err := net.Listen("tcp", w.c.PprofListen)
 	if err != nil {
-		return fmt.Errorf("pprof listener: %w", err)
+		return listenError("pprof", "pprof_listen", "127.0.0.1:6061", err)
 	}
 	srv := profilerServer(w.log)
 	go func() {

@@ -3,10 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -358,5 +362,40 @@ func TestServeReadinessFollowsTheStoreAndRedis(t *testing.T) {
 	waitReadyz(t, admin, http.StatusOK, `"status":"ready"`, `"store":"ok"`)
 	if err := stop(); err != nil {
 		t.Errorf("stop: %v", err)
+	}
+}
+
+// Configured admin secrets that are too short stop the start before
+// anything: the error names the setting, no listener is bound (the API
+// port here is busy, and that is not what the start complains of) and no
+// store is made.
+func TestServeRefusesShortAdminSecrets(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	for _, tt := range []struct{ env, value, want string }{
+		{"FACTURAD_ADMIN_PASSWORD", "short-pass", "admin_password: must have at least 12 characters"},
+		{"FACTURAD_ADMIN_TOKEN", "tok-0123456789", "admin_token: must have at least 32 characters"},
+	} {
+		t.Run("error/"+tt.env, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "data")
+			var stdout, stderr strings.Builder
+			err := run(context.Background(), []string{"serve", "--listen", busy.Addr().String(), "--admin-listen", "127.0.0.1:0", "--data-dir", dir},
+				&stdout, &stderr, env(map[string]string{tt.env: tt.value}))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want %q", err, tt.want)
+			}
+			if strings.Contains(err.Error(), "address already in use") || strings.Contains(err.Error(), tt.value) {
+				t.Errorf("err = %v", err)
+			}
+			if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("the data folder was made: %v", err)
+			}
+			if stdout.Len() > 0 {
+				t.Errorf("stdout %q", stdout.String())
+			}
+		})
 	}
 }

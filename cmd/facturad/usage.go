@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // commands are the subcommands and what each does, for `facturad help`.
@@ -33,49 +36,189 @@ func writeUsage(w io.Writer) error {
 	return err
 }
 
-// setUsage makes fs's --help list each flag once, as --name with its
-// default, and for a setting its environment variable. Settings are
-// registered under two names (admin_listen and admin-listen): only the
-// hyphenated one is shown.
-func setUsage(fs *flag.FlagSet, cmd string, settings []setting) {
-	byName := make(map[string]setting, len(settings))
-	for _, s := range settings {
-		byName[strings.ReplaceAll(s.name, "_", "-")] = s
-		byName[s.name] = s
-	}
-	fs.Usage = func() {
-		w := fs.Output()
-		fmt.Fprintf(w, "usage: facturad %s [flags]   (`facturad help` lists the other commands)\n\n", cmd)
-		if len(settings) > 0 {
-			fmt.Fprintf(w, "Each setting is a flag --name and an environment variable FACTURAD_NAME; flags win.\n\n")
-		}
-		fs.VisitAll(func(f *flag.Flag) {
-			s, isSetting := byName[f.Name]
-			if isSetting && strings.Contains(f.Name, "_") {
-				return // the underscore alias of a hyphenated flag
-			}
-			def := f.DefValue
-			if isSetting {
-				def = s.defaultText()
-			}
-			fmt.Fprintf(w, "  --%s\n      %s\n", f.Name, f.Usage)
-			var notes []string
-			switch {
-			case strings.Contains(f.Usage, "(default"):
-			case def != "":
-				notes = append(notes, "default "+def)
-			case isSetting:
-				notes = append(notes, "default unset")
-			}
-			if isSetting {
-				notes = append(notes, "env FACTURAD_"+strings.ToUpper(s.name))
-			}
-			if len(notes) > 0 {
-				fmt.Fprintf(w, "      (%s)\n", strings.Join(notes, "; "))
-			}
-		})
-	}
+// flagDoc is what a command's --help says of a flag besides its usage.
+type flagDoc struct {
+	// env is the environment variable the flag is read from when it is
+	// not given on the command line.
+	env string
+	// def is the default in words, for a flag whose zero value means
+	// something else ("random", "generated and printed once"); empty
+	// shows the flag's default value.
+	def string
 }
+
+// commandFlags is a subcommand's flag set and what its --help shows: each
+// flag once, as --name, its usage, and a line with its default and its
+// environment variable. --help is written to stdout (and Parse returns
+// flag.ErrHelp, which main treats as success); a parse error and the
+// usage after it go to stderr.
+type commandFlags struct {
+	*flag.FlagSet
+	cmd            string
+	settings       map[string]setting // by flag name, both spellings
+	docs           map[string]flagDoc
+	stdout, stderr io.Writer
+	buf            bytes.Buffer
+}
+
+// newCommandFlags makes the flag set of `facturad cmd`. settings, when
+// given, are the service's settings that LoadConfig registers on it.
+func newCommandFlags(cmd string, stdout, stderr io.Writer, settings []setting) *commandFlags {
+	c := &commandFlags{
+		FlagSet:  flag.NewFlagSet("facturad "+cmd, flag.ContinueOnError),
+		cmd:      cmd,
+		settings: make(map[string]setting, 2*len(settings)),
+		docs:     map[string]flagDoc{},
+		stdout:   stdout,
+		stderr:   stderr,
+	}
+	for _, s := range settings {
+		c.settings[s.name] = s
+		c.settings[s.flagName()] = s
+	}
+	// While parsing, what the flag package writes (an error and the
+	// usage, or the usage for --help) is held until it is known which.
+	c.SetOutput(&c.buf)
+	c.Usage = func() { c.writeHelp(c.Output()) }
+	return c
+}
+
+// env makes the flag name read the environment variable v when it is not
+// on the command line (applied by parse).
+func (c *commandFlags) env(name, v string) {
+	d := c.docs[name]
+	d.env = v
+	c.docs[name] = d
+}
+
+// defaultIs gives the flag name's default in words, for a flag whose zero
+// value stands for something else.
+func (c *commandFlags) defaultIs(name, words string) {
+	d := c.docs[name]
+	d.def = words
+	c.docs[name] = d
+}
+
+// parse parses args and then, for each flag not given, its environment
+// variable through getenv.
+func (c *commandFlags) parse(args []string, getenv func(string) string) error {
+	if err := c.finish(c.Parse(args)); err != nil {
+		return err
+	}
+	given := map[string]bool{}
+	c.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var errs []error
+	c.VisitAll(func(f *flag.Flag) {
+		d := c.docs[f.Name]
+		if d.env == "" || given[f.Name] {
+			return
+		}
+		if v := getenv(d.env); v != "" {
+			if err := c.Set(f.Name, v); err != nil {
+				errs = append(errs, fmt.Errorf("%s: %w", d.env, err))
+			}
+		}
+	})
+	return errors.Join(errs...)
+}
+
+// finish routes what the flag package wrote while parsing: the help to
+// stdout, an error and the usage after it to stderr. Later writes (a
+// command's own call of Usage) go to stderr directly.
+func (c *commandFlags) finish(err error) error {
+	out := c.stderr
+	if errors.Is(err, flag.ErrHelp) {
+		out = c.stdout
+		if helpShown != nil {
+			helpShown(c)
+		}
+	}
+	_, _ = out.Write(c.buf.Bytes())
+	c.buf.Reset()
+	c.SetOutput(c.stderr)
+	return err
+}
+
+// helpShown, when set (by a test), is given each flag set whose help was
+// written for --help.
+var helpShown func(*commandFlags)
+
+// writeHelp writes the command's help: each flag once, the underscore
+// spelling of a setting (admin_listen beside admin-listen) left out.
+func (c *commandFlags) writeHelp(w io.Writer) {
+	var b strings.Builder
+	for _, cm := range commands {
+		if cm[0] == c.cmd {
+			fmt.Fprintf(&b, "facturad %s: %s\n", c.cmd, cm[1])
+		}
+	}
+	flags := ""
+	c.VisitAll(func(*flag.Flag) { flags = " [flags]" })
+	fmt.Fprintf(&b, "usage: facturad %s%s   (`facturad help` lists the other commands)\n\n", c.cmd, flags)
+	if len(c.settings) > 0 {
+		b.WriteString("Each setting is a flag --name and an environment variable FACTURAD_NAME; flags win.\n\n")
+	}
+	n := 0
+	c.VisitAll(func(f *flag.Flag) {
+		if s, ok := c.settings[f.Name]; ok && f.Name != s.flagName() {
+			return
+		}
+		n++
+		fmt.Fprintf(&b, "  --%s\n      %s\n      (%s)\n", f.Name, f.Usage, strings.Join(c.notes(f), "; "))
+	})
+	if n == 0 {
+		b.WriteString("It takes no flags.\n")
+	}
+	_, _ = io.WriteString(w, b.String())
+}
+
+// notes are what the help's line under a flag says: its default, then its
+// environment variable.
+func (c *commandFlags) notes(f *flag.Flag) []string {
+	if s, ok := c.settings[f.Name]; ok {
+		def := "default unset"
+		switch t := s.defaultText(); {
+		case s.def != "":
+			def = "default: " + s.def
+		case t != "":
+			def = "default " + t
+		}
+		return []string{def, "env " + s.env()}
+	}
+	d := c.docs[f.Name]
+	var notes []string
+	switch {
+	case d.def != "":
+		notes = append(notes, "default: "+d.def)
+	case f.DefValue == "":
+		notes = append(notes, "default unset")
+	case isStringFlag(f):
+		notes = append(notes, "default "+strconv.Quote(f.DefValue))
+	default:
+		notes = append(notes, "default "+f.DefValue)
+	}
+	if d.env != "" {
+		notes = append(notes, "env "+d.env)
+	}
+	return notes
+}
+
+// isStringFlag reports whether f holds a string, whose default the help
+// quotes.
+func isStringFlag(f *flag.Flag) bool {
+	g, ok := f.Value.(flag.Getter)
+	if !ok {
+		return false
+	}
+	_, ok = g.Get().(string)
+	return ok
+}
+
+// flagName is a setting's flag as the help shows it: admin-listen.
+func (s setting) flagName() string { return strings.ReplaceAll(s.name, "_", "-") }
+
+// env is a setting's environment variable: FACTURAD_ADMIN_LISTEN.
+func (s setting) env() string { return "FACTURAD_" + strings.ToUpper(s.name) }
 
 // defaultText is a setting's value in DefaultConfig, as it is written in
 // a flag; empty when it is unset.
@@ -96,7 +239,7 @@ func (s setting) defaultText() string {
 			if *d.dur == 0 {
 				return ""
 			}
-			return d.dur.String()
+			return shortDuration(*d.dur)
 		case d.num != nil:
 			if *d.num == 0 {
 				return ""
@@ -110,6 +253,19 @@ func (s setting) defaultText() string {
 		}
 	}
 	return ""
+}
+
+// shortDuration writes d as a flag takes it, without the zero units that
+// time.Duration.String adds: 5m rather than 5m0s, 72h rather than 72h0m0s.
+func shortDuration(d time.Duration) string {
+	t := d.String()
+	if strings.HasSuffix(t, "m0s") {
+		t = strings.TrimSuffix(t, "0s")
+	}
+	if strings.HasSuffix(t, "h0m") {
+		t = strings.TrimSuffix(t, "0m")
+	}
+	return t
 }
 
 // defaultConfig is DefaultConfig, kept for the help text's defaults.

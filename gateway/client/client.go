@@ -25,6 +25,11 @@ type Client struct {
 	agent string
 	// maxBody bounds how much of an answer is read.
 	maxBody int64
+	// now and sleep are the clock the retries are timed by: time.Now,
+	// and a timer that a cancelled context stops (sleepCtx). Tests give
+	// their own, to see the waits without spending them.
+	now   func() time.Time
+	sleep func(ctx context.Context, d time.Duration) error
 }
 
 // RetryPolicy bounds the retries of a call answered 429 or 503 (and of a
@@ -92,7 +97,8 @@ func New(baseURL string, opts ...Option) (*Client, error) {
 	if u.RawQuery != "" || u.Fragment != "" {
 		return nil, fmt.Errorf("client: base URL %q has a query or fragment", baseURL)
 	}
-	c := &Client{base: strings.TrimRight(baseURL, "/"), agent: "facturad-go-client", maxBody: 64 << 20}
+	c := &Client{base: strings.TrimRight(baseURL, "/"), agent: "facturad-go-client", maxBody: 64 << 20,
+		now: time.Now, sleep: sleepCtx}
 	for _, o := range opts {
 		o(c)
 	}
@@ -171,19 +177,27 @@ func (c *Client) do(ctx context.Context, r request) (answer, error) {
 		if wait > c.retry.MaxWait {
 			return answer{}, err
 		}
-		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
+		if dl, ok := ctx.Deadline(); ok && dl.Sub(c.now()) < wait {
 			// Waiting would only end in the deadline: give the caller the
 			// answer now, while it still has time to do something else.
 			return answer{}, err
 		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return answer{}, fmt.Errorf("%w (waiting to retry after: %w)", ctx.Err(), err)
-		case <-t.C:
+		if serr := c.sleep(ctx, wait); serr != nil {
+			return answer{}, fmt.Errorf("%w (waiting to retry after: %w)", serr, err)
 		}
 		backoff = min(2*backoff, c.retry.MaxWait)
+	}
+}
+
+// sleepCtx waits for d, or until ctx ends, whose error it then returns.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -423,18 +424,40 @@ func adminOn(t *testing.T, base string, opts ...client.Option) *client.Client {
 	return c
 }
 
-// TestRetryAfterHonoured: a 503 with Retry-After 1, then the real answer.
+// sleeps records the waits a client asks for, without waiting.
+type sleeps struct {
+	mu    sync.Mutex
+	waits []time.Duration
+}
+
+func (s *sleeps) sleep(ctx context.Context, d time.Duration) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.waits = append(s.waits, d)
+	return ctx.Err()
+}
+
+func (s *sleeps) got() []time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.waits)
+}
+
+// clock is the client's clock made of s's sleeps and the real time.
+func (s *sleeps) clock() client.Option { return client.WithClock(time.Now, s.sleep) }
+
+// TestRetryAfterHonoured: a 503 or 429 with Retry-After 1, then the real
+// answer: the client waits exactly the second asked for, once.
 func TestRetryAfterHonoured(t *testing.T) {
 	for _, status := range []int{http.StatusServiceUnavailable, http.StatusTooManyRequests} {
 		f := newFlaky(t, 1, status, "1")
-		c := adminOn(t, f.URL)
-		start := time.Now()
+		var s sleeps
+		c := adminOn(t, f.URL, s.clock())
 		if _, err := c.SearchCompanies(testContext(t), ""); err != nil {
 			t.Fatalf("%d then 200: %v", status, err)
 		}
-		took := time.Since(start)
-		if took < time.Second || took > 2500*time.Millisecond {
-			t.Errorf("%d with Retry-After 1: the retry came after %s, want 1s to 2.5s", status, took)
+		if got := s.got(); !slices.Equal(got, []time.Duration{time.Second}) {
+			t.Errorf("%d with Retry-After 1: waited %v, want [1s]", status, got)
 		}
 		if got := f.calls.Load(); got != 2 {
 			t.Errorf("%d: %d calls, want 2", status, got)
@@ -443,17 +466,22 @@ func TestRetryAfterHonoured(t *testing.T) {
 }
 
 // TestRetryBounded: a service that keeps refusing gets MaxAttempts calls,
-// and the caller its last answer.
+// the waits between them doubling from Backoff, and the caller its last
+// answer.
 func TestRetryBounded(t *testing.T) {
 	f := newFlaky(t, 100, http.StatusTooManyRequests, "")
-	c := adminOn(t, f.URL, client.WithRetry(client.RetryPolicy{MaxAttempts: 3, Backoff: 10 * time.Millisecond}))
+	var s sleeps
+	c := adminOn(t, f.URL, s.clock(), client.WithRetry(client.RetryPolicy{MaxAttempts: 4, Backoff: 10 * time.Millisecond, MaxWait: 30 * time.Millisecond}))
 	_, err := c.SearchCompanies(testContext(t), "")
 	var ae *client.Error
 	if !errors.Is(err, client.ErrRateLimited) || !errors.As(err, &ae) || ae.Message != "busy, try later" {
 		t.Fatalf("want the 429, got %v", err)
 	}
-	if got := f.calls.Load(); got != 3 {
-		t.Errorf("%d calls, want 3", got)
+	if got := f.calls.Load(); got != 4 {
+		t.Errorf("%d calls, want 4", got)
+	}
+	if got, want := s.got(), []time.Duration{10 * time.Millisecond, 20 * time.Millisecond, 30 * time.Millisecond}; !slices.Equal(got, want) {
+		t.Errorf("waited %v, want %v (doubling, capped by MaxWait)", got, want)
 	}
 }
 
@@ -462,18 +490,20 @@ func TestRetryBounded(t *testing.T) {
 // gets the 503 at once, with its Retry-After.
 func TestRetryAfterPastDeadlineOrBound(t *testing.T) {
 	t.Run("deadline", func(t *testing.T) {
-		f := newFlaky(t, 100, http.StatusServiceUnavailable, "5")
-		c := adminOn(t, f.URL)
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		// Two hours asked for, one left before the deadline, and a
+		// MaxWait that would allow the wait.
+		f := newFlaky(t, 100, http.StatusServiceUnavailable, "7200")
+		var s sleeps
+		c := adminOn(t, f.URL, s.clock(), client.WithRetry(client.RetryPolicy{MaxWait: 3 * time.Hour}))
+		ctx, cancel := context.WithTimeout(context.Background(), time.Hour)
 		defer cancel()
-		start := time.Now()
 		_, err := c.SearchCompanies(ctx, "")
 		var ae *client.Error
-		if !errors.Is(err, client.ErrUnavailable) || !errors.As(err, &ae) || ae.RetryAfter != 5*time.Second {
+		if !errors.Is(err, client.ErrUnavailable) || !errors.As(err, &ae) || ae.RetryAfter != 2*time.Hour {
 			t.Fatalf("want the 503 with its Retry-After, got %v", err)
 		}
-		if took := time.Since(start); took > 500*time.Millisecond {
-			t.Errorf("returned after %s: it waited instead of answering", took)
+		if got := s.got(); len(got) > 0 {
+			t.Errorf("waited %v instead of answering", got)
 		}
 		if got := f.calls.Load(); got != 1 {
 			t.Errorf("%d calls, want 1", got)
@@ -481,36 +511,59 @@ func TestRetryAfterPastDeadlineOrBound(t *testing.T) {
 	})
 	t.Run("max wait", func(t *testing.T) {
 		f := newFlaky(t, 100, http.StatusServiceUnavailable, "120")
-		c := adminOn(t, f.URL)
+		var s sleeps
+		c := adminOn(t, f.URL, s.clock())
 		_, err := c.SearchCompanies(testContext(t), "")
-		if !errors.Is(err, client.ErrUnavailable) || f.calls.Load() != 1 {
-			t.Fatalf("want one call and the 503, got %d calls and %v", f.calls.Load(), err)
+		if !errors.Is(err, client.ErrUnavailable) || f.calls.Load() != 1 || len(s.got()) > 0 {
+			t.Fatalf("want one call, no wait and the 503, got %d calls, waits %v and %v", f.calls.Load(), s.got(), err)
+		}
+	})
+	t.Run("cancelled while waiting", func(t *testing.T) {
+		f := newFlaky(t, 100, http.StatusServiceUnavailable, "1")
+		ctx, cancel := context.WithCancel(context.Background())
+		c := adminOn(t, f.URL, client.WithClock(time.Now, func(context.Context, time.Duration) error {
+			cancel() // the caller gives up during the wait
+			return context.Canceled
+		}))
+		_, err := c.SearchCompanies(ctx, "")
+		if !errors.Is(err, context.Canceled) || !errors.Is(err, client.ErrUnavailable) || f.calls.Load() != 1 {
+			t.Fatalf("want the cancellation and the 503 after one call, got %d calls and %v", f.calls.Load(), err)
 		}
 	})
 }
 
 // TestContextDeadline: a call to a service that does not answer ends
-// with the context's deadline.
+// with the context's deadline, which cancels the request on the wire, and
+// is not repeated.
 func TestContextDeadline(t *testing.T) {
 	release := make(chan struct{})
+	var calls atomic.Int64
+	cancelled := make(chan struct{}, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
 		select {
 		case <-release:
 		case <-r.Context().Done():
+			cancelled <- struct{}{}
 		}
 	}))
 	defer srv.Close()
 	defer close(release)
-	c := adminOn(t, srv.URL)
+	var s sleeps
+	c := adminOn(t, srv.URL, s.clock())
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
-	start := time.Now()
 	_, err := c.Check(ctx, strings.Repeat("5", 50), client.CheckOptions{})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("want the deadline, got %v", err)
 	}
-	if took := time.Since(start); took > time.Second {
-		t.Errorf("returned after %s", took)
+	select {
+	case <-cancelled:
+	case <-testContext(t).Done():
+		t.Fatal("the service never saw the request cancelled")
+	}
+	if got := calls.Load(); got != 1 || len(s.got()) > 0 {
+		t.Errorf("%d calls and waits %v, want one call and no wait", got, s.got())
 	}
 }
 

@@ -10,14 +10,20 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"facturad/gateway"
+	"facturad/gateway/openapicheck"
 	"facturad/hacienda/recepcion"
 	"facturad/hacienda/sandbox"
 	"facturad/pipeline"
@@ -179,6 +185,55 @@ func runTests(m *testing.M) int {
 		return 1
 	}
 	defer svc.close()
-	serviceURL = svc.url
-	return m.Run()
+	// Every call of the tests and examples goes through a proxy that
+	// holds it to the service's OpenAPI document.
+	proxy, disagreements, err := checkingProxy(svc.url)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "the OpenAPI checker: %v\n", err)
+		return 1
+	}
+	defer proxy.Close()
+	serviceURL = proxy.URL
+	code := m.Run()
+	if errs := disagreements(); len(errs) > 0 {
+		fmt.Fprintf(os.Stderr, "FAIL: %d calls disagree with the OpenAPI document:\n", len(errs))
+		for _, e := range errs {
+			fmt.Fprintf(os.Stderr, "  %v\n", e)
+		}
+		return 1
+	}
+	return code
+}
+
+// checkingProxy is a reverse proxy to target that checks every call
+// against the OpenAPI document the service serves; disagreements returns
+// what it found.
+func checkingProxy(target string) (srv *httptest.Server, disagreements func() []error, err error) {
+	doc, err := gateway.OpenAPI()
+	if err != nil {
+		return nil, nil, err
+	}
+	checker, err := openapicheck.New(context.Background(), doc)
+	if err != nil {
+		return nil, nil, err
+	}
+	u, err := url.Parse(target)
+	if err != nil {
+		return nil, nil, err
+	}
+	var (
+		mu   sync.Mutex
+		errs []error
+	)
+	rp := httputil.NewSingleHostReverseProxy(u)
+	rp.Transport = checker.Transport(nil, func(err error) {
+		mu.Lock()
+		errs = append(errs, err)
+		mu.Unlock()
+	})
+	return httptest.NewServer(rp), func() []error {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(errs)
+	}, nil
 }

@@ -36,12 +36,20 @@ type Sender interface {
 	Send(ctx context.Context, m Message) (SendResult, error)
 }
 
+// The e-mails' defaults: DefaultEmailWorkers sent at once, the first retry
+// DefaultEmailBackoff after a failure.
+const (
+	DefaultEmailWorkers = 4
+	DefaultEmailBackoff = 30 * time.Second
+)
+
 // MailerOptions configure NewMailer. Store and Sender are required.
 type MailerOptions struct {
 	Store  EmailStore
 	Sender Sender
 	PDF    PDFRenderer
-	// Workers is how many e-mails are sent at once (default 4).
+	// Workers is how many e-mails are sent at once (default
+	// DefaultEmailWorkers).
 	Workers int
 	// Lease is how long a claimed e-mail is held from other replicas
 	// (default 5m: above the SMTP session's own timeout).
@@ -71,11 +79,11 @@ func NewMailer(o MailerOptions) (*Mailer, error) {
 	if o.Store == nil || o.Sender == nil {
 		return nil, errors.New("delivery: MailerOptions.Store and Sender are required")
 	}
-	setDefault(&o.Workers, 4)
+	setDefault(&o.Workers, DefaultEmailWorkers)
 	setDefault(&o.Lease, 5*time.Minute)
 	setDefault(&o.PollInterval, DefaultPollInterval)
 	setDefault(&o.MaxAge, DefaultMaxAge)
-	setDefault(&o.BackoffBase, 30*time.Second)
+	setDefault(&o.BackoffBase, DefaultEmailBackoff)
 	setDefault(&o.BackoffMax, DefaultBackoffMax)
 	if o.Logger == nil {
 		o.Logger = slog.Default()
