@@ -357,8 +357,7 @@ type docRow struct {
 func readDocuments(t *testing.T, db *pgxpool.Pool) []docRow {
 	t.Helper()
 	rows, err := db.Query(context.Background(), `SELECT company_id, branch_id, terminal, tipo, numero, consecutivo,
-		clave, id_externo, estado, last_error,
-		coalesce((SELECT length(xml) FROM document_signed_xml WHERE document_id = documents.id), 0) FROM documents ORDER BY id`)
+		clave, id_externo, estado, last_error, coalesce(length(signed_xml), 0) FROM documents ORDER BY id`)
 	if err != nil {
 		t.Fatal(err)
 	}
