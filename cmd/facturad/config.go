@@ -198,7 +198,7 @@ func (c *Config) settings() []setting {
 		{name: "fecha_emision_offline", usage: "how old a caller's fecha_emision may be with situacion 3, sin internet", dur: &c.Emission.Offline},
 		{name: "pprof_listen", usage: "loopback address of Go's profiler, /debug/pprof/", def: "off", str: &c.PprofListen},
 		{name: "lease", usage: "how long a document being worked on is held from other workers and replicas; a crashed send's document is finished after it", def: "2m, or 30s more than one attempt (2×submit_timeout and the store's timeout) when that is longer", dur: &c.Lease},
-		{name: "smtp_url", usage: "outgoing mail server for the accepted documents' e-mails to their receptors: smtp://user:password@host:port (STARTTLS when offered; port 587 by default) or smtps://… (TLS from the start; 465)", def: "none, no e-mail", str: &c.SMTPURL},
+		{name: "smtp_url", usage: "outgoing mail server for the accepted documents' e-mails to their receptors: smtp://user:password@host:port (STARTTLS when offered; port 587 when none is given) or smtps://… (TLS from the start; 465)", def: "none, no e-mail", str: &c.SMTPURL},
 		{name: "smtp_from", usage: "sender of those e-mails, such as \"Facturación <facturas@example.com>\" (required with smtp_url)", str: &c.SMTPFrom},
 		{name: "webhook_workers", usage: "webhooks one replica delivers to at once", num: &c.WebhookWorkers},
 		{name: "webhook_concurrency", usage: "deliveries in flight to one webhook at once, over every replica", num: &c.WebhookConcurrency},

@@ -761,6 +761,10 @@ func loadgen(ctx context.Context, o loadOptions, log io.Writer) (loadReport, err
 		}
 	}
 
+	if o.Mode == "send" && o.Settle > 0 && len(o.ServerPIDs) > 0 {
+		// Before anything is asked of the services: what they spend idle.
+		lr.idleFloor = idleFloor(ctx, o.ServerPIDs)
+	}
 	start := time.Now()
 	companies, err := createLoadCompanies(ctx, admin, hc, lr.bases, o)
 	if err != nil {
@@ -800,7 +804,10 @@ func loadgen(ctx context.Context, o loadOptions, log io.Writer) (loadReport, err
 // loadRun is one load run once set up: its options, its companies and the
 // generated requests, and the counters its workers share.
 type loadRun struct {
-	o         loadOptions
+	o loadOptions
+	// idleFloor is what the services spent idle in a settleStep before
+	// the run (see waitSettled).
+	idleFloor time.Duration
 	log       io.Writer
 	templates []sendTemplate
 	companies []loadCompany
@@ -942,7 +949,7 @@ func (lr *loadRun) measure(ctx context.Context) loadReport {
 	timedOut := false
 	settleStart := time.Now()
 	if lr.o.Mode == "send" && lr.o.Settle > 0 && cpu0.server >= 0 {
-		settled, timedOut = waitSettled(ctx, lr.o.ServerPIDs, lr.o.Settle, lr.lastFinal)
+		settled, timedOut = waitSettled(ctx, lr.o.ServerPIDs, lr.idleFloor, lr.o.Settle, lr.lastFinal)
 	}
 	r := lr.report(elapsed, cpu0)
 	r.Settled, r.SettleTimedOut, r.SettleWait = settled, timedOut, time.Since(settleStart)

@@ -348,22 +348,51 @@ func processesCPU(pids []int) (each []time.Duration, sum time.Duration, err erro
 // The services count as settled once the last documents sent are final
 // (their verdicts are asked for in about the order they were sent, 3 s
 // after each submission) and their CPU time has then grown by less than
-// settleIdle per settleStep and replica for settleQuiet in a row: 10% of
-// one core each, above an idle service's timers and empty looks (under 1%
-// built normally, a few times that with the race detector), so that the
-// last verdicts' storing is counted too.
+// their idle floor plus settleIdle per settleStep and replica for
+// settleQuiet in a row. The floor is what the services spend idle, their
+// timers and empty looks for due work (measured before the run: under 1%
+// of a core built normally, ten times that with the race detector);
+// settleIdle, 10% of one core each above it, lets the last verdicts'
+// storing count.
 const (
 	settleStep  = 500 * time.Millisecond
 	settleIdle  = settleStep / 10
 	settleQuiet = time.Second
 )
 
+// idleFloor is the least CPU time the services used in a settleStep over
+// two of them, with nothing asked of them: their own background work.
+func idleFloor(ctx context.Context, pids []int) time.Duration {
+	_, last, err := processesCPU(pids)
+	if err != nil {
+		return 0
+	}
+	floor := time.Duration(-1)
+	for range 2 {
+		select {
+		case <-ctx.Done():
+			return max(floor, 0)
+		case <-time.After(settleStep):
+		}
+		_, now, err := processesCPU(pids)
+		if err != nil {
+			return max(floor, 0)
+		}
+		if d := now - last; floor < 0 || d < floor {
+			floor = d
+		}
+		last = now
+	}
+	return floor
+}
+
 // waitSettled waits until final reports that the last documents sent are
-// final and the services have been quiet for settleQuiet since, or until
-// limit. It returns how long they were still settling after the last call,
-// and whether limit ran out first; the CPU figures read after it cover
-// that and the quiet time.
-func waitSettled(ctx context.Context, pids []int, limit time.Duration, final func(context.Context) bool) (busy time.Duration, timedOut bool) {
+// final and the services have been quiet (under floor plus settleIdle a
+// replica, per settleStep) for settleQuiet since, or until limit. It
+// returns how long they were still settling after the last call, and
+// whether limit ran out first; the CPU figures read after it cover that
+// and the quiet time.
+func waitSettled(ctx context.Context, pids []int, floor, limit time.Duration, final func(context.Context) bool) (busy time.Duration, timedOut bool) {
 	start := time.Now()
 	_, last, err := processesCPU(pids)
 	if err != nil {
@@ -382,7 +411,7 @@ func waitSettled(ctx context.Context, pids []int, limit time.Duration, final fun
 		if err != nil {
 			return quietSince.Sub(start), true
 		}
-		busy := now-last >= settleIdle*time.Duration(len(pids))
+		busy := now-last >= floor+settleIdle*time.Duration(len(pids))
 		last = now
 		switch {
 		case busy || !final(ctx):
