@@ -43,13 +43,15 @@ func (p *Pipeline) callbackURL(clave string) string {
 	return strings.TrimRight(p.o.CallbackBase, "/") + "/hacienda/callback/" + clave + "/" + p.callbackToken(clave)
 }
 
-// pollAfter is how long the background worker waits before asking about a
-// submitted document again: usual, or with callbacks on at least the slow
-// safety net (SafetyPoll less a jitter of up to half, so that a burst of
-// documents is not asked about all at once), since the callback brings the
-// verdict.
-func (p *Pipeline) pollAfter(usual time.Duration) time.Duration {
-	if p.o.CallbackBase != "" {
+// pollAfter is how long the background worker waits before asking about
+// d (submitted, or answered recibido or procesando) again: usual, or, when
+// the tax authority calls back with d's verdict, at least the slow safety
+// net (SafetyPoll less a jitter of up to half, so that a burst of
+// documents is not asked about all at once). A receiver's message is
+// submitted without a callback URL (its view's key is
+// clave-consecutivoReceptor, see answeredClave), so it is polled as usual.
+func (p *Pipeline) pollAfter(d *tenant.Document, usual time.Duration) time.Duration {
+	if p.o.CallbackBase != "" && !strings.Contains(d.Clave, "-") {
 		return max(usual, backoff(p.o.SafetyPoll, p.o.SafetyPoll, 0, 0))
 	}
 	return usual

@@ -462,3 +462,31 @@ func TestReceivedRetrierOnItsOwn(t *testing.T) {
 	}
 	b.acceptedMessage(t, b.receivedRow(t, buyerCo.ID, out.Received.Clave))
 }
+
+// TestReceivedPolledWithCallbacksOn: with callbacks on, a document waits
+// for its callback (its first poll is the slow safety net), but a
+// receiver's message, submitted without a callback URL, is polled on the
+// usual schedule.
+func TestReceivedPolledWithCallbacksOn(t *testing.T) {
+	b := setup(t, setupOptions{pipeline: func(o *Options) {
+		o.CallbackBase = "https://facturas.example.cr/"
+		o.CallbackKey = []byte(strings.Repeat("k", 32))
+	}})
+	buyerCo, buyer := b.newCompany(t, buyerID)
+	xml := b.issueTo(t, buyerID, "fe-callbacks")
+	out, err := b.receive(buyer, receiveJSON(xml, "1", "rcv-callbacks", map[string]any{"condicionImpuesto": "01", "montoTotalImpuestoAcreditar": "3250.13"}))
+	if err != nil || out.Failed {
+		t.Fatalf("receive: %v %s", err, describeReceived(out))
+	}
+	r := b.receivedRow(t, buyerCo.ID, out.Received.Clave)
+	if r.Estado != tenant.StateSent {
+		t.Fatalf("message stored %s, want 04", r.Estado)
+	}
+	if got := r.NextAttemptAt.Sub(r.SubmittedAt); got > b.p.o.PollDelay || got <= 0 {
+		t.Errorf("the message's first poll %v after its submission, want the usual %v", got, b.p.o.PollDelay)
+	}
+	doc := b.mustSend(t, request("01", "doc-callbacks"))
+	if d := b.stored(t, doc.Document.Clave); d.NextAttemptAt.Sub(d.SubmittedAt) < b.p.o.SafetyPoll/2 {
+		t.Errorf("the document's first poll %v after its submission, want at least half of SafetyPoll %v", d.NextAttemptAt.Sub(d.SubmittedAt), b.p.o.SafetyPoll)
+	}
+}

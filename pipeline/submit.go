@@ -69,7 +69,7 @@ func (p *Pipeline) submitAs(ctx context.Context, creds recepcion.Credentials, d 
 // markSubmitted records that the tax authority received the document.
 func (p *Pipeline) markSubmitted(d *tenant.Document) error {
 	now := p.o.Clock()
-	if err := move(d, tSubmitted, tenant.StateSent, "", now.Add(p.pollAfter(p.o.PollDelay))); err != nil {
+	if err := move(d, tSubmitted, tenant.StateSent, "", now.Add(p.pollAfter(d, p.o.PollDelay))); err != nil {
 		return err
 	}
 	d.SubmittedAt = now
@@ -154,7 +154,7 @@ func (p *Pipeline) applyStatus(ctx context.Context, d *tenant.Document, st recep
 	to := stateOf(st.Estado)
 	var next time.Time
 	if !settled(to) {
-		next = now.Add(p.pollAfter(backoff(p.o.PollDelay, p.o.BackoffMax, d.Attempts, 0)))
+		next = now.Add(p.pollAfter(d, backoff(p.o.PollDelay, p.o.BackoffMax, d.Attempts, 0)))
 	}
 	p.judge(ctx, d, to, "", next)
 }
