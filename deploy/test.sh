@@ -153,23 +153,32 @@ if [[ $(id -u) -eq 0 ]]; then
 fi
 run_pg() { if [[ -n $pg_user ]]; then runuser -u "$pg_user" -- "$@"; else "$@"; fi; }
 
-pg_port=$(free_port)
 run_pg "$PGBIN/initdb" -D "$work/pg" -A trust -U postgres -E UTF8 --no-sync >"$work/initdb.log" 2>&1 ||
 	{ cat "$work/initdb.log" >&2; exit 1; }
-pg_opts="-p $pg_port -k $work -c listen_addresses=127.0.0.1 -c max_connections=300"
-[[ -n ${PG_DURABLE:-} ]] || pg_opts+=" -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
-run_pg "$PGBIN/pg_ctl" -D "$work/pg" -l "$work/pg.log" -w -t 60 -o "$pg_opts" \
-	start >/dev/null || { cat "$work/pg.log" >&2; exit 1; }
-pg_started=1
+# A free port may be taken by another program between the look and the
+# start: each server is tried on up to three ports.
+for try in 1 2 3; do
+	pg_port=$(free_port)
+	pg_opts="-p $pg_port -k $work -c listen_addresses=127.0.0.1 -c max_connections=300"
+	[[ -n ${PG_DURABLE:-} ]] || pg_opts+=" -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+	if run_pg "$PGBIN/pg_ctl" -D "$work/pg" -l "$work/pg.log" -w -t 60 -o "$pg_opts" start >/dev/null; then
+		pg_started=1
+		break
+	fi
+	((try < 3)) || { cat "$work/pg.log" >&2; exit 1; }
+done
 
-redis_port=$(free_port)
 mkdir -p "$work/redis"
-redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no --dir "$work/redis" \
-	--daemonize yes --pidfile "$work/redis.pid" --logfile "$work/redis.log"
-redis_started=1
-for _ in $(seq 1 50); do
-	redis-cli -p "$redis_port" ping >/dev/null 2>&1 && break
-	sleep 0.1
+for try in 1 2 3; do
+	redis_port=$(free_port)
+	redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no --dir "$work/redis" \
+		--daemonize yes --pidfile "$work/redis.pid" --logfile "$work/redis.log"
+	redis_started=1
+	for _ in $(seq 1 50); do
+		redis-cli -p "$redis_port" ping >/dev/null 2>&1 && break 2
+		sleep 0.1
+	done
+	((try < 3)) || { cat "$work/redis.log" >&2; exit 1; }
 done
 
 export TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$pg_port/postgres?sslmode=disable"
