@@ -1,8 +1,10 @@
 package pipeline
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/json"
+	"fmt"
 	"strings"
 
 	"facturad/tenant"
@@ -18,15 +20,17 @@ import (
 
 // documentEvent fills in d's pending event: documento.<estado>, a fresh
 // id, the read answer as of this save, and the receptor's addresses when
-// the document becomes accepted and e-mail is on.
-func (p *Pipeline) documentEvent(d *tenant.Document) {
+// the document becomes accepted and e-mail is on. The addresses are in the
+// stored request: a document read without it (a callback reads its state
+// alone) is read whole for them.
+func (p *Pipeline) documentEvent(ctx context.Context, d *tenant.Document) error {
 	ev := d.Event
 	if ev == nil {
-		return
+		return nil
 	}
 	if ev.From == d.Estado && !ev.Announce {
 		d.Event = nil
-		return
+		return nil
 	}
 	view := *d
 	view.Event = nil
@@ -36,13 +40,24 @@ func (p *Pipeline) documentEvent(d *tenant.Document) {
 		// its data.
 		p.log.Error("encode a document event", "clave", d.Clave, "err", err)
 		d.Event = nil
-		return
+		return nil
 	}
 	ev.ID, ev.Name, ev.Created, ev.Clave, ev.Payload = newEventID(), tenant.EventDocumentPrefix+tenant.EventState(d.Estado), p.o.Clock(), d.Clave, payload
 	ev.Email = nil
 	if p.o.Email && d.Estado == tenant.StateAccepted && ev.From != tenant.StateAccepted {
-		ev.Email = receptorEmails(d.Request)
+		request := d.Request
+		if len(request) == 0 && d.Clave != "" {
+			// The state is not saved without its e-mail: the save fails
+			// as a failed store would, and is tried again as one is.
+			whole, err := p.o.Store.DocumentByClave(ctx, d.Clave)
+			if err != nil {
+				return fmt.Errorf("read the accepted document's request for its e-mail: %w", err)
+			}
+			request = whole.Request
+		}
+		ev.Email = receptorEmails(request)
 	}
+	return nil
 }
 
 // receivedEvent fills in a received document's pending event:

@@ -2,10 +2,16 @@ package pipeline
 
 import (
 	"context"
+	"crypto/x509"
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"facturad/hacienda/recepcion"
+	"facturad/hacienda/sandbox"
 	"facturad/tenant"
 )
 
@@ -79,5 +85,55 @@ func TestOutboxEvents(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestOutboxEmailOfACallbackVerdict: a document accepted by the tax
+// authority's callback, which reads the document's state alone, still has
+// its e-mail written with the receptor's address from the stored request,
+// on both stores.
+func TestOutboxEmailOfACallbackVerdict(t *testing.T) {
+	trusted, err := sandbox.DefaultAnswerSigner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots := x509.NewCertPool()
+	roots.AddCert(trusted.Root())
+	for _, k := range storeKinds {
+		t.Run(k.name, func(t *testing.T) {
+			b := setup(t, setupOptions{store: k.open, sandbox: sandbox.Options{AnswerSigner: trusted}, pipeline: func(o *Options) {
+				o.Email = true
+				o.CallbackBase = "https://facturas.example.cr/"
+				o.CallbackKey = []byte(strings.Repeat("k", 32))
+				o.AnswerRoots = roots
+			}})
+			ctx := context.Background()
+			clave := b.mustSend(t, request("01", "callback-email")).Document.Clave
+			creds, err := b.p.credentials(ctx, b.company.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			st, err := b.client.Status(ctx, creds, clave)
+			if err != nil || st.Estado != recepcion.EstadoAceptado {
+				t.Fatalf("status: %+v, %v", st.Estado, err)
+			}
+			if err := b.p.Callback(ctx, clave, b.p.callbackToken(clave), callbackBody(t, st)); err != nil {
+				t.Fatal(err)
+			}
+			if got := testutil.ToFloat64(b.p.metrics.callback.WithLabelValues("applied")); got != 1 {
+				t.Fatalf("callbacks applied: %v, want 1 (the verdict was not the callback's)", got)
+			}
+			d := b.stored(t, clave)
+			if d.Estado != tenant.StateAccepted {
+				t.Fatalf("stored %s, want 01", d.Estado)
+			}
+			es, err := b.store.(tenant.EmailStore).DocumentEmails(ctx, d.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(es) != 1 || !slices.Equal(es[0].Recipients, []string{"cliente@example.com"}) {
+				t.Fatalf("e-mails %+v, want one to cliente@example.com", es)
+			}
+		})
 	}
 }

@@ -172,7 +172,9 @@ func (p *Pipeline) judge(ctx context.Context, d *tenant.Document, to tenant.Stat
 func (p *Pipeline) save(ctx context.Context, d *tenant.Document) error {
 	ctx, cancel := p.detached(ctx)
 	defer cancel()
-	p.documentEvent(d)
+	if err := p.documentEvent(ctx, d); err != nil {
+		return err
+	}
 	return p.o.Store.SaveDocument(ctx, d)
 }
 
