@@ -60,4 +60,11 @@ func TestWebhookRoutes(t *testing.T) {
 	}
 	requireA7(t, w.do(t, "DELETE", fmt.Sprintf("%s/%d/v4", base, id), &co.user, "", nil), 404)
 	requireA7(t, w.do(t, "GET", fmt.Sprintf("%s/%d/deliveries/v4", base, id), &co.user, "", nil), 404)
+
+	// A company that does not exist is 404 for the admin too, as on the
+	// company's other routes, not an empty list.
+	missing := fmt.Sprintf("/api/companies/%d/webhooks", co.id+1000)
+	requireA7(t, w.do(t, "GET", missing+"/v4", &w.admin, "", nil), 404)
+	requireA7(t, w.do(t, "POST", missing+"/v4", &w.admin, "application/json",
+		[]byte(`{"url":"https://93.184.215.14/h","eventos":["documento.aceptado"]}`)), 404)
 }

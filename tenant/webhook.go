@@ -49,7 +49,9 @@ func (s *Service) CreateWebhook(ctx context.Context, p Principal, companyID int6
 	if err != nil {
 		return Webhook{}, "", err
 	}
-	if err := s.companyVisible(ctx, p, companyID); err != nil {
+	// The company read, so that one that does not exist is 404 for an
+	// admin too, as on the company's other routes.
+	if _, err := s.companyFor(ctx, p, companyID); err != nil {
 		return Webhook{}, "", err
 	}
 	ve := newValidationError()
@@ -114,7 +116,9 @@ func (s *Service) Webhooks(ctx context.Context, p Principal, companyID int64) ([
 	if err != nil {
 		return nil, err
 	}
-	if err := s.companyVisible(ctx, p, companyID); err != nil {
+	// The company read, so that one that does not exist is 404 for an
+	// admin too, as on the company's other routes.
+	if _, err := s.companyFor(ctx, p, companyID); err != nil {
 		return nil, err
 	}
 	return ws.Webhooks(ctx, companyID)
@@ -126,7 +130,9 @@ func (s *Service) DeleteWebhook(ctx context.Context, p Principal, companyID, id 
 	if err != nil {
 		return err
 	}
-	if err := s.companyVisible(ctx, p, companyID); err != nil {
+	// The company read, so that one that does not exist is 404 for an
+	// admin too, as on the company's other routes.
+	if _, err := s.companyFor(ctx, p, companyID); err != nil {
 		return err
 	}
 	return ws.DeleteWebhook(ctx, companyID, id)
@@ -139,7 +145,9 @@ func (s *Service) WebhookDeliveries(ctx context.Context, p Principal, companyID,
 	if err != nil {
 		return nil, err
 	}
-	if err := s.companyVisible(ctx, p, companyID); err != nil {
+	// The company read, so that one that does not exist is 404 for an
+	// admin too, as on the company's other routes.
+	if _, err := s.companyFor(ctx, p, companyID); err != nil {
 		return nil, err
 	}
 	if _, err := ws.Webhook(ctx, companyID, id); err != nil {
