@@ -113,17 +113,6 @@ func ids[T listed](rs []T) []int64 {
 	return out
 }
 
-// filtered is the rows of rs that keep keeps, in their order.
-func filtered[T any](rs []T, keep func(T) bool) []T {
-	var out []T
-	for _, r := range rs {
-		if keep(r) {
-			out = append(out, r)
-		}
-	}
-	return out
-}
-
 // listing is a store's listing call under test (ListDocuments,
 // ListReceived), with the checks both listings share.
 type listing[T listed] struct {
@@ -188,6 +177,37 @@ func (l listing[T]) checkWalk(t *testing.T, q tenant.ListQuery, want []T, limits
 		if got := l.walk(t, q, limit, nil); !slices.Equal(ids(got), ids(listOrder(want))) {
 			t.Errorf("limit %d:\n got %v\nwant %v", limit, ids(got), ids(listOrder(want)))
 		}
+	}
+}
+
+// listFilter is a query of the filter checks and the rows it keeps.
+type listFilter[T listed] struct {
+	name string
+	q    tenant.ListQuery
+	keep func(T) bool
+}
+
+// checkFilters walks the company's listing with each filter, by pages of
+// 1, 3 and the most: each walk meets the rows of all that the filter
+// keeps, in the listing's order. Every filter but the one named none must
+// keep some row, or it would check nothing.
+func (l listing[T]) checkFilters(t *testing.T, companyID int64, all []T, filters []listFilter[T], none string) {
+	t.Helper()
+	for _, tt := range filters {
+		t.Run(tt.name, func(t *testing.T) {
+			var want []T
+			for _, r := range all {
+				if tt.keep(r) {
+					want = append(want, r)
+				}
+			}
+			if len(want) == 0 && tt.name != none {
+				t.Fatalf("the fixture has no %s for this filter", l.noun)
+			}
+			q := tt.q
+			q.CompanyID = companyID
+			l.checkWalk(t, q, want, 1, 3, tenant.MaxListLimit)
+		})
 	}
 }
 
@@ -325,11 +345,7 @@ func testListFilters(t *testing.T, s ListStore) {
 		}
 		return d.ReceptorNumero
 	}
-	tests := []struct {
-		name string
-		q    tenant.ListQuery
-		keep func(d tenant.Document) bool
-	}{
+	documentListing(s).checkFilters(t, f.Company.ID, docs, []listFilter[tenant.Document]{
 		{"estado", tenant.ListQuery{Estado: tenant.StateRejected}, func(d tenant.Document) bool { return d.Estado == tenant.StateRejected }},
 		{"tipo", tenant.ListQuery{Tipo: "01"}, func(d tenant.Document) bool { return d.Tipo == "01" }},
 		{"receptor, the seller of a purchase invoice too", tenant.ListQuery{Receptor: "114480790"}, func(d tenant.Document) bool { return counterparty(d) == "114480790" }},
@@ -349,18 +365,7 @@ func testListFilters(t *testing.T, s ListStore) {
 				d.Estado == tenant.StateAccepted && d.Tipo == "01" && counterparty(d) == "114480790"
 		}},
 		{"nothing matches", tenant.ListQuery{Estado: tenant.StateAccepted, Tipo: "09"}, func(tenant.Document) bool { return false }},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			want := filtered(docs, tt.keep)
-			if len(want) == 0 && tt.name != "nothing matches" {
-				t.Fatal("the fixture has no document for this filter")
-			}
-			q := tt.q
-			q.CompanyID = f.Company.ID
-			documentListing(s).checkWalk(t, q, want, 1, 3, tenant.MaxListLimit)
-		})
-	}
+	}, "nothing matches")
 }
 
 func testListPages(t *testing.T, s ListStore) {

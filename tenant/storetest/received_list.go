@@ -121,11 +121,7 @@ func testReceivedListOrder(t *testing.T, s ReceivedStore) {
 func testReceivedListFilters(t *testing.T, s ReceivedStore) {
 	f := newDocFixture(t, s)
 	rs := seedReceived(t, s, f, "filter", receivedSpecs())
-	tests := []struct {
-		name string
-		q    tenant.ListQuery
-		keep func(r tenant.ReceivedDocument) bool
-	}{
+	receivedListing(s).checkFilters(t, f.Company.ID, rs, []listFilter[tenant.ReceivedDocument]{
 		{"estado of the message", tenant.ListQuery{Estado: tenant.StateRejected}, func(r tenant.ReceivedDocument) bool { return r.Estado == tenant.StateRejected }},
 		{"tipo of the supplier's document", tenant.ListQuery{Tipo: "03"}, func(r tenant.ReceivedDocument) bool { return r.TipoDocumento == "03" }},
 		{"receptor is the supplier", tenant.ListQuery{Receptor: "114480790"}, func(r tenant.ReceivedDocument) bool { return r.EmisorNumero == "114480790" }},
@@ -145,18 +141,7 @@ func testReceivedListFilters(t *testing.T, s ReceivedStore) {
 			return !at.Before(listBase.Add(2*time.Minute)) && !at.After(listBase.Add(20*time.Minute)) &&
 				r.Estado == tenant.StateAccepted && r.TipoDocumento == "01" && r.EmisorNumero == "3101123456"
 		}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			want := filtered(rs, tt.keep)
-			if len(want) == 0 && tt.name != "the company itself is no counterparty" {
-				t.Fatal("the fixture has no row for this filter")
-			}
-			q := tt.q
-			q.CompanyID = f.Company.ID
-			receivedListing(s).checkWalk(t, q, want, 1, 3, tenant.MaxListLimit)
-		})
-	}
+	}, "the company itself is no counterparty")
 }
 
 func testReceivedListPages(t *testing.T, s ReceivedStore) {
