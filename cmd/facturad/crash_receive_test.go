@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -55,13 +54,7 @@ func TestCrashAtEveryStepOfAReceive(t *testing.T) {
 
 	// A last start, and no client action: the background worker finishes
 	// and settles what each kill left.
-	start := time.Now()
-	startChild(t, nil, args...)
-	store, err := sqlite.Open(context.Background(), filepath.Join(dir, "facturad.db"), sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	store, start := restart(t, args, dir)
 	msgs := waitAccepted(t, "messages", start, lease, func() ([]tenant.ReceivedDocument, []string) {
 		msgs := messagesByID(t, store, kills)
 		var waiting []string

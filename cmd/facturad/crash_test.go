@@ -66,13 +66,7 @@ func TestCrashAtEveryStepOfASend(t *testing.T) {
 
 	// A last start, and no client action: the background worker finishes
 	// what each kill left.
-	start := time.Now()
-	startChild(t, nil, args...)
-	store, err := sqlite.Open(context.Background(), filepath.Join(dir, "facturad.db"), sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	store, start := restart(t, args, dir)
 	docs := waitAccepted(t, "documents", start, lease, func() ([]tenant.Document, []string) {
 		docs := docsByID(t, store, kills)
 		var waiting []string
@@ -141,6 +135,21 @@ func killAtFaultPoints(t *testing.T, args []string, kills int, c apiClient, path
 		reached[point]++
 	}
 	return reached
+}
+
+// restart starts the service with args once more and opens its store in
+// dir beside it, closed when the test ends; it returns the store and when
+// the service was started.
+func restart(t *testing.T, args []string, dir string) (*sqlite.Store, time.Time) {
+	t.Helper()
+	start := time.Now()
+	startChild(t, nil, args...)
+	store, err := sqlite.Open(context.Background(), filepath.Join(dir, "facturad.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	return store, start
 }
 
 // waitAccepted reads the rows with read, which also describes those not
