@@ -17,6 +17,7 @@ import (
 
 	"facturad/hacienda"
 	"facturad/tenant"
+	"facturad/tenant/docview"
 )
 
 // The listing calls (A.10): GET /api/documents/v4 over the documents a
@@ -320,12 +321,7 @@ func DocumentListRoute(l DocumentLister, cursorKey []byte) (Route, error) {
 		return l.ListDocuments(ctx, p, companiaID, q)
 	}
 	return listRoute("/api/documents/v4", spec, listCursors{key: slices.Clone(cursorKey)}, fetch,
-		tenant.Document.ListKey,
-		func(d tenant.Document) any {
-			a := newDocumentAnswer(d, "", false, false)
-			a.MensajeAPI = d.LastError
-			return a
-		}), nil
+		tenant.Document.ListKey, func(d tenant.Document) any { return docview.StoredDocument(d) }), nil
 }
 
 // ReceivedLister lists the documents a company received (*pipeline.Pipeline
@@ -351,10 +347,5 @@ func ReceivedListRoute(l ReceivedLister, cursorKey []byte) (Route, error) {
 		return l.ListReceived(ctx, p, companiaID, q)
 	}
 	return listRoute("/api/received/v4", spec, listCursors{key: slices.Clone(cursorKey)}, fetch,
-		tenant.ReceivedDocument.ListKey,
-		func(r tenant.ReceivedDocument) any {
-			a := newReceivedAnswer(r, "")
-			a.MensajeAPI = r.LastError
-			return a
-		}), nil
+		tenant.ReceivedDocument.ListKey, func(r tenant.ReceivedDocument) any { return docview.StoredReceived(r) }), nil
 }

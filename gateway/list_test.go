@@ -155,6 +155,19 @@ func (w *listWorld) walkAll(t *testing.T, c creds, query string) []string {
 // walkAllWith is walkAll calling between after each page but the last.
 func (w *listWorld) walkAllWith(t *testing.T, c creds, query string, between func()) []string {
 	t.Helper()
+	return w.walk(t, "/api/documents/v4", c, query, between, func(it map[string]any) {
+		requireShape(t, "listed Document", it, shapeDocument)
+		if it["xml"] != nil || it["xml_respuesta"] != nil {
+			t.Errorf("a listed document carries XML: %v", it)
+		}
+	})
+}
+
+// walk follows next through the listing at path from query to the last
+// page, checking every item with check, and returns their id_externo;
+// between (when not nil) runs after each page but the last.
+func (w *listWorld) walk(t *testing.T, path string, c creds, query string, between func(), check func(it map[string]any)) []string {
+	t.Helper()
 	var out []string
 	cursor := ""
 	for range 1000 {
@@ -162,12 +175,9 @@ func (w *listWorld) walkAllWith(t *testing.T, c creds, query string, between fun
 		if cursor != "" {
 			q += "&cursor=" + url.QueryEscape(cursor)
 		}
-		p := w.list(t, c, q)
+		p := w.listAt(t, path, c, q)
 		for _, it := range p.Items {
-			requireShape(t, "listed Document", it, shapeDocument)
-			if it["xml"] != nil || it["xml_respuesta"] != nil {
-				t.Errorf("a listed document carries XML: %v", it)
-			}
+			check(it)
 			out = append(out, it["id_externo"].(string))
 		}
 		if p.Next == "" {
@@ -182,6 +192,88 @@ func (w *listWorld) walkAllWith(t *testing.T, c creds, query string, between fun
 	return nil
 }
 
+// createBranch creates branch 002 of a company as by, its user's company
+// user, and returns the new branch's id and user.
+func (w *listWorld) createBranch(t *testing.T, by creds, companyID int64) (int64, creds) {
+	t.Helper()
+	r := w.do(t, "POST", fmt.Sprintf("/api/companies/%d/branches/v4", companyID), &by, "application/json",
+		[]byte(`{"Sucursal":"002","RazonComercial":"Sucursal Norte","MonedaIdLocal":"CRC","MonedaIdExtranjera":"USD","VerMonedaExtranjera":"N"}`))
+	if r.status != 200 {
+		t.Fatalf("create branch: %d %s", r.status, r.body)
+	}
+	m := r.object(t)
+	return num(m["id"]), creds{token: m["apiToken"].(string), user: m["usuario"].(string), pass: m["contrasena"].(string)}
+}
+
+// createReseller creates a reseller named usuario and returns its user.
+func (w *listWorld) createReseller(t *testing.T, usuario string) creds {
+	t.Helper()
+	r := w.do(t, "POST", "/api/resellers/v4", &w.admin, "application/json", []byte(`{"usuario":"`+usuario+`"}`))
+	if r.status != 200 {
+		t.Fatalf("create reseller: %d %s", r.status, r.body)
+	}
+	m := r.object(t)
+	return creds{token: m["apiToken"].(string), user: m["usuario"].(string), pass: m["contrasena"].(string)}
+}
+
+// seeded is a seeded row as a listing orders it: its id_externo, its issue
+// time, the order it was stored in, and its index in its seed call.
+type seeded struct {
+	ext string
+	at  time.Time
+	seq int
+	i   int
+}
+
+// seededRows are the rows of a seed call of n rows with prefix, issued
+// two a minute from start (seed and seedReceived), stored after first
+// others.
+func seededRows(prefix string, n int, start time.Time, first int) []seeded {
+	var out []seeded
+	for i := range n {
+		out = append(out, seeded{fmt.Sprintf("%s-%d", prefix, i), start.Add(time.Duration(i/2) * time.Minute), first + i, i})
+	}
+	return out
+}
+
+// inListOrder sorts rows as a listing returns them, newest first and the
+// later stored first among those issued together, and returns their
+// id_externo.
+func inListOrder(rows []seeded) []string {
+	slices.SortFunc(rows, func(x, y seeded) int {
+		if c := y.at.Compare(x.at); c != 0 {
+			return c
+		}
+		return y.seq - x.seq
+	})
+	var out []string
+	for _, d := range rows {
+		out = append(out, d.ext)
+	}
+	return out
+}
+
+// checkWalkedOnce checks a walk made while rows were added: every row of
+// want, there before the walk, is met exactly once, none twice, and at
+// least 30 were added meanwhile.
+func checkWalkedOnce(t *testing.T, got, want []string, added int) {
+	t.Helper()
+	seen := map[string]int{}
+	for _, ext := range got {
+		if seen[ext]++; seen[ext] == 2 {
+			t.Errorf("%s listed twice", ext)
+		}
+	}
+	for _, ext := range want {
+		if seen[ext] != 1 {
+			t.Errorf("%s, there before the walk, listed %d times", ext, seen[ext])
+		}
+	}
+	if added < 30 {
+		t.Errorf("only %d added during the walk", added)
+	}
+}
+
 func TestDocumentListing(t *testing.T) {
 	for _, k := range storeKinds {
 		t.Run(k.name, func(t *testing.T) { testDocumentListing(t, newListWorld(t, k.open(t))) })
@@ -193,42 +285,16 @@ func testDocumentListing(t *testing.T, w *listWorld) {
 	a := w.createCompany(t, w.admin, "3101123456", "Listados S.A.")
 	b := w.createCompany(t, w.admin, "3101654321", "Otra Empresa S.A.")
 	// A second branch of A, with its own user.
-	r := w.do(t, "POST", fmt.Sprintf("/api/companies/%d/branches/v4", a.id), &a.user, "application/json",
-		[]byte(`{"Sucursal":"002","RazonComercial":"Sucursal Norte","MonedaIdLocal":"CRC","MonedaIdExtranjera":"USD","VerMonedaExtranjera":"N"}`))
-	if r.status != 200 {
-		t.Fatalf("create branch: %d %s", r.status, r.body)
-	}
-	m := r.object(t)
-	a2 := creds{token: m["apiToken"].(string), user: m["usuario"].(string), pass: m["contrasena"].(string)}
+	branch2, a2 := w.createBranch(t, a.user, a.id)
 	start := time.Date(2026, 2, 10, 8, 0, 0, 0, cr)
 	w.seed(t, a.id, a.branchID, "a1", 40, start)
-	w.seed(t, a.id, num(m["id"]), "a2", 25, start.Add(30*time.Second))
+	w.seed(t, a.id, branch2, "a2", 25, start.Add(30*time.Second))
 	w.seed(t, b.id, b.branchID, "b", 10, start)
 
 	// The expected order: newest first by issue time, then the later
 	// numbered first; a1-i is at minute i/2, a2-i at minute i/2 and 30s.
-	type doc struct {
-		ext string
-		at  time.Time
-		seq int
-	}
-	var all []doc
-	for i := range 40 {
-		all = append(all, doc{fmt.Sprintf("a1-%d", i), start.Add(time.Duration(i/2) * time.Minute), i})
-	}
-	for i := range 25 {
-		all = append(all, doc{fmt.Sprintf("a2-%d", i), start.Add(time.Duration(i/2)*time.Minute + 30*time.Second), 100 + i})
-	}
-	slices.SortFunc(all, func(x, y doc) int {
-		if c := y.at.Compare(x.at); c != 0 {
-			return c
-		}
-		return y.seq - x.seq
-	})
-	var want []string
-	for _, d := range all {
-		want = append(want, d.ext)
-	}
+	all := slices.Concat(seededRows("a1", 40, start, 0), seededRows("a2", 25, start.Add(30*time.Second), 100))
+	want := inListOrder(all)
 
 	t.Run("ok/a branch user lists every branch of its company, newest first", func(t *testing.T) {
 		for _, c := range []creds{a.user, a2} {
@@ -328,20 +394,7 @@ func testDocumentListing(t *testing.T, w *listWorld) {
 				added++
 			}
 		})
-		seen := map[string]int{}
-		for _, ext := range got {
-			if seen[ext]++; seen[ext] == 2 {
-				t.Errorf("%s listed twice", ext)
-			}
-		}
-		for _, ext := range want {
-			if seen[ext] != 1 {
-				t.Errorf("%s, there before the walk, listed %d times", ext, seen[ext])
-			}
-		}
-		if added < 30 {
-			t.Errorf("only %d added during the walk", added)
-		}
+		checkWalkedOnce(t, got, want, added)
 		want = w.walkAll(t, a.user, "limit=500") // what the next subtests see
 	})
 
@@ -355,12 +408,7 @@ func testDocumentListing(t *testing.T, w *listWorld) {
 		requireField(t, requireA7(t, w.do(t, "GET", "/api/documents/v4", &w.admin, "", nil), 400), "companiaId")
 		requireA7(t, w.do(t, "GET", "/api/documents/v4?companiaId=999999", &w.admin, "", nil), 404)
 
-		r := w.do(t, "POST", "/api/resellers/v4", &w.admin, "application/json", []byte(`{"usuario":"revendedor.listas"}`))
-		if r.status != 200 {
-			t.Fatalf("create reseller: %d %s", r.status, r.body)
-		}
-		m := r.object(t)
-		rs := creds{token: m["apiToken"].(string), user: m["usuario"].(string), pass: m["contrasena"].(string)}
+		rs := w.createReseller(t, "revendedor.listas")
 		own := w.createCompany(t, rs, "3101555444", "Cliente del Revendedor S.A.")
 		w.seed(t, own.id, own.branchID, "own", 3, start)
 		if got := w.walkAll(t, rs, fmt.Sprintf("companiaId=%d", own.id)); len(got) != 3 {

@@ -87,9 +87,7 @@ func (h receivedHandlers) read(ctx context.Context, r *Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
-	a := newReceivedAnswer(d, "")
-	a.MensajeAPI = d.LastError
-	return Reply{JSON: a}, nil
+	return Reply{JSON: docview.StoredReceived(d)}, nil
 }
 
 // xml serves one of the XMLs of a received document: 404 until it exists.

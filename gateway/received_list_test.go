@@ -52,28 +52,9 @@ func (w *listWorld) seedReceived(t *testing.T, companyID, branchID int64, recept
 // after each page.
 func (w *listWorld) walkReceived(t *testing.T, c creds, query string, between func()) []string {
 	t.Helper()
-	var out []string
-	cursor := ""
-	for range 1000 {
-		q := query
-		if cursor != "" {
-			q += "&cursor=" + url.QueryEscape(cursor)
-		}
-		p := w.listAt(t, "/api/received/v4", c, q)
-		for _, it := range p.Items {
-			requireShape(t, "listed received document", it, shapeReceived)
-			out = append(out, it["id_externo"].(string))
-		}
-		if p.Next == "" {
-			return out
-		}
-		cursor = p.Next
-		if between != nil {
-			between()
-		}
-	}
-	t.Fatal("the walk does not end")
-	return nil
+	return w.walk(t, "/api/received/v4", c, query, between, func(it map[string]any) {
+		requireShape(t, "listed received document", it, shapeReceived)
+	})
 }
 
 func TestReceivedListing(t *testing.T) {
@@ -86,44 +67,17 @@ func testReceivedListing(t *testing.T, w *listWorld) {
 	cr := hacienda.CostaRica()
 	a := w.createCompany(t, w.admin, "3101123456", "Compras S.A.")
 	b := w.createCompany(t, w.admin, "3101654321", "Otra Empresa S.A.")
-	r := w.do(t, "POST", fmt.Sprintf("/api/companies/%d/branches/v4", a.id), &a.user, "application/json",
-		[]byte(`{"Sucursal":"002","RazonComercial":"Sucursal Norte","MonedaIdLocal":"CRC","MonedaIdExtranjera":"USD","VerMonedaExtranjera":"N"}`))
-	if r.status != 200 {
-		t.Fatalf("create branch: %d %s", r.status, r.body)
-	}
-	m := r.object(t)
-	a2 := creds{token: m["apiToken"].(string), user: m["usuario"].(string), pass: m["contrasena"].(string)}
+	branch2, a2 := w.createBranch(t, a.user, a.id)
 	start := time.Date(2026, 4, 6, 9, 0, 0, 0, cr)
 	w.seedReceived(t, a.id, a.branchID, "3101123456", "r1", 30, start)
-	w.seedReceived(t, a.id, num(m["id"]), "3101123456", "r2", 15, start.Add(30*time.Second))
+	w.seedReceived(t, a.id, branch2, "3101123456", "r2", 15, start.Add(30*time.Second))
 	w.seedReceived(t, b.id, b.branchID, "3101654321", "rb", 8, start)
 	// Documents A issued are not received ones.
 	w.seed(t, a.id, a.branchID, "issued", 5, start)
 
-	type row struct {
-		ext string
-		at  time.Time
-		seq int
-		i   int
-	}
-	var all []row
-	for i := range 30 {
-		all = append(all, row{fmt.Sprintf("r1-%d", i), start.Add(time.Duration(i/2) * time.Minute), i, i})
-	}
-	for i := range 15 {
-		all = append(all, row{fmt.Sprintf("r2-%d", i), start.Add(time.Duration(i/2)*time.Minute + 30*time.Second), 100 + i, i})
-	}
-	slices.SortFunc(all, func(x, y row) int {
-		if c := y.at.Compare(x.at); c != 0 {
-			return c
-		}
-		return y.seq - x.seq
-	})
-	var want []string
-	for _, d := range all {
-		want = append(want, d.ext)
-	}
-	keep := func(f func(d row) bool) []string {
+	all := slices.Concat(seededRows("r1", 30, start, 0), seededRows("r2", 15, start.Add(30*time.Second), 100))
+	want := inListOrder(all)
+	keep := func(f func(d seeded) bool) []string {
 		var out []string
 		for _, d := range all {
 			if f(d) {
@@ -166,15 +120,15 @@ func testReceivedListing(t *testing.T, w *listWorld) {
 	t.Run("ok/filters", func(t *testing.T) {
 		tests := []struct {
 			query string
-			keep  func(d row) bool
+			keep  func(d seeded) bool
 		}{
-			{"estado=02", func(d row) bool { return d.i%4 == 2 }},
-			{"tipo_documento=03", func(d row) bool { return d.i%5 == 2 }},
-			{"tipo_documento=09", func(d row) bool { return d.i%5 == 4 }},
-			{"receptor=3101000001", func(d row) bool { return d.i%3 == 1 }},
-			{"id_externo=r2-7", func(d row) bool { return d.ext == "r2-7" }},
-			{"estado=01&receptor=3101000002", func(d row) bool { return (d.i%4 == 0 || d.i%4 == 3) && d.i%3 == 2 }},
-			{"desde=2026-04-06T09:05:00&hasta=2026-04-06T09:09:00", func(d row) bool {
+			{"estado=02", func(d seeded) bool { return d.i%4 == 2 }},
+			{"tipo_documento=03", func(d seeded) bool { return d.i%5 == 2 }},
+			{"tipo_documento=09", func(d seeded) bool { return d.i%5 == 4 }},
+			{"receptor=3101000001", func(d seeded) bool { return d.i%3 == 1 }},
+			{"id_externo=r2-7", func(d seeded) bool { return d.ext == "r2-7" }},
+			{"estado=01&receptor=3101000002", func(d seeded) bool { return (d.i%4 == 0 || d.i%4 == 3) && d.i%3 == 2 }},
+			{"desde=2026-04-06T09:05:00&hasta=2026-04-06T09:09:00", func(d seeded) bool {
 				return !d.at.Before(start.Add(5*time.Minute)) && !d.at.After(start.Add(9*time.Minute))
 			}},
 		}
@@ -207,20 +161,7 @@ func testReceivedListing(t *testing.T, w *listWorld) {
 				added++
 			}
 		})
-		seen := map[string]int{}
-		for _, ext := range got {
-			if seen[ext]++; seen[ext] == 2 {
-				t.Errorf("%s listed twice", ext)
-			}
-		}
-		for _, ext := range want {
-			if seen[ext] != 1 {
-				t.Errorf("%s, there before the walk, listed %d times", ext, seen[ext])
-			}
-		}
-		if added < 30 {
-			t.Errorf("only %d added during the walk", added)
-		}
+		checkWalkedOnce(t, got, want, added)
 		want = w.walkReceived(t, a.user, "limit=500", nil) // what the next subtests see
 	})
 
@@ -234,12 +175,7 @@ func testReceivedListing(t *testing.T, w *listWorld) {
 		requireField(t, requireA7(t, w.do(t, "GET", "/api/received/v4", &w.admin, "", nil), 400), "companiaId")
 		requireA7(t, w.do(t, "GET", "/api/received/v4?companiaId=999999", &w.admin, "", nil), 404)
 
-		r := w.do(t, "POST", "/api/resellers/v4", &w.admin, "application/json", []byte(`{"usuario":"revendedor.recibidos"}`))
-		if r.status != 200 {
-			t.Fatalf("create reseller: %d %s", r.status, r.body)
-		}
-		m := r.object(t)
-		rs := creds{token: m["apiToken"].(string), user: m["usuario"].(string), pass: m["contrasena"].(string)}
+		rs := w.createReseller(t, "revendedor.recibidos")
 		own := w.createCompany(t, rs, "3101555444", "Cliente del Revendedor S.A.")
 		w.seedReceived(t, own.id, own.branchID, "3101555444", "own", 3, start)
 		if got := w.walkReceived(t, rs, fmt.Sprintf("companiaId=%d", own.id), nil); len(got) != 3 {

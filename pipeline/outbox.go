@@ -24,27 +24,12 @@ import (
 // stored request: a document read without it (a callback reads its state
 // alone) is read whole for them.
 func (p *Pipeline) documentEvent(ctx context.Context, d *tenant.Document) error {
-	ev := d.Event
-	if ev == nil {
-		return nil
-	}
-	if ev.From == d.Estado && !ev.Announce {
-		d.Event = nil
-		return nil
-	}
-	view := *d
-	view.Event = nil
-	payload, err := json.Marshal(docview.StoredDocument(view))
-	if err != nil {
-		// A document always encodes; an event is never written without
-		// its data.
-		p.log.Error("encode a document event", "clave", d.Clave, "err", err)
-		d.Event = nil
-		return nil
-	}
-	ev.ID, ev.Name, ev.Created, ev.Clave, ev.Payload = newEventID(), tenant.EventDocumentPrefix+tenant.EventState(d.Estado), p.o.Clock(), d.Clave, payload
-	ev.Email = nil
-	if p.o.Email && d.Estado == tenant.StateAccepted && ev.From != tenant.StateAccepted {
+	d.Event = p.stateEvent(d.Event, d.Estado, d.Clave, tenant.EventDocumentPrefix, "a document", func() any {
+		view := *d
+		view.Event = nil
+		return docview.StoredDocument(view)
+	})
+	if d.Event != nil && p.o.Email && d.Estado == tenant.StateAccepted && d.Event.From != tenant.StateAccepted {
 		request := d.Request
 		if len(request) == 0 && d.Clave != "" {
 			// The state is not saved without its e-mail: the save fails
@@ -55,7 +40,7 @@ func (p *Pipeline) documentEvent(ctx context.Context, d *tenant.Document) error 
 			}
 			request = whole.Request
 		}
-		ev.Email = receptorEmails(request)
+		d.Event.Email = receptorEmails(request)
 	}
 	return nil
 }
@@ -63,24 +48,33 @@ func (p *Pipeline) documentEvent(ctx context.Context, d *tenant.Document) error 
 // receivedEvent fills in a received document's pending event:
 // recibido.<estado of our message>.
 func (p *Pipeline) receivedEvent(r *tenant.ReceivedDocument) {
-	ev := r.Event
-	if ev == nil {
-		return
+	r.Event = p.stateEvent(r.Event, r.Estado, r.Clave, tenant.EventReceivedPrefix, "a received document", func() any {
+		view := *r
+		view.Event = nil
+		return docview.StoredReceived(view)
+	})
+}
+
+// stateEvent fills in ev, the pending event of a row saved in estado:
+// prefix and the estado name it, a fresh id, the answer view returns as
+// its data, no e-mail. It returns nil, dropping the event, when there is
+// none to write: none pending, an estado stored that does not change, or
+// (never expected) an answer that does not encode; what names the row in
+// that error's log.
+func (p *Pipeline) stateEvent(ev *tenant.Event, estado tenant.State, clave, prefix, what string, view func() any) *tenant.Event {
+	if ev == nil || (ev.From == estado && !ev.Announce) {
+		return nil
 	}
-	if ev.From == r.Estado && !ev.Announce {
-		r.Event = nil
-		return
-	}
-	view := *r
-	view.Event = nil
-	payload, err := json.Marshal(docview.StoredReceived(view))
+	payload, err := json.Marshal(view())
 	if err != nil {
-		p.log.Error("encode a received document event", "clave", r.Clave, "err", err)
-		r.Event = nil
-		return
+		// A row always encodes; an event is never written without its
+		// data.
+		p.log.Error("encode "+what+" event", "clave", clave, "err", err)
+		return nil
 	}
-	ev.ID, ev.Name, ev.Created, ev.Clave, ev.Payload = newEventID(), tenant.EventReceivedPrefix+tenant.EventState(r.Estado), p.o.Clock(), r.Clave, payload
+	ev.ID, ev.Name, ev.Created, ev.Clave, ev.Payload = newEventID(), prefix+tenant.EventState(estado), p.o.Clock(), clave, payload
 	ev.Email = nil
+	return ev
 }
 
 // newEventID is a random event id (130 bits), which receivers use to tell

@@ -1,13 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"fmt"
-	"io"
-	"net/http"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -30,10 +26,7 @@ func TestCrashAtEveryStepOfAReceive(t *testing.T) {
 	kills := rounds * len(pipeline.FaultPoints)
 	sb := sandbox.NewTestServer(t, sandbox.Options{})
 	dir := t.TempDir()
-	args := []string{"--data-dir", dir, "--hacienda-env", "staging",
-		"--hacienda-api-url", sb.APIURL, "--hacienda-token-url", sb.TokenURL,
-		"--admin-user", e2eAdminUser, "--admin-password", e2eAdminPass, "--admin-token", e2eAdminToken,
-		"--lease", lease.String(), "--submit-timeout", "2s"}
+	args := crashArgs(dir, sb, lease)
 
 	// The supplier issues the documents the buyer answers, with the
 	// service running normally.
@@ -53,69 +46,31 @@ func TestCrashAtEveryStepOfAReceive(t *testing.T) {
 	first.kill()
 	submissions := sb.Stats().Submissions
 
-	reached := map[string]int{}
-	for i := range kills {
-		point := pipeline.FaultPoints[i%len(pipeline.FaultPoints)]
-		c := startChild(t, []string{pipeline.FaultPointEnv + "=" + point}, args...)
-		body := fmt.Appendf(nil, `{"xml":%q,"mensaje":"1","condicionImpuesto":"01","montoTotalImpuestoAcreditar":3250.13,"id_externo":"kill-%02d"}`,
+	reached := killAtFaultPoints(t, args, kills, buyer, "/api/received/v4", func(i int) []byte {
+		return fmt.Appendf(nil, `{"xml":%q,"mensaje":"1","condicionImpuesto":"01","montoTotalImpuestoAcreditar":3250.13,"id_externo":"kill-%02d"}`,
 			base64.StdEncoding.EncodeToString(xmls[i]), i)
-		go func() {
-			req, _ := http.NewRequest("POST", "http://"+c.api+"/api/received/v4", bytes.NewReader(body))
-			req.Header.Set("AuthToken", buyer.token)
-			req.SetBasicAuth(buyer.user, buyer.pass)
-			req.Header.Set("Content-Type", "application/json")
-			if resp, err := http.DefaultClient.Do(req); err == nil {
-				_, _ = io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-			}
-		}()
-		c.waitFor(t, "fault point "+point+" reached", 30*time.Second)
-		c.kill()
-		reached[point]++
-	}
+	})
 	t.Logf("killed at %v; the tax authority received %d messages meanwhile", reached, sb.Stats().Submissions-submissions)
 
 	// A last start, and no client action: the background worker finishes
 	// and settles what each kill left.
-	start := time.Now()
-	startChild(t, nil, args...)
-	store, err := sqlite.Open(context.Background(), filepath.Join(dir, "facturad.db"), sqlite.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
-	var msgs []tenant.ReceivedDocument
-	for {
-		msgs = messagesByID(t, store, kills)
-		final := 0
+	store, start := restart(t, args, dir)
+	msgs := waitAccepted(t, "messages", start, lease, func() ([]tenant.ReceivedDocument, []string) {
+		msgs := messagesByID(t, store, kills)
+		var waiting []string
 		for _, r := range msgs {
-			if r.Estado == tenant.StateAccepted {
-				final++
+			if r.Estado != tenant.StateAccepted {
+				waiting = append(waiting, fmt.Sprintf("%s: estado %s, consecutivo %q, xml %d bytes, next %v, last error %q",
+					r.IDExterno, r.Estado, r.Consecutivo, len(r.SignedXML), r.NextAttemptAt, r.LastError))
 			}
 		}
-		if final == kills {
-			break
-		}
-		if time.Since(start) > 2*lease+10*time.Second {
-			for _, r := range msgs {
-				if r.Estado != tenant.StateAccepted {
-					t.Errorf("%s: estado %s, consecutivo %q, xml %d bytes, next %v, last error %q",
-						r.IDExterno, r.Estado, r.Consecutivo, len(r.SignedXML), r.NextAttemptAt, r.LastError)
-				}
-			}
-			t.Fatalf("%d of %d messages accepted two lease periods after the restart", final, kills)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
-	t.Logf("every message accepted %v after the restart", time.Since(start).Round(100*time.Millisecond))
+		return msgs, waiting
+	})
 
 	// Numbers: 1..kills of type 05, each once, each with its message.
-	seen := map[int64]string{}
+	numbers := map[string]int64{}
 	for _, r := range msgs {
-		if prev, dup := seen[r.Numero]; dup {
-			t.Errorf("number %d held by %s and %s", r.Numero, prev, r.IDExterno)
-		}
-		seen[r.Numero] = r.IDExterno
+		numbers[r.IDExterno] = r.Numero
 		if r.Tipo != "05" || len(r.Consecutivo) != 20 || len(r.SignedXML) == 0 {
 			t.Errorf("%s: tipo %s consecutivo %q, %d bytes of XML", r.IDExterno, r.Tipo, r.Consecutivo, len(r.SignedXML))
 		}
@@ -123,11 +78,7 @@ func TestCrashAtEveryStepOfAReceive(t *testing.T) {
 			t.Errorf("%s: the tax authority never received message %s-%s", r.IDExterno, r.Clave, r.Consecutivo)
 		}
 	}
-	for n := int64(1); n <= int64(kills); n++ {
-		if _, ok := seen[n]; !ok {
-			t.Errorf("number %d was handed out to no message", n)
-		}
-	}
+	checkNumberedOnce(t, "message", numbers, kills)
 	if st := sb.Stats(); st.Duplicates != 0 || st.Submissions-submissions != int64(kills) {
 		t.Errorf("the tax authority received %d messages and %d duplicate submissions; want %d and 0",
 			st.Submissions-submissions, st.Duplicates, kills)

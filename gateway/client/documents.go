@@ -54,8 +54,11 @@ type Document struct {
 
 // Final reports whether the tax authority's verdict is final: accepted,
 // rejected or error. 00, 04 and 05 are not.
-func (d *Document) Final() bool {
-	switch d.Estado {
+func (d *Document) Final() bool { return final(d.Estado) }
+
+// final reports whether estado is a final verdict of the tax authority.
+func final(estado string) bool {
+	switch estado {
 	case EstadoAccepted, EstadoRejected, EstadoError:
 		return true
 	}
@@ -181,22 +184,32 @@ func (c *Client) PDF(ctx context.Context, clave string) ([]byte, error) {
 // and returns its last answer. It ends with the context: give it a
 // deadline.
 func (c *Client) WaitFinal(ctx context.Context, clave string, every time.Duration) (*Document, error) {
+	check := func() (*Document, error) { return c.Check(ctx, clave, CheckOptions{}) }
+	return waitFinal(ctx, every, clave, check, func(ae *Error) bool { return ae.Document != nil })
+}
+
+// waitFinal calls check until its answer is final, as WaitFinal tells,
+// and returns the last answer. An error that answered with the state
+// (answered) is waited on like a state that is not final; any other is
+// returned at once. what names the wait's subject in the error of ctx's
+// end.
+func waitFinal[T interface{ Final() bool }](ctx context.Context, every time.Duration, what string, check func() (T, error), answered func(*Error) bool) (T, error) {
 	every = max(every, 100*time.Millisecond)
 	for {
-		d, err := c.Check(ctx, clave, CheckOptions{})
-		if err == nil && d.Final() {
-			return d, nil
+		v, err := check()
+		if err == nil && v.Final() {
+			return v, nil
 		}
 		var ae *Error
-		if err != nil && (!errors.As(err, &ae) || ae.Document == nil) {
-			// Not a check answered with the document's state.
-			return d, err
+		if err != nil && (!errors.As(err, &ae) || !answered(ae)) {
+			// Not a check answered with the state.
+			return v, err
 		}
 		t := time.NewTimer(every)
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return d, fmt.Errorf("facturad: wait for the verdict on %s: %w", clave, ctx.Err())
+			return v, fmt.Errorf("facturad: wait for the verdict on %s: %w", what, ctx.Err())
 		case <-t.C:
 		}
 		every = min(2*every, 5*time.Second)

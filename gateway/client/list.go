@@ -76,15 +76,11 @@ type DocumentPage struct {
 // Limit may change): a cursor of other filters or another company is a 400
 // on cursor. A company the caller may not see is ErrNotFound.
 func (c *Client) ListDocuments(ctx context.Context, q ListQuery, cursor string) (*DocumentPage, error) {
-	var p DocumentPage
-	path := "/api/documents/v4?" + q.values(cursor).Encode()
-	if err := c.callJSON(ctx, request{method: http.MethodGet, path: path, safe: true}, &p); err != nil {
+	items, next, err := listPage[Document](ctx, c, "/api/documents/v4", q, cursor)
+	if err != nil {
 		return nil, err
 	}
-	if p.Items == nil {
-		p.Items = []Document{}
-	}
-	return &p, nil
+	return &DocumentPage{Items: items, Next: next}, nil
 }
 
 // Documents walks every document that matches q, page by page, newest
@@ -92,25 +88,9 @@ func (c *Client) ListDocuments(ctx context.Context, q ListQuery, cursor string) 
 // when the loop breaks. A walk meets every document that existed when it
 // began exactly once, whatever is issued meanwhile.
 func (c *Client) Documents(ctx context.Context, q ListQuery) iter.Seq2[*Document, error] {
-	return func(yield func(*Document, error) bool) {
-		cursor := ""
-		for {
-			p, err := c.ListDocuments(ctx, q, cursor)
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			for i := range p.Items {
-				if !yield(&p.Items[i], nil) {
-					return
-				}
-			}
-			if p.Next == "" {
-				return
-			}
-			cursor = p.Next
-		}
-	}
+	return walkPages(func(cursor string) ([]Document, string, error) {
+		return listPage[Document](ctx, c, "/api/documents/v4", q, cursor)
+	})
 }
 
 // ReceivedPage is one page of the received documents' listing: newest
@@ -126,37 +106,58 @@ type ReceivedPage struct {
 // cursor of the documents' listing, of other filters or of another company
 // is a 400 on cursor, a company the caller may not see ErrNotFound.
 func (c *Client) ListReceived(ctx context.Context, q ListQuery, cursor string) (*ReceivedPage, error) {
-	var p ReceivedPage
-	path := "/api/received/v4?" + q.values(cursor).Encode()
-	if err := c.callJSON(ctx, request{method: http.MethodGet, path: path, safe: true}, &p); err != nil {
+	items, next, err := listPage[ReceivedDocument](ctx, c, "/api/received/v4", q, cursor)
+	if err != nil {
 		return nil, err
 	}
-	if p.Items == nil {
-		p.Items = []ReceivedDocument{}
-	}
-	return &p, nil
+	return &ReceivedPage{Items: items, Next: next}, nil
 }
 
 // ReceivedDocuments walks every received document that matches q, page by
 // page, newest first, as Documents does.
 func (c *Client) ReceivedDocuments(ctx context.Context, q ListQuery) iter.Seq2[*ReceivedDocument, error] {
-	return func(yield func(*ReceivedDocument, error) bool) {
+	return walkPages(func(cursor string) ([]ReceivedDocument, string, error) {
+		return listPage[ReceivedDocument](ctx, c, "/api/received/v4", q, cursor)
+	})
+}
+
+// listPage reads one page of the listing at path: its items (never nil)
+// and the next page's cursor.
+func listPage[T any](ctx context.Context, c *Client, path string, q ListQuery, cursor string) ([]T, string, error) {
+	var p struct {
+		Items []T    `json:"items"`
+		Next  string `json:"next"`
+	}
+	if err := c.callJSON(ctx, request{method: http.MethodGet, path: path + "?" + q.values(cursor).Encode(), safe: true}, &p); err != nil {
+		return nil, "", err
+	}
+	if p.Items == nil {
+		p.Items = []T{}
+	}
+	return p.Items, p.Next, nil
+}
+
+// walkPages yields the items of the pages list reads, from the first
+// (cursor "") to the last (no next cursor), stopping at the first error
+// (yielded with a nil item) or when the loop breaks.
+func walkPages[T any](list func(cursor string) ([]T, string, error)) iter.Seq2[*T, error] {
+	return func(yield func(*T, error) bool) {
 		cursor := ""
 		for {
-			p, err := c.ListReceived(ctx, q, cursor)
+			items, next, err := list(cursor)
 			if err != nil {
 				yield(nil, err)
 				return
 			}
-			for i := range p.Items {
-				if !yield(&p.Items[i], nil) {
+			for i := range items {
+				if !yield(&items[i], nil) {
 					return
 				}
 			}
-			if p.Next == "" {
+			if next == "" {
 				return
 			}
-			cursor = p.Next
+			cursor = next
 		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/url"
 	"time"
@@ -69,13 +68,7 @@ type ReceivedDocument struct {
 
 // Final reports whether the tax authority's verdict on the message is
 // final: accepted, rejected or error.
-func (r *ReceivedDocument) Final() bool {
-	switch r.Estado {
-	case EstadoAccepted, EstadoRejected, EstadoError:
-		return true
-	}
-	return false
-}
+func (r *ReceivedDocument) Final() bool { return final(r.Estado) }
 
 func receivedPath(clave string) string { return "/api/received/" + url.PathEscape(clave) }
 
@@ -132,25 +125,8 @@ func (c *Client) receivedXML(ctx context.Context, clave, which string) ([]byte, 
 // WaitReceivedFinal checks a received document until the verdict on the
 // company's message is final, like WaitFinal.
 func (c *Client) WaitReceivedFinal(ctx context.Context, clave string, every time.Duration) (*ReceivedDocument, error) {
-	every = max(every, 100*time.Millisecond)
-	for {
-		r, err := c.CheckReceived(ctx, clave)
-		if err == nil && r.Final() {
-			return r, nil
-		}
-		var ae *Error
-		if err != nil && (!errors.As(err, &ae) || ae.Received == nil) {
-			return r, err
-		}
-		t := time.NewTimer(every)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return r, fmt.Errorf("facturad: wait for the verdict on the message about %s: %w", clave, ctx.Err())
-		case <-t.C:
-		}
-		every = min(2*every, 5*time.Second)
-	}
+	check := func() (*ReceivedDocument, error) { return c.CheckReceived(ctx, clave) }
+	return waitFinal(ctx, every, "the message about "+clave, check, func(ae *Error) bool { return ae.Received != nil })
 }
 
 func (c *Client) received(ctx context.Context, r request) (*ReceivedDocument, error) {

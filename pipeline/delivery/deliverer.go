@@ -99,15 +99,9 @@ type Options struct {
 // Deliverer posts the outbox's webhook deliveries. Start it once; Stop
 // waits for the attempts in flight.
 type Deliverer struct {
-	o       Options
-	log     *slog.Logger
-	client  *http.Client
-	metrics *metrics
-
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-	done   chan struct{}
+	*worker[tenant.Endpoint]
+	o      Options
+	client *http.Client
 }
 
 // New checks the options and returns a Deliverer.
@@ -151,10 +145,8 @@ func New(o Options) (*Deliverer, error) {
 			ForceAttemptHTTP2:     true,
 		}
 	}
-	return &Deliverer{
-		o:       o,
-		log:     o.Logger.With("component", "webhooks"),
-		metrics: m,
+	d := &Deliverer{
+		o: o,
 		client: &http.Client{
 			Transport: tr,
 			Timeout:   o.AttemptTimeout,
@@ -162,7 +154,18 @@ func New(o Options) (*Deliverer, error) {
 			// would call an address nobody registered.
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		},
-	}, nil
+	}
+	d.worker = &worker[tenant.Endpoint]{
+		name: "deliverer", kind: "webhook", noun: "webhook",
+		workers: o.Workers, poll: o.PollInterval, clock: o.Clock,
+		log: o.Logger.With("component", "webhooks"), metrics: m,
+		claim: func(ctx context.Context, now time.Time, n int) ([]tenant.Endpoint, error) {
+			return o.Store.ClaimEndpoints(ctx, o.Holder, now, now.Add(o.Lease), n)
+		},
+		serve:   d.serve,
+		backlog: o.Store.DeliveryBacklog,
+	}
+	return d, nil
 }
 
 func setDefault[T int | time.Duration](v *T, d T) {
@@ -172,97 +175,12 @@ func setDefault[T int | time.Duration](v *T, d T) {
 }
 
 // Start runs the deliverer until Stop.
-func (d *Deliverer) Start(ctx context.Context) error {
-	if d.done != nil {
-		return errors.New("delivery: already started")
-	}
-	d.ctx, d.cancel = context.WithCancel(context.WithoutCancel(ctx))
-	d.done = make(chan struct{})
-	go d.run()
-	return nil
-}
+func (d *Deliverer) Start(ctx context.Context) error { return d.start(ctx) }
 
 // Stop stops claiming, interrupts the attempts in flight and waits for
 // them to be recorded or given up (an attempt cut short is delivered again
 // later: at least once), or for ctx.
-func (d *Deliverer) Stop(ctx context.Context) error {
-	if d.done == nil {
-		return nil
-	}
-	d.cancel()
-	select {
-	case <-d.done:
-		return nil
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	}
-}
-
-// run claims webhooks while workers are free and serves each in its own
-// goroutine: a slow or dead webhook holds only its own worker.
-func (d *Deliverer) run() {
-	defer close(d.done)
-	defer d.wg.Wait()
-	free := make(chan struct{}, d.o.Workers)
-	for range d.o.Workers {
-		free <- struct{}{}
-	}
-	backlog := time.NewTicker(15 * time.Second)
-	defer backlog.Stop()
-	d.readBacklog()
-	for {
-		select {
-		case <-d.ctx.Done():
-			return
-		case <-free:
-		}
-		n := 1
-		for len(free) > 0 {
-			<-free
-			n++
-		}
-		now := d.o.Clock()
-		eps, err := d.o.Store.ClaimEndpoints(d.ctx, d.o.Holder, now, now.Add(d.o.Lease), n)
-		if err != nil && d.ctx.Err() == nil {
-			d.log.Warn("claim webhooks", "err", err)
-		}
-		for _, ep := range eps {
-			d.wg.Add(1)
-			go func() {
-				defer d.wg.Done()
-				defer func() { free <- struct{}{} }()
-				d.serve(ep)
-			}()
-		}
-		for range n - len(eps) {
-			free <- struct{}{}
-		}
-		if len(eps) == n && err == nil {
-			continue // every worker busy: claim again as soon as one is free
-		}
-		select {
-		case <-d.ctx.Done():
-			return
-		case <-backlog.C:
-			d.readBacklog()
-		case <-time.After(d.o.PollInterval):
-		}
-	}
-}
-
-// readBacklog updates the backlog gauges.
-func (d *Deliverer) readBacklog() {
-	ctx, cancel := context.WithTimeout(d.ctx, 5*time.Second)
-	defer cancel()
-	n, oldest, err := d.o.Store.DeliveryBacklog(ctx)
-	if err != nil {
-		if d.ctx.Err() == nil {
-			d.log.Warn("read the webhook backlog", "err", err)
-		}
-		return
-	}
-	d.metrics.setBacklog("webhook", n, oldest, d.o.Clock())
-}
+func (d *Deliverer) Stop(ctx context.Context) error { return d.stop(ctx) }
 
 // serve attempts a claimed webhook's due deliveries, PerEndpoint at once,
 // for one Turn, renewing its lease between rounds; then it releases the

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -66,12 +65,8 @@ type MailerOptions struct {
 // Mailer sends the outbox's e-mails: an accepted document's signed XML,
 // the tax authority's answer and its PDF to the receptor's addresses.
 type Mailer struct {
-	o       MailerOptions
-	log     *slog.Logger
-	metrics *metrics
-	ctx     context.Context
-	cancel  context.CancelFunc
-	done    chan struct{}
+	*worker[tenant.EmailDelivery]
+	o MailerOptions
 }
 
 // NewMailer checks the options and returns a Mailer.
@@ -95,99 +90,27 @@ func NewMailer(o MailerOptions) (*Mailer, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Mailer{o: o, log: o.Logger.With("component", "email"), metrics: m}, nil
+	ml := &Mailer{o: o}
+	ml.worker = &worker[tenant.EmailDelivery]{
+		name: "mailer", kind: "email", noun: "e-mail",
+		workers: o.Workers, poll: o.PollInterval, clock: o.Clock,
+		log: o.Logger.With("component", "email"), metrics: m,
+		claim: func(ctx context.Context, now time.Time, n int) ([]tenant.EmailDelivery, error) {
+			return o.Store.ClaimDueEmails(ctx, now, now.Add(o.Lease), n)
+		},
+		serve:   ml.send,
+		backlog: o.Store.EmailBacklog,
+	}
+	return ml, nil
 }
 
 // Start runs the mailer until Stop.
-func (m *Mailer) Start(ctx context.Context) error {
-	if m.done != nil {
-		return errors.New("delivery: mailer already started")
-	}
-	m.ctx, m.cancel = context.WithCancel(context.WithoutCancel(ctx))
-	m.done = make(chan struct{})
-	go m.run()
-	return nil
-}
+func (m *Mailer) Start(ctx context.Context) error { return m.start(ctx) }
 
 // Stop interrupts the sessions in flight and waits for them, or for ctx.
 // An e-mail whose session was cut short is sent again after its lease (at
 // least once).
-func (m *Mailer) Stop(ctx context.Context) error {
-	if m.done == nil {
-		return nil
-	}
-	m.cancel()
-	select {
-	case <-m.done:
-		return nil
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	}
-}
-
-func (m *Mailer) run() {
-	defer close(m.done)
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	free := make(chan struct{}, m.o.Workers)
-	for range m.o.Workers {
-		free <- struct{}{}
-	}
-	backlog := time.NewTicker(15 * time.Second)
-	defer backlog.Stop()
-	m.readBacklog()
-	for {
-		select {
-		case <-m.ctx.Done():
-			return
-		case <-free:
-		}
-		n := 1
-		for len(free) > 0 {
-			<-free
-			n++
-		}
-		now := m.o.Clock()
-		es, err := m.o.Store.ClaimDueEmails(m.ctx, now, now.Add(m.o.Lease), n)
-		if err != nil && m.ctx.Err() == nil {
-			m.log.Warn("claim e-mails", "err", err)
-		}
-		for _, e := range es {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer func() { free <- struct{}{} }()
-				m.send(e)
-			}()
-		}
-		for range n - len(es) {
-			free <- struct{}{}
-		}
-		if len(es) == n && err == nil {
-			continue
-		}
-		select {
-		case <-m.ctx.Done():
-			return
-		case <-backlog.C:
-			m.readBacklog()
-		case <-time.After(m.o.PollInterval):
-		}
-	}
-}
-
-func (m *Mailer) readBacklog() {
-	ctx, cancel := context.WithTimeout(m.ctx, 5*time.Second)
-	defer cancel()
-	n, oldest, err := m.o.Store.EmailBacklog(ctx)
-	if err != nil {
-		if m.ctx.Err() == nil {
-			m.log.Warn("read the e-mail backlog", "err", err)
-		}
-		return
-	}
-	m.metrics.setBacklog("email", n, oldest, m.o.Clock())
-}
+func (m *Mailer) Stop(ctx context.Context) error { return m.stop(ctx) }
 
 // send sends one e-mail and records the outcome.
 func (m *Mailer) send(e tenant.EmailDelivery) {

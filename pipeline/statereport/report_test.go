@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -37,43 +36,11 @@ func (c *clock) Add(d time.Duration) {
 type twoReplicas func(t *testing.T, now func() time.Time) (storetest.StateStore, storetest.StateStore)
 
 func postgresReplicas(t *testing.T, now func() time.Time) (storetest.StateStore, storetest.StateStore) {
-	url := storetest.PostgresURL(t)
-	schema := storetest.UniqueName(t)
-	ctx := context.Background()
-	var stores [2]*postgres.Store
-	for i := range stores {
-		s, err := postgres.Open(ctx, url, postgres.Options{Schema: schema, MaxConns: 2, Now: now})
-		if err != nil {
-			t.Fatalf("open replica %d: %v", i, err)
-		}
-		stores[i] = s
-	}
-	t.Cleanup(func() {
-		if err := stores[0].DropSchema(context.Background()); err != nil {
-			t.Errorf("drop test schema: %v", err)
-		}
-		for _, s := range stores {
-			s.Close()
-		}
-	})
-	if err := stores[0].Migrate(ctx); err != nil {
-		t.Fatalf("migrate: %v", err)
-	}
-	return stores[0], stores[1]
+	return storetest.NewPostgresReplicas(t, func(_ int, o *postgres.Options) { o.MaxConns, o.Now = 2, now })
 }
 
 func sqliteReplicas(t *testing.T, now func() time.Time) (storetest.StateStore, storetest.StateStore) {
-	path := filepath.Join(t.TempDir(), "facturad.db")
-	var stores [2]*sqlite.Store
-	for i := range stores {
-		s, err := sqlite.Open(context.Background(), path, sqlite.Options{Now: now})
-		if err != nil {
-			t.Fatalf("open store %d: %v", i, err)
-		}
-		t.Cleanup(func() { s.Close() })
-		stores[i] = s
-	}
-	return stores[0], stores[1]
+	return storetest.NewSQLiteReplicas(t, func(_ int, o *sqlite.Options) { o.Now = now })
 }
 
 var stores = []struct {

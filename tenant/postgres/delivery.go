@@ -283,13 +283,12 @@ func scanEmail(r pgx.Row) (tenant.EmailDelivery, error) {
 // ClaimDueEmails leases up to limit due e-mails in one statement, skipping
 // those another claimer holds.
 func (s *Store) ClaimDueEmails(ctx context.Context, now, leaseUntil time.Time, limit int) ([]tenant.EmailDelivery, error) {
-	if !leaseUntil.After(now) {
-		return nil, errors.New("claim due e-mails: lease end is not after now")
-	}
-	if limit < 1 {
-		return []tenant.EmailDelivery{}, nil
-	}
-	rows, err := s.pool.Query(ctx, `WITH due AS (
+	return claimDue(ctx, s, "e-mails", qClaimDueEmails, now, leaseUntil, limit, scanEmail)
+}
+
+// qClaimDueEmails leases up to $3 e-mails due at $1 until $2, skipping
+// those another claimer holds, and returns them most overdue first.
+const qClaimDueEmails = `WITH due AS (
     SELECT id AS due_id, next_attempt_at AS due_at FROM email_deliveries
     WHERE next_attempt_at IS NOT NULL AND next_attempt_at <= $1
     ORDER BY next_attempt_at, id
@@ -297,19 +296,9 @@ func (s *Store) ClaimDueEmails(ctx context.Context, now, leaseUntil time.Time, l
     FOR UPDATE SKIP LOCKED
 ), claimed AS (
     UPDATE email_deliveries SET next_attempt_at = $2 FROM due WHERE id = due.due_id
-    RETURNING due.due_at, `+emailColumns+`
+    RETURNING due.due_at, ` + emailColumns + `
 )
-SELECT `+emailColumns+` FROM claimed ORDER BY due_at, id`,
-		now.UTC().Truncate(time.Microsecond), leaseUntil.UTC().Truncate(time.Microsecond), limit)
-	if err != nil {
-		return nil, fmt.Errorf("claim due e-mails: %w", err)
-	}
-	out, err := collect(rows, scanEmail)
-	if err != nil {
-		return nil, fmt.Errorf("claim due e-mails: %w", err)
-	}
-	return out, nil
-}
+SELECT ` + emailColumns + ` FROM claimed ORDER BY due_at, id`
 
 // RecordEmail stores one e-mail attempt's outcome.
 func (s *Store) RecordEmail(ctx context.Context, id int64, r tenant.EmailResult) error {

@@ -299,26 +299,28 @@ func (s *Store) DocumentByExternalID(ctx context.Context, branchID int64, idExte
 // other's rows instead of waiting, and never get the same document. A limit
 // below 1 claims nothing.
 func (s *Store) ClaimDueDocuments(ctx context.Context, now, leaseUntil time.Time, limit int) ([]tenant.Document, error) {
+	return claimDue(ctx, s, "documents", qClaimDueDocuments, now, leaseUntil, limit, scanDocument)
+}
+
+// claimDue runs qClaim, a statement that leases up to $3 rows due at $1
+// until $2 and returns them (documents, received documents, e-mails),
+// and scans what it returns with scan; what names the rows in errors. A
+// lease end not after now is an error; a limit below 1 claims nothing.
+func claimDue[T any](ctx context.Context, s *Store, what, qClaim string, now, leaseUntil time.Time, limit int, scan func(pgx.Row) (T, error)) ([]T, error) {
 	if !leaseUntil.After(now) {
-		return nil, fmt.Errorf("claim due documents: lease end %s is not after now %s",
-			leaseUntil.Format(time.RFC3339Nano), now.Format(time.RFC3339Nano))
+		return nil, fmt.Errorf("claim due %s: lease end %s is not after now %s",
+			what, leaseUntil.Format(time.RFC3339Nano), now.Format(time.RFC3339Nano))
 	}
 	if limit < 1 {
-		return []tenant.Document{}, nil
+		return []T{}, nil
 	}
-	rows, err := s.pool.Query(ctx, qClaimDueDocuments, now.UTC().Truncate(time.Microsecond),
-		leaseUntil.UTC().Truncate(time.Microsecond), limit)
+	rows, err := s.pool.Query(ctx, qClaim, now.UTC().Truncate(time.Microsecond), leaseUntil.UTC().Truncate(time.Microsecond), limit)
 	if err != nil {
-		return nil, fmt.Errorf("claim due documents: %w", err)
+		return nil, fmt.Errorf("claim due %s: %w", what, err)
 	}
-	docs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (tenant.Document, error) {
-		return scanDocument(r)
-	})
+	out, err := collect(rows, scan)
 	if err != nil {
-		return nil, fmt.Errorf("claim due documents: %w", err)
+		return nil, fmt.Errorf("claim due %s: %w", what, err)
 	}
-	if docs == nil {
-		docs = []tenant.Document{}
-	}
-	return docs, nil
+	return out, nil
 }

@@ -11,11 +11,12 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// The hot lookups and the worker's poll must be able to use their partial
-// indexes with a generic plan, that is for any parameter value: the
-// queries repeat the indexes' conditions for that. (This package's own test
-// cannot use storetest, which imports it.)
-func TestDocumentQueriesUseIndexes(t *testing.T) {
+// openPlanStore opens a store of one connection on TEST_DATABASE_URL in a
+// fresh schema, migrated and dropped when the test ends, for the plan
+// checks. (This package's own tests cannot use storetest, which imports
+// it.)
+func openPlanStore(t *testing.T) *Store {
+	t.Helper()
 	url := os.Getenv("TEST_DATABASE_URL")
 	if url == "" {
 		if os.Getenv("TEST_REQUIRE_SERVICES") != "" {
@@ -23,24 +24,32 @@ func TestDocumentQueriesUseIndexes(t *testing.T) {
 		}
 		t.Skip("PostgreSQL (TEST_DATABASE_URL) not configured; skipping")
 	}
-	ctx := context.Background()
 	var b [8]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		t.Fatal(err)
 	}
-	s, err := Open(ctx, url, Options{Schema: "t_" + hex.EncodeToString(b[:]), MaxConns: 1})
+	s, err := Open(context.Background(), url, Options{Schema: "t_" + hex.EncodeToString(b[:]), MaxConns: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
-	defer func() {
+	t.Cleanup(func() {
 		if err := s.DropSchema(context.Background()); err != nil {
 			t.Error(err)
 		}
-	}()
-	if err := s.Migrate(ctx); err != nil {
+		s.Close()
+	})
+	if err := s.Migrate(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	return s
+}
+
+// The hot lookups and the worker's poll must be able to use their partial
+// indexes with a generic plan, that is for any parameter value: the
+// queries repeat the indexes' conditions for that.
+func TestDocumentQueriesUseIndexes(t *testing.T) {
+	ctx := context.Background()
+	s := openPlanStore(t)
 
 	tests := []struct {
 		name   string
@@ -93,33 +102,10 @@ func TestDocumentQueriesUseIndexes(t *testing.T) {
 // included: an index-only scan, whatever the size of the table. (Sequential
 // and bitmap scans are turned off: on an empty table they would win.)
 func TestUnsettledQueryIsIndexOnly(t *testing.T) {
-	url := os.Getenv("TEST_DATABASE_URL")
-	if url == "" {
-		if os.Getenv("TEST_REQUIRE_SERVICES") != "" {
-			t.Fatal("PostgreSQL (TEST_DATABASE_URL) is required but not configured")
-		}
-		t.Skip("PostgreSQL (TEST_DATABASE_URL) not configured; skipping")
-	}
 	ctx := context.Background()
-	var b [8]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		t.Fatal(err)
-	}
-	s, err := Open(ctx, url, Options{Schema: "t_" + hex.EncodeToString(b[:]), MaxConns: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	defer func() {
-		if err := s.DropSchema(context.Background()); err != nil {
-			t.Error(err)
-		}
-	}()
-	if err := s.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	s := openPlanStore(t)
 	var plan []string
-	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		for _, q := range []string{"SET LOCAL enable_seqscan = off", "SET LOCAL enable_bitmapscan = off"} {
 			if _, err := tx.Exec(ctx, q); err != nil {
 				return err

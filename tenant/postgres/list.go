@@ -48,9 +48,6 @@ var (
 		tipo: "tipo_documento", counterparty: "emisor_numero"}
 )
 
-// listSQL builds the documents' listing statement.
-func listSQL(q tenant.ListQuery) (string, []any) { return listingSQL(documentListing, q) }
-
 // listingSQL builds a listing's statement from fixed fragments, one per
 // filter present: each shape is its own prepared statement, planned for
 // the index that serves it (the company's, or the one of its most
@@ -106,45 +103,29 @@ func listTime(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond)
 // ListDocuments returns a page of a company's documents (see
 // tenant.DocumentLister).
 func (s *Store) ListDocuments(ctx context.Context, q tenant.ListQuery) ([]tenant.Document, error) {
-	if err := q.Check(); err != nil {
-		return nil, err
-	}
-	query, args := listSQL(q)
-	rows, err := s.pool.Query(ctx, query, args...)
-	if err != nil {
-		return nil, fmt.Errorf("list documents of company %d: %w", q.CompanyID, err)
-	}
-	docs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (tenant.Document, error) {
-		return scanDocument(r)
-	})
-	if err != nil {
-		return nil, fmt.Errorf("list documents of company %d: %w", q.CompanyID, err)
-	}
-	if docs == nil {
-		docs = []tenant.Document{}
-	}
-	return docs, nil
+	return listPage(ctx, s, "documents", documentListing, q, scanDocument)
 }
 
 // ListReceived returns a page of a company's received documents (see
 // tenant.ReceivedStore).
 func (s *Store) ListReceived(ctx context.Context, q tenant.ListQuery) ([]tenant.ReceivedDocument, error) {
+	return listPage(ctx, s, "received documents", receivedListing, q, scanReceived)
+}
+
+// listPage returns the page q asks for of the listing of t, its rows
+// scanned with scan; what names them in errors.
+func listPage[T any](ctx context.Context, s *Store, what string, t listTable, q tenant.ListQuery, scan func(pgx.Row) (T, error)) ([]T, error) {
 	if err := q.Check(); err != nil {
 		return nil, err
 	}
-	query, args := listingSQL(receivedListing, q)
+	query, args := listingSQL(t, q)
 	rows, err := s.pool.Query(ctx, query, args...)
 	if err != nil {
-		return nil, fmt.Errorf("list received documents of company %d: %w", q.CompanyID, err)
+		return nil, fmt.Errorf("list %s of company %d: %w", what, q.CompanyID, err)
 	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (tenant.ReceivedDocument, error) {
-		return scanReceived(r)
-	})
+	out, err := collect(rows, scan)
 	if err != nil {
-		return nil, fmt.Errorf("list received documents of company %d: %w", q.CompanyID, err)
-	}
-	if out == nil {
-		out = []tenant.ReceivedDocument{}
+		return nil, fmt.Errorf("list %s of company %d: %w", what, q.CompanyID, err)
 	}
 	return out, nil
 }

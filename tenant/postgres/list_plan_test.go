@@ -2,10 +2,7 @@ package postgres
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -20,31 +17,8 @@ import (
 // company and the filter, never a sort of every match. Sequential and
 // bitmap scans are turned off, as on an empty table they would win.
 func TestListQueriesUseIndexes(t *testing.T) {
-	url := os.Getenv("TEST_DATABASE_URL")
-	if url == "" {
-		if os.Getenv("TEST_REQUIRE_SERVICES") != "" {
-			t.Fatal("PostgreSQL (TEST_DATABASE_URL) is required but not configured")
-		}
-		t.Skip("PostgreSQL (TEST_DATABASE_URL) not configured; skipping")
-	}
 	ctx := context.Background()
-	var rb [8]byte
-	if _, err := rand.Read(rb[:]); err != nil {
-		t.Fatal(err)
-	}
-	s, err := Open(ctx, url, Options{Schema: "t_" + hex.EncodeToString(rb[:]), MaxConns: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	defer func() {
-		if err := s.DropSchema(context.Background()); err != nil {
-			t.Error(err)
-		}
-	}()
-	if err := s.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	s := openPlanStore(t)
 	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	after := &tenant.ListKey{At: at, ID: 99}
 	tests := []struct {

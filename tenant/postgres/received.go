@@ -187,28 +187,7 @@ func (s *Store) ReceivedByExternalID(ctx context.Context, branchID int64, idExte
 // leaseUntil in the same statement: claimers on any number of connections
 // or replicas never get the same row. A limit below 1 claims nothing.
 func (s *Store) ClaimDueReceived(ctx context.Context, now, leaseUntil time.Time, limit int) ([]tenant.ReceivedDocument, error) {
-	if !leaseUntil.After(now) {
-		return nil, fmt.Errorf("claim due received documents: lease end %s is not after now %s",
-			leaseUntil.Format(time.RFC3339Nano), now.Format(time.RFC3339Nano))
-	}
-	if limit < 1 {
-		return []tenant.ReceivedDocument{}, nil
-	}
-	rows, err := s.pool.Query(ctx, qClaimDueReceived, now.UTC().Truncate(time.Microsecond),
-		leaseUntil.UTC().Truncate(time.Microsecond), limit)
-	if err != nil {
-		return nil, fmt.Errorf("claim due received documents: %w", err)
-	}
-	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (tenant.ReceivedDocument, error) {
-		return scanReceived(r)
-	})
-	if err != nil {
-		return nil, fmt.Errorf("claim due received documents: %w", err)
-	}
-	if out == nil {
-		out = []tenant.ReceivedDocument{}
-	}
-	return out, nil
+	return claimDue(ctx, s, "received documents", qClaimDueReceived, now, leaseUntil, limit, scanReceived)
 }
 
 var _ tenant.ReceivedStore = (*Store)(nil)

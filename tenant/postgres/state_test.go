@@ -36,30 +36,12 @@ func TestPoolStats(t *testing.T) {
 // Leases run on the server's clock: replicas whose clocks are an hour
 // apart, either way, still agree on when a lease ends.
 func TestLeaseIgnoresReplicaClocks(t *testing.T) {
-	url := storetest.PostgresURL(t)
-	schema := storetest.UniqueName(t)
 	ctx := context.Background()
 	skews := []time.Duration{time.Hour, -time.Hour}
-	var stores [2]*postgres.Store
-	for i, skew := range skews {
-		s, err := postgres.Open(ctx, url, postgres.Options{Schema: schema, MaxConns: 2,
-			Now: func() time.Time { return time.Now().Add(skew) }})
-		if err != nil {
-			t.Fatalf("open replica %d: %v", i, err)
-		}
-		stores[i] = s
-	}
-	t.Cleanup(func() {
-		if err := stores[0].DropSchema(context.Background()); err != nil {
-			t.Errorf("drop test schema: %v", err)
-		}
-		for _, s := range stores {
-			s.Close()
-		}
+	a, b := storetest.NewPostgresReplicas(t, func(i int, o *postgres.Options) {
+		o.MaxConns, o.Now = 2, func() time.Time { return time.Now().Add(skews[i]) }
 	})
-	if err := stores[0].Migrate(ctx); err != nil {
-		t.Fatalf("migrate: %v", err)
-	}
+	stores := [2]*postgres.Store{a, b}
 	const ttl = time.Second
 	steps := []struct {
 		replica int

@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"facturad/tenant"
@@ -331,49 +329,18 @@ func scanEmail(r scanner) (tenant.EmailDelivery, error) {
 
 // ClaimDueEmails leases up to limit due e-mails in one IMMEDIATE
 // transaction.
-func (s *Store) ClaimDueEmails(ctx context.Context, now, leaseUntil time.Time, limit int) (_ []tenant.EmailDelivery, err error) {
-	if !leaseUntil.After(now) {
-		return nil, errors.New("claim due e-mails: lease end is not after now")
-	}
-	if limit < 1 {
-		return []tenant.EmailDelivery{}, nil
-	}
-	tx, err := s.write.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, fmt.Errorf("claim due e-mails: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			err = errors.Join(err, ignoreDone(tx.Rollback()))
-		}
-	}()
-	rows, err := tx.QueryContext(ctx, `SELECT `+emailColumns+` FROM email_deliveries INDEXED BY email_deliveries_due
-WHERE next_attempt_at IS NOT NULL AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?`, formatTime(now), limit)
-	if err != nil {
-		return nil, fmt.Errorf("claim due e-mails: %w", err)
-	}
-	out, err := collect(rows, scanEmail)
-	if err != nil {
-		return nil, fmt.Errorf("claim due e-mails: %w", err)
-	}
-	if len(out) == 0 {
-		return out, tx.Rollback()
-	}
-	lease := leaseUntil.UTC().Truncate(time.Microsecond)
-	ids := make([]string, len(out))
-	for i, e := range out {
-		ids[i] = strconv.FormatInt(e.ID, 10)
-		out[i].NextAttemptAt = lease
-	}
-	if _, err := tx.ExecContext(ctx, `UPDATE email_deliveries SET next_attempt_at = ? WHERE id IN (SELECT value FROM json_each(?))`,
-		formatTime(lease), "["+strings.Join(ids, ",")+"]"); err != nil {
-		return nil, fmt.Errorf("claim due e-mails: lease: %w", err)
-	}
-	if err := tx.Commit(); err != nil {
-		return nil, fmt.Errorf("claim due e-mails: commit: %w", err)
-	}
-	return out, nil
+func (s *Store) ClaimDueEmails(ctx context.Context, now, leaseUntil time.Time, limit int) ([]tenant.EmailDelivery, error) {
+	return claimDue(ctx, s, "e-mails", qDueEmails, qLeaseEmails, now, leaseUntil, limit, scanEmail,
+		func(e *tenant.EmailDelivery, lease time.Time) int64 { e.NextAttemptAt = lease; return e.ID })
 }
+
+// The e-mails' claim: the due ones along email_deliveries_due, and their
+// lease.
+const (
+	qDueEmails = `SELECT ` + emailColumns + ` FROM email_deliveries INDEXED BY email_deliveries_due
+WHERE next_attempt_at IS NOT NULL AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?`
+	qLeaseEmails = `UPDATE email_deliveries SET next_attempt_at = ? WHERE id IN (SELECT value FROM json_each(?))`
+)
 
 // RecordEmail stores one e-mail attempt's outcome.
 func (s *Store) RecordEmail(ctx context.Context, id int64, r tenant.EmailResult) error {

@@ -363,68 +363,61 @@ func (s *Store) DocumentByExternalID(ctx context.Context, branchID int64, idExte
 // NextAttemptAt to leaseUntil, in one IMMEDIATE transaction: every writer,
 // in this process or another on the same file, waits for it, so no two
 // claims overlap. A limit below 1 claims nothing.
-func (s *Store) ClaimDueDocuments(ctx context.Context, now, leaseUntil time.Time, limit int) (_ []tenant.Document, err error) {
+func (s *Store) ClaimDueDocuments(ctx context.Context, now, leaseUntil time.Time, limit int) ([]tenant.Document, error) {
+	return claimDue(ctx, s, "documents", qDueDocuments, qLeaseDocuments, now, leaseUntil, limit, scanDocument,
+		func(d *tenant.Document, lease time.Time) int64 { d.NextAttemptAt = lease; return d.ID })
+}
+
+// claimDue is the claim of due rows (documents, received documents,
+// e-mails): in one IMMEDIATE transaction it selects up to limit rows with
+// qDue (now, limit), scanned with scan, and moves their next_attempt_at to
+// leaseUntil with qLease (the lease's end, a JSON array of their ids).
+// leased sets a claimed row's NextAttemptAt to the lease's end and returns
+// its id; what names the rows in errors. A lease end not after now is an
+// error; a limit below 1 claims nothing.
+func claimDue[T any](ctx context.Context, s *Store, what, qDue, qLease string, now, leaseUntil time.Time, limit int,
+	scan func(scanner) (T, error), leased func(*T, time.Time) int64) (_ []T, err error) {
 	if !leaseUntil.After(now) {
-		return nil, fmt.Errorf("claim due documents: lease end %s is not after now %s",
-			leaseUntil.Format(time.RFC3339Nano), now.Format(time.RFC3339Nano))
+		return nil, fmt.Errorf("claim due %s: lease end %s is not after now %s",
+			what, leaseUntil.Format(time.RFC3339Nano), now.Format(time.RFC3339Nano))
 	}
 	if limit < 1 {
-		return []tenant.Document{}, nil
+		return []T{}, nil
 	}
 	lease := leaseUntil.UTC().Truncate(time.Microsecond)
 	tx, err := s.write.BeginTx(ctx, nil)
 	if err != nil {
-		return nil, fmt.Errorf("claim due documents: %w", err)
+		return nil, fmt.Errorf("claim due %s: %w", what, err)
 	}
 	defer func() {
 		if err != nil {
 			err = errors.Join(err, ignoreDone(tx.Rollback()))
 		}
 	}()
-	rows, err := tx.QueryContext(ctx, qDueDocuments, formatTime(now), limit)
+	rows, err := tx.QueryContext(ctx, qDue, formatTime(now), limit)
 	if err != nil {
-		return nil, fmt.Errorf("claim due documents: %w", err)
+		return nil, fmt.Errorf("claim due %s: %w", what, err)
 	}
-	docs := []tenant.Document{}
-	for rows.Next() {
-		d, err := scanDocument(rows)
-		if err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("claim due documents: %w", err)
-		}
-		docs = append(docs, d)
-	}
-	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-		return nil, fmt.Errorf("claim due documents: %w", err)
-	}
-	if len(docs) == 0 {
-		return docs, tx.Rollback()
-	}
-	var ids strings.Builder
-	ids.WriteByte('[')
-	for i, d := range docs {
-		if i > 0 {
-			ids.WriteByte(',')
-		}
-		ids.WriteString(strconv.FormatInt(d.ID, 10))
-	}
-	ids.WriteByte(']')
-	res, err := tx.ExecContext(ctx, qLeaseDocuments, formatTime(lease), ids.String())
+	out, err := collect(rows, scan)
 	if err != nil {
-		return nil, fmt.Errorf("claim due documents: lease: %w", err)
+		return nil, fmt.Errorf("claim due %s: %w", what, err)
 	}
-	n, err := res.RowsAffected()
+	if len(out) == 0 {
+		return out, tx.Rollback()
+	}
+	ids := make([]string, len(out))
+	for i := range out {
+		ids[i] = strconv.FormatInt(leased(&out[i], lease), 10)
+	}
+	res, err := tx.ExecContext(ctx, qLease, formatTime(lease), "["+strings.Join(ids, ",")+"]")
 	if err != nil {
-		return nil, fmt.Errorf("claim due documents: lease: %w", err)
+		return nil, fmt.Errorf("claim due %s: lease: %w", what, err)
 	}
-	if n != int64(len(docs)) {
-		return nil, fmt.Errorf("claim due documents: lease: %d of %d rows updated", n, len(docs))
+	if n, err := res.RowsAffected(); err != nil || n != int64(len(out)) {
+		return nil, fmt.Errorf("claim due %s: lease: %d of %d rows updated (%v)", what, n, len(out), err)
 	}
 	if err := tx.Commit(); err != nil {
-		return nil, fmt.Errorf("claim due documents: commit: %w", err)
+		return nil, fmt.Errorf("claim due %s: commit: %w", what, err)
 	}
-	for i := range docs {
-		docs[i].NextAttemptAt = lease
-	}
-	return docs, nil
+	return out, nil
 }

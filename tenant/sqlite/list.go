@@ -73,9 +73,6 @@ func (t listTable) index(q tenant.ListQuery) string {
 	return t.byCompany
 }
 
-// listSQL builds the documents' listing statement.
-func listSQL(q tenant.ListQuery) (string, []any) { return listingSQL(documentListing, q) }
-
 // listingSQL builds a listing's statement from fixed fragments, one per
 // filter present, so that each shape is planned for the index it names.
 func listingSQL(t listTable, q tenant.ListQuery) (string, []any) {
@@ -131,51 +128,37 @@ LIMIT ?`)
 // ListDocuments returns a page of a company's documents (see
 // tenant.DocumentLister).
 func (s *Store) ListDocuments(ctx context.Context, q tenant.ListQuery) ([]tenant.Document, error) {
-	if err := q.Check(); err != nil {
-		return nil, err
-	}
-	query, args := listSQL(q)
-	rows, err := s.read.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, fmt.Errorf("list documents of company %d: %w", q.CompanyID, err)
-	}
-	defer rows.Close()
-	out := make([]tenant.Document, 0, min(q.Limit, 64))
-	for rows.Next() {
-		d, err := scanDocument(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list documents of company %d: %w", q.CompanyID, err)
-		}
-		out = append(out, d)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list documents of company %d: %w", q.CompanyID, err)
-	}
-	return out, nil
+	return listPage(ctx, s, "documents", documentListing, q, scanDocument)
 }
 
 // ListReceived returns a page of a company's received documents (see
 // tenant.ReceivedStore).
 func (s *Store) ListReceived(ctx context.Context, q tenant.ListQuery) ([]tenant.ReceivedDocument, error) {
+	return listPage(ctx, s, "received documents", receivedListing, q, scanReceived)
+}
+
+// listPage returns the page q asks for of the listing of t, its rows
+// scanned with scan; what names them in errors.
+func listPage[T any](ctx context.Context, s *Store, what string, t listTable, q tenant.ListQuery, scan func(scanner) (T, error)) ([]T, error) {
 	if err := q.Check(); err != nil {
 		return nil, err
 	}
-	query, args := listingSQL(receivedListing, q)
+	query, args := listingSQL(t, q)
 	rows, err := s.read.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, fmt.Errorf("list received documents of company %d: %w", q.CompanyID, err)
+		return nil, fmt.Errorf("list %s of company %d: %w", what, q.CompanyID, err)
 	}
 	defer rows.Close()
-	out := make([]tenant.ReceivedDocument, 0, min(q.Limit, 64))
+	out := make([]T, 0, min(q.Limit, 64))
 	for rows.Next() {
-		r, err := scanReceived(rows)
+		r, err := scan(rows)
 		if err != nil {
-			return nil, fmt.Errorf("list received documents of company %d: %w", q.CompanyID, err)
+			return nil, fmt.Errorf("list %s of company %d: %w", what, q.CompanyID, err)
 		}
 		out = append(out, r)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("list received documents of company %d: %w", q.CompanyID, err)
+		return nil, fmt.Errorf("list %s of company %d: %w", what, q.CompanyID, err)
 	}
 	return out, nil
 }

@@ -5,8 +5,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"facturad/tenant"
@@ -199,66 +197,9 @@ func (s *Store) ReceivedByExternalID(ctx context.Context, branchID int64, idExte
 // first, and moves their NextAttemptAt to leaseUntil, in one IMMEDIATE
 // transaction, as ClaimDueDocuments does: no two claims overlap. A limit
 // below 1 claims nothing.
-func (s *Store) ClaimDueReceived(ctx context.Context, now, leaseUntil time.Time, limit int) (_ []tenant.ReceivedDocument, err error) {
-	if !leaseUntil.After(now) {
-		return nil, fmt.Errorf("claim due received documents: lease end %s is not after now %s",
-			leaseUntil.Format(time.RFC3339Nano), now.Format(time.RFC3339Nano))
-	}
-	if limit < 1 {
-		return []tenant.ReceivedDocument{}, nil
-	}
-	lease := leaseUntil.UTC().Truncate(time.Microsecond)
-	tx, err := s.write.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, fmt.Errorf("claim due received documents: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			err = errors.Join(err, ignoreDone(tx.Rollback()))
-		}
-	}()
-	rows, err := tx.QueryContext(ctx, qDueReceived, formatTime(now), limit)
-	if err != nil {
-		return nil, fmt.Errorf("claim due received documents: %w", err)
-	}
-	out := []tenant.ReceivedDocument{}
-	for rows.Next() {
-		r, err := scanReceived(rows)
-		if err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("claim due received documents: %w", err)
-		}
-		out = append(out, r)
-	}
-	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
-		return nil, fmt.Errorf("claim due received documents: %w", err)
-	}
-	if len(out) == 0 {
-		return out, tx.Rollback()
-	}
-	var ids strings.Builder
-	ids.WriteByte('[')
-	for i, r := range out {
-		if i > 0 {
-			ids.WriteByte(',')
-		}
-		ids.WriteString(strconv.FormatInt(r.ID, 10))
-	}
-	ids.WriteByte(']')
-	res, err := tx.ExecContext(ctx, qLeaseReceived, formatTime(lease), ids.String())
-	if err != nil {
-		return nil, fmt.Errorf("claim due received documents: lease: %w", err)
-	}
-	if n, err := res.RowsAffected(); err != nil || n != int64(len(out)) {
-		return nil, fmt.Errorf("claim due received documents: lease: %d of %d rows updated (%v)", n, len(out), err)
-	}
-	if err := tx.Commit(); err != nil {
-		return nil, fmt.Errorf("claim due received documents: commit: %w", err)
-	}
-	for i := range out {
-		out[i].NextAttemptAt = lease
-	}
-	return out, nil
+func (s *Store) ClaimDueReceived(ctx context.Context, now, leaseUntil time.Time, limit int) ([]tenant.ReceivedDocument, error) {
+	return claimDue(ctx, s, "received documents", qDueReceived, qLeaseReceived, now, leaseUntil, limit, scanReceived,
+		func(r *tenant.ReceivedDocument, lease time.Time) int64 { r.NextAttemptAt = lease; return r.ID })
 }
 
 var _ tenant.ReceivedStore = (*Store)(nil)

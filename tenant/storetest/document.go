@@ -921,14 +921,21 @@ func testDocumentMissing(t *testing.T, s DocumentStore) {
 	wantErr(t, "SaveDocument unknown id", err, tenant.ErrNotFound)
 }
 
-// claimBase is the "now" of the claim tests.
-var claimBase = time.Date(2026, 3, 4, 5, 6, 7, 123456000, time.UTC)
-
 // dueDocument is a document in state st waiting for an attempt at next.
 func dueDocument(b tenant.Branch, name string, st tenant.State, next time.Time) tenant.Document {
 	d := minimalDocument(b, name, "01", "00001")
 	d.Estado, d.NextAttemptAt = st, next
 	return d
+}
+
+// documentClaims is the claim of s's due documents.
+func documentClaims(s DocumentStore) claiming[tenant.Document] {
+	return claiming[tenant.Document]{
+		name: "ClaimDueDocuments", noun: "document", claim: s.ClaimDueDocuments,
+		names: func(t *testing.T, now, lease time.Time, limit int) []string {
+			return claimNames(t, s, now, lease, limit)
+		},
+	}
 }
 
 // claimNames claims and returns the id_externo of what was claimed.
@@ -950,49 +957,15 @@ func claimNames(t *testing.T, s DocumentStore, now, lease time.Time, limit int) 
 func testDocumentClaimOrder(t *testing.T, s DocumentStore) {
 	ctx := context.Background()
 	f := newDocFixture(t, s)
-	now := claimBase
-	docs := []tenant.Document{
-		dueDocument(f.Branch, "c-05-1m", tenant.StateNotSentYet, now.Add(-time.Minute)),
-		dueDocument(f.Branch2, "b-04-2m", tenant.StateSent, now.Add(-2*time.Minute)),
-		dueDocument(f.Branch, "e-04-now", tenant.StateSent, now),
-		dueDocument(f.Branch, "a-05-3m", tenant.StateNotSentYet, now.Add(-3*time.Minute)),
-		dueDocument(f.Branch2, "d-05-1m", tenant.StateNotSentYet, now.Add(-time.Minute)), // same time as c, later id
-		dueDocument(f.Branch, "later-05", tenant.StateNotSentYet, now.Add(time.Microsecond)),
-		dueDocument(f.Branch, "later-04", tenant.StateSent, now.Add(time.Hour)),
-		dueDocument(f.Branch, "d2-00-30s", tenant.StatePending, now.Add(-30*time.Second)),
-		dueDocument(f.Branch, "never-00-unset", tenant.StatePending, time.Time{}),
-		dueDocument(f.Branch, "never-01", tenant.StateAccepted, now.Add(-time.Hour)),
-		dueDocument(f.Branch, "never-02", tenant.StateRejected, now.Add(-time.Hour)),
-		dueDocument(f.Branch, "never-03", tenant.StateError, now.Add(-time.Hour)),
-		dueDocument(f.Branch, "never-04-unset", tenant.StateSent, time.Time{}),
-		dueDocument(f.Branch, "never-05-unset", tenant.StateNotSentYet, time.Time{}),
-	}
-	for i := range docs {
+	docs := make([]tenant.Document, len(claimOrderRows))
+	for i, r := range claimOrderRows {
+		docs[i] = dueDocument([]tenant.Branch{f.Branch, f.Branch2}[r.branch], r.name, r.estado, r.next)
 		mustNot(t, "ReserveDocument", s.ReserveDocument(ctx, &docs[i]))
 	}
-	lease := now.Add(5 * time.Minute)
-
-	tests := []struct {
-		name  string
-		now   time.Time
-		limit int
-		want  []string
-	}{
-		{"ok/oldest first up to the limit", now, 3, []string{"a-05-3m", "b-04-2m", "c-05-1m"}},
-		{"ok/then the rest, due at now included", now, 10, []string{"d-05-1m", "d2-00-30s", "e-04-now"}},
-		{"ok/nothing more is due", now, 10, []string{}},
-		{"ok/a microsecond later", now.Add(time.Microsecond), 10, []string{"later-05"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := claimNames(t, s, tt.now, lease, tt.limit)
-			if !slices.Equal(got, tt.want) {
-				t.Errorf("claimed %v, want %v", got, tt.want)
-			}
-		})
-	}
-	// The lease is stored; the states that are not 00, 04 or 05, and the
-	// unset ones, are never claimed, however late.
+	lease := claimBase.Add(5 * time.Minute)
+	c := documentClaims(s)
+	c.checkOrder(t, lease)
+	// The lease is stored, and nothing else changed.
 	d, err := s.DocumentByExternalID(ctx, f.Branch.ID, "a-05-3m")
 	mustNot(t, "DocumentByExternalID", err)
 	if !d.NextAttemptAt.Equal(lease) {
@@ -1001,13 +974,7 @@ func testDocumentClaimOrder(t *testing.T, s DocumentStore) {
 	if !d.UpdatedAt.Equal(docs[3].UpdatedAt) || d.Attempts != 0 || d.Estado != tenant.StateNotSentYet {
 		t.Errorf("a claim changed more than NextAttemptAt: %+v", d)
 	}
-	got := claimNames(t, s, now.Add(24*time.Hour), now.Add(25*time.Hour), 100)
-	want := []string{"a-05-3m", "b-04-2m", "c-05-1m", "d-05-1m", "d2-00-30s", "e-04-now", "later-05", "later-04"}
-	slices.Sort(got)
-	slices.Sort(want)
-	if !slices.Equal(got, want) {
-		t.Errorf("a day later claimed %v, want %v", got, want)
-	}
+	c.checkNeverClaimed(t)
 }
 
 func testDocumentClaimLease(t *testing.T, s DocumentStore) {
@@ -1034,65 +1001,17 @@ func testDocumentClaimLease(t *testing.T, s DocumentStore) {
 	mustNot(t, "SaveDocument", s.SaveDocument(ctx, &claimed[0]))
 	d = claimed[0]
 
-	steps := []struct {
-		name string
-		now  time.Time
-		want []string
-	}{
-		{"ok/claimed", now, []string{"arrendado"}},
-		{"ok/not again at once", now, []string{}},
-		{"ok/not before the lease ends", lease.Add(-time.Microsecond), []string{}},
-		{"ok/again when the lease ends", lease, []string{"arrendado"}},
-	}
-	for _, st := range steps {
-		// Each claim leases for 30 seconds from its now; the first one's
-		// lease ends at lease.
-		got := claimNames(t, s, st.now, st.now.Add(30*time.Second), 10)
-		if !slices.Equal(got, st.want) {
-			t.Errorf("%s: claimed %v, want %v", st.name, got, st.want)
-		}
-	}
-
-	// The worker saves its result: a final state is never claimed again,
-	// a new NextAttemptAt is honoured.
-	d.Estado, d.NextAttemptAt, d.Attempts = tenant.StateSent, lease.Add(time.Minute), 1
-	mustNot(t, "SaveDocument", s.SaveDocument(ctx, &d))
-	if got := claimNames(t, s, lease.Add(59*time.Second), lease.Add(2*time.Hour), 10); len(got) != 0 {
-		t.Errorf("claimed %v before the saved NextAttemptAt", got)
-	}
-	if got := claimNames(t, s, lease.Add(time.Minute), lease.Add(2*time.Hour), 10); !slices.Equal(got, []string{"arrendado"}) {
-		t.Errorf("claimed %v at the saved NextAttemptAt, want [arrendado]", got)
-	}
-	d.Estado = tenant.StateAccepted
-	mustNot(t, "SaveDocument", s.SaveDocument(ctx, &d))
-	if got := claimNames(t, s, lease.Add(24*time.Hour), lease.Add(25*time.Hour), 10); len(got) != 0 {
-		t.Errorf("claimed an accepted document: %v", got)
-	}
+	documentClaims(s).checkLease(t, now, lease, func(st tenant.State, next time.Time, attempts int) {
+		d.Estado, d.NextAttemptAt, d.Attempts = st, next, attempts
+		mustNot(t, "SaveDocument", s.SaveDocument(ctx, &d))
+	})
 }
 
 func testDocumentClaimArgs(t *testing.T, s DocumentStore) {
-	ctx := context.Background()
 	f := newDocFixture(t, s)
-	now := claimBase
-	d := dueDocument(f.Branch, "pendiente", tenant.StateSent, now.Add(-time.Second))
-	mustNot(t, "ReserveDocument", s.ReserveDocument(ctx, &d))
-
-	for _, limit := range []int{0, -1} {
-		docs, err := s.ClaimDueDocuments(ctx, now, now.Add(time.Minute), limit)
-		mustNot(t, fmt.Sprintf("ClaimDueDocuments limit %d", limit), err)
-		if len(docs) != 0 {
-			t.Errorf("limit %d claimed %d documents", limit, len(docs))
-		}
-	}
-	for _, lease := range []time.Time{now, now.Add(-time.Minute)} {
-		if _, err := s.ClaimDueDocuments(ctx, now, lease, 10); err == nil {
-			t.Errorf("a lease ending at %v, not after now %v, was accepted", lease, now)
-		}
-	}
-	// None of that claimed the document.
-	if got := claimNames(t, s, now, now.Add(time.Minute), 10); !slices.Equal(got, []string{"pendiente"}) {
-		t.Errorf("claimed %v, want [pendiente]", got)
-	}
+	d := dueDocument(f.Branch, "pendiente", tenant.StateSent, claimBase.Add(-time.Second))
+	mustNot(t, "ReserveDocument", s.ReserveDocument(context.Background(), &d))
+	documentClaims(s).checkArgs(t, claimBase)
 }
 
 // claimConcurrently makes due documents through stores[0] and has several
@@ -1103,14 +1022,13 @@ func claimConcurrently(t *testing.T, stores []DocumentStore) {
 	ctx := context.Background()
 	f := newDocFixture(t, stores[0])
 	now := claimBase
-	const due = 150
-	want := map[int64]bool{}
-	for i := range due {
+	due := map[int64]bool{}
+	for i := range 150 {
 		st := []tenant.State{tenant.StateSent, tenant.StateNotSentYet}[i%2]
 		b := []tenant.Branch{f.Branch, f.Branch2}[i%3%2]
 		d := dueDocument(b, fmt.Sprintf("due-%d", i), st, now.Add(-time.Duration(i%7)*time.Second))
 		mustNot(t, "ReserveDocument", stores[0].ReserveDocument(ctx, &d))
-		want[d.ID] = true
+		due[d.ID] = true
 		// Some that must never be claimed.
 		if i%10 == 0 {
 			n := dueDocument(b, fmt.Sprintf("not-due-%d", i), st, now.Add(time.Second))
@@ -1119,71 +1037,11 @@ func claimConcurrently(t *testing.T, stores []DocumentStore) {
 			mustNot(t, "ReserveDocument", stores[0].ReserveDocument(ctx, &a))
 		}
 	}
-
-	const workers, batch = 8, 4
-	var (
-		wg      sync.WaitGroup
-		mu      sync.Mutex
-		claimed = map[int64]int{}
-	)
-	errs := make(chan error, len(stores)*workers)
-	for si, s := range stores {
-		for w := range workers {
-			wg.Go(func() {
-				for empty := 0; empty < 3; {
-					docs, err := s.ClaimDueDocuments(ctx, now, now.Add(time.Hour), batch)
-					if err != nil {
-						errs <- fmt.Errorf("store %d worker %d: %w", si, w, err)
-						return
-					}
-					if len(docs) == 0 {
-						// Rows other claimers hold are skipped: an empty
-						// answer may come before the work is all taken.
-						empty++
-						continue
-					}
-					empty = 0
-					if len(docs) > batch {
-						errs <- fmt.Errorf("store %d worker %d: %d documents claimed with limit %d", si, w, len(docs), batch)
-						return
-					}
-					mu.Lock()
-					for _, d := range docs {
-						claimed[d.ID]++
-					}
-					mu.Unlock()
-				}
-			})
-		}
+	var claims []claiming[tenant.Document]
+	for _, s := range stores {
+		claims = append(claims, documentClaims(s))
 	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
-	// Whatever the goroutines left (they stop after a few empty answers)
-	// is claimed now, once more from one place.
-	rest, err := stores[0].ClaimDueDocuments(ctx, now, now.Add(time.Hour), 2*due)
-	mustNot(t, "ClaimDueDocuments", err)
-	for _, d := range rest {
-		claimed[d.ID]++
-	}
-	for id, n := range claimed {
-		if !want[id] {
-			t.Errorf("document %d was claimed but is not due", id)
-		}
-		if n != 1 {
-			t.Errorf("document %d claimed %d times", id, n)
-		}
-	}
-	for id := range want {
-		if claimed[id] == 0 {
-			t.Errorf("due document %d never claimed", id)
-		}
-	}
-	if len(rest) > due/2 {
-		t.Logf("the concurrent claimers left %d of %d documents", len(rest), due)
-	}
+	claimEachOnce(t, claims, due)
 }
 
 func testDocumentConcurrentClaims(t *testing.T, s DocumentStore) {

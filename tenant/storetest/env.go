@@ -130,3 +130,69 @@ func NewPostgresStore(t testing.TB) *postgres.Store {
 	}
 	return s
 }
+
+// NewPostgresReplicas opens two stores on one fresh schema of
+// TEST_DATABASE_URL, as two replicas of the service hold them: two pools,
+// one database. Both migrate, as replicas starting together do (the first
+// applies the migrations, the other finds nothing to do), and the schema
+// is dropped when the test ends. configure, when not nil, sets replica i's
+// options beyond the schema (its clock, its pool's size, 4 by default).
+func NewPostgresReplicas(t testing.TB, configure func(i int, o *postgres.Options)) (*postgres.Store, *postgres.Store) {
+	t.Helper()
+	url := PostgresURL(t)
+	schema := UniqueName(t)
+	ctx := context.Background()
+	var stores [2]*postgres.Store
+	for i := range stores {
+		o := postgres.Options{MaxConns: 4}
+		if configure != nil {
+			configure(i, &o)
+		}
+		o.Schema = schema
+		s, err := postgres.Open(ctx, url, o)
+		if err != nil {
+			t.Fatalf("open replica %d: %v", i, err)
+		}
+		stores[i] = s
+	}
+	t.Cleanup(func() {
+		if err := stores[0].DropSchema(context.Background()); err != nil {
+			t.Errorf("drop test schema: %v", err)
+		}
+		for _, s := range stores {
+			s.Close()
+		}
+	})
+	for i, s := range stores {
+		if err := s.Migrate(ctx); err != nil {
+			t.Fatalf("migrate replica %d: %v", i, err)
+		}
+	}
+	return stores[0], stores[1]
+}
+
+// NewSQLiteReplicas opens two stores on one file under t.TempDir(), as two
+// processes sharing it hold them, closed when the test ends. configure,
+// when not nil, sets store i's options (its clock).
+func NewSQLiteReplicas(t testing.TB, configure func(i int, o *sqlite.Options)) (*sqlite.Store, *sqlite.Store) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "facturad.db")
+	var stores [2]*sqlite.Store
+	for i := range stores {
+		var o sqlite.Options
+		if configure != nil {
+			configure(i, &o)
+		}
+		s, err := sqlite.Open(context.Background(), path, o)
+		if err != nil {
+			t.Fatalf("open store %d: %v", i, err)
+		}
+		t.Cleanup(func() {
+			if err := s.Close(); err != nil {
+				t.Errorf("close store %d: %v", i, err)
+			}
+		})
+		stores[i] = s
+	}
+	return stores[0], stores[1]
+}

@@ -86,45 +86,59 @@ func seedList(t *testing.T, s ListStore, f docFixture, prefix string, specs []li
 	return out
 }
 
-// listOrder sorts documents as a listing returns them.
-func listOrder(ds []tenant.Document) []tenant.Document {
-	ds = slices.Clone(ds)
-	slices.SortFunc(ds, func(a, b tenant.Document) int {
+// listed is a row of a listing: an issued or a received document. Its
+// list key is its place in the listing and holds its id.
+type listed interface {
+	ListKey() tenant.ListKey
+}
+
+// listOrder sorts rows as a listing returns them.
+func listOrder[T listed](rs []T) []T {
+	rs = slices.Clone(rs)
+	slices.SortFunc(rs, func(a, b T) int {
 		ka, kb := a.ListKey(), b.ListKey()
 		if c := kb.At.Compare(ka.At); c != 0 {
 			return c
 		}
 		return int(kb.ID - ka.ID)
 	})
-	return ds
+	return rs
 }
 
-func ids(ds []tenant.Document) []int64 {
-	out := make([]int64, len(ds))
-	for i, d := range ds {
-		out[i] = d.ID
+func ids[T listed](rs []T) []int64 {
+	out := make([]int64, len(rs))
+	for i, r := range rs {
+		out[i] = r.ListKey().ID
 	}
 	return out
 }
 
-// walk lists every page of q, limit rows at a time, and returns the rows.
-func walk(t *testing.T, s ListStore, q tenant.ListQuery, limit int) []tenant.Document {
-	t.Helper()
-	return walkWith(t, s, q, limit, func() {})
+// listing is a store's listing call under test (ListDocuments,
+// ListReceived), with the checks both listings share.
+type listing[T listed] struct {
+	name string // the call, in messages
+	list func(ctx context.Context, q tenant.ListQuery) ([]T, error)
+	noun string // what a row is, in messages
 }
 
-// walkWith is walk calling between after each page.
-func walkWith(t *testing.T, s ListStore, q tenant.ListQuery, limit int, between func()) []tenant.Document {
+// documentListing is the listing of s's issued documents.
+func documentListing(s ListStore) listing[tenant.Document] {
+	return listing[tenant.Document]{"ListDocuments", s.ListDocuments, "document"}
+}
+
+// walk lists every page of q, limit rows at a time, calling between (when
+// not nil) after each page, and returns the rows.
+func (l listing[T]) walk(t *testing.T, q tenant.ListQuery, limit int, between func()) []T {
 	t.Helper()
-	var all []tenant.Document
+	var all []T
 	q.Limit = limit
 	for pages := 0; ; pages++ {
 		if pages > 10000 {
 			t.Fatal("the walk does not end")
 		}
-		page, err := s.ListDocuments(context.Background(), q)
+		page, err := l.list(context.Background(), q)
 		if err != nil {
-			t.Fatalf("ListDocuments: %v", err)
+			t.Fatalf("%s: %v", l.name, err)
 		}
 		if len(page) > limit {
 			t.Fatalf("page of %d rows, limit %d", len(page), limit)
@@ -135,7 +149,154 @@ func walkWith(t *testing.T, s ListStore, q tenant.ListQuery, limit int, between 
 		}
 		k := page[len(page)-1].ListKey()
 		q.After = &k
-		between()
+		if between != nil {
+			between()
+		}
+	}
+}
+
+// checkOrder lists the company's rows in one page and checks that they
+// come as listOrder sorts all.
+func (l listing[T]) checkOrder(t *testing.T, companyID int64, all []T) []T {
+	t.Helper()
+	got, err := l.list(context.Background(), tenant.ListQuery{CompanyID: companyID, Limit: tenant.MaxListLimit})
+	if err != nil {
+		t.Fatalf("%s: %v", l.name, err)
+	}
+	if want := ids(listOrder(all)); !slices.Equal(ids(got), want) {
+		t.Fatalf("order:\n got %v\nwant %v", ids(got), want)
+	}
+	return got
+}
+
+// checkWalk walks q by pages of each limit and checks that the walk meets
+// exactly want, in the listing's order.
+func (l listing[T]) checkWalk(t *testing.T, q tenant.ListQuery, want []T, limits ...int) {
+	t.Helper()
+	for _, limit := range limits {
+		if got := l.walk(t, q, limit, nil); !slices.Equal(ids(got), ids(listOrder(want))) {
+			t.Errorf("limit %d:\n got %v\nwant %v", limit, ids(got), ids(listOrder(want)))
+		}
+	}
+}
+
+// listFilter is a query of the filter checks and the rows it keeps.
+type listFilter[T listed] struct {
+	name string
+	q    tenant.ListQuery
+	keep func(T) bool
+}
+
+// checkFilters walks the company's listing with each filter, by pages of
+// 1, 3 and the most: each walk meets the rows of all that the filter
+// keeps, in the listing's order. Every filter but the one named none must
+// keep some row, or it would check nothing.
+func (l listing[T]) checkFilters(t *testing.T, companyID int64, all []T, filters []listFilter[T], none string) {
+	t.Helper()
+	for _, tt := range filters {
+		t.Run(tt.name, func(t *testing.T) {
+			var want []T
+			for _, r := range all {
+				if tt.keep(r) {
+					want = append(want, r)
+				}
+			}
+			if len(want) == 0 && tt.name != none {
+				t.Fatalf("the fixture has no %s for this filter", l.noun)
+			}
+			q := tt.q
+			q.CompanyID = companyID
+			l.checkWalk(t, q, want, 1, 3, tenant.MaxListLimit)
+		})
+	}
+}
+
+// checkPages walks the company's listing by pages of several sizes, those
+// around the number of rows included: each walk meets every row once.
+func (l listing[T]) checkPages(t *testing.T, companyID int64, all []T) {
+	t.Helper()
+	l.checkWalk(t, tenant.ListQuery{CompanyID: companyID}, all, 1, 2, 7, 59, 60, 61)
+}
+
+// checkConcurrentWalk walks the company's listing page by page while three
+// writers add rows (add(w, i) adds writer w's i-th), waiting for a write
+// between pages, so that every page is read after some row was added:
+// every row of before, there when the walk began, is met exactly once,
+// nothing is met twice, and the walk keeps the listing's order.
+func (l listing[T]) checkConcurrentWalk(t *testing.T, companyID int64, before []T, add func(w, i int) error) {
+	t.Helper()
+	stop := make(chan struct{})
+	var added atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for w := range 3 {
+		wg.Go(func() {
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if err := add(w, i); err != nil {
+					errs <- err
+					return
+				}
+				added.Add(1)
+			}
+		})
+	}
+	// Let the writers start before the walk.
+	for added.Load() < 5 {
+		time.Sleep(time.Millisecond)
+	}
+	got := l.walk(t, tenant.ListQuery{CompanyID: companyID}, 7, func() {
+		n := added.Load()
+		for deadline := time.Now().Add(5 * time.Second); added.Load() == n && time.Now().Before(deadline); {
+			time.Sleep(100 * time.Microsecond)
+		}
+	})
+	close(stop)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatalf("adding during the walk: %v", err)
+	}
+	seen := map[int64]int{}
+	for _, id := range ids(got) {
+		seen[id]++
+		if seen[id] == 2 {
+			t.Errorf("%s %d listed twice", l.noun, id)
+		}
+	}
+	for _, id := range ids(before) {
+		if seen[id] == 0 {
+			t.Errorf("%s %d, there before the walk, was not listed", l.noun, id)
+		}
+	}
+	for i := 1; i < len(got); i++ {
+		a, b := got[i-1].ListKey(), got[i].ListKey()
+		if b.At.After(a.At) || (b.At.Equal(a.At) && b.ID >= a.ID) {
+			t.Errorf("rows %d and %d out of order: %+v then %+v", i-1, i, a, b)
+		}
+	}
+	if added.Load() < 25 {
+		t.Errorf("only %d rows were added during the walk", added.Load())
+	}
+}
+
+// checkInvalid checks that a query without a company, a limit out of
+// range or a cursor without an id is refused.
+func (l listing[T]) checkInvalid(t *testing.T, companyID int64) {
+	t.Helper()
+	for _, q := range []tenant.ListQuery{
+		{CompanyID: 0, Limit: 10},
+		{CompanyID: companyID, Limit: 0},
+		{CompanyID: companyID, Limit: tenant.MaxListLimit + 2},
+		{CompanyID: companyID, Limit: 10, After: &tenant.ListKey{At: listBase, ID: 0}},
+	} {
+		if got, err := l.list(context.Background(), q); err == nil {
+			t.Errorf("%s(%+v) = %d rows, want an error", l.name, q, len(got))
+		}
 	}
 }
 
@@ -166,13 +327,7 @@ func listSpecs() []listDoc {
 func testListOrder(t *testing.T, s ListStore) {
 	f := newDocFixture(t, s)
 	docs := seedList(t, s, f, "order", listSpecs())
-	got, err := s.ListDocuments(context.Background(), tenant.ListQuery{CompanyID: f.Company.ID, Limit: tenant.MaxListLimit})
-	if err != nil {
-		t.Fatalf("ListDocuments: %v", err)
-	}
-	if want := ids(listOrder(docs)); !slices.Equal(ids(got), want) {
-		t.Fatalf("order:\n got %v\nwant %v", ids(got), want)
-	}
+	got := documentListing(s).checkOrder(t, f.Company.ID, docs)
 	// Documents without an issue time take the time they were numbered.
 	for _, d := range got {
 		if d.FechaEmision.IsZero() && !d.ListKey().At.Equal(d.CreatedAt) {
@@ -190,11 +345,7 @@ func testListFilters(t *testing.T, s ListStore) {
 		}
 		return d.ReceptorNumero
 	}
-	tests := []struct {
-		name string
-		q    tenant.ListQuery
-		keep func(d tenant.Document) bool
-	}{
+	documentListing(s).checkFilters(t, f.Company.ID, docs, []listFilter[tenant.Document]{
 		{"estado", tenant.ListQuery{Estado: tenant.StateRejected}, func(d tenant.Document) bool { return d.Estado == tenant.StateRejected }},
 		{"tipo", tenant.ListQuery{Tipo: "01"}, func(d tenant.Document) bool { return d.Tipo == "01" }},
 		{"receptor, the seller of a purchase invoice too", tenant.ListQuery{Receptor: "114480790"}, func(d tenant.Document) bool { return counterparty(d) == "114480790" }},
@@ -214,39 +365,13 @@ func testListFilters(t *testing.T, s ListStore) {
 				d.Estado == tenant.StateAccepted && d.Tipo == "01" && counterparty(d) == "114480790"
 		}},
 		{"nothing matches", tenant.ListQuery{Estado: tenant.StateAccepted, Tipo: "09"}, func(tenant.Document) bool { return false }},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var want []tenant.Document
-			for _, d := range docs {
-				if tt.keep(d) {
-					want = append(want, d)
-				}
-			}
-			if len(want) == 0 && tt.name != "nothing matches" {
-				t.Fatal("the fixture has no document for this filter")
-			}
-			q := tt.q
-			q.CompanyID = f.Company.ID
-			for _, limit := range []int{1, 3, tenant.MaxListLimit} {
-				got := walk(t, s, q, limit)
-				if !slices.Equal(ids(got), ids(listOrder(want))) {
-					t.Errorf("limit %d:\n got %v\nwant %v", limit, ids(got), ids(listOrder(want)))
-				}
-			}
-		})
-	}
+	}, "nothing matches")
 }
 
 func testListPages(t *testing.T, s ListStore) {
 	f := newDocFixture(t, s)
 	docs := seedList(t, s, f, "pages", listSpecs())
-	want := ids(listOrder(docs))
-	for _, limit := range []int{1, 2, 7, 59, 60, 61} {
-		if got := ids(walk(t, s, tenant.ListQuery{CompanyID: f.Company.ID}, limit)); !slices.Equal(got, want) {
-			t.Errorf("limit %d:\n got %v\nwant %v", limit, got, want)
-		}
-	}
+	documentListing(s).checkPages(t, f.Company.ID, docs)
 }
 
 func testListNoXML(t *testing.T, s ListStore) {
@@ -275,10 +400,11 @@ func testListNoXML(t *testing.T, s ListStore) {
 }
 
 func testListIsolation(t *testing.T, s ListStore) {
+	l := documentListing(s)
 	a, b := newDocFixture(t, s), newDocFixture(t, s)
 	docsA := seedList(t, s, a, "a", listSpecs()[:20])
 	seedList(t, s, b, "b", listSpecs()[20:45])
-	got := walk(t, s, tenant.ListQuery{CompanyID: a.Company.ID}, 7)
+	got := l.walk(t, tenant.ListQuery{CompanyID: a.Company.ID}, 7, nil)
 	if !slices.Equal(ids(got), ids(listOrder(docsA))) {
 		t.Errorf("company A lists %v, want %v", ids(got), ids(listOrder(docsA)))
 	}
@@ -291,7 +417,7 @@ func testListIsolation(t *testing.T, s ListStore) {
 	c := newDocFixture(t, s)
 	for _, q := range []tenant.ListQuery{{}, {Estado: tenant.StateAccepted}, {Receptor: "114480790"}, {IDExterno: "a-1"}} {
 		q.CompanyID = c.Company.ID
-		if got := walk(t, s, q, 5); len(got) != 0 {
+		if got := l.walk(t, q, 5, nil); len(got) != 0 {
 			t.Errorf("an empty company lists %v for %+v", ids(got), q)
 		}
 	}
@@ -302,91 +428,24 @@ func testListIsolation(t *testing.T, s ListStore) {
 // document carries an old date), some after: every document that existed
 // when the walk began is met exactly once, and nothing is met twice.
 func testListConcurrentWalk(t *testing.T, s ListStore) {
-	ctx := context.Background()
 	f := newDocFixture(t, s)
 	var specs []listDoc
 	for i := range 150 {
 		specs = append(specs, listDoc{branch: i % 2, tipo: "01", estado: tenant.StateAccepted, minute: 1000 + i%40})
 	}
 	before := seedList(t, s, f, "before", specs)
-
-	stop := make(chan struct{})
-	var added atomic.Int64
-	var wg sync.WaitGroup
-	errs := make(chan error, 4)
-	for w := range 3 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := 0; ; i++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				d := minimalDocument(f.Branch, fmt.Sprintf("during-%d-%d", w, i), "01", fmt.Sprintf("%05d", 2+w))
-				// Older, newer and the very same minutes as the seeded ones.
-				d.FechaEmision = listBase.Add(time.Duration(990+(i*13)%60) * time.Minute)
-				if err := s.ReserveDocument(ctx, &d); err != nil {
-					errs <- err
-					return
-				}
-				added.Add(1)
-			}
-		}()
-	}
-	// Let the writers start before the walk.
-	for added.Load() < 5 {
-		time.Sleep(time.Millisecond)
-	}
-	// Between pages, wait for a write, so that every page is read after
-	// some document was added.
-	got := walkWith(t, s, tenant.ListQuery{CompanyID: f.Company.ID}, 7, func() {
-		n := added.Load()
-		for deadline := time.Now().Add(5 * time.Second); added.Load() == n && time.Now().Before(deadline); {
-			time.Sleep(100 * time.Microsecond)
+	documentListing(s).checkConcurrentWalk(t, f.Company.ID, before, func(w, i int) error {
+		d := minimalDocument(f.Branch, fmt.Sprintf("during-%d-%d", w, i), "01", fmt.Sprintf("%05d", 2+w))
+		// Older, newer and the very same minutes as the seeded ones.
+		d.FechaEmision = listBase.Add(time.Duration(990+(i*13)%60) * time.Minute)
+		if err := s.ReserveDocument(context.Background(), &d); err != nil {
+			return fmt.Errorf("ReserveDocument: %w", err)
 		}
+		return nil
 	})
-	close(stop)
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatalf("ReserveDocument during the walk: %v", err)
-	}
-	seen := map[int64]int{}
-	for _, d := range got {
-		seen[d.ID]++
-		if seen[d.ID] == 2 {
-			t.Errorf("document %d listed twice", d.ID)
-		}
-	}
-	for _, d := range before {
-		if seen[d.ID] == 0 {
-			t.Errorf("document %d, there before the walk, was not listed", d.ID)
-		}
-	}
-	for i := 1; i < len(got); i++ {
-		a, b := got[i-1].ListKey(), got[i].ListKey()
-		if b.At.After(a.At) || (b.At.Equal(a.At) && b.ID >= a.ID) {
-			t.Errorf("rows %d and %d out of order: %+v then %+v", i-1, i, a, b)
-		}
-	}
-	if added.Load() < 25 {
-		t.Errorf("only %d documents were added during the walk", added.Load())
-	}
 }
 
 func testListInvalid(t *testing.T, s ListStore) {
-	ctx := context.Background()
 	f := newDocFixture(t, s)
-	for _, q := range []tenant.ListQuery{
-		{CompanyID: 0, Limit: 10},
-		{CompanyID: f.Company.ID, Limit: 0},
-		{CompanyID: f.Company.ID, Limit: tenant.MaxListLimit + 2},
-		{CompanyID: f.Company.ID, Limit: 10, After: &tenant.ListKey{At: listBase, ID: 0}},
-	} {
-		if got, err := s.ListDocuments(ctx, q); err == nil {
-			t.Errorf("ListDocuments(%+v) = %d rows, want an error", q, len(got))
-		}
-	}
+	documentListing(s).checkInvalid(t, f.Company.ID)
 }

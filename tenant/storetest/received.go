@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -304,6 +302,16 @@ func dueReceived(b tenant.Branch, name string, n int, st tenant.State, next time
 	return r
 }
 
+// receivedClaims is the claim of s's due received documents.
+func receivedClaims(s ReceivedStore) claiming[tenant.ReceivedDocument] {
+	return claiming[tenant.ReceivedDocument]{
+		name: "ClaimDueReceived", noun: "received document", claim: s.ClaimDueReceived,
+		names: func(t *testing.T, now, lease time.Time, limit int) []string {
+			return claimReceivedNames(t, s, now, lease, limit)
+		},
+	}
+}
+
 // claimReceivedNames claims and returns the id_externo of what was
 // claimed, checking that each carries the lease.
 func claimReceivedNames(t *testing.T, s ReceivedStore, now, lease time.Time, limit int) []string {
@@ -326,45 +334,17 @@ func claimReceivedNames(t *testing.T, s ReceivedStore, now, lease time.Time, lim
 func testReceivedClaimOrder(t *testing.T, s ReceivedStore) {
 	ctx := context.Background()
 	f := newDocFixture(t, s)
-	now := claimBase
-	rs := []tenant.ReceivedDocument{
-		dueReceived(f.Branch, "c-05-1m", 1, tenant.StateNotSentYet, now.Add(-time.Minute)),
-		dueReceived(f.Branch2, "b-04-2m", 2, tenant.StateSent, now.Add(-2*time.Minute)),
-		dueReceived(f.Branch, "e-04-now", 3, tenant.StateSent, now),
-		dueReceived(f.Branch, "a-05-3m", 4, tenant.StateNotSentYet, now.Add(-3*time.Minute)),
-		dueReceived(f.Branch2, "d-05-1m", 5, tenant.StateNotSentYet, now.Add(-time.Minute)), // same time as c, later id
-		dueReceived(f.Branch, "later-05", 6, tenant.StateNotSentYet, now.Add(time.Microsecond)),
-		dueReceived(f.Branch, "later-04", 7, tenant.StateSent, now.Add(time.Hour)),
-		dueReceived(f.Branch, "d2-00-30s", 8, tenant.StatePending, now.Add(-30*time.Second)),
-		dueReceived(f.Branch, "never-00-unset", 9, tenant.StatePending, time.Time{}),
-		dueReceived(f.Branch, "never-01", 10, tenant.StateAccepted, now.Add(-time.Hour)),
-		dueReceived(f.Branch, "never-02", 11, tenant.StateRejected, now.Add(-time.Hour)),
-		dueReceived(f.Branch, "never-03", 12, tenant.StateError, now.Add(-time.Hour)),
-		dueReceived(f.Branch, "never-04-unset", 13, tenant.StateSent, time.Time{}),
-		dueReceived(f.Branch, "never-05-unset", 14, tenant.StateNotSentYet, time.Time{}),
-	}
-	for i := range rs {
+	rs := make([]tenant.ReceivedDocument, len(claimOrderRows))
+	for i, r := range claimOrderRows {
+		rs[i] = dueReceived([]tenant.Branch{f.Branch, f.Branch2}[r.branch], r.name, i+1, r.estado, r.next)
 		mustNot(t, "ReserveReceived", s.ReserveReceived(ctx, &rs[i]))
 	}
 	// Issued documents due at the same time are another claim's.
-	d := dueDocument(f.Branch, "issued-05", tenant.StateNotSentYet, now.Add(-time.Hour))
+	d := dueDocument(f.Branch, "issued-05", tenant.StateNotSentYet, claimBase.Add(-time.Hour))
 	mustNot(t, "ReserveDocument", s.ReserveDocument(ctx, &d))
-	lease := now.Add(5 * time.Minute)
-	for _, tt := range []struct {
-		name  string
-		now   time.Time
-		limit int
-		want  []string
-	}{
-		{"oldest first up to the limit", now, 3, []string{"a-05-3m", "b-04-2m", "c-05-1m"}},
-		{"then the rest, due at now included", now, 10, []string{"d-05-1m", "d2-00-30s", "e-04-now"}},
-		{"nothing more is due", now, 10, []string{}},
-		{"a microsecond later", now.Add(time.Microsecond), 10, []string{"later-05"}},
-	} {
-		if got := claimReceivedNames(t, s, tt.now, lease, tt.limit); !slices.Equal(got, tt.want) {
-			t.Errorf("%s: claimed %v, want %v", tt.name, got, tt.want)
-		}
-	}
+	lease := claimBase.Add(5 * time.Minute)
+	c := receivedClaims(s)
+	c.checkOrder(t, lease)
 	r, err := s.ReceivedByExternalID(ctx, f.Branch.ID, "a-05-3m")
 	mustNot(t, "ReceivedByExternalID", err)
 	if !r.NextAttemptAt.Equal(lease) {
@@ -373,14 +353,8 @@ func testReceivedClaimOrder(t *testing.T, s ReceivedStore) {
 	if !r.UpdatedAt.Equal(rs[3].UpdatedAt) || r.Attempts != 0 || r.Estado != tenant.StateNotSentYet {
 		t.Errorf("a claim changed more than NextAttemptAt: %+v", r)
 	}
-	got := claimReceivedNames(t, s, now.Add(24*time.Hour), now.Add(25*time.Hour), 100)
-	want := []string{"a-05-3m", "b-04-2m", "c-05-1m", "d-05-1m", "d2-00-30s", "e-04-now", "later-05", "later-04"}
-	slices.Sort(got)
-	slices.Sort(want)
-	if !slices.Equal(got, want) {
-		t.Errorf("a day later claimed %v, want %v", got, want)
-	}
-	if docs, err := s.ClaimDueDocuments(ctx, now, lease, 10); err != nil || len(docs) != 1 || docs[0].ID != d.ID {
+	c.checkNeverClaimed(t)
+	if docs, err := s.ClaimDueDocuments(ctx, claimBase, lease, 10); err != nil || len(docs) != 1 || docs[0].ID != d.ID {
 		t.Errorf("the issued document's claim: %v %v", docs, err)
 	}
 }
@@ -391,59 +365,17 @@ func testReceivedClaimLease(t *testing.T, s ReceivedStore) {
 	now := claimBase
 	r := dueReceived(f.Branch, "arrendado", 1, tenant.StateNotSentYet, now.Add(-time.Second))
 	mustNot(t, "ReserveReceived", s.ReserveReceived(ctx, &r))
-	lease := now.Add(30 * time.Second)
-	for _, st := range []struct {
-		name string
-		now  time.Time
-		want []string
-	}{
-		{"claimed", now, []string{"arrendado"}},
-		{"not again at once", now, []string{}},
-		{"not before the lease ends", lease.Add(-time.Microsecond), []string{}},
-		{"again when the lease ends", lease, []string{"arrendado"}},
-	} {
-		if got := claimReceivedNames(t, s, st.now, st.now.Add(30*time.Second), 10); !slices.Equal(got, st.want) {
-			t.Errorf("%s: claimed %v, want %v", st.name, got, st.want)
-		}
-	}
-	// The worker's save: a new NextAttemptAt is honoured, a final state is
-	// never claimed again.
-	r.Estado, r.NextAttemptAt, r.Attempts = tenant.StateSent, lease.Add(time.Minute), 1
-	mustNot(t, "SaveReceived", s.SaveReceived(ctx, &r))
-	if got := claimReceivedNames(t, s, lease.Add(59*time.Second), lease.Add(2*time.Hour), 10); len(got) != 0 {
-		t.Errorf("claimed %v before the saved NextAttemptAt", got)
-	}
-	if got := claimReceivedNames(t, s, lease.Add(time.Minute), lease.Add(2*time.Hour), 10); !slices.Equal(got, []string{"arrendado"}) {
-		t.Errorf("claimed %v at the saved NextAttemptAt, want [arrendado]", got)
-	}
-	r.Estado = tenant.StateAccepted
-	mustNot(t, "SaveReceived", s.SaveReceived(ctx, &r))
-	if got := claimReceivedNames(t, s, lease.Add(24*time.Hour), lease.Add(25*time.Hour), 10); len(got) != 0 {
-		t.Errorf("claimed an accepted message: %v", got)
-	}
+	receivedClaims(s).checkLease(t, now, now.Add(30*time.Second), func(st tenant.State, next time.Time, attempts int) {
+		r.Estado, r.NextAttemptAt, r.Attempts = st, next, attempts
+		mustNot(t, "SaveReceived", s.SaveReceived(ctx, &r))
+	})
 }
 
 func testReceivedClaimArgs(t *testing.T, s ReceivedStore) {
-	ctx := context.Background()
 	f := newDocFixture(t, s)
-	now := claimBase
-	r := dueReceived(f.Branch, "pendiente", 1, tenant.StateSent, now.Add(-time.Second))
-	mustNot(t, "ReserveReceived", s.ReserveReceived(ctx, &r))
-	for _, limit := range []int{0, -1} {
-		rs, err := s.ClaimDueReceived(ctx, now, now.Add(time.Minute), limit)
-		mustNot(t, fmt.Sprintf("ClaimDueReceived limit %d", limit), err)
-		if len(rs) != 0 {
-			t.Errorf("limit %d claimed %d rows", limit, len(rs))
-		}
-	}
-	for _, lease := range []time.Time{now, now.Add(-time.Minute)} {
-		if _, err := s.ClaimDueReceived(ctx, now, lease, 10); err == nil {
-			t.Errorf("a lease ending at %v, not after now %v, was accepted", lease, now)
-		}
-	}
-	if got := claimReceivedNames(t, s, now, now.Add(time.Minute), 10); !slices.Equal(got, []string{"pendiente"}) {
-		t.Errorf("claimed %v, want [pendiente]", got)
-	}
+	r := dueReceived(f.Branch, "pendiente", 1, tenant.StateSent, claimBase.Add(-time.Second))
+	mustNot(t, "ReserveReceived", s.ReserveReceived(context.Background(), &r))
+	receivedClaims(s).checkArgs(t, claimBase)
 }
 
 // claimReceivedConcurrently makes due received documents through
@@ -454,14 +386,13 @@ func claimReceivedConcurrently(t *testing.T, stores []ReceivedStore) {
 	ctx := context.Background()
 	f := newDocFixture(t, stores[0])
 	now := claimBase
-	const due = 120
-	want := map[int64]bool{}
-	for i := range due {
+	due := map[int64]bool{}
+	for i := range 120 {
 		st := []tenant.State{tenant.StateSent, tenant.StateNotSentYet, tenant.StatePending}[i%3]
 		b := []tenant.Branch{f.Branch, f.Branch2}[i%2]
 		r := dueReceived(b, fmt.Sprintf("due-%d", i), 3*i, st, now.Add(-time.Duration(i%7)*time.Second))
 		mustNot(t, "ReserveReceived", stores[0].ReserveReceived(ctx, &r))
-		want[r.ID] = true
+		due[r.ID] = true
 		if i%10 == 0 {
 			n := dueReceived(b, fmt.Sprintf("not-due-%d", i), 3*i+1, st, now.Add(time.Second))
 			mustNot(t, "ReserveReceived", stores[0].ReserveReceived(ctx, &n))
@@ -469,61 +400,9 @@ func claimReceivedConcurrently(t *testing.T, stores []ReceivedStore) {
 			mustNot(t, "ReserveReceived", stores[0].ReserveReceived(ctx, &a))
 		}
 	}
-	const workers, batch = 8, 4
-	var (
-		wg      sync.WaitGroup
-		mu      sync.Mutex
-		claimed = map[int64]int{}
-	)
-	errs := make(chan error, len(stores)*workers)
-	for si, s := range stores {
-		for w := range workers {
-			wg.Go(func() {
-				for empty := 0; empty < 3; {
-					rs, err := s.ClaimDueReceived(ctx, now, now.Add(time.Hour), batch)
-					if err != nil {
-						errs <- fmt.Errorf("store %d worker %d: %w", si, w, err)
-						return
-					}
-					if len(rs) == 0 {
-						empty++
-						continue
-					}
-					empty = 0
-					if len(rs) > batch {
-						errs <- fmt.Errorf("store %d worker %d: %d rows claimed with limit %d", si, w, len(rs), batch)
-						return
-					}
-					mu.Lock()
-					for _, r := range rs {
-						claimed[r.ID]++
-					}
-					mu.Unlock()
-				}
-			})
-		}
+	var claims []claiming[tenant.ReceivedDocument]
+	for _, s := range stores {
+		claims = append(claims, receivedClaims(s))
 	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
-	rest, err := stores[0].ClaimDueReceived(ctx, now, now.Add(time.Hour), 2*due)
-	mustNot(t, "ClaimDueReceived", err)
-	for _, r := range rest {
-		claimed[r.ID]++
-	}
-	for id, n := range claimed {
-		if !want[id] {
-			t.Errorf("row %d was claimed but is not due", id)
-		}
-		if n != 1 {
-			t.Errorf("row %d claimed %d times", id, n)
-		}
-	}
-	for id := range want {
-		if claimed[id] == 0 {
-			t.Errorf("due row %d never claimed", id)
-		}
-	}
+	claimEachOnce(t, claims, due)
 }

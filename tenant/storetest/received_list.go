@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -82,54 +81,9 @@ func seedReceived(t *testing.T, s ReceivedStore, f docFixture, prefix string, sp
 	return out
 }
 
-// receivedListOrder sorts received documents as a listing returns them.
-func receivedListOrder(rs []tenant.ReceivedDocument) []tenant.ReceivedDocument {
-	rs = slices.Clone(rs)
-	slices.SortFunc(rs, func(a, b tenant.ReceivedDocument) int {
-		ka, kb := a.ListKey(), b.ListKey()
-		if c := kb.At.Compare(ka.At); c != 0 {
-			return c
-		}
-		return int(kb.ID - ka.ID)
-	})
-	return rs
-}
-
-func receivedIDs(rs []tenant.ReceivedDocument) []int64 {
-	out := make([]int64, len(rs))
-	for i, r := range rs {
-		out[i] = r.ID
-	}
-	return out
-}
-
-// walkReceived lists every page of q, limit rows at a time, calling
-// between after each page, and returns the rows.
-func walkReceived(t *testing.T, s ReceivedStore, q tenant.ListQuery, limit int, between func()) []tenant.ReceivedDocument {
-	t.Helper()
-	var all []tenant.ReceivedDocument
-	q.Limit = limit
-	for pages := 0; ; pages++ {
-		if pages > 10000 {
-			t.Fatal("the walk does not end")
-		}
-		page, err := s.ListReceived(context.Background(), q)
-		if err != nil {
-			t.Fatalf("ListReceived: %v", err)
-		}
-		if len(page) > limit {
-			t.Fatalf("page of %d rows, limit %d", len(page), limit)
-		}
-		all = append(all, page...)
-		if len(page) < limit {
-			return all
-		}
-		k := page[len(page)-1].ListKey()
-		q.After = &k
-		if between != nil {
-			between()
-		}
-	}
+// receivedListing is the listing of s's received documents.
+func receivedListing(s ReceivedStore) listing[tenant.ReceivedDocument] {
+	return listing[tenant.ReceivedDocument]{"ListReceived", s.ListReceived, "row"}
 }
 
 // receivedSpecs is a company's received documents: two branches, every
@@ -156,13 +110,7 @@ func receivedSpecs() []receivedSpec {
 func testReceivedListOrder(t *testing.T, s ReceivedStore) {
 	f := newDocFixture(t, s)
 	rs := seedReceived(t, s, f, "order", receivedSpecs())
-	got, err := s.ListReceived(context.Background(), tenant.ListQuery{CompanyID: f.Company.ID, Limit: tenant.MaxListLimit})
-	if err != nil {
-		t.Fatalf("ListReceived: %v", err)
-	}
-	if want := receivedIDs(receivedListOrder(rs)); !slices.Equal(receivedIDs(got), want) {
-		t.Fatalf("order:\n got %v\nwant %v", receivedIDs(got), want)
-	}
+	got := receivedListing(s).checkOrder(t, f.Company.ID, rs)
 	for _, r := range got {
 		if r.FechaEmision.IsZero() && !r.ListKey().At.Equal(r.CreatedAt) {
 			t.Errorf("row %d without an issue time is listed at %v, not its creation %v", r.ID, r.ListKey().At, r.CreatedAt)
@@ -173,11 +121,7 @@ func testReceivedListOrder(t *testing.T, s ReceivedStore) {
 func testReceivedListFilters(t *testing.T, s ReceivedStore) {
 	f := newDocFixture(t, s)
 	rs := seedReceived(t, s, f, "filter", receivedSpecs())
-	tests := []struct {
-		name string
-		q    tenant.ListQuery
-		keep func(r tenant.ReceivedDocument) bool
-	}{
+	receivedListing(s).checkFilters(t, f.Company.ID, rs, []listFilter[tenant.ReceivedDocument]{
 		{"estado of the message", tenant.ListQuery{Estado: tenant.StateRejected}, func(r tenant.ReceivedDocument) bool { return r.Estado == tenant.StateRejected }},
 		{"tipo of the supplier's document", tenant.ListQuery{Tipo: "03"}, func(r tenant.ReceivedDocument) bool { return r.TipoDocumento == "03" }},
 		{"receptor is the supplier", tenant.ListQuery{Receptor: "114480790"}, func(r tenant.ReceivedDocument) bool { return r.EmisorNumero == "114480790" }},
@@ -197,39 +141,13 @@ func testReceivedListFilters(t *testing.T, s ReceivedStore) {
 			return !at.Before(listBase.Add(2*time.Minute)) && !at.After(listBase.Add(20*time.Minute)) &&
 				r.Estado == tenant.StateAccepted && r.TipoDocumento == "01" && r.EmisorNumero == "3101123456"
 		}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var want []tenant.ReceivedDocument
-			for _, r := range rs {
-				if tt.keep(r) {
-					want = append(want, r)
-				}
-			}
-			if len(want) == 0 && tt.name != "the company itself is no counterparty" {
-				t.Fatal("the fixture has no row for this filter")
-			}
-			q := tt.q
-			q.CompanyID = f.Company.ID
-			for _, limit := range []int{1, 3, tenant.MaxListLimit} {
-				got := walkReceived(t, s, q, limit, nil)
-				if !slices.Equal(receivedIDs(got), receivedIDs(receivedListOrder(want))) {
-					t.Errorf("limit %d:\n got %v\nwant %v", limit, receivedIDs(got), receivedIDs(receivedListOrder(want)))
-				}
-			}
-		})
-	}
+	}, "the company itself is no counterparty")
 }
 
 func testReceivedListPages(t *testing.T, s ReceivedStore) {
 	f := newDocFixture(t, s)
 	rs := seedReceived(t, s, f, "pages", receivedSpecs())
-	want := receivedIDs(receivedListOrder(rs))
-	for _, limit := range []int{1, 2, 7, 59, 60, 61} {
-		if got := receivedIDs(walkReceived(t, s, tenant.ListQuery{CompanyID: f.Company.ID}, limit, nil)); !slices.Equal(got, want) {
-			t.Errorf("limit %d:\n got %v\nwant %v", limit, got, want)
-		}
-	}
+	receivedListing(s).checkPages(t, f.Company.ID, rs)
 }
 
 func testReceivedListNoXML(t *testing.T, s ReceivedStore) {
@@ -265,12 +183,13 @@ func testReceivedListNoXML(t *testing.T, s ReceivedStore) {
 }
 
 func testReceivedListIsolation(t *testing.T, s ReceivedStore) {
+	l := receivedListing(s)
 	a, b := newDocFixture(t, s), newDocFixture(t, s)
 	ra := seedReceived(t, s, a, "a", receivedSpecs()[:20])
 	seedReceived(t, s, b, "b", receivedSpecs()[20:45])
-	got := walkReceived(t, s, tenant.ListQuery{CompanyID: a.Company.ID}, 7, nil)
-	if !slices.Equal(receivedIDs(got), receivedIDs(receivedListOrder(ra))) {
-		t.Errorf("company A lists %v, want %v", receivedIDs(got), receivedIDs(receivedListOrder(ra)))
+	got := l.walk(t, tenant.ListQuery{CompanyID: a.Company.ID}, 7, nil)
+	if !slices.Equal(ids(got), ids(listOrder(ra))) {
+		t.Errorf("company A lists %v, want %v", ids(got), ids(listOrder(ra)))
 	}
 	for _, r := range got {
 		if r.CompanyID != a.Company.ID {
@@ -280,8 +199,8 @@ func testReceivedListIsolation(t *testing.T, s ReceivedStore) {
 	c := newDocFixture(t, s)
 	for _, q := range []tenant.ListQuery{{}, {Estado: tenant.StateAccepted}, {Receptor: "3101123456"}, {IDExterno: "a-1"}, {Tipo: "01"}} {
 		q.CompanyID = c.Company.ID
-		if got := walkReceived(t, s, q, 5, nil); len(got) != 0 {
-			t.Errorf("an empty company lists %v for %+v", receivedIDs(got), q)
+		if got := l.walk(t, q, 5, nil); len(got) != 0 {
+			t.Errorf("an empty company lists %v for %+v", ids(got), q)
 		}
 	}
 	// Issued documents are not received ones, and the other way round.
@@ -289,8 +208,8 @@ func testReceivedListIsolation(t *testing.T, s ReceivedStore) {
 	if err := s.ReserveDocument(context.Background(), &d); err != nil {
 		t.Fatal(err)
 	}
-	if got := walkReceived(t, s, tenant.ListQuery{CompanyID: c.Company.ID}, 5, nil); len(got) != 0 {
-		t.Errorf("an issued document is listed as received: %v", receivedIDs(got))
+	if got := l.walk(t, tenant.ListQuery{CompanyID: c.Company.ID}, 5, nil); len(got) != 0 {
+		t.Errorf("an issued document is listed as received: %v", ids(got))
 	}
 }
 
@@ -299,86 +218,24 @@ func testReceivedListIsolation(t *testing.T, s ReceivedStore) {
 // position: every row there when the walk began is met exactly once, and
 // nothing twice.
 func testReceivedListConcurrentWalk(t *testing.T, s ReceivedStore) {
-	ctx := context.Background()
 	f := newDocFixture(t, s)
 	var specs []receivedSpec
 	for i := range 150 {
 		specs = append(specs, receivedSpec{branch: i % 2, tipo: "01", estado: tenant.StateAccepted, emisor: "3101123456", mensaje: "1", minute: 1000 + i%40})
 	}
 	before := seedReceived(t, s, f, "before", specs)
-
-	stop := make(chan struct{})
-	var added atomic.Int64
-	var wg sync.WaitGroup
-	errs := make(chan error, 4)
-	for w := range 3 {
-		wg.Go(func() {
-			for i := 0; ; i++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				r := receivedDocument(f.Branch, fmt.Sprintf("during-%d-%d", w, i), fmt.Sprintf("506%047d", receivedClaves.Add(1)), "05")
-				r.Terminal = fmt.Sprintf("%05d", 2+w)
-				r.FechaEmision = listBase.Add(time.Duration(990+(i*13)%60) * time.Minute)
-				if err := s.ReserveReceived(ctx, &r); err != nil {
-					errs <- err
-					return
-				}
-				added.Add(1)
-			}
-		})
-	}
-	for added.Load() < 5 {
-		time.Sleep(time.Millisecond)
-	}
-	got := walkReceived(t, s, tenant.ListQuery{CompanyID: f.Company.ID}, 7, func() {
-		n := added.Load()
-		for deadline := time.Now().Add(5 * time.Second); added.Load() == n && time.Now().Before(deadline); {
-			time.Sleep(100 * time.Microsecond)
+	receivedListing(s).checkConcurrentWalk(t, f.Company.ID, before, func(w, i int) error {
+		r := receivedDocument(f.Branch, fmt.Sprintf("during-%d-%d", w, i), fmt.Sprintf("506%047d", receivedClaves.Add(1)), "05")
+		r.Terminal = fmt.Sprintf("%05d", 2+w)
+		r.FechaEmision = listBase.Add(time.Duration(990+(i*13)%60) * time.Minute)
+		if err := s.ReserveReceived(context.Background(), &r); err != nil {
+			return fmt.Errorf("ReserveReceived: %w", err)
 		}
+		return nil
 	})
-	close(stop)
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatalf("ReserveReceived during the walk: %v", err)
-	}
-	seen := map[int64]int{}
-	for _, r := range got {
-		seen[r.ID]++
-		if seen[r.ID] == 2 {
-			t.Errorf("row %d listed twice", r.ID)
-		}
-	}
-	for _, r := range before {
-		if seen[r.ID] == 0 {
-			t.Errorf("row %d, there before the walk, was not listed", r.ID)
-		}
-	}
-	for i := 1; i < len(got); i++ {
-		a, b := got[i-1].ListKey(), got[i].ListKey()
-		if b.At.After(a.At) || (b.At.Equal(a.At) && b.ID >= a.ID) {
-			t.Errorf("rows %d and %d out of order: %+v then %+v", i-1, i, a, b)
-		}
-	}
-	if added.Load() < 25 {
-		t.Errorf("only %d rows were added during the walk", added.Load())
-	}
 }
 
 func testReceivedListInvalid(t *testing.T, s ReceivedStore) {
-	ctx := context.Background()
 	f := newDocFixture(t, s)
-	for _, q := range []tenant.ListQuery{
-		{CompanyID: 0, Limit: 10},
-		{CompanyID: f.Company.ID, Limit: 0},
-		{CompanyID: f.Company.ID, Limit: tenant.MaxListLimit + 2},
-		{CompanyID: f.Company.ID, Limit: 10, After: &tenant.ListKey{At: listBase, ID: 0}},
-	} {
-		if got, err := s.ListReceived(ctx, q); err == nil {
-			t.Errorf("ListReceived(%+v) = %d rows, want an error", q, len(got))
-		}
-	}
+	receivedListing(s).checkInvalid(t, f.Company.ID)
 }
