@@ -265,6 +265,23 @@ func TestDocumentCalls(t *testing.T) {
 		t.Errorf("the PDF's text does not show the document:\n%s", text)
 	}
 
+	// The acceptance wrote the receptor's e-mail (no mailer runs here).
+	emails, err := branch.DocumentEmails(ctx, doc.Clave)
+	if err != nil || len(emails) != 1 {
+		t.Fatalf("e-mails: %+v, %v", emails, err)
+	}
+	if e := emails[0]; e.Estado != "pendiente" || !slices.Equal(e.Destinatarios, []string{"cliente@example.com"}) ||
+		len(e.Rechazados) != 0 || e.Intentos != 0 || e.Creado == "" {
+		t.Errorf("e-mail: %+v", e)
+	}
+	strict(t, "e-mails", rec.bodies["GET /api/documents/"+doc.Clave+"/email/v4"], &[]client.DocumentEmail{})
+	if _, err := newBranch(t).DocumentEmails(ctx, doc.Clave); !errors.Is(err, client.ErrNotFound) {
+		t.Errorf("another company's e-mails: want 404, got %v", err)
+	}
+	if _, err := branch.DocumentEmails(ctx, strings.Repeat("5", 50)); !errors.Is(err, client.ErrNotFound) {
+		t.Errorf("e-mails of an unknown clave: want 404, got %v", err)
+	}
+
 	calc, err := branch.Calculate(ctx, &hacienda.CalculateRequest{DocumentBody: invoice("").DocumentBody})
 	if err != nil || calc.ResumenFactura.TotalComprobante.String() != "4239.195" {
 		t.Fatalf("calculate: %+v, %v", calc, err)
