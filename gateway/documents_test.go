@@ -505,9 +505,39 @@ func testDocumentsEndToEnd(t *testing.T, store tenant.Store) {
 	if r.status != 200 || r.object(t)["estado"] != "01" {
 		t.Errorf("read: %d %s", r.status, r.body)
 	}
+
+	// The supplier's document printed for the receiving company, read back
+	// by poppler: the supplier's document as uploaded, in its own state.
+	r = w.do(t, "GET", "/api/received/"+supplierClave+"/pdf/v4", &other.user, "", nil)
+	if r.status != 200 || r.header.Get("Content-Type") != "application/pdf" || !bytes.HasPrefix(r.body, []byte("%PDF-")) ||
+		r.header.Get("Content-Disposition") != `inline; filename="FE-`+supplierClave[21:41]+`.pdf"` {
+		t.Fatalf("received PDF: %d %q %q %.80s", r.status, r.header.Get("Content-Type"), r.header.Get("Content-Disposition"), r.body)
+	}
+	text = strings.Join(strings.Fields(pdfcheck.Text(t, r.body)), " ")
+	for _, want := range []string{"Factura Electrónica", "Clave numérica " + supplierClave, "Consecutivo " + supplierClave[21:41],
+		"Estado 01 Aceptado por Hacienda", "Documentos de Prueba S.A.", "3101123456", "Receptor Cliente de Prueba Cédula jurídica: 3101654321",
+		"Servicio de consultoría", "CRC 28.251,13", "Página 1 de 1"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("%q is not in the received document's PDF:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "00100001050000000001") {
+		t.Errorf("the received document's PDF shows the company's message:\n%s", text)
+	}
+	if r := w.do(t, "GET", "/api/received/50699999999999999999999999999999999999999999999999/pdf/v4", &other.user, "", nil); r.status != 404 {
+		t.Errorf("received PDF of an unknown clave: %d", r.status)
+	}
+	// Neither the supplier nor the admin sees the company's received
+	// document, nor its PDF (the supplier prints its own from its
+	// documents).
 	for _, c := range []*creds{&co.user, &w.admin} {
-		if r := w.do(t, "GET", "/api/received/"+supplierClave+"/v4", c, "", nil); r.status != 404 {
-			t.Errorf("read by another: %d", r.status)
+		for _, path := range []string{"/api/received/" + supplierClave + "/v4", "/api/received/" + supplierClave + "/pdf/v4"} {
+			r := w.do(t, "GET", path, c, "", nil)
+			if r.status != 404 {
+				t.Errorf("GET %s by another: %d", path, r.status)
+				continue
+			}
+			requireA7(t, r, 404)
 		}
 	}
 }
