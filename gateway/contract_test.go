@@ -43,6 +43,10 @@ var (
 		"estado_humanizado": kString, "mensaje_api": kString, "mensaje_api_key": kString,
 		"codigo_mensaje_hacienda": kString, "mensaje_hacienda": kString, "detalle_mensaje_hacienda": kArray,
 	}
+	shapeDocumentEmail = map[string]jsonKind{
+		"estado": kString, "destinatarios": kArray, "rechazados": kArray, "intentos": kInt, "ultimoIntento": kDate,
+		"ultimoError": kString, "proximoIntento": kDate, "enviado": kDate, "fallido": kDate, "creado": kDate,
+	}
 	shapeCredentials = map[string]jsonKind{
 		"usuario": kString, "contrasena": kString, "apiToken": kString, "mensaje_api": kString,
 	}

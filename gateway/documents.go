@@ -161,18 +161,28 @@ func (h documentHandlers) printed(ctx context.Context, r *Request) (Reply, error
 	if len(d.SignedXML) == 0 {
 		return Reply{}, errNotSigned
 	}
-	in, err := pdf.FromSignedXML(d.SignedXML, string(d.Estado))
-	if err != nil {
-		return Reply{}, fmt.Errorf("the stored XML of document %s: %w", d.Clave, err)
-	}
+	var mensaje string
 	if d.Estado == tenant.StateRejected || d.Estado == tenant.StateError {
-		in.MensajeHacienda = strings.Join(append([]string{d.MensajeHacienda}, d.DetalleMensaje...), "\n")
+		mensaje = strings.Join(append([]string{d.MensajeHacienda}, d.DetalleMensaje...), "\n")
 	}
+	return printedReply(d.SignedXML, d.Estado, mensaje, d.Tipo, d.Consecutivo, "document "+d.Clave)
+}
+
+// printedReply draws a signed v4.4 document with the state estado (and the
+// tax authority's mensaje under it, when not empty) and answers the PDF,
+// named TYPE-CONSECUTIVO.pdf; what names the document in an error. The
+// issued documents and the received ones are printed by it alike.
+func printedReply(signed []byte, estado tenant.State, mensaje, tipo, consecutivo, what string) (Reply, error) {
+	in, err := pdf.FromSignedXML(signed, string(estado))
+	if err != nil {
+		return Reply{}, fmt.Errorf("the stored XML of %s: %w", what, err)
+	}
+	in.MensajeHacienda = mensaje
 	var b bytes.Buffer
 	if err := pdf.Render(&b, in); err != nil {
-		return Reply{}, fmt.Errorf("render document %s: %w", d.Clave, err)
+		return Reply{}, fmt.Errorf("render %s: %w", what, err)
 	}
-	name := hacienda.DocumentType(d.Tipo).Abbrev() + "-" + d.Consecutivo + ".pdf"
+	name := hacienda.DocumentType(tipo).Abbrev() + "-" + consecutivo + ".pdf"
 	return Reply{Body: b.Bytes(), ContentType: contentTypePDF, Disposition: `inline; filename="` + name + `"`}, nil
 }
 

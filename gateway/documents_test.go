@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/base64"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/url"
@@ -74,6 +75,16 @@ func (docTenants) Authenticate(_ context.Context, token, user, pass string) (ten
 	}
 	return tenant.Principal{}, tenant.ErrUnauthenticated
 }
+
+// documentEmails serves the e-mail route as the service does: the
+// pipeline decides who sees the document, the store reads its e-mails.
+type documentEmails struct {
+	*pipeline.Pipeline
+	tenant.EmailStore
+}
+
+// never is how an answer writes a time that has not happened.
+const never = "0001-01-01T00:00:00"
 
 const testClave = "50621112600310112345600100001010000000007100000001"
 
@@ -294,7 +305,9 @@ func testDocumentsEndToEnd(t *testing.T, store tenant.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := pipeline.New(pipeline.Options{Store: docs, Issuers: svc, Signer: cache, Submitter: client, Logger: quiet})
+	// E-mail on: the acceptance writes the receptor's e-mail to the
+	// outbox (no mailer takes it here, so it stays pending).
+	p, err := pipeline.New(pipeline.Options{Store: docs, Issuers: svc, Signer: cache, Submitter: client, Logger: quiet, Email: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,6 +315,10 @@ func testDocumentsEndToEnd(t *testing.T, store tenant.Store) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = p.Stop(context.Background()) })
+	emails, ok := store.(tenant.EmailStore)
+	if !ok {
+		t.Fatalf("%T keeps no e-mails", store)
+	}
 
 	w := &world{store: store, hasher: hasher, admin: creds{token: "admin-token-0123456789", user: "admin", pass: "admin-password-0123"}}
 	hash, _ := hasher.Hash([]byte(w.admin.pass))
@@ -312,7 +329,8 @@ func testDocumentsEndToEnd(t *testing.T, store tenant.Store) {
 	if w.ca, err = certmint.NewCA(certmint.CAOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	w.testBundle = setup(t, Options{Tenants: svc, Routes: append(DocumentRoutes(p), ReceivedRoutes(p)...)})
+	w.testBundle = setup(t, Options{Tenants: svc, Routes: append(append(DocumentRoutes(p), ReceivedRoutes(p)...),
+		EmailRoute(documentEmails{p, emails}))})
 	co := w.createCompany(t, w.admin, "3101123456", "Documentos de Prueba S.A.")
 	other := w.createCompany(t, w.admin, "3101654321", "Otra Empresa S.A.")
 
@@ -391,11 +409,41 @@ func testDocumentsEndToEnd(t *testing.T, store tenant.Store) {
 		t.Errorf("PDF read by the admin: %d", r.status)
 	}
 
-	// Another company's user sees nothing of it.
+	// The acceptance wrote the receptor's e-mail; its answer is held to
+	// the OpenAPI document by do, and to the contract's fields here.
+	for _, c := range []*creds{&co.user, &w.admin} {
+		r = w.do(t, "GET", "/api/documents/"+clave+"/email/v4", c, "", nil)
+		if r.status != 200 || !strings.HasPrefix(r.header.Get("Content-Type"), "application/json") {
+			t.Fatalf("e-mails: %d %q %s", r.status, r.header.Get("Content-Type"), r.body)
+		}
+		es := r.array(t)
+		if len(es) != 1 {
+			t.Fatalf("e-mails: want one, got %s", r.body)
+		}
+		requireShape(t, "DocumentEmail", es[0], shapeDocumentEmail)
+		e := es[0]
+		if e["estado"] != "pendiente" || fmt.Sprint(e["destinatarios"]) != "[cliente@example.com]" || len(e["rechazados"].([]any)) != 0 ||
+			e["intentos"] != 0.0 || e["enviado"] != never || e["fallido"] != never || e["creado"] == never {
+			t.Errorf("e-mail: %v", e)
+		}
+	}
+	if r := w.do(t, "GET", "/api/documents/50699999999999999999999999999999999999999999999999/email/v4", &co.user, "", nil); r.status != 404 {
+		t.Errorf("e-mails of an unknown clave: %d %s", r.status, r.body)
+	} else {
+		requireA7(t, r, 404)
+	}
+
+	// Another company's user sees nothing of it, not even that it exists.
 	for _, path := range []string{"/api/documents/" + clave + "/v4", "/api/documents/" + clave + "/xml/v4", "/api/documents/" + clave + "/response-xml/v4",
-		"/api/documents/" + clave + "/pdf/v4"} {
-		if r := w.do(t, "GET", path, &other.user, "", nil); r.status != 404 {
+		"/api/documents/" + clave + "/pdf/v4", "/api/documents/" + clave + "/email/v4"} {
+		r := w.do(t, "GET", path, &other.user, "", nil)
+		if r.status != 404 {
 			t.Errorf("GET %s by another company: %d", path, r.status)
+			continue
+		}
+		requireA7(t, r, 404)
+		if m := r.object(t); m["message"] != "Not found." || len(m["errors"].(map[string]any)) != 0 {
+			t.Errorf("GET %s by another company: %s", path, r.body)
 		}
 	}
 	if r := w.do(t, "PUT", "/api/documents/"+clave+"/v4", &other.user, "", nil); r.status != 404 {
@@ -457,9 +505,39 @@ func testDocumentsEndToEnd(t *testing.T, store tenant.Store) {
 	if r.status != 200 || r.object(t)["estado"] != "01" {
 		t.Errorf("read: %d %s", r.status, r.body)
 	}
+
+	// The supplier's document printed for the receiving company, read back
+	// by poppler: the supplier's document as uploaded, in its own state.
+	r = w.do(t, "GET", "/api/received/"+supplierClave+"/pdf/v4", &other.user, "", nil)
+	if r.status != 200 || r.header.Get("Content-Type") != "application/pdf" || !bytes.HasPrefix(r.body, []byte("%PDF-")) ||
+		r.header.Get("Content-Disposition") != `inline; filename="FE-`+supplierClave[21:41]+`.pdf"` {
+		t.Fatalf("received PDF: %d %q %q %.80s", r.status, r.header.Get("Content-Type"), r.header.Get("Content-Disposition"), r.body)
+	}
+	text = strings.Join(strings.Fields(pdfcheck.Text(t, r.body)), " ")
+	for _, want := range []string{"Factura Electrónica", "Clave numérica " + supplierClave, "Consecutivo " + supplierClave[21:41],
+		"Estado 01 Aceptado por Hacienda", "Documentos de Prueba S.A.", "3101123456", "Receptor Cliente de Prueba Cédula jurídica: 3101654321",
+		"Servicio de consultoría", "CRC 28.251,13", "Página 1 de 1"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("%q is not in the received document's PDF:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "00100001050000000001") {
+		t.Errorf("the received document's PDF shows the company's message:\n%s", text)
+	}
+	if r := w.do(t, "GET", "/api/received/50699999999999999999999999999999999999999999999999/pdf/v4", &other.user, "", nil); r.status != 404 {
+		t.Errorf("received PDF of an unknown clave: %d", r.status)
+	}
+	// Neither the supplier nor the admin sees the company's received
+	// document, nor its PDF (the supplier prints its own from its
+	// documents).
 	for _, c := range []*creds{&co.user, &w.admin} {
-		if r := w.do(t, "GET", "/api/received/"+supplierClave+"/v4", c, "", nil); r.status != 404 {
-			t.Errorf("read by another: %d", r.status)
+		for _, path := range []string{"/api/received/" + supplierClave + "/v4", "/api/received/" + supplierClave + "/pdf/v4"} {
+			r := w.do(t, "GET", path, c, "", nil)
+			if r.status != 404 {
+				t.Errorf("GET %s by another: %d", path, r.status)
+				continue
+			}
+			requireA7(t, r, 404)
 		}
 	}
 }

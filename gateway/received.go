@@ -2,8 +2,10 @@ package gateway
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 
+	"facturad/hacienda"
 	"facturad/pipeline"
 	"facturad/tenant"
 	"facturad/tenant/docview"
@@ -29,7 +31,8 @@ type ReceivedDocuments interface {
 const ReceiveMaxBody = 4 << 20
 
 // ReceivedRoutes returns the receive, check, read and XML download routes
-// of A.11 for Options.Routes.
+// of A.11 and the supplier's document printed (as A.12 prints an issued
+// one) for Options.Routes.
 func ReceivedRoutes(d ReceivedDocuments) []Route {
 	h := receivedHandlers{d: d}
 	return []Route{
@@ -39,6 +42,7 @@ func ReceivedRoutes(d ReceivedDocuments) []Route {
 		{Method: http.MethodGet, Path: "/api/received/{clave}/xml/v4", MaxBody: noBodyLimit, Handle: h.xml(func(r tenant.ReceivedDocument) []byte { return r.SupplierXML })},
 		{Method: http.MethodGet, Path: "/api/received/{clave}/message-xml/v4", MaxBody: noBodyLimit, Handle: h.xml(func(r tenant.ReceivedDocument) []byte { return r.SignedXML })},
 		{Method: http.MethodGet, Path: "/api/received/{clave}/response-xml/v4", MaxBody: noBodyLimit, Handle: h.xml(func(r tenant.ReceivedDocument) []byte { return r.ResponseXML })},
+		{Method: http.MethodGet, Path: "/api/received/{clave}/pdf/v4", MaxBody: noBodyLimit, Timeout: PDFTimeout, Handle: h.printed},
 	}
 }
 
@@ -103,6 +107,26 @@ func (h receivedHandlers) xml(pick func(tenant.ReceivedDocument) []byte) Handler
 		}
 		return Reply{Body: b, ContentType: contentTypeXML}, nil
 	}
+}
+
+// printed answers the supplier's document printed (PDF), drawn from its
+// signed XML as uploaded, as an issued document is. Its state is the
+// supplier's document's, not our message's: a document is only received
+// once the tax authority has accepted it (pipeline.Receive asks), so it is
+// printed as 01, whatever became of the message.
+func (h receivedHandlers) printed(ctx context.Context, r *Request) (Reply, error) {
+	d, err := h.d.Received(ctx, r.Principal, r.Params["clave"])
+	if err != nil {
+		return Reply{}, err
+	}
+	if len(d.SupplierXML) == 0 {
+		return Reply{}, errNoXML
+	}
+	k, err := hacienda.ParseClave(d.Clave)
+	if err != nil {
+		return Reply{}, fmt.Errorf("the stored clave of received document %d: %w", d.ID, err)
+	}
+	return printedReply(d.SupplierXML, tenant.StateAccepted, "", d.TipoDocumento, k.Consecutivo.String(), "received document "+d.Clave)
 }
 
 // Interface guard: the pipeline is what the received routes call.

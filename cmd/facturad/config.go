@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -212,20 +213,27 @@ func (c *Config) settings() []setting {
 // LoadConfig reads the environment (through getenv) and then the flags in
 // args over DefaultConfig.
 func LoadConfig(fs *flag.FlagSet, args []string, getenv func(string) string) (Config, error) {
+	return loadSettings(fs, args, getenv, nil)
+}
+
+// loadSettings is LoadConfig over the settings named in only (every
+// setting when only is nil): the others are neither flags nor read from
+// the environment, and keep their defaults.
+func loadSettings(fs *flag.FlagSet, args []string, getenv func(string) string, only []string) (Config, error) {
 	c := DefaultConfig()
-	for _, s := range c.settings() {
-		v := getenv("FACTURAD_" + strings.ToUpper(s.name))
+	settings := pickSettings(c.settings(), only)
+	for _, s := range settings {
+		v := getenv(s.env())
 		if v == "" {
 			continue
 		}
 		if err := s.set(v); err != nil {
-			return c, fmt.Errorf("FACTURAD_%s: %w", strings.ToUpper(s.name), err)
+			return c, fmt.Errorf("%s: %w", s.env(), err)
 		}
 	}
-	for _, s := range c.settings() {
-		s := s
+	for _, s := range settings {
 		names := []string{s.name}
-		if alias := strings.ReplaceAll(s.name, "_", "-"); alias != s.name {
+		if alias := s.flagName(); alias != s.name {
 			names = append(names, alias)
 		}
 		for _, n := range names {
@@ -240,6 +248,34 @@ func LoadConfig(fs *flag.FlagSet, args []string, getenv func(string) string) (Co
 		return c, err
 	}
 	return c, nil
+}
+
+// commandSettings are the settings a command other than serve reads, for
+// a command that uses only a few of them: its --help lists those alone,
+// and it reads no other from its flags or the environment (so that the
+// service's environment, shared by a backup run in its pod, cannot fail
+// it on a setting it does not use). A command not listed reads them all.
+var commandSettings = map[string][]string{
+	// data_dir finds the file; database_url is refused with the way to
+	// back up PostgreSQL; master_key is named where the key lives.
+	"backup": {"data_dir", "database_url", "master_key"},
+	// The store, both keys, and the level of its log.
+	"rekey": {"data_dir", "database_url", "master_key", "master_key_previous", "log_level"},
+}
+
+// pickSettings returns the settings of all named in only, in the order of
+// all; all of them when only is nil.
+func pickSettings(all []setting, only []string) []setting {
+	if only == nil {
+		return all
+	}
+	var out []setting
+	for _, s := range all {
+		if slices.Contains(only, s.name) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func (s setting) set(v string) error {

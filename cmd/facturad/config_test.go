@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"facturad/pipeline"
+	"facturad/tenant/sqlite"
 )
 
 func env(m map[string]string) func(string) string {
@@ -163,6 +165,77 @@ func TestValidate(t *testing.T) {
 	}
 }
 
+// backup and rekey list, take and read from the environment only the
+// settings they use: not the service's delivery, TLS or listener settings,
+// whose presence in their help said they mattered, and whose bad value in
+// a shared environment would have failed them.
+func TestCommandSettings(t *testing.T) {
+	names := map[string]bool{}
+	for _, s := range (&Config{}).settings() {
+		names[s.name] = true
+	}
+	for cmd, only := range commandSettings {
+		for _, n := range only {
+			if !names[n] {
+				t.Errorf("%s: %q is no setting", cmd, n)
+			}
+		}
+	}
+	for _, tt := range []struct {
+		cmd       string
+		want, not []string
+	}{
+		{"backup", []string{"--data-dir", "--database-url", "--master-key", "--out"},
+			[]string{"--webhook-workers", "--smtp-url", "--listen", "--tls-cert-file", "--drain-delay", "--master-key-previous", "--log-level"}},
+		{"rekey", []string{"--data-dir", "--database-url", "--master-key", "--master-key-previous", "--log-level"},
+			[]string{"--webhook-workers", "--smtp-url", "--listen", "--tls-cert-file", "--drain-delay", "--migrate", "--out"}},
+	} {
+		t.Run("ok/"+tt.cmd+" help", func(t *testing.T) {
+			var stdout strings.Builder
+			if err := run(context.Background(), []string{tt.cmd, "--help"}, &stdout, io.Discard, env(nil)); !errors.Is(err, flag.ErrHelp) {
+				t.Fatalf("err = %v, want flag.ErrHelp", err)
+			}
+			blocks := helpBlocks(t, stdout.String())
+			for _, f := range tt.want {
+				if _, ok := blocks[strings.TrimPrefix(f, "--")]; !ok {
+					t.Errorf("%s --help does not list %s:\n%s", tt.cmd, f, stdout.String())
+				}
+			}
+			for _, f := range tt.not {
+				if strings.Contains(stdout.String(), f+"\n") {
+					t.Errorf("%s --help lists %s, which it does not use:\n%s", tt.cmd, f, stdout.String())
+				}
+			}
+			if len(blocks) != len(tt.want) {
+				t.Errorf("%s --help lists %d flags, want %d:\n%s", tt.cmd, len(blocks), len(tt.want), stdout.String())
+			}
+		})
+		t.Run("error/"+tt.cmd+" takes no other setting's flag", func(t *testing.T) {
+			err := run(context.Background(), []string{tt.cmd, "--webhook-workers", "3"}, io.Discard, io.Discard, env(nil))
+			if err == nil || !strings.Contains(err.Error(), "webhook-workers") {
+				t.Fatalf("err = %v, want the unknown flag named", err)
+			}
+		})
+	}
+	// The service's environment, with a value backup would have refused
+	// before, does not stop a backup, which does not use it.
+	dir := t.TempDir()
+	s, err := sqlite.Open(context.Background(), filepath.Join(dir, "facturad.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	out := filepath.Join(t.TempDir(), "copy.db")
+	err = run(context.Background(), []string{"backup", "--out", out}, io.Discard, io.Discard,
+		env(map[string]string{"FACTURAD_DATA_DIR": dir, "FACTURAD_WEBHOOK_WORKERS": "many", "FACTURAD_SMTP_URL": "ftp://nowhere"}))
+	if err != nil {
+		t.Fatalf("backup in the service's environment: %v", err)
+	}
+	if _, err := os.Stat(out); err != nil {
+		t.Errorf("no backup written: %v", err)
+	}
+}
+
 // Each command's --help, written to stdout, lists each of its flags once
 // (a setting under its hyphenated name only), with its usage and then one
 // line holding exactly one default, the real one, and the environment
@@ -221,7 +294,7 @@ func TestHelpListsEachSettingOnce(t *testing.T) {
 			if listed != len(blocks) {
 				t.Errorf("%d flags listed, the command has %d", len(blocks), listed)
 			}
-			if len(shown.settings) > 0 {
+			if len(shown.settings) > 0 && commandSettings[cmd] == nil {
 				for _, want := range []string{`(default ":8080"; env FACTURAD_LISTEN)`, `(default 30s; env FACTURAD_SHUTDOWN_TIMEOUT)`,
 					`(default false; env FACTURAD_MIGRATE)`, `(default 5m; env FACTURAD_FECHA_EMISION_AHEAD)`, `(default 50; env FACTURAD_HACIENDA_RATE)`} {
 					if !strings.Contains(help, want) {

@@ -118,15 +118,16 @@ func runKeygen(args []string, stdout, stderr io.Writer) error {
 	return err
 }
 
-// loadConfig parses the configuration of a subcommand and validates it.
-// extra registers the subcommand's own flags beside the settings. --help
-// is written to stdout.
+// loadConfig parses the configuration of a subcommand and validates it:
+// the settings it uses (commandSettings), and extra, which registers the
+// subcommand's own flags beside them. --help is written to stdout.
 func loadConfig(name string, args []string, stdout, stderr io.Writer, getenv func(string) string, extra ...func(*commandFlags)) (Config, error) {
-	fs := newCommandFlags(name, stdout, stderr, (&Config{}).settings())
+	only := commandSettings[name]
+	fs := newCommandFlags(name, stdout, stderr, pickSettings((&Config{}).settings(), only))
 	for _, f := range extra {
 		f(fs)
 	}
-	c, err := LoadConfig(fs.FlagSet, args, getenv)
+	c, err := loadSettings(fs.FlagSet, args, getenv, only)
 	if err := fs.finish(err); err != nil {
 		return c, err
 	}

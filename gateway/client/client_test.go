@@ -265,11 +265,79 @@ func TestDocumentCalls(t *testing.T) {
 		t.Errorf("the PDF's text does not show the document:\n%s", text)
 	}
 
+	// The acceptance wrote the receptor's e-mail (no mailer runs here).
+	emails, err := branch.DocumentEmails(ctx, doc.Clave)
+	if err != nil || len(emails) != 1 {
+		t.Fatalf("e-mails: %+v, %v", emails, err)
+	}
+	if e := emails[0]; e.Estado != "pendiente" || !slices.Equal(e.Destinatarios, []string{"cliente@example.com"}) ||
+		len(e.Rechazados) != 0 || e.Intentos != 0 || e.Creado == "" {
+		t.Errorf("e-mail: %+v", e)
+	}
+	strict(t, "e-mails", rec.bodies["GET /api/documents/"+doc.Clave+"/email/v4"], &[]client.DocumentEmail{})
+	if _, err := newBranch(t).DocumentEmails(ctx, doc.Clave); !errors.Is(err, client.ErrNotFound) {
+		t.Errorf("another company's e-mails: want 404, got %v", err)
+	}
+	if _, err := branch.DocumentEmails(ctx, strings.Repeat("5", 50)); !errors.Is(err, client.ErrNotFound) {
+		t.Errorf("e-mails of an unknown clave: want 404, got %v", err)
+	}
+
 	calc, err := branch.Calculate(ctx, &hacienda.CalculateRequest{DocumentBody: invoice("").DocumentBody})
 	if err != nil || calc.ResumenFactura.TotalComprobante.String() != "4239.195" {
 		t.Fatalf("calculate: %+v, %v", calc, err)
 	}
 	strict(t, "calculate", rec.bodies["POST /api/documents/calculate/v4"], &hacienda.AmountsCalculateDocumentResponse{})
+}
+
+// TestReceivedCalls answers a supplier's document and prints it: the
+// receiving company sees the supplier's document as accepted whatever its
+// own message says, and no other company sees it at all.
+func TestReceivedCalls(t *testing.T) {
+	ctx := testContext(t)
+	rec := &recorder{bodies: map[string][]byte{}}
+	supplier := newBranch(t)
+	ident := nextIdent()
+	created, err := newAdmin(t).CreateCompany(ctx, companyForm(ident))
+	if err != nil {
+		t.Fatal(err)
+	}
+	buyer, err := client.New(serviceURL, client.WithHTTPClient(&http.Client{Transport: rec}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	buyer = buyer.As(created.Credentials())
+
+	inv := invoice("SUP-1")
+	inv.Receptor.Identificacion = &hacienda.IdentificacionRequest{Tipo: "02", Numero: hacienda.FlexString(ident)}
+	doc, err := supplier.Send(ctx, inv, client.SendOptions{IncludeData: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if final, err := supplier.WaitFinal(ctx, doc.Clave, 50*time.Millisecond); err != nil || final.Estado != client.EstadoAccepted {
+		t.Fatalf("the supplier's document: %+v, %v", final, err)
+	}
+	got, err := buyer.Receive(ctx, &client.ReceiveRequest{XML: doc.XML, Mensaje: "3", DetalleMensaje: "No corresponde al pedido", IDExterno: "RCV-1"})
+	if err != nil || got.Clave != doc.Clave || got.Mensaje != "3" {
+		t.Fatalf("receive: %+v, %v", got, err)
+	}
+	strict(t, "receive", rec.bodies["POST /api/received/v4"], &client.ReceivedDocument{})
+
+	printed, err := buyer.ReceivedPDF(ctx, doc.Clave)
+	if err != nil || !bytes.HasPrefix(printed, []byte("%PDF-")) {
+		t.Fatalf("received PDF: %v (%.20q)", err, printed)
+	}
+	text := strings.Join(strings.Fields(pdfcheck.Text(t, printed)), " ")
+	for _, want := range []string{"Factura Electrónica", doc.Clave, doc.Consecutivo, "Estado 01 Aceptado por Hacienda", "Receptor Cliente de ejemplo Cédula jurídica: " + ident} {
+		if !strings.Contains(text, want) {
+			t.Errorf("%q is not in the received document's PDF:\n%s", want, text)
+		}
+	}
+	if _, err := supplier.ReceivedPDF(ctx, doc.Clave); !errors.Is(err, client.ErrNotFound) {
+		t.Errorf("the supplier prints the buyer's received document: want 404, got %v", err)
+	}
+	if _, err := buyer.ReceivedPDF(ctx, strings.Repeat("5", 50)); !errors.Is(err, client.ErrNotFound) {
+		t.Errorf("received PDF of an unknown clave: want 404, got %v", err)
+	}
 }
 
 // TestIdempotentSend repeats a send, concurrently and afterwards: no

@@ -117,6 +117,16 @@ func (c *Client) ReceivedResponseXML(ctx context.Context, clave string) ([]byte,
 	return c.receivedXML(ctx, clave, "response-xml")
 }
 
+// ReceivedPDF downloads the supplier's document printed (GET
+// /api/received/{clave}/pdf/v4), drawn from its XML as uploaded like PDF
+// draws an issued one, in the supplier's document's state (01: only an
+// accepted document is received). ErrNotFound for an unknown clave or
+// another company's received document.
+func (c *Client) ReceivedPDF(ctx context.Context, clave string) ([]byte, error) {
+	a, err := c.do(ctx, request{method: http.MethodGet, path: receivedPath(clave) + "/pdf/v4", safe: true, accept: "application/pdf"})
+	return a.body, err
+}
+
 func (c *Client) receivedXML(ctx context.Context, clave, which string) ([]byte, error) {
 	a, err := c.do(ctx, request{method: http.MethodGet, path: receivedPath(clave) + "/" + which + "/v4", safe: true, accept: "application/xml"})
 	return a.body, err

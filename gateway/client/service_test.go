@@ -132,6 +132,9 @@ func startService(ctx context.Context, dir string) (_ *testService, err error) {
 	docs, err := pipeline.New(pipeline.Options{
 		Store: store, Issuers: tenants, Signer: certs, Submitter: hc,
 		Limiter: pipeline.NewTokenBucket(50, 50), Logger: log, Registerer: reg, AnswerRoots: roots,
+		// An accepted document's e-mail is written to the outbox; no
+		// mailer sends it here, so it stays pending.
+		Email: true,
 	})
 	if err != nil {
 		return nil, err
@@ -153,7 +156,8 @@ func startService(ctx context.Context, dir string) (_ *testService, err error) {
 	}
 	gw, err := gateway.New(gateway.Options{
 		Tenants: tenants, Ready: gateway.ReadyFunc(store.Ping), Logger: log, Registerer: reg,
-		Routes: append(gateway.DocumentRoutes(docs), list, gateway.CalculateRoute()),
+		Routes: append(append(gateway.DocumentRoutes(docs), gateway.ReceivedRoutes(docs)...), list, gateway.CalculateRoute(),
+			gateway.EmailRoute(documentEmails{docs, store})),
 	})
 	if err != nil {
 		return nil, err
@@ -166,6 +170,13 @@ func startService(ctx context.Context, dir string) (_ *testService, err error) {
 	s.stops = append(s.stops, gw.ShutdownNow)
 	s.url = "http://" + ln.Addr().String()
 	return s, nil
+}
+
+// documentEmails serves the e-mail route as the service does: the
+// pipeline decides who sees the document, the store reads its e-mails.
+type documentEmails struct {
+	*pipeline.Pipeline
+	tenant.EmailStore
 }
 
 func TestMain(m *testing.M) {

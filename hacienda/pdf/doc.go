@@ -1,6 +1,7 @@
 // Package pdf draws the printed representation of a v4.4 electronic
 // document: the PDF that GET /api/documents/{clave}/pdf/v4 serves and the
-// e-mail to the buyer attaches.
+// e-mail to the buyer attaches, and that GET /api/received/{clave}/pdf/v4
+// serves of a supplier's document.
 //
 // The source is the stored signed XML, read back with hacienda.ParseXML
 // ([FromSignedXML]), so that what was signed and sent is what is printed;
