@@ -728,3 +728,29 @@ func TestOpenAPIAuthenticatedRefusals(t *testing.T) {
 		t.Errorf("only %d authenticated operations found", ops)
 	}
 }
+
+// TestDocsPageListsEveryOperation: the human page at /docs names every
+// operation of the OpenAPI document by its method and path, with the same
+// path parameter names, so that a route added to one is added to both.
+func TestDocsPageListsEveryOperation(t *testing.T) {
+	doc := loadOpenAPI(t)
+	page := string(docsHTML)
+	listed := map[string]bool{}
+	for _, m := range regexp.MustCompile(`<code>(GET|POST|PUT|DELETE) (/[^<?]*)`).FindAllStringSubmatch(page, -1) {
+		listed[m[1]+" "+m[2]] = true
+	}
+	described := map[string]bool{}
+	for p, item := range doc.Paths.Map() {
+		for m := range item.Operations() {
+			described[m+" "+p] = true
+			if !listed[m+" "+p] {
+				t.Errorf("/docs does not list %s %s", m, p)
+			}
+		}
+	}
+	for op := range listed {
+		if !described[op] {
+			t.Errorf("/docs lists %s, which the OpenAPI document does not describe", op)
+		}
+	}
+}
