@@ -261,6 +261,8 @@ var commandSettings = map[string][]string{
 	"backup": {"data_dir", "database_url", "master_key"},
 	// The store, both keys, and the level of its log.
 	"rekey": {"data_dir", "database_url", "master_key", "master_key_previous", "log_level"},
+	// PostgreSQL's schema only (the embedded store migrates itself).
+	"migrate": {"database_url", "log_level"},
 }
 
 // pickSettings returns the settings of all named in only, in the order of

@@ -189,6 +189,8 @@ func TestCommandSettings(t *testing.T) {
 			[]string{"--webhook-workers", "--smtp-url", "--listen", "--tls-cert-file", "--drain-delay", "--master-key-previous", "--log-level"}},
 		{"rekey", []string{"--data-dir", "--database-url", "--master-key", "--master-key-previous", "--log-level"},
 			[]string{"--webhook-workers", "--smtp-url", "--listen", "--tls-cert-file", "--drain-delay", "--migrate", "--out"}},
+		{"migrate", []string{"--database-url", "--log-level"},
+			[]string{"--data-dir", "--master-key", "--webhook-workers", "--listen", "--migrate", "--redis-url"}},
 	} {
 		t.Run("ok/"+tt.cmd+" help", func(t *testing.T) {
 			var stdout strings.Builder
