@@ -265,6 +265,12 @@ var commandSettings = map[string][]string{
 	"migrate": {"database_url", "log_level"},
 }
 
+// commandDefaults replace, in one command's help, the default a setting
+// has in serve, where that command treats the setting otherwise.
+var commandDefaults = map[string]map[string]string{
+	"rekey": {"master_key": "none; rekey takes the new key only as given and never reads or creates master.key"},
+}
+
 // pickSettings returns the settings of all named in only, in the order of
 // all; all of them when only is nil.
 func pickSettings(all []setting, only []string) []setting {

@@ -123,7 +123,13 @@ func runKeygen(args []string, stdout, stderr io.Writer) error {
 // subcommand's own flags beside them. --help is written to stdout.
 func loadConfig(name string, args []string, stdout, stderr io.Writer, getenv func(string) string, extra ...func(*commandFlags)) (Config, error) {
 	only := commandSettings[name]
-	fs := newCommandFlags(name, stdout, stderr, pickSettings((&Config{}).settings(), only))
+	settings := pickSettings((&Config{}).settings(), only)
+	for i, s := range settings {
+		if d, ok := commandDefaults[name][s.name]; ok {
+			settings[i].def = d
+		}
+	}
+	fs := newCommandFlags(name, stdout, stderr, settings)
 	for _, f := range extra {
 		f(fs)
 	}
