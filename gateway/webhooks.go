@@ -155,7 +155,7 @@ func (h webhookHandlers) create(ctx context.Context, r *Request) (Reply, error) 
 	if err != nil {
 		return Reply{}, err
 	}
-	in := tenant.WebhookInput{URL: f.str("url")}
+	in := tenant.WebhookInput{URL: f.text("url")}
 	in.Eventos = f.strs("eventos")
 	if err := f.err(); err != nil {
 		return Reply{}, err

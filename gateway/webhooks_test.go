@@ -34,21 +34,28 @@ func TestWebhookRoutes(t *testing.T) {
 		t.Fatalf("log %d %s", r.status, r.body)
 	}
 	for _, tt := range []struct {
-		name, body, field string
+		name, body, field, msg string
 	}{
-		{"unknown event", `{"url":"https://93.184.215.14/h","eventos":["documento.borrado"]}`, "eventos"},
-		{"no events", `{"url":"https://93.184.215.14/h","eventos":[]}`, "eventos"},
-		{"events not an array", `{"url":"https://93.184.215.14/h","eventos":"documento.aceptado"}`, "eventos"},
-		{"http outside the sandbox", `{"url":"http://93.184.215.14/h","eventos":["documento.aceptado"]}`, "url"},
-		{"loopback", `{"url":"https://127.0.0.1/h","eventos":["documento.aceptado"]}`, "url"},
-		{"metadata address", `{"url":"https://169.254.169.254/latest","eventos":["documento.aceptado"]}`, "url"},
-		{"no url", `{"eventos":["documento.aceptado"]}`, "url"},
+		{"url a number", `{"url":5,"eventos":["documento.aceptado"]}`, "url", "must be a JSON string, not a number"},
+		{"url an array", `{"url":["https://93.184.215.14/h"],"eventos":["documento.aceptado"]}`, "url", "must be a JSON string, not an array"},
+		{"url a boolean", `{"url":true,"eventos":["documento.aceptado"]}`, "url", "must be a JSON string, not a boolean"},
+		{"ftp outside the sandbox", `{"url":"ftp://93.184.215.14/h","eventos":["documento.aceptado"]}`, "url", "must be https"},
+		{"unknown event", `{"url":"https://93.184.215.14/h","eventos":["documento.borrado"]}`, "eventos", ""},
+		{"no events", `{"url":"https://93.184.215.14/h","eventos":[]}`, "eventos", ""},
+		{"events not an array", `{"url":"https://93.184.215.14/h","eventos":"documento.aceptado"}`, "eventos", ""},
+		{"http outside the sandbox", `{"url":"http://93.184.215.14/h","eventos":["documento.aceptado"]}`, "url", ""},
+		{"loopback", `{"url":"https://127.0.0.1/h","eventos":["documento.aceptado"]}`, "url", ""},
+		{"metadata address", `{"url":"https://169.254.169.254/latest","eventos":["documento.aceptado"]}`, "url", ""},
+		{"no url", `{"eventos":["documento.aceptado"]}`, "url", ""},
 	} {
 		t.Run("error/"+tt.name, func(t *testing.T) {
 			r := w.do(t, "POST", base+"/v4", &co.user, "application/json", []byte(tt.body))
 			errs := requireA7(t, r, 400)
 			if errs[tt.field] == nil {
 				t.Fatalf("errors %v, want one on %s", errs, tt.field)
+			}
+			if tt.msg != "" && fmt.Sprint(errs[tt.field]) != "["+tt.msg+"]" {
+				t.Fatalf("errors on %s: %v, want [%s]", tt.field, errs[tt.field], tt.msg)
 			}
 		})
 	}
