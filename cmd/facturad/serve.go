@@ -274,8 +274,7 @@ func listenError(which, name, example string, err error) error {
 // openTenants makes the tenant service.
 func (w *wiring) openTenants() (err error) {
 	w.tenants, err = tenant.NewService(tenant.ServiceOptions{
-		// Webhooks may call http and loopback only on the sandbox.
-		WebhookURLs:   delivery.URLPolicy{AllowInsecure: w.c.HaciendaEnv == "sandbox"},
+		WebhookURLs:   w.webhookPolicy(),
 		Store:         w.store,
 		Sealer:        w.sealer,
 		Certificates:  certopen.Opener{},
@@ -380,6 +379,15 @@ func (w *wiring) startPipeline(ctx context.Context) error {
 	return nil
 }
 
+// webhookPolicy is which webhook URLs may be registered and called: http
+// as well as https in the sandbox environment, public addresses only in
+// every environment unless webhook_allow_private (which Validate accepts
+// in the sandbox only) lets loopback and private ones through for trials.
+func (w *wiring) webhookPolicy() delivery.URLPolicy {
+	sandbox := w.c.HaciendaEnv == "sandbox"
+	return delivery.URLPolicy{AllowHTTP: sandbox, AllowPrivate: sandbox && w.c.WebhookAllowPrivate, Logger: w.log}
+}
+
 // startDelivery starts the webhook deliverer and, with smtp_url, the
 // mailer, over the store's outbox.
 func (w *wiring) startDelivery(ctx context.Context) error {
@@ -391,7 +399,7 @@ func (w *wiring) startDelivery(ctx context.Context) error {
 		Store:          w.store,
 		Secrets:        w.tenants,
 		Holder:         holder,
-		Policy:         delivery.URLPolicy{AllowInsecure: w.c.HaciendaEnv == "sandbox"},
+		Policy:         w.webhookPolicy(),
 		Workers:        w.c.WebhookWorkers,
 		PerEndpoint:    w.c.WebhookConcurrency,
 		AttemptTimeout: w.c.WebhookTimeout,

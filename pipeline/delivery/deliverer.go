@@ -283,7 +283,7 @@ func (d *Deliverer) attempt(ep tenant.Endpoint, secret []byte, dl tenant.Deliver
 // unless it is 2xx, why the attempt failed (never the URL: it may hold a
 // token in its query).
 func (d *Deliverer) post(rawURL string, secret, body []byte, eventID string) (int, string) {
-	if u, err := url.Parse(rawURL); err != nil || (u.Scheme != "https" && !(u.Scheme == "http" && d.o.Policy.AllowInsecure)) {
+	if u, err := url.Parse(rawURL); err != nil || !d.o.Policy.scheme(u.Scheme) {
 		return 0, "the URL is not allowed any more (https only)"
 	}
 	ctx, cancel := context.WithTimeout(d.ctx, d.o.AttemptTimeout)

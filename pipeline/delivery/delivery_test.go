@@ -74,7 +74,7 @@ func newFixture(t testing.TB, s store) *fixture {
 	svc, err := tenant.NewService(tenant.ServiceOptions{
 		Store: s, Sealer: sealer, Certificates: certopen.Opener{},
 		Passwords:   tenant.Argon2id{Memory: 64, Time: 1, Threads: 1},
-		WebhookURLs: delivery.URLPolicy{AllowInsecure: true}, Logger: quiet,
+		WebhookURLs: delivery.URLPolicy{AllowHTTP: true, AllowPrivate: true}, Logger: quiet,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -138,7 +138,7 @@ func (f *fixture) event(t testing.TB, b tenant.Branch, to tenant.State, email []
 func (f *fixture) deliverer(t *testing.T, mod func(*delivery.Options)) *delivery.Deliverer {
 	t.Helper()
 	o := delivery.Options{
-		Store: f.s, Secrets: f.svc, Holder: "test-" + t.Name(), Policy: delivery.URLPolicy{AllowInsecure: true},
+		Store: f.s, Secrets: f.svc, Holder: "test-" + t.Name(), Policy: delivery.URLPolicy{AllowHTTP: true, AllowPrivate: true},
 		PollInterval: 10 * time.Millisecond, BackoffBase: 20 * time.Millisecond, BackoffMax: 100 * time.Millisecond,
 		AttemptTimeout: 5 * time.Second, Logger: quiet, Registerer: f.reg,
 	}
