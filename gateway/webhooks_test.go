@@ -3,6 +3,7 @@ package gateway
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -74,4 +75,43 @@ func TestWebhookRoutes(t *testing.T) {
 	requireA7(t, w.do(t, "GET", missing+"/v4", &w.admin, "", nil), 404)
 	requireA7(t, w.do(t, "POST", missing+"/v4", &w.admin, "application/json",
 		[]byte(`{"url":"https://93.184.215.14/h","eventos":["documento.aceptado"]}`)), 404)
+}
+
+// TestWebhookLimitConcurrent: 20 registrations of one company at once,
+// over the API, leave it with its 10 webhooks; the others are 400s on url
+// saying why.
+func TestWebhookLimitConcurrent(t *testing.T) {
+	w := newWorld(t)
+	co := w.createCompany(t, w.admin, "3101123456", "Empresa Muchos Ganchos S.A.")
+	path := fmt.Sprintf("/api/companies/%d/webhooks/v4", co.id)
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		statuses = map[int]int{}
+		refusals []string
+	)
+	for i := range 20 {
+		wg.Go(func() {
+			r := w.do(t, "POST", path, &co.user, "application/json",
+				fmt.Appendf(nil, `{"url":"https://93.184.215.14/h/%d","eventos":["documento.aceptado"]}`, i))
+			mu.Lock()
+			defer mu.Unlock()
+			statuses[r.status]++
+			if r.status == 400 {
+				refusals = append(refusals, string(r.body))
+			}
+		})
+	}
+	wg.Wait()
+	if statuses[200] != 10 || statuses[400] != 10 {
+		t.Fatalf("statuses %v, want 10 × 200 and 10 × 400", statuses)
+	}
+	for _, b := range refusals {
+		if !strings.Contains(b, `"url":["a company has at most 10 webhooks; delete one first"]`) {
+			t.Errorf("refusal %s", b)
+		}
+	}
+	if list := w.do(t, "GET", path, &co.user, "", nil).array(t); len(list) != 10 {
+		t.Fatalf("%d webhooks listed, want 10", len(list))
+	}
 }

@@ -2,6 +2,7 @@ package tenant
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -151,13 +152,20 @@ type DeliveryPage struct {
 	Limit  int
 }
 
+// ErrWebhookLimit is a webhook refused because its company has as many as
+// it may have.
+var ErrWebhookLimit = errors.New("the company has as many webhooks as it may have")
+
 // WebhookStore keeps webhooks and the outbox of their deliveries. Both
 // store adapters implement it; the outbox rows are written by
 // SaveDocument and SaveReceived (see Event).
 type WebhookStore interface {
-	// CreateWebhook inserts w and sets its ID and CreatedAt. A company that
-	// does not exist is ErrNotFound.
-	CreateWebhook(ctx context.Context, w *Webhook) error
+	// CreateWebhook inserts w and sets its ID and CreatedAt, unless the
+	// company already has limit webhooks (ErrWebhookLimit). The count and
+	// the insert are one atomic step: creates at once never leave the
+	// company with more than limit. A company that does not exist is
+	// ErrNotFound.
+	CreateWebhook(ctx context.Context, w *Webhook, limit int) error
 	// Webhooks lists a company's webhooks by id.
 	Webhooks(ctx context.Context, companyID int64) ([]Webhook, error)
 	// Webhook returns one webhook of the company (ErrNotFound when it is

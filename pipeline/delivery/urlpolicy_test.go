@@ -259,7 +259,7 @@ func TestURLPolicyAtConnection(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := tenant.Webhook{CompanyID: c.ID, URL: url, Eventos: []string{"documento.aceptado"}, SealedSecret: secret}
-	if err := f.s.CreateWebhook(context.Background(), &w); err != nil {
+	if err := f.s.CreateWebhook(context.Background(), &w, 10); err != nil {
 		t.Fatal(err)
 	}
 	f.event(t, b, tenant.StateAccepted, nil)

@@ -72,14 +72,32 @@ func scanWebhook(r pgx.Row) (tenant.Webhook, error) {
 	return w, err
 }
 
-// CreateWebhook inserts w.
-func (s *Store) CreateWebhook(ctx context.Context, w *tenant.Webhook) error {
+// CreateWebhook inserts w unless its company has limit webhooks. The
+// company's row is locked first (FOR NO KEY UPDATE: creates of one
+// company's webhooks queue on it, while the foreign-key checks of other
+// inserts naming the company are not held up), and the count is a
+// statement of its own after the lock, so that it sees every webhook a
+// create committed while this one waited.
+func (s *Store) CreateWebhook(ctx context.Context, w *tenant.Webhook, limit int) error {
 	now := s.clock()
 	var id int64
-	err := s.pool.QueryRow(ctx, `INSERT INTO webhooks (company_id, url, eventos, sealed_secret, created_at)
-VALUES ($1, $2, $3, $4, $5) RETURNING id`, w.CompanyID, w.URL, w.Eventos, w.SealedSecret, now).Scan(&id)
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var one int
+		if err := tx.QueryRow(ctx, `SELECT 1 FROM companies WHERE id = $1 FOR NO KEY UPDATE`, w.CompanyID).Scan(&one); err != nil {
+			return mapErr(err)
+		}
+		var n int
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM webhooks WHERE company_id = $1`, w.CompanyID).Scan(&n); err != nil {
+			return err
+		}
+		if n >= limit {
+			return tenant.ErrWebhookLimit
+		}
+		return mapErr(tx.QueryRow(ctx, `INSERT INTO webhooks (company_id, url, eventos, sealed_secret, created_at)
+VALUES ($1, $2, $3, $4, $5) RETURNING id`, w.CompanyID, w.URL, w.Eventos, w.SealedSecret, now).Scan(&id))
+	})
 	if err != nil {
-		return fmt.Errorf("create webhook of company %d: %w", w.CompanyID, mapErr(err))
+		return fmt.Errorf("create webhook of company %d: %w", w.CompanyID, err)
 	}
 	w.ID, w.CreatedAt = id, now
 	return nil

@@ -78,18 +78,39 @@ func scanWebhook(r scanner) (tenant.Webhook, error) {
 	return w, err
 }
 
-// CreateWebhook inserts w.
-func (s *Store) CreateWebhook(ctx context.Context, w *tenant.Webhook) error {
+// CreateWebhook inserts w unless its company has limit webhooks: the
+// count and the insert are one IMMEDIATE transaction on the one write
+// connection, so no other create comes between them.
+func (s *Store) CreateWebhook(ctx context.Context, w *tenant.Webhook, limit int) (err error) {
 	eventos, err := json.Marshal(w.Eventos)
 	if err != nil {
 		return fmt.Errorf("create webhook: %w", err)
 	}
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("create webhook of company %d: %w", w.CompanyID, err)
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, ignoreDone(tx.Rollback()))
+		}
+	}()
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM webhooks WHERE company_id = ?`, w.CompanyID).Scan(&n); err != nil {
+		return fmt.Errorf("create webhook of company %d: count: %w", w.CompanyID, err)
+	}
+	if n >= limit {
+		return fmt.Errorf("create webhook of company %d: %w", w.CompanyID, tenant.ErrWebhookLimit)
+	}
 	now := s.clock()
 	var id int64
-	err = s.write.QueryRowContext(ctx, `INSERT INTO webhooks (company_id, url, eventos, sealed_secret, created_at)
+	err = tx.QueryRowContext(ctx, `INSERT INTO webhooks (company_id, url, eventos, sealed_secret, created_at)
 VALUES (?, ?, ?, ?, ?) RETURNING id`, w.CompanyID, w.URL, string(eventos), w.SealedSecret, formatTime(now)).Scan(&id)
 	if err != nil {
 		return fmt.Errorf("create webhook of company %d: %w", w.CompanyID, mapErr(err))
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("create webhook of company %d: commit: %w", w.CompanyID, err)
 	}
 	w.ID, w.CreatedAt = id, now
 	return nil

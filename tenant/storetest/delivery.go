@@ -31,6 +31,7 @@ func RunDelivery(t *testing.T, open func(t *testing.T) DeliveryStore) {
 		fn   func(t *testing.T, s DeliveryStore)
 	}{
 		{"ok/webhooks create, list, read, delete", testWebhookCRUD},
+		{"error/creates at once never pass a company's webhook limit", testWebhookLimit},
 		{"ok/a save with an event writes one delivery per webhook that asked for it", testOutboxFanOut},
 		{"ok/a save without an event or with no webhook writes nothing", testOutboxNothing},
 		{"error/a stale save writes no event", testOutboxStaleSave},
@@ -115,7 +116,7 @@ func RunDeliveryReplicas(t *testing.T, open func(t *testing.T) (DeliveryStore, D
 func newWebhook(t *testing.T, s DeliveryStore, companyID int64, url string, eventos ...string) tenant.Webhook {
 	t.Helper()
 	w := tenant.Webhook{CompanyID: companyID, URL: url, Eventos: eventos, SealedSecret: []byte("sealed " + url)}
-	if err := s.CreateWebhook(context.Background(), &w); err != nil {
+	if err := s.CreateWebhook(context.Background(), &w, 100); err != nil {
 		t.Fatalf("CreateWebhook: %v", err)
 	}
 	return w
@@ -177,7 +178,7 @@ func testWebhookCRUD(t *testing.T, s DeliveryStore) {
 		t.Fatalf("other company's webhooks: %#v", list)
 	}
 	bad := tenant.Webhook{CompanyID: 999999, URL: "https://x.example", Eventos: []string{"documento.error"}, SealedSecret: []byte("s")}
-	wantErr(t, "webhook of a missing company", s.CreateWebhook(ctx, &bad), tenant.ErrNotFound)
+	wantErr(t, "webhook of a missing company", s.CreateWebhook(ctx, &bad, 10), tenant.ErrNotFound)
 
 	savedEvent(t, s, f.Branch, "crud-1", tenant.StateAccepted, nil)
 	if n := len(allDeliveries(t, s, w.ID)); n != 1 {
@@ -194,6 +195,60 @@ func testWebhookCRUD(t *testing.T, s DeliveryStore) {
 	if n != 0 {
 		t.Fatalf("backlog %d after delete", n)
 	}
+}
+
+// testWebhookLimit creates 20 webhooks of one company at once, on a store
+// where it has 4 already and the limit is 10: exactly 6 are created, the
+// others are ErrWebhookLimit, and another company's are not counted.
+func testWebhookLimit(t *testing.T, s DeliveryStore) {
+	ctx := context.Background()
+	f := newDocFixture(t, s)
+	other := newDocFixture(t, s)
+	const limit = 10
+	for i := range 4 {
+		w := tenant.Webhook{CompanyID: f.Company.ID, URL: fmt.Sprintf("https://before.example/%d", i), Eventos: []string{"documento.aceptado"}, SealedSecret: []byte("s")}
+		mustNot(t, "CreateWebhook", s.CreateWebhook(ctx, &w, limit))
+	}
+	for i := range 9 {
+		w := tenant.Webhook{CompanyID: other.Company.ID, URL: fmt.Sprintf("https://other.example/%d", i), Eventos: []string{"documento.aceptado"}, SealedSecret: []byte("s")}
+		mustNot(t, "CreateWebhook", s.CreateWebhook(ctx, &w, limit))
+	}
+	var (
+		wg               sync.WaitGroup
+		mu               sync.Mutex
+		created, refused int
+		start            = make(chan struct{})
+	)
+	for i := range 20 {
+		wg.Go(func() {
+			<-start
+			w := tenant.Webhook{CompanyID: f.Company.ID, URL: fmt.Sprintf("https://race.example/%d", i), Eventos: []string{"documento.aceptado"}, SealedSecret: []byte("s")}
+			err := s.CreateWebhook(ctx, &w, limit)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				created++
+			case errors.Is(err, tenant.ErrWebhookLimit):
+				refused++
+			default:
+				t.Errorf("CreateWebhook: %v", err)
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	list, err := s.Webhooks(ctx, f.Company.ID)
+	mustNot(t, "Webhooks", err)
+	if len(list) != limit || created != limit-4 || refused != 20-(limit-4) {
+		t.Fatalf("%d webhooks after 20 creates at once (%d created, %d refused), want %d", len(list), created, refused, limit)
+	}
+	w := tenant.Webhook{CompanyID: f.Company.ID, URL: "https://late.example/", Eventos: []string{"documento.aceptado"}, SealedSecret: []byte("s")}
+	wantErr(t, "a create past the limit", s.CreateWebhook(ctx, &w, limit), tenant.ErrWebhookLimit)
+	mustNot(t, "DeleteWebhook", s.DeleteWebhook(ctx, f.Company.ID, list[0].ID))
+	mustNot(t, "a create after a delete", s.CreateWebhook(ctx, &w, limit))
+	w = tenant.Webhook{CompanyID: other.Company.ID, URL: "https://other.example/last", Eventos: []string{"documento.aceptado"}, SealedSecret: []byte("s")}
+	mustNot(t, "another company's tenth", s.CreateWebhook(ctx, &w, limit))
 }
 
 func testOutboxFanOut(t *testing.T, s DeliveryStore) {
@@ -513,7 +568,7 @@ func BenchOutbox(b *testing.B, open func(testing.TB) DeliveryStore) {
 		for i := range webhooks {
 			w := tenant.Webhook{CompanyID: f.Company.ID, URL: fmt.Sprintf("https://hooks.example/%d", i),
 				Eventos: []string{"documento.aceptado", "documento.enviado"}, SealedSecret: []byte("sealed")}
-			if err := s.CreateWebhook(context.Background(), &w); err != nil {
+			if err := s.CreateWebhook(context.Background(), &w, 100); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -522,7 +577,7 @@ func BenchOutbox(b *testing.B, open func(testing.TB) DeliveryStore) {
 		for i := range 5 {
 			w := tenant.Webhook{CompanyID: other.Company.ID, URL: fmt.Sprintf("https://other.example/%d", i),
 				Eventos: []string{"documento.aceptado"}, SealedSecret: []byte("sealed")}
-			if err := s.CreateWebhook(context.Background(), &w); err != nil {
+			if err := s.CreateWebhook(context.Background(), &w, 100); err != nil {
 				b.Fatal(err)
 			}
 		}
