@@ -56,7 +56,9 @@ func newWorld(t testing.TB) *world {
 	return newWorldOn(t, storetest.NewSQLite(t))
 }
 
-func newWorldOn(t testing.TB, store tenant.Store) *world {
+// newWorldOn is newWorld on store; opts adjust the tenant service's
+// options before it is made.
+func newWorldOn(t testing.TB, store tenant.Store, opts ...func(*tenant.ServiceOptions)) *world {
 	t.Helper()
 	key := make([]byte, 32)
 	if _, err := rand.Read(key); err != nil {
@@ -68,8 +70,12 @@ func newWorldOn(t testing.TB, store tenant.Store) *world {
 	}
 	// Cheap parameters: this suite creates many users.
 	hasher := &countingHasher{h: tenant.Argon2id{Memory: 64, Time: 1, Threads: 1}}
-	svc, err := tenant.NewService(tenant.ServiceOptions{Store: store, Sealer: sealer, Certificates: certopen.Opener{}, Passwords: hasher,
-		WebhookURLs: delivery.URLPolicy{}})
+	so := tenant.ServiceOptions{Store: store, Sealer: sealer, Certificates: certopen.Opener{}, Passwords: hasher,
+		WebhookURLs: delivery.URLPolicy{}}
+	for _, o := range opts {
+		o(&so)
+	}
+	svc, err := tenant.NewService(so)
 	if err != nil {
 		t.Fatal(err)
 	}

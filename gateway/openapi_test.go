@@ -676,3 +676,55 @@ func TestOpenAPITenancyExamplesAccepted(t *testing.T) {
 		t.Fatalf("the user body's example: %d %s", r.status, r.body)
 	}
 }
+
+// TestOpenAPIAuthenticatedRefusals: every operation that needs
+// credentials lists what authentication can answer on any route (401
+// wrong credentials, 429 backing off after failures, 503 too busy to
+// check them) and 500, the 429 and 503 in the A.7 form with their
+// Retry-After, as the shared components.responses entries give them.
+func TestOpenAPIAuthenticatedRefusals(t *testing.T) {
+	doc := loadOpenAPI(t)
+	for _, name := range []string{"TooManyRequests", "Unavailable"} {
+		if doc.Components.Responses[name] == nil {
+			t.Errorf("no components.responses.%s", name)
+		}
+	}
+	ops := 0
+	for p, item := range doc.Paths.Map() {
+		for m, op := range item.Operations() {
+			security := doc.Security
+			if op.Security != nil {
+				security = *op.Security
+			}
+			if len(security) == 0 {
+				continue
+			}
+			ops++
+			at := m + " " + p
+			for _, code := range []string{"401", "429", "500", "503"} {
+				r := op.Responses.Value(code)
+				if r == nil || r.Value == nil {
+					t.Errorf("%s does not list %s", at, code)
+					continue
+				}
+				if code != "429" && code != "503" {
+					continue
+				}
+				mt := r.Value.Content.Get("application/json")
+				if mt == nil || mt.Schema == nil || mt.Schema.Ref != "#/components/schemas/Error" {
+					t.Errorf("%s %s: the body is not the A.7 Error", at, code)
+				}
+				h := r.Value.Headers["Retry-After"]
+				if h == nil || h.Value == nil || !h.Value.Required || h.Value.Schema == nil || !h.Value.Schema.Value.Type.Is(openapi3.TypeInteger) {
+					t.Errorf("%s %s: no required integer Retry-After header", at, code)
+				}
+			}
+			if r := op.Responses.Value("429"); r != nil && r.Ref != "#/components/responses/TooManyRequests" {
+				t.Errorf("%s 429 is %q, not the shared TooManyRequests", at, r.Ref)
+			}
+		}
+	}
+	if ops < 30 {
+		t.Errorf("only %d authenticated operations found", ops)
+	}
+}

@@ -8,7 +8,24 @@ import (
 // UnsettledStates are the states of a document whose tax-authority answer
 // is not settled yet: pending (00), sent (04) and not sent yet (05).
 // Accepted, rejected and error (01, 02, 03) are where a document stays.
+// A received document's message (MensajeReceptor) goes through the same
+// states.
 var UnsettledStates = []State{StatePending, StateSent, StateNotSentYet}
+
+// UnsettledKind says what an unsettled row is.
+type UnsettledKind string
+
+const (
+	// UnsettledDocument: a document the company issued (documents).
+	UnsettledDocument UnsettledKind = "document"
+	// UnsettledReceived: the company's message on a document a supplier
+	// issued to it (received_documents): until the tax authority accepts
+	// it, the company cannot claim the document's IVA.
+	UnsettledReceived UnsettledKind = "received"
+)
+
+// UnsettledKinds are both values of UnsettledKind.
+var UnsettledKinds = []UnsettledKind{UnsettledDocument, UnsettledReceived}
 
 // Waiting says who an unsettled document waits for.
 type Waiting string
@@ -27,26 +44,29 @@ const (
 // WaitingSides are both values of Waiting.
 var WaitingSides = []Waiting{WaitingService, WaitingCaller}
 
-// Unsettled is one group of the state gauges' counts: a state and who its
-// documents wait for.
+// Unsettled is one group of the state gauges' counts: what the rows are
+// (issued documents or received documents' messages), their state and who
+// they wait for.
 type Unsettled struct {
+	Kind    UnsettledKind
 	Estado  State
 	Waiting Waiting
 }
 
 // StoreState is the store-wide picture the operations gauges show: how many
-// documents wait for a settled answer, for whom and since when, and how many
-// active companies need a new certificate soon.
+// documents and received documents' messages wait for a settled answer,
+// for whom and since when, and how many active companies need a new
+// certificate soon.
 type StoreState struct {
-	// Unsettled counts the documents in each of UnsettledStates by who they
-	// wait for; every pair of UnsettledStates and WaitingSides has an
-	// entry, zero included.
+	// Unsettled counts the rows of each kind in each of UnsettledStates by
+	// who they wait for; every triple of UnsettledKinds, UnsettledStates
+	// and WaitingSides has an entry, zero included.
 	Unsettled map[Unsettled]int64
-	// OldestServiceWaiting is when the oldest document the service still
-	// works on (WaitingService) was created; zero when there is none.
-	// Documents waiting for their company are left out: they may wait
-	// for days, and nothing the operator does settles them.
-	OldestServiceWaiting time.Time
+	// OldestServiceWaiting is, per kind, when the oldest row the service
+	// still works on (WaitingService) was created; zero or absent when
+	// there is none. Rows waiting for their company are left out: they
+	// may wait for days, and nothing the operator does settles them.
+	OldestServiceWaiting map[UnsettledKind]time.Time
 	// CertificatesWithin30d and CertificatesWithin7d count the active
 	// companies whose certificate expires after now and within 30 or 7 days
 	// of it (the first includes the second); CertificatesExpired those
@@ -57,15 +77,33 @@ type StoreState struct {
 	CertificatesExpired   int64
 }
 
-// NewStoreState returns a StoreState with every count of Unsettled at zero.
+// NewStoreState returns a StoreState with every count of Unsettled at zero
+// and no oldest row.
 func NewStoreState() StoreState {
-	st := StoreState{Unsettled: map[Unsettled]int64{}}
-	for _, e := range UnsettledStates {
-		for _, w := range WaitingSides {
-			st.Unsettled[Unsettled{e, w}] = 0
+	st := StoreState{Unsettled: map[Unsettled]int64{}, OldestServiceWaiting: map[UnsettledKind]time.Time{}}
+	for _, k := range UnsettledKinds {
+		for _, e := range UnsettledStates {
+			for _, w := range WaitingSides {
+				st.Unsettled[Unsettled{k, e, w}] = 0
+			}
 		}
 	}
 	return st
+}
+
+// AddUnsettled records one group of a store's counts: n rows of kind in
+// estado that the service works on, m that wait for their company, and
+// when the oldest of the first was created (zero: none). Stores call it
+// for each row of their unsettled query.
+func (st *StoreState) AddUnsettled(kind UnsettledKind, estado State, service, caller int64, oldest time.Time) {
+	st.Unsettled[Unsettled{kind, estado, WaitingService}] = service
+	st.Unsettled[Unsettled{kind, estado, WaitingCaller}] = caller
+	if oldest.IsZero() {
+		return
+	}
+	if cur := st.OldestServiceWaiting[kind]; cur.IsZero() || oldest.Before(cur) {
+		st.OldestServiceWaiting[kind] = oldest.UTC()
+	}
 }
 
 // StateStore answers the state gauges' questions and keeps the leases that
@@ -73,8 +111,9 @@ func NewStoreState() StoreState {
 // implement it, and tenant/storetest runs its conformance suite over both.
 type StateStore interface {
 	// StoreState reads the store-wide state as of now. It is meant to be
-	// cheap enough to run every few seconds: the unsettled documents are
-	// read through a partial index that holds only them.
+	// cheap enough to run every few seconds: the unsettled documents and
+	// received documents' messages are read through partial indexes that
+	// hold only them.
 	StoreState(ctx context.Context, now time.Time) (StoreState, error)
 	// TakeLease gives the lease called name to holder for ttl from now,
 	// and reports whether holder has it: when nobody holds it, when holder

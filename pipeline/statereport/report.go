@@ -1,8 +1,9 @@
 // Package statereport exports the store-wide state gauges: the documents
-// not settled yet per state and per who they wait for (the service, which
-// still works on them, or their company, which alone can move them on), the
-// age of the oldest the service works on, and the active companies whose
-// certificate expires soon or has expired.
+// not settled yet, issued ones and the companies' messages on received
+// ones apart (label kind), per state and per who they wait for (the
+// service, which still works on them, or their company, which alone can
+// move them on), the age of the oldest of each kind the service works on,
+// and the active companies whose certificate expires soon or has expired.
 //
 // Every replica runs a Reporter, but only one exports the store-wide
 // values at a time, so that a sum over replicas counts each document once:
@@ -267,11 +268,11 @@ func (r *Reporter) reportingLocked(now time.Time) bool {
 
 var (
 	descDocuments = prometheus.NewDesc(metrics.Namespace+"_documents",
-		"Documents not settled yet (exported by the state reporter only), by state (00 pending, 04 sent, 05 not sent yet) and by who they wait for: service (a next attempt is set) or caller (none: only the company can move them on).",
-		[]string{"estado", "waiting"}, nil)
+		"Documents not settled yet (exported by the state reporter only), by kind (document: issued by a company; received: a company's message on a document a supplier issued to it), by state (00 pending, 04 sent, 05 not sent yet) and by who they wait for: service (a next attempt is set) or caller (none: only the company can move them on).",
+		[]string{"kind", "estado", "waiting"}, nil)
 	descOldest = prometheus.NewDesc(metrics.Namespace+"_oldest_unsettled_document_age_seconds",
-		"Age of the oldest document not settled yet that the service still works on (waiting=service), 0 when none (exported by the state reporter only).",
-		nil, nil)
+		"Age of the oldest document of the kind (document, received) not settled yet that the service still works on (waiting=service), 0 when none (exported by the state reporter only).",
+		[]string{"kind"}, nil)
 	descCertificates = prometheus.NewDesc(metrics.Namespace+"_certificates_expiring",
 		"Active companies whose certificate expires within 30d or 7d (not yet expired; 30d includes 7d), or has expired (exported by the state reporter only).",
 		[]string{"within"}, nil)
@@ -310,17 +311,19 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	if !reporting {
 		return
 	}
-	for _, e := range tenant.UnsettledStates {
-		for _, w := range tenant.WaitingSides {
-			ch <- prometheus.MustNewConstMetric(descDocuments, prometheus.GaugeValue,
-				float64(st.Unsettled[tenant.Unsettled{Estado: e, Waiting: w}]), string(e), string(w))
+	for _, k := range tenant.UnsettledKinds {
+		for _, e := range tenant.UnsettledStates {
+			for _, w := range tenant.WaitingSides {
+				ch <- prometheus.MustNewConstMetric(descDocuments, prometheus.GaugeValue,
+					float64(st.Unsettled[tenant.Unsettled{Kind: k, Estado: e, Waiting: w}]), string(k), string(e), string(w))
+			}
 		}
+		age := 0.0
+		if oldest := st.OldestServiceWaiting[k]; !oldest.IsZero() {
+			age = max(0, now.Sub(oldest).Seconds())
+		}
+		ch <- prometheus.MustNewConstMetric(descOldest, prometheus.GaugeValue, age, string(k))
 	}
-	age := 0.0
-	if !st.OldestServiceWaiting.IsZero() {
-		age = max(0, now.Sub(st.OldestServiceWaiting).Seconds())
-	}
-	ch <- prometheus.MustNewConstMetric(descOldest, prometheus.GaugeValue, age)
 	ch <- prometheus.MustNewConstMetric(descCertificates, prometheus.GaugeValue, float64(st.CertificatesWithin30d), "30d")
 	ch <- prometheus.MustNewConstMetric(descCertificates, prometheus.GaugeValue, float64(st.CertificatesWithin7d), "7d")
 	ch <- prometheus.MustNewConstMetric(descCertificates, prometheus.GaugeValue, float64(st.CertificatesExpired), "expired")

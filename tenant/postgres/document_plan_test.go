@@ -98,9 +98,10 @@ func TestDocumentQueriesUseIndexes(t *testing.T) {
 	}
 }
 
-// The state gauges' query must read documents_waiting alone, next_attempt_at
-// included: an index-only scan, whatever the size of the table. (Sequential
-// and bitmap scans are turned off: on an empty table they would win.)
+// The state gauges' query must read documents_waiting and received_waiting
+// alone, next_attempt_at included: index-only scans, whatever the size of
+// the tables, and no other scan. (Sequential and bitmap scans are turned
+// off: on an empty table they would win.)
 func TestUnsettledQueryIsIndexOnly(t *testing.T) {
 	ctx := context.Background()
 	s := openPlanStore(t)
@@ -121,7 +122,13 @@ func TestUnsettledQueryIsIndexOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if text := strings.Join(plan, "\n"); !strings.Contains(text, "Index Only Scan using documents_waiting ") {
-		t.Errorf("the plan does not read documents_waiting alone:\n%s", text)
+	text := strings.Join(plan, "\n")
+	for _, index := range []string{"documents_waiting", "received_waiting"} {
+		if !strings.Contains(text, "Index Only Scan using "+index+" ") {
+			t.Errorf("the plan does not read %s alone:\n%s", index, text)
+		}
+	}
+	if n := strings.Count(text, " Scan "); n != 2 {
+		t.Errorf("the plan has %d scans, want the two index-only ones:\n%s", n, text)
 	}
 }

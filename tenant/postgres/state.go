@@ -14,16 +14,26 @@ import (
 var _ tenant.StateStore = (*Store)(nil)
 
 const (
-	// qUnsettledDocuments repeats the partial index's condition so that the
-	// planner reads documents_waiting alone (an index-only scan: it holds
-	// next_attempt_at too). Per state: the documents the service works on
-	// (a next attempt set), those waiting for their company (none), and
-	// the creation of the oldest of the first.
-	qUnsettledDocuments = `SELECT estado,
+	// qUnsettledDocuments counts the issued documents and the received
+	// documents' messages not settled yet. Each arm repeats its partial
+	// index's condition so that the planner reads documents_waiting and
+	// received_waiting alone (index-only scans: they hold next_attempt_at
+	// too). Per kind and state: the rows the service works on (a next
+	// attempt set), those waiting for their company (none), and the
+	// creation of the oldest of the first.
+	qUnsettledDocuments = `SELECT 'document', estado,
     count(*) FILTER (WHERE next_attempt_at IS NOT NULL),
     count(*) FILTER (WHERE next_attempt_at IS NULL),
     min(created_at) FILTER (WHERE next_attempt_at IS NOT NULL)
 FROM documents
+WHERE estado IN ('00', '04', '05')
+GROUP BY estado
+UNION ALL
+SELECT 'received', estado,
+    count(*) FILTER (WHERE next_attempt_at IS NOT NULL),
+    count(*) FILTER (WHERE next_attempt_at IS NULL),
+    min(created_at) FILTER (WHERE next_attempt_at IS NOT NULL)
+FROM received_documents
 WHERE estado IN ('00', '04', '05')
 GROUP BY estado`
 	// qCertificatesExpiring counts the active companies by how soon their
@@ -59,20 +69,19 @@ func (s *Store) StoreState(ctx context.Context, now time.Time) (tenant.StoreStat
 	}
 	for rows.Next() {
 		var (
-			estado          string
+			kind, estado    string
 			service, caller int64
 			oldest          *time.Time // NULL: none the service works on
 		)
-		if err := rows.Scan(&estado, &service, &caller, &oldest); err != nil {
+		if err := rows.Scan(&kind, &estado, &service, &caller, &oldest); err != nil {
 			rows.Close()
 			return tenant.StoreState{}, fmt.Errorf("store state: unsettled documents: %w", err)
 		}
-		e := tenant.State(estado)
-		st.Unsettled[tenant.Unsettled{Estado: e, Waiting: tenant.WaitingService}] = service
-		st.Unsettled[tenant.Unsettled{Estado: e, Waiting: tenant.WaitingCaller}] = caller
-		if oldest != nil && (st.OldestServiceWaiting.IsZero() || oldest.Before(st.OldestServiceWaiting)) {
-			st.OldestServiceWaiting = oldest.UTC()
+		var first time.Time
+		if oldest != nil {
+			first = *oldest
 		}
+		st.AddUnsettled(tenant.UnsettledKind(kind), tenant.State(estado), service, caller, first)
 	}
 	if err := rows.Err(); err != nil {
 		return tenant.StoreState{}, fmt.Errorf("store state: unsettled documents: %w", err)

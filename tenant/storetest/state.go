@@ -11,10 +11,12 @@ import (
 	"facturad/tenant"
 )
 
-// StateStore is what the state suite needs: a store to make companies and
-// documents in, and the tenant.StateStore under test. Both adapters are one.
+// StateStore is what the state suite needs: a store to make companies,
+// documents and received documents in, and the tenant.StateStore under
+// test. Both adapters are one.
 type StateStore interface {
 	DocumentStore
+	tenant.ReceivedStore
 	tenant.StateStore
 }
 
@@ -28,6 +30,7 @@ func RunState(t *testing.T, open func(t *testing.T) StateStore) {
 	}{
 		{"ok/empty store", testStateEmpty},
 		{"ok/unsettled documents per state and the oldest", testStateDocuments},
+		{"ok/unsettled received documents' messages apart from documents", testStateReceived},
 		{"ok/certificates expiring of active companies", testStateCertificates},
 		{"ok/lease taken renewed and taken over after its end", testLeaseTakeover},
 		{"ok/released lease is free at once", testLeaseRelease},
@@ -49,15 +52,41 @@ func sameCounts(t *testing.T, what string, want, got map[tenant.Unsettled]int64)
 	}
 }
 
-// counts builds the expected counts: service and caller per state, in the
-// order 00, 04, 05.
+// counts builds the expected counts of issued documents: service and
+// caller per state, in the order 00, 04, 05; received documents' messages
+// none.
 func counts(service, caller [3]int64) map[tenant.Unsettled]int64 {
-	m := map[tenant.Unsettled]int64{}
+	return countsOf(tenant.UnsettledDocument, service, caller)
+}
+
+// countsOf builds the expected counts: those of kind as counts says, every
+// other kind's zero.
+func countsOf(kind tenant.UnsettledKind, service, caller [3]int64) map[tenant.Unsettled]int64 {
+	m := tenant.NewStoreState().Unsettled
 	for i, e := range tenant.UnsettledStates {
-		m[tenant.Unsettled{Estado: e, Waiting: tenant.WaitingService}] = service[i]
-		m[tenant.Unsettled{Estado: e, Waiting: tenant.WaitingCaller}] = caller[i]
+		m[tenant.Unsettled{Kind: kind, Estado: e, Waiting: tenant.WaitingService}] = service[i]
+		m[tenant.Unsettled{Kind: kind, Estado: e, Waiting: tenant.WaitingCaller}] = caller[i]
 	}
 	return m
+}
+
+// sameOldest fails the test unless the oldest row the service works on is
+// want for kind (zero: none) and none for the other kind, in UTC.
+func sameOldest(t *testing.T, what string, st tenant.StoreState, kind tenant.UnsettledKind, want time.Time) {
+	t.Helper()
+	for _, k := range tenant.UnsettledKinds {
+		got := st.OldestServiceWaiting[k]
+		w := time.Time{}
+		if k == kind {
+			w = want
+		}
+		if !got.Equal(w) {
+			t.Errorf("%s: OldestServiceWaiting[%s] %v, want %v", what, k, got, w)
+		}
+		if !got.IsZero() && !isUTC(got) {
+			t.Errorf("%s: OldestServiceWaiting[%s] %v is not UTC", what, k, got)
+		}
+	}
 }
 
 // stateNow is the "now" of the state tests.
@@ -67,9 +96,7 @@ func testStateEmpty(t *testing.T, s StateStore) {
 	st, err := s.StoreState(context.Background(), stateNow)
 	mustNot(t, "StoreState", err)
 	sameCounts(t, "empty store", counts([3]int64{}, [3]int64{}), st.Unsettled)
-	if !st.OldestServiceWaiting.IsZero() {
-		t.Errorf("OldestServiceWaiting %v, want zero", st.OldestServiceWaiting)
-	}
+	sameOldest(t, "empty store", st, tenant.UnsettledDocument, time.Time{})
 	if got := [3]int64{st.CertificatesWithin30d, st.CertificatesWithin7d, st.CertificatesExpired}; got != [3]int64{} {
 		t.Errorf("certificates (30d, 7d, expired) = %v, want none", got)
 	}
@@ -113,12 +140,7 @@ func testStateDocuments(t *testing.T, s StateStore) {
 		st, err := s.StoreState(ctx, stateNow)
 		mustNot(t, "StoreState "+what, err)
 		sameCounts(t, what, counts(service, caller), st.Unsettled)
-		if !st.OldestServiceWaiting.Equal(oldest.CreatedAt) {
-			t.Errorf("%s: OldestServiceWaiting %v, want %v (%s's creation)", what, st.OldestServiceWaiting, oldest.CreatedAt, oldest.IDExterno)
-		}
-		if !isUTC(st.OldestServiceWaiting) {
-			t.Errorf("%s: OldestServiceWaiting %v is not UTC", what, st.OldestServiceWaiting)
-		}
+		sameOldest(t, what+" ("+oldest.IDExterno+"'s creation)", st, tenant.UnsettledDocument, oldest.CreatedAt)
 	}
 	check("seeded", [3]int64{1, 1, 2}, [3]int64{1, 1, 1}, docs[2])
 
@@ -141,6 +163,70 @@ func testStateDocuments(t *testing.T, s StateStore) {
 	d.NextAttemptAt = time.Time{}
 	mustNot(t, "SaveDocument seventh", s.SaveDocument(ctx, &d))
 	check("after giving up", [3]int64{1, 0, 2}, [3]int64{1, 1, 1}, docs[1])
+}
+
+// testStateReceived: the company's messages on received documents are
+// counted under their own kind, as documents are (per state and side, the
+// oldest the service works on), and never mixed with the documents'.
+func testStateReceived(t *testing.T, s StateStore) {
+	ctx := context.Background()
+	f := newDocFixture(t, s)
+	next := stateNow.Add(time.Minute)
+	// An issued document in 05 the service works on, older than every
+	// message: it stays the documents' oldest, never the messages'.
+	d := minimalDocument(f.Branch, "issued-05", "01", "00001")
+	d.Estado, d.NextAttemptAt = tenant.StateNotSentYet, next
+	mustNot(t, "ReserveDocument", s.ReserveDocument(ctx, &d))
+	time.Sleep(2 * time.Millisecond)
+	states := []struct {
+		name string
+		st   tenant.State
+		next time.Time // zero: no next attempt, the company must act
+	}{
+		{"m-01", tenant.StateAccepted, time.Time{}},
+		{"m-05-caller", tenant.StateNotSentYet, time.Time{}}, // credentials refused
+		{"m-04", tenant.StateSent, next},
+		{"m-02", tenant.StateRejected, time.Time{}},
+		{"m-05", tenant.StateNotSentYet, next},
+		{"m-00-caller", tenant.StatePending, time.Time{}}, // certificate expired
+		{"m-00", tenant.StatePending, next},
+		{"m-05-b", tenant.StateNotSentYet, next},
+	}
+	var rs []tenant.ReceivedDocument
+	for i, x := range states {
+		r := dueReceived([]tenant.Branch{f.Branch, f.Branch2}[i%2], x.name, i+1, x.st, x.next)
+		mustNot(t, "ReserveReceived "+x.name, s.ReserveReceived(ctx, &r))
+		rs = append(rs, r)
+		time.Sleep(2 * time.Millisecond)
+	}
+	check := func(what string, service, caller [3]int64, oldest tenant.ReceivedDocument) {
+		t.Helper()
+		st, err := s.StoreState(ctx, stateNow)
+		mustNot(t, "StoreState "+what, err)
+		want := countsOf(tenant.UnsettledReceived, service, caller)
+		want[tenant.Unsettled{Kind: tenant.UnsettledDocument, Estado: tenant.StateNotSentYet, Waiting: tenant.WaitingService}] = 1
+		sameCounts(t, what, want, st.Unsettled)
+		if got := st.OldestServiceWaiting[tenant.UnsettledReceived]; !got.Equal(oldest.CreatedAt) || !isUTC(got) {
+			t.Errorf("%s: the messages' oldest %v, want %v (%s's creation, UTC)", what, got, oldest.CreatedAt, oldest.IDExterno)
+		}
+		if got := st.OldestServiceWaiting[tenant.UnsettledDocument]; !got.Equal(d.CreatedAt) {
+			t.Errorf("%s: the documents' oldest %v, want %v", what, got, d.CreatedAt)
+		}
+	}
+	check("seeded", [3]int64{1, 1, 2}, [3]int64{1, 0, 1}, rs[2])
+
+	// Accepting the oldest message the service works on moves the oldest
+	// to the next one.
+	r := rs[2]
+	r.Estado, r.NextAttemptAt = tenant.StateAccepted, time.Time{}
+	mustNot(t, "SaveReceived m-04", s.SaveReceived(ctx, &r))
+	check("after settling", [3]int64{1, 0, 2}, [3]int64{1, 0, 1}, rs[4])
+
+	// Credentials corrected: the refused 05 is due again, and the oldest.
+	r = rs[1]
+	r.NextAttemptAt = next
+	mustNot(t, "SaveReceived m-05-caller", s.SaveReceived(ctx, &r))
+	check("after rescheduling", [3]int64{1, 0, 3}, [3]int64{1, 0, 0}, rs[1])
 }
 
 func testStateCertificates(t *testing.T, s StateStore) {
@@ -311,9 +397,11 @@ func testLeaseArgs(t *testing.T, s StateStore) {
 // returns the StoreState it must read: two companies of documents in every
 // state (5 unsettled: two 00, one 04, two 05, of which one 00 and one 05
 // wait for their company, with no next attempt, and the others for the
-// service), and companies whose certificates expired (1), expire within 7
-// days (2) or within 30 days (3 in all). The oldest unsettled document
-// waits for its company, so it is not the oldest the service works on.
+// service), three messages on received documents (01; 04 for the service;
+// 05 for the company), and companies whose certificates expired (1),
+// expire within 7 days (2) or within 30 days (3 in all). The oldest
+// unsettled document waits for its company, so it is not the oldest the
+// service works on.
 // Other packages' tests use it to check what they export.
 func SeedState(tb testing.TB, s StateStore, now time.Time) tenant.StoreState {
 	tb.Helper()
@@ -337,14 +425,36 @@ func SeedState(tb testing.TB, s StateStore, now time.Time) tenant.StoreState {
 		if x.caller {
 			w = tenant.WaitingCaller
 		}
-		k := tenant.Unsettled{Estado: x.st, Waiting: w}
+		k := tenant.Unsettled{Kind: tenant.UnsettledDocument, Estado: x.st, Waiting: w}
 		if _, ok := want.Unsettled[k]; ok {
 			want.Unsettled[k]++
-			if w == tenant.WaitingService && want.OldestServiceWaiting.IsZero() {
-				want.OldestServiceWaiting = d.CreatedAt
+			if w == tenant.WaitingService && want.OldestServiceWaiting[k.Kind].IsZero() {
+				want.OldestServiceWaiting[k.Kind] = d.CreatedAt
 			}
 		}
 		time.Sleep(2 * time.Millisecond)
+	}
+	// The company's messages on received documents: one accepted, one 04
+	// the service polls, one 05 whose credentials were refused.
+	for i, x := range []struct {
+		st   tenant.State
+		next time.Time
+	}{{"01", time.Time{}}, {"04", now.Add(time.Minute)}, {"05", time.Time{}}} {
+		r := dueReceived(f.Branch, fmt.Sprintf("seed-received-%d-%s", i, x.st), i+1, x.st, x.next)
+		if err := s.ReserveReceived(ctx, &r); err != nil {
+			tb.Fatalf("seed received document %d: %v", i, err)
+		}
+		w := tenant.WaitingService
+		if x.next.IsZero() {
+			w = tenant.WaitingCaller
+		}
+		k := tenant.Unsettled{Kind: tenant.UnsettledReceived, Estado: x.st, Waiting: w}
+		if _, ok := want.Unsettled[k]; ok {
+			want.Unsettled[k]++
+			if w == tenant.WaitingService && want.OldestServiceWaiting[k.Kind].IsZero() {
+				want.OldestServiceWaiting[k.Kind] = r.CreatedAt
+			}
+		}
 	}
 	day := 24 * time.Hour
 	for i, expiry := range []time.Time{now.Add(-day), now.Add(day), now.Add(6 * day), now.Add(20 * day), now.Add(90 * day)} {
