@@ -198,6 +198,12 @@ type WebhookStore interface {
 	// DeliveryBacklog counts the pending webhook deliveries and returns
 	// the creation time of the oldest (zero when none).
 	DeliveryBacklog(ctx context.Context) (pending int, oldest time.Time, err error)
+	// PurgeDeliveries deletes settled outbox rows (delivered or failed,
+	// never pending) created before before, the oldest first: up to limit
+	// webhook deliveries and up to limit e-mails. It returns how many of
+	// each it deleted. Replicas may call it at once: a row is deleted by
+	// one of them.
+	PurgeDeliveries(ctx context.Context, before time.Time, limit int) (webhooks, emails int, err error)
 }
 
 // EmailDelivery is an accepted document's e-mail to its receptor.

@@ -118,6 +118,10 @@ type Config struct {
 	// or e-mail), doubled at each attempt; zero means the defaults.
 	DeliveryBackoff time.Duration
 	EmailWorkers    int
+	// DeliveryRetention is how long after its event a settled webhook
+	// delivery or e-mail is kept before the deliverers delete it; zero
+	// keeps them for ever.
+	DeliveryRetention time.Duration
 
 	// MasterKeyPrevious is the master key being rotated away from: values
 	// sealed under it still open, new ones are sealed under MasterKey.
@@ -149,6 +153,7 @@ func DefaultConfig() Config {
 		WebhookConcurrency: delivery.DefaultPerEndpoint,
 		WebhookTimeout:     delivery.DefaultAttemptTimeout,
 		EmailWorkers:       delivery.DefaultEmailWorkers,
+		DeliveryRetention:  delivery.DefaultRetention,
 	}
 }
 
@@ -211,6 +216,7 @@ func (c *Config) settings() []setting {
 		{name: "webhook_allow_private", usage: "let webhooks call loopback and private addresses (10/8, 172.16/12, 192.168/16, fc00::/7, localhost), for trials on one machine; only with hacienda_env sandbox. Link-local and other special addresses stay refused", bool: &c.WebhookAllowPrivate},
 		{name: "delivery_backoff", usage: "the wait after a first failed webhook or e-mail delivery, doubled at each attempt up to 6h, for 3 days", def: "5s for webhooks, 30s for e-mails", dur: &c.DeliveryBackoff},
 		{name: "email_workers", usage: "e-mails one replica sends at once", num: &c.EmailWorkers},
+		{name: "delivery_retention", usage: "how long after its event a delivered or failed webhook delivery or e-mail is kept (their logs over the API) before it is deleted, in small batches; 0 keeps them for ever", dur: &c.DeliveryRetention},
 		{name: "state_metrics_interval", usage: "how often one replica reads the documents waiting and the certificates expiring from the store for /metrics", dur: &c.StateMetricsInterval},
 	}
 }
@@ -351,6 +357,9 @@ func (c Config) Validate() error {
 	}
 	if c.DeliveryBackoff < 0 {
 		errs = append(errs, errors.New("delivery_backoff: must not be negative"))
+	}
+	if c.DeliveryRetention < 0 {
+		errs = append(errs, errors.New("delivery_retention: must not be negative (0 keeps the deliveries for ever)"))
 	}
 	if c.WebhookTimeout < 0 {
 		errs = append(errs, errors.New("webhook_timeout: must not be negative"))

@@ -404,6 +404,7 @@ func (w *wiring) startDelivery(ctx context.Context) error {
 		PerEndpoint:    w.c.WebhookConcurrency,
 		AttemptTimeout: w.c.WebhookTimeout,
 		BackoffBase:    w.c.DeliveryBackoff,
+		Retention:      retention(w.c.DeliveryRetention),
 		Logger:         w.log,
 		Registerer:     w.reg,
 	})
@@ -439,6 +440,16 @@ func (w *wiring) startDelivery(ctx context.Context) error {
 	w.stop.add("email", m.Stop)
 	w.log.Info("e-mail of accepted documents on", "smtp", server.String())
 	return nil
+}
+
+// retention is delivery_retention as delivery.Options takes it: the
+// setting's 0 (keep for ever) is a negative retention there, whose 0 is
+// the default.
+func retention(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
 }
 
 // leaseHolder names this process in the delivery leases.

@@ -474,3 +474,117 @@ func sealFor(f *fixture, companyID int64) ([]byte, error) {
 	w, _, err := f.svc.CreateWebhook(context.Background(), f.admin, companyID, tenant.WebhookInput{URL: "http://127.0.0.1:1/unused", Eventos: []string{"recibido.error"}})
 	return w.SealedSecret, err
 }
+
+// The deliverer deletes settled deliveries and e-mails past the
+// retention, in batches, on its own: a delivered webhook delivery and a
+// sent e-mail disappear, a delivery still being retried stays however
+// old, and the purged counter says how many went.
+func TestPurgeLoopDeletesSettled(t *testing.T) {
+	eachStore(t, func(t *testing.T, s store) {
+		ctx := context.Background()
+		f := newFixture(t, s)
+		c, b := f.company(t, "Retencion S.A.")
+		ok := newReceiver(t, nil)
+		okHook, secret := f.webhook(t, c.ID, ok.srv.URL, "documento.aceptado")
+		ok.secret = secret
+		down := newReceiver(t, func(int) int { return http.StatusServiceUnavailable })
+		downHook, secret := f.webhook(t, c.ID, down.srv.URL, "documento.aceptado")
+		down.secret = secret
+		var docs []tenant.Document
+		for range 3 {
+			docs = append(docs, f.event(t, b, tenant.StateAccepted, []string{"cliente@example.com"}))
+		}
+		// No mailer runs: the e-mails are recorded as sent here.
+		for _, d := range docs {
+			es, err := s.DocumentEmails(ctx, d.ID)
+			if err != nil || len(es) != 1 {
+				t.Fatalf("e-mails of %s: %v %v", d.Clave, es, err)
+			}
+			if err := s.RecordEmail(ctx, es[0].ID, tenant.EmailResult{At: time.Now()}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		deliveries := func(id int64) []tenant.Delivery {
+			t.Helper()
+			log, err := f.svc.WebhookDeliveries(ctx, f.admin, c.ID, id, tenant.DeliveryPage{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return log
+		}
+		f.deliverer(t, func(o *delivery.Options) {
+			o.Retention, o.PurgeInterval, o.PurgeBatch = 300*time.Millisecond, 20*time.Millisecond, 2
+		})
+		ok.wait(t, 3)
+		waitFor(t, func() bool {
+			if len(deliveries(okHook.ID)) != 0 {
+				return false
+			}
+			for _, d := range docs {
+				if es, err := s.DocumentEmails(ctx, d.ID); err != nil || len(es) != 0 {
+					return false
+				}
+			}
+			return true
+		})
+		left := deliveries(downHook.ID)
+		if len(left) != 3 {
+			t.Fatalf("%d deliveries left on the failing endpoint, want its 3 pending ones", len(left))
+		}
+		for _, l := range left {
+			if l.State() != tenant.DeliveryPending || l.Attempts < 1 {
+				t.Fatalf("a delivery being retried: %+v", l)
+			}
+		}
+		for kind, want := range map[string]float64{"webhook": 3, "email": 3} {
+			if v := purged(t, f.reg, kind); v != want {
+				t.Errorf("facturad_delivery_purged_total{kind=%q} = %v, want %v", kind, v, want)
+			}
+		}
+	})
+}
+
+// A retention that is negative keeps everything: no purge runs.
+func TestPurgeOffKeepsSettled(t *testing.T) {
+	f := newFixture(t, storetest.NewSQLiteStore(t))
+	c, b := f.company(t, "Para Siempre S.A.")
+	r := newReceiver(t, nil)
+	w, secret := f.webhook(t, c.ID, r.srv.URL, "documento.aceptado")
+	r.secret = secret
+	f.event(t, b, tenant.StateAccepted, nil)
+	f.deliverer(t, func(o *delivery.Options) {
+		o.Retention, o.PurgeInterval = -1, 10*time.Millisecond
+	})
+	r.wait(t, 1)
+	time.Sleep(200 * time.Millisecond) // ten purge intervals
+	log, err := f.svc.WebhookDeliveries(context.Background(), f.admin, c.ID, w.ID, tenant.DeliveryPage{})
+	if err != nil || len(log) != 1 {
+		t.Fatalf("log %v: %v, want the delivered one kept", log, err)
+	}
+	if v := purged(t, f.reg, "webhook"); v != 0 {
+		t.Fatalf("purged %v", v)
+	}
+}
+
+// purged reads facturad_delivery_purged_total{kind}.
+func purged(t *testing.T, reg *prometheus.Registry, kind string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != "facturad_delivery_purged_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "kind" && l.GetValue() == kind {
+					return m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	t.Fatalf("no facturad_delivery_purged_total{kind=%q}", kind)
+	return 0
+}

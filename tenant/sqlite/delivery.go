@@ -300,6 +300,35 @@ func (s *Store) DeliveryBacklog(ctx context.Context) (int, time.Time, error) {
 WHERE next_attempt_at IS NOT NULL`)
 }
 
+// The retention's deletes: settled rows created before ?1, the oldest
+// first, at most ?2, along the indexes of settled rows.
+const (
+	qPurgeHooks = `DELETE FROM webhook_deliveries WHERE id IN (
+    SELECT id FROM webhook_deliveries INDEXED BY webhook_deliveries_settled
+    WHERE next_attempt_at IS NULL AND created_at < ?1 ORDER BY created_at LIMIT ?2)`
+	qPurgeEmails = `DELETE FROM email_deliveries WHERE id IN (
+    SELECT id FROM email_deliveries INDEXED BY email_deliveries_settled
+    WHERE next_attempt_at IS NULL AND created_at < ?1 ORDER BY created_at LIMIT ?2)`
+)
+
+// PurgeDeliveries deletes up to limit settled webhook deliveries and up to
+// limit settled e-mails created before before.
+func (s *Store) PurgeDeliveries(ctx context.Context, before time.Time, limit int) (webhooks, emails int, err error) {
+	if limit < 1 {
+		return 0, 0, nil
+	}
+	var n [2]int
+	for i, q := range []string{qPurgeHooks, qPurgeEmails} {
+		res, err := s.write.ExecContext(ctx, q, formatTime(before), limit)
+		if err != nil {
+			return n[0], n[1], fmt.Errorf("purge deliveries: %w", err)
+		}
+		m, _ := res.RowsAffected()
+		n[i] = int(m)
+	}
+	return n[0], n[1], nil
+}
+
 // EmailBacklog counts the pending e-mails.
 func (s *Store) EmailBacklog(ctx context.Context) (int, time.Time, error) {
 	return backlog(ctx, s.read, `SELECT count(*), min(created_at) FROM email_deliveries WHERE next_attempt_at IS NOT NULL`)

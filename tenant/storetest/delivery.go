@@ -40,6 +40,7 @@ func RunDelivery(t *testing.T, open func(t *testing.T) DeliveryStore) {
 		{"ok/endpoints are leased to one holder, renewed and released to the back", testEndpointLeases},
 		{"ok/attempts are recorded: retried, delivered, failed", testDeliveryAttempts},
 		{"ok/the delivery log pages newest first", testDeliveryLog},
+		{"ok/settled deliveries and e-mails past the retention are deleted, oldest first, in batches", testDeliveryPurge},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -126,6 +127,12 @@ func newWebhook(t *testing.T, s DeliveryStore, companyID int64, url string, even
 // event, returning the saved document.
 func savedEvent(t *testing.T, s DeliveryStore, b tenant.Branch, idExterno string, to tenant.State, email []string) tenant.Document {
 	t.Helper()
+	return savedEventAt(t, s, b, idExterno, to, email, time.Now())
+}
+
+// savedEventAt is savedEvent with the event created at created.
+func savedEventAt(t *testing.T, s DeliveryStore, b tenant.Branch, idExterno string, to tenant.State, email []string, created time.Time) tenant.Document {
+	t.Helper()
 	ctx := context.Background()
 	d := minimalDocument(b, idExterno, "01", "00001")
 	if err := s.ReserveDocument(ctx, &d); err != nil {
@@ -134,7 +141,7 @@ func savedEvent(t *testing.T, s DeliveryStore, b tenant.Branch, idExterno string
 	d.Estado = to
 	d.Clave = fmt.Sprintf("506%047d", d.ID)
 	d.Event = &tenant.Event{From: tenant.StatePending, ID: "ev-" + idExterno, Name: "documento." + tenant.EventState(to),
-		Created: time.Now().UTC().Truncate(time.Microsecond), Clave: d.Clave, Payload: []byte(`{"clave":"` + d.Clave + `"}`), Email: email}
+		Created: created.UTC().Truncate(time.Microsecond), Clave: d.Clave, Payload: []byte(`{"clave":"` + d.Clave + `"}`), Email: email}
 	if err := s.SaveDocument(ctx, &d); err != nil {
 		t.Fatalf("SaveDocument: %v", err)
 	}
@@ -521,6 +528,90 @@ func testDeliveryAttempts(t *testing.T, s DeliveryStore) {
 	mustNot(t, "DeliveryBacklog", err)
 	if n != 0 {
 		t.Fatalf("backlog %d", n)
+	}
+}
+
+// testDeliveryPurge: settled webhook deliveries and e-mails created
+// before the cut are deleted, the oldest first and at most limit of each
+// per call; pending ones, however old, and newer ones stay.
+func testDeliveryPurge(t *testing.T, s DeliveryStore) {
+	ctx := context.Background()
+	f := newDocFixture(t, s)
+	w := newWebhook(t, s, f.Company.ID, "https://a.example/hook", "documento.aceptado")
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	cut := now.Add(-30 * 24 * time.Hour)
+	to := []string{"b@example.com"}
+	// Each document makes one delivery and one e-mail.
+	docs := map[string]tenant.Document{
+		"delivered-oldest": savedEventAt(t, s, f.Branch, "purge-1", tenant.StateAccepted, to, cut.Add(-3*time.Hour)),
+		"failed-old":       savedEventAt(t, s, f.Branch, "purge-2", tenant.StateAccepted, to, cut.Add(-2*time.Hour)),
+		"pending-old":      savedEventAt(t, s, f.Branch, "purge-3", tenant.StateAccepted, to, cut.Add(-4*time.Hour)),
+		"delivered-recent": savedEventAt(t, s, f.Branch, "purge-4", tenant.StateAccepted, to, cut.Add(time.Hour)),
+	}
+	hooks := map[string]tenant.Delivery{}
+	for _, dl := range allDeliveries(t, s, w.ID) {
+		for name, d := range docs {
+			if dl.Clave == d.Clave {
+				hooks[name] = dl
+			}
+		}
+	}
+	mails := map[string]tenant.EmailDelivery{}
+	for name, d := range docs {
+		es, err := s.DocumentEmails(ctx, d.ID)
+		mustNot(t, "DocumentEmails", err)
+		if len(es) != 1 || len(hooks) != len(docs) {
+			t.Fatalf("%s: %d e-mails, deliveries %v", name, len(es), hooks)
+		}
+		mails[name] = es[0]
+	}
+	for _, name := range []string{"delivered-oldest", "delivered-recent"} {
+		mustNot(t, "RecordAttempt", s.RecordAttempt(ctx, hooks[name].ID, tenant.AttemptResult{At: now, Status: 204}))
+		mustNot(t, "RecordEmail", s.RecordEmail(ctx, mails[name].ID, tenant.EmailResult{At: now}))
+	}
+	mustNot(t, "RecordAttempt", s.RecordAttempt(ctx, hooks["failed-old"].ID, tenant.AttemptResult{At: now, Error: "HTTP 500"}))
+	mustNot(t, "RecordEmail", s.RecordEmail(ctx, mails["failed-old"].ID, tenant.EmailResult{At: now, Error: "smtp data: 554 refused"}))
+	mustNot(t, "RecordAttempt", s.RecordAttempt(ctx, hooks["pending-old"].ID, tenant.AttemptResult{At: now, Error: "HTTP 500", Next: now.Add(time.Hour)}))
+	mustNot(t, "RecordEmail", s.RecordEmail(ctx, mails["pending-old"].ID, tenant.EmailResult{At: now, Error: "smtp rcpt: 451 later", Next: now.Add(time.Hour)}))
+
+	left := func() (hookNames, mailNames []string) {
+		t.Helper()
+		for _, dl := range allDeliveries(t, s, w.ID) {
+			for name, h := range hooks {
+				if h.ID == dl.ID {
+					hookNames = append(hookNames, name)
+				}
+			}
+		}
+		for name, d := range docs {
+			es, err := s.DocumentEmails(ctx, d.ID)
+			mustNot(t, "DocumentEmails", err)
+			if len(es) == 1 {
+				mailNames = append(mailNames, name)
+			}
+		}
+		slices.Sort(hookNames)
+		slices.Sort(mailNames)
+		return hookNames, mailNames
+	}
+	purge := func(limit, wantHooks, wantMails int, want ...string) {
+		t.Helper()
+		h, m, err := s.PurgeDeliveries(ctx, cut, limit)
+		mustNot(t, "PurgeDeliveries", err)
+		hn, mn := left()
+		if h != wantHooks || m != wantMails || !slices.Equal(hn, want) || !slices.Equal(mn, want) {
+			t.Fatalf("purge of %d: deleted %d deliveries and %d e-mails, left %v and %v; want %d, %d and %v",
+				limit, h, m, hn, mn, wantHooks, wantMails, want)
+		}
+	}
+	// The oldest settled first, one of each; then the rest; then nothing.
+	purge(1, 1, 1, "delivered-recent", "failed-old", "pending-old")
+	purge(100, 1, 1, "delivered-recent", "pending-old")
+	purge(100, 0, 0, "delivered-recent", "pending-old")
+	n, _, err := s.DeliveryBacklog(ctx)
+	mustNot(t, "DeliveryBacklog", err)
+	if n != 1 {
+		t.Fatalf("webhook backlog %d after the purges, want the pending one", n)
 	}
 }
 
