@@ -264,6 +264,12 @@ type EmailStore interface {
 	RecordEmail(ctx context.Context, id int64, r EmailResult) error
 	// DocumentEmails returns a document's e-mails, oldest first.
 	DocumentEmails(ctx context.Context, documentID int64) ([]EmailDelivery, error)
+	// RequeueEmails makes a document's failed e-mails pending again, due
+	// at at (an operator's resend once the cause is fixed): their failure
+	// time goes, their attempts and last error stay until the next
+	// attempt. Sent and pending e-mails are left alone. It returns how
+	// many it re-queued.
+	RequeueEmails(ctx context.Context, documentID int64, at time.Time) (int, error)
 	// EmailBacklog counts the pending e-mails and returns the creation
 	// time of the oldest (zero when none).
 	EmailBacklog(ctx context.Context) (pending int, oldest time.Time, err error)

@@ -462,8 +462,9 @@ func leaseHolder() (string, error) {
 	return fmt.Sprintf("%s/%d/%s", host, os.Getpid(), hex.EncodeToString(b)), nil
 }
 
-// documentEmails serves GET /api/documents/{clave}/email/v4: the pipeline
-// decides who may see the document, the store reads its e-mails.
+// documentEmails serves /api/documents/{clave}/email/v4: the pipeline
+// decides who may see the document, the store reads and re-queues its
+// e-mails.
 type documentEmails struct {
 	*pipeline.Pipeline
 	tenant.EmailStore
@@ -540,7 +541,8 @@ func (w *wiring) startGateway() (apiLn, adminLn net.Listener, errc <-chan error,
 		TrustedProxies: proxies,
 		Tenants:        w.tenants,
 		Routes: append(append(append(gateway.DocumentRoutes(w.docs), gateway.ReceivedRoutes(w.docs)...), gateway.WebhookRoutes(w.tenants)...),
-			list, listReceived, gateway.CalculateRoute(), gateway.CallbackRoute(w.docs), gateway.EmailRoute(documentEmails{w.docs, w.store})),
+			append([]gateway.Route{list, listReceived, gateway.CalculateRoute(), gateway.CallbackRoute(w.docs)},
+				gateway.EmailRoutes(documentEmails{w.docs, w.store})...)...),
 		Ready:       gateway.ReadyFunc(w.store.Ping),
 		ReadyChecks: checks,
 		Logger:      w.log,

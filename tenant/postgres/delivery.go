@@ -369,6 +369,16 @@ func (s *Store) RecordEmail(ctx context.Context, id int64, r tenant.EmailResult)
 	return nil
 }
 
+// RequeueEmails makes a document's failed e-mails due again at at.
+func (s *Store) RequeueEmails(ctx context.Context, documentID int64, at time.Time) (int, error) {
+	tag, err := s.pool.Exec(ctx, `UPDATE email_deliveries SET failed_at = NULL, next_attempt_at = $2
+WHERE document_id = $1 AND failed_at IS NOT NULL AND sent_at IS NULL`, documentID, at.UTC().Truncate(time.Microsecond))
+	if err != nil {
+		return 0, fmt.Errorf("re-queue the e-mails of document %d: %w", documentID, err)
+	}
+	return int(tag.RowsAffected()), nil
+}
+
 // DocumentEmails returns a document's e-mails, oldest first.
 func (s *Store) DocumentEmails(ctx context.Context, documentID int64) ([]tenant.EmailDelivery, error) {
 	rows, err := s.pool.Query(ctx, `SELECT `+emailColumns+` FROM email_deliveries WHERE document_id = $1 ORDER BY id`, documentID)

@@ -417,6 +417,20 @@ func (s *Store) RecordEmail(ctx context.Context, id int64, r tenant.EmailResult)
 	return nil
 }
 
+// RequeueEmails makes a document's failed e-mails due again at at.
+func (s *Store) RequeueEmails(ctx context.Context, documentID int64, at time.Time) (int, error) {
+	res, err := s.write.ExecContext(ctx, `UPDATE email_deliveries SET failed_at = NULL, next_attempt_at = ?
+WHERE document_id = ? AND failed_at IS NOT NULL AND sent_at IS NULL`, formatTime(at), documentID)
+	if err != nil {
+		return 0, fmt.Errorf("re-queue the e-mails of document %d: %w", documentID, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, fmt.Errorf("re-queue the e-mails of document %d: %w", documentID, err)
+	}
+	return int(n), nil
+}
+
 // DocumentEmails returns a document's e-mails, oldest first.
 func (s *Store) DocumentEmails(ctx context.Context, documentID int64) ([]tenant.EmailDelivery, error) {
 	rows, err := s.read.QueryContext(ctx, `SELECT `+emailColumns+` FROM email_deliveries WHERE document_id = ? ORDER BY id`, documentID)

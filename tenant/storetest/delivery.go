@@ -37,6 +37,7 @@ func RunDelivery(t *testing.T, open func(t *testing.T) DeliveryStore) {
 		{"error/a stale save writes no event", testOutboxStaleSave},
 		{"ok/received documents write their events too", testOutboxReceived},
 		{"ok/an accepted document's e-mail is written, claimed and recorded", testOutboxEmail},
+		{"ok/a document's failed e-mails are re-queued, its sent and pending ones left alone", testRequeueEmails},
 		{"ok/endpoints are leased to one holder, renewed and released to the back", testEndpointLeases},
 		{"ok/attempts are recorded: retried, delivered, failed", testDeliveryAttempts},
 		{"ok/the delivery log pages newest first", testDeliveryLog},
@@ -421,6 +422,59 @@ func testOutboxEmail(t *testing.T, s DeliveryStore) {
 	es, _ = s.DocumentEmails(ctx, d3.ID)
 	if es[0].State() != tenant.DeliveryFailed || es[0].LastError != "554 refused" || len(es[0].Rejected) != 1 {
 		t.Fatalf("failed e-mail %+v", es[0])
+	}
+}
+
+// testRequeueEmails: RequeueEmails makes a document's failed e-mail
+// pending and due again, keeping its attempts and last error; another
+// document's failed e-mail, and sent ones, stay as they are.
+func testRequeueEmails(t *testing.T, s DeliveryStore) {
+	ctx := context.Background()
+	f := newDocFixture(t, s)
+	d := savedEvent(t, s, f.Branch, "requeue-1", tenant.StateAccepted, []string{"a@example.com"})
+	other := savedEvent(t, s, f.Branch, "requeue-2", tenant.StateAccepted, []string{"b@example.com"})
+	sent := savedEvent(t, s, f.Branch, "requeue-3", tenant.StateAccepted, []string{"c@example.com"})
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	email := func(d tenant.Document) tenant.EmailDelivery {
+		t.Helper()
+		es, err := s.DocumentEmails(ctx, d.ID)
+		mustNot(t, "DocumentEmails", err)
+		if len(es) != 1 {
+			t.Fatalf("%d e-mails of %s", len(es), d.IDExterno)
+		}
+		return es[0]
+	}
+	for _, x := range []tenant.Document{d, other} {
+		mustNot(t, "RecordEmail", s.RecordEmail(ctx, email(x).ID, tenant.EmailResult{At: now, Error: "smtp auth: 535 bad credentials"}))
+	}
+	mustNot(t, "RecordEmail", s.RecordEmail(ctx, email(sent).ID, tenant.EmailResult{At: now}))
+
+	at := now.Add(time.Second)
+	n, err := s.RequeueEmails(ctx, d.ID, at)
+	mustNot(t, "RequeueEmails", err)
+	e := email(d)
+	if n != 1 || e.State() != tenant.DeliveryPending || !e.NextAttemptAt.Equal(at) || !e.FailedAt.IsZero() ||
+		e.Attempts != 1 || e.LastError != "smtp auth: 535 bad credentials" {
+		t.Fatalf("re-queued %d: %+v", n, e)
+	}
+	if e := email(other); e.State() != tenant.DeliveryFailed {
+		t.Fatalf("another document's e-mail: %+v", e)
+	}
+	claimed, err := s.ClaimDueEmails(ctx, at, at.Add(time.Minute), 10)
+	mustNot(t, "ClaimDueEmails", err)
+	if len(claimed) != 1 || claimed[0].ID != e.ID {
+		t.Fatalf("claimed %+v, want the re-queued e-mail", claimed)
+	}
+	// Pending (claimed) and sent e-mails are not failed: nothing to do.
+	for _, x := range []tenant.Document{d, sent} {
+		n, err := s.RequeueEmails(ctx, x.ID, at)
+		mustNot(t, "RequeueEmails", err)
+		if n != 0 {
+			t.Fatalf("re-queued %d e-mails of %s, want none", n, x.IDExterno)
+		}
+	}
+	if e := email(sent); e.State() != tenant.DeliveryDelivered || !e.NextAttemptAt.IsZero() {
+		t.Fatalf("a sent e-mail: %+v", e)
 	}
 }
 
