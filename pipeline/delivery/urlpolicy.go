@@ -93,7 +93,7 @@ func (p URLPolicy) CheckWebhookURL(ctx context.Context, raw string) error {
 	// One answer whether the name does not resolve or resolves to an
 	// address the policy refuses: telling them apart, or naming the
 	// address, would let a company map the network's internal names.
-	refused := fmt.Errorf("%w: the host %q does not resolve, or not only to public addresses", ErrForbiddenAddress, host)
+	refused := fmt.Errorf("%w: the host does not resolve to a public address", ErrForbiddenAddress)
 	if !p.AllowPrivate {
 		refused = fmt.Errorf("%w%s", refused, privateHint)
 	}
