@@ -120,6 +120,7 @@ type Deliverer struct {
 	*worker[tenant.Endpoint]
 	o      Options
 	client *http.Client
+	health *endpointHealth
 }
 
 // New checks the options and returns a Deliverer.
@@ -168,8 +169,19 @@ func New(o Options) (*Deliverer, error) {
 			ForceAttemptHTTP2:     true,
 		}
 	}
+	health := newEndpointHealth(DefaultHealthWindow, o.Clock)
+	if o.Registerer != nil {
+		if err := o.Registerer.Register(health); err != nil {
+			var are prometheus.AlreadyRegisteredError
+			if !errors.As(err, &are) {
+				return nil, err
+			}
+			// Another deliverer of this process exports its own view.
+		}
+	}
 	d := &Deliverer{
-		o: o,
+		o:      o,
+		health: health,
 		client: &http.Client{
 			Transport: tr,
 			Timeout:   o.AttemptTimeout,
@@ -315,6 +327,7 @@ func (d *Deliverer) attempt(ep tenant.Endpoint, secret []byte, dl tenant.Deliver
 		}
 	}
 	d.metrics.attempts.WithLabelValues("webhook", outcome).Inc()
+	d.health.record(ep.ID, reason != "")
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(d.ctx), 10*time.Second)
 	defer cancel()
 	if err := d.o.Store.RecordAttempt(ctx, dl.ID, r); err != nil {

@@ -588,3 +588,48 @@ func purged(t *testing.T, reg *prometheus.Registry, kind string) float64 {
 	t.Fatalf("no facturad_delivery_purged_total{kind=%q}", kind)
 	return 0
 }
+
+// facturad_webhook_endpoints counts webhooks, not attempts: one dead
+// endpoint, however many deliveries it retries, is one failing webhook
+// beside the healthy ones.
+func TestWebhookEndpointsGauge(t *testing.T) {
+	f := newFixture(t, storetest.NewSQLiteStore(t))
+	var healthy []*receiver
+	for i := range 3 {
+		c, b := f.company(t, fmt.Sprintf("Sana %d S.A.", i))
+		r := newReceiver(t, nil)
+		_, r.secret = f.webhook(t, c.ID, r.srv.URL, "documento.aceptado")
+		f.event(t, b, tenant.StateAccepted, nil)
+		healthy = append(healthy, r)
+	}
+	c, b := f.company(t, "Caida S.A.")
+	dead := newReceiver(t, func(int) int { return http.StatusBadGateway })
+	_, dead.secret = f.webhook(t, c.ID, dead.srv.URL, "documento.aceptado")
+	for range 10 {
+		f.event(t, b, tenant.StateAccepted, nil)
+	}
+	f.deliverer(t, nil)
+	for _, r := range healthy {
+		r.wait(t, 1)
+	}
+	waitFor(t, func() bool {
+		dead.mu.Lock()
+		defer dead.mu.Unlock()
+		return dead.requests >= 20 // every delivery retried at least once
+	})
+	got := map[string]float64{}
+	mfs, err := f.reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == "facturad_webhook_endpoints" {
+			for _, m := range mf.GetMetric() {
+				got[m.GetLabel()[0].GetValue()] = m.GetGauge().GetValue()
+			}
+		}
+	}
+	if got["healthy"] != 3 || got["failing"] != 1 {
+		t.Fatalf("facturad_webhook_endpoints %v, want 3 healthy and 1 failing", got)
+	}
+}
