@@ -329,8 +329,7 @@ func testDocumentsEndToEnd(t *testing.T, store tenant.Store) {
 	if w.ca, err = certmint.NewCA(certmint.CAOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	w.testBundle = setup(t, Options{Tenants: svc, Routes: append(append(DocumentRoutes(p), ReceivedRoutes(p)...),
-		EmailRoute(documentEmails{p, emails}))})
+	w.testBundle = setup(t, Options{Tenants: svc, Routes: append(append(DocumentRoutes(p), ReceivedRoutes(p)...), EmailRoutes(documentEmails{p, emails})...)})
 	co := w.createCompany(t, w.admin, "3101123456", "Documentos de Prueba S.A.")
 	other := w.createCompany(t, w.admin, "3101654321", "Otra Empresa S.A.")
 
@@ -427,11 +426,7 @@ func testDocumentsEndToEnd(t *testing.T, store tenant.Store) {
 			t.Errorf("e-mail: %v", e)
 		}
 	}
-	if r := w.do(t, "GET", "/api/documents/50699999999999999999999999999999999999999999999999/email/v4", &co.user, "", nil); r.status != 404 {
-		t.Errorf("e-mails of an unknown clave: %d %s", r.status, r.body)
-	} else {
-		requireA7(t, r, 404)
-	}
+	testDocumentEmails(t, w, emails, co, other, clave)
 
 	// Another company's user sees nothing of it, not even that it exists.
 	for _, path := range []string{"/api/documents/" + clave + "/v4", "/api/documents/" + clave + "/xml/v4", "/api/documents/" + clave + "/response-xml/v4",
@@ -539,5 +534,73 @@ func testDocumentsEndToEnd(t *testing.T, store tenant.Store) {
 			}
 			requireA7(t, r, 404)
 		}
+	}
+}
+
+// testDocumentEmails: the accepted document's e-mail to its receptor is
+// listed to its company (every answer held to the OpenAPI by w.do), not
+// to another; once it failed, only an admin re-queues it, and it is
+// pending again with its attempt and error kept.
+func testDocumentEmails(t *testing.T, w *world, emails tenant.EmailStore, co, other tenantCompany, clave string) {
+	t.Helper()
+	path := "/api/documents/" + clave + "/email/v4"
+	// set: a time the answer gives (an unset one reads 0001-01-01T00:00:00).
+	set := func(v any) bool {
+		s, _ := v.(string)
+		return s != "" && !strings.HasPrefix(s, "0001-")
+	}
+	read := func(c *creds) map[string]any {
+		t.Helper()
+		r := w.do(t, "GET", path, c, "", nil)
+		list := r.array(t)
+		if r.status != 200 || len(list) != 1 {
+			t.Fatalf("e-mails: %d %s", r.status, r.body)
+		}
+		return list[0]
+	}
+	e := read(&co.user)
+	if e["estado"] != "pendiente" || fmt.Sprint(e["destinatarios"]) != "[cliente@example.com]" || num(e["intentos"]) != 0 {
+		t.Fatalf("the accepted document's e-mail: %v", e)
+	}
+	requireA7(t, w.do(t, "GET", path, &other.user, "", nil), 404)
+	requireA7(t, w.do(t, "GET", "/api/documents/"+strings.Repeat("5", 50)+"/email/v4", &co.user, "", nil), 404)
+
+	// The mail server refused it for good.
+	ctx := context.Background()
+	doc, err := w.store.(pipeline.Store).DocumentByClave(ctx, clave)
+	if err != nil {
+		t.Fatal(err)
+	}
+	es, err := emails.DocumentEmails(ctx, doc.ID)
+	if err != nil || len(es) != 1 {
+		t.Fatalf("e-mails %v: %v", es, err)
+	}
+	if err := emails.RecordEmail(ctx, es[0].ID, tenant.EmailResult{At: time.Now(), Error: "smtp data: 554 refused"}); err != nil {
+		t.Fatal(err)
+	}
+	if e := read(&co.user); e["estado"] != "fallido" || !set(e["fallido"]) || set(e["proximoIntento"]) {
+		t.Fatalf("failed e-mail: %v", e)
+	}
+	// Only the operator re-queues: the company and another get 404.
+	for _, c := range []*creds{&co.user, &other.user} {
+		requireA7(t, w.do(t, "POST", path, c, "", nil), 404)
+	}
+	if e := read(&co.user); e["estado"] != "fallido" {
+		t.Fatalf("after refused re-queues: %v", e)
+	}
+	requireA7(t, w.do(t, "POST", "/api/documents/"+strings.Repeat("5", 50)+"/email/v4", &w.admin, "", nil), 404)
+	for range 2 { // the second finds nothing failed and changes nothing
+		r := w.do(t, "POST", path, &w.admin, "", nil)
+		list := r.array(t)
+		if r.status != 200 || len(list) != 1 {
+			t.Fatalf("re-queue: %d %s", r.status, r.body)
+		}
+		if e := list[0]; e["estado"] != "pendiente" || num(e["intentos"]) != 1 || e["ultimoError"] != "smtp data: 554 refused" ||
+			set(e["fallido"]) || !set(e["proximoIntento"]) {
+			t.Fatalf("re-queued e-mail: %v", e)
+		}
+	}
+	if e := read(&co.user); e["estado"] != "pendiente" {
+		t.Fatalf("re-queued e-mail read by its company: %v", e)
 	}
 }

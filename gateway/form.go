@@ -181,6 +181,35 @@ func (f *fields) lookup(name string, aliases ...string) (string, bool) {
 	return "", false
 }
 
+// text reads a field that must be a JSON string (or null, or absent: "").
+// Unlike str it takes no number for its literal text: a URL or a name
+// given as a number is a mistake, reported as the send request reports a
+// value of the wrong JSON type. Form bodies have only text.
+func (f *fields) text(name string) string {
+	if f.json == nil {
+		return f.str(name)
+	}
+	raw := bytes.TrimSpace(f.json[strings.ToLower(name)])
+	if len(raw) == 0 || string(raw) == "null" || raw[0] == '"' {
+		return f.str(name)
+	}
+	f.addErr(name, "must be a JSON string, not "+jsonTypeName(raw))
+	return ""
+}
+
+// jsonTypeName names the JSON type of a value that is not a string or null.
+func jsonTypeName(raw []byte) string {
+	switch raw[0] {
+	case '{':
+		return "an object"
+	case '[':
+		return "an array"
+	case 't', 'f':
+		return "a boolean"
+	}
+	return "a number"
+}
+
 // flag reads an S/N flag; true/false (JSON booleans or text) and si/no are
 // accepted too. Absent or empty is "".
 func (f *fields) flag(name string, aliases ...string) string {

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"facturad/tenant"
 	"facturad/tenant/docview"
@@ -22,12 +23,13 @@ type Webhooks interface {
 	WebhookDeliveries(ctx context.Context, p tenant.Principal, companyID, id int64, page tenant.DeliveryPage) ([]tenant.Delivery, error)
 }
 
-// DocumentEmails reads an accepted document's e-mails: Document decides
-// who may see the document (*pipeline.Pipeline), Emails reads them (the
-// store's tenant.EmailStore).
+// DocumentEmails reads and re-queues an accepted document's e-mails:
+// Document decides who may see the document (*pipeline.Pipeline), the
+// store's tenant.EmailStore reads and re-queues them.
 type DocumentEmails interface {
 	Document(ctx context.Context, p tenant.Principal, clave string) (tenant.Document, error)
 	DocumentEmails(ctx context.Context, documentID int64) ([]tenant.EmailDelivery, error)
+	RequeueEmails(ctx context.Context, documentID int64, at time.Time) (int, error)
 }
 
 // WebhookRoutes returns the webhook calls of A.12 and the delivery log.
@@ -41,25 +43,48 @@ func WebhookRoutes(w Webhooks) []Route {
 	}
 }
 
-// EmailRoute returns GET /api/documents/{clave}/email/v4: the document's
-// e-mails to its receptor and what the mail server said.
-func EmailRoute(d DocumentEmails) Route {
-	return Route{Method: http.MethodGet, Path: "/api/documents/{clave}/email/v4", MaxBody: noBodyLimit,
-		Handle: func(ctx context.Context, r *Request) (Reply, error) {
-			doc, err := d.Document(ctx, r.Principal, r.Params["clave"])
-			if err != nil {
-				return Reply{}, err
-			}
-			es, err := d.DocumentEmails(ctx, doc.ID)
-			if err != nil {
-				return Reply{}, err
-			}
-			out := make([]emailAnswer, len(es))
-			for i, e := range es {
-				out[i] = newEmailAnswer(e)
-			}
-			return Reply{JSON: out}, nil
-		}}
+// EmailRoutes returns GET /api/documents/{clave}/email/v4, the
+// document's e-mails to its receptor and what the mail server said, and
+// POST on the same path, which an admin uses to send its failed e-mails
+// again once the cause (the mail server, its credentials) is fixed. The
+// POST is the operator's: anyone else gets 404, as for a document they
+// cannot see.
+func EmailRoutes(d DocumentEmails) []Route {
+	list := func(ctx context.Context, doc tenant.Document) (Reply, error) {
+		es, err := d.DocumentEmails(ctx, doc.ID)
+		if err != nil {
+			return Reply{}, err
+		}
+		out := make([]emailAnswer, len(es))
+		for i, e := range es {
+			out[i] = newEmailAnswer(e)
+		}
+		return Reply{JSON: out}, nil
+	}
+	return []Route{
+		{Method: http.MethodGet, Path: "/api/documents/{clave}/email/v4", MaxBody: noBodyLimit,
+			Handle: func(ctx context.Context, r *Request) (Reply, error) {
+				doc, err := d.Document(ctx, r.Principal, r.Params["clave"])
+				if err != nil {
+					return Reply{}, err
+				}
+				return list(ctx, doc)
+			}},
+		{Method: http.MethodPost, Path: "/api/documents/{clave}/email/v4", MaxBody: noBodyLimit,
+			Handle: func(ctx context.Context, r *Request) (Reply, error) {
+				if r.Principal.Role != tenant.RoleAdmin {
+					return Reply{}, tenant.ErrNotFound
+				}
+				doc, err := d.Document(ctx, r.Principal, r.Params["clave"])
+				if err != nil {
+					return Reply{}, err
+				}
+				if _, err := d.RequeueEmails(ctx, doc.ID, time.Now()); err != nil {
+					return Reply{}, err
+				}
+				return list(ctx, doc)
+			}},
+	}
 }
 
 type webhookHandlers struct{ w Webhooks }
@@ -155,7 +180,7 @@ func (h webhookHandlers) create(ctx context.Context, r *Request) (Reply, error) 
 	if err != nil {
 		return Reply{}, err
 	}
-	in := tenant.WebhookInput{URL: f.str("url")}
+	in := tenant.WebhookInput{URL: f.text("url")}
 	in.Eventos = f.strs("eventos")
 	if err := f.err(); err != nil {
 		return Reply{}, err

@@ -35,7 +35,7 @@ func TestOutboxEvents(t *testing.T) {
 					tenant.EmailStore
 				})
 				w := tenant.Webhook{CompanyID: b.company.ID, URL: "https://hooks.example/x", Eventos: tenant.EventNames(), SealedSecret: []byte("s")}
-				if err := ws.CreateWebhook(ctx, &w); err != nil {
+				if err := ws.CreateWebhook(ctx, &w, 10); err != nil {
 					t.Fatal(err)
 				}
 				out := b.mustSend(t, request("01", "outbox-1"))

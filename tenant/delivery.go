@@ -2,6 +2,7 @@ package tenant
 
 import (
 	"context"
+	"errors"
 	"time"
 )
 
@@ -151,13 +152,20 @@ type DeliveryPage struct {
 	Limit  int
 }
 
+// ErrWebhookLimit is a webhook refused because its company has as many as
+// it may have.
+var ErrWebhookLimit = errors.New("the company has as many webhooks as it may have")
+
 // WebhookStore keeps webhooks and the outbox of their deliveries. Both
 // store adapters implement it; the outbox rows are written by
 // SaveDocument and SaveReceived (see Event).
 type WebhookStore interface {
-	// CreateWebhook inserts w and sets its ID and CreatedAt. A company that
-	// does not exist is ErrNotFound.
-	CreateWebhook(ctx context.Context, w *Webhook) error
+	// CreateWebhook inserts w and sets its ID and CreatedAt, unless the
+	// company already has limit webhooks (ErrWebhookLimit). The count and
+	// the insert are one atomic step: creates at once never leave the
+	// company with more than limit. A company that does not exist is
+	// ErrNotFound.
+	CreateWebhook(ctx context.Context, w *Webhook, limit int) error
 	// Webhooks lists a company's webhooks by id.
 	Webhooks(ctx context.Context, companyID int64) ([]Webhook, error)
 	// Webhook returns one webhook of the company (ErrNotFound when it is
@@ -190,6 +198,12 @@ type WebhookStore interface {
 	// DeliveryBacklog counts the pending webhook deliveries and returns
 	// the creation time of the oldest (zero when none).
 	DeliveryBacklog(ctx context.Context) (pending int, oldest time.Time, err error)
+	// PurgeDeliveries deletes settled outbox rows (delivered or failed,
+	// never pending) created before before, the oldest first: up to limit
+	// webhook deliveries and up to limit e-mails. It returns how many of
+	// each it deleted. Replicas may call it at once: a row is deleted by
+	// one of them.
+	PurgeDeliveries(ctx context.Context, before time.Time, limit int) (webhooks, emails int, err error)
 }
 
 // EmailDelivery is an accepted document's e-mail to its receptor.
@@ -250,6 +264,12 @@ type EmailStore interface {
 	RecordEmail(ctx context.Context, id int64, r EmailResult) error
 	// DocumentEmails returns a document's e-mails, oldest first.
 	DocumentEmails(ctx context.Context, documentID int64) ([]EmailDelivery, error)
+	// RequeueEmails makes a document's failed e-mails pending again, due
+	// at at (an operator's resend once the cause is fixed): their failure
+	// time goes, their attempts and last error stay until the next
+	// attempt. Sent and pending e-mails are left alone. It returns how
+	// many it re-queued.
+	RequeueEmails(ctx context.Context, documentID int64, at time.Time) (int, error)
 	// EmailBacklog counts the pending e-mails and returns the creation
 	// time of the oldest (zero when none).
 	EmailBacklog(ctx context.Context) (pending int, oldest time.Time, err error)

@@ -25,7 +25,9 @@ type WebhookInput struct {
 	Eventos []string
 }
 
-// maxWebhooks bounds a company's webhooks: each is a delivery per event.
+// maxWebhooks bounds a company's webhooks: each is a delivery per event,
+// written in the save of every change of estado, and a row the deliverers'
+// claims scan. The store enforces it (WebhookStore.CreateWebhook).
 const maxWebhooks = 10
 
 // DeliveryLogLimit is the most deliveries one page of the log returns.
@@ -83,20 +85,18 @@ func (s *Service) CreateWebhook(ctx context.Context, p Principal, companyID int6
 	if err := ve.orNil(); err != nil {
 		return Webhook{}, "", err
 	}
-	existing, err := ws.Webhooks(ctx, companyID)
-	if err != nil {
-		return Webhook{}, "", fmt.Errorf("webhooks of company %d: %w", companyID, err)
-	}
-	if len(existing) >= maxWebhooks {
-		return Webhook{}, "", invalidField("url", "a company has at most %d webhooks; delete one first", maxWebhooks)
-	}
 	secret := "whsec_" + rand.Text() + rand.Text()
 	sealed, err := s.sealer.Seal(companyID, PurposeWebhookSecret, []byte(secret))
 	if err != nil {
 		return Webhook{}, "", fmt.Errorf("seal the webhook secret: %w", err)
 	}
 	w := Webhook{CompanyID: companyID, URL: in.URL, Eventos: eventos, SealedSecret: sealed}
-	if err := ws.CreateWebhook(ctx, &w); err != nil {
+	// The store counts and inserts in one step, so that creates at once
+	// cannot pass the cap together.
+	if err := ws.CreateWebhook(ctx, &w, maxWebhooks); err != nil {
+		if errors.Is(err, ErrWebhookLimit) {
+			return Webhook{}, "", invalidField("url", "a company has at most %d webhooks; delete one first", maxWebhooks)
+		}
 		return Webhook{}, "", err
 	}
 	return w, secret, nil

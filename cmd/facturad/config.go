@@ -110,10 +110,19 @@ type Config struct {
 	WebhookWorkers     int
 	WebhookConcurrency int
 	WebhookTimeout     time.Duration
+	// WebhookAllowPrivate lets webhooks call loopback and private
+	// addresses, for trials on one machine; only in the sandbox
+	// environment. Every other environment, and the sandbox without it,
+	// allows public addresses only.
+	WebhookAllowPrivate bool
 	// DeliveryBackoff is the first wait after a failed delivery (webhook
 	// or e-mail), doubled at each attempt; zero means the defaults.
 	DeliveryBackoff time.Duration
 	EmailWorkers    int
+	// DeliveryRetention is how long after its event a settled webhook
+	// delivery or e-mail is kept before the deliverers delete it; zero
+	// keeps them for ever.
+	DeliveryRetention time.Duration
 
 	// MasterKeyPrevious is the master key being rotated away from: values
 	// sealed under it still open, new ones are sealed under MasterKey.
@@ -145,6 +154,7 @@ func DefaultConfig() Config {
 		WebhookConcurrency: delivery.DefaultPerEndpoint,
 		WebhookTimeout:     delivery.DefaultAttemptTimeout,
 		EmailWorkers:       delivery.DefaultEmailWorkers,
+		DeliveryRetention:  delivery.DefaultRetention,
 	}
 }
 
@@ -204,8 +214,10 @@ func (c *Config) settings() []setting {
 		{name: "webhook_workers", usage: "webhooks one replica delivers to at once", num: &c.WebhookWorkers},
 		{name: "webhook_concurrency", usage: "deliveries in flight to one webhook at once, over every replica", num: &c.WebhookConcurrency},
 		{name: "webhook_timeout", usage: "how long one webhook delivery may take, connection included", dur: &c.WebhookTimeout},
+		{name: "webhook_allow_private", usage: "let webhooks call loopback and private addresses (10/8, 172.16/12, 192.168/16, fc00::/7, localhost), for trials on one machine; only with hacienda_env sandbox. Link-local and other special addresses stay refused", bool: &c.WebhookAllowPrivate},
 		{name: "delivery_backoff", usage: "the wait after a first failed webhook or e-mail delivery, doubled at each attempt up to 6h, for 3 days", def: "5s for webhooks, 30s for e-mails", dur: &c.DeliveryBackoff},
 		{name: "email_workers", usage: "e-mails one replica sends at once", num: &c.EmailWorkers},
+		{name: "delivery_retention", usage: "how long after its event a delivered or failed webhook delivery or e-mail is kept (their logs over the API) before it is deleted, in small batches; 0 keeps them for ever", dur: &c.DeliveryRetention},
 		{name: "state_metrics_interval", usage: "how often one replica reads the documents waiting and the certificates expiring from the store for /metrics", dur: &c.StateMetricsInterval},
 	}
 }
@@ -384,8 +396,14 @@ func (c Config) Validate() error {
 			errs = append(errs, err)
 		}
 	}
+	if c.WebhookAllowPrivate && c.HaciendaEnv != "sandbox" {
+		errs = append(errs, errors.New("webhook_allow_private: only with hacienda_env sandbox (it lets the companies' webhooks reach the service's own network)"))
+	}
 	if c.DeliveryBackoff < 0 {
 		errs = append(errs, errors.New("delivery_backoff: must not be negative"))
+	}
+	if c.DeliveryRetention < 0 {
+		errs = append(errs, errors.New("delivery_retention: must not be negative (0 keeps the deliveries for ever)"))
 	}
 	if c.WebhookTimeout < 0 {
 		errs = append(errs, errors.New("webhook_timeout: must not be negative"))

@@ -148,6 +148,10 @@ func TestValidate(t *testing.T) {
 		{name: "error/admin password too short", mutate: func(c *Config) { c.AdminPassword = "eleven-char" }, wantErr: "admin_password: must have at least 12 characters"},
 		{name: "error/admin token too short", mutate: func(c *Config) { c.AdminToken = strings.Repeat("t", 31) }, wantErr: "admin_token: must have at least 32 characters"},
 		{name: "error/admin user", mutate: func(c *Config) { c.AdminUser = "a b" }, wantErr: "admin_user: must have 3 to 64"},
+		{name: "ok/webhooks to private addresses in the sandbox", mutate: func(c *Config) { c.WebhookAllowPrivate = true }},
+		{name: "error/webhooks to private addresses outside the sandbox", mutate: func(c *Config) { c.HaciendaEnv, c.WebhookAllowPrivate = "staging", true }, wantErr: "webhook_allow_private: only with hacienda_env sandbox"},
+		{name: "ok/deliveries kept for ever", mutate: func(c *Config) { c.DeliveryRetention = 0 }},
+		{name: "error/negative delivery retention", mutate: func(c *Config) { c.DeliveryRetention = -time.Hour }, wantErr: "delivery_retention: must not be negative"},
 		{name: "error/tls key without certificate", mutate: func(c *Config) { c.TLSKeyFile = "tls.key" }, wantErr: "tls_cert_file and tls_key_file"},
 	}
 	for _, tt := range tests {

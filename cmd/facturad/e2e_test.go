@@ -294,6 +294,7 @@ func TestEndToEndEmbedded(t *testing.T) {
 	defer stop()
 	sendEveryType(t, api)
 	t.Run("received", func(t *testing.T) { receiveEveryAnswer(t, api) })
+	t.Run("webhook refusals", func(t *testing.T) { sandboxWebhookRefusals(t, api) })
 }
 
 // postgresSchema gives a migrated, empty schema of its own on the test

@@ -274,8 +274,7 @@ func listenError(which, name, example string, err error) error {
 // openTenants makes the tenant service.
 func (w *wiring) openTenants() (err error) {
 	w.tenants, err = tenant.NewService(tenant.ServiceOptions{
-		// Webhooks may call http and loopback only on the sandbox.
-		WebhookURLs:   delivery.URLPolicy{AllowInsecure: w.c.HaciendaEnv == "sandbox"},
+		WebhookURLs:   w.webhookPolicy(),
 		Store:         w.store,
 		Sealer:        w.sealer,
 		Certificates:  certopen.Opener{},
@@ -380,6 +379,15 @@ func (w *wiring) startPipeline(ctx context.Context) error {
 	return nil
 }
 
+// webhookPolicy is which webhook URLs may be registered and called: http
+// as well as https in the sandbox environment, public addresses only in
+// every environment unless webhook_allow_private (which Validate accepts
+// in the sandbox only) lets loopback and private ones through for trials.
+func (w *wiring) webhookPolicy() delivery.URLPolicy {
+	sandbox := w.c.HaciendaEnv == "sandbox"
+	return delivery.URLPolicy{AllowHTTP: sandbox, AllowPrivate: sandbox && w.c.WebhookAllowPrivate, Logger: w.log}
+}
+
 // startDelivery starts the webhook deliverer and, with smtp_url, the
 // mailer, over the store's outbox.
 func (w *wiring) startDelivery(ctx context.Context) error {
@@ -391,11 +399,12 @@ func (w *wiring) startDelivery(ctx context.Context) error {
 		Store:          w.store,
 		Secrets:        w.tenants,
 		Holder:         holder,
-		Policy:         delivery.URLPolicy{AllowInsecure: w.c.HaciendaEnv == "sandbox"},
+		Policy:         w.webhookPolicy(),
 		Workers:        w.c.WebhookWorkers,
 		PerEndpoint:    w.c.WebhookConcurrency,
 		AttemptTimeout: w.c.WebhookTimeout,
 		BackoffBase:    w.c.DeliveryBackoff,
+		Retention:      retention(w.c.DeliveryRetention),
 		Logger:         w.log,
 		Registerer:     w.reg,
 	})
@@ -433,6 +442,16 @@ func (w *wiring) startDelivery(ctx context.Context) error {
 	return nil
 }
 
+// retention is delivery_retention as delivery.Options takes it: the
+// setting's 0 (keep for ever) is a negative retention there, whose 0 is
+// the default.
+func retention(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
+}
+
 // leaseHolder names this process in the delivery leases.
 func leaseHolder() (string, error) {
 	host, _ := os.Hostname()
@@ -443,8 +462,9 @@ func leaseHolder() (string, error) {
 	return fmt.Sprintf("%s/%d/%s", host, os.Getpid(), hex.EncodeToString(b)), nil
 }
 
-// documentEmails serves GET /api/documents/{clave}/email/v4: the pipeline
-// decides who may see the document, the store reads its e-mails.
+// documentEmails serves /api/documents/{clave}/email/v4: the pipeline
+// decides who may see the document, the store reads and re-queues its
+// e-mails.
 type documentEmails struct {
 	*pipeline.Pipeline
 	tenant.EmailStore
@@ -521,7 +541,8 @@ func (w *wiring) startGateway() (apiLn, adminLn net.Listener, errc <-chan error,
 		TrustedProxies: proxies,
 		Tenants:        w.tenants,
 		Routes: append(append(append(gateway.DocumentRoutes(w.docs), gateway.ReceivedRoutes(w.docs)...), gateway.WebhookRoutes(w.tenants)...),
-			list, listReceived, gateway.CalculateRoute(), gateway.CallbackRoute(w.docs), gateway.EmailRoute(documentEmails{w.docs, w.store})),
+			append([]gateway.Route{list, listReceived, gateway.CalculateRoute(), gateway.CallbackRoute(w.docs)},
+				gateway.EmailRoutes(documentEmails{w.docs, w.store})...)...),
 		Ready:       gateway.ReadyFunc(w.store.Ping),
 		ReadyChecks: checks,
 		Logger:      w.log,

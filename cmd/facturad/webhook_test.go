@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -90,7 +91,9 @@ func (r *hookReceiver) got(t *testing.T) []string {
 // delivery log shows the failed attempts before the success.
 func TestWebhooksSurviveSIGKILL(t *testing.T) {
 	dir := t.TempDir()
-	args := []string{"--data-dir", dir, "--sandbox-processing-delay", "0", "--delivery-backoff", "200ms",
+	// The receiver is on loopback: the sandbox allows it only with
+	// webhook_allow_private.
+	args := []string{"--data-dir", dir, "--sandbox-processing-delay", "0", "--delivery-backoff", "200ms", "--webhook-allow-private",
 		"--admin-user", e2eAdminUser, "--admin-password", e2eAdminPass, "--admin-token", e2eAdminToken}
 	first := startChild(t, nil, args...)
 	admin := apiClient{t: t, base: "http://" + first.api, token: e2eAdminToken, user: e2eAdminUser, pass: e2eAdminPass}
@@ -197,5 +200,50 @@ func TestWebhooksSurviveSIGKILL(t *testing.T) {
 		if d.Intentos < 2 || d.UltimoCodigo != 204 || d.UltimoError != "" || d.Entregado == "0001-01-01T00:00:00" {
 			t.Errorf("delivery %+v", d)
 		}
+	}
+}
+
+// sandboxWebhookRefusals registers webhooks on a running service of the
+// sandbox environment started without webhook_allow_private: loopback,
+// private and link-local addresses are refused (the policy applies in
+// every environment), naming the setting where it would help; http is
+// allowed but another scheme is not, and the answer says so; a URL that
+// is not a JSON string says that.
+func sandboxWebhookRefusals(t *testing.T, api string) {
+	admin := apiClient{t: t, base: "http://" + api, token: e2eAdminToken, user: e2eAdminUser, pass: e2eAdminPass}
+	ca, err := certmint.NewCA(certmint.CAOptions{Key: certmint.TestKey(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	branch := createCompany(t, admin, ca, "3101777777")
+	var companies []struct {
+		ID int64 `json:"id"`
+	}
+	branch.json("GET", "/api/companies/v4", nil, 200, &companies)
+	if len(companies) != 1 {
+		t.Fatalf("companies %+v", companies)
+	}
+	path := fmt.Sprintf("/api/companies/%d/webhooks/v4", companies[0].ID)
+	for _, tt := range []struct{ url, want string }{
+		{`"http://127.0.0.1:1/x"`, "FACTURAD_WEBHOOK_ALLOW_PRIVATE"},
+		{`"http://localhost:8080/x"`, "FACTURAD_WEBHOOK_ALLOW_PRIVATE"},
+		{`"http://10.0.0.7/x"`, "FACTURAD_WEBHOOK_ALLOW_PRIVATE"},
+		{`"http://169.254.169.254/latest/meta-data"`, "is not a public address"},
+		{`"http://[::ffff:0:a9fe:a9fe]/x"`, "is not a public address"},
+		{`"ftp://93.184.215.14/x"`, "must be https (http is allowed in the sandbox environment)"},
+		{`5`, "must be a JSON string, not a number"},
+	} {
+		status, body := branch.do("POST", path, "application/json", []byte(`{"url":`+tt.url+`,"eventos":["documento.aceptado"]}`))
+		var e struct {
+			Errors map[string][]string `json:"errors"`
+		}
+		if err := json.Unmarshal(body, &e); status != 400 || err != nil || len(e.Errors["url"]) != 1 || !strings.Contains(e.Errors["url"][0], tt.want) {
+			t.Errorf("url %s: %d %s, want a 400 on url saying %q", tt.url, status, body, tt.want)
+		}
+	}
+	var hooks []client.Webhook
+	branch.json("GET", path, nil, 200, &hooks)
+	if len(hooks) != 0 {
+		t.Errorf("webhooks registered: %+v", hooks)
 	}
 }

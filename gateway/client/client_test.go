@@ -11,6 +11,7 @@ import (
 	"net/http/httputil"
 	"net/url"
 	"os/exec"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -280,6 +281,14 @@ func TestDocumentCalls(t *testing.T) {
 	}
 	if _, err := branch.DocumentEmails(ctx, strings.Repeat("5", 50)); !errors.Is(err, client.ErrNotFound) {
 		t.Errorf("e-mails of an unknown clave: want 404, got %v", err)
+	}
+	// Nothing failed, so the operator's re-queue changes nothing; the
+	// company itself may not re-queue.
+	if again, err := newAdmin(t).RequeueEmails(ctx, doc.Clave); err != nil || len(again) != 1 || !reflect.DeepEqual(again[0], emails[0]) {
+		t.Errorf("re-queue by the admin: %+v, %v (before %+v)", again, err, emails[0])
+	}
+	if _, err := branch.RequeueEmails(ctx, doc.Clave); !errors.Is(err, client.ErrNotFound) {
+		t.Errorf("re-queue by the company: want 404, got %v", err)
 	}
 
 	calc, err := branch.Calculate(ctx, &hacienda.CalculateRequest{DocumentBody: invoice("").DocumentBody})

@@ -156,8 +156,8 @@ func startService(ctx context.Context, dir string) (_ *testService, err error) {
 	}
 	gw, err := gateway.New(gateway.Options{
 		Tenants: tenants, Ready: gateway.ReadyFunc(store.Ping), Logger: log, Registerer: reg,
-		Routes: append(append(gateway.DocumentRoutes(docs), gateway.ReceivedRoutes(docs)...), list, gateway.CalculateRoute(),
-			gateway.EmailRoute(documentEmails{docs, store})),
+		Routes: append(append(append(gateway.DocumentRoutes(docs), gateway.ReceivedRoutes(docs)...), list, gateway.CalculateRoute()),
+			gateway.EmailRoutes(documentEmails{docs, store})...),
 	})
 	if err != nil {
 		return nil, err

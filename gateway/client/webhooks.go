@@ -142,6 +142,17 @@ func (c *Client) DocumentEmails(ctx context.Context, clave string) ([]DocumentEm
 	return out, err
 }
 
+// RequeueEmails makes a document's failed e-mails pending again, to be
+// sent at once, once the cause (the mail server, its credentials) is
+// fixed, and answers the document's e-mails (POST
+// /api/documents/{clave}/email/v4). Only an admin may: anyone else gets
+// ErrNotFound, as for a document it cannot see.
+func (c *Client) RequeueEmails(ctx context.Context, clave string) ([]DocumentEmail, error) {
+	var out []DocumentEmail
+	err := c.callJSON(ctx, request{method: http.MethodPost, path: "/api/documents/" + url.PathEscape(clave) + "/email/v4"}, &out)
+	return out, err
+}
+
 // WebhookTolerance is the recommended tolerance of VerifyWebhook: a
 // delivery signed longer ago than this (or as far in the future) is
 // refused as a replay.

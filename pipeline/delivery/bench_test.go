@@ -67,7 +67,7 @@ func benchDeliveries(b *testing.B, s store) {
 		f.event(b, branches[i%companies], tenant.StateAccepted, nil)
 	}
 	d, err := delivery.New(delivery.Options{
-		Store: f.s, Secrets: f.svc, Holder: "bench", Policy: delivery.URLPolicy{AllowInsecure: true},
+		Store: f.s, Secrets: f.svc, Holder: "bench", Policy: delivery.URLPolicy{AllowHTTP: true, AllowPrivate: true},
 		PollInterval: 5 * time.Millisecond, Logger: quiet, Registerer: prometheus.NewRegistry(),
 	})
 	if err != nil {

@@ -32,6 +32,7 @@ type Store interface {
 	DueDeliveries(ctx context.Context, webhookID int64, now time.Time, limit int) ([]tenant.Delivery, error)
 	RecordAttempt(ctx context.Context, deliveryID int64, r tenant.AttemptResult) error
 	DeliveryBacklog(ctx context.Context) (pending int, oldest time.Time, err error)
+	PurgeDeliveries(ctx context.Context, before time.Time, limit int) (webhooks, emails int, err error)
 }
 
 // Secrets opens a webhook's signing secret (tenant.Service satisfies it).
@@ -50,6 +51,13 @@ const (
 	DefaultMaxAge         = 72 * time.Hour
 	DefaultBackoffBase    = 5 * time.Second
 	DefaultBackoffMax     = 6 * time.Hour
+	// DefaultRetention is how long a settled delivery or e-mail is kept
+	// after its event; DefaultPurgeInterval how often, and
+	// DefaultPurgeBatch how many rows of each kind at most, one replica
+	// deletes those older.
+	DefaultRetention     = 30 * 24 * time.Hour
+	DefaultPurgeInterval = time.Minute
+	DefaultPurgeBatch    = 1000
 )
 
 // Options configure New. Store, Secrets and Holder are required.
@@ -87,6 +95,16 @@ type Options struct {
 	BackoffBase time.Duration
 	BackoffMax  time.Duration
 
+	// Retention is how long after its event a settled (delivered or
+	// failed) webhook delivery or e-mail is kept (default 30 days;
+	// negative: kept for ever). Every PurgeInterval (default 1m) the
+	// deliverer deletes up to PurgeBatch (default 1000) of each kind
+	// older than that, the oldest first, and comes back after a second
+	// while it finds full batches.
+	Retention     time.Duration
+	PurgeInterval time.Duration
+	PurgeBatch    int
+
 	Logger     *slog.Logger
 	Registerer prometheus.Registerer
 	// Clock defaults to time.Now.
@@ -102,6 +120,7 @@ type Deliverer struct {
 	*worker[tenant.Endpoint]
 	o      Options
 	client *http.Client
+	health *endpointHealth
 }
 
 // New checks the options and returns a Deliverer.
@@ -118,6 +137,11 @@ func New(o Options) (*Deliverer, error) {
 	setDefault(&o.MaxAge, DefaultMaxAge)
 	setDefault(&o.BackoffBase, DefaultBackoffBase)
 	setDefault(&o.BackoffMax, DefaultBackoffMax)
+	if o.Retention == 0 {
+		o.Retention = DefaultRetention
+	}
+	setDefault(&o.PurgeInterval, DefaultPurgeInterval)
+	setDefault(&o.PurgeBatch, DefaultPurgeBatch)
 	if o.Lease < 2*o.AttemptTimeout {
 		o.Lease = 2 * o.AttemptTimeout
 	}
@@ -145,8 +169,19 @@ func New(o Options) (*Deliverer, error) {
 			ForceAttemptHTTP2:     true,
 		}
 	}
+	health := newEndpointHealth(DefaultHealthWindow, o.Clock)
+	if o.Registerer != nil {
+		if err := o.Registerer.Register(health); err != nil {
+			var are prometheus.AlreadyRegisteredError
+			if !errors.As(err, &are) {
+				return nil, err
+			}
+			// Another deliverer of this process exports its own view.
+		}
+	}
 	d := &Deliverer{
-		o: o,
+		o:      o,
+		health: health,
 		client: &http.Client{
 			Transport: tr,
 			Timeout:   o.AttemptTimeout,
@@ -165,7 +200,28 @@ func New(o Options) (*Deliverer, error) {
 		serve:   d.serve,
 		backlog: o.Store.DeliveryBacklog,
 	}
+	if o.Retention > 0 {
+		d.worker.prune, d.worker.pruneEvery = d.purge, o.PurgeInterval
+	}
 	return d, nil
+}
+
+// purge deletes one batch of each kind of settled outbox rows past the
+// retention, and reports whether a batch was full (more are waiting).
+func (d *Deliverer) purge(ctx context.Context) bool {
+	hooks, emails, err := d.o.Store.PurgeDeliveries(ctx, d.o.Clock().Add(-d.o.Retention), d.o.PurgeBatch)
+	d.metrics.purged.WithLabelValues("webhook").Add(float64(hooks))
+	d.metrics.purged.WithLabelValues("email").Add(float64(emails))
+	if err != nil {
+		if ctx.Err() == nil {
+			d.log.Warn("delete deliveries past the retention", "err", err)
+		}
+		return false
+	}
+	if hooks+emails > 0 {
+		d.log.Debug("deleted deliveries past the retention", "webhooks", hooks, "emails", emails)
+	}
+	return hooks == d.o.PurgeBatch || emails == d.o.PurgeBatch
 }
 
 func setDefault[T int | time.Duration](v *T, d T) {
@@ -271,6 +327,7 @@ func (d *Deliverer) attempt(ep tenant.Endpoint, secret []byte, dl tenant.Deliver
 		}
 	}
 	d.metrics.attempts.WithLabelValues("webhook", outcome).Inc()
+	d.health.record(ep.ID, reason != "")
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(d.ctx), 10*time.Second)
 	defer cancel()
 	if err := d.o.Store.RecordAttempt(ctx, dl.ID, r); err != nil {
@@ -283,7 +340,7 @@ func (d *Deliverer) attempt(ep tenant.Endpoint, secret []byte, dl tenant.Deliver
 // unless it is 2xx, why the attempt failed (never the URL: it may hold a
 // token in its query).
 func (d *Deliverer) post(rawURL string, secret, body []byte, eventID string) (int, string) {
-	if u, err := url.Parse(rawURL); err != nil || (u.Scheme != "https" && !(u.Scheme == "http" && d.o.Policy.AllowInsecure)) {
+	if u, err := url.Parse(rawURL); err != nil || !d.o.Policy.scheme(u.Scheme) {
 		return 0, "the URL is not allowed any more (https only)"
 	}
 	ctx, cancel := context.WithTimeout(d.ctx, d.o.AttemptTimeout)

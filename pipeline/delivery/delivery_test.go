@@ -74,7 +74,7 @@ func newFixture(t testing.TB, s store) *fixture {
 	svc, err := tenant.NewService(tenant.ServiceOptions{
 		Store: s, Sealer: sealer, Certificates: certopen.Opener{},
 		Passwords:   tenant.Argon2id{Memory: 64, Time: 1, Threads: 1},
-		WebhookURLs: delivery.URLPolicy{AllowInsecure: true}, Logger: quiet,
+		WebhookURLs: delivery.URLPolicy{AllowHTTP: true, AllowPrivate: true}, Logger: quiet,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -138,7 +138,7 @@ func (f *fixture) event(t testing.TB, b tenant.Branch, to tenant.State, email []
 func (f *fixture) deliverer(t *testing.T, mod func(*delivery.Options)) *delivery.Deliverer {
 	t.Helper()
 	o := delivery.Options{
-		Store: f.s, Secrets: f.svc, Holder: "test-" + t.Name(), Policy: delivery.URLPolicy{AllowInsecure: true},
+		Store: f.s, Secrets: f.svc, Holder: "test-" + t.Name(), Policy: delivery.URLPolicy{AllowHTTP: true, AllowPrivate: true},
 		PollInterval: 10 * time.Millisecond, BackoffBase: 20 * time.Millisecond, BackoffMax: 100 * time.Millisecond,
 		AttemptTimeout: 5 * time.Second, Logger: quiet, Registerer: f.reg,
 	}
@@ -473,4 +473,163 @@ func TestRedirectNotFollowedAndGiveUp(t *testing.T) {
 func sealFor(f *fixture, companyID int64) ([]byte, error) {
 	w, _, err := f.svc.CreateWebhook(context.Background(), f.admin, companyID, tenant.WebhookInput{URL: "http://127.0.0.1:1/unused", Eventos: []string{"recibido.error"}})
 	return w.SealedSecret, err
+}
+
+// The deliverer deletes settled deliveries and e-mails past the
+// retention, in batches, on its own: a delivered webhook delivery and a
+// sent e-mail disappear, a delivery still being retried stays however
+// old, and the purged counter says how many went.
+func TestPurgeLoopDeletesSettled(t *testing.T) {
+	eachStore(t, func(t *testing.T, s store) {
+		ctx := context.Background()
+		f := newFixture(t, s)
+		c, b := f.company(t, "Retencion S.A.")
+		ok := newReceiver(t, nil)
+		okHook, secret := f.webhook(t, c.ID, ok.srv.URL, "documento.aceptado")
+		ok.secret = secret
+		down := newReceiver(t, func(int) int { return http.StatusServiceUnavailable })
+		downHook, secret := f.webhook(t, c.ID, down.srv.URL, "documento.aceptado")
+		down.secret = secret
+		var docs []tenant.Document
+		for range 3 {
+			docs = append(docs, f.event(t, b, tenant.StateAccepted, []string{"cliente@example.com"}))
+		}
+		// No mailer runs: the e-mails are recorded as sent here.
+		for _, d := range docs {
+			es, err := s.DocumentEmails(ctx, d.ID)
+			if err != nil || len(es) != 1 {
+				t.Fatalf("e-mails of %s: %v %v", d.Clave, es, err)
+			}
+			if err := s.RecordEmail(ctx, es[0].ID, tenant.EmailResult{At: time.Now()}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		deliveries := func(id int64) []tenant.Delivery {
+			t.Helper()
+			log, err := f.svc.WebhookDeliveries(ctx, f.admin, c.ID, id, tenant.DeliveryPage{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return log
+		}
+		f.deliverer(t, func(o *delivery.Options) {
+			o.Retention, o.PurgeInterval, o.PurgeBatch = 300*time.Millisecond, 20*time.Millisecond, 2
+		})
+		ok.wait(t, 3)
+		waitFor(t, func() bool {
+			if len(deliveries(okHook.ID)) != 0 {
+				return false
+			}
+			for _, d := range docs {
+				if es, err := s.DocumentEmails(ctx, d.ID); err != nil || len(es) != 0 {
+					return false
+				}
+			}
+			return true
+		})
+		left := deliveries(downHook.ID)
+		if len(left) != 3 {
+			t.Fatalf("%d deliveries left on the failing endpoint, want its 3 pending ones", len(left))
+		}
+		for _, l := range left {
+			if l.State() != tenant.DeliveryPending || l.Attempts < 1 {
+				t.Fatalf("a delivery being retried: %+v", l)
+			}
+		}
+		for kind, want := range map[string]float64{"webhook": 3, "email": 3} {
+			if v := purged(t, f.reg, kind); v != want {
+				t.Errorf("facturad_delivery_purged_total{kind=%q} = %v, want %v", kind, v, want)
+			}
+		}
+	})
+}
+
+// A retention that is negative keeps everything: no purge runs.
+func TestPurgeOffKeepsSettled(t *testing.T) {
+	f := newFixture(t, storetest.NewSQLiteStore(t))
+	c, b := f.company(t, "Para Siempre S.A.")
+	r := newReceiver(t, nil)
+	w, secret := f.webhook(t, c.ID, r.srv.URL, "documento.aceptado")
+	r.secret = secret
+	f.event(t, b, tenant.StateAccepted, nil)
+	f.deliverer(t, func(o *delivery.Options) {
+		o.Retention, o.PurgeInterval = -1, 10*time.Millisecond
+	})
+	r.wait(t, 1)
+	time.Sleep(200 * time.Millisecond) // ten purge intervals
+	log, err := f.svc.WebhookDeliveries(context.Background(), f.admin, c.ID, w.ID, tenant.DeliveryPage{})
+	if err != nil || len(log) != 1 {
+		t.Fatalf("log %v: %v, want the delivered one kept", log, err)
+	}
+	if v := purged(t, f.reg, "webhook"); v != 0 {
+		t.Fatalf("purged %v", v)
+	}
+}
+
+// purged reads facturad_delivery_purged_total{kind}.
+func purged(t *testing.T, reg *prometheus.Registry, kind string) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != "facturad_delivery_purged_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "kind" && l.GetValue() == kind {
+					return m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	t.Fatalf("no facturad_delivery_purged_total{kind=%q}", kind)
+	return 0
+}
+
+// facturad_webhook_endpoints counts webhooks, not attempts: one dead
+// endpoint, however many deliveries it retries, is one failing webhook
+// beside the healthy ones.
+func TestWebhookEndpointsGauge(t *testing.T) {
+	f := newFixture(t, storetest.NewSQLiteStore(t))
+	var healthy []*receiver
+	for i := range 3 {
+		c, b := f.company(t, fmt.Sprintf("Sana %d S.A.", i))
+		r := newReceiver(t, nil)
+		_, r.secret = f.webhook(t, c.ID, r.srv.URL, "documento.aceptado")
+		f.event(t, b, tenant.StateAccepted, nil)
+		healthy = append(healthy, r)
+	}
+	c, b := f.company(t, "Caida S.A.")
+	dead := newReceiver(t, func(int) int { return http.StatusBadGateway })
+	_, dead.secret = f.webhook(t, c.ID, dead.srv.URL, "documento.aceptado")
+	for range 10 {
+		f.event(t, b, tenant.StateAccepted, nil)
+	}
+	f.deliverer(t, nil)
+	for _, r := range healthy {
+		r.wait(t, 1)
+	}
+	waitFor(t, func() bool {
+		dead.mu.Lock()
+		defer dead.mu.Unlock()
+		return dead.requests >= 20 // every delivery retried at least once
+	})
+	got := map[string]float64{}
+	mfs, err := f.reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() == "facturad_webhook_endpoints" {
+			for _, m := range mf.GetMetric() {
+				got[m.GetLabel()[0].GetValue()] = m.GetGauge().GetValue()
+			}
+		}
+	}
+	if got["healthy"] != 3 || got["failing"] != 1 {
+		t.Fatalf("facturad_webhook_endpoints %v, want 3 healthy and 1 failing", got)
+	}
 }

@@ -11,7 +11,9 @@ import (
 	"crypto/x509/pkix"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"io"
+	"log/slog"
 	"math/big"
 	"mime"
 	"mime/multipart"
@@ -25,6 +27,7 @@ import (
 
 	"github.com/emersion/go-sasl"
 	"github.com/emersion/go-smtp"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"facturad/hacienda"
 	"facturad/hacienda/pdf/pdfcheck"
@@ -44,8 +47,10 @@ type smtpServer struct {
 	pass   string
 	refuse map[string]bool
 	// failData answers DATA with this code when set (554: refused for
-	// good; 451: try later).
-	failData int
+	// good; 451: try later); failAuth answers AUTH, failMail MAIL FROM
+	// likewise (535: bad credentials; 550: sender refused). Set them
+	// under mu once the server runs.
+	failData, failAuth, failMail int
 
 	mu       sync.Mutex
 	messages []received
@@ -70,6 +75,9 @@ type smtpSession struct {
 func (s *smtpSession) AuthMechanisms() []string { return []string{sasl.Plain} }
 func (s *smtpSession) Auth(string) (sasl.Server, error) {
 	return sasl.NewPlainServer(func(_, user, pass string) error {
+		if code := s.s.fail(&s.s.failAuth); code != 0 {
+			return &smtp.SMTPError{Code: code, EnhancedCode: smtp.EnhancedCode{code / 100, 7, 8}, Message: "authentication credentials invalid"}
+		}
 		if user != s.s.user || pass != s.s.pass {
 			return errors.New("bad credentials")
 		}
@@ -77,7 +85,27 @@ func (s *smtpSession) Auth(string) (sasl.Server, error) {
 		return nil
 	}), nil
 }
-func (s *smtpSession) Mail(from string, _ *smtp.MailOptions) error { s.from = from; return nil }
+func (s *smtpSession) Mail(from string, _ *smtp.MailOptions) error {
+	if code := s.s.fail(&s.s.failMail); code != 0 {
+		return &smtp.SMTPError{Code: code, EnhancedCode: smtp.EnhancedCode{code / 100, 7, 1}, Message: "sender not allowed to relay"}
+	}
+	s.from = from
+	return nil
+}
+
+// fail reads one of the server's failure codes under its lock.
+func (st *smtpServer) fail(code *int) int {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return *code
+}
+
+// set changes one of the server's failure codes while it runs.
+func (st *smtpServer) set(code *int, v int) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	*code = v
+}
 func (s *smtpSession) Rcpt(to string, _ *smtp.RcptOptions) error {
 	if s.s.refuse[to] {
 		return &smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 1, 1}, Message: "no such mailbox"}
@@ -90,8 +118,8 @@ func (s *smtpSession) Data(r io.Reader) error {
 	if err != nil {
 		return err
 	}
-	if s.s.failData != 0 {
-		return &smtp.SMTPError{Code: s.s.failData, Message: "message refused"}
+	if code := s.s.fail(&s.s.failData); code != 0 {
+		return &smtp.SMTPError{Code: code, Message: "message refused"}
 	}
 	s.s.mu.Lock()
 	defer s.s.mu.Unlock()
@@ -173,10 +201,20 @@ func (fixedPDF) DocumentPDF(_ context.Context, d tenant.Document) ([]byte, error
 
 func (f *fixture) mailer(t *testing.T, sender delivery.Sender, pdf delivery.PDFRenderer) {
 	t.Helper()
-	m, err := delivery.NewMailer(delivery.MailerOptions{
+	f.mailerWith(t, sender, pdf, nil)
+}
+
+// mailerWith starts a mailer with fast retries, changed by mod.
+func (f *fixture) mailerWith(t *testing.T, sender delivery.Sender, pdf delivery.PDFRenderer, mod func(*delivery.MailerOptions)) {
+	t.Helper()
+	o := delivery.MailerOptions{
 		Store: f.s, Sender: sender, PDF: pdf, PollInterval: 10 * time.Millisecond,
 		BackoffBase: 20 * time.Millisecond, BackoffMax: 50 * time.Millisecond, Logger: quiet, Registerer: f.reg,
-	})
+	}
+	if mod != nil {
+		mod(&o)
+	}
+	m, err := delivery.NewMailer(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -302,7 +340,7 @@ func TestEmailPermanentFailure(t *testing.T) {
 		f := newFixture(t, s)
 		_, b := f.company(t, "Rechazo S.A.")
 		st := newSMTPServer(t)
-		st.failData = 554
+		st.set(&st.failData, 554)
 		d := f.event(t, b, tenant.StateAccepted, []string{"compras@example.com"})
 		f.mailer(t, st.config(t), nil)
 		waitFor(t, func() bool {
@@ -320,16 +358,14 @@ func TestEmailTemporaryFailureRetried(t *testing.T) {
 	f := newFixture(t, newSQLite(t))
 	_, b := f.company(t, "Reintento S.A.")
 	st := newSMTPServer(t)
-	st.failData = 451
+	st.set(&st.failData, 451)
 	d := f.event(t, b, tenant.StateAccepted, []string{"compras@example.com"})
 	f.mailer(t, st.config(t), nil)
 	waitFor(t, func() bool {
 		es := f.emails(t, d)
 		return len(es) == 1 && es[0].Attempts >= 2
 	})
-	st.mu.Lock()
-	st.failData = 0
-	st.mu.Unlock()
+	st.set(&st.failData, 0)
 	waitFor(t, func() bool {
 		es := f.emails(t, d)
 		return es[0].State() == tenant.DeliveryDelivered
@@ -433,4 +469,163 @@ func figures(s string) string {
 		whole = whole[:len(whole)-3]
 	}
 	return strings.Join(append([]string{whole}, groups...), ".") + "," + frac
+}
+
+// Send classifies a failed session by its stage: before the message is
+// named (AUTH, MAIL FROM) a 5xx is the service's fault, not the
+// message's; at DATA it refuses the message for good; every recipient
+// refused at RCPT too.
+func TestSMTPFailureStages(t *testing.T) {
+	msg := delivery.Message{To: []string{"compras@example.com"}, Subject: "x", Text: "x", MessageID: "x@facturad"}
+	for _, tt := range []struct {
+		name            string
+		set             func(st *smtpServer)
+		stage           string
+		code            int
+		permanent, serv bool
+	}{
+		{"auth 535", func(st *smtpServer) { st.failAuth = 535 }, "auth", 535, false, true},
+		{"auth 454", func(st *smtpServer) { st.failAuth = 454 }, "auth", 454, false, true},
+		{"mail 550", func(st *smtpServer) { st.failMail = 550 }, "mail", 550, false, true},
+		{"data 554", func(st *smtpServer) { st.failData = 554 }, "data", 554, true, false},
+		{"data 451", func(st *smtpServer) { st.failData = 451 }, "data", 451, false, false},
+		{"every rcpt 550", func(st *smtpServer) { st.refuse["compras@example.com"] = true }, "rcpt", 0, true, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			st := newSMTPServer(t)
+			st.mu.Lock()
+			tt.set(st)
+			st.mu.Unlock()
+			_, err := st.config(t).Send(context.Background(), msg)
+			var se *delivery.SendError
+			if !errors.As(err, &se) {
+				t.Fatalf("error %v, want a SendError", err)
+			}
+			if se.Stage != tt.stage || se.Code != tt.code || se.Permanent != tt.permanent || se.Service != tt.serv {
+				t.Fatalf("%+v, want stage %s code %d permanent %v service %v", se, tt.stage, tt.code, tt.permanent, tt.serv)
+			}
+		})
+	}
+	// Nothing listening: the service's fault too.
+	s, err := delivery.ParseSMTPURL("smtp://127.0.0.1:1", "a@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = s.Send(context.Background(), msg)
+	var se *delivery.SendError
+	if !errors.As(err, &se) || se.Stage != "connect" || !se.Service || se.Permanent {
+		t.Fatalf("no server: %#v", err)
+	}
+}
+
+// A mail server that refuses our credentials (535 to AUTH) is the
+// operator's to fix, not the documents' fault: the e-mails stay pending
+// with a next attempt, the fault is logged at warn once (not per e-mail
+// nor per attempt), and once the server accepts they are delivered and
+// the recovery is logged.
+func TestEmailAuthRefusedWaitsForTheServer(t *testing.T) {
+	eachStore(t, func(t *testing.T, s store) {
+		f := newFixture(t, s)
+		_, b := f.company(t, "Credenciales S.A.")
+		st := newSMTPServer(t)
+		st.set(&st.failAuth, 535)
+		var docs []tenant.Document
+		for i := range 3 {
+			docs = append(docs, f.event(t, b, tenant.StateAccepted, []string{fmt.Sprintf("compras%d@example.com", i)}))
+		}
+		logs := &recordingHandler{}
+		// One worker: the attempts come one after another, so a session that
+		// began before the server changed cannot end after one that began later.
+		f.mailerWith(t, st.config(t), nil, func(o *delivery.MailerOptions) { o.Logger, o.Workers = slog.New(logs), 1 })
+		waitFor(t, func() bool {
+			for _, d := range docs {
+				if es := f.emails(t, d); len(es) != 1 || es[0].Attempts < 3 {
+					return false
+				}
+			}
+			return true
+		})
+		for _, d := range docs {
+			e := f.emails(t, d)[0]
+			if e.State() != tenant.DeliveryPending || e.NextAttemptAt.IsZero() || !strings.Contains(e.LastError, "smtp auth: 535") {
+				t.Fatalf("e-mail while the server refuses our credentials: %+v", e)
+			}
+		}
+		if n := logs.count(slog.LevelWarn, "the mail server cannot be used"); n != 1 {
+			t.Fatalf("%d warnings of the server's fault over 9 or more attempts, want 1: %v", n, logs.messages())
+		}
+		if n := logs.count(slog.LevelWarn, ""); n != 1 {
+			t.Fatalf("%d warnings in all, want the one: %v", n, logs.messages())
+		}
+		if v := testutil.ToFloat64(mustCounter(t, f.reg, "email", "failed")); v != 0 {
+			t.Fatalf("%v e-mails failed", v)
+		}
+		st.set(&st.failAuth, 0)
+		waitFor(t, func() bool {
+			for _, d := range docs {
+				if es := f.emails(t, d); es[0].State() != tenant.DeliveryDelivered {
+					return false
+				}
+			}
+			return true
+		})
+		st.mu.Lock()
+		n, authed := len(st.messages), !slices.Contains(st.authed, false)
+		st.mu.Unlock()
+		if n != 3 || !authed {
+			t.Fatalf("%d messages (authenticated: %v), want 3", n, authed)
+		}
+		if n := logs.count(slog.LevelInfo, "the mail server takes e-mails again"); n != 1 {
+			t.Fatalf("%d recoveries logged, want 1: %v", n, logs.messages())
+		}
+		if strings.Contains(strings.Join(logs.messages(), "\n"), st.pass) {
+			t.Fatal("the SMTP password is in the log")
+		}
+	})
+}
+
+// recordingHandler is a slog handler keeping every record's level,
+// message and attributes.
+type recordingHandler struct {
+	mu   sync.Mutex
+	recs []slog.Record
+}
+
+func (h *recordingHandler) Enabled(context.Context, slog.Level) bool { return true }
+func (h *recordingHandler) Handle(_ context.Context, r slog.Record) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.recs = append(h.recs, r.Clone())
+	return nil
+}
+func (h *recordingHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h *recordingHandler) WithGroup(string) slog.Handler      { return h }
+
+// count is how many records of level start with prefix.
+func (h *recordingHandler) count(level slog.Level, prefix string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for _, r := range h.recs {
+		if r.Level == level && strings.HasPrefix(r.Message, prefix) {
+			n++
+		}
+	}
+	return n
+}
+
+// messages are the records as text, attributes included.
+func (h *recordingHandler) messages() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []string
+	for _, r := range h.recs {
+		line := r.Level.String() + " " + r.Message
+		r.Attrs(func(a slog.Attr) bool {
+			line += " " + a.String()
+			return true
+		})
+		out = append(out, line)
+	}
+	return out
 }

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -67,6 +69,13 @@ type MailerOptions struct {
 type Mailer struct {
 	*worker[tenant.EmailDelivery]
 	o MailerOptions
+
+	// fault is the mail server's fault as last seen ("auth 535", "" when
+	// the last session got past MAIL FROM), so that a server that cannot
+	// be used is logged once when that starts and once when it ends, not
+	// once per e-mail.
+	faultMu sync.Mutex
+	fault   string
 }
 
 // NewMailer checks the options and returns a Mailer.
@@ -124,9 +133,9 @@ func (m *Mailer) send(e tenant.EmailDelivery) {
 	if err != nil {
 		r.Error = truncate(err.Error(), 500)
 		var se *SendError
-		permanent := errors.As(err, &se) && se.Permanent
+		errors.As(err, &se)
 		switch {
-		case permanent:
+		case se != nil && se.Permanent:
 			outcome = "failed"
 			log.Warn("an e-mail was refused for good", "err", r.Error)
 		case now.Sub(e.Created) >= m.o.MaxAge:
@@ -135,9 +144,15 @@ func (m *Mailer) send(e tenant.EmailDelivery) {
 		default:
 			outcome = "retry"
 			r.Next = now.Add(backoff(m.o.BackoffBase, m.o.BackoffMax, e.Attempts))
-			log.Info("an e-mail will be tried again", "err", r.Error)
+			if se != nil && se.Service {
+				// Said once by serverState; every e-mail meets it alike.
+				log.Debug("an e-mail waits for the mail server", "err", r.Error)
+			} else {
+				log.Info("an e-mail will be tried again", "err", r.Error)
+			}
 		}
 	}
+	m.serverState(err)
 	if len(res.Rejected) > 0 {
 		log.Warn("the mail server refused recipients", "rejected", len(res.Rejected))
 	}
@@ -146,6 +161,43 @@ func (m *Mailer) send(e tenant.EmailDelivery) {
 	defer cancel()
 	if err := m.o.Store.RecordEmail(ctx, e.ID, r); err != nil {
 		log.Warn("record an e-mail attempt", "err", err)
+	}
+}
+
+// serverState logs the mail server's changes of state: at warn when a
+// session fails before the message is named (connection, TLS, AUTH, MAIL
+// FROM: the server or the configuration, e-mails wait), again when that
+// fault changes, and at info when a session gets past it again. Failures
+// that say nothing of the server (the document, the PDF) change nothing.
+func (m *Mailer) serverState(err error) {
+	var se *SendError
+	isSend := errors.As(err, &se)
+	if err != nil && (!isSend || se.Stage == "document" || se.Stage == "pdf") {
+		return
+	}
+	fault := ""
+	if isSend && se.Service {
+		fault = se.Stage
+		if se.Code != 0 {
+			fault += " " + strconv.Itoa(se.Code)
+		}
+	}
+	m.faultMu.Lock()
+	was := m.fault
+	m.fault = fault
+	m.faultMu.Unlock()
+	// The server as its String shows it, without the password (never
+	// the value itself: a JSON log would print its fields).
+	server := ""
+	if st, ok := m.o.Sender.(fmt.Stringer); ok {
+		server = st.String()
+	}
+	switch {
+	case fault == was:
+	case fault != "":
+		m.log.Warn("the mail server cannot be used; e-mails wait and are tried again with backoff (smtp_url, smtp_from)", "smtp", server, "err", err.Error())
+	default:
+		m.log.Info("the mail server takes e-mails again", "smtp", server, "was", was)
 	}
 }
 

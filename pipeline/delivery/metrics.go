@@ -16,6 +16,7 @@ type metrics struct {
 	duration *prometheus.HistogramVec
 	pending  *prometheus.GaugeVec
 	oldest   *prometheus.GaugeVec
+	purged   *prometheus.CounterVec
 }
 
 // newMetrics registers the collectors, or takes those already registered
@@ -42,8 +43,12 @@ func newMetrics(r prometheus.Registerer) (*metrics, error) {
 			Namespace: m.Namespace, Name: "delivery_oldest_pending_age_seconds",
 			Help: "Age of the oldest delivery waiting in the outbox, by kind; 0 when none.",
 		}, []string{"kind"}),
+		purged: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: m.Namespace, Name: "delivery_purged_total",
+			Help: "Settled deliveries deleted past the retention (delivery_retention), by kind.",
+		}, []string{"kind"}),
 	}
-	for i, c := range []prometheus.Collector{x.attempts, x.duration, x.pending, x.oldest} {
+	for i, c := range []prometheus.Collector{x.attempts, x.duration, x.pending, x.oldest, x.purged} {
 		if err := r.Register(c); err != nil {
 			var are prometheus.AlreadyRegisteredError
 			if !errors.As(err, &are) {
@@ -58,6 +63,8 @@ func newMetrics(r prometheus.Registerer) (*metrics, error) {
 				x.pending = are.ExistingCollector.(*prometheus.GaugeVec)
 			case 3:
 				x.oldest = are.ExistingCollector.(*prometheus.GaugeVec)
+			case 4:
+				x.purged = are.ExistingCollector.(*prometheus.CounterVec)
 			}
 		}
 	}
@@ -68,6 +75,7 @@ func newMetrics(r prometheus.Registerer) (*metrics, error) {
 		x.duration.WithLabelValues(kind)
 		x.pending.WithLabelValues(kind)
 		x.oldest.WithLabelValues(kind)
+		x.purged.WithLabelValues(kind)
 	}
 	return x, nil
 }

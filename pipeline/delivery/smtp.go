@@ -110,11 +110,17 @@ type SendResult struct {
 	Rejected []tenant.EmailRejection
 }
 
-// SendError is a failed session: Permanent when the server refused the
-// message for good (5xx at MAIL, DATA or the end of DATA, or every
-// recipient refused), else worth trying again later.
+// SendError is a failed session. Permanent when the server refused this
+// message for good (5xx at DATA or at its end, or every recipient refused
+// at RCPT). Service when the session failed before the message was named
+// (connecting, TLS, AUTH, MAIL FROM, 5xx replies included): a fault of the
+// mail server or of the service's configuration (smtp_url, smtp_from) that
+// every e-mail meets alike, so it is tried again, never held against the
+// message. Anything else (a 4xx, a broken connection, a timeout) is tried
+// again too.
 type SendError struct {
 	Permanent bool
+	Service   bool
 	Stage     string // connect, tls, auth, mail, rcpt, data
 	Code      int    // the server's reply code, 0 when none
 	Msg       string
@@ -153,11 +159,11 @@ func (s SMTP) Send(ctx context.Context, m Message) (SendResult, error) {
 		conn, err = dialer.DialContext(ctx, "tcp", addr)
 	}
 	if err != nil {
-		return SendResult{}, &SendError{Stage: "connect", Msg: err.Error()}
+		return SendResult{}, smtpErr("connect", err)
 	}
 	defer conn.Close()
 	if err := conn.SetDeadline(deadline); err != nil {
-		return SendResult{}, &SendError{Stage: "connect", Msg: err.Error()}
+		return SendResult{}, smtpErr("connect", err)
 	}
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
@@ -236,14 +242,25 @@ func (s SMTP) tlsConfig() *tls.Config {
 	return c
 }
 
-// smtpErr classifies a failed step: a 5xx reply is permanent, anything
-// else (4xx, a broken connection, a timeout) is tried again.
+// smtpErr classifies a failed step by its stage. Before the message is
+// named (connect, tls, auth, mail) any failure, a 5xx included, is the
+// service's (a wrong password, a server without AUTH, a sender the relay
+// refuses): tried again, every e-mail alike. At DATA a 5xx refuses this
+// message for good. Anything else (a 4xx, a broken connection, a timeout)
+// is tried again. (A 5xx at RCPT refuses one address; Send records it.)
 func smtpErr(stage string, err error) *SendError {
+	e := &SendError{Stage: stage, Msg: truncate(err.Error(), 300)}
 	var te *textproto.Error
 	if errors.As(err, &te) {
-		return &SendError{Permanent: te.Code >= 500, Stage: stage, Code: te.Code, Msg: truncate(te.Msg, 300)}
+		e.Code, e.Msg = te.Code, truncate(te.Msg, 300)
 	}
-	return &SendError{Stage: stage, Msg: truncate(err.Error(), 300)}
+	switch stage {
+	case "connect", "tls", "auth", "mail":
+		e.Service = true
+	case "data":
+		e.Permanent = e.Code >= 500
+	}
+	return e
 }
 
 // compose writes the message: headers, a text part and the attachments in

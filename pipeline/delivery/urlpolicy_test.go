@@ -3,21 +3,27 @@ package delivery_test
 import (
 	"context"
 	"errors"
+	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
 	"strings"
 	"testing"
 
+	"golang.org/x/net/dns/dnsmessage"
+
 	"facturad/pipeline/delivery"
 	"facturad/tenant"
 )
 
-// Server-side request forgery: outside the sandbox only https to public
-// addresses may be registered.
+// Server-side request forgery: only https (http too in the sandbox) to
+// public addresses may be registered, in every environment unless the
+// sandbox's operator allows private addresses for trials.
 func TestURLPolicy(t *testing.T) {
 	strict := delivery.URLPolicy{}
-	sandbox := delivery.URLPolicy{AllowInsecure: true}
+	sandbox := delivery.URLPolicy{AllowHTTP: true}
+	trial := delivery.URLPolicy{AllowHTTP: true, AllowPrivate: true}
 	tests := []struct {
 		name   string
 		policy delivery.URLPolicy
@@ -26,14 +32,28 @@ func TestURLPolicy(t *testing.T) {
 	}{
 		{"ok/https public address", strict, "https://93.184.215.14/hooks", ""},
 		{"ok/https public IPv6", strict, "https://[2606:2800:21f:cb07:6820:80da:af6b:8b2c]/hooks", ""},
-		{"ok/sandbox http loopback", sandbox, "http://127.0.0.1:8080/hooks", ""},
-		{"ok/sandbox https localhost", sandbox, "https://localhost/hooks", ""},
-		{"error/http outside the sandbox", strict, "http://93.184.215.14/hooks", "https"},
-		{"error/ftp", sandbox, "ftp://93.184.215.14/x", "https"},
+		{"ok/v4-mapped public address", strict, "https://[::ffff:93.184.215.14]/hooks", ""},
+		{"ok/sandbox http public", sandbox, "http://93.184.215.14/hooks", ""},
+		{"ok/trial http loopback", trial, "http://127.0.0.1:8080/hooks", ""},
+		{"ok/trial https localhost", trial, "https://localhost/hooks", ""},
+		{"ok/trial private 10", trial, "http://10.1.2.3/hooks", ""},
+		{"ok/trial unique local v6", trial, "http://[fd00::1]/hooks", ""},
+		{"error/http outside the sandbox", strict, "http://93.184.215.14/hooks", "must be https"},
+		{"error/ftp", strict, "ftp://93.184.215.14/x", "must be https"},
+		{"error/ftp in the sandbox", sandbox, "ftp://93.184.215.14/x", "must be https (http is allowed in the sandbox environment)"},
 		{"error/relative", strict, "/hooks", "absolute"},
 		{"error/no host", strict, "https:///hooks", "absolute"},
 		{"error/user information", strict, "https://user:pw@93.184.215.14/", "user"},
-		{"error/loopback v4", strict, "https://127.0.0.1/hooks", "not a public address"},
+		{"error/loopback v4", strict, "https://127.0.0.1/hooks", "not a public address (loopback and private addresses are allowed only for trials: a sandbox service with FACTURAD_WEBHOOK_ALLOW_PRIVATE)"},
+		{"error/sandbox loopback v4", sandbox, "http://127.0.0.1:8080/hooks", "FACTURAD_WEBHOOK_ALLOW_PRIVATE"},
+		{"error/sandbox localhost", sandbox, "https://localhost/hooks", "FACTURAD_WEBHOOK_ALLOW_PRIVATE"},
+		{"error/sandbox private 192.168", sandbox, "http://192.168.1.10/hooks", "FACTURAD_WEBHOOK_ALLOW_PRIVATE"},
+		{"error/sandbox metadata", sandbox, "http://169.254.169.254/latest/meta-data", "not a public address"},
+		{"error/trial metadata", trial, "http://169.254.169.254/latest/meta-data", "not a public address"},
+		{"error/trial link-local v6", trial, "http://[fe80::1]/hooks", "not a public address"},
+		{"error/trial zoned link-local v6", trial, "http://[fe80::1%25eth0]/hooks", "not a public address"},
+		{"error/trial carrier-grade NAT", trial, "http://100.64.0.1/hooks", "not a public address"},
+		{"error/trial unspecified", trial, "http://0.0.0.0/hooks", "not a public address"},
 		{"error/loopback other", strict, "https://127.1.2.3/hooks", "not a public address"},
 		{"error/loopback v6", strict, "https://[::1]/hooks", "not a public address"},
 		{"error/localhost", strict, "https://localhost:8443/hooks", "localhost"},
@@ -46,13 +66,39 @@ func TestURLPolicy(t *testing.T) {
 		{"error/this network", strict, "https://0.1.2.3/hooks", "not a public address"},
 		{"error/multicast", strict, "https://224.0.0.1/hooks", "not a public address"},
 		{"error/broadcast", strict, "https://255.255.255.255/hooks", "not a public address"},
+		{"error/reserved", strict, "https://240.0.0.1/hooks", "not a public address"},
 		{"error/carrier-grade NAT", strict, "https://100.64.0.1/hooks", "not a public address"},
+		{"error/benchmarking", strict, "https://198.18.0.1/hooks", "not a public address"},
+		{"error/documentation v4", strict, "https://192.0.2.1/hooks", "not a public address"},
+		{"error/6to4 relay anycast", strict, "https://192.88.99.1/hooks", "not a public address"},
 		{"error/unique local v6", strict, "https://[fd00::1]/hooks", "not a public address"},
 		{"error/link-local v6", strict, "https://[fe80::1]/hooks", "not a public address"},
+		{"error/zoned link-local v6", strict, "https://[fe80::1%25eth0]/hooks", "not a public address"},
+		{"error/multicast v6", strict, "https://[ff02::1]/hooks", "not a public address"},
+		{"error/unspecified v6", strict, "https://[::]/hooks", "not a public address"},
 		{"error/v4-mapped loopback", strict, "https://[::ffff:127.0.0.1]/hooks", "not a public address"},
+		{"error/v4-mapped loopback hex", strict, "https://[::ffff:7f00:1]/hooks", "not a public address"},
 		{"error/v4-mapped private", strict, "https://[::ffff:10.0.0.1]/hooks", "not a public address"},
-		{"error/6to4 of a private address", strict, "https://[2002:a00:1::1]/hooks", "not a public address"},
+		{"error/v4-compatible loopback", strict, "https://[::7f00:1]/hooks", "not a public address"},
+		{"error/v4-compatible metadata", strict, "https://[::a9fe:a9fe]/hooks", "not a public address"},
+		{"error/v4-compatible public", strict, "https://[::5db8:d70e]/hooks", "not a public address"},
+		{"error/v4-translated metadata", strict, "https://[::ffff:0:a9fe:a9fe]/hooks", "not a public address"},
+		{"error/v4-translated public", strict, "https://[::ffff:0:5db8:d70e]/hooks", "not a public address"},
 		{"error/NAT64 of loopback", strict, "https://[64:ff9b::7f00:1]/hooks", "not a public address"},
+		{"error/NAT64 of a public address", strict, "https://[64:ff9b::5db8:d70e]/hooks", "not a public address"},
+		{"error/local-use NAT64", strict, "https://[64:ff9b:1::1]/hooks", "not a public address"},
+		{"error/discard v6", strict, "https://[100::1]/hooks", "not a public address"},
+		{"error/6to4 of a private address", strict, "https://[2002:a00:1::1]/hooks", "not a public address"},
+		{"error/Teredo", strict, "https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/hooks", "not a public address"},
+		{"error/IETF protocol assignments v6", strict, "https://[2001:2::1]/hooks", "not a public address"},
+		{"error/documentation v6", strict, "https://[2001:db8::1]/hooks", "not a public address"},
+		{"error/documentation v6 3fff", strict, "https://[3fff::1]/hooks", "not a public address"},
+		{"error/documentation v6 3fff, its last address", strict, "https://[3fff:fff:ffff:ffff:ffff:ffff:ffff:ffff]/hooks", "not a public address"},
+		{"ok/global unicast v6 past 3fff::/20", strict, "https://[3fff:1000::1]/hooks", ""},
+		{"error/v4-compatible unspecified", strict, "https://[::0.0.0.1]/hooks", "not a public address"},
+		{"error/v4-translated loopback", strict, "https://[::ffff:0:127.0.0.1]/hooks", "not a public address"},
+		{"error/v4-mapped metadata", strict, "https://[::ffff:169.254.169.254]/hooks", "not a public address"},
+		{"error/outside global unicast v6", strict, "https://[4000::1]/hooks", "not a public address"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -69,18 +115,137 @@ func TestURLPolicy(t *testing.T) {
 	}
 }
 
+// A name is resolved at registration, by a real DNS server here: a name
+// that resolves to a private address and one that does not resolve at
+// all get the same answer, which never names the address, so that a
+// company cannot map the network's internal names; with AllowPrivate the
+// private one is allowed.
+func TestURLPolicyNames(t *testing.T) {
+	resolver := dnsServer(t, map[string]netip.Addr{
+		"internal.test.":   netip.MustParseAddr("10.20.30.40"),
+		"metadata.test.":   netip.MustParseAddr("169.254.169.254"),
+		"public.test.":     netip.MustParseAddr("93.184.215.14"),
+		"compatible.test.": netip.MustParseAddr("::a14:1e28"),
+	})
+	var logged strings.Builder
+	debug := slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	strict := delivery.URLPolicy{Resolver: resolver, Logger: debug}
+	trial := delivery.URLPolicy{AllowHTTP: true, AllowPrivate: true, Resolver: resolver}
+	ctx := context.Background()
+	if err := strict.CheckWebhookURL(ctx, "https://public.test/hooks"); err != nil {
+		t.Fatalf("a public name refused: %v", err)
+	}
+	var answers []string
+	for _, name := range []string{"internal.test", "metadata.test", "compatible.test", "missing.test"} {
+		err := strict.CheckWebhookURL(ctx, "https://"+name+"/hooks")
+		if !errors.Is(err, delivery.ErrForbiddenAddress) {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, leak := range []string{"10.20.30.40", "169.254", "a14:1e28", "resolves to", "cannot be resolved"} {
+			if strings.Contains(err.Error(), leak) {
+				t.Errorf("%s: the refusal %q tells %q", name, err, leak)
+			}
+		}
+		if !strings.Contains(err.Error(), "the host does not resolve to a public address") {
+			t.Errorf("%s: the refusal %q", name, err)
+		}
+		answers = append(answers, err.Error())
+	}
+	for _, a := range answers[1:] {
+		if a != answers[0] {
+			t.Errorf("refusals differ by what the name resolved to:\n%s\n%s", answers[0], a)
+		}
+	}
+	if !strings.Contains(logged.String(), "10.20.30.40") {
+		t.Errorf("the debug log does not say what the name resolved to: %s", logged.String())
+	}
+	if err := trial.CheckWebhookURL(ctx, "http://internal.test/hooks"); err != nil {
+		t.Errorf("trial: a private name refused: %v", err)
+	}
+	if err := trial.CheckWebhookURL(ctx, "http://metadata.test/hooks"); err == nil {
+		t.Error("trial: a name of the metadata address allowed")
+	}
+}
+
+// dnsServer is a DNS server on a loopback UDP port answering A and AAAA
+// questions from names, and a resolver that asks it.
+func dnsServer(t *testing.T, names map[string]netip.Addr) *net.Resolver {
+	t.Helper()
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { pc.Close() })
+	go func() {
+		buf := make([]byte, 1500)
+		for {
+			n, from, err := pc.ReadFrom(buf)
+			if err != nil {
+				return
+			}
+			var p dnsmessage.Parser
+			h, err := p.Start(buf[:n])
+			if err != nil {
+				continue
+			}
+			q, err := p.Question()
+			if err != nil {
+				continue
+			}
+			a, known := names[strings.ToLower(q.Name.String())]
+			rc := dnsmessage.RCodeSuccess
+			if !known {
+				rc = dnsmessage.RCodeNameError
+			}
+			b := dnsmessage.NewBuilder(nil, dnsmessage.Header{ID: h.ID, Response: true, Authoritative: true, RCode: rc})
+			b.EnableCompression()
+			_ = b.StartQuestions()
+			_ = b.Question(q)
+			_ = b.StartAnswers()
+			rh := dnsmessage.ResourceHeader{Name: q.Name, Class: dnsmessage.ClassINET, TTL: 60}
+			switch {
+			case known && q.Type == dnsmessage.TypeA && a.Is4():
+				_ = b.AResource(rh, dnsmessage.AResource{A: a.As4()})
+			case known && q.Type == dnsmessage.TypeAAAA && a.Is6():
+				_ = b.AAAAResource(rh, dnsmessage.AAAAResource{AAAA: a.As16()})
+			}
+			msg, err := b.Finish()
+			if err == nil {
+				_, _ = pc.WriteTo(msg, from)
+			}
+		}
+	}()
+	addr := pc.LocalAddr().String()
+	return &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, _, _ string) (net.Conn, error) {
+		var d net.Dialer
+		return d.DialContext(ctx, "udp", addr)
+	}}
+}
+
 // Control refuses the connection once the name is resolved: a name that
 // resolves to loopback (DNS rebinding: public at registration, private at
 // delivery) is refused at connection time.
 func TestURLPolicyAtConnection(t *testing.T) {
 	strict := delivery.URLPolicy{}
-	for _, addr := range []string{"127.0.0.1:443", "[::1]:443", "10.1.2.3:443", "169.254.169.254:80", "[::ffff:192.168.0.1]:443"} {
-		if err := strict.Control("tcp", addr, nil); !errors.Is(err, delivery.ErrForbiddenAddress) {
-			t.Errorf("%s: %v", addr, err)
+	sandbox := delivery.URLPolicy{AllowHTTP: true}
+	trial := delivery.URLPolicy{AllowHTTP: true, AllowPrivate: true}
+	for _, p := range []delivery.URLPolicy{strict, sandbox} {
+		for _, addr := range []string{"127.0.0.1:443", "[::1]:443", "10.1.2.3:443", "169.254.169.254:80", "[::ffff:192.168.0.1]:443", "[::a9fe:a9fe]:80"} {
+			if err := p.Control("tcp", addr, nil); !errors.Is(err, delivery.ErrForbiddenAddress) {
+				t.Errorf("%+v %s: %v", p, addr, err)
+			}
 		}
 	}
-	if err := strict.Control("tcp", "93.184.215.14:443", nil); err != nil {
-		t.Errorf("public address refused: %v", err)
+	for _, p := range []delivery.URLPolicy{strict, sandbox, trial} {
+		if err := p.Control("tcp", "93.184.215.14:443", nil); err != nil {
+			t.Errorf("%+v: public address refused: %v", p, err)
+		}
+	}
+	if err := trial.Control("tcp", "127.0.0.1:8080", nil); err != nil {
+		t.Errorf("trial: loopback refused: %v", err)
+	}
+	if err := trial.Control("tcp", "169.254.169.254:80", nil); !errors.Is(err, delivery.ErrForbiddenAddress) {
+		t.Errorf("trial: the metadata address: %v", err)
 	}
 	if !delivery.AllowedAddr(netip.MustParseAddr("8.8.8.8")) || delivery.AllowedAddr(netip.MustParseAddr("192.0.2.1")) {
 		t.Error("AllowedAddr")
@@ -88,7 +253,8 @@ func TestURLPolicyAtConnection(t *testing.T) {
 
 	// A webhook stored with a loopback address (as if its name had
 	// resolved elsewhere at registration) is refused by the deliverer's
-	// dialer: the endpoint is never called, and the log says why.
+	// dialer under the sandbox's policy (http allowed, private addresses
+	// not): the endpoint is never called, and the log says why.
 	f := newFixture(t, newSQLite(t))
 	c, b := f.company(t, "Rebinding S.A.")
 	var called bool
@@ -101,11 +267,11 @@ func TestURLPolicyAtConnection(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := tenant.Webhook{CompanyID: c.ID, URL: url, Eventos: []string{"documento.aceptado"}, SealedSecret: secret}
-	if err := f.s.CreateWebhook(context.Background(), &w); err != nil {
+	if err := f.s.CreateWebhook(context.Background(), &w, 10); err != nil {
 		t.Fatal(err)
 	}
 	f.event(t, b, tenant.StateAccepted, nil)
-	f.deliverer(t, func(o *delivery.Options) { o.Policy = strict })
+	f.deliverer(t, func(o *delivery.Options) { o.Policy = sandbox })
 	waitFor(t, func() bool {
 		log, err := f.s.Deliveries(context.Background(), w.ID, tenant.DeliveryPage{Limit: 1})
 		return err == nil && len(log) == 1 && log[0].Attempts > 0

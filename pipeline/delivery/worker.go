@@ -28,6 +28,11 @@ type worker[T any] struct {
 	serve func(T)
 	// backlog reads how many items wait and since when the oldest does.
 	backlog func(ctx context.Context) (pending int, oldest time.Time, err error)
+	// prune, when set, deletes one batch of settled items past their
+	// retention and reports whether there may be more; it runs every
+	// pruneEvery, or after a second while there are more.
+	prune      func(ctx context.Context) (more bool)
+	pruneEvery time.Duration
 
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -42,8 +47,28 @@ func (w *worker[T]) start(ctx context.Context) error {
 	}
 	w.ctx, w.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	w.done = make(chan struct{})
+	if w.prune != nil {
+		w.wg.Go(w.pruneLoop)
+	}
 	go w.run()
 	return nil
+}
+
+// pruneLoop runs prune until the worker stops: bounded work per pass, a
+// short wait between passes while they find full batches.
+func (w *worker[T]) pruneLoop() {
+	wait := w.pruneEvery
+	for {
+		select {
+		case <-w.ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		wait = w.pruneEvery
+		if w.prune(w.ctx) {
+			wait = min(time.Second, w.pruneEvery)
+		}
+	}
 }
 
 // stop ends the loop, cancelling the work in flight, and waits for it or

@@ -72,14 +72,32 @@ func scanWebhook(r pgx.Row) (tenant.Webhook, error) {
 	return w, err
 }
 
-// CreateWebhook inserts w.
-func (s *Store) CreateWebhook(ctx context.Context, w *tenant.Webhook) error {
+// CreateWebhook inserts w unless its company has limit webhooks. The
+// company's row is locked first (FOR NO KEY UPDATE: creates of one
+// company's webhooks queue on it, while the foreign-key checks of other
+// inserts naming the company are not held up), and the count is a
+// statement of its own after the lock, so that it sees every webhook a
+// create committed while this one waited.
+func (s *Store) CreateWebhook(ctx context.Context, w *tenant.Webhook, limit int) error {
 	now := s.clock()
 	var id int64
-	err := s.pool.QueryRow(ctx, `INSERT INTO webhooks (company_id, url, eventos, sealed_secret, created_at)
-VALUES ($1, $2, $3, $4, $5) RETURNING id`, w.CompanyID, w.URL, w.Eventos, w.SealedSecret, now).Scan(&id)
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var one int
+		if err := tx.QueryRow(ctx, `SELECT 1 FROM companies WHERE id = $1 FOR NO KEY UPDATE`, w.CompanyID).Scan(&one); err != nil {
+			return mapErr(err)
+		}
+		var n int
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM webhooks WHERE company_id = $1`, w.CompanyID).Scan(&n); err != nil {
+			return err
+		}
+		if n >= limit {
+			return tenant.ErrWebhookLimit
+		}
+		return mapErr(tx.QueryRow(ctx, `INSERT INTO webhooks (company_id, url, eventos, sealed_secret, created_at)
+VALUES ($1, $2, $3, $4, $5) RETURNING id`, w.CompanyID, w.URL, w.Eventos, w.SealedSecret, now).Scan(&id))
+	})
 	if err != nil {
-		return fmt.Errorf("create webhook of company %d: %w", w.CompanyID, mapErr(err))
+		return fmt.Errorf("create webhook of company %d: %w", w.CompanyID, err)
 	}
 	w.ID, w.CreatedAt = id, now
 	return nil
@@ -249,6 +267,35 @@ func (s *Store) DeliveryBacklog(ctx context.Context) (int, time.Time, error) {
 	return s.backlog(ctx, `SELECT count(*), min(created_at) FROM webhook_deliveries WHERE next_attempt_at IS NOT NULL`)
 }
 
+// The retention's deletes: settled rows created before $1, the oldest
+// first, at most $2; SKIP LOCKED lets replicas purging at once take
+// different rows.
+const (
+	qPurgeHooks = `DELETE FROM webhook_deliveries WHERE id IN (
+    SELECT id FROM webhook_deliveries WHERE next_attempt_at IS NULL AND created_at < $1
+    ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)`
+	qPurgeEmails = `DELETE FROM email_deliveries WHERE id IN (
+    SELECT id FROM email_deliveries WHERE next_attempt_at IS NULL AND created_at < $1
+    ORDER BY created_at LIMIT $2 FOR UPDATE SKIP LOCKED)`
+)
+
+// PurgeDeliveries deletes up to limit settled webhook deliveries and up to
+// limit settled e-mails created before before.
+func (s *Store) PurgeDeliveries(ctx context.Context, before time.Time, limit int) (webhooks, emails int, err error) {
+	if limit < 1 {
+		return 0, 0, nil
+	}
+	var n [2]int
+	for i, q := range []string{qPurgeHooks, qPurgeEmails} {
+		tag, err := s.pool.Exec(ctx, q, before.UTC().Truncate(time.Microsecond), limit)
+		if err != nil {
+			return n[0], n[1], fmt.Errorf("purge deliveries: %w", err)
+		}
+		n[i] = int(tag.RowsAffected())
+	}
+	return n[0], n[1], nil
+}
+
 // EmailBacklog counts the pending e-mails.
 func (s *Store) EmailBacklog(ctx context.Context) (int, time.Time, error) {
 	return s.backlog(ctx, `SELECT count(*), min(created_at) FROM email_deliveries WHERE next_attempt_at IS NOT NULL`)
@@ -320,6 +367,16 @@ func (s *Store) RecordEmail(ctx context.Context, id int64, r tenant.EmailResult)
 		return fmt.Errorf("record e-mail %d: %w", id, err)
 	}
 	return nil
+}
+
+// RequeueEmails makes a document's failed e-mails due again at at.
+func (s *Store) RequeueEmails(ctx context.Context, documentID int64, at time.Time) (int, error) {
+	tag, err := s.pool.Exec(ctx, `UPDATE email_deliveries SET failed_at = NULL, next_attempt_at = $2
+WHERE document_id = $1 AND failed_at IS NOT NULL AND sent_at IS NULL`, documentID, at.UTC().Truncate(time.Microsecond))
+	if err != nil {
+		return 0, fmt.Errorf("re-queue the e-mails of document %d: %w", documentID, err)
+	}
+	return int(tag.RowsAffected()), nil
 }
 
 // DocumentEmails returns a document's e-mails, oldest first.

@@ -78,18 +78,39 @@ func scanWebhook(r scanner) (tenant.Webhook, error) {
 	return w, err
 }
 
-// CreateWebhook inserts w.
-func (s *Store) CreateWebhook(ctx context.Context, w *tenant.Webhook) error {
+// CreateWebhook inserts w unless its company has limit webhooks: the
+// count and the insert are one IMMEDIATE transaction on the one write
+// connection, so no other create comes between them.
+func (s *Store) CreateWebhook(ctx context.Context, w *tenant.Webhook, limit int) (err error) {
 	eventos, err := json.Marshal(w.Eventos)
 	if err != nil {
 		return fmt.Errorf("create webhook: %w", err)
 	}
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("create webhook of company %d: %w", w.CompanyID, err)
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, ignoreDone(tx.Rollback()))
+		}
+	}()
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM webhooks WHERE company_id = ?`, w.CompanyID).Scan(&n); err != nil {
+		return fmt.Errorf("create webhook of company %d: count: %w", w.CompanyID, err)
+	}
+	if n >= limit {
+		return fmt.Errorf("create webhook of company %d: %w", w.CompanyID, tenant.ErrWebhookLimit)
+	}
 	now := s.clock()
 	var id int64
-	err = s.write.QueryRowContext(ctx, `INSERT INTO webhooks (company_id, url, eventos, sealed_secret, created_at)
+	err = tx.QueryRowContext(ctx, `INSERT INTO webhooks (company_id, url, eventos, sealed_secret, created_at)
 VALUES (?, ?, ?, ?, ?) RETURNING id`, w.CompanyID, w.URL, string(eventos), w.SealedSecret, formatTime(now)).Scan(&id)
 	if err != nil {
 		return fmt.Errorf("create webhook of company %d: %w", w.CompanyID, mapErr(err))
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("create webhook of company %d: commit: %w", w.CompanyID, err)
 	}
 	w.ID, w.CreatedAt = id, now
 	return nil
@@ -279,6 +300,35 @@ func (s *Store) DeliveryBacklog(ctx context.Context) (int, time.Time, error) {
 WHERE next_attempt_at IS NOT NULL`)
 }
 
+// The retention's deletes: settled rows created before ?1, the oldest
+// first, at most ?2, along the indexes of settled rows.
+const (
+	qPurgeHooks = `DELETE FROM webhook_deliveries WHERE id IN (
+    SELECT id FROM webhook_deliveries INDEXED BY webhook_deliveries_settled
+    WHERE next_attempt_at IS NULL AND created_at < ?1 ORDER BY created_at LIMIT ?2)`
+	qPurgeEmails = `DELETE FROM email_deliveries WHERE id IN (
+    SELECT id FROM email_deliveries INDEXED BY email_deliveries_settled
+    WHERE next_attempt_at IS NULL AND created_at < ?1 ORDER BY created_at LIMIT ?2)`
+)
+
+// PurgeDeliveries deletes up to limit settled webhook deliveries and up to
+// limit settled e-mails created before before.
+func (s *Store) PurgeDeliveries(ctx context.Context, before time.Time, limit int) (webhooks, emails int, err error) {
+	if limit < 1 {
+		return 0, 0, nil
+	}
+	var n [2]int
+	for i, q := range []string{qPurgeHooks, qPurgeEmails} {
+		res, err := s.write.ExecContext(ctx, q, formatTime(before), limit)
+		if err != nil {
+			return n[0], n[1], fmt.Errorf("purge deliveries: %w", err)
+		}
+		m, _ := res.RowsAffected()
+		n[i] = int(m)
+	}
+	return n[0], n[1], nil
+}
+
 // EmailBacklog counts the pending e-mails.
 func (s *Store) EmailBacklog(ctx context.Context) (int, time.Time, error) {
 	return backlog(ctx, s.read, `SELECT count(*), min(created_at) FROM email_deliveries WHERE next_attempt_at IS NOT NULL`)
@@ -365,6 +415,20 @@ func (s *Store) RecordEmail(ctx context.Context, id int64, r tenant.EmailResult)
 		return fmt.Errorf("record e-mail %d: %w", id, err)
 	}
 	return nil
+}
+
+// RequeueEmails makes a document's failed e-mails due again at at.
+func (s *Store) RequeueEmails(ctx context.Context, documentID int64, at time.Time) (int, error) {
+	res, err := s.write.ExecContext(ctx, `UPDATE email_deliveries SET failed_at = NULL, next_attempt_at = ?
+WHERE document_id = ? AND failed_at IS NOT NULL AND sent_at IS NULL`, formatTime(at), documentID)
+	if err != nil {
+		return 0, fmt.Errorf("re-queue the e-mails of document %d: %w", documentID, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, fmt.Errorf("re-queue the e-mails of document %d: %w", documentID, err)
+	}
+	return int(n), nil
 }
 
 // DocumentEmails returns a document's e-mails, oldest first.

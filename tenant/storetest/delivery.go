@@ -31,14 +31,17 @@ func RunDelivery(t *testing.T, open func(t *testing.T) DeliveryStore) {
 		fn   func(t *testing.T, s DeliveryStore)
 	}{
 		{"ok/webhooks create, list, read, delete", testWebhookCRUD},
+		{"error/creates at once never pass a company's webhook limit", testWebhookLimit},
 		{"ok/a save with an event writes one delivery per webhook that asked for it", testOutboxFanOut},
 		{"ok/a save without an event or with no webhook writes nothing", testOutboxNothing},
 		{"error/a stale save writes no event", testOutboxStaleSave},
 		{"ok/received documents write their events too", testOutboxReceived},
 		{"ok/an accepted document's e-mail is written, claimed and recorded", testOutboxEmail},
+		{"ok/a document's failed e-mails are re-queued, its sent and pending ones left alone", testRequeueEmails},
 		{"ok/endpoints are leased to one holder, renewed and released to the back", testEndpointLeases},
 		{"ok/attempts are recorded: retried, delivered, failed", testDeliveryAttempts},
 		{"ok/the delivery log pages newest first", testDeliveryLog},
+		{"ok/settled deliveries and e-mails past the retention are deleted, oldest first, in batches", testDeliveryPurge},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -115,7 +118,7 @@ func RunDeliveryReplicas(t *testing.T, open func(t *testing.T) (DeliveryStore, D
 func newWebhook(t *testing.T, s DeliveryStore, companyID int64, url string, eventos ...string) tenant.Webhook {
 	t.Helper()
 	w := tenant.Webhook{CompanyID: companyID, URL: url, Eventos: eventos, SealedSecret: []byte("sealed " + url)}
-	if err := s.CreateWebhook(context.Background(), &w); err != nil {
+	if err := s.CreateWebhook(context.Background(), &w, 100); err != nil {
 		t.Fatalf("CreateWebhook: %v", err)
 	}
 	return w
@@ -125,6 +128,12 @@ func newWebhook(t *testing.T, s DeliveryStore, companyID int64, url string, even
 // event, returning the saved document.
 func savedEvent(t *testing.T, s DeliveryStore, b tenant.Branch, idExterno string, to tenant.State, email []string) tenant.Document {
 	t.Helper()
+	return savedEventAt(t, s, b, idExterno, to, email, time.Now())
+}
+
+// savedEventAt is savedEvent with the event created at created.
+func savedEventAt(t *testing.T, s DeliveryStore, b tenant.Branch, idExterno string, to tenant.State, email []string, created time.Time) tenant.Document {
+	t.Helper()
 	ctx := context.Background()
 	d := minimalDocument(b, idExterno, "01", "00001")
 	if err := s.ReserveDocument(ctx, &d); err != nil {
@@ -133,7 +142,7 @@ func savedEvent(t *testing.T, s DeliveryStore, b tenant.Branch, idExterno string
 	d.Estado = to
 	d.Clave = fmt.Sprintf("506%047d", d.ID)
 	d.Event = &tenant.Event{From: tenant.StatePending, ID: "ev-" + idExterno, Name: "documento." + tenant.EventState(to),
-		Created: time.Now().UTC().Truncate(time.Microsecond), Clave: d.Clave, Payload: []byte(`{"clave":"` + d.Clave + `"}`), Email: email}
+		Created: created.UTC().Truncate(time.Microsecond), Clave: d.Clave, Payload: []byte(`{"clave":"` + d.Clave + `"}`), Email: email}
 	if err := s.SaveDocument(ctx, &d); err != nil {
 		t.Fatalf("SaveDocument: %v", err)
 	}
@@ -177,7 +186,7 @@ func testWebhookCRUD(t *testing.T, s DeliveryStore) {
 		t.Fatalf("other company's webhooks: %#v", list)
 	}
 	bad := tenant.Webhook{CompanyID: 999999, URL: "https://x.example", Eventos: []string{"documento.error"}, SealedSecret: []byte("s")}
-	wantErr(t, "webhook of a missing company", s.CreateWebhook(ctx, &bad), tenant.ErrNotFound)
+	wantErr(t, "webhook of a missing company", s.CreateWebhook(ctx, &bad, 10), tenant.ErrNotFound)
 
 	savedEvent(t, s, f.Branch, "crud-1", tenant.StateAccepted, nil)
 	if n := len(allDeliveries(t, s, w.ID)); n != 1 {
@@ -194,6 +203,60 @@ func testWebhookCRUD(t *testing.T, s DeliveryStore) {
 	if n != 0 {
 		t.Fatalf("backlog %d after delete", n)
 	}
+}
+
+// testWebhookLimit creates 20 webhooks of one company at once, on a store
+// where it has 4 already and the limit is 10: exactly 6 are created, the
+// others are ErrWebhookLimit, and another company's are not counted.
+func testWebhookLimit(t *testing.T, s DeliveryStore) {
+	ctx := context.Background()
+	f := newDocFixture(t, s)
+	other := newDocFixture(t, s)
+	const limit = 10
+	for i := range 4 {
+		w := tenant.Webhook{CompanyID: f.Company.ID, URL: fmt.Sprintf("https://before.example/%d", i), Eventos: []string{"documento.aceptado"}, SealedSecret: []byte("s")}
+		mustNot(t, "CreateWebhook", s.CreateWebhook(ctx, &w, limit))
+	}
+	for i := range 9 {
+		w := tenant.Webhook{CompanyID: other.Company.ID, URL: fmt.Sprintf("https://other.example/%d", i), Eventos: []string{"documento.aceptado"}, SealedSecret: []byte("s")}
+		mustNot(t, "CreateWebhook", s.CreateWebhook(ctx, &w, limit))
+	}
+	var (
+		wg               sync.WaitGroup
+		mu               sync.Mutex
+		created, refused int
+		start            = make(chan struct{})
+	)
+	for i := range 20 {
+		wg.Go(func() {
+			<-start
+			w := tenant.Webhook{CompanyID: f.Company.ID, URL: fmt.Sprintf("https://race.example/%d", i), Eventos: []string{"documento.aceptado"}, SealedSecret: []byte("s")}
+			err := s.CreateWebhook(ctx, &w, limit)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				created++
+			case errors.Is(err, tenant.ErrWebhookLimit):
+				refused++
+			default:
+				t.Errorf("CreateWebhook: %v", err)
+			}
+		})
+	}
+	close(start)
+	wg.Wait()
+	list, err := s.Webhooks(ctx, f.Company.ID)
+	mustNot(t, "Webhooks", err)
+	if len(list) != limit || created != limit-4 || refused != 20-(limit-4) {
+		t.Fatalf("%d webhooks after 20 creates at once (%d created, %d refused), want %d", len(list), created, refused, limit)
+	}
+	w := tenant.Webhook{CompanyID: f.Company.ID, URL: "https://late.example/", Eventos: []string{"documento.aceptado"}, SealedSecret: []byte("s")}
+	wantErr(t, "a create past the limit", s.CreateWebhook(ctx, &w, limit), tenant.ErrWebhookLimit)
+	mustNot(t, "DeleteWebhook", s.DeleteWebhook(ctx, f.Company.ID, list[0].ID))
+	mustNot(t, "a create after a delete", s.CreateWebhook(ctx, &w, limit))
+	w = tenant.Webhook{CompanyID: other.Company.ID, URL: "https://other.example/last", Eventos: []string{"documento.aceptado"}, SealedSecret: []byte("s")}
+	mustNot(t, "another company's tenth", s.CreateWebhook(ctx, &w, limit))
 }
 
 func testOutboxFanOut(t *testing.T, s DeliveryStore) {
@@ -362,6 +425,59 @@ func testOutboxEmail(t *testing.T, s DeliveryStore) {
 	}
 }
 
+// testRequeueEmails: RequeueEmails makes a document's failed e-mail
+// pending and due again, keeping its attempts and last error; another
+// document's failed e-mail, and sent ones, stay as they are.
+func testRequeueEmails(t *testing.T, s DeliveryStore) {
+	ctx := context.Background()
+	f := newDocFixture(t, s)
+	d := savedEvent(t, s, f.Branch, "requeue-1", tenant.StateAccepted, []string{"a@example.com"})
+	other := savedEvent(t, s, f.Branch, "requeue-2", tenant.StateAccepted, []string{"b@example.com"})
+	sent := savedEvent(t, s, f.Branch, "requeue-3", tenant.StateAccepted, []string{"c@example.com"})
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	email := func(d tenant.Document) tenant.EmailDelivery {
+		t.Helper()
+		es, err := s.DocumentEmails(ctx, d.ID)
+		mustNot(t, "DocumentEmails", err)
+		if len(es) != 1 {
+			t.Fatalf("%d e-mails of %s", len(es), d.IDExterno)
+		}
+		return es[0]
+	}
+	for _, x := range []tenant.Document{d, other} {
+		mustNot(t, "RecordEmail", s.RecordEmail(ctx, email(x).ID, tenant.EmailResult{At: now, Error: "smtp auth: 535 bad credentials"}))
+	}
+	mustNot(t, "RecordEmail", s.RecordEmail(ctx, email(sent).ID, tenant.EmailResult{At: now}))
+
+	at := now.Add(time.Second)
+	n, err := s.RequeueEmails(ctx, d.ID, at)
+	mustNot(t, "RequeueEmails", err)
+	e := email(d)
+	if n != 1 || e.State() != tenant.DeliveryPending || !e.NextAttemptAt.Equal(at) || !e.FailedAt.IsZero() ||
+		e.Attempts != 1 || e.LastError != "smtp auth: 535 bad credentials" {
+		t.Fatalf("re-queued %d: %+v", n, e)
+	}
+	if e := email(other); e.State() != tenant.DeliveryFailed {
+		t.Fatalf("another document's e-mail: %+v", e)
+	}
+	claimed, err := s.ClaimDueEmails(ctx, at, at.Add(time.Minute), 10)
+	mustNot(t, "ClaimDueEmails", err)
+	if len(claimed) != 1 || claimed[0].ID != e.ID {
+		t.Fatalf("claimed %+v, want the re-queued e-mail", claimed)
+	}
+	// Pending (claimed) and sent e-mails are not failed: nothing to do.
+	for _, x := range []tenant.Document{d, sent} {
+		n, err := s.RequeueEmails(ctx, x.ID, at)
+		mustNot(t, "RequeueEmails", err)
+		if n != 0 {
+			t.Fatalf("re-queued %d e-mails of %s, want none", n, x.IDExterno)
+		}
+	}
+	if e := email(sent); e.State() != tenant.DeliveryDelivered || !e.NextAttemptAt.IsZero() {
+		t.Fatalf("a sent e-mail: %+v", e)
+	}
+}
+
 func testEndpointLeases(t *testing.T, s DeliveryStore) {
 	ctx := context.Background()
 	f := newDocFixture(t, s)
@@ -469,6 +585,90 @@ func testDeliveryAttempts(t *testing.T, s DeliveryStore) {
 	}
 }
 
+// testDeliveryPurge: settled webhook deliveries and e-mails created
+// before the cut are deleted, the oldest first and at most limit of each
+// per call; pending ones, however old, and newer ones stay.
+func testDeliveryPurge(t *testing.T, s DeliveryStore) {
+	ctx := context.Background()
+	f := newDocFixture(t, s)
+	w := newWebhook(t, s, f.Company.ID, "https://a.example/hook", "documento.aceptado")
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	cut := now.Add(-30 * 24 * time.Hour)
+	to := []string{"b@example.com"}
+	// Each document makes one delivery and one e-mail.
+	docs := map[string]tenant.Document{
+		"delivered-oldest": savedEventAt(t, s, f.Branch, "purge-1", tenant.StateAccepted, to, cut.Add(-3*time.Hour)),
+		"failed-old":       savedEventAt(t, s, f.Branch, "purge-2", tenant.StateAccepted, to, cut.Add(-2*time.Hour)),
+		"pending-old":      savedEventAt(t, s, f.Branch, "purge-3", tenant.StateAccepted, to, cut.Add(-4*time.Hour)),
+		"delivered-recent": savedEventAt(t, s, f.Branch, "purge-4", tenant.StateAccepted, to, cut.Add(time.Hour)),
+	}
+	hooks := map[string]tenant.Delivery{}
+	for _, dl := range allDeliveries(t, s, w.ID) {
+		for name, d := range docs {
+			if dl.Clave == d.Clave {
+				hooks[name] = dl
+			}
+		}
+	}
+	mails := map[string]tenant.EmailDelivery{}
+	for name, d := range docs {
+		es, err := s.DocumentEmails(ctx, d.ID)
+		mustNot(t, "DocumentEmails", err)
+		if len(es) != 1 || len(hooks) != len(docs) {
+			t.Fatalf("%s: %d e-mails, deliveries %v", name, len(es), hooks)
+		}
+		mails[name] = es[0]
+	}
+	for _, name := range []string{"delivered-oldest", "delivered-recent"} {
+		mustNot(t, "RecordAttempt", s.RecordAttempt(ctx, hooks[name].ID, tenant.AttemptResult{At: now, Status: 204}))
+		mustNot(t, "RecordEmail", s.RecordEmail(ctx, mails[name].ID, tenant.EmailResult{At: now}))
+	}
+	mustNot(t, "RecordAttempt", s.RecordAttempt(ctx, hooks["failed-old"].ID, tenant.AttemptResult{At: now, Error: "HTTP 500"}))
+	mustNot(t, "RecordEmail", s.RecordEmail(ctx, mails["failed-old"].ID, tenant.EmailResult{At: now, Error: "smtp data: 554 refused"}))
+	mustNot(t, "RecordAttempt", s.RecordAttempt(ctx, hooks["pending-old"].ID, tenant.AttemptResult{At: now, Error: "HTTP 500", Next: now.Add(time.Hour)}))
+	mustNot(t, "RecordEmail", s.RecordEmail(ctx, mails["pending-old"].ID, tenant.EmailResult{At: now, Error: "smtp rcpt: 451 later", Next: now.Add(time.Hour)}))
+
+	left := func() (hookNames, mailNames []string) {
+		t.Helper()
+		for _, dl := range allDeliveries(t, s, w.ID) {
+			for name, h := range hooks {
+				if h.ID == dl.ID {
+					hookNames = append(hookNames, name)
+				}
+			}
+		}
+		for name, d := range docs {
+			es, err := s.DocumentEmails(ctx, d.ID)
+			mustNot(t, "DocumentEmails", err)
+			if len(es) == 1 {
+				mailNames = append(mailNames, name)
+			}
+		}
+		slices.Sort(hookNames)
+		slices.Sort(mailNames)
+		return hookNames, mailNames
+	}
+	purge := func(limit, wantHooks, wantMails int, want ...string) {
+		t.Helper()
+		h, m, err := s.PurgeDeliveries(ctx, cut, limit)
+		mustNot(t, "PurgeDeliveries", err)
+		hn, mn := left()
+		if h != wantHooks || m != wantMails || !slices.Equal(hn, want) || !slices.Equal(mn, want) {
+			t.Fatalf("purge of %d: deleted %d deliveries and %d e-mails, left %v and %v; want %d, %d and %v",
+				limit, h, m, hn, mn, wantHooks, wantMails, want)
+		}
+	}
+	// The oldest settled first, one of each; then the rest; then nothing.
+	purge(1, 1, 1, "delivered-recent", "failed-old", "pending-old")
+	purge(100, 1, 1, "delivered-recent", "pending-old")
+	purge(100, 0, 0, "delivered-recent", "pending-old")
+	n, _, err := s.DeliveryBacklog(ctx)
+	mustNot(t, "DeliveryBacklog", err)
+	if n != 1 {
+		t.Fatalf("webhook backlog %d after the purges, want the pending one", n)
+	}
+}
+
 func testDeliveryLog(t *testing.T, s DeliveryStore) {
 	ctx := context.Background()
 	f := newDocFixture(t, s)
@@ -513,7 +713,7 @@ func BenchOutbox(b *testing.B, open func(testing.TB) DeliveryStore) {
 		for i := range webhooks {
 			w := tenant.Webhook{CompanyID: f.Company.ID, URL: fmt.Sprintf("https://hooks.example/%d", i),
 				Eventos: []string{"documento.aceptado", "documento.enviado"}, SealedSecret: []byte("sealed")}
-			if err := s.CreateWebhook(context.Background(), &w); err != nil {
+			if err := s.CreateWebhook(context.Background(), &w, 100); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -522,7 +722,7 @@ func BenchOutbox(b *testing.B, open func(testing.TB) DeliveryStore) {
 		for i := range 5 {
 			w := tenant.Webhook{CompanyID: other.Company.ID, URL: fmt.Sprintf("https://other.example/%d", i),
 				Eventos: []string{"documento.aceptado"}, SealedSecret: []byte("sealed")}
-			if err := s.CreateWebhook(context.Background(), &w); err != nil {
+			if err := s.CreateWebhook(context.Background(), &w, 100); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -351,7 +351,7 @@ func testRekeyWebhooks(t *testing.T, s RekeyStore, k rekeyKeys) {
 		sealed, err := k.old.Seal(c.ID, tenant.PurposeWebhookSecret, secret)
 		mustNot(t, "Seal", err)
 		w := tenant.Webhook{CompanyID: c.ID, URL: fmt.Sprintf("https://hooks.example/%d", i), Eventos: []string{"documento.aceptado"}, SealedSecret: sealed}
-		mustNot(t, "CreateWebhook", ws.CreateWebhook(ctx, &w))
+		mustNot(t, "CreateWebhook", ws.CreateWebhook(ctx, &w, 10))
 		hooks = append(hooks, w)
 	}
 	res, err := tenant.Rekey(ctx, s, k.rotating)
