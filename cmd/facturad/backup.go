@@ -23,17 +23,20 @@ func runBackup(ctx context.Context, args []string, stdout, stderr io.Writer, get
 	var out string
 	c, err := loadConfig("backup", args, stdout, stderr, getenv, func(fs *commandFlags) {
 		fs.StringVar(&out, "out", "", "file to write the backup to; it must not exist (- writes it to standard output, through a temporary file in data_dir)")
+		fs.precheck = func(c Config) error {
+			if c.DatabaseURL != "" {
+				return errors.New("backup: database_url is set: back up PostgreSQL with its own tools, " +
+					"for example `pg_dump --format=custom --file=facturad.dump \"$DATABASE_URL\"` (see docs/operations.md), " +
+					"and keep the master key apart from the dump")
+			}
+			return nil
+		}
 	})
 	if err != nil {
 		return err
 	}
 	if out == "" {
 		return errors.New("backup: --out FILE is required (a file that does not exist yet)")
-	}
-	if c.DatabaseURL != "" {
-		return errors.New("backup: database_url is set: back up PostgreSQL with its own tools, " +
-			"for example `pg_dump --format=custom --file=facturad.dump \"$DATABASE_URL\"` (see docs/operations.md), " +
-			"and keep the master key apart from the dump")
 	}
 	db := filepath.Join(c.DataDir, "facturad.db")
 	notes := stdout

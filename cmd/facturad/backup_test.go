@@ -183,6 +183,7 @@ func TestBackupRefuses(t *testing.T) {
 		{"error/no out", []string{"--data-dir", dir}, "--out FILE is required"},
 		{"error/existing out", []string{"--data-dir", dir, "--out", existing}, "already exists"},
 		{"error/postgres", []string{"--database-url", "postgres://db/facturad", "--master-key", masterKey(t), "--out", filepath.Join(dir, "x")}, "pg_dump"},
+		{"error/postgres without a master key", []string{"--database-url", "postgres://db/facturad", "--out", filepath.Join(dir, "x")}, "pg_dump"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -225,15 +225,15 @@ func (c *Config) settings() []setting {
 // LoadConfig reads the environment (through getenv) and then the flags in
 // args over DefaultConfig.
 func LoadConfig(fs *flag.FlagSet, args []string, getenv func(string) string) (Config, error) {
-	return loadSettings(fs, args, getenv, nil)
+	return loadSettings(fs, args, getenv, "")
 }
 
-// loadSettings is LoadConfig over the settings named in only (every
-// setting when only is nil): the others are neither flags nor read from
-// the environment, and keep their defaults.
-func loadSettings(fs *flag.FlagSet, args []string, getenv func(string) string, only []string) (Config, error) {
+// loadSettings is LoadConfig for the command cmd: over the settings it
+// reads (commandSettings; all of them for serve, named ""), the others
+// neither flags nor read from the environment, keeping their defaults.
+func loadSettings(fs *flag.FlagSet, args []string, getenv func(string) string, cmd string) (Config, error) {
 	c := DefaultConfig()
-	settings := pickSettings(c.settings(), only)
+	settings := settingsOf(cmd, c.settings())
 	for _, s := range settings {
 		v := getenv(s.env())
 		if v == "" {
@@ -277,23 +277,40 @@ var commandSettings = map[string][]string{
 	"migrate": {"database_url", "log_level"},
 }
 
-// commandDefaults replace, in one command's help, the default a setting
-// has in serve, where that command treats the setting otherwise.
-var commandDefaults = map[string]map[string]string{
-	"rekey": {"master_key": "none; rekey takes the new key only as given and never reads or creates master.key"},
+// commandHelp replaces, in one command's help, the usage or the default
+// (when not empty) a setting has in serve, where that command treats the
+// setting otherwise.
+var commandHelp = map[string]map[string]struct{ usage, def string }{
+	"rekey": {
+		"master_key": {def: "none; rekey takes the new key only as given and never reads or creates master.key"},
+	},
+	"backup": {
+		"master_key":   {usage: "base64 of the 32-byte master key; backup only says where the key lives, which the backup never holds", def: "unset: the key is data_dir/master.key"},
+		"database_url": {usage: "PostgreSQL URL; when set, backup refuses and says how to back up PostgreSQL"},
+	},
+	"migrate": {
+		"database_url": {usage: "PostgreSQL URL of the schema to migrate (the embedded SQLite store migrates itself)", def: "none; required"},
+	},
 }
 
-// pickSettings returns the settings of all named in only, in the order of
-// all; all of them when only is nil.
-func pickSettings(all []setting, only []string) []setting {
-	if only == nil {
-		return all
-	}
+// settingsOf returns the settings of all that the command cmd reads
+// (commandSettings; all of them when it is not listed), in the order of
+// all, worded for it (commandHelp).
+func settingsOf(cmd string, all []setting) []setting {
+	only := commandSettings[cmd]
 	var out []setting
 	for _, s := range all {
-		if slices.Contains(only, s.name) {
-			out = append(out, s)
+		if only != nil && !slices.Contains(only, s.name) {
+			continue
 		}
+		h := commandHelp[cmd][s.name]
+		if h.usage != "" {
+			s.usage = h.usage
+		}
+		if h.def != "" {
+			s.def = h.def
+		}
+		out = append(out, s)
 	}
 	return out
 }
@@ -336,6 +353,36 @@ func (s setting) set(v string) error {
 // Validate checks the configuration as a whole and says precisely what is
 // wrong.
 func (c Config) Validate() error {
+	return c.validateFor(nil)
+}
+
+// validateFor is Validate for a command that reads only the settings in
+// only (commandSettings; nil: all of them). A problem is named by the
+// setting its message starts with; those of settings the command does not
+// read are not its to report (migrate, which never opens a sealed value,
+// needs no master_key beside database_url).
+func (c Config) validateFor(only []string) error {
+	errs := c.problems()
+	if only != nil {
+		errs = slices.DeleteFunc(errs, func(err error) bool { return !slices.Contains(only, problemSetting(err)) })
+	}
+	return errors.Join(errs...)
+}
+
+// problemSetting is the setting a problem of the configuration names
+// first: each message starts with it ("master_key: required with …").
+func problemSetting(err error) string {
+	msg := err.Error()
+	end := strings.IndexFunc(msg, func(r rune) bool { return r != '_' && (r < 'a' || r > 'z') })
+	if end < 0 {
+		return msg
+	}
+	return msg[:end]
+}
+
+// problems lists every bad value and every broken rule between settings,
+// each message starting with the setting it is about.
+func (c Config) problems() []error {
 	var errs []error
 	if _, err := parseProxies(c.TrustedProxies); err != nil {
 		errs = append(errs, fmt.Errorf("trusted_proxies: %w", err))
@@ -439,7 +486,7 @@ func (c Config) Validate() error {
 		// --database-url with its password) and the heap.
 		errs = append(errs, fmt.Errorf("pprof_listen: %q must be a loopback address such as 127.0.0.1:6060", c.PprofListen))
 	}
-	return errors.Join(errs...)
+	return errs
 }
 
 // loopbackAddr reports whether a listen address names a loopback host.

@@ -216,15 +216,15 @@ func TestCommandSettings(t *testing.T) {
 				t.Errorf("%s --help lists %d flags, want %d:\n%s", tt.cmd, len(blocks), len(tt.want), stdout.String())
 			}
 		})
-		if tt.cmd == "rekey" {
-			t.Run("ok/rekey's help says it never reads master.key", func(t *testing.T) {
-				var stdout strings.Builder
-				_ = run(context.Background(), []string{"rekey", "--help"}, &stdout, io.Discard, env(nil))
-				if h := stdout.String(); !strings.Contains(h, "never reads or creates master.key") || strings.Contains(h, "made at first start") {
-					t.Errorf("rekey --help gives serve's default of master_key:\n%s", h)
+		t.Run("ok/"+tt.cmd+"'s help words a setting its own way", func(t *testing.T) {
+			var stdout strings.Builder
+			_ = run(context.Background(), []string{tt.cmd, "--help"}, &stdout, io.Discard, env(nil))
+			for name, h := range commandHelp[tt.cmd] {
+				if !strings.Contains(stdout.String(), h.usage) || !strings.Contains(stdout.String(), h.def) {
+					t.Errorf("%s --help does not give %s its own wording %+v:\n%s", tt.cmd, name, h, stdout.String())
 				}
-			})
-		}
+			}
+		})
 		t.Run("error/"+tt.cmd+" takes no other setting's flag", func(t *testing.T) {
 			err := run(context.Background(), []string{tt.cmd, "--webhook-workers", "3"}, io.Discard, io.Discard, env(nil))
 			if err == nil || !strings.Contains(err.Error(), "webhook-workers") {

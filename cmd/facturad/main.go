@@ -120,27 +120,28 @@ func runKeygen(args []string, stdout, stderr io.Writer) error {
 
 // loadConfig parses the configuration of a subcommand and validates it:
 // the settings it uses (commandSettings), and extra, which registers the
-// subcommand's own flags beside them. --help is written to stdout.
+// subcommand's own flags beside them (and may set a precheck, run before
+// the settings are validated). --help is written to stdout.
 func loadConfig(name string, args []string, stdout, stderr io.Writer, getenv func(string) string, extra ...func(*commandFlags)) (Config, error) {
 	only := commandSettings[name]
-	settings := pickSettings((&Config{}).settings(), only)
-	for i, s := range settings {
-		if d, ok := commandDefaults[name][s.name]; ok {
-			settings[i].def = d
-		}
-	}
+	settings := settingsOf(name, (&Config{}).settings())
 	fs := newCommandFlags(name, stdout, stderr, settings)
 	for _, f := range extra {
 		f(fs)
 	}
-	c, err := loadSettings(fs.FlagSet, args, getenv, only)
+	c, err := loadSettings(fs.FlagSet, args, getenv, name)
 	if err := fs.finish(err); err != nil {
 		return c, err
 	}
 	if fs.NArg() > 0 {
 		return c, fmt.Errorf("%s: unexpected arguments %q", name, fs.Args())
 	}
-	if err := c.Validate(); err != nil {
+	if fs.precheck != nil {
+		if err := fs.precheck(c); err != nil {
+			return c, err
+		}
+	}
+	if err := c.validateFor(only); err != nil {
 		return c, fmt.Errorf("configuration:\n%w", err)
 	}
 	return c, nil

@@ -59,6 +59,10 @@ type commandFlags struct {
 	docs           map[string]flagDoc
 	stdout, stderr io.Writer
 	buf            bytes.Buffer
+	// precheck, when set, refuses a configuration the command cannot use
+	// at all before its settings are validated, with the command's own
+	// explanation rather than a setting's.
+	precheck func(Config) error
 }
 
 // newCommandFlags makes the flag set of `facturad cmd`. settings, when
