@@ -70,8 +70,8 @@ type Mailer struct {
 	*worker[tenant.EmailDelivery]
 	o MailerOptions
 
-	// fault is the mail server's fault as last seen ("auth 535", "" when
-	// the last session got past MAIL FROM), so that a server that cannot
+	// fault is the mail server's fault as last seen ("auth 535", "rcpt
+	// 554", "" when the last session met none), so that a server that cannot
 	// be used is logged once when that starts and once when it ends, not
 	// once per e-mail.
 	faultMu sync.Mutex
@@ -165,8 +165,9 @@ func (m *Mailer) send(e tenant.EmailDelivery) {
 }
 
 // serverState logs the mail server's changes of state: at warn when a
-// session fails before the message is named (connection, TLS, AUTH, MAIL
-// FROM: the server or the configuration, e-mails wait), again when that
+// session fails for the service's sake (connection, TLS, AUTH, MAIL FROM,
+// or a relaying refusal at RCPT or DATA: the server or the configuration,
+// e-mails wait), again when that
 // fault changes, and at info when a session gets past it again. Failures
 // that say nothing of the server (the document, the PDF) change nothing.
 func (m *Mailer) serverState(err error) {
