@@ -607,7 +607,7 @@ func serverFaultWaits(t *testing.T, fault, fix func(st *smtpServer)) {
 		})
 		for _, d := range docs {
 			e := f.emails(t, d)[0]
-			if e.State() != tenant.DeliveryPending || e.NextAttemptAt.IsZero() || !strings.HasPrefix(e.LastError, "smtp ") {
+			if e.State() != tenant.DeliveryPending || e.NextAttemptAt.IsZero() || e.LastError != delivery.ServiceFaultText {
 				t.Fatalf("e-mail while the server refuses our credentials: %+v", e)
 			}
 		}
