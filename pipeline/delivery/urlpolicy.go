@@ -136,10 +136,19 @@ func (p URLPolicy) debug(msg string, args ...any) {
 }
 
 // privateAddr reports whether a is a loopback or private address (RFC
-// 1918, unique-local IPv6), the addresses AllowPrivate lets through.
+// 1918, unique-local IPv6), the addresses AllowPrivate lets through, but
+// never a cloud metadata address among them (metadataAddrs).
 func privateAddr(a netip.Addr) bool {
 	a = a.Unmap()
-	return a.Zone() == "" && (a.IsLoopback() || a.IsPrivate())
+	return a.Zone() == "" && (a.IsLoopback() || a.IsPrivate()) && !metadataAddrs[a]
+}
+
+// metadataAddrs are the cloud instance metadata services that sit in the
+// private ranges AllowPrivate opens: AWS's over IPv6, fd00:ec2::254, in
+// fc00::/7. (The IPv4 one, 169.254.169.254, is link-local: refused
+// always.) A webhook reaching one would read the instance's credentials.
+var metadataAddrs = map[netip.Addr]bool{
+	netip.MustParseAddr("fd00:ec2::254"): true,
 }
 
 // AllowedAddr reports whether a webhook may connect to a: a globally

@@ -50,6 +50,8 @@ func TestURLPolicy(t *testing.T) {
 		{"error/sandbox private 192.168", sandbox, "http://192.168.1.10/hooks", "FACTURAD_WEBHOOK_ALLOW_PRIVATE"},
 		{"error/sandbox metadata", sandbox, "http://169.254.169.254/latest/meta-data", "not a public address"},
 		{"error/trial metadata", trial, "http://169.254.169.254/latest/meta-data", "not a public address"},
+		{"error/trial AWS metadata v6", trial, "http://[fd00:ec2::254]/latest/meta-data", "not a public address"},
+		{"ok/trial unique local v6 beside the metadata address", trial, "http://[fd00:ec2::253]/hooks", ""},
 		{"error/trial link-local v6", trial, "http://[fe80::1]/hooks", "not a public address"},
 		{"error/trial zoned link-local v6", trial, "http://[fe80::1%25eth0]/hooks", "not a public address"},
 		{"error/trial carrier-grade NAT", trial, "http://100.64.0.1/hooks", "not a public address"},
@@ -244,8 +246,10 @@ func TestURLPolicyAtConnection(t *testing.T) {
 	if err := trial.Control("tcp", "127.0.0.1:8080", nil); err != nil {
 		t.Errorf("trial: loopback refused: %v", err)
 	}
-	if err := trial.Control("tcp", "169.254.169.254:80", nil); !errors.Is(err, delivery.ErrForbiddenAddress) {
-		t.Errorf("trial: the metadata address: %v", err)
+	for _, addr := range []string{"169.254.169.254:80", "[fd00:ec2::254]:80"} {
+		if err := trial.Control("tcp", addr, nil); !errors.Is(err, delivery.ErrForbiddenAddress) {
+			t.Errorf("trial: the metadata address %s: %v", addr, err)
+		}
 	}
 	if !delivery.AllowedAddr(netip.MustParseAddr("8.8.8.8")) || delivery.AllowedAddr(netip.MustParseAddr("192.0.2.1")) {
 		t.Error("AllowedAddr")
