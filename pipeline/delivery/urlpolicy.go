@@ -33,7 +33,8 @@ type URLPolicy struct {
 	// webhook_allow_private, where trials call endpoints on the same
 	// machine or network. Off by default.
 	AllowPrivate bool
-	// Resolver resolves names at registration; default net.DefaultResolver.
+	// Resolver resolves names at registration, and at connection for the
+	// deliverer's own dialer; default net.DefaultResolver.
 	Resolver *net.Resolver
 	// Logger receives, at debug, what a refused name resolved to (the
 	// caller is not told: it would map the internal DNS). Default none.
@@ -201,12 +202,11 @@ var forbiddenPrefixes = func() []netip.Prefix {
 // Control is a net.Dialer Control function that refuses, after the name
 // was resolved, a connection to an address the policy does not allow.
 func (p URLPolicy) Control(network, address string, _ syscall.RawConn) error {
+	// Never the address in the error: a name that resolves to an internal
+	// address would tell it.
 	ap, err := netip.ParseAddrPort(address)
-	if err != nil {
-		return fmt.Errorf("%w: %s", ErrForbiddenAddress, address)
-	}
-	if !p.allowed(ap.Addr()) {
-		return fmt.Errorf("%w: %s is not a public address", ErrForbiddenAddress, ap.Addr().Unmap())
+	if err != nil || !p.allowed(ap.Addr()) {
+		return fmt.Errorf("%w: the host resolves to an address that is not public", ErrForbiddenAddress)
 	}
 	return nil
 }
