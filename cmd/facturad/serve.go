@@ -388,9 +388,20 @@ func (w *wiring) webhookPolicy() delivery.URLPolicy {
 	return delivery.URLPolicy{AllowHTTP: sandbox, AllowPrivate: sandbox && w.c.WebhookAllowPrivate, Logger: w.log}
 }
 
+// warnWebhookPolicy says at start, at warn, that webhooks may call into
+// the service's own network: a trial setting that a service reachable by
+// companies one does not control must not run with.
+func (w *wiring) warnWebhookPolicy() {
+	if w.webhookPolicy().AllowPrivate {
+		w.log.Warn("webhooks may call loopback and private addresses (a trial setting): never on a service that companies you do not control can reach",
+			"setting", "webhook_allow_private")
+	}
+}
+
 // startDelivery starts the webhook deliverer and, with smtp_url, the
 // mailer, over the store's outbox.
 func (w *wiring) startDelivery(ctx context.Context) error {
+	w.warnWebhookPolicy()
 	holder, err := leaseHolder()
 	if err != nil {
 		return err

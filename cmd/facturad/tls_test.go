@@ -128,3 +128,27 @@ func TestAPITLSAndTheClearTextWarning(t *testing.T) {
 		})
 	}
 }
+
+// webhook_allow_private, a trial setting, is said at warn when the
+// service starts, and only when it takes effect (the sandbox).
+func TestWebhookAllowPrivateWarns(t *testing.T) {
+	const warning = "webhooks may call loopback and private addresses (a trial setting)"
+	for _, tt := range []struct {
+		env   string
+		allow bool
+		warn  bool
+	}{
+		{"sandbox", true, true},
+		{"sandbox", false, false},
+		{"production", false, false},
+	} {
+		c := DefaultConfig()
+		c.HaciendaEnv, c.WebhookAllowPrivate = tt.env, tt.allow
+		var logs syncBuffer
+		w := &wiring{c: c, log: slog.New(slog.NewJSONHandler(&logs, nil))}
+		w.warnWebhookPolicy()
+		if got := strings.Contains(logs.String(), warning) && strings.Contains(logs.String(), `"level":"WARN"`); got != tt.warn {
+			t.Errorf("%s, allow_private %v: warned %v, want %v:\n%s", tt.env, tt.allow, got, tt.warn, logs.String())
+		}
+	}
+}

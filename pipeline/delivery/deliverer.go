@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +17,7 @@ import (
 	"net/url"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -157,7 +160,7 @@ func New(o Options) (*Deliverer, error) {
 	}
 	tr := o.Transport
 	if tr == nil {
-		dialer := &net.Dialer{Timeout: o.AttemptTimeout, Control: o.Policy.Control}
+		dialer := &net.Dialer{Timeout: o.AttemptTimeout, Control: o.Policy.Control, Resolver: o.Policy.Resolver}
 		tr = &http.Transport{
 			Proxy:                 nil, // a proxy would connect for us, past the address check
 			DialContext:           dialer.DialContext,
@@ -312,7 +315,7 @@ func (d *Deliverer) attempt(ep tenant.Endpoint, secret []byte, dl tenant.Deliver
 		return
 	}
 	start := time.Now()
-	status, reason := d.post(ep.URL, secret, body, dl.EventID)
+	status, reason := d.post(ep.URL, secret, body, dl.EventID, log.With("delivery", dl.ID))
 	d.metrics.duration.WithLabelValues("webhook").Observe(time.Since(start).Seconds())
 	now := d.o.Clock()
 	r := tenant.AttemptResult{At: now, Status: status, Error: reason}
@@ -338,8 +341,8 @@ func (d *Deliverer) attempt(ep tenant.Endpoint, secret []byte, dl tenant.Deliver
 
 // post sends body signed to url and returns the answer's status and,
 // unless it is 2xx, why the attempt failed (never the URL: it may hold a
-// token in its query).
-func (d *Deliverer) post(rawURL string, secret, body []byte, eventID string) (int, string) {
+// token in its query; for a failed connection a fixed text, transportError).
+func (d *Deliverer) post(rawURL string, secret, body []byte, eventID string, log *slog.Logger) (int, string) {
 	if u, err := url.Parse(rawURL); err != nil || !d.o.Policy.scheme(u.Scheme) {
 		return 0, "the URL is not allowed any more (https only)"
 	}
@@ -359,10 +362,8 @@ func (d *Deliverer) post(rawURL string, secret, body []byte, eventID string) (in
 		if errors.As(err, &ue) {
 			err = ue.Err
 		}
-		if errors.Is(err, context.DeadlineExceeded) {
-			return 0, fmt.Sprintf("no answer within %s", d.o.AttemptTimeout)
-		}
-		return 0, truncate(err.Error(), 300)
+		log.Debug("a webhook attempt got no answer", "err", err)
+		return 0, d.transportError(err)
 	}
 	defer resp.Body.Close()
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
@@ -370,6 +371,39 @@ func (d *Deliverer) post(rawURL string, secret, body []byte, eventID string) (in
 		return resp.StatusCode, ""
 	}
 	return resp.StatusCode, "HTTP " + strconv.Itoa(resp.StatusCode)
+}
+
+// transportError is why an attempt got no HTTP answer, in a fixed text.
+// The company reads it in its delivery log, so it never carries what Go's
+// error does (the address the name resolved to, the resolver's address):
+// a company that points its own name at an internal one could map the
+// operator's network through it. The detail is logged at debug.
+func (d *Deliverer) transportError(err error) string {
+	var dnsErr *net.DNSError
+	var certErr *tls.CertificateVerificationError
+	var alert tls.AlertError
+	var record tls.RecordHeaderError
+	var unknownAuthority x509.UnknownAuthorityError
+	var hostname x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	var ne net.Error
+	switch {
+	case errors.Is(err, ErrForbiddenAddress):
+		return "the host resolves to an address that is not public"
+	case errors.As(err, &dnsErr):
+		return "the host does not resolve"
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+		return fmt.Sprintf("no answer within %s", d.o.AttemptTimeout)
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "the connection was refused"
+	case errors.As(err, &certErr), errors.As(err, &unknownAuthority), errors.As(err, &hostname), errors.As(err, &invalid):
+		return "the server's TLS certificate does not verify"
+	case errors.As(err, &alert), errors.As(err, &record):
+		return "the TLS handshake failed"
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
+		return "the connection was closed before an answer"
+	}
+	return "the request failed before an answer"
 }
 
 func truncate(s string, n int) string {

@@ -19,7 +19,9 @@ const DefaultHealthWindow = 30 * time.Minute
 // dead endpoint is one failing webhook among the healthy ones of the
 // others; most webhooks failing at once point at the service's side
 // (egress, DNS, proxy, trust store): the alert WebhooksFailingWidely
-// reads the ratio. It holds at most one entry per webhook (10 per
+// reads the ratio, replica by replica (a busy endpoint is attempted by
+// every replica in turn, so the replicas' counts must not be summed). It
+// holds at most one entry per webhook (10 per
 // company), pruned when read.
 type endpointHealth struct {
 	window time.Duration

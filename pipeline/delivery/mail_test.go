@@ -51,6 +51,9 @@ type smtpServer struct {
 	// likewise (535: bad credentials; 550: sender refused). Set them
 	// under mu once the server runs.
 	failData, failAuth, failMail int
+	// rcptReply answers every RCPT, dataReply the end of DATA, when set
+	// (an enhanced code of their own, as a relay's policy refusals).
+	rcptReply, dataReply *smtp.SMTPError
 
 	mu       sync.Mutex
 	messages []received
@@ -107,6 +110,12 @@ func (st *smtpServer) set(code *int, v int) {
 	*code = v
 }
 func (s *smtpSession) Rcpt(to string, _ *smtp.RcptOptions) error {
+	s.s.mu.Lock()
+	reply := s.s.rcptReply
+	s.s.mu.Unlock()
+	if reply != nil {
+		return reply
+	}
 	if s.s.refuse[to] {
 		return &smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 1, 1}, Message: "no such mailbox"}
 	}
@@ -120,6 +129,12 @@ func (s *smtpSession) Data(r io.Reader) error {
 	}
 	if code := s.s.fail(&s.s.failData); code != 0 {
 		return &smtp.SMTPError{Code: code, Message: "message refused"}
+	}
+	s.s.mu.Lock()
+	reply := s.s.dataReply
+	s.s.mu.Unlock()
+	if reply != nil {
+		return reply
 	}
 	s.s.mu.Lock()
 	defer s.s.mu.Unlock()
@@ -474,7 +489,8 @@ func figures(s string) string {
 // Send classifies a failed session by its stage: before the message is
 // named (AUTH, MAIL FROM) a 5xx is the service's fault, not the
 // message's; at DATA it refuses the message for good; every recipient
-// refused at RCPT too.
+// refused at RCPT too, unless the enhanced code names the relay's policy
+// (5.7.x, 5.3.x, 5.5.x, 530 at RCPT; 5.7.x at DATA): the service's again.
 func TestSMTPFailureStages(t *testing.T) {
 	msg := delivery.Message{To: []string{"compras@example.com"}, Subject: "x", Text: "x", MessageID: "x@facturad"}
 	for _, tt := range []struct {
@@ -490,6 +506,24 @@ func TestSMTPFailureStages(t *testing.T) {
 		{"data 554", func(st *smtpServer) { st.failData = 554 }, "data", 554, true, false},
 		{"data 451", func(st *smtpServer) { st.failData = 451 }, "data", 451, false, false},
 		{"every rcpt 550", func(st *smtpServer) { st.refuse["compras@example.com"] = true }, "rcpt", 0, true, false},
+		// The enhanced code tells the relay's policy from the address.
+		{"rcpt 550 5.1.1 no such mailbox", func(st *smtpServer) { st.rcptReply = relayReply(550, 5, 1, 1, "no such mailbox") }, "rcpt", 0, true, false},
+		{"rcpt 552 5.2.2 mailbox full", func(st *smtpServer) { st.rcptReply = relayReply(552, 5, 2, 2, "mailbox full") }, "rcpt", 0, true, false},
+		{"rcpt 554 5.7.1 relay denied", func(st *smtpServer) {
+			st.rcptReply = relayReply(554, 5, 7, 1, "<compras@example.com>: Relay access denied")
+		}, "rcpt", 554, false, true},
+		{"rcpt 550 5.7.0 relay denied", func(st *smtpServer) { st.rcptReply = relayReply(550, 5, 7, 0, "Mail relay denied") }, "rcpt", 550, false, true},
+		{"rcpt 530 authentication required", func(st *smtpServer) {
+			st.rcptReply = &smtp.SMTPError{Code: 530, EnhancedCode: smtp.NoEnhancedCode, Message: "Authentication required"}
+		}, "rcpt", 530, false, true},
+		{"rcpt 553 5.3.0 mail system", func(st *smtpServer) { st.rcptReply = relayReply(553, 5, 3, 0, "mail system unavailable") }, "rcpt", 553, false, true},
+		{"rcpt 503 5.5.1 protocol", func(st *smtpServer) { st.rcptReply = relayReply(503, 5, 5, 1, "need MAIL command") }, "rcpt", 503, false, true},
+		// No enhanced code: today's rule, the address's refusal.
+		{"rcpt 550 without an enhanced code", func(st *smtpServer) {
+			st.rcptReply = &smtp.SMTPError{Code: 550, EnhancedCode: smtp.NoEnhancedCode, Message: "relay not permitted"}
+		}, "rcpt", 0, true, false},
+		{"data 550 5.7.1 SPF", func(st *smtpServer) { st.dataReply = relayReply(550, 5, 7, 1, "sender domain fails SPF") }, "data", 550, false, true},
+		{"data 552 5.3.4 too big", func(st *smtpServer) { st.dataReply = relayReply(552, 5, 3, 4, "message too big") }, "data", 552, true, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			st := newSMTPServer(t)
@@ -518,17 +552,43 @@ func TestSMTPFailureStages(t *testing.T) {
 	}
 }
 
-// A mail server that refuses our credentials (535 to AUTH) is the
-// operator's to fix, not the documents' fault: the e-mails stay pending
-// with a next attempt, the fault is logged at warn once (not per e-mail
-// nor per attempt), and once the server accepts they are delivered and
-// the recovery is logged.
+// relayReply is a refusal with an enhanced status code.
+func relayReply(code, class, subject, detail int, msg string) *smtp.SMTPError {
+	return &smtp.SMTPError{Code: code, EnhancedCode: smtp.EnhancedCode{class, subject, detail}, Message: msg}
+}
+
+// A mail server that refuses our credentials (535 to AUTH), or that
+// refuses to relay for us at RCPT (Postfix's 554 5.7.1, its default of
+// reporting restrictions there), is the operator's to fix, not the
+// documents' fault: the e-mails stay pending with a next attempt, the
+// fault is logged at warn once (not per e-mail nor per attempt), and once
+// the server accepts they are delivered and the recovery is logged.
 func TestEmailAuthRefusedWaitsForTheServer(t *testing.T) {
+	for _, tt := range []struct {
+		name       string
+		fault, fix func(st *smtpServer)
+	}{
+		{"auth 535", func(st *smtpServer) { st.set(&st.failAuth, 535) }, func(st *smtpServer) { st.set(&st.failAuth, 0) }},
+		{"rcpt 554 5.7.1 relay denied", func(st *smtpServer) {
+			st.mu.Lock()
+			defer st.mu.Unlock()
+			st.rcptReply = relayReply(554, 5, 7, 1, "Relay access denied")
+		}, func(st *smtpServer) {
+			st.mu.Lock()
+			defer st.mu.Unlock()
+			st.rcptReply = nil
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) { serverFaultWaits(t, tt.fault, tt.fix) })
+	}
+}
+
+func serverFaultWaits(t *testing.T, fault, fix func(st *smtpServer)) {
 	eachStore(t, func(t *testing.T, s store) {
 		f := newFixture(t, s)
 		_, b := f.company(t, "Credenciales S.A.")
 		st := newSMTPServer(t)
-		st.set(&st.failAuth, 535)
+		fault(st)
 		var docs []tenant.Document
 		for i := range 3 {
 			docs = append(docs, f.event(t, b, tenant.StateAccepted, []string{fmt.Sprintf("compras%d@example.com", i)}))
@@ -547,7 +607,7 @@ func TestEmailAuthRefusedWaitsForTheServer(t *testing.T) {
 		})
 		for _, d := range docs {
 			e := f.emails(t, d)[0]
-			if e.State() != tenant.DeliveryPending || e.NextAttemptAt.IsZero() || !strings.Contains(e.LastError, "smtp auth: 535") {
+			if e.State() != tenant.DeliveryPending || e.NextAttemptAt.IsZero() || e.LastError != delivery.ServiceFaultText {
 				t.Fatalf("e-mail while the server refuses our credentials: %+v", e)
 			}
 		}
@@ -560,7 +620,7 @@ func TestEmailAuthRefusedWaitsForTheServer(t *testing.T) {
 		if v := testutil.ToFloat64(mustCounter(t, f.reg, "email", "failed")); v != 0 {
 			t.Fatalf("%v e-mails failed", v)
 		}
-		st.set(&st.failAuth, 0)
+		fix(st)
 		waitFor(t, func() bool {
 			for _, d := range docs {
 				if es := f.emails(t, d); es[0].State() != tenant.DeliveryDelivered {

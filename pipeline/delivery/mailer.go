@@ -32,6 +32,11 @@ type PDFRenderer interface {
 	DocumentPDF(ctx context.Context, d tenant.Document) ([]byte, error)
 }
 
+// ServiceFaultText is an e-mail's ultimoError while the mail server
+// cannot be used (SendError.Service): a fixed text, since every company
+// reads it and the server's address and replies are the operator's.
+const ServiceFaultText = "the mail server cannot be used just now; retried"
+
 // Sender sends one message (SMTP satisfies it).
 type Sender interface {
 	Send(ctx context.Context, m Message) (SendResult, error)
@@ -70,8 +75,8 @@ type Mailer struct {
 	*worker[tenant.EmailDelivery]
 	o MailerOptions
 
-	// fault is the mail server's fault as last seen ("auth 535", "" when
-	// the last session got past MAIL FROM), so that a server that cannot
+	// fault is the mail server's fault as last seen ("auth 535", "rcpt
+	// 554", "" when the last session met none), so that a server that cannot
 	// be used is logged once when that starts and once when it ends, not
 	// once per e-mail.
 	faultMu sync.Mutex
@@ -134,19 +139,25 @@ func (m *Mailer) send(e tenant.EmailDelivery) {
 		r.Error = truncate(err.Error(), 500)
 		var se *SendError
 		errors.As(err, &se)
+		if se != nil && se.Service {
+			// Every company reads ultimoError: the platform's mail server
+			// (its address, its replies) is the operator's, said in the
+			// warning of serverState only.
+			r.Error = ServiceFaultText
+		}
 		switch {
 		case se != nil && se.Permanent:
 			outcome = "failed"
 			log.Warn("an e-mail was refused for good", "err", r.Error)
 		case now.Sub(e.Created) >= m.o.MaxAge:
 			outcome = "failed"
-			log.Warn("an e-mail could not be sent in time", "attempts", e.Attempts+1, "err", r.Error)
+			log.Warn("an e-mail could not be sent in time", "attempts", e.Attempts+1, "err", err.Error())
 		default:
 			outcome = "retry"
 			r.Next = now.Add(backoff(m.o.BackoffBase, m.o.BackoffMax, e.Attempts))
 			if se != nil && se.Service {
 				// Said once by serverState; every e-mail meets it alike.
-				log.Debug("an e-mail waits for the mail server", "err", r.Error)
+				log.Debug("an e-mail waits for the mail server", "err", err.Error())
 			} else {
 				log.Info("an e-mail will be tried again", "err", r.Error)
 			}
@@ -165,8 +176,9 @@ func (m *Mailer) send(e tenant.EmailDelivery) {
 }
 
 // serverState logs the mail server's changes of state: at warn when a
-// session fails before the message is named (connection, TLS, AUTH, MAIL
-// FROM: the server or the configuration, e-mails wait), again when that
+// session fails for the service's sake (connection, TLS, AUTH, MAIL FROM,
+// or a relaying refusal at RCPT or DATA: the server or the configuration,
+// e-mails wait), again when that
 // fault changes, and at info when a session gets past it again. Failures
 // that say nothing of the server (the document, the PDF) change nothing.
 func (m *Mailer) serverState(err error) {

@@ -112,12 +112,16 @@ type SendResult struct {
 
 // SendError is a failed session. Permanent when the server refused this
 // message for good (5xx at DATA or at its end, or every recipient refused
-// at RCPT). Service when the session failed before the message was named
-// (connecting, TLS, AUTH, MAIL FROM, 5xx replies included): a fault of the
-// mail server or of the service's configuration (smtp_url, smtp_from) that
-// every e-mail meets alike, so it is tried again, never held against the
-// message. Anything else (a 4xx, a broken connection, a timeout) is tried
-// again too.
+// at RCPT for reasons of the address). Service when the session failed
+// before the message was named (connecting, TLS, AUTH, MAIL FROM, 5xx
+// replies included), or when a refusal's enhanced status code (RFC 3463)
+// names the relay's policy or the protocol rather than the address or the
+// message (5.7.x, 5.3.x, 5.5.x or 530 at RCPT, 5.7.x at DATA: relaying
+// denied, authentication required, the sender refused by SPF or DMARC): a
+// fault of the mail server or of the service's configuration (smtp_url,
+// smtp_from) that every e-mail meets alike, so it is tried again, never
+// held against the message. Anything else (a 4xx, a broken connection, a
+// timeout) is tried again too.
 type SendError struct {
 	Permanent bool
 	Service   bool
@@ -202,9 +206,13 @@ func (s SMTP) Send(ctx context.Context, m Message) (SendResult, error) {
 		switch {
 		case err == nil:
 			accepted++
-		case errors.As(err, &te) && te.Code >= 500:
+		case errors.As(err, &te) && te.Code >= 500 && !serviceRefusal(te, "rcpt"):
 			res.Rejected = append(res.Rejected, tenant.EmailRejection{Address: to, Code: te.Code, Message: truncate(te.Msg, 300)})
 		default:
+			// A 4xx, a broken session, or a refusal that is the relay's
+			// policy rather than this address's (relaying denied,
+			// authentication required): nobody gets the message now,
+			// everybody later.
 			_ = c.Reset()
 			return res, smtpErr("rcpt", err)
 		}
@@ -245,22 +253,81 @@ func (s SMTP) tlsConfig() *tls.Config {
 // smtpErr classifies a failed step by its stage. Before the message is
 // named (connect, tls, auth, mail) any failure, a 5xx included, is the
 // service's (a wrong password, a server without AUTH, a sender the relay
-// refuses): tried again, every e-mail alike. At DATA a 5xx refuses this
-// message for good. Anything else (a 4xx, a broken connection, a timeout)
-// is tried again. (A 5xx at RCPT refuses one address; Send records it.)
+// refuses): tried again, every e-mail alike. At RCPT and DATA a 5xx whose
+// enhanced code names the relay's policy is the service's too
+// (serviceRefusal). Otherwise a 5xx at DATA refuses this message for good.
+// Anything else (a 4xx, a broken connection, a timeout) is tried again.
+// (Any other 5xx at RCPT refuses one address; Send records it.)
 func smtpErr(stage string, err error) *SendError {
 	e := &SendError{Stage: stage, Msg: truncate(err.Error(), 300)}
 	var te *textproto.Error
 	if errors.As(err, &te) {
 		e.Code, e.Msg = te.Code, truncate(te.Msg, 300)
 	}
-	switch stage {
-	case "connect", "tls", "auth", "mail":
+	switch {
+	case stage == "connect" || stage == "tls" || stage == "auth" || stage == "mail":
 		e.Service = true
-	case "data":
+	case te != nil && serviceRefusal(te, stage):
+		e.Service = true
+	case stage == "data":
 		e.Permanent = e.Code >= 500
 	}
 	return e
+}
+
+// serviceRefusal tells whether a 5xx reply at RCPT or DATA is the relay's
+// refusal of the service rather than of one address or one message, by its
+// enhanced status code (RFC 3463), which servers put first in the text:
+// 5.7.x (security or policy: relaying denied, authentication required, the
+// sender's domain refused by SPF or DMARC) at either step; at RCPT also
+// 5.3.x (the mail system) and 5.5.x (the protocol), and 530
+// (authentication required) whatever the text. 5.1.x and 5.2.x (no such
+// mailbox or domain, a full or disabled mailbox) are the address's. A
+// reply without an enhanced code keeps the stage's rule.
+func serviceRefusal(te *textproto.Error, stage string) bool {
+	if te.Code < 500 {
+		return false
+	}
+	if stage == "rcpt" && te.Code == 530 {
+		return true
+	}
+	class, subject, ok := enhancedCode(te.Msg)
+	if !ok || class != 5 {
+		return false
+	}
+	switch stage {
+	case "rcpt":
+		return subject == 7 || subject == 3 || subject == 5
+	case "data":
+		return subject == 7
+	}
+	return false
+}
+
+// enhancedCode reads the enhanced status code (class.subject.detail) at
+// the start of a reply's text, as "5.7.1 Relay access denied".
+func enhancedCode(msg string) (class, subject int, ok bool) {
+	word, _, _ := strings.Cut(strings.TrimSpace(msg), " ")
+	parts := strings.Split(word, ".")
+	if len(parts) != 3 {
+		return 0, 0, false
+	}
+	var n [3]int
+	for i, p := range parts {
+		if len(p) == 0 || len(p) > 3 {
+			return 0, 0, false
+		}
+		for _, r := range p {
+			if r < '0' || r > '9' {
+				return 0, 0, false
+			}
+			n[i] = n[i]*10 + int(r-'0')
+		}
+	}
+	if n[0] != 2 && n[0] != 4 && n[0] != 5 {
+		return 0, 0, false
+	}
+	return n[0], n[1], true
 }
 
 // compose writes the message: headers, a text part and the attachments in

@@ -33,7 +33,8 @@ type URLPolicy struct {
 	// webhook_allow_private, where trials call endpoints on the same
 	// machine or network. Off by default.
 	AllowPrivate bool
-	// Resolver resolves names at registration; default net.DefaultResolver.
+	// Resolver resolves names at registration, and at connection for the
+	// deliverer's own dialer; default net.DefaultResolver.
 	Resolver *net.Resolver
 	// Logger receives, at debug, what a refused name resolved to (the
 	// caller is not told: it would map the internal DNS). Default none.
@@ -136,10 +137,19 @@ func (p URLPolicy) debug(msg string, args ...any) {
 }
 
 // privateAddr reports whether a is a loopback or private address (RFC
-// 1918, unique-local IPv6), the addresses AllowPrivate lets through.
+// 1918, unique-local IPv6), the addresses AllowPrivate lets through, but
+// never a cloud metadata address among them (metadataAddrs).
 func privateAddr(a netip.Addr) bool {
 	a = a.Unmap()
-	return a.Zone() == "" && (a.IsLoopback() || a.IsPrivate())
+	return a.Zone() == "" && (a.IsLoopback() || a.IsPrivate()) && !metadataAddrs[a]
+}
+
+// metadataAddrs are the cloud instance metadata services that sit in the
+// private ranges AllowPrivate opens: AWS's over IPv6, fd00:ec2::254, in
+// fc00::/7. (The IPv4 one, 169.254.169.254, is link-local: refused
+// always.) A webhook reaching one would read the instance's credentials.
+var metadataAddrs = map[netip.Addr]bool{
+	netip.MustParseAddr("fd00:ec2::254"): true,
 }
 
 // AllowedAddr reports whether a webhook may connect to a: a globally
@@ -192,12 +202,11 @@ var forbiddenPrefixes = func() []netip.Prefix {
 // Control is a net.Dialer Control function that refuses, after the name
 // was resolved, a connection to an address the policy does not allow.
 func (p URLPolicy) Control(network, address string, _ syscall.RawConn) error {
+	// Never the address in the error: a name that resolves to an internal
+	// address would tell it.
 	ap, err := netip.ParseAddrPort(address)
-	if err != nil {
-		return fmt.Errorf("%w: %s", ErrForbiddenAddress, address)
-	}
-	if !p.allowed(ap.Addr()) {
-		return fmt.Errorf("%w: %s is not a public address", ErrForbiddenAddress, ap.Addr().Unmap())
+	if err != nil || !p.allowed(ap.Addr()) {
+		return fmt.Errorf("%w: the host resolves to an address that is not public", ErrForbiddenAddress)
 	}
 	return nil
 }

@@ -8,7 +8,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"golang.org/x/net/dns/dnsmessage"
@@ -50,6 +53,8 @@ func TestURLPolicy(t *testing.T) {
 		{"error/sandbox private 192.168", sandbox, "http://192.168.1.10/hooks", "FACTURAD_WEBHOOK_ALLOW_PRIVATE"},
 		{"error/sandbox metadata", sandbox, "http://169.254.169.254/latest/meta-data", "not a public address"},
 		{"error/trial metadata", trial, "http://169.254.169.254/latest/meta-data", "not a public address"},
+		{"error/trial AWS metadata v6", trial, "http://[fd00:ec2::254]/latest/meta-data", "not a public address"},
+		{"ok/trial unique local v6 beside the metadata address", trial, "http://[fd00:ec2::253]/hooks", ""},
 		{"error/trial link-local v6", trial, "http://[fe80::1]/hooks", "not a public address"},
 		{"error/trial zoned link-local v6", trial, "http://[fe80::1%25eth0]/hooks", "not a public address"},
 		{"error/trial carrier-grade NAT", trial, "http://100.64.0.1/hooks", "not a public address"},
@@ -244,8 +249,10 @@ func TestURLPolicyAtConnection(t *testing.T) {
 	if err := trial.Control("tcp", "127.0.0.1:8080", nil); err != nil {
 		t.Errorf("trial: loopback refused: %v", err)
 	}
-	if err := trial.Control("tcp", "169.254.169.254:80", nil); !errors.Is(err, delivery.ErrForbiddenAddress) {
-		t.Errorf("trial: the metadata address: %v", err)
+	for _, addr := range []string{"169.254.169.254:80", "[fd00:ec2::254]:80"} {
+		if err := trial.Control("tcp", addr, nil); !errors.Is(err, delivery.ErrForbiddenAddress) {
+			t.Errorf("trial: the metadata address %s: %v", addr, err)
+		}
 	}
 	if !delivery.AllowedAddr(netip.MustParseAddr("8.8.8.8")) || delivery.AllowedAddr(netip.MustParseAddr("192.0.2.1")) {
 		t.Error("AllowedAddr")
@@ -277,7 +284,84 @@ func TestURLPolicyAtConnection(t *testing.T) {
 		return err == nil && len(log) == 1 && log[0].Attempts > 0
 	})
 	log, _ := f.s.Deliveries(context.Background(), w.ID, tenant.DeliveryPage{Limit: 1})
-	if !strings.Contains(log[0].LastError, "not allowed") || log[0].LastStatus != 0 || called {
+	if log[0].LastError != "the host resolves to an address that is not public" || log[0].LastStatus != 0 || called {
 		t.Fatalf("log %+v, called %v", log[0], called)
 	}
+}
+
+// The delivery log, which the company reads, never tells what its
+// webhook's name resolved to nor the resolver's address: a company that
+// points its name at an internal one (a CNAME, a changed A record) reads
+// fixed texts only; the detail goes to the debug log with the webhook.
+func TestDeliveryLogNamesNoAddress(t *testing.T) {
+	resolver := dnsServer(t, map[string]netip.Addr{
+		"inside.test.": netip.MustParseAddr("127.0.0.1"),
+	})
+	f := newFixture(t, newSQLite(t))
+	c, b := f.company(t, "Mapa S.A.")
+	var called bool
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { called = true }))
+	defer srv.Close()
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	want := map[string]string{
+		"http://inside.test:" + port + "/hooks": "the host resolves to an address that is not public",
+		"http://gone.test/hooks":                "the host does not resolve",
+	}
+	ids := map[int64]string{}
+	for url := range want {
+		secret, err := sealFor(f, c.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := tenant.Webhook{CompanyID: c.ID, URL: url, Eventos: []string{"documento.aceptado"}, SealedSecret: secret}
+		if err := f.s.CreateWebhook(context.Background(), &w, 10); err != nil {
+			t.Fatal(err)
+		}
+		ids[w.ID] = url
+	}
+	f.event(t, b, tenant.StateAccepted, nil)
+	logs := &syncBuffer{}
+	f.deliverer(t, func(o *delivery.Options) {
+		o.Policy = delivery.URLPolicy{AllowHTTP: true, Resolver: resolver}
+		o.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	})
+	ipv4 := regexp.MustCompile(`\d+\.\d+\.\d+\.\d+`)
+	for id, url := range ids {
+		waitFor(t, func() bool {
+			log, err := f.s.Deliveries(context.Background(), id, tenant.DeliveryPage{Limit: 1})
+			return err == nil && len(log) == 1 && log[0].Attempts > 0
+		})
+		log, _ := f.s.Deliveries(context.Background(), id, tenant.DeliveryPage{Limit: 1})
+		got := log[0].LastError
+		if got != want[url] || ipv4.MatchString(got) || strings.Contains(got, ":53") || log[0].LastStatus != 0 {
+			t.Errorf("%s: ultimoError %q, want %q", url, got, want[url])
+		}
+	}
+	if called {
+		t.Error("the loopback endpoint was called")
+	}
+	// The operator still finds the detail, at debug, with the webhook.
+	for id := range ids {
+		if debug := logs.String(); !strings.Contains(debug, "127.0.0.1") || !strings.Contains(debug, "webhook="+strconv.FormatInt(id, 10)) {
+			t.Errorf("the debug log lacks the detail of webhook %d: %s", id, debug)
+		}
+	}
+}
+
+// syncBuffer is a log's output, written and read from several goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
