@@ -270,6 +270,11 @@ type EmailStore interface {
 	// attempt. Sent and pending e-mails are left alone. It returns how
 	// many it re-queued.
 	RequeueEmails(ctx context.Context, documentID int64, at time.Time) (int, error)
+	// RequeueFailedEmails is RequeueEmails in bulk, for an operator
+	// after a fault of the mail server or of its configuration: the
+	// failed e-mails created at or after since, of one company when
+	// companyID is not 0, become pending again, due at at.
+	RequeueFailedEmails(ctx context.Context, since time.Time, companyID int64, at time.Time) (int, error)
 	// EmailBacklog counts the pending e-mails and returns the creation
 	// time of the oldest (zero when none).
 	EmailBacklog(ctx context.Context) (pending int, oldest time.Time, err error)

@@ -275,6 +275,8 @@ var commandSettings = map[string][]string{
 	"rekey": {"data_dir", "database_url", "master_key", "master_key_previous", "log_level"},
 	// PostgreSQL's schema only (the embedded store migrates itself).
 	"migrate": {"database_url", "log_level"},
+	// The store only: a re-queue opens no sealed value.
+	"requeue-emails": {"data_dir", "database_url"},
 }
 
 // commandHelp replaces, in one command's help, the usage or the default

@@ -90,6 +90,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		return runRekey(ctx, args, stdout, stderr, getenv)
 	case "admin-reset":
 		return runAdminReset(ctx, args, stdout, stderr, getenv)
+	case "requeue-emails":
+		return runRequeueEmails(ctx, args, stdout, stderr, getenv)
 	case "keygen":
 		return runKeygen(args, stdout, stderr)
 	case "help":

@@ -379,6 +379,20 @@ WHERE document_id = $1 AND failed_at IS NOT NULL AND sent_at IS NULL`, documentI
 	return int(tag.RowsAffected()), nil
 }
 
+// RequeueFailedEmails makes the failed e-mails created since since (of
+// companyID, unless 0) due again at at. The failed ones are among the
+// settled, whose index by creation (email_deliveries_settled) it reads.
+func (s *Store) RequeueFailedEmails(ctx context.Context, since time.Time, companyID int64, at time.Time) (int, error) {
+	tag, err := s.pool.Exec(ctx, `UPDATE email_deliveries SET failed_at = NULL, next_attempt_at = $3
+WHERE next_attempt_at IS NULL AND created_at >= $1 AND failed_at IS NOT NULL AND sent_at IS NULL
+    AND ($2 = 0 OR company_id = $2)`,
+		since.UTC().Truncate(time.Microsecond), companyID, at.UTC().Truncate(time.Microsecond))
+	if err != nil {
+		return 0, fmt.Errorf("re-queue the failed e-mails since %s: %w", since.UTC().Format(time.RFC3339), err)
+	}
+	return int(tag.RowsAffected()), nil
+}
+
 // DocumentEmails returns a document's e-mails, oldest first.
 func (s *Store) DocumentEmails(ctx context.Context, documentID int64) ([]tenant.EmailDelivery, error) {
 	rows, err := s.pool.Query(ctx, `SELECT `+emailColumns+` FROM email_deliveries WHERE document_id = $1 ORDER BY id`, documentID)

@@ -38,6 +38,7 @@ func RunDelivery(t *testing.T, open func(t *testing.T) DeliveryStore) {
 		{"ok/received documents write their events too", testOutboxReceived},
 		{"ok/an accepted document's e-mail is written, claimed and recorded", testOutboxEmail},
 		{"ok/a document's failed e-mails are re-queued, its sent and pending ones left alone", testRequeueEmails},
+		{"ok/failed e-mails are re-queued in bulk, since a time and of one company or all", testRequeueFailedEmails},
 		{"ok/endpoints are leased to one holder, renewed and released to the back", testEndpointLeases},
 		{"ok/attempts are recorded: retried, delivered, failed", testDeliveryAttempts},
 		{"ok/the delivery log pages newest first", testDeliveryLog},
@@ -478,6 +479,72 @@ func testRequeueEmails(t *testing.T, s DeliveryStore) {
 	}
 }
 
+// testRequeueFailedEmails: RequeueFailedEmails re-queues the failed
+// e-mails created since the time given, of the company given or of all,
+// and leaves older failed, sent and pending e-mails as they are.
+func testRequeueFailedEmails(t *testing.T, s DeliveryStore) {
+	ctx := context.Background()
+	fa, fb := newDocFixture(t, s), newDocFixture(t, s)
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	saved := func(f docFixture, id string, created time.Time) tenant.EmailDelivery {
+		t.Helper()
+		d := savedEventAt(t, s, f.Branch, id, tenant.StateAccepted, []string{id + "@example.com"}, created)
+		es, err := s.DocumentEmails(ctx, d.ID)
+		mustNot(t, "DocumentEmails", err)
+		if len(es) != 1 {
+			t.Fatalf("%d e-mails of %s", len(es), id)
+		}
+		return es[0]
+	}
+	old := saved(fa, "bulk-old", now.Add(-3*time.Hour))
+	a := saved(fa, "bulk-a", now.Add(-time.Hour))
+	b := saved(fb, "bulk-b", now.Add(-time.Hour))
+	sent := saved(fa, "bulk-sent", now.Add(-time.Hour))
+	pending := saved(fa, "bulk-pending", now.Add(-time.Hour))
+	for _, e := range []tenant.EmailDelivery{old, a, b} {
+		mustNot(t, "RecordEmail", s.RecordEmail(ctx, e.ID, tenant.EmailResult{At: now, Error: "smtp data: 554 5.7.1 refused"}))
+	}
+	mustNot(t, "RecordEmail", s.RecordEmail(ctx, sent.ID, tenant.EmailResult{At: now}))
+
+	state := func(e tenant.EmailDelivery) tenant.EmailDelivery {
+		t.Helper()
+		es, err := s.DocumentEmails(ctx, e.DocumentID)
+		mustNot(t, "DocumentEmails", err)
+		return es[0]
+	}
+	at := now.Add(time.Second)
+	steps := []struct {
+		name    string
+		since   time.Time
+		company int64
+		want    []tenant.EmailDelivery // re-queued by this step
+	}{
+		{"one company since two hours ago", now.Add(-2 * time.Hour), fa.Company.ID, []tenant.EmailDelivery{a}},
+		{"every company since two hours ago", now.Add(-2 * time.Hour), 0, []tenant.EmailDelivery{b}},
+		{"a company with none failed", now.Add(-4 * time.Hour), fb.Company.ID, nil},
+		{"every company since four hours ago", now.Add(-4 * time.Hour), 0, []tenant.EmailDelivery{old}},
+		{"again: nothing failed is left", now.Add(-4 * time.Hour), 0, nil},
+	}
+	for _, step := range steps {
+		n, err := s.RequeueFailedEmails(ctx, step.since, step.company, at)
+		mustNot(t, "RequeueFailedEmails "+step.name, err)
+		if n != len(step.want) {
+			t.Fatalf("%s: re-queued %d, want %d", step.name, n, len(step.want))
+		}
+		for _, e := range step.want {
+			if e := state(e); e.State() != tenant.DeliveryPending || !e.NextAttemptAt.Equal(at) || !e.FailedAt.IsZero() || e.Attempts != 1 {
+				t.Fatalf("%s: %+v, want pending at %v with its attempt kept", step.name, e, at)
+			}
+		}
+	}
+	if e := state(sent); e.State() != tenant.DeliveryDelivered {
+		t.Errorf("a sent e-mail: %+v", e)
+	}
+	if e := state(pending); e.State() != tenant.DeliveryPending || !e.NextAttemptAt.Equal(pending.NextAttemptAt) {
+		t.Errorf("a pending e-mail was moved: %+v, was due %v", e, pending.NextAttemptAt)
+	}
+}
+
 func testEndpointLeases(t *testing.T, s DeliveryStore) {
 	ctx := context.Background()
 	f := newDocFixture(t, s)
@@ -755,4 +822,26 @@ func BenchOutbox(b *testing.B, open func(testing.TB) DeliveryStore) {
 	b.Run("Save/reference", func(b *testing.B) { run(b, false, 0) })
 	b.Run("Save/event-no-webhook", func(b *testing.B) { run(b, true, 0) })
 	b.Run("Save/event-one-webhook", func(b *testing.B) { run(b, true, 1) })
+}
+
+// FailedEmail seeds s, a migrated store, with a company whose accepted
+// document's e-mail, created at created, failed for good; it returns the
+// e-mail. For the tests of what an operator does with failed e-mails.
+func FailedEmail(t *testing.T, s DeliveryStore, created time.Time) tenant.EmailDelivery {
+	t.Helper()
+	ctx := context.Background()
+	f := newDocFixture(t, s)
+	d := savedEventAt(t, s, f.Branch, "failed-email", tenant.StateAccepted, []string{"cliente@example.com"}, created)
+	es, err := s.DocumentEmails(ctx, d.ID)
+	mustNot(t, "DocumentEmails", err)
+	if len(es) != 1 {
+		t.Fatalf("%d e-mails of the seeded document, want 1", len(es))
+	}
+	mustNot(t, "RecordEmail", s.RecordEmail(ctx, es[0].ID, tenant.EmailResult{At: time.Now(), Error: "smtp data: 554 5.7.1 refused"}))
+	es, err = s.DocumentEmails(ctx, d.ID)
+	mustNot(t, "DocumentEmails", err)
+	if es[0].State() != tenant.DeliveryFailed {
+		t.Fatalf("the seeded e-mail is %v, want failed", es[0].State())
+	}
+	return es[0]
 }

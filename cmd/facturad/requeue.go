@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"facturad/tenant/postgres"
+	"facturad/tenant/sqlite"
+)
+
+// failedEmails is what requeue-emails needs of a store (both stores have
+// it).
+type failedEmails interface {
+	RequeueFailedEmails(ctx context.Context, since time.Time, companyID int64, at time.Time) (int, error)
+	Close() error
+}
+
+// runRequeueEmails makes the failed e-mails of accepted documents pending
+// again, in bulk: the operator's way back after the mail server, or its
+// settings, refused every e-mail for a while (docs/operations.md,
+// EmailsFailed). The replicas' mailers send them at their next look; an
+// e-mail whose event is over 3 days old gets one attempt.
+func runRequeueEmails(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	var since string
+	var company int64
+	c, err := loadConfig("requeue-emails", args, stdout, stderr, getenv, func(fs *commandFlags) {
+		fs.StringVar(&since, "since", "", "re-queue the failed e-mails of documents accepted since then: a UTC time such as 2026-11-27T08:00:00Z, or how long back from now, such as 72h")
+		fs.Int64Var(&company, "company", 0, "only this company's e-mails (its id); 0 re-queues every company's")
+	})
+	if err != nil {
+		return err
+	}
+	now := time.Now()
+	from, err := parseSince(since, now)
+	if err != nil {
+		return fmt.Errorf("requeue-emails: %w", err)
+	}
+	if company < 0 {
+		return errors.New("requeue-emails: --company must be a company's id, or 0 for every company")
+	}
+	store, err := openFailedEmails(ctx, c)
+	if err != nil {
+		return fmt.Errorf("requeue-emails: %w", err)
+	}
+	defer store.Close()
+	n, err := store.RequeueFailedEmails(ctx, from, company, now)
+	if err != nil {
+		return fmt.Errorf("requeue-emails: %w", err)
+	}
+	whose := "every company's"
+	if company != 0 {
+		whose = fmt.Sprintf("company %d's", company)
+	}
+	fmt.Fprintf(stdout, "re-queued %d failed e-mails (%s, created since %s); the running service sends them now\n",
+		n, whose, from.UTC().Format(time.RFC3339))
+	return nil
+}
+
+// parseSince reads --since: an RFC 3339 time, or a positive duration back
+// from now.
+func parseSince(s string, now time.Time) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, errors.New("--since is required: a UTC time such as 2026-11-27T08:00:00Z, or how long back from now, such as 72h")
+	}
+	if d, err := time.ParseDuration(s); err == nil {
+		if d <= 0 {
+			return time.Time{}, fmt.Errorf("--since %s: a duration back from now must be positive", s)
+		}
+		return now.Add(-d), nil
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("--since %q is neither a time such as 2026-11-27T08:00:00Z nor a duration such as 72h", s)
+	}
+	if t.After(now) {
+		return time.Time{}, fmt.Errorf("--since %s is in the future", s)
+	}
+	return t, nil
+}
+
+// openFailedEmails opens the service's store without migrating it and
+// without its keys: a re-queue touches no sealed value. The embedded
+// store must exist already, so that a mistyped data_dir is not taken for
+// an empty store.
+func openFailedEmails(ctx context.Context, c Config) (failedEmails, error) {
+	if c.DatabaseURL != "" {
+		return postgres.Open(ctx, c.DatabaseURL, postgres.Options{})
+	}
+	db := filepath.Join(c.DataDir, "facturad.db")
+	if _, err := os.Stat(db); err != nil {
+		return nil, fmt.Errorf("embedded store: %w (is data_dir the service's?)", err)
+	}
+	return sqlite.Open(ctx, db, sqlite.Options{})
+}

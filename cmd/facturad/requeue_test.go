@@ -1,0 +1,106 @@
+package main
+
+import (
+	"context"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"facturad/tenant"
+	"facturad/tenant/postgres"
+	"facturad/tenant/sqlite"
+	"facturad/tenant/storetest"
+)
+
+// TestRequeueEmailsCommand: on both stores, `facturad requeue-emails`
+// makes the failed e-mail of a document accepted since --since pending
+// again, and leaves one accepted before it failed.
+func TestRequeueEmailsCommand(t *testing.T) {
+	ctx := context.Background()
+	shapes := []struct {
+		name string
+		open func(t *testing.T) (storetest.DeliveryStore, func(), []string, map[string]string)
+	}{
+		{"embedded", func(t *testing.T) (storetest.DeliveryStore, func(), []string, map[string]string) {
+			dir := t.TempDir()
+			s, err := sqlite.Open(ctx, filepath.Join(dir, "facturad.db"), sqlite.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s, func() { s.Close() }, []string{"--data-dir", dir}, nil
+		}},
+		{"postgres", func(t *testing.T) (storetest.DeliveryStore, func(), []string, map[string]string) {
+			url := postgresSchema(t)
+			s, err := postgres.Open(ctx, url, postgres.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s, func() { s.Close() }, nil, map[string]string{"FACTURAD_DATABASE_URL": url}
+		}},
+	}
+	for _, shape := range shapes {
+		t.Run("ok/"+shape.name, func(t *testing.T) {
+			s, closeStore, args, environ := shape.open(t)
+			defer closeStore()
+			now := time.Now()
+			old := storetest.FailedEmail(t, s, now.Add(-5*time.Hour))
+			recent := storetest.FailedEmail(t, s, now.Add(-time.Hour))
+
+			var stdout strings.Builder
+			if err := run(ctx, append([]string{"requeue-emails", "--since", "2h"}, args...), &stdout, io.Discard, env(environ)); err != nil {
+				t.Fatalf("requeue-emails: %v", err)
+			}
+			if !strings.HasPrefix(stdout.String(), "re-queued 1 failed e-mails (every company's") {
+				t.Errorf("requeue-emails said %q", stdout.String())
+			}
+			state := func(e tenant.EmailDelivery) tenant.DeliveryState {
+				t.Helper()
+				es, err := s.DocumentEmails(ctx, e.DocumentID)
+				if err != nil || len(es) != 1 {
+					t.Fatalf("DocumentEmails: %v, %v", es, err)
+				}
+				return es[0].State()
+			}
+			if got := state(recent); got != tenant.DeliveryPending {
+				t.Errorf("the e-mail failed an hour ago is %v, want pending", got)
+			}
+			if got := state(old); got != tenant.DeliveryFailed {
+				t.Errorf("the e-mail of five hours ago is %v, want still failed", got)
+			}
+
+			// One company's: the old e-mail's company alone.
+			stdout.Reset()
+			one := append([]string{"requeue-emails", "--since", now.Add(-6 * time.Hour).UTC().Format(time.RFC3339), "--company", strconv.FormatInt(old.CompanyID, 10)}, args...)
+			if err := run(ctx, one, &stdout, io.Discard, env(environ)); err != nil {
+				t.Fatalf("requeue-emails --company: %v", err)
+			}
+			if !strings.HasPrefix(stdout.String(), "re-queued 1 failed e-mails (company ") || state(old) != tenant.DeliveryPending {
+				t.Errorf("requeue-emails --company said %q; the old e-mail is %v", stdout.String(), state(old))
+			}
+		})
+	}
+
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"error/no since", []string{"--data-dir", dir}, "--since is required"},
+		{"error/since not a time", []string{"--data-dir", dir, "--since", "yesterday"}, "neither a time"},
+		{"error/since in the future", []string{"--data-dir", dir, "--since", time.Now().Add(time.Hour).UTC().Format(time.RFC3339)}, "in the future"},
+		{"error/negative duration", []string{"--data-dir", dir, "--since", "-2h"}, "must be positive"},
+		{"error/negative company", []string{"--data-dir", dir, "--since", "2h", "--company", "-1"}, "--company"},
+		{"error/no store in data_dir", []string{"--data-dir", dir, "--since", "2h"}, "is data_dir the service's?"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := run(ctx, append([]string{"requeue-emails"}, tt.args...), io.Discard, io.Discard, env(nil))
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("requeue-emails %v = %v, want an error with %q", tt.args, err, tt.want)
+			}
+		})
+	}
+}
