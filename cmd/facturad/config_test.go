@@ -195,6 +195,9 @@ func TestCommandSettings(t *testing.T) {
 			[]string{"--webhook-workers", "--smtp-url", "--listen", "--tls-cert-file", "--drain-delay", "--migrate", "--out"}},
 		{"migrate", []string{"--database-url", "--log-level"},
 			[]string{"--data-dir", "--master-key", "--webhook-workers", "--listen", "--migrate", "--redis-url"}},
+		{"admin-reset", []string{"--data-dir", "--database-url", "--redis-url", "--master-key", "--master-key-previous",
+			"--admin-user", "--admin-password", "--admin-token", "--log-level"},
+			[]string{"--webhook-workers", "--smtp-url", "--listen", "--admin-listen", "--tls-cert-file", "--drain-delay", "--migrate", "--lease", "--out"}},
 	} {
 		t.Run("ok/"+tt.cmd+" help", func(t *testing.T) {
 			var stdout strings.Builder
