@@ -70,15 +70,19 @@ func (c *cleanups) add(name string, f func(context.Context) error) {
 	c.funcs = append(c.funcs, f)
 }
 
-func (c *cleanups) run(ctx context.Context) {
+// run stops every part, logging each that fails, and returns how many
+// failed.
+func (c *cleanups) run(ctx context.Context) (failed int) {
 	for i := len(c.funcs) - 1; i >= 0; i-- {
 		start := time.Now()
 		if err := c.funcs[i](ctx); err != nil {
 			c.log.Error("stop", "part", c.names[i], "err", err)
+			failed++
 			continue
 		}
 		c.log.Debug("stopped", "part", c.names[i], "took_ms", time.Since(start).Milliseconds())
 	}
+	return failed
 }
 
 // serve wires the parts, prints where it listens and blocks until ctx ends.
@@ -86,10 +90,21 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 	start := time.Now()
 	var stop cleanups
 	stop.log = log
+	var stopping time.Time // set when ctx ends: a stop asked for
 	defer func() {
 		sctx, cancel := context.WithTimeout(context.Background(), c.ShutdownTimeout)
 		defer cancel()
-		stop.run(sctx)
+		failed := stop.run(sctx)
+		if stopping.IsZero() {
+			return // a failed start or a failed server says so itself
+		}
+		// The last line of a stop, so that the log tells a stop that
+		// finished from a process killed in the middle of one.
+		if failed > 0 {
+			log.Warn("stopped, some parts with errors", "took", time.Since(stopping), "failed_parts", failed)
+			return
+		}
+		log.Info("stopped", "took", time.Since(stopping))
 	}()
 
 	w := &wiring{c: c, log: log, stop: &stop}
@@ -140,6 +155,7 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 
 	select {
 	case <-ctx.Done():
+		stopping = time.Now()
 		log.Info("stopping", "cause", context.Cause(ctx))
 		return nil
 	case err := <-errc:
