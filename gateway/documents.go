@@ -170,9 +170,10 @@ func (h documentHandlers) printed(ctx context.Context, r *Request) (Reply, error
 
 // printedReply draws a signed v4.4 document with the state estado (and the
 // tax authority's mensaje under it, when not empty) and answers the PDF,
-// named TYPE-CONSECUTIVO.pdf; what names the document in an error. The
-// issued documents and the received ones are printed by it alike.
-func printedReply(signed []byte, estado tenant.State, mensaje, tipo, consecutivo, what string) (Reply, error) {
+// named TYPE-NAME.pdf (an issued document's consecutivo, a received one's
+// clave); what names the document in an error. The issued documents and
+// the received ones are printed by it alike.
+func printedReply(signed []byte, estado tenant.State, mensaje, tipo, name, what string) (Reply, error) {
 	in, err := pdf.FromSignedXML(signed, string(estado))
 	if err != nil {
 		return Reply{}, fmt.Errorf("the stored XML of %s: %w", what, err)
@@ -182,8 +183,8 @@ func printedReply(signed []byte, estado tenant.State, mensaje, tipo, consecutivo
 	if err := pdf.Render(&b, in); err != nil {
 		return Reply{}, fmt.Errorf("render %s: %w", what, err)
 	}
-	name := hacienda.DocumentType(tipo).Abbrev() + "-" + consecutivo + ".pdf"
-	return Reply{Body: b.Bytes(), ContentType: contentTypePDF, Disposition: `inline; filename="` + name + `"`}, nil
+	file := hacienda.DocumentType(tipo).Abbrev() + "-" + name + ".pdf"
+	return Reply{Body: b.Bytes(), ContentType: contentTypePDF, Disposition: `inline; filename="` + file + `"`}, nil
 }
 
 // queryFlag reads a boolean query flag; the name matches without regard to

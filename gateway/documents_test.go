@@ -505,7 +505,7 @@ func testDocumentsEndToEnd(t *testing.T, store tenant.Store) {
 	// by poppler: the supplier's document as uploaded, in its own state.
 	r = w.do(t, "GET", "/api/received/"+supplierClave+"/pdf/v4", &other.user, "", nil)
 	if r.status != 200 || r.header.Get("Content-Type") != "application/pdf" || !bytes.HasPrefix(r.body, []byte("%PDF-")) ||
-		r.header.Get("Content-Disposition") != `inline; filename="FE-`+supplierClave[21:41]+`.pdf"` {
+		r.header.Get("Content-Disposition") != `inline; filename="FE-`+supplierClave+`.pdf"` {
 		t.Fatalf("received PDF: %d %q %q %.80s", r.status, r.header.Get("Content-Type"), r.header.Get("Content-Disposition"), r.body)
 	}
 	text = strings.Join(strings.Fields(pdfcheck.Text(t, r.body)), " ")

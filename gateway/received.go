@@ -2,10 +2,8 @@ package gateway
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 
-	"facturad/hacienda"
 	"facturad/pipeline"
 	"facturad/tenant"
 	"facturad/tenant/docview"
@@ -113,7 +111,8 @@ func (h receivedHandlers) xml(pick func(tenant.ReceivedDocument) []byte) Handler
 // signed XML as uploaded, as an issued document is. Its state is the
 // supplier's document's, not our message's: a document is only received
 // once the tax authority has accepted it (pipeline.Receive asks), so it is
-// printed as 01, whatever became of the message.
+// printed as 01, whatever became of the message. The file is named
+// TYPE-CLAVE.pdf.
 func (h receivedHandlers) printed(ctx context.Context, r *Request) (Reply, error) {
 	d, err := h.d.Received(ctx, r.Principal, r.Params["clave"])
 	if err != nil {
@@ -122,11 +121,11 @@ func (h receivedHandlers) printed(ctx context.Context, r *Request) (Reply, error
 	if len(d.SupplierXML) == 0 {
 		return Reply{}, errNoXML
 	}
-	k, err := hacienda.ParseClave(d.Clave)
-	if err != nil {
-		return Reply{}, fmt.Errorf("the stored clave of received document %d: %w", d.ID, err)
-	}
-	return printedReply(d.SupplierXML, tenant.StateAccepted, "", d.TipoDocumento, k.Consecutivo.String(), "received document "+d.Clave)
+	// Named after the clave, not the consecutivo: every supplier numbers
+	// from 00100001010000000001, as the company does its own documents,
+	// so a consecutivo would name many received PDFs and an issued one
+	// alike. The clave holds the supplier's number and its consecutivo.
+	return printedReply(d.SupplierXML, tenant.StateAccepted, "", d.TipoDocumento, d.Clave, "received document "+d.Clave)
 }
 
 // Interface guard: the pipeline is what the received routes call.

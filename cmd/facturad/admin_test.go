@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -262,5 +263,67 @@ func TestReplicasStartTogether(t *testing.T) {
 		if got := adminStatus(t, c.api, printed[0]); got != http.StatusUnauthorized {
 			t.Errorf("replica %d: the old credentials: status %d, want 401", i, got)
 		}
+	}
+}
+
+// The address a busy-port error suggests is free when it is written: not
+// the busy port itself (someone who followed the advice once and starts a
+// second copy has the suggested port taken), not the next one when that
+// is taken too, and not the address the other listener is about to take.
+func TestBusyPortSuggestsAFreeAddress(t *testing.T) {
+	// Two busy ports in a row, p and p+1.
+	var p int
+	for try := 0; p == 0 && try < 20; try++ {
+		first, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		port := first.Addr().(*net.TCPAddr).Port
+		second, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port+1)))
+		if err != nil {
+			first.Close()
+			continue
+		}
+		t.Cleanup(func() { first.Close(); second.Close() })
+		p = port
+	}
+	if p == 0 {
+		t.Skip("no two free ports in a row on loopback")
+	}
+	at := func(port int) string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(port)) }
+	suggested := regexp.MustCompile(`e\.g\. (FACTURAD_[A-Z_]+)=(\S+)\)$`)
+	for _, tt := range []struct {
+		name, env string
+		args      []string
+		not       []string
+	}{
+		{"error/api", "FACTURAD_LISTEN", []string{"--listen", at(p), "--admin-listen", at(p + 2)}, []string{at(p), at(p + 1), at(p + 2)}},
+		{"error/admin", "FACTURAD_ADMIN_LISTEN", []string{"--listen", "127.0.0.1:0", "--admin-listen", at(p)}, []string{at(p), at(p + 1)}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "data")
+			args := append([]string{"serve", "--data-dir", dir, "--log-level", "warn"}, tt.args...)
+			err := run(context.Background(), args, io.Discard, io.Discard, func(string) string { return "" })
+			if err == nil {
+				t.Fatal("the start on a busy port succeeded")
+			}
+			m := suggested.FindStringSubmatch(err.Error())
+			if m == nil || m[1] != tt.env {
+				t.Fatalf("err = %v, want an example of %s", err, tt.env)
+			}
+			if slices.Contains(tt.not, m[2]) {
+				t.Fatalf("suggests %s, which is taken: %v", m[2], err)
+			}
+			// Near the configured one, on its host.
+			host, port, _ := net.SplitHostPort(m[2])
+			if n, _ := strconv.Atoi(port); host != "127.0.0.1" || n <= p || n > p+20 {
+				t.Fatalf("suggests %s, not a port after %d on 127.0.0.1: %v", m[2], p, err)
+			}
+			ln, err := net.Listen("tcp", m[2])
+			if err != nil {
+				t.Fatalf("the suggested %s: %v", m[2], err)
+			}
+			ln.Close()
+		})
 	}
 }

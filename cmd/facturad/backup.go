@@ -13,12 +13,14 @@ import (
 )
 
 // runBackup writes a consistent copy of the embedded store to --out while
-// the service keeps running. The settings are the service's own (so that
-// data_dir is found the same way), plus --out.
+// the service keeps running. It reads only data_dir (found as the service
+// finds it), database_url (refused, with the way to back up PostgreSQL)
+// and master_key (to say where the key lives), plus --out
+// (commandSettings).
 //
 // The master key is not copied: a backup that holds its key opens every
-// certificate, PIN and password in it for whoever holds the file, so the
-// key is kept, and backed up, apart from the data.
+// certificate, PIN, password and webhook signing secret in it for whoever
+// holds the file, so the key is kept, and backed up, apart from the data.
 func runBackup(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
 	var out string
 	c, err := loadConfig("backup", args, stdout, stderr, getenv, func(fs *commandFlags) {
@@ -58,7 +60,7 @@ func runBackup(ctx context.Context, args []string, stdout, stderr io.Writer, get
 		where = filepath.Join(c.DataDir, seal.MasterKeyFile)
 	}
 	fmt.Fprintf(notes, "the master key (%s) is NOT in the backup: keep a copy of it apart from the backups; "+
-		"without it the sealed certificates, PINs and passwords cannot be opened, and with it anyone holding a backup can open them\n", where)
+		"without it the sealed certificates, PINs, passwords and webhook signing secrets cannot be opened, and with it anyone holding a backup can open them\n", where)
 	return nil
 }
 

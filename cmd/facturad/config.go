@@ -277,6 +277,10 @@ var commandSettings = map[string][]string{
 	"migrate": {"database_url", "log_level"},
 	// The store only: a re-queue opens no sealed value.
 	"requeue-emails": {"data_dir", "database_url"},
+	// The store and its keys, the cache whose entries of the old
+	// credentials it drops, the admin's credentials, and its log.
+	"admin-reset": {"data_dir", "database_url", "redis_url", "master_key", "master_key_previous",
+		"admin_user", "admin_password", "admin_token", "log_level"},
 }
 
 // commandHelp replaces, in one command's help, the usage or the default
@@ -292,6 +296,10 @@ var commandHelp = map[string]map[string]struct{ usage, def string }{
 	},
 	"migrate": {
 		"database_url": {usage: "PostgreSQL URL of the schema to migrate (the embedded SQLite store migrates itself)", def: "none; required"},
+	},
+	"admin-reset": {
+		"master_key": {def: "read from data_dir/master.key, which the service made at its first start"},
+		"redis_url":  {usage: "the service's Redis URL; when set, the old credentials cached there are dropped at once"},
 	},
 }
 

@@ -195,6 +195,9 @@ func TestCommandSettings(t *testing.T) {
 			[]string{"--webhook-workers", "--smtp-url", "--listen", "--tls-cert-file", "--drain-delay", "--migrate", "--out"}},
 		{"migrate", []string{"--database-url", "--log-level"},
 			[]string{"--data-dir", "--master-key", "--webhook-workers", "--listen", "--migrate", "--redis-url"}},
+		{"admin-reset", []string{"--data-dir", "--database-url", "--redis-url", "--master-key", "--master-key-previous",
+			"--admin-user", "--admin-password", "--admin-token", "--log-level"},
+			[]string{"--webhook-workers", "--smtp-url", "--listen", "--admin-listen", "--tls-cert-file", "--drain-delay", "--migrate", "--lease", "--out"}},
 	} {
 		t.Run("ok/"+tt.cmd+" help", func(t *testing.T) {
 			var stdout strings.Builder
@@ -330,14 +333,14 @@ func TestHelpListsEachSettingOnce(t *testing.T) {
 			}
 		}
 	})
-	t.Run("error/unknown flag goes to stderr", func(t *testing.T) {
+	t.Run("error/unknown flag is the error alone, which main writes to stderr", func(t *testing.T) {
 		var stdout, stderr strings.Builder
 		err := run(context.Background(), []string{"sandbox", "--no-such-flag"}, &stdout, &stderr, env(nil))
-		if err == nil || errors.Is(err, flag.ErrHelp) {
+		if err == nil || errors.Is(err, flag.ErrHelp) || !strings.Contains(err.Error(), "--no-such-flag") || !strings.Contains(err.Error(), "facturad sandbox --help") {
 			t.Fatalf("err = %v", err)
 		}
-		if stdout.Len() > 0 || !strings.Contains(stderr.String(), "no-such-flag") || !strings.Contains(stderr.String(), "  --listen\n") {
-			t.Errorf("stdout %q, stderr %q", stdout.String(), stderr.String())
+		if stdout.Len() > 0 || stderr.Len() > 0 {
+			t.Errorf("the help was written beside the error: stdout %q, stderr %q", stdout.String(), stderr.String())
 		}
 	})
 }
@@ -499,6 +502,34 @@ func TestHelpExitsZero(t *testing.T) {
 			}
 			if strings.Contains(stdout.String(), "=\n") {
 				t.Errorf("keygen printed a key: %q", stdout.String())
+			}
+		})
+	}
+	// A mistyped flag gets one line on stderr, naming it, a flag of the
+	// command spelled close to it, and --help; not the help around it.
+	for _, tt := range []struct{ args, want []string }{
+		{[]string{"serve", "--trusted-ca", "ca.pem"}, []string{"facturad: serve: unknown flag --trusted-ca (did you mean --sandbox-trusted-ca?)", "`facturad serve --help`"}},
+		{[]string{"keygen", "--foo"}, []string{"facturad: keygen: unknown flag --foo;", "`facturad keygen --help`"}},
+		{[]string{"sandbox", "--listn", ":0"}, []string{"unknown flag --listn (did you mean --listen?)"}},
+		{[]string{"backup", "--out"}, []string{"facturad: backup: flag needs an argument: --out;"}},
+		{[]string{"loadgen", "--workers", "many"}, []string{`facturad: loadgen: invalid value "many" for --workers:`}},
+	} {
+		t.Run("error/"+strings.Join(tt.args, " ")+" is one line", func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], tt.args...)
+			cmd.Env = append(os.Environ(), asServiceEnv+"=1")
+			var stdout, stderr strings.Builder
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			var ee *exec.ExitError
+			if err := cmd.Run(); !errors.As(err, &ee) || ee.ExitCode() != 1 {
+				t.Fatalf("err %v, want exit 1; stderr %q", err, stderr.String())
+			}
+			if stdout.Len() > 0 || strings.Count(stderr.String(), "\n") != 1 {
+				t.Errorf("want one line on stderr and nothing on stdout; stdout %q, stderr %q", stdout.String(), stderr.String())
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(stderr.String(), w) {
+					t.Errorf("stderr %q does not say %q", stderr.String(), w)
+				}
 			}
 		})
 	}

@@ -17,9 +17,9 @@ import (
 // runMkcert mints a company certificate shaped like a Costa Rican "llave
 // criptográfica" into a .p12 file, and prints its PIN. It is certified by a
 // test CA kept in a folder (made at first use), so that a sandbox can be
-// told to trust every certificate minted here (facturad sandbox
-// --trusted-ca, FACTURAD_SANDBOX_TRUSTED_CA). For the sandbox and tests
-// only.
+// told to trust every certificate minted here (the built-in sandbox of
+// facturad serve: --sandbox-trusted-ca, FACTURAD_SANDBOX_TRUSTED_CA;
+// facturad sandbox: --trusted-ca). For the sandbox and tests only.
 func runMkcert(args []string, stdout, stderr io.Writer) error {
 	fs := newCommandFlags("mkcert", stdout, stderr, nil)
 	tipo := fs.String("tipo", "02", "identification type: 01 física, 02 jurídica, 03 DIMEX, 04 NITE")
@@ -73,8 +73,10 @@ func runMkcert(args []string, stdout, stderr io.Writer) error {
 	_, err = fmt.Fprintf(stdout, "wrote %s (subject %q, expires %s)\nPIN: %s\n",
 		*out, m.Leaf.Subject.String(), m.Leaf.NotAfter.Format(time.RFC3339), m.PIN)
 	if err == nil && made {
-		_, err = fmt.Fprintf(stdout, "made the test CA %s; a sandbox trusts it with --trusted-ca %s\n",
-			*caDir, filepath.Join(*caDir, "ca.pem"))
+		ca := filepath.Join(*caDir, "ca.pem")
+		_, err = fmt.Fprintf(stdout, "made the test CA %s; to have a sandbox require certificates it signed: "+
+			"facturad serve --sandbox-trusted-ca %s (or FACTURAD_SANDBOX_TRUSTED_CA), facturad sandbox --trusted-ca %s\n",
+			*caDir, ca, ca)
 	}
 	return err
 }

@@ -2,6 +2,10 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,6 +28,19 @@ func TestMkcertKeepsItsCA(t *testing.T) {
 		}
 		if made := strings.Contains(out.String(), "made the test CA"); made != (i == 0) {
 			t.Errorf("run %d says made=%v:\n%s", i, made, out.String())
+		}
+		if i == 0 {
+			// The hint's commands are taken as written: each flag is
+			// one its command has.
+			ca := filepath.Join(caDir, "ca.pem")
+			for _, cmd := range [][]string{{"serve", "--sandbox-trusted-ca", ca}, {"sandbox", "--trusted-ca", ca}} {
+				if !strings.Contains(out.String(), "facturad "+strings.Join(cmd, " ")) {
+					t.Errorf("the hint does not give `facturad %s`:\n%s", strings.Join(cmd, " "), out.String())
+				}
+				if err := run(context.Background(), append(cmd, "--help"), io.Discard, io.Discard, env(nil)); !errors.Is(err, flag.ErrHelp) {
+					t.Errorf("facturad %s: %v", strings.Join(cmd, " "), err)
+				}
+			}
 		}
 		raw, err := os.ReadFile(p12)
 		if err != nil {

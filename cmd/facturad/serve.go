@@ -18,6 +18,8 @@ import (
 	"net/http/pprof"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -68,15 +70,19 @@ func (c *cleanups) add(name string, f func(context.Context) error) {
 	c.funcs = append(c.funcs, f)
 }
 
-func (c *cleanups) run(ctx context.Context) {
+// run stops every part, logging each that fails, and returns how many
+// failed.
+func (c *cleanups) run(ctx context.Context) (failed int) {
 	for i := len(c.funcs) - 1; i >= 0; i-- {
 		start := time.Now()
 		if err := c.funcs[i](ctx); err != nil {
 			c.log.Error("stop", "part", c.names[i], "err", err)
+			failed++
 			continue
 		}
 		c.log.Debug("stopped", "part", c.names[i], "took_ms", time.Since(start).Milliseconds())
 	}
+	return failed
 }
 
 // serve wires the parts, prints where it listens and blocks until ctx ends.
@@ -84,10 +90,21 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 	start := time.Now()
 	var stop cleanups
 	stop.log = log
+	var stopping time.Time // set when ctx ends: a stop asked for
 	defer func() {
 		sctx, cancel := context.WithTimeout(context.Background(), c.ShutdownTimeout)
 		defer cancel()
-		stop.run(sctx)
+		failed := stop.run(sctx)
+		if stopping.IsZero() {
+			return // a failed start or a failed server says so itself
+		}
+		// The last line of a stop, so that the log tells a stop that
+		// finished from a process killed in the middle of one.
+		if failed > 0 {
+			log.Warn("stopped, some parts with errors", "took", time.Since(stopping), "failed_parts", failed)
+			return
+		}
+		log.Info("stopped", "took", time.Since(stopping))
 	}()
 
 	w := &wiring{c: c, log: log, stop: &stop}
@@ -138,6 +155,7 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 
 	select {
 	case <-ctx.Done():
+		stopping = time.Now()
 		log.Info("stopping", "cause", context.Cause(ctx))
 		return nil
 	case err := <-errc:
@@ -246,12 +264,12 @@ func (w *wiring) openRedisCacheAndLimiter() error {
 func (w *wiring) listen() error {
 	apiLn, err := net.Listen("tcp", w.c.Listen)
 	if err != nil {
-		return listenError("api", "listen", ":8081", err)
+		return listenError("api", "listen", w.c.Listen, err, w.c.AdminListen)
 	}
 	adminLn, err := net.Listen("tcp", w.c.AdminListen)
 	if err != nil {
 		apiLn.Close()
-		return listenError("admin", "admin_listen", ":9091", err)
+		return listenError("admin", "admin_listen", w.c.AdminListen, err)
 	}
 	w.apiLn, w.adminLn = apiLn, adminLn
 	w.stop.add("listeners", func(context.Context) error {
@@ -263,12 +281,46 @@ func (w *wiring) listen() error {
 	return nil
 }
 
-// listenError says which listener could not listen and which setting
-// moves it, so that a user whose port is taken knows what to change.
-func listenError(which, name, example string, err error) error {
+// listenError says which listener could not listen on addr and which
+// setting moves it, so that a user whose port is taken knows what to
+// change, with an address near addr that is free now (none of avoid, the
+// addresses the other listeners are about to take), when there is one.
+func listenError(which, name, addr string, err error, avoid ...string) error {
 	s := setting{name: name}
-	return fmt.Errorf("%s listener: %w (choose another address with --%s or %s, e.g. %s=%s)",
-		which, err, s.flagName(), s.env(), s.env(), example)
+	example := ""
+	if free := freeAddressNear(addr, avoid...); free != "" {
+		example = fmt.Sprintf(", e.g. %s=%s", s.env(), free)
+	}
+	return fmt.Errorf("%s listener: %w (choose another address with --%s or %s%s)",
+		which, err, s.flagName(), s.env(), example)
+}
+
+// freeAddressNear returns the first of the next 20 ports after addr's, on
+// its host, that can be listened on now and is not in avoid; "" when addr
+// has no port number or none is free. The port is closed again: it is
+// a suggestion, which another program may take meanwhile.
+func freeAddressNear(addr string, avoid ...string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return ""
+	}
+	p, err := strconv.Atoi(port)
+	if err != nil || p <= 0 {
+		return ""
+	}
+	for next := p + 1; next <= p+20 && next <= 65535; next++ {
+		cand := net.JoinHostPort(host, strconv.Itoa(next))
+		if slices.Contains(avoid, cand) {
+			continue
+		}
+		ln, err := net.Listen("tcp", cand)
+		if err != nil {
+			continue
+		}
+		ln.Close()
+		return cand
+	}
+	return ""
 }
 
 // openTenants makes the tenant service.

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"io/fs"
@@ -400,5 +401,42 @@ func TestServeRefusesShortAdminSecrets(t *testing.T) {
 				t.Errorf("stdout %q", stdout.String())
 			}
 		})
+	}
+}
+
+// A clean stop ends the log with one info line, "stopped", and how long
+// the stop took: without it, a stop that finished and a process killed in
+// the middle of one leave the same log.
+func TestServeLogsStoppedLast(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var out, logs syncBuffer
+	args := []string{"serve", "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0", "--data-dir", t.TempDir(),
+		"--drain-delay", "0s", "--log-level", "info"}
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, args, &out, &logs, func(string) string { return "" }) }()
+	for deadline := time.Now().Add(30 * time.Second); !listenLine.MatchString(out.String()); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the service did not start:\n%s\n%s", out.String(), logs.String())
+		}
+	}
+	if strings.Contains(logs.String(), `"msg":"stopped"`) {
+		t.Fatalf("stopped logged before the stop:\n%s", logs.String())
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("stop: %v", err)
+	}
+	lines := strings.Split(strings.TrimSpace(logs.String()), "\n")
+	var last struct {
+		Level  string   `json:"level"`
+		Msg    string   `json:"msg"`
+		TookMS *float64 `json:"took_ms"`
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &last); err != nil {
+		t.Fatalf("last log line %q: %v", lines[len(lines)-1], err)
+	}
+	if last.Level != "INFO" || last.Msg != "stopped" || last.TookMS == nil || *last.TookMS < 0 {
+		t.Errorf("last log line %q, want an info line stopped with took_ms:\n%s", lines[len(lines)-1], logs.String())
 	}
 }

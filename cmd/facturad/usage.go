@@ -128,20 +128,85 @@ func (c *commandFlags) parse(args []string, getenv func(string) string) error {
 }
 
 // finish routes what the flag package wrote while parsing: the help to
-// stdout, an error and the usage after it to stderr. Later writes (a
-// command's own call of Usage) go to stderr directly.
+// stdout for --help. A parse error is returned as one line, which main
+// prints, naming the flag, a known one spelled close to an unknown one,
+// and where the flags are listed; the error and the usage the flag
+// package wrote are dropped, so that the mistake is not lost above a
+// page of help. Later writes (a command's own call of Usage) go to stderr
+// directly.
 func (c *commandFlags) finish(err error) error {
-	out := c.stderr
-	if errors.Is(err, flag.ErrHelp) {
-		out = c.stdout
+	defer func() {
+		c.buf.Reset()
+		c.SetOutput(c.stderr)
+	}()
+	switch {
+	case err == nil:
+		_, _ = c.stderr.Write(c.buf.Bytes())
+		return nil
+	case errors.Is(err, flag.ErrHelp):
 		if helpShown != nil {
 			helpShown(c)
 		}
+		_, _ = c.stdout.Write(c.buf.Bytes())
+		return err
 	}
-	_, _ = out.Write(c.buf.Bytes())
-	c.buf.Reset()
-	c.SetOutput(c.stderr)
-	return err
+	return c.parseError(err)
+}
+
+// parseError words an error of the flag package for the command line:
+// "serve: unknown flag --trusted-ca (did you mean --sandbox-trusted-ca?);
+// `facturad serve --help` lists the flags".
+func (c *commandFlags) parseError(err error) error {
+	// The flag package names a flag -name; the help writes --name.
+	msg := strings.NewReplacer("argument: -", "argument: --", "for flag -", "for --").Replace(err.Error())
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+		name = strings.TrimLeft(name, "-")
+		msg = "unknown flag --" + name
+		if near := c.nearestFlag(name); near != "" {
+			msg += " (did you mean --" + near + "?)"
+		}
+	}
+	return fmt.Errorf("%s: %s; `facturad %s --help` lists the flags", c.cmd, msg, c.cmd)
+}
+
+// nearestFlag returns the flag whose name is closest to name (one that
+// ends or starts with it, or within two edits of it), or "".
+func (c *commandFlags) nearestFlag(name string) string {
+	best, bestScore := "", 3
+	c.VisitAll(func(f *flag.Flag) {
+		if s, ok := c.settings[f.Name]; ok && f.Name != s.flagName() {
+			return // the underscore spelling; its dashed one is offered
+		}
+		score := editDistance(name, f.Name)
+		if len(name) >= 3 && (strings.HasSuffix(f.Name, "-"+name) || strings.HasPrefix(f.Name, name+"-")) {
+			score = 1
+		}
+		if score < bestScore {
+			best, bestScore = f.Name, score
+		}
+	})
+	return best
+}
+
+// editDistance is the Levenshtein distance of a and b, by bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // helpShown, when set (by a test), is given each flag set whose help was

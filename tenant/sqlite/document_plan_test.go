@@ -60,6 +60,11 @@ func TestDocumentQueriesUseIndexes(t *testing.T) {
 			if tt.covering && !strings.Contains(text, "COVERING INDEX "+tt.index+" ") {
 				t.Errorf("plan reads the table beside %s:\n%s", tt.index, text)
 			}
+			// Nothing else: a SCAN would read a table or an index whole,
+			// growing with every document ever stored.
+			if tt.covering && strings.Contains(text, "SCAN ") {
+				t.Errorf("plan scans besides its indexes:\n%s", text)
+			}
 		})
 	}
 }
