@@ -193,6 +193,8 @@ func TestCommandSettings(t *testing.T) {
 			[]string{"--webhook-workers", "--smtp-url", "--listen", "--tls-cert-file", "--drain-delay", "--master-key-previous", "--log-level"}},
 		{"rekey", []string{"--data-dir", "--database-url", "--master-key", "--master-key-previous", "--log-level"},
 			[]string{"--webhook-workers", "--smtp-url", "--listen", "--tls-cert-file", "--drain-delay", "--migrate", "--out"}},
+		{"requeue-emails", []string{"--data-dir", "--database-url", "--since", "--company"},
+			[]string{"--master-key", "--webhook-workers", "--smtp-url", "--listen", "--log-level", "--migrate"}},
 		{"migrate", []string{"--database-url", "--log-level"},
 			[]string{"--data-dir", "--master-key", "--webhook-workers", "--listen", "--migrate", "--redis-url"}},
 		{"admin-reset", []string{"--data-dir", "--database-url", "--redis-url", "--master-key", "--master-key-previous",

@@ -56,7 +56,7 @@ func runRequeueEmails(ctx context.Context, args []string, stdout, stderr io.Writ
 	if company != 0 {
 		whose = fmt.Sprintf("company %d's", company)
 	}
-	fmt.Fprintf(stdout, "re-queued %d failed e-mails (%s, created since %s); the running service sends them now\n",
+	fmt.Fprintf(stdout, "re-queued %d failed e-mails (%s, created since %s); a service running with smtp_url sends them at its next look\n",
 		n, whose, from.UTC().Format(time.RFC3339))
 	return nil
 }
@@ -83,10 +83,11 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 	return t, nil
 }
 
-// openFailedEmails opens the service's store without migrating it and
-// without its keys: a re-queue touches no sealed value. The embedded
-// store must exist already, so that a mistyped data_dir is not taken for
-// an empty store.
+// openFailedEmails opens the service's store without its keys: a
+// re-queue touches no sealed value. PostgreSQL's schema is left as it is
+// (migrate's work); the embedded store brings its own up to date on
+// opening, as a start of the service does. It must exist already, so that
+// a mistyped data_dir is not taken for an empty store.
 func openFailedEmails(ctx context.Context, c Config) (failedEmails, error) {
 	if c.DatabaseURL != "" {
 		return postgres.Open(ctx, c.DatabaseURL, postgres.Options{})

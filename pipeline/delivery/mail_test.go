@@ -518,6 +518,15 @@ func TestSMTPFailureStages(t *testing.T) {
 		}, "rcpt", 530, false, true},
 		{"rcpt 553 5.3.0 mail system", func(st *smtpServer) { st.rcptReply = relayReply(553, 5, 3, 0, "mail system unavailable") }, "rcpt", 553, false, true},
 		{"rcpt 503 5.5.1 protocol", func(st *smtpServer) { st.rcptReply = relayReply(503, 5, 5, 1, "need MAIL command") }, "rcpt", 503, false, true},
+		// The sender's address, refused at RCPT, is smtp_from's: the service's.
+		{"rcpt 553 5.1.8 bad sender domain", func(st *smtpServer) { st.rcptReply = relayReply(553, 5, 1, 8, "sender domain does not exist") }, "rcpt", 553, false, true},
+		{"rcpt 553 5.1.7 bad sender address", func(st *smtpServer) { st.rcptReply = relayReply(553, 5, 1, 7, "bad sender address syntax") }, "rcpt", 553, false, true},
+		{"rcpt 553 5.1.0 sender address rejected", func(st *smtpServer) {
+			st.rcptReply = relayReply(553, 5, 1, 0, "<facturas@example.com>: Sender address rejected: not owned by user")
+		}, "rcpt", 553, false, true},
+		{"rcpt 550 5.1.0 recipient address rejected", func(st *smtpServer) {
+			st.rcptReply = relayReply(550, 5, 1, 0, "<compras@example.com>: Recipient address rejected: unknown user")
+		}, "rcpt", 0, true, false},
 		// No enhanced code: today's rule, the address's refusal.
 		{"rcpt 550 without an enhanced code", func(st *smtpServer) {
 			st.rcptReply = &smtp.SMTPError{Code: 550, EnhancedCode: smtp.NoEnhancedCode, Message: "relay not permitted"}

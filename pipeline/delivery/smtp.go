@@ -282,8 +282,11 @@ func smtpErr(stage string, err error) *SendError {
 // sender's domain refused by SPF or DMARC) at either step; at RCPT also
 // 5.3.x (the mail system) and 5.5.x (the protocol), and 530
 // (authentication required) whatever the text. 5.1.x and 5.2.x (no such
-// mailbox or domain, a full or disabled mailbox) are the address's. A
-// reply without an enhanced code keeps the stage's rule.
+// mailbox or domain, a full or disabled mailbox) are the address's, but
+// for the sender's: 5.1.7 and 5.1.8 (a bad sender address or domain,
+// smtp_from's), and a 5.1.0 that names the sender (Postfix's "Sender
+// address rejected", given at RCPT by default) are the service's. A reply
+// without an enhanced code keeps the stage's rule.
 func serviceRefusal(te *textproto.Error, stage string) bool {
 	if te.Code < 500 {
 		return false
@@ -291,43 +294,49 @@ func serviceRefusal(te *textproto.Error, stage string) bool {
 	if stage == "rcpt" && te.Code == 530 {
 		return true
 	}
-	class, subject, ok := enhancedCode(te.Msg)
+	class, subject, detail, ok := enhancedCode(te.Msg)
 	if !ok || class != 5 {
 		return false
 	}
-	switch stage {
-	case "rcpt":
-		return subject == 7 || subject == 3 || subject == 5
-	case "data":
-		return subject == 7
+	switch {
+	case subject == 7:
+		return stage == "rcpt" || stage == "data"
+	case stage != "rcpt":
+		return false
+	case subject == 3 || subject == 5:
+		return true
+	case subject == 1 && (detail == 7 || detail == 8):
+		return true
+	case subject == 1 && detail == 0:
+		return strings.Contains(strings.ToLower(te.Msg), "sender")
 	}
 	return false
 }
 
 // enhancedCode reads the enhanced status code (class.subject.detail) at
 // the start of a reply's text, as "5.7.1 Relay access denied".
-func enhancedCode(msg string) (class, subject int, ok bool) {
+func enhancedCode(msg string) (class, subject, detail int, ok bool) {
 	word, _, _ := strings.Cut(strings.TrimSpace(msg), " ")
 	parts := strings.Split(word, ".")
 	if len(parts) != 3 {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
 	var n [3]int
 	for i, p := range parts {
 		if len(p) == 0 || len(p) > 3 {
-			return 0, 0, false
+			return 0, 0, 0, false
 		}
 		for _, r := range p {
 			if r < '0' || r > '9' {
-				return 0, 0, false
+				return 0, 0, 0, false
 			}
 			n[i] = n[i]*10 + int(r-'0')
 		}
 	}
 	if n[0] != 2 && n[0] != 4 && n[0] != 5 {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
-	return n[0], n[1], true
+	return n[0], n[1], n[2], true
 }
 
 // compose writes the message: headers, a text part and the attachments in

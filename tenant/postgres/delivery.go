@@ -385,7 +385,7 @@ WHERE document_id = $1 AND failed_at IS NOT NULL AND sent_at IS NULL`, documentI
 func (s *Store) RequeueFailedEmails(ctx context.Context, since time.Time, companyID int64, at time.Time) (int, error) {
 	tag, err := s.pool.Exec(ctx, `UPDATE email_deliveries SET failed_at = NULL, next_attempt_at = $3
 WHERE next_attempt_at IS NULL AND created_at >= $1 AND failed_at IS NOT NULL AND sent_at IS NULL
-    AND ($2 = 0 OR company_id = $2)`,
+    AND ($2::bigint = 0 OR company_id = $2)`,
 		since.UTC().Truncate(time.Microsecond), companyID, at.UTC().Truncate(time.Microsecond))
 	if err != nil {
 		return 0, fmt.Errorf("re-queue the failed e-mails since %s: %w", since.UTC().Format(time.RFC3339), err)

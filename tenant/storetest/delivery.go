@@ -522,6 +522,7 @@ func testRequeueFailedEmails(t *testing.T, s DeliveryStore) {
 		{"one company since two hours ago", now.Add(-2 * time.Hour), fa.Company.ID, []tenant.EmailDelivery{a}},
 		{"every company since two hours ago", now.Add(-2 * time.Hour), 0, []tenant.EmailDelivery{b}},
 		{"a company with none failed", now.Add(-4 * time.Hour), fb.Company.ID, nil},
+		{"a company id past 32 bits, of no company", now.Add(-4 * time.Hour), 3_000_000_000, nil},
 		{"every company since four hours ago", now.Add(-4 * time.Hour), 0, []tenant.EmailDelivery{old}},
 		{"again: nothing failed is left", now.Add(-4 * time.Hour), 0, nil},
 	}
