@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -164,6 +165,14 @@ func TestValidate(t *testing.T) {
 				t.Fatalf("unexpected error: %v", err)
 			case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
 				t.Fatalf("error %v, want one containing %q", err, tt.wantErr)
+			}
+			// A command reading some settings only is held to the
+			// problems of those (validateFor), found by the setting each
+			// message starts with: every message must start with one.
+			for _, p := range c.problems() {
+				if !slices.ContainsFunc(c.settings(), func(s setting) bool { return s.name == problemSetting(p) }) {
+					t.Errorf("the problem %q does not start with a setting's name", p)
+				}
 			}
 		})
 	}
