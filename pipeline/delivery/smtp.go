@@ -314,11 +314,13 @@ func serviceRefusal(te *textproto.Error, stage string) bool {
 }
 
 // enhancedCode reads the enhanced status code (class.subject.detail) at
-// the start of a reply's text, as "5.7.1 Relay access denied".
+// the start of a reply's text, as "5.7.1 Relay access denied": the class
+// one digit, 2, 4 or 5, the subject and the detail one to three digits
+// (RFC 3463), so "05.7.1" is no code.
 func enhancedCode(msg string) (class, subject, detail int, ok bool) {
 	word, _, _ := strings.Cut(strings.TrimSpace(msg), " ")
 	parts := strings.Split(word, ".")
-	if len(parts) != 3 {
+	if len(parts) != 3 || len(parts[0]) != 1 {
 		return 0, 0, 0, false
 	}
 	var n [3]int

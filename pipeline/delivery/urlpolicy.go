@@ -140,8 +140,11 @@ func (p URLPolicy) debug(msg string, args ...any) {
 // 1918, unique-local IPv6), the addresses AllowPrivate lets through, but
 // never a cloud metadata address among them (metadataAddrs).
 func privateAddr(a netip.Addr) bool {
+	if a.Zone() != "" {
+		return false
+	}
 	a = a.Unmap()
-	return a.Zone() == "" && (a.IsLoopback() || a.IsPrivate()) && !metadataAddrs[a]
+	return (a.IsLoopback() || a.IsPrivate()) && !metadataAddrs[a]
 }
 
 // metadataAddrs are the cloud instance metadata services that sit in the
@@ -156,11 +159,15 @@ var metadataAddrs = map[netip.Addr]bool{
 // routable unicast address. An IPv4-mapped IPv6 address is judged as the
 // IPv4 address it maps (the connection goes to it); any other IPv6
 // address must be in the global unicast space 2000::/3, outside the
-// special ranges of forbiddenPrefixes.
+// special ranges of forbiddenPrefixes. A zoned address never is, IPv4-mapped
+// ones included: the zone is looked at before Unmap, which drops it.
 func AllowedAddr(a netip.Addr) bool {
+	if a.Zone() != "" {
+		return false
+	}
 	a = a.Unmap()
 	switch {
-	case !a.IsValid(), a.Zone() != "", a.IsUnspecified(), a.IsLoopback(), a.IsPrivate(), a.IsLinkLocalUnicast(),
+	case !a.IsValid(), a.IsUnspecified(), a.IsLoopback(), a.IsPrivate(), a.IsLinkLocalUnicast(),
 		a.IsLinkLocalMulticast(), a.IsInterfaceLocalMulticast(), a.IsMulticast():
 		return false
 	case a.Is6() && !globalUnicast6.Contains(a):

@@ -24,15 +24,36 @@ import (
 // public addresses may be registered, in every environment unless the
 // sandbox's operator allows private addresses for trials.
 func TestURLPolicy(t *testing.T) {
+	for _, tt := range urlPolicyCases() {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.policy.CheckWebhookURL(context.Background(), tt.url)
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tt.want != "" && err == nil:
+				t.Fatal("allowed")
+			case tt.want != "" && !strings.Contains(err.Error(), tt.want):
+				t.Fatalf("error %q, want it to say %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// urlPolicyCase is a URL and what a policy says of it.
+type urlPolicyCase struct {
+	name   string
+	policy delivery.URLPolicy
+	url    string
+	want   string // "" allowed, else a part of the error
+}
+
+// urlPolicyCases are TestURLPolicy's table, also FuzzCheckWebhookURL's
+// seeds.
+func urlPolicyCases() []urlPolicyCase {
 	strict := delivery.URLPolicy{}
 	sandbox := delivery.URLPolicy{AllowHTTP: true}
 	trial := delivery.URLPolicy{AllowHTTP: true, AllowPrivate: true}
-	tests := []struct {
-		name   string
-		policy delivery.URLPolicy
-		url    string
-		want   string // "" allowed, else a part of the error
-	}{
+	return []urlPolicyCase{
 		{"ok/https public address", strict, "https://93.184.215.14/hooks", ""},
 		{"ok/https public IPv6", strict, "https://[2606:2800:21f:cb07:6820:80da:af6b:8b2c]/hooks", ""},
 		{"ok/v4-mapped public address", strict, "https://[::ffff:93.184.215.14]/hooks", ""},
@@ -79,6 +100,9 @@ func TestURLPolicy(t *testing.T) {
 		{"error/unique local v6", strict, "https://[fd00::1]/hooks", "not a public address"},
 		{"error/link-local v6", strict, "https://[fe80::1]/hooks", "not a public address"},
 		{"error/zoned link-local v6", strict, "https://[fe80::1%25eth0]/hooks", "not a public address"},
+		{"error/zoned v4-mapped public", strict, "https://[::ffff:93.184.215.14%25eth0]/hooks", "not a public address"},
+		{"error/trial zoned v4-mapped public", trial, "http://[::ffff:1.0.0.0%250]/hooks", "not a public address"},
+		{"error/trial zoned v4-mapped loopback", trial, "http://[::ffff:127.0.0.1%25lo]/hooks", "not a public address"},
 		{"error/multicast v6", strict, "https://[ff02::1]/hooks", "not a public address"},
 		{"error/unspecified v6", strict, "https://[::]/hooks", "not a public address"},
 		{"error/v4-mapped loopback", strict, "https://[::ffff:127.0.0.1]/hooks", "not a public address"},
@@ -104,19 +128,6 @@ func TestURLPolicy(t *testing.T) {
 		{"error/v4-translated loopback", strict, "https://[::ffff:0:127.0.0.1]/hooks", "not a public address"},
 		{"error/v4-mapped metadata", strict, "https://[::ffff:169.254.169.254]/hooks", "not a public address"},
 		{"error/outside global unicast v6", strict, "https://[4000::1]/hooks", "not a public address"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			err := tt.policy.CheckWebhookURL(context.Background(), tt.url)
-			switch {
-			case tt.want == "" && err != nil:
-				t.Fatalf("refused: %v", err)
-			case tt.want != "" && err == nil:
-				t.Fatal("allowed")
-			case tt.want != "" && !strings.Contains(err.Error(), tt.want):
-				t.Fatalf("error %q, want it to say %q", err, tt.want)
-			}
-		})
 	}
 }
 
@@ -174,7 +185,7 @@ func TestURLPolicyNames(t *testing.T) {
 
 // dnsServer is a DNS server on a loopback UDP port answering A and AAAA
 // questions from names, and a resolver that asks it.
-func dnsServer(t *testing.T, names map[string]netip.Addr) *net.Resolver {
+func dnsServer(t testing.TB, names map[string]netip.Addr) *net.Resolver {
 	t.Helper()
 	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
 	if err != nil {
