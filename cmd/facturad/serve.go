@@ -120,6 +120,12 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 	if err := w.openCacheAndLimiter(); err != nil {
 		return err
 	}
+	if w.c.DatabaseURL != "" && w.c.RedisURL == "" {
+		// Replicas sharing PostgreSQL without Redis each cache alone: a
+		// deactivation reaches the others only when their entries expire.
+		w.log.Warn("database_url is set without redis_url: credential caches, rate limits and deactivations are per replica; set redis_url when running more than one replica",
+			"auth_ttl_s", tenant.DefaultAuthTTL.Seconds())
+	}
 	if err := w.openTenants(); err != nil {
 		return err
 	}
@@ -212,12 +218,6 @@ func (w *wiring) openCacheAndLimiter() error {
 	}
 	w.cache = authcache.NewMemory(authcache.MemoryOptions{})
 	w.limiter = pipeline.NewTokenBucket(w.c.pace())
-	if w.c.DatabaseURL != "" {
-		// Replicas sharing PostgreSQL without Redis each cache alone: a
-		// deactivation reaches the others only when their entries expire.
-		w.log.Warn("database_url is set without redis_url: credential caches, rate limits and deactivations are per replica; set redis_url when running more than one replica",
-			"auth_ttl_s", tenant.DefaultAuthTTL.Seconds())
-	}
 	return nil
 }
 
