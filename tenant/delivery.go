@@ -118,11 +118,15 @@ type Delivery struct {
 }
 
 // State is the delivery's state.
-func (d Delivery) State() DeliveryState {
+func (d Delivery) State() DeliveryState { return deliveryState(d.DeliveredAt, d.FailedAt) }
+
+// deliveryState is the state of an outbox row delivered (or sent) at
+// done and given up at failed, each zero when it was not.
+func deliveryState(done, failed time.Time) DeliveryState {
 	switch {
-	case !d.DeliveredAt.IsZero():
+	case !done.IsZero():
 		return DeliveryDelivered
-	case !d.FailedAt.IsZero():
+	case !failed.IsZero():
 		return DeliveryFailed
 	}
 	return DeliveryPending
@@ -227,15 +231,7 @@ type EmailDelivery struct {
 }
 
 // State is the e-mail's state.
-func (e EmailDelivery) State() DeliveryState {
-	switch {
-	case !e.SentAt.IsZero():
-		return DeliveryDelivered
-	case !e.FailedAt.IsZero():
-		return DeliveryFailed
-	}
-	return DeliveryPending
-}
+func (e EmailDelivery) State() DeliveryState { return deliveryState(e.SentAt, e.FailedAt) }
 
 // EmailRejection is an address the SMTP server refused, with its answer.
 type EmailRejection struct {

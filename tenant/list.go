@@ -65,12 +65,16 @@ func (q ListQuery) Check() error {
 // ListKey returns d's place in a listing: its issue time, or when it has
 // none (a document numbered by an older version of the service, or stored
 // by a test) the time it was numbered, which is what the stores order on.
-func (d Document) ListKey() ListKey {
-	at := d.FechaEmision
+func (d Document) ListKey() ListKey { return listKey(d.FechaEmision, d.CreatedAt, d.ID) }
+
+// listKey is the place of row id in a listing: issued, or when it is zero
+// created, in UTC to the microsecond, as the stores keep and order them.
+func listKey(issued, created time.Time, id int64) ListKey {
+	at := issued
 	if at.IsZero() {
-		at = d.CreatedAt
+		at = created
 	}
-	return ListKey{At: at.UTC().Truncate(time.Microsecond), ID: d.ID}
+	return ListKey{At: at.UTC().Truncate(time.Microsecond), ID: id}
 }
 
 // DocumentLister lists issued documents (A.10); both store adapters

@@ -118,10 +118,4 @@ type ReceivedStore interface {
 // ListKey returns r's place in a listing: the supplier document's issue
 // time (or, should it have none, the time the row was stored), as for a
 // Document.
-func (r ReceivedDocument) ListKey() ListKey {
-	at := r.FechaEmision
-	if at.IsZero() {
-		at = r.CreatedAt
-	}
-	return ListKey{At: at.UTC().Truncate(time.Microsecond), ID: r.ID}
-}
+func (r ReceivedDocument) ListKey() ListKey { return listKey(r.FechaEmision, r.CreatedAt, r.ID) }

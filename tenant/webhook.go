@@ -33,12 +33,17 @@ const maxWebhooks = 10
 // DeliveryLogLimit is the most deliveries one page of the log returns.
 const DeliveryLogLimit = 100
 
-// webhookStore returns the store's webhooks, or an error when it keeps
-// none.
-func (s *Service) webhookStore() (WebhookStore, error) {
+// companyWebhooks returns the store's webhooks for a call about a
+// company's, once p may see the company: the company is read, so that one
+// that does not exist is 404 for an admin too, as on the company's other
+// routes. A store that keeps no webhooks is an error.
+func (s *Service) companyWebhooks(ctx context.Context, p Principal, companyID int64) (WebhookStore, error) {
 	ws, ok := s.store.(WebhookStore)
 	if !ok {
 		return nil, errors.New("tenant: the store keeps no webhooks")
+	}
+	if _, err := s.companyFor(ctx, p, companyID); err != nil {
+		return nil, err
 	}
 	return ws, nil
 }
@@ -47,13 +52,8 @@ func (s *Service) webhookStore() (WebhookStore, error) {
 // signing secret, shown this once and stored sealed. Unknown event names
 // are a validation error on eventos, a URL the checker refuses one on url.
 func (s *Service) CreateWebhook(ctx context.Context, p Principal, companyID int64, in WebhookInput) (Webhook, string, error) {
-	ws, err := s.webhookStore()
+	ws, err := s.companyWebhooks(ctx, p, companyID)
 	if err != nil {
-		return Webhook{}, "", err
-	}
-	// The company read, so that one that does not exist is 404 for an
-	// admin too, as on the company's other routes.
-	if _, err := s.companyFor(ctx, p, companyID); err != nil {
 		return Webhook{}, "", err
 	}
 	ve := newValidationError()
@@ -112,13 +112,8 @@ func truncateValue(s string) string {
 
 // Webhooks lists a company's webhooks (without their secrets).
 func (s *Service) Webhooks(ctx context.Context, p Principal, companyID int64) ([]Webhook, error) {
-	ws, err := s.webhookStore()
+	ws, err := s.companyWebhooks(ctx, p, companyID)
 	if err != nil {
-		return nil, err
-	}
-	// The company read, so that one that does not exist is 404 for an
-	// admin too, as on the company's other routes.
-	if _, err := s.companyFor(ctx, p, companyID); err != nil {
 		return nil, err
 	}
 	return ws.Webhooks(ctx, companyID)
@@ -126,13 +121,8 @@ func (s *Service) Webhooks(ctx context.Context, p Principal, companyID int64) ([
 
 // DeleteWebhook removes a company's webhook with its deliveries.
 func (s *Service) DeleteWebhook(ctx context.Context, p Principal, companyID, id int64) error {
-	ws, err := s.webhookStore()
+	ws, err := s.companyWebhooks(ctx, p, companyID)
 	if err != nil {
-		return err
-	}
-	// The company read, so that one that does not exist is 404 for an
-	// admin too, as on the company's other routes.
-	if _, err := s.companyFor(ctx, p, companyID); err != nil {
 		return err
 	}
 	return ws.DeleteWebhook(ctx, companyID, id)
@@ -141,13 +131,8 @@ func (s *Service) DeleteWebhook(ctx context.Context, p Principal, companyID, id 
 // WebhookDeliveries returns a page of a company's webhook's delivery log,
 // newest first.
 func (s *Service) WebhookDeliveries(ctx context.Context, p Principal, companyID, id int64, page DeliveryPage) ([]Delivery, error) {
-	ws, err := s.webhookStore()
+	ws, err := s.companyWebhooks(ctx, p, companyID)
 	if err != nil {
-		return nil, err
-	}
-	// The company read, so that one that does not exist is 404 for an
-	// admin too, as on the company's other routes.
-	if _, err := s.companyFor(ctx, p, companyID); err != nil {
 		return nil, err
 	}
 	if _, err := ws.Webhook(ctx, companyID, id); err != nil {

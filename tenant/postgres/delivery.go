@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"facturad/tenant"
 )
@@ -105,11 +106,7 @@ VALUES ($1, $2, $3, $4, $5) RETURNING id`, w.CompanyID, w.URL, w.Eventos, w.Seal
 
 // Webhooks lists a company's webhooks by id.
 func (s *Store) Webhooks(ctx context.Context, companyID int64) ([]tenant.Webhook, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+webhookColumns+` FROM webhooks WHERE company_id = $1 ORDER BY id`, companyID)
-	if err != nil {
-		return nil, fmt.Errorf("webhooks of company %d: %w", companyID, err)
-	}
-	out, err := collect(rows, scanWebhook)
+	out, err := queryAll(ctx, s.pool, scanWebhook, `SELECT `+webhookColumns+` FROM webhooks WHERE company_id = $1 ORDER BY id`, companyID)
 	if err != nil {
 		return nil, fmt.Errorf("webhooks of company %d: %w", companyID, err)
 	}
@@ -158,12 +155,8 @@ func (s *Store) Deliveries(ctx context.Context, webhookID int64, page tenant.Del
 	if before <= 0 {
 		before = 1<<63 - 1
 	}
-	rows, err := s.pool.Query(ctx, `SELECT `+deliveryColumns+` FROM webhook_deliveries
+	out, err := queryAll(ctx, s.pool, scanDelivery, `SELECT `+deliveryColumns+` FROM webhook_deliveries
 WHERE webhook_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3`, webhookID, before, max(page.Limit, 1))
-	if err != nil {
-		return nil, fmt.Errorf("deliveries of webhook %d: %w", webhookID, err)
-	}
-	out, err := collect(rows, scanDelivery)
 	if err != nil {
 		return nil, fmt.Errorf("deliveries of webhook %d: %w", webhookID, err)
 	}
@@ -181,7 +174,7 @@ func (s *Store) ClaimEndpoints(ctx context.Context, holder string, now, leaseUnt
 	if limit < 1 {
 		return []tenant.Endpoint{}, nil
 	}
-	rows, err := s.pool.Query(ctx, `WITH c AS (
+	hooks, err := queryAll(ctx, s.pool, scanWebhook, `WITH c AS (
     SELECT w.id AS cid, w.lease_until AS prev FROM webhooks w
     WHERE (w.lease_until IS NULL OR w.lease_until <= $1)
       AND EXISTS (SELECT 1 FROM webhook_deliveries d
@@ -195,10 +188,6 @@ func (s *Store) ClaimEndpoints(ctx context.Context, holder string, now, leaseUnt
 )
 SELECT `+webhookColumns+` FROM leased ORDER BY prev NULLS FIRST, id`,
 		now.UTC().Truncate(time.Microsecond), leaseUntil.UTC().Truncate(time.Microsecond), limit, holder)
-	if err != nil {
-		return nil, fmt.Errorf("claim endpoints: %w", err)
-	}
-	hooks, err := collect(rows, scanWebhook)
 	if err != nil {
 		return nil, fmt.Errorf("claim endpoints: %w", err)
 	}
@@ -230,13 +219,9 @@ func (s *Store) ReleaseEndpoint(ctx context.Context, holder string, webhookID in
 
 // DueDeliveries returns a webhook's due deliveries.
 func (s *Store) DueDeliveries(ctx context.Context, webhookID int64, now time.Time, limit int) ([]tenant.Delivery, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+deliveryColumns+` FROM webhook_deliveries
+	out, err := queryAll(ctx, s.pool, scanDelivery, `SELECT `+deliveryColumns+` FROM webhook_deliveries
 WHERE webhook_id = $1 AND next_attempt_at IS NOT NULL AND next_attempt_at <= $2
 ORDER BY next_attempt_at, id LIMIT $3`, webhookID, now.UTC().Truncate(time.Microsecond), max(limit, 1))
-	if err != nil {
-		return nil, fmt.Errorf("due deliveries of webhook %d: %w", webhookID, err)
-	}
-	out, err := collect(rows, scanDelivery)
 	if err != nil {
 		return nil, fmt.Errorf("due deliveries of webhook %d: %w", webhookID, err)
 	}
@@ -395,19 +380,20 @@ WHERE next_attempt_at IS NULL AND created_at >= $1 AND failed_at IS NOT NULL AND
 
 // DocumentEmails returns a document's e-mails, oldest first.
 func (s *Store) DocumentEmails(ctx context.Context, documentID int64) ([]tenant.EmailDelivery, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+emailColumns+` FROM email_deliveries WHERE document_id = $1 ORDER BY id`, documentID)
-	if err != nil {
-		return nil, fmt.Errorf("e-mails of document %d: %w", documentID, err)
-	}
-	out, err := collect(rows, scanEmail)
+	out, err := queryAll(ctx, s.pool, scanEmail, `SELECT `+emailColumns+` FROM email_deliveries WHERE document_id = $1 ORDER BY id`, documentID)
 	if err != nil {
 		return nil, fmt.Errorf("e-mails of document %d: %w", documentID, err)
 	}
 	return out, nil
 }
 
-// collect scans every row with scan; never nil.
-func collect[T any](rows pgx.Rows, scan func(pgx.Row) (T, error)) ([]T, error) {
+// queryAll runs q with args on db and scans every row with scan; never
+// nil.
+func queryAll[T any](ctx context.Context, db *pgxpool.Pool, scan func(pgx.Row) (T, error), q string, args ...any) ([]T, error) {
+	rows, err := db.Query(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (T, error) { return scan(r) })
 	if err != nil {
 		return nil, err
@@ -422,11 +408,7 @@ var _ tenant.WebhookSecretStore = (*Store)(nil)
 
 // SealedWebhooks returns a batch of webhooks by id, for a rotation.
 func (s *Store) SealedWebhooks(ctx context.Context, afterID int64, limit int) ([]tenant.Webhook, error) {
-	rows, err := s.pool.Query(ctx, `SELECT `+webhookColumns+` FROM webhooks WHERE id > $1 ORDER BY id LIMIT $2`, afterID, max(limit, 1))
-	if err != nil {
-		return nil, fmt.Errorf("sealed webhooks: %w", err)
-	}
-	out, err := collect(rows, scanWebhook)
+	out, err := queryAll(ctx, s.pool, scanWebhook, `SELECT `+webhookColumns+` FROM webhooks WHERE id > $1 ORDER BY id LIMIT $2`, afterID, max(limit, 1))
 	if err != nil {
 		return nil, fmt.Errorf("sealed webhooks: %w", err)
 	}

@@ -314,11 +314,7 @@ func claimDue[T any](ctx context.Context, s *Store, what, qClaim string, now, le
 	if limit < 1 {
 		return []T{}, nil
 	}
-	rows, err := s.pool.Query(ctx, qClaim, now.UTC().Truncate(time.Microsecond), leaseUntil.UTC().Truncate(time.Microsecond), limit)
-	if err != nil {
-		return nil, fmt.Errorf("claim due %s: %w", what, err)
-	}
-	out, err := collect(rows, scan)
+	out, err := queryAll(ctx, s.pool, scan, qClaim, now.UTC().Truncate(time.Microsecond), leaseUntil.UTC().Truncate(time.Microsecond), limit)
 	if err != nil {
 		return nil, fmt.Errorf("claim due %s: %w", what, err)
 	}

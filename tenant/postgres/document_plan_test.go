@@ -44,11 +44,46 @@ func openPlanStore(t *testing.T) *Store {
 	return s
 }
 
+// genericPlan prepares query as name, with parameters of types, and
+// returns the generic plan (for any parameter values) EXPLAIN EXECUTE
+// gives for params, with sequential scans turned off, and each of the
+// settings in off too (enable_bitmapscan...).
+func genericPlan(t *testing.T, s *Store, name, types, query, params string, off ...string) string {
+	t.Helper()
+	ctx := context.Background()
+	stmts := []string{"SET LOCAL plan_cache_mode = force_generic_plan", "SET LOCAL enable_seqscan = off"}
+	for _, o := range off {
+		stmts = append(stmts, "SET LOCAL "+o+" = off")
+	}
+	stmts = append(stmts, "PREPARE "+name+" ("+types+") AS "+query)
+	var plan []string
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		for _, q := range stmts {
+			if _, err := tx.Exec(ctx, q); err != nil {
+				return err
+			}
+		}
+		rows, err := tx.Query(ctx, "EXPLAIN EXECUTE "+name+" ("+params+")", pgx.QueryExecModeSimpleProtocol)
+		if err != nil {
+			return err
+		}
+		plan, err = pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, "DEALLOCATE "+name)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(plan, "\n")
+}
+
 // The hot lookups and the worker's poll must be able to use their partial
 // indexes with a generic plan, that is for any parameter value: the
 // queries repeat the indexes' conditions for that.
 func TestDocumentQueriesUseIndexes(t *testing.T) {
-	ctx := context.Background()
 	s := openPlanStore(t)
 
 	tests := []struct {
@@ -65,32 +100,7 @@ func TestDocumentQueriesUseIndexes(t *testing.T) {
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			var plan []string
-			err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-				for _, q := range []string{
-					"SET LOCAL plan_cache_mode = force_generic_plan",
-					"SET LOCAL enable_seqscan = off",
-					"PREPARE plan_" + string(rune('a'+i)) + " (" + tt.types + ") AS " + tt.query,
-				} {
-					if _, err := tx.Exec(ctx, q); err != nil {
-						return err
-					}
-				}
-				rows, err := tx.Query(ctx, "EXPLAIN EXECUTE plan_"+string(rune('a'+i))+" ("+tt.params+")", pgx.QueryExecModeSimpleProtocol)
-				if err != nil {
-					return err
-				}
-				plan, err = pgx.CollectRows(rows, pgx.RowTo[string])
-				if err != nil {
-					return err
-				}
-				_, err = tx.Exec(ctx, "DEALLOCATE plan_"+string(rune('a'+i)))
-				return err
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			text := strings.Join(plan, "\n")
+			text := genericPlan(t, s, "plan_"+string(rune('a'+i)), tt.types, tt.query, tt.params)
 			if !strings.Contains(text, "Index Scan using "+tt.index+" ") {
 				t.Errorf("the generic plan does not walk %s:\n%s", tt.index, text)
 			}

@@ -119,11 +119,7 @@ func listPage[T any](ctx context.Context, s *Store, what string, t listTable, q 
 		return nil, err
 	}
 	query, args := listingSQL(t, q)
-	rows, err := s.pool.Query(ctx, query, args...)
-	if err != nil {
-		return nil, fmt.Errorf("list %s of company %d: %w", what, q.CompanyID, err)
-	}
-	out, err := collect(rows, scan)
+	out, err := queryAll(ctx, s.pool, scan, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list %s of company %d: %w", what, q.CompanyID, err)
 	}

@@ -1,13 +1,10 @@
 package postgres
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"facturad/tenant"
 )
@@ -17,7 +14,6 @@ import (
 // company and the filter, never a sort of every match. Sequential and
 // bitmap scans are turned off, as on an empty table they would win.
 func TestListQueriesUseIndexes(t *testing.T) {
-	ctx := context.Background()
 	s := openPlanStore(t)
 	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	after := &tenant.ListKey{At: at, ID: 99}
@@ -62,34 +58,7 @@ func TestListQueriesUseIndexes(t *testing.T) {
 					t.Fatalf("argument %d: %T", j, a)
 				}
 			}
-			name := fmt.Sprintf("list_%d", i)
-			var plan []string
-			err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-				for _, stmt := range []string{
-					"SET LOCAL plan_cache_mode = force_generic_plan",
-					"SET LOCAL enable_seqscan = off",
-					"SET LOCAL enable_bitmapscan = off",
-					"PREPARE " + name + " (" + strings.Join(types, ", ") + ") AS " + query,
-				} {
-					if _, err := tx.Exec(ctx, stmt); err != nil {
-						return err
-					}
-				}
-				rows, err := tx.Query(ctx, "EXPLAIN EXECUTE "+name+" ("+strings.Join(params, ", ")+")", pgx.QueryExecModeSimpleProtocol)
-				if err != nil {
-					return err
-				}
-				plan, err = pgx.CollectRows(rows, pgx.RowTo[string])
-				if err != nil {
-					return err
-				}
-				_, err = tx.Exec(ctx, "DEALLOCATE "+name)
-				return err
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			text := strings.Join(plan, "\n")
+			text := genericPlan(t, s, fmt.Sprintf("list_%d", i), strings.Join(types, ", "), query, strings.Join(params, ", "), "enable_bitmapscan")
 			sorts := strings.Contains(text, "Sort")
 			if strings.Contains(tt.index, "id_externo") {
 				// One document per branch at most: sorting them is free.

@@ -77,11 +77,7 @@ func (s *Store) StoreState(ctx context.Context, now time.Time) (tenant.StoreStat
 			rows.Close()
 			return tenant.StoreState{}, fmt.Errorf("store state: unsettled documents: %w", err)
 		}
-		var first time.Time
-		if oldest != nil {
-			first = *oldest
-		}
-		st.AddUnsettled(tenant.UnsettledKind(kind), tenant.State(estado), service, caller, first)
+		st.AddUnsettled(tenant.UnsettledKind(kind), tenant.State(estado), service, caller, fromNullTime(oldest))
 	}
 	if err := rows.Err(); err != nil {
 		return tenant.StoreState{}, fmt.Errorf("store state: unsettled documents: %w", err)

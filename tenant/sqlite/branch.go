@@ -75,6 +75,7 @@ func scanBranch(s scanner) (tenant.Branch, error) { return newBranchRow().scan(s
 // querier is a *sql.Tx or *sql.DB.
 type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 }
 
 func insertBranch(ctx context.Context, q querier, b *tenant.Branch, now time.Time) error {

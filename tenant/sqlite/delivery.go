@@ -118,11 +118,7 @@ VALUES (?, ?, ?, ?, ?) RETURNING id`, w.CompanyID, w.URL, string(eventos), w.Sea
 
 // Webhooks lists a company's webhooks by id.
 func (s *Store) Webhooks(ctx context.Context, companyID int64) ([]tenant.Webhook, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT `+webhookColumns+` FROM webhooks WHERE company_id = ? ORDER BY id`, companyID)
-	if err != nil {
-		return nil, fmt.Errorf("webhooks of company %d: %w", companyID, err)
-	}
-	out, err := collect(rows, scanWebhook)
+	out, err := queryAll(ctx, s.read, scanWebhook, `SELECT `+webhookColumns+` FROM webhooks WHERE company_id = ? ORDER BY id`, companyID)
 	if err != nil {
 		return nil, fmt.Errorf("webhooks of company %d: %w", companyID, err)
 	}
@@ -181,12 +177,8 @@ func (s *Store) Deliveries(ctx context.Context, webhookID int64, page tenant.Del
 	if before <= 0 {
 		before = 1<<63 - 1
 	}
-	rows, err := s.read.QueryContext(ctx, `SELECT `+deliveryColumns+` FROM webhook_deliveries
+	out, err := queryAll(ctx, s.read, scanDelivery, `SELECT `+deliveryColumns+` FROM webhook_deliveries
 WHERE webhook_id = ? AND id < ? ORDER BY id DESC LIMIT ?`, webhookID, before, max(page.Limit, 1))
-	if err != nil {
-		return nil, fmt.Errorf("deliveries of webhook %d: %w", webhookID, err)
-	}
-	out, err := collect(rows, scanDelivery)
 	if err != nil {
 		return nil, fmt.Errorf("deliveries of webhook %d: %w", webhookID, err)
 	}
@@ -212,16 +204,12 @@ func (s *Store) ClaimEndpoints(ctx context.Context, holder string, now, leaseUnt
 		}
 	}()
 	nowS := formatTime(now)
-	rows, err := tx.QueryContext(ctx, `SELECT `+webhookColumns+` FROM webhooks w
+	hooks, err := queryAll(ctx, tx, scanWebhook, `SELECT `+webhookColumns+` FROM webhooks w
 WHERE (w.lease_until IS NULL OR w.lease_until <= ?1)
   AND EXISTS (SELECT 1 FROM webhook_deliveries d
               WHERE d.webhook_id = w.id AND d.next_attempt_at IS NOT NULL AND d.next_attempt_at <= ?1)
 ORDER BY w.lease_until NULLS FIRST, w.id
 LIMIT ?2`, nowS, limit)
-	if err != nil {
-		return nil, fmt.Errorf("claim endpoints: %w", err)
-	}
-	hooks, err := collect(rows, scanWebhook)
 	if err != nil {
 		return nil, fmt.Errorf("claim endpoints: %w", err)
 	}
@@ -262,13 +250,9 @@ func (s *Store) ReleaseEndpoint(ctx context.Context, holder string, webhookID in
 
 // DueDeliveries returns a webhook's due deliveries.
 func (s *Store) DueDeliveries(ctx context.Context, webhookID int64, now time.Time, limit int) ([]tenant.Delivery, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT `+deliveryColumns+` FROM webhook_deliveries INDEXED BY webhook_deliveries_due
+	out, err := queryAll(ctx, s.read, scanDelivery, `SELECT `+deliveryColumns+` FROM webhook_deliveries INDEXED BY webhook_deliveries_due
 WHERE webhook_id = ? AND next_attempt_at IS NOT NULL AND next_attempt_at <= ?
 ORDER BY next_attempt_at, id LIMIT ?`, webhookID, formatTime(now), max(limit, 1))
-	if err != nil {
-		return nil, fmt.Errorf("due deliveries of webhook %d: %w", webhookID, err)
-	}
-	out, err := collect(rows, scanDelivery)
 	if err != nil {
 		return nil, fmt.Errorf("due deliveries of webhook %d: %w", webhookID, err)
 	}
@@ -452,19 +436,20 @@ WHERE id IN (SELECT id FROM email_deliveries INDEXED BY email_deliveries_settled
 
 // DocumentEmails returns a document's e-mails, oldest first.
 func (s *Store) DocumentEmails(ctx context.Context, documentID int64) ([]tenant.EmailDelivery, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT `+emailColumns+` FROM email_deliveries WHERE document_id = ? ORDER BY id`, documentID)
-	if err != nil {
-		return nil, fmt.Errorf("e-mails of document %d: %w", documentID, err)
-	}
-	out, err := collect(rows, scanEmail)
+	out, err := queryAll(ctx, s.read, scanEmail, `SELECT `+emailColumns+` FROM email_deliveries WHERE document_id = ? ORDER BY id`, documentID)
 	if err != nil {
 		return nil, fmt.Errorf("e-mails of document %d: %w", documentID, err)
 	}
 	return out, nil
 }
 
-// collect scans every row with scan and closes rows; never nil.
-func collect[T any](rows *sql.Rows, scan func(scanner) (T, error)) ([]T, error) {
+// queryAll runs q with args on db and scans every row with scan; never
+// nil.
+func queryAll[T any](ctx context.Context, db querier, scan func(scanner) (T, error), q string, args ...any) ([]T, error) {
+	rows, err := db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
 	out := []T{}
 	for rows.Next() {
 		v, err := scan(rows)
@@ -484,11 +469,7 @@ var _ tenant.WebhookSecretStore = (*Store)(nil)
 
 // SealedWebhooks returns a batch of webhooks by id, for a rotation.
 func (s *Store) SealedWebhooks(ctx context.Context, afterID int64, limit int) ([]tenant.Webhook, error) {
-	rows, err := s.read.QueryContext(ctx, `SELECT `+webhookColumns+` FROM webhooks WHERE id > ? ORDER BY id LIMIT ?`, afterID, max(limit, 1))
-	if err != nil {
-		return nil, fmt.Errorf("sealed webhooks: %w", err)
-	}
-	out, err := collect(rows, scanWebhook)
+	out, err := queryAll(ctx, s.read, scanWebhook, `SELECT `+webhookColumns+` FROM webhooks WHERE id > ? ORDER BY id LIMIT ?`, afterID, max(limit, 1))
 	if err != nil {
 		return nil, fmt.Errorf("sealed webhooks: %w", err)
 	}

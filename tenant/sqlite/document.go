@@ -394,11 +394,7 @@ func claimDue[T any](ctx context.Context, s *Store, what, qDue, qLease string, n
 			err = errors.Join(err, ignoreDone(tx.Rollback()))
 		}
 	}()
-	rows, err := tx.QueryContext(ctx, qDue, formatTime(now), limit)
-	if err != nil {
-		return nil, fmt.Errorf("claim due %s: %w", what, err)
-	}
-	out, err := collect(rows, scan)
+	out, err := queryAll(ctx, tx, scan, qDue, formatTime(now), limit)
 	if err != nil {
 		return nil, fmt.Errorf("claim due %s: %w", what, err)
 	}

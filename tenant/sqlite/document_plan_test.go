@@ -8,6 +8,30 @@ import (
 	"time"
 )
 
+// queryPlan returns the details of the plan SQLite makes for query with
+// args (EXPLAIN QUERY PLAN), one line each.
+func queryPlan(t *testing.T, s *Store, query string, args ...any) string {
+	t.Helper()
+	rows, err := s.read.QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+query, args...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(plan, "\n")
+}
+
 // The hot lookups and the worker's poll must walk their indexes, not the
 // table: a full scan would grow with every document ever issued. The state
 // gauges' query reads its two partial indexes alone (covering), one per
@@ -36,24 +60,7 @@ func TestDocumentQueriesUseIndexes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rows, err := s.read.QueryContext(ctx, "EXPLAIN QUERY PLAN "+tt.query, tt.args...)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer rows.Close()
-			var plan []string
-			for rows.Next() {
-				var id, parent, unused int
-				var detail string
-				if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-					t.Fatal(err)
-				}
-				plan = append(plan, detail)
-			}
-			if err := rows.Err(); err != nil {
-				t.Fatal(err)
-			}
-			text := strings.Join(plan, "\n")
+			text := queryPlan(t, s, tt.query, tt.args...)
 			if !strings.Contains(text, "INDEX "+tt.index+" ") || strings.Contains(text, "TEMP B-TREE") {
 				t.Errorf("plan does not walk %s in order:\n%s", tt.index, text)
 			}

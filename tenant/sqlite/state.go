@@ -73,12 +73,10 @@ func (s *Store) StoreState(ctx context.Context, now time.Time) (tenant.StoreStat
 			rows.Close()
 			return tenant.StoreState{}, fmt.Errorf("store state: unsettled documents: %w", err)
 		}
-		var first time.Time
-		if oldest.Valid {
-			if first, err = parseTime(oldest.String); err != nil {
-				rows.Close()
-				return tenant.StoreState{}, fmt.Errorf("store state: unsettled documents: %w", err)
-			}
+		first, err := parseNullTime(oldest)
+		if err != nil {
+			rows.Close()
+			return tenant.StoreState{}, fmt.Errorf("store state: unsettled documents: %w", err)
 		}
 		st.AddUnsettled(tenant.UnsettledKind(kind), tenant.State(estado), service, caller, first)
 	}

@@ -20,9 +20,28 @@ type claiming[T listed] struct {
 	name  string // the claim, in messages
 	noun  string // what a row is, in messages
 	claim func(ctx context.Context, now, leaseUntil time.Time, limit int) ([]T, error)
-	// names claims as claim does and returns the id_externo of what was
-	// claimed, checking that each row carries the lease and comes whole.
-	names func(t *testing.T, now, lease time.Time, limit int) []string
+	// row returns a claimed row's id_externo and NextAttemptAt.
+	row func(T) (idExterno string, next time.Time)
+	// whole checks that a claimed row comes whole.
+	whole func(t *testing.T, r T)
+}
+
+// names claims and returns the id_externo of what was claimed, checking
+// that each row carries the lease and comes whole.
+func (c claiming[T]) names(t *testing.T, now, lease time.Time, limit int) []string {
+	t.Helper()
+	rows, err := c.claim(context.Background(), now, lease, limit)
+	mustNot(t, c.name, err)
+	names := []string{}
+	for _, r := range rows {
+		name, next := c.row(r)
+		names = append(names, name)
+		if !next.Equal(lease) {
+			t.Errorf("claimed %s has NextAttemptAt %v, want the lease end %v", name, next, lease)
+		}
+		c.whole(t, r)
+	}
+	return names
 }
 
 // dueRow is a row of the claim fixtures: its branch (0 or 1 of a

@@ -932,26 +932,9 @@ func dueDocument(b tenant.Branch, name string, st tenant.State, next time.Time) 
 func documentClaims(s DocumentStore) claiming[tenant.Document] {
 	return claiming[tenant.Document]{
 		name: "ClaimDueDocuments", noun: "document", claim: s.ClaimDueDocuments,
-		names: func(t *testing.T, now, lease time.Time, limit int) []string {
-			return claimNames(t, s, now, lease, limit)
-		},
+		row:   func(d tenant.Document) (string, time.Time) { return d.IDExterno, d.NextAttemptAt },
+		whole: func(t *testing.T, d tenant.Document) { t.Helper(); checkStoredTimes(t, "claimed "+d.IDExterno, d) },
 	}
-}
-
-// claimNames claims and returns the id_externo of what was claimed.
-func claimNames(t *testing.T, s DocumentStore, now, lease time.Time, limit int) []string {
-	t.Helper()
-	docs, err := s.ClaimDueDocuments(context.Background(), now, lease, limit)
-	mustNot(t, "ClaimDueDocuments", err)
-	names := []string{}
-	for _, d := range docs {
-		names = append(names, d.IDExterno)
-		if !d.NextAttemptAt.Equal(lease) {
-			t.Errorf("claimed %s has NextAttemptAt %v, want the lease end %v", d.IDExterno, d.NextAttemptAt, lease)
-		}
-		checkStoredTimes(t, "claimed "+d.IDExterno, d)
-	}
-	return names
 }
 
 func testDocumentClaimOrder(t *testing.T, s DocumentStore) {

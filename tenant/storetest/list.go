@@ -284,6 +284,29 @@ func (l listing[T]) checkConcurrentWalk(t *testing.T, companyID int64, before []
 	}
 }
 
+// checkIsolation walks company a's listing, which must hold exactly
+// wantA (its rows, of which companyOf tells the company), and that of
+// company empty, which has no rows and lists none under any of queries.
+func (l listing[T]) checkIsolation(t *testing.T, a int64, wantA []T, companyOf func(T) int64, empty int64, queries []tenant.ListQuery) {
+	t.Helper()
+	got := l.walk(t, tenant.ListQuery{CompanyID: a}, 7, nil)
+	if !slices.Equal(ids(got), ids(listOrder(wantA))) {
+		t.Errorf("company A lists %v, want %v", ids(got), ids(listOrder(wantA)))
+	}
+	for _, r := range got {
+		if c := companyOf(r); c != a {
+			t.Errorf("company A's listing holds %s %d of company %d", l.noun, r.ListKey().ID, c)
+		}
+	}
+	// A company without rows lists none, whatever the filter.
+	for _, q := range queries {
+		q.CompanyID = empty
+		if got := l.walk(t, q, 5, nil); len(got) != 0 {
+			t.Errorf("an empty company lists %v for %+v", ids(got), q)
+		}
+	}
+}
+
 // checkInvalid checks that a query without a company, a limit out of
 // range or a cursor without an id is refused.
 func (l listing[T]) checkInvalid(t *testing.T, companyID int64) {
@@ -404,23 +427,9 @@ func testListIsolation(t *testing.T, s ListStore) {
 	a, b := newDocFixture(t, s), newDocFixture(t, s)
 	docsA := seedList(t, s, a, "a", listSpecs()[:20])
 	seedList(t, s, b, "b", listSpecs()[20:45])
-	got := l.walk(t, tenant.ListQuery{CompanyID: a.Company.ID}, 7, nil)
-	if !slices.Equal(ids(got), ids(listOrder(docsA))) {
-		t.Errorf("company A lists %v, want %v", ids(got), ids(listOrder(docsA)))
-	}
-	for _, d := range got {
-		if d.CompanyID != a.Company.ID {
-			t.Errorf("company A's listing holds document %d of company %d", d.ID, d.CompanyID)
-		}
-	}
-	// A company without documents lists none, whatever the filter.
 	c := newDocFixture(t, s)
-	for _, q := range []tenant.ListQuery{{}, {Estado: tenant.StateAccepted}, {Receptor: "114480790"}, {IDExterno: "a-1"}} {
-		q.CompanyID = c.Company.ID
-		if got := l.walk(t, q, 5, nil); len(got) != 0 {
-			t.Errorf("an empty company lists %v for %+v", ids(got), q)
-		}
-	}
+	l.checkIsolation(t, a.Company.ID, docsA, func(d tenant.Document) int64 { return d.CompanyID }, c.Company.ID,
+		[]tenant.ListQuery{{}, {Estado: tenant.StateAccepted}, {Receptor: "114480790"}, {IDExterno: "a-1"}})
 }
 
 // testListConcurrentWalk walks the listing page by page while writers add

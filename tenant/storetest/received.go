@@ -306,29 +306,14 @@ func dueReceived(b tenant.Branch, name string, n int, st tenant.State, next time
 func receivedClaims(s ReceivedStore) claiming[tenant.ReceivedDocument] {
 	return claiming[tenant.ReceivedDocument]{
 		name: "ClaimDueReceived", noun: "received document", claim: s.ClaimDueReceived,
-		names: func(t *testing.T, now, lease time.Time, limit int) []string {
-			return claimReceivedNames(t, s, now, lease, limit)
+		row: func(r tenant.ReceivedDocument) (string, time.Time) { return r.IDExterno, r.NextAttemptAt },
+		whole: func(t *testing.T, r tenant.ReceivedDocument) {
+			t.Helper()
+			if len(r.SupplierXML) == 0 {
+				t.Errorf("claimed %s without its supplier's XML", r.IDExterno)
+			}
 		},
 	}
-}
-
-// claimReceivedNames claims and returns the id_externo of what was
-// claimed, checking that each carries the lease.
-func claimReceivedNames(t *testing.T, s ReceivedStore, now, lease time.Time, limit int) []string {
-	t.Helper()
-	rs, err := s.ClaimDueReceived(context.Background(), now, lease, limit)
-	mustNot(t, "ClaimDueReceived", err)
-	names := []string{}
-	for _, r := range rs {
-		names = append(names, r.IDExterno)
-		if !r.NextAttemptAt.Equal(lease) {
-			t.Errorf("claimed %s has NextAttemptAt %v, want the lease end %v", r.IDExterno, r.NextAttemptAt, lease)
-		}
-		if len(r.SupplierXML) == 0 {
-			t.Errorf("claimed %s without its supplier's XML", r.IDExterno)
-		}
-	}
-	return names
 }
 
 func testReceivedClaimOrder(t *testing.T, s ReceivedStore) {
