@@ -296,7 +296,7 @@ func testOutboxFanOut(t *testing.T, s DeliveryStore) {
 func testOutboxNothing(t *testing.T, s DeliveryStore) {
 	ctx := context.Background()
 	f := newDocFixture(t, s)
-	// No webhook: the event writes nothing, and the save works.
+	// No webhook: a save carrying an event works, with nowhere to write it.
 	savedEvent(t, s, f.Branch, "none-1", tenant.StateAccepted, nil)
 	w := newWebhook(t, s, f.Company.ID, "https://a.example/hook", "documento.aceptado")
 	// An event that is not pending (no Name) writes nothing.
