@@ -8,6 +8,7 @@
 package metrics
 
 import (
+	"errors"
 	"net/http"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -49,4 +50,21 @@ func NewRegistry() *prometheus.Registry {
 // Handler serves the registry in the Prometheus exposition format.
 func Handler(g prometheus.Gatherer) http.Handler {
 	return promhttp.HandlerFor(g, promhttp.HandlerOpts{})
+}
+
+// Register registers c with r and returns it or, when a collector of the
+// same description is registered already (several components of one
+// process sharing their collectors), that one.
+func Register[C prometheus.Collector](r prometheus.Registerer, c C) (C, error) {
+	err := r.Register(c)
+	if err == nil {
+		return c, nil
+	}
+	var are prometheus.AlreadyRegisteredError
+	if errors.As(err, &are) {
+		if existing, ok := are.ExistingCollector.(C); ok {
+			return existing, nil
+		}
+	}
+	return c, err
 }

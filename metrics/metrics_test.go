@@ -33,3 +33,21 @@ func TestBucketsAscend(t *testing.T) {
 		}
 	}
 }
+
+// Register hands a second component the collector the first registered,
+// and refuses one whose name is taken by a collector of another kind.
+func TestRegisterSharesACollector(t *testing.T) {
+	r := prometheus.NewRegistry()
+	opts := prometheus.CounterOpts{Namespace: Namespace, Name: "shared_total", Help: "A shared counter."}
+	first, err := Register(r, prometheus.NewCounterVec(opts, []string{"kind"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := Register(r, prometheus.NewCounterVec(opts, []string{"kind"}))
+	if err != nil || second != first {
+		t.Fatalf("second registration: %p %v, want the first collector %p", second, err, first)
+	}
+	if _, err := Register(r, prometheus.NewGaugeVec(prometheus.GaugeOpts(opts), []string{"kind"})); err == nil {
+		t.Fatal("a gauge took a counter's name")
+	}
+}

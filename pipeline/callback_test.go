@@ -84,6 +84,22 @@ func callbackBody(t *testing.T, st recepcion.Status) []byte {
 	return b
 }
 
+// acceptedStatus is the tax authority's answer about clave, accepted, as
+// its callback would carry it.
+func acceptedStatus(t *testing.T, b *bundle, clave string) recepcion.Status {
+	t.Helper()
+	ctx := context.Background()
+	creds, err := b.p.credentials(ctx, b.company.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := b.client.Status(ctx, creds, clave)
+	if err != nil || st.Estado != recepcion.EstadoAceptado {
+		t.Fatalf("status: %+v, %v", st.Estado, err)
+	}
+	return st
+}
+
 // TestCallbackSignedVerdict: a callback whose body carries the tax
 // authority's signed verdict, verified against the trusted roots, is
 // stored without a status call; a verdict signed by an untrusted key, a
@@ -146,14 +162,7 @@ func TestCallbackSignedVerdict(t *testing.T) {
 			clave := b.mustSend(t, request("01", "signed-callback")).Document.Clave
 			// The tax authority's answer, fetched as the callback would
 			// carry it.
-			creds, err := b.p.credentials(ctx, b.company.ID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			st, err := b.client.Status(ctx, creds, clave)
-			if err != nil || st.Estado != recepcion.EstadoAceptado {
-				t.Fatalf("status: %+v, %v", st.Estado, err)
-			}
+			st := acceptedStatus(t, b, clave)
 			before := b.sub.statuses.Load()
 			if err := b.p.Callback(ctx, clave, b.p.callbackToken(clave), tt.body(t, st)); err != nil {
 				t.Fatal(err)

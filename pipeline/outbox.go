@@ -24,11 +24,7 @@ import (
 // stored request: a document read without it (a callback reads its state
 // alone) is read whole for them.
 func (p *Pipeline) documentEvent(ctx context.Context, d *tenant.Document) error {
-	d.Event = p.stateEvent(d.Event, d.Estado, d.Clave, tenant.EventDocumentPrefix, "a document", func() any {
-		view := *d
-		view.Event = nil
-		return docview.StoredDocument(view)
-	})
+	d.Event = p.stateEvent(d.Event, d.Estado, d.Clave, tenant.EventDocumentPrefix, "a document", func() any { return docview.StoredDocument(*d) })
 	if d.Event != nil && p.o.Email && d.Estado == tenant.StateAccepted && d.Event.From != tenant.StateAccepted {
 		request := d.Request
 		if len(request) == 0 && d.Clave != "" {
@@ -48,11 +44,7 @@ func (p *Pipeline) documentEvent(ctx context.Context, d *tenant.Document) error 
 // receivedEvent fills in a received document's pending event:
 // recibido.<estado of our message>.
 func (p *Pipeline) receivedEvent(r *tenant.ReceivedDocument) {
-	r.Event = p.stateEvent(r.Event, r.Estado, r.Clave, tenant.EventReceivedPrefix, "a received document", func() any {
-		view := *r
-		view.Event = nil
-		return docview.StoredReceived(view)
-	})
+	r.Event = p.stateEvent(r.Event, r.Estado, r.Clave, tenant.EventReceivedPrefix, "a received document", func() any { return docview.StoredReceived(*r) })
 }
 
 // stateEvent fills in ev, the pending event of a row saved in estado:

@@ -10,7 +10,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
-	"facturad/hacienda/recepcion"
 	"facturad/hacienda/sandbox"
 	"facturad/tenant"
 )
@@ -109,14 +108,7 @@ func TestOutboxEmailOfACallbackVerdict(t *testing.T) {
 			}})
 			ctx := context.Background()
 			clave := b.mustSend(t, request("01", "callback-email")).Document.Clave
-			creds, err := b.p.credentials(ctx, b.company.ID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			st, err := b.client.Status(ctx, creds, clave)
-			if err != nil || st.Estado != recepcion.EstadoAceptado {
-				t.Fatalf("status: %+v, %v", st.Estado, err)
-			}
+			st := acceptedStatus(t, b, clave)
 			if err := b.p.Callback(ctx, clave, b.p.callbackToken(clave), callbackBody(t, st)); err != nil {
 				t.Fatal(err)
 			}

@@ -174,7 +174,7 @@ func (p *Pipeline) Receive(ctx context.Context, pr tenant.Principal, req *Receiv
 		prev, err := rs.ReceivedByExternalID(ctx, is.Branch.ID, id)
 		switch {
 		case err == nil:
-			return p.repeatReceived(ctx, rs, is, prev, hash, log)
+			return p.repeatReceived(ctx, rs, is, req, prev, hash, log)
 		case errors.Is(err, tenant.ErrNotFound):
 		default:
 			return ReceivedOutcome{}, fmt.Errorf("look up id_externo: %w", err)
@@ -449,7 +449,7 @@ func (p *Pipeline) laneRefusal(err error) error {
 // (its call died, or its certificate had expired: it is built and signed
 // again with its number and date), made due again when it was stopped on
 // the company's credentials, and the stored message otherwise.
-func (p *Pipeline) repeatReceived(ctx context.Context, rs tenant.ReceivedStore, is tenant.Issuer, prev tenant.ReceivedDocument, hash []byte, log *slog.Logger) (ReceivedOutcome, error) {
+func (p *Pipeline) repeatReceived(ctx context.Context, rs tenant.ReceivedStore, is tenant.Issuer, req *ReceiveRequest, prev tenant.ReceivedDocument, hash []byte, log *slog.Logger) (ReceivedOutcome, error) {
 	if !bytes.Equal(prev.RequestHash, hash) || p.heldReceived(prev) {
 		return p.replayReceived(prev, hash)
 	}
@@ -464,7 +464,7 @@ func (p *Pipeline) repeatReceived(ctx context.Context, rs tenant.ReceivedStore, 
 		defer cancel()
 		log = log.With("clave", prev.Clave, "numero", prev.Numero)
 		log.InfoContext(ctx, "a repeat resumes a message left pending")
-		return p.finishReceived(ctx, rs, &prev, log, true)
+		return p.resumeReceived(ctx, rs, is, &prev, req, log, true)
 	case prev.Estado == tenant.StateNotSentYet && prev.NextAttemptAt.IsZero() && len(prev.SignedXML) > 0:
 		// Stopped on the company's credentials: the repeat asks for another
 		// attempt, which the background worker makes, status first.
@@ -526,27 +526,20 @@ func (p *Pipeline) receiveConflict(ctx context.Context, rs tenant.ReceivedStore,
 	return fmt.Errorf("reserve a number: %w", tenant.ErrConflict)
 }
 
-// finishReceived completes a message numbered but never signed (its call
-// died, or it was kept 00 with a reason) from the answer stored with it and
-// the supplier's XML: checked again against the company as it is now,
-// given its consecutivo with its number and date, built, signed, stored
-// and submitted, as the receive call would have. One that cannot be
-// finished stays 00 with the reason, and no next attempt. The background
-// worker and a repeat of the request call it.
-func (p *Pipeline) finishReceived(ctx context.Context, rs tenant.ReceivedStore, r *tenant.ReceivedDocument, log *slog.Logger, call bool) (ReceivedOutcome, error) {
-	stop := func(reason string) (ReceivedOutcome, error) {
-		p.keepReceivedPending(ctx, rs, r, reason)
-		log.WarnContext(ctx, "an interrupted message could not be finished", "reason", reason)
-		return receivedOutcome(*r), nil
-	}
+// finishReceived completes, for the background worker, a message
+// numbered but never signed (its call died, or it was kept 00 with a
+// reason) from the answer stored with it and the supplier's XML, with its
+// company as it is now (resumeReceived). One that cannot be finished stays
+// 00 with the reason, and no next attempt.
+func (p *Pipeline) finishReceived(ctx context.Context, rs tenant.ReceivedStore, r *tenant.ReceivedDocument, log *slog.Logger) (ReceivedOutcome, error) {
 	if len(r.Request) == 0 || len(r.SignedXML) > 0 {
 		// Numbered before answers were kept, or (never written so) signed
 		// yet still 00: nothing safe to build it from.
-		return stop("The sending of this message was interrupted and it cannot be finished from what was stored; it keeps its number but is not sent.")
+		return p.stopReceived(ctx, rs, r, log, "The sending of this message was interrupted and it cannot be finished from what was stored; it keeps its number but is not sent.")
 	}
 	var req ReceiveRequest
 	if err := json.Unmarshal(r.Request, &req); err != nil {
-		return stop("The sending of this message was interrupted and its stored answer could not be read again; it keeps its number but is not sent.")
+		return p.stopReceived(ctx, rs, r, log, "The sending of this message was interrupted and its stored answer could not be read again; it keeps its number but is not sent.")
 	}
 	req.XML = r.SupplierXML
 	is, err := p.o.Issuers.Issuer(ctx, r.CompanyID, r.BranchID)
@@ -564,17 +557,37 @@ func (p *Pipeline) finishReceived(ctx context.Context, rs tenant.ReceivedStore, 
 		}
 		return ReceivedOutcome{}, fmt.Errorf("company: %w", err)
 	}
+	return p.resumeReceived(ctx, rs, is, r, &req, log, false)
+}
+
+// resumeReceived completes a numbered message left 00 from req, its
+// request (the stored answer with the supplier's XML, or the repeat's own,
+// which is the same by its hash), checked again against the company is:
+// given its consecutivo with its number and date, built, signed, stored
+// and submitted, as the receive call would have. One that cannot be
+// finished stays 00 with the reason, and no next attempt. The background
+// worker (finishReceived) and a repeat of the request, with the issuer it
+// has just read, call it; call says it is the repeat.
+func (p *Pipeline) resumeReceived(ctx context.Context, rs tenant.ReceivedStore, is tenant.Issuer, r *tenant.ReceivedDocument, req *ReceiveRequest, log *slog.Logger, call bool) (ReceivedOutcome, error) {
 	if err := sendable(is.Company); err != nil {
-		return stop("The message was numbered but cannot be sent: " + err.Error())
+		return p.stopReceived(ctx, rs, r, log, "The message was numbered but cannot be sent: "+err.Error())
 	}
-	_, m, err := supplierDocument(&req, is.Company)
+	_, m, err := supplierDocument(req, is.Company)
 	if err != nil {
-		return stop("The message was numbered but its answer no longer passes the checks (" + err.Error() + "); it keeps its number but is not sent.")
+		return p.stopReceived(ctx, rs, r, log, "The message was numbered but its answer no longer passes the checks ("+err.Error()+"); it keeps its number but is not sent.")
 	}
 	if hacienda.ReceptorMessageType(m.Mensaje) != r.Tipo {
-		return stop("The message's stored answer does not match its numbering; it keeps its number but is not sent.")
+		return p.stopReceived(ctx, rs, r, log, "The message's stored answer does not match its numbering; it keeps its number but is not sent.")
 	}
 	return p.issueReceived(ctx, rs, is, r, m, log, call)
+}
+
+// stopReceived keeps a message that cannot be finished 00 with reason and
+// answers it.
+func (p *Pipeline) stopReceived(ctx context.Context, rs tenant.ReceivedStore, r *tenant.ReceivedDocument, log *slog.Logger, reason string) (ReceivedOutcome, error) {
+	p.keepReceivedPending(ctx, rs, r, reason)
+	log.WarnContext(ctx, "an interrupted message could not be finished", "reason", reason)
+	return receivedOutcome(*r), nil
 }
 
 // submitReceived submits a stored, signed message with its

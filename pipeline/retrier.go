@@ -188,7 +188,7 @@ func (p *Pipeline) retryReceived(ctx context.Context, r *tenant.ReceivedDocument
 	if r.Estado == tenant.StatePending {
 		// Numbered, but its receive call died before the signed message
 		// was stored: finish it (it stores itself).
-		out, err := p.finishReceived(ctx, rs, r, log.With("id_externo", r.IDExterno, "numero", r.Numero), false)
+		out, err := p.finishReceived(ctx, rs, r, log.With("id_externo", r.IDExterno, "numero", r.Numero))
 		switch {
 		case err != nil:
 			log.Warn("background worker: finish an interrupted message", "err", err)

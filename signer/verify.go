@@ -95,17 +95,25 @@ type Parsed struct {
 	raw []byte
 }
 
+// A ParseError says why Parse could not read a document (it is not XML,
+// or has no root element), for a caller that reports an unreadable
+// document as such rather than as an ErrInvalidSignature, which it also
+// is.
+type ParseError struct{ reason string }
+
+func (e *ParseError) Error() string { return e.reason }
+
 // Parse reads a signed document the way Verify does (a UTF-8 byte-order
 // mark dropped, no permissive parsing). A document that does not parse
-// is an ErrInvalidSignature.
+// is an ErrInvalidSignature, with a *ParseError saying why.
 func Parse(signed []byte) (*Parsed, error) {
 	signed = bytes.TrimPrefix(signed, []byte("\xef\xbb\xbf"))
 	d := etree.NewDocument()
 	if err := d.ReadFromBytes(signed); err != nil {
-		return nil, fmt.Errorf("%w: parse document: %v", ErrInvalidSignature, err)
+		return nil, fmt.Errorf("%w: %w", ErrInvalidSignature, &ParseError{"parse document: " + err.Error()})
 	}
 	if d.Root() == nil {
-		return nil, fmt.Errorf("%w: document has no root element", ErrInvalidSignature)
+		return nil, fmt.Errorf("%w: %w", ErrInvalidSignature, &ParseError{"document has no root element"})
 	}
 	// A copy: a caller changing its slice afterwards must not make Bytes
 	// claim what was not parsed.

@@ -273,8 +273,12 @@ func decodeStatus(body []byte) (Status, error) {
 		answer, err := signer.Parse(dec)
 		if err != nil {
 			// Not XML at all: say so, not that a signature is invalid.
-			why := strings.TrimPrefix(err.Error(), signer.ErrInvalidSignature.Error()+": ")
-			return Status{}, fmt.Errorf("read status answer: %w: %s", hacienda.ErrNotMensajeHacienda, why)
+			why := err
+			var pe *signer.ParseError
+			if errors.As(err, &pe) {
+				why = pe
+			}
+			return Status{}, fmt.Errorf("read status answer: %w: %v", hacienda.ErrNotMensajeHacienda, why)
 		}
 		m, err := hacienda.ReadMensajeHacienda(answer.Root())
 		if err != nil {

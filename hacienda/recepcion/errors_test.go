@@ -20,7 +20,9 @@ import (
 	"testing"
 	"time"
 
+	"facturad/hacienda"
 	"facturad/hacienda/recepcion"
+	"facturad/signer"
 )
 
 // wantRetryable is the classification the client must give each status
@@ -397,5 +399,13 @@ func TestDecodeCallbackSpellings(t *testing.T) {
 	}
 	if st.Mensaje == nil || st.Mensaje.Accepted() || strings.Join(st.Mensaje.DetalleLines(), "|") != "a|b" || st.Mensaje.TotalFactura.String() != "10.5" {
 		t.Fatalf("%+v", st.Mensaje)
+	}
+	// A respuesta-xml that is not XML is said to be no MensajeHacienda,
+	// with the parser's reason, not an invalid signature.
+	body, _ = json.Marshal(map[string]string{"clave": "c", "indEstado": "rechazado", "respuestaXml": b64("<MensajeHacienda")})
+	_, err = recepcion.DecodeCallback(body)
+	if !errors.Is(err, hacienda.ErrNotMensajeHacienda) || errors.Is(err, signer.ErrInvalidSignature) ||
+		!strings.Contains(err.Error(), "parse document") || strings.Contains(err.Error(), signer.ErrInvalidSignature.Error()) {
+		t.Fatalf("an answer that is not XML: %v", err)
 	}
 }

@@ -3,7 +3,6 @@ package delivery
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
@@ -11,7 +10,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math/big"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/url"
@@ -423,10 +422,7 @@ func backoff(base, maxWait time.Duration, n int) time.Duration {
 	}
 	w = min(w, maxWait)
 	if half := int64(w / 2); half > 0 {
-		j, err := rand.Int(rand.Reader, big.NewInt(half+1))
-		if err == nil {
-			w -= time.Duration(j.Int64())
-		}
+		w -= time.Duration(rand.Int64N(half + 1))
 	}
 	return w
 }

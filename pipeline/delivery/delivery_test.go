@@ -468,11 +468,21 @@ func TestRedirectNotFollowedAndGiveUp(t *testing.T) {
 	}
 }
 
-// sealFor seals a secret for the company as the service does when a
-// webhook is registered, for webhooks stored without the service's checks.
-func sealFor(f *fixture, companyID int64) ([]byte, error) {
-	w, _, err := f.svc.CreateWebhook(context.Background(), f.admin, companyID, tenant.WebhookInput{URL: "http://127.0.0.1:1/unused", Eventos: []string{"recibido.error"}})
-	return w.SealedSecret, err
+// storedWebhook stores a webhook for url without the service's checks
+// (as if its name had resolved elsewhere at registration), with a secret
+// sealed for the company as the service seals one, subscribed to
+// documento.aceptado.
+func (f *fixture) storedWebhook(t testing.TB, companyID int64, url string) tenant.Webhook {
+	t.Helper()
+	sealed, _, err := f.svc.CreateWebhook(context.Background(), f.admin, companyID, tenant.WebhookInput{URL: "http://127.0.0.1:1/unused", Eventos: []string{"recibido.error"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := tenant.Webhook{CompanyID: companyID, URL: url, Eventos: []string{"documento.aceptado"}, SealedSecret: sealed.SealedSecret}
+	if err := f.s.CreateWebhook(context.Background(), &w, 10); err != nil {
+		t.Fatal(err)
+	}
+	return w
 }
 
 // The deliverer deletes settled deliveries and e-mails past the

@@ -1,7 +1,6 @@
 package delivery
 
 import (
-	"errors"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -48,25 +47,21 @@ func newMetrics(r prometheus.Registerer) (*metrics, error) {
 			Help: "Settled deliveries deleted past the retention (delivery_retention), by kind.",
 		}, []string{"kind"}),
 	}
-	for i, c := range []prometheus.Collector{x.attempts, x.duration, x.pending, x.oldest, x.purged} {
-		if err := r.Register(c); err != nil {
-			var are prometheus.AlreadyRegisteredError
-			if !errors.As(err, &are) {
-				return nil, err
-			}
-			switch i {
-			case 0:
-				x.attempts = are.ExistingCollector.(*prometheus.CounterVec)
-			case 1:
-				x.duration = are.ExistingCollector.(*prometheus.HistogramVec)
-			case 2:
-				x.pending = are.ExistingCollector.(*prometheus.GaugeVec)
-			case 3:
-				x.oldest = are.ExistingCollector.(*prometheus.GaugeVec)
-			case 4:
-				x.purged = are.ExistingCollector.(*prometheus.CounterVec)
-			}
-		}
+	var err error
+	if x.attempts, err = m.Register(r, x.attempts); err != nil {
+		return nil, err
+	}
+	if x.duration, err = m.Register(r, x.duration); err != nil {
+		return nil, err
+	}
+	if x.pending, err = m.Register(r, x.pending); err != nil {
+		return nil, err
+	}
+	if x.oldest, err = m.Register(r, x.oldest); err != nil {
+		return nil, err
+	}
+	if x.purged, err = m.Register(r, x.purged); err != nil {
+		return nil, err
 	}
 	for _, kind := range []string{"webhook", "email"} {
 		for _, o := range []string{"delivered", "retry", "failed"} {

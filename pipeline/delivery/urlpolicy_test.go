@@ -280,14 +280,7 @@ func TestURLPolicyAtConnection(t *testing.T) {
 	srv.StartTLS()
 	defer srv.Close()
 	url := strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
-	secret, err := sealFor(f, c.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := tenant.Webhook{CompanyID: c.ID, URL: url, Eventos: []string{"documento.aceptado"}, SealedSecret: secret}
-	if err := f.s.CreateWebhook(context.Background(), &w, 10); err != nil {
-		t.Fatal(err)
-	}
+	w := f.storedWebhook(t, c.ID, url)
 	f.event(t, b, tenant.StateAccepted, nil)
 	f.deliverer(t, func(o *delivery.Options) { o.Policy = sandbox })
 	waitFor(t, func() bool {
@@ -320,14 +313,7 @@ func TestDeliveryLogNamesNoAddress(t *testing.T) {
 	}
 	ids := map[int64]string{}
 	for url := range want {
-		secret, err := sealFor(f, c.ID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		w := tenant.Webhook{CompanyID: c.ID, URL: url, Eventos: []string{"documento.aceptado"}, SealedSecret: secret}
-		if err := f.s.CreateWebhook(context.Background(), &w, 10); err != nil {
-			t.Fatal(err)
-		}
+		w := f.storedWebhook(t, c.ID, url)
 		ids[w.ID] = url
 	}
 	f.event(t, b, tenant.StateAccepted, nil)
