@@ -65,18 +65,8 @@ func DocumentRoutes(d Documents) []Route {
 
 type documentHandlers struct{ d Documents }
 
-// documentAnswer is the Document answer of A.5 (tenant/docview, shared
-// with the delivery events).
-type documentAnswer = docview.Document
-
-// newDocumentAnswer renders a stored document. estado overrides the
-// stored state when not empty.
-func newDocumentAnswer(d tenant.Document, estado tenant.State, withXML, withResponse bool) documentAnswer {
-	return docview.NewDocument(d, estado, withXML, withResponse)
-}
-
 func outcomeReply(o pipeline.Outcome, withXML, withResponse bool) Reply {
-	a := newDocumentAnswer(o.Document, o.Estado, withXML, withResponse)
+	a := docview.NewDocument(o.Document, o.Estado, withXML, withResponse)
 	a.MensajeAPI, a.MensajeAPIKey = o.Message, o.Key
 	status := http.StatusOK
 	if o.Failed {
@@ -110,7 +100,7 @@ func (h documentHandlers) read(ctx context.Context, r *Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
-	a := newDocumentAnswer(d, "", queryFlag(r.Query, "includeXml"), queryFlag(r.Query, "includeResponseXml"))
+	a := docview.NewDocument(d, "", queryFlag(r.Query, "includeXml"), queryFlag(r.Query, "includeResponseXml"))
 	a.MensajeAPI = d.LastError
 	return Reply{JSON: a}, nil
 }

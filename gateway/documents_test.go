@@ -3,11 +3,8 @@ package gateway
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"encoding/base64"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/url"
 	"strings"
 	"sync"
@@ -16,15 +13,10 @@ import (
 
 	"facturad/hacienda"
 	"facturad/hacienda/pdf/pdfcheck"
-	"facturad/hacienda/recepcion"
 	"facturad/hacienda/sample"
-	"facturad/hacienda/sandbox"
 	"facturad/pipeline"
 	"facturad/signer"
-	"facturad/signer/certmint"
 	"facturad/tenant"
-	"facturad/tenant/certopen"
-	"facturad/tenant/seal"
 )
 
 // shapeDocument is the Document answer of A.5.
@@ -278,39 +270,10 @@ func TestDocumentsEndToEnd(t *testing.T) {
 
 func testDocumentsEndToEnd(t *testing.T, store tenant.Store) {
 	ctx := context.Background()
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	key := make([]byte, 32)
-	if _, err := rand.Read(key); err != nil {
-		t.Fatal(err)
-	}
-	sealer, err := seal.New(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hasher := &countingHasher{h: tenant.Argon2id{Memory: 64, Time: 1, Threads: 1}}
-	svc, err := tenant.NewService(tenant.ServiceOptions{Store: store, Sealer: sealer, Certificates: certopen.Opener{}, Passwords: hasher})
-	if err != nil {
-		t.Fatal(err)
-	}
-	docs, ok := store.(pipeline.Store)
-	if !ok {
-		t.Fatalf("%T keeps no documents", store)
-	}
-	sb := sandbox.NewTestServer(t, sandbox.Options{Logger: quiet})
-	client, err := recepcion.New(recepcion.Options{APIURL: sb.APIURL, TokenURL: sb.TokenURL, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cache, err := signer.NewCache(signer.CacheOptions{Source: svc})
-	if err != nil {
-		t.Fatal(err)
-	}
+	w, svc := newTenantWorld(t, store)
 	// E-mail on: the acceptance writes the receptor's e-mail to the
 	// outbox (no mailer takes it here, so it stays pending).
-	p, err := pipeline.New(pipeline.Options{Store: docs, Issuers: svc, Signer: cache, Submitter: client, Logger: quiet, Email: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, _, sb := newTestPipeline(t, store, svc, true)
 	if err := p.Start(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -318,16 +281,6 @@ func testDocumentsEndToEnd(t *testing.T, store tenant.Store) {
 	emails, ok := store.(tenant.EmailStore)
 	if !ok {
 		t.Fatalf("%T keeps no e-mails", store)
-	}
-
-	w := &world{store: store, hasher: hasher, admin: creds{token: "admin-token-0123456789", user: "admin", pass: "admin-password-0123"}}
-	hash, _ := hasher.Hash([]byte(w.admin.pass))
-	if err := store.CreateAPIUser(ctx, &tenant.APIUser{Username: w.admin.user, PasswordHash: hash,
-		TokenHash: tenant.HashToken(w.admin.token), Role: tenant.RoleAdmin, Activo: true}); err != nil {
-		t.Fatal(err)
-	}
-	if w.ca, err = certmint.NewCA(certmint.CAOptions{}); err != nil {
-		t.Fatal(err)
 	}
 	w.testBundle = setup(t, Options{Tenants: svc, Routes: append(append(DocumentRoutes(p), ReceivedRoutes(p)...), EmailRoutes(documentEmails{p, emails})...)})
 	co := w.createCompany(t, w.admin, "3101123456", "Documentos de Prueba S.A.")

@@ -197,6 +197,26 @@ func (f *fields) text(name string) string {
 	return ""
 }
 
+// strs reads an array of strings; a missing or null one is nil.
+func (f *fields) strs(name string) []string {
+	if f.json == nil {
+		if v := f.str(name); v != "" {
+			return strings.Split(v, ",")
+		}
+		return nil
+	}
+	raw := bytes.TrimSpace(f.json[strings.ToLower(name)])
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	var out []string
+	if err := json.Unmarshal(raw, &out); err != nil {
+		f.addErr(name, "must be an array of strings")
+		return nil
+	}
+	return out
+}
+
 // jsonTypeName names the JSON type of a value that is not a string or null.
 func jsonTypeName(raw []byte) string {
 	switch raw[0] {

@@ -4,12 +4,18 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"io"
+	"log/slog"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 
+	"facturad/hacienda/recepcion"
+	"facturad/hacienda/sandbox"
+	"facturad/pipeline"
 	"facturad/pipeline/delivery"
+	"facturad/signer"
 	"facturad/signer/certmint"
 	"facturad/tenant"
 	"facturad/tenant/certopen"
@@ -60,6 +66,17 @@ func newWorld(t testing.TB) *world {
 // options before it is made.
 func newWorldOn(t testing.TB, store tenant.Store, opts ...func(*tenant.ServiceOptions)) *world {
 	t.Helper()
+	webhooks := func(so *tenant.ServiceOptions) { so.WebhookURLs = delivery.URLPolicy{} }
+	w, svc := newTenantWorld(t, store, append([]func(*tenant.ServiceOptions){webhooks}, opts...)...)
+	w.testBundle = setup(t, Options{Tenants: svc, Ready: ReadyFunc(store.Ping), Routes: append(WebhookRoutes(svc), CalculateRoute())})
+	return w
+}
+
+// newTenantWorld makes a world's tenant service on store (opts adjust its
+// options before it is made), its admin and its CA, but no server: the
+// caller sets w.testBundle with the routes it tests.
+func newTenantWorld(t testing.TB, store tenant.Store, opts ...func(*tenant.ServiceOptions)) (*world, *tenant.Service) {
+	t.Helper()
 	key := make([]byte, 32)
 	if _, err := rand.Read(key); err != nil {
 		t.Fatal(err)
@@ -70,8 +87,7 @@ func newWorldOn(t testing.TB, store tenant.Store, opts ...func(*tenant.ServiceOp
 	}
 	// Cheap parameters: this suite creates many users.
 	hasher := &countingHasher{h: tenant.Argon2id{Memory: 64, Time: 1, Threads: 1}}
-	so := tenant.ServiceOptions{Store: store, Sealer: sealer, Certificates: certopen.Opener{}, Passwords: hasher,
-		WebhookURLs: delivery.URLPolicy{}}
+	so := tenant.ServiceOptions{Store: store, Sealer: sealer, Certificates: certopen.Opener{}, Passwords: hasher}
 	for _, o := range opts {
 		o(&so)
 	}
@@ -94,8 +110,34 @@ func newWorldOn(t testing.TB, store tenant.Store, opts ...func(*tenant.ServiceOp
 	if w.ca, err = certmint.NewCA(certmint.CAOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	w.testBundle = setup(t, Options{Tenants: svc, Ready: ReadyFunc(store.Ping), Routes: append(WebhookRoutes(svc), CalculateRoute())})
-	return w
+	return w, svc
+}
+
+// newTestPipeline is a document pipeline on store for svc's companies,
+// submitting to a sandbox of its own; email turns the receptor's e-mails
+// on (written to the outbox). It is not started. docs is store as the
+// pipeline's store, sb the sandbox.
+func newTestPipeline(t testing.TB, store tenant.Store, svc *tenant.Service, email bool) (p *pipeline.Pipeline, docs pipeline.Store, sb *sandbox.TestServer) {
+	t.Helper()
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	docs, ok := store.(pipeline.Store)
+	if !ok {
+		t.Fatalf("%T keeps no documents", store)
+	}
+	sb = sandbox.NewTestServer(t, sandbox.Options{Logger: quiet})
+	client, err := recepcion.New(recepcion.Options{APIURL: sb.APIURL, TokenURL: sb.TokenURL, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache, err := signer.NewCache(signer.CacheOptions{Source: svc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err = pipeline.New(pipeline.Options{Store: docs, Issuers: svc, Signer: cache, Submitter: client, Logger: quiet, Email: email})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, docs, sb
 }
 
 // mint returns a .p12 for an identification, with PIN 1234.

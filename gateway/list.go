@@ -255,8 +255,13 @@ type listFetch[T any] func(ctx context.Context, p tenant.Principal, companiaID i
 // listRoute serves one listing: it reads the query, checks the cursor,
 // asks fetch for one row more than the page (to learn whether another page
 // follows), renders the items with item and answers them with the next
-// cursor. key returns a row's place in the listing.
-func listRoute[T any](path string, spec listSpec, cursors listCursors, fetch listFetch[T], key func(T) tenant.ListKey, item func(T) any) Route {
+// cursor. key returns a row's place in the listing; cursorKey keys the
+// cursors (ErrShortCursorKey when shorter than 32 bytes).
+func listRoute[T any](path string, spec listSpec, cursorKey []byte, fetch listFetch[T], key func(T) tenant.ListKey, item func(T) any) (Route, error) {
+	if len(cursorKey) < 32 {
+		return Route{}, ErrShortCursorKey
+	}
+	cursors := listCursors{key: slices.Clone(cursorKey)}
 	return Route{
 		Method: http.MethodGet, Path: path, MaxBody: noBodyLimit,
 		Handle: func(ctx context.Context, r *Request) (Reply, error) {
@@ -294,7 +299,7 @@ func listRoute[T any](path string, spec listSpec, cursors listCursors, fetch lis
 			a.Items = items
 			return Reply{JSON: a}, nil
 		},
-	}
+	}, nil
 }
 
 // DocumentLister lists the documents of a company (*pipeline.Pipeline
@@ -313,15 +318,11 @@ var ErrShortCursorKey = errors.New("gateway: the list cursor key must be at leas
 // MAC: at least 32 bytes, the same on every replica (derive it from the
 // master key), so that any replica takes a cursor another one made.
 func DocumentListRoute(l DocumentLister, cursorKey []byte) (Route, error) {
-	if len(cursorKey) < 32 {
-		return Route{}, ErrShortCursorKey
-	}
-	spec := listSpec{Kind: "documents", Tipos: documentTipos}
 	fetch := func(ctx context.Context, p tenant.Principal, companiaID int64, q tenant.ListQuery) ([]tenant.Document, error) {
 		return l.ListDocuments(ctx, p, companiaID, q)
 	}
-	return listRoute("/api/documents/v4", spec, listCursors{key: slices.Clone(cursorKey)}, fetch,
-		tenant.Document.ListKey, func(d tenant.Document) any { return docview.StoredDocument(d) }), nil
+	return listRoute("/api/documents/v4", listSpec{Kind: "documents", Tipos: documentTipos}, cursorKey, fetch,
+		tenant.Document.ListKey, func(d tenant.Document) any { return docview.StoredDocument(d) })
 }
 
 // ReceivedLister lists the documents a company received (*pipeline.Pipeline
@@ -339,13 +340,9 @@ type ReceivedLister interface {
 // estado the state of the company's message. cursorKey is as for
 // DocumentListRoute; the cursors of one listing are refused by the other.
 func ReceivedListRoute(l ReceivedLister, cursorKey []byte) (Route, error) {
-	if len(cursorKey) < 32 {
-		return Route{}, ErrShortCursorKey
-	}
-	spec := listSpec{Kind: "received", Tipos: receivedTipos}
 	fetch := func(ctx context.Context, p tenant.Principal, companiaID int64, q tenant.ListQuery) ([]tenant.ReceivedDocument, error) {
 		return l.ListReceived(ctx, p, companiaID, q)
 	}
-	return listRoute("/api/received/v4", spec, listCursors{key: slices.Clone(cursorKey)}, fetch,
-		tenant.ReceivedDocument.ListKey, func(r tenant.ReceivedDocument) any { return docview.StoredReceived(r) }), nil
+	return listRoute("/api/received/v4", listSpec{Kind: "received", Tipos: receivedTipos}, cursorKey, fetch,
+		tenant.ReceivedDocument.ListKey, func(r tenant.ReceivedDocument) any { return docview.StoredReceived(r) })
 }

@@ -6,8 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/url"
 	"slices"
 	"strings"
@@ -15,14 +13,8 @@ import (
 	"time"
 
 	"facturad/hacienda"
-	"facturad/hacienda/recepcion"
-	"facturad/hacienda/sandbox"
 	"facturad/pipeline"
-	"facturad/signer"
-	"facturad/signer/certmint"
 	"facturad/tenant"
-	"facturad/tenant/certopen"
-	"facturad/tenant/seal"
 )
 
 // listWorld is the gateway with the listing route over the real pipeline,
@@ -35,47 +27,8 @@ type listWorld struct {
 
 func newListWorld(t *testing.T, store tenant.Store) *listWorld {
 	t.Helper()
-	ctx := context.Background()
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	key := make([]byte, 32)
-	if _, err := rand.Read(key); err != nil {
-		t.Fatal(err)
-	}
-	sealer, err := seal.New(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hasher := &countingHasher{h: tenant.Argon2id{Memory: 64, Time: 1, Threads: 1}}
-	svc, err := tenant.NewService(tenant.ServiceOptions{Store: store, Sealer: sealer, Certificates: certopen.Opener{}, Passwords: hasher})
-	if err != nil {
-		t.Fatal(err)
-	}
-	docs, ok := store.(pipeline.Store)
-	if !ok {
-		t.Fatalf("%T keeps no documents", store)
-	}
-	sb := sandbox.NewTestServer(t, sandbox.Options{Logger: quiet})
-	client, err := recepcion.New(recepcion.Options{APIURL: sb.APIURL, TokenURL: sb.TokenURL, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cache, err := signer.NewCache(signer.CacheOptions{Source: svc})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := pipeline.New(pipeline.Options{Store: docs, Issuers: svc, Signer: cache, Submitter: client, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := &world{store: store, hasher: hasher, admin: creds{token: "admin-token-0123456789", user: "admin", pass: "admin-password-0123"}}
-	hash, _ := hasher.Hash([]byte(w.admin.pass))
-	if err := store.CreateAPIUser(ctx, &tenant.APIUser{Username: w.admin.user, PasswordHash: hash,
-		TokenHash: tenant.HashToken(w.admin.token), Role: tenant.RoleAdmin, Activo: true}); err != nil {
-		t.Fatal(err)
-	}
-	if w.ca, err = certmint.NewCA(certmint.CAOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	w, svc := newTenantWorld(t, store)
+	p, docs, _ := newTestPipeline(t, store, svc, false)
 	cursorKey := make([]byte, 32)
 	if _, err := rand.Read(cursorKey); err != nil {
 		t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 	"facturad/gateway/openapicheck"
 	"facturad/hacienda"
 	"facturad/tenant"
+	"facturad/tenant/docview"
 )
 
 // The OpenAPI document: valid, every body typed field by field, its code
@@ -278,7 +279,7 @@ func TestOpenAPIShapesMatchTheModel(t *testing.T) {
 		{"Otros", hacienda.Otros{}, nil, nil, false},
 		{"OtroTexto", hacienda.OtroTexto{}, nil, nil, false},
 		// Answers.
-		{"Document", documentAnswer{}, nil, nil, true},
+		{"Document", docview.Document{}, nil, nil, true},
 		{"AmountsCalculateDocumentResponse", hacienda.AmountsCalculateDocumentResponse{}, nil, nil, true},
 		{"LineaCalculada", hacienda.CalculatedLine{}, nil, nil, true},
 		{"DescuentoCalculado", hacienda.CalculatedDescuento{}, nil, nil, true},
@@ -300,7 +301,7 @@ func TestOpenAPIShapesMatchTheModel(t *testing.T) {
 		{"UpdateBranchResponse", updateBranchAnswer{}, nil, nil, true},
 		{"Credentials", credentialsAnswer{}, nil, nil, true},
 		{"APIUser", apiUserAnswer{}, nil, nil, true},
-		{"ReceivedDocument", receivedAnswer{}, nil, nil, true},
+		{"ReceivedDocument", docview.Received{}, nil, nil, true},
 		{"DocumentList", listAnswer{}, nil, nil, true},
 		{"ReceivedDocumentList", listAnswer{}, nil, nil, true},
 		// Delivery (A.12).

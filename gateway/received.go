@@ -46,16 +46,8 @@ func ReceivedRoutes(d ReceivedDocuments) []Route {
 
 type receivedHandlers struct{ d ReceivedDocuments }
 
-// receivedAnswer is the received document of A.11 (tenant/docview,
-// shared with the delivery events).
-type receivedAnswer = docview.Received
-
-func newReceivedAnswer(r tenant.ReceivedDocument, estado tenant.State) receivedAnswer {
-	return docview.NewReceived(r, estado)
-}
-
 func receivedReply(o pipeline.ReceivedOutcome) Reply {
-	a := newReceivedAnswer(o.Received, o.Estado)
+	a := docview.NewReceived(o.Received, o.Estado)
 	a.MensajeAPI, a.MensajeAPIKey = o.Message, o.Key
 	status := http.StatusOK
 	if o.Failed {

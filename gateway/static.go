@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/valyala/fasthttp"
 
 	"facturad/docs/examples"
+	"facturad/hacienda"
 )
 
 // The public description of the API: an OpenAPI 3 document kept by hand
@@ -88,7 +90,13 @@ func servedExamples() (map[string]any, error) {
 // the examples' company (cédula jurídica 3101123456), branch 001 and
 // terminal 00001, issued on 21 November 2026 in normal situation.
 func sampleClave(tipo string, n int) string {
-	return fmt.Sprintf("506%s%012d%s%s%s%010d%s%08d", "211126", 3101123456, "001", "00001", tipo, n, "1", 1)
+	return hacienda.Clave{
+		Date:         time.Date(2026, time.November, 21, 0, 0, 0, 0, hacienda.CostaRica()),
+		IssuerID:     "003101123456",
+		Consecutivo:  hacienda.Consecutivo{Branch: "001", Terminal: "00001", DocType: tipo, Number: int64(n)},
+		Situacion:    hacienda.SituacionNormal,
+		SecurityCode: "00000001",
+	}.String()
 }
 
 // dig walks nested JSON objects by key.

@@ -1,12 +1,9 @@
 package gateway
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
 
 	"facturad/tenant"
@@ -263,24 +260,4 @@ func (h webhookHandlers) deliveries(ctx context.Context, r *Request) (Reply, err
 		a.Items = append(a.Items, newDeliveryAnswer(d))
 	}
 	return Reply{JSON: a}, nil
-}
-
-// strs reads an array of strings; a missing or null one is nil.
-func (f *fields) strs(name string) []string {
-	if f.json == nil {
-		if v := f.str(name); v != "" {
-			return strings.Split(v, ",")
-		}
-		return nil
-	}
-	raw := bytes.TrimSpace(f.json[strings.ToLower(name)])
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil
-	}
-	var out []string
-	if err := json.Unmarshal(raw, &out); err != nil {
-		f.addErr(name, "must be an array of strings")
-		return nil
-	}
-	return out
 }

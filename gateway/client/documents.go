@@ -205,12 +205,8 @@ func waitFinal[T interface{ Final() bool }](ctx context.Context, every time.Dura
 			// Not a check answered with the state.
 			return v, err
 		}
-		t := time.NewTimer(every)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return v, fmt.Errorf("facturad: wait for the verdict on %s: %w", what, ctx.Err())
-		case <-t.C:
+		if err := sleepCtx(ctx, every); err != nil {
+			return v, fmt.Errorf("facturad: wait for the verdict on %s: %w", what, err)
 		}
 		every = min(2*every, 5*time.Second)
 	}

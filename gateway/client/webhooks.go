@@ -81,7 +81,7 @@ type WebhookEvent struct {
 }
 
 func webhooksPath(companyID int64) string {
-	return "/api/companies/" + strconv.FormatInt(companyID, 10) + "/webhooks"
+	return companyPath(companyID) + "/webhooks"
 }
 
 // CreateWebhook registers a webhook of the company for the events named
@@ -138,7 +138,7 @@ func (c *Client) WebhookDeliveries(ctx context.Context, companyID, id int64, lim
 // receptor (GET /api/documents/{clave}/email/v4).
 func (c *Client) DocumentEmails(ctx context.Context, clave string) ([]DocumentEmail, error) {
 	var out []DocumentEmail
-	err := c.callJSON(ctx, request{method: http.MethodGet, path: "/api/documents/" + url.PathEscape(clave) + "/email/v4", safe: true}, &out)
+	err := c.callJSON(ctx, request{method: http.MethodGet, path: documentPath(clave) + "/email/v4", safe: true}, &out)
 	return out, err
 }
 
@@ -149,7 +149,7 @@ func (c *Client) DocumentEmails(ctx context.Context, clave string) ([]DocumentEm
 // ErrNotFound, as for a document it cannot see.
 func (c *Client) RequeueEmails(ctx context.Context, clave string) ([]DocumentEmail, error) {
 	var out []DocumentEmail
-	err := c.callJSON(ctx, request{method: http.MethodPost, path: "/api/documents/" + url.PathEscape(clave) + "/email/v4"}, &out)
+	err := c.callJSON(ctx, request{method: http.MethodPost, path: documentPath(clave) + "/email/v4"}, &out)
 	return out, err
 }
 

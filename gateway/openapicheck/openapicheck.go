@@ -162,7 +162,7 @@ func checkForm(ct, mediaType string, body []byte, schema *openapi3.SchemaRef) er
 		}
 		defer func() { _ = f.RemoveAll() }()
 		for k, vs := range f.Value {
-			if _, seen := values[k]; !seen && len(vs) > 0 {
+			if len(vs) > 0 {
 				values[k] = vs[0]
 			}
 		}
