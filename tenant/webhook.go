@@ -138,8 +138,10 @@ func (s *Service) WebhookDeliveries(ctx context.Context, p Principal, companyID,
 	if _, err := ws.Webhook(ctx, companyID, id); err != nil {
 		return nil, err
 	}
-	if page.Limit <= 0 || page.Limit > DeliveryLogLimit {
-		page.Limit = DeliveryLogLimit
+	// Up to one more than a page: the gateway asks for it to learn
+	// whether another page follows, as the listings do.
+	if page.Limit <= 0 || page.Limit > DeliveryLogLimit+1 {
+		page.Limit = DeliveryLogLimit + 1
 	}
 	return ws.Deliveries(ctx, id, page)
 }

@@ -643,3 +643,26 @@ func TestWebhookEndpointsGauge(t *testing.T) {
 		t.Fatalf("facturad_webhook_endpoints %v, want 3 healthy and 1 failing", got)
 	}
 }
+
+// The delivery log gives one row more than its largest page when asked
+// (the gateway's look at whether another page follows), so a log longer
+// than a page of DeliveryLogLimit still pages on.
+func TestDeliveryLogLargestPage(t *testing.T) {
+	f := newFixture(t, storetest.NewSQLiteStore(t))
+	c, b := f.company(t, "Bitácora S.A.")
+	w, _ := f.webhook(t, c.ID, "https://93.184.215.14/log", "documento.error")
+	for range tenant.DeliveryLogLimit + 2 {
+		f.event(t, b, tenant.StateError, nil)
+	}
+	for _, tt := range []struct{ ask, want int }{
+		{tenant.DeliveryLogLimit + 1, tenant.DeliveryLogLimit + 1},
+		{tenant.DeliveryLogLimit + 50, tenant.DeliveryLogLimit + 1},
+		{0, tenant.DeliveryLogLimit + 1},
+		{10, 10},
+	} {
+		log, err := f.svc.WebhookDeliveries(context.Background(), f.admin, c.ID, w.ID, tenant.DeliveryPage{Limit: tt.ask})
+		if err != nil || len(log) != tt.want {
+			t.Errorf("asked %d: %d rows, %v; want %d", tt.ask, len(log), err, tt.want)
+		}
+	}
+}
