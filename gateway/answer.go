@@ -3,26 +3,11 @@ package gateway
 import (
 	"time"
 
-	"facturad/hacienda"
 	"facturad/tenant"
+	"facturad/tenant/docview"
 )
 
 // The answer bodies of A.2–A.4, with exactly the contract's JSON names.
-
-// dateLayout is the contract's local date-time without zone.
-const dateLayout = "2006-01-02T15:04:05"
-
-// costaRica is Costa Rica's time (UTC-6 the whole year, no daylight saving).
-var costaRica = hacienda.CostaRica()
-
-// localTime formats t as a Costa Rica local date-time; the zero time is
-// "0001-01-01T00:00:00" (not set).
-func localTime(t time.Time) string {
-	if t.IsZero() {
-		return "0001-01-01T00:00:00"
-	}
-	return t.In(costaRica).Format(dateLayout)
-}
 
 func sn(b bool) string {
 	if b {
@@ -55,10 +40,10 @@ func newCompanyAnswer(c tenant.Company, now time.Time) companyAnswer {
 		TipoCliente:            c.TipoCliente,
 		Activo:                 sn(c.Activo),
 		FacturacionElectronica: c.FacturacionElectronica,
-		CreatedAt:              localTime(c.CreatedAt),
-		UpdatedAt:              localTime(c.UpdatedAt),
+		CreatedAt:              docview.LocalTime(c.CreatedAt),
+		UpdatedAt:              docview.LocalTime(c.UpdatedAt),
 		CertificadoVencido:     c.CertificateExpired(now),
-		ExpiracionCertificado:  localTime(c.CertificateExpiry),
+		ExpiracionCertificado:  docview.LocalTime(c.CertificateExpiry),
 	}
 }
 
@@ -217,8 +202,8 @@ func newBranchAnswer(b tenant.Branch) branchAnswer {
 		Fax:                 b.Fax,
 		CorreoElectronico:   b.CorreoElectronico,
 		Activo:              sn(b.Activo),
-		CreatedAt:           localTime(b.CreatedAt),
-		UpdatedAt:           localTime(b.UpdatedAt),
+		CreatedAt:           docview.LocalTime(b.CreatedAt),
+		UpdatedAt:           docview.LocalTime(b.UpdatedAt),
 		Sucursal:            b.Sucursal,
 		MonedaLocal:         b.MonedaLocal,
 		MonedaExtranjera:    b.MonedaExtranjera,

@@ -19,6 +19,7 @@ import (
 	"facturad/signer/certmint"
 	"facturad/tenant"
 	"facturad/tenant/certopen"
+	"facturad/tenant/docview"
 	"facturad/tenant/seal"
 	"facturad/tenant/storetest"
 )
@@ -219,7 +220,7 @@ func testTenancyContract(t *testing.T, w *world) {
 			want := map[string]any{
 				"id": float64(co.id), "clave": "1234", "contrasenaHacienda": "hacienda-pass", "activo": "S",
 				"certificadoVencido": false, "numeroIdentificacion": "3101123456", "facturacionElectronica": true,
-				"expiracionCertificado": co.cert.Leaf.NotAfter.In(costaRica).Format(dateLayout),
+				"expiracionCertificado": docview.LocalTime(co.cert.Leaf.NotAfter),
 			}
 			for k, v := range want {
 				if m[k] != v {

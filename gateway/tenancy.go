@@ -9,6 +9,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"facturad/tenant"
+	"facturad/tenant/docview"
 )
 
 // The tenancy routes of A.2–A.4 and the reseller call. Path parameter names
@@ -395,7 +396,7 @@ type apiUserAnswer struct {
 }
 
 func newAPIUserAnswer(u tenant.APIUser) apiUserAnswer {
-	a := apiUserAnswer{ID: u.ID, Usuario: u.Username, Activo: "N", CreatedAt: localTime(u.CreatedAt)}
+	a := apiUserAnswer{ID: u.ID, Usuario: u.Username, Activo: "N", CreatedAt: docview.LocalTime(u.CreatedAt)}
 	if u.Activo {
 		a.Activo = "S"
 	}
