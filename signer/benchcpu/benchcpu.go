@@ -50,3 +50,22 @@ func CompareWithRawRSA(b *testing.B, name string, op func(), key *rsa.PrivateKey
 	b.ReportMetric(float64(opCPU)/float64(rsaCPU), "x-raw-rsa")
 	return opCPU
 }
+
+// ProcessCPU returns the CPU time (user + system) the process has used,
+// for a benchmark that measures a span of work done by several goroutines
+// (a deliverer and the endpoint it calls) rather than one operation.
+func ProcessCPU(tb testing.TB) time.Duration { return processCPU(tb) }
+
+// RawRSA returns the CPU time of one raw RSA-2048 PKCS#1 v1.5 SHA-256
+// signature with key, the mean of n, to set a span measured with
+// ProcessCPU against in the same run.
+func RawRSA(tb testing.TB, key *rsa.PrivateKey, n int) time.Duration {
+	h := sha256.Sum256([]byte("facturad"))
+	t0 := processCPU(tb)
+	for range n {
+		if _, err := rsa.SignPKCS1v15(rand.Reader, key, crypto.SHA256, h[:]); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return (processCPU(tb) - t0) / time.Duration(n)
+}
