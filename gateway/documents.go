@@ -151,11 +151,7 @@ func (h documentHandlers) printed(ctx context.Context, r *Request) (Reply, error
 	if len(d.SignedXML) == 0 {
 		return Reply{}, errNotSigned
 	}
-	var mensaje string
-	if d.Estado == tenant.StateRejected || d.Estado == tenant.StateError {
-		mensaje = strings.Join(append([]string{d.MensajeHacienda}, d.DetalleMensaje...), "\n")
-	}
-	return printedReply(d.SignedXML, d.Estado, mensaje, d.Tipo, d.Consecutivo, "document "+d.Clave)
+	return printedReply(d.SignedXML, d.Estado, d.PrintedMessage(), d.Tipo, d.Consecutivo, "document "+d.Clave)
 }
 
 // printedReply draws a signed v4.4 document with the state estado (and the
@@ -164,14 +160,9 @@ func (h documentHandlers) printed(ctx context.Context, r *Request) (Reply, error
 // clave); what names the document in an error. The issued documents and
 // the received ones are printed by it alike.
 func printedReply(signed []byte, estado tenant.State, mensaje, tipo, name, what string) (Reply, error) {
-	in, err := pdf.FromSignedXML(signed, string(estado))
-	if err != nil {
-		return Reply{}, fmt.Errorf("the stored XML of %s: %w", what, err)
-	}
-	in.MensajeHacienda = mensaje
 	var b bytes.Buffer
-	if err := pdf.Render(&b, in); err != nil {
-		return Reply{}, fmt.Errorf("render %s: %w", what, err)
+	if err := pdf.RenderSignedXML(&b, signed, string(estado), mensaje); err != nil {
+		return Reply{}, fmt.Errorf("print %s: %w", what, err)
 	}
 	file := hacienda.DocumentType(tipo).Abbrev() + "-" + name + ".pdf"
 	return Reply{Body: b.Bytes(), ContentType: contentTypePDF, Disposition: `inline; filename="` + file + `"`}, nil

@@ -2,6 +2,7 @@ package tenant
 
 import (
 	"context"
+	"strings"
 	"time"
 )
 
@@ -96,6 +97,16 @@ type Document struct {
 	// the outbox in its own transaction (see Event); never stored on the
 	// row, cleared by the save that wrote it.
 	Event *Event
+}
+
+// PrintedMessage is what the printed representation shows under the state:
+// the tax authority's message and its details for a rejected document or
+// one in error, nothing otherwise.
+func (d Document) PrintedMessage() string {
+	if d.Estado != StateRejected && d.Estado != StateError {
+		return ""
+	}
+	return strings.Join(append([]string{d.MensajeHacienda}, d.DetalleMensaje...), "\n")
 }
 
 // DocumentStore keeps issued documents. Both store adapters implement it

@@ -46,7 +46,7 @@ func BenchmarkRenderSignedXML10Lines(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		buf.Reset()
-		if err := pdf.RenderSignedXML(&buf, x, "01"); err != nil {
+		if err := pdf.RenderSignedXML(&buf, x, "01", ""); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -68,7 +68,7 @@ func BenchmarkRenderVsRawRSA(b *testing.B) {
 	var buf bytes.Buffer
 	cpu := benchcpu.CompareWithRawRSA(b, "render", func() {
 		buf.Reset()
-		if err := pdf.RenderSignedXML(&buf, x, "01"); err != nil {
+		if err := pdf.RenderSignedXML(&buf, x, "01", ""); err != nil {
 			b.Fatal(err)
 		}
 	}, key)

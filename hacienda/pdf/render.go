@@ -42,12 +42,14 @@ func FromSignedXML(signed []byte, estado string) (Input, error) {
 }
 
 // RenderSignedXML writes the printed representation of a stored signed
-// document to w: FromSignedXML then Render.
-func RenderSignedXML(w io.Writer, signed []byte, estado string) error {
+// document to w: FromSignedXML then Render, with the tax authority's
+// mensaje under the state when not empty.
+func RenderSignedXML(w io.Writer, signed []byte, estado, mensaje string) error {
 	in, err := FromSignedXML(signed, estado)
 	if err != nil {
 		return err
 	}
+	in.MensajeHacienda = mensaje
 	return Render(w, in)
 }
 

@@ -30,7 +30,7 @@ func FuzzRenderSignedXML(f *testing.F) {
 			t.Skip()
 		}
 		var b bytes.Buffer
-		if err := pdf.RenderSignedXML(&b, signed, estado); err != nil {
+		if err := pdf.RenderSignedXML(&b, signed, estado, ""); err != nil {
 			return
 		}
 		out := b.Bytes()

@@ -313,7 +313,7 @@ func TestRenderErrors(t *testing.T) {
 	if err := pdf.Render(&bytes.Buffer{}, pdf.Input{}); !errors.Is(err, pdf.ErrNoDocument) {
 		t.Errorf("no document: %v", err)
 	}
-	if err := pdf.RenderSignedXML(&bytes.Buffer{}, []byte("<html/>"), "01"); !errors.Is(err, hacienda.ErrNotV44Document) {
+	if err := pdf.RenderSignedXML(&bytes.Buffer{}, []byte("<html/>"), "01", ""); !errors.Is(err, hacienda.ErrNotV44Document) {
 		t.Errorf("not a v4.4 document: %v", err)
 	}
 	if _, err := pdf.FromSignedXML(nil, "01"); err == nil {
@@ -329,7 +329,7 @@ func TestRenderSignedXML(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	if err := pdf.RenderSignedXML(&b, x, "00"); err != nil {
+	if err := pdf.RenderSignedXML(&b, x, "00", ""); err != nil {
 		t.Fatal(err)
 	}
 	text := flat(pdfcheck.Text(t, b.Bytes()))

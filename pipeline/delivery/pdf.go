@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"strings"
 
 	"facturad/hacienda/pdf"
 	"facturad/tenant"
@@ -20,16 +19,9 @@ var _ PDFRenderer = PrintedPDF{}
 
 // DocumentPDF renders d.
 func (PrintedPDF) DocumentPDF(_ context.Context, d tenant.Document) ([]byte, error) {
-	in, err := pdf.FromSignedXML(d.SignedXML, string(d.Estado))
-	if err != nil {
-		return nil, fmt.Errorf("the stored XML of document %s: %w", d.Clave, err)
-	}
-	if d.Estado == tenant.StateRejected || d.Estado == tenant.StateError {
-		in.MensajeHacienda = strings.Join(append([]string{d.MensajeHacienda}, d.DetalleMensaje...), "\n")
-	}
 	var b bytes.Buffer
-	if err := pdf.Render(&b, in); err != nil {
-		return nil, fmt.Errorf("render document %s: %w", d.Clave, err)
+	if err := pdf.RenderSignedXML(&b, d.SignedXML, string(d.Estado), d.PrintedMessage()); err != nil {
+		return nil, fmt.Errorf("print document %s: %w", d.Clave, err)
 	}
 	return b.Bytes(), nil
 }
