@@ -113,6 +113,12 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 	if err := w.listen(); err != nil {
 		return err
 	}
+	// The API's TLS files are read next, for the same reason: a missing
+	// or bad one stops the start before the store and its master key are
+	// made.
+	if w.tlsConfig, err = w.apiTLS(); err != nil {
+		return err
+	}
 	if err := w.openStoreAndKeys(ctx); err != nil {
 		return err
 	}
@@ -186,7 +192,8 @@ type wiring struct {
 	callbackKey []byte
 	// apiLn and adminLn are bound before anything else opens.
 	apiLn, adminLn net.Listener
-	listKey        []byte // keys the MAC of the listings' cursors
+	tlsConfig      *tls.Config // the API's, nil for plain HTTP
+	listKey        []byte      // keys the MAC of the listings' cursors
 	cache          tenant.AuthCache
 	limiter        pipeline.Limiter
 	redis          *redis.Client // nil without redis_url
@@ -586,10 +593,6 @@ func (w *wiring) startGateway() (apiLn, adminLn net.Listener, errc <-chan error,
 		checks = append(checks, gateway.ReadyCheck{Name: "redis", Degrades: true,
 			Check: gateway.ReadyFunc(func(ctx context.Context) error { return rdb.Ping(ctx).Err() })})
 	}
-	tlsConfig, err := w.apiTLS()
-	if err != nil {
-		return nil, nil, nil, err
-	}
 	list, err := gateway.DocumentListRoute(w.docs, w.listKey)
 	if err != nil {
 		return nil, nil, nil, err
@@ -614,7 +617,7 @@ func (w *wiring) startGateway() (apiLn, adminLn net.Listener, errc <-chan error,
 
 		DrainDelay:      w.c.DrainDelay,
 		AccessLogSample: w.c.AccessLogSample,
-		TLSConfig:       tlsConfig,
+		TLSConfig:       w.tlsConfig,
 	})
 	if err != nil {
 		return nil, nil, nil, err
