@@ -555,3 +555,21 @@ func TestHelpExitsZero(t *testing.T) {
 		}
 	})
 }
+
+// No command takes arguments after its flags: a stray word (a flag value
+// after a boolean flag, a forgotten --) is refused by name, before any
+// work.
+func TestUnexpectedArguments(t *testing.T) {
+	for _, cmd := range []string{"serve", "migrate", "keygen", "mkcert", "sandbox", "loadgen", "backup", "rekey", "admin-reset", "requeue-emails"} {
+		t.Run("error/"+cmd, func(t *testing.T) {
+			var stdout, stderr strings.Builder
+			err := run(context.Background(), []string{cmd, "stray"}, &stdout, &stderr, func(string) string { return "" })
+			if want := cmd + `: unexpected arguments ["stray"]`; err == nil || err.Error() != want {
+				t.Errorf("err %v, want %q", err, want)
+			}
+			if stdout.Len() > 0 {
+				t.Errorf("stdout %q", stdout.String())
+			}
+		})
+	}
+}

@@ -288,9 +288,6 @@ func parseLoadgenArgs(args []string, stdout, stderr io.Writer, getenv func(strin
 	if err := fs.parse(args, getenv); err != nil {
 		return o, err
 	}
-	if fs.NArg() > 0 {
-		return o, fmt.Errorf("loadgen: unexpected arguments %q", fs.Args())
-	}
 	o.URLs, o.AuxProcesses = urls.values, aux.values
 	if o.RunID == "" {
 		b := make([]byte, 4)

@@ -109,9 +109,6 @@ func runKeygen(args []string, stdout, stderr io.Writer) error {
 	if err := fs.parse(args, func(string) string { return "" }); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("keygen: unexpected arguments %q", fs.Args())
-	}
 	k := make([]byte, 32)
 	if _, err := rand.Read(k); err != nil {
 		return err
@@ -135,8 +132,8 @@ func loadConfig(name string, args []string, stdout, stderr io.Writer, getenv fun
 	if err := fs.finish(err); err != nil {
 		return c, err
 	}
-	if fs.NArg() > 0 {
-		return c, fmt.Errorf("%s: unexpected arguments %q", name, fs.Args())
+	if err := fs.noArgs(); err != nil {
+		return c, err
 	}
 	if fs.precheck != nil {
 		if err := fs.precheck(c); err != nil {

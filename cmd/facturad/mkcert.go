@@ -36,9 +36,6 @@ func runMkcert(args []string, stdout, stderr io.Writer) error {
 	if err := fs.parse(args, func(string) string { return "" }); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("mkcert: unexpected arguments %q", fs.Args())
-	}
 	if *id == "" {
 		fs.Usage()
 		return errors.New("mkcert: -id is required")

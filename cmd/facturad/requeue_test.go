@@ -17,7 +17,8 @@ import (
 
 // TestRequeueEmailsCommand: on both stores, `facturad requeue-emails`
 // makes the failed e-mail of a document accepted since --since pending
-// again, and leaves one accepted before it failed.
+// again, and leaves one accepted before it failed; with --company, only
+// that company's.
 func TestRequeueEmailsCommand(t *testing.T) {
 	ctx := context.Background()
 	shapes := []struct {
@@ -48,6 +49,9 @@ func TestRequeueEmailsCommand(t *testing.T) {
 			now := time.Now()
 			old := storetest.FailedEmail(t, s, now.Add(-5*time.Hour))
 			recent := storetest.FailedEmail(t, s, now.Add(-time.Hour))
+			// Another company's, before --since 2h but after the 6h of
+			// --company below: only the company filter keeps it failed.
+			other := storetest.FailedEmail(t, s, now.Add(-3*time.Hour))
 
 			var stdout strings.Builder
 			if err := run(ctx, append([]string{"requeue-emails", "--since", "2h"}, args...), &stdout, io.Discard, env(environ)); err != nil {
@@ -79,6 +83,12 @@ func TestRequeueEmailsCommand(t *testing.T) {
 			}
 			if !strings.HasPrefix(stdout.String(), "re-queued 1 failed e-mails (company ") || state(old) != tenant.DeliveryPending {
 				t.Errorf("requeue-emails --company said %q; the old e-mail is %v", stdout.String(), state(old))
+			}
+			if other.CompanyID == old.CompanyID {
+				t.Fatalf("the two e-mails are of one company, %d", old.CompanyID)
+			}
+			if got := state(other); got != tenant.DeliveryFailed {
+				t.Errorf("another company's e-mail is %v after requeue-emails --company %d, want still failed", got, old.CompanyID)
 			}
 		})
 	}

@@ -34,9 +34,6 @@ func runSandbox(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 	if err := fs.parse(args, getenv); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("sandbox: unexpected arguments %q", fs.Args())
-	}
 	if *seed == 0 {
 		*seed = rand.Uint64()
 	}

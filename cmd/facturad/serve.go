@@ -113,6 +113,9 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 	if err := w.listen(); err != nil {
 		return err
 	}
+	if err := w.readFiles(); err != nil {
+		return err
+	}
 	if err := w.openStoreAndKeys(ctx); err != nil {
 		return err
 	}
@@ -186,18 +189,44 @@ type wiring struct {
 	callbackKey []byte
 	// apiLn and adminLn are bound before anything else opens.
 	apiLn, adminLn net.Listener
-	listKey        []byte // keys the MAC of the listings' cursors
-	cache          tenant.AuthCache
-	limiter        pipeline.Limiter
-	redis          *redis.Client // nil without redis_url
-	tenants        *tenant.Service
-	docs           *pipeline.Pipeline
+	tlsConfig      *tls.Config // the API's, nil for plain HTTP
+	// answerRoots (hacienda_trust_bundle) and sandboxCAs
+	// (sandbox_trusted_ca, read for the built-in sandbox only); nil: none.
+	answerRoots, sandboxCAs *x509.CertPool
+	listKey                 []byte // keys the MAC of the listings' cursors
+	cache                   tenant.AuthCache
+	limiter                 pipeline.Limiter
+	redis                   *redis.Client // nil without redis_url
+	tenants                 *tenant.Service
+	docs                    *pipeline.Pipeline
 	// failed is set when serving failed: the gateway then stops without
 	// its drain delay.
 	failed bool
 	// served is set once the gateway owns the listeners.
 	served bool
 }
+
+// readFiles reads the files the settings name: the API's TLS pair and the
+// trust bundles. Like a busy port, a missing or bad one stops the start
+// before the store and its master key are made.
+func (w *wiring) readFiles() (err error) {
+	if w.tlsConfig, err = w.apiTLS(); err != nil {
+		return err
+	}
+	if w.answerRoots, err = loadTrustBundle(w.c.HaciendaTrust); err != nil {
+		return fmt.Errorf("hacienda_trust_bundle: %w", err)
+	}
+	if builtInSandbox(w.c) {
+		if w.sandboxCAs, err = loadTrustBundle(w.c.SandboxTrustedCA); err != nil {
+			return fmt.Errorf("sandbox_trusted_ca: %w", err)
+		}
+	}
+	return nil
+}
+
+// builtInSandbox reports whether the service starts the sandbox in process
+// as its tax authority: the sandbox environment with no API override.
+func builtInSandbox(c Config) bool { return c.HaciendaEnv == "sandbox" && c.HaciendaAPI == "" }
 
 // openStoreAndKeys opens the store and the master key that goes with it,
 // and makes the sealer and the keys derived from the master key.
@@ -385,7 +414,7 @@ func adminName(c Config) string {
 // startPipeline opens the tax-authority client and the certificate cache
 // and starts the document pipeline over them.
 func (w *wiring) startPipeline(ctx context.Context) error {
-	client, answerRoots, err := openHacienda(w.c, w.log, w.reg, w.stop)
+	client, answerRoots, err := openHacienda(w.c, w.answerRoots, w.sandboxCAs, w.log, w.reg, w.stop)
 	if err != nil {
 		return err
 	}
@@ -586,10 +615,6 @@ func (w *wiring) startGateway() (apiLn, adminLn net.Listener, errc <-chan error,
 		checks = append(checks, gateway.ReadyCheck{Name: "redis", Degrades: true,
 			Check: gateway.ReadyFunc(func(ctx context.Context) error { return rdb.Ping(ctx).Err() })})
 	}
-	tlsConfig, err := w.apiTLS()
-	if err != nil {
-		return nil, nil, nil, err
-	}
 	list, err := gateway.DocumentListRoute(w.docs, w.listKey)
 	if err != nil {
 		return nil, nil, nil, err
@@ -614,7 +639,7 @@ func (w *wiring) startGateway() (apiLn, adminLn net.Listener, errc <-chan error,
 
 		DrainDelay:      w.c.DrainDelay,
 		AccessLogSample: w.c.AccessLogSample,
-		TLSConfig:       tlsConfig,
+		TLSConfig:       w.tlsConfig,
 	})
 	if err != nil {
 		return nil, nil, nil, err
@@ -770,11 +795,12 @@ type storeWithDocuments interface {
 }
 
 // openHacienda returns the tax-authority client and the authorities its
-// signed answers must chain to. On the built-in sandbox environment with
-// no override, it first starts the sandbox in process on a loopback port,
-// so that the client speaks the real protocol to it, and trusts the
-// sandbox's own answer certificate.
-func openHacienda(c Config, log *slog.Logger, reg *prometheus.Registry, stop *cleanups) (*recepcion.Client, *x509.CertPool, error) {
+// signed answers must chain to (roots, from hacienda_trust_bundle). On the
+// built-in sandbox environment with no override, it first starts the
+// sandbox in process on a loopback port, requiring signing certificates to
+// chain to sandboxCAs (any when nil), so that the client speaks the real
+// protocol to it, and trusts the sandbox's own answer certificate.
+func openHacienda(c Config, roots, sandboxCAs *x509.CertPool, log *slog.Logger, reg *prometheus.Registry, stop *cleanups) (*recepcion.Client, *x509.CertPool, error) {
 	o := recepcion.Options{
 		Environment: recepcion.Environment(c.HaciendaEnv),
 		APIURL:      c.HaciendaAPI,
@@ -782,11 +808,7 @@ func openHacienda(c Config, log *slog.Logger, reg *prometheus.Registry, stop *cl
 		Logger:      log,
 		Registerer:  reg,
 	}
-	roots, err := loadTrustBundle(c.HaciendaTrust)
-	if err != nil {
-		return nil, nil, fmt.Errorf("hacienda_trust_bundle: %w", err)
-	}
-	if c.HaciendaEnv == "sandbox" && c.HaciendaAPI == "" {
+	if builtInSandbox(c) {
 		// Its admin endpoints (faults, received documents) are for tests and
 		// load runs of a standalone sandbox: here nobody needs them, so they
 		// are closed with a token no one knows.
@@ -794,11 +816,7 @@ func openHacienda(c Config, log *slog.Logger, reg *prometheus.Registry, stop *cl
 		if _, err := rand.Read(adminToken); err != nil {
 			return nil, nil, err
 		}
-		trusted, err := loadTrustBundle(c.SandboxTrustedCA)
-		if err != nil {
-			return nil, nil, fmt.Errorf("sandbox_trusted_ca: %w", err)
-		}
-		checks := sandbox.DefaultChecksTrusting(trusted)
+		checks := sandbox.DefaultChecksTrusting(sandboxCAs)
 		answers, err := sandbox.DefaultAnswerSigner()
 		if err != nil {
 			return nil, nil, fmt.Errorf("built-in sandbox: %w", err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -8,6 +9,8 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"errors"
+	"io/fs"
 	"log/slog"
 	"math/big"
 	"net"
@@ -150,5 +153,37 @@ func TestWebhookAllowPrivateWarns(t *testing.T) {
 		if got := strings.Contains(logs.String(), warning) && strings.Contains(logs.String(), `"level":"WARN"`); got != tt.warn {
 			t.Errorf("%s, allow_private %v: warned %v, want %v:\n%s", tt.env, tt.allow, got, tt.warn, logs.String())
 		}
+	}
+}
+
+// A file named by a setting that cannot be read (the API's TLS pair, a
+// trust bundle) stops the start before the store is made: no data folder,
+// no master key, nothing printed.
+func TestServeReadsFilesBeforeTheStore(t *testing.T) {
+	_, keyFile, _ := writeTestCert(t, t.TempDir())
+	missing := filepath.Join(t.TempDir(), "none.pem")
+	for _, tt := range []struct {
+		want string
+		args []string
+	}{
+		{"tls_cert_file", []string{"--tls-cert-file", missing, "--tls-key-file", keyFile}},
+		{"hacienda_trust_bundle", []string{"--hacienda-trust-bundle", missing}},
+		{"sandbox_trusted_ca", []string{"--sandbox-trusted-ca", missing}},
+	} {
+		t.Run("error/"+tt.want, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "data")
+			var stdout, stderr strings.Builder
+			err := run(context.Background(), append([]string{"serve", "--listen", "127.0.0.1:0", "--admin-listen", "127.0.0.1:0", "--data-dir", dir}, tt.args...),
+				&stdout, &stderr, func(string) string { return "" })
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("err = %v, want one naming %s", err, tt.want)
+			}
+			if _, err := os.Stat(dir); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("the data folder was made: %v", err)
+			}
+			if stdout.Len() > 0 {
+				t.Errorf("stdout %q", stdout.String())
+			}
+		})
 	}
 }

@@ -105,7 +105,8 @@ func (c *commandFlags) defaultIs(name, words string) {
 }
 
 // parse parses args and then, for each flag not given, its environment
-// variable through getenv.
+// variable through getenv. Arguments left after the flags are refused:
+// no command takes any.
 func (c *commandFlags) parse(args []string, getenv func(string) string) error {
 	if err := c.finish(c.Parse(args)); err != nil {
 		return err
@@ -124,7 +125,18 @@ func (c *commandFlags) parse(args []string, getenv func(string) string) error {
 			}
 		}
 	})
-	return errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	return c.noArgs()
+}
+
+// noArgs refuses arguments left after the flags.
+func (c *commandFlags) noArgs() error {
+	if c.NArg() > 0 {
+		return fmt.Errorf("%s: unexpected arguments %q", c.cmd, c.Args())
+	}
+	return nil
 }
 
 // finish routes what the flag package wrote while parsing: the help to

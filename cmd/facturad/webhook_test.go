@@ -82,6 +82,19 @@ func (r *hookReceiver) got(t *testing.T) []string {
 	return out
 }
 
+// onlyCompanyID is the id of the one company the branch's credentials see.
+func onlyCompanyID(t *testing.T, branch apiClient) int64 {
+	t.Helper()
+	var companies []struct {
+		ID int64 `json:"id"`
+	}
+	branch.json("GET", "/api/companies/v4", nil, 200, &companies)
+	if len(companies) != 1 {
+		t.Fatalf("companies %+v", companies)
+	}
+	return companies[0].ID
+}
+
 // TestWebhooksSurviveSIGKILL runs the real service, registers a webhook
 // for every document event through the API, issues documents while the
 // endpoint answers 500, waits until every event is in the outbox and has
@@ -102,14 +115,7 @@ func TestWebhooksSurviveSIGKILL(t *testing.T) {
 		t.Fatal(err)
 	}
 	branch := createCompany(t, admin, ca, "3101123456")
-	var companies []struct {
-		ID int64 `json:"id"`
-	}
-	branch.json("GET", "/api/companies/v4", nil, 200, &companies)
-	if len(companies) != 1 {
-		t.Fatalf("companies %+v", companies)
-	}
-	companyID := companies[0].ID
+	companyID := onlyCompanyID(t, branch)
 
 	rcv := newHookReceiver(t)
 	var hook client.Webhook
@@ -216,14 +222,7 @@ func sandboxWebhookRefusals(t *testing.T, api string) {
 		t.Fatal(err)
 	}
 	branch := createCompany(t, admin, ca, "3101777777")
-	var companies []struct {
-		ID int64 `json:"id"`
-	}
-	branch.json("GET", "/api/companies/v4", nil, 200, &companies)
-	if len(companies) != 1 {
-		t.Fatalf("companies %+v", companies)
-	}
-	path := fmt.Sprintf("/api/companies/%d/webhooks/v4", companies[0].ID)
+	path := fmt.Sprintf("/api/companies/%d/webhooks/v4", onlyCompanyID(t, branch))
 	for _, tt := range []struct{ url, want string }{
 		{`"http://127.0.0.1:1/x"`, "FACTURAD_WEBHOOK_ALLOW_PRIVATE"},
 		{`"http://localhost:8080/x"`, "FACTURAD_WEBHOOK_ALLOW_PRIVATE"},

@@ -260,6 +260,13 @@ func TestRuleTestsCoverEveryAlert(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Every alert is also judged across a restart (a replica replaced: its
+	// series end, new ones start from zero; counters reset; the
+	// state-reporting lease moving to another replica) and with no target
+	// at all: tests named so.
+	restart := regexp.MustCompile(`restart|handover|rollout`)
+	judged := map[string]bool{}
+	noTarget := map[string]bool{}
 	var all strings.Builder
 	for _, f := range files {
 		b, err := os.ReadFile(f)
@@ -267,31 +274,6 @@ func TestRuleTestsCoverEveryAlert(t *testing.T) {
 			t.Fatal(err)
 		}
 		all.Write(b)
-	}
-	text := all.String()
-	for _, name := range alertNames {
-		fires := regexp.MustCompile(`alertname: ` + name + `\s*\n\s+exp_alerts:\s*\n\s+- exp_labels:`)
-		quiet := regexp.MustCompile(`\{eval_time: \w+, alertname: ` + name + `\}`)
-		if !fires.MatchString(text) {
-			t.Errorf("no rule test where %s fires", name)
-		}
-		if !quiet.MatchString(text) {
-			t.Errorf("no rule test where %s must stay quiet", name)
-		}
-	}
-
-	// Every alert is also judged across a restart (a replica replaced: its
-	// series end, new ones start from zero; counters reset; the
-	// state-reporting lease moving to another replica) and with no target
-	// at all.
-	restart := regexp.MustCompile(`restart|handover|rollout`)
-	judged := map[string]bool{}
-	noTarget := map[string]bool{}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
 		var suite struct {
 			Tests []struct {
 				Name          string `json:"name"`
@@ -310,7 +292,16 @@ func TestRuleTestsCoverEveryAlert(t *testing.T) {
 			}
 		}
 	}
+	text := all.String()
 	for _, name := range alertNames {
+		fires := regexp.MustCompile(`alertname: ` + name + `\s*\n\s+exp_alerts:\s*\n\s+- exp_labels:`)
+		quiet := regexp.MustCompile(`\{eval_time: \w+, alertname: ` + name + `\}`)
+		if !fires.MatchString(text) {
+			t.Errorf("no rule test where %s fires", name)
+		}
+		if !quiet.MatchString(text) {
+			t.Errorf("no rule test where %s must stay quiet", name)
+		}
 		if !judged[name] {
 			t.Errorf("no rule test judges %s across a restart (a test named with restart, handover or rollout)", name)
 		}
