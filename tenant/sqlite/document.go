@@ -69,6 +69,21 @@ RETURNING id`
 WHERE id = ? AND updated_at = ?
 RETURNING id`
 
+	// qSaveDocumentState is qSaveDocument for a save that leaves the
+	// document's identity (its number, clave, date and parties) as stored,
+	// which is every save after the one that signs it. SQLite rewrites the
+	// entries of every index that holds a column an UPDATE sets, whether
+	// or not its value changes: the full statement touches eight of the
+	// table's indexes, this one the three that hold the state. A save
+	// whose identity differs matches no row here and takes qSaveDocument.
+	qSaveDocumentState = `UPDATE documents SET estado = ?, ind_estado = ?, codigo_mensaje = ?,
+    mensaje_hacienda = ?, detalle_mensaje = ?, last_error = ?, attempts = ?,
+    next_attempt_at = ?, submitted_at = ?, checked_at = ?, updated_at = ?
+WHERE id = ? AND updated_at = ? AND consecutivo = ? AND clave = ? AND situacion = ?
+    AND fecha_emision IS ? AND emisor_tipo = ? AND emisor_numero = ? AND receptor_tipo = ?
+    AND receptor_numero = ?
+RETURNING id`
+
 	// The parts are written once: a save writes a part it carries only
 	// when it differs from the stored one, and a part it does not carry
 	// is kept. The request is kept from numbering on.
@@ -263,11 +278,18 @@ func (s *Store) SaveDocument(ctx context.Context, d *tenant.Document) error {
 	now := nextVersion(s.clock(), read)
 	err = s.batch.do(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var id int64
-		err := tx.StmtContext(ctx, s.wstmts.save).QueryRowContext(ctx, d.Consecutivo, d.Clave, d.Situacion,
-			nullTime(d.FechaEmision), d.EmisorTipo, d.EmisorNumero, d.ReceptorTipo,
-			d.ReceptorNumero, string(d.Estado), d.IndEstado, d.CodigoMensaje, d.MensajeHacienda,
-			detalle, d.LastError, d.Attempts, nullTime(d.NextAttemptAt), nullTime(d.SubmittedAt),
-			nullTime(d.CheckedAt), formatTime(now), d.ID, formatTime(read)).Scan(&id)
+		err := tx.StmtContext(ctx, s.wstmts.saveState).QueryRowContext(ctx, string(d.Estado), d.IndEstado,
+			d.CodigoMensaje, d.MensajeHacienda, detalle, d.LastError, d.Attempts,
+			nullTime(d.NextAttemptAt), nullTime(d.SubmittedAt), nullTime(d.CheckedAt), formatTime(now),
+			d.ID, formatTime(read), d.Consecutivo, d.Clave, d.Situacion, nullTime(d.FechaEmision),
+			d.EmisorTipo, d.EmisorNumero, d.ReceptorTipo, d.ReceptorNumero).Scan(&id)
+		if errors.Is(err, sql.ErrNoRows) {
+			err = tx.StmtContext(ctx, s.wstmts.save).QueryRowContext(ctx, d.Consecutivo, d.Clave, d.Situacion,
+				nullTime(d.FechaEmision), d.EmisorTipo, d.EmisorNumero, d.ReceptorTipo,
+				d.ReceptorNumero, string(d.Estado), d.IndEstado, d.CodigoMensaje, d.MensajeHacienda,
+				detalle, d.LastError, d.Attempts, nullTime(d.NextAttemptAt), nullTime(d.SubmittedAt),
+				nullTime(d.CheckedAt), formatTime(now), d.ID, formatTime(read)).Scan(&id)
+		}
 		if err == nil {
 			if err := s.saveParts(ctx, tx, id, d); err != nil {
 				return err

@@ -78,6 +78,7 @@ type writeStmts struct {
 	raiseNumber *sql.Stmt
 	insert      *sql.Stmt
 	save        *sql.Stmt
+	saveState   *sql.Stmt
 	exists      *sql.Stmt
 
 	insertRequest *sql.Stmt
@@ -94,6 +95,7 @@ func (w *writeStmts) list() []stmtSQL {
 		{&w.raiseNumber, qRaiseDocumentNumber},
 		{&w.insert, qInsertDocument},
 		{&w.save, qSaveDocument},
+		{&w.saveState, qSaveDocumentState},
 		{&w.exists, qDocumentExists},
 		{&w.insertRequest, qInsertRequest},
 		{&w.saveSigned, qSaveSignedXML},
