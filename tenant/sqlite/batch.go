@@ -61,6 +61,7 @@ const (
 // write answered nil is as durable as before (synchronous=FULL).
 type batcher struct {
 	db      *sql.DB
+	sp      savepointStmts
 	ops     chan *writeOp
 	quit    chan struct{}
 	stopped chan struct{} // closed once loop has returned
@@ -72,17 +73,17 @@ type batcher struct {
 	wait   time.Duration // groupWait
 }
 
-func newBatcher(db *sql.DB) *batcher {
-	b := newBatcherWith(db, groupTarget, groupWait)
+func newBatcher(db *sql.DB, sp savepointStmts) *batcher {
+	b := newBatcherWith(db, sp, groupTarget, groupWait)
 	go b.loop()
 	return b
 }
 
 // newBatcherWith is a batcher, not yet started, that waits up to wait for
 // target writes (tests).
-func newBatcherWith(db *sql.DB, target int, wait time.Duration) *batcher {
-	return &batcher{db: db, ops: make(chan *writeOp, maxBatch), quit: make(chan struct{}), stopped: make(chan struct{}),
-		target: target, wait: wait}
+func newBatcherWith(db *sql.DB, sp savepointStmts, target int, wait time.Duration) *batcher {
+	return &batcher{db: db, sp: sp, ops: make(chan *writeOp, maxBatch), quit: make(chan struct{}),
+		stopped: make(chan struct{}), target: target, wait: wait}
 }
 
 // do runs fn in a batch transaction and returns once that transaction has
@@ -235,7 +236,7 @@ func (b *batcher) run(ops []*writeOp) (errs []error, err error) {
 		}
 	} else {
 		for i, op := range ops {
-			if errs[i], err = inSavepoint(tx, op); err != nil {
+			if errs[i], err = b.inSavepoint(tx, op); err != nil {
 				return errs, err
 			}
 		}
@@ -249,20 +250,26 @@ func (b *batcher) run(ops []*writeOp) (errs []error, err error) {
 // inSavepoint runs op inside a savepoint of tx, rolling back to it when op
 // fails. opErr is op's failure; err a failure of the savepoint itself,
 // after which the transaction cannot go on.
-func inSavepoint(tx *sql.Tx, op *writeOp) (opErr, err error) {
+func (b *batcher) inSavepoint(tx *sql.Tx, op *writeOp) (opErr, err error) {
 	ctx := context.Background()
-	if _, err := tx.ExecContext(ctx, "SAVEPOINT w"); err != nil {
+	if _, err := tx.StmtContext(ctx, b.sp.savepoint).ExecContext(ctx); err != nil {
 		return nil, fmt.Errorf("savepoint: %w", mapErr(err))
 	}
 	if opErr = op.run(context.WithoutCancel(op.ctx), tx); opErr != nil {
-		if _, err := tx.ExecContext(ctx, "ROLLBACK TO w"); err != nil {
+		if _, err := tx.StmtContext(ctx, b.sp.rollbackTo).ExecContext(ctx); err != nil {
 			return opErr, fmt.Errorf("rollback to savepoint: %w", mapErr(err))
 		}
 	}
-	if _, err := tx.ExecContext(ctx, "RELEASE w"); err != nil {
+	if _, err := tx.StmtContext(ctx, b.sp.release).ExecContext(ctx); err != nil {
 		return opErr, fmt.Errorf("release savepoint: %w", mapErr(err))
 	}
 	return opErr, nil
+}
+
+// savepointStmts are a write's savepoint statements, prepared once on the
+// write connection (writeStmts) rather than parsed for every write.
+type savepointStmts struct {
+	savepoint, rollbackTo, release *sql.Stmt
 }
 
 // close stops the batcher once the batch being committed is done; writes

@@ -85,8 +85,11 @@ type writeStmts struct {
 	saveSigned    *sql.Stmt
 	saveResponse  *sql.Stmt
 
+	hasHooks    *sql.Stmt
 	outboxHooks *sql.Stmt
 	outboxMail  *sql.Stmt
+
+	sp savepointStmts
 }
 
 func (w *writeStmts) list() []stmtSQL {
@@ -100,8 +103,12 @@ func (w *writeStmts) list() []stmtSQL {
 		{&w.insertRequest, qInsertRequest},
 		{&w.saveSigned, qSaveSignedXML},
 		{&w.saveResponse, qSaveResponseXML},
+		{&w.hasHooks, qHasWebhooks},
 		{&w.outboxHooks, qOutboxHooks},
 		{&w.outboxMail, qOutboxMail},
+		{&w.sp.savepoint, "SAVEPOINT w"},
+		{&w.sp.rollbackTo, "ROLLBACK TO w"},
+		{&w.sp.release, "RELEASE w"},
 	}
 }
 
