@@ -286,8 +286,8 @@ func spliceSignature(doc []byte, insertAt int, sig *etree.Element, certs int) []
 // enveloped-signature transform leaves of the signed document) and the
 // offset of the root's end tag.
 func parseDocument(doc []byte) (*etree.Element, []byte, int, error) {
-	d := etree.NewDocument()
-	if err := d.ReadFromBytes(doc); err != nil {
+	d, err := readXML(doc)
+	if err != nil {
 		return nil, nil, 0, fmt.Errorf("parse document: %w", err)
 	}
 	root := d.Root()

@@ -108,8 +108,8 @@ func (e *ParseError) Error() string { return e.reason }
 // is an ErrInvalidSignature, with a *ParseError saying why.
 func Parse(signed []byte) (*Parsed, error) {
 	signed = bytes.TrimPrefix(signed, []byte("\xef\xbb\xbf"))
-	d := etree.NewDocument()
-	if err := d.ReadFromBytes(signed); err != nil {
+	d, err := readXML(signed)
+	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidSignature, &ParseError{"parse document: " + err.Error()})
 	}
 	if d.Root() == nil {
