@@ -115,8 +115,9 @@ func (s *Store) ReserveReceived(ctx context.Context, r *tenant.ReceivedDocument)
 	now := s.clock()
 	var numero, id int64
 	err = s.batch.do(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		if err := tx.StmtContext(ctx, s.wstmts.nextNumber).QueryRowContext(ctx, r.BranchID, r.Terminal, r.Tipo).Scan(&numero); err != nil {
-			return fmt.Errorf("number: %w", mapErr(err))
+		var err error
+		if numero, err = s.nextNumber(ctx, tx, r.BranchID, r.Terminal, r.Tipo); err != nil {
+			return err
 		}
 		return mapErr(tx.QueryRowContext(ctx, qInsertReceived, r.CompanyID, r.BranchID, r.IDExterno,
 			nullBytes(r.RequestHash), r.Clave, r.TipoDocumento, r.EmisorTipo, r.EmisorNumero, r.EmisorNombre,

@@ -75,6 +75,7 @@ func (r *readStmts) close() error { return closeAll(r.list()) }
 // reuses the statement prepared on its connection.
 type writeStmts struct {
 	nextNumber  *sql.Stmt
+	number      *sql.Stmt
 	raiseNumber *sql.Stmt
 	insert      *sql.Stmt
 	save        *sql.Stmt
@@ -95,6 +96,7 @@ type writeStmts struct {
 func (w *writeStmts) list() []stmtSQL {
 	return []stmtSQL{
 		{&w.nextNumber, qNextDocumentNumber},
+		{&w.number, qDocumentNumber},
 		{&w.raiseNumber, qRaiseDocumentNumber},
 		{&w.insert, qInsertDocument},
 		{&w.save, qSaveDocument},
