@@ -16,6 +16,11 @@ import (
 
 var _ tenant.DocumentStore = (*Store)(nil)
 
+// unsettledEstados is the condition of the partial indexes over the
+// documents and messages not settled yet (migration 0018), which a query
+// must repeat as written for SQLite to read them.
+const unsettledEstados = `(estado = '00' OR estado = '04' OR estado = '05')`
+
 // documentColumns read a whole document. Its large parts live in tables of
 // their own (migration 0015), read here by their document's id; a document
 // stored before keeps them in the columns it had them in.
@@ -114,7 +119,7 @@ WHERE branch_id = ? AND id_externo = ? AND id_externo <> ''`
 	// state in documents_waiting and sort what it finds, which grows
 	// with every document waiting, due or not.
 	qDueDocuments = `SELECT ` + documentColumns + ` FROM documents INDEXED BY documents_due
-WHERE estado IN ('00', '04', '05') AND next_attempt_at IS NOT NULL AND next_attempt_at <= ?
+WHERE ` + unsettledEstados + ` AND next_attempt_at IS NOT NULL AND next_attempt_at <= ?
 ORDER BY next_attempt_at, id
 LIMIT ?`
 	qLeaseDocuments = `UPDATE documents SET next_attempt_at = ?

@@ -36,7 +36,7 @@ WHERE id = ? AND updated_at = ?`
 	// qDueReceived walks the received_due index in order (named: without
 	// statistics the planner may choose another).
 	qDueReceived = `SELECT ` + receivedColumns + ` FROM received_documents INDEXED BY received_due
-WHERE estado IN ('00', '04', '05') AND next_attempt_at IS NOT NULL AND next_attempt_at <= ?
+WHERE ` + unsettledEstados + ` AND next_attempt_at IS NOT NULL AND next_attempt_at <= ?
 ORDER BY next_attempt_at, id
 LIMIT ?`
 	qLeaseReceived = `UPDATE received_documents SET next_attempt_at = ?
