@@ -122,7 +122,7 @@ func (s *sigDoc) redigest(t *testing.T) {
 			parent, at = s.sig.Parent(), s.sig.Index()
 			parent.RemoveChildAt(at)
 		}
-		out, err := canonicalize(alg, prefixes, target)
+		out, err := canonicalize(alg, prefixes, target, nil)
 		if parent != nil {
 			parent.InsertChildAt(at, s.sig)
 		}
@@ -144,7 +144,7 @@ func (s *sigDoc) resign(t *testing.T, key crypto.Signer) {
 	if cm := si.SelectElement("ds:CanonicalizationMethod"); cm != nil {
 		c14n = cm.SelectAttrValue("Algorithm", "")
 	}
-	in, err := canonicalize(c14n, "", si)
+	in, err := canonicalize(c14n, "", si, nil)
 	if err != nil {
 		in = nil
 	}

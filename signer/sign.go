@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/beevik/etree"
-	dsig "github.com/russellhaering/goxmldsig"
 
 	"facturad/hacienda"
 )
@@ -220,8 +219,6 @@ func documentRoot(doc []byte, o *signOptions) (root *etree.Element, docDigest [s
 // root, with the references to the document (whose digest is docDigest),
 // to KeyInfo and to the signed properties, and signs it.
 func (s *signing) signatureElement(root *etree.Element, docDigest []byte) (*etree.Element, error) {
-	canon := dsig.MakeC14N10RecCanonicalizer()
-
 	ids := newSignatureIDs(s.id)
 	sig := root.CreateElement("ds:Signature")
 	sig.CreateAttr("xmlns:ds", NamespaceDS)
@@ -232,11 +229,11 @@ func (s *signing) signatureElement(root *etree.Element, docDigest []byte) (*etre
 	keyInfo := buildKeyInfo(sig, ids.keyInfo, s.chain, s.pub)
 	signedProps := buildQualifyingProperties(sig, ids, s.leaf, s.policy, s.at, s.role)
 
-	keyInfoDigest, err := digestOf(canon, keyInfo)
+	keyInfoDigest, err := digestOf(keyInfo)
 	if err != nil {
 		return nil, fmt.Errorf("sign: canonicalize KeyInfo: %w", err)
 	}
-	signedPropsDigest, err := digestOf(canon, signedProps)
+	signedPropsDigest, err := digestOf(signedProps)
 	if err != nil {
 		return nil, fmt.Errorf("sign: canonicalize SignedProperties: %w", err)
 	}
@@ -247,7 +244,7 @@ func (s *signing) signatureElement(root *etree.Element, docDigest []byte) (*etre
 	addReference(signedInfo, ids.keyInfoReference, "#"+ids.keyInfo, "", keyInfoDigest)
 	addReference(signedInfo, ids.signedPropertiesReference, "#"+ids.signedProperties, TypeSignedProperties, signedPropsDigest)
 
-	siC14N, err := canon.Canonicalize(signedInfo)
+	siC14N, err := c14n10(signedInfo, nil)
 	if err != nil {
 		return nil, fmt.Errorf("sign: canonicalize SignedInfo: %w", err)
 	}
@@ -289,8 +286,8 @@ func spliceSignature(doc []byte, insertAt int, sig *etree.Element, certs int) []
 // enveloped-signature transform leaves of the signed document) and the
 // offset of the root's end tag.
 func parseDocument(doc []byte) (*etree.Element, []byte, int, error) {
-	d := etree.NewDocument()
-	if err := d.ReadFromBytes(doc); err != nil {
+	d, err := readXML(doc)
+	if err != nil {
 		return nil, nil, 0, fmt.Errorf("parse document: %w", err)
 	}
 	root := d.Root()
@@ -304,11 +301,7 @@ func parseDocument(doc []byte) (*etree.Element, []byte, int, error) {
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	// For a whole document (an apex element with no element ancestors)
-	// inclusive C14N 1.1 and 1.0 produce the same bytes, and goxmldsig's 1.1
-	// canonicalizer skips one copy of the tree that its 1.0 canonicalizer
-	// makes to inject ancestors' namespaces.
-	digest, err := digestOf(dsig.MakeC14N11Canonicalizer(), root)
+	digest, err := digestOf(root)
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("canonicalize document: %w", err)
 	}
@@ -493,8 +486,9 @@ func addReference(signedInfo *etree.Element, id, uri, typ string, digest []byte,
 	ref.CreateElement("ds:DigestValue").SetText(base64.StdEncoding.EncodeToString(digest))
 }
 
-func digestOf(canon dsig.Canonicalizer, el *etree.Element) ([]byte, error) {
-	b, err := canon.Canonicalize(el)
+// digestOf returns the SHA-256 digest of el's inclusive C14N 1.0 form.
+func digestOf(el *etree.Element) ([]byte, error) {
+	b, err := c14n10(el, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -108,8 +108,8 @@ func (e *ParseError) Error() string { return e.reason }
 // is an ErrInvalidSignature, with a *ParseError saying why.
 func Parse(signed []byte) (*Parsed, error) {
 	signed = bytes.TrimPrefix(signed, []byte("\xef\xbb\xbf"))
-	d := etree.NewDocument()
-	if err := d.ReadFromBytes(signed); err != nil {
+	d, err := readXML(signed)
+	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalidSignature, &ParseError{"parse document: " + err.Error()})
 	}
 	if d.Root() == nil {
@@ -492,7 +492,7 @@ func (v *verification) checkKeyValue() error {
 // checkSignatureValue verifies the signature value over the canonicalized
 // SignedInfo with the signing certificate's key.
 func (v *verification) checkSignatureValue() error {
-	siC14N, err := canonicalize(v.c14nAlg, "", v.signedInfo)
+	siC14N, err := canonicalize(v.c14nAlg, "", v.signedInfo, nil)
 	if err != nil {
 		return invalid("canonicalize SignedInfo: %v", err)
 	}
@@ -631,15 +631,11 @@ func checkReference(root, sig *etree.Element, ids map[string]*etree.Element, ref
 	if err != nil {
 		return false, invalid("reference %q: %v", ref.uri, err)
 	}
-	var out []byte
+	var skip *etree.Element
 	if enveloped {
-		parent, at := sig.Parent(), sig.Index()
-		parent.RemoveChildAt(at)
-		out, err = canonicalize(c14nAlg, prefixes, target)
-		parent.InsertChildAt(at, sig)
-	} else {
-		out, err = canonicalize(c14nAlg, prefixes, target)
+		skip = sig
 	}
+	out, err := canonicalize(c14nAlg, prefixes, target, skip)
 	if err != nil {
 		return false, invalid("reference %q: canonicalize: %v", ref.uri, err)
 	}
@@ -660,12 +656,19 @@ func isAncestor(a, e *etree.Element) bool {
 }
 
 // canonicalize runs the named canonicalization on el in its place in the
-// document. Inclusive C14N 1.0 takes the in-scope namespaces from el's
-// ancestors itself; the other methods get a detached copy carrying them.
-func canonicalize(alg, prefixes string, el *etree.Element) ([]byte, error) {
+// document, leaving out skip (the enveloped signature) when it is not nil.
+// Inclusive C14N 1.0 takes the in-scope namespaces from el's ancestors
+// itself; the other methods get a detached copy carrying them.
+func canonicalize(alg, prefixes string, el, skip *etree.Element) ([]byte, error) {
+	if alg == AlgorithmC14N10 {
+		return c14n10(el, skip)
+	}
+	if skip != nil {
+		parent, at := skip.Parent(), skip.Index()
+		parent.RemoveChildAt(at)
+		defer parent.InsertChildAt(at, skip)
+	}
 	switch alg {
-	case AlgorithmC14N10:
-		return dsig.MakeC14N10RecCanonicalizer().Canonicalize(el)
 	case string(dsig.CanonicalXML10WithCommentsAlgorithmId):
 		return dsig.MakeC14N10WithCommentsCanonicalizer().Canonicalize(el)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"maps"
 	"testing"
 )
 
@@ -36,4 +37,70 @@ func TestEncodeSubmission(t *testing.T) {
 			t.Errorf("body\n%s\nwant\n%s", g, w)
 		}
 	}
+}
+
+// statusBodies are status answers as the tax authority and others might
+// write them.
+var statusBodies = []string{
+	`{"clave":"50601","fecha":"2026-01-02T03:04:05-06:00","ind-estado":"aceptado","respuesta-xml":"PD94bWw+"}`,
+	"{ \"Clave\" : \"1\" ,\n\t\"IND_ESTADO\":\"rechazado\", \"respuesta-xml\": null }\r\n",
+	`{}`, `{"a":"ñandú","a":"b"}`, `{"a":"x","a":null}`,
+	// Left to encoding/json:
+	`{"a":"\u00f1"}`, `{"a":"x\/y"}`, `{"a":1}`, `{"a":{"b":"c"}}`, `{"a":"x",}`, `["a"]`, `{"a":"x"} x`, "{\"a\":\"\xff\"}",
+}
+
+// TestPlainStatusFields: the answers the plain reader takes give the fields
+// encoding/json gives, and it leaves the others to it.
+func TestPlainStatusFields(t *testing.T) {
+	plain := 0
+	for _, b := range statusBodies {
+		got, ok := plainStatusFields([]byte(b))
+		want, err := jsonStatusFields([]byte(b))
+		if !ok {
+			continue
+		}
+		plain++
+		if err != nil {
+			t.Errorf("%s: read plainly, but encoding/json refuses it: %v", b, err)
+			continue
+		}
+		if !maps.Equal(got, want) {
+			t.Errorf("%s: fields %v, want %v", b, got, want)
+		}
+	}
+	if plain != 5 {
+		t.Errorf("%d answers read plainly, want the first 5", plain)
+	}
+}
+
+func FuzzPlainStatusFields(f *testing.F) {
+	for _, b := range statusBodies {
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b string) {
+		got, ok := plainStatusFields([]byte(b))
+		if !ok {
+			return
+		}
+		// Names that differ but normalize alike leave encoding/json's
+		// answer to map order: compare only without them.
+		var raw map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(b), &raw); err != nil {
+			t.Fatalf("read plainly, but encoding/json refuses it: %v", err)
+		}
+		seen := map[string]string{}
+		for k := range raw {
+			if other, dup := seen[normKey(k)]; dup && other != k {
+				return
+			}
+			seen[normKey(k)] = k
+		}
+		want, err := jsonStatusFields([]byte(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !maps.Equal(got, want) {
+			t.Fatalf("fields %v, want %v", got, want)
+		}
+	})
 }

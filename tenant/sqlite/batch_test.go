@@ -158,3 +158,61 @@ func TestGroupCommitClosed(t *testing.T) {
 		t.Fatalf("write after close: %v, want errStoreClosed", err)
 	}
 }
+
+// TestGroupCommitWaitsForCompany: after a batch of several writes, a batch
+// that finds fewer than the target queued waits for more; after a lone
+// write it commits at once. The wait here is an hour, so that a batch that
+// waited when it should not hangs the test and one that did not wait when
+// it should commits alone.
+func TestGroupCommitWaitsForCompany(t *testing.T) {
+	s, _ := openBatchStore(t)
+	b := newBatcherWith(s.write, s.wstmts.sp, 3, time.Hour)
+	var mu sync.Mutex
+	var sizes []int
+	b.sizes = func(n int) { mu.Lock(); sizes = append(sizes, n); mu.Unlock() }
+	go b.loop()
+	t.Cleanup(b.close)
+
+	write := func(v string) chan error {
+		done := make(chan error, 1)
+		go func() { done <- b.do(context.Background(), insertK(v)) }()
+		return done
+	}
+	wait := func(what string, done chan error) {
+		t.Helper()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatalf("%s: %v", what, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s has not committed: its batch waits", what)
+		}
+	}
+
+	release := hold(t, b) // a batch of one
+	x := write("x")
+	queued(t, b, 1)
+	y := write("y")
+	queued(t, b, 2)
+	release()
+	wait("x", x) // after a lone write: no wait, x and y commit together
+	wait("y", y)
+
+	z := write("z") // after a batch of two: waits for company
+	select {
+	case err := <-z:
+		t.Fatalf("z committed alone (%v) after a batch of two", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	w1, w2 := write("w1"), write("w2")
+	wait("z", z)
+	wait("w1", w1)
+	wait("w2", w2)
+
+	mu.Lock()
+	defer mu.Unlock()
+	if want := []int{1, 2, 3}; !slices.Equal(sizes, want) {
+		t.Errorf("batch sizes %v, want %v", sizes, want)
+	}
+}

@@ -20,6 +20,10 @@ const (
 	// qOutboxHooks writes one delivery per webhook of the company that
 	// asked for the event. With no webhook it is one probe of
 	// webhooks_company and writes nothing.
+	// qHasWebhooks comes before qOutboxHooks, which SQLite prepares again
+	// on every run (its plan depends on the event name bound to it): most
+	// companies have no webhook, and this lookup spares them that.
+	qHasWebhooks = `SELECT EXISTS (SELECT 1 FROM webhooks WHERE company_id = ?)`
 	qOutboxHooks = `INSERT INTO webhook_deliveries (webhook_id, company_id, event_id, evento, clave,
     created_at, payload, next_attempt_at)
 SELECT w.id, w.company_id, ?2, ?3, ?4, ?5, ?6, ?5 FROM webhooks w
@@ -43,9 +47,15 @@ func (s *Store) writeOutbox(ctx context.Context, tx *sql.Tx, companyID, document
 		return nil
 	}
 	created := formatTime(ev.Created)
-	if _, err := tx.StmtContext(ctx, s.wstmts.outboxHooks).ExecContext(ctx, companyID, ev.ID, ev.Name, ev.Clave,
-		created, ev.Payload); err != nil {
+	var hooks bool
+	if err := tx.StmtContext(ctx, s.wstmts.hasHooks).QueryRowContext(ctx, companyID).Scan(&hooks); err != nil {
 		return fmt.Errorf("outbox: %w", mapErr(err))
+	}
+	if hooks {
+		if _, err := tx.StmtContext(ctx, s.wstmts.outboxHooks).ExecContext(ctx, companyID, ev.ID, ev.Name, ev.Clave,
+			created, ev.Payload); err != nil {
+			return fmt.Errorf("outbox: %w", mapErr(err))
+		}
 	}
 	if len(ev.Email) == 0 || documentID == 0 {
 		return nil

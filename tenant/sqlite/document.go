@@ -16,6 +16,11 @@ import (
 
 var _ tenant.DocumentStore = (*Store)(nil)
 
+// unsettledEstados is the condition of the partial indexes over the
+// documents and messages not settled yet (migration 0018), which a query
+// must repeat as written for SQLite to read them.
+const unsettledEstados = `(estado = '00' OR estado = '04' OR estado = '05')`
+
 // documentColumns read a whole document. Its large parts live in tables of
 // their own (migration 0015), read here by their document's id; a document
 // stored before keeps them in the columns it had them in.
@@ -38,13 +43,19 @@ const stateColumns = `id, company_id, branch_id, id_externo, request_hash, tipo,
     submitted_at, checked_at, created_at, updated_at, NULL`
 
 const (
-	// qNextDocumentNumber steps the sequence, creating it at 1. It runs in
-	// the transaction that inserts the document, so a failed insert undoes
-	// the step.
+	// qNextDocumentNumber steps the sequence, creating it at 1, and
+	// qDocumentNumber reads where it stands. They run in the transaction
+	// that inserts the document, so a failed insert undoes the step.
+	//
+	// The write statements on a document's path have no RETURNING clause:
+	// SQLite buffers a RETURNING clause's rows in a temporary b-tree that
+	// it opens and closes on every run. Without it, a document's four
+	// writes take a quarter less CPU (BenchmarkDocumentStore/Lifecycle:
+	// 490-510 µs before, 355-390 µs after).
 	qNextDocumentNumber = `INSERT INTO document_sequences (branch_id, terminal, tipo, last_numero)
 VALUES (?, ?, ?, 1)
-ON CONFLICT (branch_id, terminal, tipo) DO UPDATE SET last_numero = last_numero + 1
-RETURNING last_numero`
+ON CONFLICT (branch_id, terminal, tipo) DO UPDATE SET last_numero = last_numero + 1`
+	qDocumentNumber = `SELECT last_numero FROM document_sequences WHERE branch_id = ? AND terminal = ? AND tipo = ?`
 
 	// qRaiseDocumentNumber records a number the caller chose (its own
 	// clave's): the sequence rises to it, never falls, so that a number the
@@ -58,16 +69,28 @@ ON CONFLICT (branch_id, terminal, tipo) DO UPDATE SET last_numero = max(last_num
     emisor_numero, receptor_tipo, receptor_numero, estado, ind_estado, codigo_mensaje,
     mensaje_hacienda, detalle_mensaje, last_error, attempts, next_attempt_at, submitted_at,
     checked_at, created_at, updated_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-RETURNING id`
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 	qSaveDocument = `UPDATE documents SET consecutivo = ?, clave = ?, situacion = ?,
     fecha_emision = ?, emisor_tipo = ?, emisor_numero = ?, receptor_tipo = ?,
     receptor_numero = ?, estado = ?, ind_estado = ?, codigo_mensaje = ?,
     mensaje_hacienda = ?, detalle_mensaje = ?, last_error = ?, attempts = ?,
     next_attempt_at = ?, submitted_at = ?, checked_at = ?, updated_at = ?
-WHERE id = ? AND updated_at = ?
-RETURNING id`
+WHERE id = ? AND updated_at = ?`
+
+	// qSaveDocumentState is qSaveDocument for a save that leaves the
+	// document's identity (its number, clave, date and parties) as stored,
+	// which is every save after the one that signs it. SQLite rewrites the
+	// entries of every index that holds a column an UPDATE sets, whether
+	// or not its value changes: the full statement touches eight of the
+	// table's indexes, this one the three that hold the state. A save
+	// whose identity differs matches no row here and takes qSaveDocument.
+	qSaveDocumentState = `UPDATE documents SET estado = ?, ind_estado = ?, codigo_mensaje = ?,
+    mensaje_hacienda = ?, detalle_mensaje = ?, last_error = ?, attempts = ?,
+    next_attempt_at = ?, submitted_at = ?, checked_at = ?, updated_at = ?
+WHERE id = ? AND updated_at = ? AND consecutivo = ? AND clave = ? AND situacion = ?
+    AND fecha_emision IS ? AND emisor_tipo = ? AND emisor_numero = ? AND receptor_tipo = ?
+    AND receptor_numero = ?`
 
 	// The parts are written once: a save writes a part it carries only
 	// when it differs from the stored one, and a part it does not carry
@@ -96,7 +119,7 @@ WHERE branch_id = ? AND id_externo = ? AND id_externo <> ''`
 	// state in documents_waiting and sort what it finds, which grows
 	// with every document waiting, due or not.
 	qDueDocuments = `SELECT ` + documentColumns + ` FROM documents INDEXED BY documents_due
-WHERE estado IN ('00', '04', '05') AND next_attempt_at IS NOT NULL AND next_attempt_at <= ?
+WHERE ` + unsettledEstados + ` AND next_attempt_at IS NOT NULL AND next_attempt_at <= ?
 ORDER BY next_attempt_at, id
 LIMIT ?`
 	qLeaseDocuments = `UPDATE documents SET next_attempt_at = ?
@@ -220,16 +243,19 @@ func (s *Store) ReserveDocument(ctx context.Context, d *tenant.Document) error {
 			if _, err := tx.StmtContext(ctx, s.wstmts.raiseNumber).ExecContext(ctx, d.BranchID, d.Terminal, d.Tipo, numero); err != nil {
 				return fmt.Errorf("number: %w", mapErr(err))
 			}
-		} else if err := tx.StmtContext(ctx, s.wstmts.nextNumber).QueryRowContext(ctx, d.BranchID, d.Terminal, d.Tipo).Scan(&numero); err != nil {
-			return fmt.Errorf("number: %w", mapErr(err))
+		} else if numero, err = s.nextNumber(ctx, tx, d.BranchID, d.Terminal, d.Tipo); err != nil {
+			return err
 		}
-		err := tx.StmtContext(ctx, s.wstmts.insert).QueryRowContext(ctx, d.CompanyID, d.BranchID, d.IDExterno,
+		res, err := tx.StmtContext(ctx, s.wstmts.insert).ExecContext(ctx, d.CompanyID, d.BranchID, d.IDExterno,
 			nullBytes(d.RequestHash), d.Tipo, d.Terminal, numero, d.Consecutivo, d.Clave,
 			d.Situacion, nullTime(d.FechaEmision), d.EmisorTipo, d.EmisorNumero, d.ReceptorTipo,
 			d.ReceptorNumero, string(d.Estado), d.IndEstado, d.CodigoMensaje, d.MensajeHacienda,
 			detalle, d.LastError, d.Attempts, nullTime(d.NextAttemptAt), nullTime(d.SubmittedAt),
-			nullTime(d.CheckedAt), formatTime(now), formatTime(now)).Scan(&id)
+			nullTime(d.CheckedAt), formatTime(now), formatTime(now))
 		if err != nil {
+			return mapErr(err)
+		}
+		if id, err = res.LastInsertId(); err != nil {
 			return mapErr(err)
 		}
 		if len(d.Request) > 0 {
@@ -262,20 +288,26 @@ func (s *Store) SaveDocument(ctx context.Context, d *tenant.Document) error {
 	read := d.UpdatedAt.UTC().Truncate(time.Microsecond)
 	now := nextVersion(s.clock(), read)
 	err = s.batch.do(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		var id int64
-		err := tx.StmtContext(ctx, s.wstmts.save).QueryRowContext(ctx, d.Consecutivo, d.Clave, d.Situacion,
-			nullTime(d.FechaEmision), d.EmisorTipo, d.EmisorNumero, d.ReceptorTipo,
-			d.ReceptorNumero, string(d.Estado), d.IndEstado, d.CodigoMensaje, d.MensajeHacienda,
-			detalle, d.LastError, d.Attempts, nullTime(d.NextAttemptAt), nullTime(d.SubmittedAt),
-			nullTime(d.CheckedAt), formatTime(now), d.ID, formatTime(read)).Scan(&id)
-		if err == nil {
-			if err := s.saveParts(ctx, tx, id, d); err != nil {
+		saved, err := updated(tx.StmtContext(ctx, s.wstmts.saveState).ExecContext(ctx, string(d.Estado), d.IndEstado,
+			d.CodigoMensaje, d.MensajeHacienda, detalle, d.LastError, d.Attempts,
+			nullTime(d.NextAttemptAt), nullTime(d.SubmittedAt), nullTime(d.CheckedAt), formatTime(now),
+			d.ID, formatTime(read), d.Consecutivo, d.Clave, d.Situacion, nullTime(d.FechaEmision),
+			d.EmisorTipo, d.EmisorNumero, d.ReceptorTipo, d.ReceptorNumero))
+		if err == nil && !saved {
+			saved, err = updated(tx.StmtContext(ctx, s.wstmts.save).ExecContext(ctx, d.Consecutivo, d.Clave, d.Situacion,
+				nullTime(d.FechaEmision), d.EmisorTipo, d.EmisorNumero, d.ReceptorTipo,
+				d.ReceptorNumero, string(d.Estado), d.IndEstado, d.CodigoMensaje, d.MensajeHacienda,
+				detalle, d.LastError, d.Attempts, nullTime(d.NextAttemptAt), nullTime(d.SubmittedAt),
+				nullTime(d.CheckedAt), formatTime(now), d.ID, formatTime(read)))
+		}
+		if err != nil {
+			return mapErr(err)
+		}
+		if saved {
+			if err := s.saveParts(ctx, tx, d.ID, d); err != nil {
 				return err
 			}
 			return s.writeOutbox(ctx, tx, d.CompanyID, d.ID, d.Event)
-		}
-		if !errors.Is(err, sql.ErrNoRows) {
-			return mapErr(err)
 		}
 		var n int
 		if err := tx.StmtContext(ctx, s.wstmts.exists).QueryRowContext(ctx, d.ID).Scan(&n); err != nil {
@@ -291,6 +323,28 @@ func (s *Store) SaveDocument(ctx context.Context, d *tenant.Document) error {
 	}
 	d.UpdatedAt, d.Event = now, nil
 	return nil
+}
+
+// updated reports whether an UPDATE of one row by its id matched it.
+func updated(res sql.Result, err error) (bool, error) {
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
+}
+
+// nextNumber steps the sequence of a branch, terminal and document type in
+// tx and returns the number it stepped to.
+func (s *Store) nextNumber(ctx context.Context, tx *sql.Tx, branchID int64, terminal, tipo string) (int64, error) {
+	if _, err := tx.StmtContext(ctx, s.wstmts.nextNumber).ExecContext(ctx, branchID, terminal, tipo); err != nil {
+		return 0, fmt.Errorf("number: %w", mapErr(err))
+	}
+	var n int64
+	if err := tx.StmtContext(ctx, s.wstmts.number).QueryRowContext(ctx, branchID, terminal, tipo).Scan(&n); err != nil {
+		return 0, fmt.Errorf("number: %w", mapErr(err))
+	}
+	return n, nil
 }
 
 // saveParts writes the signed XML and the answer d carries, in the

@@ -36,7 +36,7 @@ WHERE id = ? AND updated_at = ?`
 	// qDueReceived walks the received_due index in order (named: without
 	// statistics the planner may choose another).
 	qDueReceived = `SELECT ` + receivedColumns + ` FROM received_documents INDEXED BY received_due
-WHERE estado IN ('00', '04', '05') AND next_attempt_at IS NOT NULL AND next_attempt_at <= ?
+WHERE ` + unsettledEstados + ` AND next_attempt_at IS NOT NULL AND next_attempt_at <= ?
 ORDER BY next_attempt_at, id
 LIMIT ?`
 	qLeaseReceived = `UPDATE received_documents SET next_attempt_at = ?
@@ -115,8 +115,9 @@ func (s *Store) ReserveReceived(ctx context.Context, r *tenant.ReceivedDocument)
 	now := s.clock()
 	var numero, id int64
 	err = s.batch.do(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		if err := tx.StmtContext(ctx, s.wstmts.nextNumber).QueryRowContext(ctx, r.BranchID, r.Terminal, r.Tipo).Scan(&numero); err != nil {
-			return fmt.Errorf("number: %w", mapErr(err))
+		var err error
+		if numero, err = s.nextNumber(ctx, tx, r.BranchID, r.Terminal, r.Tipo); err != nil {
+			return err
 		}
 		return mapErr(tx.QueryRowContext(ctx, qInsertReceived, r.CompanyID, r.BranchID, r.IDExterno,
 			nullBytes(r.RequestHash), r.Clave, r.TipoDocumento, r.EmisorTipo, r.EmisorNumero, r.EmisorNombre,

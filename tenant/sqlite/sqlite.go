@@ -122,7 +122,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 		s.Close()
 		return nil, fmt.Errorf("open sqlite store %s: prepare: %w", path, err)
 	}
-	s.batch = newBatcher(write)
+	s.batch = newBatcher(write, s.wstmts.sp)
 	return s, nil
 }
 

@@ -25,7 +25,7 @@ const (
     count(*) FILTER (WHERE next_attempt_at IS NULL),
     min(created_at) FILTER (WHERE next_attempt_at IS NOT NULL)
 FROM documents
-WHERE estado IN ('00', '04', '05')
+WHERE ` + unsettledEstados + `
 GROUP BY estado
 UNION ALL
 SELECT 'received', estado,
@@ -33,7 +33,7 @@ SELECT 'received', estado,
     count(*) FILTER (WHERE next_attempt_at IS NULL),
     min(created_at) FILTER (WHERE next_attempt_at IS NOT NULL)
 FROM received_documents
-WHERE estado IN ('00', '04', '05')
+WHERE ` + unsettledEstados + `
 GROUP BY estado`
 	// qCertificatesExpiring counts the active companies by how soon their
 	// certificate expires: ?1 now, ?2 now+30d, ?3 now+7d. Times are

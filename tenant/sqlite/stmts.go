@@ -75,31 +75,42 @@ func (r *readStmts) close() error { return closeAll(r.list()) }
 // reuses the statement prepared on its connection.
 type writeStmts struct {
 	nextNumber  *sql.Stmt
+	number      *sql.Stmt
 	raiseNumber *sql.Stmt
 	insert      *sql.Stmt
 	save        *sql.Stmt
+	saveState   *sql.Stmt
 	exists      *sql.Stmt
 
 	insertRequest *sql.Stmt
 	saveSigned    *sql.Stmt
 	saveResponse  *sql.Stmt
 
+	hasHooks    *sql.Stmt
 	outboxHooks *sql.Stmt
 	outboxMail  *sql.Stmt
+
+	sp savepointStmts
 }
 
 func (w *writeStmts) list() []stmtSQL {
 	return []stmtSQL{
 		{&w.nextNumber, qNextDocumentNumber},
+		{&w.number, qDocumentNumber},
 		{&w.raiseNumber, qRaiseDocumentNumber},
 		{&w.insert, qInsertDocument},
 		{&w.save, qSaveDocument},
+		{&w.saveState, qSaveDocumentState},
 		{&w.exists, qDocumentExists},
 		{&w.insertRequest, qInsertRequest},
 		{&w.saveSigned, qSaveSignedXML},
 		{&w.saveResponse, qSaveResponseXML},
+		{&w.hasHooks, qHasWebhooks},
 		{&w.outboxHooks, qOutboxHooks},
 		{&w.outboxMail, qOutboxMail},
+		{&w.sp.savepoint, "SAVEPOINT w"},
+		{&w.sp.rollbackTo, "ROLLBACK TO w"},
+		{&w.sp.release, "RELEASE w"},
 	}
 }
 
