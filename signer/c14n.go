@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/beevik/etree"
 	dsig "github.com/russellhaering/goxmldsig"
@@ -29,9 +30,11 @@ var errC14NUnsupported = errors.New("not in the subset the direct canonicalizer 
 // ancestors' declarations, before writing it. For a tree outside what is
 // handled here (processing instructions or directives in the subtree, xml:
 // attributes on the apex's ancestors, which C14N 1.0 would carry down, a
-// prefix with no declaration, an apex that declares again a prefix its
-// ancestors declare, an ancestor that undoes the default namespace, an
-// element with attributes of two prefixes) it returns errC14NUnsupported
+// prefix with no declaration, a declaration of the xml or xmlns prefix,
+// text or an attribute value holding characters XML does not allow, an
+// apex that declares again a prefix its ancestors declare, an ancestor that
+// undoes the default namespace, an element with attributes of two
+// prefixes) it returns errC14NUnsupported
 // and writes nothing. goxmldsig then keeps the result as it was. In the
 // last three cases its output departs from the specification (an
 // ancestor's declaration wins over the apex's own; attributes of different
@@ -96,7 +99,7 @@ func apexScope(el *etree.Element) (nsScope, error) {
 			case a.Space == "xml":
 				return nil, errC14NUnsupported
 			case a.Space == "xmlns":
-				if a.Value == "" {
+				if a.Value == "" || a.Key == "xml" || a.Key == "xmlns" {
 					return nil, errC14NUnsupported
 				}
 				scope[a.Key] = a.Value
@@ -130,9 +133,12 @@ func checkC14NSubtree(el, skip *etree.Element) error {
 	}
 	prefix := ""
 	for _, a := range el.Attr {
+		if !xmlText(a.Value) {
+			return errC14NUnsupported
+		}
 		switch a.Space {
 		case "xmlns":
-			if a.Value == "" {
+			if a.Value == "" || a.Key == "xml" || a.Key == "xmlns" {
 				return errC14NUnsupported
 			}
 		case "":
@@ -149,12 +155,40 @@ func checkC14NSubtree(el, skip *etree.Element) error {
 			if err := checkC14NSubtree(c, skip); err != nil {
 				return err
 			}
-		case *etree.CharData, *etree.Comment:
+		case *etree.CharData:
+			if !xmlText(c.Data) {
+				return errC14NUnsupported
+			}
+		case *etree.Comment:
 		default:
 			return errC14NUnsupported
 		}
 	}
 	return nil
+}
+
+// xmlText reports whether s is valid UTF-8 of characters XML allows. A
+// tree built in memory can hold others (a certificate's issuer name may
+// carry control characters); etree writes them as U+FFFD, and so does
+// goxmldsig's canonicalizer, which keeps the digest and the written
+// signature in step.
+func xmlText(s string) bool {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 && c != '\t' && c != '\n' && c != '\r' {
+				return false
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError || !xmlChar(r) {
+			return false
+		}
+		i += n
+	}
+	return true
 }
 
 type c14nWriter struct {

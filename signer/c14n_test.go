@@ -112,6 +112,8 @@ func TestWriteC14NRefuses(t *testing.T) {
 		"apex declares again":          `<r xmlns:p="urn:p"><e xmlns:p="urn:q"/></r>`,
 		"default undone above":         `<r xmlns="urn:a"><d xmlns=""><e/></d></r>`,
 		"attributes of two namespaces": `<r xmlns:z="urn:a" xmlns:a="urn:z"><e a:b="2" z:b="3"/></r>`,
+		"xml prefix declared":          `<r xmlns:xml="http://www.w3.org/XML/1998/namespace"><e/></r>`,
+		"xmlns prefix declared":        `<r xmlns:xmlns="urn:x"><e xmlns="urn:d"/></r>`,
 	} {
 		d := etree.NewDocument()
 		if err := d.ReadFromString(doc); err != nil {
@@ -124,6 +126,37 @@ func TestWriteC14NRefuses(t *testing.T) {
 		var out bytes.Buffer
 		if err := writeC14N(&out, el, nil); !errors.Is(err, errC14NUnsupported) || out.Len() != 0 {
 			t.Errorf("%s: err %v, wrote %q; want errC14NUnsupported and nothing", name, err, out.String())
+		}
+	}
+}
+
+// TestWriteC14NRefusesCharactersXMLForbids: a tree built in memory with
+// characters XML does not allow (a certificate's issuer name may carry
+// them into SignedProperties) goes to goxmldsig, which writes them as
+// U+FFFD as etree writes the signature: signing such a tree and verifying
+// what was written agree.
+func TestWriteC14NRefusesCharactersXMLForbids(t *testing.T) {
+	for _, v := range []string{"a\x01b", "a\uFFFEb", "a\xffb"} {
+		d := etree.NewDocument()
+		r := d.CreateElement("r")
+		r.CreateElement("e").CreateAttr("a", v)
+		r.CreateElement("f").SetText(v)
+		for _, el := range []*etree.Element{r, r.ChildElements()[0], r.ChildElements()[1]} {
+			var out bytes.Buffer
+			if err := writeC14N(&out, el, nil); !errors.Is(err, errC14NUnsupported) {
+				t.Errorf("%q in <%s>: err %v, want errC14NUnsupported", v, el.Tag, err)
+			}
+			got, err := c14n10(el, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := dsig.MakeC14N10RecCanonicalizer().Canonicalize(el)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("%q in <%s>: c14n10 %q, goxmldsig %q", v, el.Tag, got, want)
+			}
 		}
 	}
 }

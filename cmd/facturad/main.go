@@ -44,6 +44,7 @@ func main() {
 		if _, set := os.LookupEnv("GOGC"); !set {
 			debug.SetGCPercent(defaultGCPercent)
 		}
+		setMemoryLimit(os.Getenv)
 	}
 	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr, os.Getenv); err != nil {
 		if errors.Is(err, flag.ErrHelp) {

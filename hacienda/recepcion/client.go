@@ -302,26 +302,34 @@ func statusFields(body []byte) (map[string]string, error) {
 	return jsonStatusFields(body)
 }
 
-// jsonStatusFields is statusFields with encoding/json, for any answer.
+// jsonStatusFields is statusFields with encoding/json, for any answer. It
+// reads the members in order, as plainStatusFields does: of two names that
+// normalize alike the later wins, and a null or non-string value leaves the
+// field absent.
 func jsonStatusFields(body []byte) (map[string]string, error) {
-	fields := map[string]string{}
-	var plain map[string]*string
-	if err := json.Unmarshal(body, &plain); err == nil {
-		for k, v := range plain {
-			if v != nil {
-				fields[normKey(k)] = *v
-			}
-		}
-		return fields, nil
-	}
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(body, &raw); err != nil {
+	// One object and nothing after it.
+	if err := json.Unmarshal(body, new(map[string]json.RawMessage)); err != nil {
 		return nil, err
 	}
-	for k, v := range raw {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if _, err := dec.Token(); err != nil {
+		return nil, err
+	}
+	fields := map[string]string{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		k, _ := t.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, err
+		}
 		var s *string
 		if err := json.Unmarshal(v, &s); err != nil || s == nil {
-			continue // null or a non-string value: treated as absent
+			delete(fields, normKey(k))
+			continue
 		}
 		fields[normKey(k)] = *s
 	}
@@ -394,7 +402,7 @@ func plainStatusFields(body []byte) (map[string]string, bool) {
 			space()
 			if bytes.HasPrefix(body[i:], []byte("null")) {
 				i += len("null")
-				delete(fields, normKey(string(key))) // a later null undoes an earlier value
+				delete(fields, normKey(string(key))) // a later member wins, a null too
 			} else {
 				v, ok := str()
 				if !ok {

@@ -1,0 +1,4 @@
+package signer
+
+// ReadPlainXML is readPlainXML, for the external tests.
+var ReadPlainXML = readPlainXML
