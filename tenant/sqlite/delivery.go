@@ -20,9 +20,9 @@ const (
 	// qOutboxHooks writes one delivery per webhook of the company that
 	// asked for the event. With no webhook it is one probe of
 	// webhooks_company and writes nothing.
-	// qHasWebhooks comes before qOutboxHooks, which SQLite prepares again
-	// on every run (its plan depends on the event name bound to it): most
-	// companies have no webhook, and this lookup spares them that.
+	// qHasWebhooks comes before qOutboxHooks, which SQLite prepared again
+	// on every run (profiles of a replica show it): most companies have no
+	// webhook, and this lookup spares them that.
 	qHasWebhooks = `SELECT EXISTS (SELECT 1 FROM webhooks WHERE company_id = ?)`
 	qOutboxHooks = `INSERT INTO webhook_deliveries (webhook_id, company_id, event_id, evento, clave,
     created_at, payload, next_attempt_at)
