@@ -554,14 +554,6 @@ func leaseHolder() (string, error) {
 	return fmt.Sprintf("%s/%d/%s", host, os.Getpid(), hex.EncodeToString(b)), nil
 }
 
-// documentEmails serves /api/documents/{clave}/email/v4: the pipeline
-// decides who may see the document, the store reads and re-queues its
-// e-mails.
-type documentEmails struct {
-	*pipeline.Pipeline
-	tenant.EmailStore
-}
-
 // startStateMetrics registers the pool collectors and starts the reporter
 // of the store-wide state gauges (only the replica holding its lease
 // exports them).
@@ -630,7 +622,7 @@ func (w *wiring) startGateway() (apiLn, adminLn net.Listener, errc <-chan error,
 		Tenants:        w.tenants,
 		Routes: append(append(append(gateway.DocumentRoutes(w.docs), gateway.ReceivedRoutes(w.docs)...), gateway.WebhookRoutes(w.tenants)...),
 			append([]gateway.Route{list, listReceived, gateway.CalculateRoute(), gateway.CallbackRoute(w.docs)},
-				gateway.EmailRoutes(documentEmails{w.docs, w.store})...)...),
+				gateway.EmailRoutes(w.docs, w.tenants)...)...),
 		Ready:       gateway.ReadyFunc(w.store.Ping),
 		ReadyChecks: checks,
 		Logger:      w.log,
