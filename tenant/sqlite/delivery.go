@@ -429,10 +429,10 @@ WHERE document_id = ? AND failed_at IS NOT NULL AND sent_at IS NULL`, formatTime
 // companyID, unless 0) due again at at. The failed ones are among the
 // settled, whose index by creation (email_deliveries_settled) it reads.
 func (s *Store) RequeueFailedEmails(ctx context.Context, since time.Time, companyID int64, at time.Time) (int, error) {
-	res, err := s.write.ExecContext(ctx, `UPDATE email_deliveries SET failed_at = NULL, next_attempt_at = ?3
-WHERE id IN (SELECT id FROM email_deliveries INDEXED BY email_deliveries_settled
-    WHERE next_attempt_at IS NULL AND created_at >= ?1 AND failed_at IS NOT NULL AND sent_at IS NULL
-        AND (?2 = 0 OR company_id = ?2))`,
+	res, err := s.write.ExecContext(ctx, `UPDATE email_deliveries INDEXED BY email_deliveries_settled
+SET failed_at = NULL, next_attempt_at = ?3
+WHERE next_attempt_at IS NULL AND created_at >= ?1 AND failed_at IS NOT NULL AND sent_at IS NULL
+    AND (?2 = 0 OR company_id = ?2)`,
 		formatTime(since), companyID, formatTime(at))
 	if err != nil {
 		return 0, fmt.Errorf("re-queue the failed e-mails since %s: %w", since.UTC().Format(time.RFC3339), err)
