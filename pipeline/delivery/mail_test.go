@@ -27,7 +27,6 @@ import (
 
 	"github.com/emersion/go-sasl"
 	"github.com/emersion/go-smtp"
-	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"facturad/hacienda"
 	"facturad/hacienda/pdf/pdfcheck"
@@ -626,7 +625,7 @@ func serverFaultWaits(t *testing.T, fault, fix func(st *smtpServer)) {
 		if n := logs.count(slog.LevelWarn, ""); n != 1 {
 			t.Fatalf("%d warnings in all, want the one: %v", n, logs.messages())
 		}
-		if v := testutil.ToFloat64(mustCounter(t, f.reg, "email", "failed")); v != 0 {
+		if v := attempts(t, f.reg, "email", "failed"); v != 0 {
 			t.Fatalf("%v e-mails failed", v)
 		}
 		fix(st)
