@@ -68,13 +68,6 @@ func (docTenants) Authenticate(_ context.Context, token, user, pass string) (ten
 	return tenant.Principal{}, tenant.ErrUnauthenticated
 }
 
-// documentEmails serves the e-mail route as the service does: the
-// pipeline decides who sees the document, the store reads its e-mails.
-type documentEmails struct {
-	*pipeline.Pipeline
-	tenant.EmailStore
-}
-
 // never is how an answer writes a time that has not happened.
 const never = "0001-01-01T00:00:00"
 
@@ -278,11 +271,11 @@ func testDocumentsEndToEnd(t *testing.T, store tenant.Store) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = p.Stop(context.Background()) })
-	emails, ok := store.(tenant.EmailStore)
+	emails, ok := store.(tenant.EmailStore) // to fail an e-mail as the mail server would
 	if !ok {
 		t.Fatalf("%T keeps no e-mails", store)
 	}
-	w.testBundle = setup(t, Options{Tenants: svc, Routes: append(append(DocumentRoutes(p), ReceivedRoutes(p)...), EmailRoutes(documentEmails{p, emails})...)})
+	w.testBundle = setup(t, Options{Tenants: svc, Routes: append(append(DocumentRoutes(p), ReceivedRoutes(p)...), EmailRoutes(p, svc)...)})
 	co := w.createCompany(t, w.admin, "3101123456", "Documentos de Prueba S.A.")
 	other := w.createCompany(t, w.admin, "3101654321", "Otra Empresa S.A.")
 

@@ -766,7 +766,7 @@ func TestOpenAPIListsEveryRoute(t *testing.T) {
 		t.Fatal(err)
 	}
 	routes := append(append(append(DocumentRoutes(nil), ReceivedRoutes(nil)...), WebhookRoutes(nil)...), list, listReceived, CalculateRoute())
-	b := setup(t, Options{Tenants: &fakeTenants{}, Routes: append(routes, EmailRoutes(nil)...)})
+	b := setup(t, Options{Tenants: &fakeTenants{}, Routes: append(routes, EmailRoutes(nil, nil)...)})
 	r := b.do(t, "GET", "/openapi.json", nil, "", nil)
 	if r.status != 200 {
 		t.Fatalf("status %d", r.status)

@@ -20,13 +20,17 @@ type Webhooks interface {
 	WebhookDeliveries(ctx context.Context, p tenant.Principal, companyID, id int64, page tenant.DeliveryPage) ([]tenant.Delivery, error)
 }
 
-// DocumentEmails reads and re-queues an accepted document's e-mails:
-// Document decides who may see the document (*pipeline.Pipeline), the
-// store's tenant.EmailStore reads and re-queues them.
-type DocumentEmails interface {
+// DocumentFinder decides who may see a document and returns it
+// (*pipeline.Pipeline).
+type DocumentFinder interface {
 	Document(ctx context.Context, p tenant.Principal, clave string) (tenant.Document, error)
+}
+
+// DocumentEmails reads and re-queues a document's e-mails
+// (*tenant.Service); RequeueEmails decides who may.
+type DocumentEmails interface {
 	DocumentEmails(ctx context.Context, documentID int64) ([]tenant.EmailDelivery, error)
-	RequeueEmails(ctx context.Context, documentID int64, at time.Time) (int, error)
+	RequeueEmails(ctx context.Context, p tenant.Principal, documentID int64, at time.Time) (int, error)
 }
 
 // WebhookRoutes returns the webhook calls of A.12 and the delivery log.
@@ -46,9 +50,9 @@ func WebhookRoutes(w Webhooks) []Route {
 // again once the cause (the mail server, its credentials) is fixed. The
 // POST is the operator's: anyone else gets 404, as for a document they
 // cannot see.
-func EmailRoutes(d DocumentEmails) []Route {
+func EmailRoutes(docs DocumentFinder, emails DocumentEmails) []Route {
 	list := func(ctx context.Context, doc tenant.Document) (Reply, error) {
-		es, err := d.DocumentEmails(ctx, doc.ID)
+		es, err := emails.DocumentEmails(ctx, doc.ID)
 		if err != nil {
 			return Reply{}, err
 		}
@@ -61,7 +65,7 @@ func EmailRoutes(d DocumentEmails) []Route {
 	return []Route{
 		{Method: http.MethodGet, Path: "/api/documents/{clave}/email/v4", MaxBody: noBodyLimit,
 			Handle: func(ctx context.Context, r *Request) (Reply, error) {
-				doc, err := d.Document(ctx, r.Principal, r.Params["clave"])
+				doc, err := docs.Document(ctx, r.Principal, r.Params["clave"])
 				if err != nil {
 					return Reply{}, err
 				}
@@ -69,14 +73,11 @@ func EmailRoutes(d DocumentEmails) []Route {
 			}},
 		{Method: http.MethodPost, Path: "/api/documents/{clave}/email/v4", MaxBody: noBodyLimit,
 			Handle: func(ctx context.Context, r *Request) (Reply, error) {
-				if r.Principal.Role != tenant.RoleAdmin {
-					return Reply{}, tenant.ErrNotFound
-				}
-				doc, err := d.Document(ctx, r.Principal, r.Params["clave"])
+				doc, err := docs.Document(ctx, r.Principal, r.Params["clave"])
 				if err != nil {
 					return Reply{}, err
 				}
-				if _, err := d.RequeueEmails(ctx, doc.ID, time.Now()); err != nil {
+				if _, err := emails.RequeueEmails(ctx, r.Principal, doc.ID, time.Now()); err != nil {
 					return Reply{}, err
 				}
 				return list(ctx, doc)

@@ -5,10 +5,11 @@ import (
 	"errors"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/beevik/etree"
 	dsig "github.com/russellhaering/goxmldsig"
+
+	"facturad/hacienda/xmltext"
 )
 
 // nsXML is the namespace the xml prefix is bound to, never declared.
@@ -133,7 +134,7 @@ func checkC14NSubtree(el, skip *etree.Element) error {
 	}
 	prefix := ""
 	for _, a := range el.Attr {
-		if !xmlText(a.Value) {
+		if xmltext.Check(a.Value) != "" {
 			return errC14NUnsupported
 		}
 		switch a.Space {
@@ -156,7 +157,11 @@ func checkC14NSubtree(el, skip *etree.Element) error {
 				return err
 			}
 		case *etree.CharData:
-			if !xmlText(c.Data) {
+			// Text XML does not allow (a certificate's issuer name
+			// may carry a control character into SignedProperties):
+			// etree writes it as U+FFFD, and so does goxmldsig, which
+			// keeps the digest and the written signature in step.
+			if xmltext.Check(c.Data) != "" {
 				return errC14NUnsupported
 			}
 		case *etree.Comment:
@@ -165,30 +170,6 @@ func checkC14NSubtree(el, skip *etree.Element) error {
 		}
 	}
 	return nil
-}
-
-// xmlText reports whether s is valid UTF-8 of characters XML allows. A
-// tree built in memory can hold others (a certificate's issuer name may
-// carry control characters); etree writes them as U+FFFD, and so does
-// goxmldsig's canonicalizer, which keeps the digest and the written
-// signature in step.
-func xmlText(s string) bool {
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c < 0x20 && c != '\t' && c != '\n' && c != '\r' {
-				return false
-			}
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError || !xmlChar(r) {
-			return false
-		}
-		i += n
-	}
-	return true
 }
 
 type c14nWriter struct {
@@ -263,7 +244,7 @@ func (w *c14nWriter) element(el *etree.Element, parent nsScope, rendered nsScope
 			out.WriteString(prefix)
 			out.WriteString(`="`)
 		}
-		writeC14NAttrValue(out, scope[prefix])
+		writeC14NEscaped(out, scope[prefix], true)
 		out.WriteByte('"')
 	}
 
@@ -298,7 +279,7 @@ func (w *c14nWriter) element(el *etree.Element, parent nsScope, rendered nsScope
 		out.WriteByte(' ')
 		writeQName(out, at.a.Space, at.a.Key)
 		out.WriteString(`="`)
-		writeC14NAttrValue(out, at.a.Value)
+		writeC14NEscaped(out, at.a.Value, true)
 		out.WriteByte('"')
 	}
 	w.attrs = attrs[:0]
@@ -312,7 +293,7 @@ func (w *c14nWriter) element(el *etree.Element, parent nsScope, rendered nsScope
 			}
 			w.element(c, scope, scope, false)
 		case *etree.CharData:
-			writeC14NText(out, c.Data)
+			writeC14NEscaped(out, c.Data, false)
 		}
 	}
 	out.WriteString("</")
@@ -328,50 +309,28 @@ func writeQName(out *bytes.Buffer, space, local string) {
 	out.WriteString(local)
 }
 
-// writeC14NText escapes character data as Canonical XML does: &, <, > and
-// carriage returns.
-func writeC14NText(out *bytes.Buffer, s string) {
+// writeC14NEscaped writes text or, when attr, an attribute value, escaped
+// as Canonical XML does: &, < and carriage returns in both, > in text, and
+// the double quote, tabs and line feeds in attribute values.
+func writeC14NEscaped(out *bytes.Buffer, s string, attr bool) {
 	last := 0
 	for i := 0; i < len(s); i++ {
 		var esc string
-		switch s[i] {
-		case '&':
+		switch c := s[i]; {
+		case c == '&':
 			esc = "&amp;"
-		case '<':
+		case c == '<':
 			esc = "&lt;"
-		case '>':
+		case c == '\r':
+			esc = "&#xD;"
+		case c == '>' && !attr:
 			esc = "&gt;"
-		case '\r':
-			esc = "&#xD;"
-		default:
-			continue
-		}
-		out.WriteString(s[last:i])
-		out.WriteString(esc)
-		last = i + 1
-	}
-	out.WriteString(s[last:])
-}
-
-// writeC14NAttrValue escapes an attribute value as Canonical XML does: &,
-// <, the double quote, tabs, line feeds and carriage returns.
-func writeC14NAttrValue(out *bytes.Buffer, s string) {
-	last := 0
-	for i := 0; i < len(s); i++ {
-		var esc string
-		switch s[i] {
-		case '&':
-			esc = "&amp;"
-		case '<':
-			esc = "&lt;"
-		case '"':
+		case c == '"' && attr:
 			esc = "&quot;"
-		case '\t':
+		case c == '\t' && attr:
 			esc = "&#x9;"
-		case '\n':
+		case c == '\n' && attr:
 			esc = "&#xA;"
-		case '\r':
-			esc = "&#xD;"
 		default:
 			continue
 		}

@@ -3,8 +3,6 @@ package signer
 import (
 	"bytes"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -31,21 +29,7 @@ var c14nCases = map[string]string{
 // writes; and with a signature left out, what goxmldsig writes for the
 // document without it.
 func TestWriteC14NMatchesGoxmldsig(t *testing.T) {
-	docs := map[string][]byte{}
-	files, err := filepath.Glob(filepath.Join("testdata", "golden", "*.xml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		docs[filepath.Base(f)] = b
-	}
-	for name, doc := range c14nCases {
-		docs[name] = []byte(doc)
-	}
+	docs := goldenDocs(t, c14nCases)
 	elements := 0
 	for name, doc := range docs {
 		d := etree.NewDocument()

@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/beevik/etree"
+
+	"facturad/hacienda/xmltext"
 )
 
 // WithCanonicalInput tells Sign that doc was written in canonical form: its
@@ -371,5 +373,5 @@ func xmlRune(b []byte) (int, bool) {
 	if r == utf8.RuneError && n <= 1 {
 		return n, false
 	}
-	return n, r <= 0xD7FF || r >= 0xE000 && r <= 0xFFFD || r >= 0x10000 && r <= 0x10FFFF
+	return n, xmltext.IsChar(r)
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/x509"
 	"flag"
 	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -79,4 +80,26 @@ func x509CertPool(t testing.TB, pemBytes []byte) *x509.CertPool {
 		t.Fatal("no certificate in PEM")
 	}
 	return p
+}
+
+// goldenDocs reads every document under testdata/golden, signed or not, by
+// file name, with extra (name to document) beside them.
+func goldenDocs(t *testing.T, extra map[string]string) map[string][]byte {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join("testdata", "golden", "*.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := map[string][]byte{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs[filepath.Base(f)] = b
+	}
+	for name, doc := range extra {
+		docs[name] = []byte(doc)
+	}
+	return docs
 }

@@ -1,12 +1,15 @@
 package signer
 
 import (
+	"bytes"
 	"errors"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/beevik/etree"
+
+	"facturad/hacienda/xmltext"
 )
 
 // readXML reads doc into an etree document. The common document, plain
@@ -43,7 +46,7 @@ const plainMaxDepth = 1000
 func readPlainXML(doc []byte) (*etree.Document, error) {
 	p := plainReader{doc: doc}
 	d := etree.NewDocument()
-	if strings.HasPrefix(p.rest(), "<?xml") {
+	if bytes.HasPrefix(doc, []byte("<?xml")) {
 		if err := p.declaration(d); err != nil {
 			return nil, err
 		}
@@ -65,11 +68,6 @@ func readPlainXML(doc []byte) (*etree.Document, error) {
 type plainReader struct {
 	doc []byte
 	i   int
-	sb  strings.Builder
-}
-
-func (p *plainReader) rest() string {
-	return string(p.doc[p.i:min(len(p.doc), p.i+5)])
 }
 
 // space reads white space outside the root element, which etree keeps as
@@ -87,7 +85,7 @@ func (p *plainReader) space(parent *etree.Element) {
 // declaration reads `<?xml version="1.0" encoding="UTF-8"?>` (the encoding
 // optional, either quote) as etree's processing instruction.
 func (p *plainReader) declaration(d *etree.Document) error {
-	end := strings.Index(string(p.doc[p.i:]), "?>")
+	end := bytes.Index(p.doc[p.i:], []byte("?>"))
 	if end < 0 {
 		return errNotPlain
 	}
@@ -256,7 +254,7 @@ func (p *plainReader) text(stop byte) (string, error) {
 			return "", errNotPlain
 		case c >= utf8.RuneSelf:
 			r, n := utf8.DecodeRune(p.doc[p.i:])
-			if r == utf8.RuneError || !xmlChar(r) {
+			if r == utf8.RuneError || !xmltext.IsChar(r) {
 				return "", errNotPlain
 			}
 			p.i += n - 1
@@ -270,15 +268,15 @@ func (p *plainReader) text(stop byte) (string, error) {
 	if plain {
 		return string(raw), nil
 	}
-	p.sb.Reset()
-	p.sb.Grow(len(raw))
+	var sb strings.Builder
+	sb.Grow(len(raw))
 	for i := 0; i < len(raw); {
 		if raw[i] != '&' {
 			j := i + 1
 			for j < len(raw) && raw[j] != '&' {
 				j++
 			}
-			p.sb.Write(raw[i:j])
+			sb.Write(raw[i:j])
 			i = j
 			continue
 		}
@@ -295,25 +293,25 @@ func (p *plainReader) text(stop byte) (string, error) {
 		ref := string(raw[i+1 : semi])
 		switch ref {
 		case "amp":
-			p.sb.WriteByte('&')
+			sb.WriteByte('&')
 		case "lt":
-			p.sb.WriteByte('<')
+			sb.WriteByte('<')
 		case "gt":
-			p.sb.WriteByte('>')
+			sb.WriteByte('>')
 		case "quot":
-			p.sb.WriteByte('"')
+			sb.WriteByte('"')
 		case "apos":
-			p.sb.WriteByte('\'')
+			sb.WriteByte('\'')
 		default:
 			r, ok := charRef(ref)
 			if !ok {
 				return "", errNotPlain
 			}
-			p.sb.WriteRune(r)
+			sb.WriteRune(r)
 		}
 		i = semi + 1
 	}
-	return p.sb.String(), nil
+	return sb.String(), nil
 }
 
 // charRef decodes "#N" or "#xH" to a character XML allows.
@@ -331,14 +329,8 @@ func charRef(ref string) (rune, bool) {
 	} else {
 		n, err = strconv.ParseUint(ref[1:], 10, 32)
 	}
-	if err != nil || n > utf8.MaxRune || !xmlChar(rune(n)) {
+	if err != nil || n > utf8.MaxRune || !xmltext.IsChar(rune(n)) {
 		return 0, false
 	}
 	return rune(n), true
-}
-
-// xmlChar reports whether XML 1.0 allows r in a document.
-func xmlChar(r rune) bool {
-	return r == 0x09 || r == 0x0A || r == 0x0D || (r >= 0x20 && r <= 0xD7FF) ||
-		(r >= 0xE000 && r <= 0xFFFD) || (r >= 0x10000 && r <= 0x10FFFF)
 }

@@ -2,8 +2,6 @@ package signer
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -30,21 +28,7 @@ var notPlainCases = []string{
 }
 
 func TestReadPlainXMLMatchesEtree(t *testing.T) {
-	docs := map[string][]byte{}
-	files, err := filepath.Glob(filepath.Join("testdata", "golden", "*.xml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		docs[filepath.Base(f)] = b
-	}
-	for name, doc := range plainCases {
-		docs[name] = []byte(doc)
-	}
+	docs := goldenDocs(t, plainCases)
 	for name, doc := range docs {
 		got, err := readPlainXML(doc)
 		if strings.HasPrefix(name, "extra-namespaces") {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // PurposeWebhookSecret is the associated data of a sealed webhook secret.
@@ -154,4 +155,40 @@ func (s *Service) WebhookSecret(w Webhook) ([]byte, error) {
 		return nil, fmt.Errorf("open the secret of webhook %d: %w", w.ID, err)
 	}
 	return b, nil
+}
+
+// emailStore is the store's outbox of e-mails; a store that keeps none is
+// an error.
+func (s *Service) emailStore() (EmailStore, error) {
+	es, ok := s.store.(EmailStore)
+	if !ok {
+		return nil, errors.New("tenant: the store keeps no e-mails")
+	}
+	return es, nil
+}
+
+// DocumentEmails returns the e-mails of a document, oldest first. The
+// caller has decided that its principal may see the document (the
+// pipeline's Document).
+func (s *Service) DocumentEmails(ctx context.Context, documentID int64) ([]EmailDelivery, error) {
+	es, err := s.emailStore()
+	if err != nil {
+		return nil, err
+	}
+	return es.DocumentEmails(ctx, documentID)
+}
+
+// RequeueEmails makes a document's failed e-mails pending again, due at
+// at: the operator's call once the mail server or its credentials are
+// fixed. Anyone but an admin gets ErrNotFound, as for a document they
+// cannot see.
+func (s *Service) RequeueEmails(ctx context.Context, p Principal, documentID int64, at time.Time) (int, error) {
+	if p.Role != RoleAdmin {
+		return 0, ErrNotFound
+	}
+	es, err := s.emailStore()
+	if err != nil {
+		return 0, err
+	}
+	return es.RequeueEmails(ctx, documentID, at)
 }

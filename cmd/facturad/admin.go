@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -29,11 +27,8 @@ func runAdminReset(ctx context.Context, args []string, stdout, stderr io.Writer,
 	}
 	c.Migrate = false // a recovery changes one user, never the schema
 	if c.DatabaseURL == "" {
-		// Without this check a mistyped data_dir would get a new, empty
-		// store whose admin nobody uses.
-		db := filepath.Join(c.DataDir, "facturad.db")
-		if _, err := os.Stat(db); err != nil {
-			return fmt.Errorf("admin-reset: embedded store: %w (is data_dir the service's?)", err)
+		if err := requireEmbeddedStore(c); err != nil {
+			return fmt.Errorf("admin-reset: %w", err)
 		}
 	}
 	log := newLogger(stderr, c.LogLevel)

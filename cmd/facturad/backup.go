@@ -40,7 +40,7 @@ func runBackup(ctx context.Context, args []string, stdout, stderr io.Writer, get
 	if out == "" {
 		return errors.New("backup: --out FILE is required (a file that does not exist yet)")
 	}
-	db := filepath.Join(c.DataDir, "facturad.db")
+	db := embeddedStorePath(c)
 	notes := stdout
 	if out == "-" {
 		// The backup is the output: the notes go to stderr.

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"facturad/tenant"
 )
@@ -32,9 +30,8 @@ func runRekey(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 	}
 	c.Migrate = false // a rotation changes sealed values, never the schema
 	if c.DatabaseURL == "" {
-		db := filepath.Join(c.DataDir, "facturad.db")
-		if _, err := os.Stat(db); err != nil {
-			return fmt.Errorf("rekey: embedded store: %w (is data_dir the service's?)", err)
+		if err := requireEmbeddedStore(c); err != nil {
+			return fmt.Errorf("rekey: %w", err)
 		}
 	}
 	log := newLogger(stderr, c.LogLevel)

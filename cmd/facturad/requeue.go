@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"time"
 
 	"facturad/tenant/postgres"
@@ -92,9 +90,8 @@ func openFailedEmails(ctx context.Context, c Config) (failedEmails, error) {
 	if c.DatabaseURL != "" {
 		return postgres.Open(ctx, c.DatabaseURL, postgres.Options{})
 	}
-	db := filepath.Join(c.DataDir, "facturad.db")
-	if _, err := os.Stat(db); err != nil {
-		return nil, fmt.Errorf("embedded store: %w (is data_dir the service's?)", err)
+	if err := requireEmbeddedStore(c); err != nil {
+		return nil, err
 	}
-	return sqlite.Open(ctx, db, sqlite.Options{})
+	return sqlite.Open(ctx, embeddedStorePath(c), sqlite.Options{})
 }

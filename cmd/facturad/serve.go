@@ -554,14 +554,6 @@ func leaseHolder() (string, error) {
 	return fmt.Sprintf("%s/%d/%s", host, os.Getpid(), hex.EncodeToString(b)), nil
 }
 
-// documentEmails serves /api/documents/{clave}/email/v4: the pipeline
-// decides who may see the document, the store reads and re-queues its
-// e-mails.
-type documentEmails struct {
-	*pipeline.Pipeline
-	tenant.EmailStore
-}
-
 // startStateMetrics registers the pool collectors and starts the reporter
 // of the store-wide state gauges (only the replica holding its lease
 // exports them).
@@ -630,7 +622,7 @@ func (w *wiring) startGateway() (apiLn, adminLn net.Listener, errc <-chan error,
 		Tenants:        w.tenants,
 		Routes: append(append(append(gateway.DocumentRoutes(w.docs), gateway.ReceivedRoutes(w.docs)...), gateway.WebhookRoutes(w.tenants)...),
 			append([]gateway.Route{list, listReceived, gateway.CalculateRoute(), gateway.CallbackRoute(w.docs)},
-				gateway.EmailRoutes(documentEmails{w.docs, w.store})...)...),
+				gateway.EmailRoutes(w.docs, w.tenants)...)...),
 		Ready:       gateway.ReadyFunc(w.store.Ping),
 		ReadyChecks: checks,
 		Logger:      w.log,
@@ -779,7 +771,7 @@ func storeName(c Config) string {
 	if c.DatabaseURL != "" {
 		return "postgres"
 	}
-	return "sqlite " + filepath.Join(c.DataDir, "facturad.db")
+	return "sqlite " + embeddedStorePath(c)
 }
 
 // storeWithDocuments is what the service needs of a store: both adapters
@@ -888,7 +880,7 @@ func openStore(ctx context.Context, c Config, stop *cleanups) (storeWithDocument
 		}
 		key = k
 	}
-	s, err := sqlite.Open(ctx, filepath.Join(c.DataDir, "facturad.db"), sqlite.Options{})
+	s, err := sqlite.Open(ctx, embeddedStorePath(c), sqlite.Options{})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -929,4 +921,17 @@ func loadTrustBundle(path string) (*x509.CertPool, error) {
 		return nil, fmt.Errorf("trust bundle %s: no PEM certificate in it", path)
 	}
 	return pool, nil
+}
+
+// embeddedStorePath is the embedded store's file in data_dir.
+func embeddedStorePath(c Config) string { return filepath.Join(c.DataDir, "facturad.db") }
+
+// requireEmbeddedStore refuses to go on unless the embedded store exists
+// already: a command that works on the service's data would otherwise take a
+// mistyped data_dir for a new, empty store.
+func requireEmbeddedStore(c Config) error {
+	if _, err := os.Stat(embeddedStorePath(c)); err != nil {
+		return fmt.Errorf("embedded store: %w (is data_dir the service's?)", err)
+	}
+	return nil
 }

@@ -157,7 +157,7 @@ func startService(ctx context.Context, dir string) (_ *testService, err error) {
 	gw, err := gateway.New(gateway.Options{
 		Tenants: tenants, Ready: gateway.ReadyFunc(store.Ping), Logger: log, Registerer: reg,
 		Routes: append(append(append(gateway.DocumentRoutes(docs), gateway.ReceivedRoutes(docs)...), list, gateway.CalculateRoute()),
-			gateway.EmailRoutes(documentEmails{docs, store})...),
+			gateway.EmailRoutes(docs, tenants)...),
 	})
 	if err != nil {
 		return nil, err
@@ -170,13 +170,6 @@ func startService(ctx context.Context, dir string) (_ *testService, err error) {
 	s.stops = append(s.stops, gw.ShutdownNow)
 	s.url = "http://" + ln.Addr().String()
 	return s, nil
-}
-
-// documentEmails serves the e-mail route as the service does: the
-// pipeline decides who sees the document, the store reads its e-mails.
-type documentEmails struct {
-	*pipeline.Pipeline
-	tenant.EmailStore
 }
 
 func TestMain(m *testing.M) {

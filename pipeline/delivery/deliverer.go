@@ -21,6 +21,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	sharedmetrics "facturad/metrics"
 	"facturad/tenant"
 	"facturad/tenant/docview"
 )
@@ -173,12 +174,11 @@ func New(o Options) (*Deliverer, error) {
 	}
 	health := newEndpointHealth(DefaultHealthWindow, o.Clock)
 	if o.Registerer != nil {
-		if err := o.Registerer.Register(health); err != nil {
-			var are prometheus.AlreadyRegisteredError
-			if !errors.As(err, &are) {
-				return nil, err
-			}
-			// Another deliverer of this process exports its own view.
+		// A second deliverer on one registry shares the first's view, the
+		// one exported.
+		var err error
+		if health, err = sharedmetrics.Register(o.Registerer, health); err != nil {
+			return nil, err
 		}
 	}
 	d := &Deliverer{

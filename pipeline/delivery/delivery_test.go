@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"facturad/gateway/client"
 	"facturad/pipeline/delivery"
@@ -268,34 +267,56 @@ func TestWebhookDeliveryRetriesAndSignature(t *testing.T) {
 		if r.requests != 4 || r.badSigs != 0 {
 			t.Fatalf("%d requests, %d bad signatures", r.requests, r.badSigs)
 		}
-		if v := testutil.ToFloat64(mustCounter(t, f.reg, "webhook", "retry")); v != 3 {
+		if v := attempts(t, f.reg, "webhook", "retry"); v != 3 {
 			t.Errorf("retries counted %v", v)
 		}
 	})
 }
 
-func mustCounter(t *testing.T, reg *prometheus.Registry, kind, outcome string) prometheus.Collector {
+// metricValue is the value of the counter or gauge name whose labels
+// include labels.
+func metricValue(t *testing.T, reg *prometheus.Registry, name string, labels map[string]string) float64 {
 	t.Helper()
 	mfs, err := reg.Gather()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, mf := range mfs {
-		if mf.GetName() != "facturad_delivery_attempts_total" {
+		if mf.GetName() != name {
 			continue
 		}
 		for _, m := range mf.GetMetric() {
-			labels := map[string]string{}
+			has := map[string]string{}
 			for _, l := range m.GetLabel() {
-				labels[l.GetName()] = l.GetValue()
+				has[l.GetName()] = l.GetValue()
 			}
-			if labels["kind"] == kind && labels["outcome"] == outcome {
-				return prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "x"}, func() float64 { return m.GetCounter().GetValue() })
+			match := true
+			for k, v := range labels {
+				match = match && has[k] == v
 			}
+			if !match {
+				continue
+			}
+			if m.GetGauge() != nil {
+				return m.GetGauge().GetValue()
+			}
+			return m.GetCounter().GetValue()
 		}
 	}
-	t.Fatalf("no facturad_delivery_attempts_total{kind=%q,outcome=%q}", kind, outcome)
-	return nil
+	t.Fatalf("no %s%v", name, labels)
+	return 0
+}
+
+// attempts reads facturad_delivery_attempts_total{kind,outcome}.
+func attempts(t *testing.T, reg *prometheus.Registry, kind, outcome string) float64 {
+	t.Helper()
+	return metricValue(t, reg, "facturad_delivery_attempts_total", map[string]string{"kind": kind, "outcome": outcome})
+}
+
+// purged reads facturad_delivery_purged_total{kind}.
+func purged(t *testing.T, reg *prometheus.Registry, kind string) float64 {
+	t.Helper()
+	return metricValue(t, reg, "facturad_delivery_purged_total", map[string]string{"kind": kind})
 }
 
 func waitFor(t *testing.T, cond func() bool) {
@@ -576,29 +597,6 @@ func TestPurgeOffKeepsSettled(t *testing.T) {
 	}
 }
 
-// purged reads facturad_delivery_purged_total{kind}.
-func purged(t *testing.T, reg *prometheus.Registry, kind string) float64 {
-	t.Helper()
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, mf := range mfs {
-		if mf.GetName() != "facturad_delivery_purged_total" {
-			continue
-		}
-		for _, m := range mf.GetMetric() {
-			for _, l := range m.GetLabel() {
-				if l.GetName() == "kind" && l.GetValue() == kind {
-					return m.GetCounter().GetValue()
-				}
-			}
-		}
-	}
-	t.Fatalf("no facturad_delivery_purged_total{kind=%q}", kind)
-	return 0
-}
-
 // facturad_webhook_endpoints counts webhooks, not attempts: one dead
 // endpoint, however many deliveries it retries, is one failing webhook
 // beside the healthy ones.
@@ -627,20 +625,10 @@ func TestWebhookEndpointsGauge(t *testing.T) {
 		defer dead.mu.Unlock()
 		return dead.requests >= 20 // every delivery retried at least once
 	})
-	got := map[string]float64{}
-	mfs, err := f.reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, mf := range mfs {
-		if mf.GetName() == "facturad_webhook_endpoints" {
-			for _, m := range mf.GetMetric() {
-				got[m.GetLabel()[0].GetValue()] = m.GetGauge().GetValue()
-			}
-		}
-	}
-	if got["healthy"] != 3 || got["failing"] != 1 {
-		t.Fatalf("facturad_webhook_endpoints %v, want 3 healthy and 1 failing", got)
+	up := metricValue(t, f.reg, "facturad_webhook_endpoints", map[string]string{"state": "healthy"})
+	down := metricValue(t, f.reg, "facturad_webhook_endpoints", map[string]string{"state": "failing"})
+	if up != 3 || down != 1 {
+		t.Fatalf("facturad_webhook_endpoints: %v healthy and %v failing, want 3 and 1", up, down)
 	}
 }
 

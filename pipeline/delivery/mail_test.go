@@ -27,7 +27,6 @@ import (
 
 	"github.com/emersion/go-sasl"
 	"github.com/emersion/go-smtp"
-	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"facturad/hacienda"
 	"facturad/hacienda/pdf/pdfcheck"
@@ -602,7 +601,7 @@ func serverFaultWaits(t *testing.T, fault, fix func(st *smtpServer)) {
 		for i := range 3 {
 			docs = append(docs, f.event(t, b, tenant.StateAccepted, []string{fmt.Sprintf("compras%d@example.com", i)}))
 		}
-		logs := &recordingHandler{}
+		logs := newRecordingHandler()
 		// One worker: the attempts come one after another, so a session that
 		// began before the server changed cannot end after one that began later.
 		f.mailerWith(t, st.config(t), nil, func(o *delivery.MailerOptions) { o.Logger, o.Workers = slog.New(logs), 1 })
@@ -626,7 +625,7 @@ func serverFaultWaits(t *testing.T, fault, fix func(st *smtpServer)) {
 		if n := logs.count(slog.LevelWarn, ""); n != 1 {
 			t.Fatalf("%d warnings in all, want the one: %v", n, logs.messages())
 		}
-		if v := testutil.ToFloat64(mustCounter(t, f.reg, "email", "failed")); v != 0 {
+		if v := attempts(t, f.reg, "email", "failed"); v != 0 {
 			t.Fatalf("%v e-mails failed", v)
 		}
 		fix(st)
@@ -654,28 +653,40 @@ func serverFaultWaits(t *testing.T, fault, fix func(st *smtpServer)) {
 }
 
 // recordingHandler is a slog handler keeping every record's level,
-// message and attributes.
+// message and attributes, those given to Logger.With included (groups are
+// flattened).
 type recordingHandler struct {
+	shared *recorded
+	attrs  []slog.Attr
+}
+
+type recorded struct {
 	mu   sync.Mutex
 	recs []slog.Record
 }
 
+func newRecordingHandler() *recordingHandler { return &recordingHandler{shared: &recorded{}} }
+
 func (h *recordingHandler) Enabled(context.Context, slog.Level) bool { return true }
 func (h *recordingHandler) Handle(_ context.Context, r slog.Record) error {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.recs = append(h.recs, r.Clone())
+	r = r.Clone()
+	r.AddAttrs(h.attrs...)
+	h.shared.mu.Lock()
+	defer h.shared.mu.Unlock()
+	h.shared.recs = append(h.shared.recs, r)
 	return nil
 }
-func (h *recordingHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
-func (h *recordingHandler) WithGroup(string) slog.Handler      { return h }
+func (h *recordingHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return &recordingHandler{shared: h.shared, attrs: append(slices.Clip(h.attrs), as...)}
+}
+func (h *recordingHandler) WithGroup(string) slog.Handler { return h }
 
 // count is how many records of level start with prefix.
 func (h *recordingHandler) count(level slog.Level, prefix string) int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
+	h.shared.mu.Lock()
+	defer h.shared.mu.Unlock()
 	n := 0
-	for _, r := range h.recs {
+	for _, r := range h.shared.recs {
 		if r.Level == level && strings.HasPrefix(r.Message, prefix) {
 			n++
 		}
@@ -685,10 +696,10 @@ func (h *recordingHandler) count(level slog.Level, prefix string) int {
 
 // messages are the records as text, attributes included.
 func (h *recordingHandler) messages() []string {
-	h.mu.Lock()
-	defer h.mu.Unlock()
+	h.shared.mu.Lock()
+	defer h.shared.mu.Unlock()
 	var out []string
-	for _, r := range h.recs {
+	for _, r := range h.shared.recs {
 		line := r.Level.String() + " " + r.Message
 		r.Attrs(func(a slog.Attr) bool {
 			line += " " + a.String()

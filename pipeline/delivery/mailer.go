@@ -135,10 +135,10 @@ func (m *Mailer) send(e tenant.EmailDelivery) {
 	now := m.o.Clock()
 	r := tenant.EmailResult{At: now, Rejected: res.Rejected}
 	outcome := "delivered"
+	var se *SendError
+	errors.As(err, &se)
 	if err != nil {
 		r.Error = truncate(err.Error(), 500)
-		var se *SendError
-		errors.As(err, &se)
 		if se != nil && se.Service {
 			// Every company reads ultimoError: the platform's mail server
 			// (its address, its replies) is the operator's, said in the
@@ -163,7 +163,7 @@ func (m *Mailer) send(e tenant.EmailDelivery) {
 			}
 		}
 	}
-	m.serverState(err)
+	m.serverState(err, se)
 	if len(res.Rejected) > 0 {
 		log.Warn("the mail server refused recipients", "rejected", len(res.Rejected))
 	}
@@ -181,14 +181,13 @@ func (m *Mailer) send(e tenant.EmailDelivery) {
 // e-mails wait), again when that
 // fault changes, and at info when a session gets past it again. Failures
 // that say nothing of the server (the document, the PDF) change nothing.
-func (m *Mailer) serverState(err error) {
-	var se *SendError
-	isSend := errors.As(err, &se)
-	if err != nil && (!isSend || se.Stage == "document" || se.Stage == "pdf") {
+// se is err's *SendError, nil when it has none.
+func (m *Mailer) serverState(err error, se *SendError) {
+	if err != nil && (se == nil || se.Stage == "document" || se.Stage == "pdf") {
 		return
 	}
 	fault := ""
-	if isSend && se.Service {
+	if se != nil && se.Service {
 		fault = se.Stage
 		if se.Code != 0 {
 			fault += " " + strconv.Itoa(se.Code)
@@ -198,19 +197,22 @@ func (m *Mailer) serverState(err error) {
 	was := m.fault
 	m.fault = fault
 	m.faultMu.Unlock()
-	// The server as its String shows it, without the password (never
-	// the value itself: a JSON log would print its fields).
-	server := ""
-	if st, ok := m.o.Sender.(fmt.Stringer); ok {
-		server = st.String()
-	}
 	switch {
 	case fault == was:
 	case fault != "":
-		m.log.Warn("the mail server cannot be used; e-mails wait and are tried again with backoff (smtp_url, smtp_from)", "smtp", server, "err", err.Error())
+		m.log.Warn("the mail server cannot be used; e-mails wait and are tried again with backoff (smtp_url, smtp_from)", "smtp", m.server(), "err", err.Error())
 	default:
-		m.log.Info("the mail server takes e-mails again", "smtp", server, "was", was)
+		m.log.Info("the mail server takes e-mails again", "smtp", m.server(), "was", was)
 	}
+}
+
+// server is the mail server as its String shows it, without the password
+// (never the value itself: a JSON log would print its fields).
+func (m *Mailer) server() string {
+	if st, ok := m.o.Sender.(fmt.Stringer); ok {
+		return st.String()
+	}
+	return ""
 }
 
 // attempt builds the message from the stored document and sends it.

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -311,6 +310,11 @@ func TestDeliveryLogNamesNoAddress(t *testing.T) {
 		"http://inside.test:" + port + "/hooks": "the host resolves to an address that is not public",
 		"http://gone.test/hooks":                "the host does not resolve",
 	}
+	// What the debug log names that the delivery log does not.
+	detail := map[string]string{
+		"http://inside.test:" + port + "/hooks": "127.0.0.1",
+		"http://gone.test/hooks":                "gone.test",
+	}
 	ids := map[int64]string{}
 	for url := range want {
 		w := f.storedWebhook(t, c.ID, url)
@@ -322,7 +326,6 @@ func TestDeliveryLogNamesNoAddress(t *testing.T) {
 		o.Policy = delivery.URLPolicy{AllowHTTP: true, Resolver: resolver}
 		o.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	})
-	ipv4 := regexp.MustCompile(`\d+\.\d+\.\d+\.\d+`)
 	for id, url := range ids {
 		waitFor(t, func() bool {
 			log, err := f.s.Deliveries(context.Background(), id, tenant.DeliveryPage{Limit: 1})
@@ -330,17 +333,25 @@ func TestDeliveryLogNamesNoAddress(t *testing.T) {
 		})
 		log, _ := f.s.Deliveries(context.Background(), id, tenant.DeliveryPage{Limit: 1})
 		got := log[0].LastError
-		if got != want[url] || ipv4.MatchString(got) || strings.Contains(got, ":53") || log[0].LastStatus != 0 {
+		if got != want[url] || log[0].LastStatus != 0 {
 			t.Errorf("%s: ultimoError %q, want %q", url, got, want[url])
 		}
 	}
 	if called {
 		t.Error("the loopback endpoint was called")
 	}
-	// The operator still finds the detail, at debug, with the webhook.
-	for id := range ids {
-		if debug := logs.String(); !strings.Contains(debug, "127.0.0.1") || !strings.Contains(debug, "webhook="+strconv.FormatInt(id, 10)) {
-			t.Errorf("the debug log lacks the detail of webhook %d: %s", id, debug)
+	// The operator still finds the detail, at debug, on a line of the
+	// webhook's own.
+	debug := logs.String()
+	for id, url := range ids {
+		found := false
+		for _, line := range strings.Split(debug, "\n") {
+			if strings.Contains(line, "webhook="+strconv.FormatInt(id, 10)+" ") && strings.Contains(line, detail[url]) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no debug line of webhook %d names %s: %s", id, detail[url], debug)
 		}
 	}
 }

@@ -20,9 +20,9 @@ const (
 	// qOutboxHooks writes one delivery per webhook of the company that
 	// asked for the event. With no webhook it is one probe of
 	// webhooks_company and writes nothing.
-	// qHasWebhooks comes before qOutboxHooks, which SQLite prepares again
-	// on every run (its plan depends on the event name bound to it): most
-	// companies have no webhook, and this lookup spares them that.
+	// qHasWebhooks comes before qOutboxHooks, which SQLite prepared again
+	// on every run (profiles of a replica show it): most companies have no
+	// webhook, and this lookup spares them that.
 	qHasWebhooks = `SELECT EXISTS (SELECT 1 FROM webhooks WHERE company_id = ?)`
 	qOutboxHooks = `INSERT INTO webhook_deliveries (webhook_id, company_id, event_id, evento, clave,
     created_at, payload, next_attempt_at)
@@ -429,10 +429,10 @@ WHERE document_id = ? AND failed_at IS NOT NULL AND sent_at IS NULL`, formatTime
 // companyID, unless 0) due again at at. The failed ones are among the
 // settled, whose index by creation (email_deliveries_settled) it reads.
 func (s *Store) RequeueFailedEmails(ctx context.Context, since time.Time, companyID int64, at time.Time) (int, error) {
-	res, err := s.write.ExecContext(ctx, `UPDATE email_deliveries SET failed_at = NULL, next_attempt_at = ?3
-WHERE id IN (SELECT id FROM email_deliveries INDEXED BY email_deliveries_settled
-    WHERE next_attempt_at IS NULL AND created_at >= ?1 AND failed_at IS NOT NULL AND sent_at IS NULL
-        AND (?2 = 0 OR company_id = ?2))`,
+	res, err := s.write.ExecContext(ctx, `UPDATE email_deliveries INDEXED BY email_deliveries_settled
+SET failed_at = NULL, next_attempt_at = ?3
+WHERE next_attempt_at IS NULL AND created_at >= ?1 AND failed_at IS NOT NULL AND sent_at IS NULL
+    AND (?2 = 0 OR company_id = ?2)`,
 		formatTime(since), companyID, formatTime(at))
 	if err != nil {
 		return 0, fmt.Errorf("re-queue the failed e-mails since %s: %w", since.UTC().Format(time.RFC3339), err)

@@ -436,15 +436,7 @@ func testRequeueEmails(t *testing.T, s DeliveryStore) {
 	other := savedEvent(t, s, f.Branch, "requeue-2", tenant.StateAccepted, []string{"b@example.com"})
 	sent := savedEvent(t, s, f.Branch, "requeue-3", tenant.StateAccepted, []string{"c@example.com"})
 	now := time.Now().UTC().Truncate(time.Microsecond)
-	email := func(d tenant.Document) tenant.EmailDelivery {
-		t.Helper()
-		es, err := s.DocumentEmails(ctx, d.ID)
-		mustNot(t, "DocumentEmails", err)
-		if len(es) != 1 {
-			t.Fatalf("%d e-mails of %s", len(es), d.IDExterno)
-		}
-		return es[0]
-	}
+	email := func(d tenant.Document) tenant.EmailDelivery { t.Helper(); return docEmail(t, s, d.ID) }
 	for _, x := range []tenant.Document{d, other} {
 		mustNot(t, "RecordEmail", s.RecordEmail(ctx, email(x).ID, tenant.EmailResult{At: now, Error: "smtp auth: 535 bad credentials"}))
 	}
@@ -489,12 +481,7 @@ func testRequeueFailedEmails(t *testing.T, s DeliveryStore) {
 	saved := func(f docFixture, id string, created time.Time) tenant.EmailDelivery {
 		t.Helper()
 		d := savedEventAt(t, s, f.Branch, id, tenant.StateAccepted, []string{id + "@example.com"}, created)
-		es, err := s.DocumentEmails(ctx, d.ID)
-		mustNot(t, "DocumentEmails", err)
-		if len(es) != 1 {
-			t.Fatalf("%d e-mails of %s", len(es), id)
-		}
-		return es[0]
+		return docEmail(t, s, d.ID)
 	}
 	old := saved(fa, "bulk-old", now.Add(-3*time.Hour))
 	a := saved(fa, "bulk-a", now.Add(-time.Hour))
@@ -506,12 +493,7 @@ func testRequeueFailedEmails(t *testing.T, s DeliveryStore) {
 	}
 	mustNot(t, "RecordEmail", s.RecordEmail(ctx, sent.ID, tenant.EmailResult{At: now}))
 
-	state := func(e tenant.EmailDelivery) tenant.EmailDelivery {
-		t.Helper()
-		es, err := s.DocumentEmails(ctx, e.DocumentID)
-		mustNot(t, "DocumentEmails", err)
-		return es[0]
-	}
+	state := func(e tenant.EmailDelivery) tenant.EmailDelivery { t.Helper(); return docEmail(t, s, e.DocumentID) }
 	at := now.Add(time.Second)
 	steps := []struct {
 		name    string
@@ -678,14 +660,12 @@ func testDeliveryPurge(t *testing.T, s DeliveryStore) {
 			}
 		}
 	}
+	if len(hooks) != len(docs) {
+		t.Fatalf("deliveries %v, want one for each of %d documents", hooks, len(docs))
+	}
 	mails := map[string]tenant.EmailDelivery{}
 	for name, d := range docs {
-		es, err := s.DocumentEmails(ctx, d.ID)
-		mustNot(t, "DocumentEmails", err)
-		if len(es) != 1 || len(hooks) != len(docs) {
-			t.Fatalf("%s: %d e-mails, deliveries %v", name, len(es), hooks)
-		}
-		mails[name] = es[0]
+		mails[name] = docEmail(t, s, d.ID)
 	}
 	for _, name := range []string{"delivered-oldest", "delivered-recent"} {
 		mustNot(t, "RecordAttempt", s.RecordAttempt(ctx, hooks[name].ID, tenant.AttemptResult{At: now, Status: 204}))
@@ -833,16 +813,21 @@ func FailedEmail(t *testing.T, s DeliveryStore, created time.Time) tenant.EmailD
 	ctx := context.Background()
 	f := newDocFixture(t, s)
 	d := savedEventAt(t, s, f.Branch, "failed-email", tenant.StateAccepted, []string{"cliente@example.com"}, created)
-	es, err := s.DocumentEmails(ctx, d.ID)
+	mustNot(t, "RecordEmail", s.RecordEmail(ctx, docEmail(t, s, d.ID).ID, tenant.EmailResult{At: time.Now(), Error: "smtp data: 554 5.7.1 refused"}))
+	e := docEmail(t, s, d.ID)
+	if e.State() != tenant.DeliveryFailed {
+		t.Fatalf("the seeded e-mail is %v, want failed", e.State())
+	}
+	return e
+}
+
+// docEmail is the one e-mail of document documentID.
+func docEmail(t *testing.T, s DeliveryStore, documentID int64) tenant.EmailDelivery {
+	t.Helper()
+	es, err := s.DocumentEmails(context.Background(), documentID)
 	mustNot(t, "DocumentEmails", err)
 	if len(es) != 1 {
-		t.Fatalf("%d e-mails of the seeded document, want 1", len(es))
-	}
-	mustNot(t, "RecordEmail", s.RecordEmail(ctx, es[0].ID, tenant.EmailResult{At: time.Now(), Error: "smtp data: 554 5.7.1 refused"}))
-	es, err = s.DocumentEmails(ctx, d.ID)
-	mustNot(t, "DocumentEmails", err)
-	if es[0].State() != tenant.DeliveryFailed {
-		t.Fatalf("the seeded e-mail is %v, want failed", es[0].State())
+		t.Fatalf("%d e-mails of document %d, want 1", len(es), documentID)
 	}
 	return es[0]
 }
