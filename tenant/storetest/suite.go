@@ -750,9 +750,7 @@ func testUpdateBranchErrors(t *testing.T, s tenant.Store) {
 	ctx := context.Background()
 	first := createCompany(t, s, "Errores S.A.", 0)
 	other := createCompany(t, s, "Ajena S.A.", 0)
-	second, u := branch("002"), user("errores-002")
-	second.CompanyID = first.Company.ID
-	mustNot(t, "CreateBranch", s.CreateBranch(ctx, &second, &u))
+	second := addBranch(t, s, first.Company.ID, "002", "errores-002")
 
 	b := second
 	b.Sucursal = "001"
@@ -786,9 +784,7 @@ func testCompanyBranch(t *testing.T, s tenant.Store) {
 	ctx := context.Background()
 	first := createCompany(t, s, "Emisor S.A.", 0)
 	other := createCompany(t, s, "Ajeno S.A.", 0)
-	b, u := branch("002"), user("emisor-002")
-	b.CompanyID = first.Company.ID
-	mustNot(t, "CreateBranch", s.CreateBranch(ctx, &b, &u))
+	b := addBranch(t, s, first.Company.ID, "002", "emisor-002")
 	for _, br := range []tenant.Branch{first.Branch, b} {
 		c, got, err := s.CompanyBranch(ctx, first.Company.ID, br.ID)
 		mustNot(t, "CompanyBranch", err)
