@@ -500,7 +500,7 @@ func (j *job) issue(ctx context.Context, doc *hacienda.Document, d *tenant.Docum
 		return Outcome{}, err
 	}
 	start = time.Now()
-	err = p.save(ctx, d)
+	err = p.saveSigned(ctx, d)
 	p.metrics.observe(stageStore, start)
 	if errors.Is(err, tenant.ErrConflict) {
 		// Another send of the same request resumed the document and

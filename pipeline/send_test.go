@@ -5,7 +5,10 @@ import (
 	"context"
 	"crypto/x509"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -391,5 +394,53 @@ func TestEveryTypeAgainstTheStrictestSandbox(t *testing.T) {
 		if ck.Estado != tenant.StateAccepted {
 			t.Errorf("%s: %s (detail %v)", tipo, describe(ck), ck.Document.DetalleMensaje)
 		}
+	}
+}
+
+// partsRecorder is a store that records, for each save, the state it
+// stores and whether it carried the signed XML.
+type partsRecorder struct {
+	fullStore
+	mu    sync.Mutex
+	saves []string
+}
+
+func (r *partsRecorder) SaveDocument(ctx context.Context, d *tenant.Document) error {
+	r.mu.Lock()
+	r.saves = append(r.saves, fmt.Sprintf("%s signed=%v", d.Estado, len(d.SignedXML) > 0))
+	r.mu.Unlock()
+	return r.fullStore.SaveDocument(ctx, d)
+}
+
+// TestSignedXMLStoredOnce checks that only the save after signing carries
+// the signed XML, and that the saves after it, which leave it out, keep
+// the stored copy.
+func TestSignedXMLStoredOnce(t *testing.T) {
+	for _, k := range storeKinds {
+		t.Run(k.name, func(t *testing.T) {
+			rec := &partsRecorder{}
+			b := setup(t, setupOptions{store: func(t testing.TB) fullStore {
+				rec.fullStore = k.open(t)
+				return rec
+			}})
+			out := b.mustSend(t, request("01", "once-1"))
+			if out.Failed || len(out.Document.SignedXML) == 0 {
+				t.Fatalf("send: %s, %d bytes of XML in the answer", describe(out), len(out.Document.SignedXML))
+			}
+			ck, err := b.p.Check(context.Background(), b.branch, out.Document.Clave)
+			if err != nil || ck.Estado != tenant.StateAccepted {
+				t.Fatalf("check: %v %s", err, describe(ck))
+			}
+			rec.mu.Lock()
+			saves := slices.Clone(rec.saves)
+			rec.mu.Unlock()
+			want := []string{"05 signed=true", "04 signed=false", "01 signed=false"}
+			if !slices.Equal(saves, want) {
+				t.Errorf("saves %q, want %q", saves, want)
+			}
+			if d := b.stored(t, out.Document.Clave); !bytes.Equal(d.SignedXML, out.Document.SignedXML) {
+				t.Errorf("stored signed XML (%d bytes) is not the one sent (%d bytes)", len(d.SignedXML), len(out.Document.SignedXML))
+			}
+		})
 	}
 }

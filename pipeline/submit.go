@@ -168,14 +168,34 @@ func (p *Pipeline) judge(ctx context.Context, d *tenant.Document, to tenant.Stat
 }
 
 // save stores d under a context of its own: a document's state is written
-// whatever became of the call that changed it.
+// whatever became of the call that changed it. The signed XML is written
+// once, by saveSigned right after signing; every other save leaves it out
+// (the store keeps a part a save does not carry), so that the store is not
+// sent the same bytes again, nor compares them with its copy.
 func (p *Pipeline) save(ctx context.Context, d *tenant.Document) error {
+	return p.saveParts(ctx, d, false)
+}
+
+// saveSigned is save for the document just signed: it writes the signed
+// XML too.
+func (p *Pipeline) saveSigned(ctx context.Context, d *tenant.Document) error {
+	return p.saveParts(ctx, d, true)
+}
+
+func (p *Pipeline) saveParts(ctx context.Context, d *tenant.Document, signed bool) error {
 	ctx, cancel := p.detached(ctx)
 	defer cancel()
 	if err := p.documentEvent(ctx, d); err != nil {
 		return err
 	}
-	return p.o.Store.SaveDocument(ctx, d)
+	if signed {
+		return p.o.Store.SaveDocument(ctx, d)
+	}
+	xml := d.SignedXML
+	d.SignedXML = nil
+	err := p.o.Store.SaveDocument(ctx, d)
+	d.SignedXML = xml
+	return err
 }
 
 // processingError records an ind-estado "error": a processing error at the

@@ -19,16 +19,9 @@ type Issuer struct {
 // authenticated principal or from a stored document); a branch of another
 // company is ErrNotFound.
 func (s *Service) Issuer(ctx context.Context, companyID, branchID int64) (Issuer, error) {
-	c, err := s.store.Company(ctx, companyID)
+	c, b, err := s.store.CompanyBranch(ctx, companyID, branchID)
 	if err != nil {
-		return Issuer{}, fmt.Errorf("company %d: %w", companyID, err)
-	}
-	b, err := s.store.Branch(ctx, branchID)
-	if err != nil {
-		return Issuer{}, fmt.Errorf("branch %d: %w", branchID, err)
-	}
-	if b.CompanyID != c.ID {
-		return Issuer{}, fmt.Errorf("branch %d of company %d: %w", branchID, companyID, ErrNotFound)
+		return Issuer{}, err
 	}
 	return Issuer{Company: c, Branch: b}, nil
 }

@@ -49,6 +49,10 @@ type Store interface {
 	UpdateBranch(ctx context.Context, b *Branch) error
 	// Branch returns one branch.
 	Branch(ctx context.Context, id int64) (Branch, error)
+	// CompanyBranch returns a branch with its company, read together (a
+	// document's issuer, read on every send). A branch that does not exist
+	// or is another company's is ErrNotFound.
+	CompanyBranch(ctx context.Context, companyID, branchID int64) (Company, Branch, error)
 	// Branches lists a company's branches ordered by id. A company that
 	// does not exist is ErrNotFound, not an empty list (the Service relies
 	// on it to list an admin's or a branch user's branches in one read).

@@ -34,19 +34,33 @@ RETURNING company_id, created_at`
 	qBranch        = `SELECT ` + branchColumns + ` FROM branches WHERE id = $1`
 	qBranches      = `SELECT ` + branchColumns + ` FROM branches WHERE company_id = $1 ORDER BY id`
 	qCompanyExists = `SELECT EXISTS (SELECT 1 FROM companies WHERE id = $1)`
+
+	// qCompanyBranch reads a branch with its company: companyColumns, then
+	// branchColumns, and no row when the branch is another company's.
+	qCompanyBranch = `SELECT c.*, b.* FROM (SELECT ` + companyColumns + ` FROM companies WHERE id = $1) AS c
+JOIN (SELECT ` + branchColumns + ` FROM branches WHERE id = $2) AS b ON b.company_id = c.id`
 )
+
+// branchDest is where a row of branchColumns is scanned into b.
+func branchDest(b *tenant.Branch) []any {
+	return []any{&b.ID, &b.CompanyID, &b.Sucursal, &b.RazonComercial, &b.Provincia, &b.Canton,
+		&b.Distrito, &b.Barrio, &b.OtrasSenas, &b.CodPais, &b.Telefono, &b.Fax,
+		&b.CorreoElectronico, &b.MonedaLocal, &b.MonedaExtranjera, &b.VerMonedaExtranjera,
+		&b.Licencia, &b.Activo, &b.CreatedAt, &b.UpdatedAt}
+}
 
 func scanBranch(r pgx.Row) (tenant.Branch, error) {
 	var b tenant.Branch
-	err := r.Scan(&b.ID, &b.CompanyID, &b.Sucursal, &b.RazonComercial, &b.Provincia, &b.Canton,
-		&b.Distrito, &b.Barrio, &b.OtrasSenas, &b.CodPais, &b.Telefono, &b.Fax,
-		&b.CorreoElectronico, &b.MonedaLocal, &b.MonedaExtranjera, &b.VerMonedaExtranjera,
-		&b.Licencia, &b.Activo, &b.CreatedAt, &b.UpdatedAt)
-	if err != nil {
+	if err := r.Scan(branchDest(&b)...); err != nil {
 		return tenant.Branch{}, err
 	}
+	return utcBranch(b), nil
+}
+
+// utcBranch is a scanned branch with its times in UTC.
+func utcBranch(b tenant.Branch) tenant.Branch {
 	b.CreatedAt, b.UpdatedAt = b.CreatedAt.UTC(), b.UpdatedAt.UTC()
-	return b, nil
+	return b
 }
 
 func insertBranch(ctx context.Context, tx pgx.Tx, b *tenant.Branch, now time.Time) error {
@@ -110,6 +124,19 @@ func (s *Store) Branch(ctx context.Context, id int64) (tenant.Branch, error) {
 		return tenant.Branch{}, fmt.Errorf("branch %d: %w", id, mapErr(err))
 	}
 	return b, nil
+}
+
+// CompanyBranch reads the branch branchID with its company companyID in
+// one query; a branch of another company is ErrNotFound.
+func (s *Store) CompanyBranch(ctx context.Context, companyID, branchID int64) (tenant.Company, tenant.Branch, error) {
+	var (
+		c companyRow
+		b tenant.Branch
+	)
+	if err := s.pool.QueryRow(ctx, qCompanyBranch, companyID, branchID).Scan(append(c.dest(), branchDest(&b)...)...); err != nil {
+		return tenant.Company{}, tenant.Branch{}, fmt.Errorf("branch %d of company %d: %w", branchID, companyID, mapErr(err))
+	}
+	return c.company(), utcBranch(b), nil
 }
 
 // Branches lists a company's branches ordered by id; an unknown company is

@@ -61,23 +61,36 @@ WHERE id = $1 AND ($2::bigint IS NULL OR owner_id = $2) AND name_key LIKE $3 ESC
 ORDER BY name_key, id LIMIT $4`
 )
 
-func scanCompany(r pgx.Row) (tenant.Company, error) {
-	var (
-		c      tenant.Company
-		expiry *time.Time
-	)
-	err := r.Scan(&c.ID, &c.OwnerID, &c.TipoIdentificacion, &c.NumeroIdentificacion,
+// companyRow is where a row of companyColumns is scanned.
+type companyRow struct {
+	c      tenant.Company
+	expiry *time.Time
+}
+
+func (r *companyRow) dest() []any {
+	c := &r.c
+	return []any{&c.ID, &c.OwnerID, &c.TipoIdentificacion, &c.NumeroIdentificacion,
 		&c.RazonSocial, &c.ActividadComercial, &c.TipoCliente, &c.RazonComercial, &c.Provincia,
 		&c.Canton, &c.Distrito, &c.Barrio, &c.OtrasSenas, &c.CodPais, &c.Telefono, &c.Fax,
 		&c.CorreoElectronico, &c.MonedaLocal, &c.MonedaExtranjera, &c.FacturacionElectronica,
 		&c.Activo, &c.UsuarioHacienda, &c.SealedContrasenaHacienda, &c.SealedCertificate,
-		&c.SealedCertificatePIN, &expiry, &c.CertificateVersion, &c.CreatedAt, &c.UpdatedAt)
-	if err != nil {
+		&c.SealedCertificatePIN, &r.expiry, &c.CertificateVersion, &c.CreatedAt, &c.UpdatedAt}
+}
+
+// company is the scanned company, its times in UTC.
+func (r *companyRow) company() tenant.Company {
+	c := r.c
+	c.CertificateExpiry = fromNullTime(r.expiry)
+	c.CreatedAt, c.UpdatedAt = c.CreatedAt.UTC(), c.UpdatedAt.UTC()
+	return c
+}
+
+func scanCompany(r pgx.Row) (tenant.Company, error) {
+	var row companyRow
+	if err := r.Scan(row.dest()...); err != nil {
 		return tenant.Company{}, err
 	}
-	c.CertificateExpiry = fromNullTime(expiry)
-	c.CreatedAt, c.UpdatedAt = c.CreatedAt.UTC(), c.UpdatedAt.UTC()
-	return c, nil
+	return row.company(), nil
 }
 
 // NextCompanyID reserves the next company id from the company_ids

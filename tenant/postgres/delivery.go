@@ -354,10 +354,21 @@ func (s *Store) RecordEmail(ctx context.Context, id int64, r tenant.EmailResult)
 	return nil
 }
 
+// The e-mail re-queues: a document's failed e-mails (by
+// email_deliveries_document), and the failed ones created since $1, of
+// company $2 unless 0, which are among the settled (by
+// email_deliveries_settled).
+const (
+	qRequeueEmails = `UPDATE email_deliveries SET failed_at = NULL, next_attempt_at = $2
+WHERE document_id = $1 AND failed_at IS NOT NULL AND sent_at IS NULL`
+	qRequeueFailedEmails = `UPDATE email_deliveries SET failed_at = NULL, next_attempt_at = $3
+WHERE next_attempt_at IS NULL AND created_at >= $1 AND failed_at IS NOT NULL AND sent_at IS NULL
+    AND ($2::bigint = 0 OR company_id = $2)`
+)
+
 // RequeueEmails makes a document's failed e-mails due again at at.
 func (s *Store) RequeueEmails(ctx context.Context, documentID int64, at time.Time) (int, error) {
-	tag, err := s.pool.Exec(ctx, `UPDATE email_deliveries SET failed_at = NULL, next_attempt_at = $2
-WHERE document_id = $1 AND failed_at IS NOT NULL AND sent_at IS NULL`, documentID, at.UTC().Truncate(time.Microsecond))
+	tag, err := s.pool.Exec(ctx, qRequeueEmails, documentID, at.UTC().Truncate(time.Microsecond))
 	if err != nil {
 		return 0, fmt.Errorf("re-queue the e-mails of document %d: %w", documentID, err)
 	}
@@ -365,12 +376,9 @@ WHERE document_id = $1 AND failed_at IS NOT NULL AND sent_at IS NULL`, documentI
 }
 
 // RequeueFailedEmails makes the failed e-mails created since since (of
-// companyID, unless 0) due again at at. The failed ones are among the
-// settled, whose index by creation (email_deliveries_settled) it reads.
+// companyID, unless 0) due again at at.
 func (s *Store) RequeueFailedEmails(ctx context.Context, since time.Time, companyID int64, at time.Time) (int, error) {
-	tag, err := s.pool.Exec(ctx, `UPDATE email_deliveries SET failed_at = NULL, next_attempt_at = $3
-WHERE next_attempt_at IS NULL AND created_at >= $1 AND failed_at IS NOT NULL AND sent_at IS NULL
-    AND ($2::bigint = 0 OR company_id = $2)`,
+	tag, err := s.pool.Exec(ctx, qRequeueFailedEmails,
 		since.UTC().Truncate(time.Microsecond), companyID, at.UTC().Truncate(time.Microsecond))
 	if err != nil {
 		return 0, fmt.Errorf("re-queue the failed e-mails since %s: %w", since.UTC().Format(time.RFC3339), err)

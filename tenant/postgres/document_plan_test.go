@@ -108,6 +108,39 @@ func TestDocumentQueriesUseIndexes(t *testing.T) {
 	}
 }
 
+// The outbox's maintenance must find its rows by index whatever the size
+// of the settled history: the retention's deletes and the bulk e-mail
+// re-queue read the settled rows' indexes by creation, a document's
+// re-queue its e-mails' index.
+func TestDeliveryQueriesUseIndexes(t *testing.T) {
+	s := openPlanStore(t)
+	tests := []struct {
+		name   string
+		types  string
+		query  string
+		params string
+		index  string
+	}{
+		{"ok/purge webhook deliveries", "timestamptz, bigint", qPurgeHooks, "now(), 100", "webhook_deliveries_settled"},
+		{"ok/purge e-mails", "timestamptz, bigint", qPurgeEmails, "now(), 100", "email_deliveries_settled"},
+		{"ok/re-queue failed e-mails", "timestamptz, bigint, timestamptz", qRequeueFailedEmails, "now(), 0, now()", "email_deliveries_settled"},
+		{"ok/re-queue a document's e-mails", "bigint, timestamptz", qRequeueEmails, "1, now()", "email_deliveries_document"},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			text := genericPlan(t, s, "delivery_plan_"+string(rune('a'+i)), tt.types, tt.query, tt.params)
+			if !strings.Contains(text, " using "+tt.index+" ") && !strings.Contains(text, " on "+tt.index+" ") {
+				t.Errorf("the generic plan does not read %s:\n%s", tt.index, text)
+			}
+			// Sequential scans are off, so a table read whole would show
+			// as one despite that.
+			if strings.Contains(text, "Seq Scan") {
+				t.Errorf("the generic plan reads a table whole:\n%s", text)
+			}
+		})
+	}
+}
+
 // The state gauges' query must read documents_waiting and received_waiting
 // alone, next_attempt_at included: index-only scans, whatever the size of
 // the tables, and no other scan. (Sequential and bitmap scans are turned

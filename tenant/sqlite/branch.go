@@ -35,6 +35,11 @@ RETURNING company_id, created_at`
 	qBranches = `SELECT ` + branchColumns + ` FROM branches WHERE company_id = ? ORDER BY id`
 
 	qCompanyExists = `SELECT EXISTS (SELECT 1 FROM companies WHERE id = ?)`
+
+	// qCompanyBranch reads a branch with its company: companyColumns, then
+	// branchColumns, and no row when the branch is another company's.
+	qCompanyBranch = `SELECT c.*, b.* FROM (SELECT ` + companyColumns + ` FROM companies WHERE id = ?) AS c
+JOIN (SELECT ` + branchColumns + ` FROM branches WHERE id = ?) AS b ON b.company_id = c.id`
 )
 
 // branchRow scans branch rows into one set of destinations, so that a list
@@ -60,6 +65,11 @@ func (r *branchRow) scan(s scanner) (tenant.Branch, error) {
 	if err := s.Scan(r.dest...); err != nil {
 		return tenant.Branch{}, err
 	}
+	return r.parsed()
+}
+
+// parsed is the branch scanned into r.dest, its times parsed.
+func (r *branchRow) parsed() (tenant.Branch, error) {
 	var err error
 	if r.b.CreatedAt, err = parseTime(r.created); err != nil {
 		return tenant.Branch{}, err
@@ -153,6 +163,25 @@ func (s *Store) Branch(ctx context.Context, id int64) (tenant.Branch, error) {
 		return tenant.Branch{}, fmt.Errorf("branch %d: %w", id, mapErr(err))
 	}
 	return b, nil
+}
+
+// CompanyBranch reads the branch branchID with its company companyID in
+// one query; a branch of another company is ErrNotFound.
+func (s *Store) CompanyBranch(ctx context.Context, companyID, branchID int64) (tenant.Company, tenant.Branch, error) {
+	c, b := newCompanyRow(), newBranchRow()
+	err := s.stmts.companyBranch.QueryRowContext(ctx, companyID, branchID).Scan(append(c.dest, b.dest...)...)
+	if err != nil {
+		return tenant.Company{}, tenant.Branch{}, fmt.Errorf("branch %d of company %d: %w", branchID, companyID, mapErr(err))
+	}
+	company, err := c.parsed()
+	if err != nil {
+		return tenant.Company{}, tenant.Branch{}, fmt.Errorf("company %d: %w", companyID, err)
+	}
+	branch, err := b.parsed()
+	if err != nil {
+		return tenant.Company{}, tenant.Branch{}, fmt.Errorf("branch %d: %w", branchID, err)
+	}
+	return company, branch, nil
 }
 
 // Branches lists a company's branches ordered by id; an unknown company is

@@ -85,6 +85,11 @@ func (r *companyRow) scan(s scanner) (tenant.Company, error) {
 	if err := s.Scan(r.dest...); err != nil {
 		return tenant.Company{}, err
 	}
+	return r.parsed()
+}
+
+// parsed is the company scanned into r.dest, its times parsed.
+func (r *companyRow) parsed() (tenant.Company, error) {
 	var err error
 	if r.c.CertificateExpiry, err = parseNullTime(r.expiry); err != nil {
 		return tenant.Company{}, err

@@ -75,3 +75,16 @@ func TestDocumentQueriesUseIndexes(t *testing.T) {
 		})
 	}
 }
+
+// A send reads its issuer by the two primary keys: never a scan.
+func TestCompanyBranchPlan(t *testing.T) {
+	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "plan.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	text := queryPlan(t, s, qCompanyBranch, int64(1), int64(2))
+	if strings.Contains(text, "SCAN ") || strings.Count(text, "PRIMARY KEY") != 2 {
+		t.Errorf("the issuer is not read by its two keys:\n%s", text)
+	}
+}

@@ -26,6 +26,8 @@ type readStmts struct {
 	branch       *sql.Stmt
 	branches     *sql.Stmt
 	branchExists *sql.Stmt
+	// companyBranch reads a document's issuer on every send.
+	companyBranch *sql.Stmt
 
 	userByToken    *sql.Stmt
 	userByUsername *sql.Stmt
@@ -54,6 +56,7 @@ func (r *readStmts) list() []stmtSQL {
 		{&r.branch, qBranch},
 		{&r.branches, qBranches},
 		{&r.branchExists, qBranchExists},
+		{&r.companyBranch, qCompanyBranch},
 		{&r.userByToken, qAPIUserByTokenHash},
 		{&r.userByUsername, qAPIUserByUsername},
 		{&r.usersOfCompany, qAPIUsersOfCompany},

@@ -107,6 +107,16 @@ func createCompany(t *testing.T, s tenant.Store, name string, owner int64) creat
 	return created{c, b, u}
 }
 
+// addBranch creates the branch code of a company, with its first user
+// named username.
+func addBranch(t *testing.T, s tenant.Store, companyID int64, code, username string) tenant.Branch {
+	t.Helper()
+	b, u := branch(code), user(username)
+	b.CompanyID = companyID
+	mustNot(t, "CreateBranch", s.CreateBranch(context.Background(), &b, &u))
+	return b
+}
+
 // diff lists the fields in which got differs from want (two values of one
 // struct type). Times compare with Equal, byte slices with bytes.Equal (nil
 // and empty are the same).

@@ -46,6 +46,7 @@ func Run(t *testing.T, open func(t *testing.T) tenant.Store) {
 		{"ok/update branch is a full replace", testUpdateBranch},
 		{"error/update branch", testUpdateBranchErrors},
 		{"error/branch missing", testBranchMissing},
+		{"ok/company branch read together", testCompanyBranch},
 		{"ok/api users admin and reseller", testAPIUsersPlatform},
 		{"error/api user taken username or token", testAPIUserConflict},
 		{"error/api user of a missing or foreign branch", testAPIUserBadBranch},
@@ -749,9 +750,7 @@ func testUpdateBranchErrors(t *testing.T, s tenant.Store) {
 	ctx := context.Background()
 	first := createCompany(t, s, "Errores S.A.", 0)
 	other := createCompany(t, s, "Ajena S.A.", 0)
-	second, u := branch("002"), user("errores-002")
-	second.CompanyID = first.Company.ID
-	mustNot(t, "CreateBranch", s.CreateBranch(ctx, &second, &u))
+	second := addBranch(t, s, first.Company.ID, "002", "errores-002")
 
 	b := second
 	b.Sucursal = "001"
@@ -777,6 +776,36 @@ func testBranchMissing(t *testing.T, s tenant.Store) {
 	wantErr(t, "Branch", err, tenant.ErrNotFound)
 	_, err = s.Branches(context.Background(), c.Company.ID+1000)
 	wantErr(t, "Branches of a missing company", err, tenant.ErrNotFound)
+}
+
+// CompanyBranch reads what Company and Branch read, and only a pair that
+// belongs together.
+func testCompanyBranch(t *testing.T, s tenant.Store) {
+	ctx := context.Background()
+	first := createCompany(t, s, "Emisor S.A.", 0)
+	other := createCompany(t, s, "Ajeno S.A.", 0)
+	b := addBranch(t, s, first.Company.ID, "002", "emisor-002")
+	for _, br := range []tenant.Branch{first.Branch, b} {
+		c, got, err := s.CompanyBranch(ctx, first.Company.ID, br.ID)
+		mustNot(t, "CompanyBranch", err)
+		wc, err := s.Company(ctx, first.Company.ID)
+		mustNot(t, "Company", err)
+		wb, err := s.Branch(ctx, br.ID)
+		mustNot(t, "Branch", err)
+		same(t, "company read with its branch", wc, c)
+		same(t, "branch read with its company", wb, got)
+	}
+	for _, tt := range []struct {
+		name              string
+		company, branchID int64
+	}{
+		{"another company's branch", first.Company.ID, other.Branch.ID},
+		{"a missing branch", first.Company.ID, b.ID + 1000},
+		{"a missing company", first.Company.ID + 1000, first.Branch.ID},
+	} {
+		_, _, err := s.CompanyBranch(ctx, tt.company, tt.branchID)
+		wantErr(t, "CompanyBranch of "+tt.name, err, tenant.ErrNotFound)
+	}
 }
 
 func testAPIUsersPlatform(t *testing.T, s tenant.Store) {

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Measures two builds side by side: deploy/bench.sh runs for another build
+# (--serve-bin) and for this tree at the same time, each with its own
+# sandbox, replicas and loadgen, at the same open-loop rate. Both then share
+# the machine's state, which on a shared machine moves a build's CPU per
+# document by ±10% between runs taken one after the other, and the
+# difference between the two builds repeats to about 1%.
+#
+#   deploy/bench-pair.sh [--runs N] OTHER-BUILD [BENCH FLAGS…] --rate R [LOADGEN FLAGS…]
+#
+# For example, the build of an earlier commit against this tree:
+#
+#   git worktree add /tmp/old COMMIT && (cd /tmp/old && go build -o /tmp/old.bin ./cmd/facturad)
+#   deploy/bench-pair.sh /tmp/old.bin --callbacks --companies 20 --workers 32 --rate 80 --duration 30s
+#   deploy/test.sh --run deploy/bench-pair.sh /tmp/old.bin --store postgres --callbacks …
+#
+# --rate is required: in a closed loop the faster build would take more of
+# the machine and run at another load, where a document costs another
+# amount of CPU. The two together should stay well below the machine's
+# capacity. Each run prints the service CPU per document of both builds
+# and the change; N runs (default 3) alternate which starts first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. deploy/lib.sh
+
+runs=3
+if [[ ${1:-} == --runs ]]; then
+	runs=$2
+	shift 2
+fi
+usage="usage: deploy/bench-pair.sh [--runs N] OTHER-BUILD [BENCH FLAGS…] --rate R [LOADGEN FLAGS…]"
+(($# >= 1)) || { log "$usage"; exit 2; }
+other=$(realpath "$1")
+shift
+[[ " $* " == *" --rate "* ]] || { log "--rate is required: $usage"; exit 2; }
+
+out=$(mktemp -d -t facturad-pair.XXXXXX)
+trap 'rm -rf "$out"' EXIT
+
+# perdoc FILE: the service CPU per document a bench run printed.
+perdoc() { sed -nE 's/^cpu:.* ([0-9.]+) ms per request.*/\1/p' "$1"; }
+
+for ((i = 1; i <= runs; i++)); do
+	first=(--serve-bin "$other") firstout=$out/other second=() secondout=$out/this
+	if ((i % 2 == 0)); then
+		first=() firstout=$out/this second=(--serve-bin "$other") secondout=$out/other
+	fi
+	deploy/bench.sh "${first[@]}" "$@" >"$firstout" 2>&1 &
+	a=$!
+	deploy/bench.sh "${second[@]}" "$@" >"$secondout" 2>&1 &
+	b=$!
+	ok=1
+	wait "$a" || ok=
+	wait "$b" || ok=
+	if [[ -z $ok ]]; then
+		log "a run failed:"
+		cat "$out/other" "$out/this" >&2
+		exit 1
+	fi
+	o=$(perdoc "$out/other") t=$(perdoc "$out/this")
+	awk -v i="$i" -v o="$o" -v t="$t" \
+		'BEGIN { printf "run %d: other build %.3f ms per document, this tree %.3f ms (%+.1f%%)\n", i, o, t, 100 * (t - o) / o }'
+done
