@@ -10,9 +10,9 @@
 #
 # For example, the build of an earlier commit against this tree:
 #
-#   git worktree add /tmp/old COMMIT && (cd /tmp/old && go build -o /tmp/old.bin ./cmd/facturad)
-#   deploy/bench-pair.sh /tmp/old.bin --callbacks --companies 20 --workers 32 --rate 80 --duration 30s
-#   deploy/test.sh --run deploy/bench-pair.sh /tmp/old.bin --store postgres --callbacks …
+#   git worktree add ../facturad-old COMMIT && (cd ../facturad-old && go build -o facturad ./cmd/facturad)
+#   deploy/bench-pair.sh ../facturad-old/facturad --callbacks --companies 20 --workers 32 --rate 80 --duration 30s
+#   deploy/test.sh --run deploy/bench-pair.sh ../facturad-old/facturad --store postgres --callbacks …
 #
 # --rate is required: in a closed loop the faster build would take more of
 # the machine and run at another load, where a document costs another
