@@ -20,6 +20,7 @@
 # capacity. Each run prints the service CPU per document of both builds
 # and the change; N runs (default 3) alternate which starts first.
 set -euo pipefail
+caller=$PWD # OTHER-BUILD is a path from where the script was called
 cd "$(dirname "$0")/.."
 . deploy/lib.sh
 
@@ -30,7 +31,7 @@ if [[ ${1:-} == --runs ]]; then
 fi
 usage="usage: deploy/bench-pair.sh [--runs N] OTHER-BUILD [BENCH FLAGS…] --rate R [LOADGEN FLAGS…]"
 (($# >= 1)) || { log "$usage"; exit 2; }
-other=$(realpath "$1")
+other=$(cd "$caller" && realpath "$1")
 shift
 [[ " $* " == *" --rate "* ]] || { log "--rate is required: $usage"; exit 2; }
 

@@ -25,6 +25,7 @@
 # afterwards), so runs do not see each other's documents. --keep leaves the
 # folder, the logs and the schema. Needs bash 4.4 or later.
 set -euo pipefail
+caller=$PWD # --serve-bin is a path from where the script was called
 cd "$(dirname "$0")/.."
 . deploy/lib.sh
 
@@ -32,7 +33,7 @@ store=sqlite replicas=1 keep= serve_bin= callbacks=
 while (($#)); do
 	case $1 in
 	--callbacks) callbacks=1; shift ;;
-	--serve-bin) serve_bin=$(realpath "$2"); shift 2 ;;
+	--serve-bin) serve_bin=$(cd "$caller" && realpath "$2"); shift 2 ;;
 	--store) store=$2; shift 2 ;;
 	--replicas) replicas=$2; shift 2 ;;
 	--keep) keep=1; shift ;;
