@@ -39,14 +39,16 @@ var serviceBinary = sync.OnceValues(func() (string, error) {
 var builtBinDir string
 
 // startBinary starts the built command as startChild starts the test
-// binary.
-func startBinary(t *testing.T, args ...string) *child {
+// binary, with the extra environment.
+func startBinary(t *testing.T, env []string, args ...string) *child {
 	t.Helper()
 	bin, err := serviceBinary()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return launch(t, exec.Command(bin, serveArgs(args...)...))
+	cmd := exec.Command(bin, serveArgs(args...)...)
+	cmd.Env = append(os.Environ(), env...)
+	return launch(t, cmd)
 }
 
 // peakRSS is the process's peak resident set (VmHWM), in bytes.
@@ -85,7 +87,7 @@ func TestColdLoginHerdAndPasswordFlood(t *testing.T) {
 	const users, flooders, limit = 300, 64, 300 << 20
 	dir := t.TempDir()
 	args := []string{"--data-dir", dir, "--admin-user", e2eAdminUser, "--admin-password", e2eAdminPass, "--admin-token", e2eAdminToken}
-	first := startBinary(t, args...)
+	first := startBinary(t, nil, args...)
 	admin := apiClient{t: t, base: "http://" + first.api, token: e2eAdminToken, user: e2eAdminUser, pass: e2eAdminPass}
 	ca, err := certmint.NewCA(certmint.CAOptions{Key: certmint.TestKey(1)})
 	if err != nil {
@@ -112,13 +114,7 @@ func TestColdLoginHerdAndPasswordFlood(t *testing.T) {
 	// times what a collection finds live, and one that finds both slow-hash
 	// slots' 19 MiB buffers live sets that near 300 MiB of garbage alone.
 	// Unbounded hashing would still show: the buffers in use are live.
-	bin, err := serviceBinary()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(bin, serveArgs(args...)...)
-	cmd.Env = append(os.Environ(), "GOMEMLIMIT=200MiB")
-	c := launch(t, cmd)
+	c := startBinary(t, []string{"GOMEMLIMIT=200MiB"}, args...)
 	base := "http://" + c.api
 	call := func(cl apiClient, hc *http.Client) (int, error) {
 		req, _ := http.NewRequest("GET", base+"/api/companies/1/branches/v4", nil)
