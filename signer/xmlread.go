@@ -74,10 +74,7 @@ type plainReader struct {
 // text of the document.
 func (p *plainReader) space(parent *etree.Element) {
 	start := p.i
-	for p.i < len(p.doc) && (p.doc[p.i] == ' ' || p.doc[p.i] == '\t' || p.doc[p.i] == '\n') {
-		p.i++
-	}
-	if p.i > start {
+	if p.skipSpace() {
 		parent.CreateText("").SetData(string(p.doc[start:p.i]))
 	}
 }
@@ -228,6 +225,7 @@ func (p *plainReader) name() (string, bool) {
 	return "", false
 }
 
+// skipSpace reads white space and reports whether there was any.
 func (p *plainReader) skipSpace() bool {
 	start := p.i
 	for p.i < len(p.doc) && (p.doc[p.i] == ' ' || p.doc[p.i] == '\t' || p.doc[p.i] == '\n') {
