@@ -75,12 +75,20 @@ func c14n10(el, skip *etree.Element) ([]byte, error) {
 	if !errors.Is(err, errC14NUnsupported) {
 		return nil, err
 	}
-	if skip != nil {
-		parent, at := skip.Parent(), skip.Index()
-		parent.RemoveChildAt(at)
-		defer parent.InsertChildAt(at, skip)
-	}
+	defer detach(skip)()
 	return dsig.MakeC14N10RecCanonicalizer().Canonicalize(el)
+}
+
+// detach takes el, when it is not nil, out of its parent for a
+// canonicalizer that cannot leave it out as it writes, and returns what
+// puts it back in its place.
+func detach(el *etree.Element) (restore func()) {
+	if el == nil {
+		return func() {}
+	}
+	parent, at := el.Parent(), el.Index()
+	parent.RemoveChildAt(at)
+	return func() { parent.InsertChildAt(at, el) }
 }
 
 // nsScope maps prefixes ("" for the default namespace) to namespace names.

@@ -663,11 +663,7 @@ func canonicalize(alg, prefixes string, el, skip *etree.Element) ([]byte, error)
 	if alg == AlgorithmC14N10 {
 		return c14n10(el, skip)
 	}
-	if skip != nil {
-		parent, at := skip.Parent(), skip.Index()
-		parent.RemoveChildAt(at)
-		defer parent.InsertChildAt(at, skip)
-	}
+	defer detach(skip)()
 	switch alg {
 	case string(dsig.CanonicalXML10WithCommentsAlgorithmId):
 		return dsig.MakeC14N10WithCommentsCanonicalizer().Canonicalize(el)
