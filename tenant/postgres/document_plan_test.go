@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -80,32 +81,40 @@ func genericPlan(t *testing.T, s *Store, name, types, query, params string, off 
 	return strings.Join(plan, "\n")
 }
 
+// planCase is a query whose generic plan must read index.
+type planCase struct {
+	name   string
+	types  string
+	query  string
+	params string
+	index  string
+}
+
+// checkPlans runs each case as a subtest on a fresh store and hands check
+// its generic plan.
+func checkPlans(t *testing.T, cases []planCase, check func(t *testing.T, c planCase, plan string)) {
+	s := openPlanStore(t)
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			check(t, c, genericPlan(t, s, fmt.Sprintf("plan_%d", i), c.types, c.query, c.params))
+		})
+	}
+}
+
 // The hot lookups and the worker's poll must be able to use their partial
 // indexes with a generic plan, that is for any parameter value: the
 // queries repeat the indexes' conditions for that.
 func TestDocumentQueriesUseIndexes(t *testing.T) {
-	s := openPlanStore(t)
-
-	tests := []struct {
-		name   string
-		types  string
-		query  string
-		params string
-		index  string
-	}{
+	checkPlans(t, []planCase{
 		{"ok/by clave", "text", qDocumentByClave, "'50601'", "documents_clave_key"},
 		{"ok/by id externo", "bigint, text", qDocumentByExternalID, "1, 'pedido'", "documents_branch_id_externo_key"},
 		{"ok/claim", "timestamptz, timestamptz, bigint", qClaimDueDocuments, "now(), now() + interval '1 minute', 10", "documents_due"},
 		{"ok/claim received", "timestamptz, timestamptz, bigint", qClaimDueReceived, "now(), now() + interval '1 minute', 10", "received_due"},
-	}
-	for i, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			text := genericPlan(t, s, "plan_"+string(rune('a'+i)), tt.types, tt.query, tt.params)
-			if !strings.Contains(text, "Index Scan using "+tt.index+" ") {
-				t.Errorf("the generic plan does not walk %s:\n%s", tt.index, text)
-			}
-		})
-	}
+	}, func(t *testing.T, c planCase, plan string) {
+		if !strings.Contains(plan, "Index Scan using "+c.index+" ") {
+			t.Errorf("the generic plan does not walk %s:\n%s", c.index, plan)
+		}
+	})
 }
 
 // The outbox's maintenance must find its rows by index whatever the size
@@ -113,32 +122,21 @@ func TestDocumentQueriesUseIndexes(t *testing.T) {
 // re-queue read the settled rows' indexes by creation, a document's
 // re-queue its e-mails' index.
 func TestDeliveryQueriesUseIndexes(t *testing.T) {
-	s := openPlanStore(t)
-	tests := []struct {
-		name   string
-		types  string
-		query  string
-		params string
-		index  string
-	}{
+	checkPlans(t, []planCase{
 		{"ok/purge webhook deliveries", "timestamptz, bigint", qPurgeHooks, "now(), 100", "webhook_deliveries_settled"},
 		{"ok/purge e-mails", "timestamptz, bigint", qPurgeEmails, "now(), 100", "email_deliveries_settled"},
 		{"ok/re-queue failed e-mails", "timestamptz, bigint, timestamptz", qRequeueFailedEmails, "now(), 0, now()", "email_deliveries_settled"},
 		{"ok/re-queue a document's e-mails", "bigint, timestamptz", qRequeueEmails, "1, now()", "email_deliveries_document"},
-	}
-	for i, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			text := genericPlan(t, s, "delivery_plan_"+string(rune('a'+i)), tt.types, tt.query, tt.params)
-			if !strings.Contains(text, " using "+tt.index+" ") && !strings.Contains(text, " on "+tt.index+" ") {
-				t.Errorf("the generic plan does not read %s:\n%s", tt.index, text)
-			}
-			// Sequential scans are off, so a table read whole would show
-			// as one despite that.
-			if strings.Contains(text, "Seq Scan") {
-				t.Errorf("the generic plan reads a table whole:\n%s", text)
-			}
-		})
-	}
+	}, func(t *testing.T, c planCase, plan string) {
+		if !strings.Contains(plan, " using "+c.index+" ") && !strings.Contains(plan, " on "+c.index+" ") {
+			t.Errorf("the generic plan does not read %s:\n%s", c.index, plan)
+		}
+		// Sequential scans are off, so a table read whole would show
+		// as one despite that.
+		if strings.Contains(plan, "Seq Scan") {
+			t.Errorf("the generic plan reads a table whole:\n%s", plan)
+		}
+	})
 }
 
 // The state gauges' query must read documents_waiting and received_waiting
