@@ -17,13 +17,12 @@ var (
 )
 
 const (
-	// qOutboxHooks writes one delivery per webhook of the company that
-	// asked for the event. With no webhook it is one probe of
-	// webhooks_company and writes nothing.
 	// qHasWebhooks comes before qOutboxHooks, which SQLite prepared again
 	// on every run (profiles of a replica show it): most companies have no
 	// webhook, and this lookup spares them that.
 	qHasWebhooks = `SELECT EXISTS (SELECT 1 FROM webhooks WHERE company_id = ?)`
+	// qOutboxHooks writes one delivery per webhook of the company that
+	// asked for the event.
 	qOutboxHooks = `INSERT INTO webhook_deliveries (webhook_id, company_id, event_id, evento, clave,
     created_at, payload, next_attempt_at)
 SELECT w.id, w.company_id, ?2, ?3, ?4, ?5, ?6, ?5 FROM webhooks w
