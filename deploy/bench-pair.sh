@@ -59,6 +59,11 @@ for ((i = 1; i <= runs; i++)); do
 		exit 1
 	fi
 	o=$(perdoc "$out/other") t=$(perdoc "$out/this")
+	if [[ -z $o || -z $t ]]; then
+		log "a run printed no CPU per document (one replica each, --server-pid):"
+		cat "$out/other" "$out/this" >&2
+		exit 1
+	fi
 	awk -v i="$i" -v o="$o" -v t="$t" \
 		'BEGIN { printf "run %d: other build %.3f ms per document, this tree %.3f ms (%+.1f%%)\n", i, o, t, 100 * (t - o) / o }'
 done
