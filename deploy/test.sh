@@ -6,8 +6,11 @@
 # (and promtool, for the alerting rules' tests). It starts its own PostgreSQL and Redis on
 # free loopback ports with their data in a temporary folder, exports their
 # URLs to the tests (TEST_DATABASE_URL, TEST_REDIS_URL), runs go vet and
-# go test -race over every package, and stops what it started even when the
-# tests fail. Extra arguments go to go test (for example -run Store).
+# go test -race over every package, then the signer's packages again built
+# with the optional OpenSSL backend (the openssl tag, which needs a C
+# compiler and Debian's libssl-dev, installed too when missing), and stops
+# what it started even when the tests fail. Extra arguments go to go test
+# (for example -run Store).
 #
 # deploy/test.sh --run COMMAND [ARGS…] starts the same services, runs COMMAND
 # with their URLs in its environment instead of the tests, and stops them
@@ -82,6 +85,17 @@ remove_policy() {
 trap remove_policy EXIT
 trap 'exit 130' INT TERM
 
+# run_tests [GO TEST FLAGS…]: go vet and go test -race over every package,
+# then the signer's packages built with the OpenSSL backend, which
+# compiles only with cgo (a cgo-less build would quietly test crypto/rsa
+# again).
+run_tests() {
+	go vet ./...
+	go test -race -count=1 -timeout 40m ./... "$@"
+	CGO_ENABLED=1 go vet -tags openssl ./signer/... ./cmd/...
+	CGO_ENABLED=1 go test -race -count=1 -timeout 10m -tags openssl ./signer/... "$@"
+}
+
 # 1. Install what is missing, without letting the packages start their own
 #    system-wide services (policy-rc.d answers "not now" to invoke-rc.d).
 missing=()
@@ -99,6 +113,10 @@ command -v zbarimg >/dev/null || missing+=(zbar-tools)
 command -v promtool >/dev/null || missing+=(prometheus)
 # The README's Quick start, which a test runs, uses curl.
 command -v curl >/dev/null || missing+=(curl)
+# The optional OpenSSL signer (the openssl build tag) is compiled with cgo
+# against libcrypto's headers.
+command -v gcc >/dev/null || missing+=(gcc)
+[[ -e /usr/include/openssl/evp.h ]] || missing+=(libssl-dev)
 if ((${#missing[@]})); then
 	command -v apt-get >/dev/null || cannot_install "apt-get is not available"
 	if [[ $(id -u) -ne 0 ]] && ! command -v sudo >/dev/null; then
@@ -121,8 +139,7 @@ if [[ -n $external ]]; then
 		"${run_cmd[@]}"
 		exit
 	fi
-	go vet ./...
-	go test -race -count=1 -timeout 40m ./... "$@"
+	run_tests "$@"
 	exit
 fi
 PGBIN=$(pg_bin)
@@ -192,5 +209,4 @@ if ((${#run_cmd[@]})); then
 fi
 
 # 3. Check and test.
-go vet ./...
-go test -race -count=1 -timeout 40m ./... "$@"
+run_tests "$@"

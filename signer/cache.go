@@ -3,6 +3,7 @@ package signer
 import (
 	"container/list"
 	"context"
+	"crypto"
 	"crypto/x509"
 	"errors"
 	"fmt"
@@ -58,6 +59,7 @@ type cacheEntry struct {
 
 	// Set before ready is closed, read-only afterwards.
 	cert    *Certificate
+	key     crypto.Signer       // cert.Key, or what signs for it (see RSABackend)
 	chain   []*x509.Certificate // Leaf followed by Chain, as Sign takes it
 	version int64
 	err     error // a load error tied to version (bad file or PIN)
@@ -124,7 +126,7 @@ func (c *Cache) Sign(ctx context.Context, companyID int64, doc []byte, opts ...O
 	all := make([]Option, 0, len(opts)+1)
 	all = append(all, WithClock(func() time.Time { return now }))
 	all = append(all, opts...)
-	out, err := Sign(doc, e.cert.Key, e.chain, c.o.Policy, all...)
+	out, err := Sign(doc, e.key, e.chain, c.o.Policy, all...)
 	if err != nil {
 		return nil, fmt.Errorf("company %d: %w", companyID, err)
 	}
@@ -246,6 +248,9 @@ func (c *Cache) load(ctx context.Context, e *cacheEntry) {
 	cert, err := LoadPKCS12(p12, pin)
 	e.version = version
 	e.checkedAt.Store(time.Now().UnixNano())
+	if err == nil {
+		e.key, err = cacheKey(cert.Key)
+	}
 	if err != nil {
 		e.err = fmt.Errorf("load certificate: %w", err)
 		return

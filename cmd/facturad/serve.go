@@ -160,7 +160,8 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 	}
 	fmt.Fprintf(stdout, "facturad listening: api %s://%s  admin http://%s  (store %s, tax authority %s, started in %s)\n%s",
 		scheme, apiLn.Addr(), adminLn.Addr(), storeName(c), c.HaciendaEnv, time.Since(start).Round(time.Millisecond), adminNote.Bytes())
-	log.Info("started", "api", apiLn.Addr().String(), "admin", adminLn.Addr().String(), "store", storeName(c))
+	log.Info("started", "api", apiLn.Addr().String(), "admin", adminLn.Addr().String(), "store", storeName(c),
+		"rsa", signer.RSABackend)
 
 	select {
 	case <-ctx.Done():

@@ -1,0 +1,155 @@
+//go:build openssl && cgo
+
+package openssl
+
+import (
+	"bytes"
+	"crypto"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/sha256"
+	"crypto/sha512"
+	"fmt"
+	"runtime"
+	"sync"
+	"testing"
+
+	"facturad/signer/benchcpu"
+	"facturad/signer/certmint"
+)
+
+// TestSignsAsGo: OpenSSL's PKCS #1 v1.5 SHA-256 signatures are, byte for
+// byte, crypto/rsa's (both are deterministic), for several keys and
+// digests.
+func TestSignsAsGo(t *testing.T) {
+	t.Parallel()
+	for i := range 4 {
+		priv := certmint.TestKey(i)
+		k, err := New(priv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !k.Public().(*rsa.PublicKey).Equal(&priv.PublicKey) {
+			t.Fatalf("key %d: Public is not the key's public half", i)
+		}
+		for j := range 20 {
+			h := sha256.Sum256(fmt.Appendf(nil, "document %d of key %d", j, i))
+			got, err := k.Sign(rand.Reader, h[:], crypto.SHA256)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := rsa.SignPKCS1v15(nil, priv, crypto.SHA256, h[:])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("key %d, digest %d: OpenSSL's signature differs from crypto/rsa's", i, j)
+			}
+		}
+	}
+}
+
+// TestOtherSignaturesByGo: what is not a PKCS #1 v1.5 SHA-256 signature
+// (another hash, PSS) is made by crypto/rsa and verifies as such; a
+// digest of the wrong length is refused.
+func TestOtherSignaturesByGo(t *testing.T) {
+	t.Parallel()
+	priv := certmint.TestKey(1)
+	k, err := New(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h384 := sha512.Sum384([]byte("x"))
+	sig, err := k.Sign(rand.Reader, h384[:], crypto.SHA384)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rsa.VerifyPKCS1v15(&priv.PublicKey, crypto.SHA384, h384[:], sig); err != nil {
+		t.Errorf("SHA-384: %v", err)
+	}
+	h := sha256.Sum256([]byte("x"))
+	pss := &rsa.PSSOptions{Hash: crypto.SHA256}
+	if sig, err = k.Sign(rand.Reader, h[:], pss); err != nil {
+		t.Fatal(err)
+	}
+	if err := rsa.VerifyPSS(&priv.PublicKey, crypto.SHA256, h[:], sig, pss); err != nil {
+		t.Errorf("PSS: %v", err)
+	}
+	for _, n := range []int{0, 31, 33, 64} {
+		if _, err := k.Sign(rand.Reader, make([]byte, n), crypto.SHA256); err == nil {
+			t.Errorf("a SHA-256 digest of %d bytes was signed", n)
+		}
+	}
+}
+
+// TestConcurrentSigns: one key signs from many goroutines at once (run
+// under -race), and each signature is right.
+func TestConcurrentSigns(t *testing.T) {
+	t.Parallel()
+	priv := certmint.TestKey(2)
+	k, err := New(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for j := range 25 {
+				h := sha256.Sum256(fmt.Appendf(nil, "%d/%d", g, j))
+				sig, err := k.Sign(nil, h[:], crypto.SHA256)
+				if err == nil {
+					err = rsa.VerifyPKCS1v15(&priv.PublicKey, crypto.SHA256, h[:], sig)
+				}
+				if err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// TestKeysFreed: keys that are dropped are freed (their cleanup runs):
+// the process does not keep a copy of every key it loaded.
+func TestKeysFreed(t *testing.T) {
+	priv := certmint.TestKey(3)
+	var freed sync.WaitGroup
+	const n = 50
+	freed.Add(n)
+	for range n {
+		k, err := New(priv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runtime.AddCleanup(k, func(struct{}) { freed.Done() }, struct{}{})
+	}
+	done := make(chan struct{})
+	go func() { freed.Wait(); close(done) }()
+	for {
+		runtime.GC()
+		select {
+		case <-done:
+			return
+		default:
+		}
+		runtime.Gosched()
+	}
+}
+
+// BenchmarkVsGoRSA alternates one OpenSSL signature and one crypto/rsa
+// signature of the same digest, and reports the CPU time of each and
+// their ratio (x-raw-rsa: OpenSSL's CPU over Go's).
+func BenchmarkVsGoRSA(b *testing.B) {
+	priv := certmint.TestKey(1)
+	k, err := New(priv)
+	if err != nil {
+		b.Fatal(err)
+	}
+	h := sha256.Sum256([]byte("facturad"))
+	benchcpu.CompareWithRawRSA(b, "openssl", func() {
+		if _, err := k.Sign(nil, h[:], crypto.SHA256); err != nil {
+			b.Fatal(err)
+		}
+	}, priv)
+}
