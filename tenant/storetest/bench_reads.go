@@ -41,7 +41,7 @@ func readFixture(b *testing.B, s tenant.Store, companies int) (ids []int64, toke
 }
 
 // BenchReads measures the store's reads on the request paths (Branches,
-// Company, APIUserByTokenHash), one query each, with a cancellable context
+// Company, CompanyBranch, APIUserByTokenHash), one query each, with a cancellable context
 // as the gateway passes, over 200 companies of three branches. open
 // returns a fresh, empty store. Each sub-benchmark also reports cpu-ns/op
 // (see ReportCPU), which counts this process only.
@@ -70,6 +70,30 @@ func BenchReads(b *testing.B, open func(testing.TB) tenant.Store) {
 			c, err := s.Company(ctx, ids[i%len(ids)])
 			if err != nil || c.ID == 0 {
 				b.Fatal(err)
+			}
+			i++
+		}
+	})
+	b.Run("CompanyBranch", func(b *testing.B) {
+		type pair struct{ company, branch int64 }
+		var pairs []pair
+		for _, id := range ids {
+			bs, err := s.Branches(ctx, id)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, br := range bs {
+				pairs = append(pairs, pair{id, br.ID})
+			}
+		}
+		b.ReportAllocs()
+		defer ReportCPU(b)()
+		i := 0
+		for b.Loop() {
+			p := pairs[i%len(pairs)]
+			c, br, err := s.CompanyBranch(ctx, p.company, p.branch)
+			if err != nil || c.ID != p.company || br.ID != p.branch {
+				b.Fatalf("company %d, branch %d: %v", c.ID, br.ID, err)
 			}
 			i++
 		}
