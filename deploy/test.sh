@@ -9,8 +9,8 @@
 # go test -race over every package, then the signer's packages again built
 # with the optional OpenSSL backend (the openssl tag, which needs a C
 # compiler and Debian's libssl-dev, installed too when missing), and stops
-# what it started even when the tests fail. Extra arguments go to go test
-# (for example -run Store).
+# what it started even when the tests fail. Extra arguments go to both
+# go test runs (for example -run Store).
 #
 # deploy/test.sh --run COMMAND [ARGS…] starts the same services, runs COMMAND
 # with their URLs in its environment instead of the tests, and stops them
@@ -113,10 +113,12 @@ command -v zbarimg >/dev/null || missing+=(zbar-tools)
 command -v promtool >/dev/null || missing+=(prometheus)
 # The README's Quick start, which a test runs, uses curl.
 command -v curl >/dev/null || missing+=(curl)
-# The optional OpenSSL signer (the openssl build tag) is compiled with cgo
-# against libcrypto's headers.
-command -v gcc >/dev/null || missing+=(gcc)
-[[ -e /usr/include/openssl/evp.h ]] || missing+=(libssl-dev)
+# The optional OpenSSL signer (the openssl build tag), which the tests
+# build too, is compiled with cgo against libcrypto's headers.
+if ((${#run_cmd[@]} == 0)); then
+	command -v gcc >/dev/null || missing+=(gcc)
+	[[ -e /usr/include/openssl/evp.h ]] || missing+=(libssl-dev)
+fi
 if ((${#missing[@]})); then
 	command -v apt-get >/dev/null || cannot_install "apt-get is not available"
 	if [[ $(id -u) -ne 0 ]] && ! command -v sudo >/dev/null; then

@@ -1,11 +1,10 @@
-//go:build openssl && cgo
+//go:build openssl
 
 package signer
 
 import (
 	"crypto"
 	"crypto/rsa"
-	"fmt"
 
 	"facturad/signer/openssl"
 )
@@ -16,15 +15,18 @@ const RSABackend = "openssl"
 
 // cacheKey is the key Cache signs with for a loaded key: a copy held by
 // OpenSSL, which makes the same signatures as Go's crypto/rsa in about a
-// third of its CPU time.
-func cacheKey(k crypto.Signer) (crypto.Signer, error) {
+// quarter of its CPU time. Should OpenSSL refuse the key (it takes every
+// RSA key crypto/rsa does; only running out of memory would do it), the
+// key itself signs: the signatures are the same, and a document is not
+// refused for the library that computes them.
+func cacheKey(k crypto.Signer) crypto.Signer {
 	rk, ok := k.(*rsa.PrivateKey)
 	if !ok {
-		return k, nil
+		return k
 	}
 	sk, err := openssl.New(rk)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrUnsupportedKey, err)
+		return k
 	}
-	return sk, nil
+	return sk
 }

@@ -248,13 +248,11 @@ func (c *Cache) load(ctx context.Context, e *cacheEntry) {
 	cert, err := LoadPKCS12(p12, pin)
 	e.version = version
 	e.checkedAt.Store(time.Now().UnixNano())
-	if err == nil {
-		e.key, err = cacheKey(cert.Key)
-	}
 	if err != nil {
 		e.err = fmt.Errorf("load certificate: %w", err)
 		return
 	}
 	e.cert = cert
+	e.key = cacheKey(cert.Key)
 	e.chain = append([]*x509.Certificate{cert.Leaf}, cert.Chain...)
 }

@@ -22,6 +22,7 @@ static unsigned long facturad_error(void) {
 // error in *err, when OpenSSL refuses it.
 static EVP_PKEY *facturad_load(const unsigned char *der, long len, unsigned long *err) {
 	const unsigned char *p = der;
+	ERR_clear_error(); // nothing left by an earlier call on this thread
 	EVP_PKEY *key = d2i_PrivateKey(EVP_PKEY_RSA, NULL, &p, len);
 	*err = key == NULL ? facturad_error() : 0;
 	return key;
@@ -32,6 +33,7 @@ static EVP_PKEY *facturad_load(const unsigned char *der, long len, unsigned long
 // success, else 0 with OpenSSL's error in *err.
 static int facturad_sign(EVP_PKEY *key, const unsigned char *digest, size_t dlen,
 		unsigned char *sig, size_t *siglen, unsigned long *err) {
+	ERR_clear_error(); // nothing left by an earlier call on this thread
 	EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new(key, NULL);
 	int ok = ctx != NULL &&
 		EVP_PKEY_sign_init(ctx) == 1 &&
@@ -53,11 +55,22 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"sync/atomic"
 	"unsafe"
 )
 
-// Enabled says that this build signs with OpenSSL.
-const Enabled = true
+// Counters of what OpenSSL did in this process, for tests and diagnostics.
+var (
+	signatures atomic.Int64 // signatures made
+	freed      atomic.Int64 // keys freed
+)
+
+// Signatures is the number of signatures OpenSSL has made in this process.
+func Signatures() int64 { return signatures.Load() }
+
+// Freed is the number of keys this process has handed to OpenSSL and freed
+// since.
+func Freed() int64 { return freed.Load() }
 
 // Key is an RSA private key held by OpenSSL. Its Sign makes PKCS #1 v1.5
 // signatures of SHA-256 digests, the only kind the tax authority's XAdES
@@ -72,7 +85,9 @@ type Key struct {
 }
 
 // New copies k into OpenSSL. The copy is freed, its private parts cleared
-// by OpenSSL, once the returned Key is no longer reachable.
+// by OpenSSL, by the garbage collector once the returned Key is no longer
+// reachable. The Key keeps k, for Public and for the signatures OpenSSL
+// does not make.
 func New(k *rsa.PrivateKey) (*Key, error) {
 	if k == nil {
 		return nil, errors.New("openssl: no key")
@@ -85,7 +100,10 @@ func New(k *rsa.PrivateKey) (*Key, error) {
 		return nil, fmt.Errorf("openssl: load the RSA key: %s", errorText(e))
 	}
 	key := &Key{pkey: pkey, priv: k, size: k.Size()}
-	runtime.AddCleanup(key, func(p *C.EVP_PKEY) { C.EVP_PKEY_free(p) }, pkey)
+	runtime.AddCleanup(key, func(p *C.EVP_PKEY) {
+		C.EVP_PKEY_free(p)
+		freed.Add(1)
+	}, pkey)
 	return key, nil
 }
 
@@ -113,6 +131,7 @@ func (k *Key) Sign(rand io.Reader, digest []byte, opts crypto.SignerOpts) ([]byt
 	if int(n) != len(sig) {
 		return nil, fmt.Errorf("openssl: sign: a signature of %d bytes, not %d", n, len(sig))
 	}
+	signatures.Add(1)
 	return sig, nil
 }
 

@@ -93,7 +93,7 @@ func BenchReads(b *testing.B, open func(testing.TB) tenant.Store) {
 			p := pairs[i%len(pairs)]
 			c, br, err := s.CompanyBranch(ctx, p.company, p.branch)
 			if err != nil || c.ID != p.company || br.ID != p.branch {
-				b.Fatalf("company %d, branch %d: %v", c.ID, br.ID, err)
+				b.Fatalf("company %d, branch %d: read company %d, branch %d: %v", p.company, p.branch, c.ID, br.ID, err)
 			}
 			i++
 		}
