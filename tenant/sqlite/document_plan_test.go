@@ -2,10 +2,17 @@ package sqlite
 
 import (
 	"context"
+	"crypto/sha256"
+	"fmt"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	msqlite "modernc.org/sqlite"
+
+	"facturad/tenant"
 )
 
 // queryPlan returns the details of the plan SQLite makes for query with
@@ -73,6 +80,77 @@ func TestDocumentQueriesUseIndexes(t *testing.T) {
 				t.Errorf("plan scans besides its indexes:\n%s", text)
 			}
 		})
+	}
+}
+
+// TestCompanyBranchCompiledOnce: the issuer read is compiled once on a
+// connection, whichever ids it is given, 1 among them (see
+// qCompanyBranch). An authorizer on the connection sees every compilation.
+func TestCompanyBranchCompiledOnce(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "compile.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	type pair struct{ company, branch int64 }
+	var pairs []pair
+	for i := range 3 {
+		id, err := s.NextCompanyID(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := sha256.Sum256(fmt.Appendf(nil, "token %d", i))
+		c := tenant.Company{ID: id, RazonSocial: fmt.Sprintf("Empresa %d", i), NumeroIdentificacion: fmt.Sprintf("3101%06d", id)}
+		b := tenant.Branch{Sucursal: "001"}
+		u := tenant.APIUser{Username: fmt.Sprintf("u%d", i), TokenHash: h[:], Role: tenant.RoleBranch}
+		if err := s.CreateCompany(ctx, &c, &b, &u); err != nil {
+			t.Fatal(err)
+		}
+		pairs = append(pairs, pair{c.ID, b.ID})
+	}
+	if pairs[0] != (pair{1, 1}) {
+		t.Fatalf("the first company and branch are %v, not 1 and 1", pairs[0])
+	}
+
+	conn, err := s.read.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	var compiles atomic.Int64
+	count := func(action msqlite.AuthorizerActionCode, _, _, _, _ string) msqlite.AuthorizerReturnCode {
+		if action == msqlite.AuthSelect {
+			compiles.Add(1)
+		}
+		return msqlite.AuthorizerOK
+	}
+	setAuthorizer := func(fn msqlite.AuthorizerFn) {
+		t.Helper()
+		if err := conn.Raw(func(dc any) error { return dc.(msqlite.AuthorizerRegisterer).RegisterAuthorizer(fn) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	setAuthorizer(count)
+	defer setAuthorizer(nil)
+	stmt, err := conn.PrepareContext(ctx, qCompanyBranch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stmt.Close()
+	if compiles.Load() == 0 {
+		t.Fatal("the authorizer saw no compilation")
+	}
+	prepared := compiles.Load()
+	for i := range 12 {
+		p := pairs[i%len(pairs)]
+		c, b := newCompanyRow(), newBranchRow()
+		if err := stmt.QueryRowContext(ctx, p.company, p.branch).Scan(append(c.dest, b.dest...)...); err != nil {
+			t.Fatalf("company %d, branch %d: %v", p.company, p.branch, err)
+		}
+	}
+	if n := compiles.Load() - prepared; n != 0 {
+		t.Errorf("12 reads compiled the statement again %d times", n)
 	}
 }
 
