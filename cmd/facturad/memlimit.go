@@ -21,21 +21,29 @@ const memoryLimitShare = 0.9
 var cgroupMemoryFiles = []string{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"}
 
 // setMemoryLimit sets the collector's soft memory limit from the control
-// group's when GOMEMLIMIT is unset and there is a limit, and returns it (0
-// when it set none).
+// group's (see memoryLimit), and returns it (0 when it set none).
 func setMemoryLimit(getenv func(string) string) int64 {
+	soft := memoryLimit(getenv, cgroupMemoryFiles)
+	if soft > 0 {
+		debug.SetMemoryLimit(soft)
+	}
+	return soft
+}
+
+// memoryLimit is the soft memory limit to set: memoryLimitShare of the
+// limit in the first of files that can be read, or 0 when GOMEMLIMIT is
+// set or that file names no limit.
+func memoryLimit(getenv func(string) string, files []string) int64 {
 	if getenv("GOMEMLIMIT") != "" {
 		return 0
 	}
-	for _, f := range cgroupMemoryFiles {
+	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			continue
 		}
 		if limit, ok := cgroupLimit(string(b)); ok {
-			soft := int64(float64(limit) * memoryLimitShare)
-			debug.SetMemoryLimit(soft)
-			return soft
+			return int64(float64(limit) * memoryLimitShare)
 		}
 		return 0
 	}
