@@ -15,11 +15,11 @@ import (
 func TestCacheSignsAsGo(t *testing.T) {
 	t.Parallel()
 	src := newMemSource()
+	c := newTestCache(t, src, 10)
 	ctx := context.Background()
 	for i := 1; i <= 3; i++ {
 		m := valid(t, i, "1234")
 		src.put(int64(i), m.P12, m.PIN)
-		c := newTestCache(t, src, 10)
 		cert, err := c.Certificate(ctx, int64(i))
 		if err != nil {
 			t.Fatal(err)
