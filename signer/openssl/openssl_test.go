@@ -19,17 +19,24 @@ import (
 	"facturad/signer/certmint"
 )
 
+// testKey is certmint's test key i, and its copy in OpenSSL.
+func testKey(tb testing.TB, i int) (*rsa.PrivateKey, *Key) {
+	tb.Helper()
+	priv := certmint.TestKey(i)
+	k, err := New(priv)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return priv, k
+}
+
 // TestSignsAsGo: OpenSSL's PKCS #1 v1.5 SHA-256 signatures are, byte for
 // byte, crypto/rsa's (both are deterministic), for several keys and
 // digests.
 func TestSignsAsGo(t *testing.T) {
 	t.Parallel()
 	for i := range 4 {
-		priv := certmint.TestKey(i)
-		k, err := New(priv)
-		if err != nil {
-			t.Fatal(err)
-		}
+		priv, k := testKey(t, i)
 		if !k.Public().(*rsa.PublicKey).Equal(&priv.PublicKey) {
 			t.Fatalf("key %d: Public is not the key's public half", i)
 		}
@@ -55,11 +62,7 @@ func TestSignsAsGo(t *testing.T) {
 // digest of the wrong length is refused.
 func TestOtherSignaturesByGo(t *testing.T) {
 	t.Parallel()
-	priv := certmint.TestKey(1)
-	k, err := New(priv)
-	if err != nil {
-		t.Fatal(err)
-	}
+	priv, k := testKey(t, 1)
 	h384 := sha512.Sum384([]byte("x"))
 	sig, err := k.Sign(rand.Reader, h384[:], crypto.SHA384)
 	if err != nil {
@@ -87,11 +90,7 @@ func TestOtherSignaturesByGo(t *testing.T) {
 // under -race), and each signature is right.
 func TestConcurrentSigns(t *testing.T) {
 	t.Parallel()
-	priv := certmint.TestKey(2)
-	k, err := New(priv)
-	if err != nil {
-		t.Fatal(err)
-	}
+	priv, k := testKey(t, 2)
 	var wg sync.WaitGroup
 	for g := range 8 {
 		wg.Go(func() {
@@ -136,11 +135,7 @@ func TestKeysFreed(t *testing.T) {
 // signature of the same digest, and reports the CPU time of each and
 // their ratio (x-raw-rsa: OpenSSL's CPU over Go's).
 func BenchmarkVsGoRSA(b *testing.B) {
-	priv := certmint.TestKey(1)
-	k, err := New(priv)
-	if err != nil {
-		b.Fatal(err)
-	}
+	priv, k := testKey(b, 1)
 	h := sha256.Sum256([]byte("facturad"))
 	benchcpu.CompareWithRawRSA(b, "openssl", func() {
 		if _, err := k.Sign(nil, h[:], crypto.SHA256); err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"path/filepath"
 	"slices"
 	"sync"
 	"testing"
@@ -18,11 +17,7 @@ import (
 func openBatchStore(t *testing.T) (*Store, func() []int) {
 	t.Helper()
 	ctx := context.Background()
-	s, err := Open(ctx, filepath.Join(t.TempDir(), "facturad.db"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s := openTempStore(t)
 	if _, err := s.write.ExecContext(ctx, `CREATE TABLE k (v TEXT NOT NULL UNIQUE)`); err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,18 @@ import (
 	"facturad/tenant"
 )
 
+// openTempStore opens a store in a fresh temporary folder, closed when
+// the test ends.
+func openTempStore(t *testing.T) *Store {
+	t.Helper()
+	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "facturad.db"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
 // queryPlan returns the details of the plan SQLite makes for query with
 // args (EXPLAIN QUERY PLAN), one line each.
 func queryPlan(t *testing.T, s *Store, query string, args ...any) string {
@@ -44,12 +56,7 @@ func queryPlan(t *testing.T, s *Store, query string, args ...any) string {
 // gauges' query reads its two partial indexes alone (covering), one per
 // kind of row.
 func TestDocumentQueriesUseIndexes(t *testing.T) {
-	ctx := context.Background()
-	s, err := Open(ctx, filepath.Join(t.TempDir(), "plan.db"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openTempStore(t)
 	now := formatTime(time.Now())
 	tests := []struct {
 		name     string
@@ -88,11 +95,7 @@ func TestDocumentQueriesUseIndexes(t *testing.T) {
 // qCompanyBranch). An authorizer on the connection sees every compilation.
 func TestCompanyBranchCompiledOnce(t *testing.T) {
 	ctx := context.Background()
-	s, err := Open(ctx, filepath.Join(t.TempDir(), "compile.db"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openTempStore(t)
 	type pair struct{ company, branch int64 }
 	var pairs []pair
 	for i := range 3 {
@@ -156,11 +159,7 @@ func TestCompanyBranchCompiledOnce(t *testing.T) {
 
 // A send reads its issuer by the two primary keys: never a scan.
 func TestCompanyBranchPlan(t *testing.T) {
-	s, err := Open(context.Background(), filepath.Join(t.TempDir(), "plan.db"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openTempStore(t)
 	text := queryPlan(t, s, qCompanyBranch, int64(1), int64(2))
 	if strings.Contains(text, "SCAN ") || strings.Count(text, "PRIMARY KEY") != 2 {
 		t.Errorf("the issuer is not read by its two keys:\n%s", text)

@@ -1,8 +1,6 @@
 package sqlite
 
 import (
-	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,12 +12,7 @@ import (
 // bounded by the company, its filter and the cursor: no temporary b-tree
 // (a sort of every match) and no scan of the company's other rows.
 func TestListQueriesUseIndexes(t *testing.T) {
-	ctx := context.Background()
-	s, err := Open(ctx, filepath.Join(t.TempDir(), "plan.db"), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := openTempStore(t)
 	at := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	after := &tenant.ListKey{At: at, ID: 99}
 	tests := []struct {

@@ -43,9 +43,8 @@ func readFixture(b *testing.B, s tenant.Store, companies int) (ids []int64, toke
 // BenchReads measures the store's reads on the request paths (Branches,
 // Company, CompanyBranch, APIUserByTokenHash), one query each, with a
 // cancellable context as the gateway passes, over 200 companies of three
-// branches. open
-// returns a fresh, empty store. Each sub-benchmark also reports cpu-ns/op
-// (see ReportCPU), which counts this process only.
+// branches. open returns a fresh, empty store. Each sub-benchmark also
+// reports cpu-ns/op (see ReportCPU), which counts this process only.
 func BenchReads(b *testing.B, open func(testing.TB) tenant.Store) {
 	s := open(b)
 	ids, tokens := readFixture(b, s, 200)
