@@ -3,9 +3,14 @@ package postgres
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"facturad/tenant"
 )
@@ -16,16 +21,11 @@ func TestLargePartsCompression(t *testing.T) {
 	s := openPlanStore(t)
 	ctx := context.Background()
 
-	var methods []string
-	if err := s.pool.QueryRow(ctx,
-		`SELECT enumvals FROM pg_settings WHERE name = 'default_toast_compression'`).Scan(&methods); err != nil {
-		t.Fatal(err)
-	}
 	want, wantAttr := "pglz", ""
-	if slices.Contains(methods, "lz4") {
+	if lz4Available(t, s) {
 		want, wantAttr = "lz4", "l"
 	} else {
-		t.Logf("this server has no lz4 (%v): checking that the columns keep pglz", methods)
+		t.Log("this server has no lz4: checking that the columns keep pglz")
 	}
 
 	t.Run("columns", func(t *testing.T) {
@@ -96,9 +96,77 @@ WHERE attrelid = $1::regclass AND attname = $2`, c.table, c.column).Scan(&got)
 	})
 }
 
+// lz4Available says whether the server can compress with lz4.
+func lz4Available(t *testing.T, s *Store) bool {
+	t.Helper()
+	var methods []string
+	if err := s.pool.QueryRow(context.Background(),
+		`SELECT enumvals FROM pg_settings WHERE name = 'default_toast_compression'`).Scan(&methods); err != nil {
+		t.Fatal(err)
+	}
+	return slices.Contains(methods, "lz4")
+}
+
 func deref(p *string) string {
 	if p == nil {
 		return "no compression"
 	}
 	return *p
+}
+
+// Migration 0017 locks the documents' tables: it gives up after its lock
+// timeout, changing nothing, rather than hold back every save behind a long
+// transaction, and applies once that transaction ends.
+func TestLZ4MigrationGivesWay(t *testing.T) {
+	s := openPlanStore(t)
+	ctx := context.Background()
+	// Back to before 0017.
+	for _, q := range []string{
+		`DELETE FROM schema_migrations WHERE version = 17`,
+		`ALTER TABLE documents ALTER COLUMN signed_xml SET COMPRESSION DEFAULT`,
+	} {
+		if _, err := s.pool.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	holder, err := pgx.Connect(ctx, os.Getenv("TEST_DATABASE_URL"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close(ctx)
+	tx, err := holder.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, "LOCK TABLE "+pgx.Identifier{s.schema, "documents"}.Sanitize()+" IN ACCESS SHARE MODE"); err != nil {
+		t.Fatal(err)
+	}
+
+	err = s.Migrate(ctx)
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) || pgErr.Code != "55P03" {
+		t.Fatalf("Migrate while a transaction holds documents: %v, want a lock timeout (55P03)", err)
+	}
+	var applied int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM schema_migrations WHERE version = 17`).Scan(&applied); err != nil {
+		t.Fatal(err)
+	}
+	if applied != 0 {
+		t.Error("0017 recorded although it gave up")
+	}
+
+	if err := tx.Rollback(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Migrate(ctx); err != nil {
+		t.Fatalf("Migrate once the transaction ended: %v", err)
+	}
+	var got string
+	if err := s.pool.QueryRow(ctx, `SELECT attcompression::text FROM pg_attribute
+WHERE attrelid = 'documents'::regclass AND attname = 'signed_xml'`).Scan(&got); err != nil {
+		t.Fatal(err)
+	}
+	if got != "l" && lz4Available(t, s) {
+		t.Errorf("documents.signed_xml compression %q after the migration, want lz4", got)
+	}
 }

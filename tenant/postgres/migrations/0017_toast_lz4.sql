@@ -9,11 +9,14 @@
 -- Only new values are compressed with lz4: nothing stored is rewritten,
 -- and both kinds are read back alike. The change is to the catalog only,
 -- but it takes a brief exclusive lock on both tables, which waits for the
--- statements running on them.
+-- statements running on them while the saves queue behind it. It waits 5 s
+-- at most: a transaction that holds the tables longer makes the migration
+-- fail (and its pod try again later) rather than hold back every save.
 --
 -- lz4 needs PostgreSQL 14 or later built with it (as the PostgreSQL
 -- project's packages and images are). Without it the columns keep pglz, the
 -- server's log says why, and nothing else changes.
+SET LOCAL lock_timeout = '5s';
 DO $$
 BEGIN
     IF current_setting('server_version_num')::int < 140000 THEN
