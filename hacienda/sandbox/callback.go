@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"time"
 )
@@ -69,14 +70,26 @@ func (s *Sandbox) callBack(d *document) {
 			return
 		}
 		req.Header.Set("Content-Type", "application/json")
-		resp, err := callbackClient.Do(req)
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				s.stats.callbacks.Add(1)
-				return
-			}
+		if status, err := postCallback(req); err == nil && status == http.StatusOK {
+			s.stats.callbacks.Add(1)
+			return
 		}
 		s.stats.callbackFails.Add(1)
 	}
+}
+
+// postCallback posts one callback and returns the answer's status. It reads
+// the answer to its end (64 KiB at most) before closing it: net/http closes
+// a connection whose answer was left unread, and the next callback would
+// then open a connection of its own.
+func postCallback(req *http.Request) (int, error) {
+	resp, err := callbackClient.Do(req)
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	// An answer cut short still carried its status; it only costs the
+	// connection.
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	return resp.StatusCode, nil
 }

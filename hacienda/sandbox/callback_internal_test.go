@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -13,7 +14,8 @@ import (
 // Callbacks reuse their connections to a busy host, as a load balancer
 // does: two waves of eight concurrent callbacks open eight connections,
 // not the fourteen net/http's default of two idle connections per host
-// would leave.
+// would leave, nor the sixteen of answers left unread (the service answers
+// a callback with a small JSON body).
 func TestCallbacksReuseConnections(t *testing.T) {
 	var opened atomic.Int64
 	var (
@@ -24,6 +26,8 @@ func TestCallbacksReuseConnections(t *testing.T) {
 		answer := *release.Load()
 		arrived.Done()
 		<-answer
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"mensaje_api":"ok"}`)
 	}))
 	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
 		if s == http.StateNew {
@@ -40,12 +44,14 @@ func TestCallbacksReuseConnections(t *testing.T) {
 		var done sync.WaitGroup
 		for range callbacks {
 			done.Go(func() {
-				resp, err := callbackClient.Post(srv.URL, "application/json", strings.NewReader("{}"))
+				req, err := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader("{}"))
 				if err != nil {
 					t.Error(err)
 					return
 				}
-				resp.Body.Close()
+				if status, err := postCallback(req); err != nil || status != http.StatusOK {
+					t.Errorf("callback: %d, %v", status, err)
+				}
 			})
 		}
 		arrived.Wait() // all eight in flight at once
