@@ -53,6 +53,10 @@ type loadSummary struct {
 	RSASignCPUDuringMS *float64 `json:"rsa_sign_cpu_during_ms"`
 	RSARatio           *float64 `json:"rsa_ratio"`
 	RSARatioAfter      *float64 `json:"rsa_ratio_after"`
+	// The two signatures are more than 1.5 times apart: the machine's
+	// speed or its CPU accounting changed, and the ratio is not to be
+	// compared with other runs'.
+	RSAReferencesDisagree bool `json:"rsa_references_disagree"`
 	// The --aux-process names, in their order.
 	AuxProcesses []auxSummary `json:"aux_processes"`
 }
@@ -124,6 +128,7 @@ func (r loadReport) summary() loadSummary {
 	s.RSASignCPUDuringMS = known(ms(r.RSASignDuring), r.RSASignDuring >= 0)
 	s.RSARatio = known(r.rsaRatio())
 	s.RSARatioAfter = known(r.ratioTo(r.RSASign))
+	s.RSAReferencesDisagree = r.rsaReferencesDisagree()
 	s.AuxProcesses = []auxSummary{}
 	for _, a := range r.Aux {
 		per := a.perRequest(r.Requests)

@@ -446,6 +446,36 @@ func TestLoadgenRSAReference(t *testing.T) {
 	}
 }
 
+// The report warns when the two raw RSA references are far apart, and
+// only then.
+func TestLoadgenRSAReferencesDisagree(t *testing.T) {
+	tests := []struct {
+		name          string
+		during, after time.Duration
+		warn          bool
+	}{
+		{"alike", 900 * time.Microsecond, 970 * time.Microsecond, false},
+		{"during lower by a third", 650 * time.Microsecond, 970 * time.Microsecond, false},
+		{"during a third of after", 272 * time.Microsecond, 970 * time.Microsecond, true},
+		{"during twice after", 2 * time.Millisecond, time.Millisecond, true},
+		{"after unknown", 272 * time.Microsecond, -1, false},
+		{"during unknown", -1, 970 * time.Microsecond, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := loadReport{Requests: 100, ServerCPU: 250 * time.Millisecond, RSASignDuring: tt.during, RSASign: tt.after}
+			var out bytes.Buffer
+			r.printCPU(&out)
+			if got := strings.Contains(out.String(), "rsa:         warning:"); got != tt.warn {
+				t.Errorf("warning %v, want %v:\n%s", got, tt.warn, out.String())
+			}
+			if got := r.summary().RSAReferencesDisagree; got != tt.warn {
+				t.Errorf("rsa_references_disagree %v, want %v", got, tt.warn)
+			}
+		})
+	}
+}
+
 // TestLoadgenURLFlag checks how --url and FACTURAD_LOADGEN_URL combine.
 func TestLoadgenURLFlag(t *testing.T) {
 	tests := []struct {
