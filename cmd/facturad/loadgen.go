@@ -395,9 +395,10 @@ func (r loadReport) rsaRatio() (float64, bool) {
 
 // rsaReferencesDisagree says the raw signature measured during the run and
 // the one measured after it are both known and more than 1.5 times apart.
-// The same code on the same machine should cost about the same: one run
-// here measured 0.27 ms during the run and 0.97 ms after it, a third of
-// what Go's RSA can do, and gave a ratio of 0.11 beside runs of 0.30.
+// The same code on the same machine should cost about the same. One
+// benchmark run measured 0.27 ms during the run and 0.97 ms after it (Go's
+// RSA cannot sign in 0.27 ms on that machine), and gave a ratio of 0.11
+// beside runs of 0.30.
 func (r loadReport) rsaReferencesDisagree() bool {
 	if r.RSASignDuring <= 0 || r.RSASign <= 0 {
 		return false
