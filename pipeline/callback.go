@@ -138,11 +138,20 @@ func (p *Pipeline) applySigned(ctx context.Context, d tenant.Document, body []by
 	p.applyStatus(ctx, &d, st)
 	err = p.save(ctx, &d)
 	if errors.Is(err, tenant.ErrConflict) {
-		// Stored meanwhile (a check, the background worker): the signed
-		// verdict is the newest word unless the fresh copy has one.
-		if d, err = p.reload(ctx, d); err == nil && !d.Estado.Final() {
+		// Stored meanwhile (the send storing its submission, a check, the
+		// background worker): the signed verdict is the newest word unless
+		// the fresh copy has one. Like the first read, the fresh copy is
+		// the state alone: the save keeps the stored XML.
+		cur, rerr := p.o.Store.DocumentStateByClave(ctx, d.Clave)
+		switch {
+		case rerr != nil:
+			err = fmt.Errorf("read the document again: %w", rerr)
+		case !cur.Estado.Final():
+			d = cur
 			p.applyStatus(ctx, &d, st)
 			err = p.save(ctx, &d)
+		default:
+			d, err = cur, nil
 		}
 	}
 	if err != nil {

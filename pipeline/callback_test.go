@@ -1,12 +1,14 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -177,6 +179,87 @@ func TestCallbackSignedVerdict(t *testing.T) {
 			// genuine one, with its signed answer.
 			if d := b.stored(t, clave); d.Estado != tenant.StateAccepted || len(d.ResponseXML) == 0 {
 				t.Errorf("stored %s with %d bytes of answer, want 01 with the signed answer", d.Estado, len(d.ResponseXML))
+			}
+		})
+	}
+}
+
+// racingStore stores another version of a document just before the first
+// save of a final verdict, as the send storing its submission does when the
+// callback comes at once, and counts the whole-document reads meanwhile.
+type racingStore struct {
+	fullStore
+	raced     atomic.Bool
+	fullReads atomic.Int64
+}
+
+func (s *racingStore) SaveDocument(ctx context.Context, d *tenant.Document) error {
+	if d.Estado.Final() && s.raced.CompareAndSwap(false, true) {
+		other, err := s.fullStore.DocumentStateByClave(ctx, d.Clave)
+		if err != nil {
+			return err
+		}
+		if err := s.fullStore.SaveDocument(ctx, &other); err != nil {
+			return err
+		}
+	}
+	return s.fullStore.SaveDocument(ctx, d)
+}
+
+func (s *racingStore) DocumentByClave(ctx context.Context, clave string) (tenant.Document, error) {
+	s.fullReads.Add(1)
+	return s.fullStore.DocumentByClave(ctx, clave)
+}
+
+// TestCallbackSignedVerdictRaced: a signed verdict whose save finds the
+// document stored again since it was read is applied to the fresh state,
+// read without the document's XML (as the callback's first read), and the
+// stored signed XML and request are kept.
+func TestCallbackSignedVerdictRaced(t *testing.T) {
+	trusted, err := sandbox.DefaultAnswerSigner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots := x509.NewCertPool()
+	roots.AddCert(trusted.Root())
+	for _, k := range storeKinds {
+		t.Run(k.name, func(t *testing.T) {
+			var rs *racingStore
+			b := setup(t, setupOptions{
+				store: func(t testing.TB) fullStore {
+					rs = &racingStore{fullStore: k.open(t)}
+					return rs
+				},
+				sandbox: sandbox.Options{AnswerSigner: trusted},
+				pipeline: func(o *Options) {
+					o.CallbackBase = "https://facturas.example.cr/"
+					o.CallbackKey = []byte(strings.Repeat("k", 32))
+					o.AnswerRoots = roots
+				},
+			})
+			ctx := context.Background()
+			clave := b.mustSend(t, request("01", "raced-callback")).Document.Clave
+			before := b.stored(t, clave)
+			st := acceptedStatus(t, b, clave)
+			reads := rs.fullReads.Load()
+			if err := b.p.Callback(ctx, clave, b.p.callbackToken(clave), callbackBody(t, st)); err != nil {
+				t.Fatal(err)
+			}
+			if !rs.raced.Load() {
+				t.Fatal("the verdict's save was not raced")
+			}
+			if got := rs.fullReads.Load() - reads; got != 0 {
+				t.Errorf("the callback read the whole document %d times, want none", got)
+			}
+			if got := testutil.ToFloat64(b.p.metrics.callback.WithLabelValues("applied")); got != 1 {
+				t.Errorf("callbacks applied: %v, want 1", got)
+			}
+			d := b.stored(t, clave)
+			if d.Estado != tenant.StateAccepted || len(d.ResponseXML) == 0 {
+				t.Errorf("stored %s with %d bytes of answer, want 01 with the signed answer", d.Estado, len(d.ResponseXML))
+			}
+			if !bytes.Equal(d.SignedXML, before.SignedXML) || len(d.SignedXML) == 0 || !bytes.Equal(d.Request, before.Request) {
+				t.Error("the signed XML or the request changed with the verdict")
 			}
 		})
 	}
