@@ -108,16 +108,8 @@ func acceptedStatus(t *testing.T, b *bundle, clave string) recepcion.Status {
 // body that is not final, or any body when no roots are configured makes
 // the service ask instead, and a forged body changes nothing by itself.
 func TestCallbackSignedVerdict(t *testing.T) {
-	trusted, err := sandbox.DefaultAnswerSigner()
-	if err != nil {
-		t.Fatal(err)
-	}
-	forger, err := sandbox.DefaultAnswerSigner()
-	if err != nil {
-		t.Fatal(err)
-	}
-	roots := x509.NewCertPool()
-	roots.AddCert(trusted.Root())
+	trusted, roots := trustedAnswerSigner(t)
+	forger, _ := trustedAnswerSigner(t)
 	tests := []struct {
 		name    string
 		roots   *x509.CertPool
@@ -184,6 +176,19 @@ func TestCallbackSignedVerdict(t *testing.T) {
 	}
 }
 
+// trustedAnswerSigner makes a tax-authority answer signer of its own and
+// the roots that trust it.
+func trustedAnswerSigner(t testing.TB) (*sandbox.CertificateSigner, *x509.CertPool) {
+	t.Helper()
+	signer, err := sandbox.DefaultAnswerSigner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	roots := x509.NewCertPool()
+	roots.AddCert(signer.Root())
+	return signer, roots
+}
+
 // racingStore stores another version of a document just before the first
 // save of a final verdict, as the send storing its submission does when the
 // callback comes at once, and counts the whole-document reads meanwhile.
@@ -216,12 +221,7 @@ func (s *racingStore) DocumentByClave(ctx context.Context, clave string) (tenant
 // read without the document's XML (as the callback's first read), and the
 // stored signed XML and request are kept.
 func TestCallbackSignedVerdictRaced(t *testing.T) {
-	trusted, err := sandbox.DefaultAnswerSigner()
-	if err != nil {
-		t.Fatal(err)
-	}
-	roots := x509.NewCertPool()
-	roots.AddCert(trusted.Root())
+	trusted, roots := trustedAnswerSigner(t)
 	for _, k := range storeKinds {
 		t.Run(k.name, func(t *testing.T) {
 			var rs *racingStore

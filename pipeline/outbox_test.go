@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"context"
-	"crypto/x509"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -92,12 +91,7 @@ func TestOutboxEvents(t *testing.T) {
 // its e-mail written with the receptor's address from the stored request,
 // on both stores.
 func TestOutboxEmailOfACallbackVerdict(t *testing.T) {
-	trusted, err := sandbox.DefaultAnswerSigner()
-	if err != nil {
-		t.Fatal(err)
-	}
-	roots := x509.NewCertPool()
-	roots.AddCert(trusted.Root())
+	trusted, roots := trustedAnswerSigner(t)
 	for _, k := range storeKinds {
 		t.Run(k.name, func(t *testing.T) {
 			b := setup(t, setupOptions{store: k.open, sandbox: sandbox.Options{AnswerSigner: trusted}, pipeline: func(o *Options) {
