@@ -24,10 +24,7 @@ import (
 // nothing; a wrong token or an unknown clave is ErrBadCallback and asks
 // nothing. The submission carries the callback URL.
 func TestCallback(t *testing.T) {
-	b := setup(t, setupOptions{pipeline: func(o *Options) {
-		o.CallbackBase = "https://facturas.example.cr/"
-		o.CallbackKey = []byte(strings.Repeat("k", 32))
-	}})
+	b := setup(t, setupOptions{pipeline: withCallbacks})
 	ctx := context.Background()
 	out := b.mustSend(t, request("01", "callback"))
 	clave := out.Document.Clave
@@ -147,8 +144,7 @@ func TestCallbackSignedVerdict(t *testing.T) {
 			b := setup(t, setupOptions{
 				sandbox: sandbox.Options{AnswerSigner: trusted},
 				pipeline: func(o *Options) {
-					o.CallbackBase = "https://facturas.example.cr/"
-					o.CallbackKey = []byte(strings.Repeat("k", 32))
+					withCallbacks(o)
 					o.AnswerRoots = tt.roots
 				},
 			})
@@ -174,6 +170,13 @@ func TestCallbackSignedVerdict(t *testing.T) {
 			}
 		})
 	}
+}
+
+// withCallbacks turns callbacks on in o, to the tests' public URL with a
+// fixed key.
+func withCallbacks(o *Options) {
+	o.CallbackBase = "https://facturas.example.cr/"
+	o.CallbackKey = []byte(strings.Repeat("k", 32))
 }
 
 // trustedAnswerSigner makes a tax-authority answer signer of its own and
@@ -232,8 +235,7 @@ func TestCallbackSignedVerdictRaced(t *testing.T) {
 				},
 				sandbox: sandbox.Options{AnswerSigner: trusted},
 				pipeline: func(o *Options) {
-					o.CallbackBase = "https://facturas.example.cr/"
-					o.CallbackKey = []byte(strings.Repeat("k", 32))
+					withCallbacks(o)
 					o.AnswerRoots = roots
 				},
 			})

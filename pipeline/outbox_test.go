@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -96,8 +95,7 @@ func TestOutboxEmailOfACallbackVerdict(t *testing.T) {
 		t.Run(k.name, func(t *testing.T) {
 			b := setup(t, setupOptions{store: k.open, sandbox: sandbox.Options{AnswerSigner: trusted}, pipeline: func(o *Options) {
 				o.Email = true
-				o.CallbackBase = "https://facturas.example.cr/"
-				o.CallbackKey = []byte(strings.Repeat("k", 32))
+				withCallbacks(o)
 				o.AnswerRoots = roots
 			}})
 			ctx := context.Background()

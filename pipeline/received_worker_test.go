@@ -468,10 +468,7 @@ func TestReceivedRetrierOnItsOwn(t *testing.T) {
 // receiver's message, submitted without a callback URL, is polled on the
 // usual schedule.
 func TestReceivedPolledWithCallbacksOn(t *testing.T) {
-	b := setup(t, setupOptions{pipeline: func(o *Options) {
-		o.CallbackBase = "https://facturas.example.cr/"
-		o.CallbackKey = []byte(strings.Repeat("k", 32))
-	}})
+	b := setup(t, setupOptions{pipeline: withCallbacks})
 	buyerCo, buyer := b.newCompany(t, buyerID)
 	xml := b.issueTo(t, buyerID, "fe-callbacks")
 	out, err := b.receive(buyer, receiveJSON(xml, "1", "rcv-callbacks", map[string]any{"condicionImpuesto": "01", "montoTotalImpuestoAcreditar": "3250.13"}))
