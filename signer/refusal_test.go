@@ -95,17 +95,11 @@ func (s *sigDoc) redigest(t *testing.T) {
 				continue
 			}
 		}
-		alg, prefixes, enveloped := AlgorithmC14N10, "", false
-		for _, tr := range r.FindElements("ds:Transforms/ds:Transform") {
-			switch a := tr.SelectAttrValue("Algorithm", ""); {
-			case a == AlgorithmEnveloped:
-				enveloped = true
-			case strings.Contains(a, "c14n"):
-				alg = a
-				if in := tr.FindElement("*[@PrefixList]"); in != nil {
-					prefixes = in.SelectAttrValue("PrefixList", "")
-				}
-			}
+		// The transforms as the verifier reads them; one it refuses
+		// leaves the digest as it was.
+		plan, err := readTransforms(r.FindElements("ds:Transforms/*"))
+		if err != nil {
+			continue
 		}
 		dm := r.SelectElement("ds:DigestMethod")
 		dv := r.SelectElement("ds:DigestValue")
@@ -116,11 +110,14 @@ func (s *sigDoc) redigest(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var skip *etree.Element
-		if enveloped {
-			skip = s.sig
+		var skip []*etree.Element
+		switch plan.exclude {
+		case excludeOwn:
+			skip = []*etree.Element{s.sig}
+		case excludeAll:
+			skip = signaturesUnder(target)
 		}
-		out, err := canonicalize(alg, prefixes, target, skip)
+		out, err := canonicalize(plan.c14nAlg, plan.prefixes, target, skip)
 		if err != nil {
 			out = nil
 		}
@@ -130,27 +127,21 @@ func (s *sigDoc) redigest(t *testing.T) {
 }
 
 // resign recomputes the signature value over SignedInfo with key, with the
-// hash its SignatureMethod names (SHA-1 for anything but RSA-SHA256 and
-// RSA-SHA512). A SignedInfo that does not canonicalize is signed as empty.
+// hash its SignatureMethod names (SHA-256 for one Verify does not accept). A SignedInfo that does not canonicalize is signed as empty.
 func (s *sigDoc) resign(t *testing.T, key crypto.Signer) {
 	t.Helper()
 	si := s.el(t, "ds:SignedInfo")
-	c14n := ""
+	c14n, prefixes := "", ""
 	if cm := si.SelectElement("ds:CanonicalizationMethod"); cm != nil {
-		c14n = cm.SelectAttrValue("Algorithm", "")
+		c14n, prefixes = cm.SelectAttrValue("Algorithm", ""), inclusivePrefixes(cm)
 	}
-	in, err := canonicalize(c14n, "", si, nil)
+	in, err := canonicalize(c14n, prefixes, si, nil)
 	if err != nil {
 		in = nil
 	}
-	var h crypto.Hash
-	switch si.FindElement("ds:SignatureMethod").SelectAttrValue("Algorithm", "") {
-	case AlgorithmRSASHA256:
+	h, ok := signatureMethods[si.FindElement("ds:SignatureMethod").SelectAttrValue("Algorithm", "")]
+	if !ok {
 		h = crypto.SHA256
-	case "http://www.w3.org/2001/04/xmldsig-more#rsa-sha512":
-		h = crypto.SHA512
-	default:
-		h = crypto.SHA1
 	}
 	hh := h.New()
 	hh.Write(in)
@@ -293,8 +284,8 @@ func TestVerifyRefusal(t *testing.T) {
 		{name: "error/no SignedInfo", seal: leaveAsIs, edit: func(t *testing.T, s *sigDoc) {
 			s.remove(t, "ds:SignedInfo")
 		}, wantMsg: "no ds:SignedInfo"},
-		{name: "error/RSA-SHA1 signature method", seal: resignOnly, edit: func(t *testing.T, s *sigDoc) {
-			s.el(t, "ds:SignedInfo/ds:SignatureMethod").CreateAttr("Algorithm", "http://www.w3.org/2000/09/xmldsig#rsa-sha1")
+		{name: "error/RSA-MD5 signature method", seal: resignOnly, edit: func(t *testing.T, s *sigDoc) {
+			s.el(t, "ds:SignedInfo/ds:SignatureMethod").CreateAttr("Algorithm", "http://www.w3.org/2001/04/xmldsig-more#rsa-md5")
 		}, wantMsg: "unsupported signature method"},
 		{name: "error/no QualifyingProperties", seal: leaveAsIs, edit: func(t *testing.T, s *sigDoc) {
 			s.remove(t, "ds:Object")
@@ -318,12 +309,9 @@ func TestVerifyRefusal(t *testing.T) {
 		{name: "error/DigestValue not base64", seal: resignOnly, edit: func(t *testing.T, s *sigDoc) {
 			appendText(s.ref(t, refKeyInfo).SelectElement("ds:DigestValue"), "*")
 		}, wantMsg: "DigestValue is not base64"},
-		{name: "error/SignedProperties reference without Type", edit: func(t *testing.T, s *sigDoc) {
-			s.ref(t, refSignedProperties).RemoveAttr("Type")
-		}, wantMsg: "lacks Type"},
 		{name: "error/SignedProperties reference of another Type", edit: func(t *testing.T, s *sigDoc) {
 			s.ref(t, refSignedProperties).CreateAttr("Type", "http://www.w3.org/2000/09/xmldsig#Object")
-		}, wantMsg: "lacks Type"},
+		}, wantMsg: "has Type"},
 		{name: "error/no reference to the document", edit: func(t *testing.T, s *sigDoc) {
 			r := s.ref(t, refDocument)
 			r.Parent().RemoveChild(r)
@@ -362,13 +350,13 @@ func TestVerifyRefusal(t *testing.T) {
 		{name: "error/document reference without the enveloped-signature transform", edit: func(t *testing.T, s *sigDoc) {
 			r := s.ref(t, refDocument)
 			r.RemoveChild(r.SelectElement("ds:Transforms"))
-		}, wantMsg: "lacks the enveloped-signature transform"},
+		}, wantMsg: "does not leave out its signature"},
 		{name: "error/enveloped transform on KeyInfo", edit: func(t *testing.T, s *sigDoc) {
 			r := s.ref(t, refKeyInfo)
 			ts := etree.NewElement("ds:Transforms")
 			ts.CreateElement("ds:Transform").CreateAttr("Algorithm", AlgorithmEnveloped)
 			r.InsertChildAt(0, ts)
-		}, wantMsg: "does not contain the signature"},
+		}, wantMsg: "does not contain it"},
 		{name: "error/reference to the root by Id without the enveloped transform", edit: func(t *testing.T, s *sigDoc) {
 			s.root.CreateAttr("Id", "comprobante")
 			r := s.ref(t, refKeyInfo).Copy()
@@ -376,9 +364,25 @@ func TestVerifyRefusal(t *testing.T) {
 			r.CreateAttr("URI", "#comprobante")
 			s.el(t, "ds:SignedInfo").AddChild(r)
 		}, wantMsg: "covers its own signature"},
-		{name: "error/SHA-1 reference digest", edit: func(t *testing.T, s *sigDoc) {
-			s.ref(t, refKeyInfo).SelectElement("ds:DigestMethod").CreateAttr("Algorithm", "http://www.w3.org/2000/09/xmldsig#sha1")
-		}, wantMsg: "not SHA-256 or SHA-512"},
+		{name: "error/MD5 reference digest", seal: resignOnly, edit: func(t *testing.T, s *sigDoc) {
+			s.ref(t, refKeyInfo).SelectElement("ds:DigestMethod").CreateAttr("Algorithm", "http://www.w3.org/2001/04/xmldsig-more#md5")
+		}, wantMsg: "unsupported digest method"},
+		{name: "error/XPath filter of another expression", edit: xpathTransform("not(ancestor-or-self::ds:Object)", "ds", NamespaceDS),
+			wantMsg: "unsupported XPath filter"},
+		{name: "error/XPath filter whose prefix names another namespace", edit: xpathTransform("not(ancestor-or-self::dsig:Signature)", "dsig", "urn:otro"),
+			wantMsg: "unsupported XPath filter"},
+		{name: "error/XPath filter after the canonicalization", edit: func(t *testing.T, s *sigDoc) {
+			xpathTransform("not(ancestor-or-self::ds:Signature)", "ds", NamespaceDS)(t, s)
+			ts := s.ref(t, refDocument).SelectElement("ds:Transforms")
+			ts.InsertChildAt(0, etree.NewElement("ds:Transform"))
+			ts.ChildElements()[0].CreateAttr("Algorithm", AlgorithmExcC14N)
+		}, wantMsg: "after the canonicalization"},
+		{name: "error/too many references", seal: resignOnly, edit: func(t *testing.T, s *sigDoc) {
+			si := s.el(t, "ds:SignedInfo")
+			for range maxReferences {
+				si.AddChild(s.ref(t, refKeyInfo).Copy())
+			}
+		}, wantMsg: "more than 16 references"},
 		// Redeclaring the xml prefix is an error for the namespace-aware
 		// canonicalizations, on an ancestor of the target, on the target or
 		// below it.
@@ -454,7 +458,7 @@ func TestVerifyRefusal(t *testing.T) {
 		// The signature value.
 		{name: "error/unknown canonicalization of SignedInfo", seal: resignOnly, edit: func(t *testing.T, s *sigDoc) {
 			s.el(t, "ds:SignedInfo/ds:CanonicalizationMethod").CreateAttr("Algorithm", "urn:desconocido")
-		}, wantMsg: "canonicalize SignedInfo"},
+		}, wantMsg: "unsupported canonicalization method"},
 		{name: "error/no SignatureValue", seal: leaveAsIs, edit: func(t *testing.T, s *sigDoc) {
 			s.remove(t, "ds:SignatureValue")
 		}, wantMsg: "SignatureValue: missing"},
@@ -534,6 +538,26 @@ func TestVerifyRefusal(t *testing.T) {
 				t.Errorf("err = %v, want it to mention %q", err, tt.wantMsg)
 			}
 		})
+	}
+}
+
+// xpathTransform replaces the document reference's transforms with an
+// XPath filter of expr, followed by exclusive C14N. Unless prefix is ds
+// (declared on the signature), the ds:XPath element binds it to ns.
+func xpathTransform(expr, prefix, ns string) func(t *testing.T, s *sigDoc) {
+	return func(t *testing.T, s *sigDoc) {
+		r := s.ref(t, refDocument)
+		r.RemoveChild(r.SelectElement("ds:Transforms"))
+		ts := etree.NewElement("ds:Transforms")
+		x := ts.CreateElement("ds:Transform")
+		x.CreateAttr("Algorithm", AlgorithmXPathFilter)
+		xp := x.CreateElement("ds:XPath")
+		if prefix != "ds" {
+			xp.CreateAttr("xmlns:"+prefix, ns)
+		}
+		xp.SetText(expr)
+		ts.CreateElement("ds:Transform").CreateAttr("Algorithm", AlgorithmExcC14N)
+		r.InsertChildAt(0, ts)
 	}
 }
 

@@ -4,14 +4,10 @@ import (
 	"bytes"
 	"crypto"
 	"crypto/rsa"
-	"crypto/sha1"
-	"crypto/sha256"
-	"crypto/sha512"
 	"crypto/x509"
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"hash"
 	"math/big"
 	"strings"
 	"time"
@@ -45,6 +41,9 @@ type VerifyResult struct {
 	SignatureID string
 	// ClaimedRole is the signed xades:ClaimedRole, if any.
 	ClaimedRole string
+	// Policy is the signature policy the signature commits to, or nil for
+	// a signature without one (XAdES-BES).
+	Policy *Policy
 }
 
 // VerifyOptions changes what Verify requires.
@@ -52,26 +51,38 @@ type VerifyOptions struct {
 	// Policy is the policy the signature must commit to; the zero value
 	// means PolicyV44.
 	Policy Policy
+	// AnyPolicy accepts a signature whatever policy it commits to, and
+	// one without a policy (XAdES-BES); VerifyResult.Policy says which.
+	// Trust then rests on Roots and on who the certificate names, never
+	// on the policy: the tax authority signs its answers without one, and
+	// suppliers' signers commit to the policies of earlier versions.
+	AnyPolicy bool
 	// Roots, when set, makes Verify also build a chain from the signing
 	// certificate (with the KeyInfo certificates as intermediates) to one of
 	// these roots, valid at the signing time.
 	Roots *x509.CertPool
+	// Intermediates, with Roots, are authorities a chain may pass through
+	// besides the KeyInfo certificates (the national PKI's, which the tax
+	// authority's answers do not carry). They are trusted only through a
+	// root's signature.
+	Intermediates *x509.CertPool
 	// Cache, when set, keeps parsed certificates and verified chains
 	// between verifications (see VerifyCache).
 	Cache *VerifyCache
 }
 
-// Verify checks the enveloped XAdES-EPES signatures of a signed document
+// Verify checks the enveloped XAdES signatures of a signed document
 // against the v4.4 policy and returns what it found about the first one
 // (the issuer's). Every ds:Signature child of the root must verify.
 //
 // For each signature it checks: every reference digest (and that one
-// reference covers the whole document through the enveloped-signature
-// transform and one covers the signature's own xades:SignedProperties);
-// the signature value over SignedInfo with the signing certificate's key;
-// that the signed properties name that certificate (SHA-256 or SHA-512 digest
-// and serial number) and that KeyInfo's key value, if any, is its key; the
-// signature policy; and that the certificate was valid at the signing time.
+// reference covers the whole document, less its signatures, and one
+// covers the signature's own xades:SignedProperties); the signature value
+// over SignedInfo with the signing certificate's key; that the signed
+// properties name that certificate (digest and serial number) and that
+// KeyInfo's key value, if any, is its key; the signature policy; and that
+// the certificate was valid at the signing time. The algorithms and
+// transforms it understands are those of algorithms.go and transforms.go.
 func Verify(signed []byte) (*VerifyResult, error) {
 	return VerifyWith(signed, VerifyOptions{})
 }
@@ -235,14 +246,15 @@ type verification struct {
 	ids       map[string]*etree.Element
 	o         VerifyOptions
 
-	sigID       string
-	signedInfo  *etree.Element
-	c14nAlg     string
-	sigHash     crypto.Hash
-	signedProps *etree.Element
-	signing     *x509.Certificate
-	chain       []*x509.Certificate
-	pub         *rsa.PublicKey
+	sigID        string
+	signedInfo   *etree.Element
+	c14nAlg      string
+	c14nPrefixes string
+	sigHash      crypto.Hash
+	signedProps  *etree.Element
+	signing      *x509.Certificate
+	chain        []*x509.Certificate
+	pub          *rsa.PublicKey
 }
 
 // verifySignature checks one ds:Signature of the document rooted at root,
@@ -278,8 +290,8 @@ func verifySignature(root, sig *etree.Element, ids map[string]*etree.Element, o 
 }
 
 // readSignedInfo finds ds:SignedInfo and reads its canonicalization and
-// signature methods, refusing a signature method other than RSA with
-// SHA-256 or SHA-512.
+// signature methods, refusing one that signatureMethods or
+// canonicalizations do not list.
 func (v *verification) readSignedInfo() error {
 	v.sigID = v.sig.SelectAttrValue("Id", "")
 	v.signedInfo = path(v.sig, "SignedInfo")
@@ -287,18 +299,17 @@ func (v *verification) readSignedInfo() error {
 		return invalid("no ds:SignedInfo")
 	}
 	if cm := path(v.signedInfo, "CanonicalizationMethod"); cm != nil {
-		v.c14nAlg = cm.SelectAttrValue("Algorithm", "")
+		v.c14nAlg, v.c14nPrefixes = cm.SelectAttrValue("Algorithm", ""), inclusivePrefixes(cm)
+	}
+	if !canonicalizations[v.c14nAlg] {
+		return invalid("unsupported canonicalization method %q", v.c14nAlg)
 	}
 	sigAlg := ""
 	if sm := path(v.signedInfo, "SignatureMethod"); sm != nil {
 		sigAlg = sm.SelectAttrValue("Algorithm", "")
 	}
-	switch sigAlg {
-	case AlgorithmRSASHA256:
-		v.sigHash = crypto.SHA256
-	case "http://www.w3.org/2001/04/xmldsig-more#rsa-sha512":
-		v.sigHash = crypto.SHA512
-	default:
+	var ok bool
+	if v.sigHash, ok = signatureMethods[sigAlg]; !ok {
 		return invalid("unsupported signature method %q", sigAlg)
 	}
 	return nil
@@ -361,6 +372,9 @@ func (v *verification) checkReferences() error {
 		if r.Tag != "Reference" || r.NamespaceURI() != NamespaceDS {
 			continue
 		}
+		if len(refs) == maxReferences {
+			return invalid("more than %d references", maxReferences)
+		}
 		ref, err := readReference(r)
 		if err != nil {
 			return err
@@ -369,22 +383,24 @@ func (v *verification) checkReferences() error {
 	}
 	var coversDocument, coversSignedProps bool
 	for _, ref := range refs {
-		enveloped, err := checkReference(v.root, v.sig, v.ids, ref)
+		target, err := checkReference(v.root, v.sig, v.ids, ref)
 		if err != nil {
 			return err
 		}
-		if ref.uri == "" && enveloped {
+		if target == v.root {
 			coversDocument = true
 		}
-		if ref.uri != "" && v.ids[strings.TrimPrefix(ref.uri, "#")] == v.signedProps {
-			if ref.typ != TypeSignedProperties {
-				return invalid("the SignedProperties reference lacks Type %q", TypeSignedProperties)
+		if target == v.signedProps {
+			switch ref.typ {
+			case TypeSignedProperties, TypeSignedPropertiesXAdES132, "":
+			default:
+				return invalid("the SignedProperties reference has Type %q", ref.typ)
 			}
 			coversSignedProps = true
 		}
 	}
 	if !coversDocument {
-		return invalid("no reference covers the whole document with the enveloped-signature transform")
+		return invalid("no reference covers the whole document, less its signature")
 	}
 	if !coversSignedProps {
 		return invalid("no reference covers the signature's SignedProperties")
@@ -402,6 +418,9 @@ func (v *verification) findSigningCertificate() error {
 			if c.Tag != "X509Certificate" || c.NamespaceURI() != NamespaceDS {
 				continue
 			}
+			if len(certs) == maxCertificates {
+				return invalid("more than %d certificates in KeyInfo", maxCertificates)
+			}
 			cert, err := parseX509Certificate(c, v.o.Cache)
 			if err != nil {
 				return err
@@ -412,7 +431,12 @@ func (v *verification) findSigningCertificate() error {
 	if len(certs) == 0 {
 		return invalid("no X509Certificate in KeyInfo")
 	}
+	// XAdES 1.3.2's SigningCertificate, or EN 319 132's SigningCertificateV2
+	// (the same digest; the issuer and serial in another form, not read).
 	cert := path(v.signedProps, "xades:SignedSignatureProperties", "xades:SigningCertificate", "xades:Cert")
+	if cert == nil {
+		cert = path(v.signedProps, "xades:SignedSignatureProperties", "xades:SigningCertificateV2", "xades:Cert")
+	}
 	if cert == nil {
 		return invalid("no xades:SigningCertificate/Cert")
 	}
@@ -492,7 +516,7 @@ func (v *verification) checkKeyValue() error {
 // checkSignatureValue verifies the signature value over the canonicalized
 // SignedInfo with the signing certificate's key.
 func (v *verification) checkSignatureValue() error {
-	siC14N, err := canonicalize(v.c14nAlg, "", v.signedInfo, nil)
+	siC14N, err := canonicalize(v.c14nAlg, v.c14nPrefixes, v.signedInfo, nil)
 	if err != nil {
 		return invalid("canonicalize SignedInfo: %v", err)
 	}
@@ -519,7 +543,7 @@ func (v *verification) readSignedProperties() (*VerifyResult, error) {
 		return nil, invalid("no xades:SigningTime")
 	}
 	var err error
-	if res.SigningTime, err = time.Parse(time.RFC3339, strings.TrimSpace(st.Text())); err != nil {
+	if res.SigningTime, err = parseSigningTime(st.Text()); err != nil {
 		return nil, invalid("SigningTime %q: %v", st.Text(), err)
 	}
 	if role := path(ssp, "xades:SignerRole", "xades:ClaimedRoles", "xades:ClaimedRole"); role != nil {
@@ -527,6 +551,9 @@ func (v *verification) readSignedProperties() (*VerifyResult, error) {
 	}
 	policyID := path(ssp, "xades:SignaturePolicyIdentifier", "xades:SignaturePolicyId")
 	if policyID == nil {
+		if v.o.AnyPolicy {
+			return res, nil
+		}
 		return nil, fmt.Errorf("%w: no xades:SignaturePolicyId (not XAdES-EPES)", ErrPolicyMismatch)
 	}
 	got := Policy{}
@@ -539,10 +566,25 @@ func (v *verification) readSignedProperties() (*VerifyResult, error) {
 	if dv := path(policyID, "xades:SigPolicyHash", "DigestValue"); dv != nil {
 		got.Digest = strings.TrimSpace(dv.Text())
 	}
-	if got != v.o.Policy {
+	res.Policy = &got
+	if !v.o.AnyPolicy && got != v.o.Policy {
 		return nil, fmt.Errorf("%w: got %q", ErrPolicyMismatch, got.Identifier)
 	}
 	return res, nil
+}
+
+// parseSigningTime reads an xsd:dateTime. A time without a zone, which
+// some signers write, is read as Costa Rica time.
+func parseSigningTime(s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err == nil {
+		return t, nil
+	}
+	if t, err2 := time.ParseInLocation("2006-01-02T15:04:05.999999999", s, costaRica); err2 == nil {
+		return t, nil
+	}
+	return time.Time{}, err
 }
 
 // checkTrust checks that the signing certificate was valid at the signing
@@ -556,12 +598,15 @@ func (v *verification) checkTrust(signingTime time.Time) error {
 	}
 	var k chainKey
 	if v.o.Cache != nil {
-		k = v.o.Cache.key(v.o.Roots, v.signing, v.chain)
+		k = v.o.Cache.key(v.o.Roots, v.o.Intermediates, v.signing, v.chain)
 		if v.o.Cache.trusted(k, signingTime) {
 			return nil
 		}
 	}
 	inter := x509.NewCertPool()
+	if v.o.Intermediates != nil {
+		inter = v.o.Intermediates.Clone()
+	}
 	for _, c := range v.chain {
 		inter.AddCert(c)
 	}
@@ -576,9 +621,12 @@ func (v *verification) checkTrust(signingTime time.Time) error {
 	return nil
 }
 
-// checkReference recomputes one reference's digest. It reports whether the
-// reference used the enveloped-signature transform.
-func checkReference(root, sig *etree.Element, ids map[string]*etree.Element, ref reference) (enveloped bool, err error) {
+// checkReference recomputes one reference's digest and returns the
+// element it covers. A reference to the element that holds its own
+// signature must leave that signature out (the enveloped-signature
+// transform, or an XPath filter that does as much); one to any other
+// element must not contain it.
+func checkReference(root, sig *etree.Element, ids map[string]*etree.Element, ref reference) (*etree.Element, error) {
 	var target *etree.Element
 	switch {
 	case ref.uri == "":
@@ -586,64 +634,67 @@ func checkReference(root, sig *etree.Element, ids map[string]*etree.Element, ref
 	case strings.HasPrefix(ref.uri, "#"):
 		t, ok := ids[ref.uri[1:]]
 		if !ok {
-			return false, invalid("reference %q: no element with that Id", ref.uri)
+			return nil, invalid("reference %q: no element with that Id", ref.uri)
 		}
 		if t == nil {
-			return false, invalid("reference %q: the Id is used more than once", ref.uri)
+			return nil, invalid("reference %q: the Id is used more than once", ref.uri)
 		}
 		target = t
 	default:
-		return false, invalid("reference %q: only same-document references are supported", ref.uri)
+		return nil, invalid("reference %q: only same-document references are supported", ref.uri)
 	}
-	c14nAlg, prefixes := AlgorithmC14N10, ""
-	for _, t := range ref.transforms {
-		alg := t.SelectAttrValue("Algorithm", "")
-		switch alg {
-		case AlgorithmEnveloped:
-			enveloped = true
-		case AlgorithmC14N10, string(dsig.CanonicalXML10WithCommentsAlgorithmId),
-			string(dsig.CanonicalXML11AlgorithmId), string(dsig.CanonicalXML11WithCommentsAlgorithmId):
-			c14nAlg = alg
-		case string(dsig.CanonicalXML10ExclusiveAlgorithmId), string(dsig.CanonicalXML10ExclusiveWithCommentsAlgorithmId):
-			c14nAlg = alg
-			for _, in := range t.ChildElements() {
-				if in.Tag == "InclusiveNamespaces" {
-					prefixes = in.SelectAttrValue("PrefixList", "")
-				}
-			}
-		default:
-			return false, invalid("reference %q: unsupported transform %q", ref.uri, alg)
-		}
+	plan, err := readTransforms(ref.transforms)
+	if err != nil {
+		return nil, fmt.Errorf("reference %q: %w", ref.uri, err)
 	}
-	if ref.uri == "" && !enveloped {
-		return false, invalid("the document reference lacks the enveloped-signature transform")
+	if ref.uri == "" && plan.exclude == excludeNone {
+		return nil, invalid("the document reference does not leave out its signature")
 	}
-	if enveloped && !isAncestor(target, sig) {
-		return false, invalid("reference %q: enveloped transform on an element that does not contain the signature", ref.uri)
+	contains := isAncestor(target, sig)
+	if plan.exclude != excludeNone && !contains {
+		return nil, invalid("reference %q: leaves out a signature from an element that does not contain it", ref.uri)
 	}
-	if !enveloped && isAncestor(target, sig) {
-		return false, invalid("reference %q covers its own signature", ref.uri)
-	}
-	if ref.digestAlg != AlgorithmSHA256 && ref.digestAlg != "http://www.w3.org/2001/04/xmlenc#sha512" {
-		return false, invalid("reference %q: digest method %q is not SHA-256 or SHA-512", ref.uri, ref.digestAlg)
+	if plan.exclude == excludeNone && contains {
+		return nil, invalid("reference %q covers its own signature", ref.uri)
 	}
 	h, err := newHash(ref.digestAlg)
 	if err != nil {
-		return false, invalid("reference %q: %v", ref.uri, err)
+		return nil, invalid("reference %q: %v", ref.uri, err)
 	}
-	var skip *etree.Element
-	if enveloped {
-		skip = sig
+	var skip []*etree.Element
+	switch plan.exclude {
+	case excludeOwn:
+		skip = []*etree.Element{sig}
+	case excludeAll:
+		skip = signaturesUnder(target)
 	}
-	out, err := canonicalize(c14nAlg, prefixes, target, skip)
+	out, err := canonicalize(plan.c14nAlg, plan.prefixes, target, skip)
 	if err != nil {
-		return false, invalid("reference %q: canonicalize: %v", ref.uri, err)
+		return nil, invalid("reference %q: canonicalize: %v", ref.uri, err)
 	}
 	h.Write(out)
 	if !bytes.Equal(h.Sum(nil), ref.digest) {
-		return false, invalid("reference %q: digest mismatch", ref.uri)
+		return nil, invalid("reference %q: digest mismatch", ref.uri)
 	}
-	return enveloped, nil
+	return target, nil
+}
+
+// signaturesUnder returns every ds:Signature element below el, outermost
+// first; a signature inside another is left out with it.
+func signaturesUnder(el *etree.Element) []*etree.Element {
+	var found []*etree.Element
+	var walk func(e *etree.Element)
+	walk = func(e *etree.Element) {
+		for _, c := range e.ChildElements() {
+			if c.Tag == "Signature" && c.NamespaceURI() == NamespaceDS {
+				found = append(found, c)
+				continue
+			}
+			walk(c)
+		}
+	}
+	walk(el)
+	return found
 }
 
 func isAncestor(a, e *etree.Element) bool {
@@ -656,14 +707,23 @@ func isAncestor(a, e *etree.Element) bool {
 }
 
 // canonicalize runs the named canonicalization on el in its place in the
-// document, leaving out skip (the enveloped signature) when it is not nil.
-// Inclusive C14N 1.0 takes the in-scope namespaces from el's ancestors
-// itself; the other methods get a detached copy carrying them.
-func canonicalize(alg, prefixes string, el, skip *etree.Element) ([]byte, error) {
-	if alg == AlgorithmC14N10 {
-		return c14n10(el, skip)
+// document, leaving out the elements of skip (the signatures a reference
+// leaves out). Inclusive C14N 1.0 takes the in-scope namespaces from el's
+// ancestors itself; the other methods get a detached copy carrying them.
+func canonicalize(alg, prefixes string, el *etree.Element, skip []*etree.Element) ([]byte, error) {
+	if alg == AlgorithmC14N10 && len(skip) <= 1 {
+		var one *etree.Element
+		if len(skip) == 1 {
+			one = skip[0]
+		}
+		return c14n10(el, one)
 	}
-	defer detach(skip)()
+	for _, e := range skip {
+		defer detach(e)()
+	}
+	if alg == AlgorithmC14N10 {
+		return c14n10(el, nil)
+	}
 	switch alg {
 	case string(dsig.CanonicalXML10WithCommentsAlgorithmId):
 		return dsig.MakeC14N10WithCommentsCanonicalizer().Canonicalize(el)
@@ -687,20 +747,6 @@ func canonicalize(alg, prefixes string, el, skip *etree.Element) ([]byte, error)
 		return dsig.MakeC14N11WithCommentsCanonicalizer().Canonicalize(detached)
 	}
 	return nil, fmt.Errorf("unsupported canonicalization method %q", alg)
-}
-
-func newHash(alg string) (hash.Hash, error) {
-	switch alg {
-	case AlgorithmSHA256:
-		return sha256.New(), nil
-	case "http://www.w3.org/2001/04/xmlenc#sha512":
-		return sha512.New(), nil
-	case "http://www.w3.org/2000/09/xmldsig#sha1":
-		// Only ever accepted for certificate digests written by other
-		// signers; reference digests must be SHA-256 or SHA-512.
-		return sha1.New(), nil
-	}
-	return nil, fmt.Errorf("unsupported digest method %q", alg)
 }
 
 func decodeB64(e *etree.Element) ([]byte, error) {

@@ -38,11 +38,12 @@ type VerifyCache struct {
 // DefaultVerifyCacheSize is NewVerifyCache's bound when given none.
 const DefaultVerifyCacheSize = 1024
 
-// chainKey names a chain verification: the roots it was built to and the
-// certificates KeyInfo offered (the signing one first).
+// chainKey names a chain verification: the roots it was built to, the
+// intermediates it could use and the certificates KeyInfo offered (the
+// signing one first).
 type chainKey struct {
-	roots *x509.CertPool
-	certs [sha256.Size]byte
+	roots, intermediates *x509.CertPool
+	certs                [sha256.Size]byte
 }
 
 // NewVerifyCache returns a cache holding at most size certificates and as
@@ -87,14 +88,14 @@ func (c *VerifyCache) parse(der []byte) (*x509.Certificate, error) {
 }
 
 // key names the verification of signing with the KeyInfo certificates
-// chain to roots.
-func (*VerifyCache) key(roots *x509.CertPool, signing *x509.Certificate, chain []*x509.Certificate) chainKey {
+// chain to roots, through intermediates.
+func (*VerifyCache) key(roots, intermediates *x509.CertPool, signing *x509.Certificate, chain []*x509.Certificate) chainKey {
 	h := sha256.New()
 	for _, cert := range append([]*x509.Certificate{signing}, chain...) {
 		d := sha256.Sum256(cert.Raw)
 		h.Write(d[:])
 	}
-	k := chainKey{roots: roots}
+	k := chainKey{roots: roots, intermediates: intermediates}
 	h.Sum(k.certs[:0])
 	return k
 }
