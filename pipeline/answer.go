@@ -17,7 +17,8 @@ import (
 // the tax authority's signed answer (MensajeHacienda): one must come with
 // it, say the same (Mensaje 1 or 3), be about this document and its
 // issuer, and carry a valid XAdES signature (with AnswerRoots, chaining to
-// a trusted authority). A status that fails is not applied: it is logged,
+// a trusted authority; with AnswerSigner, made by the tax authority's
+// certificate), whatever policy it commits to. A status that fails is not applied: it is logged,
 // counted, and treated as unreadable, so the document is asked about again
 // later. On success st.Mensaje and st.Answer are what was read from the
 // very bytes verified, st.ResponseXML, which are the ones stored.
@@ -66,8 +67,17 @@ func (p *Pipeline) answerProblem(d *tenant.Document, st *recepcion.Status) (stri
 	case d.EmisorNumero != "" && !hacienda.SameNumber(m.NumeroCedulaEmisor, d.EmisorNumero):
 		return "issuer", fmt.Errorf("the answer names issuer %q, the document %q", m.NumeroCedulaEmisor, d.EmisorNumero)
 	}
-	if _, err := signer.VerifyParsed(answer, signer.VerifyOptions{Roots: p.o.AnswerRoots, Cache: p.answerCerts}); err != nil {
+	res, err := signer.VerifyParsed(answer, signer.VerifyOptions{AnyPolicy: true,
+		Roots: p.o.AnswerRoots, Intermediates: p.o.AnswerIntermediates, Cache: p.answerCerts})
+	if err != nil {
 		return "signature", err
+	}
+	if p.o.AnswerSigner != "" {
+		id, err := signer.CertificateIdentification(res.Certificate)
+		if err != nil || id.Numero != p.o.AnswerSigner {
+			return "signer", fmt.Errorf("the answer is signed by %q (identification %q), not by the tax authority (%s)",
+				res.Certificate.Subject.CommonName, id.Numero, p.o.AnswerSigner)
+		}
 	}
 	st.Mensaje, st.Answer = m, answer
 	return "", nil

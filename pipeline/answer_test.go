@@ -12,6 +12,8 @@ import (
 	"facturad/hacienda"
 	"facturad/hacienda/recepcion"
 	"facturad/hacienda/sandbox"
+	"facturad/signer"
+	"facturad/signer/certmint"
 	"facturad/tenant"
 )
 
@@ -42,16 +44,31 @@ func (a *answerSubmitter) Status(ctx context.Context, c recepcion.Credentials, k
 // well-signed one about another issuer are not applied; the genuine answer
 // is.
 func TestForgedAnswersAreNotApplied(t *testing.T) {
-	trusted, err := sandbox.DefaultAnswerSigner()
-	if err != nil {
-		t.Fatal(err)
-	}
 	forger, err := sandbox.DefaultAnswerSigner() // a CA of its own
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A taxpayer of the same authority: a certificate the roots trust,
+	// which is not the tax authority's.
+	ca, err := certmint.NewCA(certmint.CAOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mint := func(id string, key int) *sandbox.CertificateSigner {
+		m, err := certmint.MintCertificate(certmint.Options{TipoIdentificacion: "02", Identificacion: id,
+			Name: "FIRMANTE " + id, CA: ca, Key: certmint.TestKey(key)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &sandbox.CertificateSigner{Key: m.Key, Chain: []*x509.Certificate{m.Leaf, ca.Cert}}
+	}
+	trusted, taxpayer := mint("4000000019", 7), mint("3101999999", 8)
 	roots := x509.NewCertPool()
-	roots.AddCert(trusted.Root())
+	roots.AddCert(ca.Cert)
+	authority, err := signer.CertificateIdentification(trusted.Certificate())
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	resign := func(t *testing.T, s *sandbox.CertificateSigner, st *recepcion.Status, change func(m *hacienda.MensajeHacienda)) {
 		m, err := hacienda.ParseMensajeHacienda(st.ResponseXML)
@@ -80,6 +97,9 @@ func TestForgedAnswersAreNotApplied(t *testing.T) {
 		{"error/signed by an untrusted key", func(t *testing.T, st *recepcion.Status) {
 			resign(t, forger, st, func(m *hacienda.MensajeHacienda) { m.DetalleMensaje = "Aceptado por otro" })
 		}, "signature", false},
+		{"error/signed by a taxpayer the roots trust", func(t *testing.T, st *recepcion.Status) {
+			resign(t, taxpayer, st, func(m *hacienda.MensajeHacienda) {})
+		}, "signer", false},
 		{"error/about another issuer", func(t *testing.T, st *recepcion.Status) {
 			resign(t, trusted, st, func(m *hacienda.MensajeHacienda) { m.NumeroCedulaEmisor = "3101999999" })
 		}, "issuer", false},
@@ -102,7 +122,7 @@ func TestForgedAnswersAreNotApplied(t *testing.T) {
 			b := setup(t, setupOptions{
 				sandbox: sandbox.Options{AnswerSigner: trusted},
 				pipeline: func(o *Options) {
-					o.AnswerRoots = roots
+					o.AnswerRoots, o.AnswerSigner = roots, authority.Numero
 					o.Submitter = &answerSubmitter{Submitter: o.Submitter, rewrite: func(st *recepcion.Status) { tt.rewrite(t, st) }, keepMensaje: tt.keepMensaje}
 				},
 			})

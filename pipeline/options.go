@@ -192,7 +192,20 @@ type Options struct {
 	// AnswerRoots are the certificate authorities the tax authority's
 	// signed answers (MensajeHacienda) must chain to. Nil checks each
 	// answer's signature and what it is about, but not who signed it.
+	// Answers may commit to any signature policy or none (the tax
+	// authority signs XAdES-BES): trust rests on these roots and on
+	// AnswerSigner, never on the policy.
 	AnswerRoots *x509.CertPool
+	// AnswerIntermediates are authorities an answer's chain may pass
+	// through that the answer does not carry (the national PKI's).
+	AnswerIntermediates *x509.CertPool
+	// AnswerSigner, when set, is the identification number (digits, as
+	// signer.CertificateIdentification reads it) an answer's signing
+	// certificate must carry: the Ministerio de Hacienda's
+	// (trust.MinistryIdentification) for the real service. The national
+	// PKI issues certificates to every taxpayer, so the roots alone do not
+	// tell the tax authority's answer from a taxpayer's forgery.
+	AnswerSigner string
 	// Emission bounds a caller's fecha_emision around the time the send is
 	// received (each zero field takes hacienda.DefaultEmissionWindow's).
 	Emission hacienda.EmissionWindow

@@ -17,6 +17,7 @@ import (
 
 	"facturad/hacienda"
 	"facturad/hacienda/sandbox"
+	"facturad/hacienda/trust"
 	"facturad/pipeline"
 	"facturad/pipeline/delivery"
 	"facturad/pipeline/redislimit"
@@ -50,9 +51,17 @@ type Config struct {
 	// when set, every submission carries a callbackUrl under it.
 	PublicURL string
 	// HaciendaTrust is a PEM file of the certificate authorities the tax
-	// authority's signed answers must chain to (staging, production).
+	// authority's signed answers must chain to; empty is the national PKI
+	// (hacienda/trust) for staging and production.
 	HaciendaTrust string
-	LogLevel      string
+	// HaciendaAnswerSigner is the identification number the tax
+	// authority's answers must be signed with; empty is the Ministerio de
+	// Hacienda's for staging and production, "any" checks none.
+	HaciendaAnswerSigner string
+	// SandboxAnswerProfile is how the built-in sandbox signs its answers:
+	// hacienda (as the tax authority does) or service.
+	SandboxAnswerProfile string
+	LogLevel             string
 	// Migrate applies the PostgreSQL migrations at start-up.
 	Migrate bool
 	// ShutdownTimeout bounds a graceful stop, DrainDelay included.
@@ -133,20 +142,21 @@ type Config struct {
 // ./data, the built-in tax-authority sandbox.
 func DefaultConfig() Config {
 	return Config{
-		Listen:          ":8080",
-		AdminListen:     ":9090",
-		DataDir:         "./data",
-		HaciendaEnv:     "sandbox",
-		LogLevel:        "info",
-		ShutdownTimeout: 30 * time.Second,
-		DrainDelay:      5 * time.Second,
-		AccessLogSample: 1,
-		SandboxDelay:    sandbox.DefaultProcessingDelay,
-		AdminUser:       tenant.DefaultAdminUser,
-		SubmitTimeout:   pipeline.DefaultSubmitTimeout,
-		Emission:        hacienda.DefaultEmissionWindow(),
-		HaciendaRate:    pipeline.DefaultRate,
-		HaciendaBurst:   pipeline.DefaultBurst,
+		Listen:               ":8080",
+		AdminListen:          ":9090",
+		DataDir:              "./data",
+		HaciendaEnv:          "sandbox",
+		SandboxAnswerProfile: "hacienda",
+		LogLevel:             "info",
+		ShutdownTimeout:      30 * time.Second,
+		DrainDelay:           5 * time.Second,
+		AccessLogSample:      1,
+		SandboxDelay:         sandbox.DefaultProcessingDelay,
+		AdminUser:            tenant.DefaultAdminUser,
+		SubmitTimeout:        pipeline.DefaultSubmitTimeout,
+		Emission:             hacienda.DefaultEmissionWindow(),
+		HaciendaRate:         pipeline.DefaultRate,
+		HaciendaBurst:        pipeline.DefaultBurst,
 
 		StateMetricsInterval: statereport.DefaultInterval,
 
@@ -190,7 +200,9 @@ func (c *Config) settings() []setting {
 		{name: "sandbox_processing_delay", usage: "how long the built-in sandbox takes to judge a document (recibido, procesando, then the verdict; 0 for benchmarks)", dur: &c.SandboxDelay},
 		{name: "sandbox_trusted_ca", usage: "PEM file of the authorities the built-in sandbox requires signing certificates to chain to, such as the test CA of facturad mkcert (data/test-ca/ca.pem)", def: "any authority", str: &c.SandboxTrustedCA},
 		{name: "public_url", usage: "the API's base URL as the tax authority reaches it (https://…); when set, the tax authority calls back when a document is settled and polling becomes a slow safety net", def: "none, polling only", str: &c.PublicURL},
-		{name: "hacienda_trust_bundle", usage: "PEM file of the authorities the tax authority's signed answers must chain to", def: "the built-in sandbox's own; none elsewhere: signatures are checked, their signer is not", str: &c.HaciendaTrust},
+		{name: "hacienda_trust_bundle", usage: "PEM file of the authorities the tax authority's signed answers must chain to", def: "the built-in sandbox's own; Costa Rica's national PKI (built in) for staging and production; none for a sandbox elsewhere: signatures are checked, their signer is not", str: &c.HaciendaTrust},
+		{name: "hacienda_answer_signer", usage: "identification number the tax authority's signed answers must be signed with (its certificate's SERIALNUMBER, digits only), or any", def: "the Ministerio de Hacienda's, " + trust.MinistryIdentification + ", for staging and production; the built-in sandbox's own", str: &c.HaciendaAnswerSigner},
+		{name: "sandbox_answer_profile", usage: "how the built-in sandbox signs its answers: hacienda (XAdES-BES, as the tax authority signs) or service (XAdES-EPES, as facturad signs documents)", str: &c.SandboxAnswerProfile},
 		{name: "hacienda_rate", usage: "calls per second (submissions and status queries) one company may make to the tax authority, over every replica sharing redis_url", real: &c.HaciendaRate},
 		{name: "hacienda_burst", usage: "calls one company may make to the tax authority at once after a quiet spell", num: &c.HaciendaBurst},
 		{name: "log_level", usage: "debug, info, warn or error", str: &c.LogLevel},
@@ -434,6 +446,12 @@ func (c Config) problems() []error {
 	default:
 		errs = append(errs, fmt.Errorf("hacienda_env: %q is not sandbox, staging or production", c.HaciendaEnv))
 	}
+	if _, err := sandbox.ParseAnswerProfile(c.SandboxAnswerProfile); err != nil {
+		errs = append(errs, fmt.Errorf("sandbox_answer_profile: %w", err))
+	}
+	if s := c.HaciendaAnswerSigner; s != "" && s != "any" && !allDigits(s) {
+		errs = append(errs, fmt.Errorf("hacienda_answer_signer: %q is not an identification number (digits only) or any", s))
+	}
 	if (c.HaciendaAPI == "") != (c.HaciendaToken == "") {
 		errs = append(errs, errors.New("hacienda_api_url and hacienda_token_url: set both or neither"))
 	}
@@ -554,4 +572,14 @@ func (c Config) pace() (rate float64, burst int) {
 		burst = pipeline.DefaultBurst
 	}
 	return rate, burst
+}
+
+// allDigits reports whether s is one or more ASCII digits.
+func allDigits(s string) bool {
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return s != ""
 }

@@ -29,6 +29,7 @@ func runSandbox(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 	fs.defaultIs("trusted-ca", "any authority")
 	answerCA := fs.String("answer-ca-out", "", "write the PEM certificate of the authority the sandbox's signed answers chain to into this file, for a service's --hacienda-trust-bundle")
 	fs.defaultIs("answer-ca-out", "not written")
+	profile := fs.String("answer-profile", "hacienda", "how answers are signed: hacienda (XAdES-BES, as the tax authority signs) or service (XAdES-EPES, as facturad signs documents)")
 	xsdDir := fs.String("xsd-dir", "", "folder of the official v4.4 schemas (hacienda/testdata/xsd/2024/v4.4): validate every document with xmllint too")
 	fs.defaultIs("xsd-dir", "none, the strict reader only")
 	if err := fs.parse(args, getenv); err != nil {
@@ -55,6 +56,9 @@ func runSandbox(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 	answers, err := sandbox.DefaultAnswerSigner()
 	if err != nil {
 		return err
+	}
+	if answers.Profile, err = sandbox.ParseAnswerProfile(*profile); err != nil {
+		return fmt.Errorf("--answer-profile: %w", err)
 	}
 	if *answerCA != "" {
 		root := answers.Root()

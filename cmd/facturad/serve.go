@@ -29,6 +29,7 @@ import (
 	"facturad/gateway"
 	"facturad/hacienda/recepcion"
 	"facturad/hacienda/sandbox"
+	"facturad/hacienda/trust"
 	"facturad/metrics"
 	"facturad/pipeline"
 	"facturad/pipeline/delivery"
@@ -415,7 +416,7 @@ func adminName(c Config) string {
 // startPipeline opens the tax-authority client and the certificate cache
 // and starts the document pipeline over them.
 func (w *wiring) startPipeline(ctx context.Context) error {
-	client, answerRoots, err := openHacienda(w.c, w.answerRoots, w.sandboxCAs, w.log, w.reg, w.stop)
+	client, answers, err := openHacienda(w.c, w.answerRoots, w.sandboxCAs, w.log, w.reg, w.stop)
 	if err != nil {
 		return err
 	}
@@ -436,14 +437,16 @@ func (w *wiring) startPipeline(ctx context.Context) error {
 		Logger:     w.log,
 		Registerer: w.reg,
 		// A send holds its document as long as a claim would.
-		SubmitTimeout: w.c.SubmitTimeout,
-		Lease:         w.c.Lease,
-		InFlightGrace: w.c.Lease,
-		Emission:      w.c.Emission,
-		AnswerRoots:   answerRoots,
-		CallbackBase:  w.c.PublicURL,
-		CallbackKey:   w.callbackKey,
-		Email:         w.c.SMTPURL != "",
+		SubmitTimeout:       w.c.SubmitTimeout,
+		Lease:               w.c.Lease,
+		InFlightGrace:       w.c.Lease,
+		Emission:            w.c.Emission,
+		AnswerRoots:         answers.roots,
+		AnswerIntermediates: answers.intermediates,
+		AnswerSigner:        answers.signer,
+		CallbackBase:        w.c.PublicURL,
+		CallbackKey:         w.callbackKey,
+		Email:               w.c.SMTPURL != "",
 	})
 	if err != nil {
 		return err
@@ -787,13 +790,51 @@ type storeWithDocuments interface {
 	tenant.EmailStore
 }
 
-// openHacienda returns the tax-authority client and the authorities its
-// signed answers must chain to (roots, from hacienda_trust_bundle). On the
-// built-in sandbox environment with no override, it first starts the
-// sandbox in process on a loopback port, requiring signing certificates to
-// chain to sandboxCAs (any when nil), so that the client speaks the real
-// protocol to it, and trusts the sandbox's own answer certificate.
-func openHacienda(c Config, roots, sandboxCAs *x509.CertPool, log *slog.Logger, reg *prometheus.Registry, stop *cleanups) (*recepcion.Client, *x509.CertPool, error) {
+// answerTrust is what the tax authority's signed answers are checked
+// against: the authorities their chain must reach (and may pass through)
+// and the identification their signing certificate must carry ("" for
+// any).
+type answerTrust struct {
+	roots, intermediates *x509.CertPool
+	signer               string
+}
+
+// defaultAnswerTrust is the trust in the real service's answers when no
+// bundle is configured: for staging and production, the national PKI and
+// the Ministerio de Hacienda's identification; for a sandbox reached
+// elsewhere, none.
+func defaultAnswerTrust(c Config, roots *x509.CertPool) (answerTrust, error) {
+	t := answerTrust{roots: roots}
+	real := c.HaciendaEnv == "staging" || c.HaciendaEnv == "production"
+	if roots == nil && real {
+		n, err := trust.NationalPKI()
+		if err != nil {
+			return t, err
+		}
+		t.roots, t.intermediates = n.Roots, n.Intermediates
+	}
+	switch {
+	case c.HaciendaAnswerSigner == "any":
+	case c.HaciendaAnswerSigner != "":
+		t.signer = c.HaciendaAnswerSigner
+	case real:
+		t.signer = trust.MinistryIdentification
+	}
+	return t, nil
+}
+
+// openHacienda returns the tax-authority client and the trust its signed
+// answers are checked against (defaultAnswerTrust, over roots from
+// hacienda_trust_bundle). On the built-in sandbox environment with no
+// override, it first starts the sandbox in process on a loopback port,
+// requiring signing certificates to chain to sandboxCAs (any when nil), so
+// that the client speaks the real protocol to it, and trusts the sandbox's
+// own answer certificate and identification.
+func openHacienda(c Config, roots, sandboxCAs *x509.CertPool, log *slog.Logger, reg *prometheus.Registry, stop *cleanups) (*recepcion.Client, answerTrust, error) {
+	answerT, err := defaultAnswerTrust(c, roots)
+	if err != nil {
+		return nil, answerT, fmt.Errorf("trust for the tax authority's answers: %w", err)
+	}
 	o := recepcion.Options{
 		Environment: recepcion.Environment(c.HaciendaEnv),
 		APIURL:      c.HaciendaAPI,
@@ -807,19 +848,29 @@ func openHacienda(c Config, roots, sandboxCAs *x509.CertPool, log *slog.Logger, 
 		// are closed with a token no one knows.
 		adminToken := make([]byte, 32)
 		if _, err := rand.Read(adminToken); err != nil {
-			return nil, nil, err
+			return nil, answerT, err
 		}
 		checks := sandbox.DefaultChecksTrusting(sandboxCAs)
 		answers, err := sandbox.DefaultAnswerSigner()
 		if err != nil {
-			return nil, nil, fmt.Errorf("built-in sandbox: %w", err)
+			return nil, answerT, fmt.Errorf("built-in sandbox: %w", err)
+		}
+		if answers.Profile, err = sandbox.ParseAnswerProfile(c.SandboxAnswerProfile); err != nil {
+			return nil, answerT, err
 		}
 		// The built-in sandbox's answers are trusted, with or without a
-		// configured bundle.
-		if roots == nil {
-			roots = x509.NewCertPool()
+		// configured bundle, and must carry its own identification.
+		if answerT.roots == nil {
+			answerT.roots = x509.NewCertPool()
 		}
-		roots.AddCert(answers.Root())
+		answerT.roots.AddCert(answers.Root())
+		if c.HaciendaAnswerSigner == "" {
+			id, err := signer.CertificateIdentification(answers.Certificate())
+			if err != nil {
+				return nil, answerT, fmt.Errorf("built-in sandbox: %w", err)
+			}
+			answerT.signer = id.Numero
+		}
 		sb, err := sandbox.Listen("127.0.0.1:0", sandbox.Options{
 			Logger:          log.With("component", "sandbox"),
 			AdminToken:      hex.EncodeToString(adminToken),
@@ -828,20 +879,20 @@ func openHacienda(c Config, roots, sandboxCAs *x509.CertPool, log *slog.Logger, 
 			Checks:          &checks,
 		})
 		if err != nil {
-			return nil, nil, fmt.Errorf("built-in sandbox: %w", err)
+			return nil, answerT, fmt.Errorf("built-in sandbox: %w", err)
 		}
 		stop.add("sandbox", sb.Close)
 		o.APIURL, o.TokenURL = sb.APIURL(), sb.TokenURL()
 	}
 	client, err := recepcion.New(o)
 	if err != nil {
-		return nil, nil, fmt.Errorf("tax-authority client: %w", err)
+		return nil, answerT, fmt.Errorf("tax-authority client: %w", err)
 	}
 	stop.add("hacienda client", client.Close)
-	if roots == nil {
+	if answerT.roots == nil {
 		log.Warn("no trust bundle for the tax authority's answers: their signatures are checked, their signer is not (set FACTURAD_HACIENDA_TRUST_BUNDLE)")
 	}
-	return client, roots, nil
+	return client, answerT, nil
 }
 
 // openStore opens PostgreSQL or the embedded SQLite file, and the master key

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"facturad/hacienda/sandbox"
+	"facturad/hacienda/trust"
 )
 
 func TestLoadTrustBundle(t *testing.T) {
@@ -45,4 +46,47 @@ func TestLoadTrustBundle(t *testing.T) {
 
 func x509VerifyOptions(roots *x509.CertPool) x509.VerifyOptions {
 	return x509.VerifyOptions{Roots: roots, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageAny}}
+}
+
+// TestDefaultAnswerTrust checks which trust each environment gets without
+// and with settings: the national PKI and the Ministry for staging and
+// production, a configured bundle and signer instead, none for a sandbox
+// reached elsewhere.
+func TestDefaultAnswerTrust(t *testing.T) {
+	bundle := x509.NewCertPool()
+	for _, tt := range []struct {
+		env, signer  string
+		roots        *x509.CertPool
+		wantNational bool
+		wantBundle   bool
+		wantSigner   string
+	}{
+		{env: "production", wantNational: true, wantSigner: trust.MinistryIdentification},
+		{env: "staging", wantNational: true, wantSigner: trust.MinistryIdentification},
+		{env: "staging", roots: bundle, wantBundle: true, wantSigner: trust.MinistryIdentification},
+		{env: "production", signer: "3101123456", wantNational: true, wantSigner: "3101123456"},
+		{env: "production", signer: "any", wantNational: true},
+		{env: "sandbox"},
+		{env: "sandbox", signer: "3101123456", wantSigner: "3101123456"},
+	} {
+		c := DefaultConfig()
+		c.HaciendaEnv, c.HaciendaAnswerSigner = tt.env, tt.signer
+		got, err := defaultAnswerTrust(c, tt.roots)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, _ := trust.NationalPKI()
+		name := tt.env + "/" + tt.signer
+		switch {
+		case tt.wantNational && (got.roots != n.Roots || got.intermediates != n.Intermediates):
+			t.Errorf("%s: not the national PKI", name)
+		case tt.wantBundle && got.roots != bundle:
+			t.Errorf("%s: not the configured bundle", name)
+		case !tt.wantNational && !tt.wantBundle && got.roots != nil:
+			t.Errorf("%s: roots where none were configured", name)
+		}
+		if got.signer != tt.wantSigner {
+			t.Errorf("%s: signer %q, want %q", name, got.signer, tt.wantSigner)
+		}
+	}
 }

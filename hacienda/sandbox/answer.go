@@ -3,6 +3,7 @@ package sandbox
 import (
 	"crypto"
 	"crypto/x509"
+	"fmt"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -25,13 +26,40 @@ type AnswerSigner interface {
 	SignAnswer(xml []byte) ([]byte, error)
 }
 
-// CertificateSigner signs answers with a key and its certificate chain,
-// through the service's own XAdES-EPES signer.
+// CertificateSigner signs answers with a key and its certificate chain.
 type CertificateSigner struct {
 	Key   crypto.Signer
 	Chain []*x509.Certificate
 	// Now gives the signing time; nil means time.Now.
 	Now func() time.Time
+	// Profile is how answers are signed: ProfileTaxAuthority (the zero
+	// value) or ProfileService.
+	Profile AnswerProfile
+}
+
+// AnswerProfile is the signature profile of the sandbox's answers.
+type AnswerProfile int
+
+const (
+	// ProfileTaxAuthority signs as the tax authority signs its real
+	// answers: XAdES-BES in the EU DSS library's profile, without a
+	// policy (signer.SignBES). It is the default, so that every test
+	// that settles a document verifies an answer of the real shape.
+	ProfileTaxAuthority AnswerProfile = iota
+	// ProfileService signs as the service signs its documents:
+	// XAdES-EPES with the v4.4 policy (signer.Sign).
+	ProfileService
+)
+
+// ParseAnswerProfile reads a profile's name: "hacienda" or "service".
+func ParseAnswerProfile(s string) (AnswerProfile, error) {
+	switch s {
+	case "", "hacienda":
+		return ProfileTaxAuthority, nil
+	case "service":
+		return ProfileService, nil
+	}
+	return 0, fmt.Errorf("answer profile %q: want hacienda or service", s)
 }
 
 // Root is the last certificate of the chain: the authority a service must
@@ -44,7 +72,10 @@ func (c *CertificateSigner) SignAnswer(xml []byte) ([]byte, error) {
 	if c.Now != nil {
 		opts = append(opts, signer.WithClock(c.Now))
 	}
-	return signer.Sign(xml, c.Key, c.Chain, signer.PolicyV44, opts...)
+	if c.Profile == ProfileService {
+		return signer.Sign(xml, c.Key, c.Chain, signer.PolicyV44, opts...)
+	}
+	return signer.SignBES(xml, c.Key, c.Chain[:1], opts...)
 }
 
 // Certificate is the certificate answers are signed with.
