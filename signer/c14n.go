@@ -8,6 +8,7 @@ import (
 
 	"github.com/beevik/etree"
 	dsig "github.com/russellhaering/goxmldsig"
+	"github.com/russellhaering/goxmldsig/etreeutils"
 
 	"facturad/hacienda/xmltext"
 )
@@ -45,6 +46,20 @@ var errC14NUnsupported = errors.New("not in the subset the direct canonicalizer 
 // their Signature element declares, and no element of either carries
 // attributes of two namespaces.
 func writeC14N(out *bytes.Buffer, el, skip *etree.Element) error {
+	return writeCanonical(out, el, skip, false)
+}
+
+// writeExcC14N is writeC14N for Exclusive XML Canonicalization 1.0
+// without comments and without an InclusiveNamespaces prefix list: an
+// element renders only the namespaces it and its attributes visibly use,
+// and only where its nearest output ancestor did not render them already.
+// It writes what goxmldsig's exclusive canonicalizer writes for the same
+// element (tested as writeC14N is), for the same trees.
+func writeExcC14N(out *bytes.Buffer, el, skip *etree.Element) error {
+	return writeCanonical(out, el, skip, true)
+}
+
+func writeCanonical(out *bytes.Buffer, el, skip *etree.Element, exclusive bool) error {
 	scope, err := apexScope(el)
 	if err != nil {
 		return err
@@ -52,7 +67,7 @@ func writeC14N(out *bytes.Buffer, el, skip *etree.Element) error {
 	if err := checkC14NSubtree(el, skip); err != nil {
 		return err
 	}
-	w := c14nWriter{out: out, skip: skip}
+	w := c14nWriter{out: out, skip: skip, exclusive: exclusive}
 	start := out.Len()
 	w.element(el, scope, nil, true)
 	if w.err != nil {
@@ -60,6 +75,31 @@ func writeC14N(out *bytes.Buffer, el, skip *etree.Element) error {
 		return w.err
 	}
 	return nil
+}
+
+// excC14N returns the exclusive Canonical XML form of el in its place in
+// its document, without skip when that is not nil: writeExcC14N's, or
+// goxmldsig's for a tree writeExcC14N leaves to it.
+func excC14N(el, skip *etree.Element) ([]byte, error) {
+	var b bytes.Buffer
+	b.Grow(2048)
+	err := writeExcC14N(&b, el, skip)
+	if err == nil {
+		return b.Bytes(), nil
+	}
+	if !errors.Is(err, errC14NUnsupported) {
+		return nil, err
+	}
+	defer detach(skip)()
+	ctx, err := etreeutils.NSBuildParentContext(el)
+	if err != nil {
+		return nil, err
+	}
+	detached, err := etreeutils.NSDetatch(ctx, el)
+	if err != nil {
+		return nil, err
+	}
+	return dsig.MakeC14N10ExclusiveCanonicalizerWithPrefixList("").Canonicalize(detached)
 }
 
 // c14n10 returns the inclusive Canonical XML 1.0 form of el in its place
@@ -181,8 +221,9 @@ func checkC14NSubtree(el, skip *etree.Element) error {
 }
 
 type c14nWriter struct {
-	out   *bytes.Buffer
-	skip  *etree.Element
+	out       *bytes.Buffer
+	skip      *etree.Element
+	exclusive bool
 	attrs []c14nAttr // reused between elements
 	err   error      // errC14NUnsupported once a prefix has no declaration
 }
@@ -225,7 +266,10 @@ func (w *c14nWriter) element(el *etree.Element, parent nsScope, rendered nsScope
 	// Without declarations of its own an element's scope is its parent's,
 	// which the parent rendered.
 	var decls []string
-	if apex || own {
+	childRendered := scope
+	if w.exclusive {
+		decls, childRendered = w.exclusiveDecls(el, scope, rendered)
+	} else if apex || own {
 		for prefix, uri := range scope {
 			if prefix == "xml" || (prefix == "" && uri == "") {
 				continue
@@ -299,7 +343,7 @@ func (w *c14nWriter) element(el *etree.Element, parent nsScope, rendered nsScope
 			if c == w.skip {
 				continue
 			}
-			w.element(c, scope, scope, false)
+			w.element(c, scope, childRendered, false)
 		case *etree.CharData:
 			writeC14NEscaped(out, c.Data, false)
 		}
@@ -307,6 +351,50 @@ func (w *c14nWriter) element(el *etree.Element, parent nsScope, rendered nsScope
 	out.WriteString("</")
 	writeQName(out, el.Space, el.Tag)
 	out.WriteByte('>')
+}
+
+// exclusiveDecls returns the namespace declarations exclusive C14N
+// renders on el, sorted, and what its children find rendered: the
+// prefixes el and its attributes visibly use whose namespace the output
+// ancestors did not render with the same name (xmlns="" where el uses no
+// default namespace but one was rendered).
+func (w *c14nWriter) exclusiveDecls(el *etree.Element, scope, rendered nsScope) ([]string, nsScope) {
+	var decls []string
+	use := func(prefix string) {
+		if prefix == "xml" || slices.Contains(decls, prefix) {
+			return
+		}
+		uri, inScope := scope[prefix]
+		prev, done := rendered[prefix]
+		switch {
+		case prefix == "" && uri == "":
+			if done && prev != "" {
+				decls = append(decls, "") // undo the rendered default
+			}
+		case !inScope:
+			w.err = errC14NUnsupported
+		case !done || prev != uri:
+			decls = append(decls, prefix)
+		}
+	}
+	use(el.Space)
+	for _, a := range el.Attr {
+		if a.Space != "" && a.Space != "xmlns" {
+			use(a.Space)
+		}
+	}
+	if len(decls) == 0 {
+		return nil, rendered
+	}
+	slices.Sort(decls)
+	next := make(nsScope, len(rendered)+len(decls))
+	for k, v := range rendered {
+		next[k] = v
+	}
+	for _, prefix := range decls {
+		next[prefix] = scope[prefix]
+	}
+	return decls, next
 }
 
 func writeQName(out *bytes.Buffer, space, local string) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/beevik/etree"
 	dsig "github.com/russellhaering/goxmldsig"
+	"github.com/russellhaering/goxmldsig/etreeutils"
 )
 
 // c14nCases are documents that exercise the canonical form's rules beside
@@ -25,9 +26,9 @@ var c14nCases = map[string]string{
 }
 
 // TestWriteC14NMatchesGoxmldsig: on every element of every test document,
-// the direct canonicalizer writes what goxmldsig's inclusive C14N 1.0
-// writes; and with a signature left out, what goxmldsig writes for the
-// document without it.
+// the direct canonicalizer writes what goxmldsig's inclusive C14N 1.0 and
+// exclusive C14N write; and with a signature left out, what goxmldsig
+// writes for the document without it.
 func TestWriteC14NMatchesGoxmldsig(t *testing.T) {
 	docs := goldenDocs(t, c14nCases)
 	elements := 0
@@ -40,6 +41,7 @@ func TestWriteC14NMatchesGoxmldsig(t *testing.T) {
 		walk = func(el *etree.Element) {
 			elements++
 			compareC14N(t, name, el, nil)
+			compareExcC14N(t, name, el, nil)
 			for _, c := range el.ChildElements() {
 				walk(c)
 			}
@@ -47,6 +49,7 @@ func TestWriteC14NMatchesGoxmldsig(t *testing.T) {
 		walk(d.Root())
 		for _, sig := range d.FindElements("//Signature") {
 			compareC14N(t, name, d.Root(), sig)
+			compareExcC14N(t, name, d.Root(), sig)
 		}
 	}
 	if elements < 500 {
@@ -76,6 +79,80 @@ func compareC14N(t *testing.T, name string, el, skip *etree.Element) {
 	}
 	if g := got.Bytes()[len("kept"):]; !bytes.Equal(g, want) {
 		t.Errorf("%s <%s> (skipping %v):\n got %s\nwant %s", name, el.FullTag(), skip != nil, g, want)
+	}
+}
+
+// compareExcC14N is compareC14N for the exclusive canonicalization.
+func compareExcC14N(t *testing.T, name string, el, skip *etree.Element) {
+	t.Helper()
+	var got bytes.Buffer
+	got.WriteString("kept")
+	err := writeExcC14N(&got, el, skip)
+	if errors.Is(err, errC14NUnsupported) {
+		if got.String() != "kept" {
+			t.Errorf("%s <%s>: unsupported, yet wrote %q", name, el.FullTag(), got.String())
+		}
+		return
+	}
+	if err != nil {
+		t.Fatalf("%s <%s>: %v", name, el.FullTag(), err)
+	}
+	if undoesDefault(el) {
+		// goxmldsig writes xmlns="" where no output ancestor rendered a
+		// default namespace; exclusive C14N does not (its section 3, and
+		// libxml2: TestExcC14NEmptyDefault).
+		return
+	}
+	restore := detach(skip)
+	ctx, err := etreeutils.NSBuildParentContext(el)
+	if err != nil {
+		t.Fatal(err)
+	}
+	detached, err := etreeutils.NSDetatch(ctx, el)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := dsig.MakeC14N10ExclusiveCanonicalizerWithPrefixList("").Canonicalize(detached)
+	restore()
+	if err != nil {
+		t.Fatalf("%s <%s>: goxmldsig: %v", name, el.FullTag(), err)
+	}
+	if g := got.Bytes()[len("kept"):]; !bytes.Equal(g, want) {
+		t.Errorf("%s <%s> exclusive (skipping %v):\n got %s\nwant %s", name, el.FullTag(), skip != nil, g, want)
+	}
+}
+
+// undoesDefault reports whether an element of el's subtree declares
+// xmlns="".
+func undoesDefault(el *etree.Element) bool {
+	for _, a := range el.Attr {
+		if a.Space == "" && a.Key == "xmlns" && a.Value == "" {
+			return true
+		}
+	}
+	for _, c := range el.ChildElements() {
+		if undoesDefault(c) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestExcC14NEmptyDefault: an element in no namespace whose output
+// ancestors rendered no default namespace gets no xmlns="", as xmllint
+// --exc-c14n (libxml2) writes it.
+func TestExcC14NEmptyDefault(t *testing.T) {
+	d := etree.NewDocument()
+	if err := d.ReadFromString(`<p:D xmlns:p="urn:p"><L xmlns="urn:d">x</L><p:O><s xmlns=""/></p:O><M xmlns="urn:d"><s xmlns=""/></M></p:D>`); err != nil {
+		t.Fatal(err)
+	}
+	got, err := excC14N(d.Root(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `<p:D xmlns:p="urn:p"><L xmlns="urn:d">x</L><p:O><s></s></p:O><M xmlns="urn:d"><s xmlns=""></s></M></p:D>`
+	if string(got) != want {
+		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
 

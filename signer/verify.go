@@ -708,8 +708,10 @@ func isAncestor(a, e *etree.Element) bool {
 
 // canonicalize runs the named canonicalization on el in its place in the
 // document, leaving out the elements of skip (the signatures a reference
-// leaves out). Inclusive C14N 1.0 takes the in-scope namespaces from el's
-// ancestors itself; the other methods get a detached copy carrying them.
+// leaves out). Inclusive C14N 1.0 and exclusive C14N without a prefix
+// list take the in-scope namespaces from el's ancestors themselves (the
+// direct writer of c14n.go); the other methods get a detached copy
+// carrying them.
 func canonicalize(alg, prefixes string, el *etree.Element, skip []*etree.Element) ([]byte, error) {
 	if alg == AlgorithmC14N10 && len(skip) <= 1 {
 		var one *etree.Element
@@ -717,6 +719,13 @@ func canonicalize(alg, prefixes string, el *etree.Element, skip []*etree.Element
 			one = skip[0]
 		}
 		return c14n10(el, one)
+	}
+	if alg == AlgorithmExcC14N && prefixes == "" && len(skip) <= 1 {
+		var one *etree.Element
+		if len(skip) == 1 {
+			one = skip[0]
+		}
+		return excC14N(el, one)
 	}
 	for _, e := range skip {
 		defer detach(e)()
@@ -754,4 +763,26 @@ func decodeB64(e *etree.Element) ([]byte, error) {
 		return nil, errors.New("missing")
 	}
 	return base64.StdEncoding.DecodeString(strings.Join(strings.Fields(e.Text()), ""))
+}
+
+// ChainTo checks that the signing certificate chains to one of roots,
+// through the KeyInfo certificates and intermediates, at the signing time:
+// the check VerifyOptions.Roots makes, for a caller that decides what an
+// untrusted chain means only after it knows whose signature holds.
+func (r *VerifyResult) ChainTo(roots, intermediates *x509.CertPool) error {
+	inter := x509.NewCertPool()
+	if intermediates != nil {
+		inter = intermediates.Clone()
+	}
+	for _, c := range r.Chain {
+		inter.AddCert(c)
+	}
+	_, err := r.Certificate.Verify(x509.VerifyOptions{
+		Roots: roots, Intermediates: inter, CurrentTime: r.SigningTime,
+		KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageAny},
+	})
+	if err != nil {
+		return invalid("signing certificate is not trusted: %v", err)
+	}
+	return nil
 }
