@@ -39,6 +39,12 @@ type ReceivedDocument struct {
 	TotalImpuesto                string // empty when the document has none
 	TotalComprobante             string
 	SupplierXML                  []byte
+	// FirmaPolitica is the XAdES signature policy the supplier's signature
+	// commits to, as its xades:SigPolicyId/Identifier (a resolution's URL,
+	// as written); empty for a signature without one (XAdES-BES). Kept so
+	// that which policy each supplier signed under can be audited; set at
+	// numbering and never changed, as Clave is.
+	FirmaPolitica string
 
 	// The receiver's message: Mensaje 1, 2 or 3, its consecutivo (Tipo 05,
 	// 06 or 07), its date and, once signed, its XML.

@@ -17,7 +17,7 @@ const (
     total_impuesto, total_comprobante, supplier_xml, mensaje, tipo, terminal, numero, consecutivo,
     fecha_mensaje, signed_xml, estado, ind_estado, codigo_mensaje, mensaje_hacienda,
     detalle_mensaje, response_xml, last_error, attempts, next_attempt_at, submitted_at,
-    checked_at, created_at, updated_at, request`
+    checked_at, created_at, updated_at, request, firma_politica`
 
 	// qReserveReceived steps the document sequence of (branch, terminal,
 	// tipo) and inserts the received document with the number in one
@@ -34,10 +34,10 @@ INSERT INTO received_documents (company_id, branch_id, id_externo, request_hash,
     fecha_emision, total_impuesto, total_comprobante, supplier_xml, mensaje, tipo, terminal,
     numero, consecutivo, fecha_mensaje, signed_xml, estado, ind_estado, codigo_mensaje,
     mensaje_hacienda, detalle_mensaje, response_xml, last_error, attempts, next_attempt_at,
-    submitted_at, checked_at, created_at, updated_at, request)
+    submitted_at, checked_at, created_at, updated_at, request, firma_politica)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
     (SELECT last_numero FROM seq), $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30,
-    $31, $32, $33, $33, $34)
+    $31, $32, $33, $33, $34, $35)
 RETURNING id, numero`
 
 	qSaveReceived = `UPDATE received_documents SET consecutivo = $2, fecha_mensaje = $3, signed_xml = $4,
@@ -95,7 +95,7 @@ func scanReceived(row pgx.Row) (tenant.ReceivedDocument, error) {
 		&r.TotalImpuesto, &r.TotalComprobante, &r.SupplierXML, &r.Mensaje, &r.Tipo, &r.Terminal, &r.Numero,
 		&r.Consecutivo, &fechaMsg, &r.SignedXML, &estado, &r.IndEstado, &r.CodigoMensaje, &r.MensajeHacienda,
 		&r.DetalleMensaje, &r.ResponseXML, &r.LastError, &r.Attempts, &next, &submitted, &checked,
-		&r.CreatedAt, &r.UpdatedAt, &r.Request)
+		&r.CreatedAt, &r.UpdatedAt, &r.Request, &r.FirmaPolitica)
 	if err != nil {
 		return tenant.ReceivedDocument{}, err
 	}
@@ -121,7 +121,8 @@ func (s *Store) ReserveReceived(ctx context.Context, r *tenant.ReceivedDocument)
 		docTime(r.FechaEmision), r.TotalImpuesto, r.TotalComprobante, r.SupplierXML, r.Mensaje, r.Tipo, r.Terminal,
 		r.Consecutivo, docTime(r.FechaMensaje), nullBytes(r.SignedXML), string(r.Estado), r.IndEstado,
 		r.CodigoMensaje, r.MensajeHacienda, r.DetalleMensaje, nullBytes(r.ResponseXML), r.LastError, r.Attempts,
-		docTime(r.NextAttemptAt), docTime(r.SubmittedAt), docTime(r.CheckedAt), now, nullBytes(r.Request)).Scan(&id, &numero)
+		docTime(r.NextAttemptAt), docTime(r.SubmittedAt), docTime(r.CheckedAt), now, nullBytes(r.Request),
+		r.FirmaPolitica).Scan(&id, &numero)
 	if err != nil {
 		return fmt.Errorf("reserve received document %s of company %d: %w", r.Clave, r.CompanyID, mapErr(err))
 	}

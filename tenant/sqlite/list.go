@@ -19,13 +19,13 @@ const (
 )
 
 // receivedListColumns are receivedColumns without the three XMLs and the
-// request.
+// request (the signature policy is a short text, read as stored).
 const receivedListColumns = `id, company_id, branch_id, id_externo, request_hash, clave, tipo_documento,
     emisor_tipo, emisor_numero, emisor_nombre, receptor_tipo, receptor_numero, fecha_emision,
     total_impuesto, total_comprobante, NULL, mensaje, tipo, terminal, numero, consecutivo,
     fecha_mensaje, NULL, estado, ind_estado, codigo_mensaje, mensaje_hacienda,
     detalle_mensaje, NULL, last_error, attempts, next_attempt_at, submitted_at,
-    checked_at, created_at, updated_at, NULL`
+    checked_at, created_at, updated_at, NULL, firma_politica`
 
 // listTable is one listing's table: what a listed row reads, the columns
 // its filters compare and the indexes it walks.

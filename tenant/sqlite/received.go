@@ -16,15 +16,15 @@ const (
     total_impuesto, total_comprobante, supplier_xml, mensaje, tipo, terminal, numero, consecutivo,
     fecha_mensaje, signed_xml, estado, ind_estado, codigo_mensaje, mensaje_hacienda,
     detalle_mensaje, response_xml, last_error, attempts, next_attempt_at, submitted_at,
-    checked_at, created_at, updated_at, request`
+    checked_at, created_at, updated_at, request, firma_politica`
 
 	qInsertReceived = `INSERT INTO received_documents (company_id, branch_id, id_externo, request_hash,
     clave, tipo_documento, emisor_tipo, emisor_numero, emisor_nombre, receptor_tipo,
     receptor_numero, fecha_emision, total_impuesto, total_comprobante, supplier_xml, mensaje, tipo,
     terminal, numero, consecutivo, fecha_mensaje, signed_xml, estado, ind_estado, codigo_mensaje,
     mensaje_hacienda, detalle_mensaje, response_xml, last_error, attempts, next_attempt_at,
-    submitted_at, checked_at, created_at, updated_at, request)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    submitted_at, checked_at, created_at, updated_at, request, firma_politica)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 RETURNING id`
 
 	qSaveReceived = `UPDATE received_documents SET consecutivo = ?, fecha_mensaje = ?, signed_xml = ?,
@@ -75,7 +75,8 @@ func scanReceived(row scanner) (tenant.ReceivedDocument, error) {
 		&r.EmisorTipo, &r.EmisorNumero, &r.EmisorNombre, &r.ReceptorTipo, &r.ReceptorNumero, &fecha,
 		&r.TotalImpuesto, &r.TotalComprobante, &r.SupplierXML, &r.Mensaje, &r.Tipo, &r.Terminal, &r.Numero,
 		&r.Consecutivo, &fechaMsg, &r.SignedXML, &estado, &r.IndEstado, &r.CodigoMensaje, &r.MensajeHacienda,
-		&detalle, &r.ResponseXML, &r.LastError, &r.Attempts, &next, &submitted, &checked, &created, &updated, &r.Request)
+		&detalle, &r.ResponseXML, &r.LastError, &r.Attempts, &next, &submitted, &checked, &created, &updated, &r.Request,
+		&r.FirmaPolitica)
 	if err != nil {
 		return tenant.ReceivedDocument{}, err
 	}
@@ -125,7 +126,7 @@ func (s *Store) ReserveReceived(ctx context.Context, r *tenant.ReceivedDocument)
 			r.SupplierXML, r.Mensaje, r.Tipo, r.Terminal, numero, r.Consecutivo, nullTime(r.FechaMensaje),
 			nullBytes(r.SignedXML), string(r.Estado), r.IndEstado, r.CodigoMensaje, r.MensajeHacienda, detalle,
 			nullBytes(r.ResponseXML), r.LastError, r.Attempts, nullTime(r.NextAttemptAt), nullTime(r.SubmittedAt),
-			nullTime(r.CheckedAt), formatTime(now), formatTime(now), nullBytes(r.Request)).Scan(&id))
+			nullTime(r.CheckedAt), formatTime(now), formatTime(now), nullBytes(r.Request), r.FirmaPolitica).Scan(&id))
 	})
 	if err != nil {
 		return fmt.Errorf("reserve received document %s of company %d: %w", r.Clave, r.CompanyID, err)

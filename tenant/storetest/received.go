@@ -49,6 +49,11 @@ func RunReceived(t *testing.T, open func(t *testing.T) ReceivedStore) {
 
 const receivedClave = "50622112600310112345600100001010000000042112345678"
 
+// receivedPolicy is a supplier's signature policy as a signer may write it:
+// percent-encoded in part and with a raw non-ASCII letter, which the stores
+// keep byte for byte.
+const receivedPolicy = "https://cdn.comprobanteselectronicos.go.cr/xml-schemas/Resoluci%C3%B3n_General_sobre_disposiciones_técnicas.pdf"
+
 func receivedDocument(b tenant.Branch, idExterno, clave, tipo string) tenant.ReceivedDocument {
 	return tenant.ReceivedDocument{
 		CompanyID: b.CompanyID, BranchID: b.ID, IDExterno: idExterno,
@@ -72,6 +77,7 @@ func testReceivedRoundTrip(t *testing.T, s ReceivedStore) {
 	r.Request = []byte(`{"xml":null,"answer":{"mensaje":"2"},"id_externo":"rec-1"}`)
 	r.DetalleMensaje = []string{"línea 1", "línea 2"}
 	r.NextAttemptAt = time.Date(2026, 11, 22, 9, 16, 0, 5000, time.UTC)
+	r.FirmaPolitica = receivedPolicy
 	if err := s.ReserveReceived(ctx, &r); err != nil {
 		t.Fatalf("ReserveReceived: %v", err)
 	}
@@ -86,12 +92,20 @@ func testReceivedRoundTrip(t *testing.T, s ReceivedStore) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for what, g := range map[string]tenant.ReceivedDocument{"by clave": got, "by id_externo": byID} {
+	claimed, err := s.ClaimDueReceived(ctx, r.NextAttemptAt, r.NextAttemptAt.Add(time.Minute), 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(claimed) != 1 {
+		t.Fatalf("claimed %d rows, want 1", len(claimed))
+	}
+	claimed[0].NextAttemptAt = r.NextAttemptAt // the claim moved it to the lease's end
+	for what, g := range map[string]tenant.ReceivedDocument{"by clave": got, "by id_externo": byID, "claimed": claimed[0]} {
 		if g.ID != r.ID || g.CompanyID != r.CompanyID || g.BranchID != r.BranchID || g.IDExterno != r.IDExterno ||
 			!bytes.Equal(g.RequestHash, r.RequestHash) || !bytes.Equal(g.Request, r.Request) || g.Clave != r.Clave || g.TipoDocumento != r.TipoDocumento ||
 			g.EmisorTipo != r.EmisorTipo || g.EmisorNumero != r.EmisorNumero || g.EmisorNombre != r.EmisorNombre ||
 			g.ReceptorTipo != r.ReceptorTipo || g.ReceptorNumero != r.ReceptorNumero || !g.FechaEmision.Equal(r.FechaEmision) ||
-			g.TotalImpuesto != r.TotalImpuesto || g.TotalComprobante != r.TotalComprobante ||
+			g.TotalImpuesto != r.TotalImpuesto || g.TotalComprobante != r.TotalComprobante || g.FirmaPolitica != receivedPolicy ||
 			!bytes.Equal(g.SupplierXML, r.SupplierXML) || g.Mensaje != "2" || g.Tipo != "06" || g.Terminal != "00001" ||
 			g.Numero != 1 || g.Estado != tenant.StatePending || !equalLines(g.DetalleMensaje, r.DetalleMensaje) ||
 			!g.NextAttemptAt.Equal(r.NextAttemptAt) || !g.CreatedAt.Equal(r.CreatedAt) || !g.UpdatedAt.Equal(r.UpdatedAt) ||
@@ -195,6 +209,7 @@ func testReceivedSave(t *testing.T, s ReceivedStore) {
 	ctx := context.Background()
 	f := newDocFixture(t, s)
 	r := receivedDocument(f.Branch, "save", receivedClave, "05")
+	r.FirmaPolitica = receivedPolicy
 	if err := s.ReserveReceived(ctx, &r); err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +222,7 @@ func testReceivedSave(t *testing.T, s ReceivedStore) {
 	r.ResponseXML = binaryPayload(1024, 3)
 	r.Attempts, r.SubmittedAt, r.CheckedAt = 2, r.FechaMensaje.Add(time.Second), r.FechaMensaje.Add(time.Minute)
 	// Fields of the supplier's document are not the save's to change.
-	r.TotalComprobante = "1"
+	r.TotalComprobante, r.FirmaPolitica = "1", ""
 	if err := s.SaveReceived(ctx, &r); err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +240,8 @@ func testReceivedSave(t *testing.T, s ReceivedStore) {
 		!got.CheckedAt.Equal(r.CheckedAt) || !got.UpdatedAt.Equal(r.UpdatedAt) {
 		t.Errorf("read %+v\nwant %+v", got, r)
 	}
-	if got.TotalComprobante != before.TotalComprobante || got.Numero != before.Numero || got.Clave != before.Clave {
+	if got.TotalComprobante != before.TotalComprobante || got.Numero != before.Numero || got.Clave != before.Clave ||
+		got.FirmaPolitica != before.FirmaPolitica {
 		t.Errorf("the save changed the supplier's document: %+v", got)
 	}
 }

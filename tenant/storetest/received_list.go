@@ -153,6 +153,7 @@ func testReceivedListNoXML(t *testing.T, s ReceivedStore) {
 	ctx := context.Background()
 	f := newDocFixture(t, s)
 	r := receivedDocument(f.Branch, "with-xml", receivedClave, "06")
+	r.FirmaPolitica = receivedPolicy
 	if err := s.ReserveReceived(ctx, &r); err != nil {
 		t.Fatal(err)
 	}
@@ -176,6 +177,7 @@ func testReceivedListNoXML(t *testing.T, s ReceivedStore) {
 		g.MensajeHacienda != r.MensajeHacienda || !equalLines(g.DetalleMensaje, r.DetalleMensaje) ||
 		!g.FechaEmision.Equal(r.FechaEmision) || g.EmisorNumero != r.EmisorNumero || g.EmisorNombre != r.EmisorNombre ||
 		g.TotalComprobante != r.TotalComprobante || g.TotalImpuesto != r.TotalImpuesto || g.Mensaje != r.Mensaje ||
+		g.FirmaPolitica != r.FirmaPolitica ||
 		!bytes.Equal(g.RequestHash, r.RequestHash) || !g.UpdatedAt.Equal(r.UpdatedAt) {
 		t.Errorf("listed row differs from the stored one:\n got %+v\nwant %+v", g, r)
 	}
