@@ -40,6 +40,7 @@ type pipelineMetrics struct {
 	refused  *prometheus.CounterVec
 	answers  *prometheus.CounterVec
 	callback *prometheus.CounterVec
+	supplier *prometheus.CounterVec
 	lanes    prometheus.GaugeFunc
 	admitted prometheus.GaugeFunc
 	capacity prometheus.Gauge
@@ -78,6 +79,12 @@ func newMetrics(r prometheus.Registerer, ls *lanes) (*pipelineMetrics, error) {
 			Name:      "callbacks_total",
 			Help:      "Callbacks of the tax authority, by what they led to: applied (their signed verdict stored), asked (the status was asked), settled (already final), refused (bad token or clave), failed.",
 		}, []string{"outcome"}),
+		supplier: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: metrics.Namespace,
+			Subsystem: "pipeline",
+			Name:      "supplier_signatures_total",
+			Help:      "Suppliers' signatures that verified on a received document, by what their certificate rests on: national_pki (it chains to it), tax_authority (issued outside it, trusted on the tax authority's acceptance of the document), unchecked (no national PKI configured).",
+		}, []string{"trust"}),
 	}
 	m.lanes = prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Namespace: metrics.Namespace,
@@ -100,7 +107,7 @@ func newMetrics(r prometheus.Registerer, ls *lanes) (*pipelineMetrics, error) {
 		Help:      "Send calls this replica admits at once over every branch (MaxInFlight).",
 	})
 	m.capacity.Set(float64(ls.maxTotal))
-	for _, c := range []prometheus.Collector{m.stage, m.outcomes, m.refused, m.answers, m.callback, m.lanes, m.admitted, m.capacity} {
+	for _, c := range []prometheus.Collector{m.stage, m.outcomes, m.refused, m.answers, m.callback, m.supplier, m.lanes, m.admitted, m.capacity} {
 		if err := r.Register(c); err != nil {
 			return nil, fmt.Errorf("pipeline: register metrics: %w", err)
 		}

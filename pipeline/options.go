@@ -13,6 +13,7 @@ import (
 
 	"facturad/hacienda"
 	"facturad/hacienda/recepcion"
+	"facturad/hacienda/trust"
 	"facturad/signer"
 	"facturad/tenant"
 )
@@ -206,6 +207,16 @@ type Options struct {
 	// PKI issues certificates to every taxpayer, so the roots alone do not
 	// tell the tax authority's answer from a taxpayer's forgery.
 	AnswerSigner string
+	// SupplierPKI, when set, is the national PKI a supplier's signing
+	// certificate is checked against (staging and production): one that
+	// chains to it is trusted as such; one that names one of its
+	// authorities as issuer but does not chain is refused; one issued
+	// outside it (the tax authority's own "llave criptográfica", whose
+	// authorities are not published) rests on the tax authority's
+	// acceptance of the document, which Receive asks for before it
+	// answers. Nil checks the signature and the signer's identification
+	// only.
+	SupplierPKI *trust.National
 	// Emission bounds a caller's fecha_emision around the time the send is
 	// received (each zero field takes hacienda.DefaultEmissionWindow's).
 	Emission hacienda.EmissionWindow

@@ -22,6 +22,8 @@ type Pipeline struct {
 	// answerCerts keeps the tax authority's signing certificates, parsed
 	// and verified, between its answers.
 	answerCerts *signer.VerifyCache
+	// supplierCerts keeps suppliers' signing certificates, parsed once.
+	supplierCerts *signer.VerifyCache
 
 	state atomic.Int32 // stateNew, stateRunning, stateStopped
 
@@ -55,14 +57,15 @@ func New(o Options) (*Pipeline, error) {
 		return nil, err
 	}
 	p := &Pipeline{
-		o:           o,
-		log:         o.Logger.With("component", "pipeline"),
-		lanes:       ls,
-		turns:       newTurns(o.Signers),
-		metrics:     m,
-		answerCerts: signer.NewVerifyCache(0),
-		retrierStop: make(chan struct{}),
-		retrierDone: make(chan struct{}),
+		o:             o,
+		log:           o.Logger.With("component", "pipeline"),
+		lanes:         ls,
+		turns:         newTurns(o.Signers),
+		metrics:       m,
+		answerCerts:   signer.NewVerifyCache(0),
+		supplierCerts: signer.NewVerifyCache(0),
+		retrierStop:   make(chan struct{}),
+		retrierDone:   make(chan struct{}),
 	}
 	p.runCtx, p.runCancel = context.WithCancelCause(context.Background())
 	return p, nil

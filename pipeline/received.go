@@ -182,7 +182,7 @@ func (p *Pipeline) Receive(ctx context.Context, pr tenant.Principal, req *Receiv
 	}
 
 	start := time.Now()
-	doc, m, err := supplierDocument(req, is.Company)
+	doc, m, policy, err := p.supplierDocument(req, is.Company)
 	p.metrics.observe(stageValidate, start)
 	if err != nil {
 		return ReceivedOutcome{}, err
@@ -233,6 +233,7 @@ func (p *Pipeline) Receive(ctx context.Context, pr tenant.Principal, req *Receiv
 		TotalImpuesto:    m.MontoTotalImpuesto.String(),
 		TotalComprobante: m.TotalFactura.String(),
 		SupplierXML:      req.XML,
+		FirmaPolitica:    policy,
 		Mensaje:          fmt.Sprint(m.Mensaje),
 		Tipo:             tipo, Terminal: ReceivedTerminal,
 		FechaMensaje:  now.In(crTime).Truncate(time.Second),
@@ -355,33 +356,73 @@ func (p *Pipeline) receivedInProgress() error {
 
 // supplierDocument reads and checks the supplier's document and builds
 // the message from the answer: a v4.4 document of a type that is
-// answered, signed with a valid XAdES-EPES signature, whose Receptor is
-// the calling company, and an answer that agrees with its totals. Problems
-// of the document are reported on xml.
-func supplierDocument(req *ReceiveRequest, c tenant.Company) (*hacienda.Document, *hacienda.MensajeReceptor, error) {
+// answered, whose XAdES signature verifies over the whole document and was
+// made by its Emisor (supplierSigner), whose Receptor is the calling
+// company, and an answer that agrees with its totals. It returns the
+// policy the signature commits to ("" for none): any is accepted, since
+// the tax authority judges the document and Receive asks it before
+// answering. Problems of the document are reported on xml.
+func (p *Pipeline) supplierDocument(req *ReceiveRequest, c tenant.Company) (*hacienda.Document, *hacienda.MensajeReceptor, string, error) {
 	bad := func(msg string) error { return invalidField(hacienda.FieldReceivedXML, msg) }
 	doc, err := hacienda.ParseXML(req.XML)
 	if err != nil {
-		return nil, nil, bad("is not a v4.4 electronic document (FE, ND, NC or FEE): " + err.Error())
+		return nil, nil, "", bad("is not a v4.4 electronic document (FE, ND, NC or FEE): " + err.Error())
 	}
 	if err := hacienda.CheckAnswerable(doc.Type); err != nil {
-		return nil, nil, bad(err.Error())
+		return nil, nil, "", bad(err.Error())
 	}
-	if _, err := signer.Verify(req.XML); err != nil {
-		return nil, nil, bad("the supplier's signature does not verify (the document was altered after it was signed, or is not signed as v4.4 requires): " + err.Error())
+	res, err := signer.VerifyWith(req.XML, signer.VerifyOptions{AnyPolicy: true, Cache: p.supplierCerts})
+	if err != nil {
+		return nil, nil, "", bad("the supplier's signature does not verify (the document was altered after it was signed, or its signature is malformed): " + err.Error())
+	}
+	if err := p.supplierSigner(doc, res); err != nil {
+		return nil, nil, "", bad(err.Error())
 	}
 	if doc.Receptor == nil || doc.Receptor.Identificacion.IsZero() {
-		return nil, nil, bad("the document names no Receptor, so it is not addressed to this company")
+		return nil, nil, "", bad("the document names no Receptor, so it is not addressed to this company")
 	}
 	if !hacienda.SameNumber(doc.Receptor.Identificacion.Numero, c.NumeroIdentificacion) {
-		return nil, nil, bad(fmt.Sprintf("the document is addressed to %s, not to this company (%s): only the receptor answers it",
+		return nil, nil, "", bad(fmt.Sprintf("the document is addressed to %s, not to this company (%s): only the receptor answers it",
 			doc.Receptor.Identificacion.Numero, c.NumeroIdentificacion))
 	}
 	m, err := hacienda.NewMensajeReceptor(doc, req.Answer)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, "", err
 	}
-	return doc, m, nil
+	policy := ""
+	if res.Policy != nil {
+		policy = res.Policy.Identifier
+	}
+	return doc, m, policy, nil
+}
+
+// supplierSigner checks who signed a supplier's document: a certificate
+// of its Emisor (the same identification), and, with SupplierPKI, one the
+// national PKI vouches for unless it was issued outside it (see
+// Options.SupplierPKI).
+func (p *Pipeline) supplierSigner(doc *hacienda.Document, res *signer.VerifyResult) error {
+	id, err := signer.CertificateIdentification(res.Certificate)
+	if err != nil {
+		return fmt.Errorf("the supplier's signing certificate carries no identification, so it cannot be told to be the Emisor's: %v", err)
+	}
+	if !hacienda.SameNumber(id.Numero, doc.Emisor.Identificacion.Numero) {
+		return fmt.Errorf("the document is signed with the certificate of %s, not of its Emisor %s", id.Numero, doc.Emisor.Identificacion.Numero)
+	}
+	pki := p.o.SupplierPKI
+	if pki == nil {
+		p.metrics.supplier.WithLabelValues("unchecked").Inc()
+		return nil
+	}
+	err = res.ChainTo(pki.Roots, pki.Intermediates)
+	switch {
+	case err == nil:
+		p.metrics.supplier.WithLabelValues("national_pki").Inc()
+	case pki.NamesAuthority(res.Certificate):
+		return fmt.Errorf("the supplier's certificate names an authority of the national PKI as its issuer but does not chain to it at its signing time: %v", err)
+	default:
+		p.metrics.supplier.WithLabelValues("tax_authority").Inc()
+	}
+	return nil
 }
 
 // alreadyAnswered refuses a second answer of a company to a document.
@@ -572,7 +613,7 @@ func (p *Pipeline) resumeReceived(ctx context.Context, rs tenant.ReceivedStore, 
 	if err := sendable(is.Company); err != nil {
 		return p.stopReceived(ctx, rs, r, log, "The message was numbered but cannot be sent: "+err.Error())
 	}
-	_, m, err := supplierDocument(req, is.Company)
+	_, m, _, err := p.supplierDocument(req, is.Company)
 	if err != nil {
 		return p.stopReceived(ctx, rs, r, log, "The message was numbered but its answer no longer passes the checks ("+err.Error()+"); it keeps its number but is not sent.")
 	}

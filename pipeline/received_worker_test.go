@@ -317,7 +317,7 @@ func (b *bundle) interruptedReceive(t *testing.T, pr tenant.Principal, raw []byt
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc, m, err := supplierDocument(req, is.Company)
+	doc, m, _, err := b.p.supplierDocument(req, is.Company)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -73,6 +73,17 @@ var canonicalizations = map[string]bool{
 	AlgorithmExcC14NWithComments: true,
 }
 
+// withoutComments maps each canonicalization to the one that writes the
+// same node-set without its comments.
+var withoutComments = map[string]string{
+	AlgorithmC14N10:              AlgorithmC14N10,
+	AlgorithmC14N10WithComments:  AlgorithmC14N10,
+	AlgorithmC14N11:              AlgorithmC14N11,
+	AlgorithmC14N11WithComments:  AlgorithmC14N11,
+	AlgorithmExcC14N:             AlgorithmExcC14N,
+	AlgorithmExcC14NWithComments: AlgorithmExcC14N,
+}
+
 // newHash returns a fresh hash of a digest method Verify accepts.
 func newHash(alg string) (hash.Hash, error) {
 	switch digests[alg] {

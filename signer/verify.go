@@ -647,6 +647,10 @@ func checkReference(root, sig *etree.Element, ids map[string]*etree.Element, ref
 	if err != nil {
 		return nil, fmt.Errorf("reference %q: %w", ref.uri, err)
 	}
+	// A same-document reference ("" or "#id") selects its nodes without
+	// the comments (XMLDSig §4.3.3.3), so a canonicalization with comments
+	// finds none to write.
+	plan.c14nAlg = withoutComments[plan.c14nAlg]
 	if ref.uri == "" && plan.exclude == excludeNone {
 		return nil, invalid("the document reference does not leave out its signature")
 	}

@@ -444,6 +444,7 @@ func (w *wiring) startPipeline(ctx context.Context) error {
 		AnswerRoots:         answers.roots,
 		AnswerIntermediates: answers.intermediates,
 		AnswerSigner:        answers.signer,
+		SupplierPKI:         answers.suppliers,
 		CallbackBase:        w.c.PublicURL,
 		CallbackKey:         w.callbackKey,
 		Email:               w.c.SMTPURL != "",
@@ -797,21 +798,29 @@ type storeWithDocuments interface {
 type answerTrust struct {
 	roots, intermediates *x509.CertPool
 	signer               string
+	// suppliers is the national PKI suppliers' certificates are checked
+	// against on received documents (staging and production), nil
+	// elsewhere.
+	suppliers *trust.National
 }
 
 // defaultAnswerTrust is the trust in the real service's answers when no
 // bundle is configured: for staging and production, the national PKI and
 // the Ministerio de Hacienda's identification; for a sandbox reached
-// elsewhere, none.
+// elsewhere, none. Staging and production check suppliers' certificates
+// against the national PKI too.
 func defaultAnswerTrust(c Config, roots *x509.CertPool) (answerTrust, error) {
 	t := answerTrust{roots: roots}
 	real := c.HaciendaEnv == "staging" || c.HaciendaEnv == "production"
-	if roots == nil && real {
+	if real {
 		n, err := trust.NationalPKI()
 		if err != nil {
 			return t, err
 		}
-		t.roots, t.intermediates = n.Roots, n.Intermediates
+		t.suppliers = n
+		if roots == nil {
+			t.roots, t.intermediates = n.Roots, n.Intermediates
+		}
 	}
 	switch {
 	case c.HaciendaAnswerSigner == "any":

@@ -88,5 +88,8 @@ func TestDefaultAnswerTrust(t *testing.T) {
 		if got.signer != tt.wantSigner {
 			t.Errorf("%s: signer %q, want %q", name, got.signer, tt.wantSigner)
 		}
+		if real := tt.env != "sandbox"; (got.suppliers == n) != real {
+			t.Errorf("%s: suppliers checked against the national PKI: %v, want %v", name, got.suppliers == n, real)
+		}
 	}
 }

@@ -81,3 +81,15 @@ func load() (*National, error) {
 func selfSigned(c *x509.Certificate) bool {
 	return c.CheckSignatureFrom(c) == nil && string(c.RawIssuer) == string(c.RawSubject)
 }
+
+// NamesAuthority reports whether c names one of these authorities as its
+// issuer: a certificate that claims the national PKI, which must then
+// chain to it.
+func (n *National) NamesAuthority(c *x509.Certificate) bool {
+	for _, a := range n.Certificates {
+		if string(a.RawSubject) == string(c.RawIssuer) {
+			return true
+		}
+	}
+	return false
+}
