@@ -224,8 +224,8 @@ type c14nWriter struct {
 	out       *bytes.Buffer
 	skip      *etree.Element
 	exclusive bool
-	attrs []c14nAttr // reused between elements
-	err   error      // errC14NUnsupported once a prefix has no declaration
+	attrs     []c14nAttr // reused between elements
+	err       error      // errC14NUnsupported once a prefix has no declaration
 }
 
 type c14nAttr struct {
