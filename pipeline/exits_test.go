@@ -142,7 +142,9 @@ func (e *errorStatus) Status(ctx context.Context, cr recepcion.Credentials, key 
 }
 
 func TestProcessingErrorIsAskedAgain(t *testing.T) {
-	b := setup(t, setupOptions{})
+	// A window longer than the rounds below (an hour each), so that the
+	// test is about what happens inside it.
+	b := setup(t, setupOptions{pipeline: func(o *Options) { o.ErrorFor = 24 * time.Hour }})
 	es := &errorStatus{Submitter: b.client}
 	es.n.Store(3)
 	b.p.o.Submitter = es

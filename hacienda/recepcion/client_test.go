@@ -531,7 +531,7 @@ func TestNewOptions(t *testing.T) {
 		"ok/staging": {o: recepcion.Options{Environment: recepcion.Staging}, ok: true, want: recepcion.Endpoints{
 			TokenURL:  "https://idp.comprobanteselectronicos.go.cr/auth/realms/rut-stag/protocol/openid-connect/token",
 			LogoutURL: "https://idp.comprobanteselectronicos.go.cr/auth/realms/rut-stag/protocol/openid-connect/logout",
-			APIURL:    "https://api.comprobanteselectronicos.go.cr/recepcion-sandbox/v1",
+			APIURL:    "https://api-sandbox.comprobanteselectronicos.go.cr/recepcion/v1",
 			ClientID:  "api-stag",
 		}},
 		"ok/production": {o: recepcion.Options{Environment: recepcion.Production}, ok: true, want: recepcion.Endpoints{

@@ -40,11 +40,16 @@ type Endpoints struct {
 	ClientID string
 }
 
-// The tax authority's published endpoints.
+// The tax authority's endpoints (docs/design/hacienda-api.md, "Environments").
+// Staging's reception API is api-sandbox…/recepcion/v1, as the Ministry's
+// notice of 6 June 2022 and its support name it; the annex's
+// api.comprobanteselectronicos.go.cr/recepcion-sandbox/v1 is the older address.
 const (
-	idpBase        = "https://idp.comprobanteselectronicos.go.cr/auth/realms/"
-	oidcTokenPath  = "/protocol/openid-connect/token"
-	oidcLogoutPath = "/protocol/openid-connect/logout"
+	idpBase          = "https://idp.comprobanteselectronicos.go.cr/auth/realms/"
+	oidcTokenPath    = "/protocol/openid-connect/token"
+	oidcLogoutPath   = "/protocol/openid-connect/logout"
+	stagingAPIURL    = "https://api-sandbox.comprobanteselectronicos.go.cr/recepcion/v1"
+	productionAPIURL = "https://api.comprobanteselectronicos.go.cr/recepcion/v1"
 )
 
 // EnvironmentEndpoints returns the published endpoints of env. The sandbox
@@ -57,14 +62,14 @@ func EnvironmentEndpoints(env Environment) (Endpoints, error) {
 		return Endpoints{
 			TokenURL:  idpBase + "rut-stag" + oidcTokenPath,
 			LogoutURL: idpBase + "rut-stag" + oidcLogoutPath,
-			APIURL:    "https://api.comprobanteselectronicos.go.cr/recepcion-sandbox/v1",
+			APIURL:    stagingAPIURL,
 			ClientID:  "api-stag",
 		}, nil
 	case Production:
 		return Endpoints{
 			TokenURL:  idpBase + "rut" + oidcTokenPath,
 			LogoutURL: idpBase + "rut" + oidcLogoutPath,
-			APIURL:    "https://api.comprobanteselectronicos.go.cr/recepcion/v1",
+			APIURL:    productionAPIURL,
 			ClientID:  "api-prod",
 		}, nil
 	}

@@ -47,8 +47,8 @@ func (c *ManualClock) Advance(d time.Duration) {
 	c.now = c.now.Add(d)
 }
 
-// Default paths and identities, as the tax authority's test environment
-// has them.
+// Default paths and identities: the realm and client id are the tax
+// authority's test environment's, the path the annex's (see BasePath).
 const (
 	DefaultBasePath = "/recepcion-sandbox/v1"
 	DefaultRealm    = "rut-stag"
@@ -60,7 +60,9 @@ const (
 type Options struct {
 	// BasePath is the reception API's base path; the resources are
 	// BasePath+"/recepcion" and BasePath+"/recepcion/{clave}". Default
-	// "/recepcion-sandbox/v1", as on the tax authority's own sandbox.
+	// "/recepcion-sandbox/v1", the annex's test path (the tax authority's
+	// test environment serves /recepcion/v1 on its own host); clients are
+	// always given the whole base URL, so only that URL matters.
 	BasePath string
 	// Realm is the token service's realm: the token endpoint is
 	// /auth/realms/{Realm}/protocol/openid-connect/token. Default "rut-stag".
