@@ -17,4 +17,3 @@ func TestProbeWait(t *testing.T) {
 		t.Errorf("ProbeWait of many probes = %v, want the cap", got)
 	}
 }
-

@@ -17,7 +17,7 @@ const (
 VALUES (?, ?, 0, ?) ON CONFLICT (company_id) DO NOTHING`
 	qDueCredentialStops = `SELECT company_id, attempts FROM credential_stops
 WHERE next_probe_at <= ? ORDER BY next_probe_at, company_id LIMIT ?`
-	qProbeCredentialStop = `UPDATE credential_stops SET attempts = attempts + 1, next_probe_at = ? WHERE company_id = ?`
+	qProbeCredentialStop  = `UPDATE credential_stops SET attempts = attempts + 1, next_probe_at = ? WHERE company_id = ?`
 	qForgetCredentialStop = `DELETE FROM credential_stops WHERE company_id = ?`
 	// qProbeDocument makes the company's oldest stopped document due; the
 	// condition is the documents_list_estado index's prefix.
