@@ -40,9 +40,11 @@ type pipelineMetrics struct {
 	refused  *prometheus.CounterVec
 	answers  *prometheus.CounterVec
 	callback *prometheus.CounterVec
-	lanes    prometheus.GaugeFunc
-	admitted prometheus.GaugeFunc
-	capacity prometheus.Gauge
+	// credentials counts the stops on refused credentials and their ends.
+	credentials *prometheus.CounterVec
+	lanes       prometheus.GaugeFunc
+	admitted    prometheus.GaugeFunc
+	capacity    prometheus.Gauge
 }
 
 func newMetrics(r prometheus.Registerer, ls *lanes) (*pipelineMetrics, error) {
@@ -78,6 +80,12 @@ func newMetrics(r prometheus.Registerer, ls *lanes) (*pipelineMetrics, error) {
 			Name:      "callbacks_total",
 			Help:      "Callbacks of the tax authority, by what they led to: applied (their signed verdict stored), asked (the status was asked), settled (already final), refused (bad token or clave), failed.",
 		}, []string{"outcome"}),
+		credentials: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: metrics.Namespace,
+			Subsystem: "pipeline",
+			Name:      "credential_stops_total",
+			Help:      "Documents stopped on refused tax-authority credentials: stopped (a company's stop recorded), probed (a stopped document tried again by the background worker), resumed (stopped documents made due because a login worked again).",
+		}, []string{"event"}),
 	}
 	m.lanes = prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Namespace: metrics.Namespace,
@@ -100,7 +108,7 @@ func newMetrics(r prometheus.Registerer, ls *lanes) (*pipelineMetrics, error) {
 		Help:      "Send calls this replica admits at once over every branch (MaxInFlight).",
 	})
 	m.capacity.Set(float64(ls.maxTotal))
-	for _, c := range []prometheus.Collector{m.stage, m.outcomes, m.refused, m.answers, m.callback, m.lanes, m.admitted, m.capacity} {
+	for _, c := range []prometheus.Collector{m.stage, m.outcomes, m.refused, m.answers, m.callback, m.credentials, m.lanes, m.admitted, m.capacity} {
 		if err := r.Register(c); err != nil {
 			return nil, fmt.Errorf("pipeline: register metrics: %w", err)
 		}
