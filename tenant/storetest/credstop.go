@@ -234,3 +234,12 @@ func testRequeueStopped(t *testing.T, s CredentialStopStore) {
 		t.Errorf("probes after a re-queue of every company: %v, %v", got, err)
 	}
 }
+
+// StoppedDocument stores, for a company of its own, a document in state st
+// that waits for its company (no next attempt), for the tests of the
+// commands that move such documents on.
+func StoppedDocument(t *testing.T, s CredentialStopStore, name string, st tenant.State) tenant.Document {
+	t.Helper()
+	f := newDocFixture(t, s)
+	return stoppedDocument(t, s, f.Branch, name, st, time.Time{})
+}
