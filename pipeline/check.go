@@ -35,9 +35,13 @@ func (p *Pipeline) Document(ctx context.Context, pr tenant.Principal, clave stri
 
 // Check runs the check call (A.5): it asks the tax authority about the
 // document, stores the answer (state, Mensaje code, message, detail lines,
-// answer XML, when it was asked) and returns it. When the tax authority's
-// answer cannot be had or read, the Outcome is Failed with estado 05 and the
-// stored document is left as it was.
+// answer XML, when it was asked) and returns it. It always logs in afresh
+// when the company's credentials were refused (a caller is asking); a login
+// that works resumes the company's documents stopped on them. When the tax
+// authority's answer cannot be had or read, the stored document is left as
+// it was and answered with its stored estado: Failed (500) when that is 05,
+// as the contract pairs them; 200 with the stored 00 or 04 and a message
+// saying the tax authority could not be asked.
 func (p *Pipeline) Check(ctx context.Context, pr tenant.Principal, clave string) (Outcome, error) {
 	if err := p.running(); err != nil {
 		return Outcome{}, err
@@ -58,8 +62,13 @@ func (p *Pipeline) check(ctx context.Context, op string, d tenant.Document) (Out
 	log := p.log.With("company", d.CompanyID, "branch", d.BranchID, "clave", d.Clave)
 
 	sctx, scancel := context.WithTimeout(ctx, p.o.SubmitTimeout)
-	st, known, err := p.statusOf(sctx, &d)
+	st, known, err := p.statusAs(sctx, &d, op == opCheck)
 	scancel()
+	if err == nil {
+		// The company's credentials work: its documents stopped on them
+		// go on at once.
+		p.resumeCompany(ctx, d.CompanyID, op)
+	}
 	if err != nil && d.Estado.Final() {
 		// Its verdict is stored already: answer it, not 05 (a caller
 		// reading 05 may send the document again), and say that the tax
@@ -73,13 +82,19 @@ func (p *Pipeline) check(ctx context.Context, op string, d tenant.Document) (Out
 		}, nil
 	}
 	if err != nil {
+		// The stored estado is the answer, with the status the contract
+		// gives it: 05 is the failed check's 500, a 00 or 04 stays a 200.
 		log.WarnContext(ctx, "check: the tax authority's answer could not be had", "err", err)
-		p.metrics.outcomes.WithLabelValues(op, string(tenant.StateNotSentYet)).Inc()
+		p.metrics.outcomes.WithLabelValues(op, string(d.Estado)).Inc()
+		msg := "The tax authority's answer could not be read (" + unreadableReason(err) + "); the document's stored state is unchanged. Check again later."
+		if recepcion.Judge(err).Kind == recepcion.BadCredentials {
+			msg = credentialsMessage
+		}
 		return Outcome{
 			Document: d,
-			Failed:   true,
-			Estado:   tenant.StateNotSentYet,
-			Message:  "The tax authority's answer could not be read (" + unreadableReason(err) + "); the document's stored state is unchanged. Check again later.",
+			Failed:   d.Estado == tenant.StateNotSentYet,
+			Estado:   d.Estado,
+			Message:  msg,
 		}, nil
 	}
 	if known {
@@ -101,6 +116,20 @@ func (p *Pipeline) check(ctx context.Context, op string, d tenant.Document) (Out
 			}
 			msg, changed = d.LastError, true
 		case tenant.StatePending:
+		case tenant.StateNotSentYet:
+			msg = d.LastError
+			if d.NextAttemptAt.IsZero() && len(d.SignedXML) > 0 {
+				// Stopped (its company's credentials were refused): the
+				// login just worked and the tax authority does not have
+				// it, so it is sent now, by the background worker.
+				if err := move(&d, tRescheduled, tenant.StateNotSentYet, "The tax authority does not know this document; it will be sent again shortly.", p.o.Clock()); err != nil {
+					return Outcome{}, err
+				}
+				msg, changed = d.LastError, true
+			}
+			if msg == "" {
+				msg = "The tax authority has not received this document yet."
+			}
 		default:
 			// Nothing new to store: a send or the background worker may
 			// be working on it right now.

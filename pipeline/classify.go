@@ -32,13 +32,13 @@ type verdict struct {
 // credentialsMessage is the stored and answered message of a document
 // stopped because the company's tax-authority credentials are missing,
 // refused, or not allowed to act for the company.
-const credentialsMessage = "The tax authority refused the company's tax-authority user or password, or the company has none, or the user may not act for this company; correct them (UsuarioHacienda, ContrasenaHacienda). The document is kept but not sent again automatically: after correcting them, send the same request again (same id_externo) to have it sent."
+const credentialsMessage = "The tax authority refused the company's tax-authority user or password, or the company has none, or the user may not act for this company; correct them (UsuarioHacienda, ContrasenaHacienda). The document is kept and sent as soon as they work: at once when the company's credentials are updated or the document is checked, otherwise when the service next tries them (within an hour)."
 
 // classifySubmit turns a failure of a submission (its token, the limiter
 // or the submission itself), as recepcion.Judge classifies it, into what
 // it means for the document. A refusal of the document itself is final
-// (03). Missing or refused credentials keep the document in 05 but stop the
-// retries until the company corrects them and the request is sent again.
+// (03). Missing or refused credentials keep the document in 05 with no next
+// attempt: the company's stop paces the retries (credstop.go).
 // Everything else (the tax authority unreachable, slow, overloaded, or the
 // way to it misconfigured) keeps the document in 05 and retries it.
 func classifySubmit(err error) verdict {
@@ -118,6 +118,8 @@ func (p *Pipeline) afterSubmit(ctx context.Context, d *tenant.Document, err erro
 	var next time.Time
 	if v.Retry {
 		next = p.nextAfterSubmit(v, max(d.Attempts-1, 0), deadline)
+	} else if v.Estado == tenant.StateNotSentYet {
+		p.stopOnCredentials(ctx, d.CompanyID)
 	}
 	return v, false, move(d, tNotTaken, v.Estado, v.Message, next)
 }

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -69,29 +70,58 @@ func TestSendWithoutElectronicInvoicing(t *testing.T) {
 	}
 }
 
-// TestRefusedCredentialsStopRetries: refused credentials keep the document
-// in 05 without retries (no login per round); sending the same request
-// again, once they are corrected, gets it sent.
-func TestRefusedCredentialsStopRetries(t *testing.T) {
+// TestRefusedCredentialsProbedSlowly: refused credentials keep the document
+// in 05 with no next attempt; the background worker tries them again with
+// one document per probe (never a login per document and round), and once
+// they work the document is sent without a client action.
+func TestRefusedCredentialsProbedSlowly(t *testing.T) {
 	b := setup(t, setupOptions{sandbox: sandbox.Options{Faults: sandbox.Faults{TokenRefusal: 401}}, clientClock: true})
-	req := request("01", "cred-1")
-	out := b.mustSend(t, req)
-	if !out.Failed || out.Estado != tenant.StateNotSentYet || out.Key != KeySendingDocumentError || !strings.Contains(out.Message, "UsuarioHacienda") {
-		t.Fatalf("send: %s", describe(out))
+	var claves []string
+	for i := range 3 {
+		out := b.mustSend(t, request("01", fmt.Sprintf("cred-%d", i)))
+		if !out.Failed || out.Estado != tenant.StateNotSentYet || out.Key != KeySendingDocumentError || !strings.Contains(out.Message, "UsuarioHacienda") {
+			t.Fatalf("send: %s", describe(out))
+		}
+		claves = append(claves, out.Document.Clave)
 	}
-	clave := out.Document.Clave
-	if d := b.stored(t, clave); !d.NextAttemptAt.IsZero() || d.LastError != credentialsMessage {
-		t.Fatalf("stored: next %v error %q", d.NextAttemptAt, d.LastError)
+	for _, c := range claves {
+		if d := b.stored(t, c); !d.NextAttemptAt.IsZero() || d.LastError != credentialsMessage {
+			t.Fatalf("stored: next %v error %q", d.NextAttemptAt, d.LastError)
+		}
 	}
 	grants := tokenCalls(b.sb.Stats())
-	for range 3 {
+	const rounds = 3
+	for range rounds {
 		b.round(t)
 	}
-	if got := tokenCalls(b.sb.Stats()); got != grants {
-		t.Errorf("the background worker logged in %d more times with refused credentials", got-grants)
+	if got := tokenCalls(b.sb.Stats()) - grants; got < 1 || got > rounds {
+		t.Errorf("the background worker logged in %d times in %d probes an hour apart, want 1..%d", got, rounds, rounds)
 	}
 
-	// Corrected: the same request again schedules it, and the worker sends it.
+	// Corrected at the tax authority (the company changed nothing here):
+	// the next probe finds they work and every stopped document goes.
+	if err := b.sb.SetFaults(sandbox.Faults{}); err != nil {
+		t.Fatal(err)
+	}
+	b.runDueUntil(t, 5, func() bool {
+		for _, c := range claves {
+			if b.stored(t, c).Estado != tenant.StateAccepted {
+				return false
+			}
+		}
+		return true
+	})
+	if st := b.sb.Stats(); st.Submissions != int64(len(claves)) || st.Duplicates != 0 {
+		t.Errorf("the sandbox received %d submissions, %d duplicates", st.Submissions, st.Duplicates)
+	}
+}
+
+// TestRepeatResumesAStoppedDocument: sending the same request again still
+// makes a document stopped on credentials due.
+func TestRepeatResumesAStoppedDocument(t *testing.T) {
+	b := setup(t, setupOptions{sandbox: sandbox.Options{Faults: sandbox.Faults{TokenRefusal: 401}}, clientClock: true})
+	req := request("01", "cred-repeat")
+	clave := b.mustSend(t, req).Document.Clave
 	if err := b.sb.SetFaults(sandbox.Faults{}); err != nil {
 		t.Fatal(err)
 	}
@@ -99,9 +129,8 @@ func TestRefusedCredentialsStopRetries(t *testing.T) {
 	if again.Estado != tenant.StateNotSentYet || again.Document.Clave != clave {
 		t.Fatalf("repeat: %s clave %s", describe(again), again.Document.Clave)
 	}
-	b.runDueUntil(t, 5, func() bool { return b.stored(t, clave).Estado == tenant.StateAccepted })
-	if st := b.sb.Stats(); st.Submissions != 1 || st.Duplicates != 0 {
-		t.Errorf("the sandbox received %d submissions, %d duplicates", st.Submissions, st.Duplicates)
+	if d := b.stored(t, clave); d.NextAttemptAt.IsZero() {
+		t.Fatal("the repeat left the document stopped")
 	}
 }
 

@@ -189,11 +189,33 @@ func TestCheckUnreadable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !ck.Failed || ck.Estado != tenant.StateNotSentYet || ck.Message == "" {
+	// 04 is stored: the answer is 04 with a 200 and a message, not the
+	// failed check's 500 with 05.
+	if ck.Failed || ck.Estado != tenant.StateSent || ck.Message == "" {
 		t.Fatalf("check: %s", describe(ck))
 	}
 	if s := b.stored(t, out.Document.Clave); s.Estado != tenant.StateSent {
 		t.Errorf("the stored state changed to %s", s.Estado)
+	}
+}
+
+// TestCheckUnreadableOfANotSentDocument: a failed check of a stored 05 is
+// the contract's 500 with estado 05.
+func TestCheckUnreadableOfANotSentDocument(t *testing.T) {
+	b := setup(t, setupOptions{})
+	if err := b.sb.SetFaults(sandbox.Faults{Outage: true}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.mustSend(t, request("01", "check-05"))
+	if out.Estado != tenant.StateNotSentYet {
+		t.Fatalf("send during an outage: %s", describe(out))
+	}
+	ck, err := b.p.Check(context.Background(), b.branch, out.Document.Clave)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ck.Failed || ck.Estado != tenant.StateNotSentYet || ck.Message == "" {
+		t.Fatalf("check: %s", describe(ck))
 	}
 }
 

@@ -41,9 +41,11 @@ type pipelineMetrics struct {
 	answers  *prometheus.CounterVec
 	callback *prometheus.CounterVec
 	supplier *prometheus.CounterVec
-	lanes    prometheus.GaugeFunc
-	admitted prometheus.GaugeFunc
-	capacity prometheus.Gauge
+	// credentials counts the stops on refused credentials and their ends.
+	credentials *prometheus.CounterVec
+	lanes       prometheus.GaugeFunc
+	admitted    prometheus.GaugeFunc
+	capacity    prometheus.Gauge
 }
 
 func newMetrics(r prometheus.Registerer, ls *lanes) (*pipelineMetrics, error) {
@@ -85,6 +87,12 @@ func newMetrics(r prometheus.Registerer, ls *lanes) (*pipelineMetrics, error) {
 			Name:      "supplier_signatures_total",
 			Help:      "Suppliers' signatures that verified on a received document, by what their certificate rests on: national_pki (it chains to it), tax_authority (issued outside it, trusted on the tax authority's acceptance of the document), unchecked (no national PKI configured).",
 		}, []string{"trust"}),
+		credentials: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: metrics.Namespace,
+			Subsystem: "pipeline",
+			Name:      "credential_stops_total",
+			Help:      "Documents stopped on refused tax-authority credentials: stopped (a company's stop recorded), probed (a stopped document tried again by the background worker), resumed (stopped documents made due because a login worked again).",
+		}, []string{"event"}),
 	}
 	m.lanes = prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Namespace: metrics.Namespace,
@@ -107,7 +115,7 @@ func newMetrics(r prometheus.Registerer, ls *lanes) (*pipelineMetrics, error) {
 		Help:      "Send calls this replica admits at once over every branch (MaxInFlight).",
 	})
 	m.capacity.Set(float64(ls.maxTotal))
-	for _, c := range []prometheus.Collector{m.stage, m.outcomes, m.refused, m.answers, m.callback, m.supplier, m.lanes, m.admitted, m.capacity} {
+	for _, c := range []prometheus.Collector{m.stage, m.outcomes, m.refused, m.answers, m.callback, m.supplier, m.credentials, m.lanes, m.admitted, m.capacity} {
 		if err := r.Register(c); err != nil {
 			return nil, fmt.Errorf("pipeline: register metrics: %w", err)
 		}

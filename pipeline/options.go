@@ -87,7 +87,11 @@ type Options struct {
 	// Received keeps the received documents and the company's messages
 	// about them (A.11); default: Store, when it keeps them too (both
 	// store adapters do).
-	Received  tenant.ReceivedStore
+	Received tenant.ReceivedStore
+	// Stops keeps the companies whose tax-authority credentials were
+	// refused (default: Store, when it keeps them too, as both store
+	// adapters do). Without it a stopped document waits for its company.
+	Stops     tenant.CredentialStopStore
 	Issuers   Issuers
 	Signer    Signer
 	Submitter Submitter
@@ -162,6 +166,13 @@ type Options struct {
 	// up to half its length.
 	BackoffBase time.Duration
 	BackoffMax  time.Duration
+	// CredentialsProbe is how long after a company's credentials were
+	// refused the background worker tries them again with one of its
+	// stopped documents (default 5m, the tax-authority client's
+	// RefusedCredentialsWait); each later probe waits twice as long, up to
+	// CredentialsProbeMax (default 1h).
+	CredentialsProbe    time.Duration
+	CredentialsProbeMax time.Duration
 	// PollDelay is how long after a submission the tax authority is first
 	// asked for its verdict (default 3s); later asks back off.
 	PollDelay time.Duration
@@ -248,6 +259,11 @@ func (o *Options) setDefaults() error {
 			o.Received = rs
 		}
 	}
+	if o.Stops == nil {
+		if cs, ok := o.Store.(tenant.CredentialStopStore); ok {
+			o.Stops = cs
+		}
+	}
 	if o.Limiter == nil {
 		o.Limiter = NewTokenBucket(DefaultRate, DefaultBurst)
 	}
@@ -290,6 +306,8 @@ func (o *Options) setDefaults() error {
 	setDur(&o.Lease, max(2*time.Minute, need+30*time.Second))
 	setDur(&o.BackoffBase, 2*time.Second)
 	setDur(&o.BackoffMax, 10*time.Minute)
+	setDur(&o.CredentialsProbe, 5*time.Minute)
+	setDur(&o.CredentialsProbeMax, time.Hour)
 	setDur(&o.PollDelay, 3*time.Second)
 	setDur(&o.PollFor, 7*24*time.Hour)
 	setDur(&o.InFlightGrace, min(o.SubmitTimeout+30*time.Second, o.Lease))
@@ -305,6 +323,9 @@ func (o *Options) setDefaults() error {
 	setDur(&o.Emission.Offline, ew.Offline)
 	if o.Lease <= need {
 		return fmt.Errorf("pipeline: Lease %s does not cover one attempt (2×SubmitTimeout + StoreTimeout = %s)", o.Lease, need)
+	}
+	if o.CredentialsProbeMax < o.CredentialsProbe {
+		return errors.New("pipeline: CredentialsProbeMax is shorter than CredentialsProbe")
 	}
 	if o.BackoffMax < o.BackoffBase {
 		return errors.New("pipeline: BackoffMax is shorter than BackoffBase")

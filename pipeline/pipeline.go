@@ -38,6 +38,9 @@ type Pipeline struct {
 	// receivedFirst alternates the kind of row the background worker
 	// claims first: documents, then receivers' messages, and so on.
 	receivedFirst atomic.Uint64
+	// lastProbe is when the background worker last looked for due probes
+	// of refused credentials (unix nanoseconds of Options.Clock).
+	lastProbe atomic.Int64
 }
 
 const (

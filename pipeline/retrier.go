@@ -78,6 +78,7 @@ const claimRetry = time.Second
 // to the next, the other taking what is left of n, so that neither kind
 // waits while the other keeps every worker busy.
 func (p *Pipeline) startDue(ctx context.Context, n int, free chan<- struct{}, wg *sync.WaitGroup) (int, error) {
+	p.probeCredentials(ctx, false)
 	now := p.o.Clock()
 	lease := now.Add(p.o.Lease)
 	start := func(work func()) {
@@ -139,6 +140,7 @@ func (p *Pipeline) claimLimit() int { return min(p.o.RetryBatch, p.o.RetryWorker
 // refuses the stale result (see retry). Tests call it directly; the
 // background worker claims the same way, a worker at a time.
 func (p *Pipeline) RunDue(ctx context.Context) (int, error) {
+	p.probeCredentials(ctx, true)
 	var wg sync.WaitGroup
 	n, err := p.startDue(ctx, p.claimLimit(), make(chan struct{}, p.claimLimit()), &wg)
 	wg.Wait()
@@ -235,14 +237,21 @@ func (p *Pipeline) settle(ctx context.Context, d *tenant.Document, submit func(c
 		return
 	}
 	d.Attempts++
+	probe := d.Estado == tenant.StateNotSentYet && d.LastError == credentialsMessage
 	known, err := p.askStatus(ctx, d)
 	if err != nil && recepcion.Judge(err).Kind == recepcion.BadCredentials {
 		// Every login with refused credentials counts against the
-		// taxpayer's account: stop until the company corrects them and the
-		// request is sent again.
+		// taxpayer's account: stop, and let the company's stop pace the
+		// next try (credstop.go).
 		workerMove(log, d, tAskFailed, d.Estado, credentialsMessage, time.Time{})
-		log.Warn("background worker: tax-authority credentials missing or refused; not retried", "err", err)
+		p.stopOnCredentials(ctx, d.CompanyID)
+		log.Warn("background worker: tax-authority credentials missing or refused; tried again later", "err", err)
 		return
+	}
+	if err == nil && probe {
+		// A document stopped on its company's credentials got an answer:
+		// they work again, and so may the company's other stopped ones.
+		p.resumeCompany(ctx, d.CompanyID, "background worker")
 	}
 	if err != nil {
 		p.attemptFailed(d, err, "the tax authority could not be asked for the document's state")
@@ -278,7 +287,7 @@ func (p *Pipeline) settle(ctx context.Context, d *tenant.Document, submit func(c
 	case !v.Retry && v.Estado == tenant.StateError:
 		log.Warn("background worker: the tax authority refused the document", "err", serr)
 	case !v.Retry:
-		log.Warn("background worker: tax-authority credentials missing or refused; not retried", "err", serr)
+		log.Warn("background worker: tax-authority credentials missing or refused; tried again later", "err", serr)
 	default:
 		log.Info("background worker: submission failed", "err", serr, "attempts", d.Attempts)
 	}

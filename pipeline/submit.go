@@ -92,10 +92,17 @@ func (p *Pipeline) askStatus(ctx context.Context, d *tenant.Document) (known boo
 // the answer. known is false when the tax authority does not know the
 // clave.
 func (p *Pipeline) statusOf(ctx context.Context, d *tenant.Document) (st recepcion.Status, known bool, err error) {
+	return p.statusAs(ctx, d, false)
+}
+
+// statusAs is statusOf; insist logs in even when the company's credentials
+// were refused a moment ago (a caller is asking: the check call).
+func (p *Pipeline) statusAs(ctx context.Context, d *tenant.Document, insist bool) (st recepcion.Status, known bool, err error) {
 	creds, err := p.credentials(ctx, d.CompanyID)
 	if err != nil {
 		return st, false, err
 	}
+	creds.IgnoreRefusal = insist
 	start := time.Now()
 	err = p.o.Limiter.Wait(ctx, limitKey(d.CompanyID))
 	p.metrics.observe(stageLimit, start)

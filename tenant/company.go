@@ -228,6 +228,7 @@ func (s *Service) UpdateCompany(ctx context.Context, p Principal, id int64, in C
 	}
 	e := normCompany(&in, false)
 	newCert := len(in.Certificate) > 0
+	newCredentials := in.UsuarioHacienda != c.UsuarioHacienda || len(in.ContrasenaHacienda) > 0
 	idChanged := in.Identificacion != c.NumeroIdentificacion || in.TipoIdentificacion != c.TipoIdentificacion
 	hasCert := len(c.SealedCertificate) > 0
 	if !newCert && !e.Has("Certificado") {
@@ -281,6 +282,9 @@ func (s *Service) UpdateCompany(ctx context.Context, p Principal, id int64, in C
 		if err := s.forgetCompanyUsers(ctx, c.ID, 0); err != nil {
 			return CompanyDetail{}, fmt.Errorf("deactivate company %d: %w", id, err)
 		}
+	}
+	if newCredentials {
+		s.resumeOnNewCredentials(ctx, c.ID)
 	}
 	return s.detail(c) // the store read the stored row back into c
 }
@@ -344,4 +348,22 @@ func (s *Service) samePIN(c Company, pin Secret) bool {
 		return false
 	}
 	return subtle.ConstantTimeCompare(stored, pin) == 1
+}
+
+// resumeOnNewCredentials makes the company's documents stopped on refused
+// tax-authority credentials due at once: the credentials just sent are
+// tried now rather than at the next slow probe. The update stands even
+// should this fail (the probes still come); the failure is logged.
+func (s *Service) resumeOnNewCredentials(ctx context.Context, companyID int64) {
+	cs, ok := s.store.(CredentialStopStore)
+	if !ok {
+		return
+	}
+	n, err := cs.ResumeCredentialStop(ctx, companyID, s.now())
+	switch {
+	case err != nil:
+		s.log.ErrorContext(ctx, "resume documents stopped on credentials after a credentials update", "company", companyID, "err", err)
+	case n > 0:
+		s.log.InfoContext(ctx, "tax-authority credentials updated; stopped documents resumed", "company", companyID, "documents", n)
+	}
 }

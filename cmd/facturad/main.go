@@ -91,6 +91,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		return runRekey(ctx, args, stdout, stderr, getenv)
 	case "admin-reset":
 		return runAdminReset(ctx, args, stdout, stderr, getenv)
+	case "requeue":
+		return runRequeue(ctx, args, stdout, stderr, getenv)
 	case "requeue-emails":
 		return runRequeueEmails(ctx, args, stdout, stderr, getenv)
 	case "keygen":

@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"facturad/tenant"
 	"facturad/tenant/postgres"
 	"facturad/tenant/sqlite"
 )
@@ -87,6 +88,78 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 // opening, as a start of the service does. It must exist already, so that
 // a mistyped data_dir is not taken for an empty store.
 func openFailedEmails(ctx context.Context, c Config) (failedEmails, error) {
+	if c.DatabaseURL != "" {
+		return postgres.Open(ctx, c.DatabaseURL, postgres.Options{})
+	}
+	if err := requireEmbeddedStore(c); err != nil {
+		return nil, err
+	}
+	return sqlite.Open(ctx, embeddedStorePath(c), sqlite.Options{})
+}
+
+// stoppedDocuments is what requeue needs of a store (both stores have it).
+type stoppedDocuments interface {
+	RequeueStopped(ctx context.Context, q tenant.RequeueQuery, now time.Time) (int, error)
+	Close() error
+}
+
+// runRequeue makes documents that wait for their company due again: a 05
+// stopped on refused tax-authority credentials, a 00 stopped on its
+// certificate, a 04 no longer polled. The operator's way to restart them
+// once the cause is gone (docs/operations.md, "Re-queue stopped
+// documents"); a running service's background worker takes them up at its
+// next look (within a second), and one whose cause remains stops again.
+func runRequeue(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	var (
+		clave   string
+		company int64
+		all     bool
+	)
+	c, err := loadConfig("requeue", args, stdout, stderr, getenv, func(fs *commandFlags) {
+		fs.StringVar(&clave, "clave", "", "re-queue this document (its 50-digit clave)")
+		fs.Int64Var(&company, "company", 0, "re-queue every stopped document of this company (its id)")
+		fs.BoolVar(&all, "all", false, "re-queue every stopped document of every company")
+	})
+	if err != nil {
+		return err
+	}
+	chosen := 0
+	for _, set := range []bool{clave != "", company != 0, all} {
+		if set {
+			chosen++
+		}
+	}
+	switch {
+	case chosen != 1:
+		return errors.New("requeue: give exactly one of --clave, --company or --all")
+	case company < 0:
+		return errors.New("requeue: --company must be a company's id")
+	}
+	store, err := openStoppedDocuments(ctx, c)
+	if err != nil {
+		return fmt.Errorf("requeue: %w", err)
+	}
+	defer store.Close()
+	n, err := store.RequeueStopped(ctx, tenant.RequeueQuery{CompanyID: company, Clave: clave}, time.Now())
+	if err != nil {
+		return fmt.Errorf("requeue: %w", err)
+	}
+	which := "every company's"
+	switch {
+	case clave != "":
+		which = "document " + clave
+	case company != 0:
+		which = fmt.Sprintf("company %d's", company)
+	}
+	fmt.Fprintf(stdout, "re-queued %d stopped documents (%s); the running service's background worker takes them up at its next look\n", n, which)
+	if n == 0 && clave != "" {
+		fmt.Fprintln(stdout, "nothing to re-queue: the document is settled, already scheduled, or no document has that clave")
+	}
+	return nil
+}
+
+// openStoppedDocuments opens the store as openFailedEmails does.
+func openStoppedDocuments(ctx context.Context, c Config) (stoppedDocuments, error) {
 	if c.DatabaseURL != "" {
 		return postgres.Open(ctx, c.DatabaseURL, postgres.Options{})
 	}

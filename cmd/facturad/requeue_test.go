@@ -114,3 +114,72 @@ func TestRequeueEmailsCommand(t *testing.T) {
 		})
 	}
 }
+
+// TestRequeueCommand: on both stores, `facturad requeue` makes a stopped
+// document due again, by clave or by company, and refuses an ambiguous
+// selection.
+func TestRequeueCommand(t *testing.T) {
+	ctx := context.Background()
+	shapes := []struct {
+		name string
+		open func(t *testing.T) (storetest.CredentialStopStore, func(), []string, map[string]string)
+	}{
+		{"embedded", func(t *testing.T) (storetest.CredentialStopStore, func(), []string, map[string]string) {
+			dir := t.TempDir()
+			s, err := sqlite.Open(ctx, filepath.Join(dir, "facturad.db"), sqlite.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s, func() { s.Close() }, []string{"--data-dir", dir}, nil
+		}},
+		{"postgres", func(t *testing.T) (storetest.CredentialStopStore, func(), []string, map[string]string) {
+			url := postgresSchema(t)
+			s, err := postgres.Open(ctx, url, postgres.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s, func() { s.Close() }, nil, map[string]string{"FACTURAD_DATABASE_URL": url}
+		}},
+	}
+	for _, shape := range shapes {
+		t.Run("ok/"+shape.name, func(t *testing.T) {
+			s, closeStore, args, environ := shape.open(t)
+			defer closeStore()
+			byClave := storetest.StoppedDocument(t, s, "by-clave", tenant.StateNotSentYet)
+			byCompany := storetest.StoppedDocument(t, s, "by-company", tenant.StatePending)
+			steps := []struct {
+				args []string
+				want string
+				doc  tenant.Document
+			}{
+				{[]string{"--clave", byClave.Clave}, "re-queued 1 stopped documents (document " + byClave.Clave, byClave},
+				{[]string{"--company", strconv.FormatInt(byCompany.CompanyID, 10)}, "re-queued 1 stopped documents (company", byCompany},
+				{[]string{"--all"}, "re-queued 0 stopped documents (every company's", tenant.Document{}},
+			}
+			for _, st := range steps {
+				var stdout strings.Builder
+				if err := run(ctx, append(append([]string{"requeue"}, st.args...), args...), &stdout, io.Discard, env(environ)); err != nil {
+					t.Fatalf("requeue %v: %v", st.args, err)
+				}
+				if !strings.HasPrefix(stdout.String(), st.want) {
+					t.Errorf("requeue %v said %q, want %q…", st.args, stdout.String(), st.want)
+				}
+				if st.doc.Clave == "" {
+					continue
+				}
+				d, err := s.DocumentByClave(ctx, st.doc.Clave)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if d.NextAttemptAt.IsZero() {
+					t.Errorf("requeue %v left %s stopped", st.args, st.doc.IDExterno)
+				}
+			}
+			for _, bad := range [][]string{{}, {"--all", "--company", "1"}, {"--company", "-3"}} {
+				if err := run(ctx, append(append([]string{"requeue"}, bad...), args...), io.Discard, io.Discard, env(environ)); err == nil {
+					t.Errorf("requeue %v: accepted", bad)
+				}
+			}
+		})
+	}
+}

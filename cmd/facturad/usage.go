@@ -22,6 +22,7 @@ var commands = [][2]string{
 	{"backup", "copy the embedded store while it runs (--out FILE)"},
 	{"rekey", "re-wrap every sealed value under a new master key"},
 	{"admin-reset", "give the bootstrap admin new credentials, printed once"},
+	{"requeue", "restart documents stopped for their company (--clave, --company or --all)"},
 	{"requeue-emails", "send again the e-mails that failed since a time (--since)"},
 }
 

@@ -60,6 +60,11 @@ type APIError struct {
 	// from a gateway after the service took the document). When true, ask
 	// Status before submitting the same clave again.
 	MaybeReceived bool
+	// Outage, on a token-service refusal that looks like wrong
+	// credentials, says why it is taken for an outage of the token service
+	// instead (see Options.CredentialsTrust): it is then retryable and
+	// does not match ErrCredentials.
+	Outage string
 }
 
 func (e *APIError) Error() string {
@@ -81,7 +86,7 @@ func (e *APIError) Is(target error) bool {
 	case ErrNotFound:
 		return e.Op == OpStatus && e.Status == http.StatusNotFound
 	case ErrCredentials:
-		return e.Op == OpToken && (e.Status == http.StatusBadRequest || e.Status == http.StatusUnauthorized)
+		return e.Op == OpToken && e.Outage == "" && (e.Status == http.StatusBadRequest || e.Status == http.StatusUnauthorized)
 	case ErrUnauthorized:
 		return e.Op != OpToken && e.Status == http.StatusUnauthorized
 	}

@@ -17,6 +17,7 @@ type metrics struct {
 	calls    *prometheus.CounterVec
 	duration *prometheus.HistogramVec
 	grants   *prometheus.CounterVec
+	refusals *prometheus.CounterVec
 }
 
 func newMetrics(r prometheus.Registerer) (*metrics, error) {
@@ -34,6 +35,10 @@ func newMetrics(r prometheus.Registerer) (*metrics, error) {
 			Name: "facturad_hacienda_token_grants_total",
 			Help: "Token requests to the tax authority's token service, by grant and outcome.",
 		}, []string{"grant", "outcome"}),
+		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "facturad_hacienda_login_refusals_total",
+			Help: "Logins the token service refused as if for wrong credentials, by what they were taken for: credentials (the company must correct them) or outage (the token service failing; retried).",
+		}, []string{"taken_as"}),
 	}
 	if r == nil {
 		return m, nil
@@ -47,6 +52,9 @@ func newMetrics(r prometheus.Registerer) (*metrics, error) {
 		return nil, err
 	}
 	if m.grants, err = register(r, m.grants); err != nil {
+		return nil, err
+	}
+	if m.refusals, err = register(r, m.refusals); err != nil {
 		return nil, err
 	}
 	return m, nil

@@ -129,6 +129,16 @@ type Options struct {
 	// failed logins. Changed credentials are tried at once. Only a hash of
 	// the credentials is kept. Default 5m; negative disables it.
 	RefusedCredentialsWait time.Duration
+	// A login refused as if for wrong credentials (400 or 401) is taken for
+	// an outage of the token service, retryable and not remembered, when
+	// the token service says it is unavailable (temporarily_unavailable,
+	// server_error), when the same credentials got a token within
+	// CredentialsTrust (default 15m), or when at least OutageCompanies
+	// (default 3) distinct companies were refused within OutageWindow
+	// (default 2m). Negative values turn the rule off.
+	CredentialsTrust time.Duration
+	OutageCompanies  int
+	OutageWindow     time.Duration
 
 	// Logger defaults to slog.Default(). Credentials and tokens are never
 	// logged.
@@ -146,6 +156,11 @@ type Credentials struct {
 	CompanyID int64
 	Username  string
 	Password  []byte
+	// IgnoreRefusal logs in even when these credentials were refused
+	// within RefusedCredentialsWait: a caller is asking (a check call),
+	// and the window only keeps background retries from locking the
+	// taxpayer's account.
+	IgnoreRefusal bool
 }
 
 // String hides the password so that credentials printed by mistake leak
@@ -199,6 +214,15 @@ func (o *Options) resolve() (Endpoints, error) {
 	}
 	if o.RefusedCredentialsWait == 0 {
 		o.RefusedCredentialsWait = 5 * time.Minute
+	}
+	if o.CredentialsTrust == 0 {
+		o.CredentialsTrust = 15 * time.Minute
+	}
+	if o.OutageCompanies == 0 {
+		o.OutageCompanies = 3
+	}
+	if o.OutageWindow == 0 {
+		o.OutageWindow = 2 * time.Minute
 	}
 	if o.MaxResponseBytes <= 0 {
 		o.MaxResponseBytes = 8 << 20

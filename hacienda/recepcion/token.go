@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -60,6 +61,8 @@ type session struct {
 	// refused is the last login the token service refused for bad
 	// credentials; nil once a login succeeds.
 	refused atomic.Pointer[refusal]
+	// worked is the last token obtained, and with which credentials.
+	worked atomic.Pointer[success]
 
 	mu     sync.Mutex
 	flight *flight
@@ -76,6 +79,12 @@ type refusal struct {
 	err error
 }
 
+// success remembers when credentials (their fingerprint) last got a token.
+type success struct {
+	fp [32]byte
+	at time.Time
+}
+
 // flight is one renewal in progress.
 type flight struct {
 	done   chan struct{}
@@ -88,6 +97,11 @@ type tokenCache struct {
 	c        *Client
 	mu       sync.Mutex
 	sessions map[int64]*session
+
+	// refusedMu guards refusedAt: when each company's login was last
+	// refused as if for wrong credentials, for the outage rule.
+	refusedMu sync.Mutex
+	refusedAt map[int64]time.Time
 }
 
 func fingerprint(creds Credentials) [32]byte {
@@ -123,7 +137,7 @@ func (tc *tokenCache) token(ctx context.Context, creds Credentials) (string, err
 		if t := s.state.Load(); t != nil && t.fingerprint == fp && t.access != "" && tc.c.clock.Now().Before(t.useUntil) {
 			return t.access, nil
 		}
-		if err := tc.stillRefused(s, fp); err != nil {
+		if err := tc.stillRefused(s, fp, creds); err != nil {
 			return "", fmt.Errorf("tax authority token for company %d: %w", creds.CompanyID, err)
 		}
 		if err := ctx.Err(); err != nil {
@@ -190,11 +204,14 @@ func (tc *tokenCache) renew(ctx context.Context, s *session, creds Credentials, 
 		// log in again below.
 		tc.c.log.DebugContext(ctx, "tax-authority refresh refused, logging in again", "company", creds.CompanyID, "cause", ae.Cause)
 	}
-	if err := tc.stillRefused(s, fp); err != nil {
+	if err := tc.stillRefused(s, fp, creds); err != nil {
 		return "", err // refused by a flight that ended meanwhile
 	}
 	nt, err := tc.grant(ctx, creds, fp, "password", "")
 	if err != nil {
+		if errors.Is(err, ErrCredentials) {
+			err = tc.judgeRefusal(ctx, s, creds, fp, err)
+		}
 		if errors.Is(err, ErrCredentials) {
 			s.refused.Store(&refusal{fp: fp, at: tc.c.clock.Now(), err: err})
 			tc.c.log.WarnContext(ctx, "tax-authority login refused; these credentials are not tried again for a while",
@@ -207,17 +224,77 @@ func (tc *tokenCache) renew(ctx context.Context, s *session, creds Credentials, 
 		return "", err
 	}
 	s.refused.Store(nil)
+	s.worked.Store(&success{fp: fp, at: tc.c.clock.Now()})
 	s.state.Store(nt)
 	return nt.access, nil
 }
 
+// judgeRefusal tells wrong credentials from a token service that fails
+// while answering like it: a refusal is taken for an outage when the token
+// service says it is unavailable, when the same credentials got a token
+// within CredentialsTrust, or when OutageCompanies distinct companies
+// (this one included) were refused within OutageWindow. An outage is
+// returned as a copy of the refusal with Outage set, which no longer
+// matches ErrCredentials; a refusal of the credentials is returned as is.
+func (tc *tokenCache) judgeRefusal(ctx context.Context, s *session, creds Credentials, fp [32]byte, err error) error {
+	var ae *APIError
+	if !errors.As(err, &ae) {
+		return err
+	}
+	o := tc.c.opts
+	now := tc.c.clock.Now()
+	why := ""
+	code, _, _ := strings.Cut(ae.Cause, ":")
+	switch code {
+	case "temporarily_unavailable", "server_error":
+		why = "the token service says " + code
+	}
+	if w := s.worked.Load(); why == "" && o.CredentialsTrust > 0 && w != nil && w.fp == fp && now.Sub(w.at) < o.CredentialsTrust {
+		why = "the same credentials got a token " + now.Sub(w.at).Round(time.Second).String() + " ago"
+	}
+	if n := tc.refusedCompanies(creds.CompanyID, now); why == "" && o.OutageCompanies > 0 && o.OutageWindow > 0 && n >= o.OutageCompanies {
+		why = strconv.Itoa(n) + " companies refused within " + o.OutageWindow.String()
+	}
+	if why == "" {
+		tc.c.metrics.refusals.WithLabelValues("credentials").Inc()
+		return err
+	}
+	tc.c.metrics.refusals.WithLabelValues("outage").Inc()
+	tc.c.log.WarnContext(ctx, "tax-authority login refused, taken for an outage of the token service; retried",
+		"company", creds.CompanyID, "status", ae.Status, "why", why)
+	out := *ae
+	out.Outage, out.Retryable = why, true
+	return &out
+}
+
+// refusedCompanies records that the company's login was refused at now and
+// returns how many distinct companies were refused within OutageWindow.
+func (tc *tokenCache) refusedCompanies(companyID int64, now time.Time) int {
+	tc.refusedMu.Lock()
+	defer tc.refusedMu.Unlock()
+	if tc.refusedAt == nil {
+		tc.refusedAt = map[int64]time.Time{}
+	}
+	tc.refusedAt[companyID] = now
+	n := 0
+	for id, at := range tc.refusedAt {
+		if now.Sub(at) >= tc.c.opts.OutageWindow {
+			delete(tc.refusedAt, id)
+			continue
+		}
+		n++
+	}
+	return n
+}
+
 // stillRefused returns the remembered refusal when these credentials
-// (fingerprint fp) were refused less than RefusedCredentialsWait ago. The
+// (fingerprint fp) were refused less than RefusedCredentialsWait ago, unless
+// the caller asks to try them all the same (Credentials.IgnoreRefusal). The
 // error matches ErrCredentials and is not retryable; no call is made.
-func (tc *tokenCache) stillRefused(s *session, fp [32]byte) error {
+func (tc *tokenCache) stillRefused(s *session, fp [32]byte, creds Credentials) error {
 	r := s.refused.Load()
 	wait := tc.c.opts.RefusedCredentialsWait
-	if r == nil || r.fp != fp || wait < 0 || !tc.c.clock.Now().Before(r.at.Add(wait)) {
+	if creds.IgnoreRefusal || r == nil || r.fp != fp || wait < 0 || !tc.c.clock.Now().Before(r.at.Add(wait)) {
 		return nil
 	}
 	return fmt.Errorf("these credentials were refused at %s; not tried again before %s: %w",

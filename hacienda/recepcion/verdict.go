@@ -77,6 +77,11 @@ func Judge(err error) Verdict {
 	switch {
 	case err == nil:
 		return Verdict{}
+	case errors.As(err, &ae) && ae.Outage != "":
+		// Refused like wrong credentials, but taken for the token
+		// service failing: retried like any other outage.
+		return Verdict{Kind: Transient, Answered: true, RetryAfter: ae.RetryAfter,
+			Reason: "the token service is failing (" + ae.reason() + "; " + ae.Outage + ")"}
 	case errors.Is(err, ErrCredentials), errors.Is(err, ErrMissingCredentials):
 		return Verdict{Kind: BadCredentials, Reason: "credentials refused or missing"}
 	case errors.Is(err, ErrNotFound):

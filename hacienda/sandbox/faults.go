@@ -72,8 +72,9 @@ type Faults struct {
 	DropMode string `json:"dropMode,omitempty"`
 
 	// TokenRefusal, when set, is the status (400–599) the token service
-	// answers every grant with: 401 and 400 look like refused credentials,
-	// 503 like a service down.
+	// answers every grant with: 401 and 400 look like refused credentials
+	// (invalid_grant, as the identity provider answers when its user store
+	// fails too), 503 like a service down (temporarily_unavailable).
 	TokenRefusal int `json:"tokenRefusal,omitempty"`
 
 	// StuckRate is the probability that a received document stays

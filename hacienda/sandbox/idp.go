@@ -168,6 +168,13 @@ func (p *idp) handleToken(w http.ResponseWriter, r *http.Request) {
 		if code == http.StatusTooManyRequests || code == http.StatusServiceUnavailable {
 			w.Header().Set("Retry-After", "1")
 		}
+		if code == http.StatusBadRequest || code == http.StatusUnauthorized {
+			// What a real outage looked like: the identity provider, its
+			// user store unreachable, refused every login as if the
+			// credentials were wrong.
+			oidcFail(w, code, "invalid_grant", "Invalid user credentials")
+			return
+		}
 		oidcFail(w, code, "temporarily_unavailable", "The token service refused the request (sandbox fault).")
 		return
 	}

@@ -28,3 +28,7 @@ func BenchmarkDocumentStore(b *testing.B) {
 func TestDocumentList(t *testing.T) {
 	storetest.RunDocumentList(t, func(t *testing.T) storetest.ListStore { return storetest.NewPostgresStore(t) })
 }
+
+func TestCredentialStops(t *testing.T) {
+	storetest.RunCredentialStops(t, func(t *testing.T) storetest.CredentialStopStore { return storetest.NewPostgresStore(t) })
+}

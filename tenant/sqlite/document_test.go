@@ -56,3 +56,7 @@ func BenchmarkDocumentStore(b *testing.B) {
 func TestDocumentList(t *testing.T) {
 	storetest.RunDocumentList(t, func(t *testing.T) storetest.ListStore { return storetest.NewSQLiteStore(t) })
 }
+
+func TestCredentialStops(t *testing.T) {
+	storetest.RunCredentialStops(t, func(t *testing.T) storetest.CredentialStopStore { return storetest.NewSQLiteStore(t) })
+}

@@ -1,0 +1,245 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"facturad/tenant"
+)
+
+// CredentialStopStore is what the credential-stop suite needs: companies,
+// documents and the tenant.CredentialStopStore under test. Both adapters
+// are all of it.
+type CredentialStopStore interface {
+	DocumentStore
+	tenant.CredentialStopStore
+}
+
+// RunCredentialStops checks every behaviour of tenant.CredentialStopStore
+// as subtests. open must return a fresh, empty, migrated store for each
+// call.
+func RunCredentialStops(t *testing.T, open func(t *testing.T) CredentialStopStore) {
+	tests := []struct {
+		name string
+		fn   func(t *testing.T, s CredentialStopStore)
+	}{
+		{"ok/a stop probes one stopped document at a time, slower each time", testProbeCredentialStops},
+		{"ok/a stop with nothing left to probe is forgotten", testProbeForgetsEmptyStop},
+		{"ok/resume makes every stopped document of the company due, and only once", testResumeCredentialStop},
+		{"ok/requeue moves on documents that wait for their company, by clave, company or all", testRequeueStopped},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.fn(t, open(t))
+		})
+	}
+}
+
+var stopBase = time.Date(2026, 11, 27, 8, 0, 0, 0, time.UTC)
+
+// stoppedDocument stores a document of b in state st with the next attempt
+// given (zero: it waits for its company) and a clave of its own.
+func stoppedDocument(t *testing.T, s CredentialStopStore, b tenant.Branch, name string, st tenant.State, next time.Time) tenant.Document {
+	t.Helper()
+	ctx := context.Background()
+	d := minimalDocument(b, name, "01", "00001")
+	mustNot(t, "ReserveDocument", s.ReserveDocument(ctx, &d))
+	d.Clave = fmt.Sprintf("506%047d", d.ID)
+	d.Consecutivo = fmt.Sprintf("%020d", d.ID)
+	d.Estado, d.NextAttemptAt = st, next
+	mustNot(t, "SaveDocument", s.SaveDocument(ctx, &d))
+	return d
+}
+
+// nextOf reads a document's next attempt.
+func nextOf(t *testing.T, s CredentialStopStore, d tenant.Document) time.Time {
+	t.Helper()
+	got, err := s.DocumentByClave(context.Background(), d.Clave)
+	mustNot(t, "DocumentByClave", err)
+	return got.NextAttemptAt
+}
+
+func testProbeCredentialStops(t *testing.T, s CredentialStopStore) {
+	ctx := context.Background()
+	f, g := newDocFixture(t, s), newDocFixture(t, s)
+	a1 := stoppedDocument(t, s, f.Branch, "a1", tenant.StateNotSentYet, time.Time{})
+	a2 := stoppedDocument(t, s, f.Branch2, "a2", tenant.StateNotSentYet, time.Time{})
+	leased := stoppedDocument(t, s, f.Branch, "leased", tenant.StateNotSentYet, stopBase.Add(time.Minute))
+	b1 := stoppedDocument(t, s, g.Branch, "b1", tenant.StateNotSentYet, time.Time{})
+	const base, max = 5 * time.Minute, time.Hour
+	mustNot(t, "StopOnCredentials", s.StopOnCredentials(ctx, f.Company.ID, stopBase, stopBase.Add(base)))
+	// A second refusal keeps the first record.
+	mustNot(t, "StopOnCredentials", s.StopOnCredentials(ctx, f.Company.ID, stopBase.Add(time.Minute), stopBase.Add(time.Minute+base)))
+	mustNot(t, "StopOnCredentials", s.StopOnCredentials(ctx, g.Company.ID, stopBase.Add(time.Minute), stopBase.Add(time.Minute+base)))
+
+	probe := func(at time.Time, want ...int64) {
+		t.Helper()
+		got, err := s.ProbeCredentialStops(ctx, at, base, max, 10)
+		mustNot(t, "ProbeCredentialStops", err)
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Fatalf("probed at %s: companies %v, want %v", at.Format(time.TimeOnly), got, want)
+		}
+	}
+	probe(stopBase.Add(base - time.Second)) // not due yet
+	at := stopBase.Add(base)
+	probe(at, f.Company.ID) // g's first probe is a minute later
+	if got := nextOf(t, s, a1); !got.Equal(at) {
+		t.Errorf("the oldest stopped document's next attempt is %v, want %v", got, at)
+	}
+	if got := nextOf(t, s, a2); !got.IsZero() {
+		t.Errorf("a second stopped document was made due too: %v", got)
+	}
+	if got := nextOf(t, s, leased); !got.Equal(stopBase.Add(time.Minute)) {
+		t.Errorf("a document with a next attempt was touched: %v", got)
+	}
+	// The next probe waits twice as long; a1 no longer waits (it has a next
+	// attempt), so a2 is probed.
+	probe(at.Add(2*base-time.Second), g.Company.ID)
+	probe(at.Add(2*base), f.Company.ID)
+	if got := nextOf(t, s, a2); !got.Equal(at.Add(2 * base)) {
+		t.Errorf("the second probe made a2 due at %v, want %v", got, at.Add(2*base))
+	}
+	if got := nextOf(t, s, b1); got.IsZero() {
+		t.Error("company g's document was not probed")
+	}
+	// limit bounds how many companies one call probes.
+	h := newDocFixture(t, s)
+	stoppedDocument(t, s, h.Branch, "h1", tenant.StateNotSentYet, time.Time{})
+	stoppedDocument(t, s, h.Branch, "h2", tenant.StateNotSentYet, time.Time{})
+	mustNot(t, "StopOnCredentials", s.StopOnCredentials(ctx, h.Company.ID, stopBase, stopBase))
+	got, err := s.ProbeCredentialStops(ctx, stopBase.Add(24*time.Hour), base, max, 1)
+	mustNot(t, "ProbeCredentialStops", err)
+	if len(got) != 1 {
+		t.Errorf("a probe with limit 1 took %v", got)
+	}
+	if got, err := s.ProbeCredentialStops(ctx, stopBase.Add(24*time.Hour), base, max, 0); err != nil || len(got) != 0 {
+		t.Errorf("a probe with limit 0 took %v, %v", got, err)
+	}
+}
+
+func testProbeForgetsEmptyStop(t *testing.T, s CredentialStopStore) {
+	ctx := context.Background()
+	f := newDocFixture(t, s)
+	mustNot(t, "StopOnCredentials", s.StopOnCredentials(ctx, f.Company.ID, stopBase, stopBase))
+	got, err := s.ProbeCredentialStops(ctx, stopBase, time.Minute, time.Hour, 10)
+	mustNot(t, "ProbeCredentialStops", err)
+	if len(got) != 0 {
+		t.Fatalf("probed %v with no stopped document", got)
+	}
+	// Forgotten: a resume finds nothing to do, and a new stop starts over.
+	d := stoppedDocument(t, s, f.Branch, "late", tenant.StateNotSentYet, time.Time{})
+	if n, err := s.ResumeCredentialStop(ctx, f.Company.ID, stopBase); err != nil || n != 0 {
+		t.Errorf("resume of a forgotten stop: %d, %v", n, err)
+	}
+	if got := nextOf(t, s, d); !got.IsZero() {
+		t.Errorf("a resume without a stop made a document due: %v", got)
+	}
+}
+
+func testResumeCredentialStop(t *testing.T, s CredentialStopStore) {
+	ctx := context.Background()
+	f, g := newDocFixture(t, s), newDocFixture(t, s)
+	stopped := []tenant.Document{
+		stoppedDocument(t, s, f.Branch, "s1", tenant.StateNotSentYet, time.Time{}),
+		stoppedDocument(t, s, f.Branch2, "s2", tenant.StateNotSentYet, time.Time{}),
+	}
+	pending := stoppedDocument(t, s, f.Branch, "cert", tenant.StatePending, time.Time{})
+	polled := stoppedDocument(t, s, f.Branch, "polled", tenant.StateSent, time.Time{})
+	held := stoppedDocument(t, s, f.Branch, "held", tenant.StateNotSentYet, stopBase.Add(time.Minute))
+	other := stoppedDocument(t, s, g.Branch, "other", tenant.StateNotSentYet, time.Time{})
+	mustNot(t, "StopOnCredentials", s.StopOnCredentials(ctx, f.Company.ID, stopBase, stopBase.Add(time.Hour)))
+	mustNot(t, "StopOnCredentials", s.StopOnCredentials(ctx, g.Company.ID, stopBase, stopBase.Add(time.Hour)))
+
+	at := stopBase.Add(10 * time.Second)
+	n, err := s.ResumeCredentialStop(ctx, f.Company.ID, at)
+	mustNot(t, "ResumeCredentialStop", err)
+	if n != len(stopped) {
+		t.Errorf("resumed %d documents, want %d", n, len(stopped))
+	}
+	for _, d := range stopped {
+		if got := nextOf(t, s, d); !got.Equal(at) {
+			t.Errorf("%s: next attempt %v, want %v", d.IDExterno, got, at)
+		}
+	}
+	for _, d := range []tenant.Document{pending, polled, other} {
+		if got := nextOf(t, s, d); !got.IsZero() {
+			t.Errorf("%s (estado %s) was made due: %v", d.IDExterno, d.Estado, got)
+		}
+	}
+	if got := nextOf(t, s, held); !got.Equal(stopBase.Add(time.Minute)) {
+		t.Errorf("a held document was touched: %v", got)
+	}
+	if n, err := s.ResumeCredentialStop(ctx, f.Company.ID, at); err != nil || n != 0 {
+		t.Errorf("a second resume: %d, %v; want nothing", n, err)
+	}
+	// The other company is still stopped: its probe comes.
+	got, err := s.ProbeCredentialStops(ctx, stopBase.Add(time.Hour), time.Minute, time.Hour, 10)
+	mustNot(t, "ProbeCredentialStops", err)
+	if !slices.Equal(got, []int64{g.Company.ID}) {
+		t.Errorf("probed %v, want only company %d", got, g.Company.ID)
+	}
+}
+
+func testRequeueStopped(t *testing.T, s CredentialStopStore) {
+	ctx := context.Background()
+	f, g := newDocFixture(t, s), newDocFixture(t, s)
+	cred := stoppedDocument(t, s, f.Branch, "cred", tenant.StateNotSentYet, time.Time{})
+	cert := stoppedDocument(t, s, f.Branch, "cert", tenant.StatePending, time.Time{})
+	polled := stoppedDocument(t, s, f.Branch2, "polled", tenant.StateSent, time.Time{})
+	held := stoppedDocument(t, s, f.Branch, "held", tenant.StateNotSentYet, stopBase.Add(time.Minute))
+	accepted := stoppedDocument(t, s, f.Branch, "accepted", tenant.StateAccepted, time.Time{})
+	gcred := stoppedDocument(t, s, g.Branch, "gcred", tenant.StateNotSentYet, time.Time{})
+	gcert := stoppedDocument(t, s, g.Branch, "gcert", tenant.StatePending, time.Time{})
+	mustNot(t, "StopOnCredentials", s.StopOnCredentials(ctx, f.Company.ID, stopBase, stopBase.Add(time.Hour)))
+	mustNot(t, "StopOnCredentials", s.StopOnCredentials(ctx, g.Company.ID, stopBase, stopBase.Add(time.Hour)))
+
+	steps := []struct {
+		name string
+		q    tenant.RequeueQuery
+		want []tenant.Document
+	}{
+		{"one clave", tenant.RequeueQuery{Clave: cert.Clave}, []tenant.Document{cert}},
+		{"an unknown clave", tenant.RequeueQuery{Clave: "50600000000000000000000000000000000000000000099999"}, nil},
+		{"a settled document's clave", tenant.RequeueQuery{Clave: accepted.Clave}, nil},
+		{"one company", tenant.RequeueQuery{CompanyID: f.Company.ID}, []tenant.Document{cred, polled}},
+		{"every company", tenant.RequeueQuery{}, []tenant.Document{gcred, gcert}},
+		{"again", tenant.RequeueQuery{}, nil},
+	}
+	for i, st := range steps {
+		at := stopBase.Add(time.Duration(i+1) * time.Second)
+		n, err := s.RequeueStopped(ctx, st.q, at)
+		mustNot(t, "RequeueStopped", err)
+		if n != len(st.want) {
+			t.Errorf("%s: re-queued %d, want %d", st.name, n, len(st.want))
+		}
+		for _, d := range st.want {
+			if got := nextOf(t, s, d); !got.Equal(at) {
+				t.Errorf("%s: %s next attempt %v, want %v", st.name, d.IDExterno, got, at)
+			}
+		}
+	}
+	if got := nextOf(t, s, held); !got.Equal(stopBase.Add(time.Minute)) {
+		t.Errorf("a held document was touched: %v", got)
+	}
+	if got := nextOf(t, s, accepted); !got.IsZero() {
+		t.Errorf("a settled document was made due: %v", got)
+	}
+	// The companies' stops went with their documents.
+	if got, err := s.ProbeCredentialStops(ctx, stopBase.Add(48*time.Hour), time.Minute, time.Hour, 10); err != nil || len(got) != 0 {
+		t.Errorf("probes after a re-queue of every company: %v, %v", got, err)
+	}
+}
+
+// StoppedDocument stores, for a company of its own, a document in state st
+// that waits for its company (no next attempt), for the tests of the
+// commands that move such documents on.
+func StoppedDocument(t *testing.T, s CredentialStopStore, name string, st tenant.State) tenant.Document {
+	t.Helper()
+	f := newDocFixture(t, s)
+	return stoppedDocument(t, s, f.Branch, name, st, time.Time{})
+}
