@@ -91,11 +91,7 @@ func excC14N(el, skip *etree.Element) ([]byte, error) {
 		return nil, err
 	}
 	defer detach(skip)()
-	ctx, err := etreeutils.NSBuildParentContext(el)
-	if err != nil {
-		return nil, err
-	}
-	detached, err := etreeutils.NSDetatch(ctx, el)
+	detached, err := detachedCopy(el)
 	if err != nil {
 		return nil, err
 	}
@@ -117,6 +113,17 @@ func c14n10(el, skip *etree.Element) ([]byte, error) {
 	}
 	defer detach(skip)()
 	return dsig.MakeC14N10RecCanonicalizer().Canonicalize(el)
+}
+
+// detachedCopy returns a copy of el carrying the namespaces in scope from
+// its ancestors, for goxmldsig's canonicalizers other than inclusive C14N
+// 1.0, which read no ancestors.
+func detachedCopy(el *etree.Element) (*etree.Element, error) {
+	ctx, err := etreeutils.NSBuildParentContext(el)
+	if err != nil {
+		return nil, err
+	}
+	return etreeutils.NSDetatch(ctx, el)
 }
 
 // detach takes el, when it is not nil, out of its parent for a

@@ -14,7 +14,6 @@ import (
 
 	"github.com/beevik/etree"
 	dsig "github.com/russellhaering/goxmldsig"
-	"github.com/russellhaering/goxmldsig/etreeutils"
 )
 
 // ErrInvalidSignature is wrapped by every error Verify returns for a
@@ -741,11 +740,7 @@ func canonicalize(alg, prefixes string, el *etree.Element, skip []*etree.Element
 	case string(dsig.CanonicalXML10WithCommentsAlgorithmId):
 		return dsig.MakeC14N10WithCommentsCanonicalizer().Canonicalize(el)
 	}
-	ctx, err := etreeutils.NSBuildParentContext(el)
-	if err != nil {
-		return nil, err
-	}
-	detached, err := etreeutils.NSDetatch(ctx, el)
+	detached, err := detachedCopy(el)
 	if err != nil {
 		return nil, err
 	}
