@@ -39,7 +39,7 @@ var (
 	shapeReceived     = map[string]jsonKind{
 		"id_externo": kString, "clave": kString, "tipoDocumento": kString, "fechaEmision": kDate,
 		"emisor": kObject, "receptor": kObject, "montoTotalImpuesto": kNumberOrNull, "totalFactura": kNumber,
-		"mensaje": kString, "consecutivoReceptor": kString, "fechaMensaje": kDate, "estado": kString,
+		"politicaFirmaProveedor": kString, "mensaje": kString, "consecutivoReceptor": kString, "fechaMensaje": kDate, "estado": kString,
 		"estado_humanizado": kString, "mensaje_api": kString, "mensaje_api_key": kString,
 		"codigo_mensaje_hacienda": kString, "mensaje_hacienda": kString, "detalle_mensaje_hacienda": kArray,
 	}

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -18,10 +19,16 @@ import (
 // receivedSeq numbers the seeded received documents' claves.
 var receivedSeq atomic.Int64
 
+// seededPolicy is the signature policy of the seeded received documents
+// with an odd index; those with an even one are signed without a policy
+// (XAdES-BES).
+const seededPolicy = "https://cdn.comprobanteselectronicos.go.cr/xml-schemas/Resoluci%C3%B3n_General_sobre_disposiciones_t%C3%A9cnicas_comprobantes_electr%C3%B3nicos_para_efectos_tributarios.pdf"
+
 // seedReceived stores n received documents of a branch straight into the
 // store: the supplier's documents issued a minute apart from start (two
 // per minute), their types, suppliers and the message's state varying
-// with the index, id_externo prefix-i.
+// with the index, id_externo prefix-i, signed under seededPolicy when i is
+// odd.
 func (w *listWorld) seedReceived(t *testing.T, companyID, branchID int64, receptor, prefix string, n int, start time.Time) {
 	t.Helper()
 	tipos := []string{"01", "01", "03", "02", "09"}
@@ -41,6 +48,9 @@ func (w *listWorld) seedReceived(t *testing.T, companyID, branchID int64, recept
 		if i%4 == 3 {
 			r.TotalImpuesto = ""
 		}
+		if i%2 == 1 {
+			r.FirmaPolitica = seededPolicy
+		}
 		if err := w.received.ReserveReceived(context.Background(), &r); err != nil {
 			t.Fatalf("ReserveReceived: %v", err)
 		}
@@ -54,6 +64,13 @@ func (w *listWorld) walkReceived(t *testing.T, c creds, query string, between fu
 	t.Helper()
 	return w.walk(t, "/api/received/v4", c, query, between, func(it map[string]any) {
 		requireShape(t, "listed received document", it, shapeReceived)
+		id, _ := it["id_externo"].(string)
+		if i, err := strconv.Atoi(id[strings.LastIndexByte(id, '-')+1:]); err == nil {
+			want := map[bool]string{true: seededPolicy}[i%2 == 1]
+			if got := it["politicaFirmaProveedor"]; got != want {
+				t.Errorf("listed received document %s: politicaFirmaProveedor %q, want %q", id, got, want)
+			}
+		}
 	})
 }
 

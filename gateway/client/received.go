@@ -54,6 +54,7 @@ type ReceivedDocument struct {
 	// MontoTotalImpuesto is empty when the document has no tax.
 	MontoTotalImpuesto     json.Number `json:"montoTotalImpuesto"`
 	TotalFactura           json.Number `json:"totalFactura"`
+	PoliticaFirmaProveedor string      `json:"politicaFirmaProveedor"` // the supplier's signature policy; empty for XAdES-BES
 	Mensaje                string      `json:"mensaje"`
 	ConsecutivoReceptor    string      `json:"consecutivoReceptor"`
 	FechaMensaje           string      `json:"fechaMensaje"`

@@ -92,9 +92,10 @@ type Party struct {
 }
 
 // Received is the received document of A.11: the supplier's document (its
-// clave, type, date, parties and totals) and the company's message about
-// it (mensaje, consecutivoReceptor, its state and the tax authority's
-// answer, named as in the Document answer).
+// clave, type, date, parties, totals and the signature policy its
+// signature commits to) and the company's message about it (mensaje,
+// consecutivoReceptor, its state and the tax authority's answer, named as
+// in the Document answer).
 type Received struct {
 	IDExterno              string       `json:"id_externo"`
 	Clave                  string       `json:"clave"`
@@ -104,6 +105,7 @@ type Received struct {
 	Receptor               Party        `json:"receptor"`
 	MontoTotalImpuesto     *json.Number `json:"montoTotalImpuesto"`
 	TotalFactura           json.Number  `json:"totalFactura"`
+	PoliticaFirmaProveedor string       `json:"politicaFirmaProveedor"` // the supplier's signature policy; empty for XAdES-BES
 	Mensaje                string       `json:"mensaje"`
 	ConsecutivoReceptor    string       `json:"consecutivoReceptor"`
 	FechaMensaje           string       `json:"fechaMensaje"`
@@ -130,6 +132,7 @@ func NewReceived(r tenant.ReceivedDocument, estado tenant.State) Received {
 		Emisor:                 Party{r.EmisorTipo, r.EmisorNumero, r.EmisorNombre},
 		Receptor:               Party{TipoIdentificacion: r.ReceptorTipo, NumeroIdentificacion: r.ReceptorNumero},
 		TotalFactura:           json.Number(r.TotalComprobante),
+		PoliticaFirmaProveedor: r.FirmaPolitica,
 		Mensaje:                r.Mensaje,
 		ConsecutivoReceptor:    r.Consecutivo,
 		FechaMensaje:           LocalTime(r.FechaMensaje),

@@ -73,8 +73,13 @@ func TestNewReceived(t *testing.T) {
 		a.FechaEmision != "0001-01-01T00:00:00" || a.MensajeAPI != "" {
 		t.Errorf("received without tax: %+v", a)
 	}
+	if a.PoliticaFirmaProveedor != "" {
+		t.Errorf("received without a signature policy: politicaFirmaProveedor %q, want empty", a.PoliticaFirmaProveedor)
+	}
 	r.TotalImpuesto = "130.00"
-	if a := StoredReceived(r); a.Estado != "00" || a.MontoTotalImpuesto == nil || *a.MontoTotalImpuesto != "130.00" || a.MensajeAPI != "x" {
+	r.FirmaPolitica = "https://cdn.comprobanteselectronicos.go.cr/xml-schemas/Resoluci%C3%B3n_General.pdf"
+	if a := StoredReceived(r); a.Estado != "00" || a.MontoTotalImpuesto == nil || *a.MontoTotalImpuesto != "130.00" || a.MensajeAPI != "x" ||
+		a.PoliticaFirmaProveedor != r.FirmaPolitica {
 		t.Errorf("stored received: %+v", a)
 	}
 }
