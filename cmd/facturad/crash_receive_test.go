@@ -26,7 +26,7 @@ func TestCrashAtEveryStepOfAReceive(t *testing.T) {
 	kills := rounds * len(pipeline.FaultPoints)
 	sb := sandbox.NewTestServer(t, sandbox.Options{})
 	dir := t.TempDir()
-	args := crashArgs(dir, sb, lease)
+	args := crashArgs(t, dir, sb, lease)
 
 	// The supplier issues the documents the buyer answers, with the
 	// service running normally.

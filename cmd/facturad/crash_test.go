@@ -47,7 +47,7 @@ func TestCrashAtEveryStepOfASend(t *testing.T) {
 	const lease = 15 * time.Second
 	sb := sandbox.NewTestServer(t, sandbox.Options{})
 	dir := t.TempDir()
-	args := crashArgs(dir, sb, lease)
+	args := crashArgs(t, dir, sb, lease)
 
 	first := startChild(t, nil, args...)
 	admin := apiClient{t: t, base: "http://" + first.api, token: e2eAdminToken, user: e2eAdminUser, pass: e2eAdminPass}
@@ -101,11 +101,11 @@ func TestCrashAtEveryStepOfASend(t *testing.T) {
 // data in dir, sb as the tax authority, the end-to-end tests' admin, and
 // a short lease, so that the background worker soon takes over what a
 // kill left.
-func crashArgs(dir string, sb *sandbox.TestServer, lease time.Duration) []string {
-	return []string{"--data-dir", dir, "--hacienda-env", "staging",
+func crashArgs(t *testing.T, dir string, sb *sandbox.TestServer, lease time.Duration) []string {
+	return append([]string{"--data-dir", dir, "--hacienda-env", "staging",
 		"--hacienda-api-url", sb.APIURL, "--hacienda-token-url", sb.TokenURL,
 		"--admin-user", e2eAdminUser, "--admin-password", e2eAdminPass, "--admin-token", e2eAdminToken,
-		"--lease", lease.String(), "--submit-timeout", "2s"}
+		"--lease", lease.String(), "--submit-timeout", "2s"}, trustSandbox(t, sb)...)
 }
 
 // killAtFaultPoints starts the service with args kills times, the i-th

@@ -60,11 +60,11 @@ func TestDrainOnSIGTERM(t *testing.T) {
 		latency = 6 * time.Second // of every tax-authority answer, once set
 	)
 	sb := sandbox.NewTestServer(t, sandbox.Options{})
-	c := startChild(t, nil, "--data-dir", t.TempDir(), "--hacienda-env", "staging",
+	c := startChild(t, nil, append([]string{"--data-dir", t.TempDir(), "--hacienda-env", "staging",
 		"--hacienda-api-url", sb.APIURL, "--hacienda-token-url", sb.TokenURL,
 		"--admin-user", e2eAdminUser, "--admin-password", e2eAdminPass, "--admin-token", e2eAdminToken,
 		"--drain-delay", drain.String(), "--shutdown-timeout", "25s", "--submit-timeout", "20s",
-		"--log-level", "info")
+		"--log-level", "info"}, trustSandbox(t, sb)...)...)
 	admin := apiClient{t: t, base: "http://" + c.api, token: e2eAdminToken, user: e2eAdminUser, pass: e2eAdminPass}
 	ca, err := certmint.NewCA(certmint.CAOptions{Key: certmint.TestKey(1)})
 	if err != nil {

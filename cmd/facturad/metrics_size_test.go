@@ -37,13 +37,14 @@ func TestMetricsSize(t *testing.T) {
 	}
 	t.Run("embedded", func(t *testing.T) {
 		sb := sandbox.NewTestServer(t, sandbox.Options{})
-		metricsWorstCase(t, sb, nil, "--hacienda-env", "staging", "--hacienda-api-url", sb.APIURL, "--hacienda-token-url", sb.TokenURL)
+		metricsWorstCase(t, sb, nil, append([]string{"--hacienda-env", "staging", "--hacienda-api-url", sb.APIURL, "--hacienda-token-url", sb.TokenURL},
+			trustSandbox(t, sb)...)...)
 	})
 	t.Run("postgres+redis", func(t *testing.T) {
 		dbURL, db := proxyURL(t, postgresSchema(t))
 		sb := sandbox.NewTestServer(t, sandbox.Options{})
-		metricsWorstCase(t, sb, db, "--database-url", dbURL, "--redis-url", storetest.RedisURL(t), "--master-key", masterKey(t),
-			"--hacienda-env", "staging", "--hacienda-api-url", sb.APIURL, "--hacienda-token-url", sb.TokenURL)
+		metricsWorstCase(t, sb, db, append([]string{"--database-url", dbURL, "--redis-url", storetest.RedisURL(t), "--master-key", masterKey(t),
+			"--hacienda-env", "staging", "--hacienda-api-url", sb.APIURL, "--hacienda-token-url", sb.TokenURL}, trustSandbox(t, sb)...)...)
 	})
 }
 

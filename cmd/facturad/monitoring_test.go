@@ -51,10 +51,10 @@ func TestMonitoringUsesExportedMetrics(t *testing.T) {
 	shapes := [][]string{nil}
 	if os.Getenv(storetest.EnvDatabaseURL) != "" || storetest.RequireServices() {
 		sb := sandbox.NewTestServer(t, sandbox.Options{})
-		shapes = append(shapes, []string{
+		shapes = append(shapes, append([]string{
 			"--database-url", postgresSchema(t), "--redis-url", storetest.RedisURL(t), "--master-key", masterKey(t),
 			"--hacienda-env", "staging", "--hacienda-api-url", sb.APIURL, "--hacienda-token-url", sb.TokenURL,
-		})
+		}, trustSandbox(t, sb)...))
 	}
 	exported := map[string]bool{}
 	for _, args := range shapes {

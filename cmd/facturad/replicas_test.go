@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -76,8 +77,8 @@ func TestReplicas(t *testing.T) {
 	redisURL := storetest.RedisURL(t)
 	dbURL := postgresSchema(t)
 	began := time.Now()
-	sb := startSandboxChild(t)
-	replicas := startReplicas(t, dbURL, redisURL, sb)
+	sb, trust := startSandboxChild(t)
+	replicas := startReplicas(t, dbURL, redisURL, sb, trust)
 	db, err := pgxpool.New(context.Background(), dbURL)
 	if err != nil {
 		t.Fatal(err)
@@ -126,22 +127,24 @@ var sandboxLine = regexp.MustCompile(`sandbox listening: api (\S+)\s+token (\S+)
 
 // startSandboxChild runs `facturad sandbox` in a process of its own,
 // verdicts at once; its child's api is the reception API's base URL and
-// admin the token endpoint's.
-func startSandboxChild(t *testing.T) *child {
+// admin the token endpoint's. trust are the flags that make a service
+// trust its answers (its --answer-ca-out and identification).
+func startSandboxChild(t *testing.T) (sb *child, trust []string) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "sandbox", "--listen", "127.0.0.1:0", "--delay", "0", "--log-level", "warn")
+	ca := filepath.Join(t.TempDir(), "answer-ca.pem")
+	cmd := exec.Command(os.Args[0], "sandbox", "--listen", "127.0.0.1:0", "--delay", "0", "--log-level", "warn", "--answer-ca-out", ca)
 	cmd.Env = append(os.Environ(), asServiceEnv+"=1")
-	return launchUntil(t, cmd, sandboxLine)
+	return launchUntil(t, cmd, sandboxLine), []string{"--hacienda-trust-bundle", ca, "--hacienda-answer-signer", sandbox.AnswerIdentification}
 }
 
 // startReplicas starts the replicas, one after the other (the first
 // creates the bootstrap admin), on one database, Redis and master key.
-func startReplicas(t *testing.T, dbURL, redisURL string, sb *child) []*child {
+func startReplicas(t *testing.T, dbURL, redisURL string, sb *child, trust []string) []*child {
 	t.Helper()
-	args := []string{"--database-url", dbURL, "--redis-url", redisURL, "--master-key", masterKey(t),
+	args := append(trust, "--database-url", dbURL, "--redis-url", redisURL, "--master-key", masterKey(t),
 		"--hacienda-env", "staging", "--hacienda-api-url", sb.api, "--hacienda-token-url", sb.admin,
 		"--hacienda-rate", fmt.Sprint(replicaRate), "--hacienda-burst", fmt.Sprint(replicaBurst),
-		"--admin-user", e2eAdminUser, "--admin-password", e2eAdminPass, "--admin-token", e2eAdminToken}
+		"--admin-user", e2eAdminUser, "--admin-password", e2eAdminPass, "--admin-token", e2eAdminToken)
 	var out []*child
 	for range replicaCount {
 		out = append(out, startChild(t, nil, args...))

@@ -93,3 +93,16 @@ func TestDefaultAnswerTrust(t *testing.T) {
 		}
 	}
 }
+
+// trustSandbox returns the flags that make a service of hacienda_env
+// staging trust the answers of sb, a sandbox standing in for the tax
+// authority, as staging trusts the tax authority's: its authority (in a
+// bundle file) and its identification.
+func trustSandbox(t *testing.T, sb *sandbox.TestServer) []string {
+	t.Helper()
+	f := filepath.Join(t.TempDir(), "answer-ca.pem")
+	if err := os.WriteFile(f, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: sb.AnswerAuthority().Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return []string{"--hacienda-trust-bundle", f, "--hacienda-answer-signer", sandbox.AnswerIdentification}
+}

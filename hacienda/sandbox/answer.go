@@ -81,6 +81,11 @@ func (c *CertificateSigner) SignAnswer(xml []byte) ([]byte, error) {
 // Certificate is the certificate answers are signed with.
 func (c *CertificateSigner) Certificate() *x509.Certificate { return c.Chain[0] }
 
+// AnswerIdentification is the identification (cédula jurídica) of the
+// certificate DefaultAnswerSigner mints: what a service given
+// FACTURAD_HACIENDA_ANSWER_SIGNER expects of a sandbox's answers.
+const AnswerIdentification = "4000000019"
+
 // DefaultAnswerSigner mints the sandbox's own certificate, in the name of a
 // fictitious "sandbox tax authority" under a fresh test CA, and signs with
 // it. The key comes from certmint's test-key pool, so starting many
@@ -88,7 +93,7 @@ func (c *CertificateSigner) Certificate() *x509.Certificate { return c.Chain[0] 
 func DefaultAnswerSigner() (*CertificateSigner, error) {
 	m, err := certmint.MintCertificate(certmint.Options{
 		TipoIdentificacion: "02",
-		Identificacion:     "4000000019",
+		Identificacion:     AnswerIdentification,
 		Name:               "TAX AUTHORITY SANDBOX (FACTURAD)",
 		Key:                certmint.TestKey(7),
 		NotBefore:          time.Now().Add(-24 * time.Hour),
@@ -159,4 +164,13 @@ func (s *Sandbox) answer(d *document, accepted bool, lines []string) ([]byte, er
 		return nil, err
 	}
 	return s.signer.SignAnswer(unsigned)
+}
+
+// AnswerAuthority is the authority the sandbox's answers chain to, when
+// they are signed by a CertificateSigner; nil otherwise.
+func (s *Sandbox) AnswerAuthority() *x509.Certificate {
+	if c, ok := s.signer.(*CertificateSigner); ok {
+		return c.Root()
+	}
+	return nil
 }
