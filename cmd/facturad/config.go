@@ -289,6 +289,7 @@ var commandSettings = map[string][]string{
 	"migrate": {"database_url", "log_level"},
 	// The store only: a re-queue opens no sealed value.
 	"requeue-emails": {"data_dir", "database_url"},
+	"requeue":        {"data_dir", "database_url"},
 	// The store and its keys, the cache whose entries of the old
 	// credentials it drops, the admin's credentials, and its log.
 	"admin-reset": {"data_dir", "database_url", "redis_url", "master_key", "master_key_previous",
