@@ -5,6 +5,7 @@ import (
 	"crypto/sha1"
 	"crypto/sha512"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -191,5 +192,25 @@ func TestVerifyXPathLeavesOutEverySignature(t *testing.T) {
 				t.Error("the first signature still holds after a second one was added")
 			}
 		})
+	}
+}
+
+// TestVerifyRefusesHiddenSignature: the DSS filter leaves every ds:Signature
+// out of the digest, so one slipped inside the content (here inside an
+// element of the document, with text around it) would change what a
+// reader sees without breaking the digest; it is refused.
+func TestVerifyRefusesHiddenSignature(t *testing.T) {
+	t.Parallel()
+	s := parseSigned(t, signedExample(t))
+	xpathTransform("not(ancestor-or-self::ds:Signature)", "ds", NamespaceDS)(t, s)
+	s.redigest(t)
+	s.resign(t, fixture(t).Key)
+	b := s.bytes(t)
+	if _, err := VerifyWith(b, VerifyOptions{}); err != nil {
+		t.Fatalf("before: %v", err)
+	}
+	hidden := bytes.Replace(b, []byte("<Codigo>"), []byte(`<Codigo><ds:Signature xmlns:ds="http://www.w3.org/2000/09/xmldsig#"><Oculto/></ds:Signature>`), 1)
+	if _, err := VerifyWith(hidden, VerifyOptions{}); !errors.Is(err, ErrInvalidSignature) || !strings.Contains(err.Error(), "inside <Codigo>") {
+		t.Errorf("a signature hidden in the content: err = %v", err)
 	}
 }

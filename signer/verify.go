@@ -670,6 +670,13 @@ func checkReference(root, sig *etree.Element, ids map[string]*etree.Element, ref
 		skip = []*etree.Element{sig}
 	case excludeAll:
 		skip = signaturesUnder(target)
+		// Signatures sit on the root; one anywhere else would be left out
+		// of the digest unseen, a place to hide content in.
+		for _, e := range skip {
+			if e.Parent() != root {
+				return nil, invalid("reference %q: a ds:Signature inside <%s> would be left out of what it covers", ref.uri, e.Parent().FullTag())
+			}
+		}
 	}
 	out, err := canonicalize(plan.c14nAlg, plan.prefixes, target, skip)
 	if err != nil {
