@@ -15,7 +15,10 @@ import (
 // and making it due is safe at any moment. Its company's stop is a row of
 // its own: when its probe is due, one of the company's stopped documents is
 // made due, and the background worker's attempt on it tries the
-// credentials. Both store adapters implement it.
+// credentials. A receiver's message (ReceivedDocument) stopped so is
+// treated alike: "stopped documents" below are the company's documents and
+// its messages, a message being probed when no document is left. Both
+// store adapters implement it.
 type CredentialStopStore interface {
 	// StopOnCredentials records that the company's credentials were
 	// refused at now, its first probe due at next. A company already
@@ -38,7 +41,9 @@ type CredentialStopStore interface {
 	// 05) that wait for their company (no next attempt): the one with
 	// q.Clave, or every one of q.CompanyID, or every one in the store when
 	// both are empty. Without a clave, the credential stops of the companies
-	// concerned are forgotten (nothing is left for them to probe). It returns how many documents it made due.
+	// concerned are forgotten (nothing is left for them to probe), and
+	// their messages are made due too (a clave names a document only). It
+	// returns how many documents and messages it made due.
 	RequeueStopped(ctx context.Context, q RequeueQuery, now time.Time) (int, error)
 }
 

@@ -31,6 +31,16 @@ WHERE company_id = $2 AND estado = '05' AND next_attempt_at IS NULL`
 WHERE estado IN ('00', '04', '05') AND next_attempt_at IS NULL
     AND ($2::bigint = 0 OR company_id = $2) AND ($3::text = '' OR (clave = $3 AND clave <> ''))`
 	qRequeueStoppedCompanies = `DELETE FROM credential_stops WHERE $1::bigint = 0 OR company_id = $1`
+
+	// The same for the company's receiver's messages (received_documents):
+	// a probe takes a message when no document is left to probe.
+	qProbeReceived = `UPDATE received_documents SET next_attempt_at = $1
+WHERE id = (SELECT id FROM received_documents
+    WHERE company_id = $2 AND estado = '05' AND next_attempt_at IS NULL ORDER BY id LIMIT 1)`
+	qResumeStoppedReceived = `UPDATE received_documents SET next_attempt_at = $1
+WHERE company_id = $2 AND estado = '05' AND next_attempt_at IS NULL`
+	qRequeueStoppedReceived = `UPDATE received_documents SET next_attempt_at = $1
+WHERE estado IN ('00', '04', '05') AND next_attempt_at IS NULL AND ($2::bigint = 0 OR company_id = $2)`
 )
 
 func pgTime(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
@@ -74,6 +84,11 @@ func (s *Store) ProbeCredentialStops(ctx context.Context, now time.Time, base, m
 				return err
 			}
 			if tag.RowsAffected() == 0 {
+				if tag, err = tx.Exec(ctx, qProbeReceived, pgTime(now), d.company); err != nil {
+					return err
+				}
+			}
+			if tag.RowsAffected() == 0 {
 				if _, err := tx.Exec(ctx, qForgetCredentialStop, d.company); err != nil {
 					return err
 				}
@@ -103,7 +118,12 @@ func (s *Store) ResumeCredentialStop(ctx context.Context, companyID int64, now t
 			return err
 		}
 		tag, err = tx.Exec(ctx, qResumeStoppedDocuments, pgTime(now), companyID)
+		if err != nil {
+			return err
+		}
 		n = int(tag.RowsAffected())
+		tag, err = tx.Exec(ctx, qResumeStoppedReceived, pgTime(now), companyID)
+		n += int(tag.RowsAffected())
 		return err
 	})
 	if err != nil {
@@ -124,7 +144,14 @@ func (s *Store) RequeueStopped(ctx context.Context, q tenant.RequeueQuery, now t
 			}
 		}
 		tag, err := tx.Exec(ctx, qRequeueStopped, pgTime(now), q.CompanyID, q.Clave)
+		if err != nil {
+			return err
+		}
 		n = int(tag.RowsAffected())
+		if q.Clave == "" {
+			tag, err = tx.Exec(ctx, qRequeueStoppedReceived, pgTime(now), q.CompanyID)
+			n += int(tag.RowsAffected())
+		}
 		return err
 	})
 	if err != nil {

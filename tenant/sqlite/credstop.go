@@ -30,6 +30,16 @@ WHERE company_id = ?2 AND estado = '05' AND next_attempt_at IS NULL`
 WHERE ` + unsettledEstados + ` AND next_attempt_at IS NULL
     AND (?2 = 0 OR company_id = ?2) AND (?3 = '' OR (clave = ?3 AND clave <> ''))`
 	qRequeueStoppedCompanies = `DELETE FROM credential_stops WHERE ?1 = 0 OR company_id = ?1`
+
+	// The same for the company's receiver's messages (received_documents):
+	// a probe takes a message when no document is left to probe.
+	qProbeReceived = `UPDATE received_documents SET next_attempt_at = ?1
+WHERE id = (SELECT id FROM received_documents
+    WHERE company_id = ?2 AND estado = '05' AND next_attempt_at IS NULL ORDER BY id LIMIT 1)`
+	qResumeStoppedReceived = `UPDATE received_documents SET next_attempt_at = ?1
+WHERE company_id = ?2 AND estado = '05' AND next_attempt_at IS NULL`
+	qRequeueStoppedReceived = `UPDATE received_documents SET next_attempt_at = ?1
+WHERE ` + unsettledEstados + ` AND next_attempt_at IS NULL AND (?2 = 0 OR company_id = ?2)`
 )
 
 // StopOnCredentials records that the company's credentials were refused.
@@ -84,6 +94,11 @@ func (s *Store) ProbeCredentialStops(ctx context.Context, now time.Time, base, m
 			return nil, err
 		}
 		if !n {
+			if n, err = updated(tx.ExecContext(ctx, qProbeReceived, formatTime(now), d.company)); err != nil {
+				return nil, err
+			}
+		}
+		if !n {
 			if _, err := tx.ExecContext(ctx, qForgetCredentialStop, d.company); err != nil {
 				return nil, err
 			}
@@ -119,7 +134,11 @@ func (s *Store) ResumeCredentialStop(ctx context.Context, companyID int64, now t
 	if err != nil {
 		return 0, err
 	}
-	return n, tx.Commit()
+	m, err := affected(tx.ExecContext(ctx, qResumeStoppedReceived, formatTime(now), companyID))
+	if err != nil {
+		return 0, err
+	}
+	return n + m, tx.Commit()
 }
 
 // RequeueStopped makes the documents that wait for their company due.
@@ -145,6 +164,13 @@ func (s *Store) RequeueStopped(ctx context.Context, q tenant.RequeueQuery, now t
 	n, err := affected(tx.ExecContext(ctx, qRequeueStopped, formatTime(now), q.CompanyID, q.Clave))
 	if err != nil {
 		return 0, err
+	}
+	if q.Clave == "" {
+		m, err := affected(tx.ExecContext(ctx, qRequeueStoppedReceived, formatTime(now), q.CompanyID))
+		if err != nil {
+			return 0, err
+		}
+		n += m
 	}
 	return n, tx.Commit()
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 // are all of it.
 type CredentialStopStore interface {
 	DocumentStore
+	tenant.ReceivedStore
 	tenant.CredentialStopStore
 }
 
@@ -30,6 +32,7 @@ func RunCredentialStops(t *testing.T, open func(t *testing.T) CredentialStopStor
 		{"ok/a stop with nothing left to probe is forgotten", testProbeForgetsEmptyStop},
 		{"ok/resume makes every stopped document of the company due, and only once", testResumeCredentialStop},
 		{"ok/requeue moves on documents that wait for their company, by clave, company or all", testRequeueStopped},
+		{"ok/a company's stopped messages are probed, resumed and re-queued like its documents", testCredentialStopsMessages},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -242,4 +245,83 @@ func StoppedDocument(t *testing.T, s CredentialStopStore, name string, st tenant
 	t.Helper()
 	f := newDocFixture(t, s)
 	return stoppedDocument(t, s, f.Branch, name, st, time.Time{})
+}
+
+// messageSeq numbers the suppliers' claves of stoppedMessage.
+var messageSeq atomic.Int64
+
+// stoppedMessage stores a receiver's message of b in state st with the
+// next attempt given (zero: it waits for its company).
+func stoppedMessage(t *testing.T, s CredentialStopStore, b tenant.Branch, name string, st tenant.State, next time.Time) tenant.ReceivedDocument {
+	t.Helper()
+	ctx := context.Background()
+	r := receivedDocument(b, name, fmt.Sprintf("50677%045d", messageSeq.Add(1)), "05")
+	mustNot(t, "ReserveReceived", s.ReserveReceived(ctx, &r))
+	r.Estado, r.NextAttemptAt = st, next
+	mustNot(t, "SaveReceived", s.SaveReceived(ctx, &r))
+	return r
+}
+
+// messageNextOf reads a message's next attempt.
+func messageNextOf(t *testing.T, s CredentialStopStore, r tenant.ReceivedDocument) time.Time {
+	t.Helper()
+	got, err := s.ReceivedByClave(context.Background(), r.CompanyID, r.Clave)
+	mustNot(t, "ReceivedByClave", err)
+	return got.NextAttemptAt
+}
+
+func testCredentialStopsMessages(t *testing.T, s CredentialStopStore) {
+	ctx := context.Background()
+	const base, max = 5 * time.Minute, time.Hour
+	f, g := newDocFixture(t, s), newDocFixture(t, s)
+
+	// A company whose only stopped work is a message: the probe takes it
+	// rather than forget the stop.
+	m1 := stoppedMessage(t, s, f.Branch, "m1", tenant.StateNotSentYet, time.Time{})
+	m2 := stoppedMessage(t, s, f.Branch, "m22", tenant.StateNotSentYet, time.Time{})
+	mustNot(t, "StopOnCredentials", s.StopOnCredentials(ctx, f.Company.ID, stopBase, stopBase.Add(base)))
+	at := stopBase.Add(base)
+	got, err := s.ProbeCredentialStops(ctx, at, base, max, 10)
+	mustNot(t, "ProbeCredentialStops", err)
+	if !slices.Equal(got, []int64{f.Company.ID}) {
+		t.Fatalf("probed %v, want the company of the stopped messages", got)
+	}
+	if got := messageNextOf(t, s, m1); !got.Equal(at) {
+		t.Errorf("the oldest stopped message's next attempt is %v, want %v", got, at)
+	}
+	if got := messageNextOf(t, s, m2); !got.IsZero() {
+		t.Errorf("a second message was made due by one probe: %v", got)
+	}
+
+	// A login that works resumes the rest, documents and messages.
+	d := stoppedDocument(t, s, f.Branch, "d1", tenant.StateNotSentYet, time.Time{})
+	resumed := stopBase.Add(time.Hour)
+	n, err := s.ResumeCredentialStop(ctx, f.Company.ID, resumed)
+	mustNot(t, "ResumeCredentialStop", err)
+	if n != 2 || !nextOf(t, s, d).Equal(resumed) || !messageNextOf(t, s, m2).Equal(resumed) {
+		t.Errorf("resume made %d due (document %v, message %v), want the document and the message at %v",
+			n, nextOf(t, s, d), messageNextOf(t, s, m2), resumed)
+	}
+
+	// A re-queue of a company takes its waiting messages; one of a clave
+	// does not, as the clave names a document.
+	gm := stoppedMessage(t, s, g.Branch, "gm", tenant.StatePending, time.Time{})
+	gd := stoppedDocument(t, s, g.Branch, "gd", tenant.StateNotSentYet, time.Time{})
+	settled := stoppedMessage(t, s, g.Branch, "settled", tenant.StateAccepted, time.Time{})
+	requeued := stopBase.Add(2 * time.Hour)
+	if n, err := s.RequeueStopped(ctx, tenant.RequeueQuery{Clave: gd.Clave}, requeued); err != nil || n != 1 {
+		t.Errorf("re-queue of a clave: %d, %v, want the document alone", n, err)
+	}
+	if got := messageNextOf(t, s, gm); !got.IsZero() {
+		t.Errorf("a re-queue of a document's clave made a message due: %v", got)
+	}
+	if n, err := s.RequeueStopped(ctx, tenant.RequeueQuery{CompanyID: g.Company.ID}, requeued); err != nil || n != 1 {
+		t.Errorf("re-queue of the company: %d, %v, want its message", n, err)
+	}
+	if got := messageNextOf(t, s, gm); !got.Equal(requeued) {
+		t.Errorf("the company's waiting message's next attempt is %v, want %v", got, requeued)
+	}
+	if got := messageNextOf(t, s, settled); !got.IsZero() {
+		t.Errorf("a settled message was made due: %v", got)
+	}
 }
