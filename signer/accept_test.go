@@ -12,14 +12,6 @@ import (
 	"github.com/beevik/etree"
 )
 
-// PolicyV43 is the policy most signers of v4.3 documents commit to, as
-// CRLibre's signer writes it.
-var policyV43 = Policy{
-	Identifier:   "https://www.hacienda.go.cr/ATV/ComprobanteElectronico/docs/esquemas/2016/v4.3/Resolucion_Comprobantes_Electronicos_DGT-R-48-2016_v4.3.pdf",
-	DigestMethod: AlgorithmSHA256,
-	Digest:       "V8lVVNGDCPen6VELRD1Ja8HARFk=",
-}
-
 // TestVerifyAcceptsOtherProfiles changes the service's own signature into
 // the profiles other signers write (the tax authority's, suppliers'), seals
 // it again with the fixture key, and checks that Verify accepts it, that
@@ -31,11 +23,7 @@ func TestVerifyAcceptsOtherProfiles(t *testing.T) {
 	base := signedExample(t)
 	key := fixture(t).Key
 	leaf := fixture(t).Leaf
-	const (
-		sspPath    = "ds:Object/xades:QualifyingProperties/xades:SignedProperties/xades:SignedSignatureProperties"
-		certPath   = sspPath + "/xades:SigningCertificate/xades:Cert"
-		policyPath = sspPath + "/xades:SignaturePolicyIdentifier/xades:SignaturePolicyId"
-	)
+	policyV43 := realPolicy(t, realSupplierV43)
 	setAlg := func(p, alg string) func(t *testing.T, s *sigDoc) {
 		return func(t *testing.T, s *sigDoc) { s.el(t, p).CreateAttr("Algorithm", alg) }
 	}
@@ -108,6 +96,7 @@ func TestVerifyAcceptsOtherProfiles(t *testing.T) {
 		}},
 		{name: "the v4.3 policy, any policy accepted", opts: VerifyOptions{AnyPolicy: true}, edit: func(t *testing.T, s *sigDoc) {
 			s.el(t, policyPath+"/xades:SigPolicyId/xades:Identifier").SetText(policyV43.Identifier)
+			s.el(t, policyPath+"/xades:SigPolicyHash/ds:DigestMethod").CreateAttr("Algorithm", policyV43.DigestMethod)
 			s.el(t, policyPath+"/xades:SigPolicyHash/ds:DigestValue").SetText(policyV43.Digest)
 		}, wantPolicy: &policyV43},
 	}

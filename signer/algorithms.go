@@ -2,9 +2,9 @@ package signer
 
 import (
 	"crypto"
-	"crypto/sha1"
-	"crypto/sha256"
-	"crypto/sha512"
+	_ "crypto/sha1" // digests and signatureMethods name these hashes
+	_ "crypto/sha256"
+	_ "crypto/sha512"
 	"fmt"
 	"hash"
 
@@ -62,20 +62,10 @@ var signatureMethods = map[string]crypto.Hash{
 	AlgorithmRSASHA512: crypto.SHA512,
 }
 
-// canonicalizations are the canonicalization methods Verify accepts, for
-// SignedInfo and as a reference's transform.
-var canonicalizations = map[string]bool{
-	AlgorithmC14N10:              true,
-	AlgorithmC14N10WithComments:  true,
-	AlgorithmC14N11:              true,
-	AlgorithmC14N11WithComments:  true,
-	AlgorithmExcC14N:             true,
-	AlgorithmExcC14NWithComments: true,
-}
-
-// withoutComments maps each canonicalization to the one that writes the
+// canonicalizations maps the canonicalization methods Verify accepts, for
+// SignedInfo and as a reference's transform, to the one that writes the
 // same node-set without its comments.
-var withoutComments = map[string]string{
+var canonicalizations = map[string]string{
 	AlgorithmC14N10:              AlgorithmC14N10,
 	AlgorithmC14N10WithComments:  AlgorithmC14N10,
 	AlgorithmC14N11:              AlgorithmC14N11,
@@ -86,15 +76,9 @@ var withoutComments = map[string]string{
 
 // newHash returns a fresh hash of a digest method Verify accepts.
 func newHash(alg string) (hash.Hash, error) {
-	switch digests[alg] {
-	case crypto.SHA1:
-		return sha1.New(), nil
-	case crypto.SHA256:
-		return sha256.New(), nil
-	case crypto.SHA384:
-		return sha512.New384(), nil
-	case crypto.SHA512:
-		return sha512.New(), nil
+	h, ok := digests[alg]
+	if !ok {
+		return nil, fmt.Errorf("unsupported digest method %q", alg)
 	}
-	return nil, fmt.Errorf("unsupported digest method %q", alg)
+	return h.New(), nil
 }

@@ -11,10 +11,8 @@ import (
 	"encoding/asn1"
 	"encoding/base64"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/beevik/etree"
 )
@@ -32,27 +30,13 @@ import (
 // (WithClock and WithID; WithClaimedRole and WithCanonicalInput do not
 // apply) and the same keys.
 func SignBES(doc []byte, key crypto.Signer, chain []*x509.Certificate, opts ...Option) ([]byte, error) {
-	o := signOptions{now: time.Now}
-	for _, opt := range opts {
-		opt(&o)
-	}
+	o := newSignOptions(opts)
 	s, err := newSigning(key, chain, PolicyV44, &o) // the policy is checked, not written
 	if err != nil {
 		return nil, err
 	}
 	doc = bytes.TrimPrefix(doc, []byte("\xef\xbb\xbf"))
-	d, err := readXML(doc)
-	if err != nil {
-		return nil, fmt.Errorf("sign: parse document: %w", err)
-	}
-	root := d.Root()
-	if root == nil {
-		return nil, errors.New("sign: document has no root element")
-	}
-	if err := checkDocument(d); err != nil {
-		return nil, fmt.Errorf("sign: %w", err)
-	}
-	insertAt, err := rootEndTag(doc, root.FullTag())
+	root, insertAt, err := readRoot(doc)
 	if err != nil {
 		return nil, fmt.Errorf("sign: %w", err)
 	}

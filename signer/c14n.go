@@ -77,13 +77,19 @@ func writeCanonical(out *bytes.Buffer, el, skip *etree.Element, exclusive bool) 
 	return nil
 }
 
-// excC14N returns the exclusive Canonical XML form of el in its place in
-// its document, without skip when that is not nil: writeExcC14N's, or
-// goxmldsig's for a tree writeExcC14N leaves to it.
-func excC14N(el, skip *etree.Element) ([]byte, error) {
+// c14n10 returns the inclusive Canonical XML 1.0 form of el in its place
+// in its document, without skip (the enveloped signature) when that is not
+// nil.
+func c14n10(el, skip *etree.Element) ([]byte, error) { return directC14N(el, skip, false) }
+
+// directC14N returns el's inclusive C14N 1.0 form, or with exclusive its
+// exclusive C14N form (no prefix list), in its place in its document and
+// without skip when that is not nil: the direct writer's, or goxmldsig's
+// for a tree the writer leaves to it.
+func directC14N(el, skip *etree.Element, exclusive bool) ([]byte, error) {
 	var b bytes.Buffer
 	b.Grow(2048)
-	err := writeExcC14N(&b, el, skip)
+	err := writeCanonical(&b, el, skip, exclusive)
 	if err == nil {
 		return b.Bytes(), nil
 	}
@@ -91,28 +97,14 @@ func excC14N(el, skip *etree.Element) ([]byte, error) {
 		return nil, err
 	}
 	defer detach(skip)()
+	if !exclusive {
+		return dsig.MakeC14N10RecCanonicalizer().Canonicalize(el)
+	}
 	detached, err := detachedCopy(el)
 	if err != nil {
 		return nil, err
 	}
 	return dsig.MakeC14N10ExclusiveCanonicalizerWithPrefixList("").Canonicalize(detached)
-}
-
-// c14n10 returns the inclusive Canonical XML 1.0 form of el in its place
-// in its document, without skip (the enveloped signature) when that is not
-// nil: writeC14N's, or goxmldsig's for a tree writeC14N leaves to it.
-func c14n10(el, skip *etree.Element) ([]byte, error) {
-	var b bytes.Buffer
-	b.Grow(2048)
-	err := writeC14N(&b, el, skip)
-	if err == nil {
-		return b.Bytes(), nil
-	}
-	if !errors.Is(err, errC14NUnsupported) {
-		return nil, err
-	}
-	defer detach(skip)()
-	return dsig.MakeC14N10RecCanonicalizer().Canonicalize(el)
 }
 
 // detachedCopy returns a copy of el carrying the namespaces in scope from

@@ -134,7 +134,7 @@ func TestExcC14NEmptyDefault(t *testing.T) {
 	if err := d.ReadFromString(`<p:D xmlns:p="urn:p"><L xmlns="urn:d">x</L><p:O><s xmlns=""/></p:O><M xmlns="urn:d"><s xmlns=""/></M></p:D>`); err != nil {
 		t.Fatal(err)
 	}
-	got, err := excC14N(d.Root(), nil)
+	got, err := directC14N(d.Root(), nil, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,6 +24,13 @@ import (
 	"facturad/signer/certmint"
 )
 
+// Paths below ds:Signature to the signed properties the tests change.
+const (
+	sspPath    = "ds:Object/xades:QualifyingProperties/xades:SignedProperties/xades:SignedSignatureProperties"
+	certPath   = sspPath + "/xades:SigningCertificate/xades:Cert"
+	policyPath = sspPath + "/xades:SignaturePolicyIdentifier/xades:SignaturePolicyId"
+)
+
 // sigDoc is a signed document taken apart so that a test can change it and
 // seal it again: recompute the reference digests and the signature value,
 // so that only the check under test can refuse it.
@@ -229,11 +236,6 @@ func TestVerifyRefusal(t *testing.T) {
 				SetText(tm.In(costaRica).Format("2006-01-02T15:04:05-07:00"))
 		}
 	}
-	const (
-		sspPath    = "ds:Object/xades:QualifyingProperties/xades:SignedProperties/xades:SignedSignatureProperties"
-		certPath   = sspPath + "/xades:SigningCertificate/xades:Cert"
-		policyPath = sspPath + "/xades:SignaturePolicyIdentifier/xades:SignaturePolicyId"
-	)
 
 	tests := []struct {
 		name    string

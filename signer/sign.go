@@ -79,6 +79,15 @@ type signOptions struct {
 	fastPath       *bool // tests: set to whether the canonical-input path was taken
 }
 
+// newSignOptions applies opts to the defaults.
+func newSignOptions(opts []Option) signOptions {
+	o := signOptions{now: time.Now}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o
+}
+
 // WithClock sets the clock that gives the SigningTime (default time.Now).
 // The certificate must be valid at that instant.
 func WithClock(now func() time.Time) Option {
@@ -117,10 +126,7 @@ func WithClaimedRole(role string) Option {
 //
 // Sign is safe for concurrent use with the same key.
 func Sign(doc []byte, key crypto.Signer, chain []*x509.Certificate, p Policy, opts ...Option) ([]byte, error) {
-	o := signOptions{now: time.Now}
-	for _, opt := range opts {
-		opt(&o)
-	}
+	o := newSignOptions(opts)
 	s, err := newSigning(key, chain, p, &o)
 	if err != nil {
 		return nil, err
@@ -286,18 +292,7 @@ func spliceSignature(doc []byte, insertAt int, sig *etree.Element, certs int) []
 // enveloped-signature transform leaves of the signed document) and the
 // offset of the root's end tag.
 func parseDocument(doc []byte) (*etree.Element, []byte, int, error) {
-	d, err := readXML(doc)
-	if err != nil {
-		return nil, nil, 0, fmt.Errorf("parse document: %w", err)
-	}
-	root := d.Root()
-	if root == nil {
-		return nil, nil, 0, errors.New("document has no root element")
-	}
-	if err := checkDocument(d); err != nil {
-		return nil, nil, 0, err
-	}
-	insertAt, err := rootEndTag(doc, root.FullTag())
+	root, insertAt, err := readRoot(doc)
 	if err != nil {
 		return nil, nil, 0, err
 	}
@@ -306,6 +301,28 @@ func parseDocument(doc []byte) (*etree.Element, []byte, int, error) {
 		return nil, nil, 0, fmt.Errorf("canonicalize document: %w", err)
 	}
 	return root, digest, insertAt, nil
+}
+
+// readRoot parses doc, refuses what checkDocument refuses, and returns its
+// root element and the offset of the root's end tag, where a signature
+// goes.
+func readRoot(doc []byte) (*etree.Element, int, error) {
+	d, err := readXML(doc)
+	if err != nil {
+		return nil, 0, fmt.Errorf("parse document: %w", err)
+	}
+	root := d.Root()
+	if root == nil {
+		return nil, 0, errors.New("document has no root element")
+	}
+	if err := checkDocument(d); err != nil {
+		return nil, 0, err
+	}
+	insertAt, err := rootEndTag(doc, root.FullTag())
+	if err != nil {
+		return nil, 0, err
+	}
+	return root, insertAt, nil
 }
 
 // rootEndTag returns the offset of the root element's end tag in doc, where

@@ -48,7 +48,7 @@ func readTransforms(ts []*etree.Element) (transformPlan, error) {
 			return plan, invalid("unexpected element %s in ds:Transforms", t.FullTag())
 		}
 		alg := t.SelectAttrValue("Algorithm", "")
-		if canonicalizations[alg] {
+		if _, ok := canonicalizations[alg]; ok {
 			if canonicalized {
 				return plan, invalid("two canonicalizations")
 			}
@@ -116,19 +116,43 @@ func xpathFilter(t *etree.Element) (excluded, error) {
 	if x == nil {
 		return excludeNone, invalid("XPath transform without ds:XPath")
 	}
-	expr := strings.Join(strings.Fields(x.Text()), "")
-	for _, form := range []struct {
-		shape string
-		ex    excluded
-	}{
-		{"not(ancestor-or-self::P:Signature)", excludeAll},
-		{"count(ancestor-or-self::P:Signature|here()/ancestor::P:Signature[1])>count(ancestor-or-self::P:Signature)", excludeOwn},
-	} {
-		if prefix, ok := matchPrefixed(expr, form.shape); ok && lookupPrefix(x, prefix) == NamespaceDS {
-			return form.ex, nil
-		}
+	if ex, ok := matchForm(x, xpathForms); ok {
+		return ex, nil
 	}
 	return excludeNone, invalid("unsupported XPath filter %q", strings.TrimSpace(x.Text()))
+}
+
+// xpathForm is an expression a filter is recognized as: its shape, white
+// space dropped, with P for the XMLDSig prefix, and what it leaves out.
+type xpathForm struct {
+	shape string
+	ex    excluded
+}
+
+// The expressions of the XPath filters (xpathFilter) and of XPath Filter
+// 2.0's subtract (xpathFilter2).
+var (
+	xpathForms = []xpathForm{
+		{"not(ancestor-or-self::P:Signature)", excludeAll},
+		{"count(ancestor-or-self::P:Signature|here()/ancestor::P:Signature[1])>count(ancestor-or-self::P:Signature)", excludeOwn},
+	}
+	xpathFilter2Forms = []xpathForm{
+		{"/descendant::P:Signature", excludeAll},
+		{"//P:Signature", excludeAll},
+		{"here()/ancestor::P:Signature[1]", excludeOwn},
+	}
+)
+
+// matchForm recognizes the expression of x, white space dropped, as one
+// of forms whose prefix x binds to the XMLDSig namespace.
+func matchForm(x *etree.Element, forms []xpathForm) (excluded, bool) {
+	expr := strings.Join(strings.Fields(x.Text()), "")
+	for _, f := range forms {
+		if prefix, ok := matchPrefixed(expr, f.shape); ok && lookupPrefix(x, prefix) == NamespaceDS {
+			return f.ex, true
+		}
+	}
+	return excludeNone, false
 }
 
 // xpathFilter2 reads an XPath Filter 2.0 transform: one subtract filter
@@ -140,21 +164,10 @@ func xpathFilter2(t *etree.Element) (excluded, error) {
 		xs[0].SelectAttrValue("Filter", "") != "subtract" {
 		return excludeNone, invalid("unsupported XPath Filter 2.0: only one subtract of the signatures is understood")
 	}
-	x := xs[0]
-	expr := strings.Join(strings.Fields(x.Text()), "")
-	for _, form := range []struct {
-		shape string
-		ex    excluded
-	}{
-		{"/descendant::P:Signature", excludeAll},
-		{"//P:Signature", excludeAll},
-		{"here()/ancestor::P:Signature[1]", excludeOwn},
-	} {
-		if prefix, ok := matchPrefixed(expr, form.shape); ok && lookupPrefix(x, prefix) == NamespaceDS {
-			return form.ex, nil
-		}
+	if ex, ok := matchForm(xs[0], xpathFilter2Forms); ok {
+		return ex, nil
 	}
-	return excludeNone, invalid("unsupported XPath Filter 2.0 expression %q", strings.TrimSpace(x.Text()))
+	return excludeNone, invalid("unsupported XPath Filter 2.0 expression %q", strings.TrimSpace(xs[0].Text()))
 }
 
 // matchPrefixed reports whether expr is shape with every "P" (the prefix

@@ -300,7 +300,7 @@ func (v *verification) readSignedInfo() error {
 	if cm := path(v.signedInfo, "CanonicalizationMethod"); cm != nil {
 		v.c14nAlg, v.c14nPrefixes = cm.SelectAttrValue("Algorithm", ""), inclusivePrefixes(cm)
 	}
-	if !canonicalizations[v.c14nAlg] {
+	if _, ok := canonicalizations[v.c14nAlg]; !ok {
 		return invalid("unsupported canonicalization method %q", v.c14nAlg)
 	}
 	sigAlg := ""
@@ -602,22 +602,33 @@ func (v *verification) checkTrust(signingTime time.Time) error {
 			return nil
 		}
 	}
-	inter := x509.NewCertPool()
-	if v.o.Intermediates != nil {
-		inter = v.o.Intermediates.Clone()
+	chain, err := buildChain(v.signing, v.chain, v.o.Roots, v.o.Intermediates, signingTime)
+	if err != nil {
+		return err
 	}
-	for _, c := range v.chain {
+	v.o.Cache.remember(k, chain)
+	return nil
+}
+
+// buildChain builds a chain from signing to one of roots at t, through
+// the KeyInfo certificates keyInfo and the pool intermediates (nil for
+// none).
+func buildChain(signing *x509.Certificate, keyInfo []*x509.Certificate, roots, intermediates *x509.CertPool, t time.Time) ([]*x509.Certificate, error) {
+	inter := x509.NewCertPool()
+	if intermediates != nil {
+		inter = intermediates.Clone()
+	}
+	for _, c := range keyInfo {
 		inter.AddCert(c)
 	}
-	chains, err := v.signing.Verify(x509.VerifyOptions{
-		Roots: v.o.Roots, Intermediates: inter, CurrentTime: signingTime,
+	chains, err := signing.Verify(x509.VerifyOptions{
+		Roots: roots, Intermediates: inter, CurrentTime: t,
 		KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageAny},
 	})
 	if err != nil {
-		return invalid("signing certificate is not trusted: %v", err)
+		return nil, invalid("signing certificate is not trusted: %v", err)
 	}
-	v.o.Cache.remember(k, chains[0])
-	return nil
+	return chains[0], nil
 }
 
 // checkReference recomputes one reference's digest and returns the
@@ -649,7 +660,7 @@ func checkReference(root, sig *etree.Element, ids map[string]*etree.Element, ref
 	// A same-document reference ("" or "#id") selects its nodes without
 	// the comments (XMLDSig §4.3.3.3), so a canonicalization with comments
 	// finds none to write.
-	plan.c14nAlg = withoutComments[plan.c14nAlg]
+	plan.c14nAlg = canonicalizations[plan.c14nAlg]
 	if ref.uri == "" && plan.exclude == excludeNone {
 		return nil, invalid("the document reference does not leave out its signature")
 	}
@@ -723,19 +734,12 @@ func isAncestor(a, e *etree.Element) bool {
 // direct writer of c14n.go); the other methods get a detached copy
 // carrying them.
 func canonicalize(alg, prefixes string, el *etree.Element, skip []*etree.Element) ([]byte, error) {
-	if alg == AlgorithmC14N10 && len(skip) <= 1 {
+	if len(skip) <= 1 && (alg == AlgorithmC14N10 || alg == AlgorithmExcC14N && prefixes == "") {
 		var one *etree.Element
 		if len(skip) == 1 {
 			one = skip[0]
 		}
-		return c14n10(el, one)
-	}
-	if alg == AlgorithmExcC14N && prefixes == "" && len(skip) <= 1 {
-		var one *etree.Element
-		if len(skip) == 1 {
-			one = skip[0]
-		}
-		return excC14N(el, one)
+		return directC14N(el, one, alg == AlgorithmExcC14N)
 	}
 	for _, e := range skip {
 		defer detach(e)()
@@ -776,19 +780,6 @@ func decodeB64(e *etree.Element) ([]byte, error) {
 // the check VerifyOptions.Roots makes, for a caller that decides what an
 // untrusted chain means only after it knows whose signature holds.
 func (r *VerifyResult) ChainTo(roots, intermediates *x509.CertPool) error {
-	inter := x509.NewCertPool()
-	if intermediates != nil {
-		inter = intermediates.Clone()
-	}
-	for _, c := range r.Chain {
-		inter.AddCert(c)
-	}
-	_, err := r.Certificate.Verify(x509.VerifyOptions{
-		Roots: roots, Intermediates: inter, CurrentTime: r.SigningTime,
-		KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageAny},
-	})
-	if err != nil {
-		return invalid("signing certificate is not trusted: %v", err)
-	}
-	return nil
+	_, err := buildChain(r.Certificate, r.Chain, roots, intermediates, r.SigningTime)
+	return err
 }
