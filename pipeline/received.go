@@ -182,11 +182,15 @@ func (p *Pipeline) Receive(ctx context.Context, pr tenant.Principal, req *Receiv
 	}
 
 	start := time.Now()
-	doc, m, policy, err := p.supplierDocument(req, is.Company)
+	sp, err := p.supplierDocument(req, is.Company)
 	p.metrics.observe(stageValidate, start)
 	if err != nil {
 		return ReceivedOutcome{}, err
 	}
+	// Counted here, once per document received: a repeat or the
+	// background worker checks it again without counting.
+	p.metrics.supplier.WithLabelValues(sp.trust).Inc()
+	doc, m := sp.doc, sp.msg
 	log = log.With("clave", doc.Clave)
 	if prev, err := rs.ReceivedByClave(ctx, is.Company.ID, doc.Clave); err == nil {
 		return ReceivedOutcome{}, alreadyAnswered(prev)
@@ -233,7 +237,7 @@ func (p *Pipeline) Receive(ctx context.Context, pr tenant.Principal, req *Receiv
 		TotalImpuesto:    m.MontoTotalImpuesto.String(),
 		TotalComprobante: m.TotalFactura.String(),
 		SupplierXML:      req.XML,
-		FirmaPolitica:    policy,
+		FirmaPolitica:    sp.policy,
 		Mensaje:          fmt.Sprint(m.Mensaje),
 		Tipo:             tipo, Terminal: ReceivedTerminal,
 		FechaMensaje:  now.In(crTime).Truncate(time.Second),
@@ -354,75 +358,84 @@ func (p *Pipeline) receivedInProgress() error {
 	}
 }
 
+// supplier is a supplier's document that passed supplierDocument's
+// checks, with the message made from the answer.
+type supplier struct {
+	doc *hacienda.Document
+	msg *hacienda.MensajeReceptor
+	// policy is the policy the supplier's signature commits to, "" for
+	// none; trust what its certificate rests on, the label of
+	// supplier_signatures_total (supplierSigner).
+	policy, trust string
+}
+
 // supplierDocument reads and checks the supplier's document and builds
 // the message from the answer: a v4.4 document of a type that is
 // answered, whose XAdES signature verifies over the whole document and was
 // made by its Emisor (supplierSigner), whose Receptor is the calling
-// company, and an answer that agrees with its totals. It returns the
-// policy the signature commits to ("" for none): any is accepted, since
-// the tax authority judges the document and Receive asks it before
-// answering. Problems of the document are reported on xml.
-func (p *Pipeline) supplierDocument(req *ReceiveRequest, c tenant.Company) (*hacienda.Document, *hacienda.MensajeReceptor, string, error) {
+// company, and an answer that agrees with its totals. Any signature policy
+// is accepted, since the tax authority judges the document and Receive
+// asks it before answering. Problems of the document are reported on xml.
+func (p *Pipeline) supplierDocument(req *ReceiveRequest, c tenant.Company) (supplier, error) {
 	bad := func(msg string) error { return invalidField(hacienda.FieldReceivedXML, msg) }
 	doc, err := hacienda.ParseXML(req.XML)
 	if err != nil {
-		return nil, nil, "", bad("is not a v4.4 electronic document (FE, ND, NC or FEE): " + err.Error())
+		return supplier{}, bad("is not a v4.4 electronic document (FE, ND, NC or FEE): " + err.Error())
 	}
 	if err := hacienda.CheckAnswerable(doc.Type); err != nil {
-		return nil, nil, "", bad(err.Error())
+		return supplier{}, bad(err.Error())
 	}
 	res, err := signer.VerifyWith(req.XML, signer.VerifyOptions{AnyPolicy: true, Cache: p.supplierCerts})
 	if err != nil {
-		return nil, nil, "", bad("the supplier's signature does not verify (the document was altered after it was signed, or its signature is malformed): " + err.Error())
+		return supplier{}, bad("the supplier's signature does not verify (the document was altered after it was signed, or its signature is malformed): " + err.Error())
 	}
-	if err := p.supplierSigner(doc, res); err != nil {
-		return nil, nil, "", bad(err.Error())
+	trust, err := p.supplierSigner(doc, res)
+	if err != nil {
+		return supplier{}, bad(err.Error())
 	}
 	if doc.Receptor == nil || doc.Receptor.Identificacion.IsZero() {
-		return nil, nil, "", bad("the document names no Receptor, so it is not addressed to this company")
+		return supplier{}, bad("the document names no Receptor, so it is not addressed to this company")
 	}
 	if !hacienda.SameNumber(doc.Receptor.Identificacion.Numero, c.NumeroIdentificacion) {
-		return nil, nil, "", bad(fmt.Sprintf("the document is addressed to %s, not to this company (%s): only the receptor answers it",
+		return supplier{}, bad(fmt.Sprintf("the document is addressed to %s, not to this company (%s): only the receptor answers it",
 			doc.Receptor.Identificacion.Numero, c.NumeroIdentificacion))
 	}
 	m, err := hacienda.NewMensajeReceptor(doc, req.Answer)
 	if err != nil {
-		return nil, nil, "", err
+		return supplier{}, err
 	}
-	policy := ""
+	sp := supplier{doc: doc, msg: m, trust: trust}
 	if res.Policy != nil {
-		policy = res.Policy.Identifier
+		sp.policy = res.Policy.Identifier
 	}
-	return doc, m, policy, nil
+	return sp, nil
 }
 
 // supplierSigner checks who signed a supplier's document: a certificate
 // of its Emisor (the same identification), and, with SupplierPKI, one the
 // national PKI vouches for unless it was issued outside it (see
-// Options.SupplierPKI).
-func (p *Pipeline) supplierSigner(doc *hacienda.Document, res *signer.VerifyResult) error {
+// Options.SupplierPKI). It returns what the certificate rests on:
+// national_pki, tax_authority, or unchecked without SupplierPKI.
+func (p *Pipeline) supplierSigner(doc *hacienda.Document, res *signer.VerifyResult) (string, error) {
 	id, err := signer.CertificateIdentification(res.Certificate)
 	if err != nil {
-		return fmt.Errorf("the supplier's signing certificate carries no identification, so it cannot be told to be the Emisor's: %v", err)
+		return "", fmt.Errorf("the supplier's signing certificate carries no identification, so it cannot be told to be the Emisor's: %v", err)
 	}
 	if !hacienda.SameNumber(id.Numero, doc.Emisor.Identificacion.Numero) {
-		return fmt.Errorf("the document is signed with the certificate of %s, not of its Emisor %s", id.Numero, doc.Emisor.Identificacion.Numero)
+		return "", fmt.Errorf("the document is signed with the certificate of %s, not of its Emisor %s", id.Numero, doc.Emisor.Identificacion.Numero)
 	}
 	pki := p.o.SupplierPKI
 	if pki == nil {
-		p.metrics.supplier.WithLabelValues("unchecked").Inc()
-		return nil
+		return "unchecked", nil
 	}
 	err = res.ChainTo(pki.Roots, pki.Intermediates)
 	switch {
 	case err == nil:
-		p.metrics.supplier.WithLabelValues("national_pki").Inc()
+		return "national_pki", nil
 	case pki.NamesAuthority(res.Certificate):
-		return fmt.Errorf("the supplier's certificate names an authority of the national PKI as its issuer but does not chain to it at its signing time: %v", err)
-	default:
-		p.metrics.supplier.WithLabelValues("tax_authority").Inc()
+		return "", fmt.Errorf("the supplier's certificate names an authority of the national PKI as its issuer but does not chain to it at its signing time: %v", err)
 	}
-	return nil
+	return "tax_authority", nil
 }
 
 // alreadyAnswered refuses a second answer of a company to a document.
@@ -613,14 +626,14 @@ func (p *Pipeline) resumeReceived(ctx context.Context, rs tenant.ReceivedStore, 
 	if err := sendable(is.Company); err != nil {
 		return p.stopReceived(ctx, rs, r, log, "The message was numbered but cannot be sent: "+err.Error())
 	}
-	_, m, _, err := p.supplierDocument(req, is.Company)
+	sp, err := p.supplierDocument(req, is.Company)
 	if err != nil {
 		return p.stopReceived(ctx, rs, r, log, "The message was numbered but its answer no longer passes the checks ("+err.Error()+"); it keeps its number but is not sent.")
 	}
-	if hacienda.ReceptorMessageType(m.Mensaje) != r.Tipo {
+	if hacienda.ReceptorMessageType(sp.msg.Mensaje) != r.Tipo {
 		return p.stopReceived(ctx, rs, r, log, "The message's stored answer does not match its numbering; it keeps its number but is not sent.")
 	}
-	return p.issueReceived(ctx, rs, is, r, m, log, call)
+	return p.issueReceived(ctx, rs, is, r, sp.msg, log, call)
 }
 
 // stopReceived keeps a message that cannot be finished 00 with reason and

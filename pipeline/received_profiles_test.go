@@ -25,20 +25,20 @@ import (
 	"facturad/signer/certmint"
 )
 
-// Policies other signers commit to, as they write them (the suppliers'
-// documents in signer/testdata/real/suppliers).
-var (
-	policyV43 = signer.Policy{
-		Identifier:   "https://www.hacienda.go.cr/ATV/ComprobanteElectronico/docs/esquemas/2016/v4.3/Resolucion_Comprobantes_Electronicos_DGT-R-48-2016_v4.3.pdf",
-		DigestMethod: "http://www.w3.org/2000/09/xmldsig#sha1",
-		Digest:       "V8lVVNGDCPen6VELRD1Ja8HARFk=",
+// supplierPolicy is the policy a real supplier's document of
+// signer/testdata/real/suppliers commits to, as its signer wrote it.
+func supplierPolicy(t *testing.T, name string) signer.Policy {
+	t.Helper()
+	doc, err := os.ReadFile(filepath.Join("../signer/testdata/real/suppliers", name))
+	if err != nil {
+		t.Fatal(err)
 	}
-	policyV41 = signer.Policy{
-		Identifier:   "https://tribunet.hacienda.go.cr/docs/esquemas/2016/v4.1/Resolucion_Comprobantes_Electronicos_DGT-R-48-2016_v4.1.pdf",
-		DigestMethod: signer.AlgorithmSHA256,
-		Digest:       "Ohixl6upD6av8N7pEvDABhEL6hM=",
+	res, err := signer.VerifyWith(doc, signer.VerifyOptions{AnyPolicy: true})
+	if err != nil || res.Policy == nil {
+		t.Fatalf("%s: no policy read (%v)", name, err)
 	}
-)
+	return *res.Policy
+}
 
 // TestReceiveOtherSignersProfiles receives a v4.4 document of the harness's
 // company signed, with its key, in the profiles real suppliers' software
@@ -64,6 +64,8 @@ func testReceiveOtherSignersProfiles(t *testing.T, open func(testing.TB) fullSto
 	}
 	chain := append([]*x509.Certificate{cert.Leaf}, cert.Chain...)
 	at := func() time.Time { return time.Now() }
+	policyV43 := supplierPolicy(t, "firmador-php-factura-v43-2023-sandbox.xml")
+	policyV41 := supplierPolicy(t, "xadessignercr-factura-v42-2019-sandbox.xml")
 	profiles := []struct {
 		name   string
 		sign   func(t *testing.T, unsigned []byte) []byte
@@ -104,6 +106,7 @@ func testReceiveOtherSignersProfiles(t *testing.T, open func(testing.TB) fullSto
 			unsigned := append(bytes.Clone(issued[:sig]), issued[end:]...)
 			signed := pf.sign(t, unsigned)
 
+			counted := testutil.ToFloat64(b.p.metrics.supplier.WithLabelValues("unchecked"))
 			tampered := bytes.Replace(signed, []byte("<TotalComprobante>"), []byte("<TotalComprobante>1"), 1)
 			_, err := b.receive(buyer, receiveJSON(tampered, "1", fmt.Sprintf("tampered-%d", i), nil))
 			requireField(t, err, "xml", "signature does not verify")
@@ -118,6 +121,14 @@ func testReceiveOtherSignersProfiles(t *testing.T, open func(testing.TB) fullSto
 			}
 			if r.FirmaPolitica != pf.policy {
 				t.Errorf("FirmaPolitica %q, want %q", r.FirmaPolitica, pf.policy)
+			}
+			// Counted once, for the document received (not the tampered
+			// one); the repeat below checks it again without counting.
+			if _, err := b.receive(buyer, receiveJSON(signed, "1", fmt.Sprintf("profile-%d", i), nil)); err != nil {
+				t.Fatalf("repeat: %v", err)
+			}
+			if got := testutil.ToFloat64(b.p.metrics.supplier.WithLabelValues("unchecked")) - counted; got != 1 {
+				t.Errorf("supplier_signatures_total{trust=\"unchecked\"} rose by %v, want 1", got)
 			}
 			stored, err := b.p.o.Received.ReceivedByClave(context.Background(), r.CompanyID, r.Clave)
 			if err != nil || stored.FirmaPolitica != pf.policy || !bytes.Equal(stored.SupplierXML, signed) {
@@ -185,13 +196,12 @@ func TestSupplierSignerNationalPKI(t *testing.T) {
 				t.Fatal(err)
 			}
 			res := &signer.VerifyResult{Certificate: m.Leaf, SigningTime: time.Now()}
-			before := testutil.ToFloat64(b.p.metrics.supplier.WithLabelValues(tt.trust))
-			err = b.p.supplierSigner(doc, res)
+			trust, err := b.p.supplierSigner(doc, res)
 			if tt.ok != (err == nil) {
 				t.Fatalf("err = %v, want ok %v", err, tt.ok)
 			}
-			if tt.ok && testutil.ToFloat64(b.p.metrics.supplier.WithLabelValues(tt.trust)) != before+1 {
-				t.Errorf("supplier_signatures_total{trust=%q} not counted", tt.trust)
+			if trust != tt.trust {
+				t.Errorf("rests on %q, want %q", trust, tt.trust)
 			}
 			if !tt.ok && !strings.Contains(err.Error(), "does not chain") {
 				t.Errorf("err = %v, want it to say it does not chain", err)

@@ -321,10 +321,11 @@ func (b *bundle) interruptedReceive(t *testing.T, pr tenant.Principal, raw []byt
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc, m, _, err := b.p.supplierDocument(req, is.Company)
+	sp, err := b.p.supplierDocument(req, is.Company)
 	if err != nil {
 		t.Fatal(err)
 	}
+	doc, m := sp.doc, sp.msg
 	canon, err := json.Marshal(req)
 	if err != nil {
 		t.Fatal(err)
