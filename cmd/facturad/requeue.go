@@ -12,10 +12,11 @@ import (
 	"facturad/tenant/sqlite"
 )
 
-// failedEmails is what requeue-emails needs of a store (both stores have
-// it).
-type failedEmails interface {
+// requeueStore is what requeue-emails and requeue need of a store (both
+// stores have it).
+type requeueStore interface {
 	RequeueFailedEmails(ctx context.Context, since time.Time, companyID int64, at time.Time) (int, error)
+	RequeueStopped(ctx context.Context, q tenant.RequeueQuery, now time.Time) (int, error)
 	Close() error
 }
 
@@ -42,7 +43,7 @@ func runRequeueEmails(ctx context.Context, args []string, stdout, stderr io.Writ
 	if company < 0 {
 		return errors.New("requeue-emails: --company must be a company's id, or 0 for every company")
 	}
-	store, err := openFailedEmails(ctx, c)
+	store, err := openRequeueStore(ctx, c)
 	if err != nil {
 		return fmt.Errorf("requeue-emails: %w", err)
 	}
@@ -82,12 +83,12 @@ func parseSince(s string, now time.Time) (time.Time, error) {
 	return t, nil
 }
 
-// openFailedEmails opens the service's store without its keys: a
+// openRequeueStore opens the service's store without its keys: a
 // re-queue touches no sealed value. PostgreSQL's schema is left as it is
 // (migrate's work); the embedded store brings its own up to date on
 // opening, as a start of the service does. It must exist already, so that
 // a mistyped data_dir is not taken for an empty store.
-func openFailedEmails(ctx context.Context, c Config) (failedEmails, error) {
+func openRequeueStore(ctx context.Context, c Config) (requeueStore, error) {
 	if c.DatabaseURL != "" {
 		return postgres.Open(ctx, c.DatabaseURL, postgres.Options{})
 	}
@@ -95,12 +96,6 @@ func openFailedEmails(ctx context.Context, c Config) (failedEmails, error) {
 		return nil, err
 	}
 	return sqlite.Open(ctx, embeddedStorePath(c), sqlite.Options{})
-}
-
-// stoppedDocuments is what requeue needs of a store (both stores have it).
-type stoppedDocuments interface {
-	RequeueStopped(ctx context.Context, q tenant.RequeueQuery, now time.Time) (int, error)
-	Close() error
 }
 
 // runRequeue makes documents that wait for their company due again: a 05
@@ -135,7 +130,7 @@ func runRequeue(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 	case company < 0:
 		return errors.New("requeue: --company must be a company's id")
 	}
-	store, err := openStoppedDocuments(ctx, c)
+	store, err := openRequeueStore(ctx, c)
 	if err != nil {
 		return fmt.Errorf("requeue: %w", err)
 	}
@@ -156,15 +151,4 @@ func runRequeue(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 		fmt.Fprintln(stdout, "nothing to re-queue: the document is settled, already scheduled, or no document has that clave")
 	}
 	return nil
-}
-
-// openStoppedDocuments opens the store as openFailedEmails does.
-func openStoppedDocuments(ctx context.Context, c Config) (stoppedDocuments, error) {
-	if c.DatabaseURL != "" {
-		return postgres.Open(ctx, c.DatabaseURL, postgres.Options{})
-	}
-	if err := requireEmbeddedStore(c); err != nil {
-		return nil, err
-	}
-	return sqlite.Open(ctx, embeddedStorePath(c), sqlite.Options{})
 }

@@ -15,37 +15,54 @@ import (
 	"facturad/tenant/storetest"
 )
 
+// requeueTestStore is a store as the requeue commands find it, for their
+// tests: both stores are all of it.
+type requeueTestStore interface {
+	storetest.DeliveryStore
+	storetest.CredentialStopStore
+}
+
+// requeueShape is one of the stores the commands work on: open opens it,
+// closed when the test ends, with the arguments and environment that
+// point a command at it.
+type requeueShape struct {
+	name string
+	open func(t *testing.T) (s requeueTestStore, args []string, environ map[string]string)
+}
+
+// requeueStores are the embedded store and PostgreSQL.
+func requeueStores(ctx context.Context) []requeueShape {
+	return []requeueShape{
+		{"embedded", func(t *testing.T) (requeueTestStore, []string, map[string]string) {
+			dir := t.TempDir()
+			s, err := sqlite.Open(ctx, filepath.Join(dir, "facturad.db"), sqlite.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			return s, []string{"--data-dir", dir}, nil
+		}},
+		{"postgres", func(t *testing.T) (requeueTestStore, []string, map[string]string) {
+			url := postgresSchema(t)
+			s, err := postgres.Open(ctx, url, postgres.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			return s, nil, map[string]string{"FACTURAD_DATABASE_URL": url}
+		}},
+	}
+}
+
 // TestRequeueEmailsCommand: on both stores, `facturad requeue-emails`
 // makes the failed e-mail of a document accepted since --since pending
 // again, and leaves one accepted before it failed; with --company, only
 // that company's.
 func TestRequeueEmailsCommand(t *testing.T) {
 	ctx := context.Background()
-	shapes := []struct {
-		name string
-		open func(t *testing.T) (storetest.DeliveryStore, func(), []string, map[string]string)
-	}{
-		{"embedded", func(t *testing.T) (storetest.DeliveryStore, func(), []string, map[string]string) {
-			dir := t.TempDir()
-			s, err := sqlite.Open(ctx, filepath.Join(dir, "facturad.db"), sqlite.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return s, func() { s.Close() }, []string{"--data-dir", dir}, nil
-		}},
-		{"postgres", func(t *testing.T) (storetest.DeliveryStore, func(), []string, map[string]string) {
-			url := postgresSchema(t)
-			s, err := postgres.Open(ctx, url, postgres.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return s, func() { s.Close() }, nil, map[string]string{"FACTURAD_DATABASE_URL": url}
-		}},
-	}
-	for _, shape := range shapes {
+	for _, shape := range requeueStores(ctx) {
 		t.Run("ok/"+shape.name, func(t *testing.T) {
-			s, closeStore, args, environ := shape.open(t)
-			defer closeStore()
+			s, args, environ := shape.open(t)
 			now := time.Now()
 			old := storetest.FailedEmail(t, s, now.Add(-5*time.Hour))
 			recent := storetest.FailedEmail(t, s, now.Add(-time.Hour))
@@ -120,31 +137,9 @@ func TestRequeueEmailsCommand(t *testing.T) {
 // selection.
 func TestRequeueCommand(t *testing.T) {
 	ctx := context.Background()
-	shapes := []struct {
-		name string
-		open func(t *testing.T) (storetest.CredentialStopStore, func(), []string, map[string]string)
-	}{
-		{"embedded", func(t *testing.T) (storetest.CredentialStopStore, func(), []string, map[string]string) {
-			dir := t.TempDir()
-			s, err := sqlite.Open(ctx, filepath.Join(dir, "facturad.db"), sqlite.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return s, func() { s.Close() }, []string{"--data-dir", dir}, nil
-		}},
-		{"postgres", func(t *testing.T) (storetest.CredentialStopStore, func(), []string, map[string]string) {
-			url := postgresSchema(t)
-			s, err := postgres.Open(ctx, url, postgres.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			return s, func() { s.Close() }, nil, map[string]string{"FACTURAD_DATABASE_URL": url}
-		}},
-	}
-	for _, shape := range shapes {
+	for _, shape := range requeueStores(ctx) {
 		t.Run("ok/"+shape.name, func(t *testing.T) {
-			s, closeStore, args, environ := shape.open(t)
-			defer closeStore()
+			s, args, environ := shape.open(t)
 			byClave := storetest.StoppedDocument(t, s, "by-clave", tenant.StateNotSentYet)
 			byCompany := storetest.StoppedDocument(t, s, "by-company", tenant.StatePending)
 			steps := []struct {
