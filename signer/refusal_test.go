@@ -543,14 +543,23 @@ func TestVerifyRefusal(t *testing.T) {
 	}
 }
 
+// newDocumentTransforms replaces the document reference's ds:Transforms
+// with an empty one, for the caller to fill.
+func (s *sigDoc) newDocumentTransforms(t *testing.T) *etree.Element {
+	t.Helper()
+	r := s.ref(t, refDocument)
+	r.RemoveChild(r.SelectElement("ds:Transforms"))
+	ts := etree.NewElement("ds:Transforms")
+	r.InsertChildAt(0, ts)
+	return ts
+}
+
 // xpathTransform replaces the document reference's transforms with an
 // XPath filter of expr, followed by exclusive C14N. Unless prefix is ds
 // (declared on the signature), the ds:XPath element binds it to ns.
 func xpathTransform(expr, prefix, ns string) func(t *testing.T, s *sigDoc) {
 	return func(t *testing.T, s *sigDoc) {
-		r := s.ref(t, refDocument)
-		r.RemoveChild(r.SelectElement("ds:Transforms"))
-		ts := etree.NewElement("ds:Transforms")
+		ts := s.newDocumentTransforms(t)
 		x := ts.CreateElement("ds:Transform")
 		x.CreateAttr("Algorithm", AlgorithmXPathFilter)
 		xp := x.CreateElement("ds:XPath")
@@ -559,7 +568,6 @@ func xpathTransform(expr, prefix, ns string) func(t *testing.T, s *sigDoc) {
 		}
 		xp.SetText(expr)
 		ts.CreateElement("ds:Transform").CreateAttr("Algorithm", AlgorithmExcC14N)
-		r.InsertChildAt(0, ts)
 	}
 }
 
