@@ -74,9 +74,11 @@ const never = "0001-01-01T00:00:00"
 const testClave = "50621112600310112345600100001010000000007100000001"
 
 func TestDocumentRoutesContract(t *testing.T) {
-	doc := tenant.Document{
-		IDExterno: "ext-1", Consecutivo: "00100001010000000007", Numero: 7, Clave: testClave,
-		Estado: tenant.StateSent, SignedXML: []byte("<FacturaElectronica/>"),
+	doc := tenant.Document{IDExterno: "ext-1",
+		Consecutivo: "00100001010000000007",
+		Numero:      7,
+		Clave:       testClave,
+		Submission:  tenant.Submission{Phase: tenant.PhaseFor(tenant.StateSent), Estado: tenant.StateSent, SignedXML: []byte("<FacturaElectronica/>")},
 	}
 	f := &fakeDocuments{doc: doc, out: pipeline.Outcome{Document: doc, Estado: doc.Estado}}
 	b := setup(t, Options{Tenants: docTenants{}, Routes: DocumentRoutes(f)})
@@ -113,7 +115,7 @@ func TestDocumentRoutesContract(t *testing.T) {
 			estado tenant.State
 		}{{pipeline.KeySendingDocumentError, tenant.StateNotSentYet}, {pipeline.KeyExpiredClientCertificate, tenant.StatePending}} {
 			d := doc
-			d.Estado = tc.estado
+			d.Place(tc.estado)
 			f.out = pipeline.Outcome{Document: d, Estado: tc.estado, Failed: true, Key: tc.key, Message: "explained"}
 			r := b.do(t, "POST", "/api/documents/v4", &u, "application/json", []byte(`{}`))
 			m := r.object(t)
@@ -157,7 +159,8 @@ func TestDocumentRoutesContract(t *testing.T) {
 	})
 	t.Run("ok/check flags", func(t *testing.T) {
 		d := doc
-		d.Estado, d.ResponseXML, d.CodigoMensaje, d.MensajeHacienda = tenant.StateAccepted, []byte("<MensajeHacienda/>"), "1", "Aceptado"
+		d.ResponseXML, d.CodigoMensaje, d.MensajeHacienda = []byte("<MensajeHacienda/>"), "1", "Aceptado"
+		d.Place(tenant.StateAccepted)
 		d.DetalleMensaje = []string{"uno", "dos"}
 		f.out = pipeline.Outcome{Document: d, Estado: d.Estado}
 		defer func() { f.out = pipeline.Outcome{Document: doc, Estado: doc.Estado} }()
@@ -204,7 +207,8 @@ func TestDocumentRoutesContract(t *testing.T) {
 		}
 		saved := f.doc
 		defer func() { f.doc = saved }()
-		f.doc.SignedXML, f.doc.Tipo, f.doc.Estado = x, "03", tenant.StateRejected
+		f.doc.SignedXML, f.doc.Tipo = x, "03"
+		f.doc.Place(tenant.StateRejected)
 		f.doc.MensajeHacienda, f.doc.DetalleMensaje = "Rechazado", []string{"La fecha de emisión está fuera del plazo."}
 		r := b.do(t, "GET", "/api/documents/"+testClave+"/pdf/v4", &u, "", nil)
 		if r.status != 200 || r.header.Get("Content-Type") != "application/pdf" ||
@@ -222,7 +226,8 @@ func TestDocumentRoutesContract(t *testing.T) {
 	t.Run("error/pdf of a document not signed yet is 409", func(t *testing.T) {
 		saved := f.doc
 		defer func() { f.doc = saved }()
-		f.doc.SignedXML, f.doc.Estado = nil, tenant.StatePending
+		f.doc.SignedXML = nil
+		f.doc.Place(tenant.StatePending)
 		r := b.do(t, "GET", "/api/documents/"+testClave+"/pdf/v4", &u, "", nil)
 		m := r.object(t)
 		if r.status != 409 || m["statusCode"] != 409.0 || !strings.Contains(m["message"].(string), "no signed XML yet") {

@@ -57,12 +57,16 @@ func (w *listWorld) seed(t *testing.T, companyID, branchID int64, prefix string,
 	estados := []tenant.State{tenant.StateAccepted, tenant.StateAccepted, tenant.StateRejected, tenant.StateSent}
 	tipos := []string{"01", "01", "04", "03", "08"}
 	for i := range n {
-		d := tenant.Document{
-			CompanyID: companyID, BranchID: branchID, IDExterno: fmt.Sprintf("%s-%d", prefix, i),
-			Tipo: tipos[i%len(tipos)], Terminal: "00001", Situacion: "1",
-			FechaEmision: start.Add(time.Duration(i/2) * time.Minute),
-			Estado:       estados[i%len(estados)],
-			ReceptorTipo: "01", ReceptorNumero: fmt.Sprintf("1%08d", i%3),
+		d := tenant.Document{CompanyID: companyID,
+			BranchID:       branchID,
+			IDExterno:      fmt.Sprintf("%s-%d", prefix, i),
+			Tipo:           tipos[i%len(tipos)],
+			Terminal:       "00001",
+			Situacion:      "1",
+			FechaEmision:   start.Add(time.Duration(i/2) * time.Minute),
+			ReceptorTipo:   "01",
+			ReceptorNumero: fmt.Sprintf("1%08d", i%3),
+			Submission:     tenant.Submission{Phase: tenant.PhaseFor(estados[i%len(estados)]), Estado: estados[i%len(estados)]},
 		}
 		if d.Tipo == "08" {
 			d.EmisorTipo, d.EmisorNumero, d.ReceptorNumero = d.ReceptorTipo, d.ReceptorNumero, "3101000000"

@@ -35,15 +35,25 @@ func (w *listWorld) seedReceived(t *testing.T, companyID, branchID int64, recept
 	estados := []tenant.State{tenant.StateAccepted, tenant.StateSent, tenant.StateRejected, tenant.StateAccepted}
 	for i := range n {
 		mensaje := fmt.Sprint(1 + i%3)
-		r := tenant.ReceivedDocument{
-			CompanyID: companyID, BranchID: branchID, IDExterno: fmt.Sprintf("%s-%d", prefix, i),
-			Clave: fmt.Sprintf("506"+"060426"+"003101000000"+"0010000101%010d"+"1"+"12345678", receivedSeq.Add(1)), TipoDocumento: tipos[i%len(tipos)],
-			EmisorTipo: "02", EmisorNumero: fmt.Sprintf("310100000%d", i%3), EmisorNombre: "Proveedor S.A.",
-			ReceptorTipo: "02", ReceptorNumero: receptor,
-			FechaEmision:  start.Add(time.Duration(i/2) * time.Minute),
-			TotalImpuesto: "130.5", TotalComprobante: "1130.5", SupplierXML: []byte("<FacturaElectronica/>"),
-			Mensaje: mensaje, Tipo: map[string]string{"1": "05", "2": "06", "3": "07"}[mensaje], Terminal: "00001",
-			FechaMensaje: start.Add(time.Hour), Estado: estados[i%len(estados)],
+		r := tenant.ReceivedDocument{CompanyID: companyID,
+			BranchID:         branchID,
+			IDExterno:        fmt.Sprintf("%s-%d", prefix, i),
+			Clave:            fmt.Sprintf("506"+"060426"+"003101000000"+"0010000101%010d"+"1"+"12345678", receivedSeq.Add(1)),
+			TipoDocumento:    tipos[i%len(tipos)],
+			EmisorTipo:       "02",
+			EmisorNumero:     fmt.Sprintf("310100000%d", i%3),
+			EmisorNombre:     "Proveedor S.A.",
+			ReceptorTipo:     "02",
+			ReceptorNumero:   receptor,
+			FechaEmision:     start.Add(time.Duration(i/2) * time.Minute),
+			TotalImpuesto:    "130.5",
+			TotalComprobante: "1130.5",
+			SupplierXML:      []byte("<FacturaElectronica/>"),
+			Mensaje:          mensaje,
+			Tipo:             map[string]string{"1": "05", "2": "06", "3": "07"}[mensaje],
+			Terminal:         "00001",
+			FechaMensaje:     start.Add(time.Hour),
+			Submission:       tenant.Submission{Phase: tenant.PhaseFor(estados[i%len(estados)]), Estado: estados[i%len(estados)]},
 		}
 		if i%4 == 3 {
 			r.TotalImpuesto = ""

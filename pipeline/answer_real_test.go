@@ -7,7 +7,6 @@ import (
 
 	"facturad/hacienda/recepcion"
 	"facturad/hacienda/trust"
-	"facturad/tenant"
 )
 
 // TestRealAnswerIsApplied gives the tax authority's real 2023 answer
@@ -30,7 +29,7 @@ func TestRealAnswerIsApplied(t *testing.T) {
 	}
 	p := &Pipeline{o: Options{AnswerRoots: n.Roots, AnswerIntermediates: n.Intermediates, AnswerSigner: trust.MinistryIdentification}}
 	const clave = "50627012300060453034000100001010000000001190483050"
-	doc := func() *tenant.Document { return &tenant.Document{Clave: clave, EmisorNumero: "604530340"} }
+	doc := func() subject { return subject{key: clave, clave: clave, issuer: "604530340"} }
 	status := func(b []byte) *recepcion.Status {
 		return &recepcion.Status{Clave: clave, Estado: recepcion.EstadoAceptado, ResponseXML: b}
 	}
@@ -40,12 +39,12 @@ func TestRealAnswerIsApplied(t *testing.T) {
 	changed := bytes.Replace(answer, []byte("<MontoTotalImpuesto>130"), []byte("<MontoTotalImpuesto>131"), 1)
 	for _, tt := range []struct {
 		name   string
-		d      *tenant.Document
+		d      subject
 		st     *recepcion.Status
 		reason string
 	}{
 		{"one byte changed", doc(), status(changed), "signature"},
-		{"another issuer", &tenant.Document{Clave: clave, EmisorNumero: "3101123456"}, status(answer), "issuer"},
+		{"another issuer", subject{key: clave, clave: clave, issuer: "3101123456"}, status(answer), "issuer"},
 		{"another verdict", doc(), &recepcion.Status{Clave: clave, Estado: recepcion.EstadoRechazado, ResponseXML: answer}, "verdict"},
 	} {
 		if reason, err := p.answerProblem(tt.d, tt.st); reason != tt.reason || err == nil {

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"facturad/hacienda"
 	"facturad/hacienda/recepcion"
@@ -41,20 +40,6 @@ func (p *Pipeline) callbackURL(clave string) string {
 	}
 	// CallbackPath with its two parameters filled in.
 	return strings.TrimRight(p.o.CallbackBase, "/") + "/hacienda/callback/" + clave + "/" + p.callbackToken(clave)
-}
-
-// pollAfter is how long the background worker waits before asking about
-// d (submitted, or answered recibido or procesando) again: usual, or, when
-// the tax authority calls back with d's verdict, at least the slow safety
-// net (SafetyPoll less a jitter of up to half, so that a burst of
-// documents is not asked about all at once). A receiver's message is
-// submitted without a callback URL (its view's key is
-// clave-consecutivoReceptor, see answeredClave), so it is polled as usual.
-func (p *Pipeline) pollAfter(d *tenant.Document, usual time.Duration) time.Duration {
-	if p.o.CallbackBase != "" && !strings.Contains(d.Clave, "-") {
-		return max(usual, backoff(p.o.SafetyPoll, p.o.SafetyPoll, 0, 0))
-	}
-	return usual
 }
 
 // Callback takes the tax authority's callback for a document (spec §15.5)
@@ -102,18 +87,18 @@ func (p *Pipeline) callback(ctx context.Context, clave, token string, body []byt
 	if d.Estado.Final() {
 		return "settled", nil // nothing to ask
 	}
-	if applied, err := p.applySigned(ctx, d, body); applied {
+	if applied, err := p.applySigned(ctx, &d, body); applied {
 		if err != nil {
 			return "failed", fmt.Errorf("callback for %s: %w", clave, err)
 		}
 		return "applied", nil
 	}
-	out, err := p.check(ctx, opCallback, d)
+	res, err := p.check(ctx, opCallback, docRow(&d))
 	if err != nil {
 		return "failed", fmt.Errorf("callback for %s: %w", clave, err)
 	}
-	if out.Failed {
-		return "failed", fmt.Errorf("callback for %s: %s", clave, out.Message)
+	if res.Failed {
+		return "failed", fmt.Errorf("callback for %s: %s", clave, res.Message)
 	}
 	return "asked", nil
 }
@@ -122,7 +107,7 @@ func (p *Pipeline) callback(ctx context.Context, clave, token string, body []byt
 // believed (see Callback) and reports whether it did; when it did not, the
 // caller asks the tax authority. A body that fails the answer's checks is
 // counted and logged by verifyAnswer like a forged status answer.
-func (p *Pipeline) applySigned(ctx context.Context, d tenant.Document, body []byte) (bool, error) {
+func (p *Pipeline) applySigned(ctx context.Context, d *tenant.Document, body []byte) (bool, error) {
 	if p.o.AnswerRoots == nil || len(body) == 0 {
 		return false, nil
 	}
@@ -130,31 +115,13 @@ func (p *Pipeline) applySigned(ctx context.Context, d tenant.Document, body []by
 	if err != nil || !st.Estado.Final() || len(st.ResponseXML) == 0 {
 		return false, nil
 	}
-	if err := p.verifyAnswer(ctx, &d, &st); err != nil {
+	w := docRow(d)
+	if err := p.verifyAnswer(ctx, w.subject(), &st); err != nil {
 		return false, nil
 	}
 	ctx, cancel := p.workCtx(ctx)
 	defer cancel()
-	p.applyStatus(ctx, &d, st)
-	err = p.save(ctx, &d)
-	if errors.Is(err, tenant.ErrConflict) {
-		// Stored meanwhile (the send storing its submission, a check, the
-		// background worker): the signed verdict is the newest word unless
-		// the fresh copy has one. Like the first read, the fresh copy is
-		// the state alone: the save keeps the stored XML.
-		cur, rerr := p.o.Store.DocumentStateByClave(ctx, d.Clave)
-		switch {
-		case rerr != nil:
-			err = fmt.Errorf("read the document again: %w", rerr)
-		case !cur.Estado.Final():
-			d = cur
-			p.applyStatus(ctx, &d, st)
-			err = p.save(ctx, &d)
-		default:
-			d, err = cur, nil
-		}
-	}
-	if err != nil {
+	if err := p.record(ctx, w, false, func() { p.applyStatus(ctx, w, st) }); err != nil {
 		return true, fmt.Errorf("store the signed verdict: %w", err)
 	}
 	p.metrics.outcomes.WithLabelValues(opCallback, string(d.Estado)).Inc()

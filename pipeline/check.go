@@ -35,13 +35,7 @@ func (p *Pipeline) Document(ctx context.Context, pr tenant.Principal, clave stri
 
 // Check runs the check call (A.5): it asks the tax authority about the
 // document, stores the answer (state, Mensaje code, message, detail lines,
-// answer XML, when it was asked) and returns it. It always logs in afresh
-// when the company's credentials were refused (a caller is asking); a login
-// that works resumes the company's documents stopped on them. When the tax
-// authority's answer cannot be had or read, the stored document is left as
-// it was and answered with its stored estado: Failed (500) when that is 05,
-// as the contract pairs them; 200 with the stored 00 or 04 and a message
-// saying the tax authority could not be asked.
+// answer XML, when it was asked) and returns it; see check.
 func (p *Pipeline) Check(ctx context.Context, pr tenant.Principal, clave string) (Outcome, error) {
 	if err := p.running(); err != nil {
 		return Outcome{}, err
@@ -50,130 +44,128 @@ func (p *Pipeline) Check(ctx context.Context, pr tenant.Principal, clave string)
 	if err != nil {
 		return Outcome{}, err
 	}
-	return p.check(ctx, opCheck, d)
+	res, err := p.check(ctx, opCheck, docRow(&d))
+	if err != nil {
+		return Outcome{}, err
+	}
+	return Outcome{Document: d, Failed: res.Failed, Message: res.Message, Estado: d.Estado}, nil
 }
 
-// check asks the tax authority about d and stores its answer: the check
-// call's work once the caller may see d, and a callback's; op names which
-// in the outcome metric.
-func (p *Pipeline) check(ctx context.Context, op string, d tenant.Document) (Outcome, error) {
+// CheckReceived runs the check call of a received document (A.11): check
+// for the company's message about it.
+func (p *Pipeline) CheckReceived(ctx context.Context, pr tenant.Principal, clave string) (ReceivedOutcome, error) {
+	if err := p.running(); err != nil {
+		return ReceivedOutcome{}, err
+	}
+	r, err := p.Received(ctx, pr, clave)
+	if err != nil {
+		return ReceivedOutcome{}, err
+	}
+	res, err := p.check(ctx, opCheck, recRow(&r))
+	if err != nil {
+		return ReceivedOutcome{}, err
+	}
+	return ReceivedOutcome{Received: r, Failed: res.Failed, Message: res.Message, Estado: r.Estado}, nil
+}
+
+// check asks the tax authority about w and stores its answer: the check
+// call's work once the caller may see w, and a callback's; op names which
+// in the outcome metric. It always logs in afresh when the company's
+// credentials were refused (a caller is asking); a login that works
+// resumes the company's rows stopped on them. A row numbered but never
+// signed (00) has nothing to ask about and is answered as stored.
+//
+// When the tax authority's answer cannot be had or read, the row is left
+// as it was and answered with its stored estado: failed (500) when that is
+// 05, as the contract pairs them; 200 with the stored 00 or 04 and a
+// message saying the tax authority could not be asked; and a stored
+// verdict with a message saying it is the one given before. A row the tax
+// authority does not know is submitted again by the background worker
+// (made due now) when it took it once (04) or when it was stopped on the
+// company's credentials, which just worked.
+func (p *Pipeline) check(ctx context.Context, op string, w row) (issued, error) {
 	ctx, cancel := p.workCtx(ctx)
 	defer cancel()
-	log := p.log.With("company", d.CompanyID, "branch", d.BranchID, "clave", d.Clave)
+	log := w.logger(p.log)
+	if w.Estado == tenant.StatePending {
+		// Numbered, never submitted: nothing to ask about.
+		p.metrics.outcomes.WithLabelValues(op, string(w.Estado)).Inc()
+		return issued{Message: w.LastError}, nil
+	}
 
 	sctx, scancel := context.WithTimeout(ctx, p.o.SubmitTimeout)
-	st, known, err := p.statusAs(sctx, &d, op == opCheck)
+	st, known, err := p.statusOf(sctx, w.subject(), op == opCheck)
 	scancel()
 	if err == nil {
-		// The company's credentials work: its documents stopped on them
-		// go on at once.
-		p.resumeCompany(ctx, d.CompanyID, op)
+		// The company's credentials work: its rows stopped on them go on
+		// at once.
+		p.resumeCompany(ctx, w.companyID(), op)
 	}
-	if err != nil && d.Estado.Final() {
+	var res issued
+	switch {
+	case err != nil && w.Phase.Final():
 		// Its verdict is stored already: answer it, not 05 (a caller
 		// reading 05 may send the document again), and say that the tax
 		// authority could not be asked this time.
 		log.WarnContext(ctx, "check: the tax authority's answer could not be had; answering the stored verdict", "err", err)
-		p.metrics.outcomes.WithLabelValues(op, string(d.Estado)).Inc()
-		return Outcome{
-			Document: d,
-			Estado:   d.Estado,
-			Message:  "The tax authority could not be asked this time (" + unreadableReason(err) + "); this is the verdict it gave before.",
-		}, nil
-	}
-	if err != nil {
+		res.Message = "The tax authority could not be asked this time (" + unreadableReason(err) + "); this is the verdict it gave before."
+	case err != nil:
 		// The stored estado is the answer, with the status the contract
 		// gives it: 05 is the failed check's 500, a 00 or 04 stays a 200.
 		log.WarnContext(ctx, "check: the tax authority's answer could not be had", "err", err)
-		p.metrics.outcomes.WithLabelValues(op, string(d.Estado)).Inc()
-		msg := "The tax authority's answer could not be read (" + unreadableReason(err) + "); the document's stored state is unchanged. Check again later."
+		res.Failed = w.Estado == tenant.StateNotSentYet
+		res.Message = "The tax authority's answer could not be read (" + unreadableReason(err) + "); the " + w.what() + "'s stored state is unchanged. Check again later."
 		if recepcion.Judge(err).Kind == recepcion.BadCredentials {
-			msg = credentialsMessage
+			res.Message = credentialsMessage
 		}
-		return Outcome{
-			Document: d,
-			Failed:   d.Estado == tenant.StateNotSentYet,
-			Estado:   d.Estado,
-			Message:  msg,
-		}, nil
-	}
-	if known {
-		p.applyStatus(ctx, &d, st)
-	}
-	out := Outcome{Document: d, Estado: d.Estado}
-	if known && st.Estado == recepcion.EstadoError {
-		out.Message = d.LastError
-	}
-	changed := known
-	if !known {
-		msg := d.LastError
-		switch d.Estado {
-		case tenant.StateSent:
-			// It took the document once and no longer knows it (its
-			// sandbox is wiped now and then): submit it again.
-			if err := move(&d, tUnknown, tenant.StateNotSentYet, "The tax authority does not know this document; it will be sent again.", p.o.Clock()); err != nil {
-				return Outcome{}, err
-			}
-			msg, changed = d.LastError, true
-		case tenant.StatePending:
-		case tenant.StateNotSentYet:
-			msg = d.LastError
-			if d.NextAttemptAt.IsZero() && len(d.SignedXML) > 0 {
-				// Stopped (its company's credentials were refused): the
-				// login just worked and the tax authority does not have
-				// it, so it is sent now, by the background worker.
-				if err := move(&d, tRescheduled, tenant.StateNotSentYet, "The tax authority does not know this document; it will be sent again shortly.", p.o.Clock()); err != nil {
-					return Outcome{}, err
-				}
-				msg, changed = d.LastError, true
-			}
-			if msg == "" {
-				msg = "The tax authority has not received this document yet."
-			}
-		default:
-			// Nothing new to store: a send or the background worker may
-			// be working on it right now.
-			if msg == "" {
-				msg = "The tax authority has not received this document yet."
-			}
+	case known:
+		if err := p.record(ctx, w, true, func() { p.applyStatus(ctx, w, st) }); err != nil {
+			return issued{}, fmt.Errorf("store the tax authority's answer: %w", err)
 		}
-		out = Outcome{Document: d, Estado: d.Estado, Message: msg}
-	}
-	if changed {
-		err := p.save(ctx, &d)
-		if errors.Is(err, tenant.ErrConflict) {
-			// A send or the background worker stored the document while
-			// the tax authority was asked: read it again. The tax
-			// authority's answer is the newest word and is recorded on the
-			// fresh copy; without one, the fresh copy is the answer.
-			log.InfoContext(ctx, "check: the document changed meanwhile; read again")
-			d, err = p.reload(ctx, d)
-			if err == nil && known {
-				p.applyStatus(ctx, &d, st)
-				err = p.save(ctx, &d)
-			}
-			if err == nil && !known {
-				out = Outcome{Document: d, Estado: d.Estado, Message: d.LastError}
-			}
+		if st.Estado == recepcion.EstadoError {
+			res.Message = w.LastError
 		}
-		if err != nil {
-			return Outcome{}, fmt.Errorf("store the tax authority's answer: %w", err)
+	default:
+		if err := p.unknown(ctx, w); err != nil {
+			return issued{}, err
 		}
-		out.Document, out.Estado = d, d.Estado
+		res.Message = w.LastError
+		if res.Message == "" {
+			res.Message = "The tax authority has not received this " + w.what() + " yet."
+		}
 	}
-	p.metrics.outcomes.WithLabelValues(op, string(d.Estado)).Inc()
-	return out, nil
+	p.metrics.outcomes.WithLabelValues(op, string(w.Estado)).Inc()
+	return res, nil
 }
 
-// reload reads d again from the store.
-func (p *Pipeline) reload(ctx context.Context, d tenant.Document) (tenant.Document, error) {
-	dctx, cancel := p.detached(ctx)
-	defer cancel()
-	cur, err := p.o.Store.DocumentByClave(dctx, d.Clave)
-	if err != nil {
-		return d, fmt.Errorf("read the document again: %w", err)
+// unknown records that the tax authority does not know w, as a check
+// found: a row it took once (its sandbox is wiped now and then) is made
+// due to be submitted again, and so is one stopped on its company's
+// credentials (the login just worked). Anything else is left as it is: a
+// call or the background worker may be working on it right now. A lost
+// race leaves w as stored now.
+func (p *Pipeline) unknown(ctx context.Context, w row) error {
+	now := p.o.Clock()
+	var err error
+	switch {
+	case w.Phase == submitted:
+		err = move(w.Submission, tUnknown, retrying, "The tax authority does not know this "+w.what()+"; it will be sent again.", now)
+	case w.StoppedOnCredentials() && len(w.SignedXML) > 0:
+		err = move(w.Submission, tRescheduled, credentials, "The tax authority does not know this "+w.what()+"; it will be sent again shortly.", now)
+	default:
+		return nil
 	}
-	return cur, nil
+	if err != nil {
+		return err
+	}
+	err = p.store(ctx, w, false)
+	if errors.Is(err, errLost) {
+		return p.fresh(ctx, w, true)
+	}
+	if err != nil {
+		return fmt.Errorf("store the tax authority's answer: %w", err)
+	}
+	return nil
 }
 
 // unreadableReason says in a few words why the tax authority's answer

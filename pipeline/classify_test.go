@@ -126,7 +126,7 @@ func TestClassificationTable(t *testing.T) {
 			// every login with them counts against the taxpayer's account.
 			wantRetried := r.estado == tenant.StateNotSentYet && r.kind != recepcion.BadCredentials
 			v := classifySubmit(r.err)
-			if v.Estado != r.estado || v.Retry != wantRetried {
+			if v.Phase.Estado() != r.estado || v.Retry != wantRetried {
 				t.Errorf("verdict %+v, want estado %s", v, r.estado)
 			}
 
@@ -176,13 +176,13 @@ func TestBackoff(t *testing.T) {
 	}
 }
 
-func TestStateOf(t *testing.T) {
-	for e, want := range map[recepcion.Estado]tenant.State{
-		recepcion.EstadoAceptado: tenant.StateAccepted, recepcion.EstadoRechazado: tenant.StateRejected,
-		recepcion.EstadoError: tenant.StateError, recepcion.EstadoRecibido: tenant.StateSent,
-		recepcion.EstadoProcesando: tenant.StateSent, "desconocido": tenant.StateSent,
+func TestPhaseOfAnswer(t *testing.T) {
+	for e, want := range map[recepcion.Estado]tenant.Phase{
+		recepcion.EstadoAceptado: tenant.PhaseAccepted, recepcion.EstadoRechazado: tenant.PhaseRejected,
+		recepcion.EstadoError: tenant.PhaseFailed, recepcion.EstadoRecibido: tenant.PhaseSubmitted,
+		recepcion.EstadoProcesando: tenant.PhaseSubmitted, "desconocido": tenant.PhaseSubmitted,
 	} {
-		if got := stateOf(e); got != want {
+		if got := phaseOfAnswer(e); got != want {
 			t.Errorf("%s → %s, want %s", e, got, want)
 		}
 	}

@@ -139,7 +139,8 @@ func TestRetrierDropsAStaleResult(t *testing.T) {
 	}
 	b.p.o.Submitter = &hookSubmitter{Submitter: b.sub, before: func() {
 		d := b.stored(t, clave)
-		d.Estado, d.LastError, d.NextAttemptAt = tenant.StateError, "settled by another replica", time.Time{}
+		d.LastError, d.NextAttemptAt = "settled by another replica", time.Time{}
+		d.Place(tenant.StateError)
 		if err := b.store.SaveDocument(context.Background(), &d); err != nil {
 			t.Errorf("the other replica's save: %v", err)
 		}
@@ -178,24 +179,29 @@ func (s *lateReceiptSubmitter) Status(ctx context.Context, cr recepcion.Credenti
 // the tax authority holds the document must not end it in 03.
 func TestWorkerRefusalAlreadyReceived(t *testing.T) {
 	b := setup(t, setupOptions{})
+	// The tax authority takes the document, but its answer is lost on the
+	// way back as a refused connection would be: it is stored 05, to be
+	// submitted again, and nothing asks about it first.
+	b.p.o.Submitter = &lostAnswerSubmitter{Submitter: b.sub}
 	out := b.mustSend(t, request("01", "late-receipt"))
 	clave := out.Document.Clave
-	// The verdict of the document as the tax authority has it.
-	b.runDueUntil(t, 5, func() bool { return b.stored(t, clave).Estado == tenant.StateAccepted })
+	if out.Estado != tenant.StateNotSentYet {
+		t.Fatalf("send answered %s, want 05", describe(out))
+	}
+	// Its verdict as the tax authority has it.
 	cr, err := b.p.credentials(context.Background(), b.company.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	verdict, err := b.client.Status(context.Background(), cr, clave)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Put it back as if the answer of its submission had been lost.
-	d := b.stored(t, clave)
-	d.Estado, d.SubmittedAt, d.IndEstado, d.CodigoMensaje, d.ResponseXML = tenant.StateNotSentYet, time.Time{}, "", "", nil
-	d.NextAttemptAt = b.clock.now()
-	if err := b.store.SaveDocument(context.Background(), &d); err != nil {
-		t.Fatal(err)
+	var verdict recepcion.Status
+	for i := 0; ; i++ {
+		if verdict, err = b.client.Status(context.Background(), cr, clave); err == nil && verdict.Estado.Final() {
+			break
+		}
+		if i == 100 {
+			t.Fatalf("no verdict from the tax authority: %+v %v", verdict, err)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 	b.p.o.Submitter = &lateReceiptSubmitter{Submitter: b.sub, clave: clave, verdict: verdict}
 	b.round(t)
@@ -203,6 +209,18 @@ func TestWorkerRefusalAlreadyReceived(t *testing.T) {
 	if got.Estado != tenant.StateAccepted || got.CodigoMensaje != "1" {
 		t.Errorf("after a refused resubmission of a received document: estado %s codigo %q error %q", got.Estado, got.CodigoMensaje, got.LastError)
 	}
+}
+
+// lostAnswerSubmitter hands the submission to the tax authority and then
+// fails as a refused connection does: the tax authority has the document,
+// the service believes it never left.
+type lostAnswerSubmitter struct{ Submitter }
+
+func (s *lostAnswerSubmitter) Submit(ctx context.Context, cr recepcion.Credentials, sub recepcion.Submission) (recepcion.Receipt, error) {
+	if _, err := s.Submitter.Submit(ctx, cr, sub); err != nil {
+		return recepcion.Receipt{}, err
+	}
+	return recepcion.Receipt{}, &recepcion.TransportError{Op: recepcion.OpSubmit, Kind: recepcion.KindRefused, Retryable: true}
 }
 
 // forgedStatusSubmitter answers the status with the real answer, then

@@ -33,11 +33,15 @@ func (b *bundle) interrupted(t *testing.T, idExterno string, keepRequest bool) t
 		t.Fatal(err)
 	}
 	now := b.clock.now()
-	d := tenant.Document{
-		CompanyID: b.branch.CompanyID, BranchID: b.branch.BranchID, IDExterno: idExterno,
-		RequestHash: hash, Tipo: "01", Terminal: "00001", Situacion: "1",
-		FechaEmision: now.In(crTime).Truncate(time.Second), Estado: tenant.StatePending,
-		NextAttemptAt: now.Add(b.p.o.InFlightGrace),
+	d := tenant.Document{CompanyID: b.branch.CompanyID,
+		BranchID:     b.branch.BranchID,
+		IDExterno:    idExterno,
+		RequestHash:  hash,
+		Tipo:         "01",
+		Terminal:     "00001",
+		Situacion:    "1",
+		FechaEmision: now.In(crTime).Truncate(time.Second),
+		Submission:   tenant.Submission{Phase: tenant.PhaseNumbered, Estado: tenant.StatePending, NextAttemptAt: now.Add(b.p.o.InFlightGrace)},
 	}
 	if keepRequest {
 		d.Request = canon

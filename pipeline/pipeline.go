@@ -93,17 +93,17 @@ func (p *Pipeline) Start(ctx context.Context) error {
 // documents it claimed. It returns when all that is done, or with ctx's
 // error when ctx ends first (the work then goes on; call StopAndCancel).
 func (p *Pipeline) Stop(ctx context.Context) error {
-	return p.stop(ctx, false)
+	return p.shutdown(ctx, false)
 }
 
 // StopAndCancel stops hard: like Stop, but the work in flight is given up
 // at once. Documents are stored as they stand: a document whose submission
 // was cut stays in 05 and another replica, or the next start, retries it.
 func (p *Pipeline) StopAndCancel(ctx context.Context) error {
-	return p.stop(ctx, true)
+	return p.shutdown(ctx, true)
 }
 
-func (p *Pipeline) stop(ctx context.Context, cancel bool) error {
+func (p *Pipeline) shutdown(ctx context.Context, cancel bool) error {
 	wasRunning := p.state.Swap(stateStopped) == stateRunning
 	if cancel {
 		p.runCancel(ErrStopping)

@@ -22,11 +22,8 @@ import (
 // The receiver's side (A.11): a company uploads a document a supplier
 // issued to it and answers it with a receiver's message (MensajeReceptor),
 // which the service numbers (types 05, 06, 07), signs, stores, submits and
-// tracks. The message's state moves through the same transitions as a
-// document's (lifecycle.go): each step works on a tenant.Document view of
-// the received row (receivedView) so that move, afterSubmit, applyStatus
-// and verifyAnswer apply unchanged, and the result is copied back
-// (absorb) before the row is stored.
+// tracks. The message moves through the same lifecycle as a document
+// (lifecycle.go), as a row of its own kind (row.go).
 
 // ReceivedTerminal is the terminal a receiver's message is numbered under:
 // A.11 names none, so every message of a branch takes the first one, as a
@@ -174,7 +171,7 @@ func (p *Pipeline) Receive(ctx context.Context, pr tenant.Principal, req *Receiv
 		prev, err := rs.ReceivedByExternalID(ctx, is.Branch.ID, id)
 		switch {
 		case err == nil:
-			return p.repeatReceived(ctx, rs, is, req, prev, hash, log)
+			return p.repeatReceived(ctx, is, req, prev, hash, log)
 		case errors.Is(err, tenant.ErrNotFound):
 		default:
 			return ReceivedOutcome{}, fmt.Errorf("look up id_externo: %w", err)
@@ -226,23 +223,28 @@ func (p *Pipeline) Receive(ctx context.Context, pr tenant.Principal, req *Receiv
 		return ReceivedOutcome{}, fmt.Errorf("encode the answer: %w", err)
 	}
 	now := p.o.Clock()
-	r := &tenant.ReceivedDocument{
-		CompanyID: is.Company.ID, BranchID: is.Branch.ID,
-		IDExterno: req.IDExterno, RequestHash: hash, Request: answer,
-		Clave: doc.Clave, TipoDocumento: string(doc.Type),
-		EmisorTipo: doc.Emisor.Identificacion.Tipo, EmisorNumero: doc.Emisor.Identificacion.Numero,
-		EmisorNombre: doc.Emisor.Nombre,
-		ReceptorTipo: doc.Receptor.Identificacion.Tipo, ReceptorNumero: doc.Receptor.Identificacion.Numero,
+	r := &tenant.ReceivedDocument{CompanyID: is.Company.ID,
+		BranchID:         is.Branch.ID,
+		IDExterno:        req.IDExterno,
+		RequestHash:      hash,
+		Request:          answer,
+		Clave:            doc.Clave,
+		TipoDocumento:    string(doc.Type),
+		EmisorTipo:       doc.Emisor.Identificacion.Tipo,
+		EmisorNumero:     doc.Emisor.Identificacion.Numero,
+		EmisorNombre:     doc.Emisor.Nombre,
+		ReceptorTipo:     doc.Receptor.Identificacion.Tipo,
+		ReceptorNumero:   doc.Receptor.Identificacion.Numero,
 		FechaEmision:     doc.FechaEmision,
 		TotalImpuesto:    m.MontoTotalImpuesto.String(),
 		TotalComprobante: m.TotalFactura.String(),
 		SupplierXML:      req.XML,
 		FirmaPolitica:    sp.policy,
 		Mensaje:          fmt.Sprint(m.Mensaje),
-		Tipo:             tipo, Terminal: ReceivedTerminal,
-		FechaMensaje:  now.In(crTime).Truncate(time.Second),
-		Estado:        tenant.StatePending,
-		NextAttemptAt: now.Add(p.o.InFlightGrace),
+		Tipo:             tipo,
+		Terminal:         ReceivedTerminal,
+		FechaMensaje:     now.In(crTime).Truncate(time.Second),
+		Submission:       tenant.Submission{Phase: tenant.PhaseNumbered, Estado: tenant.StatePending, NextAttemptAt: now.Add(p.o.InFlightGrace)},
 	}
 	start = time.Now()
 	err = rs.ReserveReceived(ctx, r)
@@ -254,7 +256,7 @@ func (p *Pipeline) Receive(ctx context.Context, pr tenant.Principal, req *Receiv
 		return ReceivedOutcome{}, fmt.Errorf("reserve a number: %w", err)
 	}
 	faultAt(FaultNumbered)
-	out, err := p.issueReceived(ctx, rs, is, r, m, log, true)
+	out, err := p.issueReceived(ctx, is, r, m, log, true)
 	if err == nil {
 		p.metrics.outcomes.WithLabelValues(opReceive, string(out.Estado)).Inc()
 	}
@@ -268,94 +270,44 @@ func answerRequest(req *ReceiveRequest) ([]byte, error) {
 	return json.Marshal(&ReceiveRequest{Answer: req.Answer, IDExterno: req.IDExterno})
 }
 
-// issueReceived gives a numbered message its consecutivo, builds and signs
-// it with the company's certificate, stores it (05, held for
-// InFlightGrace) before submitting it (C.3), submits it and stores what
-// the submission means. The receive call, a repeat of it and the
-// background worker finishing an interrupted message all go through it;
-// call says it is a receive call (the crash test's fault points stop only
-// those).
-func (p *Pipeline) issueReceived(ctx context.Context, rs tenant.ReceivedStore, is tenant.Issuer, r *tenant.ReceivedDocument, m *hacienda.MensajeReceptor, log *slog.Logger, call bool) (ReceivedOutcome, error) {
-	fault := func(step string) {
-		if call {
-			faultAt(step)
-		}
+// issueReceived gives a numbered message its consecutivo, builds it and
+// signs, stores and submits it (signAndSubmit). The receive call, a
+// repeat of it and the background worker finishing an interrupted message
+// all go through it; call says it is a receive call (the crash test's
+// fault points stop only those).
+func (p *Pipeline) issueReceived(ctx context.Context, is tenant.Issuer, r *tenant.ReceivedDocument, m *hacienda.MensajeReceptor, log *slog.Logger, call bool) (ReceivedOutcome, error) {
+	var fault func(string)
+	if call {
+		fault = faultAt
 	}
+	w := recRow(r)
 	c, err := hacienda.NewConsecutivo(is.Branch.Sucursal, r.Terminal, r.Tipo, r.Numero)
 	if err != nil {
-		p.keepReceivedPending(ctx, rs, r, "the consecutivo could not be built: "+err.Error())
+		p.stop(ctx, w, "the consecutivo could not be built: "+err.Error())
 		return ReceivedOutcome{}, fmt.Errorf("consecutivo: %w", err)
 	}
 	r.Consecutivo = c.String()
 	m.NumeroConsecutivoReceptor, m.FechaEmisionDoc = r.Consecutivo, r.FechaMensaje
 	log = log.With("consecutivo", r.Consecutivo)
 
-	// Build and sign with the company's certificate.
 	start := time.Now()
 	unsigned, err := hacienda.MarshalMensajeReceptor(m)
 	p.metrics.observe(stageBuild, start)
 	if err != nil {
-		p.keepReceivedPending(ctx, rs, r, "the message could not be built")
+		p.stop(ctx, w, "the message could not be built")
 		return ReceivedOutcome{}, fmt.Errorf("build the message: %w", err)
 	}
-	fault(FaultBuilt)
-	if is.Company.CertificateExpired(p.o.Clock()) {
-		return p.receivedExpired(ctx, rs, r, is.Company.CertificateExpiry), nil
+	if fault != nil {
+		fault(FaultBuilt)
 	}
-	start = time.Now()
-	turn, err := p.turns.acquire(ctx, is.Branch.ID)
-	p.metrics.observe(stageTurn, start)
+	res, err := p.signAndSubmit(ctx, is, w, unsigned, log, fault)
 	if err != nil {
 		return ReceivedOutcome{}, err
 	}
-	start = time.Now()
-	signed, err := p.o.Signer.Sign(ctx, is.Company.ID, unsigned, signer.WithCanonicalInput())
-	turn()
-	p.metrics.observe(stageSign, start)
-	switch {
-	case errors.Is(err, signer.ErrCertificateExpired):
-		return p.receivedExpired(ctx, rs, r, is.Company.CertificateExpiry), nil
-	case errors.Is(err, tenant.ErrNotFound):
-		return p.receivedExpired(ctx, rs, r, time.Time{}), nil
-	case err != nil:
-		p.keepReceivedPending(ctx, rs, r, "the message could not be signed")
-		return ReceivedOutcome{}, fmt.Errorf("sign the message: %w", err)
+	if res.Failed {
+		return ReceivedOutcome{Received: *r, Failed: true, Key: res.Key, Message: res.Message, Estado: r.Estado}, nil
 	}
-	fault(FaultSigned)
-
-	// Store before submitting (C.3), held for InFlightGrace: should this
-	// process die, the background worker takes it up after that, status
-	// first.
-	r.SignedXML = signed
-	v := receivedView(r)
-	if err := move(&v, tHeld, tenant.StateNotSentYet, "", p.o.Clock().Add(p.o.InFlightGrace)); err != nil {
-		return ReceivedOutcome{}, err
-	}
-	absorb(r, v)
-	start = time.Now()
-	err = p.saveReceived(ctx, rs, r)
-	p.metrics.observe(stageStore, start)
-	if errors.Is(err, tenant.ErrConflict) {
-		// Another call (a repeat, the background worker) took the message
-		// up and stored it first: that one submits it, not this one.
-		log.InfoContext(ctx, "the message was taken up by another call; not submitted")
-		return ReceivedOutcome{}, p.receivedInProgress()
-	}
-	if err != nil {
-		return ReceivedOutcome{}, fmt.Errorf("store the signed message: %w", err)
-	}
-	fault(FaultStored)
-	return p.submitReceived(ctx, rs, is.Company, r, log, fault)
-}
-
-// receivedInProgress is the answer to a receive whose message another call
-// is working on.
-func (p *Pipeline) receivedInProgress() error {
-	p.metrics.refused.WithLabelValues("in_progress").Inc()
-	return &OverloadError{
-		Reason: "A message with this id_externo is being sent right now; ask again shortly for its answer.",
-		After:  p.o.OverloadRetryAfter,
-	}
+	return receivedOutcome(*r), nil
 }
 
 // supplier is a supplier's document that passed supplierDocument's
@@ -454,9 +406,8 @@ func alreadyAnswered(prev tenant.ReceivedDocument) error {
 // for it. When the tax authority cannot be asked, nothing is numbered
 // either and the caller is told to try again (503).
 func (p *Pipeline) supplierAccepted(ctx context.Context, c tenant.Company, clave, emisor string) error {
-	probe := tenant.Document{CompanyID: c.ID, Clave: clave, EmisorNumero: emisor}
 	sctx, cancel := context.WithTimeout(ctx, p.o.SubmitTimeout)
-	st, known, err := p.statusOf(sctx, &probe)
+	st, known, err := p.statusOf(sctx, subject{companyID: c.ID, key: clave, clave: clave, issuer: emisor}, false)
 	cancel()
 	switch {
 	case err != nil && recepcion.Judge(err).Kind == recepcion.BadCredentials:
@@ -503,8 +454,8 @@ func (p *Pipeline) laneRefusal(err error) error {
 // (its call died, or its certificate had expired: it is built and signed
 // again with its number and date), made due again when it was stopped on
 // the company's credentials, and the stored message otherwise.
-func (p *Pipeline) repeatReceived(ctx context.Context, rs tenant.ReceivedStore, is tenant.Issuer, req *ReceiveRequest, prev tenant.ReceivedDocument, hash []byte, log *slog.Logger) (ReceivedOutcome, error) {
-	if !bytes.Equal(prev.RequestHash, hash) || p.heldReceived(prev) {
+func (p *Pipeline) repeatReceived(ctx context.Context, is tenant.Issuer, req *ReceiveRequest, prev tenant.ReceivedDocument, hash []byte, log *slog.Logger) (ReceivedOutcome, error) {
+	if !bytes.Equal(prev.RequestHash, hash) || prev.HeldAt(p.o.Clock()) {
 		return p.replayReceived(prev, hash)
 	}
 	switch {
@@ -518,35 +469,26 @@ func (p *Pipeline) repeatReceived(ctx context.Context, rs tenant.ReceivedStore, 
 		defer cancel()
 		log = log.With("clave", prev.Clave, "numero", prev.Numero)
 		log.InfoContext(ctx, "a repeat resumes a message left pending")
-		return p.resumeReceived(ctx, rs, is, &prev, req, log, true)
-	case prev.Estado == tenant.StateNotSentYet && prev.NextAttemptAt.IsZero() && len(prev.SignedXML) > 0:
+		return p.resumeReceived(ctx, is, &prev, req, log, true)
+	case prev.StoppedOnCredentials() && len(prev.SignedXML) > 0:
 		// Stopped on the company's credentials: the repeat asks for another
 		// attempt, which the background worker makes, status first.
 		if err := sendable(is.Company); err != nil {
 			return ReceivedOutcome{}, err
 		}
-		v := receivedView(&prev)
-		if err := move(&v, tRescheduled, prev.Estado, "The message will be sent again shortly.", p.o.Clock()); err != nil {
+		w := recRow(&prev)
+		if err := move(w.Submission, tRescheduled, credentials, "The message will be sent again shortly.", p.o.Clock()); err != nil {
 			return ReceivedOutcome{}, err
 		}
-		absorb(&prev, v)
-		err := p.saveReceived(ctx, rs, &prev)
+		err := p.store(ctx, w, false)
 		switch {
-		case errors.Is(err, tenant.ErrConflict):
-			return ReceivedOutcome{}, p.receivedInProgress()
+		case errors.Is(err, errLost):
+			return ReceivedOutcome{}, p.inProgress(w)
 		case err != nil:
 			return ReceivedOutcome{}, fmt.Errorf("schedule a message again: %w", err)
 		}
 	}
 	return receivedOutcome(prev), nil
-}
-
-// heldReceived reports whether a call (a receive, or the background worker
-// that claimed it) holds the message: numbered or stored, not submitted,
-// no reason recorded, and its hold not over.
-func (p *Pipeline) heldReceived(r tenant.ReceivedDocument) bool {
-	return (r.Estado == tenant.StatePending || r.Estado == tenant.StateNotSentYet) &&
-		r.LastError == "" && r.SubmittedAt.IsZero() && p.o.Clock().Before(r.NextAttemptAt)
 }
 
 // replayReceived answers a repeat with the stored message: a 400 when its
@@ -556,8 +498,8 @@ func (p *Pipeline) replayReceived(prev tenant.ReceivedDocument, hash []byte) (Re
 		return ReceivedOutcome{}, invalidField("id_externo",
 			"was already used in this branch for another received document; send a new id_externo, or the same request to get its answer again")
 	}
-	if p.heldReceived(prev) {
-		return ReceivedOutcome{}, p.receivedInProgress()
+	if prev.HeldAt(p.o.Clock()) {
+		return ReceivedOutcome{}, p.inProgress(recRow(&prev))
 	}
 	return receivedOutcome(prev), nil
 }
@@ -581,37 +523,28 @@ func (p *Pipeline) receiveConflict(ctx context.Context, rs tenant.ReceivedStore,
 }
 
 // finishReceived completes, for the background worker, a message
-// numbered but never signed (its call died, or it was kept 00 with a
-// reason) from the answer stored with it and the supplier's XML, with its
-// company as it is now (resumeReceived). One that cannot be finished stays
-// 00 with the reason, and no next attempt.
-func (p *Pipeline) finishReceived(ctx context.Context, rs tenant.ReceivedStore, r *tenant.ReceivedDocument, log *slog.Logger) (ReceivedOutcome, error) {
+// numbered but never signed (its call died, or it was stopped) from the
+// answer stored with it and the supplier's XML, with its company as it is
+// now (resumeReceived). One that cannot be finished is stopped with the
+// reason.
+func (p *Pipeline) finishReceived(ctx context.Context, r *tenant.ReceivedDocument, log *slog.Logger) (ReceivedOutcome, error) {
 	if len(r.Request) == 0 || len(r.SignedXML) > 0 {
-		// Numbered before answers were kept, or (never written so) signed
-		// yet still 00: nothing safe to build it from.
-		return p.stopReceived(ctx, rs, r, log, "The sending of this message was interrupted and it cannot be finished from what was stored; it keeps its number but is not sent.")
+		// Signed yet still 00 (never written so): nothing safe to build it
+		// from.
+		return p.stopReceived(ctx, r, log, "The sending of this message was interrupted and it cannot be finished from what was stored; it keeps its number but is not sent.")
 	}
 	var req ReceiveRequest
 	if err := json.Unmarshal(r.Request, &req); err != nil {
-		return p.stopReceived(ctx, rs, r, log, "The sending of this message was interrupted and its stored answer could not be read again; it keeps its number but is not sent.")
+		return p.stopReceived(ctx, r, log, "The sending of this message was interrupted and its stored answer could not be read again; it keeps its number but is not sent.")
 	}
 	req.XML = r.SupplierXML
 	is, err := p.o.Issuers.Issuer(ctx, r.CompanyID, r.BranchID)
 	if err != nil {
 		// The company or branch could not be read now: try again later.
-		v := receivedView(r)
-		if merr := move(&v, tRetryLater, tenant.StatePending, r.LastError,
-			p.o.Clock().Add(backoff(p.o.BackoffBase, p.o.BackoffMax, r.Attempts, 0))); merr != nil {
-			return ReceivedOutcome{}, merr
-		}
-		v.Attempts++
-		absorb(r, v)
-		if serr := p.saveReceived(ctx, rs, r); serr != nil && !errors.Is(serr, tenant.ErrConflict) {
-			log.ErrorContext(ctx, "store a message", "err", serr)
-		}
+		p.retryLater(ctx, recRow(r), log)
 		return ReceivedOutcome{}, fmt.Errorf("company: %w", err)
 	}
-	return p.resumeReceived(ctx, rs, is, r, &req, log, false)
+	return p.resumeReceived(ctx, is, r, &req, log, false)
 }
 
 // resumeReceived completes a numbered message left 00 from req, its
@@ -619,98 +552,29 @@ func (p *Pipeline) finishReceived(ctx context.Context, rs tenant.ReceivedStore, 
 // which is the same by its hash), checked again against the company is:
 // given its consecutivo with its number and date, built, signed, stored
 // and submitted, as the receive call would have. One that cannot be
-// finished stays 00 with the reason, and no next attempt. The background
-// worker (finishReceived) and a repeat of the request, with the issuer it
-// has just read, call it; call says it is the repeat.
-func (p *Pipeline) resumeReceived(ctx context.Context, rs tenant.ReceivedStore, is tenant.Issuer, r *tenant.ReceivedDocument, req *ReceiveRequest, log *slog.Logger, call bool) (ReceivedOutcome, error) {
+// finished is stopped with the reason. The background worker
+// (finishReceived) and a repeat of the request, with the issuer it has
+// just read, call it; call says it is the repeat.
+func (p *Pipeline) resumeReceived(ctx context.Context, is tenant.Issuer, r *tenant.ReceivedDocument, req *ReceiveRequest, log *slog.Logger, call bool) (ReceivedOutcome, error) {
 	if err := sendable(is.Company); err != nil {
-		return p.stopReceived(ctx, rs, r, log, "The message was numbered but cannot be sent: "+err.Error())
+		return p.stopReceived(ctx, r, log, "The message was numbered but cannot be sent: "+err.Error())
 	}
 	sp, err := p.supplierDocument(req, is.Company)
 	if err != nil {
-		return p.stopReceived(ctx, rs, r, log, "The message was numbered but its answer no longer passes the checks ("+err.Error()+"); it keeps its number but is not sent.")
+		return p.stopReceived(ctx, r, log, "The message was numbered but its answer no longer passes the checks ("+err.Error()+"); it keeps its number but is not sent.")
 	}
 	if hacienda.ReceptorMessageType(sp.msg.Mensaje) != r.Tipo {
-		return p.stopReceived(ctx, rs, r, log, "The message's stored answer does not match its numbering; it keeps its number but is not sent.")
+		return p.stopReceived(ctx, r, log, "The message's stored answer does not match its numbering; it keeps its number but is not sent.")
 	}
-	return p.issueReceived(ctx, rs, is, r, sp.msg, log, call)
+	return p.issueReceived(ctx, is, r, sp.msg, log, call)
 }
 
-// stopReceived keeps a message that cannot be finished 00 with reason and
+// stopReceived stops a message that cannot be finished with reason and
 // answers it.
-func (p *Pipeline) stopReceived(ctx context.Context, rs tenant.ReceivedStore, r *tenant.ReceivedDocument, log *slog.Logger, reason string) (ReceivedOutcome, error) {
-	p.keepReceivedPending(ctx, rs, r, reason)
+func (p *Pipeline) stopReceived(ctx context.Context, r *tenant.ReceivedDocument, log *slog.Logger, reason string) (ReceivedOutcome, error) {
+	p.stop(ctx, recRow(r), reason)
 	log.WarnContext(ctx, "an interrupted message could not be finished", "reason", reason)
 	return receivedOutcome(*r), nil
-}
-
-// submitReceived submits a stored, signed message with its
-// consecutivoReceptor, records what the answer (or its absence) means
-// with afterSubmit, stores and answers it.
-func (p *Pipeline) submitReceived(ctx context.Context, rs tenant.ReceivedStore, c tenant.Company, r *tenant.ReceivedDocument, log *slog.Logger, fault func(string)) (ReceivedOutcome, error) {
-	sctx, cancel := context.WithTimeout(ctx, p.o.SubmitTimeout)
-	defer cancel()
-	deadline := p.o.Clock().Add(p.o.SubmitTimeout)
-	creds, err := p.credentialsOf(c)
-	if err == nil {
-		err = p.submitMessage(sctx, creds, r)
-	}
-	if err == nil && fault != nil {
-		fault(FaultSubmitted)
-	}
-	if err != nil {
-		log.WarnContext(ctx, "submission of a receiver's message failed", "err", err)
-	}
-	v := receivedView(r)
-	verdict, heard, err := p.afterSubmit(ctx, &v, err, deadline)
-	if err != nil {
-		return ReceivedOutcome{}, err
-	}
-	absorb(r, v)
-	serr := p.saveReceived(ctx, rs, r)
-	switch {
-	case serr == nil:
-	case errors.Is(serr, tenant.ErrConflict):
-		log.InfoContext(ctx, "the message changed meanwhile; answering its stored state")
-		cur, err := rs.ReceivedByClave(ctx, r.CompanyID, r.Clave)
-		if err != nil {
-			return ReceivedOutcome{}, fmt.Errorf("read the message again: %w", err)
-		}
-		return receivedOutcome(cur), nil
-	case heard:
-		log.ErrorContext(ctx, "could not store the tax authority's word on a message", "err", serr)
-	default:
-		return ReceivedOutcome{}, fmt.Errorf("store a message after its submission: %w", serr)
-	}
-	if heard {
-		return receivedOutcome(*r), nil
-	}
-	return ReceivedOutcome{Received: *r, Failed: true, Key: KeySendingDocumentError, Message: verdict.Message, Estado: r.Estado}, nil
-}
-
-// submitMessage hands a signed receiver's message to the tax authority,
-// paced by the company's limiter: the supplier's clave, the supplier as
-// emisor, the company as receptor, and the message's consecutivo (spec
-// §15.3).
-func (p *Pipeline) submitMessage(ctx context.Context, creds recepcion.Credentials, r *tenant.ReceivedDocument) error {
-	start := time.Now()
-	err := p.o.Limiter.Wait(ctx, limitKey(r.CompanyID))
-	p.metrics.observe(stageLimit, start)
-	if err != nil {
-		return err
-	}
-	s := recepcion.Submission{
-		Clave:               r.Clave,
-		Fecha:               r.FechaMensaje,
-		Emisor:              recepcion.Party{TipoIdentificacion: r.EmisorTipo, NumeroIdentificacion: r.EmisorNumero},
-		Receptor:            recepcion.APIParty(r.ReceptorTipo, r.ReceptorNumero),
-		ConsecutivoReceptor: r.Consecutivo,
-		SignedXML:           r.SignedXML,
-	}
-	start = time.Now()
-	_, err = p.o.Submitter.Submit(ctx, creds, s)
-	p.metrics.observe(stageSubmit, start)
-	return err
 }
 
 // Received returns a received document of the branch user's company that
@@ -739,116 +603,6 @@ func (p *Pipeline) Received(ctx context.Context, pr tenant.Principal, clave stri
 	return r, nil
 }
 
-// CheckReceived runs the check call of a received document (A.11): it
-// asks the tax authority about the message (clave-consecutivoReceptor) and
-// stores its answer. A message the tax authority does not know and that
-// no call holds (05, or 04 it lost) is submitted again at once: the status
-// was just asked, so this is the status-first rule of the background
-// worker. When the answer cannot be had the outcome is Failed with estado
-// 05 and the stored message is unchanged, or, for a settled message, its
-// stored verdict with a note.
-func (p *Pipeline) CheckReceived(ctx context.Context, pr tenant.Principal, clave string) (ReceivedOutcome, error) {
-	if err := p.running(); err != nil {
-		return ReceivedOutcome{}, err
-	}
-	r, err := p.Received(ctx, pr, clave)
-	if err != nil {
-		return ReceivedOutcome{}, err
-	}
-	rs, _ := p.receivedStore()
-	ctx, cancel := p.workCtx(ctx)
-	defer cancel()
-	log := p.log.With("company", r.CompanyID, "branch", r.BranchID, "clave", r.Clave, "consecutivo", r.Consecutivo)
-	if r.Estado == tenant.StatePending || len(r.SignedXML) == 0 {
-		// Numbered but never signed: nothing was sent to ask about.
-		return receivedOutcome(r), nil
-	}
-	v := receivedView(&r)
-	sctx, scancel := context.WithTimeout(ctx, p.o.SubmitTimeout)
-	st, known, err := p.statusOf(sctx, &v)
-	scancel()
-	switch {
-	case err != nil && r.Estado.Final():
-		log.WarnContext(ctx, "check: the tax authority's answer could not be had; answering the stored verdict", "err", err)
-		return ReceivedOutcome{Received: r, Estado: r.Estado,
-			Message: "The tax authority could not be asked this time (" + unreadableReason(err) + "); this is the verdict it gave before."}, nil
-	case err != nil:
-		log.WarnContext(ctx, "check: the tax authority's answer could not be had", "err", err)
-		return ReceivedOutcome{Received: r, Failed: true, Estado: tenant.StateNotSentYet,
-			Message: "The tax authority's answer could not be read (" + unreadableReason(err) + "); the message's stored state is unchanged. Check again later."}, nil
-	case known:
-		p.applyStatus(ctx, &v, st)
-		absorb(&r, v)
-		if err := p.saveReceived(ctx, rs, &r); err != nil {
-			if !errors.Is(err, tenant.ErrConflict) {
-				return ReceivedOutcome{}, fmt.Errorf("store the tax authority's answer: %w", err)
-			}
-			if r, err = rs.ReceivedByClave(ctx, r.CompanyID, r.Clave); err != nil {
-				return ReceivedOutcome{}, fmt.Errorf("read the message again: %w", err)
-			}
-		}
-		out := receivedOutcome(r)
-		out.Failed, out.Key = false, ""
-		return out, nil
-	}
-	// Not known to the tax authority.
-	held := r.Estado == tenant.StateNotSentYet && r.LastError == "" && r.SubmittedAt.IsZero() && p.o.Clock().Before(r.NextAttemptAt)
-	if held || r.Estado.Final() {
-		out := receivedOutcome(r)
-		out.Failed, out.Key = false, ""
-		if out.Message == "" {
-			out.Message = "The tax authority has not received this message yet."
-		}
-		return out, nil
-	}
-	if r.Estado == tenant.StateSent {
-		if err := move(&v, tUnknown, tenant.StateNotSentYet, "The tax authority does not know this message; it is sent again.", p.o.Clock()); err != nil {
-			return ReceivedOutcome{}, err
-		}
-		absorb(&r, v)
-	}
-	c, err := p.o.Issuers.Issuer(ctx, r.CompanyID, r.BranchID)
-	if err != nil {
-		return ReceivedOutcome{}, fmt.Errorf("company: %w", err)
-	}
-	return p.submitReceived(ctx, rs, c.Company, &r, log, nil)
-}
-
-// receivedExpired keeps a message that cannot be signed (certificate
-// expired or missing) numbered with estado 00 and the reason, and answers
-// ExpiredClientCertificate.
-func (p *Pipeline) receivedExpired(ctx context.Context, rs tenant.ReceivedStore, r *tenant.ReceivedDocument, expiry time.Time) ReceivedOutcome {
-	msg := "The company has no signing certificate; upload one (Certificado). The message keeps its number but was not sent."
-	if !expiry.IsZero() {
-		msg = fmt.Sprintf("The company's signing certificate expired on %s; upload a new one (Certificado). The message keeps its number but was not sent.",
-			expiry.In(crTime).Format(time.DateOnly))
-	}
-	p.keepReceivedPending(ctx, rs, r, msg)
-	return ReceivedOutcome{Received: *r, Failed: true, Key: KeyExpiredClientCertificate, Message: msg, Estado: r.Estado}
-}
-
-// keepReceivedPending stores a numbered message that could not go on,
-// with the reason, so that its number is kept.
-func (p *Pipeline) keepReceivedPending(ctx context.Context, rs tenant.ReceivedStore, r *tenant.ReceivedDocument, reason string) {
-	v := receivedView(r)
-	if err := move(&v, tStopped, tenant.StatePending, reason, time.Time{}); err != nil {
-		p.log.ErrorContext(ctx, "could not keep a message pending", "err", err)
-		return
-	}
-	absorb(r, v)
-	if err := p.saveReceived(ctx, rs, r); err != nil {
-		p.log.ErrorContext(ctx, "could not store a pending message", "err", err)
-	}
-}
-
-// saveReceived stores r under a context of its own, like save.
-func (p *Pipeline) saveReceived(ctx context.Context, rs tenant.ReceivedStore, r *tenant.ReceivedDocument) error {
-	ctx, cancel := p.detached(ctx)
-	defer cancel()
-	p.receivedEvent(r)
-	return rs.SaveReceived(ctx, r)
-}
-
 // receivedOutcome is the receive call's answer for a stored message, as
 // given the first time and replayed afterwards.
 func receivedOutcome(r tenant.ReceivedDocument) ReceivedOutcome {
@@ -868,34 +622,8 @@ func receivedOutcome(r tenant.ReceivedDocument) ReceivedOutcome {
 		if o.Message == "" {
 			o.Message = "The tax authority has not received the message yet."
 		}
-	case r.Estado == tenant.StateError && r.SubmittedAt.IsZero():
+	case r.Phase == tenant.PhaseRefused:
 		o.Failed, o.Key = true, KeySendingDocumentError
 	}
 	return o
-}
-
-// receivedView is the message's state as a tenant.Document, so that the
-// document lifecycle applies to it: its Clave is the key the tax authority
-// knows the message by (clave-consecutivoReceptor, spec §15.4), its issuer
-// the supplier (who the tax authority's answer names).
-func receivedView(r *tenant.ReceivedDocument) tenant.Document {
-	return tenant.Document{
-		ID: r.ID, CompanyID: r.CompanyID, BranchID: r.BranchID,
-		Clave: r.Clave + "-" + r.Consecutivo, Consecutivo: r.Consecutivo, Tipo: r.Tipo, Terminal: r.Terminal,
-		EmisorTipo: r.EmisorTipo, EmisorNumero: r.EmisorNumero,
-		ReceptorTipo: r.ReceptorTipo, ReceptorNumero: r.ReceptorNumero,
-		FechaEmision: r.FechaMensaje, SignedXML: r.SignedXML,
-		Estado: r.Estado, IndEstado: r.IndEstado, CodigoMensaje: r.CodigoMensaje, MensajeHacienda: r.MensajeHacienda,
-		DetalleMensaje: r.DetalleMensaje, ResponseXML: r.ResponseXML, LastError: r.LastError,
-		Attempts: r.Attempts, NextAttemptAt: r.NextAttemptAt, SubmittedAt: r.SubmittedAt, CheckedAt: r.CheckedAt,
-		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, Event: r.Event,
-	}
-}
-
-// absorb copies the state a step recorded on the view back into r.
-func absorb(r *tenant.ReceivedDocument, v tenant.Document) {
-	r.Estado, r.IndEstado, r.CodigoMensaje, r.MensajeHacienda = v.Estado, v.IndEstado, v.CodigoMensaje, v.MensajeHacienda
-	r.DetalleMensaje, r.ResponseXML, r.LastError = v.DetalleMensaje, v.ResponseXML, v.LastError
-	r.Attempts, r.NextAttemptAt, r.SubmittedAt, r.CheckedAt = v.Attempts, v.NextAttemptAt, v.SubmittedAt, v.CheckedAt
-	r.Event = v.Event
 }

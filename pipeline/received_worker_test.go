@@ -332,15 +332,26 @@ func (b *bundle) interruptedReceive(t *testing.T, pr tenant.Principal, raw []byt
 	}
 	sum := sha256.Sum256(canon)
 	now := b.clock.now()
-	r := tenant.ReceivedDocument{
-		CompanyID: pr.CompanyID, BranchID: pr.BranchID, IDExterno: req.IDExterno, RequestHash: sum[:],
-		Clave: doc.Clave, TipoDocumento: string(doc.Type),
-		EmisorTipo: doc.Emisor.Identificacion.Tipo, EmisorNumero: doc.Emisor.Identificacion.Numero, EmisorNombre: doc.Emisor.Nombre,
-		ReceptorTipo: doc.Receptor.Identificacion.Tipo, ReceptorNumero: doc.Receptor.Identificacion.Numero,
-		FechaEmision: doc.FechaEmision, TotalImpuesto: m.MontoTotalImpuesto.String(), TotalComprobante: m.TotalFactura.String(),
-		SupplierXML: req.XML, Mensaje: req.Answer.Mensaje, Tipo: hacienda.ReceptorMessageType(m.Mensaje), Terminal: ReceivedTerminal,
-		FechaMensaje: now.In(crTime).Truncate(time.Second), Estado: tenant.StatePending,
-		NextAttemptAt: now.Add(b.p.o.InFlightGrace),
+	r := tenant.ReceivedDocument{CompanyID: pr.CompanyID,
+		BranchID:         pr.BranchID,
+		IDExterno:        req.IDExterno,
+		RequestHash:      sum[:],
+		Clave:            doc.Clave,
+		TipoDocumento:    string(doc.Type),
+		EmisorTipo:       doc.Emisor.Identificacion.Tipo,
+		EmisorNumero:     doc.Emisor.Identificacion.Numero,
+		EmisorNombre:     doc.Emisor.Nombre,
+		ReceptorTipo:     doc.Receptor.Identificacion.Tipo,
+		ReceptorNumero:   doc.Receptor.Identificacion.Numero,
+		FechaEmision:     doc.FechaEmision,
+		TotalImpuesto:    m.MontoTotalImpuesto.String(),
+		TotalComprobante: m.TotalFactura.String(),
+		SupplierXML:      req.XML,
+		Mensaje:          req.Answer.Mensaje,
+		Tipo:             hacienda.ReceptorMessageType(m.Mensaje),
+		Terminal:         ReceivedTerminal,
+		FechaMensaje:     now.In(crTime).Truncate(time.Second),
+		Submission:       tenant.Submission{Phase: tenant.PhaseFor(tenant.StatePending), Estado: tenant.StatePending, NextAttemptAt: now.Add(b.p.o.InFlightGrace)},
 	}
 	if keepAnswer {
 		if r.Request, err = answerRequest(req); err != nil {

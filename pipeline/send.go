@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"facturad/hacienda"
-	"facturad/signer"
 	"facturad/tenant"
 )
 
@@ -173,45 +172,32 @@ func (j *job) run(ctx context.Context) (Outcome, error) {
 }
 
 // repeat answers a send whose id_externo the branch used before. again
-// says the stored document is to be issued again (it was left pending).
+// says the stored document is to be issued again (it was left 00: its
+// call died, or it was stopped).
 func (j *job) repeat(ctx context.Context, prev tenant.Document) (out Outcome, again bool, err error) {
 	if !bytes.Equal(prev.RequestHash, j.hash) {
 		return Outcome{}, false, invalidField("id_externo",
 			"was already used in this branch for another document; send a new id_externo, or the same request to get its answer again")
 	}
-	now := j.p.o.Clock()
-	fresh := now.Sub(prev.UpdatedAt) < j.p.o.InFlightGrace
-	if prev.Estado == tenant.StatePending && prev.LastError == "" && !prev.NextAttemptAt.IsZero() {
-		// Numbered by a send that holds it until NextAttemptAt (its
-		// lease); after that the background worker finishes it.
-		fresh = now.Before(prev.NextAttemptAt)
-	}
-	inProgress := &OverloadError{
-		Reason: "A document with this id_externo is being sent right now; ask again shortly for its answer.",
-		After:  j.p.heldRetryAfter(prev),
-	}
-	if prev.Estado == tenant.StateNotSentYet && prev.LastError == "" && prev.SubmittedAt.IsZero() && fresh {
-		// Stored and being submitted by another call at this moment.
+	switch {
+	case prev.HeldAt(j.p.o.Clock()):
+		// Numbered or signed by a call that holds it until NextAttemptAt
+		// (its lease); after that the background worker finishes it.
 		j.p.metrics.refused.WithLabelValues("in_progress").Inc()
-		return Outcome{}, false, inProgress
-	}
-	if prev.Estado == tenant.StateNotSentYet && prev.NextAttemptAt.IsZero() && len(prev.SignedXML) > 0 {
-		// Stopped because the company's credentials were missing or
-		// refused: sent again, the request asks for another attempt. The
+		return Outcome{}, false, &OverloadError{
+			Reason: "A document with this id_externo is being sent right now; ask again shortly for its answer.",
+			After:  j.p.heldRetryAfter(docRow(&prev)),
+		}
+	case prev.StoppedOnCredentials():
+		// Sent again, the request asks for another attempt. The
 		// background worker makes it, asking the status first.
 		return j.reschedule(ctx, prev)
+	case prev.Estado == tenant.StatePending:
+		// Stopped, or its call died: issued again with its number, now
+		// that things may have changed.
+		return Outcome{}, true, nil
 	}
-	if prev.Estado != tenant.StatePending {
-		return sendOutcome(prev), false, nil
-	}
-	// 00: numbered but not submitted. Either a send is still working on
-	// it, or it stopped there (an expired certificate, a crash): then it is
-	// issued again with its number, now that things may have changed.
-	if prev.LastError == "" && fresh {
-		j.p.metrics.refused.WithLabelValues("in_progress").Inc()
-		return Outcome{}, false, inProgress
-	}
-	return Outcome{}, true, nil
+	return sendOutcome(prev), false, nil
 }
 
 // reschedule makes a document stopped on its company's credentials due
@@ -220,13 +206,13 @@ func (j *job) reschedule(ctx context.Context, prev tenant.Document) (Outcome, bo
 	if err := sendable(j.is.Company); err != nil {
 		return Outcome{}, false, err
 	}
-	if err := move(&prev, tRescheduled, prev.Estado, "The document will be sent again shortly.", j.p.o.Clock()); err != nil {
+	if err := move(&prev.Submission, tRescheduled, credentials, "The document will be sent again shortly.", j.p.o.Clock()); err != nil {
 		return Outcome{}, false, err
 	}
-	err := j.p.save(ctx, &prev)
+	err := j.p.store(ctx, docRow(&prev), false)
 	switch {
-	case errors.Is(err, tenant.ErrConflict):
-		return Outcome{}, false, j.inProgress()
+	case errors.Is(err, errLost):
+		return Outcome{}, false, j.p.inProgress(docRow(&prev))
 	case err != nil:
 		return Outcome{}, false, fmt.Errorf("schedule a document again: %w", err)
 	}
@@ -301,8 +287,7 @@ func (j *job) number(ctx context.Context, doc *hacienda.Document, resume *tenant
 	if _, err := hacienda.NewConsecutivo(is.Branch.Sucursal, terminal, tipo, 1); err != nil {
 		return nil, fmt.Errorf("branch %s, terminal %s: %w", is.Branch.Sucursal, terminal, err)
 	}
-	d := &tenant.Document{
-		CompanyID:    is.Company.ID,
+	d := &tenant.Document{CompanyID: is.Company.ID,
 		BranchID:     is.Branch.ID,
 		IDExterno:    strings.TrimSpace(j.req.IDExterno),
 		RequestHash:  j.hash,
@@ -310,11 +295,8 @@ func (j *job) number(ctx context.Context, doc *hacienda.Document, resume *tenant
 		Terminal:     terminal,
 		Situacion:    situacion,
 		FechaEmision: doc.FechaEmision,
-		Estado:       tenant.StatePending,
 		Request:      j.canon,
-		// The send holds the document until then; should it die, the
-		// background worker finishes the document afterwards.
-		NextAttemptAt: now.Add(p.o.InFlightGrace),
+		Submission:   tenant.Submission{Phase: tenant.PhaseNumbered, Estado: tenant.StatePending, NextAttemptAt: now.Add(p.o.InFlightGrace)},
 	}
 	if err := j.callersClave(doc, d); err != nil {
 		return nil, err
@@ -327,7 +309,7 @@ func (j *job) number(ctx context.Context, doc *hacienda.Document, resume *tenant
 	}
 	if d.Clave == "" {
 		if err := j.assignClave(doc, d, is.Branch.Sucursal, situacion); err != nil {
-			j.keepPending(ctx, d, "the clave could not be built: "+err.Error())
+			j.p.stop(ctx, docRow(d), "the clave could not be built: "+err.Error())
 			return nil, err
 		}
 	}
@@ -401,49 +383,9 @@ func (j *job) reserveConflict(ctx context.Context, d *tenant.Document) error {
 	return fmt.Errorf("reserve a number: %w", tenant.ErrConflict)
 }
 
-// keepPending stores a numbered document that could not go on, with the
-// reason, so that its number is kept and a repeat of the request resumes
-// it.
-func (j *job) keepPending(ctx context.Context, d *tenant.Document, reason string) {
-	if err := move(d, tStopped, tenant.StatePending, reason, time.Time{}); err != nil {
-		j.log.ErrorContext(ctx, "could not keep a document pending", "err", err)
-		return
-	}
-	err := j.p.save(ctx, d)
-	switch {
-	case errors.Is(err, tenant.ErrConflict):
-		// Another send of the same request resumed the document
-		// meanwhile: its state stands.
-		j.log.InfoContext(ctx, "a pending document changed meanwhile; not stored again", "reason", reason)
-	case err != nil:
-		j.log.ErrorContext(ctx, "could not store a pending document", "err", err)
-	}
-}
-
-// inProgress is the answer to a send whose document another call is
-// working on.
-func (j *job) inProgress() error {
-	j.p.metrics.refused.WithLabelValues("in_progress").Inc()
-	return &OverloadError{
-		Reason: "A document with this id_externo is being sent right now; ask again shortly for its answer.",
-		After:  j.p.o.OverloadRetryAfter,
-	}
-}
-
-// storedNow answers with the document as stored, when another worker
-// changed it while this call held an older copy: the newer state stands
-// and this call's result is dropped.
-func (j *job) storedNow(ctx context.Context, d *tenant.Document) (Outcome, error) {
-	cur, err := j.p.reload(ctx, *d)
-	if err != nil {
-		return Outcome{}, err
-	}
-	return sendOutcome(cur), nil
-}
-
 // issue builds, signs, stores and submits a numbered document.
 func (j *job) issue(ctx context.Context, doc *hacienda.Document, d *tenant.Document) (Outcome, error) {
-	p, is := j.p, j.is
+	p := j.p
 	// The submission names the XML's parties (spec §15.3): in a purchase
 	// invoice the emisor is the seller and the company, which signs and
 	// sends it, is the receptor.
@@ -457,130 +399,22 @@ func (j *job) issue(ctx context.Context, doc *hacienda.Document, d *tenant.Docum
 	xml, err := hacienda.MarshalXML(doc)
 	p.metrics.observe(stageBuild, start)
 	if err != nil {
-		j.keepPending(ctx, d, "the XML could not be built")
+		p.stop(ctx, docRow(d), "the XML could not be built")
 		return Outcome{}, fmt.Errorf("build XML: %w", err)
 	}
 	j.fault(FaultBuilt)
-
-	// Sign, unless the certificate is known to be expired or missing.
-	now := p.o.Clock()
-	if is.Company.CertificateExpired(now) {
-		return j.expired(ctx, d, is.Company.CertificateExpiry)
+	var fault func(string)
+	if j.send {
+		fault = faultAt
 	}
-	start = time.Now()
-	release, err := p.turns.acquire(ctx, is.Branch.ID)
-	p.metrics.observe(stageTurn, start)
-	if err != nil {
-		// The caller left or the pipeline is stopping: the document stays
-		// as stored. A fresh one is held until its lease ends and the
-		// background worker finishes it then; one resumed after being kept
-		// pending waits, as before, for its request to be sent again.
-		return Outcome{}, err
-	}
-	start = time.Now()
-	signed, err := p.o.Signer.Sign(ctx, is.Company.ID, xml, signer.WithCanonicalInput())
-	release()
-	p.metrics.observe(stageSign, start)
-	switch {
-	case errors.Is(err, signer.ErrCertificateExpired):
-		return j.expired(ctx, d, is.Company.CertificateExpiry)
-	case errors.Is(err, tenant.ErrNotFound):
-		return j.expired(ctx, d, time.Time{})
-	case err != nil:
-		j.keepPending(ctx, d, "the document could not be signed")
-		return Outcome{}, fmt.Errorf("sign: %w", err)
-	}
-	j.fault(FaultSigned)
-
-	// Store before submitting (C.3). Until the submission's answer is
-	// stored the document is 05 and leased for InFlightGrace: should this
-	// process die, the background worker takes it up after that.
-	d.SignedXML = signed
-	if err := move(d, tHeld, tenant.StateNotSentYet, "", p.o.Clock().Add(p.o.InFlightGrace)); err != nil {
-		return Outcome{}, err
-	}
-	start = time.Now()
-	err = p.saveSigned(ctx, d)
-	p.metrics.observe(stageStore, start)
-	if errors.Is(err, tenant.ErrConflict) {
-		// Another send of the same request resumed the document and
-		// stored it first: that one submits it, not this one.
-		j.log.InfoContext(ctx, "the document was taken up by another call; not submitted")
-		return Outcome{}, j.inProgress()
-	}
-	if err != nil {
-		return Outcome{}, fmt.Errorf("store the signed document: %w", err)
-	}
-	j.fault(FaultStored)
-	return j.submitStored(ctx, d)
-}
-
-// submitStored submits a stored, signed document, settles what the tax
-// authority's answer (or its absence) means with afterSubmit, and stores
-// and answers the result. A store refused after the tax authority heard of
-// the document is left for the background worker, which asks first.
-func (j *job) submitStored(ctx context.Context, d *tenant.Document) (Outcome, error) {
-	p := j.p
-	sctx, cancel := context.WithTimeout(ctx, p.o.SubmitTimeout)
-	defer cancel()
-	deadline := p.o.Clock().Add(p.o.SubmitTimeout)
-	// The company was read for this call (Issuer): its credentials are
-	// opened from it rather than read again.
-	creds, err := p.credentialsOf(j.is.Company)
-	if err == nil {
-		err = p.submitAs(sctx, creds, d)
-	}
-	if err == nil {
-		j.fault(FaultSubmitted)
-	} else {
-		j.log.WarnContext(ctx, "submission failed", "err", err)
-	}
-	v, heard, err := p.afterSubmit(ctx, d, err, deadline)
+	res, err := p.signAndSubmit(ctx, j.is, docRow(d), xml, j.log, fault)
 	if err != nil {
 		return Outcome{}, err
 	}
-	serr := p.save(ctx, d)
-	switch {
-	case serr == nil:
-	case heard:
-		// The tax authority has the document (this call's submission, or
-		// its answer to the status asked): its word is the answer even
-		// should the store refuse it. A refusal means the background worker
-		// took the document up meanwhile (this call ran past
-		// InFlightGrace); it asks the status before anything else, so it
-		// learns of it. Any other failure leaves the stored 05 for the
-		// worker, which asks first too.
-		level := slog.LevelError
-		if errors.Is(serr, tenant.ErrConflict) {
-			level = slog.LevelInfo
-		}
-		j.log.Log(ctx, level, "could not store the tax authority's word on a document; the background worker settles it", "err", serr)
-	case errors.Is(serr, tenant.ErrConflict):
-		// The background worker took the document up and stored a newer
-		// state: answer that.
-		j.log.InfoContext(ctx, "the document changed meanwhile; answering its stored state")
-		return j.storedNow(ctx, d)
-	default:
-		return Outcome{}, fmt.Errorf("store a document after its submission: %w", serr)
+	if res.Failed {
+		return Outcome{Document: *d, Failed: true, Key: res.Key, Message: res.Message, Estado: d.Estado}, nil
 	}
-	if heard {
-		return sendOutcome(*d), nil
-	}
-	return Outcome{Document: *d, Failed: true, Key: KeySendingDocumentError, Message: v.Message, Estado: d.Estado}, nil
-}
-
-// expired stores a document that cannot be signed because the company's
-// certificate is expired or missing (estado 00, numbered, nothing
-// submitted) and answers ExpiredClientCertificate.
-func (j *job) expired(ctx context.Context, d *tenant.Document, expiry time.Time) (Outcome, error) {
-	msg := "The company has no signing certificate; upload one (Certificado) and send the document again."
-	if !expiry.IsZero() {
-		msg = fmt.Sprintf("The company's signing certificate expired on %s; upload a new one (Certificado) and send the document again.",
-			expiry.In(crTime).Format(time.DateOnly))
-	}
-	j.keepPending(ctx, d, msg)
-	j.log.InfoContext(ctx, "document kept pending: certificate expired or missing")
-	return Outcome{Document: *d, Failed: true, Key: KeyExpiredClientCertificate, Message: msg, Estado: d.Estado}, nil
+	return sendOutcome(*d), nil
 }
 
 // sendOutcome is the send call's answer for a stored document, as given
@@ -595,7 +429,7 @@ func sendOutcome(d tenant.Document) Outcome {
 		if o.Message == "" {
 			o.Message = "The tax authority has not received the document yet; it will be sent again."
 		}
-	case d.Estado == tenant.StateError && d.SubmittedAt.IsZero():
+	case d.Phase == tenant.PhaseRefused:
 		// Refused at reception: the send did not succeed.
 		o.Failed, o.Key, o.Message = true, KeySendingDocumentError, d.LastError
 	}

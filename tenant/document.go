@@ -73,30 +73,11 @@ type Document struct {
 	EmisorTipo, EmisorNumero     string
 	ReceptorTipo, ReceptorNumero string // empty when there is no identified receptor
 
-	Estado    State
-	SignedXML []byte // empty until signed
+	// Submission is the document's state with the tax authority.
+	Submission
 
-	// The tax authority's answer.
-	IndEstado       string // recibido, procesando, aceptado, rechazado, error
-	CodigoMensaje   string // 1 accepted, 3 rejected (MensajeHacienda/Mensaje)
-	MensajeHacienda string
-	DetalleMensaje  []string // DetalleMensaje split into lines
-	ResponseXML     []byte   // the MensajeHacienda as received
-	LastError       string   // the last submission failure, for operators (no secrets)
-
-	// Attempts counts submissions and status checks by the background
-	// worker; NextAttemptAt is when it may try again (zero: never).
-	Attempts      int
-	NextAttemptAt time.Time
-	SubmittedAt   time.Time
-	CheckedAt     time.Time
-	CreatedAt     time.Time
-	UpdatedAt     time.Time
-
-	// Event, when pending, is the change of estado the next save writes to
-	// the outbox in its own transaction (see Event); never stored on the
-	// row, cleared by the save that wrote it.
-	Event *Event
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // PrintedMessage is what the printed representation shows under the state:

@@ -54,28 +54,13 @@ type ReceivedDocument struct {
 	Numero       int64
 	Consecutivo  string
 	FechaMensaje time.Time
-	SignedXML    []byte
 
-	// The message's state and the tax authority's answer to it, as for a
-	// Document.
-	Estado          State
-	IndEstado       string
-	CodigoMensaje   string
-	MensajeHacienda string
-	DetalleMensaje  []string
-	ResponseXML     []byte
-	LastError       string
+	// Submission is the message's state with the tax authority, as for a
+	// Document; its SignedXML is the message, once signed.
+	Submission
 
-	Attempts      int
-	NextAttemptAt time.Time
-	SubmittedAt   time.Time
-	CheckedAt     time.Time
-	CreatedAt     time.Time
-	UpdatedAt     time.Time
-
-	// Event, when pending, is the change of the message's estado the next
-	// save writes to the outbox, as for a Document.
-	Event *Event
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // ReceivedStore keeps received documents and the company's messages about

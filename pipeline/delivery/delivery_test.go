@@ -111,8 +111,14 @@ func (f *fixture) event(t testing.TB, b tenant.Branch, to tenant.State, email []
 	t.Helper()
 	ctx := context.Background()
 	n := docSeq.Add(1)
-	d := tenant.Document{CompanyID: b.CompanyID, BranchID: b.ID, IDExterno: fmt.Sprintf("ev-%d", n), Tipo: "01",
-		Terminal: "00001", Situacion: "1", Estado: tenant.StatePending}
+	d := tenant.Document{CompanyID: b.CompanyID,
+		BranchID:   b.ID,
+		IDExterno:  fmt.Sprintf("ev-%d", n),
+		Tipo:       "01",
+		Terminal:   "00001",
+		Situacion:  "1",
+		Submission: tenant.Submission{Phase: tenant.PhaseFor(tenant.StatePending), Estado: tenant.StatePending},
+	}
 	if err := f.s.ReserveDocument(ctx, &d); err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +126,7 @@ func (f *fixture) event(t testing.TB, b tenant.Branch, to tenant.State, email []
 	d.Consecutivo = fmt.Sprintf("0010000101%010d", d.Numero)
 	d.SignedXML = []byte(fmt.Sprintf(`<?xml version="1.0" encoding="utf-8"?><FacturaElectronica><Clave>%s</Clave></FacturaElectronica>`, d.Clave))
 	d.ResponseXML = []byte(fmt.Sprintf(`<?xml version="1.0" encoding="utf-8"?><MensajeHacienda><Clave>%s</Clave><Mensaje>1</Mensaje></MensajeHacienda>`, d.Clave))
-	d.Estado = to
+	d.Place(to)
 	for _, m := range mods {
 		m(&d)
 	}

@@ -10,8 +10,11 @@ import (
 )
 
 func TestNewDocument(t *testing.T) {
-	d := tenant.Document{IDExterno: "F-1", Consecutivo: "00100001010000000042", Clave: "506x", Estado: tenant.StateSent,
-		SignedXML: []byte("<a/>"), ResponseXML: []byte("<b/>"), LastError: "esperando"}
+	d := tenant.Document{IDExterno: "F-1",
+		Consecutivo: "00100001010000000042",
+		Clave:       "506x",
+		Submission:  tenant.Submission{Phase: tenant.PhaseFor(tenant.StateSent), Estado: tenant.StateSent, SignedXML: []byte("<a/>"), ResponseXML: []byte("<b/>"), LastError: "esperando"},
+	}
 	tests := []struct {
 		name            string
 		estado          tenant.State
@@ -67,7 +70,10 @@ func TestLocalTime(t *testing.T) {
 }
 
 func TestNewReceived(t *testing.T) {
-	r := tenant.ReceivedDocument{Clave: "506y", Estado: tenant.StatePending, TotalComprobante: "1130.00", LastError: "x"}
+	r := tenant.ReceivedDocument{Clave: "506y",
+		TotalComprobante: "1130.00",
+		Submission:       tenant.Submission{Phase: tenant.PhaseFor(tenant.StatePending), Estado: tenant.StatePending, LastError: "x"},
+	}
 	a := NewReceived(r, tenant.StateNotSentYet)
 	if a.Estado != "05" || a.MontoTotalImpuesto != nil || a.TotalFactura != "1130.00" || a.DetalleMensajeHacienda == nil ||
 		a.FechaEmision != "0001-01-01T00:00:00" || a.MensajeAPI != "" {

@@ -61,16 +61,25 @@ WHERE attrelid = $1::regclass AND attname = $2`, c.table, c.column).Scan(&got)
 			}
 			return b.Bytes()
 		}
-		d := tenant.Document{CompanyID: company.ID, BranchID: branch.ID, IDExterno: "lz4", Tipo: "01",
-			Terminal: "00001", Situacion: "1", Estado: tenant.StatePending, Request: part("request")}
+		d := tenant.Document{CompanyID: company.ID,
+			BranchID:   branch.ID,
+			IDExterno:  "lz4",
+			Tipo:       "01",
+			Terminal:   "00001",
+			Situacion:  "1",
+			Request:    part("request"),
+			Submission: tenant.Submission{Phase: tenant.PhaseFor(tenant.StatePending), Estado: tenant.StatePending},
+		}
 		if err := s.ReserveDocument(ctx, &d); err != nil {
 			t.Fatal(err)
 		}
-		d.Estado, d.SignedXML = tenant.StateNotSentYet, part("signed")
+		d.SignedXML = part("signed")
+		d.Place(tenant.StateNotSentYet)
 		if err := s.SaveDocument(ctx, &d); err != nil {
 			t.Fatal(err)
 		}
-		d.Estado, d.SignedXML, d.ResponseXML = tenant.StateAccepted, nil, part("answer")
+		d.SignedXML, d.ResponseXML = nil, part("answer")
+		d.Place(tenant.StateAccepted)
 		if err := s.SaveDocument(ctx, &d); err != nil {
 			t.Fatal(err)
 		}

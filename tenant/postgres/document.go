@@ -18,7 +18,7 @@ const documentColumns = `id, company_id, branch_id, id_externo, request_hash, ti
     numero, consecutivo, clave, situacion, fecha_emision, emisor_tipo, emisor_numero,
     receptor_tipo, receptor_numero, estado, signed_xml, ind_estado, codigo_mensaje,
     mensaje_hacienda, detalle_mensaje, response_xml, last_error, attempts, next_attempt_at,
-    submitted_at, checked_at, created_at, updated_at, request`
+    submitted_at, checked_at, created_at, updated_at, request, phase`
 
 // stateColumns are documentColumns without the large parts (the request,
 // the signed XML, the answer), which read back empty: what a listing shows
@@ -28,7 +28,7 @@ const stateColumns = `id, company_id, branch_id, id_externo, request_hash, tipo,
     numero, consecutivo, clave, situacion, fecha_emision, emisor_tipo, emisor_numero,
     receptor_tipo, receptor_numero, estado, NULL::bytea, ind_estado, codigo_mensaje,
     mensaje_hacienda, detalle_mensaje, NULL::bytea, last_error, attempts, next_attempt_at,
-    submitted_at, checked_at, created_at, updated_at, NULL::bytea`
+    submitted_at, checked_at, created_at, updated_at, NULL::bytea, phase`
 
 const (
 	// qReserveDocument steps the sequence of (branch, terminal, tipo) and
@@ -47,18 +47,18 @@ INSERT INTO documents (company_id, branch_id, id_externo, request_hash, tipo, te
     numero, consecutivo, clave, situacion, fecha_emision, emisor_tipo, emisor_numero,
     receptor_tipo, receptor_numero, estado, signed_xml, ind_estado, codigo_mensaje,
     mensaje_hacienda, detalle_mensaje, response_xml, last_error, attempts, next_attempt_at,
-    submitted_at, checked_at, created_at, updated_at, request)
+    submitted_at, checked_at, created_at, updated_at, request, phase)
 VALUES ($1, $2, $3, $4, $5, $6, (SELECT last_numero FROM seq), $7, $8, $9, $10, $11, $12, $13,
-    $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $27, $28)
+    $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $27, $28, $29)
 RETURNING id, numero`
 
 	// qReserveNumberedDocument inserts a document numbered by the caller's
-	// own clave ($29): the sequence rises to that number (never falls, is
+	// own clave ($30): the sequence rises to that number (never falls, is
 	// not stepped), so that a number the service hands out later is never
 	// this one. A data-modifying WITH runs whether or not it is referred to.
 	qReserveNumberedDocument = `WITH seq AS (
     INSERT INTO document_sequences AS s (branch_id, terminal, tipo, last_numero)
-    VALUES ($2, $6, $5, $29)
+    VALUES ($2, $6, $5, $30)
     ON CONFLICT (branch_id, terminal, tipo) DO UPDATE SET last_numero = GREATEST(s.last_numero, EXCLUDED.last_numero)
     RETURNING last_numero
 )
@@ -66,9 +66,9 @@ INSERT INTO documents (company_id, branch_id, id_externo, request_hash, tipo, te
     numero, consecutivo, clave, situacion, fecha_emision, emisor_tipo, emisor_numero,
     receptor_tipo, receptor_numero, estado, signed_xml, ind_estado, codigo_mensaje,
     mensaje_hacienda, detalle_mensaje, response_xml, last_error, attempts, next_attempt_at,
-    submitted_at, checked_at, created_at, updated_at, request)
-VALUES ($1, $2, $3, $4, $5, $6, $29, $7, $8, $9, $10, $11, $12, $13,
-    $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $27, $28)
+    submitted_at, checked_at, created_at, updated_at, request, phase)
+VALUES ($1, $2, $3, $4, $5, $6, $30, $7, $8, $9, $10, $11, $12, $13,
+    $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $27, $28, $29)
 RETURNING id, numero`
 
 	// qSaveDocument writes a document's fields. Its large parts are written
@@ -86,8 +86,8 @@ RETURNING id, numero`
         ind_estado = $12, codigo_mensaje = $13, mensaje_hacienda = $14, detalle_mensaje = $15,
         response_xml = CASE WHEN $16::bytea IS NULL OR response_xml = $16::bytea THEN response_xml ELSE $16::bytea END,
         last_error = $17, attempts = $18, next_attempt_at = $19, submitted_at = $20,
-        checked_at = $21, updated_at = $22
-    WHERE id = $1 AND updated_at = $23
+        checked_at = $21, updated_at = $22, phase = $24
+    WHERE id = $1 AND phase = $23 AND updated_at = $25
     RETURNING id
 )
 SELECT id FROM doc`
@@ -142,8 +142,8 @@ func checkNewDocument(d *tenant.Document) error {
 }
 
 func checkDocumentState(d *tenant.Document) error {
-	if d.Estado.Humanized() == "" {
-		return fmt.Errorf("estado %q is not a document state", string(d.Estado))
+	if err := d.CheckSave(); err != nil {
+		return err
 	}
 	if d.Attempts < 0 {
 		return fmt.Errorf("negative attempts %d", d.Attempts)
@@ -154,18 +154,18 @@ func checkDocumentState(d *tenant.Document) error {
 func scanDocument(r pgx.Row) (tenant.Document, error) {
 	var (
 		d                               tenant.Document
-		estado                          string
+		estado, phase                   string
 		fecha, next, submitted, checked *time.Time
 	)
 	err := r.Scan(&d.ID, &d.CompanyID, &d.BranchID, &d.IDExterno, &d.RequestHash, &d.Tipo,
 		&d.Terminal, &d.Numero, &d.Consecutivo, &d.Clave, &d.Situacion, &fecha, &d.EmisorTipo,
 		&d.EmisorNumero, &d.ReceptorTipo, &d.ReceptorNumero, &estado, &d.SignedXML,
 		&d.IndEstado, &d.CodigoMensaje, &d.MensajeHacienda, &d.DetalleMensaje, &d.ResponseXML,
-		&d.LastError, &d.Attempts, &next, &submitted, &checked, &d.CreatedAt, &d.UpdatedAt, &d.Request)
+		&d.LastError, &d.Attempts, &next, &submitted, &checked, &d.CreatedAt, &d.UpdatedAt, &d.Request, &phase)
 	if err != nil {
 		return tenant.Document{}, err
 	}
-	d.Estado = tenant.State(estado)
+	d.Estado, d.Phase, d.From = tenant.State(estado), tenant.Phase(phase), tenant.Phase(phase)
 	d.FechaEmision, d.NextAttemptAt = fromNullTime(fecha), fromNullTime(next)
 	d.SubmittedAt, d.CheckedAt = fromNullTime(submitted), fromNullTime(checked)
 	d.CreatedAt, d.UpdatedAt = d.CreatedAt.UTC(), d.UpdatedAt.UTC()
@@ -200,11 +200,11 @@ func (s *Store) ReserveDocument(ctx context.Context, d *tenant.Document) error {
 		d.ReceptorNumero, string(d.Estado), nullBytes(d.SignedXML), d.IndEstado,
 		d.CodigoMensaje, d.MensajeHacienda, d.DetalleMensaje, nullBytes(d.ResponseXML),
 		d.LastError, d.Attempts, docTime(d.NextAttemptAt), docTime(d.SubmittedAt),
-		docTime(d.CheckedAt), now, nullBytes(d.Request)}, args...)...).Scan(&id, &numero)
+		docTime(d.CheckedAt), now, nullBytes(d.Request), string(d.Phase)}, args...)...).Scan(&id, &numero)
 	if err != nil {
 		return fmt.Errorf("reserve document %q of branch %d: %w", d.IDExterno, d.BranchID, mapErr(err))
 	}
-	d.ID, d.Numero, d.CreatedAt, d.UpdatedAt = id, numero, now, now
+	d.ID, d.Numero, d.CreatedAt, d.UpdatedAt, d.From = id, numero, now, now, d.Phase
 	return nil
 }
 
@@ -225,7 +225,7 @@ func (s *Store) SaveDocument(ctx context.Context, d *tenant.Document) error {
 		d.ReceptorNumero, string(d.Estado), nullBytes(d.SignedXML), d.IndEstado,
 		d.CodigoMensaje, d.MensajeHacienda, d.DetalleMensaje, nullBytes(d.ResponseXML),
 		d.LastError, d.Attempts, docTime(d.NextAttemptAt), docTime(d.SubmittedAt),
-		docTime(d.CheckedAt), now, read}, d.CompanyID, d.ID, d.Event)
+		docTime(d.CheckedAt), now, string(d.From), string(d.Phase), read}, d.CompanyID, d.ID, d.Event)
 	err := s.pool.QueryRow(ctx, q, args...).Scan(&id)
 	if errors.Is(err, pgx.ErrNoRows) {
 		var n int
@@ -233,14 +233,14 @@ func (s *Store) SaveDocument(ctx context.Context, d *tenant.Document) error {
 			return fmt.Errorf("save document %d: %w", d.ID, mapErr(cerr))
 		}
 		if n > 0 {
-			return fmt.Errorf("save document %d: changed since it was read at %s: %w",
-				d.ID, read.Format(time.RFC3339Nano), tenant.ErrConflict)
+			return fmt.Errorf("save document %d: moved since it was read (%s at %s): %w",
+				d.ID, d.From, read.Format(time.RFC3339Nano), tenant.ErrConflict)
 		}
 	}
 	if err != nil {
 		return fmt.Errorf("save document %d: %w", d.ID, mapErr(err))
 	}
-	d.UpdatedAt, d.Event = now, nil
+	d.UpdatedAt, d.Event, d.From = now, nil, d.Phase
 	return nil
 }
 

@@ -17,7 +17,7 @@ const (
     total_impuesto, total_comprobante, supplier_xml, mensaje, tipo, terminal, numero, consecutivo,
     fecha_mensaje, signed_xml, estado, ind_estado, codigo_mensaje, mensaje_hacienda,
     detalle_mensaje, response_xml, last_error, attempts, next_attempt_at, submitted_at,
-    checked_at, created_at, updated_at, request, firma_politica`
+    checked_at, created_at, updated_at, request, firma_politica, phase`
 
 	// qReserveReceived steps the document sequence of (branch, terminal,
 	// tipo) and inserts the received document with the number in one
@@ -34,17 +34,17 @@ INSERT INTO received_documents (company_id, branch_id, id_externo, request_hash,
     fecha_emision, total_impuesto, total_comprobante, supplier_xml, mensaje, tipo, terminal,
     numero, consecutivo, fecha_mensaje, signed_xml, estado, ind_estado, codigo_mensaje,
     mensaje_hacienda, detalle_mensaje, response_xml, last_error, attempts, next_attempt_at,
-    submitted_at, checked_at, created_at, updated_at, request, firma_politica)
+    submitted_at, checked_at, created_at, updated_at, request, firma_politica, phase)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
     (SELECT last_numero FROM seq), $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30,
-    $31, $32, $33, $33, $34, $35)
+    $31, $32, $33, $33, $34, $35, $36)
 RETURNING id, numero`
 
 	qSaveReceived = `UPDATE received_documents SET consecutivo = $2, fecha_mensaje = $3, signed_xml = $4,
     estado = $5, ind_estado = $6, codigo_mensaje = $7, mensaje_hacienda = $8, detalle_mensaje = $9,
     response_xml = $10, last_error = $11, attempts = $12, next_attempt_at = $13, submitted_at = $14,
-    checked_at = $15, updated_at = $16
-WHERE id = $1 AND updated_at = $17`
+    checked_at = $15, updated_at = $16, phase = $18
+WHERE id = $1 AND phase = $17 AND updated_at = $19`
 
 	// qClaimDueReceived locks up to $3 due rows along the received_due
 	// index, skipping those another claimer holds, and moves their next
@@ -76,18 +76,16 @@ func checkReceived(r *tenant.ReceivedDocument) error {
 		return errors.New("no branch")
 	case r.Tipo == "" || r.Terminal == "":
 		return errors.New("no message type or terminal")
-	case r.Estado.Humanized() == "":
-		return fmt.Errorf("estado %q is not a document state", string(r.Estado))
 	case r.Attempts < 0:
 		return fmt.Errorf("negative attempts %d", r.Attempts)
 	}
-	return nil
+	return r.CheckSave()
 }
 
 func scanReceived(row pgx.Row) (tenant.ReceivedDocument, error) {
 	var (
 		r                                         tenant.ReceivedDocument
-		estado                                    string
+		estado, phase                             string
 		fecha, fechaMsg, next, submitted, checked *time.Time
 	)
 	err := row.Scan(&r.ID, &r.CompanyID, &r.BranchID, &r.IDExterno, &r.RequestHash, &r.Clave, &r.TipoDocumento,
@@ -95,11 +93,11 @@ func scanReceived(row pgx.Row) (tenant.ReceivedDocument, error) {
 		&r.TotalImpuesto, &r.TotalComprobante, &r.SupplierXML, &r.Mensaje, &r.Tipo, &r.Terminal, &r.Numero,
 		&r.Consecutivo, &fechaMsg, &r.SignedXML, &estado, &r.IndEstado, &r.CodigoMensaje, &r.MensajeHacienda,
 		&r.DetalleMensaje, &r.ResponseXML, &r.LastError, &r.Attempts, &next, &submitted, &checked,
-		&r.CreatedAt, &r.UpdatedAt, &r.Request, &r.FirmaPolitica)
+		&r.CreatedAt, &r.UpdatedAt, &r.Request, &r.FirmaPolitica, &phase)
 	if err != nil {
 		return tenant.ReceivedDocument{}, err
 	}
-	r.Estado = tenant.State(estado)
+	r.Estado, r.Phase, r.From = tenant.State(estado), tenant.Phase(phase), tenant.Phase(phase)
 	r.FechaEmision, r.FechaMensaje = fromNullTime(fecha), fromNullTime(fechaMsg)
 	r.NextAttemptAt, r.SubmittedAt, r.CheckedAt = fromNullTime(next), fromNullTime(submitted), fromNullTime(checked)
 	r.CreatedAt, r.UpdatedAt = r.CreatedAt.UTC(), r.UpdatedAt.UTC()
@@ -122,11 +120,11 @@ func (s *Store) ReserveReceived(ctx context.Context, r *tenant.ReceivedDocument)
 		r.Consecutivo, docTime(r.FechaMensaje), nullBytes(r.SignedXML), string(r.Estado), r.IndEstado,
 		r.CodigoMensaje, r.MensajeHacienda, r.DetalleMensaje, nullBytes(r.ResponseXML), r.LastError, r.Attempts,
 		docTime(r.NextAttemptAt), docTime(r.SubmittedAt), docTime(r.CheckedAt), now, nullBytes(r.Request),
-		r.FirmaPolitica).Scan(&id, &numero)
+		r.FirmaPolitica, string(r.Phase)).Scan(&id, &numero)
 	if err != nil {
 		return fmt.Errorf("reserve received document %s of company %d: %w", r.Clave, r.CompanyID, mapErr(err))
 	}
-	r.ID, r.Numero, r.CreatedAt, r.UpdatedAt = id, numero, now, now
+	r.ID, r.Numero, r.CreatedAt, r.UpdatedAt, r.From = id, numero, now, now, r.Phase
 	return nil
 }
 
@@ -141,7 +139,7 @@ func (s *Store) SaveReceived(ctx context.Context, r *tenant.ReceivedDocument) er
 	now := nextVersion(s.clock(), read)
 	q, args := withOutbox("WITH doc AS ("+qSaveReceived+" RETURNING id)"+outboxSelect, []any{r.ID, r.Consecutivo, docTime(r.FechaMensaje), nullBytes(r.SignedXML),
 		string(r.Estado), r.IndEstado, r.CodigoMensaje, r.MensajeHacienda, r.DetalleMensaje, nullBytes(r.ResponseXML),
-		r.LastError, r.Attempts, docTime(r.NextAttemptAt), docTime(r.SubmittedAt), docTime(r.CheckedAt), now, read},
+		r.LastError, r.Attempts, docTime(r.NextAttemptAt), docTime(r.SubmittedAt), docTime(r.CheckedAt), now, string(r.From), string(r.Phase), read},
 		r.CompanyID, 0, r.Event)
 	var id int64
 	err := s.pool.QueryRow(ctx, q, args...).Scan(&id)
@@ -154,12 +152,12 @@ func (s *Store) SaveReceived(ctx context.Context, r *tenant.ReceivedDocument) er
 			return fmt.Errorf("save received document %d: %w", r.ID, mapErr(err))
 		}
 		if n > 0 {
-			return fmt.Errorf("save received document %d: changed since it was read at %s: %w",
-				r.ID, read.Format(time.RFC3339Nano), tenant.ErrConflict)
+			return fmt.Errorf("save received document %d: moved since it was read (%s at %s): %w",
+				r.ID, r.From, read.Format(time.RFC3339Nano), tenant.ErrConflict)
 		}
 		return fmt.Errorf("save received document %d: %w", r.ID, tenant.ErrNotFound)
 	}
-	r.UpdatedAt, r.Event = now, nil
+	r.UpdatedAt, r.Event, r.From = now, nil, r.Phase
 	return nil
 }
 

@@ -31,7 +31,7 @@ const documentColumns = `id, company_id, branch_id, id_externo, request_hash, ti
     ind_estado, codigo_mensaje, mensaje_hacienda, detalle_mensaje,
     coalesce((SELECT xml FROM document_response_xml WHERE document_id = documents.id), response_xml),
     last_error, attempts, next_attempt_at, submitted_at, checked_at, created_at, updated_at,
-    coalesce((SELECT request FROM document_requests WHERE document_id = documents.id), request)`
+    coalesce((SELECT request FROM document_requests WHERE document_id = documents.id), request), phase`
 
 // stateColumns are documentColumns without the large parts, which read
 // back empty: what a listing shows (a page of 500 rows reads no megabytes
@@ -40,7 +40,7 @@ const stateColumns = `id, company_id, branch_id, id_externo, request_hash, tipo,
     numero, consecutivo, clave, situacion, fecha_emision, emisor_tipo, emisor_numero,
     receptor_tipo, receptor_numero, estado, NULL, ind_estado, codigo_mensaje,
     mensaje_hacienda, detalle_mensaje, NULL, last_error, attempts, next_attempt_at,
-    submitted_at, checked_at, created_at, updated_at, NULL`
+    submitted_at, checked_at, created_at, updated_at, NULL, phase`
 
 const (
 	// qNextDocumentNumber steps the sequence, creating it at 1, and
@@ -68,15 +68,15 @@ ON CONFLICT (branch_id, terminal, tipo) DO UPDATE SET last_numero = max(last_num
     tipo, terminal, numero, consecutivo, clave, situacion, fecha_emision, emisor_tipo,
     emisor_numero, receptor_tipo, receptor_numero, estado, ind_estado, codigo_mensaje,
     mensaje_hacienda, detalle_mensaje, last_error, attempts, next_attempt_at, submitted_at,
-    checked_at, created_at, updated_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+    checked_at, created_at, updated_at, phase)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 	qSaveDocument = `UPDATE documents SET consecutivo = ?, clave = ?, situacion = ?,
     fecha_emision = ?, emisor_tipo = ?, emisor_numero = ?, receptor_tipo = ?,
     receptor_numero = ?, estado = ?, ind_estado = ?, codigo_mensaje = ?,
     mensaje_hacienda = ?, detalle_mensaje = ?, last_error = ?, attempts = ?,
-    next_attempt_at = ?, submitted_at = ?, checked_at = ?, updated_at = ?
-WHERE id = ? AND updated_at = ?`
+    next_attempt_at = ?, submitted_at = ?, checked_at = ?, updated_at = ?, phase = ?
+WHERE id = ? AND phase = ? AND updated_at = ?`
 
 	// qSaveDocumentState is qSaveDocument for a save that leaves the
 	// document's identity (its number, clave, date and parties) as stored,
@@ -87,8 +87,8 @@ WHERE id = ? AND updated_at = ?`
 	// whose identity differs matches no row here and takes qSaveDocument.
 	qSaveDocumentState = `UPDATE documents SET estado = ?, ind_estado = ?, codigo_mensaje = ?,
     mensaje_hacienda = ?, detalle_mensaje = ?, last_error = ?, attempts = ?,
-    next_attempt_at = ?, submitted_at = ?, checked_at = ?, updated_at = ?
-WHERE id = ? AND updated_at = ? AND consecutivo = ? AND clave = ? AND situacion = ?
+    next_attempt_at = ?, submitted_at = ?, checked_at = ?, updated_at = ?, phase = ?
+WHERE id = ? AND phase = ? AND updated_at = ? AND consecutivo = ? AND clave = ? AND situacion = ?
     AND fecha_emision IS ? AND emisor_tipo = ? AND emisor_numero = ? AND receptor_tipo = ?
     AND receptor_numero = ?`
 
@@ -144,8 +144,8 @@ func checkNewDocument(d *tenant.Document) error {
 }
 
 func checkDocumentState(d *tenant.Document) error {
-	if d.Estado.Humanized() == "" {
-		return fmt.Errorf("estado %q is not a document state", string(d.Estado))
+	if err := d.CheckSave(); err != nil {
+		return err
 	}
 	if d.Attempts < 0 {
 		return fmt.Errorf("negative attempts %d", d.Attempts)
@@ -186,7 +186,7 @@ func decodeDetalle(s sql.NullString) ([]string, error) {
 func scanDocument(r scanner) (tenant.Document, error) {
 	var (
 		d                               tenant.Document
-		estado                          string
+		estado, phase                   string
 		detalle                         sql.NullString
 		fecha, next, submitted, checked sql.NullString
 		created, updated                string
@@ -195,11 +195,11 @@ func scanDocument(r scanner) (tenant.Document, error) {
 		&d.Terminal, &d.Numero, &d.Consecutivo, &d.Clave, &d.Situacion, &fecha, &d.EmisorTipo,
 		&d.EmisorNumero, &d.ReceptorTipo, &d.ReceptorNumero, &estado, &d.SignedXML,
 		&d.IndEstado, &d.CodigoMensaje, &d.MensajeHacienda, &detalle, &d.ResponseXML,
-		&d.LastError, &d.Attempts, &next, &submitted, &checked, &created, &updated, &d.Request)
+		&d.LastError, &d.Attempts, &next, &submitted, &checked, &created, &updated, &d.Request, &phase)
 	if err != nil {
 		return tenant.Document{}, err
 	}
-	d.Estado = tenant.State(estado)
+	d.Estado, d.Phase, d.From = tenant.State(estado), tenant.Phase(phase), tenant.Phase(phase)
 	if d.DetalleMensaje, err = decodeDetalle(detalle); err != nil {
 		return tenant.Document{}, err
 	}
@@ -251,7 +251,7 @@ func (s *Store) ReserveDocument(ctx context.Context, d *tenant.Document) error {
 			d.Situacion, nullTime(d.FechaEmision), d.EmisorTipo, d.EmisorNumero, d.ReceptorTipo,
 			d.ReceptorNumero, string(d.Estado), d.IndEstado, d.CodigoMensaje, d.MensajeHacienda,
 			detalle, d.LastError, d.Attempts, nullTime(d.NextAttemptAt), nullTime(d.SubmittedAt),
-			nullTime(d.CheckedAt), formatTime(now), formatTime(now))
+			nullTime(d.CheckedAt), formatTime(now), formatTime(now), string(d.Phase))
 		if err != nil {
 			return mapErr(err)
 		}
@@ -268,7 +268,7 @@ func (s *Store) ReserveDocument(ctx context.Context, d *tenant.Document) error {
 	if err != nil {
 		return fmt.Errorf("reserve document %q of branch %d: %w", d.IDExterno, d.BranchID, err)
 	}
-	d.ID, d.Numero, d.CreatedAt, d.UpdatedAt = id, numero, now, now
+	d.ID, d.Numero, d.CreatedAt, d.UpdatedAt, d.From = id, numero, now, now, d.Phase
 	return nil
 }
 
@@ -291,14 +291,14 @@ func (s *Store) SaveDocument(ctx context.Context, d *tenant.Document) error {
 		saved, err := updated(tx.StmtContext(ctx, s.wstmts.saveState).ExecContext(ctx, string(d.Estado), d.IndEstado,
 			d.CodigoMensaje, d.MensajeHacienda, detalle, d.LastError, d.Attempts,
 			nullTime(d.NextAttemptAt), nullTime(d.SubmittedAt), nullTime(d.CheckedAt), formatTime(now),
-			d.ID, formatTime(read), d.Consecutivo, d.Clave, d.Situacion, nullTime(d.FechaEmision),
+			string(d.Phase), d.ID, string(d.From), formatTime(read), d.Consecutivo, d.Clave, d.Situacion, nullTime(d.FechaEmision),
 			d.EmisorTipo, d.EmisorNumero, d.ReceptorTipo, d.ReceptorNumero))
 		if err == nil && !saved {
 			saved, err = updated(tx.StmtContext(ctx, s.wstmts.save).ExecContext(ctx, d.Consecutivo, d.Clave, d.Situacion,
 				nullTime(d.FechaEmision), d.EmisorTipo, d.EmisorNumero, d.ReceptorTipo,
 				d.ReceptorNumero, string(d.Estado), d.IndEstado, d.CodigoMensaje, d.MensajeHacienda,
 				detalle, d.LastError, d.Attempts, nullTime(d.NextAttemptAt), nullTime(d.SubmittedAt),
-				nullTime(d.CheckedAt), formatTime(now), d.ID, formatTime(read)))
+				nullTime(d.CheckedAt), formatTime(now), string(d.Phase), d.ID, string(d.From), formatTime(read)))
 		}
 		if err != nil {
 			return mapErr(err)
@@ -314,14 +314,14 @@ func (s *Store) SaveDocument(ctx context.Context, d *tenant.Document) error {
 			return mapErr(err)
 		}
 		if n > 0 {
-			return fmt.Errorf("changed since it was read at %s: %w", read.Format(time.RFC3339Nano), tenant.ErrConflict)
+			return fmt.Errorf("moved since it was read (%s at %s): %w", d.From, read.Format(time.RFC3339Nano), tenant.ErrConflict)
 		}
 		return mapErr(sql.ErrNoRows)
 	})
 	if err != nil {
 		return fmt.Errorf("save document %d: %w", d.ID, err)
 	}
-	d.UpdatedAt, d.Event = now, nil
+	d.UpdatedAt, d.Event, d.From = now, nil, d.Phase
 	return nil
 }
 

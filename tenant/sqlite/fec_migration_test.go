@@ -38,11 +38,22 @@ func TestFECPartiesMigration(t *testing.T) {
 		cons := "00100001" + tipo + fmt.Sprintf("%010d", i+1)
 		clave := "506" + "210126" + "00" + c.NumeroIdentificacion + cons + "1" + fmt.Sprintf("%08d", i+1)
 		h := sha256.Sum256([]byte(clave))
-		d := tenant.Document{
-			CompanyID: c.ID, BranchID: bs[0].ID, IDExterno: "doc-" + tipo, RequestHash: h[:],
-			Tipo: tipo, Terminal: "00001", Numero: int64(i + 1), Consecutivo: cons, Clave: clave, Situacion: "1",
-			FechaEmision: time.Date(2026, 1, 21, 10, 0, 0, 0, time.UTC), Estado: tenant.StateNotSentYet,
-			EmisorTipo: "02", EmisorNumero: c.NumeroIdentificacion, ReceptorTipo: "01", ReceptorNumero: seller,
+		d := tenant.Document{CompanyID: c.ID,
+			BranchID:       bs[0].ID,
+			IDExterno:      "doc-" + tipo,
+			RequestHash:    h[:],
+			Tipo:           tipo,
+			Terminal:       "00001",
+			Numero:         int64(i + 1),
+			Consecutivo:    cons,
+			Clave:          clave,
+			Situacion:      "1",
+			FechaEmision:   time.Date(2026, 1, 21, 10, 0, 0, 0, time.UTC),
+			EmisorTipo:     "02",
+			EmisorNumero:   c.NumeroIdentificacion,
+			ReceptorTipo:   "01",
+			ReceptorNumero: seller,
+			Submission:     tenant.Submission{Phase: tenant.PhaseRetrying, Estado: tenant.StateNotSentYet},
 		}
 		if err := s.ReserveDocument(ctx, &d); err != nil {
 			t.Fatal(err)

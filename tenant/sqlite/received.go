@@ -16,22 +16,22 @@ const (
     total_impuesto, total_comprobante, supplier_xml, mensaje, tipo, terminal, numero, consecutivo,
     fecha_mensaje, signed_xml, estado, ind_estado, codigo_mensaje, mensaje_hacienda,
     detalle_mensaje, response_xml, last_error, attempts, next_attempt_at, submitted_at,
-    checked_at, created_at, updated_at, request, firma_politica`
+    checked_at, created_at, updated_at, request, firma_politica, phase`
 
 	qInsertReceived = `INSERT INTO received_documents (company_id, branch_id, id_externo, request_hash,
     clave, tipo_documento, emisor_tipo, emisor_numero, emisor_nombre, receptor_tipo,
     receptor_numero, fecha_emision, total_impuesto, total_comprobante, supplier_xml, mensaje, tipo,
     terminal, numero, consecutivo, fecha_mensaje, signed_xml, estado, ind_estado, codigo_mensaje,
     mensaje_hacienda, detalle_mensaje, response_xml, last_error, attempts, next_attempt_at,
-    submitted_at, checked_at, created_at, updated_at, request, firma_politica)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    submitted_at, checked_at, created_at, updated_at, request, firma_politica, phase)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 RETURNING id`
 
 	qSaveReceived = `UPDATE received_documents SET consecutivo = ?, fecha_mensaje = ?, signed_xml = ?,
     estado = ?, ind_estado = ?, codigo_mensaje = ?, mensaje_hacienda = ?, detalle_mensaje = ?,
     response_xml = ?, last_error = ?, attempts = ?, next_attempt_at = ?, submitted_at = ?,
-    checked_at = ?, updated_at = ?
-WHERE id = ? AND updated_at = ?`
+    checked_at = ?, updated_at = ?, phase = ?
+WHERE id = ? AND phase = ? AND updated_at = ?`
 
 	// qDueReceived walks the received_due index in order (named: without
 	// statistics the planner may choose another).
@@ -55,18 +55,16 @@ func checkReceived(r *tenant.ReceivedDocument) error {
 		return errors.New("no branch")
 	case r.Tipo == "" || r.Terminal == "":
 		return errors.New("no message type or terminal")
-	case r.Estado.Humanized() == "":
-		return fmt.Errorf("estado %q is not a document state", string(r.Estado))
 	case r.Attempts < 0:
 		return fmt.Errorf("negative attempts %d", r.Attempts)
 	}
-	return nil
+	return r.CheckSave()
 }
 
 func scanReceived(row scanner) (tenant.ReceivedDocument, error) {
 	var (
 		r                                         tenant.ReceivedDocument
-		estado                                    string
+		estado, phase                             string
 		detalle                                   sql.NullString
 		fecha, fechaMsg, next, submitted, checked sql.NullString
 		created, updated                          string
@@ -76,11 +74,11 @@ func scanReceived(row scanner) (tenant.ReceivedDocument, error) {
 		&r.TotalImpuesto, &r.TotalComprobante, &r.SupplierXML, &r.Mensaje, &r.Tipo, &r.Terminal, &r.Numero,
 		&r.Consecutivo, &fechaMsg, &r.SignedXML, &estado, &r.IndEstado, &r.CodigoMensaje, &r.MensajeHacienda,
 		&detalle, &r.ResponseXML, &r.LastError, &r.Attempts, &next, &submitted, &checked, &created, &updated, &r.Request,
-		&r.FirmaPolitica)
+		&r.FirmaPolitica, &phase)
 	if err != nil {
 		return tenant.ReceivedDocument{}, err
 	}
-	r.Estado = tenant.State(estado)
+	r.Estado, r.Phase, r.From = tenant.State(estado), tenant.Phase(phase), tenant.Phase(phase)
 	if r.DetalleMensaje, err = decodeDetalle(detalle); err != nil {
 		return tenant.ReceivedDocument{}, err
 	}
@@ -126,12 +124,12 @@ func (s *Store) ReserveReceived(ctx context.Context, r *tenant.ReceivedDocument)
 			r.SupplierXML, r.Mensaje, r.Tipo, r.Terminal, numero, r.Consecutivo, nullTime(r.FechaMensaje),
 			nullBytes(r.SignedXML), string(r.Estado), r.IndEstado, r.CodigoMensaje, r.MensajeHacienda, detalle,
 			nullBytes(r.ResponseXML), r.LastError, r.Attempts, nullTime(r.NextAttemptAt), nullTime(r.SubmittedAt),
-			nullTime(r.CheckedAt), formatTime(now), formatTime(now), nullBytes(r.Request), r.FirmaPolitica).Scan(&id))
+			nullTime(r.CheckedAt), formatTime(now), formatTime(now), nullBytes(r.Request), r.FirmaPolitica, string(r.Phase)).Scan(&id))
 	})
 	if err != nil {
 		return fmt.Errorf("reserve received document %s of company %d: %w", r.Clave, r.CompanyID, err)
 	}
-	r.ID, r.Numero, r.CreatedAt, r.UpdatedAt = id, numero, now, now
+	r.ID, r.Numero, r.CreatedAt, r.UpdatedAt, r.From = id, numero, now, now, r.Phase
 	return nil
 }
 
@@ -152,7 +150,7 @@ func (s *Store) SaveReceived(ctx context.Context, r *tenant.ReceivedDocument) er
 		res, err := tx.ExecContext(ctx, qSaveReceived, r.Consecutivo, nullTime(r.FechaMensaje), nullBytes(r.SignedXML),
 			string(r.Estado), r.IndEstado, r.CodigoMensaje, r.MensajeHacienda, detalle, nullBytes(r.ResponseXML),
 			r.LastError, r.Attempts, nullTime(r.NextAttemptAt), nullTime(r.SubmittedAt), nullTime(r.CheckedAt),
-			formatTime(now), r.ID, formatTime(read))
+			formatTime(now), string(r.Phase), r.ID, string(r.From), formatTime(read))
 		if err != nil {
 			return mapErr(err)
 		}
@@ -164,14 +162,14 @@ func (s *Store) SaveReceived(ctx context.Context, r *tenant.ReceivedDocument) er
 			return mapErr(err)
 		}
 		if n > 0 {
-			return fmt.Errorf("changed since it was read at %s: %w", read.Format(time.RFC3339Nano), tenant.ErrConflict)
+			return fmt.Errorf("moved since it was read (%s at %s): %w", r.From, read.Format(time.RFC3339Nano), tenant.ErrConflict)
 		}
 		return tenant.ErrNotFound
 	})
 	if err != nil {
 		return fmt.Errorf("save received document %d: %w", r.ID, err)
 	}
-	r.UpdatedAt, r.Event = now, nil
+	r.UpdatedAt, r.Event, r.From = now, nil, r.Phase
 	return nil
 }
 

@@ -52,7 +52,8 @@ func stoppedDocument(t *testing.T, s CredentialStopStore, b tenant.Branch, name 
 	mustNot(t, "ReserveDocument", s.ReserveDocument(ctx, &d))
 	d.Clave = fmt.Sprintf("506%047d", d.ID)
 	d.Consecutivo = fmt.Sprintf("%020d", d.ID)
-	d.Estado, d.NextAttemptAt = st, next
+	d.NextAttemptAt = next
+	d.Place(st)
 	mustNot(t, "SaveDocument", s.SaveDocument(ctx, &d))
 	return d
 }
@@ -257,7 +258,8 @@ func stoppedMessage(t *testing.T, s CredentialStopStore, b tenant.Branch, name s
 	ctx := context.Background()
 	r := receivedDocument(b, name, fmt.Sprintf("50677%045d", messageSeq.Add(1)), "05")
 	mustNot(t, "ReserveReceived", s.ReserveReceived(ctx, &r))
-	r.Estado, r.NextAttemptAt = st, next
+	r.NextAttemptAt = next
+	r.Place(st)
 	mustNot(t, "SaveReceived", s.SaveReceived(ctx, &r))
 	return r
 }

@@ -140,7 +140,7 @@ func savedEventAt(t *testing.T, s DeliveryStore, b tenant.Branch, idExterno stri
 	if err := s.ReserveDocument(ctx, &d); err != nil {
 		t.Fatalf("ReserveDocument: %v", err)
 	}
-	d.Estado = to
+	d.Place(to)
 	d.Clave = fmt.Sprintf("506%047d", d.ID)
 	d.Event = &tenant.Event{From: tenant.StatePending, ID: "ev-" + idExterno, Name: "documento." + tenant.EventState(to),
 		Created: created.UTC().Truncate(time.Microsecond), Clave: d.Clave, Payload: []byte(`{"clave":"` + d.Clave + `"}`), Email: email}
@@ -302,7 +302,7 @@ func testOutboxNothing(t *testing.T, s DeliveryStore) {
 	// An event that is not pending (no Name) writes nothing.
 	d := minimalDocument(f.Branch, "none-2", "01", "00001")
 	mustNot(t, "ReserveDocument", s.ReserveDocument(ctx, &d))
-	d.Estado = tenant.StateAccepted
+	d.Place(tenant.StateAccepted)
 	d.Event = &tenant.Event{From: tenant.StatePending}
 	mustNot(t, "SaveDocument", s.SaveDocument(ctx, &d))
 	if d.Event != nil {
@@ -320,9 +320,9 @@ func testOutboxStaleSave(t *testing.T, s DeliveryStore) {
 	d := minimalDocument(f.Branch, "stale-1", "01", "00001")
 	mustNot(t, "ReserveDocument", s.ReserveDocument(ctx, &d))
 	stale := d
-	d.Estado = tenant.StateSent
+	d.Place(tenant.StateSent)
 	mustNot(t, "SaveDocument", s.SaveDocument(ctx, &d))
-	stale.Estado = tenant.StateAccepted
+	stale.Place(tenant.StateAccepted)
 	stale.Event = &tenant.Event{From: tenant.StatePending, ID: "ev-stale", Name: "documento.aceptado", Created: time.Now(), Clave: "x",
 		Payload: []byte("{}"), Email: []string{"x@example.com"}}
 	wantErr(t, "stale save", s.SaveDocument(ctx, &stale), tenant.ErrConflict)
@@ -345,7 +345,7 @@ func testOutboxReceived(t *testing.T, s DeliveryStore) {
 	w := newWebhook(t, s, f.Company.ID, "https://a.example/hook", "recibido.aceptado")
 	r := receivedDocument(f.Branch, "rec-ev", receivedClave, "05")
 	mustNot(t, "ReserveReceived", s.ReserveReceived(ctx, &r))
-	r.Estado = tenant.StateAccepted
+	r.Place(tenant.StateAccepted)
 	r.Event = &tenant.Event{From: tenant.StatePending, ID: "ev-rec", Name: "recibido.aceptado", Created: time.Now(), Clave: r.Clave,
 		Payload: []byte(`{"mensaje":"1"}`), Email: []string{"ignored@example.com"}}
 	mustNot(t, "SaveReceived", s.SaveReceived(ctx, &r))
@@ -356,9 +356,10 @@ func testOutboxReceived(t *testing.T, s DeliveryStore) {
 	if len(ds) != 1 || ds[0].Evento != "recibido.aceptado" || ds[0].Clave != receivedClave || string(ds[0].Payload) != `{"mensaje":"1"}` {
 		t.Fatalf("deliveries %+v", ds)
 	}
-	// A stale save of the message writes nothing.
+	// A stale save of the message (read in a phase it has left) writes
+	// nothing.
 	stale := r
-	stale.UpdatedAt = stale.UpdatedAt.Add(-time.Second)
+	stale.From = tenant.PhaseSubmitted
 	stale.Event = &tenant.Event{ID: "ev-rec-2", Name: "recibido.aceptado", Created: time.Now(), Payload: []byte("{}")}
 	wantErr(t, "stale SaveReceived", s.SaveReceived(ctx, &stale), tenant.ErrConflict)
 	if n := len(allDeliveries(t, s, w.ID)); n != 1 {
@@ -786,9 +787,9 @@ func BenchOutbox(b *testing.B, open func(testing.TB) DeliveryStore) {
 		defer ReportCPU(b)()
 		for b.Loop() {
 			from := d.Estado
-			d.Estado = tenant.StateSent
+			d.Place(tenant.StateSent)
 			if i%2 == 0 {
-				d.Estado = tenant.StateAccepted
+				d.Place(tenant.StateAccepted)
 			}
 			i++
 			if event {

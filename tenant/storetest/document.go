@@ -110,14 +110,13 @@ func newDocFixture(tb testing.TB, s tenant.Store) docFixture {
 // minimalDocument is a document as the pipeline reserves it: numbered before
 // it has a clave, a consecutivo or a signature.
 func minimalDocument(b tenant.Branch, idExterno, tipo, terminal string) tenant.Document {
-	return tenant.Document{
-		CompanyID: b.CompanyID,
-		BranchID:  b.ID,
-		IDExterno: idExterno,
-		Tipo:      tipo,
-		Terminal:  terminal,
-		Situacion: "1",
-		Estado:    tenant.StatePending,
+	return tenant.Document{CompanyID: b.CompanyID,
+		BranchID:   b.ID,
+		IDExterno:  idExterno,
+		Tipo:       tipo,
+		Terminal:   terminal,
+		Situacion:  "1",
+		Submission: tenant.Submission{Phase: tenant.PhaseNumbered, Estado: tenant.StatePending},
 	}
 }
 
@@ -129,35 +128,23 @@ var cr = hacienda.CostaRica()
 // own, with binary XML-sized payloads and times that carry microseconds.
 func fullDocument(b tenant.Branch, idExterno string, seed byte) tenant.Document {
 	h := sha256.Sum256([]byte("request " + idExterno))
-	return tenant.Document{
-		CompanyID:       b.CompanyID,
-		BranchID:        b.ID,
-		IDExterno:       idExterno,
-		RequestHash:     h[:],
-		Request:         []byte(`{"id_externo":"` + idExterno + `","detalle":"«línea» \u0000?"}`),
-		Tipo:            "01",
-		Terminal:        "00007",
-		Numero:          1, // the clave's own number
-		Consecutivo:     "00100007010000000001",
-		Clave:           fmt.Sprintf("506020126003101%06d0010000701000000000119876543%d", b.CompanyID%1000000, seed%10),
-		Situacion:       "1",
-		FechaEmision:    time.Date(2026, 1, 2, 3, 4, 5, 678901000, cr),
-		EmisorTipo:      "02",
-		EmisorNumero:    "3101123456",
-		ReceptorTipo:    "01",
-		ReceptorNumero:  "109870654",
-		Estado:          tenant.StateSent,
-		SignedXML:       binaryPayload(300<<10, seed),
-		IndEstado:       "procesando",
-		CodigoMensaje:   "3",
-		MensajeHacienda: "Rechazado «total» 'mal' \"calculado\"",
-		DetalleMensaje:  []string{"Línea 1: el total no coincide", "", `{"a":[1,2]}`, "NULL", "a,b\\c\t\"d\"\nsegunda línea"},
-		ResponseXML:     binaryPayload(40<<10, seed+1),
-		LastError:       "post /recepcion: 503 Service Unavailable",
-		Attempts:        3,
-		NextAttemptAt:   time.Date(2026, 1, 2, 3, 9, 0, 1000, time.UTC),
-		SubmittedAt:     time.Date(2026, 1, 2, 3, 4, 6, 999999000, cr),
-		CheckedAt:       time.Date(2026, 1, 2, 3, 5, 0, 500000000, time.UTC),
+	return tenant.Document{CompanyID: b.CompanyID,
+		BranchID:       b.ID,
+		IDExterno:      idExterno,
+		RequestHash:    h[:],
+		Request:        []byte(`{"id_externo":"` + idExterno + `","detalle":"«línea» \u0000?"}`),
+		Tipo:           "01",
+		Terminal:       "00007",
+		Numero:         1,
+		Consecutivo:    "00100007010000000001",
+		Clave:          fmt.Sprintf("506020126003101%06d0010000701000000000119876543%d", b.CompanyID%1000000, seed%10),
+		Situacion:      "1",
+		FechaEmision:   time.Date(2026, 1, 2, 3, 4, 5, 678901000, cr),
+		EmisorTipo:     "02",
+		EmisorNumero:   "3101123456",
+		ReceptorTipo:   "01",
+		ReceptorNumero: "109870654",
+		Submission:     tenant.Submission{Phase: tenant.PhaseSubmitted, Estado: tenant.StateSent, SignedXML: binaryPayload(300<<10, seed), IndEstado: "procesando", CodigoMensaje: "3", MensajeHacienda: "Rechazado «total» 'mal' \"calculado\"", DetalleMensaje: []string{"Línea 1: el total no coincide", "", `{"a":[1,2]}`, "NULL", "a,b\\c\t\"d\"\nsegunda línea"}, ResponseXML: binaryPayload(40<<10, seed+1), LastError: "post /recepcion: 503 Service Unavailable", Attempts: 3, NextAttemptAt: time.Date(2026, 1, 2, 3, 9, 0, 1000, time.UTC), SubmittedAt: time.Date(2026, 1, 2, 3, 4, 6, 999999000, cr), CheckedAt: time.Date(2026, 1, 2, 3, 5, 0, 500000000, time.UTC)},
 	}
 }
 
@@ -216,6 +203,7 @@ func testDocumentRoundTrip(t *testing.T, s DocumentStore) {
 		t.Errorf("CreatedAt %v, UpdatedAt %v outside [%v, %v]", d.CreatedAt, d.UpdatedAt, before, after)
 	}
 	in.ID, in.Numero, in.CreatedAt, in.UpdatedAt = d.ID, d.Numero, d.CreatedAt, d.UpdatedAt
+	in.From = in.Phase // the phase it is stored in
 	same(t, "document set by reserve", in, d)
 	readBoth(t, s, "reserved document", in)
 }
@@ -238,8 +226,9 @@ func testDocumentSave(t *testing.T, s DocumentStore) {
 	full.Request = []byte(`{"changed":true}`)
 	full.Tipo, full.Terminal, full.Numero = "04", "00009", 777
 	full.CreatedAt = time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
-	full.Estado = tenant.StateAccepted
-	full.UpdatedAt = d.UpdatedAt     // the version read
+	full.Place(tenant.StateError)    // a phase the save below may leave
+	full.UpdatedAt = d.UpdatedAt     // as read
+	full.From = d.From               // the phase read
 	time.Sleep(2 * time.Millisecond) // UpdatedAt must move
 	mustNot(t, "SaveDocument", s.SaveDocument(ctx, &full))
 	if !full.UpdatedAt.After(orig.UpdatedAt) {
@@ -257,7 +246,7 @@ func testDocumentSave(t *testing.T, s DocumentStore) {
 	empty := minimalDocument(f.Branch, orig.IDExterno, orig.Tipo, orig.Terminal)
 	empty.ID, empty.RequestHash, empty.Numero, empty.CreatedAt = orig.ID, orig.RequestHash, orig.Numero, orig.CreatedAt
 	empty.Request = orig.Request
-	empty.UpdatedAt = full.UpdatedAt // the version the save left
+	empty.UpdatedAt, empty.From = full.UpdatedAt, full.From // as the save left it
 	empty.Situacion = ""
 	mustNot(t, "SaveDocument to empty", s.SaveDocument(ctx, &empty))
 	want = empty
@@ -286,9 +275,11 @@ func testDocumentStateRead(t *testing.T, s DocumentStore) {
 	want.Request, want.SignedXML, want.ResponseXML = nil, nil, nil
 	same(t, "state read", want, got)
 
-	got.Estado, got.CodigoMensaje = tenant.StateAccepted, "1"
+	got.Place(tenant.StateAccepted)
+	got.CodigoMensaje = "1"
 	mustNot(t, "SaveDocument of the state read", s.SaveDocument(ctx, &got))
-	d.Estado, d.CodigoMensaje, d.UpdatedAt = got.Estado, got.CodigoMensaje, got.UpdatedAt
+	d.Submission.Phase, d.Estado, d.From = got.Phase, got.Estado, got.From
+	d.CodigoMensaje, d.UpdatedAt = got.CodigoMensaje, got.UpdatedAt
 	readBoth(t, s, "after saving the state read", d)
 
 	_, err = s.DocumentStateByClave(ctx, strings.Repeat("5", 50))
@@ -300,9 +291,12 @@ func testDocumentStateRead(t *testing.T, s DocumentStore) {
 func testDocumentEmptyValues(t *testing.T, s DocumentStore) {
 	ctx := context.Background()
 	f := newDocFixture(t, s)
-	d := tenant.Document{
-		CompanyID: f.Company.ID, BranchID: f.Branch.ID, IDExterno: "x", Tipo: "01", Terminal: "00001",
-		Estado: tenant.StatePending,
+	d := tenant.Document{CompanyID: f.Company.ID,
+		BranchID:   f.Branch.ID,
+		IDExterno:  "x",
+		Tipo:       "01",
+		Terminal:   "00001",
+		Submission: tenant.Submission{Phase: tenant.PhaseNumbered, Estado: tenant.StatePending},
 	}
 	mustNot(t, "ReserveDocument", s.ReserveDocument(ctx, &d))
 	got, err := s.DocumentByExternalID(ctx, d.BranchID, d.IDExterno)
@@ -650,7 +644,8 @@ func testDocumentSaveClaveConflict(t *testing.T, s DocumentStore) {
 	before := second
 
 	upd := second
-	upd.Clave, upd.Estado, upd.LastError = first.Clave, tenant.StateSent, "changed"
+	upd.Clave, upd.LastError = first.Clave, "changed"
+	upd.Place(tenant.StateSent)
 	upd.SignedXML, upd.ResponseXML = binaryPayload(3000, 31), binaryPayload(900, 32) // not written either
 	err := s.SaveDocument(ctx, &upd)
 	wantErr(t, "SaveDocument with a taken clave", err, tenant.ErrConflict)
@@ -753,9 +748,10 @@ func testDocumentConsecutivoConflict(t *testing.T, s DocumentStore) {
 	mustNot(t, "SaveDocument in another branch", s.SaveDocument(ctx, &third))
 }
 
-// testDocumentSaveStale saves two copies read at the same version, as two
-// workers holding the same document would: the second is refused and the
-// first one's update stays.
+// testDocumentSaveStale saves two copies read at once, as two workers
+// holding the same document would: the second is refused and the first
+// one's update stays. A save applies only from the phase and the version
+// the row was read at, and nothing moves a row out of a verdict.
 func testDocumentSaveStale(t *testing.T, s DocumentStore) {
 	ctx := context.Background()
 	f := newDocFixture(t, s)
@@ -763,38 +759,54 @@ func testDocumentSaveStale(t *testing.T, s DocumentStore) {
 	mustNot(t, "ReserveDocument", s.ReserveDocument(ctx, &d))
 
 	a, b := d, d
-	a.Estado, a.LastError = tenant.StateAccepted, "primero"
+	a.Submission.Phase, a.LastError = tenant.PhaseStopped, "primero"
 	mustNot(t, "SaveDocument of the first copy", s.SaveDocument(ctx, &a))
 	if !a.UpdatedAt.After(d.UpdatedAt) {
-		t.Errorf("UpdatedAt %v not after the version read %v", a.UpdatedAt, d.UpdatedAt)
+		t.Errorf("UpdatedAt %v not after the one read %v", a.UpdatedAt, d.UpdatedAt)
+	}
+	if a.From != tenant.PhaseStopped {
+		t.Errorf("a save left From %s, want the phase stored", a.From)
 	}
 	// The refused copy carries parts of its own: none is written.
-	b.Estado, b.LastError = tenant.StateNotSentYet, "segundo"
+	b.Place(tenant.StateNotSentYet)
+	b.LastError = "segundo"
 	b.SignedXML, b.ResponseXML = binaryPayload(3000, 21), binaryPayload(900, 22)
 	err := s.SaveDocument(ctx, &b)
-	wantErr(t, "SaveDocument of a stale copy", err, tenant.ErrConflict)
-	if !b.UpdatedAt.Equal(d.UpdatedAt) {
-		t.Errorf("a refused save moved UpdatedAt to %v", b.UpdatedAt)
+	wantErr(t, "SaveDocument of a copy read in a phase the row left", err, tenant.ErrConflict)
+	if !b.UpdatedAt.Equal(d.UpdatedAt) || b.From != d.From {
+		t.Errorf("a refused save moved UpdatedAt to %v, From to %s", b.UpdatedAt, b.From)
 	}
 	readBoth(t, s, "document after the refused save", a)
+	// The version read but another phase: refused too.
+	wrong := a
+	wrong.From, wrong.LastError = tenant.PhaseNumbered, "otra fase"
+	wantErr(t, "SaveDocument from a phase the row is not in", s.SaveDocument(ctx, &wrong), tenant.ErrConflict)
+	readBoth(t, s, "document after a save from another phase", a)
 
 	// Read again, the update goes through; saving the same copy twice in a
-	// row is fine, as each save moves its version.
+	// row is fine, each save moving the version and the phase read.
 	fresh, err := s.DocumentByExternalID(ctx, d.BranchID, d.IDExterno)
 	mustNot(t, "DocumentByExternalID", err)
 	fresh.LastError = "tercero"
 	mustNot(t, "SaveDocument of a fresh copy", s.SaveDocument(ctx, &fresh))
+	fresh.Place(tenant.StateAccepted)
 	fresh.LastError = "cuarto"
 	mustNot(t, "SaveDocument of the same copy again", s.SaveDocument(ctx, &fresh))
 	readBoth(t, s, "document after two saves", fresh)
-	// The first copy is stale now too.
+	// The first copy was read stopped: the row is accepted now.
 	a.LastError = "viejo"
 	wantErr(t, "SaveDocument of the first, now stale copy", s.SaveDocument(ctx, &a), tenant.ErrConflict)
 	readBoth(t, s, "document after the second refused save", fresh)
+	// A verdict is final: no save moves the row out of it.
+	out := fresh
+	out.Place(tenant.StateSent)
+	wantErr(t, "SaveDocument out of a verdict", s.SaveDocument(ctx, &out), tenant.ErrFinal)
+	readBoth(t, s, "document after a save out of its verdict", fresh)
 }
 
-// testDocumentSaveRace saves copies of one version from many goroutines:
-// exactly one wins, the others are ErrConflict.
+// testDocumentSaveRace saves copies read in one phase from many
+// goroutines, each moving the row out of it: exactly one wins, the others
+// are ErrConflict.
 func testDocumentSaveRace(t *testing.T, s DocumentStore) {
 	ctx := context.Background()
 	f := newDocFixture(t, s)
@@ -806,6 +818,7 @@ func testDocumentSaveRace(t *testing.T, s DocumentStore) {
 	var wg sync.WaitGroup
 	for i := range n {
 		copies[i] = d
+		copies[i].Submission.Phase = tenant.PhaseStopped
 		copies[i].LastError = fmt.Sprintf("copia %d", i)
 		wg.Add(1)
 		go func() {
@@ -872,8 +885,9 @@ func testDocumentInvalid(t *testing.T, s DocumentStore) {
 		{"error/no branch", func(d *tenant.Document) { d.BranchID = 0 }},
 		{"error/no tipo", func(d *tenant.Document) { d.Tipo = "" }},
 		{"error/no terminal", func(d *tenant.Document) { d.Terminal = "" }},
-		{"error/no estado", func(d *tenant.Document) { d.Estado = "" }},
+		{"error/no phase", func(d *tenant.Document) { d.Submission.Phase = "" }},
 		{"error/unknown estado", func(d *tenant.Document) { d.Estado = "06" }},
+		{"error/estado of another phase", func(d *tenant.Document) { d.Estado = tenant.StateAccepted }},
 		{"error/negative attempts", func(d *tenant.Document) { d.Attempts = -1 }},
 	}
 	for _, tt := range tests {
@@ -891,7 +905,7 @@ func testDocumentInvalid(t *testing.T, s DocumentStore) {
 		t.Errorf("first valid document got number %d, want 1", good.Numero)
 	}
 	bad := good
-	bad.Estado = "99"
+	bad.Place("99")
 	if err := s.SaveDocument(ctx, &bad); err == nil {
 		t.Error("SaveDocument accepted estado 99")
 	}
@@ -924,7 +938,8 @@ func testDocumentMissing(t *testing.T, s DocumentStore) {
 // dueDocument is a document in state st waiting for an attempt at next.
 func dueDocument(b tenant.Branch, name string, st tenant.State, next time.Time) tenant.Document {
 	d := minimalDocument(b, name, "01", "00001")
-	d.Estado, d.NextAttemptAt = st, next
+	d.Place(st)
+	d.NextAttemptAt = next
 	return d
 }
 
@@ -985,7 +1000,8 @@ func testDocumentClaimLease(t *testing.T, s DocumentStore) {
 	d = claimed[0]
 
 	documentClaims(s).checkLease(t, now, lease, func(st tenant.State, next time.Time, attempts int) {
-		d.Estado, d.NextAttemptAt, d.Attempts = st, next, attempts
+		d.Place(st)
+		d.NextAttemptAt, d.Attempts = next, attempts
 		mustNot(t, "SaveDocument", s.SaveDocument(ctx, &d))
 	})
 }
@@ -1067,7 +1083,8 @@ func BenchDocuments(b *testing.B, open func(testing.TB) DocumentStore) {
 			}
 			d.Consecutivo = fmt.Sprintf("00100001%02s%010d", d.Tipo, d.Numero)
 			d.Clave = fmt.Sprintf("506040326003101123456%020d1%08d", d.Numero, i)
-			d.SignedXML, d.Estado = xml, tenant.StateSent
+			d.SignedXML = xml
+			d.Place(tenant.StateSent)
 			if err := s.SaveDocument(ctx, &d); err != nil || writes == 2 {
 				return err
 			}
@@ -1078,7 +1095,8 @@ func BenchDocuments(b *testing.B, open func(testing.TB) DocumentStore) {
 			if err := s.SaveDocument(ctx, &d); err != nil {
 				return err
 			}
-			d.Estado, d.IndEstado, d.CheckedAt, d.NextAttemptAt = tenant.StateAccepted, "aceptado", time.Now(), time.Time{}
+			d.Place(tenant.StateAccepted)
+			d.IndEstado, d.CheckedAt, d.NextAttemptAt = "aceptado", time.Now(), time.Time{}
 			d.ResponseXML = xml[:3000]
 			return s.SaveDocument(ctx, &d)
 		}

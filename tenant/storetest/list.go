@@ -66,7 +66,7 @@ func seedList(t *testing.T, s ListStore, f docFixture, prefix string, specs []li
 			b = f.Branch2
 		}
 		d := minimalDocument(b, fmt.Sprintf("%s-%d", prefix, i), sp.tipo, "00001")
-		d.Estado = sp.estado
+		d.Place(sp.estado)
 		d.EmisorTipo, d.EmisorNumero = "02", f.Company.NumeroIdentificacion
 		if sp.receptor != "" {
 			d.ReceptorTipo, d.ReceptorNumero = "01", sp.receptor

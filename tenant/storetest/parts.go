@@ -37,7 +37,7 @@ func RunLegacyParts(t *testing.T, s DocumentStore, toLegacy func(t *testing.T)) 
 	// A save without parts keeps the old ones.
 	d := docs[0]
 	d.SignedXML, d.ResponseXML = nil, nil
-	d.Estado = tenant.StateAccepted
+	d.Place(tenant.StateAccepted)
 	mustNot(t, "SaveDocument", s.SaveDocument(ctx, &d))
 	want := d
 	want.SignedXML, want.ResponseXML = whole.SignedXML, whole.ResponseXML

@@ -55,17 +55,24 @@ const receivedClave = "50622112600310112345600100001010000000042112345678"
 const receivedPolicy = "https://cdn.comprobanteselectronicos.go.cr/xml-schemas/Resoluci%C3%B3n_General_sobre_disposiciones_técnicas.pdf"
 
 func receivedDocument(b tenant.Branch, idExterno, clave, tipo string) tenant.ReceivedDocument {
-	return tenant.ReceivedDocument{
-		CompanyID: b.CompanyID, BranchID: b.ID, IDExterno: idExterno,
-		Clave: clave, TipoDocumento: "01",
-		EmisorTipo: "02", EmisorNumero: "3101123456", EmisorNombre: "Proveedor & Cía S.A.",
-		ReceptorTipo: "02", ReceptorNumero: "3101999999",
-		FechaEmision:  time.Date(2026, 11, 22, 9, 15, 30, 123456000, cr),
-		TotalImpuesto: "438.9255", TotalComprobante: "3815.2755",
-		SupplierXML: binaryPayload(4096, 7),
-		Mensaje:     map[string]string{"05": "1", "06": "2", "07": "3"}[tipo],
-		Tipo:        tipo, Terminal: "00001",
-		Estado: tenant.StatePending,
+	return tenant.ReceivedDocument{CompanyID: b.CompanyID,
+		BranchID:         b.ID,
+		IDExterno:        idExterno,
+		Clave:            clave,
+		TipoDocumento:    "01",
+		EmisorTipo:       "02",
+		EmisorNumero:     "3101123456",
+		EmisorNombre:     "Proveedor & Cía S.A.",
+		ReceptorTipo:     "02",
+		ReceptorNumero:   "3101999999",
+		FechaEmision:     time.Date(2026, 11, 22, 9, 15, 30, 123456000, cr),
+		TotalImpuesto:    "438.9255",
+		TotalComprobante: "3815.2755",
+		SupplierXML:      binaryPayload(4096, 7),
+		Mensaje:          map[string]string{"05": "1", "06": "2", "07": "3"}[tipo],
+		Tipo:             tipo,
+		Terminal:         "00001",
+		Submission:       tenant.Submission{Phase: tenant.PhaseNumbered, Estado: tenant.StatePending},
 	}
 }
 
@@ -217,7 +224,8 @@ func testReceivedSave(t *testing.T, s ReceivedStore) {
 	r.Consecutivo = "00100001050000000001"
 	r.FechaMensaje = time.Date(2026, 11, 22, 10, 0, 0, 250000000, cr)
 	r.SignedXML = binaryPayload(2048, 9)
-	r.Estado, r.IndEstado, r.CodigoMensaje, r.MensajeHacienda = tenant.StateAccepted, "aceptado", "1", "Aceptado"
+	r.IndEstado, r.CodigoMensaje, r.MensajeHacienda = "aceptado", "1", "Aceptado"
+	r.Place(tenant.StateAccepted)
 	r.DetalleMensaje = []string{"Este comprobante fue aceptado"}
 	r.ResponseXML = binaryPayload(1024, 3)
 	r.Attempts, r.SubmittedAt, r.CheckedAt = 2, r.FechaMensaje.Add(time.Second), r.FechaMensaje.Add(time.Minute)
@@ -254,11 +262,11 @@ func testReceivedSaveStale(t *testing.T, s ReceivedStore) {
 		t.Fatal(err)
 	}
 	stale := r
-	r.Estado = tenant.StateSent
+	r.Place(tenant.StateSent)
 	if err := s.SaveReceived(ctx, &r); err != nil {
 		t.Fatal(err)
 	}
-	stale.Estado = tenant.StateNotSentYet
+	stale.Place(tenant.StateNotSentYet)
 	if err := s.SaveReceived(ctx, &stale); !errors.Is(err, tenant.ErrConflict) {
 		t.Fatalf("stale save: %v, want ErrConflict", err)
 	}
@@ -272,7 +280,7 @@ func testReceivedSaveStale(t *testing.T, s ReceivedStore) {
 		t.Fatalf("missing row: %v, want ErrNotFound", err)
 	}
 	bad := r
-	bad.Estado = "09"
+	bad.Place("09")
 	if err := s.SaveReceived(ctx, &bad); err == nil {
 		t.Fatal("estado 09 saved")
 	}
@@ -314,7 +322,8 @@ func RunReceivedReplicas(t *testing.T, open func(t *testing.T) (ReceivedStore, R
 // waiting for an attempt at next; n makes its clave.
 func dueReceived(b tenant.Branch, name string, n int, st tenant.State, next time.Time) tenant.ReceivedDocument {
 	r := receivedDocument(b, name, fmt.Sprintf("506221126003101123456001000010100%08d112345678", n), "05")
-	r.Estado, r.NextAttemptAt = st, next
+	r.NextAttemptAt = next
+	r.Place(st)
 	return r
 }
 
@@ -367,7 +376,8 @@ func testReceivedClaimLease(t *testing.T, s ReceivedStore) {
 	r := dueReceived(f.Branch, "arrendado", 1, tenant.StateNotSentYet, now.Add(-time.Second))
 	mustNot(t, "ReserveReceived", s.ReserveReceived(ctx, &r))
 	receivedClaims(s).checkLease(t, now, now.Add(30*time.Second), func(st tenant.State, next time.Time, attempts int) {
-		r.Estado, r.NextAttemptAt, r.Attempts = st, next, attempts
+		r.NextAttemptAt, r.Attempts = next, attempts
+		r.Place(st)
 		mustNot(t, "SaveReceived", s.SaveReceived(ctx, &r))
 	})
 }

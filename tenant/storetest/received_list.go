@@ -67,7 +67,8 @@ func seedReceived(t *testing.T, s ReceivedStore, f docFixture, prefix string, sp
 		}
 		clave := fmt.Sprintf("506%047d", receivedClaves.Add(1))
 		r := receivedDocument(b, fmt.Sprintf("%s-%d", prefix, i), clave, tipo)
-		r.TipoDocumento, r.Estado, r.EmisorNumero = sp.tipo, sp.estado, sp.emisor
+		r.TipoDocumento, r.EmisorNumero = sp.tipo, sp.emisor
+		r.Place(sp.estado)
 		r.FechaEmision = time.Time{}
 		if sp.minute >= 0 {
 			r.FechaEmision = listBase.Add(time.Duration(sp.minute) * time.Minute)
@@ -158,7 +159,8 @@ func testReceivedListNoXML(t *testing.T, s ReceivedStore) {
 		t.Fatal(err)
 	}
 	r.Consecutivo, r.SignedXML, r.ResponseXML = "00100001060000000001", binaryPayload(2048, 5), binaryPayload(512, 6)
-	r.Estado, r.MensajeHacienda, r.DetalleMensaje = tenant.StateAccepted, "Aceptado", []string{"línea"}
+	r.MensajeHacienda, r.DetalleMensaje = "Aceptado", []string{"línea"}
+	r.Place(tenant.StateAccepted)
 	if err := s.SaveReceived(ctx, &r); err != nil {
 		t.Fatal(err)
 	}

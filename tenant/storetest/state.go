@@ -129,7 +129,8 @@ func testStateDocuments(t *testing.T, s StateStore) {
 	var docs []tenant.Document
 	for i, x := range states {
 		d := minimalDocument([]tenant.Branch{f.Branch, f.Branch2}[i%2], x.name, "01", "00001")
-		d.Estado, d.NextAttemptAt = x.st, x.next
+		d.NextAttemptAt = x.next
+		d.Place(x.st)
 		mustNot(t, "ReserveDocument "+x.name, s.ReserveDocument(ctx, &d))
 		docs = append(docs, d)
 		// Distinct creation times whatever the clock's resolution.
@@ -147,7 +148,8 @@ func testStateDocuments(t *testing.T, s StateStore) {
 	// Settling the oldest the service works on moves the oldest to the
 	// next one; the counts follow.
 	d := docs[2]
-	d.Estado, d.NextAttemptAt = tenant.StateAccepted, time.Time{}
+	d.NextAttemptAt = time.Time{}
+	d.Place(tenant.StateAccepted)
 	mustNot(t, "SaveDocument third", s.SaveDocument(ctx, &d))
 	check("after settling", [3]int64{1, 0, 2}, [3]int64{1, 1, 1}, docs[6])
 
@@ -175,7 +177,8 @@ func testStateReceived(t *testing.T, s StateStore) {
 	// An issued document in 05 the service works on, older than every
 	// message: it stays the documents' oldest, never the messages'.
 	d := minimalDocument(f.Branch, "issued-05", "01", "00001")
-	d.Estado, d.NextAttemptAt = tenant.StateNotSentYet, next
+	d.NextAttemptAt = next
+	d.Place(tenant.StateNotSentYet)
 	mustNot(t, "ReserveDocument", s.ReserveDocument(ctx, &d))
 	time.Sleep(2 * time.Millisecond)
 	states := []struct {
@@ -218,7 +221,8 @@ func testStateReceived(t *testing.T, s StateStore) {
 	// Accepting the oldest message the service works on moves the oldest
 	// to the next one.
 	r := rs[2]
-	r.Estado, r.NextAttemptAt = tenant.StateAccepted, time.Time{}
+	r.NextAttemptAt = time.Time{}
+	r.Place(tenant.StateAccepted)
 	mustNot(t, "SaveReceived m-04", s.SaveReceived(ctx, &r))
 	check("after settling", [3]int64{1, 0, 2}, [3]int64{1, 0, 1}, rs[4])
 
@@ -414,7 +418,7 @@ func SeedState(tb testing.TB, s StateStore, now time.Time) tenant.StoreState {
 	}{{"01", false}, {"05", true}, {"04", false}, {"02", false}, {"00", true}, {"03", false}, {"05", false}, {"00", false}, {"01", false}}
 	for i, x := range states {
 		d := minimalDocument([]tenant.Branch{f.Branch, f.Branch2}[i%2], fmt.Sprintf("seed-%d-%s", i, x.st), "01", "00001")
-		d.Estado = x.st
+		d.Place(x.st)
 		if !x.caller {
 			d.NextAttemptAt = now.Add(time.Minute)
 		}

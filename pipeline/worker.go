@@ -81,12 +81,12 @@ func (p *Pipeline) startDue(ctx context.Context, n int, free chan<- struct{}, wg
 	p.probeCredentials(ctx, false)
 	now := p.o.Clock()
 	lease := now.Add(p.o.Lease)
-	start := func(work func()) {
+	start := func(w row) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			defer func() { free <- struct{}{} }()
-			work()
+			p.retry(ctx, w)
 		}()
 	}
 	claimDocuments := func(n int) (int, error) {
@@ -95,7 +95,7 @@ func (p *Pipeline) startDue(ctx context.Context, n int, free chan<- struct{}, wg
 			return 0, fmt.Errorf("claim due documents: %w", err)
 		}
 		for i := range docs {
-			start(func() { p.retry(ctx, &docs[i]) })
+			start(docRow(&docs[i]))
 		}
 		return len(docs), nil
 	}
@@ -108,7 +108,7 @@ func (p *Pipeline) startDue(ctx context.Context, n int, free chan<- struct{}, wg
 			return 0, fmt.Errorf("claim due messages: %w", err)
 		}
 		for i := range rs {
-			start(func() { p.retryReceived(ctx, &rs[i]) })
+			start(recRow(&rs[i]))
 		}
 		return len(rs), nil
 	}
@@ -147,50 +147,20 @@ func (p *Pipeline) RunDue(ctx context.Context) (int, error) {
 	return n, err
 }
 
-// retry works on one claimed document: a 00 is finished (finish), a 04 or
-// 05 settled (settle) and its result stored.
-func (p *Pipeline) retry(ctx context.Context, d *tenant.Document) {
-	log := p.log.With("company", d.CompanyID, "branch", d.BranchID, "clave", d.Clave)
+// retry works on one claimed row: a 00 is finished (finish,
+// finishReceived), a 04 or 05 settled (settle) and its result stored.
+func (p *Pipeline) retry(ctx context.Context, w row) {
+	log := w.logger(p.log)
 	ctx, cancel := context.WithTimeout(ctx, 2*p.o.SubmitTimeout)
 	defer cancel()
-	if d.Estado == tenant.StatePending {
-		// Numbered, but its send call died before the signed XML was
-		// stored: finish it (it stores itself).
-		p.finish(ctx, d, log.With("id_externo", d.IDExterno, "numero", d.Numero))
-		return
-	}
-	p.settle(ctx, d, func(ctx context.Context) error { return p.submit(ctx, d) }, log)
-	err := p.save(ctx, d)
-	if errors.Is(err, tenant.ErrConflict) {
-		// Someone else (a check call, another replica after the lease ran
-		// out) stored the document meanwhile: their result stands and
-		// this one is dropped. Nothing is lost: a 05 is asked about before
-		// it is submitted again, so the next attempt learns what this one
-		// did.
-		log.Info("background worker: the document changed meanwhile; result dropped", "estado", string(d.Estado))
-		return
-	}
-	if err != nil {
-		log.Error("background worker: store a document", "err", err)
-		return
-	}
-	p.metrics.outcomes.WithLabelValues(opRetry, string(d.Estado)).Inc()
-}
-
-// retryReceived works on one claimed receiver's message, through the
-// documents' steps on a view of it (receivedView): a 00 is finished
-// (finishReceived), a 04 or 05 settled (settle) with the message
-// submitted with its consecutivoReceptor, and its result stored with
-// SaveReceived, the one way a message's state is stored.
-func (p *Pipeline) retryReceived(ctx context.Context, r *tenant.ReceivedDocument) {
-	rs := p.o.Received
-	log := p.log.With("company", r.CompanyID, "branch", r.BranchID, "clave", r.Clave, "consecutivo", r.Consecutivo)
-	ctx, cancel := context.WithTimeout(ctx, 2*p.o.SubmitTimeout)
-	defer cancel()
-	if r.Estado == tenant.StatePending {
-		// Numbered, but its receive call died before the signed message
-		// was stored: finish it (it stores itself).
-		out, err := p.finishReceived(ctx, rs, r, log.With("id_externo", r.IDExterno, "numero", r.Numero))
+	if w.Estado == tenant.StatePending {
+		// Numbered, but its call died before the signed XML was stored:
+		// finish it (it stores itself).
+		if w.doc != nil {
+			p.finish(ctx, w.doc, log.With("id_externo", w.doc.IDExterno, "numero", w.doc.Numero))
+			return
+		}
+		out, err := p.finishReceived(ctx, w.rec, log.With("id_externo", w.rec.IDExterno, "numero", w.rec.Numero))
 		switch {
 		case err != nil:
 			log.Warn("background worker: finish an interrupted message", "err", err)
@@ -200,96 +170,119 @@ func (p *Pipeline) retryReceived(ctx context.Context, r *tenant.ReceivedDocument
 		}
 		return
 	}
-	v := receivedView(r)
-	p.settle(ctx, &v, func(ctx context.Context) error {
-		creds, err := p.credentials(ctx, r.CompanyID)
-		if err != nil {
-			return err
-		}
-		return p.submitMessage(ctx, creds, r)
-	}, log)
-	absorb(r, v)
-	err := p.saveReceived(ctx, rs, r)
-	if errors.Is(err, tenant.ErrConflict) {
-		// A check call or another replica stored the message meanwhile:
-		// their result stands; the next attempt asks the status first.
-		log.Info("background worker: the message changed meanwhile; result dropped", "estado", string(r.Estado))
+	p.settle(ctx, w, log)
+	err := p.store(ctx, w, false)
+	if errors.Is(err, errLost) {
+		// Someone else (a check call, another replica after the lease ran
+		// out) moved the row meanwhile: their result stands and this one
+		// is dropped. Nothing is lost: a 05 is asked about before it is
+		// submitted again, so the next attempt learns what this one did.
+		log.Info("background worker: the "+w.what()+" changed meanwhile; result dropped", "estado", string(w.Estado))
 		return
 	}
 	if err != nil {
-		log.Error("background worker: store a message", "err", err)
+		log.Error("background worker: store a "+w.what(), "err", err)
 		return
 	}
-	p.metrics.outcomes.WithLabelValues(opRetry, string(r.Estado)).Inc()
+	p.metrics.outcomes.WithLabelValues(opRetry, string(w.Estado)).Inc()
 }
 
 // settle is the background worker's attempt on a submitted or not yet
-// submitted document (04 or 05), recorded in d for the caller to store.
-// The rule that keeps a document from being sent twice: a 05 document is
-// submitted (with submit) only after the tax authority said it does not
-// know its clave. A stored 05 cannot tell whether an earlier attempt
-// reached the tax authority (an answer cut after sending, a crash between
-// storing and submitting), so the status comes first every time.
-func (p *Pipeline) settle(ctx context.Context, d *tenant.Document, submit func(context.Context) error, log *slog.Logger) {
-	if len(d.SignedXML) == 0 || d.Clave == "" {
+// submitted row (04 or 05), recorded in w for the caller to store. The
+// rule that keeps a row from being sent twice: a 05 row is submitted only
+// after the tax authority said it does not know its key. A stored 05
+// cannot tell whether an earlier attempt reached the tax authority (an
+// answer cut after sending, a crash between storing and submitting), so
+// the status comes first every time.
+func (p *Pipeline) settle(ctx context.Context, w row, log *slog.Logger) {
+	if len(w.SignedXML) == 0 {
 		// Nothing to submit (the claim's rule should not have picked it).
-		workerMove(log, d, tAskFailed, d.Estado, d.LastError, time.Time{})
+		p.workerMove(w, tAskFailed, waitingPhase(w.Phase), w.LastError, time.Time{})
 		return
 	}
-	d.Attempts++
-	probe := d.Estado == tenant.StateNotSentYet && d.LastError == credentialsMessage
-	known, err := p.askStatus(ctx, d)
+	w.Attempts++
+	probe := w.Phase == credentials
+	known, err := p.askStatus(ctx, w)
 	if err != nil && recepcion.Judge(err).Kind == recepcion.BadCredentials {
 		// Every login with refused credentials counts against the
 		// taxpayer's account: stop, and let the company's stop pace the
 		// next try (credstop.go).
-		workerMove(log, d, tAskFailed, d.Estado, credentialsMessage, time.Time{})
-		p.stopOnCredentials(ctx, d.CompanyID)
+		to := credentials
+		if w.Phase == submitted {
+			to = submitted
+		}
+		p.workerMove(w, tAskFailed, to, credentialsMessage, time.Time{})
+		p.stopOnCredentials(ctx, w.companyID())
 		log.Warn("background worker: tax-authority credentials missing or refused; tried again later", "err", err)
 		return
 	}
 	if err == nil && probe {
-		// A document stopped on its company's credentials got an answer:
-		// they work again, and so may the company's other stopped ones.
-		p.resumeCompany(ctx, d.CompanyID, "background worker")
+		// A row stopped on its company's credentials got an answer: they
+		// work again, and so may the company's other stopped ones.
+		p.resumeCompany(ctx, w.companyID(), "background worker")
 	}
 	if err != nil {
-		p.attemptFailed(d, err, "the tax authority could not be asked for the document's state")
-		log.Info("background worker: status failed", "err", err, "attempts", d.Attempts)
+		p.attemptFailed(w, err, "the tax authority could not be asked for the "+w.what()+"'s state")
+		log.Info("background worker: status failed", "err", err, "attempts", w.Attempts)
 		return
 	}
 	if known {
 		switch {
-		case d.Estado != tenant.StateSent:
-			log.Info("background worker: document settled", "estado", string(d.Estado))
-		case !d.SubmittedAt.IsZero() && p.o.Clock().Sub(d.SubmittedAt) > p.o.PollFor:
-			workerMove(log, d, tAskFailed, d.Estado, "The tax authority has given no verdict since "+
-				d.SubmittedAt.In(crTime).Format("2006-01-02 15:04")+"; it is no longer asked automatically. Check the document to ask again.", time.Time{})
-			log.Warn("background worker: no verdict; giving up polling", "submitted_at", d.SubmittedAt)
+		case w.Phase != submitted:
+			log.Info("background worker: "+w.what()+" settled", "estado", string(w.Estado))
+		case !w.SubmittedAt.IsZero() && p.o.Clock().Sub(w.SubmittedAt) > p.o.PollFor:
+			p.workerMove(w, tAskFailed, submitted, "The tax authority has given no verdict since "+
+				w.SubmittedAt.In(crTime).Format("2006-01-02 15:04")+"; it is no longer asked automatically. Check the document to ask again.", time.Time{})
+			log.Warn("background worker: no verdict; giving up polling", "submitted_at", w.SubmittedAt)
 		}
 		return
 	}
-	// The tax authority does not know the clave: (re)submit it. A 04 it
-	// no longer knows (a wiped sandbox) is 05 again first.
-	if d.Estado == tenant.StateSent && !workerMove(log, d, tUnknown, tenant.StateNotSentYet, "The tax authority does not know this document; it is sent again.", d.NextAttemptAt) {
+	// The tax authority does not know the key: (re)submit it. A 04 it no
+	// longer knows (a wiped sandbox) is 05 again first.
+	if w.Phase == submitted && !p.workerMove(w, tUnknown, retrying, "The tax authority does not know this "+w.what()+"; it is sent again.", w.NextAttemptAt) {
 		return
 	}
 	deadline, _ := ctx.Deadline()
-	serr := submit(ctx)
-	v, heard, err := p.afterSubmit(ctx, d, serr, deadline)
+	creds, serr := p.credentials(ctx, w.companyID())
+	if serr == nil {
+		serr = p.submit(ctx, creds, w)
+	}
+	v, heard, err := p.afterSubmit(ctx, w, serr, deadline)
 	switch {
 	case err != nil:
 		log.Error("background worker: record a submission", "err", err)
 	case serr == nil:
-		log.Info("background worker: document submitted")
+		log.Info("background worker: " + w.what() + " submitted")
 	case heard:
-		log.Info("background worker: the submission failed, but the tax authority holds the document", "estado", string(d.Estado), "err", serr)
-	case !v.Retry && v.Estado == tenant.StateError:
-		log.Warn("background worker: the tax authority refused the document", "err", serr)
+		log.Info("background worker: the submission failed, but the tax authority holds the "+w.what(), "estado", string(w.Estado), "err", serr)
+	case v.Phase == refused:
+		log.Warn("background worker: the tax authority refused the "+w.what(), "err", serr)
 	case !v.Retry:
 		log.Warn("background worker: tax-authority credentials missing or refused; tried again later", "err", serr)
 	default:
-		log.Info("background worker: submission failed", "err", serr, "attempts", d.Attempts)
+		log.Info("background worker: submission failed", "err", serr, "attempts", w.Attempts)
+	}
+}
+
+// waitingPhase is the phase a row in phase ph waits in after a failed
+// attempt: its own, but a held row, which no call holds any longer, is
+// retried.
+func waitingPhase(ph tenant.Phase) tenant.Phase {
+	if ph == held {
+		return retrying
+	}
+	return ph
+}
+
+// retryLater keeps a numbered row whose issuer could not be read now, to
+// be finished after a backoff.
+func (p *Pipeline) retryLater(ctx context.Context, w row, log *slog.Logger) {
+	if !p.workerMove(w, tRetryLater, numbered, w.LastError, p.o.Clock().Add(backoff(p.o.BackoffBase, p.o.BackoffMax, w.Attempts, 0))) {
+		return
+	}
+	w.Attempts++
+	if err := p.store(ctx, w, false); err != nil && !errors.Is(err, errLost) {
+		log.Error("background worker: store a "+w.what(), "err", err)
 	}
 }
 
@@ -301,19 +294,13 @@ func (p *Pipeline) settle(ctx context.Context, d *tenant.Document, submit func(c
 // sending the same request again (same id_externo) resumes it.
 func (p *Pipeline) finish(ctx context.Context, d *tenant.Document, log *slog.Logger) {
 	stop := func(reason string) {
-		if !workerMove(log, d, tStopped, tenant.StatePending, reason, time.Time{}) {
-			return
-		}
-		if err := p.save(ctx, d); err != nil && !errors.Is(err, tenant.ErrConflict) {
-			log.Error("background worker: store an unfinished document", "err", err)
-			return
-		}
+		p.stop(ctx, docRow(d), reason)
 		p.metrics.outcomes.WithLabelValues(opRetry, string(d.Estado)).Inc()
 		log.Warn("background worker: an interrupted document could not be finished", "reason", reason)
 	}
 	if len(d.Request) == 0 || len(d.SignedXML) > 0 {
-		// Numbered before requests were kept, or (never written so) signed
-		// yet still 00: nothing safe to build it from.
+		// Signed yet still 00 (never written so): nothing safe to build it
+		// from.
 		stop("The sending of this document was interrupted and it cannot be finished from what was stored; send the same request again (same id_externo) to finish it.")
 		return
 	}
@@ -325,13 +312,7 @@ func (p *Pipeline) finish(ctx context.Context, d *tenant.Document, log *slog.Log
 	is, err := p.o.Issuers.Issuer(ctx, d.CompanyID, d.BranchID)
 	if err != nil {
 		// The company or branch could not be read now: try again later.
-		if !workerMove(log, d, tRetryLater, tenant.StatePending, d.LastError, p.o.Clock().Add(backoff(p.o.BackoffBase, p.o.BackoffMax, d.Attempts, 0))) {
-			return
-		}
-		d.Attempts++
-		if serr := p.save(ctx, d); serr != nil && !errors.Is(serr, tenant.ErrConflict) {
-			log.Error("background worker: store a document", "err", serr)
-		}
+		p.retryLater(ctx, docRow(d), log)
 		log.Warn("background worker: read the issuer of an interrupted document", "err", err)
 		return
 	}
@@ -360,26 +341,4 @@ func (p *Pipeline) finish(ctx context.Context, d *tenant.Document, log *slog.Log
 		p.metrics.outcomes.WithLabelValues(opRetry, string(out.Document.Estado)).Inc()
 		log.Info("background worker: interrupted document finished", "estado", string(out.Document.Estado))
 	}
-}
-
-// attemptFailed schedules the next attempt with exponential backoff and
-// jitter, never sooner than a Retry-After the tax authority asked for. A
-// 04 document stays 04 with its message: only its answer could not be had.
-func (p *Pipeline) attemptFailed(d *tenant.Document, err error, msg string) {
-	reason := d.LastError
-	if d.Estado == tenant.StateNotSentYet {
-		reason = msg
-	}
-	wait := backoff(p.o.BackoffBase, p.o.BackoffMax, d.Attempts-1, recepcion.Judge(err).RetryAfter)
-	workerMove(p.log, d, tAskFailed, d.Estado, reason, p.o.Clock().Add(wait))
-}
-
-// workerMove applies a transition for the background worker, which has
-// nobody to answer: a refused one (a bug) is logged and reported false.
-func workerMove(log *slog.Logger, d *tenant.Document, t transition, to tenant.State, reason string, next time.Time) bool {
-	if err := move(d, t, to, reason, next); err != nil {
-		log.Error("background worker: a transition was refused", "err", err)
-		return false
-	}
-	return true
 }

@@ -1,0 +1,38 @@
+-- Each document and message keeps its phase (tenant.Phase): where it stands
+-- in its lifecycle, finer than its public estado, which the phase implies
+-- (the constraint keeps the two together). A save applies only while the
+-- row is still in the phase it was read in.
+ALTER TABLE documents ADD COLUMN phase text NOT NULL DEFAULT 'numbered';
+ALTER TABLE received_documents ADD COLUMN phase text NOT NULL DEFAULT 'numbered';
+
+UPDATE documents SET phase = CASE
+    WHEN estado = '01' THEN 'accepted'
+    WHEN estado = '02' THEN 'rejected'
+    WHEN estado = '03' AND submitted_at IS NULL THEN 'refused'
+    WHEN estado = '03' THEN 'failed'
+    WHEN estado = '04' THEN 'submitted'
+    WHEN estado = '05' AND next_attempt_at IS NULL THEN 'credentials'
+    WHEN estado = '05' AND last_error = '' AND submitted_at IS NULL THEN 'held'
+    WHEN estado = '05' THEN 'retrying'
+    WHEN last_error <> '' AND next_attempt_at IS NULL THEN 'stopped'
+    ELSE 'numbered' END;
+UPDATE received_documents SET phase = CASE
+    WHEN estado = '01' THEN 'accepted'
+    WHEN estado = '02' THEN 'rejected'
+    WHEN estado = '03' AND submitted_at IS NULL THEN 'refused'
+    WHEN estado = '03' THEN 'failed'
+    WHEN estado = '04' THEN 'submitted'
+    WHEN estado = '05' AND next_attempt_at IS NULL THEN 'credentials'
+    WHEN estado = '05' AND last_error = '' AND submitted_at IS NULL THEN 'held'
+    WHEN estado = '05' THEN 'retrying'
+    WHEN last_error <> '' AND next_attempt_at IS NULL THEN 'stopped'
+    ELSE 'numbered' END;
+
+ALTER TABLE documents ALTER COLUMN phase DROP DEFAULT;
+ALTER TABLE received_documents ALTER COLUMN phase DROP DEFAULT;
+ALTER TABLE documents ADD CONSTRAINT documents_phase CHECK ((phase, estado) IN (
+    ('numbered', '00'), ('stopped', '00'), ('held', '05'), ('retrying', '05'), ('credentials', '05'),
+    ('submitted', '04'), ('accepted', '01'), ('rejected', '02'), ('refused', '03'), ('failed', '03')));
+ALTER TABLE received_documents ADD CONSTRAINT received_documents_phase CHECK ((phase, estado) IN (
+    ('numbered', '00'), ('stopped', '00'), ('held', '05'), ('retrying', '05'), ('credentials', '05'),
+    ('submitted', '04'), ('accepted', '01'), ('rejected', '02'), ('refused', '03'), ('failed', '03')));
