@@ -79,7 +79,7 @@ func TestLeaseMustCoverAnAttempt(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := New(Options{
 				Store: b.store, Issuers: b.svc, Signer: b.cache, Submitter: b.sub, Logger: quiet,
-				SubmitTimeout: 15 * time.Second, StoreTimeout: 10 * time.Second, Lease: tt.lease,
+				Timings: Timings{SubmitTimeout: 15 * time.Second, StoreTimeout: 10 * time.Second, Lease: tt.lease},
 			})
 			if (err == nil) != tt.ok {
 				t.Fatalf("New with Lease %s: %v", tt.lease, err)

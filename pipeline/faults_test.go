@@ -425,7 +425,7 @@ func testReplicasClaimOnce(t *testing.T, open func(testing.TB) fullStore) {
 	// A second pipeline on the same store plays another replica.
 	p2, err := New(Options{
 		Store: b.store, Issuers: b.svc, Signer: b.cache, Submitter: b.sub, Logger: quiet,
-		Clock: b.clock.now, DisableRetrier: true, RetryBatch: 2,
+		Clock: b.clock.now, DisableRetrier: true, Capacity: Capacity{RetryBatch: 2},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -159,7 +159,7 @@ func setup(t testing.TB, so setupOptions) *bundle {
 		Store: b.store, Issuers: b.svc, Signer: b.cache, Submitter: b.sub,
 		Logger: quiet, Registerer: b.reg, Clock: b.clock.now,
 		DisableRetrier: true,
-		BackoffBase:    10 * time.Millisecond, BackoffMax: 50 * time.Millisecond, PollDelay: time.Millisecond,
+		Timings:        Timings{BackoffBase: 10 * time.Millisecond, BackoffMax: 50 * time.Millisecond, PollDelay: time.Millisecond},
 	}
 	if so.pipeline != nil {
 		so.pipeline(&o)

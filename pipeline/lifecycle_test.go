@@ -124,8 +124,8 @@ func lifecycleEvents() []lifecycleEvent {
 // lifecyclePipeline is a pipeline with what the lifecycle's functions
 // read: its clock and timings, and a logger.
 func lifecyclePipeline(now time.Time) *Pipeline {
-	return &Pipeline{log: quiet, o: Options{Clock: func() time.Time { return now }, PollDelay: time.Minute,
-		BackoffBase: time.Second, BackoffMax: time.Hour, SafetyPoll: 10 * time.Minute, ErrorFor: time.Hour}}
+	return &Pipeline{log: quiet, o: Options{Clock: func() time.Time { return now }, Timings: Timings{PollDelay: time.Minute,
+		BackoffBase: time.Second, BackoffMax: time.Hour, SafetyPoll: 10 * time.Minute, ErrorFor: time.Hour}}}
 }
 
 // TestVerdictsAreFinal drives every (phase, event) pair: a row in 01 or

@@ -80,8 +80,9 @@ const DefaultSubmitTimeout = 15 * time.Second
 // only rides out a passing fault on the tax authority's side.
 const DefaultErrorFor = time.Hour
 
-// Options configure New. Store, Issuers, Signer and Submitter are
-// required; the rest have defaults.
+// Options configure New: its dependencies (Store, Issuers, Signer and
+// Submitter are required; the rest have defaults), what it trusts, how it
+// issues, and its Capacity and Timings.
 type Options struct {
 	Store Store
 	// Received keeps the received documents and the company's messages
@@ -116,6 +117,56 @@ type Options struct {
 	// in every document; empty means the issuing company's own.
 	ProveedorSistemas string
 
+	// CallbackBase, when set, is the public base URL of the API
+	// (FACTURAD_PUBLIC_URL) under which the tax authority can reach the
+	// callback route: every submission then carries a callbackUrl with a
+	// per-document token, and a submitted document is asked about only
+	// after SafetyPoll, as a net under the callback.
+	CallbackBase string
+	// CallbackKey keys the callback tokens (32 bytes; required with
+	// CallbackBase).
+	CallbackKey []byte
+	// AnswerRoots are the certificate authorities the tax authority's
+	// signed answers (MensajeHacienda) must chain to. Nil checks each
+	// answer's signature and what it is about, but not who signed it.
+	// Answers may commit to any signature policy or none (the tax
+	// authority signs XAdES-BES): trust rests on these roots and on
+	// AnswerSigner, never on the policy.
+	AnswerRoots *x509.CertPool
+	// AnswerIntermediates are authorities an answer's chain may pass
+	// through that the answer does not carry (the national PKI's).
+	AnswerIntermediates *x509.CertPool
+	// AnswerSigner, when set, is the identification number (digits, as
+	// signer.CertificateIdentification reads it) an answer's signing
+	// certificate must carry: the Ministerio de Hacienda's
+	// (trust.MinistryIdentification) for the real service. The national
+	// PKI issues certificates to every taxpayer, so the roots alone do not
+	// tell the tax authority's answer from a taxpayer's forgery.
+	AnswerSigner string
+	// SupplierPKI, when set, is the national PKI a supplier's signing
+	// certificate is checked against (staging and production): one that
+	// chains to it is trusted as such; one that names one of its
+	// authorities as issuer but does not chain is refused; one issued
+	// outside it (the tax authority's own "llave criptográfica", whose
+	// authorities are not published) rests on the tax authority's
+	// acceptance of the document, which Receive asks for before it
+	// answers. Nil checks the signature and the signer's identification
+	// only.
+	SupplierPKI *trust.National
+	// Emission bounds a caller's fecha_emision around the time the send is
+	// received (each zero field takes hacienda.DefaultEmissionWindow's).
+	Emission hacienda.EmissionWindow
+	// DisableRetrier leaves the background worker off (for tests that
+	// drive it by hand with RunDue).
+	DisableRetrier bool
+
+	// Capacity and Timings have defaults for every zero field.
+	Capacity
+	Timings
+}
+
+// Capacity bounds how much the pipeline works on at once.
+type Capacity struct {
 	// Workers is how many documents of one branch are worked on at once
 	// (default 8); QueueSize how many more may wait (default 64). A send
 	// that finds its branch's lane full is refused with an *OverloadError.
@@ -136,7 +187,17 @@ type Options struct {
 	MaxInFlightPerCompany int
 	// OverloadRetryAfter is the Retry-After of a refusal (default 1s).
 	OverloadRetryAfter time.Duration
+	// RetryWorkers is how many rows the background worker works on at once
+	// (default 32: the calls mostly wait for the tax authority, and the
+	// limiter paces each company); RetryBatch how many it claims at once
+	// (default 32), never more than free workers, so that each claimed row
+	// starts at once.
+	RetryWorkers int
+	RetryBatch   int
+}
 
+// Timings are the pipeline's waits, timeouts and leases.
+type Timings struct {
 	// SubmitTimeout bounds the synchronous submission of a send call
 	// (default DefaultSubmitTimeout); the tax-authority client's own
 	// timeout applies inside it.
@@ -148,18 +209,12 @@ type Options struct {
 
 	// RetryInterval is how often the background worker looks for due
 	// documents when it found none (default 100 ms: claims stay small and
-	// spread, instead of a second's worth of status calls at once);
-	// RetryWorkers how many it works on at once (default 32: the calls
-	// mostly wait for the tax authority, and the limiter paces each
-	// company); RetryBatch how many it claims at once (default 32), never
-	// more than free workers, so that each claimed document starts at once;
-	// Lease how long a claimed document is kept from other replicas
-	// (default 2m, or 30s more than an attempt when that is longer). Lease
-	// must exceed what one document's attempt may take, 2×SubmitTimeout +
+	// spread, instead of a second's worth of status calls at once); Lease
+	// how long a claimed document is kept from other replicas (default 2m,
+	// or 30s more than an attempt when that is longer). Lease must exceed
+	// what one document's attempt may take, 2×SubmitTimeout +
 	// StoreTimeout.
 	RetryInterval time.Duration
-	RetryBatch    int
-	RetryWorkers  int
 	Lease         time.Duration
 	// BackoffBase and BackoffMax bound the exponential backoff between
 	// attempts (defaults 2s and 10m); every delay gets a random jitter of
@@ -195,52 +250,10 @@ type Options struct {
 	// until then the request may still reach it, and a status query would
 	// find nothing and lead to a second submission.
 	InFlightMargin time.Duration
-	// CallbackBase, when set, is the public base URL of the API
-	// (FACTURAD_PUBLIC_URL) under which the tax authority can reach the
-	// callback route: every submission then carries a callbackUrl with a
-	// per-document token, and a submitted document is asked about only
-	// after SafetyPoll, as a net under the callback.
-	CallbackBase string
-	// CallbackKey keys the callback tokens (32 bytes; required with
-	// CallbackBase).
-	CallbackKey []byte
 	// SafetyPoll is how long after a submission, or after a non-final
 	// answer, the background worker asks about a document when callbacks
 	// are on (default 10m).
 	SafetyPoll time.Duration
-	// AnswerRoots are the certificate authorities the tax authority's
-	// signed answers (MensajeHacienda) must chain to. Nil checks each
-	// answer's signature and what it is about, but not who signed it.
-	// Answers may commit to any signature policy or none (the tax
-	// authority signs XAdES-BES): trust rests on these roots and on
-	// AnswerSigner, never on the policy.
-	AnswerRoots *x509.CertPool
-	// AnswerIntermediates are authorities an answer's chain may pass
-	// through that the answer does not carry (the national PKI's).
-	AnswerIntermediates *x509.CertPool
-	// AnswerSigner, when set, is the identification number (digits, as
-	// signer.CertificateIdentification reads it) an answer's signing
-	// certificate must carry: the Ministerio de Hacienda's
-	// (trust.MinistryIdentification) for the real service. The national
-	// PKI issues certificates to every taxpayer, so the roots alone do not
-	// tell the tax authority's answer from a taxpayer's forgery.
-	AnswerSigner string
-	// SupplierPKI, when set, is the national PKI a supplier's signing
-	// certificate is checked against (staging and production): one that
-	// chains to it is trusted as such; one that names one of its
-	// authorities as issuer but does not chain is refused; one issued
-	// outside it (the tax authority's own "llave criptográfica", whose
-	// authorities are not published) rests on the tax authority's
-	// acceptance of the document, which Receive asks for before it
-	// answers. Nil checks the signature and the signer's identification
-	// only.
-	SupplierPKI *trust.National
-	// Emission bounds a caller's fecha_emision around the time the send is
-	// received (each zero field takes hacienda.DefaultEmissionWindow's).
-	Emission hacienda.EmissionWindow
-	// DisableRetrier leaves the background worker off (for tests that
-	// drive it by hand with RunDue).
-	DisableRetrier bool
 }
 
 func (o *Options) setDefaults() error {

@@ -403,8 +403,8 @@ func testReplicasSettleEachMessageOnce(t *testing.T, open func(testing.TB) fullS
 	// A second pipeline on the same store plays another replica.
 	p2, err := New(Options{
 		Store: b.store, Issuers: b.svc, Signer: b.cache, Submitter: b.sub, Logger: quiet,
-		Clock: b.clock.now, DisableRetrier: true, RetryBatch: 2,
-		BackoffBase: 10 * time.Millisecond, BackoffMax: 50 * time.Millisecond, PollDelay: time.Millisecond,
+		Clock: b.clock.now, DisableRetrier: true, Capacity: Capacity{RetryBatch: 2},
+		Timings: Timings{BackoffBase: 10 * time.Millisecond, BackoffMax: 50 * time.Millisecond, PollDelay: time.Millisecond},
 	})
 	if err != nil {
 		t.Fatal(err)
