@@ -2,8 +2,9 @@
 # Measures sends end to end the way docs/performance.md reports them: the
 # tax-authority sandbox in a process of its own (so that its checks are not
 # counted as the service's), one or more replicas of facturad serve, and
-# facturad loadgen, which reports each replica's CPU per document and
-# measures one raw RSA-2048 signature in the same run for scale.
+# the load generator (cmd/loadgen), which reports each replica's CPU per
+# document and measures one raw RSA-2048 signature in the same run for
+# scale.
 #
 #   deploy/bench.sh [--store sqlite|postgres] [--replicas N] [--callbacks] [--serve-bin FILE] [--keep] [LOADGEN FLAGS…]
 #
@@ -71,6 +72,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 go build -o "$work/facturad" ./cmd/facturad
+go build -o "$work/loadgen" ./cmd/loadgen
 bin=$work/facturad
 sbin=${serve_bin:-$bin}
 
@@ -120,7 +122,7 @@ for ((i = 1; i <= replicas; i++)); do
 	loadargs+=(--url "$(sed -E 's/.*api (http:[^ ]+).*/\1/' <<<"$line")" --server-pid "${pids[-1]}")
 done
 
-"$bin" loadgen "${loadargs[@]}" "$@"
+"$work/loadgen" "${loadargs[@]}" "$@"
 
 # Each replica's memory: resident now and at its peak.
 for ((i = 1; i <= replicas; i++)); do

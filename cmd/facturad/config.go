@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"facturad/cmd/internal/cmdline"
 	"facturad/hacienda"
 	"facturad/hacienda/sandbox"
 	"facturad/hacienda/trust"
@@ -521,16 +522,7 @@ func (c Config) problems() []error {
 // loopbackAddr reports whether a listen address names a loopback host.
 func loopbackAddr(addr string) bool {
 	host, _, err := net.SplitHostPort(addr)
-	return err == nil && loopbackHost(host)
-}
-
-// loopbackHost reports whether host is localhost or a loopback address.
-func loopbackHost(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	return err == nil && cmdline.LoopbackHost(host)
 }
 
 func parseLevel(s string) (slog.Level, error) {

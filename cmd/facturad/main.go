@@ -9,7 +9,6 @@
 //	facturad sandbox [flags]   run the tax-authority sandbox alone
 //	facturad mkcert [flags]    mint a throwaway test certificate (.p12)
 //	facturad keygen            print a new random master key (base64)
-//	facturad loadgen [flags]   load a running service and report its throughput
 //	facturad backup --out FILE copy the embedded store while it runs
 //	facturad rekey [flags]     re-wrap every sealed value under a new master key
 //	facturad admin-reset [flags] give the bootstrap admin new credentials
@@ -83,8 +82,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		return runSandbox(ctx, args, stdout, stderr, getenv)
 	case "mkcert":
 		return runMkcert(args, stdout, stderr)
-	case "loadgen":
-		return runLoadgen(ctx, args, stdout, stderr, getenv)
 	case "backup":
 		return runBackup(ctx, args, stdout, stderr, getenv)
 	case "rekey":
@@ -109,7 +106,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 // runKeygen prints a new random master key, base64 of 32 bytes.
 func runKeygen(args []string, stdout, stderr io.Writer) error {
 	fs := newCommandFlags("keygen", stdout, stderr, nil)
-	if err := fs.parse(args, func(string) string { return "" }); err != nil {
+	if err := fs.ParseEnv(args, func(string) string { return "" }); err != nil {
 		return err
 	}
 	k := make([]byte, 32)
@@ -132,10 +129,10 @@ func loadConfig(name string, args []string, stdout, stderr io.Writer, getenv fun
 		f(fs)
 	}
 	c, err := loadSettings(fs.FlagSet, args, getenv, name)
-	if err := fs.finish(err); err != nil {
+	if err := fs.Finish(err); err != nil {
 		return c, err
 	}
-	if err := fs.noArgs(); err != nil {
+	if err := fs.NoArgs(); err != nil {
 		return c, err
 	}
 	if fs.precheck != nil {

@@ -25,15 +25,15 @@ func runMkcert(args []string, stdout, stderr io.Writer) error {
 	tipo := fs.String("tipo", "02", "identification type: 01 física, 02 jurídica, 03 DIMEX, 04 NITE")
 	id := fs.String("id", "", "identification digits (required), e.g. 3101123456")
 	name := fs.String("name", "", "holder's name")
-	fs.defaultIs("name", "EMPRESA DE PRUEBAS <id>")
+	fs.DefaultIs("name", "EMPRESA DE PRUEBAS <id>")
 	pin := fs.String("pin", "", "4-digit PIN")
-	fs.defaultIs("pin", "random")
+	fs.DefaultIs("pin", "random")
 	out := fs.String("out", "", "output .p12 file")
-	fs.defaultIs("out", "<id>.p12")
+	fs.DefaultIs("out", "<id>.p12")
 	days := fs.Int("days", 730, "validity in days")
 	legacy := fs.Bool("legacy", false, "encode with the legacy 3DES/RC2 algorithms")
 	caDir := fs.String("ca-dir", "data/test-ca", "folder of the test CA (ca.pem, ca-key.pem), made at first use")
-	if err := fs.parse(args, func(string) string { return "" }); err != nil {
+	if err := fs.ParseEnv(args, func(string) string { return "" }); err != nil {
 		return err
 	}
 	if *id == "" {

@@ -20,19 +20,19 @@ func runSandbox(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 	listen := fs.String("listen", ":8090", "listen address")
 	delay := fs.Duration("delay", sandbox.DefaultProcessingDelay, "processing delay before a document gets its verdict (0 for benchmarks; PUT /_sandbox/processing-delay changes it while running)")
 	adminToken := fs.String("admin-token", "", "bearer token required on /_sandbox/ (prefer the environment variable to the flag)")
-	fs.env("admin-token", "FACTURAD_SANDBOX_ADMIN_TOKEN")
-	fs.defaultIs("admin-token", "none, /_sandbox/ is open")
+	fs.Env("admin-token", "FACTURAD_SANDBOX_ADMIN_TOKEN")
+	fs.DefaultIs("admin-token", "none, /_sandbox/ is open")
 	seed := fs.Uint64("seed", 0, "seed of the fault injection's random choices, printed at start; give the printed one to repeat a run")
-	fs.defaultIs("seed", "random")
+	fs.DefaultIs("seed", "random")
 	logLevel := fs.String("log-level", "info", "debug, info, warn or error")
 	trusted := fs.String("trusted-ca", "", "PEM file of the authorities documents' signing certificates must chain to")
-	fs.defaultIs("trusted-ca", "any authority")
+	fs.DefaultIs("trusted-ca", "any authority")
 	answerCA := fs.String("answer-ca-out", "", "write the PEM certificate of the authority the sandbox's signed answers chain to into this file, for a service's --hacienda-trust-bundle")
-	fs.defaultIs("answer-ca-out", "not written")
+	fs.DefaultIs("answer-ca-out", "not written")
 	profile := fs.String("answer-profile", "hacienda", "how answers are signed: hacienda (XAdES-BES, as the tax authority signs) or service (XAdES-EPES, as facturad signs documents)")
 	xsdDir := fs.String("xsd-dir", "", "folder of the official v4.4 schemas (hacienda/testdata/xsd/2024/v4.4): validate every document with xmllint too")
-	fs.defaultIs("xsd-dir", "none, the strict reader only")
-	if err := fs.parse(args, getenv); err != nil {
+	fs.DefaultIs("xsd-dir", "none, the strict reader only")
+	if err := fs.ParseEnv(args, getenv); err != nil {
 		return err
 	}
 	if *seed == 0 {

@@ -1,14 +1,14 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"time"
+
+	"facturad/cmd/internal/cmdline"
 )
 
 // commands are the subcommands and what each does, for `facturad help`.
@@ -18,7 +18,6 @@ var commands = [][2]string{
 	{"sandbox", "run the tax-authority sandbox alone"},
 	{"mkcert", "mint a throwaway test certificate (.p12)"},
 	{"keygen", "print a new random master key (base64)"},
-	{"loadgen", "load a running service and report its throughput"},
 	{"backup", "copy the embedded store while it runs (--out FILE)"},
 	{"rekey", "re-wrap every sealed value under a new master key"},
 	{"admin-reset", "give the bootstrap admin new credentials, printed once"},
@@ -38,29 +37,14 @@ func writeUsage(w io.Writer) error {
 	return err
 }
 
-// flagDoc is what a command's --help says of a flag besides its usage.
-type flagDoc struct {
-	// env is the environment variable the flag is read from when it is
-	// not given on the command line.
-	env string
-	// def is the default in words, for a flag whose zero value means
-	// something else ("random", "generated and printed once"); empty
-	// shows the flag's default value.
-	def string
-}
-
-// commandFlags is a subcommand's flag set and what its --help shows: each
-// flag once, as --name, its usage, and a line with its default and its
-// environment variable. --help is written to stdout (and Parse returns
-// flag.ErrHelp, which main treats as success); a parse error and the
-// usage after it go to stderr.
+// commandFlags is a subcommand's flag set (cmdline.Flags) with the
+// service's settings it reads: the help lists a setting under its dashed
+// name only, with its default as DefaultConfig has it and its environment
+// variable.
 type commandFlags struct {
-	*flag.FlagSet
-	cmd            string
-	settings       map[string]setting // by flag name, both spellings
-	docs           map[string]flagDoc
-	stdout, stderr io.Writer
-	buf            bytes.Buffer
+	*cmdline.Flags
+	cmd      string
+	settings map[string]setting // by flag name, both spellings
 	// precheck, when set, refuses a configuration the command cannot use
 	// at all before its settings are validated, with the command's own
 	// explanation rather than a setting's.
@@ -70,231 +54,60 @@ type commandFlags struct {
 // newCommandFlags makes the flag set of `facturad cmd`. settings, when
 // given, are the service's settings that LoadConfig registers on it.
 func newCommandFlags(cmd string, stdout, stderr io.Writer, settings []setting) *commandFlags {
+	summary := ""
+	for _, cm := range commands {
+		if cm[0] == cmd {
+			summary = cm[1]
+		}
+	}
 	c := &commandFlags{
-		FlagSet:  flag.NewFlagSet("facturad "+cmd, flag.ContinueOnError),
+		Flags:    cmdline.New("facturad", cmd, summary, stdout, stderr),
 		cmd:      cmd,
 		settings: make(map[string]setting, 2*len(settings)),
-		docs:     map[string]flagDoc{},
-		stdout:   stdout,
-		stderr:   stderr,
 	}
 	for _, s := range settings {
 		c.settings[s.name] = s
 		c.settings[s.flagName()] = s
 	}
-	// While parsing, what the flag package writes (an error and the
-	// usage, or the usage for --help) is held until it is known which.
-	c.SetOutput(&c.buf)
-	c.Usage = func() { c.writeHelp(c.Output()) }
-	return c
-}
-
-// env makes the flag name read the environment variable v when it is not
-// on the command line (applied by parse).
-func (c *commandFlags) env(name, v string) {
-	d := c.docs[name]
-	d.env = v
-	c.docs[name] = d
-}
-
-// defaultIs gives the flag name's default in words, for a flag whose zero
-// value stands for something else.
-func (c *commandFlags) defaultIs(name, words string) {
-	d := c.docs[name]
-	d.def = words
-	c.docs[name] = d
-}
-
-// parse parses args and then, for each flag not given, its environment
-// variable through getenv. Arguments left after the flags are refused:
-// no command takes any.
-func (c *commandFlags) parse(args []string, getenv func(string) string) error {
-	if err := c.finish(c.Parse(args)); err != nil {
-		return err
+	c.Others = "`facturad help` lists the other commands"
+	if len(settings) > 0 {
+		c.Preamble = "Each setting is a flag --name and an environment variable FACTURAD_NAME; flags win."
 	}
-	given := map[string]bool{}
-	c.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	var errs []error
-	c.VisitAll(func(f *flag.Flag) {
-		d := c.docs[f.Name]
-		if d.env == "" || given[f.Name] {
-			return
-		}
-		if v := getenv(d.env); v != "" {
-			if err := c.Set(f.Name, v); err != nil {
-				errs = append(errs, fmt.Errorf("%s: %w", d.env, err))
-			}
-		}
-	})
-	if err := errors.Join(errs...); err != nil {
-		return err
+	// The underscore spelling of a setting (admin_listen beside
+	// admin-listen) is left out of the help.
+	c.Alias = func(name string) bool {
+		s, ok := c.settings[name]
+		return ok && name != s.flagName()
 	}
-	return c.noArgs()
-}
-
-// noArgs refuses arguments left after the flags.
-func (c *commandFlags) noArgs() error {
-	if c.NArg() > 0 {
-		return fmt.Errorf("%s: unexpected arguments %q", c.cmd, c.Args())
-	}
-	return nil
-}
-
-// finish routes what the flag package wrote while parsing: the help to
-// stdout for --help. A parse error is returned as one line, which main
-// prints, naming the flag, a known one spelled close to an unknown one,
-// and where the flags are listed; the error and the usage the flag
-// package wrote are dropped, so that the mistake is not lost above a
-// page of help. Later writes (a command's own call of Usage) go to stderr
-// directly.
-func (c *commandFlags) finish(err error) error {
-	defer func() {
-		c.buf.Reset()
-		c.SetOutput(c.stderr)
-	}()
-	switch {
-	case err == nil:
-		_, _ = c.stderr.Write(c.buf.Bytes())
-		return nil
-	case errors.Is(err, flag.ErrHelp):
+	c.Notes = c.settingNotes
+	c.Shown = func() {
 		if helpShown != nil {
 			helpShown(c)
 		}
-		_, _ = c.stdout.Write(c.buf.Bytes())
-		return err
 	}
-	return c.parseError(err)
-}
-
-// parseError words an error of the flag package for the command line:
-// "serve: unknown flag --trusted-ca (did you mean --sandbox-trusted-ca?);
-// `facturad serve --help` lists the flags".
-func (c *commandFlags) parseError(err error) error {
-	// The flag package names a flag -name; the help writes --name.
-	msg := strings.NewReplacer("argument: -", "argument: --", "for flag -", "for --").Replace(err.Error())
-	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
-		name = strings.TrimLeft(name, "-")
-		msg = "unknown flag --" + name
-		if near := c.nearestFlag(name); near != "" {
-			msg += " (did you mean --" + near + "?)"
-		}
-	}
-	return fmt.Errorf("%s: %s; `facturad %s --help` lists the flags", c.cmd, msg, c.cmd)
-}
-
-// nearestFlag returns the flag whose name is closest to name (one that
-// ends or starts with it, or within two edits of it), or "".
-func (c *commandFlags) nearestFlag(name string) string {
-	best, bestScore := "", 3
-	c.VisitAll(func(f *flag.Flag) {
-		if s, ok := c.settings[f.Name]; ok && f.Name != s.flagName() {
-			return // the underscore spelling; its dashed one is offered
-		}
-		score := editDistance(name, f.Name)
-		if len(name) >= 3 && (strings.HasSuffix(f.Name, "-"+name) || strings.HasPrefix(f.Name, name+"-")) {
-			score = 1
-		}
-		if score < bestScore {
-			best, bestScore = f.Name, score
-		}
-	})
-	return best
-}
-
-// editDistance is the Levenshtein distance of a and b, by bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return c
 }
 
 // helpShown, when set (by a test), is given each flag set whose help was
 // written for --help.
 var helpShown func(*commandFlags)
 
-// writeHelp writes the command's help: each flag once, the underscore
-// spelling of a setting (admin_listen beside admin-listen) left out.
-func (c *commandFlags) writeHelp(w io.Writer) {
-	var b strings.Builder
-	for _, cm := range commands {
-		if cm[0] == c.cmd {
-			fmt.Fprintf(&b, "facturad %s: %s\n", c.cmd, cm[1])
-		}
-	}
-	flags := ""
-	c.VisitAll(func(*flag.Flag) { flags = " [flags]" })
-	fmt.Fprintf(&b, "usage: facturad %s%s   (`facturad help` lists the other commands)\n\n", c.cmd, flags)
-	if len(c.settings) > 0 {
-		b.WriteString("Each setting is a flag --name and an environment variable FACTURAD_NAME; flags win.\n\n")
-	}
-	n := 0
-	c.VisitAll(func(f *flag.Flag) {
-		if s, ok := c.settings[f.Name]; ok && f.Name != s.flagName() {
-			return
-		}
-		n++
-		fmt.Fprintf(&b, "  --%s\n      %s\n      (%s)\n", f.Name, f.Usage, strings.Join(c.notes(f), "; "))
-	})
-	if n == 0 {
-		b.WriteString("It takes no flags.\n")
-	}
-	_, _ = io.WriteString(w, b.String())
-}
-
-// notes are what the help's line under a flag says: its default, then its
-// environment variable.
-func (c *commandFlags) notes(f *flag.Flag) []string {
-	if s, ok := c.settings[f.Name]; ok {
-		def := "default unset"
-		switch t := s.defaultText(); {
-		case s.def != "":
-			def = "default: " + s.def
-		case t != "":
-			def = "default " + t
-		}
-		return []string{def, "env " + s.env()}
-	}
-	d := c.docs[f.Name]
-	var notes []string
-	switch {
-	case d.def != "":
-		notes = append(notes, "default: "+d.def)
-	case f.DefValue == "":
-		notes = append(notes, "default unset")
-	case isStringFlag(f):
-		notes = append(notes, "default "+strconv.Quote(f.DefValue))
-	default:
-		notes = append(notes, "default "+f.DefValue)
-	}
-	if d.env != "" {
-		notes = append(notes, "env "+d.env)
-	}
-	return notes
-}
-
-// isStringFlag reports whether f holds a string, whose default the help
-// quotes.
-func isStringFlag(f *flag.Flag) bool {
-	g, ok := f.Value.(flag.Getter)
+// settingNotes are what the help's line under a setting says: its
+// default, then its environment variable; ok is false for a flag that is
+// not a setting.
+func (c *commandFlags) settingNotes(f *flag.Flag) (notes []string, ok bool) {
+	s, ok := c.settings[f.Name]
 	if !ok {
-		return false
+		return nil, false
 	}
-	_, ok = g.Get().(string)
-	return ok
+	def := "default unset"
+	switch t := s.defaultText(); {
+	case s.def != "":
+		def = "default: " + s.def
+	case t != "":
+		def = "default " + t
+	}
+	return []string{def, "env " + s.env()}, true
 }
 
 // flagName is a setting's flag as the help shows it: admin-listen.

@@ -1,7 +1,7 @@
 // Package sample generates realistic, valid v4.4 send requests and
 // documents: test data for the tests and benchmarks of every package and
-// the requests of the load tool (facturad loadgen). Output is deterministic
-// for a seed. It lives apart from package hacienda so that no production
+// the requests of the load generator (cmd/loadgen). Output is
+// deterministic for a seed. It lives apart from package hacienda so that no production
 // path of the engine carries it.
 package sample
 

@@ -20,8 +20,9 @@ const maxBatch = 32
 // for more before it commits: each commit costs an fsync and a WAL append
 // of its pages whatever it holds, and the writes of concurrent sends
 // (three each, a few milliseconds apart) rarely queue at the same instant.
-// Measured end to end (docs/performance.md, the third round), batches
-// grew from 2.8 to 4.5-5.6 writes. A lone writer never waits.
+// Measured end to end (docs/performance.md, "Settings chosen by
+// measurement"), batches grew from 2.8 to 4.5-5.6 writes. A lone writer
+// never waits.
 const (
 	groupTarget = 8
 	groupWait   = time.Millisecond

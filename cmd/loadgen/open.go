@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// The open loop of `facturad loadgen --rate`: calls arrive on a fixed
+// The open loop of `loadgen --rate`: calls arrive on a fixed
 // schedule, as from many independent clients, instead of each worker
 // calling again when its last call returns. A closed loop slows down with
 // the service and so never sees the queue a slow moment builds; here a

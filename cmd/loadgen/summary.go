@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// The summary of `facturad loadgen --json`: the report's figures in fixed
+// The summary of `loadgen --json`: the report's figures in fixed
 // units (seconds, milliseconds, calls a second), so that a script can
 // compare runs. A figure that was not measured is null.
 

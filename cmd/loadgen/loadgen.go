@@ -23,24 +23,13 @@ import (
 	"sync/atomic"
 	"time"
 
+	"facturad/cmd/internal/cmdline"
 	"facturad/gateway/client"
 	"facturad/hacienda"
 	"facturad/hacienda/sample"
 	"facturad/signer/certmint"
 	"facturad/tenant"
 )
-
-// The load generator: `facturad loadgen` creates companies with minted test
-// certificates on a running facturad, then sends documents (or repeats an
-// authenticated read) from concurrent workers for a bounded count or time,
-// and prints the throughput, the latency percentiles and the failures. The
-// workers call again as soon as their last call returns (a closed loop) or
-// take calls that arrive at a fixed rate (an open loop, loadgen_open.go),
-// on one or several replicas in turn.
-//
-// It only targets loopback addresses unless --allow-remote is given, and it
-// never runs without a bound: a count or a duration is required, and a hard
-// time limit stops it in any case.
 
 // Bounds a load run may not exceed.
 const (
@@ -189,7 +178,7 @@ func checkTarget(raw string, allowRemote bool) error {
 		return nil
 	}
 	host := u.Hostname()
-	if loopbackHost(host) {
+	if cmdline.LoopbackHost(host) {
 		return nil
 	}
 	return fmt.Errorf("url: %s is not a loopback address; load is only sent elsewhere with --allow-remote", host)
@@ -217,51 +206,51 @@ func (l *listFlag) Set(v string) error {
 	return nil
 }
 
-// runLoadgen is the `facturad loadgen` subcommand.
-func runLoadgen(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+// run is the command without the process: main calls it with the
+// command line's arguments (the command's name left out), and tests call
+// it too. A load that failed, or options it refuses, are its error; main
+// prints it after "loadgen: ".
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
 	o, err := parseLoadgenArgs(args, stdout, stderr, getenv)
 	if err != nil {
 		return err
 	}
 	if err := o.validate(); err != nil {
-		return fmt.Errorf("loadgen:\n%w", err)
+		return fmt.Errorf("options:\n%w", err)
 	}
 	// The JSON file is opened first: a path that cannot be written fails
 	// the run before it starts, not after.
 	js, err := openJSONOut(o.JSON, stdout)
 	if err != nil {
-		return fmt.Errorf("loadgen: %w", err)
+		return err
 	}
 	defer js.discard()
 	r, err := loadgen(ctx, o, stderr)
 	if err != nil {
-		return fmt.Errorf("loadgen: %w", err)
+		return err
 	}
 	if o.JSON == "-" {
 		r.print(stderr)
 	} else {
 		r.print(stdout)
 	}
-	if err := js.write(r); err != nil {
-		return fmt.Errorf("loadgen: %w", err)
-	}
-	return nil
+	return js.write(r)
 }
 
 // parseLoadgenArgs reads the options of a run from its flags and the
 // environment, not yet validated.
 func parseLoadgenArgs(args []string, stdout, stderr io.Writer, getenv func(string) string) (loadOptions, error) {
-	fs := newCommandFlags("loadgen", stdout, stderr, nil)
+	fs := cmdline.New("loadgen", "", "load a running facturad service and report its throughput", stdout, stderr)
 	o := loadOptions{}
 	urls := &listFlag{values: []string{"http://127.0.0.1:8080"}}
 	fs.Var(urls, "url", "base URL of the running service; repeat it for several replicas, which the calls go to in turn")
-	fs.env("url", "FACTURAD_LOADGEN_URL")
+	fs.Env("url", "FACTURAD_LOADGEN_URL")
 	fs.StringVar(&o.AdminUser, "admin-user", tenant.DefaultAdminUser, "admin API user")
-	fs.env("admin-user", "FACTURAD_ADMIN_USER")
+	fs.Env("admin-user", "FACTURAD_ADMIN_USER")
 	fs.StringVar(&o.AdminPassword, "admin-password", "", "admin password (prefer the environment variable to the flag)")
-	fs.env("admin-password", "FACTURAD_ADMIN_PASSWORD")
+	fs.Env("admin-password", "FACTURAD_ADMIN_PASSWORD")
 	fs.StringVar(&o.AdminToken, "admin-token", "", "admin API token (prefer the environment variable to the flag)")
-	fs.env("admin-token", "FACTURAD_ADMIN_TOKEN")
+	fs.Env("admin-token", "FACTURAD_ADMIN_TOKEN")
 	fs.StringVar(&o.Mode, "mode", "send", "send (documents) or read (GET /api/companies/{companyId}/branches/v4)")
 	fs.IntVar(&o.Companies, "companies", 20, "companies to create; calls go to them in turn")
 	fs.IntVar(&o.Workers, "workers", 8, "concurrent callers (with --rate, the most calls in flight)")
@@ -275,7 +264,7 @@ func parseLoadgenArgs(args []string, stdout, stderr io.Writer, getenv func(strin
 	fs.DurationVar(&o.RequestTimeout, "request-timeout", 30*time.Second, "bound of one HTTP call")
 	fs.Int64Var(&o.Seed, "seed", 7, "seed of the generated documents")
 	fs.StringVar(&o.RunID, "run-id", "", "prefix of the id_externo values")
-	fs.defaultIs("run-id", "random")
+	fs.DefaultIs("run-id", "random")
 	fs.BoolVar(&o.AllowRemote, "allow-remote", false, "allow a target that is not a loopback address")
 	fs.Var((*pidList)(&o.ServerPIDs), "server-pid", "process id of the service, to report its CPU time (Linux); repeat it for each replica")
 	fs.DurationVar(&o.Settle, "settle", time.Minute, "with --server-pid in send mode: after the last call, wait up to this long for the services to go idle, so that their CPU covers every verdict (0: stop at the last call)")
@@ -284,15 +273,15 @@ func parseLoadgenArgs(args []string, stdout, stderr io.Writer, getenv func(strin
 	fs.BoolVar(&o.RSAReference, "rsa-reference", true, "with --server-pid: measure a raw RSA-2048 signature's CPU time here, during the run and after it, and report the service's CPU per document against it")
 	fs.DurationVar(&o.Progress, "progress", 5*time.Second, "interval of the progress lines on stderr (0: none)")
 	fs.StringVar(&o.JSON, "json", "", "also write the summary as JSON to this file (-: to stdout, the text then to stderr)")
-	fs.defaultIs("json", "none")
-	if err := fs.parse(args, getenv); err != nil {
+	fs.DefaultIs("json", "none")
+	if err := fs.ParseEnv(args, getenv); err != nil {
 		return o, err
 	}
 	o.URLs, o.AuxProcesses = urls.values, aux.values
 	if o.RunID == "" {
 		b := make([]byte, 4)
 		if _, err := rand.Read(b); err != nil {
-			return o, fmt.Errorf("loadgen: run id: %w", err)
+			return o, fmt.Errorf("run id: %w", err)
 		}
 		o.RunID = "lg" + hex.EncodeToString(b)
 	}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -24,8 +26,8 @@ import (
 )
 
 func loadArgs(api string, extra ...string) []string {
-	return append([]string{"loadgen", "--url", "http://" + api,
-		"--admin-user", e2eAdminUser, "--admin-password", e2eAdminPass, "--admin-token", e2eAdminToken,
+	return append([]string{"--url", "http://" + api,
+		"--admin-user", testAdminUser, "--admin-password", testAdminPass, "--admin-token", testAdminToken,
 		"--progress", "0", "--max-time", "2m"}, extra...)
 }
 
@@ -106,12 +108,10 @@ const (
 )
 
 // TestLoadgenSend sends 20 documents through the running service with the
-// subcommand, checks each until the tax authority accepts it, and reads the
+// command, checks each until the tax authority accepts it, and reads the
 // counts back from the printed report.
 func TestLoadgenSend(t *testing.T) {
-	_, api, _, stop := startService(t, t.TempDir(),
-		"--admin-user", e2eAdminUser, "--admin-password", e2eAdminPass, "--admin-token", e2eAdminToken)
-	defer stop()
+	api := startService(t).api
 
 	var out, errs bytes.Buffer
 	args := loadArgs(api, "--companies", "2", "--workers", "4", "--count", "20", "--check", "--check-timeout", "20s")
@@ -134,7 +134,7 @@ func TestLoadgenSend(t *testing.T) {
 	if m := regexp.MustCompile(`throughput:  ([0-9.]+) sends/s`).FindStringSubmatch(report); m == nil || m[1] == "0.0" {
 		t.Errorf("no throughput in the report:\n%s", report)
 	}
-	for _, secret := range []string{e2eAdminPass, e2eAdminToken} {
+	for _, secret := range []string{testAdminPass, testAdminToken} {
 		if strings.Contains(report+errs.String(), secret) {
 			t.Errorf("the output shows a secret")
 		}
@@ -144,12 +144,10 @@ func TestLoadgenSend(t *testing.T) {
 // TestLoadgenRead repeats the authenticated branch listing for a fixed
 // count and checks the report's figures.
 func TestLoadgenRead(t *testing.T) {
-	_, api, _, stop := startService(t, t.TempDir(),
-		"--admin-user", e2eAdminUser, "--admin-password", e2eAdminPass, "--admin-token", e2eAdminToken)
-	defer stop()
+	api := startService(t).api
 
 	o := loadOptions{
-		URLs: []string{"http://" + api}, AdminUser: e2eAdminUser, AdminPassword: e2eAdminPass, AdminToken: e2eAdminToken,
+		URLs: []string{"http://" + api}, AdminUser: testAdminUser, AdminPassword: testAdminPass, AdminToken: testAdminToken,
 		Mode: "read", Companies: 3, Workers: 5, Count: 50, Warmup: 1, MaxTime: time.Minute,
 		CheckTimeout: time.Second, RequestTimeout: 10 * time.Second, RunID: "readtest",
 	}
@@ -178,14 +176,12 @@ func TestLoadgenRead(t *testing.T) {
 // creation and the warm-up included, has more calls in flight than
 // --workers: each call is held 30 ms by a proxy so that they overlap.
 func TestLoadgenSetupBounded(t *testing.T) {
-	_, api, _, stop := startService(t, t.TempDir(),
-		"--admin-user", e2eAdminUser, "--admin-password", e2eAdminPass, "--admin-token", e2eAdminToken)
-	defer stop()
+	api := startService(t).api
 	proxy := newLoadProxy(t, api, 30*time.Millisecond)
 
 	for _, workers := range []int{1, 3} {
 		o := loadOptions{
-			URLs: []string{proxy.URL}, AdminUser: e2eAdminUser, AdminPassword: e2eAdminPass, AdminToken: e2eAdminToken,
+			URLs: []string{proxy.URL}, AdminUser: testAdminUser, AdminPassword: testAdminPass, AdminToken: testAdminToken,
 			Mode: "read", Companies: 7, Workers: workers, Count: 6, Warmup: 2, MaxTime: time.Minute,
 			CheckTimeout: time.Second, RequestTimeout: 10 * time.Second, RunID: "bounded",
 		}
@@ -217,9 +213,7 @@ func TestLoadgenSetupBounded(t *testing.T) {
 // would show 40 ms for all. With a worker for every call none is late,
 // and the duration bounds the calls to those due within it.
 func TestLoadgenOpenLoop(t *testing.T) {
-	_, api, _, stop := startService(t, t.TempDir(),
-		"--admin-user", e2eAdminUser, "--admin-password", e2eAdminPass, "--admin-token", e2eAdminToken)
-	defer stop()
+	api := startService(t).api
 	proxy := newLoadProxy(t, api, 40*time.Millisecond)
 
 	tests := []struct {
@@ -241,7 +235,7 @@ func TestLoadgenOpenLoop(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			o := loadOptions{
-				URLs: []string{proxy.URL}, AdminUser: e2eAdminUser, AdminPassword: e2eAdminPass, AdminToken: e2eAdminToken,
+				URLs: []string{proxy.URL}, AdminUser: testAdminUser, AdminPassword: testAdminPass, AdminToken: testAdminToken,
 				Mode: "read", Companies: 2, Workers: tt.workers, Rate: tt.rate, Count: tt.count, Duration: tt.duration,
 				Warmup: 1, MaxTime: time.Minute, CheckTimeout: time.Second, RequestTimeout: 10 * time.Second,
 				RunID: "open" + strconv.Itoa(tt.workers),
@@ -273,14 +267,12 @@ func TestLoadgenOpenLoop(t *testing.T) {
 // of one service): the setup goes to the first only, each company is
 // warmed on both, and the measured calls alternate between them.
 func TestLoadgenURLs(t *testing.T) {
-	_, api, _, stop := startService(t, t.TempDir(),
-		"--admin-user", e2eAdminUser, "--admin-password", e2eAdminPass, "--admin-token", e2eAdminToken)
-	defer stop()
+	api := startService(t).api
 	a, b := newLoadProxy(t, api, 0), newLoadProxy(t, api, 0)
 
 	var out, errs bytes.Buffer
-	args := []string{"loadgen", "--url", a.URL, "--url", b.URL, "--mode", "read", "--companies", "3", "--workers", "4", "--count", "21",
-		"--admin-user", e2eAdminUser, "--admin-password", e2eAdminPass, "--admin-token", e2eAdminToken, "--progress", "0", "--max-time", "2m"}
+	args := []string{"--url", a.URL, "--url", b.URL, "--mode", "read", "--companies", "3", "--workers", "4", "--count", "21",
+		"--admin-user", testAdminUser, "--admin-password", testAdminPass, "--admin-token", testAdminToken, "--progress", "0", "--max-time", "2m"}
 	// The environment's URL, a remote one, is only the default: --url replaces it.
 	env := func(k string) string { return map[string]string{"FACTURAD_LOADGEN_URL": "http://192.0.2.1:8080"}[k] }
 	if err := run(context.Background(), args, &out, &errs, env); err != nil {
@@ -306,9 +298,7 @@ func TestLoadgenURLs(t *testing.T) {
 // output, and reads it back; a --json path that cannot be written stops
 // the run before it starts.
 func TestLoadgenJSON(t *testing.T) {
-	_, api, _, stop := startService(t, t.TempDir(),
-		"--admin-user", e2eAdminUser, "--admin-password", e2eAdminPass, "--admin-token", e2eAdminToken)
-	defer stop()
+	api := startService(t).api
 	dir := t.TempDir()
 	file := filepath.Join(dir, "run.json")
 	tests := []struct {
@@ -383,21 +373,18 @@ func checkLoadJSON(t *testing.T, b []byte, rate float64) {
 }
 
 // TestLoadgenRSAReference measures the raw RSA signature after a run of
-// sends when the service's process is known (here the test's own, which
-// runs the service) and sets the service's CPU per document against it;
+// sends when the service's process is known and sets the service's CPU per document against it;
 // without --server-pid, or with --rsa-reference=false, it is not measured.
 func TestLoadgenRSAReference(t *testing.T) {
-	_, api, _, stop := startService(t, t.TempDir(),
-		"--admin-user", e2eAdminUser, "--admin-password", e2eAdminPass, "--admin-token", e2eAdminToken)
-	defer stop()
-	self := strconv.Itoa(os.Getpid())
+	svc := startService(t)
+	api, pid := svc.api, strconv.Itoa(svc.pid)
 	tests := []struct {
 		name  string
 		extra []string
 		want  bool
 	}{
-		{"with the service's process", []string{"--server-pid", self, "--settle", "0"}, true},
-		{"turned off", []string{"--server-pid", self, "--rsa-reference=false", "--settle", "0"}, false},
+		{"with the service's process", []string{"--server-pid", pid, "--settle", "0"}, true},
+		{"turned off", []string{"--server-pid", pid, "--rsa-reference=false", "--settle", "0"}, false},
 		{"service's process unknown", nil, false},
 	}
 	for _, tt := range tests {
@@ -508,6 +495,65 @@ func TestLoadgenURLFlag(t *testing.T) {
 	}
 }
 
+// TestCommandLine: --help lists every flag once with its default and the
+// environment variable it is read from, on stdout; a mistake on the
+// command line is one line naming it, with nothing written beside it.
+func TestCommandLine(t *testing.T) {
+	t.Run("ok/help", func(t *testing.T) {
+		var stdout, stderr strings.Builder
+		err := run(context.Background(), []string{"--help"}, &stdout, &stderr, func(string) string { return "" })
+		if !errors.Is(err, flag.ErrHelp) || stderr.Len() > 0 {
+			t.Fatalf("err %v, stderr %q", err, stderr.String())
+		}
+		help := stdout.String()
+		if !strings.HasPrefix(help, "loadgen: load a running facturad service and report its throughput\nusage: loadgen [flags]\n") {
+			t.Errorf("help does not start with what loadgen does and its usage:\n%s", help)
+		}
+		for _, want := range []string{
+			"  --url\n      base URL of the running service; repeat it for several replicas, which the calls go to in turn\n" +
+				"      (default http://127.0.0.1:8080; env FACTURAD_LOADGEN_URL)\n",
+			"  --admin-user\n", "(default \"admin\"; env FACTURAD_ADMIN_USER)\n",
+			"(default unset; env FACTURAD_ADMIN_PASSWORD)\n", "(default unset; env FACTURAD_ADMIN_TOKEN)\n",
+			"  --workers\n", "(default 8)\n", "  --run-id\n", "(default: random)\n", "  --settle\n", "(default 1m0s)\n",
+		} {
+			if !strings.Contains(help, want) {
+				t.Errorf("help lacks %q:\n%s", want, help)
+			}
+		}
+		fs := flag.NewFlagSet("", flag.ContinueOnError)
+		names := 0
+		for _, l := range strings.Split(help, "\n") {
+			if name, ok := strings.CutPrefix(l, "  --"); ok {
+				names++
+				fs.Bool(name, false, "") // panics on a flag listed twice
+			}
+		}
+		if names != 24 {
+			t.Errorf("%d flags listed, want 24:\n%s", names, help)
+		}
+	})
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"bad value", []string{"--workers", "many"}, `invalid value "many" for --workers: `},
+		{"unknown flag", []string{"--worker", "3"}, "unknown flag --worker (did you mean --workers?); `loadgen --help` lists the flags"},
+		{"argument", []string{"--count", "1", "stray"}, `unexpected arguments ["stray"]`},
+	} {
+		t.Run("error/"+tt.name, func(t *testing.T) {
+			var stdout, stderr strings.Builder
+			err := run(context.Background(), tt.args, &stdout, &stderr, func(string) string { return "" })
+			if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "\n") {
+				t.Errorf("err %v, want one line saying %q", err, tt.want)
+			}
+			if stdout.Len() > 0 || stderr.Len() > 0 {
+				t.Errorf("written beside the error: stdout %q, stderr %q", stdout.String(), stderr.String())
+			}
+		})
+	}
+}
+
 func TestLoadgenOptions(t *testing.T) {
 	valid := func() loadOptions {
 		return loadOptions{URLs: []string{"http://127.0.0.1:8080"}, AdminUser: "u", AdminPassword: "p", AdminToken: "t",
@@ -562,8 +608,8 @@ func TestLoadgenOptions(t *testing.T) {
 		})
 	}
 
-	// The subcommand refuses an unbounded run before touching the network.
-	err := run(context.Background(), []string{"loadgen", "--admin-user", "u", "--admin-password", "p", "--admin-token", "t"},
+	// The command refuses an unbounded run before touching the network.
+	err := run(context.Background(), []string{"--admin-user", "u", "--admin-password", "p", "--admin-token", "t"},
 		io.Discard, io.Discard, func(string) string { return "" })
 	if err == nil || !strings.Contains(err.Error(), "no bound") {
 		t.Fatalf("unbounded run: %v", err)
@@ -593,26 +639,25 @@ func TestPercentiles(t *testing.T) {
 }
 
 // TestLoadgenAuxProcess reports the CPU time over a run of sends of the
-// processes with this test binary's name but itself: the service, run as
-// a child process; a name no process has is reported unavailable without
-// failing the run.
+// processes named facturad (the service under test among them); a name no
+// process has is reported unavailable without failing the run; and the
+// load generator never counts itself.
 func TestLoadgenAuxProcess(t *testing.T) {
 	comm, err := os.ReadFile("/proc/self/comm")
 	if err != nil {
 		t.Skipf("no /proc: %v", err)
 	}
-	self := strings.TrimSpace(string(comm))
-	if snaps, err := snapshotProcs([]string{self}); err != nil {
+	if snaps, err := snapshotProcs([]string{strings.TrimSpace(string(comm))}); err != nil {
 		t.Fatal(err)
 	} else if _, ok := snaps[0][os.Getpid()]; ok {
 		t.Fatalf("the load generator counts itself as an other process")
 	}
-	c := startChild(t, nil, "--data-dir", t.TempDir(),
-		"--admin-user", e2eAdminUser, "--admin-password", e2eAdminPass, "--admin-token", e2eAdminToken)
+	api := startService(t).api
+	const name = "facturad" // the built command's, as /proc/<pid>/comm has it
 
 	var out, errs bytes.Buffer
-	args := loadArgs(c.api, "--companies", "2", "--workers", "4", "--count", "20", "--json", "-",
-		"--aux-process", self, "--aux-process", "no-such-proc")
+	args := loadArgs(api, "--companies", "2", "--workers", "4", "--count", "20", "--json", "-",
+		"--aux-process", name, "--aux-process", "no-such-proc")
 	if err := run(context.Background(), args, &out, &errs, func(string) string { return "" }); err != nil {
 		t.Fatalf("loadgen: %v\n%s%s", err, out.String(), errs.String())
 	}
@@ -625,15 +670,15 @@ func TestLoadgenAuxProcess(t *testing.T) {
 	}
 	// 20 sends take well over the 10 ms a /proc tick counts.
 	a, none := s.AuxProcesses[0], s.AuxProcesses[1]
-	if a.Name != self || a.Processes < 1 || a.CPUS == nil || *a.CPUS <= 0 || a.CPUPerRequestMS == nil ||
+	if a.Name != name || a.Processes < 1 || a.CPUS == nil || *a.CPUS <= 0 || a.CPUPerRequestMS == nil ||
 		math.Abs(*a.CPUPerRequestMS-1000**a.CPUS/20) > 1e-6 || a.Unavailable != "" {
-		t.Errorf("%s: %+v", self, a)
+		t.Errorf("%s: %+v", name, a)
 	}
 	if none.Name != "no-such-proc" || none.CPUS != nil || none.CPUPerRequestMS != nil || none.Unavailable != "no process named no-such-proc" {
 		t.Errorf("no-such-proc: %+v", none)
 	}
 	text := errs.String()
-	for _, want := range []string{"aux:         " + self + " ", "aux:         no-such-proc unavailable (no process named no-such-proc)\n"} {
+	for _, want := range []string{"aux:         " + name + " ", "aux:         no-such-proc unavailable (no process named no-such-proc)\n"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("report lacks %q:\n%s", want, text)
 		}
@@ -702,11 +747,9 @@ func TestProcsCPU(t *testing.T) {
 // for them seconds after each submission) before it reads the service's
 // CPU time, and that --settle 0 does not wait.
 func TestLoadgenSettle(t *testing.T) {
-	// The service in a process of its own, so that its CPU time is its
-	// own; the built-in sandbox takes a second to judge a document.
-	c := startChild(t, nil, "--data-dir", t.TempDir(), "--sandbox-processing-delay", "1s",
-		"--admin-user", e2eAdminUser, "--admin-password", e2eAdminPass, "--admin-token", e2eAdminToken)
-	api, pid := c.api, strconv.Itoa(c.cmd.Process.Pid)
+	// The built-in sandbox takes a second to judge a document.
+	svc := startService(t, "--sandbox-processing-delay", "1s")
+	api, pid := svc.api, strconv.Itoa(svc.pid)
 	for _, tt := range []struct {
 		settle string
 		waits  bool

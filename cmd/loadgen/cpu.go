@@ -21,7 +21,7 @@ import (
 	"facturad/signer/certmint"
 )
 
-// CPU references of `facturad loadgen` beside the service's own CPU time:
+// CPU references of loadgen beside the service's own CPU time:
 // a raw RSA signature measured in this process during and after the run,
 // and the CPU time of other processes the service relies on.
 
