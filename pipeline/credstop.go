@@ -3,8 +3,6 @@ package pipeline
 import (
 	"context"
 	"time"
-
-	"facturad/tenant"
 )
 
 // Documents stopped on their company's credentials (docs/design/pipeline.md,
@@ -83,9 +81,3 @@ func (p *Pipeline) probeCredentials(ctx context.Context, force bool) {
 
 // probeEvery is how often the background worker looks for due probes.
 const probeEvery = time.Second
-
-// stoppedOnCredentials says d waits for its company's credentials: a signed
-// 05 with no next attempt.
-func stoppedOnCredentials(d tenant.Document) bool {
-	return d.Estado == tenant.StateNotSentYet && d.NextAttemptAt.IsZero() && len(d.SignedXML) > 0
-}

@@ -52,7 +52,7 @@ func testIdentityProviderOutage(t *testing.T, open func(testing.TB) fullStore, c
 		claves = append(claves, out.Document.Clave)
 	}
 	for _, c := range claves {
-		if d := b.stored(t, c); !stoppedOnCredentials(d) {
+		if d := b.stored(t, c); !d.StoppedOnCredentials() {
 			t.Fatalf("%s: not stopped on credentials: estado %s next %v", c, d.Estado, d.NextAttemptAt)
 		}
 	}
@@ -125,7 +125,7 @@ func TestOutageOfManyCompaniesIsNotACredentialsStop(t *testing.T) {
 		last = b.mustSendAs(t, pr, request("01", fmt.Sprintf("many-%d", i)))
 	}
 	d := b.stored(t, last.Document.Clave)
-	if stoppedOnCredentials(d) || d.LastError == credentialsMessage {
+	if d.Phase == tenant.PhaseCredentials || d.LastError == credentialsMessage {
 		t.Fatalf("the third company's document was stopped on its credentials: %q", d.LastError)
 	}
 	if err := b.sb.SetFaults(sandbox.Faults{}); err != nil {

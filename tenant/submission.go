@@ -132,19 +132,6 @@ func (p Phase) Estado() State {
 // authority's verdict.
 func (p Phase) Final() bool { return p.Estado().Final() }
 
-// PhasesOf returns the phases whose estado is one of states.
-func PhasesOf(states ...State) []Phase {
-	var out []Phase
-	for _, r := range phaseTable {
-		for _, s := range states {
-			if r.estado == s {
-				out = append(out, r.phase)
-			}
-		}
-	}
-	return out
-}
-
 // ErrFinal is a save that would move a row out of a final phase.
 var ErrFinal = errors.New("a settled verdict cannot change")
 
