@@ -429,7 +429,8 @@ func (p *Pipeline) supplierAccepted(ctx context.Context, c tenant.Company, clave
 	return invalidField(hacienda.FieldReceivedXML, "the tax authority has not judged this document yet (ind-estado "+string(st.Estado)+"); answer it once it is accepted")
 }
 
-// laneRefusal is the answer to a call that got no turn in its lane.
+// laneRefusal is the answer to a call (a send or a receive) that got no
+// turn in its branch's lane.
 func (p *Pipeline) laneRefusal(err error) error {
 	reason := "The branch's work kept this request waiting too long; try again shortly."
 	label := "queue_timeout"

@@ -45,35 +45,10 @@ func (p *Pipeline) Send(ctx context.Context, pr tenant.Principal, req *hacienda.
 
 	start := time.Now()
 	release, err := p.lanes.acquire(ctx, pr.CompanyID, pr.BranchID)
-	switch {
-	case errors.Is(err, errCompanyFull):
-		p.metrics.refused.WithLabelValues("company_full").Inc()
-		return Outcome{}, &OverloadError{
-			Reason: "Too many documents of this company are being sent at once; try again shortly.",
-			After:  p.o.OverloadRetryAfter,
-		}
-	case errors.Is(err, errLaneFull):
-		p.metrics.refused.WithLabelValues("lane_full").Inc()
-		return Outcome{}, &OverloadError{
-			Reason: "Too many documents of this branch are being sent at once; try again shortly.",
-			After:  p.o.OverloadRetryAfter,
-		}
-	case errors.Is(err, errAllFull):
-		p.metrics.refused.WithLabelValues("all_full").Inc()
-		return Outcome{}, &OverloadError{
-			Reason: "The service is sending as many documents as it can; try again shortly.",
-			After:  p.o.OverloadRetryAfter,
-		}
-	case errors.Is(err, ErrStopping):
-		p.metrics.refused.WithLabelValues("stopping").Inc()
-		return Outcome{}, err
-	case err != nil:
-		// The caller's time ran out while queued: nothing was done.
-		p.metrics.refused.WithLabelValues("queue_timeout").Inc()
-		return Outcome{}, &OverloadError{
-			Reason: "The branch's documents kept this one waiting too long; try again shortly.",
-			After:  p.o.OverloadRetryAfter,
-		}
+	if err != nil {
+		// Refused, or the caller's time ran out while queued: nothing
+		// was done.
+		return Outcome{}, p.laneRefusal(err)
 	}
 	defer release()
 	p.metrics.observe(stageQueue, start)
