@@ -499,3 +499,15 @@ func TestListCursorRoundTrip(t *testing.T) {
 		t.Error("a 16-byte cursor key is taken")
 	}
 }
+
+// The tipo_documento a listing takes: the issued types for the documents
+// (A.5), the answered ones for the received (A.10); both come from
+// hacienda's table of types.
+func TestListTipos(t *testing.T) {
+	if want := []string{"01", "02", "03", "04", "08", "09", "10"}; !slices.Equal(documentTipos, want) {
+		t.Errorf("documents take %v, want %v", documentTipos, want)
+	}
+	if want := []string{"01", "02", "03", "09"}; !slices.Equal(receivedTipos, want) {
+		t.Errorf("received take %v, want %v", receivedTipos, want)
+	}
+}

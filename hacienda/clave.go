@@ -67,7 +67,7 @@ func (c Consecutivo) validate() error {
 		return fmt.Errorf("%w: branch %q is not 3 digits", ErrInvalidClave, c.Branch)
 	case !isNDigits(c.Terminal, 5):
 		return fmt.Errorf("%w: terminal %q is not 5 digits", ErrInvalidClave, c.Terminal)
-	case !isConsecutivoDocType(c.DocType):
+	case !isConsecutivoType(c.DocType):
 		return fmt.Errorf("%w: document type %q is not one of 01 to 10", ErrInvalidClave, c.DocType)
 	case c.Number < 1 || c.Number > MaxConsecutivoNumber:
 		return fmt.Errorf("%w: sequence number %d is outside 1 to %d", ErrInvalidClave, c.Number, MaxConsecutivoNumber)
@@ -373,12 +373,4 @@ func isNDigits(s string, n int) bool {
 
 func isClaveSituacion(s string) bool {
 	return s == SituacionNormal || s == SituacionContingencia || s == SituacionSinInternet
-}
-
-func isConsecutivoDocType(s string) bool {
-	switch s {
-	case "01", "02", "03", "04", "05", "06", "07", "08", "09", "10":
-		return true
-	}
-	return false
 }

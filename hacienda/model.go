@@ -18,60 +18,6 @@ import (
 // them. An absent optional Amount (IsSet false) means "do not write the
 // element".
 
-// DocumentType is the two-digit document-type code of v4.4 (nota 3), used
-// in NumeroConsecutivo positions 9–10.
-type DocumentType string
-
-// The document types this service issues.
-const (
-	TypeFE  DocumentType = "01" // Factura Electrónica
-	TypeND  DocumentType = "02" // Nota de Débito Electrónica
-	TypeNC  DocumentType = "03" // Nota de Crédito Electrónica
-	TypeTE  DocumentType = "04" // Tiquete Electrónico
-	TypeFEC DocumentType = "08" // Factura Electrónica de Compra
-	TypeFEE DocumentType = "09" // Factura Electrónica de Exportación
-	TypeREP DocumentType = "10" // Recibo Electrónico de Pago
-)
-
-// DocumentTypes lists the issued types in code order.
-var DocumentTypes = []DocumentType{TypeFE, TypeND, TypeNC, TypeTE, TypeFEC, TypeFEE, TypeREP}
-
-type docTypeInfo struct {
-	abbrev, name, root, ns string
-}
-
-const namespaceBase = "https://cdn.comprobanteselectronicos.go.cr/xml-schemas/v4.4/"
-
-var docTypeInfos = map[DocumentType]docTypeInfo{
-	TypeFE:  {"FE", "Factura Electrónica", "FacturaElectronica", namespaceBase + "facturaElectronica"},
-	TypeND:  {"ND", "Nota de Débito Electrónica", "NotaDebitoElectronica", namespaceBase + "notaDebitoElectronica"},
-	TypeNC:  {"NC", "Nota de Crédito Electrónica", "NotaCreditoElectronica", namespaceBase + "notaCreditoElectronica"},
-	TypeTE:  {"TE", "Tiquete Electrónico", "TiqueteElectronico", namespaceBase + "tiqueteElectronico"},
-	TypeFEC: {"FEC", "Factura Electrónica de Compra", "FacturaElectronicaCompra", namespaceBase + "facturaElectronicaCompra"},
-	TypeFEE: {"FEE", "Factura Electrónica de Exportación", "FacturaElectronicaExportacion", namespaceBase + "facturaElectronicaExportacion"},
-	TypeREP: {"REP", "Recibo Electrónico de Pago", "ReciboElectronicoPago", namespaceBase + "reciboElectronicoPago"},
-}
-
-// Valid reports whether t is one of the issued document types.
-func (t DocumentType) Valid() bool { _, ok := docTypeInfos[t]; return ok }
-
-// Abbrev returns the short name used in the annex (FE, ND, NC, TE, FEC,
-// FEE, REP), or "" for an unknown type.
-func (t DocumentType) Abbrev() string { return docTypeInfos[t].abbrev }
-
-// Name returns the Spanish name of the type, or "".
-func (t DocumentType) Name() string { return docTypeInfos[t].name }
-
-// RootElement returns the XML root element name (FacturaElectronica, ...),
-// or "".
-func (t DocumentType) RootElement() string { return docTypeInfos[t].root }
-
-// Namespace returns the v4.4 target namespace of the type's schema, or "".
-func (t DocumentType) Namespace() string { return docTypeInfos[t].ns }
-
-// IsNote reports whether t is a credit or debit note.
-func (t DocumentType) IsNote() bool { return t == TypeNC || t == TypeND }
-
 // Document is one v4.4 electronic document (any issued type), unsigned.
 //
 // Header fields come first, in XML order. Emisor is always the party that
@@ -129,7 +75,7 @@ type Document struct {
 // Issuer returns the identification of the company issuing the document:
 // the XML Emisor's, or the Receptor's in a purchase invoice (FEC).
 func (d *Document) Issuer() Identificacion {
-	if d.Type == TypeFEC && d.Receptor != nil {
+	if d.Type.info().IssuedByBuyer && d.Receptor != nil {
 		return d.Receptor.Identificacion
 	}
 	return d.Emisor.Identificacion

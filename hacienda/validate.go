@@ -255,7 +255,7 @@ func convertRequest(req *SendDocumentRequest, issuer *Issuer, e *errs) *Document
 		return nil
 	}
 	if !t.Valid() {
-		e.add("tipo_documento", "must be one of 01 (FE), 02 (ND), 03 (NC), 04 (TE), 08 (FEC), 09 (FEE), 10 (REP)")
+		e.add("tipo_documento", "must be one of "+issuedTypesList(true))
 		return nil
 	}
 	// The body's slices are shared with the request: the calculation
@@ -385,7 +385,7 @@ func convertParties(req *SendDocumentRequest, t DocumentType, issuer *Issuer, kn
 	company := issuer.Party
 	company.Registrofiscal8707 = strings.TrimSpace(req.RegistroFiscal8707)
 	counterparty := convertReceptor(req.Receptor, t, e)
-	if t == TypeFEC {
+	if t.info().IssuedByBuyer {
 		if counterparty == nil {
 			e.add("ReceptorRequest", "the seller is required in a Factura Electrónica de Compra")
 		} else {
@@ -407,11 +407,8 @@ func convertParties(req *SendDocumentRequest, t DocumentType, issuer *Issuer, kn
 	} else {
 		doc.Emisor = company
 		doc.Receptor = counterparty
-		switch t {
-		case TypeFE, TypeREP:
-			if counterparty == nil {
-				e.add("ReceptorRequest", "the receptor is required in this document type")
-			}
+		if counterparty == nil && t.info().ReceptorRequired {
+			e.add("ReceptorRequest", "the receptor is required in this document type")
 		}
 	}
 }
@@ -489,7 +486,7 @@ func convertReceptor(r *ReceptorRequest, t DocumentType, e *errs) *Party {
 	if tipo == "" && numero == "" && strings.TrimSpace(r.IdentificacionExtranjero) != "" {
 		tipo, numero = IDExtranjeroNoDom, strings.TrimSpace(r.IdentificacionExtranjero)
 	}
-	idRequired := t == TypeFE || t == TypeFEC || t == TypeREP
+	idRequired := t.info().ReceptorRequired
 	if tipo == "" && numero == "" {
 		if idRequired {
 			e.add(b+"Identificacion", "is required in this document type")

@@ -167,7 +167,7 @@ func (s *Sandbox) handleSubmit(w http.ResponseWriter, r *http.Request) {
 		s.badRequest(w, cause)
 		return
 	}
-	isMR := in.root == "MensajeReceptor"
+	isMR := in.typ.IsReceiverMessage()
 	key := b.Clave
 	if isMR {
 		key += "-" + b.ConsecutivoReceptor
@@ -226,7 +226,7 @@ func (s *Sandbox) store(d *document) (bool, string) {
 		return false, d.Key
 	}
 	rk := ""
-	if d.info.root == "MensajeReceptor" {
+	if d.info.typ.IsReceiverMessage() {
 		rk = replyKey(d.Clave, d.info.receptorNumero)
 		if prevKey, dup := s.replies[rk]; dup {
 			if prev := s.docs[prevKey]; prev != nil {
@@ -240,7 +240,7 @@ func (s *Sandbox) store(d *document) (bool, string) {
 	s.docs[d.Key] = d
 	s.order = append(s.order, d.Key)
 	for len(s.order) > s.opts.MaxDocuments {
-		if old := s.docs[s.order[0]]; old != nil && old.info.root == "MensajeReceptor" {
+		if old := s.docs[s.order[0]]; old != nil && old.info.typ.IsReceiverMessage() {
 			delete(s.replies, replyKey(old.Clave, old.info.receptorNumero))
 		}
 		delete(s.docs, s.order[0])
@@ -345,7 +345,7 @@ func (s *Sandbox) judge(ctx context.Context, d *document) {
 	lines := consistency(d.info)
 	lines = append(lines, s.timely(d)...)
 	checks := []Check{s.checks.Schema, s.checks.Signature, s.checks.Totals}
-	if d.info.root == "MensajeReceptor" {
+	if d.info.typ.IsReceiverMessage() {
 		// The v4.4 model covers the issued documents; a receptor message
 		// is checked for consistency, signature and against the document
 		// it answers.
@@ -380,8 +380,7 @@ func (s *Sandbox) judge(ctx context.Context, d *document) {
 // hold of refMu, so that two credit notes judged at once cannot both take
 // the same balance. Other documents do not take the lock.
 func (s *Sandbox) judgeReferences(d *document, lines []string) ([]string, map[*document]decimal.Decimal) {
-	root := d.info.root
-	if root != "NotaCreditoElectronica" && root != "NotaDebitoElectronica" {
+	if !d.info.typ.Note {
 		return lines, nil
 	}
 	s.refMu.Lock()

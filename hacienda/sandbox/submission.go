@@ -87,7 +87,7 @@ func checkAgainstXML(b *submitBody, in docInfo) string {
 	if in.clave != b.Clave {
 		return "La clave del comprobante no coincide con la clave indicada en la solicitud."
 	}
-	isMR := in.root == "MensajeReceptor"
+	isMR := in.typ.IsReceiverMessage()
 	if isMR != (b.ConsecutivoReceptor != "") {
 		return "El consecutivoReceptor solo se indica para un mensaje receptor, y es requerido para él."
 	}
@@ -97,7 +97,7 @@ func checkAgainstXML(b *submitBody, in docInfo) string {
 	if cause := sameParty(b.Emisor, in.emisorTipo, in.emisorNumero, "emisor"); cause != "" {
 		return cause
 	}
-	if t := b.Emisor.TipoIdentificacion; (t == "05" || t == "06") && in.root != "FacturaElectronicaCompra" {
+	if t := b.Emisor.TipoIdentificacion; (t == "05" || t == "06") && !in.typ.IssuedByBuyer {
 		return fmt.Sprintf("El tipo de identificación %s del emisor solo se admite en una factura electrónica de compra.", t)
 	}
 	switch {
