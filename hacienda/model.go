@@ -1,9 +1,6 @@
 package hacienda
 
-import (
-	"strings"
-	"time"
-)
+import "time"
 
 // This file holds the v4.4 document model. Field names are the XML element
 // names of the official schemas (Go-exported as they are); JSON tags are the
@@ -126,28 +123,6 @@ type Identificacion struct {
 
 // IsZero reports whether the identification is absent.
 func (i Identificacion) IsZero() bool { return i.Tipo == "" && i.Numero == "" }
-
-// SameNumber reports whether two identification numbers are the same,
-// ignoring left zero padding (the reception API's numbers are sent padded
-// to 12 digits by some clients, and answered padded). Empty numbers are
-// never the same.
-func SameNumber(a, b string) bool {
-	return a != "" && b != "" && strings.TrimLeft(a, "0") == strings.TrimLeft(b, "0")
-}
-
-// FitsReceptionAPI reports whether the reception API's JSON can carry the
-// identification (spec §15.3, §17 item 18): its types are 01 to 06 and its
-// numbers at most 12 characters, while the XML allows 20 letters and
-// digits for foreign ids (types 05 and 06). It is the one rule both the
-// engine (at input) and the submission builder follow (decision 49).
-func (i Identificacion) FitsReceptionAPI() bool {
-	switch i.Tipo {
-	case IDFisica, IDJuridica, IDDIMEX, IDNITE, IDExtranjeroNoDom, IDNoContribuyente:
-	default:
-		return false
-	}
-	return i.Numero != "" && len(i.Numero) <= 12 && alnumRE.MatchString(i.Numero)
-}
 
 // Ubicacion is a Costa Rican address (UbicacionType). Codes are kept as the
 // XML writes them: Provincia one digit, Canton and Distrito two digits

@@ -118,15 +118,14 @@ func strLen(s string, min, max int, required bool, path string, e *errs) bool {
 	return true
 }
 
-// checkIdentificacion checks an identification number against its type
-// (nota 4): física 9 digits, jurídica 10, DIMEX 11–12, NITE 10 (no leading
-// zero for física and DIMEX); 05 and 06 up to 20 letters and digits.
+// checkIdentificacion checks an identification's type and its number
+// against the type (Identificacion.NumberProblem).
 func checkIdentificacion(tipo, numero, tipoPath, numeroPath string, e *errs) bool {
 	if tipo == "" {
 		e.add(tipoPath, "is required")
 		return false
 	}
-	if !tiposIdentificacion.has(tipo) {
+	if !IsIDType(tipo) {
 		e.add(tipoPath, "must be 01 (física), 02 (jurídica), 03 (DIMEX), 04 (NITE), 05 (extranjero no domiciliado) or 06 (no contribuyente)")
 		return false
 	}
@@ -134,37 +133,11 @@ func checkIdentificacion(tipo, numero, tipoPath, numeroPath string, e *errs) boo
 		e.add(numeroPath, "is required")
 		return false
 	}
-	ok := true
-	lo, hi, national := NationalIDDigits(tipo)
-	if national {
-		ok = isDigits(numero, lo, hi)
+	if p := (Identificacion{Tipo: tipo, Numero: numero}).NumberProblem(); p != "" {
+		e.add(numeroPath, p)
+		return false
 	}
-	switch tipo {
-	case IDFisica:
-		ok = ok && numero[0] != '0'
-		if !ok {
-			e.add(numeroPath, "a cédula física has 9 digits, without leading zero or dashes")
-		}
-	case IDJuridica:
-		if !ok {
-			e.add(numeroPath, "a cédula jurídica has 10 digits, without dashes")
-		}
-	case IDDIMEX:
-		ok = ok && numero[0] != '0'
-		if !ok {
-			e.add(numeroPath, "a DIMEX has 11 or 12 digits, without leading zero")
-		}
-	case IDNITE:
-		if !ok {
-			e.add(numeroPath, "a NITE has 10 digits")
-		}
-	default:
-		ok = alnumRE.MatchString(numero)
-		if !ok {
-			e.add(numeroPath, "must be up to 20 letters and digits")
-		}
-	}
-	return ok
+	return true
 }
 
 // splitEmails splits a ";"-separated list and checks every address.
@@ -508,7 +481,7 @@ func convertReceptor(r *ReceptorRequest, t DocumentType, e *errs) *Party {
 			p.Ubicacion = &u
 		}
 	}
-	if t == TypeFEC && r.Ubicacion == nil && (tipo == IDFisica || tipo == IDJuridica || tipo == IDDIMEX || tipo == IDNITE) {
+	if t == TypeFEC && r.Ubicacion == nil && IsNationalID(tipo) {
 		e.add(b+"Ubicacion", "is required for a seller with a Costa Rican identification")
 	}
 	if p.OtrasSenasExtranjero != "" {

@@ -124,8 +124,6 @@ func digits(s string, n int) bool {
 	return len(s) == n && strings.Trim(s, "0123456789") == ""
 }
 
-var idTypes = map[string]bool{"01": true, "02": true, "03": true, "04": true, "05": true, "06": true}
-
 func (s *Sandbox) handleSubmit(w http.ResponseWriter, r *http.Request) {
 	if s.inject(w) {
 		return
