@@ -234,12 +234,11 @@ func TestDocumentListing(t *testing.T) {
 }
 
 func testDocumentListing(t *testing.T, w *listWorld) {
-	cr := hacienda.CostaRica()
 	a := w.createCompany(t, w.admin, "3101123456", "Listados S.A.")
 	b := w.createCompany(t, w.admin, "3101654321", "Otra Empresa S.A.")
 	// A second branch of A, with its own user.
 	branch2, a2 := w.createBranch(t, a.user, a.id)
-	start := time.Date(2026, 2, 10, 8, 0, 0, 0, cr)
+	start := time.Date(2026, 2, 10, 8, 0, 0, 0, hacienda.CostaRica)
 	w.seed(t, a.id, a.branchID, "a1", 40, start)
 	w.seed(t, a.id, branch2, "a2", 25, start.Add(30*time.Second))
 	w.seed(t, b.id, b.branchID, "b", 10, start)

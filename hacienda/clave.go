@@ -11,12 +11,14 @@ import (
 	"time"
 )
 
-// crTime is the time zone every date of a v4.4 document is written in,
-// and the one the whole service reads and shows local times in: UTC−06:00
-// all year (Costa Rica has no daylight saving time). A fixed zone is used
-// instead of the tz database so the result never depends on the host. It is
-// the service's one declaration of it: other packages use CostaRica().
-var crTime = time.FixedZone("-06:00", -6*60*60)
+// CostaRica is Costa Rica's time zone: the one every date of a v4.4
+// document is written in, and the one the whole service reads and shows
+// local times in. It is UTC−06:00 all year (Costa Rica has no daylight
+// saving time), a fixed zone rather than the tz database's
+// America/Costa_Rica, so that the result never depends on the host. It is
+// the service's one declaration of it: every package uses it, under this
+// name.
+var CostaRica = time.FixedZone("-06:00", -6*60*60)
 
 // Lengths of the numbering fields (Anexo 1, nota 3 and 4.1).
 const (
@@ -138,7 +140,7 @@ func NewClave(issued time.Time, issuerID string, c Consecutivo, situacion string
 	if !isClaveSituacion(situacion) {
 		return Clave{}, fmt.Errorf("%w: situacion %q is not 1, 2 or 3", ErrInvalidClave, situacion)
 	}
-	y := issued.In(crTime).Year()
+	y := issued.In(CostaRica).Year()
 	if y < 2000 || y > 2099 {
 		return Clave{}, fmt.Errorf("%w: issue year %d cannot be written with two digits", ErrInvalidClave, y)
 	}
@@ -188,7 +190,7 @@ func ParseClave(s string) (Clave, error) {
 	day, _ := strconv.Atoi(s[3:5])
 	month, _ := strconv.Atoi(s[5:7])
 	yy, _ := strconv.Atoi(s[7:9])
-	date := time.Date(2000+yy, time.Month(month), day, 0, 0, 0, 0, crTime)
+	date := time.Date(2000+yy, time.Month(month), day, 0, 0, 0, 0, CostaRica)
 	if month < 1 || month > 12 || day < 1 || date.Day() != day || int(date.Month()) != month {
 		return Clave{}, fmt.Errorf("%w: clave date %s/%s/%s is not a calendar date", ErrInvalidClave, s[3:5], s[5:7], s[7:9])
 	}
@@ -320,8 +322,8 @@ func CheckNumbering(doc *Document) []string {
 
 // dayOf returns midnight, Costa Rica time, of the day t falls on there.
 func dayOf(t time.Time) time.Time {
-	y, m, d := t.In(crTime).Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, crTime)
+	y, m, d := t.In(CostaRica).Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, CostaRica)
 }
 
 // padIssuerID left-pads a numeric identification to the 12 digits of the

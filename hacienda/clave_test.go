@@ -79,7 +79,7 @@ func TestNewClave(t *testing.T) {
 	}{
 		{
 			name:   "ok/spec example",
-			issued: time.Date(2025, 9, 15, 10, 0, 0, 0, crTime), issuerID: "3101123456", situacion: "1", rnd: code,
+			issued: time.Date(2025, 9, 15, 10, 0, 0, 0, CostaRica), issuerID: "3101123456", situacion: "1", rnd: code,
 			want: "50615092500310112345600100001010000000123112345678",
 		},
 		{
@@ -89,12 +89,12 @@ func TestNewClave(t *testing.T) {
 		},
 		{
 			name:   "ok/cedula fisica padded, contingency",
-			issued: time.Date(2026, 1, 2, 8, 0, 0, 0, crTime), issuerID: "112340567", situacion: "2", rnd: code,
+			issued: time.Date(2026, 1, 2, 8, 0, 0, 0, CostaRica), issuerID: "112340567", situacion: "2", rnd: code,
 			want: "50602012600011234056700100001010000000123212345678",
 		},
 		{
 			name:   "ok/rejection sampling skips values above the limit",
-			issued: time.Date(2026, 1, 2, 8, 0, 0, 0, crTime), issuerID: "112340567", situacion: "3",
+			issued: time.Date(2026, 1, 2, 8, 0, 0, 0, CostaRica), issuerID: "112340567", situacion: "3",
 			rnd:  append([]byte{0xFF, 0xFF, 0xFF, 0xFF}, code...),
 			want: "50602012600011234056700100001010000000123312345678",
 		},
@@ -203,7 +203,7 @@ func TestClaveParts(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Clave{
-		Date:         time.Date(2025, 9, 15, 0, 0, 0, 0, crTime),
+		Date:         time.Date(2025, 9, 15, 0, 0, 0, 0, CostaRica),
 		IssuerID:     "003101123456",
 		Consecutivo:  Consecutivo{Branch: "001", Terminal: "00001", DocType: "01", Number: 123},
 		Situacion:    "1",
@@ -222,7 +222,7 @@ func TestClaveCheck(t *testing.T) {
 	}
 	match := ClaveExpectation{
 		IssuerID: "3101123456", Branch: "001", Terminal: "00001", DocType: "01", Situacion: "1",
-		Issued: time.Date(2025, 9, 15, 23, 59, 0, 0, crTime),
+		Issued: time.Date(2025, 9, 15, 23, 59, 0, 0, CostaRica),
 	}
 	tests := []struct {
 		name   string
@@ -241,7 +241,7 @@ func TestClaveCheck(t *testing.T) {
 		{
 			// Same day and month, another year: only the year tells them apart.
 			name:   "error/year only",
-			modify: func(e *ClaveExpectation) { e.Issued = time.Date(2026, 9, 15, 12, 0, 0, 0, crTime) },
+			modify: func(e *ClaveExpectation) { e.Issued = time.Date(2026, 9, 15, 12, 0, 0, 0, CostaRica) },
 			want:   []string{"date 15/09/25 is not the issue date 15/09/26"},
 		},
 		{
@@ -252,7 +252,7 @@ func TestClaveCheck(t *testing.T) {
 		{
 			name: "error/every field at once",
 			modify: func(e *ClaveExpectation) {
-				*e = ClaveExpectation{IssuerID: "1", Branch: "009", Terminal: "00009", DocType: "08", Situacion: "2", Issued: time.Date(2024, 1, 1, 0, 0, 0, 0, crTime)}
+				*e = ClaveExpectation{IssuerID: "1", Branch: "009", Terminal: "00009", DocType: "08", Situacion: "2", Issued: time.Date(2024, 1, 1, 0, 0, 0, 0, CostaRica)}
 			},
 			want: []string{"issuer", "branch", "terminal", "document type", "situacion", "date"},
 		},
@@ -298,7 +298,7 @@ func FuzzParseClave(f *testing.F) {
 }
 
 func TestCheckClave(t *testing.T) {
-	want := ClaveExpectation{IssuerID: "3101123456", Branch: "001", DocType: "01", Issued: time.Date(2025, 9, 15, 8, 0, 0, 0, crTime)}
+	want := ClaveExpectation{IssuerID: "3101123456", Branch: "001", DocType: "01", Issued: time.Date(2025, 9, 15, 8, 0, 0, 0, CostaRica)}
 	k, err := CheckClave("50615092500310112345600100001010000000123112345678", want)
 	if err != nil || k.Consecutivo.Number != 123 {
 		t.Fatalf("ok clave: %v %+v", err, k)
@@ -328,7 +328,7 @@ func TestCheckClave(t *testing.T) {
 }
 
 func TestNumberDocument(t *testing.T) {
-	issued := time.Date(2026, 11, 21, 23, 30, 0, 0, crTime) // 05:30 UTC the next day
+	issued := time.Date(2026, 11, 21, 23, 30, 0, 0, CostaRica) // 05:30 UTC the next day
 	fe := &Document{Type: TypeFE, FechaEmision: issued, Emisor: Party{Identificacion: Identificacion{Tipo: IDJuridica, Numero: "3101123456"}}}
 	if err := NumberDocument(fe, "002", "00003", 77, SituacionNormal, strings.NewReader("\x00\xbc\x61\x4e")); err != nil {
 		t.Fatal(err)
@@ -362,7 +362,7 @@ func TestNumberDocument(t *testing.T) {
 }
 
 func TestCheckNumbering(t *testing.T) {
-	issued := time.Date(2026, 11, 21, 14, 3, 0, 0, crTime)
+	issued := time.Date(2026, 11, 21, 14, 3, 0, 0, CostaRica)
 	good := func() *Document {
 		d := &Document{Type: TypeTE, FechaEmision: issued, Emisor: Party{Identificacion: Identificacion{Tipo: IDJuridica, Numero: "3101123456"}}}
 		if err := NumberDocument(d, "001", "00001", 5, "1", nil); err != nil {

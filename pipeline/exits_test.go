@@ -36,7 +36,7 @@ func (b *bundle) interrupted(t *testing.T, idExterno string, keepRequest bool) t
 	d := tenant.Document{
 		CompanyID: b.branch.CompanyID, BranchID: b.branch.BranchID, IDExterno: idExterno,
 		RequestHash: hash, Tipo: "01", Terminal: "00001", Situacion: "1",
-		FechaEmision: now.In(crTime).Truncate(time.Second), Estado: tenant.StatePending,
+		FechaEmision: now.In(hacienda.CostaRica).Truncate(time.Second), Estado: tenant.StatePending,
 		NextAttemptAt: now.Add(b.p.o.InFlightGrace),
 	}
 	if keepRequest {

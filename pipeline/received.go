@@ -240,7 +240,7 @@ func (p *Pipeline) Receive(ctx context.Context, pr tenant.Principal, req *Receiv
 		FirmaPolitica:    sp.policy,
 		Mensaje:          fmt.Sprint(m.Mensaje),
 		Tipo:             tipo, Terminal: ReceivedTerminal,
-		FechaMensaje:  now.In(crTime).Truncate(time.Second),
+		FechaMensaje:  now.In(hacienda.CostaRica).Truncate(time.Second),
 		Estado:        tenant.StatePending,
 		NextAttemptAt: now.Add(p.o.InFlightGrace),
 	}
@@ -821,7 +821,7 @@ func (p *Pipeline) receivedExpired(ctx context.Context, rs tenant.ReceivedStore,
 	msg := "The company has no signing certificate; upload one (Certificado). The message keeps its number but was not sent."
 	if !expiry.IsZero() {
 		msg = fmt.Sprintf("The company's signing certificate expired on %s; upload a new one (Certificado). The message keeps its number but was not sent.",
-			expiry.In(crTime).Format(time.DateOnly))
+			expiry.In(hacienda.CostaRica).Format(time.DateOnly))
 	}
 	p.keepReceivedPending(ctx, rs, r, msg)
 	return ReceivedOutcome{Received: *r, Failed: true, Key: KeyExpiredClientCertificate, Message: msg, Estado: r.Estado}

@@ -339,7 +339,7 @@ func (b *bundle) interruptedReceive(t *testing.T, pr tenant.Principal, raw []byt
 		ReceptorTipo: doc.Receptor.Identificacion.Tipo, ReceptorNumero: doc.Receptor.Identificacion.Numero,
 		FechaEmision: doc.FechaEmision, TotalImpuesto: m.MontoTotalImpuesto.String(), TotalComprobante: m.TotalFactura.String(),
 		SupplierXML: req.XML, Mensaje: req.Answer.Mensaje, Tipo: hacienda.ReceptorMessageType(m.Mensaje), Terminal: ReceivedTerminal,
-		FechaMensaje: now.In(crTime).Truncate(time.Second), Estado: tenant.StatePending,
+		FechaMensaje: now.In(hacienda.CostaRica).Truncate(time.Second), Estado: tenant.StatePending,
 		NextAttemptAt: now.Add(b.p.o.InFlightGrace),
 	}
 	if keepAnswer {

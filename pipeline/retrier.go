@@ -264,7 +264,7 @@ func (p *Pipeline) settle(ctx context.Context, d *tenant.Document, submit func(c
 			log.Info("background worker: document settled", "estado", string(d.Estado))
 		case !d.SubmittedAt.IsZero() && p.o.Clock().Sub(d.SubmittedAt) > p.o.PollFor:
 			workerMove(log, d, tAskFailed, d.Estado, "The tax authority has given no verdict since "+
-				d.SubmittedAt.In(crTime).Format("2006-01-02 15:04")+"; it is no longer asked automatically. Check the document to ask again.", time.Time{})
+				d.SubmittedAt.In(hacienda.CostaRica).Format("2006-01-02 15:04")+"; it is no longer asked automatically. Check the document to ask again.", time.Time{})
 			log.Warn("background worker: no verdict; giving up polling", "submitted_at", d.SubmittedAt)
 		}
 		return

@@ -277,7 +277,7 @@ func (j *job) number(ctx context.Context, doc *hacienda.Document, resume *tenant
 		case !d.FechaEmision.IsZero():
 			doc.FechaEmision = d.FechaEmision
 		case doc.FechaEmision.IsZero():
-			doc.FechaEmision = now.In(crTime).Truncate(time.Second)
+			doc.FechaEmision = now.In(hacienda.CostaRica).Truncate(time.Second)
 		}
 		if err := j.assignClave(doc, &d, is.Branch.Sucursal, situacion); err != nil {
 			return nil, err
@@ -291,11 +291,11 @@ func (j *job) number(ctx context.Context, doc *hacienda.Document, resume *tenant
 		return nil, err
 	}
 	if doc.FechaEmision.IsZero() {
-		doc.FechaEmision = now.In(crTime).Truncate(time.Second)
+		doc.FechaEmision = now.In(hacienda.CostaRica).Truncate(time.Second)
 	}
 	// Check what the clave needs before a number is taken, so that a
 	// request that cannot be numbered takes none.
-	if y := doc.FechaEmision.In(crTime).Year(); y < 2000 || y > 2099 {
+	if y := doc.FechaEmision.In(hacienda.CostaRica).Year(); y < 2000 || y > 2099 {
 		return nil, invalidField("fecha_emision", "must be a date between the years 2000 and 2099")
 	}
 	if _, err := hacienda.NewConsecutivo(is.Branch.Sucursal, terminal, tipo, 1); err != nil {
@@ -576,7 +576,7 @@ func (j *job) expired(ctx context.Context, d *tenant.Document, expiry time.Time)
 	msg := "The company has no signing certificate; upload one (Certificado) and send the document again."
 	if !expiry.IsZero() {
 		msg = fmt.Sprintf("The company's signing certificate expired on %s; upload a new one (Certificado) and send the document again.",
-			expiry.In(crTime).Format(time.DateOnly))
+			expiry.In(hacienda.CostaRica).Format(time.DateOnly))
 	}
 	j.keepPending(ctx, d, msg)
 	j.log.InfoContext(ctx, "document kept pending: certificate expired or missing")
@@ -601,9 +601,6 @@ func sendOutcome(d tenant.Document) Outcome {
 	}
 	return o
 }
-
-// crTime is Costa Rica's time (hacienda.CostaRica).
-var crTime = hacienda.CostaRica()
 
 // issuerParty is the company and branch as the document's issuer.
 func issuerParty(is tenant.Issuer, proveedor string) hacienda.Issuer {

@@ -202,8 +202,6 @@ func child(el *etree.Element, tag string) *etree.Element {
 	return nil
 }
 
-var costaRica = hacienda.CostaRica()
-
 // consistency checks the clave against the document that carries it, as the
 // tax authority does: country, date, issuer, consecutivo, situación, and
 // the document type against the root element.
@@ -234,7 +232,7 @@ func consistency(in docInfo) []string {
 		}
 		if f, err := time.Parse(time.RFC3339, in.fechaEmision); err != nil {
 			out = append(out, fmt.Sprintf("La FechaEmision %q no es válida.", in.fechaEmision))
-		} else if f.In(costaRica).Format("020106") != c[3:9] {
+		} else if f.In(hacienda.CostaRica).Format("020106") != c[3:9] {
 			out = append(out, "La fecha de la clave no coincide con la FechaEmision del comprobante.")
 		}
 	} else if len(in.consecutivo) != 20 || !slices.Contains(types, in.consecutivo[8:10]) {
@@ -266,10 +264,10 @@ func (s *Sandbox) timely(d *document) []string {
 	switch off := w.Outside(f, situacion, d.ReceivedAt); {
 	case off > 0:
 		return []string{fmt.Sprintf(`-11, "La FechaEmision del comprobante (%s) es posterior a la fecha de recepción (%s).", 0, 0`,
-			d.info.fechaEmision, d.ReceivedAt.In(costaRica).Format(time.RFC3339))}
+			d.info.fechaEmision, d.ReceivedAt.In(hacienda.CostaRica).Format(time.RFC3339))}
 	case off < 0:
 		return []string{fmt.Sprintf(`-16, "El archivo XML fue enviado de manera extemporánea: la FechaEmision (%s) es anterior a la recepción (%s) y la situación del comprobante no es 3 (sin internet).", 0, 0`,
-			d.info.fechaEmision, d.ReceivedAt.In(costaRica).Format(time.RFC3339))}
+			d.info.fechaEmision, d.ReceivedAt.In(hacienda.CostaRica).Format(time.RFC3339))}
 	}
 	return nil
 }

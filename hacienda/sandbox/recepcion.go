@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"facturad/hacienda"
 )
 
 // Party is an issuer or receiver identification as the API's JSON has it.
@@ -314,7 +316,7 @@ func (s *Sandbox) handleStatus(w http.ResponseWriter, r *http.Request) {
 // statusOf is the status resource's answer about d, asked for by key (the
 // clave, or clave-consecutivoReceptor).
 func (s *Sandbox) statusOf(ctx context.Context, key string, d *document) statusBody {
-	body := statusBody{Clave: key, Fecha: d.ReceivedAt.In(costaRica).Format(time.RFC3339)}
+	body := statusBody{Clave: key, Fecha: d.ReceivedAt.In(hacienda.CostaRica).Format(time.RFC3339)}
 	body.IndEstado, body.RespuestaXML = s.state(ctx, d)
 	return body
 }

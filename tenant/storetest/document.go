@@ -121,10 +121,6 @@ func minimalDocument(b tenant.Branch, idExterno, tipo, terminal string) tenant.D
 	}
 }
 
-// cr is Costa Rica's offset: times must come back as the same instant, in
-// UTC.
-var cr = hacienda.CostaRica()
-
 // fullDocument sets every field the caller may set, each to a value of its
 // own, with binary XML-sized payloads and times that carry microseconds.
 func fullDocument(b tenant.Branch, idExterno string, seed byte) tenant.Document {
@@ -141,7 +137,7 @@ func fullDocument(b tenant.Branch, idExterno string, seed byte) tenant.Document 
 		Consecutivo:     "00100007010000000001",
 		Clave:           fmt.Sprintf("506020126003101%06d0010000701000000000119876543%d", b.CompanyID%1000000, seed%10),
 		Situacion:       "1",
-		FechaEmision:    time.Date(2026, 1, 2, 3, 4, 5, 678901000, cr),
+		FechaEmision:    time.Date(2026, 1, 2, 3, 4, 5, 678901000, hacienda.CostaRica),
 		EmisorTipo:      "02",
 		EmisorNumero:    "3101123456",
 		ReceptorTipo:    "01",
@@ -156,7 +152,7 @@ func fullDocument(b tenant.Branch, idExterno string, seed byte) tenant.Document 
 		LastError:       "post /recepcion: 503 Service Unavailable",
 		Attempts:        3,
 		NextAttemptAt:   time.Date(2026, 1, 2, 3, 9, 0, 1000, time.UTC),
-		SubmittedAt:     time.Date(2026, 1, 2, 3, 4, 6, 999999000, cr),
+		SubmittedAt:     time.Date(2026, 1, 2, 3, 4, 6, 999999000, hacienda.CostaRica),
 		CheckedAt:       time.Date(2026, 1, 2, 3, 5, 0, 500000000, time.UTC),
 	}
 }

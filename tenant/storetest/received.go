@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"facturad/hacienda"
 	"facturad/tenant"
 )
 
@@ -60,7 +61,7 @@ func receivedDocument(b tenant.Branch, idExterno, clave, tipo string) tenant.Rec
 		Clave: clave, TipoDocumento: "01",
 		EmisorTipo: "02", EmisorNumero: "3101123456", EmisorNombre: "Proveedor & Cía S.A.",
 		ReceptorTipo: "02", ReceptorNumero: "3101999999",
-		FechaEmision:  time.Date(2026, 11, 22, 9, 15, 30, 123456000, cr),
+		FechaEmision:  time.Date(2026, 11, 22, 9, 15, 30, 123456000, hacienda.CostaRica),
 		TotalImpuesto: "438.9255", TotalComprobante: "3815.2755",
 		SupplierXML: binaryPayload(4096, 7),
 		Mensaje:     map[string]string{"05": "1", "06": "2", "07": "3"}[tipo],
@@ -215,7 +216,7 @@ func testReceivedSave(t *testing.T, s ReceivedStore) {
 	}
 	before := r
 	r.Consecutivo = "00100001050000000001"
-	r.FechaMensaje = time.Date(2026, 11, 22, 10, 0, 0, 250000000, cr)
+	r.FechaMensaje = time.Date(2026, 11, 22, 10, 0, 0, 250000000, hacienda.CostaRica)
 	r.SignedXML = binaryPayload(2048, 9)
 	r.Estado, r.IndEstado, r.CodigoMensaje, r.MensajeHacienda = tenant.StateAccepted, "aceptado", "1", "Aceptado"
 	r.DetalleMensaje = []string{"Este comprobante fue aceptado"}
