@@ -269,28 +269,66 @@ func CheckClave(s string, want ClaveExpectation) (Clave, error) {
 	return k, nil
 }
 
-// NumberDocument gives doc its NumeroConsecutivo and Clave: the consecutivo
-// of branch, terminal, doc.Type and number, and a clave dated from
-// doc.FechaEmision (which must be set) for the company issuing the document
-// (doc.Issuer(): the XML Receptor of a purchase invoice, the Emisor
-// otherwise), with situación situacion and a security code from rnd (nil:
-// crypto/rand). It replaces whatever numbering doc had; a client-supplied
-// clave is checked with CheckClave instead. On error doc is unchanged.
-func NumberDocument(doc *Document, branch, terminal string, number int64, situacion string, rnd io.Reader) error {
+// Numbering says where a document is numbered, and with what
+// (NumberDocument).
+type Numbering struct {
+	Branch    string // 3 digits
+	Terminal  string // 5 digits
+	Situacion string // SituacionNormal, SituacionContingencia or SituacionSinInternet
+	// Number is the sequence number the service hands out (1 to
+	// MaxConsecutivoNumber).
+	Number int64
+	// Clave is a clave the caller supplied, or "". When given it numbers
+	// the document instead of Number.
+	Clave string
+	// Rand is the source of the clave's security code; nil means
+	// crypto/rand.
+	Rand io.Reader
+}
+
+// NumberDocument gives doc its NumeroConsecutivo and Clave and returns the
+// clave. Without n.Clave it builds them: the consecutivo of n.Branch,
+// n.Terminal, doc.Type and n.Number, and a clave dated from
+// doc.FechaEmision (which must be set) for the company issuing the
+// document (doc.Issuer(): the XML Receptor of a purchase invoice, the
+// Emisor otherwise), with situación n.Situacion and a security code from
+// n.Rand. With n.Clave, the caller's clave is kept, with its own
+// consecutivo, once CheckClave finds it agrees with that issuer, n.Branch,
+// n.Terminal, doc.Type, n.Situacion and the date of doc.FechaEmision;
+// n.Number is not used, and what disagrees is a *ValidationError on the
+// request field "clave". Either way it replaces whatever numbering doc
+// had; on error doc is unchanged.
+func NumberDocument(doc *Document, n Numbering) (Clave, error) {
 	if doc.FechaEmision.IsZero() {
-		return fmt.Errorf("number document: FechaEmision is not set")
+		return Clave{}, fmt.Errorf("number document: FechaEmision is not set")
 	}
-	c, err := NewConsecutivo(branch, terminal, string(doc.Type), number)
-	if err != nil {
-		return fmt.Errorf("number document: %w", err)
+	var k Clave
+	if n.Clave != "" {
+		var err error
+		k, err = CheckClave(n.Clave, ClaveExpectation{
+			IssuerID:  doc.Issuer().Numero,
+			Branch:    n.Branch,
+			Terminal:  n.Terminal,
+			DocType:   string(doc.Type),
+			Situacion: n.Situacion,
+			Issued:    doc.FechaEmision,
+		})
+		if err != nil {
+			return Clave{}, err
+		}
+	} else {
+		c, err := NewConsecutivo(n.Branch, n.Terminal, string(doc.Type), n.Number)
+		if err != nil {
+			return Clave{}, fmt.Errorf("number document: %w", err)
+		}
+		k, err = NewClave(doc.FechaEmision, doc.Issuer().Numero, c, n.Situacion, n.Rand)
+		if err != nil {
+			return Clave{}, fmt.Errorf("number document: %w", err)
+		}
 	}
-	k, err := NewClave(doc.FechaEmision, doc.Issuer().Numero, c, situacion, rnd)
-	if err != nil {
-		return fmt.Errorf("number document: %w", err)
-	}
-	doc.NumeroConsecutivo = c.String()
+	doc.NumeroConsecutivo = k.Consecutivo.String()
 	doc.Clave = k.String()
-	return nil
+	return k, nil
 }
 
 // CheckNumbering checks that a document's numbering agrees with itself, as
