@@ -64,11 +64,11 @@ type listSpec struct {
 }
 
 // documentTipos are the types of the documents a company issues (A.5).
-var documentTipos = []string{"01", "02", "03", "04", "08", "09", "10"}
+var documentTipos = hacienda.TypeCodes(func(t hacienda.TypeInfo) bool { return !t.IsReceiverMessage() })
 
 // receivedTipos are the types of the suppliers' documents a company
 // answers, and so receives (FE, ND, NC, FEE: hacienda.CheckAnswerable).
-var receivedTipos = []string{"01", "02", "03", "09"}
+var receivedTipos = hacienda.TypeCodes(func(t hacienda.TypeInfo) bool { return t.Answerable })
 
 // parseListQuery reads a listing's query. Parameter names match without
 // regard to case, as the other calls' flags do; unknown parameters are

@@ -238,12 +238,11 @@ func TestDocumentListing(t *testing.T) {
 }
 
 func testDocumentListing(t *testing.T, w *listWorld) {
-	cr := hacienda.CostaRica()
 	a := w.createCompany(t, w.admin, "3101123456", "Listados S.A.")
 	b := w.createCompany(t, w.admin, "3101654321", "Otra Empresa S.A.")
 	// A second branch of A, with its own user.
 	branch2, a2 := w.createBranch(t, a.user, a.id)
-	start := time.Date(2026, 2, 10, 8, 0, 0, 0, cr)
+	start := time.Date(2026, 2, 10, 8, 0, 0, 0, hacienda.CostaRica)
 	w.seed(t, a.id, a.branchID, "a1", 40, start)
 	w.seed(t, a.id, branch2, "a2", 25, start.Add(30*time.Second))
 	w.seed(t, b.id, b.branchID, "b", 10, start)
@@ -501,5 +500,17 @@ func TestListCursorRoundTrip(t *testing.T) {
 	}
 	if _, err := DocumentListRoute(nil, make([]byte, 16)); err == nil {
 		t.Error("a 16-byte cursor key is taken")
+	}
+}
+
+// The tipo_documento a listing takes: the issued types for the documents
+// (A.5), the answered ones for the received (A.10); both come from
+// hacienda's table of types.
+func TestListTipos(t *testing.T) {
+	if want := []string{"01", "02", "03", "04", "08", "09", "10"}; !slices.Equal(documentTipos, want) {
+		t.Errorf("documents take %v, want %v", documentTipos, want)
+	}
+	if want := []string{"01", "02", "03", "09"}; !slices.Equal(receivedTipos, want) {
+		t.Errorf("received take %v, want %v", receivedTipos, want)
 	}
 }

@@ -91,11 +91,10 @@ func TestReceivedListing(t *testing.T) {
 }
 
 func testReceivedListing(t *testing.T, w *listWorld) {
-	cr := hacienda.CostaRica()
 	a := w.createCompany(t, w.admin, "3101123456", "Compras S.A.")
 	b := w.createCompany(t, w.admin, "3101654321", "Otra Empresa S.A.")
 	branch2, a2 := w.createBranch(t, a.user, a.id)
-	start := time.Date(2026, 4, 6, 9, 0, 0, 0, cr)
+	start := time.Date(2026, 4, 6, 9, 0, 0, 0, hacienda.CostaRica)
 	w.seedReceived(t, a.id, a.branchID, "3101123456", "r1", 30, start)
 	w.seedReceived(t, a.id, branch2, "3101123456", "r2", 15, start.Add(30*time.Second))
 	w.seedReceived(t, b.id, b.branchID, "3101654321", "rb", 8, start)

@@ -91,7 +91,7 @@ func servedExamples() (map[string]any, error) {
 // terminal 00001, issued on 21 November 2026 in normal situation.
 func sampleClave(tipo string, n int) string {
 	return hacienda.Clave{
-		Date:         time.Date(2026, time.November, 21, 0, 0, 0, 0, hacienda.CostaRica()),
+		Date:         time.Date(2026, time.November, 21, 0, 0, 0, 0, hacienda.CostaRica),
 		IssuerID:     "003101123456",
 		Consecutivo:  hacienda.Consecutivo{Branch: "001", Terminal: "00001", DocType: tipo, Number: int64(n)},
 		Situacion:    hacienda.SituacionNormal,

@@ -66,7 +66,7 @@ type summary struct {
 func calculate(doc *Document, e *errs) {
 	t := doc.Type
 	if !t.Valid() {
-		e.add("tipo_documento", "must be one of 01, 02, 03, 04, 08, 09, 10")
+		e.add("tipo_documento", "must be one of "+issuedTypesList(false))
 		return
 	}
 	checkInvalidAmounts(doc, e)

@@ -25,7 +25,7 @@ func benchDoc10() *Document {
 		case 3:
 			l = goods(i+1, "10", "5000", Impuesto{Codigo: "01", CodigoTarifaIVA: "08",
 				Exoneracion: &Exoneracion{TipoDocumentoEX1: "04", NumeroDocumento: "AL-1", NombreInstitucion: "01", TarifaExonerada: a("10"),
-					FechaEmisionEX: time.Date(2026, 1, 5, 0, 0, 0, 0, CostaRica())}})
+					FechaEmisionEX: time.Date(2026, 1, 5, 0, 0, 0, 0, CostaRica)}})
 		case 4:
 			l = service(i+1, "1", "99.99", iva("02"))
 		}

@@ -11,12 +11,14 @@ import (
 	"time"
 )
 
-// crTime is the time zone every date of a v4.4 document is written in,
-// and the one the whole service reads and shows local times in: UTC−06:00
-// all year (Costa Rica has no daylight saving time). A fixed zone is used
-// instead of the tz database so the result never depends on the host. It is
-// the service's one declaration of it: other packages use CostaRica().
-var crTime = time.FixedZone("-06:00", -6*60*60)
+// CostaRica is Costa Rica's time zone: the one every date of a v4.4
+// document is written in, and the one the whole service reads and shows
+// local times in. It is UTC−06:00 all year (Costa Rica has no daylight
+// saving time), a fixed zone rather than the tz database's
+// America/Costa_Rica, so that the result never depends on the host. It is
+// the service's one declaration of it: every package uses it, under this
+// name.
+var CostaRica = time.FixedZone("-06:00", -6*60*60)
 
 // Lengths of the numbering fields (Anexo 1, nota 3 and 4.1).
 const (
@@ -67,7 +69,7 @@ func (c Consecutivo) validate() error {
 		return fmt.Errorf("%w: branch %q is not 3 digits", ErrInvalidClave, c.Branch)
 	case !isNDigits(c.Terminal, 5):
 		return fmt.Errorf("%w: terminal %q is not 5 digits", ErrInvalidClave, c.Terminal)
-	case !isConsecutivoDocType(c.DocType):
+	case !isConsecutivoType(c.DocType):
 		return fmt.Errorf("%w: document type %q is not one of 01 to 10", ErrInvalidClave, c.DocType)
 	case c.Number < 1 || c.Number > MaxConsecutivoNumber:
 		return fmt.Errorf("%w: sequence number %d is outside 1 to %d", ErrInvalidClave, c.Number, MaxConsecutivoNumber)
@@ -138,7 +140,7 @@ func NewClave(issued time.Time, issuerID string, c Consecutivo, situacion string
 	if !isClaveSituacion(situacion) {
 		return Clave{}, fmt.Errorf("%w: situacion %q is not 1, 2 or 3", ErrInvalidClave, situacion)
 	}
-	y := issued.In(crTime).Year()
+	y := issued.In(CostaRica).Year()
 	if y < 2000 || y > 2099 {
 		return Clave{}, fmt.Errorf("%w: issue year %d cannot be written with two digits", ErrInvalidClave, y)
 	}
@@ -188,7 +190,7 @@ func ParseClave(s string) (Clave, error) {
 	day, _ := strconv.Atoi(s[3:5])
 	month, _ := strconv.Atoi(s[5:7])
 	yy, _ := strconv.Atoi(s[7:9])
-	date := time.Date(2000+yy, time.Month(month), day, 0, 0, 0, 0, crTime)
+	date := time.Date(2000+yy, time.Month(month), day, 0, 0, 0, 0, CostaRica)
 	if month < 1 || month > 12 || day < 1 || date.Day() != day || int(date.Month()) != month {
 		return Clave{}, fmt.Errorf("%w: clave date %s/%s/%s is not a calendar date", ErrInvalidClave, s[3:5], s[5:7], s[7:9])
 	}
@@ -267,28 +269,66 @@ func CheckClave(s string, want ClaveExpectation) (Clave, error) {
 	return k, nil
 }
 
-// NumberDocument gives doc its NumeroConsecutivo and Clave: the consecutivo
-// of branch, terminal, doc.Type and number, and a clave dated from
-// doc.FechaEmision (which must be set) for the company issuing the document
-// (doc.Issuer(): the XML Receptor of a purchase invoice, the Emisor
-// otherwise), with situación situacion and a security code from rnd (nil:
-// crypto/rand). It replaces whatever numbering doc had; a client-supplied
-// clave is checked with CheckClave instead. On error doc is unchanged.
-func NumberDocument(doc *Document, branch, terminal string, number int64, situacion string, rnd io.Reader) error {
+// Numbering says where a document is numbered, and with what
+// (NumberDocument).
+type Numbering struct {
+	Branch    string // 3 digits
+	Terminal  string // 5 digits
+	Situacion string // SituacionNormal, SituacionContingencia or SituacionSinInternet
+	// Number is the sequence number the service hands out (1 to
+	// MaxConsecutivoNumber).
+	Number int64
+	// Clave is a clave the caller supplied, or "". When given it numbers
+	// the document instead of Number.
+	Clave string
+	// Rand is the source of the clave's security code; nil means
+	// crypto/rand.
+	Rand io.Reader
+}
+
+// NumberDocument gives doc its NumeroConsecutivo and Clave and returns the
+// clave. Without n.Clave it builds them: the consecutivo of n.Branch,
+// n.Terminal, doc.Type and n.Number, and a clave dated from
+// doc.FechaEmision (which must be set) for the company issuing the
+// document (doc.Issuer(): the XML Receptor of a purchase invoice, the
+// Emisor otherwise), with situación n.Situacion and a security code from
+// n.Rand. With n.Clave, the caller's clave is kept, with its own
+// consecutivo, once CheckClave finds it agrees with that issuer, n.Branch,
+// n.Terminal, doc.Type, n.Situacion and the date of doc.FechaEmision;
+// n.Number is not used, and what disagrees is a *ValidationError on the
+// request field "clave". Either way it replaces whatever numbering doc
+// had; on error doc is unchanged.
+func NumberDocument(doc *Document, n Numbering) (Clave, error) {
 	if doc.FechaEmision.IsZero() {
-		return fmt.Errorf("number document: FechaEmision is not set")
+		return Clave{}, fmt.Errorf("number document: FechaEmision is not set")
 	}
-	c, err := NewConsecutivo(branch, terminal, string(doc.Type), number)
-	if err != nil {
-		return fmt.Errorf("number document: %w", err)
+	var k Clave
+	if n.Clave != "" {
+		var err error
+		k, err = CheckClave(n.Clave, ClaveExpectation{
+			IssuerID:  doc.Issuer().Numero,
+			Branch:    n.Branch,
+			Terminal:  n.Terminal,
+			DocType:   string(doc.Type),
+			Situacion: n.Situacion,
+			Issued:    doc.FechaEmision,
+		})
+		if err != nil {
+			return Clave{}, err
+		}
+	} else {
+		c, err := NewConsecutivo(n.Branch, n.Terminal, string(doc.Type), n.Number)
+		if err != nil {
+			return Clave{}, fmt.Errorf("number document: %w", err)
+		}
+		k, err = NewClave(doc.FechaEmision, doc.Issuer().Numero, c, n.Situacion, n.Rand)
+		if err != nil {
+			return Clave{}, fmt.Errorf("number document: %w", err)
+		}
 	}
-	k, err := NewClave(doc.FechaEmision, doc.Issuer().Numero, c, situacion, rnd)
-	if err != nil {
-		return fmt.Errorf("number document: %w", err)
-	}
-	doc.NumeroConsecutivo = c.String()
+	doc.NumeroConsecutivo = k.Consecutivo.String()
 	doc.Clave = k.String()
-	return nil
+	return k, nil
 }
 
 // CheckNumbering checks that a document's numbering agrees with itself, as
@@ -320,8 +360,8 @@ func CheckNumbering(doc *Document) []string {
 
 // dayOf returns midnight, Costa Rica time, of the day t falls on there.
 func dayOf(t time.Time) time.Time {
-	y, m, d := t.In(crTime).Date()
-	return time.Date(y, m, d, 0, 0, 0, 0, crTime)
+	y, m, d := t.In(CostaRica).Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, CostaRica)
 }
 
 // padIssuerID left-pads a numeric identification to the 12 digits of the
@@ -373,12 +413,4 @@ func isNDigits(s string, n int) bool {
 
 func isClaveSituacion(s string) bool {
 	return s == SituacionNormal || s == SituacionContingencia || s == SituacionSinInternet
-}
-
-func isConsecutivoDocType(s string) bool {
-	switch s {
-	case "01", "02", "03", "04", "05", "06", "07", "08", "09", "10":
-		return true
-	}
-	return false
 }

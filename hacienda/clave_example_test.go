@@ -8,9 +8,6 @@ import (
 	"facturad/hacienda"
 )
 
-// costaRica is UTC−06:00, Costa Rica's time all year.
-var costaRica = time.FixedZone("America/Costa_Rica", -6*60*60)
-
 // Number the 123rd Factura Electrónica of terminal 1 at the head office and
 // build its clave. A real caller passes nil as the random source, so the
 // security code comes from crypto/rand; the fixed reader here only makes the
@@ -20,7 +17,7 @@ func ExampleNewClave() {
 	if err != nil {
 		panic(err)
 	}
-	issued := time.Date(2025, 9, 15, 14, 3, 0, 0, costaRica)
+	issued := time.Date(2025, 9, 15, 14, 3, 0, 0, hacienda.CostaRica)
 	// The four bytes 00 bc 61 4e are the number 12345678.
 	rnd := strings.NewReader("\x00\xbc\x61\x4e")
 	clave, err := hacienda.NewClave(issued, "3101123456", cons, hacienda.SituacionNormal, rnd)
@@ -44,7 +41,7 @@ func ExampleClave_Check() {
 		IssuerID: "3101123456",
 		Branch:   "001",
 		DocType:  "04", // a tiquete, but the clave numbers a factura
-		Issued:   time.Date(2025, 9, 15, 9, 30, 0, 0, costaRica),
+		Issued:   time.Date(2025, 9, 15, 9, 30, 0, 0, hacienda.CostaRica),
 	})
 	for _, p := range problems {
 		fmt.Println(p)

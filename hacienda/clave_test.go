@@ -79,7 +79,7 @@ func TestNewClave(t *testing.T) {
 	}{
 		{
 			name:   "ok/spec example",
-			issued: time.Date(2025, 9, 15, 10, 0, 0, 0, crTime), issuerID: "3101123456", situacion: "1", rnd: code,
+			issued: time.Date(2025, 9, 15, 10, 0, 0, 0, CostaRica), issuerID: "3101123456", situacion: "1", rnd: code,
 			want: "50615092500310112345600100001010000000123112345678",
 		},
 		{
@@ -89,12 +89,12 @@ func TestNewClave(t *testing.T) {
 		},
 		{
 			name:   "ok/cedula fisica padded, contingency",
-			issued: time.Date(2026, 1, 2, 8, 0, 0, 0, crTime), issuerID: "112340567", situacion: "2", rnd: code,
+			issued: time.Date(2026, 1, 2, 8, 0, 0, 0, CostaRica), issuerID: "112340567", situacion: "2", rnd: code,
 			want: "50602012600011234056700100001010000000123212345678",
 		},
 		{
 			name:   "ok/rejection sampling skips values above the limit",
-			issued: time.Date(2026, 1, 2, 8, 0, 0, 0, crTime), issuerID: "112340567", situacion: "3",
+			issued: time.Date(2026, 1, 2, 8, 0, 0, 0, CostaRica), issuerID: "112340567", situacion: "3",
 			rnd:  append([]byte{0xFF, 0xFF, 0xFF, 0xFF}, code...),
 			want: "50602012600011234056700100001010000000123312345678",
 		},
@@ -203,7 +203,7 @@ func TestClaveParts(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Clave{
-		Date:         time.Date(2025, 9, 15, 0, 0, 0, 0, crTime),
+		Date:         time.Date(2025, 9, 15, 0, 0, 0, 0, CostaRica),
 		IssuerID:     "003101123456",
 		Consecutivo:  Consecutivo{Branch: "001", Terminal: "00001", DocType: "01", Number: 123},
 		Situacion:    "1",
@@ -222,7 +222,7 @@ func TestClaveCheck(t *testing.T) {
 	}
 	match := ClaveExpectation{
 		IssuerID: "3101123456", Branch: "001", Terminal: "00001", DocType: "01", Situacion: "1",
-		Issued: time.Date(2025, 9, 15, 23, 59, 0, 0, crTime),
+		Issued: time.Date(2025, 9, 15, 23, 59, 0, 0, CostaRica),
 	}
 	tests := []struct {
 		name   string
@@ -241,7 +241,7 @@ func TestClaveCheck(t *testing.T) {
 		{
 			// Same day and month, another year: only the year tells them apart.
 			name:   "error/year only",
-			modify: func(e *ClaveExpectation) { e.Issued = time.Date(2026, 9, 15, 12, 0, 0, 0, crTime) },
+			modify: func(e *ClaveExpectation) { e.Issued = time.Date(2026, 9, 15, 12, 0, 0, 0, CostaRica) },
 			want:   []string{"date 15/09/25 is not the issue date 15/09/26"},
 		},
 		{
@@ -252,7 +252,7 @@ func TestClaveCheck(t *testing.T) {
 		{
 			name: "error/every field at once",
 			modify: func(e *ClaveExpectation) {
-				*e = ClaveExpectation{IssuerID: "1", Branch: "009", Terminal: "00009", DocType: "08", Situacion: "2", Issued: time.Date(2024, 1, 1, 0, 0, 0, 0, crTime)}
+				*e = ClaveExpectation{IssuerID: "1", Branch: "009", Terminal: "00009", DocType: "08", Situacion: "2", Issued: time.Date(2024, 1, 1, 0, 0, 0, 0, CostaRica)}
 			},
 			want: []string{"issuer", "branch", "terminal", "document type", "situacion", "date"},
 		},
@@ -298,7 +298,7 @@ func FuzzParseClave(f *testing.F) {
 }
 
 func TestCheckClave(t *testing.T) {
-	want := ClaveExpectation{IssuerID: "3101123456", Branch: "001", DocType: "01", Issued: time.Date(2025, 9, 15, 8, 0, 0, 0, crTime)}
+	want := ClaveExpectation{IssuerID: "3101123456", Branch: "001", DocType: "01", Issued: time.Date(2025, 9, 15, 8, 0, 0, 0, CostaRica)}
 	k, err := CheckClave("50615092500310112345600100001010000000123112345678", want)
 	if err != nil || k.Consecutivo.Number != 123 {
 		t.Fatalf("ok clave: %v %+v", err, k)
@@ -328,12 +328,13 @@ func TestCheckClave(t *testing.T) {
 }
 
 func TestNumberDocument(t *testing.T) {
-	issued := time.Date(2026, 11, 21, 23, 30, 0, 0, crTime) // 05:30 UTC the next day
+	issued := time.Date(2026, 11, 21, 23, 30, 0, 0, CostaRica) // 05:30 UTC the next day
 	fe := &Document{Type: TypeFE, FechaEmision: issued, Emisor: Party{Identificacion: Identificacion{Tipo: IDJuridica, Numero: "3101123456"}}}
-	if err := NumberDocument(fe, "002", "00003", 77, SituacionNormal, strings.NewReader("\x00\xbc\x61\x4e")); err != nil {
+	k, err := NumberDocument(fe, Numbering{Branch: "002", Terminal: "00003", Number: 77, Situacion: SituacionNormal, Rand: strings.NewReader("\x00\xbc\x61\x4e")})
+	if err != nil {
 		t.Fatal(err)
 	}
-	if fe.NumeroConsecutivo != "00200003010000000077" || fe.Clave != "50621112600310112345600200003010000000077112345678" {
+	if fe.NumeroConsecutivo != "00200003010000000077" || fe.Clave != "50621112600310112345600200003010000000077112345678" || k.String() != fe.Clave {
 		t.Fatalf("numbered FE: %s %s", fe.NumeroConsecutivo, fe.Clave)
 	}
 	// A purchase invoice carries the buyer's (the company's) id, which is
@@ -341,10 +342,10 @@ func TestNumberDocument(t *testing.T) {
 	fec := &Document{Type: TypeFEC, FechaEmision: issued,
 		Emisor:   Party{Identificacion: Identificacion{Tipo: IDExtranjeroNoDom, Numero: "IE9825613N"}},
 		Receptor: &Party{Identificacion: Identificacion{Tipo: IDFisica, Numero: "109990999"}}}
-	if err := NumberDocument(fec, "001", "00001", 1, SituacionSinInternet, nil); err != nil {
+	if _, err := NumberDocument(fec, Numbering{Branch: "001", Terminal: "00001", Number: 1, Situacion: SituacionSinInternet}); err != nil {
 		t.Fatal(err)
 	}
-	k, err := CheckClave(fec.Clave, ClaveExpectation{IssuerID: "109990999", Branch: "001", DocType: "08", Situacion: "3", Issued: issued})
+	k, err = CheckClave(fec.Clave, ClaveExpectation{IssuerID: "109990999", Branch: "001", DocType: "08", Situacion: "3", Issued: issued})
 	if err != nil || k.Consecutivo.String() != fec.NumeroConsecutivo {
 		t.Fatalf("numbered FEC: %v %s %s", err, fec.Clave, fec.NumeroConsecutivo)
 	}
@@ -354,18 +355,71 @@ func TestNumberDocument(t *testing.T) {
 		"error/unknown type":   {Type: "11", FechaEmision: issued, Emisor: fe.Emisor},
 	} {
 		t.Run(name, func(t *testing.T) {
-			if err := NumberDocument(d, "001", "00001", 1, "1", nil); err == nil || d.Clave != "" || d.NumeroConsecutivo != "" {
+			if _, err := NumberDocument(d, Numbering{Branch: "001", Terminal: "00001", Number: 1, Situacion: "1"}); err == nil || d.Clave != "" || d.NumeroConsecutivo != "" {
 				t.Fatalf("err = %v, clave %q", err, d.Clave)
 			}
 		})
 	}
 }
 
+// A caller's clave numbers the document with its own consecutivo once it
+// agrees with the issuer, branch, terminal, type, situación and date;
+// anything else is a validation error on the field clave, one message per
+// disagreement, and the document stays unnumbered.
+func TestNumberDocumentCallersClave(t *testing.T) {
+	issued := time.Date(2026, 11, 21, 23, 30, 0, 0, CostaRica)
+	emisor := Party{Identificacion: Identificacion{Tipo: IDJuridica, Numero: "3101123456"}}
+	at := Numbering{Branch: "002", Terminal: "00003", Situacion: SituacionNormal, Number: 5}
+	const clave = "50621112600310112345600200003010000000077112345678"
+	fe := &Document{Type: TypeFE, FechaEmision: issued, Emisor: emisor}
+	n := at
+	n.Clave = clave
+	k, err := NumberDocument(fe, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fe.Clave != clave || fe.NumeroConsecutivo != "00200003010000000077" || k.Consecutivo.Number != 77 {
+		t.Fatalf("caller's clave: %s %s number %d", fe.Clave, fe.NumeroConsecutivo, k.Consecutivo.Number)
+	}
+	tests := []struct {
+		name  string
+		edit  func(*Document, *Numbering)
+		count int
+	}{
+		{"error/malformed", func(_ *Document, n *Numbering) { n.Clave = clave[:49] }, 1},
+		{"error/not a calendar date", func(_ *Document, n *Numbering) { n.Clave = "50631022600310112345600200003010000000077112345678" }, 1},
+		{"error/another issuer", func(d *Document, _ *Numbering) { d.Emisor.Identificacion.Numero = "3101999999" }, 1},
+		{"error/another branch and terminal", func(_ *Document, n *Numbering) { n.Branch, n.Terminal = "001", "00001" }, 2},
+		{"error/another type", func(d *Document, _ *Numbering) { d.Type = TypeTE }, 1},
+		{"error/another situacion", func(_ *Document, n *Numbering) { n.Situacion = SituacionSinInternet }, 1},
+		{"error/another day", func(d *Document, _ *Numbering) { d.FechaEmision = issued.Add(time.Hour) }, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := &Document{Type: TypeFE, FechaEmision: issued, Emisor: emisor}
+			n := at
+			n.Clave = clave
+			tt.edit(d, &n)
+			_, err := NumberDocument(d, n)
+			var ve *ValidationError
+			if !errors.As(err, &ve) || len(ve.Fields) != 1 || len(ve.Fields["clave"]) != tt.count {
+				t.Fatalf("err = %v, want %d messages on clave", err, tt.count)
+			}
+			if strings.Contains(ve.Fields["clave"][0], "invalid clave or consecutivo") {
+				t.Errorf("message keeps the sentinel prefix: %q", ve.Fields["clave"][0])
+			}
+			if d.Clave != "" || d.NumeroConsecutivo != "" {
+				t.Errorf("numbered anyway: %s %s", d.Clave, d.NumeroConsecutivo)
+			}
+		})
+	}
+}
+
 func TestCheckNumbering(t *testing.T) {
-	issued := time.Date(2026, 11, 21, 14, 3, 0, 0, crTime)
+	issued := time.Date(2026, 11, 21, 14, 3, 0, 0, CostaRica)
 	good := func() *Document {
 		d := &Document{Type: TypeTE, FechaEmision: issued, Emisor: Party{Identificacion: Identificacion{Tipo: IDJuridica, Numero: "3101123456"}}}
-		if err := NumberDocument(d, "001", "00001", 5, "1", nil); err != nil {
+		if _, err := NumberDocument(d, Numbering{Branch: "001", Terminal: "00001", Number: 5, Situacion: "1"}); err != nil {
 			t.Fatal(err)
 		}
 		return d

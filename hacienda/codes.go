@@ -10,7 +10,9 @@ import (
 // This file holds every v4.4 code list (the "notas" of Anexo 1) in one
 // place, with the document types that may use each restricted code; the
 // long official enumerations (units, currencies, pharmaceutical forms,
-// locations) are at the end.
+// locations) are at the end. Two lists live with their rules instead: the
+// document types in doctype.go, the identification types in
+// identification.go.
 
 // codeSet is a set of codes.
 type codeSet map[string]struct{}
@@ -24,30 +26,6 @@ func newCodeSet(codes ...string) codeSet {
 }
 
 func (s codeSet) has(c string) bool { _, ok := s[c]; return ok }
-
-// Identification types (nota 4).
-const (
-	IDFisica          = "01" // cédula física: 9 digits
-	IDJuridica        = "02" // cédula jurídica: 10 digits
-	IDDIMEX           = "03" // DIMEX: 11 or 12 digits
-	IDNITE            = "04" // NITE: 10 digits
-	IDExtranjeroNoDom = "05" // extranjero no domiciliado: up to 20 letters/digits
-	IDNoContribuyente = "06" // no contribuyente: up to 20 letters/digits
-)
-
-var tiposIdentificacion = newCodeSet(IDFisica, IDJuridica, IDDIMEX, IDNITE, IDExtranjeroNoDom, IDNoContribuyente)
-
-// nationalIDDigits are the digit counts of the Costa Rican identification
-// types (nota 4).
-var nationalIDDigits = map[string][2]int{IDFisica: {9, 9}, IDJuridica: {10, 10}, IDDIMEX: {11, 12}, IDNITE: {10, 10}}
-
-// NationalIDDigits returns how many digits a Costa Rican identification of
-// type tipo has (01 física 9, 02 jurídica 10, 03 DIMEX 11 or 12, 04 NITE
-// 10); national is false for the foreign types 05 and 06 and unknown ones.
-func NationalIDDigits(tipo string) (lo, hi int, national bool) {
-	d, national := nationalIDDigits[tipo]
-	return d[0], d[1], national
-}
 
 // Situaciones (nota 3, digit 42 of the clave).
 var situaciones = newCodeSet("1", "2", "3")

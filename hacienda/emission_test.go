@@ -10,7 +10,7 @@ import (
 )
 
 func TestEmissionWindow(t *testing.T) {
-	now := time.Date(2026, 11, 25, 10, 0, 0, 0, hacienda.CostaRica())
+	now := time.Date(2026, 11, 25, 10, 0, 0, 0, hacienda.CostaRica)
 	w := hacienda.DefaultEmissionWindow()
 	tests := []struct {
 		name      string

@@ -1,9 +1,6 @@
 package hacienda
 
-import (
-	"strings"
-	"time"
-)
+import "time"
 
 // This file holds the v4.4 document model. Field names are the XML element
 // names of the official schemas (Go-exported as they are); JSON tags are the
@@ -17,60 +14,6 @@ import (
 // Fields marked "computed" are filled by [Calculate]; callers never supply
 // them. An absent optional Amount (IsSet false) means "do not write the
 // element".
-
-// DocumentType is the two-digit document-type code of v4.4 (nota 3), used
-// in NumeroConsecutivo positions 9–10.
-type DocumentType string
-
-// The document types this service issues.
-const (
-	TypeFE  DocumentType = "01" // Factura Electrónica
-	TypeND  DocumentType = "02" // Nota de Débito Electrónica
-	TypeNC  DocumentType = "03" // Nota de Crédito Electrónica
-	TypeTE  DocumentType = "04" // Tiquete Electrónico
-	TypeFEC DocumentType = "08" // Factura Electrónica de Compra
-	TypeFEE DocumentType = "09" // Factura Electrónica de Exportación
-	TypeREP DocumentType = "10" // Recibo Electrónico de Pago
-)
-
-// DocumentTypes lists the issued types in code order.
-var DocumentTypes = []DocumentType{TypeFE, TypeND, TypeNC, TypeTE, TypeFEC, TypeFEE, TypeREP}
-
-type docTypeInfo struct {
-	abbrev, name, root, ns string
-}
-
-const namespaceBase = "https://cdn.comprobanteselectronicos.go.cr/xml-schemas/v4.4/"
-
-var docTypeInfos = map[DocumentType]docTypeInfo{
-	TypeFE:  {"FE", "Factura Electrónica", "FacturaElectronica", namespaceBase + "facturaElectronica"},
-	TypeND:  {"ND", "Nota de Débito Electrónica", "NotaDebitoElectronica", namespaceBase + "notaDebitoElectronica"},
-	TypeNC:  {"NC", "Nota de Crédito Electrónica", "NotaCreditoElectronica", namespaceBase + "notaCreditoElectronica"},
-	TypeTE:  {"TE", "Tiquete Electrónico", "TiqueteElectronico", namespaceBase + "tiqueteElectronico"},
-	TypeFEC: {"FEC", "Factura Electrónica de Compra", "FacturaElectronicaCompra", namespaceBase + "facturaElectronicaCompra"},
-	TypeFEE: {"FEE", "Factura Electrónica de Exportación", "FacturaElectronicaExportacion", namespaceBase + "facturaElectronicaExportacion"},
-	TypeREP: {"REP", "Recibo Electrónico de Pago", "ReciboElectronicoPago", namespaceBase + "reciboElectronicoPago"},
-}
-
-// Valid reports whether t is one of the issued document types.
-func (t DocumentType) Valid() bool { _, ok := docTypeInfos[t]; return ok }
-
-// Abbrev returns the short name used in the annex (FE, ND, NC, TE, FEC,
-// FEE, REP), or "" for an unknown type.
-func (t DocumentType) Abbrev() string { return docTypeInfos[t].abbrev }
-
-// Name returns the Spanish name of the type, or "".
-func (t DocumentType) Name() string { return docTypeInfos[t].name }
-
-// RootElement returns the XML root element name (FacturaElectronica, ...),
-// or "".
-func (t DocumentType) RootElement() string { return docTypeInfos[t].root }
-
-// Namespace returns the v4.4 target namespace of the type's schema, or "".
-func (t DocumentType) Namespace() string { return docTypeInfos[t].ns }
-
-// IsNote reports whether t is a credit or debit note.
-func (t DocumentType) IsNote() bool { return t == TypeNC || t == TypeND }
 
 // Document is one v4.4 electronic document (any issued type), unsigned.
 //
@@ -129,7 +72,7 @@ type Document struct {
 // Issuer returns the identification of the company issuing the document:
 // the XML Emisor's, or the Receptor's in a purchase invoice (FEC).
 func (d *Document) Issuer() Identificacion {
-	if d.Type == TypeFEC && d.Receptor != nil {
+	if d.Type.info().IssuedByBuyer && d.Receptor != nil {
 		return d.Receptor.Identificacion
 	}
 	return d.Emisor.Identificacion
@@ -180,28 +123,6 @@ type Identificacion struct {
 
 // IsZero reports whether the identification is absent.
 func (i Identificacion) IsZero() bool { return i.Tipo == "" && i.Numero == "" }
-
-// SameNumber reports whether two identification numbers are the same,
-// ignoring left zero padding (the reception API's numbers are sent padded
-// to 12 digits by some clients, and answered padded). Empty numbers are
-// never the same.
-func SameNumber(a, b string) bool {
-	return a != "" && b != "" && strings.TrimLeft(a, "0") == strings.TrimLeft(b, "0")
-}
-
-// FitsReceptionAPI reports whether the reception API's JSON can carry the
-// identification (spec §15.3, §17 item 18): its types are 01 to 06 and its
-// numbers at most 12 characters, while the XML allows 20 letters and
-// digits for foreign ids (types 05 and 06). It is the one rule both the
-// engine (at input) and the submission builder follow (decision 49).
-func (i Identificacion) FitsReceptionAPI() bool {
-	switch i.Tipo {
-	case IDFisica, IDJuridica, IDDIMEX, IDNITE, IDExtranjeroNoDom, IDNoContribuyente:
-	default:
-		return false
-	}
-	return i.Numero != "" && len(i.Numero) <= 12 && alnumRE.MatchString(i.Numero)
-}
 
 // Ubicacion is a Costa Rican address (UbicacionType). Codes are kept as the
 // XML writes them: Provincia one digit, Canton and Distrito two digits

@@ -11,29 +11,12 @@ import (
 	"github.com/beevik/etree"
 )
 
-// NamespaceMensajeReceptor is the target namespace of MensajeReceptor_V4.4.xsd.
-const NamespaceMensajeReceptor = "https://cdn.comprobanteselectronicos.go.cr/xml-schemas/v4.4/mensajeReceptor"
-
 // Values of MensajeReceptor's Mensaje element (nota 11, spec §10.17).
 const (
 	ReceptorAceptado  = 1 // the receiver accepts the document (type 05)
 	ReceptorParcial   = 2 // the receiver accepts it in part (type 06)
 	ReceptorRechazado = 3 // the receiver rejects it (type 07)
 )
-
-// ReceptorMessageType is the consecutivo document type of a receiver's
-// message with that Mensaje: 05, 06 or 07; empty for any other value.
-func ReceptorMessageType(mensaje int) string {
-	switch mensaje {
-	case ReceptorAceptado:
-		return "05"
-	case ReceptorParcial:
-		return "06"
-	case ReceptorRechazado:
-		return "07"
-	}
-	return ""
-}
 
 // CondicionesImpuesto are the codes of nota 18 (spec §10.17):
 // 01 full IVA credit, 02 partial credit, 03 capital goods, 04 current
@@ -87,20 +70,35 @@ const (
 )
 
 // CheckAnswerable reports why a receiver may not answer a document of
-// type t with a MensajeReceptor, or nil when it may. Electronic invoices,
-// debit and credit notes and export invoices are answered; a tiquete
-// names no receiver to claim a credit, a purchase invoice and a payment
-// receipt are the company's own documents.
+// type t with a MensajeReceptor, or nil when it may: the types whose
+// TypeInfo is Answerable (FE, ND, NC, FEE). A tiquete names no receiver to
+// claim a credit; a purchase invoice and a payment receipt are the
+// company's own documents.
 func CheckAnswerable(t DocumentType) error {
-	switch t {
-	case TypeFE, TypeND, TypeNC, TypeFEE:
+	info, ok := t.Info()
+	switch {
+	case !ok || info.IsReceiverMessage():
+		return fmt.Errorf("document type %q is not answered with a receiver's message", string(t))
+	case info.Answerable:
 		return nil
-	case TypeTE:
-		return errors.New("a Tiquete Electrónico (04) cannot be answered with a receiver's message: it does not identify its buyer for a tax credit; only FE, ND, NC and FEE are answered")
-	case TypeFEC, TypeREP:
-		return fmt.Errorf("a %s (%s) is issued by its buyer and is not answered with a receiver's message; only FE, ND, NC and FEE are answered", t.Name(), string(t))
+	case t == TypeTE:
+		return fmt.Errorf("a Tiquete Electrónico (04) cannot be answered with a receiver's message: it does not identify its buyer for a tax credit; only %s are answered", answerableList())
 	}
-	return fmt.Errorf("document type %q is not answered with a receiver's message", string(t))
+	return fmt.Errorf("a %s (%s) is issued by its buyer and is not answered with a receiver's message; only %s are answered", t.Name(), string(t), answerableList())
+}
+
+// answerableList names the answerable types: "FE, ND, NC and FEE".
+func answerableList() string {
+	var names []string
+	for _, t := range typeTable {
+		if t.Answerable {
+			names = append(names, t.Abbrev)
+		}
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }
 
 // NewMensajeReceptor builds the receiver's message for the supplier's

@@ -37,7 +37,7 @@ func numbered(t *testing.T, m *hacienda.MensajeReceptor, n int64) *hacienda.Mens
 		t.Fatal(err)
 	}
 	m.NumeroConsecutivoReceptor = c.String()
-	m.FechaEmisionDoc = time.Date(2026, 11, 22, 10, 30, 0, 0, hacienda.CostaRica())
+	m.FechaEmisionDoc = time.Date(2026, 11, 22, 10, 30, 0, 0, hacienda.CostaRica)
 	return m
 }
 

@@ -161,10 +161,6 @@ func DecodeCalculateRequest(body []byte) (*CalculateRequest, error) {
 	return &r, nil
 }
 
-// CostaRica returns Costa Rica's time zone (a fixed UTC−06:00 zone, which
-// needs no time-zone database): the one every package uses.
-func CostaRica() *time.Location { return crTime }
-
 // ParseDateTime reads a contract date-time: ISO 8601 local without zone
 // (2026-11-21T14:03:00, fractional seconds allowed), taken as Costa Rica
 // time, or RFC 3339 with a zone, or a plain date (2026-11-21, midnight).
@@ -175,7 +171,7 @@ func ParseDateTime(s string) (time.Time, error) {
 		return time.Time{}, nil
 	}
 	for _, layout := range []string{"2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999", "2006-01-02"} {
-		if t, err := time.ParseInLocation(layout, s, crTime); err == nil {
+		if t, err := time.ParseInLocation(layout, s, CostaRica); err == nil {
 			return t, nil
 		}
 	}

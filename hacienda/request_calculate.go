@@ -183,7 +183,7 @@ func contractDateTime(t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
-	return t.In(crTime).Format("2006-01-02T15:04:05")
+	return t.In(CostaRica).Format("2006-01-02T15:04:05")
 }
 
 // MarshalJSON writes FechaEmisionEX as a contract date-time (Costa Rica

@@ -118,15 +118,14 @@ func strLen(s string, min, max int, required bool, path string, e *errs) bool {
 	return true
 }
 
-// checkIdentificacion checks an identification number against its type
-// (nota 4): física 9 digits, jurídica 10, DIMEX 11–12, NITE 10 (no leading
-// zero for física and DIMEX); 05 and 06 up to 20 letters and digits.
+// checkIdentificacion checks an identification's type and its number
+// against the type (Identificacion.NumberProblem).
 func checkIdentificacion(tipo, numero, tipoPath, numeroPath string, e *errs) bool {
 	if tipo == "" {
 		e.add(tipoPath, "is required")
 		return false
 	}
-	if !tiposIdentificacion.has(tipo) {
+	if !IsIDType(tipo) {
 		e.add(tipoPath, "must be 01 (física), 02 (jurídica), 03 (DIMEX), 04 (NITE), 05 (extranjero no domiciliado) or 06 (no contribuyente)")
 		return false
 	}
@@ -134,37 +133,11 @@ func checkIdentificacion(tipo, numero, tipoPath, numeroPath string, e *errs) boo
 		e.add(numeroPath, "is required")
 		return false
 	}
-	ok := true
-	lo, hi, national := NationalIDDigits(tipo)
-	if national {
-		ok = isDigits(numero, lo, hi)
+	if p := (Identificacion{Tipo: tipo, Numero: numero}).NumberProblem(); p != "" {
+		e.add(numeroPath, p)
+		return false
 	}
-	switch tipo {
-	case IDFisica:
-		ok = ok && numero[0] != '0'
-		if !ok {
-			e.add(numeroPath, "a cédula física has 9 digits, without leading zero or dashes")
-		}
-	case IDJuridica:
-		if !ok {
-			e.add(numeroPath, "a cédula jurídica has 10 digits, without dashes")
-		}
-	case IDDIMEX:
-		ok = ok && numero[0] != '0'
-		if !ok {
-			e.add(numeroPath, "a DIMEX has 11 or 12 digits, without leading zero")
-		}
-	case IDNITE:
-		if !ok {
-			e.add(numeroPath, "a NITE has 10 digits")
-		}
-	default:
-		ok = alnumRE.MatchString(numero)
-		if !ok {
-			e.add(numeroPath, "must be up to 20 letters and digits")
-		}
-	}
-	return ok
+	return true
 }
 
 // splitEmails splits a ";"-separated list and checks every address.
@@ -255,7 +228,7 @@ func convertRequest(req *SendDocumentRequest, issuer *Issuer, e *errs) *Document
 		return nil
 	}
 	if !t.Valid() {
-		e.add("tipo_documento", "must be one of 01 (FE), 02 (ND), 03 (NC), 04 (TE), 08 (FEC), 09 (FEE), 10 (REP)")
+		e.add("tipo_documento", "must be one of "+issuedTypesList(true))
 		return nil
 	}
 	// The body's slices are shared with the request: the calculation
@@ -385,7 +358,7 @@ func convertParties(req *SendDocumentRequest, t DocumentType, issuer *Issuer, kn
 	company := issuer.Party
 	company.Registrofiscal8707 = strings.TrimSpace(req.RegistroFiscal8707)
 	counterparty := convertReceptor(req.Receptor, t, e)
-	if t == TypeFEC {
+	if t.info().IssuedByBuyer {
 		if counterparty == nil {
 			e.add("ReceptorRequest", "the seller is required in a Factura Electrónica de Compra")
 		} else {
@@ -407,11 +380,8 @@ func convertParties(req *SendDocumentRequest, t DocumentType, issuer *Issuer, kn
 	} else {
 		doc.Emisor = company
 		doc.Receptor = counterparty
-		switch t {
-		case TypeFE, TypeREP:
-			if counterparty == nil {
-				e.add("ReceptorRequest", "the receptor is required in this document type")
-			}
+		if counterparty == nil && t.info().ReceptorRequired {
+			e.add("ReceptorRequest", "the receptor is required in this document type")
 		}
 	}
 }
@@ -489,7 +459,7 @@ func convertReceptor(r *ReceptorRequest, t DocumentType, e *errs) *Party {
 	if tipo == "" && numero == "" && strings.TrimSpace(r.IdentificacionExtranjero) != "" {
 		tipo, numero = IDExtranjeroNoDom, strings.TrimSpace(r.IdentificacionExtranjero)
 	}
-	idRequired := t == TypeFE || t == TypeFEC || t == TypeREP
+	idRequired := t.info().ReceptorRequired
 	if tipo == "" && numero == "" {
 		if idRequired {
 			e.add(b+"Identificacion", "is required in this document type")
@@ -511,7 +481,7 @@ func convertReceptor(r *ReceptorRequest, t DocumentType, e *errs) *Party {
 			p.Ubicacion = &u
 		}
 	}
-	if t == TypeFEC && r.Ubicacion == nil && (tipo == IDFisica || tipo == IDJuridica || tipo == IDDIMEX || tipo == IDNITE) {
+	if t == TypeFEC && r.Ubicacion == nil && IsNationalID(tipo) {
 		e.add(b+"Ubicacion", "is required for a seller with a Costa Rican identification")
 	}
 	if p.OtrasSenasExtranjero != "" {

@@ -13,7 +13,7 @@ import (
 // charges, foreign currencies, references and every means of payment. The
 // amounts are left to the calculation.
 
-var genIssued = time.Date(2026, 11, 21, 14, 3, 0, 0, crTime)
+var genIssued = time.Date(2026, 11, 21, 14, 3, 0, 0, CostaRica)
 
 // genRateCodes are the IVA rate codes a type may use (05–07 only in notes).
 func genRateCodes(t DocumentType) []string {

@@ -10,7 +10,7 @@ import (
 )
 
 // NamespaceMensajeHacienda is the target namespace of MensajeHacienda_V4.4.xsd.
-const NamespaceMensajeHacienda = "https://cdn.comprobanteselectronicos.go.cr/xml-schemas/v4.4/mensajeHacienda"
+const NamespaceMensajeHacienda = namespaceBase + "mensajeHacienda"
 
 // Values of MensajeHacienda's Mensaje element.
 const (

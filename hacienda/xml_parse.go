@@ -230,7 +230,7 @@ func parseXMLDateTime(s string) (time.Time, error) {
 	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
 		return t, nil
 	}
-	if t, err := time.ParseInLocation("2006-01-02T15:04:05.999999999", s, crTime); err == nil {
+	if t, err := time.ParseInLocation("2006-01-02T15:04:05.999999999", s, CostaRica); err == nil {
 		return t, nil
 	}
 	return time.Time{}, fmt.Errorf("%q is not an xs:dateTime", s)

@@ -152,7 +152,7 @@ func (w *xmlWriter) dateTime(name string, t time.Time) {
 		return
 	}
 	w.open(name)
-	w.buf = t.In(crTime).AppendFormat(w.buf, xmlDateTime)
+	w.buf = t.In(CostaRica).AppendFormat(w.buf, xmlDateTime)
 	w.close(name)
 }
 

@@ -40,7 +40,7 @@ func (b *bundle) interrupted(t *testing.T, idExterno string, keepRequest bool) t
 		Tipo:         "01",
 		Terminal:     "00001",
 		Situacion:    "1",
-		FechaEmision: now.In(crTime).Truncate(time.Second),
+		FechaEmision: now.In(hacienda.CostaRica).Truncate(time.Second),
 		Submission:   tenant.Submission{Phase: tenant.PhaseNumbered, Estado: tenant.StatePending, NextAttemptAt: now.Add(b.p.o.InFlightGrace)},
 	}
 	if keepRequest {

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"time"
 
+	"facturad/hacienda"
 	"facturad/signer"
 	"facturad/tenant"
 )
@@ -169,10 +170,10 @@ func (p *Pipeline) expired(ctx context.Context, w row, expiry time.Time) issued 
 	}
 	if !expiry.IsZero() {
 		msg = fmt.Sprintf("The company's signing certificate expired on %s; upload a new one (Certificado) and %s",
-			expiry.In(crTime).Format(time.DateOnly), then)
+			expiry.In(hacienda.CostaRica).Format(time.DateOnly), then)
 		if w.rec != nil {
 			msg = fmt.Sprintf("The company's signing certificate expired on %s; upload a new one (Certificado). %s",
-				expiry.In(crTime).Format(time.DateOnly), then)
+				expiry.In(hacienda.CostaRica).Format(time.DateOnly), then)
 		}
 	}
 	p.stop(ctx, w, msg)

@@ -243,7 +243,7 @@ func (p *Pipeline) Receive(ctx context.Context, pr tenant.Principal, req *Receiv
 		Mensaje:          fmt.Sprint(m.Mensaje),
 		Tipo:             tipo,
 		Terminal:         ReceivedTerminal,
-		FechaMensaje:     now.In(crTime).Truncate(time.Second),
+		FechaMensaje:     now.In(hacienda.CostaRica).Truncate(time.Second),
 		Submission:       tenant.Submission{Phase: tenant.PhaseNumbered, Estado: tenant.StatePending, NextAttemptAt: now.Add(p.o.InFlightGrace)},
 	}
 	start = time.Now()

@@ -350,7 +350,7 @@ func (b *bundle) interruptedReceive(t *testing.T, pr tenant.Principal, raw []byt
 		Mensaje:          req.Answer.Mensaje,
 		Tipo:             hacienda.ReceptorMessageType(m.Mensaje),
 		Terminal:         ReceivedTerminal,
-		FechaMensaje:     now.In(crTime).Truncate(time.Second),
+		FechaMensaje:     now.In(hacienda.CostaRica).Truncate(time.Second),
 		Submission:       tenant.Submission{Phase: tenant.PhaseFor(tenant.StatePending), Estado: tenant.StatePending, NextAttemptAt: now.Add(b.p.o.InFlightGrace)},
 	}
 	if keepAnswer {

@@ -238,9 +238,9 @@ func (j *job) number(ctx context.Context, doc *hacienda.Document, resume *tenant
 		case !d.FechaEmision.IsZero():
 			doc.FechaEmision = d.FechaEmision
 		case doc.FechaEmision.IsZero():
-			doc.FechaEmision = now.In(crTime).Truncate(time.Second)
+			doc.FechaEmision = now.In(hacienda.CostaRica).Truncate(time.Second)
 		}
-		if err := j.assignClave(doc, &d, is.Branch.Sucursal, situacion); err != nil {
+		if err := numberAs(doc, &d, is.Branch.Sucursal, situacion); err != nil {
 			return nil, err
 		}
 		return &d, nil
@@ -252,11 +252,11 @@ func (j *job) number(ctx context.Context, doc *hacienda.Document, resume *tenant
 		return nil, err
 	}
 	if doc.FechaEmision.IsZero() {
-		doc.FechaEmision = now.In(crTime).Truncate(time.Second)
+		doc.FechaEmision = now.In(hacienda.CostaRica).Truncate(time.Second)
 	}
 	// Check what the clave needs before a number is taken, so that a
 	// request that cannot be numbered takes none.
-	if y := doc.FechaEmision.In(crTime).Year(); y < 2000 || y > 2099 {
+	if y := doc.FechaEmision.In(hacienda.CostaRica).Year(); y < 2000 || y > 2099 {
 		return nil, invalidField("fecha_emision", "must be a date between the years 2000 and 2099")
 	}
 	if _, err := hacienda.NewConsecutivo(is.Branch.Sucursal, terminal, tipo, 1); err != nil {
@@ -273,8 +273,17 @@ func (j *job) number(ctx context.Context, doc *hacienda.Document, resume *tenant
 		Request:      j.canon,
 		Submission:   tenant.Submission{Phase: tenant.PhaseNumbered, Estado: tenant.StatePending, NextAttemptAt: now.Add(p.o.InFlightGrace)},
 	}
-	if err := j.callersClave(doc, d); err != nil {
-		return nil, err
+	if c := strings.TrimSpace(j.req.Clave); c != "" {
+		// The caller numbered the document: its clave, once it agrees with
+		// the company, branch, terminal, type, situación and date, keeps its
+		// own number, and the store raises the sequence past it so that the
+		// service never hands it out.
+		k, err := hacienda.NumberDocument(doc, hacienda.Numbering{
+			Branch: is.Branch.Sucursal, Terminal: terminal, Situacion: situacion, Clave: c})
+		if err != nil {
+			return nil, err
+		}
+		d.Clave, d.Consecutivo, d.Numero = doc.Clave, doc.NumeroConsecutivo, k.Consecutivo.Number
 	}
 	if err := p.o.Store.ReserveDocument(ctx, d); err != nil {
 		if errors.Is(err, tenant.ErrConflict) {
@@ -283,7 +292,7 @@ func (j *job) number(ctx context.Context, doc *hacienda.Document, resume *tenant
 		return nil, fmt.Errorf("reserve a number: %w", err)
 	}
 	if d.Clave == "" {
-		if err := j.assignClave(doc, d, is.Branch.Sucursal, situacion); err != nil {
+		if err := numberAs(doc, d, is.Branch.Sucursal, situacion); err != nil {
 			j.p.stop(ctx, docRow(d), "the clave could not be built: "+err.Error())
 			return nil, err
 		}
@@ -292,45 +301,16 @@ func (j *job) number(ctx context.Context, doc *hacienda.Document, resume *tenant
 	return d, nil
 }
 
-// callersClave takes the clave a caller numbered the document with, once
-// it agrees with the company, branch, terminal, type, situación and date:
-// the document keeps the clave's own number, and the store raises the
-// sequence past it so that the service never hands it out.
-func (j *job) callersClave(doc *hacienda.Document, d *tenant.Document) error {
-	c := strings.TrimSpace(j.req.Clave)
-	if c == "" {
-		return nil
+// numberAs numbers doc with the number the store reserved for d (its
+// branch, terminal, type and Numero) and records the consecutivo, the clave
+// and the issue time in d.
+func numberAs(doc *hacienda.Document, d *tenant.Document, sucursal, situacion string) error {
+	if _, err := hacienda.NumberDocument(doc, hacienda.Numbering{
+		Branch: sucursal, Terminal: d.Terminal, Situacion: situacion, Number: d.Numero}); err != nil {
+		return err
 	}
-	k, err := hacienda.ParseClave(c)
-	if err != nil {
-		return invalidField("clave", err.Error())
-	}
-	if msgs := k.Check(hacienda.ClaveExpectation{
-		IssuerID:  j.is.Company.NumeroIdentificacion,
-		Branch:    j.is.Branch.Sucursal,
-		Terminal:  d.Terminal,
-		DocType:   d.Tipo,
-		Situacion: d.Situacion,
-		Issued:    doc.FechaEmision,
-	}); len(msgs) > 0 {
-		return &fieldError{fields: map[string][]string{"clave": msgs}}
-	}
-	d.Clave, d.Consecutivo, d.Numero = c, k.Consecutivo.String(), k.Consecutivo.Number
-	return nil
-}
-
-func (j *job) assignClave(doc *hacienda.Document, d *tenant.Document, sucursal, situacion string) error {
-	c, err := hacienda.NewConsecutivo(sucursal, d.Terminal, d.Tipo, d.Numero)
-	if err != nil {
-		return fmt.Errorf("consecutivo: %w", err)
-	}
-	k, err := hacienda.NewClave(doc.FechaEmision, j.is.Company.NumeroIdentificacion, c, situacion, nil)
-	if err != nil {
-		return fmt.Errorf("clave: %w", err)
-	}
-	d.Consecutivo, d.Clave = c.String(), k.String()
+	d.Consecutivo, d.Clave = doc.NumeroConsecutivo, doc.Clave
 	d.FechaEmision = doc.FechaEmision
-	doc.Clave, doc.NumeroConsecutivo = d.Clave, d.Consecutivo
 	return nil
 }
 
@@ -410,9 +390,6 @@ func sendOutcome(d tenant.Document) Outcome {
 	}
 	return o
 }
-
-// crTime is Costa Rica's time (hacienda.CostaRica).
-var crTime = hacienda.CostaRica()
 
 // issuerParty is the company and branch as the document's issuer.
 func issuerParty(is tenant.Issuer, proveedor string) hacienda.Issuer {

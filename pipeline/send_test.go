@@ -126,7 +126,7 @@ func TestSendCallerClave(t *testing.T) {
 	}
 	r := request("01", "own-clave")
 	r["clave"] = k.String()
-	r["fecha_emision"] = now.In(crTime).Format("2006-01-02T15:04:05")
+	r["fecha_emision"] = now.In(hacienda.CostaRica).Format("2006-01-02T15:04:05")
 	out := b.mustSend(t, r)
 	if out.Failed || out.Document.Clave != k.String() || out.Document.Consecutivo != c.String() {
 		t.Fatalf("send: %s clave %s consecutivo %s", describe(out), out.Document.Clave, out.Document.Consecutivo)
@@ -331,7 +331,7 @@ func hashOf(t *testing.T, req *hacienda.SendDocumentRequest) []byte {
 // inside the window is numbered and sent.
 func TestSendEmissionWindow(t *testing.T) {
 	b := setup(t, setupOptions{})
-	now := b.clock.now().In(crTime)
+	now := b.clock.now().In(hacienda.CostaRica)
 	for _, tt := range []struct {
 		name      string
 		offset    time.Duration

@@ -232,7 +232,7 @@ func (p *Pipeline) settle(ctx context.Context, w row, log *slog.Logger) {
 			log.Info("background worker: "+w.what()+" settled", "estado", string(w.Estado))
 		case !w.SubmittedAt.IsZero() && p.o.Clock().Sub(w.SubmittedAt) > p.o.PollFor:
 			p.workerMove(w, tAskFailed, submitted, "The tax authority has given no verdict since "+
-				w.SubmittedAt.In(crTime).Format("2006-01-02 15:04")+"; it is no longer asked automatically. Check the document to ask again.", time.Time{})
+				w.SubmittedAt.In(hacienda.CostaRica).Format("2006-01-02 15:04")+"; it is no longer asked automatically. Check the document to ask again.", time.Time{})
 			log.Warn("background worker: no verdict; giving up polling", "submitted_at", w.SubmittedAt)
 		}
 		return

@@ -217,9 +217,7 @@ func ParseIdentification(s string) (Identification, error) {
 	if tipo == hacienda.IDFisica && len(d) == 10 && d[0] == '0' {
 		d = d[1:] // the province digit padded to two
 	}
-	lo, hi, _ := hacienda.NationalIDDigits(tipo)
-	noLeadingZero := tipo == hacienda.IDFisica || tipo == hacienda.IDDIMEX
-	if len(d) < lo || len(d) > hi || (noLeadingZero && d[0] == '0') {
+	if (hacienda.Identificacion{Tipo: tipo, Numero: d}).NumberProblem() != "" {
 		return Identification{}, fmt.Errorf("%w: %q", ErrNoIdentification, s)
 	}
 	return Identification{Tipo: tipo, Numero: d}, nil

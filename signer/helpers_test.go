@@ -12,13 +12,14 @@ import (
 	"github.com/beevik/etree"
 	pkcs12 "software.sslmate.com/src/go-pkcs12"
 
+	"facturad/hacienda"
 	"facturad/hacienda/xmlcheck"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
 
 // goldenTime is the fixed signing time of the golden files.
-var goldenTime = time.Date(2025, 9, 15, 10, 30, 0, 0, time.FixedZone("", -6*60*60))
+var goldenTime = time.Date(2025, 9, 15, 10, 30, 0, 0, hacienda.CostaRica)
 
 const (
 	fixtureP12   = "testdata/fixture.p12"

@@ -21,6 +21,7 @@ import (
 	"github.com/beevik/etree"
 	dsig "github.com/russellhaering/goxmldsig"
 
+	"facturad/hacienda"
 	"facturad/signer/certmint"
 )
 
@@ -233,7 +234,7 @@ func TestVerifyRefusal(t *testing.T) {
 	signingTime := func(tm time.Time) func(*testing.T, *sigDoc) {
 		return func(t *testing.T, s *sigDoc) {
 			s.el(t, "ds:Object/xades:QualifyingProperties/xades:SignedProperties/xades:SignedSignatureProperties/xades:SigningTime").
-				SetText(tm.In(costaRica).Format("2006-01-02T15:04:05-07:00"))
+				SetText(tm.In(hacienda.CostaRica).Format("2006-01-02T15:04:05-07:00"))
 		}
 	}
 

@@ -64,10 +64,6 @@ func (p Policy) validate() error {
 	return nil
 }
 
-// costaRica is the tax authority's time zone (hacienda.CostaRica:
-// UTC-06:00 all year, with no time zone database needed).
-var costaRica = hacienda.CostaRica()
-
 // Option changes how Sign works.
 type Option func(*signOptions)
 
@@ -460,7 +456,7 @@ func buildQualifyingProperties(sig *etree.Element, ids signatureIDs, leaf *x509.
 	sp.CreateAttr("Id", ids.signedProperties)
 
 	ssp := sp.CreateElement("xades:SignedSignatureProperties")
-	ssp.CreateElement("xades:SigningTime").SetText(at.In(costaRica).Format("2006-01-02T15:04:05-07:00"))
+	ssp.CreateElement("xades:SigningTime").SetText(at.In(hacienda.CostaRica).Format("2006-01-02T15:04:05-07:00"))
 	cert := ssp.CreateElement("xades:SigningCertificate").CreateElement("xades:Cert")
 	certDigest := cert.CreateElement("xades:CertDigest")
 	certDigest.CreateElement("ds:DigestMethod").CreateAttr("Algorithm", AlgorithmSHA256)

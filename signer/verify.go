@@ -14,6 +14,8 @@ import (
 
 	"github.com/beevik/etree"
 	dsig "github.com/russellhaering/goxmldsig"
+
+	"facturad/hacienda"
 )
 
 // ErrInvalidSignature is wrapped by every error Verify returns for a
@@ -580,7 +582,7 @@ func parseSigningTime(s string) (time.Time, error) {
 	if err == nil {
 		return t, nil
 	}
-	if t, err2 := time.ParseInLocation("2006-01-02T15:04:05.999999999", s, costaRica); err2 == nil {
+	if t, err2 := time.ParseInLocation("2006-01-02T15:04:05.999999999", s, hacienda.CostaRica); err2 == nil {
 		return t, nil
 	}
 	return time.Time{}, err

@@ -3,8 +3,9 @@ package tenant
 import (
 	"context"
 	"errors"
-	"strings"
 	"time"
+
+	"facturad/hacienda"
 )
 
 // CertificateOpener opens a PKCS#12 (.p12/.pfx) file with its PIN and tells
@@ -21,12 +22,15 @@ type CertificateOpener interface {
 
 // CertificateInfo describes the signing (leaf) certificate of a .p12.
 type CertificateInfo struct {
-	// Identification is the holder's identification as the certificate
-	// carries it: Costa Rican certificates put it in the subject's
-	// SERIALNUMBER attribute, as "CPF-01-0123-0456" (persona física),
-	// "CPJ-3-101-123456" (persona jurídica) or plain digits. Leave it empty,
-	// with a nil error, when the certificate carries none: the upload is
-	// then refused with a message saying so.
+	// Identification is the holder's identification number, written as
+	// the documents write it (digits, without dashes): Costa Rican
+	// certificates carry it in the subject's SERIALNUMBER attribute, as
+	// "CPF-01-0123-0456" (persona física, 101230456) or "CPJ-3-101-123456"
+	// (persona jurídica, 3101123456), which the opener reads
+	// (signer.ParseIdentification). Leave it empty, with a nil error, when
+	// the certificate carries none: the upload is then refused with a
+	// message saying so. It must be the same number as the company's
+	// (hacienda.SameNumber).
 	Identification string
 	NotBefore      time.Time
 	NotAfter       time.Time
@@ -44,23 +48,6 @@ var (
 	// iterations than the service derives (refused before deriving).
 	ErrCertificateCostly = errors.New("certificate file asks for too many key-derivation iterations")
 )
-
-// IdentificationDigits reduces an identification to its significant
-// digits: every non-digit is dropped and so are leading zeros. Certificates
-// pad the number ("CPF-01-0123-0456" is the cédula 101230456) while the
-// tax forms do not, so both sides are compared in this form.
-func IdentificationDigits(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if r >= '0' && r <= '9' {
-			if b.Len() == 0 && r == '0' {
-				continue
-			}
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
 
 // checkCertificate opens an uploaded certificate and checks it belongs to
 // the company, recording problems on field Certificado. It returns the
@@ -102,11 +89,10 @@ func (s *Service) judgeCertificate(e *ValidationError, info CertificateInfo, err
 		e.Add("Certificado", "cannot be opened: it is not a PKCS#12 (.p12/.pfx) file or the PIN in Clave is wrong")
 		return time.Time{}
 	}
-	certID := IdentificationDigits(info.Identification)
 	switch {
-	case certID == "":
+	case info.Identification == "":
 		e.Add("Certificado", "does not carry the holder's identification")
-	case identificacion != "" && certID != IdentificationDigits(identificacion):
+	case identificacion != "" && !hacienda.SameNumber(info.Identification, identificacion):
 		e.Add("Certificado", "belongs to another taxpayer: its identification does not match Identificacion")
 	}
 	now := s.now()

@@ -77,23 +77,6 @@ func TestHashToken(t *testing.T) {
 	}
 }
 
-func TestIdentificationDigits(t *testing.T) {
-	tests := []struct{ in, want string }{
-		{"CPF-01-0123-0456", "101230456"},
-		{"101230456", "101230456"},
-		{"CPJ-3-101-123456", "3101123456"},
-		{"3101123456", "3101123456"},
-		{"NITE-3004123456", "3004123456"},
-		{"", ""},
-		{"CPJ", ""},
-	}
-	for _, tt := range tests {
-		if got := tenant.IdentificationDigits(tt.in); got != tt.want {
-			t.Errorf("IdentificationDigits(%q) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
 func TestValidationErrorForm(t *testing.T) {
 	err := tenant.CheckUsername("usuario", "a b")
 	fe := fieldErrors(t, err)

@@ -139,48 +139,24 @@ func required(e *ValidationError, field, v string) bool {
 	return true
 }
 
-// checkIdentification checks a number against its type (Anexos v4.4, nota 4):
-// 01 física 9 digits without a leading zero, 02 jurídica 10 digits, 03 DIMEX
-// 11 or 12 digits without a leading zero, 04 NITE 10 digits.
+// checkIdentification checks a company's identification: a Costa Rican
+// type (01 física, 02 jurídica, 03 DIMEX, 04 NITE), the only ones a
+// company that issues documents has, and a number written as that type's
+// (hacienda.Identificacion.NumberProblem, nota 4).
 func checkIdentification(e *ValidationError, typeField, numField, tipo, num string) {
-	typeOK := true
-	switch tipo {
-	case "":
+	national := hacienda.IsNationalID(tipo)
+	switch {
+	case tipo == "":
 		e.Add(typeField, "is required")
-		typeOK = false
-	case "01", "02", "03", "04":
-	default:
+	case !national:
 		e.Add(typeField, "must be 01 (cédula física), 02 (cédula jurídica), 03 (DIMEX) or 04 (NITE)")
-		typeOK = false
 	}
-	if num == "" {
+	switch {
+	case num == "":
 		e.Add(numField, "is required")
-		return
-	}
-	if !reDigits.MatchString(num) {
-		e.Add(numField, "must hold digits only, without dashes or spaces")
-		return
-	}
-	if !typeOK {
-		return
-	}
-	n := len(num)
-	switch tipo {
-	case "01":
-		if n != 9 || num[0] == '0' {
-			e.Add(numField, "a cédula física has 9 digits and does not start with 0")
-		}
-	case "02":
-		if n != 10 {
-			e.Add(numField, "a cédula jurídica has 10 digits")
-		}
-	case "03":
-		if (n != 11 && n != 12) || num[0] == '0' {
-			e.Add(numField, "a DIMEX has 11 or 12 digits and does not start with 0")
-		}
-	case "04":
-		if n != 10 {
-			e.Add(numField, "a NITE has 10 digits")
+	case national:
+		if p := (hacienda.Identificacion{Tipo: tipo, Numero: num}).NumberProblem(); p != "" {
+			e.Add(numField, "%s", p)
 		}
 	}
 }

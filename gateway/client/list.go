@@ -43,10 +43,10 @@ func (q ListQuery) values(cursor string) url.Values {
 		v.Set("companiaId", strconv.FormatInt(q.CompaniaID, 10))
 	}
 	if !q.Desde.IsZero() {
-		v.Set("desde", q.Desde.In(hacienda.CostaRica()).Format("2006-01-02T15:04:05.999999"))
+		v.Set("desde", q.Desde.In(hacienda.CostaRica).Format("2006-01-02T15:04:05.999999"))
 	}
 	if !q.Hasta.IsZero() {
-		v.Set("hasta", q.Hasta.In(hacienda.CostaRica()).Format("2006-01-02T15:04:05.999999"))
+		v.Set("hasta", q.Hasta.In(hacienda.CostaRica).Format("2006-01-02T15:04:05.999999"))
 	}
 	for name, s := range map[string]string{"estado": q.Estado, "tipo_documento": q.TipoDocumento, "id_externo": q.IDExterno, "receptor": q.Receptor} {
 		if s != "" {

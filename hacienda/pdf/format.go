@@ -62,7 +62,7 @@ func dateTime(t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
-	return t.In(hacienda.CostaRica()).Format("02/01/2006 15:04:05")
+	return t.In(hacienda.CostaRica).Format("02/01/2006 15:04:05")
 }
 
 // date writes a day in Costa Rica time as dd/mm/yyyy.
@@ -70,5 +70,5 @@ func date(t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
-	return t.In(hacienda.CostaRica()).Format("02/01/2006")
+	return t.In(hacienda.CostaRica).Format("02/01/2006")
 }

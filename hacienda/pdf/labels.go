@@ -1,7 +1,5 @@
 package pdf
 
-import "facturad/hacienda"
-
 // The descriptions the printed document shows for the codes of the XML
 // (Anexo 1 asks, for several code lists, that printing shows the
 // description, not the code). A code that is not in its list is printed
@@ -26,17 +24,6 @@ func descriptionOnly(list map[string]string, code string) string {
 		return d
 	}
 	return code
-}
-
-// titles are the document types' titles, as printed at the top.
-var titles = map[hacienda.DocumentType]string{
-	hacienda.TypeFE:  "Factura Electrónica",
-	hacienda.TypeND:  "Nota de Débito Electrónica",
-	hacienda.TypeNC:  "Nota de Crédito Electrónica",
-	hacienda.TypeTE:  "Tiquete Electrónico",
-	hacienda.TypeFEC: "Factura Electrónica de Compra",
-	hacienda.TypeFEE: "Factura Electrónica de Exportación",
-	hacienda.TypeREP: "Recibo Electrónico de Pago",
 }
 
 // estados are the document states of the contract (A.5), in Spanish.

@@ -123,9 +123,9 @@ type renderer struct {
 
 func newRenderer(in Input) (*renderer, error) {
 	d := in.Document
-	title := titles[d.Type]
-	if title == "" {
-		title = "Comprobante electrónico " + string(d.Type)
+	title := "Comprobante electrónico " + string(d.Type)
+	if d.Type.Valid() {
+		title = d.Type.Name()
 	}
 	r := &renderer{in: in, d: d, title: title}
 	if d.Clave != "" {
@@ -330,7 +330,7 @@ type styled struct {
 func (r *renderer) parties() {
 	d := r.d
 	emisor, receptor := "Emisor", "Receptor"
-	if d.Type == hacienda.TypeFEC {
+	if info, _ := d.Type.Info(); info.IssuedByBuyer {
 		emisor, receptor = "Emisor (vendedor)", "Receptor (comprador)"
 	}
 	colW := (contentW - 4) / 2

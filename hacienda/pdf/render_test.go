@@ -96,7 +96,7 @@ func TestRenderEveryType(t *testing.T) {
 				titles[d.Type],
 				"Clave numérica " + d.Clave,
 				"Consecutivo " + d.NumeroConsecutivo,
-				"Fecha de emisión " + d.FechaEmision.In(hacienda.CostaRica()).Format("02/01/2006 15:04:05"),
+				"Fecha de emisión " + d.FechaEmision.In(hacienda.CostaRica).Format("02/01/2006 15:04:05"),
 				"Estado 01 Aceptado por Hacienda",
 				flat(d.Emisor.Nombre),
 				d.Emisor.Identificacion.Numero,
@@ -220,7 +220,7 @@ func longDocument(t testing.TB, n int) *hacienda.Document {
 	if err != nil {
 		t.Fatalf("NewDocument: %v", err)
 	}
-	d.FechaEmision = time.Date(2026, 11, 21, 10, 30, 0, 0, hacienda.CostaRica())
+	d.FechaEmision = time.Date(2026, 11, 21, 10, 30, 0, 0, hacienda.CostaRica)
 	d.NumeroConsecutivo = "00100001010000004242"
 	d.Clave = "50621112600310112345600100001010000004242100004242"
 	return viaXML(t, d)

@@ -141,9 +141,6 @@ type Receipt struct {
 	At time.Time
 }
 
-// costaRica is UTC-06:00; Costa Rica has no daylight saving time.
-var costaRica = hacienda.CostaRica()
-
 // Submit posts a signed document. A nil error means the tax authority
 // received it (202); its verdict comes later through Status. On failure the
 // error is an *APIError or a *TransportError; Judge says what it means.
@@ -162,7 +159,7 @@ func (c *Client) Submit(ctx context.Context, creds Credentials, s Submission) (R
 	}
 	b := submitBody{
 		Clave:               s.Clave,
-		Fecha:               s.Fecha.In(costaRica).Format(time.RFC3339),
+		Fecha:               s.Fecha.In(hacienda.CostaRica).Format(time.RFC3339),
 		Emisor:              s.Emisor,
 		Receptor:            s.Receptor,
 		CallbackURL:         s.CallbackURL,

@@ -23,7 +23,7 @@ const (
 	issuerNumero = "3101123456"
 )
 
-var t0 = time.Date(2026, 11, 21, 10, 30, 0, 0, time.FixedZone("-06:00", -6*3600))
+var t0 = time.Date(2026, 11, 21, 10, 30, 0, 0, hacienda.CostaRica)
 
 // claveFor builds a clave consistent with document number n of the issuer,
 // dated t0.

@@ -18,9 +18,6 @@ import (
 	"facturad/hacienda"
 )
 
-// cr is Costa Rica's time.
-var cr = hacienda.CostaRica()
-
 // Issuer returns a realistic issuing company (a fictitious cédula
 // jurídica in San José) as the tenant records would provide it.
 func Issuer() hacienda.Issuer {
@@ -64,7 +61,7 @@ func Documents(seed int64, n int) []*hacienda.Document {
 	issuer := Issuer()
 	reqs := Requests(seed, n)
 	docs := make([]*hacienda.Document, 0, n)
-	base := time.Date(2026, 11, 21, 9, 0, 0, 0, cr)
+	base := time.Date(2026, 11, 21, 9, 0, 0, 0, hacienda.CostaRica)
 	for i, req := range reqs {
 		doc, err := hacienda.NewDocument(req, issuer)
 		if err != nil {
@@ -175,7 +172,7 @@ func (g *generator) request() *hacienda.SendDocumentRequest {
 			})
 		}
 		req.InformacionReferencia = []hacienda.InformacionReferencia{{TipoDocIR: "01", Numero: ReferencedClave,
-			FechaEmisionIR: time.Date(2026, 10, 15, 10, 0, 0, 0, cr), Codigo: "04", Razon: "Pago de factura a crédito"}}
+			FechaEmisionIR: time.Date(2026, 10, 15, 10, 0, 0, 0, hacienda.CostaRica), Codigo: "04", Razon: "Pago de factura a crédito"}}
 		req.ResumenFactura.MedioPago = []hacienda.MedioPago{{TipoMedioPago: g.pick("01", "04", "06")}}
 		return req
 	}
@@ -202,24 +199,24 @@ func (g *generator) request() *hacienda.SendDocumentRequest {
 			code = "06"
 		}
 		req.InformacionReferencia = []hacienda.InformacionReferencia{{TipoDocIR: "01", Numero: ReferencedClave,
-			FechaEmisionIR: time.Date(2026, 11, 1, 8, 30, 0, 0, cr), Codigo: code, Razon: "Ajuste de la factura original"}}
+			FechaEmisionIR: time.Date(2026, 11, 1, 8, 30, 0, 0, hacienda.CostaRica), Codigo: code, Razon: "Ajuste de la factura original"}}
 	case hacienda.TypeFEC:
 		req.CodigoActividadReceptor = "522003"
 		switch req.Receptor.Identificacion.Tipo {
 		case hacienda.IDExtranjeroNoDom:
 			req.InformacionReferencia = []hacienda.InformacionReferencia{{TipoDocIR: "16", Numero: "INV-2026-0042",
-				FechaEmisionIR: time.Date(2026, 11, 20, 12, 0, 0, 0, cr), Codigo: "11", Razon: "Servicio de proveedor no domiciliado"}}
+				FechaEmisionIR: time.Date(2026, 11, 20, 12, 0, 0, 0, hacienda.CostaRica), Codigo: "11", Razon: "Servicio de proveedor no domiciliado"}}
 		default:
 			if req.Receptor.Identificacion.Tipo == hacienda.IDNoContribuyente {
 				req.CondicionVenta = hacienda.CondicionUsadosNoContrib
 			}
 			req.InformacionReferencia = []hacienda.InformacionReferencia{{TipoDocIR: "06", Numero: "CT-2026-0107",
-				FechaEmisionIR: time.Date(2026, 11, 2, 9, 0, 0, 0, cr), Codigo: "04", Razon: "Compra a proveedor no obligado a facturar"}}
+				FechaEmisionIR: time.Date(2026, 11, 2, 9, 0, 0, 0, hacienda.CostaRica), Codigo: "04", Razon: "Compra a proveedor no obligado a facturar"}}
 		}
 	case hacienda.TypeFE:
 		if variant%3 == 1 {
 			req.InformacionReferencia = []hacienda.InformacionReferencia{{TipoDocIR: "06", Numero: "CT-88",
-				FechaEmisionIR: time.Date(2026, 9, 30, 0, 0, 0, 0, cr), Codigo: "04", Razon: "Contrato marco de servicios"}}
+				FechaEmisionIR: time.Date(2026, 9, 30, 0, 0, 0, 0, hacienda.CostaRica), Codigo: "04", Razon: "Contrato marco de servicios"}}
 		}
 		req.CodigoActividadReceptor = hacienda.FlexString(g.pick("", "620100"))
 	}
@@ -346,7 +343,7 @@ func (g *generator) addFeature(req *hacienda.SendDocumentRequest, t hacienda.Doc
 	first := &lines[0]
 	exo := func(tipo, tarifa string) *hacienda.Exoneracion {
 		x := &hacienda.Exoneracion{TipoDocumentoEX1: tipo, NumeroDocumento: "AL-00012345-24", NombreInstitucion: "01",
-			FechaEmisionEX: time.Date(2026, 1, 10, 0, 0, 0, 0, cr), TarifaExonerada: hacienda.MustAmount(tarifa)}
+			FechaEmisionEX: time.Date(2026, 1, 10, 0, 0, 0, 0, hacienda.CostaRica), TarifaExonerada: hacienda.MustAmount(tarifa)}
 		if hacienda.ExoneracionNeedsArticulo(tipo) {
 			x.Articulo = 8
 			x.Inciso = 2

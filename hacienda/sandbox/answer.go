@@ -146,7 +146,7 @@ func (s *Sandbox) answer(d *document, accepted bool, lines []string) ([]byte, er
 	if d.Receptor != nil {
 		recTipo, recNumero = d.Receptor.TipoIdentificacion, d.Receptor.NumeroIdentificacion
 	}
-	if idTypes[recTipo] && recNumero != "" {
+	if hacienda.IsIDType(recTipo) && recNumero != "" {
 		m.TipoIdentificacionReceptor, m.NumeroCedulaReceptor = recTipo, truncate(recNumero, 20)
 	}
 	if accepted {

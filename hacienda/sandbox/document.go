@@ -39,22 +39,34 @@ type Checks struct {
 	Totals Check
 }
 
-// docTypes maps a root element to the document-type codes its consecutivo
-// may carry.
-var docTypes = map[string][]string{
-	"FacturaElectronica":            {"01"},
-	"NotaDebitoElectronica":         {"02"},
-	"NotaCreditoElectronica":        {"03"},
-	"TiqueteElectronico":            {"04"},
-	"MensajeReceptor":               {"05", "06", "07"},
-	"FacturaElectronicaCompra":      {"08"},
-	"FacturaElectronicaExportacion": {"09"},
-	"ReciboElectronicoPago":         {"10"},
+// rootType is what the sandbox knows of a root element, from hacienda's
+// table of document types: the codes a consecutivo under it may carry (05,
+// 06 and 07 share MensajeReceptor) and the type's attributes, which those
+// three share.
+type rootType struct {
+	codes []string
+	hacienda.TypeInfo
 }
+
+// rootTypes maps each root element the tax authority receives to its
+// rootType.
+var rootTypes = func() map[string]rootType {
+	m := map[string]rootType{}
+	for _, t := range hacienda.TypeTable() {
+		r, seen := m[t.Root]
+		if !seen {
+			r.TypeInfo = t
+		}
+		r.codes = append(r.codes, string(t.Code))
+		m[t.Root] = r
+	}
+	return m
+}()
 
 // docInfo is what the sandbox reads from a received XML document.
 type docInfo struct {
 	root           string
+	typ            rootType // the zero rootType for an unknown root
 	clave          string
 	consecutivo    string // NumeroConsecutivo, or NumeroConsecutivoReceptor
 	fechaEmision   string
@@ -106,7 +118,7 @@ func runCheck(ctx context.Context, c Check, xml []byte, in docInfo) []string {
 // issues it (spec §15.3). A receptor message's clave is the received
 // document's, whose issuer is NumeroCedulaEmisor.
 func (in docInfo) claveIssuer() string {
-	if in.root == "FacturaElectronicaCompra" {
+	if in.typ.IssuedByBuyer {
 		return in.receptorNumero
 	}
 	return in.emisorNumero
@@ -116,7 +128,7 @@ func (in docInfo) claveIssuer() string {
 // document: the clave's issuer, except in a receptor message, which the
 // receptor signs.
 func (in docInfo) signerID() string {
-	if in.root == "MensajeReceptor" {
+	if in.typ.IsReceiverMessage() {
 		return in.receptorNumero
 	}
 	return in.claveIssuer()
@@ -146,8 +158,8 @@ func readDoc(data []byte) (docInfo, error) {
 		}
 		return strings.TrimSpace(el.Text())
 	}
-	in := docInfo{root: root.Tag, clave: text("Clave")}
-	if root.Tag == "MensajeReceptor" {
+	in := docInfo{root: root.Tag, typ: rootTypes[root.Tag], clave: text("Clave")}
+	if in.typ.IsReceiverMessage() {
 		in.consecutivo = text("NumeroConsecutivoReceptor")
 		in.fechaEmision = text("FechaEmisionDoc")
 		in.emisorNumero = text("NumeroCedulaEmisor")
@@ -190,8 +202,6 @@ func child(el *etree.Element, tag string) *etree.Element {
 	return nil
 }
 
-var costaRica = hacienda.CostaRica()
-
 // consistency checks the clave against the document that carries it, as the
 // tax authority does: country, date, issuer, consecutivo, situación, and
 // the document type against the root element.
@@ -204,11 +214,12 @@ func consistency(in docInfo) []string {
 	if c[:3] != "506" {
 		out = append(out, "El código de país de la clave no es 506.")
 	}
-	types, known := docTypes[in.root]
+	types := in.typ.codes
+	known := len(types) > 0
 	if !known {
 		out = append(out, fmt.Sprintf("El tipo de documento no corresponde (elemento raíz %s).", in.root))
 	}
-	if in.root != "MensajeReceptor" {
+	if !in.typ.IsReceiverMessage() {
 		if len(in.consecutivo) != 20 {
 			out = append(out, "El NumeroConsecutivo no tiene 20 dígitos.")
 		} else {
@@ -221,7 +232,7 @@ func consistency(in docInfo) []string {
 		}
 		if f, err := time.Parse(time.RFC3339, in.fechaEmision); err != nil {
 			out = append(out, fmt.Sprintf("La FechaEmision %q no es válida.", in.fechaEmision))
-		} else if f.In(costaRica).Format("020106") != c[3:9] {
+		} else if f.In(hacienda.CostaRica).Format("020106") != c[3:9] {
 			out = append(out, "La fecha de la clave no coincide con la FechaEmision del comprobante.")
 		}
 	} else if len(in.consecutivo) != 20 || !slices.Contains(types, in.consecutivo[8:10]) {
@@ -253,17 +264,26 @@ func (s *Sandbox) timely(d *document) []string {
 	switch off := w.Outside(f, situacion, d.ReceivedAt); {
 	case off > 0:
 		return []string{fmt.Sprintf(`-11, "La FechaEmision del comprobante (%s) es posterior a la fecha de recepción (%s).", 0, 0`,
-			d.info.fechaEmision, d.ReceivedAt.In(costaRica).Format(time.RFC3339))}
+			d.info.fechaEmision, d.ReceivedAt.In(hacienda.CostaRica).Format(time.RFC3339))}
 	case off < 0:
 		return []string{fmt.Sprintf(`-16, "El archivo XML fue enviado de manera extemporánea: la FechaEmision (%s) es anterior a la recepción (%s) y la situación del comprobante no es 3 (sin internet).", 0, 0`,
-			d.info.fechaEmision, d.ReceivedAt.In(costaRica).Format(time.RFC3339))}
+			d.info.fechaEmision, d.ReceivedAt.In(hacienda.CostaRica).Format(time.RFC3339))}
 	}
 	return nil
 }
 
-// referencedTypes are the TipoDocIR codes of electronic documents (FE, ND,
-// NC, TE), whose Numero is a clave the tax authority knows.
-var referencedTypes = map[string]bool{"01": true, "02": true, "03": true, "04": true}
+// referencedTypes are the TipoDocIR codes that name an electronic
+// document by its type (FE, ND, NC, TE), whose Numero is a clave the tax
+// authority knows.
+var referencedTypes = func() map[string]bool {
+	m := map[string]bool{}
+	for _, t := range hacienda.TypeTable() {
+		if t.TipoDocIR != "" {
+			m[t.TipoDocIR] = true
+		}
+	}
+	return m
+}()
 
 // references checks a note's references to electronic documents, as the
 // tax authority cross-checks them: each must be a document it received,
@@ -272,7 +292,6 @@ var referencedTypes = map[string]bool{"01": true, "02": true, "03": true, "04": 
 // returns the findings and, for a credit note, the amounts to record once
 // it is accepted. The caller holds refMu and has checked that d is a note.
 func (s *Sandbox) references(d *document) (lines []string, credits map[*document]decimal.Decimal) {
-	root := d.info.root
 	for _, r := range d.info.refs {
 		if !referencedTypes[r.tipo] || !digits(r.numero, 50) {
 			continue
@@ -282,7 +301,7 @@ func (s *Sandbox) references(d *document) (lines []string, credits map[*document
 			lines = append(lines, fmt.Sprintf("La referencia %s (TipoDocIR %s) no corresponde a un comprobante recibido.", r.numero, r.tipo))
 			continue
 		}
-		if root != "NotaCreditoElectronica" {
+		if d.info.typ.Code != hacienda.TypeNC {
 			continue
 		}
 		t, refT := amount(d.info.totalFactura), amount(ref.info.totalFactura)

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"facturad/hacienda"
 )
 
 // Party is an issuer or receiver identification as the API's JSON has it.
@@ -124,8 +126,6 @@ func digits(s string, n int) bool {
 	return len(s) == n && strings.Trim(s, "0123456789") == ""
 }
 
-var idTypes = map[string]bool{"01": true, "02": true, "03": true, "04": true, "05": true, "06": true}
-
 func (s *Sandbox) handleSubmit(w http.ResponseWriter, r *http.Request) {
 	if s.inject(w) {
 		return
@@ -167,7 +167,7 @@ func (s *Sandbox) handleSubmit(w http.ResponseWriter, r *http.Request) {
 		s.badRequest(w, cause)
 		return
 	}
-	isMR := in.root == "MensajeReceptor"
+	isMR := in.typ.IsReceiverMessage()
 	key := b.Clave
 	if isMR {
 		key += "-" + b.ConsecutivoReceptor
@@ -226,7 +226,7 @@ func (s *Sandbox) store(d *document) (bool, string) {
 		return false, d.Key
 	}
 	rk := ""
-	if d.info.root == "MensajeReceptor" {
+	if d.info.typ.IsReceiverMessage() {
 		rk = replyKey(d.Clave, d.info.receptorNumero)
 		if prevKey, dup := s.replies[rk]; dup {
 			if prev := s.docs[prevKey]; prev != nil {
@@ -240,7 +240,7 @@ func (s *Sandbox) store(d *document) (bool, string) {
 	s.docs[d.Key] = d
 	s.order = append(s.order, d.Key)
 	for len(s.order) > s.opts.MaxDocuments {
-		if old := s.docs[s.order[0]]; old != nil && old.info.root == "MensajeReceptor" {
+		if old := s.docs[s.order[0]]; old != nil && old.info.typ.IsReceiverMessage() {
 			delete(s.replies, replyKey(old.Clave, old.info.receptorNumero))
 		}
 		delete(s.docs, s.order[0])
@@ -316,7 +316,7 @@ func (s *Sandbox) handleStatus(w http.ResponseWriter, r *http.Request) {
 // statusOf is the status resource's answer about d, asked for by key (the
 // clave, or clave-consecutivoReceptor).
 func (s *Sandbox) statusOf(ctx context.Context, key string, d *document) statusBody {
-	body := statusBody{Clave: key, Fecha: d.ReceivedAt.In(costaRica).Format(time.RFC3339)}
+	body := statusBody{Clave: key, Fecha: d.ReceivedAt.In(hacienda.CostaRica).Format(time.RFC3339)}
 	body.IndEstado, body.RespuestaXML = s.state(ctx, d)
 	return body
 }
@@ -345,7 +345,7 @@ func (s *Sandbox) judge(ctx context.Context, d *document) {
 	lines := consistency(d.info)
 	lines = append(lines, s.timely(d)...)
 	checks := []Check{s.checks.Schema, s.checks.Signature, s.checks.Totals}
-	if d.info.root == "MensajeReceptor" {
+	if d.info.typ.IsReceiverMessage() {
 		// The v4.4 model covers the issued documents; a receptor message
 		// is checked for consistency, signature and against the document
 		// it answers.
@@ -380,8 +380,7 @@ func (s *Sandbox) judge(ctx context.Context, d *document) {
 // hold of refMu, so that two credit notes judged at once cannot both take
 // the same balance. Other documents do not take the lock.
 func (s *Sandbox) judgeReferences(d *document, lines []string) ([]string, map[*document]decimal.Decimal) {
-	root := d.info.root
-	if root != "NotaCreditoElectronica" && root != "NotaDebitoElectronica" {
+	if !d.info.typ.Note {
 		return lines, nil
 	}
 	s.refMu.Lock()

@@ -3,7 +3,6 @@ package sandbox
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"facturad/hacienda"
 )
@@ -12,7 +11,7 @@ import (
 // clave and the receiver's identification (zero padding ignored): the tax
 // authority takes one message per document and receiver.
 func replyKey(clave, receptor string) string {
-	return clave + "/" + strings.TrimLeft(receptor, "0")
+	return clave + "/" + hacienda.UnpaddedNumber(receptor)
 }
 
 // answered checks a receiver's message against the document it answers,

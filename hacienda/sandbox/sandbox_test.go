@@ -23,7 +23,7 @@ import (
 
 var (
 	quiet = slog.New(slog.DiscardHandler)
-	t0    = time.Date(2026, 11, 21, 10, 30, 0, 0, time.FixedZone("-06:00", -6*3600))
+	t0    = time.Date(2026, 11, 21, 10, 30, 0, 0, hacienda.CostaRica)
 )
 
 const (
@@ -769,7 +769,7 @@ func TestFechaEmisionWindow(t *testing.T) {
 // claveAt is a clave of the test issuer dated f, with the given situación.
 func claveAt(f time.Time, n int, docType string, situacion byte) (clave, consecutivo string) {
 	consecutivo = "00100001" + docType + fmt.Sprintf("%010d", n)
-	return "506" + f.In(hacienda.CostaRica()).Format("020106") + "00" + issuerNumero + consecutivo + string(situacion) + fmt.Sprintf("%08d", n), consecutivo
+	return "506" + f.In(hacienda.CostaRica).Format("020106") + "00" + issuerNumero + consecutivo + string(situacion) + fmt.Sprintf("%08d", n), consecutivo
 }
 
 // TestUserNamesShapedLikeTheEnvironment refuses, like a wrong password, a

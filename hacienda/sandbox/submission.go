@@ -57,14 +57,13 @@ func checkBody(b *submitBody) ([]byte, string) {
 // ones (05, 06).
 func checkParty(p *Party, role string) string {
 	t, n := p.TipoIdentificacion, p.NumeroIdentificacion
-	if !idTypes[t] {
+	if !hacienda.IsIDType(t) {
 		return fmt.Sprintf("El tipo de identificación del %s (%q) no es válido.", role, t)
 	}
 	if n == "" || len(n) > 12 {
 		return fmt.Sprintf("El número de identificación del %s debe tener entre 1 y 12 caracteres.", role)
 	}
-	lo, hi, national := hacienda.NationalIDDigits(t)
-	if !national {
+	if !hacienda.IsNationalID(t) {
 		if !(hacienda.Identificacion{Tipo: t, Numero: n}).FitsReceptionAPI() {
 			return fmt.Sprintf("El número de identificación del %s solo admite letras y dígitos.", role)
 		}
@@ -73,7 +72,7 @@ func checkParty(p *Party, role string) string {
 	if strings.Trim(n, "0123456789") != "" {
 		return fmt.Sprintf("El número de identificación del %s solo admite dígitos para el tipo %s.", role, t)
 	}
-	if l := len(strings.TrimLeft(n, "0")); l < lo || l > hi {
+	if (hacienda.Identificacion{Tipo: t, Numero: hacienda.UnpaddedNumber(n)}).NumberProblem() != "" {
 		return fmt.Sprintf("El número de identificación del %s (%s) no tiene la longitud del tipo %s.", role, n, t)
 	}
 	return ""
@@ -87,7 +86,7 @@ func checkAgainstXML(b *submitBody, in docInfo) string {
 	if in.clave != b.Clave {
 		return "La clave del comprobante no coincide con la clave indicada en la solicitud."
 	}
-	isMR := in.root == "MensajeReceptor"
+	isMR := in.typ.IsReceiverMessage()
 	if isMR != (b.ConsecutivoReceptor != "") {
 		return "El consecutivoReceptor solo se indica para un mensaje receptor, y es requerido para él."
 	}
@@ -97,7 +96,7 @@ func checkAgainstXML(b *submitBody, in docInfo) string {
 	if cause := sameParty(b.Emisor, in.emisorTipo, in.emisorNumero, "emisor"); cause != "" {
 		return cause
 	}
-	if t := b.Emisor.TipoIdentificacion; (t == "05" || t == "06") && in.root != "FacturaElectronicaCompra" {
+	if t := b.Emisor.TipoIdentificacion; (t == hacienda.IDExtranjeroNoDom || t == hacienda.IDNoContribuyente) && !in.typ.IssuedByBuyer {
 		return fmt.Sprintf("El tipo de identificación %s del emisor solo se admite en una factura electrónica de compra.", t)
 	}
 	switch {

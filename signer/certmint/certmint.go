@@ -20,6 +20,8 @@ import (
 	"time"
 
 	pkcs12 "software.sslmate.com/src/go-pkcs12"
+
+	"facturad/hacienda"
 )
 
 // KeyBits is the RSA key size of minted keys, the size the tax authority's
@@ -250,34 +252,22 @@ func SubjectSerialNumber(tipo, numero string) (string, error) {
 }
 
 func subjectFor(tipo, numero string) (serialName, org, ou string, err error) {
-	for _, r := range numero {
-		if r < '0' || r > '9' {
-			return "", "", "", fmt.Errorf("identification %q: not all digits", numero)
-		}
+	if !hacienda.IsNationalID(tipo) {
+		return "", "", "", fmt.Errorf("identification type %q: want 01, 02, 03 or 04", tipo)
+	}
+	if p := (hacienda.Identificacion{Tipo: tipo, Numero: numero}).NumberProblem(); p != "" {
+		return "", "", "", fmt.Errorf("identification %q: %s", numero, p)
 	}
 	switch tipo {
-	case "01":
-		if len(numero) != 9 || numero[0] == '0' {
-			return "", "", "", fmt.Errorf("identification %q: a cédula física has 9 digits, no leading zero", numero)
-		}
+	case hacienda.IDFisica:
 		return "CPF-0" + numero[:1] + "-" + numero[1:5] + "-" + numero[5:], "PERSONA FISICA", "CPF", nil
-	case "02":
-		if len(numero) != 10 {
-			return "", "", "", fmt.Errorf("identification %q: a cédula jurídica has 10 digits", numero)
-		}
+	case hacienda.IDJuridica:
 		return "CPJ-" + numero[:1] + "-" + numero[1:4] + "-" + numero[4:], "PERSONA JURIDICA", "CPJ", nil
-	case "03":
-		if (len(numero) != 11 && len(numero) != 12) || numero[0] == '0' {
-			return "", "", "", fmt.Errorf("identification %q: a DIMEX has 11 or 12 digits, no leading zero", numero)
-		}
+	case hacienda.IDDIMEX:
 		return "DIMEX-" + numero, "PERSONA FISICA", "DIMEX", nil
-	case "04":
-		if len(numero) != 10 {
-			return "", "", "", fmt.Errorf("identification %q: a NITE has 10 digits", numero)
-		}
+	default: // hacienda.IDNITE
 		return "NITE-" + numero, "PERSONA FISICA", "NITE", nil
 	}
-	return "", "", "", fmt.Errorf("identification type %q: want 01, 02, 03 or 04", tipo)
 }
 
 // RandomPIN returns a random 4-digit PIN, the form the tax authority's

@@ -47,7 +47,7 @@ func TestOpenCertificate(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if tenant.IdentificationDigits(info.Identification) != "3101123456" {
+			if info.Identification != "3101123456" {
 				t.Errorf("identification %q", info.Identification)
 			}
 			if !info.NotAfter.Equal(m.Leaf.NotAfter) || !info.NotBefore.Equal(m.Leaf.NotBefore) {

@@ -163,13 +163,11 @@ func StoredReceived(r tenant.ReceivedDocument) Received {
 // DateLayout is the contract's local date-time without zone.
 const DateLayout = "2006-01-02T15:04:05"
 
-var costaRica = hacienda.CostaRica()
-
 // LocalTime formats t as a Costa Rica local date-time; the zero time is
 // "0001-01-01T00:00:00" (not set).
 func LocalTime(t time.Time) string {
 	if t.IsZero() {
 		return "0001-01-01T00:00:00"
 	}
-	return t.In(costaRica).Format(DateLayout)
+	return t.In(hacienda.CostaRica).Format(DateLayout)
 }

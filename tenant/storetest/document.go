@@ -120,31 +120,42 @@ func minimalDocument(b tenant.Branch, idExterno, tipo, terminal string) tenant.D
 	}
 }
 
-// cr is Costa Rica's offset: times must come back as the same instant, in
-// UTC.
-var cr = hacienda.CostaRica()
-
 // fullDocument sets every field the caller may set, each to a value of its
 // own, with binary XML-sized payloads and times that carry microseconds.
 func fullDocument(b tenant.Branch, idExterno string, seed byte) tenant.Document {
 	h := sha256.Sum256([]byte("request " + idExterno))
-	return tenant.Document{CompanyID: b.CompanyID,
+	return tenant.Document{
+		CompanyID:      b.CompanyID,
 		BranchID:       b.ID,
 		IDExterno:      idExterno,
 		RequestHash:    h[:],
 		Request:        []byte(`{"id_externo":"` + idExterno + `","detalle":"«línea» \u0000?"}`),
 		Tipo:           "01",
 		Terminal:       "00007",
-		Numero:         1,
+		Numero:         1, // the clave's own number
 		Consecutivo:    "00100007010000000001",
 		Clave:          fmt.Sprintf("506020126003101%06d0010000701000000000119876543%d", b.CompanyID%1000000, seed%10),
 		Situacion:      "1",
-		FechaEmision:   time.Date(2026, 1, 2, 3, 4, 5, 678901000, cr),
+		FechaEmision:   time.Date(2026, 1, 2, 3, 4, 5, 678901000, hacienda.CostaRica),
 		EmisorTipo:     "02",
 		EmisorNumero:   "3101123456",
 		ReceptorTipo:   "01",
 		ReceptorNumero: "109870654",
-		Submission:     tenant.Submission{Phase: tenant.PhaseSubmitted, Estado: tenant.StateSent, SignedXML: binaryPayload(300<<10, seed), IndEstado: "procesando", CodigoMensaje: "3", MensajeHacienda: "Rechazado «total» 'mal' \"calculado\"", DetalleMensaje: []string{"Línea 1: el total no coincide", "", `{"a":[1,2]}`, "NULL", "a,b\\c\t\"d\"\nsegunda línea"}, ResponseXML: binaryPayload(40<<10, seed+1), LastError: "post /recepcion: 503 Service Unavailable", Attempts: 3, NextAttemptAt: time.Date(2026, 1, 2, 3, 9, 0, 1000, time.UTC), SubmittedAt: time.Date(2026, 1, 2, 3, 4, 6, 999999000, cr), CheckedAt: time.Date(2026, 1, 2, 3, 5, 0, 500000000, time.UTC)},
+		Submission: tenant.Submission{
+			Phase:           tenant.PhaseSubmitted,
+			Estado:          tenant.StateSent,
+			SignedXML:       binaryPayload(300<<10, seed),
+			IndEstado:       "procesando",
+			CodigoMensaje:   "3",
+			MensajeHacienda: "Rechazado «total» 'mal' \"calculado\"",
+			DetalleMensaje:  []string{"Línea 1: el total no coincide", "", `{"a":[1,2]}`, "NULL", "a,b\\c\t\"d\"\nsegunda línea"},
+			ResponseXML:     binaryPayload(40<<10, seed+1),
+			LastError:       "post /recepcion: 503 Service Unavailable",
+			Attempts:        3,
+			NextAttemptAt:   time.Date(2026, 1, 2, 3, 9, 0, 1000, time.UTC),
+			SubmittedAt:     time.Date(2026, 1, 2, 3, 4, 6, 999999000, hacienda.CostaRica),
+			CheckedAt:       time.Date(2026, 1, 2, 3, 5, 0, 500000000, time.UTC),
+		},
 	}
 }
 

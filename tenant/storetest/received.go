@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"facturad/hacienda"
 	"facturad/tenant"
 )
 
@@ -55,24 +56,17 @@ const receivedClave = "50622112600310112345600100001010000000042112345678"
 const receivedPolicy = "https://cdn.comprobanteselectronicos.go.cr/xml-schemas/Resoluci%C3%B3n_General_sobre_disposiciones_técnicas.pdf"
 
 func receivedDocument(b tenant.Branch, idExterno, clave, tipo string) tenant.ReceivedDocument {
-	return tenant.ReceivedDocument{CompanyID: b.CompanyID,
-		BranchID:         b.ID,
-		IDExterno:        idExterno,
-		Clave:            clave,
-		TipoDocumento:    "01",
-		EmisorTipo:       "02",
-		EmisorNumero:     "3101123456",
-		EmisorNombre:     "Proveedor & Cía S.A.",
-		ReceptorTipo:     "02",
-		ReceptorNumero:   "3101999999",
-		FechaEmision:     time.Date(2026, 11, 22, 9, 15, 30, 123456000, cr),
-		TotalImpuesto:    "438.9255",
-		TotalComprobante: "3815.2755",
-		SupplierXML:      binaryPayload(4096, 7),
-		Mensaje:          map[string]string{"05": "1", "06": "2", "07": "3"}[tipo],
-		Tipo:             tipo,
-		Terminal:         "00001",
-		Submission:       tenant.Submission{Phase: tenant.PhaseNumbered, Estado: tenant.StatePending},
+	return tenant.ReceivedDocument{
+		CompanyID: b.CompanyID, BranchID: b.ID, IDExterno: idExterno,
+		Clave: clave, TipoDocumento: "01",
+		EmisorTipo: "02", EmisorNumero: "3101123456", EmisorNombre: "Proveedor & Cía S.A.",
+		ReceptorTipo: "02", ReceptorNumero: "3101999999",
+		FechaEmision:  time.Date(2026, 11, 22, 9, 15, 30, 123456000, hacienda.CostaRica),
+		TotalImpuesto: "438.9255", TotalComprobante: "3815.2755",
+		SupplierXML: binaryPayload(4096, 7),
+		Mensaje:     map[string]string{"05": "1", "06": "2", "07": "3"}[tipo],
+		Tipo:        tipo, Terminal: "00001",
+		Submission: tenant.Submission{Phase: tenant.PhaseNumbered, Estado: tenant.StatePending},
 	}
 }
 
@@ -222,7 +216,7 @@ func testReceivedSave(t *testing.T, s ReceivedStore) {
 	}
 	before := r
 	r.Consecutivo = "00100001050000000001"
-	r.FechaMensaje = time.Date(2026, 11, 22, 10, 0, 0, 250000000, cr)
+	r.FechaMensaje = time.Date(2026, 11, 22, 10, 0, 0, 250000000, hacienda.CostaRica)
 	r.SignedXML = binaryPayload(2048, 9)
 	r.IndEstado, r.CodigoMensaje, r.MensajeHacienda = "aceptado", "1", "Aceptado"
 	r.Place(tenant.StateAccepted)

@@ -54,7 +54,7 @@ func TestSignBuiltDocuments(t *testing.T) {
 		t.Fatal(err)
 	}
 	chain := append([]*x509.Certificate{cert.Leaf}, cert.Chain...)
-	at := time.Date(2025, 9, 15, 10, 30, 0, 0, time.FixedZone("", -6*60*60))
+	at := time.Date(2025, 9, 15, 10, 30, 0, 0, hacienda.CostaRica)
 
 	for _, typ := range hacienda.DocumentTypes {
 		t.Run("ok/"+typ.Abbrev(), func(t *testing.T) {
@@ -128,7 +128,7 @@ func TestSignGeneratedDocuments(t *testing.T) {
 		t.Fatal(err)
 	}
 	chain := append([]*x509.Certificate{cert.Leaf}, cert.Chain...)
-	at := time.Date(2026, 11, 21, 10, 0, 0, 0, time.FixedZone("", -6*60*60))
+	at := time.Date(2026, 11, 21, 10, 0, 0, 0, hacienda.CostaRica)
 	clock := signer.WithClock(func() time.Time { return at })
 	dir := t.TempDir()
 	files := map[hacienda.DocumentType][]string{}
