@@ -3,10 +3,9 @@ package gateway
 import (
 	"bytes"
 	"context"
+	"net/http"
 	"strconv"
 	"strings"
-
-	"github.com/valyala/fasthttp"
 
 	"facturad/hacienda/api"
 	"facturad/tenant"
@@ -31,29 +30,33 @@ const (
 	conflictBranch    = "a branch with this code already exists in the company"
 )
 
-func (s *Server) registerTenancy() {
-	j, mp := s.o.MaxJSONBody, s.o.MaxMultipartBody
-	s.handle(fasthttp.MethodPost, pathResellers, j, 0, s.createReseller).shape = credentialsShape
-	s.handle(fasthttp.MethodGet, pathCompanies, noBodyLimit, 0, s.searchCompanies)
-	s.handle(fasthttp.MethodPost, pathCompanies, j, mp, s.createCompany).shape = createCompanyShape
-	s.handle(fasthttp.MethodGet, pathCompany, noBodyLimit, 0, s.getCompany)
-	s.handle(fasthttp.MethodPut, pathCompany, j, mp, s.updateCompany).shape = s.updateCompanyShape
-	s.handle(fasthttp.MethodGet, pathBranches, noBodyLimit, 0, s.listBranches)
-	// POST and PUT on the branches path take a multipart company form too
-	// (A.2's second published path).
-	s.handle(fasthttp.MethodPost, pathBranches, j, mp, s.createBranchOrCompany).shape = func(c *call) {
-		if isMultipart(c.rc.Request.Header.ContentType()) {
-			createCompanyShape(c)
-			return
-		}
-		createBranchShape(c)
+// tenancyRoutes are the calls of A.2–A.4, the reseller call and the API
+// users' listing, update and token rotation, served over Options.Tenants.
+func (s *Server) tenancyRoutes() []Route {
+	mp := s.o.MaxMultipartBody
+	return []Route{
+		{Method: http.MethodPost, Path: pathResellers, Handle: s.createReseller, shape: credentialsShape},
+		{Method: http.MethodGet, Path: pathCompanies, MaxBody: noBodyLimit, Handle: s.searchCompanies},
+		{Method: http.MethodPost, Path: pathCompanies, MaxMultipart: mp, Handle: s.createCompany, shape: createCompanyShape},
+		{Method: http.MethodGet, Path: pathCompany, MaxBody: noBodyLimit, Handle: s.getCompany},
+		{Method: http.MethodPut, Path: pathCompany, MaxMultipart: mp, Handle: s.updateCompany, shape: s.updateCompanyShape},
+		{Method: http.MethodGet, Path: pathBranches, MaxBody: noBodyLimit, Handle: s.listBranches},
+		// POST and PUT on the branches path take a multipart company form
+		// too (A.2's second published path).
+		{Method: http.MethodPost, Path: pathBranches, MaxMultipart: mp, Handle: s.createBranchOrCompany, shape: func(c *call) {
+			if isMultipart(c.rc.Request.Header.ContentType()) {
+				createCompanyShape(c)
+				return
+			}
+			createBranchShape(c)
+		}},
+		{Method: http.MethodPut, Path: pathBranches, MaxMultipart: mp, Handle: s.updateCompanyOnBranches, shape: s.updateCompanyShape},
+		{Method: http.MethodPut, Path: pathBranch, Handle: s.updateBranch, shape: updateBranchShape},
+		{Method: http.MethodPost, Path: pathBranchUsers, Handle: s.createAPIUser, shape: credentialsShape},
+		{Method: http.MethodGet, Path: pathBranchUsers, MaxBody: noBodyLimit, Handle: s.listAPIUsers},
+		{Method: http.MethodPut, Path: pathBranchUser, Handle: s.updateAPIUser, shape: apiUserShape},
+		{Method: http.MethodPost, Path: pathUserToken, Handle: s.rotateAPIToken, shape: credentialsShape},
 	}
-	s.handle(fasthttp.MethodPut, pathBranches, j, mp, s.updateCompanyOnBranches).shape = s.updateCompanyShape
-	s.handle(fasthttp.MethodPut, pathBranch, j, 0, s.updateBranch).shape = updateBranchShape
-	s.handle(fasthttp.MethodPost, pathBranchUsers, j, 0, s.createAPIUser).shape = credentialsShape
-	s.handle(fasthttp.MethodGet, pathBranchUsers, noBodyLimit, 0, s.listAPIUsers)
-	s.handle(fasthttp.MethodPut, pathBranchUser, j, 0, s.updateAPIUser).shape = apiUserShape
-	s.handle(fasthttp.MethodPost, pathUserToken, j, 0, s.rotateAPIToken).shape = credentialsShape
 }
 
 // The shapes of the calls that answer with a message field (A.6): the body
