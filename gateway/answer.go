@@ -3,11 +3,12 @@ package gateway
 import (
 	"time"
 
+	"facturad/hacienda/api"
 	"facturad/tenant"
-	"facturad/tenant/docview"
 )
 
-// The answer bodies of A.2–A.4, with exactly the contract's JSON names.
+// The answers of A.2–A.4 and the delivery calls, rendered from the tenant
+// service's records into the contract's shapes (package hacienda/api).
 
 func sn(b bool) string {
 	if b {
@@ -16,23 +17,8 @@ func sn(b bool) string {
 	return "N"
 }
 
-// companyAnswer is the search form of a Company.
-type companyAnswer struct {
-	ID                     int64  `json:"id"`
-	TipoIdentificacion     string `json:"tipoIdentificacion"`
-	NumeroIdentificacion   string `json:"numeroIdentificacion"`
-	RazonSocial            string `json:"razonSocial"`
-	TipoCliente            string `json:"tipoCliente"`
-	Activo                 string `json:"activo"`
-	FacturacionElectronica bool   `json:"facturacionElectronica"`
-	CreatedAt              string `json:"createdAt"`
-	UpdatedAt              string `json:"updatedAt"`
-	CertificadoVencido     bool   `json:"certificadoVencido"`
-	ExpiracionCertificado  string `json:"expiracionCertificado"`
-}
-
-func newCompanyAnswer(c tenant.Company, now time.Time) companyAnswer {
-	return companyAnswer{
+func newCompanyAnswer(c tenant.Company, now time.Time) api.Company {
+	return api.Company{
 		ID:                     c.ID,
 		TipoIdentificacion:     c.TipoIdentificacion,
 		NumeroIdentificacion:   c.NumeroIdentificacion,
@@ -40,41 +26,17 @@ func newCompanyAnswer(c tenant.Company, now time.Time) companyAnswer {
 		TipoCliente:            c.TipoCliente,
 		Activo:                 sn(c.Activo),
 		FacturacionElectronica: c.FacturacionElectronica,
-		CreatedAt:              docview.LocalTime(c.CreatedAt),
-		UpdatedAt:              docview.LocalTime(c.UpdatedAt),
+		CreatedAt:              api.LocalTime(c.CreatedAt),
+		UpdatedAt:              api.LocalTime(c.UpdatedAt),
 		CertificadoVencido:     c.CertificateExpired(now),
-		ExpiracionCertificado:  docview.LocalTime(c.CertificateExpiry),
+		ExpiracionCertificado:  api.LocalTime(c.CertificateExpiry),
 	}
 }
 
-// companyDetailAnswer is the get form of a Company: the search form, the
-// three secrets the contract returns, and (ours) the remaining details, so
-// that a full-replace update can start from what a get returned.
-type companyDetailAnswer struct {
-	companyAnswer
-	UsuarioHacienda    string `json:"usuarioHacienda"`
-	ContrasenaHacienda string `json:"contrasenaHacienda"`
-	Clave              string `json:"clave"`
-
-	ActividadComercial string `json:"actividadComercial"`
-	RazonComercial     string `json:"razonComercial"`
-	Provincia          string `json:"provincia"`
-	Canton             string `json:"canton"`
-	Distrito           string `json:"distrito"`
-	Barrio             string `json:"barrio"`
-	OtrasSenas         string `json:"otrasSenas"`
-	CodPais            string `json:"codPais"`
-	Telefono           string `json:"telefono"`
-	Fax                string `json:"fax"`
-	CorreoElectronico  string `json:"correoElectronico"`
-	MonedaLocal        string `json:"monedaLocal"`
-	MonedaExtranjera   string `json:"monedaExtranjera"`
-}
-
-func newCompanyDetailAnswer(d tenant.CompanyDetail, now time.Time) companyDetailAnswer {
+func newCompanyDetailAnswer(d tenant.CompanyDetail, now time.Time) api.CompanyDetail {
 	c := d.Company
-	return companyDetailAnswer{
-		companyAnswer:      newCompanyAnswer(c, now),
+	return api.CompanyDetail{
+		Company:            newCompanyAnswer(c, now),
 		UsuarioHacienda:    c.UsuarioHacienda,
 		ContrasenaHacienda: d.ContrasenaHacienda,
 		Clave:              d.CertificatePIN,
@@ -94,46 +56,9 @@ func newCompanyDetailAnswer(d tenant.CompanyDetail, now time.Time) companyDetail
 	}
 }
 
-// updateCompanyAnswer is UpdateCompanyResponse.
-type updateCompanyAnswer struct {
-	companyDetailAnswer
-	MensajeAPI string `json:"mensajeApi"`
-}
-
-// createCompanyAnswer is CreateCompanyResponse.
-type createCompanyAnswer struct {
-	CompaniaID             int64  `json:"companiaId"`
-	SucursalID             int64  `json:"sucursalId"`
-	TipoIdentificacion     string `json:"tipoIdentificacion"`
-	NumeroIdentificacion   string `json:"numeroIdentificacion"`
-	TipoCliente            string `json:"tipoCliente"`
-	UsuarioHacienda        string `json:"usuarioHacienda"`
-	ContrasenaHacienda     string `json:"contrasenaHacienda"`
-	Activo                 string `json:"activo"`
-	Clave                  string `json:"clave"`
-	RazonSocial            string `json:"razonSocial"`
-	RazonComercial         string `json:"razonComercial"`
-	Provincia              string `json:"provincia"`
-	Canton                 string `json:"canton"`
-	Distrito               string `json:"distrito"`
-	Barrio                 string `json:"barrio"`
-	OtrasSenas             string `json:"otrasSenas"`
-	CodPais                string `json:"codPais"`
-	Telefono               string `json:"telefono"`
-	Fax                    string `json:"fax"`
-	CorreoElectronico      string `json:"correoElectronico"`
-	Sucursal               string `json:"sucursal"`
-	MonedaExtranjera       string `json:"monedaExtranjera"`
-	FacturacionElectronica bool   `json:"facturacionElectronica"`
-	Usuario                string `json:"usuario"`
-	Contrasena             string `json:"contrasena"`
-	APIToken               string `json:"apiToken"`
-	MensajeAPI             string `json:"mensajeApi"`
-}
-
-func newCreateCompanyAnswer(cc tenant.CreatedCompany) createCompanyAnswer {
+func newCreateCompanyAnswer(cc tenant.CreatedCompany) api.CreatedCompany {
 	c := cc.Company
-	return createCompanyAnswer{
+	return api.CreatedCompany{
 		CompaniaID:             c.ID,
 		SucursalID:             cc.Branch.ID,
 		TipoIdentificacion:     c.TipoIdentificacion,
@@ -163,32 +88,8 @@ func newCreateCompanyAnswer(cc tenant.CreatedCompany) createCompanyAnswer {
 	}
 }
 
-// branchAnswer is a Branch.
-type branchAnswer struct {
-	ID                  int64  `json:"id"`
-	CompaniaID          int64  `json:"companiaId"`
-	RazonComercial      string `json:"razonComercial"`
-	Provincia           string `json:"provincia"`
-	Canton              string `json:"canton"`
-	Distrito            string `json:"distrito"`
-	Barrio              string `json:"barrio"`
-	OtrasSenas          string `json:"otrasSenas"`
-	CodPais             string `json:"codPais"`
-	Telefono            string `json:"telefono"`
-	Fax                 string `json:"fax"`
-	CorreoElectronico   string `json:"correoElectronico"`
-	Activo              string `json:"activo"`
-	CreatedAt           string `json:"createdAt"`
-	UpdatedAt           string `json:"updatedAt"`
-	Sucursal            string `json:"sucursal"`
-	MonedaLocal         string `json:"monedaLocal"`
-	MonedaExtranjera    string `json:"monedaExtranjera"`
-	VerMonedaExtranjera string `json:"verMonedaExtranjera"`
-	Licencia            string `json:"licencia"`
-}
-
-func newBranchAnswer(b tenant.Branch) branchAnswer {
-	return branchAnswer{
+func newBranchAnswer(b tenant.Branch) api.Branch {
+	return api.Branch{
 		ID:                  b.ID,
 		CompaniaID:          b.CompanyID,
 		RazonComercial:      b.RazonComercial,
@@ -202,8 +103,8 @@ func newBranchAnswer(b tenant.Branch) branchAnswer {
 		Fax:                 b.Fax,
 		CorreoElectronico:   b.CorreoElectronico,
 		Activo:              sn(b.Activo),
-		CreatedAt:           docview.LocalTime(b.CreatedAt),
-		UpdatedAt:           docview.LocalTime(b.UpdatedAt),
+		CreatedAt:           api.LocalTime(b.CreatedAt),
+		UpdatedAt:           api.LocalTime(b.UpdatedAt),
 		Sucursal:            b.Sucursal,
 		MonedaLocal:         b.MonedaLocal,
 		MonedaExtranjera:    b.MonedaExtranjera,
@@ -212,30 +113,39 @@ func newBranchAnswer(b tenant.Branch) branchAnswer {
 	}
 }
 
-// createBranchAnswer is a Branch with its first API user.
-type createBranchAnswer struct {
-	branchAnswer
-	Usuario    string `json:"usuario"`
-	Contrasena string `json:"contrasena"`
-	APIToken   string `json:"apiToken"`
-	MensajeAPI string `json:"mensajeApi"`
+func newCredentialsAnswer(c tenant.Credentials) api.Credentials {
+	return api.Credentials{Usuario: c.Usuario, Contrasena: c.Contrasena, APIToken: c.APIToken}
 }
 
-// updateBranchAnswer is a Branch with its message (snake_case, as
-// published).
-type updateBranchAnswer struct {
-	branchAnswer
-	MensajeAPI string `json:"mensaje_api"`
+func newAPIUserAnswer(u tenant.APIUser) api.APIUser {
+	return api.APIUser{ID: u.ID, Usuario: u.Username, Activo: sn(u.Activo), CreatedAt: api.LocalTime(u.CreatedAt)}
 }
 
-// credentialsAnswer answers the user and reseller create calls.
-type credentialsAnswer struct {
-	Usuario    string `json:"usuario"`
-	Contrasena string `json:"contrasena"`
-	APIToken   string `json:"apiToken"`
-	MensajeAPI string `json:"mensaje_api"`
+func newWebhookAnswer(w tenant.Webhook) api.Webhook {
+	return api.Webhook{ID: w.ID, URL: w.URL, Eventos: w.Eventos, CreatedAt: api.LocalTime(w.CreatedAt)}
 }
 
-func newCredentialsAnswer(c tenant.Credentials) credentialsAnswer {
-	return credentialsAnswer{Usuario: c.Usuario, Contrasena: c.Contrasena, APIToken: c.APIToken}
+func newDeliveryAnswer(d tenant.Delivery) api.Delivery {
+	return api.Delivery{
+		ID: d.ID, EventoID: d.EventID, Evento: d.Evento, Clave: d.Clave, Creado: api.LocalTime(d.Created),
+		Estado: string(d.State()), Intentos: d.Attempts, UltimoIntento: api.LocalTime(d.LastAttemptAt),
+		UltimoCodigo: d.LastStatus, UltimoError: d.LastError, ProximoIntento: api.LocalTime(d.NextAttemptAt),
+		Entregado: api.LocalTime(d.DeliveredAt), Fallido: api.LocalTime(d.FailedAt),
+	}
+}
+
+func newEmailAnswer(e tenant.EmailDelivery) api.DocumentEmail {
+	a := api.DocumentEmail{
+		Estado: string(e.State()), Destinatarios: e.Recipients, Rechazados: []api.EmailRejection{}, Intentos: e.Attempts,
+		UltimoIntento: api.LocalTime(e.LastAttemptAt), UltimoError: e.LastError,
+		ProximoIntento: api.LocalTime(e.NextAttemptAt), Enviado: api.LocalTime(e.SentAt),
+		Fallido: api.LocalTime(e.FailedAt), Creado: api.LocalTime(e.Created),
+	}
+	if a.Destinatarios == nil {
+		a.Destinatarios = []string{}
+	}
+	for _, r := range e.Rejected {
+		a.Rechazados = append(a.Rechazados, api.EmailRejection{Correo: r.Address, Codigo: r.Code, Mensaje: r.Message})
+	}
+	return a
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"facturad/hacienda/api"
 	"facturad/tenant"
 )
 
@@ -43,7 +44,8 @@ func invalid(field, msg string) *apiError {
 }
 
 // fieldErrorer is an error that names the request fields at fault (the
-// tenant service's validation errors expose it).
+// body decoders' *api.FieldError and the tenant service's and the
+// pipeline's validation errors expose it).
 type fieldErrorer interface {
 	FieldErrors() map[string][]string
 }
@@ -58,18 +60,6 @@ type statusError interface {
 // retryAfterError tells how long the caller should wait before retrying.
 type retryAfterError interface {
 	RetryAfter() time.Duration
-}
-
-// errorBody is the A.7 form of every status but 500.
-type errorBody struct {
-	StatusCode int                 `json:"statusCode"`
-	Message    string              `json:"message"`
-	Errors     map[string][]string `json:"errors"`
-}
-
-// severeBody is the A.7 form of a 500.
-type severeBody struct {
-	Error string `json:"error"`
 }
 
 // fail maps err to the answer: one switch for every call.
@@ -135,7 +125,7 @@ func (c *call) writeSevere(code string) {
 		writeJSON(c.rc, fasthttp.StatusInternalServerError, c.a6(msg))
 		return
 	}
-	writeJSON(c.rc, fasthttp.StatusInternalServerError, severeBody{Error: msg})
+	writeJSON(c.rc, fasthttp.StatusInternalServerError, api.SevereErrorBody{Error: msg})
 }
 
 // panicked turns a recovered panic into a severe answer.
@@ -170,7 +160,7 @@ func writeAPIError(rc *fasthttp.RequestCtx, ae *apiError) {
 		secs := int((ae.retryAfter + time.Second - 1) / time.Second)
 		rc.Response.Header.Set(fasthttp.HeaderRetryAfter, strconv.Itoa(secs))
 	}
-	writeJSON(rc, ae.status, errorBody{StatusCode: ae.status, Message: ae.message, Errors: fields})
+	writeJSON(rc, ae.status, api.ErrorBody{StatusCode: ae.status, Message: ae.message, Errors: fields})
 }
 
 const contentTypeJSON = "application/json; charset=utf-8"

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"facturad/hacienda/api"
 	"facturad/hacienda/recepcion"
 	"facturad/hacienda/sandbox"
 	"facturad/pipeline"
@@ -19,7 +20,6 @@ import (
 	"facturad/signer/certmint"
 	"facturad/tenant"
 	"facturad/tenant/certopen"
-	"facturad/tenant/docview"
 	"facturad/tenant/seal"
 	"facturad/tenant/storetest"
 )
@@ -220,7 +220,7 @@ func testTenancyContract(t *testing.T, w *world) {
 			want := map[string]any{
 				"id": float64(co.id), "clave": "1234", "contrasenaHacienda": "hacienda-pass", "activo": "S",
 				"certificadoVencido": false, "numeroIdentificacion": "3101123456", "facturacionElectronica": true,
-				"expiracionCertificado": docview.LocalTime(co.cert.Leaf.NotAfter),
+				"expiracionCertificado": api.LocalTime(co.cert.Leaf.NotAfter),
 			}
 			for k, v := range want {
 				if m[k] != v {

@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"facturad/hacienda"
+	"facturad/hacienda/api"
 	"facturad/tenant"
 	"facturad/tenant/docview"
 )
@@ -26,19 +27,6 @@ import (
 // share: listQuery and parseListQuery read the query, listCursors makes and
 // checks the opaque cursors, and listRoute serves one listing given how to
 // fetch a page and render its items.
-
-// Query parameters of a listing, as the contract spells them.
-const (
-	paramDesde      = "desde"
-	paramHasta      = "hasta"
-	paramEstado     = "estado"
-	paramTipo       = "tipo_documento"
-	paramIDExterno  = "id_externo"
-	paramReceptor   = "receptor"
-	paramLimit      = "limit"
-	paramCursor     = "cursor"
-	paramCompaniaID = "companiaId"
-)
 
 // DefaultListLimit is a page's size when the caller gives no limit.
 const DefaultListLimit = 50
@@ -97,25 +85,25 @@ func parseListQuery(q url.Values, spec listSpec) (listQuery, error) {
 		return v
 	}
 
-	if v := one(paramCompaniaID); v != "" {
+	if v := one(api.ParamCompaniaID); v != "" {
 		id, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || id <= 0 {
-			bad(paramCompaniaID, "must be a positive integer")
+			bad(api.ParamCompaniaID, "must be a positive integer")
 		}
 		out.CompaniaID = id
 	}
 	f := &out.Filter
-	if v := one(paramDesde); v != "" {
+	if v := one(api.ParamDesde); v != "" {
 		t, err := hacienda.ParseDateTime(v)
 		if err != nil {
-			bad(paramDesde, "must be a Costa Rica local date-time like 2026-11-21T14:03:00, or a date like 2026-11-21")
+			bad(api.ParamDesde, "must be a Costa Rica local date-time like 2026-11-21T14:03:00, or a date like 2026-11-21")
 		}
 		f.Desde = t
 	}
-	if v := one(paramHasta); v != "" {
+	if v := one(api.ParamHasta); v != "" {
 		t, err := hacienda.ParseDateTime(v)
 		if err != nil {
-			bad(paramHasta, "must be a Costa Rica local date-time like 2026-11-21T23:59:59, or a date like 2026-11-21 (the whole day)")
+			bad(api.ParamHasta, "must be a Costa Rica local date-time like 2026-11-21T23:59:59, or a date like 2026-11-21 (the whole day)")
 		}
 		if err == nil && !t.IsZero() && len(v) == len("2006-01-02") {
 			// A date alone means up to its end.
@@ -124,41 +112,41 @@ func parseListQuery(q url.Values, spec listSpec) (listQuery, error) {
 		f.Hasta = t
 	}
 	if !f.Desde.IsZero() && !f.Hasta.IsZero() && f.Hasta.Before(f.Desde) {
-		bad(paramHasta, "must not be before desde")
+		bad(api.ParamHasta, "must not be before desde")
 	}
-	if v := one(paramEstado); v != "" {
+	if v := one(api.ParamEstado); v != "" {
 		if tenant.State(v).Humanized() == "" {
-			bad(paramEstado, "must be one of 00, 01, 02, 03, 04, 05")
+			bad(api.ParamEstado, "must be one of 00, 01, 02, 03, 04, 05")
 		}
 		f.Estado = tenant.State(v)
 	}
-	if v := one(paramTipo); v != "" {
+	if v := one(api.ParamTipo); v != "" {
 		if !slices.Contains(spec.Tipos, v) {
-			bad(paramTipo, "must be one of "+strings.Join(spec.Tipos, ", "))
+			bad(api.ParamTipo, "must be one of "+strings.Join(spec.Tipos, ", "))
 		}
 		f.Tipo = v
 	}
-	if v := one(paramIDExterno); v != "" {
+	if v := one(api.ParamIDExterno); v != "" {
 		if !utf8.ValidString(v) || utf8.RuneCountInString(v) > 100 {
-			bad(paramIDExterno, "must be at most 100 characters")
+			bad(api.ParamIDExterno, "must be at most 100 characters")
 		}
 		f.IDExterno = v
 	}
-	if v := one(paramReceptor); v != "" {
+	if v := one(api.ParamReceptor); v != "" {
 		if !isDigits(v) || len(v) < 9 || len(v) > 12 {
-			bad(paramReceptor, "must be an identification number: 9 to 12 digits, without dashes")
+			bad(api.ParamReceptor, "must be an identification number: 9 to 12 digits, without dashes")
 		}
 		f.Receptor = v
 	}
 	f.Limit = DefaultListLimit
-	if v := one(paramLimit); v != "" {
+	if v := one(api.ParamLimit); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > tenant.MaxListLimit {
-			bad(paramLimit, "must be an integer from 1 to "+strconv.Itoa(tenant.MaxListLimit))
+			bad(api.ParamLimit, "must be an integer from 1 to "+strconv.Itoa(tenant.MaxListLimit))
 		}
 		f.Limit = n
 	}
-	out.Cursor = one(paramCursor)
+	out.Cursor = one(api.ParamCursor)
 	if len(errs) > 0 {
 		return listQuery{}, &apiError{status: http.StatusBadRequest, message: msgValidation, fields: errs}
 	}
@@ -190,7 +178,7 @@ const (
 	cursorSize    = 1 + 8 + 8 + cursorMACSize
 )
 
-var errBadCursor = invalid(paramCursor, "is not a cursor of this listing with these filters: start again without a cursor, or pass the next value of the last answer unchanged with the same filters")
+var errBadCursor = invalid(api.ParamCursor, "is not a cursor of this listing with these filters: start again without a cursor, or pass the next value of the last answer unchanged with the same filters")
 
 // mac returns the cursor's MAC over everything it is bound to.
 func (c listCursors) mac(kind string, companyID int64, f tenant.ListQuery, atMicro, id int64) []byte {
@@ -240,13 +228,6 @@ func (c listCursors) open(kind string, companyID int64, f tenant.ListQuery, curs
 	return &tenant.ListKey{At: time.UnixMicro(at).UTC(), ID: id}, nil
 }
 
-// listAnswer is a listing's answer (A.10): a page of items and the cursor
-// of the next page, empty on the last one.
-type listAnswer struct {
-	Items any    `json:"items"`
-	Next  string `json:"next"`
-}
-
 // listFetch returns up to q.Limit rows of the listing of the company p
 // lists when it names companiaID (0: none): the listing's service call,
 // which checks who may see what.
@@ -257,7 +238,7 @@ type listFetch[T any] func(ctx context.Context, p tenant.Principal, companiaID i
 // follows), renders the items with item and answers them with the next
 // cursor. key returns a row's place in the listing; cursorKey keys the
 // cursors (ErrShortCursorKey when shorter than 32 bytes).
-func listRoute[T any](path string, spec listSpec, cursorKey []byte, fetch listFetch[T], key func(T) tenant.ListKey, item func(T) any) (Route, error) {
+func listRoute[T, A any](path string, spec listSpec, cursorKey []byte, fetch listFetch[T], key func(T) tenant.ListKey, item func(T) A) (Route, error) {
 	if len(cursorKey) < 32 {
 		return Route{}, ErrShortCursorKey
 	}
@@ -287,16 +268,15 @@ func listRoute[T any](path string, spec listSpec, cursorKey []byte, fetch listFe
 			if err != nil {
 				return Reply{}, err
 			}
-			a := listAnswer{}
+			var a api.Page[A]
 			if len(rows) > page {
 				rows = rows[:page]
 				a.Next = cursors.make(spec.Kind, scope, q, key(rows[len(rows)-1]))
 			}
-			items := make([]any, len(rows))
+			a.Items = make([]A, len(rows))
 			for i, row := range rows {
-				items[i] = item(row)
+				a.Items[i] = item(row)
 			}
-			a.Items = items
 			return Reply{JSON: a}, nil
 		},
 	}, nil
@@ -322,7 +302,7 @@ func DocumentListRoute(l DocumentLister, cursorKey []byte) (Route, error) {
 		return l.ListDocuments(ctx, p, companiaID, q)
 	}
 	return listRoute("/api/documents/v4", listSpec{Kind: "documents", Tipos: documentTipos}, cursorKey, fetch,
-		tenant.Document.ListKey, func(d tenant.Document) any { return docview.StoredDocument(d) })
+		tenant.Document.ListKey, docview.StoredDocument)
 }
 
 // ReceivedLister lists the documents a company received (*pipeline.Pipeline
@@ -344,5 +324,5 @@ func ReceivedListRoute(l ReceivedLister, cursorKey []byte) (Route, error) {
 		return l.ListReceived(ctx, p, companiaID, q)
 	}
 	return listRoute("/api/received/v4", listSpec{Kind: "received", Tipos: receivedTipos}, cursorKey, fetch,
-		tenant.ReceivedDocument.ListKey, func(r tenant.ReceivedDocument) any { return docview.StoredReceived(r) })
+		tenant.ReceivedDocument.ListKey, docview.StoredReceived)
 }

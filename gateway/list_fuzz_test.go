@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"facturad/hacienda/api"
 	"facturad/tenant"
 )
 
@@ -65,7 +66,7 @@ func FuzzListQuery(f *testing.F) {
 		if lq.Cursor != "" {
 			k, err := cursors.open("documents", company, fl, lq.Cursor)
 			if err != nil {
-				requireBadRequest(t, raw, err, paramCursor)
+				requireBadRequest(t, raw, err, api.ParamCursor)
 			} else if !sameCursor(lq.Cursor, cursors.make("documents", company, fl, *k)) {
 				t.Fatalf("%q: a cursor the server did not make opens to %+v", raw, *k)
 			}
@@ -93,7 +94,7 @@ func FuzzListQuery(f *testing.F) {
 		if _, err := cursors.open("documents", company, fl, base64.RawURLEncoding.EncodeToString(b)); err == nil {
 			t.Fatalf("%q: the cursor %q with bit %d changed opens", raw, c, bit)
 		} else {
-			requireBadRequest(t, raw, err, paramCursor)
+			requireBadRequest(t, raw, err, api.ParamCursor)
 		}
 		if _, err := cursors.open("received", company, fl, c); err == nil {
 			t.Fatalf("%q: a documents cursor opens the received listing", raw)
@@ -112,7 +113,7 @@ func requireBadRequest(t *testing.T, raw string, err error, field string) {
 	if !ok || ae.status != 400 || ae.message != msgValidation || len(ae.fields) == 0 {
 		t.Fatalf("%q: refusal not a 400 of the contract: %#v", raw, err)
 	}
-	params := []string{paramDesde, paramHasta, paramEstado, paramTipo, paramIDExterno, paramReceptor, paramLimit, paramCursor, paramCompaniaID}
+	params := []string{api.ParamDesde, api.ParamHasta, api.ParamEstado, api.ParamTipo, api.ParamIDExterno, api.ParamReceptor, api.ParamLimit, api.ParamCursor, api.ParamCompaniaID}
 	for name, msgs := range ae.fields {
 		if !slices.Contains(params, name) || len(msgs) == 0 {
 			t.Fatalf("%q: refusal names %q: %v", raw, name, msgs)

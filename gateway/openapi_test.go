@@ -18,8 +18,7 @@ import (
 	"facturad/docs/examples"
 	"facturad/gateway/openapicheck"
 	"facturad/hacienda"
-	"facturad/tenant"
-	"facturad/tenant/docview"
+	"facturad/hacienda/api"
 )
 
 // The OpenAPI document: valid, every body typed field by field, its code
@@ -279,7 +278,7 @@ func TestOpenAPIShapesMatchTheModel(t *testing.T) {
 		{"Otros", hacienda.Otros{}, nil, nil, false},
 		{"OtroTexto", hacienda.OtroTexto{}, nil, nil, false},
 		// Answers.
-		{"Document", docview.Document{}, nil, nil, true},
+		{"Document", api.Document{}, nil, nil, true},
 		{"AmountsCalculateDocumentResponse", hacienda.AmountsCalculateDocumentResponse{}, nil, nil, true},
 		{"LineaCalculada", hacienda.CalculatedLine{}, nil, nil, true},
 		{"DescuentoCalculado", hacienda.CalculatedDescuento{}, nil, nil, true},
@@ -292,29 +291,30 @@ func TestOpenAPIShapesMatchTheModel(t *testing.T) {
 		{"CodigoTipoMonedaCalculado", hacienda.CodigoTipoMoneda{}, nil, nil, true},
 		{"TotalDesgloseImpuesto", hacienda.TotalDesgloseImpuesto{}, nil, nil, true},
 		{"MedioPagoCalculado", hacienda.CalculatedMedioPago{}, nil, nil, true},
-		{"CompanySearch", companyAnswer{}, nil, nil, true},
-		{"Company", companyDetailAnswer{}, nil, nil, true},
-		{"UpdateCompanyResponse", updateCompanyAnswer{}, nil, nil, true},
-		{"CreateCompanyResponse", createCompanyAnswer{}, nil, nil, true},
-		{"Branch", branchAnswer{}, nil, nil, true},
-		{"CreateBranchResponse", createBranchAnswer{}, nil, nil, true},
-		{"UpdateBranchResponse", updateBranchAnswer{}, nil, nil, true},
-		{"Credentials", credentialsAnswer{}, nil, nil, true},
-		{"APIUser", apiUserAnswer{}, nil, nil, true},
-		{"ReceivedDocument", docview.Received{}, nil, nil, true},
-		{"DocumentList", listAnswer{}, nil, nil, true},
-		{"ReceivedDocumentList", listAnswer{}, nil, nil, true},
+		{"CompanySearch", api.Company{}, nil, nil, true},
+		{"Company", api.CompanyDetail{}, nil, nil, true},
+		{"UpdateCompanyResponse", api.UpdatedCompany{}, nil, nil, true},
+		{"CreateCompanyResponse", api.CreatedCompany{}, nil, nil, true},
+		{"Branch", api.Branch{}, nil, nil, true},
+		{"CreateBranchResponse", api.CreatedBranch{}, nil, nil, true},
+		{"UpdateBranchResponse", api.UpdatedBranch{}, nil, nil, true},
+		{"Credentials", api.Credentials{}, nil, nil, true},
+		{"APIUser", api.APIUser{}, nil, nil, true},
+		{"ReceivedDocument", api.ReceivedDocument{}, nil, nil, true},
+		{"DocumentList", api.Page[api.Document]{}, nil, nil, true},
+		{"ReceivedDocumentList", api.Page[api.ReceivedDocument]{}, nil, nil, true},
 		// Delivery (A.12).
-		{"WebhookRequest", struct {
-			URL     string   `json:"url"`
-			Eventos []string `json:"eventos"`
-		}{}, nil, nil, false},
-		{"Webhook", webhookAnswer{}, nil, nil, true},
-		{"WebhookCreated", webhookCreated{}, nil, nil, true},
-		{"Delivery", deliveryAnswer{}, nil, nil, true},
-		{"DeliveryLog", deliveryPage{}, nil, nil, true},
-		{"DocumentEmail", emailAnswer{}, nil, nil, true},
-		{"EmailRejection", tenant.EmailRejection{}, nil, nil, true},
+		{"WebhookRequest", api.WebhookRequest{}, nil, nil, false},
+		// Tenancy requests (the company form and the branch body:
+		// TestOpenAPITenancyRequests).
+		{"UserRequest", api.UserRequest{}, nil, nil, false},
+		{"APIUserUpdate", api.APIUserUpdate{}, nil, nil, false},
+		{"Webhook", api.Webhook{}, nil, nil, true},
+		{"WebhookCreated", api.WebhookCreated{}, nil, nil, true},
+		{"Delivery", api.Delivery{}, nil, nil, true},
+		{"DeliveryLog", api.Page[api.Delivery]{}, nil, nil, true},
+		{"DocumentEmail", api.DocumentEmail{}, nil, nil, true},
+		{"EmailRejection", api.EmailRejection{}, nil, nil, true},
 	}
 	// filled are the fields the Go type may leave out that the service
 	// fills in every answer: calcCurrency sets tipoCambio 1 for colones and
@@ -541,21 +541,29 @@ func TestOpenAPIEveryFieldDescribed(t *testing.T) {
 }
 
 // TestOpenAPITenancyRequests: the company form and the branch body name
-// exactly the fields the service reads (tenant.CompanyInput and
-// tenant.BranchInput, under their form and JSON names, and the older
+// exactly the fields the service reads (api.CompanyForm and
+// api.BranchInput, under their form and JSON names, and the older
 // spellings it accepts).
 func TestOpenAPITenancyRequests(t *testing.T) {
 	doc := loadOpenAPI(t)
-	names := func(ty reflect.Type, rename map[string]string, lower bool, aliases ...string) []string {
-		out := aliases
+	// names are the names the decoders of hacienda/api read for a body
+	// type: each field's under its json tag (form: its form tag, else its
+	// Go name; "-" is none), and its also tag's older spellings.
+	names := func(ty reflect.Type, form bool) []string {
+		var out []string
 		for i := range ty.NumField() {
-			n := ty.Field(i).Name
-			if r, ok := rename[n]; ok {
-				n = r
-			} else if lower {
-				n = strings.ToLower(n[:1]) + n[1:]
+			f := ty.Field(i)
+			n, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if form {
+				if n = f.Tag.Get("form"); n == "" {
+					n = f.Name
+				}
+			}
+			if n == "" || n == "-" {
+				continue
 			}
 			out = append(out, n)
+			out = append(out, strings.Fields(f.Tag.Get("also"))...)
 		}
 		sort.Strings(out)
 		return out
@@ -564,9 +572,8 @@ func TestOpenAPITenancyRequests(t *testing.T) {
 		schema string
 		want   []string
 	}{
-		{"CompanyForm", names(reflect.TypeOf(tenant.CompanyInput{}), map[string]string{"Certificate": "Certificado", "CertificatePIN": "Clave"},
-			false, "NumeroIdentificacion", "MonedaIdLocal", "MonedaIdExtranjera")},
-		{"BranchInput", names(reflect.TypeOf(tenant.BranchInput{}), nil, true, "monedaIdLocal", "monedaIdExtranjera")},
+		{"CompanyForm", names(reflect.TypeOf(api.CompanyForm{}), true)},
+		{"BranchInput", names(reflect.TypeOf(api.BranchInput{}), false)},
 	} {
 		var got []string
 		for n := range doc.Components.Schemas[tt.schema].Value.Properties {

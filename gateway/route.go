@@ -8,19 +8,25 @@ import (
 	"facturad/tenant"
 )
 
-// Route is an extra API route, the extension point for the document calls
-// of A.5 and the tax authority's callback. It is served exactly like a
-// built-in route: authenticated unless Public, Handle under the route's
-// own timeout.
+// Route is an API route. Every route is one: the gateway's own (the
+// tenancy calls, /openapi.json and /docs) and those added through
+// Options.Routes (the document, received-document, listing and delivery
+// calls, the tax authority's callback) are registered and served alike:
+// authenticated unless Public, within their body limit, Handle under the
+// route's own timeout.
 type Route struct {
 	// Method is the HTTP method (GET, POST, PUT...).
 	Method string
 	// Path is a fasthttp/router pattern such as "/api/documents/{clave}/v4".
-	// Parameter names at one position must agree with the built-in routes'
-	// (none of which start with /api/documents).
+	// Parameter names at one position must agree with the other routes'
+	// (the router refuses two names there): {companyId}, {branchId},
+	// {userId}, {clave}.
 	Path string
 	// MaxBody is the body limit in bytes; 0 means Options.MaxJSONBody.
 	MaxBody int
+	// MaxMultipart is the body limit of a multipart/form-data body (a
+	// company form with its certificate); 0 means MaxBody.
+	MaxMultipart int
 	// Timeout bounds Handle; 0 means Options.RequestTimeout.
 	Timeout time.Duration
 	// Public serves the route without authentication (r.Principal is the
@@ -30,6 +36,11 @@ type Route struct {
 	Public bool
 	// Handle answers the request.
 	Handle Handler
+
+	// shape, when set, prepares the call's error shapes (call.a6 and the
+	// conflict field) before anything can fail: the tenancy calls that
+	// answer a 500 with their own body (A.6).
+	shape func(c *call)
 }
 
 // Handler answers one call: every route, the built-in ones and those added

@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -108,12 +109,13 @@ func New(o Options) (*Server, error) {
 	r.NotFound = s.notFound
 	r.MethodNotAllowed = s.methodNotAllowed
 
-	s.registerTenancy()
-	if err := s.registerStatic(); err != nil {
+	static, err := staticRoutes()
+	if err != nil {
 		return nil, err
 	}
-	for _, er := range o.Routes {
-		if err := s.registerExtra(er); err != nil {
+	routes := slices.Concat(s.tenancyRoutes(), static, o.Routes)
+	for _, rt := range routes {
+		if err := s.register(rt); err != nil {
 			return nil, err
 		}
 	}
@@ -171,22 +173,6 @@ func addRoute(r *router.Router, rt *route, h fasthttp.RequestHandler) (err error
 	}()
 	r.Handle(rt.method, rt.pattern, h)
 	return nil
-}
-
-// handle adds a built-in route.
-func (s *Server) handle(method, pattern string, maxBody, maxMultipart int, h Handler) *route {
-	rt := &route{
-		method:       method,
-		pattern:      pattern,
-		segs:         splitPattern(pattern),
-		maxBody:      maxBody,
-		maxMultipart: maxMultipart,
-		timeout:      s.o.RequestTimeout,
-		h:            h,
-		m:            s.metrics.forRoute(method, pattern),
-	}
-	s.routes = append(s.routes, rt)
-	return rt
 }
 
 // Serve serves the API on ln until Shutdown; it then returns nil.
@@ -715,20 +701,31 @@ func (s *Server) runChecks() []checkResult {
 	return out
 }
 
-// registerExtra adds an Options.Routes entry.
-func (s *Server) registerExtra(er Route) error {
-	if er.Handle == nil || er.Method == "" || !strings.HasPrefix(er.Path, "/") {
-		return fmt.Errorf("gateway: extra route %s %q needs a method, a path and a handler", er.Method, er.Path)
+// register adds a route with its defaults: the JSON body limit, the
+// request timeout.
+func (s *Server) register(r Route) error {
+	if r.Handle == nil || r.Method == "" || !strings.HasPrefix(r.Path, "/") {
+		return fmt.Errorf("gateway: route %s %q needs a method, a path and a handler", r.Method, r.Path)
 	}
-	limit := er.MaxBody
-	if limit <= 0 {
-		limit = s.o.MaxJSONBody
+	rt := &route{
+		method:       r.Method,
+		pattern:      r.Path,
+		segs:         splitPattern(r.Path),
+		public:       r.Public,
+		maxBody:      r.MaxBody,
+		maxMultipart: r.MaxMultipart,
+		timeout:      r.Timeout,
+		h:            r.Handle,
+		m:            s.metrics.forRoute(r.Method, r.Path),
+		shape:        r.shape,
 	}
-	rt := s.handle(er.Method, er.Path, limit, 0, er.Handle)
-	if er.Timeout > 0 {
-		rt.timeout = er.Timeout
+	if rt.maxBody <= 0 {
+		rt.maxBody = s.o.MaxJSONBody
 	}
-	rt.public = er.Public
+	if rt.timeout <= 0 {
+		rt.timeout = s.o.RequestTimeout
+	}
+	s.routes = append(s.routes, rt)
 	return nil
 }
 

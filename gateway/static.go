@@ -5,10 +5,9 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"strings"
 	"time"
-
-	"github.com/valyala/fasthttp"
 
 	"facturad/docs/examples"
 	"facturad/hacienda"
@@ -111,25 +110,20 @@ func dig(m map[string]any, keys ...string) (map[string]any, bool) {
 	return m, true
 }
 
-func (s *Server) registerStatic() error {
+// staticRoutes serve the OpenAPI document and the page for people, to
+// anyone.
+func staticRoutes() ([]Route, error) {
 	openapi, err := OpenAPI()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	serve := func(ct string, body []byte) Handler {
 		return func(context.Context, *Request) (Reply, error) {
 			return Reply{Body: body, ContentType: ct}, nil
 		}
 	}
-	for _, r := range []struct {
-		path, ct string
-		body     []byte
-	}{
-		{"/openapi.json", "application/json; charset=utf-8", openapi},
-		{"/docs", "text/html; charset=utf-8", docsHTML},
-	} {
-		rt := s.handle(fasthttp.MethodGet, r.path, noBodyLimit, 0, serve(r.ct, r.body))
-		rt.public = true
-	}
-	return nil
+	return []Route{
+		{Method: http.MethodGet, Path: "/openapi.json", MaxBody: noBodyLimit, Public: true, Handle: serve("application/json; charset=utf-8", openapi)},
+		{Method: http.MethodGet, Path: "/docs", MaxBody: noBodyLimit, Public: true, Handle: serve("text/html; charset=utf-8", docsHTML)},
+	}, nil
 }

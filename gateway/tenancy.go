@@ -3,13 +3,12 @@ package gateway
 import (
 	"bytes"
 	"context"
+	"net/http"
 	"strconv"
 	"strings"
 
-	"github.com/valyala/fasthttp"
-
+	"facturad/hacienda/api"
 	"facturad/tenant"
-	"facturad/tenant/docview"
 )
 
 // The tenancy routes of A.2–A.4 and the reseller call. Path parameter names
@@ -31,45 +30,49 @@ const (
 	conflictBranch    = "a branch with this code already exists in the company"
 )
 
-func (s *Server) registerTenancy() {
-	j, mp := s.o.MaxJSONBody, s.o.MaxMultipartBody
-	s.handle(fasthttp.MethodPost, pathResellers, j, 0, s.createReseller).shape = credentialsShape
-	s.handle(fasthttp.MethodGet, pathCompanies, noBodyLimit, 0, s.searchCompanies)
-	s.handle(fasthttp.MethodPost, pathCompanies, j, mp, s.createCompany).shape = s.createCompanyShape
-	s.handle(fasthttp.MethodGet, pathCompany, noBodyLimit, 0, s.getCompany)
-	s.handle(fasthttp.MethodPut, pathCompany, j, mp, s.updateCompany).shape = s.updateCompanyShape
-	s.handle(fasthttp.MethodGet, pathBranches, noBodyLimit, 0, s.listBranches)
-	// POST and PUT on the branches path take a multipart company form too
-	// (A.2's second published path).
-	s.handle(fasthttp.MethodPost, pathBranches, j, mp, s.createBranchOrCompany).shape = func(c *call) {
-		if isMultipart(c.rc.Request.Header.ContentType()) {
-			s.createCompanyShape(c)
-			return
-		}
-		createBranchShape(c)
+// tenancyRoutes are the calls of A.2–A.4, the reseller call and the API
+// users' listing, update and token rotation, served over Options.Tenants.
+func (s *Server) tenancyRoutes() []Route {
+	mp := s.o.MaxMultipartBody
+	return []Route{
+		{Method: http.MethodPost, Path: pathResellers, Handle: s.createReseller, shape: credentialsShape},
+		{Method: http.MethodGet, Path: pathCompanies, MaxBody: noBodyLimit, Handle: s.searchCompanies},
+		{Method: http.MethodPost, Path: pathCompanies, MaxMultipart: mp, Handle: s.createCompany, shape: createCompanyShape},
+		{Method: http.MethodGet, Path: pathCompany, MaxBody: noBodyLimit, Handle: s.getCompany},
+		{Method: http.MethodPut, Path: pathCompany, MaxMultipart: mp, Handle: s.updateCompany, shape: s.updateCompanyShape},
+		{Method: http.MethodGet, Path: pathBranches, MaxBody: noBodyLimit, Handle: s.listBranches},
+		// POST and PUT on the branches path take a multipart company form
+		// too (A.2's second published path).
+		{Method: http.MethodPost, Path: pathBranches, MaxMultipart: mp, Handle: s.createBranchOrCompany, shape: func(c *call) {
+			if isMultipart(c.rc.Request.Header.ContentType()) {
+				createCompanyShape(c)
+				return
+			}
+			createBranchShape(c)
+		}},
+		{Method: http.MethodPut, Path: pathBranches, MaxMultipart: mp, Handle: s.updateCompanyOnBranches, shape: s.updateCompanyShape},
+		{Method: http.MethodPut, Path: pathBranch, Handle: s.updateBranch, shape: updateBranchShape},
+		{Method: http.MethodPost, Path: pathBranchUsers, Handle: s.createAPIUser, shape: credentialsShape},
+		{Method: http.MethodGet, Path: pathBranchUsers, MaxBody: noBodyLimit, Handle: s.listAPIUsers},
+		{Method: http.MethodPut, Path: pathBranchUser, Handle: s.updateAPIUser, shape: apiUserShape},
+		{Method: http.MethodPost, Path: pathUserToken, Handle: s.rotateAPIToken, shape: credentialsShape},
 	}
-	s.handle(fasthttp.MethodPut, pathBranches, j, mp, s.updateCompanyOnBranches).shape = s.updateCompanyShape
-	s.handle(fasthttp.MethodPut, pathBranch, j, 0, s.updateBranch).shape = updateBranchShape
-	s.handle(fasthttp.MethodPost, pathBranchUsers, j, 0, s.createAPIUser).shape = credentialsShape
-	s.handle(fasthttp.MethodGet, pathBranchUsers, noBodyLimit, 0, s.listAPIUsers)
-	s.handle(fasthttp.MethodPut, pathBranchUser, j, 0, s.updateAPIUser).shape = apiUserShape
-	s.handle(fasthttp.MethodPost, pathUserToken, j, 0, s.rotateAPIToken).shape = credentialsShape
-}
-
-func apiUserShape(c *call) {
-	c.a6 = func(msg string) any { return apiUserAnswer{MensajeAPI: msg} }
 }
 
 // The shapes of the calls that answer with a message field (A.6): the body
 // of their 500, and the field a conflict is about. They are set before
 // authentication, so that every 500 of these calls has the call's form.
 
+func apiUserShape(c *call) {
+	c.a6 = func(msg string) any { return api.APIUser{MensajeAPI: msg} }
+}
+
 func credentialsShape(c *call) {
-	c.a6 = func(msg string) any { return credentialsAnswer{MensajeAPI: msg} }
+	c.a6 = func(msg string) any { return api.Credentials{MensajeAPI: msg} }
 	c.conflictField, c.conflictMsg = "usuario", conflictUserTaken
 }
 
-func (s *Server) createCompanyShape(c *call) {
+func createCompanyShape(c *call) {
 	c.a6 = func(msg string) any {
 		a := newCreateCompanyAnswer(tenant.CreatedCompany{})
 		a.MensajeAPI = msg
@@ -80,21 +83,21 @@ func (s *Server) createCompanyShape(c *call) {
 
 func (s *Server) updateCompanyShape(c *call) {
 	c.a6 = func(msg string) any {
-		return updateCompanyAnswer{companyDetailAnswer: newCompanyDetailAnswer(tenant.CompanyDetail{}, s.o.Now()), MensajeAPI: msg}
+		return api.UpdatedCompany{CompanyDetail: newCompanyDetailAnswer(tenant.CompanyDetail{}, s.o.Now()), MensajeAPI: msg}
 	}
 	c.conflictField, c.conflictMsg = "Identificacion", conflictCompany
 }
 
 func createBranchShape(c *call) {
 	c.a6 = func(msg string) any {
-		return createBranchAnswer{branchAnswer: newBranchAnswer(tenant.Branch{}), MensajeAPI: msg}
+		return api.CreatedBranch{Branch: newBranchAnswer(tenant.Branch{}), MensajeAPI: msg}
 	}
 	c.conflictField, c.conflictMsg = "sucursal", conflictBranch
 }
 
 func updateBranchShape(c *call) {
 	c.a6 = func(msg string) any {
-		return updateBranchAnswer{branchAnswer: newBranchAnswer(tenant.Branch{}), MensajeAPI: msg}
+		return api.UpdatedBranch{Branch: newBranchAnswer(tenant.Branch{}), MensajeAPI: msg}
 	}
 	c.conflictField, c.conflictMsg = "sucursal", conflictBranch
 }
@@ -125,14 +128,11 @@ func (s *Server) createReseller(ctx context.Context, r *Request) (Reply, error) 
 // usernameBody reads {"usuario": "..."}. A missing or blank name comes back
 // empty, for the service to refuse on usuario once it has checked access.
 func usernameBody(body []byte) (string, error) {
-	f, err := jsonFields(body)
+	in, err := api.DecodeUserRequest(body)
 	if err != nil {
 		return "", err
 	}
-	u := f.str("usuario")
-	if err := f.err(); err != nil {
-		return "", err
-	}
+	u := in.Usuario
 	if len(bytes.TrimSpace([]byte(u))) == 0 {
 		// Missing: the service says so on usuario, after it has checked
 		// that the caller may act on the branch (another tenant's branch
@@ -152,7 +152,7 @@ func (s *Server) searchCompanies(ctx context.Context, r *Request) (Reply, error)
 		return Reply{}, err
 	}
 	now := s.o.Now()
-	out := make([]companyAnswer, 0, len(cs))
+	out := make([]api.Company, 0, len(cs))
 	for _, co := range cs {
 		out = append(out, newCompanyAnswer(co, now))
 	}
@@ -200,53 +200,42 @@ func (s *Server) updateCompanyAt(ctx context.Context, r *Request, idField string
 	if err != nil {
 		return Reply{}, err
 	}
-	return Reply{JSON: updateCompanyAnswer{companyDetailAnswer: newCompanyDetailAnswer(d, s.o.Now())}}, nil
+	return Reply{JSON: api.UpdatedCompany{CompanyDetail: newCompanyDetailAnswer(d, s.o.Now())}}, nil
 }
 
 // companyInput decodes the company form (A.2), multipart or URL-encoded,
 // field names matched without regard to case.
 func (r *Request) companyInput() (tenant.CompanyInput, error) {
-	var f *fields
-	var err error
-	switch {
-	case isMultipart(r.ContentType):
-		if f, err = multipartFields(r.ContentType, r.Body); err != nil {
-			return tenant.CompanyInput{}, err
-		}
-	case isURLEncoded(r.ContentType):
-		if f, err = urlencodedFields(r.Body); err != nil {
-			return tenant.CompanyInput{}, err
-		}
-	default:
-		return tenant.CompanyInput{}, invalid("body", "a multipart/form-data form is required")
+	f, err := api.DecodeCompanyForm(r.ContentType, r.Body)
+	if err != nil {
+		return tenant.CompanyInput{}, err
 	}
-	in := tenant.CompanyInput{
-		TipoIdentificacion:     f.str("TipoIdentificacion"),
-		Identificacion:         f.str("Identificacion", "NumeroIdentificacion"),
-		RazonSocial:            f.str("RazonSocial"),
-		ActividadComercial:     f.str("ActividadComercial"),
-		UsuarioHacienda:        f.str("UsuarioHacienda"),
-		ContrasenaHacienda:     secret(f.str("ContrasenaHacienda")),
-		TipoCliente:            f.str("TipoCliente"),
-		RazonComercial:         f.str("RazonComercial"),
-		Provincia:              f.str("Provincia"),
-		Canton:                 f.str("Canton"),
-		Distrito:               f.str("Distrito"),
-		Barrio:                 f.str("Barrio"),
-		OtrasSenas:             f.str("OtrasSenas"),
-		CodPais:                f.str("CodPais"),
-		Telefono:               f.str("Telefono"),
-		Fax:                    f.str("Fax"),
-		CorreoElectronico:      f.str("CorreoElectronico"),
-		Sucursal:               f.str("Sucursal"),
-		MonedaLocal:            f.str("MonedaLocal", "MonedaIdLocal"),
-		MonedaExtranjera:       f.str("MonedaExtranjera", "MonedaIdExtranjera"),
-		FacturacionElectronica: f.boolean("FacturacionElectronica"),
-		Activo:                 f.flag("Activo"),
-		Certificate:            f.file("Certificado"),
-		CertificatePIN:         secret(f.str("Clave")),
-	}
-	return in, f.err()
+	return tenant.CompanyInput{
+		TipoIdentificacion:     f.TipoIdentificacion,
+		Identificacion:         f.Identificacion,
+		RazonSocial:            f.RazonSocial,
+		ActividadComercial:     f.ActividadComercial,
+		UsuarioHacienda:        f.UsuarioHacienda,
+		ContrasenaHacienda:     secret(f.ContrasenaHacienda),
+		TipoCliente:            f.TipoCliente,
+		RazonComercial:         f.RazonComercial,
+		Provincia:              f.Provincia,
+		Canton:                 f.Canton,
+		Distrito:               f.Distrito,
+		Barrio:                 f.Barrio,
+		OtrasSenas:             f.OtrasSenas,
+		CodPais:                f.CodPais,
+		Telefono:               f.Telefono,
+		Fax:                    f.Fax,
+		CorreoElectronico:      f.CorreoElectronico,
+		Sucursal:               f.Sucursal,
+		MonedaLocal:            f.MonedaLocal,
+		MonedaExtranjera:       f.MonedaExtranjera,
+		FacturacionElectronica: f.FacturacionElectronica,
+		Activo:                 f.Activo,
+		Certificate:            f.Certificado,
+		CertificatePIN:         secret(f.Clave),
+	}, nil
 }
 
 func secret(s string) []byte {
@@ -270,7 +259,7 @@ func (s *Server) listBranches(ctx context.Context, r *Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
-	out := make([]branchAnswer, 0, len(bs))
+	out := make([]api.Branch, 0, len(bs))
 	for _, b := range bs {
 		out = append(out, newBranchAnswer(b))
 	}
@@ -309,11 +298,11 @@ func (s *Server) createBranch(ctx context.Context, r *Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
-	return Reply{JSON: createBranchAnswer{
-		branchAnswer: newBranchAnswer(b),
-		Usuario:      cr.Usuario,
-		Contrasena:   cr.Contrasena,
-		APIToken:     cr.APIToken,
+	return Reply{JSON: api.CreatedBranch{
+		Branch:     newBranchAnswer(b),
+		Usuario:    cr.Usuario,
+		Contrasena: cr.Contrasena,
+		APIToken:   cr.APIToken,
 	}}, nil
 }
 
@@ -334,35 +323,14 @@ func (s *Server) updateBranch(ctx context.Context, r *Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
-	return Reply{JSON: updateBranchAnswer{branchAnswer: newBranchAnswer(b)}}, nil
+	return Reply{JSON: api.UpdatedBranch{Branch: newBranchAnswer(b)}}, nil
 }
 
 // branchInput decodes a branch's JSON body (A.3), names matched without
 // regard to case, with the published alternate spellings.
 func branchInput(body []byte) (tenant.BranchInput, error) {
-	f, err := jsonFields(body)
-	if err != nil {
-		return tenant.BranchInput{}, err
-	}
-	in := tenant.BranchInput{
-		Sucursal:            f.str("sucursal"),
-		RazonComercial:      f.str("razonComercial"),
-		Provincia:           f.str("provincia"),
-		Canton:              f.str("canton"),
-		Distrito:            f.str("distrito"),
-		Barrio:              f.str("barrio"),
-		OtrasSenas:          f.str("otrasSenas"),
-		CodPais:             f.str("codPais"),
-		Telefono:            f.str("telefono"),
-		Fax:                 f.str("fax"),
-		CorreoElectronico:   f.str("correoElectronico"),
-		MonedaLocal:         f.str("monedaLocal", "monedaIdLocal"),
-		MonedaExtranjera:    f.str("monedaExtranjera", "monedaIdExtranjera"),
-		VerMonedaExtranjera: f.flag("verMonedaExtranjera"),
-		Licencia:            f.str("licencia"),
-		Activo:              f.flag("activo"),
-	}
-	return in, f.err()
+	in, err := api.DecodeBranchInput(body)
+	return tenant.BranchInput(in), err
 }
 
 func (s *Server) createAPIUser(ctx context.Context, r *Request) (Reply, error) {
@@ -383,24 +351,6 @@ func (s *Server) createAPIUser(ctx context.Context, r *Request) (Reply, error) {
 		return Reply{}, err
 	}
 	return Reply{JSON: newCredentialsAnswer(cr)}, nil
-}
-
-// apiUserAnswer is an API user as listed and updated (ours; A.4 has only
-// the create call): never its password or token.
-type apiUserAnswer struct {
-	ID         int64  `json:"id"`
-	Usuario    string `json:"usuario"`
-	Activo     string `json:"activo"`
-	CreatedAt  string `json:"createdAt"`
-	MensajeAPI string `json:"mensaje_api,omitempty"`
-}
-
-func newAPIUserAnswer(u tenant.APIUser) apiUserAnswer {
-	a := apiUserAnswer{ID: u.ID, Usuario: u.Username, Activo: "N", CreatedAt: docview.LocalTime(u.CreatedAt)}
-	if u.Activo {
-		a.Activo = "S"
-	}
-	return a
 }
 
 // userPath reads the company, branch and user ids of a user route.
@@ -426,7 +376,7 @@ func (s *Server) listAPIUsers(ctx context.Context, r *Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
-	out := make([]apiUserAnswer, 0, len(users))
+	out := make([]api.APIUser, 0, len(users))
 	for _, u := range users {
 		out = append(out, newAPIUserAnswer(u))
 	}
@@ -439,18 +389,14 @@ func (s *Server) updateAPIUser(ctx context.Context, r *Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
-	f, err := jsonFields(r.Body)
+	in, err := api.DecodeAPIUserUpdate(r.Body)
 	if err != nil {
 		return Reply{}, err
 	}
-	activo := f.flag("activo")
-	if activo == "" && len(f.errs) == 0 {
-		f.addErr("activo", `is required: "S" or "N"`)
+	if in.Activo == "" {
+		return Reply{}, invalid("activo", `is required: "S" or "N"`)
 	}
-	if err := f.err(); err != nil {
-		return Reply{}, err
-	}
-	u, err := s.o.Tenants.SetBranchUserActive(ctx, r.Principal, companyID, branchID, userID, activo == "S")
+	u, err := s.o.Tenants.SetBranchUserActive(ctx, r.Principal, companyID, branchID, userID, in.Activo == "S")
 	if err != nil {
 		return Reply{}, err
 	}

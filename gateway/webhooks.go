@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"time"
 
+	"facturad/hacienda/api"
 	"facturad/tenant"
-	"facturad/tenant/docview"
 )
 
 // Webhooks is the service behind the webhook calls of A.12
@@ -56,7 +56,7 @@ func EmailRoutes(docs DocumentFinder, emails DocumentEmails) []Route {
 		if err != nil {
 			return Reply{}, err
 		}
-		out := make([]emailAnswer, len(es))
+		out := make([]api.DocumentEmail, len(es))
 		for i, e := range es {
 			out[i] = newEmailAnswer(e)
 		}
@@ -87,108 +87,21 @@ func EmailRoutes(docs DocumentFinder, emails DocumentEmails) []Route {
 
 type webhookHandlers struct{ w Webhooks }
 
-// webhookAnswer is a webhook as listed; the create call adds its secret.
-type webhookAnswer struct {
-	ID        int64    `json:"id"`
-	URL       string   `json:"url"`
-	Eventos   []string `json:"eventos"`
-	CreatedAt string   `json:"createdAt"`
-}
-
-type webhookCreated struct {
-	ID        int64    `json:"id"`
-	URL       string   `json:"url"`
-	Eventos   []string `json:"eventos"`
-	Secreto   string   `json:"secreto"`
-	CreatedAt string   `json:"createdAt"`
-}
-
-func newWebhookAnswer(w tenant.Webhook) webhookAnswer {
-	return webhookAnswer{ID: w.ID, URL: w.URL, Eventos: w.Eventos, CreatedAt: docview.LocalTime(w.CreatedAt)}
-}
-
-// deliveryAnswer is one delivery of the log.
-type deliveryAnswer struct {
-	ID             int64  `json:"id"`
-	EventoID       string `json:"eventoId"`
-	Evento         string `json:"evento"`
-	Clave          string `json:"clave"`
-	Creado         string `json:"creado"`
-	Estado         string `json:"estado"`
-	Intentos       int    `json:"intentos"`
-	UltimoIntento  string `json:"ultimoIntento"`
-	UltimoCodigo   int    `json:"ultimoCodigo"`
-	UltimoError    string `json:"ultimoError"`
-	ProximoIntento string `json:"proximoIntento"`
-	Entregado      string `json:"entregado"`
-	Fallido        string `json:"fallido"`
-}
-
-func newDeliveryAnswer(d tenant.Delivery) deliveryAnswer {
-	return deliveryAnswer{
-		ID: d.ID, EventoID: d.EventID, Evento: d.Evento, Clave: d.Clave, Creado: docview.LocalTime(d.Created),
-		Estado: string(d.State()), Intentos: d.Attempts, UltimoIntento: docview.LocalTime(d.LastAttemptAt),
-		UltimoCodigo: d.LastStatus, UltimoError: d.LastError, ProximoIntento: docview.LocalTime(d.NextAttemptAt),
-		Entregado: docview.LocalTime(d.DeliveredAt), Fallido: docview.LocalTime(d.FailedAt),
-	}
-}
-
-// emailAnswer is one e-mail of a document.
-type emailAnswer struct {
-	Estado         string                  `json:"estado"`
-	Destinatarios  []string                `json:"destinatarios"`
-	Rechazados     []tenant.EmailRejection `json:"rechazados"`
-	Intentos       int                     `json:"intentos"`
-	UltimoIntento  string                  `json:"ultimoIntento"`
-	UltimoError    string                  `json:"ultimoError"`
-	ProximoIntento string                  `json:"proximoIntento"`
-	Enviado        string                  `json:"enviado"`
-	Fallido        string                  `json:"fallido"`
-	Creado         string                  `json:"creado"`
-}
-
-func newEmailAnswer(e tenant.EmailDelivery) emailAnswer {
-	a := emailAnswer{
-		Estado: string(e.State()), Destinatarios: e.Recipients, Rechazados: e.Rejected, Intentos: e.Attempts,
-		UltimoIntento: docview.LocalTime(e.LastAttemptAt), UltimoError: e.LastError,
-		ProximoIntento: docview.LocalTime(e.NextAttemptAt), Enviado: docview.LocalTime(e.SentAt),
-		Fallido: docview.LocalTime(e.FailedAt), Creado: docview.LocalTime(e.Created),
-	}
-	if a.Destinatarios == nil {
-		a.Destinatarios = []string{}
-	}
-	if a.Rechazados == nil {
-		a.Rechazados = []tenant.EmailRejection{}
-	}
-	return a
-}
-
-// deliveryPage is a page of the log: {"items": [...], "next": "<cursor>"}.
-type deliveryPage struct {
-	Items []deliveryAnswer `json:"items"`
-	Next  string           `json:"next"`
-}
-
 func (h webhookHandlers) create(ctx context.Context, r *Request) (Reply, error) {
 	companyID, err := r.pathID("companyId", "CompaniaId")
 	if err != nil {
 		return Reply{}, err
 	}
-	f, err := jsonFields(r.Body)
+	in, err := api.DecodeWebhookRequest(r.Body)
 	if err != nil {
 		return Reply{}, err
 	}
-	in := tenant.WebhookInput{URL: f.text("url")}
-	in.Eventos = f.strs("eventos")
-	if err := f.err(); err != nil {
-		return Reply{}, err
-	}
-	w, secret, err := h.w.CreateWebhook(ctx, r.Principal, companyID, in)
+	w, secret, err := h.w.CreateWebhook(ctx, r.Principal, companyID, tenant.WebhookInput{URL: in.URL, Eventos: in.Eventos})
 	if err != nil {
 		return Reply{}, err
 	}
 	a := newWebhookAnswer(w)
-	return Reply{JSON: webhookCreated{ID: a.ID, URL: a.URL, Eventos: a.Eventos, Secreto: secret, CreatedAt: a.CreatedAt}}, nil
+	return Reply{JSON: api.WebhookCreated{ID: a.ID, URL: a.URL, Eventos: a.Eventos, Secreto: secret, CreatedAt: a.CreatedAt}}, nil
 }
 
 func (h webhookHandlers) list(ctx context.Context, r *Request) (Reply, error) {
@@ -200,7 +113,7 @@ func (h webhookHandlers) list(ctx context.Context, r *Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
-	out := make([]webhookAnswer, len(ws))
+	out := make([]api.Webhook, len(ws))
 	for i, w := range ws {
 		out[i] = newWebhookAnswer(w)
 	}
@@ -252,7 +165,7 @@ func (h webhookHandlers) deliveries(ctx context.Context, r *Request) (Reply, err
 	if err != nil {
 		return Reply{}, err
 	}
-	a := deliveryPage{Items: []deliveryAnswer{}}
+	a := api.Page[api.Delivery]{Items: []api.Delivery{}}
 	for i, d := range ds {
 		if i == want {
 			a.Next = strconv.FormatInt(ds[i-1].ID, 10)

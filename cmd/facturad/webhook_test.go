@@ -118,7 +118,7 @@ func TestWebhooksSurviveSIGKILL(t *testing.T) {
 	companyID := onlyCompanyID(t, branch)
 
 	rcv := newHookReceiver(t)
-	var hook client.Webhook
+	var hook client.WebhookCreated
 	branch.json("POST", fmt.Sprintf("/api/companies/%d/webhooks/v4", companyID),
 		fmt.Appendf(nil, `{"url":%q,"eventos":["documento.no_enviado","documento.enviado","documento.aceptado","documento.rechazado","documento.error","documento.pendiente"]}`, rcv.srv.URL+"/hooks"),
 		200, &hook)

@@ -10,16 +10,18 @@
 //
 // # Shapes
 //
-// The document bodies are the service's own types from package hacienda
-// (hacienda.SendDocumentRequest, hacienda.CalculateRequest and
-// hacienda.AmountsCalculateDocumentResponse): they are the contract's shapes,
-// with exact decimal amounts, and the service decodes exactly them, so a
-// request built with them cannot drift from what the service reads. That
-// package is the model's leaf (it imports only the standard library, an
-// XML tree library and a decimal library), so using it does not bring the
-// server (fasthttp, the stores, the pipeline) into an integrator's build.
-// The answers of the company, branch and user calls are this package's own
-// types, with the contract's JSON names.
+// Every body is the service's own type: the client writes and reads
+// exactly what the service reads and writes, so the two cannot drift. The
+// document bodies come from package hacienda (hacienda.SendDocumentRequest,
+// hacienda.CalculateRequest and hacienda.AmountsCalculateDocumentResponse),
+// the v4.4 model with exact decimal amounts; every other body (the
+// company, branch and user calls', Document, ReceivedDocument, the
+// listings' pages, the webhooks' and the deliveries' envelope) comes from
+// package hacienda/api, which this package re-exports under the names used
+// here (Company, Document, WebhookEvent...). Both are leaves (they import
+// only the standard library, an XML tree library and a decimal library),
+// so using them does not bring the server (fasthttp, the stores, the
+// pipeline) into an integrator's build.
 //
 // # Errors
 //

@@ -10,16 +10,17 @@ import (
 	"time"
 
 	"facturad/hacienda"
+	"facturad/hacienda/api"
 )
 
 // The estado codes of a document (A.5).
 const (
-	EstadoPending    = "00" // stored, not submitted (an expired certificate, for one)
-	EstadoAccepted   = "01" // the tax authority accepted it
-	EstadoRejected   = "02" // the tax authority rejected it
-	EstadoError      = "03" // the tax authority reported a processing error
-	EstadoSent       = "04" // received by the tax authority, verdict not final yet
-	EstadoNotSentYet = "05" // the tax authority was unreachable; the service retries
+	EstadoPending    = api.EstadoPending    // stored, not submitted (an expired certificate, for one)
+	EstadoAccepted   = api.EstadoAccepted   // the tax authority accepted it
+	EstadoRejected   = api.EstadoRejected   // the tax authority rejected it
+	EstadoError      = api.EstadoError      // the tax authority reported a processing error
+	EstadoSent       = api.EstadoSent       // received by the tax authority, verdict not final yet
+	EstadoNotSentYet = api.EstadoNotSentYet // the tax authority was unreachable; the service retries
 )
 
 // The mensaje_api_key values of a send or check answered with 500.
@@ -32,38 +33,12 @@ const (
 	KeyExpiredClientCertificate = "ExpiredClientCertificate"
 )
 
-// Document is the Document answer of the document calls (A.5).
-type Document struct {
-	IDExterno        string `json:"id_externo"`
-	Consecutivo      string `json:"consecutivo"`
-	NumeroDocumento  string `json:"numero_documento"`
-	Clave            string `json:"clave"`
-	Estado           string `json:"estado"`
-	EstadoHumanizado string `json:"estado_humanizado"`
-	// XML is the signed document, when asked for (IncludeData,
-	// IncludeXML); the JSON carries it in base64.
-	XML           []byte `json:"xml"`
-	MensajeAPI    string `json:"mensaje_api"`
-	MensajeAPIKey string `json:"mensaje_api_key"`
-	// XMLRespuesta is the tax authority's signed answer, when asked for.
-	XMLRespuesta           []byte   `json:"xml_respuesta"`
-	CodigoMensajeHacienda  string   `json:"codigo_mensaje_hacienda"`
-	MensajeHacienda        string   `json:"mensaje_hacienda"`
-	DetalleMensajeHacienda []string `json:"detalle_mensaje_hacienda"`
-}
-
-// Final reports whether the tax authority's verdict is final: accepted,
-// rejected or error. 00, 04 and 05 are not.
-func (d *Document) Final() bool { return final(d.Estado) }
-
-// final reports whether estado is a final verdict of the tax authority.
-func final(estado string) bool {
-	switch estado {
-	case EstadoAccepted, EstadoRejected, EstadoError:
-		return true
-	}
-	return false
-}
+// Document is the Document answer of the document calls (A.5), from
+// package hacienda/api. Its XML and XMLRespuesta are the signed document
+// and the tax authority's answer when asked for (IncludeData, IncludeXML,
+// IncludeResponseXML), nil otherwise; Final tells whether the verdict is
+// final.
+type Document = api.Document
 
 // SendOptions are the send call's query options.
 type SendOptions struct {

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"facturad/hacienda/api"
 )
 
 // Error is an error answer of the service (contract A.6, A.7): any status
@@ -117,17 +119,18 @@ var (
 	ErrUnavailable error = &statusSentinel{"facturad: unavailable", []int{http.StatusServiceUnavailable}}
 )
 
-// errorBody holds every form an error answer takes: the A.7 form, the
-// severe 500, and a call's own answer with its message (A.6, a Document).
+// errorBody holds every form an error answer takes: the A.7 forms, and
+// the fields that tell a call's own answer with its message (A.6: the
+// company and branch calls' mensajeApi, the others' mensaje_api; a
+// Document by its mensaje_api_key or clave, a received document by its
+// consecutivoReceptor).
 type errorBody struct {
-	StatusCode  int                 `json:"statusCode"`
-	Message     string              `json:"message"`
-	Errors      map[string][]string `json:"errors"`
-	Severe      string              `json:"error"`
-	MensajeAPI  string              `json:"mensajeApi"`
-	MensajeAPI2 string              `json:"mensaje_api"`
-	Key         string              `json:"mensaje_api_key"`
-	Clave       string              `json:"clave"`
+	api.ErrorBody
+	api.SevereErrorBody
+	MensajeAPI  string `json:"mensajeApi"`
+	MensajeAPI2 string `json:"mensaje_api"`
+	Key         string `json:"mensaje_api_key"`
+	Clave       string `json:"clave"`
 	// ConsecutivoReceptor marks a received document's answer (A.11).
 	ConsecutivoReceptor *string `json:"consecutivoReceptor"`
 }
@@ -145,7 +148,7 @@ func newError(method, path string, resp *http.Response, body []byte) *Error {
 	var eb errorBody
 	if json.Unmarshal(body, &eb) == nil {
 		e.Fields = eb.Errors
-		for _, m := range []string{eb.Message, eb.Severe, eb.MensajeAPI2, eb.MensajeAPI} {
+		for _, m := range []string{eb.Message, eb.Error, eb.MensajeAPI2, eb.MensajeAPI} {
 			if m != "" {
 				e.Message = m
 				break

@@ -2,11 +2,12 @@ package client
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"net/url"
 	"time"
+
+	"facturad/hacienda/api"
 )
 
 // The receiver's side (A.11): a company answers each document its
@@ -20,56 +21,22 @@ const (
 	MensajeRechazado = "3" // rejected (07)
 )
 
-// ReceiveRequest is the body of the receive call. XML is the supplier's
-// signed XML as received (the JSON carries it in base64). Amounts are
-// decimal strings ("3250.13"); empty ones are left out.
-type ReceiveRequest struct {
-	XML                         []byte `json:"xml"`
-	Mensaje                     string `json:"mensaje"`
-	DetalleMensaje              string `json:"detalleMensaje,omitempty"`
-	CodigoActividad             string `json:"codigoActividad,omitempty"`
-	CondicionImpuesto           string `json:"condicionImpuesto,omitempty"`
-	MontoTotalImpuestoAcreditar string `json:"montoTotalImpuestoAcreditar,omitempty"`
-	MontoTotalDeGastoAplicable  string `json:"montoTotalDeGastoAplicable,omitempty"`
-	IDExterno                   string `json:"id_externo,omitempty"`
-}
-
-// ReceivedParty is a party of the supplier's document.
-type ReceivedParty struct {
-	TipoIdentificacion   string `json:"tipoIdentificacion"`
-	NumeroIdentificacion string `json:"numeroIdentificacion"`
-	Nombre               string `json:"nombre,omitempty"`
-}
-
-// ReceivedDocument is the answer of the received-document calls: the
-// supplier's document and the company's message about it. Estado and the
-// tax authority's fields are the message's.
-type ReceivedDocument struct {
-	IDExterno     string        `json:"id_externo"`
-	Clave         string        `json:"clave"`
-	TipoDocumento string        `json:"tipoDocumento"`
-	FechaEmision  string        `json:"fechaEmision"`
-	Emisor        ReceivedParty `json:"emisor"`
-	Receptor      ReceivedParty `json:"receptor"`
-	// MontoTotalImpuesto is empty when the document has no tax.
-	MontoTotalImpuesto     json.Number `json:"montoTotalImpuesto"`
-	TotalFactura           json.Number `json:"totalFactura"`
-	PoliticaFirmaProveedor string      `json:"politicaFirmaProveedor"` // the supplier's signature policy; empty for XAdES-BES
-	Mensaje                string      `json:"mensaje"`
-	ConsecutivoReceptor    string      `json:"consecutivoReceptor"`
-	FechaMensaje           string      `json:"fechaMensaje"`
-	Estado                 string      `json:"estado"`
-	EstadoHumanizado       string      `json:"estado_humanizado"`
-	MensajeAPI             string      `json:"mensaje_api"`
-	MensajeAPIKey          string      `json:"mensaje_api_key"`
-	CodigoMensajeHacienda  string      `json:"codigo_mensaje_hacienda"`
-	MensajeHacienda        string      `json:"mensaje_hacienda"`
-	DetalleMensajeHacienda []string    `json:"detalle_mensaje_hacienda"`
-}
-
-// Final reports whether the tax authority's verdict on the message is
-// final: accepted, rejected or error.
-func (r *ReceivedDocument) Final() bool { return final(r.Estado) }
+// The bodies of the received-document calls are the contract's, from
+// package hacienda/api.
+type (
+	// ReceiveRequest is the body of the receive call: the supplier's signed
+	// XML as received, the message (Mensaje*) and its details. Amounts are
+	// decimal strings ("3250.13").
+	ReceiveRequest = api.ReceiveRequest
+	// ReceivedParty is a party of the supplier's document.
+	ReceivedParty = api.Party
+	// ReceivedDocument is the answer of the received-document calls: the
+	// supplier's document and the company's message about it. Estado and
+	// the tax authority's fields are the message's; MontoTotalImpuesto is
+	// nil when the document has no tax; Final tells whether the verdict on
+	// the message is final.
+	ReceivedDocument = api.ReceivedDocument
+)
 
 func receivedPath(clave string) string { return "/api/received/" + url.PathEscape(clave) }
 

@@ -5,7 +5,6 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -13,72 +12,35 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"facturad/hacienda/api"
 )
 
 // Delivery (A.12): a company's webhooks, their delivery log, and a
 // document's e-mails.
 
-// Webhook is a registered webhook. Secreto is set only in the answer of
-// CreateWebhook: keep it, it signs every delivery.
-type Webhook struct {
-	ID        int64    `json:"id"`
-	URL       string   `json:"url"`
-	Eventos   []string `json:"eventos"`
-	Secreto   string   `json:"secreto,omitempty"`
-	CreatedAt string   `json:"createdAt"`
-}
-
-// Delivery is one event delivered (or being delivered) to a webhook.
-type Delivery struct {
-	ID             int64  `json:"id"`
-	EventoID       string `json:"eventoId"`
-	Evento         string `json:"evento"`
-	Clave          string `json:"clave"`
-	Creado         string `json:"creado"`
-	Estado         string `json:"estado"` // pendiente, entregado, fallido
-	Intentos       int    `json:"intentos"`
-	UltimoIntento  string `json:"ultimoIntento"`
-	UltimoCodigo   int    `json:"ultimoCodigo"`
-	UltimoError    string `json:"ultimoError"`
-	ProximoIntento string `json:"proximoIntento"`
-	Entregado      string `json:"entregado"`
-	Fallido        string `json:"fallido"`
-}
-
-// DeliveryPage is a page of a webhook's delivery log, newest first.
-type DeliveryPage struct {
-	Items []Delivery `json:"items"`
-	Next  string     `json:"next"`
-}
-
-// DocumentEmail is what became of an accepted document's e-mail.
-type DocumentEmail struct {
-	Estado        string   `json:"estado"` // pendiente, entregado, fallido
-	Destinatarios []string `json:"destinatarios"`
-	Rechazados    []struct {
-		Correo  string `json:"correo"`
-		Codigo  int    `json:"codigo"`
-		Mensaje string `json:"mensaje"`
-	} `json:"rechazados"`
-	Intentos       int    `json:"intentos"`
-	UltimoIntento  string `json:"ultimoIntento"`
-	UltimoError    string `json:"ultimoError"`
-	ProximoIntento string `json:"proximoIntento"`
-	Enviado        string `json:"enviado"`
-	Fallido        string `json:"fallido"`
-	Creado         string `json:"creado"`
-}
-
-// WebhookEvent is the body of a delivery: the event's id (the same on
-// every repeat of it), its name, when it happened and the document as the
-// read call answers it (Document for documento.*, ReceivedDocument for
-// recibido.*: decode Data accordingly).
-type WebhookEvent struct {
-	ID     string          `json:"id"`
-	Evento string          `json:"evento"`
-	Creado string          `json:"creado"`
-	Data   json.RawMessage `json:"data"`
-}
+// The bodies of the delivery calls and the deliveries' envelope are the
+// contract's, from package hacienda/api.
+type (
+	// Webhook is a registered webhook as listed, without its secret.
+	Webhook = api.Webhook
+	// WebhookCreated is the answer of CreateWebhook: the webhook and its
+	// Secreto, shown this once. Keep it: it signs every delivery.
+	WebhookCreated = api.WebhookCreated
+	// Delivery is one event delivered (or being delivered) to a webhook.
+	Delivery = api.Delivery
+	// DeliveryPage is a page of a webhook's delivery log, newest first.
+	DeliveryPage = api.Page[Delivery]
+	// DocumentEmail is what became of an accepted document's e-mail.
+	DocumentEmail = api.DocumentEmail
+	// EmailRejection is an address the mail server refused for good.
+	EmailRejection = api.EmailRejection
+	// WebhookEvent is the body of a delivery: the event's id (the same on
+	// every repeat of it), its name, when it happened and the document as
+	// the read call answers it (Document for documento.*,
+	// ReceivedDocument for recibido.*: decode Data accordingly).
+	WebhookEvent = api.WebhookEvent
+)
 
 func webhooksPath(companyID int64) string {
 	return companyPath(companyID) + "/webhooks"
@@ -87,12 +49,12 @@ func webhooksPath(companyID int64) string {
 // CreateWebhook registers a webhook of the company for the events named
 // (POST /api/companies/{id}/webhooks/v4). The answer's Secreto is shown
 // this once.
-func (c *Client) CreateWebhook(ctx context.Context, companyID int64, rawURL string, eventos ...string) (*Webhook, error) {
-	r, err := jsonRequest(http.MethodPost, webhooksPath(companyID)+"/v4", map[string]any{"url": rawURL, "eventos": eventos}, false)
+func (c *Client) CreateWebhook(ctx context.Context, companyID int64, rawURL string, eventos ...string) (*WebhookCreated, error) {
+	r, err := jsonRequest(http.MethodPost, webhooksPath(companyID)+"/v4", api.WebhookRequest{URL: rawURL, Eventos: eventos}, false)
 	if err != nil {
 		return nil, err
 	}
-	var w Webhook
+	var w WebhookCreated
 	if err := c.callJSON(ctx, r, &w); err != nil {
 		return nil, err
 	}

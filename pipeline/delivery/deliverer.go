@@ -21,9 +21,9 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"facturad/hacienda/api"
 	sharedmetrics "facturad/metrics"
 	"facturad/tenant"
-	"facturad/tenant/docview"
 )
 
 // Store is the outbox of webhook deliveries (tenant.WebhookStore; both
@@ -292,18 +292,10 @@ func (d *Deliverer) serve(ep tenant.Endpoint) {
 	}
 }
 
-// envelope is the body of a delivery. Its fields and their order are
-// fixed, so every attempt of a delivery sends the same bytes.
-type envelope struct {
-	ID     string          `json:"id"`
-	Evento string          `json:"evento"`
-	Creado string          `json:"creado"`
-	Data   json.RawMessage `json:"data"`
-}
-
-// Body is the JSON a delivery posts: {"id","evento","creado","data"}.
+// Body is the JSON a delivery posts (api.WebhookEvent):
+// {"id","evento","creado","data"}.
 func Body(dl tenant.Delivery) ([]byte, error) {
-	return json.Marshal(envelope{ID: dl.EventID, Evento: dl.Evento, Creado: docview.LocalTime(dl.Created), Data: dl.Payload})
+	return json.Marshal(api.WebhookEvent{ID: dl.EventID, Evento: dl.Evento, Creado: api.LocalTime(dl.Created), Data: dl.Payload})
 }
 
 // attempt posts one delivery and records its outcome.

@@ -1,4 +1,4 @@
-package gateway
+package api
 
 import (
 	"bytes"
@@ -6,9 +6,9 @@ import (
 	"testing"
 )
 
-// FuzzJSONFields checks that any body is either read or refused with a 400
-// on "body", that every valid JSON object is read, and that reading fields
-// of any type never panics.
+// FuzzJSONFields checks that any body is either read or refused on "body"
+// (a 400 from the gateway), that every valid JSON object is read, and that
+// reading fields of any type never panics.
 func FuzzJSONFields(f *testing.F) {
 	for _, seed := range []string{
 		`{"sucursal":"001","Sucursal":2,"activo":true,"barrio":null}`,
@@ -25,9 +25,9 @@ func FuzzJSONFields(f *testing.F) {
 			}
 		}
 		if err != nil {
-			ae, ok := err.(*apiError)
-			if !ok || ae.status != 400 || len(ae.fields["body"]) == 0 {
-				t.Fatalf("refusal is not a 400 on body: %#v", err)
+			fe, ok := err.(*FieldError)
+			if !ok || len(fe.Fields["body"]) == 0 {
+				t.Fatalf("refusal is not a field error on body: %#v", err)
 			}
 			return
 		}

@@ -1,4 +1,4 @@
-package gateway
+package api
 
 import (
 	"bytes"
@@ -9,16 +9,148 @@ import (
 	"mime"
 	"mime/multipart"
 	"net/url"
+	"reflect"
 	"strings"
-
-	"github.com/valyala/fasthttp"
 
 	"facturad/hacienda/xmltext"
 )
 
+// The decoding of the request bodies the contract reads without regard to
+// the case of their names: the JSON objects of the branch, user and
+// webhook calls and the company form, multipart or URL-encoded. A body
+// type's fields say how they are read, so that each name is written once,
+// in the type:
+//
+//   - the name is the json tag's for a JSON body, the Go name (or the form
+//     tag's; "-" skips the field) for a form;
+//   - also:"old other" lists older spellings read as well (the first one
+//     present wins, the primary spelling first);
+//   - a string is read from a JSON string, a number (its literal text) or
+//     null (""); read:"text" takes only a string or null, read:"flag" an
+//     S/N flag (see fields.flag);
+//   - a bool is read as a flag, true when it reads "S" (true, si, 1...); a
+//     []string is a JSON array of strings (comma-separated in a form); a
+//     []byte an uploaded file.
+//
+// Every offending field is reported at once, in a *FieldError.
+
+// DecodeBranchInput reads a branch create or update body (A.3).
+func DecodeBranchInput(body []byte) (BranchInput, error) { return decodeJSON[BranchInput](body) }
+
+// DecodeUserRequest reads the create-user and reseller calls' body. A
+// missing usuario is not an error here: the service refuses it once it
+// has checked that the caller may act on the branch.
+func DecodeUserRequest(body []byte) (UserRequest, error) { return decodeJSON[UserRequest](body) }
+
+// DecodeAPIUserUpdate reads an API user's update body. A missing activo is
+// not an error here: the gateway says it is required.
+func DecodeAPIUserUpdate(body []byte) (APIUserUpdate, error) { return decodeJSON[APIUserUpdate](body) }
+
+// DecodeWebhookRequest reads a webhook create body (A.12).
+func DecodeWebhookRequest(body []byte) (WebhookRequest, error) {
+	return decodeJSON[WebhookRequest](body)
+}
+
+// DecodeCompanyForm reads a company create or update form (A.2) of content
+// type contentType: multipart/form-data, or URL-encoded (without a
+// certificate). Anything else is an error on "body".
+func DecodeCompanyForm(contentType string, body []byte) (CompanyForm, error) {
+	var (
+		f   *fields
+		err error
+	)
+	switch {
+	case hasMediaType(contentType, "multipart/form-data"):
+		f, err = multipartFields(contentType, body)
+	case hasMediaType(contentType, "application/x-www-form-urlencoded"):
+		f, err = urlencodedFields(body)
+	default:
+		err = invalid("body", "a multipart/form-data form is required")
+	}
+	if err != nil {
+		return CompanyForm{}, err
+	}
+	var form CompanyForm
+	f.into(&form)
+	return form, f.err()
+}
+
+// hasMediaType reports whether the content type ct is of media type mt,
+// matched without regard to case.
+func hasMediaType(ct, mt string) bool {
+	return len(ct) >= len(mt) && strings.EqualFold(ct[:len(mt)], mt)
+}
+
+func decodeJSON[T any](body []byte) (T, error) {
+	var v T
+	f, err := jsonFields(body)
+	if err != nil {
+		return v, err
+	}
+	f.into(&v)
+	return v, f.err()
+}
+
+// into reads every field of the struct v points to from f, as the field's
+// tags say (see above).
+func (f *fields) into(v any) {
+	rv := reflect.ValueOf(v).Elem()
+	for i := range rv.NumField() {
+		sf := rv.Type().Field(i)
+		name := formName(sf)
+		if f.json != nil {
+			name = jsonName(sf)
+		}
+		if name == "" {
+			continue
+		}
+		also := strings.Fields(sf.Tag.Get("also"))
+		fv := rv.Field(i)
+		switch read := sf.Tag.Get("read"); {
+		case read == "flag":
+			fv.SetString(f.flag(name, also...))
+		case read == "text":
+			fv.SetString(f.text(name))
+		case fv.Kind() == reflect.String:
+			fv.SetString(f.str(name, also...))
+		case fv.Kind() == reflect.Bool:
+			fv.SetBool(f.boolean(name))
+		case sf.Type == reflect.TypeFor[[]string]():
+			fv.Set(reflect.ValueOf(f.strs(name)))
+		case sf.Type == reflect.TypeFor[[]byte]():
+			fv.SetBytes(f.file(name))
+		default:
+			panic("api: no reading for field " + sf.Name + " of type " + sf.Type.String())
+		}
+	}
+}
+
+// jsonName is a field's name in a JSON body: its json tag's, or "" when it
+// has none.
+func jsonName(sf reflect.StructField) string {
+	name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+	if name == "-" || !sf.IsExported() {
+		return ""
+	}
+	return name
+}
+
+// formName is a field's name in a form: its form tag's, else its Go name;
+// "" for a field that is not in the form.
+func formName(sf reflect.StructField) string {
+	name := sf.Tag.Get("form")
+	switch {
+	case name == "-" || !sf.IsExported():
+		return ""
+	case name == "":
+		return sf.Name
+	}
+	return name
+}
+
 // fields reads named values out of a request body without regard to the
 // case of the names, collecting a message per offending field. Both the
-// JSON objects of the branch and user calls and the multipart forms of the
+// JSON objects of the branch, user and webhook calls and the forms of the
 // company calls are read through it.
 type fields struct {
 	json  map[string]json.RawMessage // lower-cased names, for a JSON body
@@ -34,12 +166,12 @@ func (f *fields) addErr(field, msg string) {
 	f.errs[field] = append(f.errs[field], msg)
 }
 
-// err is the 400 of the collected messages, or nil.
+// err is the *FieldError of the collected messages, or nil.
 func (f *fields) err() error {
 	if len(f.errs) == 0 {
 		return nil
 	}
-	return &apiError{status: fasthttp.StatusBadRequest, message: msgValidation, fields: f.errs}
+	return &FieldError{Fields: f.errs}
 }
 
 // jsonFields reads a JSON object body. An empty body, invalid JSON or

@@ -1,0 +1,296 @@
+package api
+
+import (
+	"bytes"
+	"mime/multipart"
+	"reflect"
+	"strconv"
+)
+
+// The companies, branches and API users (A.2–A.4) and the reseller call.
+// Dates are the contract's local date-times (LocalTime); flags named activo
+// hold "S" or "N".
+
+// Company is a company as searched (A.2, search form).
+type Company struct {
+	ID                     int64  `json:"id"`
+	TipoIdentificacion     string `json:"tipoIdentificacion"`
+	NumeroIdentificacion   string `json:"numeroIdentificacion"`
+	RazonSocial            string `json:"razonSocial"`
+	TipoCliente            string `json:"tipoCliente"`
+	Activo                 string `json:"activo"`
+	FacturacionElectronica bool   `json:"facturacionElectronica"`
+	CreatedAt              string `json:"createdAt"`
+	UpdatedAt              string `json:"updatedAt"`
+	CertificadoVencido     bool   `json:"certificadoVencido"`
+	ExpiracionCertificado  string `json:"expiracionCertificado"`
+}
+
+// CompanyDetail is a company as read by id (A.2, get form): the search
+// form, the tax-authority credentials and the certificate's PIN (Clave),
+// and (ours) the remaining details, so that a full-replace update can
+// start from what a get returned.
+type CompanyDetail struct {
+	Company
+	UsuarioHacienda    string `json:"usuarioHacienda"`
+	ContrasenaHacienda string `json:"contrasenaHacienda"`
+	// Clave is the certificate's PIN.
+	Clave string `json:"clave"`
+
+	ActividadComercial string `json:"actividadComercial"`
+	RazonComercial     string `json:"razonComercial"`
+	Provincia          string `json:"provincia"`
+	Canton             string `json:"canton"`
+	Distrito           string `json:"distrito"`
+	Barrio             string `json:"barrio"`
+	OtrasSenas         string `json:"otrasSenas"`
+	CodPais            string `json:"codPais"`
+	Telefono           string `json:"telefono"`
+	Fax                string `json:"fax"`
+	CorreoElectronico  string `json:"correoElectronico"`
+	MonedaLocal        string `json:"monedaLocal"`
+	MonedaExtranjera   string `json:"monedaExtranjera"`
+}
+
+// UpdatedCompany is the answer of a company update
+// (UpdateCompanyResponse).
+type UpdatedCompany struct {
+	CompanyDetail
+	// MensajeAPI is empty on success.
+	MensajeAPI string `json:"mensajeApi"`
+}
+
+// CreatedCompany is the answer of a company create
+// (CreateCompanyResponse): the company, its first branch and that
+// branch's first API user, whose credentials are shown only here.
+type CreatedCompany struct {
+	CompaniaID             int64  `json:"companiaId"`
+	SucursalID             int64  `json:"sucursalId"`
+	TipoIdentificacion     string `json:"tipoIdentificacion"`
+	NumeroIdentificacion   string `json:"numeroIdentificacion"`
+	TipoCliente            string `json:"tipoCliente"`
+	UsuarioHacienda        string `json:"usuarioHacienda"`
+	ContrasenaHacienda     string `json:"contrasenaHacienda"`
+	Activo                 string `json:"activo"`
+	Clave                  string `json:"clave"`
+	RazonSocial            string `json:"razonSocial"`
+	RazonComercial         string `json:"razonComercial"`
+	Provincia              string `json:"provincia"`
+	Canton                 string `json:"canton"`
+	Distrito               string `json:"distrito"`
+	Barrio                 string `json:"barrio"`
+	OtrasSenas             string `json:"otrasSenas"`
+	CodPais                string `json:"codPais"`
+	Telefono               string `json:"telefono"`
+	Fax                    string `json:"fax"`
+	CorreoElectronico      string `json:"correoElectronico"`
+	Sucursal               string `json:"sucursal"`
+	MonedaExtranjera       string `json:"monedaExtranjera"`
+	FacturacionElectronica bool   `json:"facturacionElectronica"`
+	Usuario                string `json:"usuario"`
+	Contrasena             string `json:"contrasena"`
+	APIToken               string `json:"apiToken"`
+	MensajeAPI             string `json:"mensajeApi"`
+}
+
+// Credentials returns the first API user's credentials.
+func (c CreatedCompany) Credentials() Credentials {
+	return Credentials{Usuario: c.Usuario, Contrasena: c.Contrasena, APIToken: c.APIToken}
+}
+
+// CompanyForm is the form of a company create or update (A.2), sent as
+// multipart/form-data (or URL-encoded, without a certificate). Each
+// field's form name is its Go name; the service matches them without
+// regard to case. Empty text fields are not sent, and the service applies
+// its defaults on create (Sucursal 001, MonedaLocal CRC, MonedaExtranjera
+// USD). An update is a full replace: send every detail, starting from a
+// read of the company.
+type CompanyForm struct {
+	// TipoIdentificacion is 01 physical person, 02 legal entity, 03 DIMEX,
+	// 04 NITE.
+	TipoIdentificacion     string
+	Identificacion         string `also:"NumeroIdentificacion"`
+	RazonSocial            string
+	ActividadComercial     string
+	UsuarioHacienda        string
+	ContrasenaHacienda     string
+	TipoCliente            string
+	RazonComercial         string
+	Provincia              string
+	Canton                 string
+	Distrito               string
+	Barrio                 string
+	OtrasSenas             string
+	CodPais                string
+	Telefono               string
+	Fax                    string
+	CorreoElectronico      string
+	Sucursal               string
+	MonedaLocal            string `also:"MonedaIdLocal"`
+	MonedaExtranjera       string `also:"MonedaIdExtranjera"`
+	FacturacionElectronica bool
+	// Activo is "S" or "N"; empty leaves the service's default on create
+	// and the company's state on update.
+	Activo string `read:"flag"`
+	// Certificado is the company's .p12/.pfx, sent as a file; nil sends
+	// none (on update: keeps the current one).
+	Certificado []byte
+	// CertificadoNombre is the uploaded file's name (default
+	// "certificado.p12"); it is not a field of the form.
+	CertificadoNombre string `form:"-"`
+	// Clave is the certificate's PIN.
+	Clave string
+}
+
+// Encode writes the form as multipart/form-data and returns its content
+// type (with the boundary) and body: the text fields in their order, the
+// certificate last.
+func (f CompanyForm) Encode() (contentType string, body []byte, err error) {
+	var buf bytes.Buffer
+	w := multipart.NewWriter(&buf)
+	var file string
+	v := reflect.ValueOf(f)
+	for i := range v.NumField() {
+		name := formName(v.Type().Field(i))
+		if name == "" {
+			continue
+		}
+		var text string
+		switch x := v.Field(i).Interface().(type) {
+		case string:
+			text = x
+		case bool:
+			text = strconv.FormatBool(x)
+		case []byte:
+			file = name
+		}
+		if text == "" {
+			continue
+		}
+		if err := w.WriteField(name, text); err != nil {
+			return "", nil, err
+		}
+	}
+	if f.Certificado != nil {
+		fileName := f.CertificadoNombre
+		if fileName == "" {
+			fileName = "certificado.p12"
+		}
+		fw, err := w.CreateFormFile(file, fileName)
+		if err != nil {
+			return "", nil, err
+		}
+		if _, err := fw.Write(f.Certificado); err != nil {
+			return "", nil, err
+		}
+	}
+	if err := w.Close(); err != nil {
+		return "", nil, err
+	}
+	return w.FormDataContentType(), buf.Bytes(), nil
+}
+
+// Branch is a company's branch (A.3).
+type Branch struct {
+	ID                  int64  `json:"id"`
+	CompaniaID          int64  `json:"companiaId"`
+	RazonComercial      string `json:"razonComercial"`
+	Provincia           string `json:"provincia"`
+	Canton              string `json:"canton"`
+	Distrito            string `json:"distrito"`
+	Barrio              string `json:"barrio"`
+	OtrasSenas          string `json:"otrasSenas"`
+	CodPais             string `json:"codPais"`
+	Telefono            string `json:"telefono"`
+	Fax                 string `json:"fax"`
+	CorreoElectronico   string `json:"correoElectronico"`
+	Activo              string `json:"activo"`
+	CreatedAt           string `json:"createdAt"`
+	UpdatedAt           string `json:"updatedAt"`
+	Sucursal            string `json:"sucursal"`
+	MonedaLocal         string `json:"monedaLocal"`
+	MonedaExtranjera    string `json:"monedaExtranjera"`
+	VerMonedaExtranjera string `json:"verMonedaExtranjera"`
+	Licencia            string `json:"licencia"`
+}
+
+// BranchInput is the JSON body of a branch create or update (A.3); an
+// update is a full replace. The service also reads the published
+// spellings monedaIdLocal and monedaIdExtranjera, and flags given as
+// booleans, si/no or 1/0.
+type BranchInput struct {
+	// Sucursal is the 3-digit branch code of the consecutivo.
+	Sucursal            string `json:"sucursal,omitempty"`
+	RazonComercial      string `json:"razonComercial,omitempty"`
+	Provincia           string `json:"provincia,omitempty"`
+	Canton              string `json:"canton,omitempty"`
+	Distrito            string `json:"distrito,omitempty"`
+	Barrio              string `json:"barrio,omitempty"`
+	OtrasSenas          string `json:"otrasSenas,omitempty"`
+	CodPais             string `json:"codPais,omitempty"`
+	Telefono            string `json:"telefono,omitempty"`
+	Fax                 string `json:"fax,omitempty"`
+	CorreoElectronico   string `json:"correoElectronico,omitempty"`
+	MonedaLocal         string `json:"monedaLocal,omitempty" also:"monedaIdLocal"`
+	MonedaExtranjera    string `json:"monedaExtranjera,omitempty" also:"monedaIdExtranjera"`
+	VerMonedaExtranjera string `json:"verMonedaExtranjera,omitempty" read:"flag"`
+	Licencia            string `json:"licencia,omitempty"`
+	Activo              string `json:"activo,omitempty" read:"flag"`
+}
+
+// CreatedBranch is the answer of a branch create: the branch and its first
+// API user, whose credentials are shown only here.
+type CreatedBranch struct {
+	Branch
+	Usuario    string `json:"usuario"`
+	Contrasena string `json:"contrasena"`
+	APIToken   string `json:"apiToken"`
+	MensajeAPI string `json:"mensajeApi"`
+}
+
+// Credentials returns the branch's first API user's credentials.
+func (b CreatedBranch) Credentials() Credentials {
+	return Credentials{Usuario: b.Usuario, Contrasena: b.Contrasena, APIToken: b.APIToken}
+}
+
+// UpdatedBranch is the answer of a branch update: the branch with its
+// message, spelt in snake_case as published.
+type UpdatedBranch struct {
+	Branch
+	MensajeAPI string `json:"mensaje_api"`
+}
+
+// Credentials are an API user's, the answer of the create-user call (A.4),
+// the reseller call and a token rotation: shown in clear only there,
+// stored by the service only as hashes.
+type Credentials struct {
+	Usuario    string `json:"usuario"`
+	Contrasena string `json:"contrasena"`
+	APIToken   string `json:"apiToken"`
+	// MensajeAPI is empty on success.
+	MensajeAPI string `json:"mensaje_api"`
+}
+
+// UserRequest is the body of the create-user call (A.4) and the reseller
+// call.
+type UserRequest struct {
+	Usuario string `json:"usuario"`
+}
+
+// APIUser is an API user as listed and updated (ours; A.4 has only the
+// create call): never its password or token.
+type APIUser struct {
+	ID        int64  `json:"id"`
+	Usuario   string `json:"usuario"`
+	Activo    string `json:"activo"`
+	CreatedAt string `json:"createdAt"`
+	// MensajeAPI carries the message of a failed update; it is left out
+	// otherwise.
+	MensajeAPI string `json:"mensaje_api,omitempty"`
+}
+
+// APIUserUpdate is the body of an API user's update: it switches the user
+// on ("S") or off ("N").
+type APIUserUpdate struct {
+	Activo string `json:"activo" read:"flag"`
+}
