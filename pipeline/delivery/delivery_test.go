@@ -45,7 +45,7 @@ var storeKinds = []struct {
 func eachStore(t *testing.T, fn func(t *testing.T, s store)) {
 	for _, k := range storeKinds {
 		t.Run(k.name, func(t *testing.T) {
-			if k.name == "postgres" && os.Getenv(storetest.EnvDatabaseURL) == "" && !storetest.RequireServices() {
+			if k.name == "postgres" && os.Getenv(storetest.EnvDatabaseURL) == "" && !storetest.RequireServices(t) {
 				t.Skip("no " + storetest.EnvDatabaseURL)
 			}
 			fn(t, k.open(t))
