@@ -169,6 +169,11 @@ func TestCalculateRules(t *testing.T) {
 			return crcDoc(TypeFE, service(1, "3", "1000", Impuesto{Codigo: "01", CodigoTarifaIVA: "08", Exoneracion: exo("4")}))
 		}, want{"L1.Monto0": "390", "L1.Exo0": "120", "L1.ImpuestoNeto": "270",
 			"R.TotalServExonerado": "923.07692", "R.TotalServGravados": "2076.92308", "R.TotalComprobante": "3270"}},
+		{"ok/IVA exoneration on a base that includes selectivo de consumo", func() *Document {
+			return crcDoc(TypeFE, service(1, "1", "2000", Impuesto{Codigo: "02", Tarifa: a("10")},
+				Impuesto{Codigo: "01", CodigoTarifaIVA: "08", Exoneracion: exo("13")}))
+		}, want{"L1.Monto0": "200", "L1.BaseImponible": "2200", "L1.Monto1": "286", "L1.Exo1": "286",
+			"L1.ImpuestoNeto": "200", "L1.MontoTotalLinea": "2200", "R.TotalImpuesto": "200", "R.TotalComprobante": "2200"}},
 		{"ok/bonificación: the issuer bears the IVA", func() *Document {
 			l := goods(1, "2", "750", iva("04"))
 			l.Descuento = []Descuento{{PorcentajeDescuento: a("100"), CodigoDescuento: "03"}}
@@ -315,6 +320,16 @@ func TestCalculateRuleErrors(t *testing.T) {
 		{"error/exonerated rate above the tax rate", func() *Document {
 			return crcDoc(TypeFE, goods(1, "1", "100", Impuesto{Codigo: "01", CodigoTarifaIVA: "04", Exoneracion: &Exoneracion{TarifaExonerada: a("13")}}))
 		}, "detalleServicio[0].impuesto[0].exoneracion.tarifaExonerada", "must not exceed"},
+		{"error/exonerated amount above the tax", func() *Document {
+			// Used goods pay IVA by factor (1 % of 1000 = 10) and carry no
+			// tarifa to bound the exonerated rate: 19.5 % of 1000 is 195.
+			// The other tax (200) keeps the line's net tax positive, so
+			// only this rule stands between the line and a hidden
+			// discount on another tax.
+			return crcDoc(TypeFE, goods(1, "1", "1000", Impuesto{Codigo: "99", CodigoImpuestoOTRO: "Municipal", Tarifa: a("20")},
+				Impuesto{Codigo: "08", FactorCalculoIVA: a("0.01"),
+					Exoneracion: &Exoneracion{TipoDocumentoEX1: "04", NumeroDocumento: "AL-1", NombreInstitucion: "01", TarifaExonerada: a("19.5")}}))
+		}, "detalleServicio[0].impuesto[1].exoneracion.tarifaExonerada", "(195) exceeds the tax's monto (10)"},
 		{"error/exoneration in an export invoice", func() *Document {
 			return crcDoc(TypeFEE, goods(1, "1", "100", Impuesto{Codigo: "01", CodigoTarifaIVA: "08", Exoneracion: &Exoneracion{TarifaExonerada: a("13")}}))
 		}, "detalleServicio[0].impuesto[0].exoneracion", "not allowed"},

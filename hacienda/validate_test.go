@@ -2,6 +2,7 @@ package hacienda
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -118,6 +119,76 @@ func TestNewDocumentFECSwapsParties(t *testing.T) {
 	}
 	if r := doc.InformacionReferencia[0]; r.TipoDocIR != "06" || r.FechaEmisionIR.IsZero() {
 		t.Errorf("v4.3 spellings tipoDoc/fechaEmision not accepted: %+v", r)
+	}
+}
+
+// TestNewDocumentFECSellerID: the seller of an FEC is the submission's
+// JSON emisor, which the reception API caps at 12 characters, while the
+// XML would take a foreign id of up to 20; the request is refused at the
+// door rather than by the tax authority.
+func TestNewDocumentFECSellerID(t *testing.T) {
+	tests := []struct {
+		name   string
+		numero string
+		bad    bool
+	}{
+		{"ok/12 characters", "GB1234567890", false},
+		{"error/13 characters", "GB12345678901", true},
+		{"error/20 characters", "GB123456789012345678", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			errs := sendErrors(t, mutate(t, func(m map[string]any) {
+				m["tipo_documento"] = "08"
+				r := obj(m, "receptor")
+				delete(r, "ubicacion")
+				r["identificacion"] = map[string]any{"tipo": "05", "numero": tt.numero}
+				r["otrasSenasExtranjero"] = "10 Downing Street, London"
+				m["informacionReferencia"] = []any{map[string]any{"tipoDocIR": "16", "numero": "CT-1", "fechaEmisionIR": "2026-11-01T00:00:00",
+					"codigo": "04", "razon": "Compra en el exterior"}}
+			}))
+			if !tt.bad {
+				if errs != nil {
+					t.Fatalf("errors %v, want none", errs)
+				}
+				return
+			}
+			const path = "ReceptorRequest.Identificacion.Numero"
+			if msgs := strings.Join(errs[path], " | "); len(errs) != 1 || !strings.Contains(msgs, "at most 12 characters") {
+				t.Fatalf("errors %v, want only one on %s about the reception API's 12 characters", errs, path)
+			}
+		})
+	}
+}
+
+// TestReceptorIDDigits pins both bounds of every national identification
+// type (nota 4): one digit fewer or more than allowed is refused.
+func TestReceptorIDDigits(t *testing.T) {
+	tests := []struct {
+		tipo   string
+		lo, hi int
+	}{
+		{"01", 9, 9},   // cédula física
+		{"02", 10, 10}, // cédula jurídica
+		{"03", 11, 12}, // DIMEX
+		{"04", 10, 10}, // NITE
+	}
+	for _, tt := range tests {
+		for n := tt.lo - 1; n <= tt.hi+1; n++ {
+			ok := n >= tt.lo && n <= tt.hi
+			name := fmt.Sprintf("error/%s of %d digits", tt.tipo, n)
+			if ok {
+				name = fmt.Sprintf("ok/%s of %d digits", tt.tipo, n)
+			}
+			t.Run(name, func(t *testing.T) {
+				errs := sendErrors(t, mutate(t, func(m map[string]any) {
+					obj(m, "receptor")["identificacion"] = map[string]any{"tipo": tt.tipo, "numero": strings.Repeat("1", n)}
+				}))
+				if got := len(errs["ReceptorRequest.Identificacion.Numero"]) == 0; got != ok {
+					t.Fatalf("accepted = %v, want %v; errors %v", got, ok, errs)
+				}
+			})
+		}
 	}
 }
 

@@ -49,7 +49,7 @@ func TestMonitoringUsesExportedMetrics(t *testing.T) {
 	}
 
 	shapes := [][]string{nil}
-	if os.Getenv(storetest.EnvDatabaseURL) != "" || storetest.RequireServices() {
+	if os.Getenv(storetest.EnvDatabaseURL) != "" || storetest.RequireServices(t) {
 		sb := sandbox.NewTestServer(t, sandbox.Options{})
 		shapes = append(shapes, append([]string{
 			"--database-url", postgresSchema(t), "--redis-url", storetest.RedisURL(t), "--master-key", masterKey(t),

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"facturad/hacienda/pdf/pdfcheck"
+	"facturad/internal/testenv"
 )
 
 // The README's Quick start is marked block by block: the service's start
@@ -54,7 +55,7 @@ func needTools(t *testing.T, tools ...string) {
 	t.Helper()
 	for _, tool := range tools {
 		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("TEST_REQUIRE_SERVICES") != "" {
+			if testenv.RequireServices(t) {
 				t.Fatalf("%s is needed by the README's Quick start: %v", tool, err)
 			}
 			t.Skipf("%s is not installed", tool)

@@ -4,6 +4,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"strconv"
 	"strings"
 	"testing"
@@ -84,4 +85,38 @@ func FuzzVerifyWebhook(f *testing.F) {
 			t.Fatalf("%q verifies %s later", h, late.Sub(now))
 		}
 	})
+}
+
+// TestVerifyWebhookWindow: a right signature verifies only when its time
+// is within the tolerance of now, on either side: one dated in the future
+// beyond it is refused as surely as an old one, or a captured delivery
+// signed ahead could be replayed for as long as the date lies ahead.
+func TestVerifyWebhookWindow(t *testing.T) {
+	now := time.Unix(1795000000, 0)
+	body := []byte(`{"id":"evt_1","evento":"documento.aceptado"}`)
+	tests := []struct {
+		name   string
+		signed time.Duration // relative to now
+		ok     bool
+	}{
+		{"ok/now", 0, true},
+		{"ok/at the tolerance in the past", -client.WebhookTolerance, true},
+		{"ok/at the tolerance in the future", client.WebhookTolerance, true},
+		{"error/a second beyond the tolerance in the past", -client.WebhookTolerance - time.Second, false},
+		{"error/a second beyond the tolerance in the future", client.WebhookTolerance + time.Second, false},
+		{"error/a day in the future", 24 * time.Hour, false},
+		{"error/a year in the future", 365 * 24 * time.Hour, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := delivery.Sign([]byte("whsec_1"), body, now.Add(tt.signed))
+			err := client.VerifyWebhook("whsec_1", h, body, now, client.WebhookTolerance)
+			if tt.ok && err != nil {
+				t.Fatalf("VerifyWebhook(%q) = %v, want nil", h, err)
+			}
+			if !tt.ok && !errors.Is(err, client.ErrWebhookSignature) {
+				t.Fatalf("VerifyWebhook(%q) = %v, want ErrWebhookSignature", h, err)
+			}
+		})
+	}
 }

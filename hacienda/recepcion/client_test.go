@@ -18,6 +18,7 @@ import (
 	"facturad/hacienda"
 	"facturad/hacienda/recepcion"
 	"facturad/hacienda/sandbox"
+	"facturad/hacienda/xmlcheck"
 	"facturad/signer"
 )
 
@@ -83,13 +84,7 @@ func TestSubmitAndStatusAccepted(t *testing.T) {
 // xmllint.
 func validateMensajeXSD(t *testing.T, xml []byte) {
 	t.Helper()
-	xmllint, err := exec.LookPath("xmllint")
-	if err != nil {
-		if os.Getenv("TEST_REQUIRE_SERVICES") != "" {
-			t.Fatal("xmllint is required (TEST_REQUIRE_SERVICES is set)")
-		}
-		t.Skip("xmllint not found; skipping schema validation")
-	}
+	xmllint := xmlcheck.Tool(t, "xmllint")
 	f := filepath.Join(t.TempDir(), "respuesta.xml")
 	if err := os.WriteFile(f, xml, 0o600); err != nil {
 		t.Fatal(err)

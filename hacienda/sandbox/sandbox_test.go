@@ -19,6 +19,7 @@ import (
 
 	"facturad/hacienda"
 	"facturad/hacienda/sandbox"
+	"facturad/hacienda/xmlcheck"
 )
 
 var (
@@ -631,13 +632,7 @@ func validateAnswer(t *testing.T, b64 string) {
 	if err != nil || len(xml) == 0 {
 		t.Fatalf("respuesta-xml %q: %v", b64, err)
 	}
-	xmllint, err := exec.LookPath("xmllint")
-	if err != nil {
-		if os.Getenv("TEST_REQUIRE_SERVICES") != "" {
-			t.Fatal("xmllint is required (TEST_REQUIRE_SERVICES is set)")
-		}
-		t.Skip("xmllint not found; skipping schema validation")
-	}
+	xmllint := xmlcheck.Tool(t, "xmllint")
 	f := filepath.Join(t.TempDir(), "respuesta.xml")
 	if err := os.WriteFile(f, xml, 0o600); err != nil {
 		t.Fatal(err)

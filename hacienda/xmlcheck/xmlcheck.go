@@ -2,9 +2,10 @@
 // our own code: xmllint against the official v4.4 schemas, and xmlsec1 over
 // an XAdES signature. Any package's tests may use it.
 //
-// A missing tool skips the test, unless TEST_REQUIRE_SERVICES=1 (set by
-// deploy/test.sh), which makes it a failure so that CI can never pass by
-// skipping.
+// A missing tool skips the test, unless TEST_REQUIRE_SERVICES is on (1,
+// true or yes; deploy/test.sh sets 1), which makes it a failure so that CI
+// can never pass by skipping. A value of it that is neither on nor off
+// (internal/testenv) fails every test that asks for a tool.
 package xmlcheck
 
 import (
@@ -17,22 +18,25 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"facturad/internal/testenv"
 )
 
 // NamespaceXAdES is the namespace of xades:SignedProperties, whose Id
 // attribute xmlsec1 must be told about.
 const NamespaceXAdES = "http://uri.etsi.org/01903/v1.3.2#"
 
-// Tool returns the path of an external tool, or skips (fails, under
-// TEST_REQUIRE_SERVICES=1) when it is not installed.
+// Tool returns the path of an external tool, or skips (fails, when
+// TEST_REQUIRE_SERVICES is on) when it is not installed.
 func Tool(t testing.TB, name string) string {
 	t.Helper()
+	required := testenv.RequireServices(t)
 	p, err := exec.LookPath(name)
 	if err != nil {
-		if os.Getenv("TEST_REQUIRE_SERVICES") == "1" {
-			t.Fatalf("%s not found and TEST_REQUIRE_SERVICES=1: %v", name, err)
+		if required {
+			t.Fatalf("%s not found and %s is on: %v", name, testenv.RequireServicesVar, err)
 		}
-		t.Skipf("%s not installed (set TEST_REQUIRE_SERVICES=1 to make this a failure)", name)
+		t.Skipf("%s not installed (set %s=1 to make this a failure)", name, testenv.RequireServicesVar)
 	}
 	return p
 }

@@ -38,13 +38,15 @@ import (
 
 // smtpServer is a real SMTP server (emersion/go-smtp) on a loopback port,
 // offering STARTTLS with a test certificate and AUTH PLAIN, refusing the
-// recipients named in refuse with a 550.
+// recipients named in refuse with a 550 and deferring those in greylist
+// with a 450.
 type smtpServer struct {
-	addr   string
-	roots  *x509.CertPool
-	user   string
-	pass   string
-	refuse map[string]bool
+	addr     string
+	roots    *x509.CertPool
+	user     string
+	pass     string
+	refuse   map[string]bool
+	greylist map[string]bool
 	// failData answers DATA with this code when set (554: refused for
 	// good; 451: try later); failAuth answers AUTH, failMail MAIL FROM
 	// likewise (535: bad credentials; 550: sender refused). Set them
@@ -118,6 +120,9 @@ func (s *smtpSession) Rcpt(to string, _ *smtp.RcptOptions) error {
 	if s.s.refuse[to] {
 		return &smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 1, 1}, Message: "no such mailbox"}
 	}
+	if s.s.greylist[to] {
+		return &smtp.SMTPError{Code: 450, EnhancedCode: smtp.EnhancedCode{4, 2, 0}, Message: "Greylisted, please try again later"}
+	}
 	s.to = append(s.to, to)
 	return nil
 }
@@ -149,7 +154,7 @@ func (s *smtpSession) Logout() error { return nil }
 func newSMTPServer(t *testing.T) *smtpServer {
 	t.Helper()
 	cert, roots := testCertificate(t)
-	st := &smtpServer{roots: roots, user: "facturas", pass: "s3cret-smtp-pass", refuse: map[string]bool{}}
+	st := &smtpServer{roots: roots, user: "facturas", pass: "s3cret-smtp-pass", refuse: map[string]bool{}, greylist: map[string]bool{}}
 	srv := smtp.NewServer(smtp.BackendFunc(func(c *smtp.Conn) (smtp.Session, error) {
 		return &smtpSession{s: st, conn: c}, nil
 	}))
@@ -505,6 +510,11 @@ func TestSMTPFailureStages(t *testing.T) {
 		{"data 554", func(st *smtpServer) { st.failData = 554 }, "data", 554, true, false},
 		{"data 451", func(st *smtpServer) { st.failData = 451 }, "data", 451, false, false},
 		{"every rcpt 550", func(st *smtpServer) { st.refuse["compras@example.com"] = true }, "rcpt", 0, true, false},
+		// A 4xx at RCPT (greylisting) is tried again, not a refusal.
+		{"rcpt 450 4.2.0 greylisted", func(st *smtpServer) { st.greylist["compras@example.com"] = true }, "rcpt", 450, false, false},
+		{"rcpt 451 without an enhanced code", func(st *smtpServer) {
+			st.rcptReply = &smtp.SMTPError{Code: 451, EnhancedCode: smtp.NoEnhancedCode, Message: "try again later"}
+		}, "rcpt", 451, false, false},
 		// The enhanced code tells the relay's policy from the address.
 		{"rcpt 550 5.1.1 no such mailbox", func(st *smtpServer) { st.rcptReply = relayReply(550, 5, 1, 1, "no such mailbox") }, "rcpt", 0, true, false},
 		{"rcpt 552 5.2.2 mailbox full", func(st *smtpServer) { st.rcptReply = relayReply(552, 5, 2, 2, "mailbox full") }, "rcpt", 0, true, false},
@@ -557,6 +567,31 @@ func TestSMTPFailureStages(t *testing.T) {
 	var se *delivery.SendError
 	if !errors.As(err, &se) || se.Stage != "connect" || !se.Service || se.Permanent {
 		t.Fatalf("no server: %#v", err)
+	}
+}
+
+// A recipient deferred at RCPT (a greylisting 450) is not refused: the
+// session gives up for every recipient, none gets the message now and none
+// is recorded as rejected, and all are tried again together.
+func TestSMTPGreylistedRecipientDeferred(t *testing.T) {
+	st := newSMTPServer(t)
+	st.mu.Lock()
+	st.greylist["nuevo@example.com"] = true
+	st.mu.Unlock()
+	msg := delivery.Message{To: []string{"compras@example.com", "nuevo@example.com"}, Subject: "x", Text: "x", MessageID: "x@facturad"}
+	res, err := st.config(t).Send(context.Background(), msg)
+	var se *delivery.SendError
+	if !errors.As(err, &se) || se.Stage != "rcpt" || se.Code != 450 || se.Permanent || se.Service {
+		t.Fatalf("Send = %#v, want a temporary rcpt error 450", err)
+	}
+	if len(res.Rejected) != 0 {
+		t.Fatalf("rejected %+v, want none", res.Rejected)
+	}
+	st.mu.Lock()
+	n := len(st.messages)
+	st.mu.Unlock()
+	if n != 0 {
+		t.Fatalf("%d messages sent, want none while a recipient is deferred", n)
 	}
 }
 

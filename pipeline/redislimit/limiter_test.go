@@ -51,8 +51,22 @@ func uniquePrefix(t testing.TB, client *redis.Client) string {
 	return prefix
 }
 
+// redisTimeout bounds each Redis call of the tests' limiters unless a test
+// sets its own. The tests against a live Redis are about what Redis
+// decides; on a loaded machine a round trip can outlast the production
+// default (DefaultTimeout), and the call would then be paced by the
+// in-process fallback instead, which keeps neither the shared rate nor
+// the burst. The tests that count admissions also check that the
+// fallback decided nothing.
+const redisTimeout = 10 * time.Second
+
+// newLimiter returns a limiter on client whose Redis calls time out after
+// redisTimeout unless o sets a Timeout.
 func newLimiter(t testing.TB, client redis.UniversalClient, o redislimit.Options) *redislimit.Limiter {
 	t.Helper()
+	if o.Timeout == 0 {
+		o.Timeout = redisTimeout
+	}
 	l, err := redislimit.New(client, o)
 	if err != nil {
 		t.Fatal(err)
@@ -78,9 +92,10 @@ func TestSharedRate(t *testing.T) {
 	)
 	c1, c2 := newClient(t), newClient(t)
 	prefix := uniquePrefix(t, c1)
+	regs := []*prometheus.Registry{prometheus.NewRegistry(), prometheus.NewRegistry()}
 	replicas := []*redislimit.Limiter{
-		newLimiter(t, c1, redislimit.Options{Rate: rate, Burst: burst, Prefix: prefix}),
-		newLimiter(t, c2, redislimit.Options{Rate: rate, Burst: burst, Prefix: prefix}),
+		newLimiter(t, c1, redislimit.Options{Rate: rate, Burst: burst, Prefix: prefix, Registerer: regs[0]}),
+		newLimiter(t, c2, redislimit.Options{Rate: rate, Burst: burst, Prefix: prefix, Registerer: regs[1]}),
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), window)
 	defer cancel()
@@ -100,6 +115,7 @@ func TestSharedRate(t *testing.T) {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	noFallback(t, regs...)
 	total := admitted[0].Load() + admitted[1].Load()
 	upper := int64(burst + rate*elapsed.Seconds() + 1)
 	lower := int64(burst + rate*window.Seconds()/2)
@@ -121,8 +137,10 @@ func TestSharedRate(t *testing.T) {
 func TestBurst(t *testing.T) {
 	c1, c2 := newClient(t), newClient(t)
 	prefix := uniquePrefix(t, c1)
-	a := newLimiter(t, c1, redislimit.Options{Rate: slow, Burst: 10, Prefix: prefix})
-	b := newLimiter(t, c2, redislimit.Options{Rate: slow, Burst: 10, Prefix: prefix})
+	regA, regB := prometheus.NewRegistry(), prometheus.NewRegistry()
+	a := newLimiter(t, c1, redislimit.Options{Rate: slow, Burst: 10, Prefix: prefix, Registerer: regA})
+	b := newLimiter(t, c2, redislimit.Options{Rate: slow, Burst: 10, Prefix: prefix, Registerer: regB})
+	defer noFallback(t, regA, regB)
 	for i := range 10 {
 		l := a
 		if i%2 == 1 {
@@ -408,6 +426,18 @@ func decisions(t *testing.T, reg *prometheus.Registry, by string) float64 {
 		}
 	}
 	return 0
+}
+
+// noFallback fails the test when any of the limiters registered with regs
+// had a call decided by the fallback: what the test counted was then not
+// the shared limit.
+func noFallback(t *testing.T, regs ...*prometheus.Registry) {
+	t.Helper()
+	for i, reg := range regs {
+		if n := decisions(t, reg, "fallback"); n != 0 {
+			t.Errorf("limiter %d: %v calls decided by the fallback, want 0 (a Redis call failed or outlasted %s)", i+1, n, redisTimeout)
+		}
+	}
 }
 
 // failing is a fallback that fails the benchmark: every call must be

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
+
+	"facturad/internal/testenv"
 )
 
 // openPlanStore opens a store of one connection on TEST_DATABASE_URL in a
@@ -20,7 +22,7 @@ func openPlanStore(t *testing.T) *Store {
 	t.Helper()
 	url := os.Getenv("TEST_DATABASE_URL")
 	if url == "" {
-		if os.Getenv("TEST_REQUIRE_SERVICES") != "" {
+		if testenv.RequireServices(t) {
 			t.Fatal("PostgreSQL (TEST_DATABASE_URL) is required but not configured")
 		}
 		t.Skip("PostgreSQL (TEST_DATABASE_URL) not configured; skipping")

@@ -6,9 +6,9 @@ import (
 	"encoding/hex"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
+	"facturad/internal/testenv"
 	"facturad/tenant"
 	"facturad/tenant/postgres"
 	"facturad/tenant/sqlite"
@@ -18,34 +18,34 @@ import (
 const (
 	EnvDatabaseURL     = "TEST_DATABASE_URL"
 	EnvRedisURL        = "TEST_REDIS_URL"
-	EnvRequireServices = "TEST_REQUIRE_SERVICES"
+	EnvRequireServices = testenv.RequireServicesVar
 )
 
 // RequireServices reports whether TEST_REQUIRE_SERVICES asks tests to fail,
-// not skip, when a service they need is missing.
-func RequireServices() bool {
-	v := strings.TrimSpace(os.Getenv(EnvRequireServices))
-	switch strings.ToLower(v) {
-	case "", "0", "false", "no", "off":
-		return false
-	}
-	return true
+// not skip, when a service they need is missing; a value that is neither
+// on nor off fails the test (testenv.RequireServices).
+func RequireServices(t testing.TB) bool {
+	t.Helper()
+	return testenv.RequireServices(t)
 }
 
 // Missing ends the test because a service it needs is not configured: a
-// failure when TEST_REQUIRE_SERVICES is set, a skip otherwise.
+// failure when TEST_REQUIRE_SERVICES is on, a skip otherwise.
 func Missing(t testing.TB, what string) {
 	t.Helper()
-	if RequireServices() {
-		t.Fatalf("%s is required (%s is set) but not configured", what, EnvRequireServices)
+	if RequireServices(t) {
+		t.Fatalf("%s is required (%s is on) but not configured", what, EnvRequireServices)
 		return
 	}
 	t.Skipf("%s not configured; skipping (set %s=1 to make this a failure)", what, EnvRequireServices)
 }
 
 // PostgresURL returns TEST_DATABASE_URL, or ends the test as Missing says.
+// A TEST_REQUIRE_SERVICES that is neither on nor off fails the test even
+// when the URL is set.
 func PostgresURL(t testing.TB) string {
 	t.Helper()
+	RequireServices(t)
 	u := os.Getenv(EnvDatabaseURL)
 	if u == "" {
 		Missing(t, "PostgreSQL ("+EnvDatabaseURL+")")
@@ -57,6 +57,7 @@ func PostgresURL(t testing.TB) string {
 // share the server: isolate keys with a prefix such as UniqueName(t).
 func RedisURL(t testing.TB) string {
 	t.Helper()
+	RequireServices(t)
 	u := os.Getenv(EnvRedisURL)
 	if u == "" {
 		Missing(t, "Redis ("+EnvRedisURL+")")

@@ -5,15 +5,24 @@ import (
 	"testing"
 )
 
-// recorder stands in for a test to see how a helper ends it.
+// recorder stands in for a test to see how a helper ends it. It keeps
+// only the first ending, as a real test ends there.
 type recorder struct {
 	testing.TB
 	fatal, skip string
 }
 
-func (r *recorder) Helper()                        {}
-func (r *recorder) Fatalf(format string, a ...any) { r.fatal = fmt.Sprintf(format, a...) }
-func (r *recorder) Skipf(format string, a ...any)  { r.skip = fmt.Sprintf(format, a...) }
+func (r *recorder) Helper() {}
+func (r *recorder) Fatalf(format string, a ...any) {
+	if r.fatal == "" && r.skip == "" {
+		r.fatal = fmt.Sprintf(format, a...)
+	}
+}
+func (r *recorder) Skipf(format string, a ...any) {
+	if r.fatal == "" && r.skip == "" {
+		r.skip = fmt.Sprintf(format, a...)
+	}
+}
 
 func TestMissingServices(t *testing.T) {
 	tests := []struct {
@@ -31,6 +40,8 @@ func TestMissingServices(t *testing.T) {
 		{"error/redis missing and required", "true", "", RedisURL, EnvRedisURL, true, false},
 		{"ok/postgres missing skips", "", "", PostgresURL, EnvDatabaseURL, false, true},
 		{"ok/redis missing skips when 0", "0", "", RedisURL, EnvRedisURL, false, true},
+		{"error/a misspelt switch fails though the service is set", "ture", "postgres://x", PostgresURL, EnvDatabaseURL, true, false},
+		{"error/a misspelt switch fails, not skips", "of", "", RedisURL, EnvRedisURL, true, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -31,6 +31,7 @@ func RunRekey(t *testing.T, open func(t *testing.T) RekeyStore) {
 	}{
 		{"ok/rekey moves every sealed value and keeps the plain text", testRekeyAll},
 		{"ok/a company updated during the rekey is re-wrapped as updated", testRekeyConcurrentUpdate},
+		{"ok/a certificate renewed under the new key during the rekey leaves the password to move", testRekeyCertificateRenewed},
 		{"ok/an interrupted rekey is finished by a rerun", testRekeyResumed},
 		{"error/a value under no key is reported and the others are done", testRekeyUnopenable},
 		{"ok/derived keys are stored once and outlive the rotation", testDerivedKeys},
@@ -217,6 +218,32 @@ func testRekeyConcurrentUpdate(t *testing.T, s RekeyStore, k rekeyKeys) {
 	if target.CertificateVersion != 2 {
 		t.Errorf("certificate version after the concurrent upload = %d, want 2", target.CertificateVersion)
 	}
+}
+
+// testRekeyCertificateRenewed: a replica already on the new key renews the
+// certificate (and its PIN) between the rekey's read and its write. Read
+// again, the row has two values already under the new key and one, the
+// tax authority's password, still under the old: that one alone must move,
+// or it would stay under a key that is about to be retired.
+func testRekeyCertificateRenewed(t *testing.T, s RekeyStore, k rekeyKeys) {
+	ctx := context.Background()
+	before := secretsOf(1, "before")
+	target := sealedCompany(t, s, k.old, before)
+	renewed := secrets{password: before.password, certificate: secretsOf(1, "renewed").certificate, pin: "9876"}
+	cs := &casStore{RekeyStore: s, target: target.ID, before: func() {
+		c, err := s.Company(ctx, target.ID)
+		mustNot(t, "Company", err)
+		c.SealedCertificate = sealValue(t, k.rotating, c.ID, tenant.PurposeCertificate, renewed.certificate)
+		c.SealedCertificatePIN = sealValue(t, k.rotating, c.ID, tenant.PurposeCertificatePIN, renewed.pin)
+		mustNot(t, "UpdateCompany", s.UpdateCompany(ctx, &c, true))
+		target = c
+	}}
+	res, err := tenant.Rekey(ctx, cs, k.rotating)
+	mustNot(t, "Rekey", err)
+	if res != (tenant.RekeyResult{Changed: 1, Companies: 1}) {
+		t.Errorf("Rekey = %+v, want 1 changed", res)
+	}
+	checkSecrets(t, s, k.newOnly, target, renewed)
 }
 
 // cancelAfter is a Rewrapper that cancels the run after n values changed,

@@ -3,8 +3,9 @@
 // pdftoppm with zbar's zbarimg for the QR codes as a printer would show
 // them. Any package's tests may use it (the PDF route's, the e-mail's).
 //
-// A missing tool skips the test, unless TEST_REQUIRE_SERVICES=1 (set by
-// deploy/test.sh), which makes it a failure, as for xmlcheck's tools.
+// A missing tool skips the test, unless TEST_REQUIRE_SERVICES is on (1,
+// true or yes; deploy/test.sh sets 1), which makes it a failure: the tools
+// are found by xmlcheck.Tool, which reads the switch.
 package pdfcheck
 
 import (
