@@ -17,8 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"facturad/deploy/testenv"
 	"facturad/hacienda/pdf/pdfcheck"
-	"facturad/internal/testenv"
 )
 
 // The README's Quick start is marked block by block: the service's start

@@ -5,7 +5,7 @@
 // A missing tool skips the test, unless TEST_REQUIRE_SERVICES is on (1,
 // true or yes; deploy/test.sh sets 1), which makes it a failure so that CI
 // can never pass by skipping. A value of it that is neither on nor off
-// (internal/testenv) fails every test that asks for a tool.
+// (deploy/testenv) fails every test that asks for a tool.
 package xmlcheck
 
 import (
@@ -19,7 +19,7 @@ import (
 	"strings"
 	"testing"
 
-	"facturad/internal/testenv"
+	"facturad/deploy/testenv"
 )
 
 // NamespaceXAdES is the namespace of xades:SignedProperties, whose Id

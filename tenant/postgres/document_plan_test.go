@@ -11,7 +11,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"facturad/internal/testenv"
+	"facturad/deploy/testenv"
 )
 
 // openPlanStore opens a store of one connection on TEST_DATABASE_URL in a

@@ -7,7 +7,7 @@
 // that is removed when the test ends (a temporary file; a schema of its own
 // on TEST_DATABASE_URL). PostgresURL and RedisURL read the test
 // environment: when a service is not configured a test skips, unless
-// TEST_REQUIRE_SERVICES is on (internal/testenv), in which case it fails.
+// TEST_REQUIRE_SERVICES is on (deploy/testenv), in which case it fails.
 //
 // Bench, BenchReads and BenchDocuments are the benchmarks both stores run;
 // ReportCPU adds a cpu-ns/op figure to a benchmark. AddCompany makes a

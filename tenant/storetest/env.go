@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"facturad/internal/testenv"
+	"facturad/deploy/testenv"
 	"facturad/tenant"
 	"facturad/tenant/postgres"
 	"facturad/tenant/sqlite"
