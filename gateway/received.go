@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"facturad/hacienda"
 	"facturad/pipeline"
 	"facturad/tenant"
 	"facturad/tenant/docview"
@@ -15,7 +16,7 @@ import (
 // tenant.ErrNotFound.
 type ReceivedDocuments interface {
 	// Receive answers a supplier's document with a receiver's message.
-	Receive(ctx context.Context, p tenant.Principal, req *pipeline.ReceiveRequest) (pipeline.ReceivedOutcome, error)
+	Receive(ctx context.Context, p tenant.Principal, req *hacienda.ReceiveRequest) (pipeline.ReceivedOutcome, error)
 	// CheckReceived asks the tax authority about the message and stores
 	// its answer.
 	CheckReceived(ctx context.Context, p tenant.Principal, clave string) (pipeline.ReceivedOutcome, error)
@@ -57,7 +58,7 @@ func receivedReply(o pipeline.ReceivedOutcome) Reply {
 }
 
 func (h receivedHandlers) receive(ctx context.Context, r *Request) (Reply, error) {
-	req, err := pipeline.DecodeReceiveRequest(r.Body)
+	req, err := hacienda.DecodeReceiveRequest(r.Body)
 	if err != nil {
 		return Reply{}, err
 	}

@@ -6,13 +6,13 @@ import (
 	"reflect"
 	"testing"
 
+	"facturad/hacienda"
 	"facturad/hacienda/api"
-	"facturad/pipeline"
 )
 
 // TestReceiveRequestReadAsWritten: the receive body as a Go program writes
 // it (api.ReceiveRequest, the client's) is read whole by the decoder the
-// receive call uses (pipeline.DecodeReceiveRequest, which keeps reading
+// receive call uses (hacienda.DecodeReceiveRequest, which keeps reading
 // rules of its own: a mensaje given as a number, base64 with line breaks).
 func TestReceiveRequestReadAsWritten(t *testing.T) {
 	in := api.ReceiveRequest{
@@ -30,7 +30,7 @@ func TestReceiveRequestReadAsWritten(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := pipeline.DecodeReceiveRequest(body)
+	got, err := hacienda.DecodeReceiveRequest(body)
 	if err != nil {
 		t.Fatal(err)
 	}

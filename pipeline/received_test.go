@@ -73,7 +73,7 @@ func receiveJSON(xml []byte, mensaje, idExterno string, extra map[string]any) []
 }
 
 func (b *bundle) receive(pr tenant.Principal, raw []byte) (ReceivedOutcome, error) {
-	req, err := DecodeReceiveRequest(raw)
+	req, err := hacienda.DecodeReceiveRequest(raw)
 	if err != nil {
 		return ReceivedOutcome{}, err
 	}
@@ -249,7 +249,7 @@ func TestReceiveRefusals(t *testing.T) {
 	requireField(t, err, "xml", "required")
 
 	// Admins and resellers do not receive.
-	if _, err := b.p.Receive(context.Background(), b.admin, &ReceiveRequest{XML: xml}); !errors.Is(err, tenant.ErrNotFound) {
+	if _, err := b.p.Receive(context.Background(), b.admin, &hacienda.ReceiveRequest{XML: xml}); !errors.Is(err, tenant.ErrNotFound) {
 		t.Errorf("admin: %v", err)
 	}
 	// None of it took a number.

@@ -313,7 +313,7 @@ func testReceivedMessagesSettle(t *testing.T, open func(testing.TB) fullStore) {
 func (b *bundle) interruptedReceive(t *testing.T, pr tenant.Principal, raw []byte, keepAnswer bool) tenant.ReceivedDocument {
 	t.Helper()
 	ctx := context.Background()
-	req, err := DecodeReceiveRequest(raw)
+	req, err := hacienda.DecodeReceiveRequest(raw)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,18 +4,14 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"facturad/hacienda"
-	"facturad/hacienda/recepcion"
-	"facturad/signer"
 	"facturad/tenant"
 )
 
@@ -29,85 +25,6 @@ import (
 // A.11 names none, so every message of a branch takes the first one, as a
 // document sent without a terminal does.
 const ReceivedTerminal = "00001"
-
-// ReceiveRequest is the body of POST /api/received/v4 (A.11), decoded:
-// the supplier's signed XML (no longer base64), the company's answer and
-// the caller's id_externo.
-type ReceiveRequest struct {
-	XML       []byte                  `json:"xml"`
-	Answer    hacienda.ReceptorAnswer `json:"answer"`
-	IDExterno string                  `json:"id_externo"`
-}
-
-// receiveBody is the JSON of A.11 as it arrives.
-type receiveBody struct {
-	XML                         *string         `json:"xml"`
-	Mensaje                     json.RawMessage `json:"mensaje"`
-	DetalleMensaje              string          `json:"detalleMensaje"`
-	CodigoActividad             string          `json:"codigoActividad"`
-	CondicionImpuesto           string          `json:"condicionImpuesto"`
-	MontoTotalImpuestoAcreditar hacienda.Amount `json:"montoTotalImpuestoAcreditar"`
-	MontoTotalDeGastoAplicable  hacienda.Amount `json:"montoTotalDeGastoAplicable"`
-	IDExterno                   string          `json:"id_externo"`
-}
-
-// maxIDExterno is the longest id_externo, as for documents.
-const maxIDExterno = 100
-
-// DecodeReceiveRequest reads the A.11 body. mensaje may be given as a
-// string or a number; xml must be base64 (line breaks allowed). Every
-// problem of the body's shape is reported at once, on the contract's field
-// names; the answer's own rules are checked by Receive.
-func DecodeReceiveRequest(body []byte) (*ReceiveRequest, error) {
-	var b receiveBody
-	if err := json.Unmarshal(body, &b); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) && te.Field != "" {
-			return nil, invalidField(te.Field, "has the wrong JSON type ("+te.Value+")")
-		}
-		return nil, invalidField("body", "must be a JSON object with the fields of a received document")
-	}
-	fe := &fieldError{fields: map[string][]string{}}
-	add := func(f, m string) { fe.fields[f] = append(fe.fields[f], m) }
-	r := &ReceiveRequest{
-		IDExterno: strings.TrimSpace(b.IDExterno),
-		Answer: hacienda.ReceptorAnswer{
-			DetalleMensaje:              b.DetalleMensaje,
-			CodigoActividad:             b.CodigoActividad,
-			CondicionImpuesto:           b.CondicionImpuesto,
-			MontoTotalImpuestoAcreditar: b.MontoTotalImpuestoAcreditar,
-			MontoTotalDeGastoAplicable:  b.MontoTotalDeGastoAplicable,
-		},
-	}
-	switch {
-	case b.XML == nil || strings.TrimSpace(*b.XML) == "":
-		add(hacienda.FieldReceivedXML, "is required: the supplier's signed XML, in base64")
-	default:
-		x, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(*b.XML), ""))
-		if err != nil {
-			add(hacienda.FieldReceivedXML, "is not base64: send the supplier's signed XML encoded in base64")
-		}
-		r.XML = x
-	}
-	if m := bytes.TrimSpace(b.Mensaje); len(m) > 0 && string(m) != "null" {
-		var s string
-		if err := json.Unmarshal(m, &s); err != nil {
-			var n json.Number
-			if json.Unmarshal(m, &n) != nil {
-				add("mensaje", "must be 1 (accepted), 2 (partially accepted) or 3 (rejected)")
-			}
-			s = n.String()
-		}
-		r.Answer.Mensaje = s
-	}
-	if utf8.RuneCountInString(r.IDExterno) > maxIDExterno {
-		add("id_externo", fmt.Sprintf("must have at most %d characters", maxIDExterno))
-	}
-	if len(fe.fields) > 0 {
-		return nil, fe
-	}
-	return r, nil
-}
 
 // ReceivedOutcome is the answer of a receive or check call: the received
 // document as stored and what the call says about it. Failed calls answer
@@ -138,7 +55,7 @@ func (p *Pipeline) receivedStore() (tenant.ReceivedStore, error) {
 // message (05, 06 or 07), builds, signs, stores and submits it, and
 // answers with its state. A repeat of an id_externo with the same body
 // replays the stored message; with another body it is a 400 on id_externo.
-func (p *Pipeline) Receive(ctx context.Context, pr tenant.Principal, req *ReceiveRequest) (ReceivedOutcome, error) {
+func (p *Pipeline) Receive(ctx context.Context, pr tenant.Principal, req *hacienda.ReceiveRequest) (ReceivedOutcome, error) {
 	if err := p.running(); err != nil {
 		p.metrics.refused.WithLabelValues("stopping").Inc()
 		return ReceivedOutcome{}, err
@@ -266,8 +183,8 @@ func (p *Pipeline) Receive(ctx context.Context, pr tenant.Principal, req *Receiv
 // answerRequest is what a message keeps of its request to be finished
 // later (tenant.ReceivedDocument.Request): the request without the
 // supplier's XML, which the row holds already.
-func answerRequest(req *ReceiveRequest) ([]byte, error) {
-	return json.Marshal(&ReceiveRequest{Answer: req.Answer, IDExterno: req.IDExterno})
+func answerRequest(req *hacienda.ReceiveRequest) ([]byte, error) {
+	return json.Marshal(&hacienda.ReceiveRequest{Answer: req.Answer, IDExterno: req.IDExterno})
 }
 
 // issueReceived gives a numbered message its consecutivo, builds it and
@@ -310,125 +227,6 @@ func (p *Pipeline) issueReceived(ctx context.Context, is tenant.Issuer, r *tenan
 	return receivedOutcome(*r), nil
 }
 
-// supplier is a supplier's document that passed supplierDocument's
-// checks, with the message made from the answer.
-type supplier struct {
-	doc *hacienda.Document
-	msg *hacienda.MensajeReceptor
-	// policy is the policy the supplier's signature commits to, "" for
-	// none; trust what its certificate rests on, the label of
-	// supplier_signatures_total (supplierSigner).
-	policy, trust string
-}
-
-// supplierDocument reads and checks the supplier's document and builds
-// the message from the answer: a v4.4 document of a type that is
-// answered, whose XAdES signature verifies over the whole document and was
-// made by its Emisor (supplierSigner), whose Receptor is the calling
-// company, and an answer that agrees with its totals. Any signature policy
-// is accepted, since the tax authority judges the document and Receive
-// asks it before answering. Problems of the document are reported on xml.
-func (p *Pipeline) supplierDocument(req *ReceiveRequest, c tenant.Company) (supplier, error) {
-	bad := func(msg string) error { return invalidField(hacienda.FieldReceivedXML, msg) }
-	doc, err := hacienda.ParseXML(req.XML)
-	if err != nil {
-		return supplier{}, bad("is not a v4.4 electronic document (FE, ND, NC or FEE): " + err.Error())
-	}
-	if err := hacienda.CheckAnswerable(doc.Type); err != nil {
-		return supplier{}, bad(err.Error())
-	}
-	res, err := signer.VerifyWith(req.XML, signer.VerifyOptions{AnyPolicy: true, Cache: p.supplierCerts})
-	if err != nil {
-		return supplier{}, bad("the supplier's signature does not verify (the document was altered after it was signed, or its signature is malformed): " + err.Error())
-	}
-	trust, err := p.supplierSigner(doc, res)
-	if err != nil {
-		return supplier{}, bad(err.Error())
-	}
-	if doc.Receptor == nil || doc.Receptor.Identificacion.IsZero() {
-		return supplier{}, bad("the document names no Receptor, so it is not addressed to this company")
-	}
-	if !hacienda.SameNumber(doc.Receptor.Identificacion.Numero, c.NumeroIdentificacion) {
-		return supplier{}, bad(fmt.Sprintf("the document is addressed to %s, not to this company (%s): only the receptor answers it",
-			doc.Receptor.Identificacion.Numero, c.NumeroIdentificacion))
-	}
-	m, err := hacienda.NewMensajeReceptor(doc, req.Answer)
-	if err != nil {
-		return supplier{}, err
-	}
-	sp := supplier{doc: doc, msg: m, trust: trust}
-	if res.Policy != nil {
-		sp.policy = res.Policy.Identifier
-	}
-	return sp, nil
-}
-
-// supplierSigner checks who signed a supplier's document: a certificate
-// of its Emisor (the same identification), and, with SupplierPKI, one the
-// national PKI vouches for unless it was issued outside it (see
-// Options.SupplierPKI). It returns what the certificate rests on:
-// national_pki, tax_authority, or unchecked without SupplierPKI.
-func (p *Pipeline) supplierSigner(doc *hacienda.Document, res *signer.VerifyResult) (string, error) {
-	id, err := signer.CertificateIdentification(res.Certificate)
-	if err != nil {
-		return "", fmt.Errorf("the supplier's signing certificate carries no identification, so it cannot be told to be the Emisor's: %v", err)
-	}
-	if !hacienda.SameNumber(id.Numero, doc.Emisor.Identificacion.Numero) {
-		return "", fmt.Errorf("the document is signed with the certificate of %s, not of its Emisor %s", id.Numero, doc.Emisor.Identificacion.Numero)
-	}
-	pki := p.o.SupplierPKI
-	if pki == nil {
-		return "unchecked", nil
-	}
-	err = res.ChainTo(pki.Roots, pki.Intermediates)
-	switch {
-	case err == nil:
-		return "national_pki", nil
-	case pki.NamesAuthority(res.Certificate):
-		return "", fmt.Errorf("the supplier's certificate names an authority of the national PKI as its issuer but does not chain to it at its signing time: %v", err)
-	}
-	return "tax_authority", nil
-}
-
-// alreadyAnswered refuses a second answer of a company to a document.
-func alreadyAnswered(prev tenant.ReceivedDocument) error {
-	msg := "this document was already answered by this company"
-	if prev.Consecutivo != "" {
-		msg += " (message " + prev.Consecutivo + ", mensaje " + prev.Mensaje + ")"
-	}
-	return invalidField(hacienda.FieldReceivedXML, msg+"; the tax authority takes one answer per document and receiver")
-}
-
-// supplierAccepted asks the tax authority, with the company's credentials,
-// about the supplier's document. Only a document it accepted is answered:
-// the tax authority rejects a message about any other (an unknown clave,
-// a rejected document, one not judged yet), so a message is not numbered
-// for it. When the tax authority cannot be asked, nothing is numbered
-// either and the caller is told to try again (503).
-func (p *Pipeline) supplierAccepted(ctx context.Context, c tenant.Company, clave, emisor string) error {
-	sctx, cancel := context.WithTimeout(ctx, p.o.SubmitTimeout)
-	st, known, err := p.statusOf(sctx, subject{companyID: c.ID, key: clave, clave: clave, issuer: emisor}, false)
-	cancel()
-	switch {
-	case err != nil && recepcion.Judge(err).Kind == recepcion.BadCredentials:
-		return invalidField("UsuarioHacienda", "the tax authority refused the company's user or password when asked about the supplier's document: correct UsuarioHacienda and ContrasenaHacienda; nothing was numbered")
-	case err != nil:
-		return &OverloadError{
-			Reason: "The tax authority could not be asked about the supplier's document (" + unreadableReason(err) + "); nothing was numbered. Try again shortly.",
-			After:  5 * time.Second,
-		}
-	case !known:
-		return invalidField(hacienda.FieldReceivedXML, "the tax authority does not know this document (clave "+clave+"): the supplier has not sent it or it was not received, and only a document the tax authority accepted can be answered")
-	}
-	switch st.Estado {
-	case recepcion.EstadoAceptado:
-		return nil
-	case recepcion.EstadoRechazado:
-		return invalidField(hacienda.FieldReceivedXML, "the tax authority rejected this document (clave "+clave+"); only a document it accepted can be answered, ask the supplier for a new one")
-	}
-	return invalidField(hacienda.FieldReceivedXML, "the tax authority has not judged this document yet (ind-estado "+string(st.Estado)+"); answer it once it is accepted")
-}
-
 // laneRefusal is the answer to a call (a send or a receive) that got no
 // turn in its branch's lane.
 func (p *Pipeline) laneRefusal(err error) error {
@@ -455,7 +253,7 @@ func (p *Pipeline) laneRefusal(err error) error {
 // (its call died, or its certificate had expired: it is built and signed
 // again with its number and date), made due again when it was stopped on
 // the company's credentials, and the stored message otherwise.
-func (p *Pipeline) repeatReceived(ctx context.Context, is tenant.Issuer, req *ReceiveRequest, prev tenant.ReceivedDocument, hash []byte, log *slog.Logger) (ReceivedOutcome, error) {
+func (p *Pipeline) repeatReceived(ctx context.Context, is tenant.Issuer, req *hacienda.ReceiveRequest, prev tenant.ReceivedDocument, hash []byte, log *slog.Logger) (ReceivedOutcome, error) {
 	if !bytes.Equal(prev.RequestHash, hash) || prev.HeldAt(p.o.Clock()) {
 		return p.replayReceived(prev, hash)
 	}
@@ -534,7 +332,7 @@ func (p *Pipeline) finishReceived(ctx context.Context, r *tenant.ReceivedDocumen
 		// from.
 		return p.stopReceived(ctx, r, log, "The sending of this message was interrupted and it cannot be finished from what was stored; it keeps its number but is not sent.")
 	}
-	var req ReceiveRequest
+	var req hacienda.ReceiveRequest
 	if err := json.Unmarshal(r.Request, &req); err != nil {
 		return p.stopReceived(ctx, r, log, "The sending of this message was interrupted and its stored answer could not be read again; it keeps its number but is not sent.")
 	}
@@ -556,7 +354,7 @@ func (p *Pipeline) finishReceived(ctx context.Context, r *tenant.ReceivedDocumen
 // finished is stopped with the reason. The background worker
 // (finishReceived) and a repeat of the request, with the issuer it has
 // just read, call it; call says it is the repeat.
-func (p *Pipeline) resumeReceived(ctx context.Context, is tenant.Issuer, r *tenant.ReceivedDocument, req *ReceiveRequest, log *slog.Logger, call bool) (ReceivedOutcome, error) {
+func (p *Pipeline) resumeReceived(ctx context.Context, is tenant.Issuer, r *tenant.ReceivedDocument, req *hacienda.ReceiveRequest, log *slog.Logger, call bool) (ReceivedOutcome, error) {
 	if err := sendable(is.Company); err != nil {
 		return p.stopReceived(ctx, r, log, "The message was numbered but cannot be sent: "+err.Error())
 	}

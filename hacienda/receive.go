@@ -1,0 +1,91 @@
+package hacienda
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// ReceiveRequest is the body of POST /api/received/v4 (A.11), decoded:
+// the supplier's signed XML (no longer base64), the company's answer and
+// the caller's id_externo.
+type ReceiveRequest struct {
+	XML       []byte         `json:"xml"`
+	Answer    ReceptorAnswer `json:"answer"`
+	IDExterno string         `json:"id_externo"`
+}
+
+// receiveBody is the JSON of A.11 as it arrives.
+type receiveBody struct {
+	XML                         *string         `json:"xml"`
+	Mensaje                     json.RawMessage `json:"mensaje"`
+	DetalleMensaje              string          `json:"detalleMensaje"`
+	CodigoActividad             string          `json:"codigoActividad"`
+	CondicionImpuesto           string          `json:"condicionImpuesto"`
+	MontoTotalImpuestoAcreditar Amount          `json:"montoTotalImpuestoAcreditar"`
+	MontoTotalDeGastoAplicable  Amount          `json:"montoTotalDeGastoAplicable"`
+	IDExterno                   string          `json:"id_externo"`
+}
+
+// maxReceivedIDExterno is the longest id_externo of a received
+// document, as of a document.
+const maxReceivedIDExterno = 100
+
+// DecodeReceiveRequest reads the A.11 body. mensaje may be given as a
+// string or a number; xml must be base64 (line breaks allowed). Every
+// problem of the body's shape is reported at once, on the contract's field
+// names; the answer's own rules are checked by NewMensajeReceptor.
+func DecodeReceiveRequest(body []byte) (*ReceiveRequest, error) {
+	var b receiveBody
+	if err := json.Unmarshal(body, &b); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			return nil, &ValidationError{Fields: map[string][]string{te.Field: {"has the wrong JSON type (" + te.Value + ")"}}}
+		}
+		return nil, &ValidationError{Fields: map[string][]string{"body": {"must be a JSON object with the fields of a received document"}}}
+	}
+	fe := &ValidationError{}
+	add := fe.Add
+	r := &ReceiveRequest{
+		IDExterno: strings.TrimSpace(b.IDExterno),
+		Answer: ReceptorAnswer{
+			DetalleMensaje:              b.DetalleMensaje,
+			CodigoActividad:             b.CodigoActividad,
+			CondicionImpuesto:           b.CondicionImpuesto,
+			MontoTotalImpuestoAcreditar: b.MontoTotalImpuestoAcreditar,
+			MontoTotalDeGastoAplicable:  b.MontoTotalDeGastoAplicable,
+		},
+	}
+	switch {
+	case b.XML == nil || strings.TrimSpace(*b.XML) == "":
+		add(FieldReceivedXML, "is required: the supplier's signed XML, in base64")
+	default:
+		x, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(*b.XML), ""))
+		if err != nil {
+			add(FieldReceivedXML, "is not base64: send the supplier's signed XML encoded in base64")
+		}
+		r.XML = x
+	}
+	if m := bytes.TrimSpace(b.Mensaje); len(m) > 0 && string(m) != "null" {
+		var s string
+		if err := json.Unmarshal(m, &s); err != nil {
+			var n json.Number
+			if json.Unmarshal(m, &n) != nil {
+				add("mensaje", "must be 1 (accepted), 2 (partially accepted) or 3 (rejected)")
+			}
+			s = n.String()
+		}
+		r.Answer.Mensaje = s
+	}
+	if utf8.RuneCountInString(r.IDExterno) > maxReceivedIDExterno {
+		add("id_externo", fmt.Sprintf("must have at most %d characters", maxReceivedIDExterno))
+	}
+	if fe.Len() > 0 {
+		return nil, fe
+	}
+	return r, nil
+}
