@@ -17,13 +17,13 @@ import (
 var _ tenant.DocumentStore = (*Store)(nil)
 
 // unsettledEstados is the condition of the partial indexes over the
-// documents and messages not settled yet (migration 0018), which a query
-// must repeat as written for SQLite to read them.
+// documents and messages not settled yet, as the schema writes it, which a
+// query must repeat as written for SQLite to read them.
 const unsettledEstados = `(estado = '00' OR estado = '04' OR estado = '05')`
 
 // documentColumns read a whole document. Its large parts live in tables of
-// their own (migration 0015), read here by their document's id; a document
-// stored before keeps them in the columns it had them in.
+// their own, read here by their document's id; a document stored before
+// they were keeps them in the columns it had them in.
 const documentColumns = `id, company_id, branch_id, id_externo, request_hash, tipo, terminal,
     numero, consecutivo, clave, situacion, fecha_emision, emisor_tipo, emisor_numero,
     receptor_tipo, receptor_numero, estado,
