@@ -128,7 +128,8 @@ CREATE TABLE document_sequences (
 
 -- A document's emisor and receptor are the XML's parties, as the reception
 -- API's JSON takes them: in a purchase invoice (08) the emisor is the
--- seller and the company that signs it is the receptor.
+-- seller and the company that signs it is the receptor. Its large parts
+-- are in tables of their own (document_requests and the two below).
 CREATE TABLE documents (
     id               INTEGER PRIMARY KEY AUTOINCREMENT,
     company_id       INTEGER NOT NULL,
@@ -147,13 +148,11 @@ CREATE TABLE documents (
     receptor_tipo    TEXT    NOT NULL,
     receptor_numero  TEXT    NOT NULL,
     estado           TEXT    NOT NULL CHECK (estado IN ('00', '01', '02', '03', '04', '05')),
-    signed_xml       BLOB,
     ind_estado       TEXT    NOT NULL,
     codigo_mensaje   TEXT    NOT NULL,
     mensaje_hacienda TEXT    NOT NULL,
     -- A JSON array of strings; NULL for a nil list.
     detalle_mensaje  TEXT,
-    response_xml     BLOB,
     last_error       TEXT    NOT NULL,
     attempts         INTEGER NOT NULL,
     next_attempt_at  TEXT,
@@ -161,7 +160,6 @@ CREATE TABLE documents (
     checked_at       TEXT,
     created_at       TEXT    NOT NULL,
     updated_at       TEXT    NOT NULL,
-    request          BLOB,
     -- The branch must belong to the company.
     FOREIGN KEY (branch_id, company_id) REFERENCES branches (id, company_id),
     UNIQUE (branch_id, terminal, tipo, numero)
