@@ -587,8 +587,8 @@ func (p *Pipeline) receiveConflict(ctx context.Context, rs tenant.ReceivedStore,
 // 00 with the reason, and no next attempt.
 func (p *Pipeline) finishReceived(ctx context.Context, rs tenant.ReceivedStore, r *tenant.ReceivedDocument, log *slog.Logger) (ReceivedOutcome, error) {
 	if len(r.Request) == 0 || len(r.SignedXML) > 0 {
-		// Numbered before answers were kept, or (never written so) signed
-		// yet still 00: nothing safe to build it from.
+		// Stored without its answer, or signed yet still 00 (the receive
+		// call writes neither): nothing safe to build it from.
 		return p.stopReceived(ctx, rs, r, log, "The sending of this message was interrupted and it cannot be finished from what was stored; it keeps its number but is not sent.")
 	}
 	var req ReceiveRequest
