@@ -78,8 +78,8 @@ const maxEmails = 4
 
 // receptorEmails reads the receptor's addresses from the stored request
 // (correoElectronico, separated by ";"): the counterparty of the send
-// call, the seller of a purchase invoice (08). A document numbered before
-// its request was stored has none.
+// call, the seller of a purchase invoice (08). A document stored without
+// its request has none.
 func receptorEmails(request []byte) []string {
 	if len(request) == 0 {
 		return nil

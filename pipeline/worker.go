@@ -299,8 +299,8 @@ func (p *Pipeline) finish(ctx context.Context, d *tenant.Document, log *slog.Log
 		log.Warn("background worker: an interrupted document could not be finished", "reason", reason)
 	}
 	if len(d.Request) == 0 || len(d.SignedXML) > 0 {
-		// Signed yet still 00 (never written so): nothing safe to build it
-		// from.
+		// Stored without its request, or signed yet still 00 (the send
+		// writes neither): nothing safe to build it from.
 		stop("The sending of this document was interrupted and it cannot be finished from what was stored; send the same request again (same id_externo) to finish it.")
 		return
 	}

@@ -57,8 +57,7 @@ type Document struct {
 	// Request is the request the document was issued from, in the canonical
 	// form RequestHash is taken of (set at numbering, never changed), so
 	// that the background worker can finish a document whose send call
-	// died before storing the signed XML. Empty for documents numbered
-	// before it was kept.
+	// died before storing the signed XML.
 	Request []byte
 
 	Tipo         string // 01, 02, 03, 04, 08, 09, 10

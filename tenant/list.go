@@ -63,8 +63,8 @@ func (q ListQuery) Check() error {
 }
 
 // ListKey returns d's place in a listing: its issue time, or when it has
-// none (a document numbered by an older version of the service, or stored
-// by a test) the time it was numbered, which is what the stores order on.
+// none (the pipeline always sets one, but the stores take a document
+// without it) the time it was numbered, which is what the stores order on.
 func (d Document) ListKey() ListKey { return listKey(d.FechaEmision, d.CreatedAt, d.ID) }
 
 // listKey is the place of row id in a listing: issued, or when it is zero

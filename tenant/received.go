@@ -24,7 +24,7 @@ type ReceivedDocument struct {
 	// request in canonical JSON without the supplier's XML (SupplierXML
 	// holds it), set at numbering and never changed, so that the
 	// background worker can finish a message whose call died before it
-	// was signed. Empty for messages numbered before it was kept.
+	// was signed.
 	Request []byte
 
 	// The supplier's document: its clave (one answer per clave and

@@ -117,7 +117,7 @@ func TestDockerignore(t *testing.T) {
 		{"go.sum", false},
 		{"cmd/facturad/main.go", false},
 		{"cmd/facturad/config.go", false},
-		{"tenant/postgres/migrations/0001_init.sql", false},
+		{"tenant/postgres/migrations/0001_schema.sql", false},
 		{"gateway/static/openapi.json", false},
 		{"docs/examples/factura-credito.json", false},
 		{"docs/examples/examples.go", false},

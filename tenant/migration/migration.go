@@ -15,7 +15,7 @@ import (
 // Migration is one schema change.
 type Migration struct {
 	Version int64  // the file name's leading number
-	Name    string // the file name, e.g. "0001_tenant.sql"
+	Name    string // the file name, e.g. "0001_schema.sql"
 	SQL     string // the file's content
 }
 

@@ -3,20 +3,16 @@ package postgres
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"testing"
-
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"facturad/tenant"
 )
 
 // A document's large parts are stored compressed with lz4 where the server
-// has it (migration 0017), and with pglz where it does not.
+// has it (the schema sets it on the large columns), and with pglz where it
+// does not.
 func TestLargePartsCompression(t *testing.T) {
 	s := openPlanStore(t)
 	ctx := context.Background()
@@ -121,61 +117,4 @@ func deref(p *string) string {
 		return "no compression"
 	}
 	return *p
-}
-
-// Migration 0017 locks the documents' tables: it gives up after its lock
-// timeout, changing nothing, rather than hold back every save behind a long
-// transaction, and applies once that transaction ends.
-func TestLZ4MigrationGivesWay(t *testing.T) {
-	s := openPlanStore(t)
-	ctx := context.Background()
-	// Back to before 0017.
-	for _, q := range []string{
-		`DELETE FROM schema_migrations WHERE version = 17`,
-		`ALTER TABLE documents ALTER COLUMN signed_xml SET COMPRESSION DEFAULT`,
-	} {
-		if _, err := s.pool.Exec(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	holder, err := pgx.Connect(ctx, os.Getenv("TEST_DATABASE_URL"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer holder.Close(ctx)
-	tx, err := holder.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tx.Exec(ctx, "LOCK TABLE "+pgx.Identifier{s.schema, "documents"}.Sanitize()+" IN ACCESS SHARE MODE"); err != nil {
-		t.Fatal(err)
-	}
-
-	err = s.Migrate(ctx)
-	var pgErr *pgconn.PgError
-	if !errors.As(err, &pgErr) || pgErr.Code != "55P03" {
-		t.Fatalf("Migrate while a transaction holds documents: %v, want a lock timeout (55P03)", err)
-	}
-	var applied int
-	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM schema_migrations WHERE version = 17`).Scan(&applied); err != nil {
-		t.Fatal(err)
-	}
-	if applied != 0 {
-		t.Error("0017 recorded although it gave up")
-	}
-
-	if err := tx.Rollback(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Migrate(ctx); err != nil {
-		t.Fatalf("Migrate once the transaction ended: %v", err)
-	}
-	var got string
-	if err := s.pool.QueryRow(ctx, `SELECT attcompression::text FROM pg_attribute
-WHERE attrelid = 'documents'::regclass AND attname = 'signed_xml'`).Scan(&got); err != nil {
-		t.Fatal(err)
-	}
-	if got != "l" && lz4Available(t, s) {
-		t.Errorf("documents.signed_xml compression %q after the migration, want lz4", got)
-	}
 }

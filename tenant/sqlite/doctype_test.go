@@ -31,7 +31,7 @@ func TestSQLDocumentTypes(t *testing.T) {
 	if got := quotedCodes(listCounterparty); !slices.Equal(got, byBuyer) {
 		t.Errorf("listCounterparty names types %v, the types issued by the buyer are %v", got, byBuyer)
 	}
-	b, err := migrationFiles.ReadFile("migrations/0011_received.sql")
+	b, err := migrationFiles.ReadFile("migrations/0001_schema.sql")
 	if err != nil {
 		t.Fatal(err)
 	}

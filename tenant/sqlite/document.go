@@ -17,21 +17,20 @@ import (
 var _ tenant.DocumentStore = (*Store)(nil)
 
 // unsettledEstados is the condition of the partial indexes over the
-// documents and messages not settled yet (migration 0018), which a query
-// must repeat as written for SQLite to read them.
+// documents and messages not settled yet, as the schema writes it, which a
+// query must repeat as written for SQLite to read them.
 const unsettledEstados = `(estado = '00' OR estado = '04' OR estado = '05')`
 
 // documentColumns read a whole document. Its large parts live in tables of
-// their own (migration 0015), read here by their document's id; a document
-// stored before keeps them in the columns it had them in.
+// their own, read here by their document's id.
 const documentColumns = `id, company_id, branch_id, id_externo, request_hash, tipo, terminal,
     numero, consecutivo, clave, situacion, fecha_emision, emisor_tipo, emisor_numero,
     receptor_tipo, receptor_numero, estado,
-    coalesce((SELECT xml FROM document_signed_xml WHERE document_id = documents.id), signed_xml),
+    (SELECT xml FROM document_signed_xml WHERE document_id = documents.id),
     ind_estado, codigo_mensaje, mensaje_hacienda, detalle_mensaje,
-    coalesce((SELECT xml FROM document_response_xml WHERE document_id = documents.id), response_xml),
+    (SELECT xml FROM document_response_xml WHERE document_id = documents.id),
     last_error, attempts, next_attempt_at, submitted_at, checked_at, created_at, updated_at,
-    coalesce((SELECT request FROM document_requests WHERE document_id = documents.id), request), phase`
+    (SELECT request FROM document_requests WHERE document_id = documents.id), phase`
 
 // stateColumns are documentColumns without the large parts, which read
 // back empty: what a listing shows (a page of 500 rows reads no megabytes

@@ -10,8 +10,8 @@ import (
 
 var _ tenant.DocumentLister = (*Store)(nil)
 
-// The listing's expressions, exactly as migrations 0010 and 0012 index
-// them: SQLite uses an index on an expression only for the same
+// The listing's expressions, exactly as the listing indexes of the schema
+// hold them: SQLite uses an index on an expression only for the same
 // expression.
 const (
 	listAt           = `coalesce(fecha_emision, created_at)`

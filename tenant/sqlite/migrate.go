@@ -12,7 +12,9 @@ import (
 )
 
 // migrationFiles holds the schema, one file per version, named
-// NNNN_what.sql. A new table is a new file; applied files never change.
+// NNNN_what.sql with the same numbers and names as the other store's
+// (docs/design/stores.md, "Migrations"). A change is a new file; applied
+// files never change.
 //
 //go:embed migrations/*.sql
 var migrationFiles embed.FS
