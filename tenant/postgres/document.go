@@ -92,10 +92,6 @@ RETURNING id, numero`
 )
 SELECT id FROM doc`
 
-	// qDocumentExists tells a missing document from one changed since it
-	// was read, when a save matched no row.
-	qDocumentExists = `SELECT count(*) FROM documents WHERE id = $1`
-
 	// The lookups repeat the partial indexes' conditions so that the
 	// planner uses them whatever the parameter.
 	qDocumentByClave = `SELECT ` + documentColumns + ` FROM documents
@@ -228,20 +224,27 @@ func (s *Store) SaveDocument(ctx context.Context, d *tenant.Document) error {
 		docTime(d.CheckedAt), now, string(d.From), string(d.Phase), read}, d.CompanyID, d.ID, d.Event)
 	err := s.pool.QueryRow(ctx, q, args...).Scan(&id)
 	if errors.Is(err, pgx.ErrNoRows) {
-		var n int
-		if cerr := s.pool.QueryRow(ctx, qDocumentExists, d.ID).Scan(&n); cerr != nil {
-			return fmt.Errorf("save document %d: %w", d.ID, mapErr(cerr))
-		}
-		if n > 0 {
-			return fmt.Errorf("save document %d: moved since it was read (%s at %s): %w",
-				d.ID, d.From, read.Format(time.RFC3339Nano), tenant.ErrConflict)
-		}
+		err = s.missedSave(ctx, "documents", d.ID, d.From, read)
 	}
 	if err != nil {
 		return fmt.Errorf("save document %d: %w", d.ID, mapErr(err))
 	}
 	d.UpdatedAt, d.Event, d.From = now, nil, d.Phase
 	return nil
+}
+
+// missedSave explains a save of the row id of table (documents,
+// received_documents) that matched no row: ErrConflict when the row left
+// the phase or the version it was read at, ErrNotFound when there is none.
+func (s *Store) missedSave(ctx context.Context, table string, id int64, from tenant.Phase, read time.Time) error {
+	var n int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM `+table+` WHERE id = $1`, id).Scan(&n); err != nil {
+		return mapErr(err)
+	}
+	if n == 0 {
+		return tenant.ErrNotFound
+	}
+	return fmt.Errorf("moved since it was read (%s at %s): %w", from, read.Format(time.RFC3339Nano), tenant.ErrConflict)
 }
 
 // nextVersion is the UpdatedAt a save stamps: the store's time, but always

@@ -143,19 +143,11 @@ func (s *Store) SaveReceived(ctx context.Context, r *tenant.ReceivedDocument) er
 		r.CompanyID, 0, r.Event)
 	var id int64
 	err := s.pool.QueryRow(ctx, q, args...).Scan(&id)
-	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-		return fmt.Errorf("save received document %d: %w", r.ID, mapErr(err))
+	if errors.Is(err, pgx.ErrNoRows) {
+		err = s.missedSave(ctx, "received_documents", r.ID, r.From, read)
 	}
 	if err != nil {
-		var n int
-		if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM received_documents WHERE id = $1`, r.ID).Scan(&n); err != nil {
-			return fmt.Errorf("save received document %d: %w", r.ID, mapErr(err))
-		}
-		if n > 0 {
-			return fmt.Errorf("save received document %d: moved since it was read (%s at %s): %w",
-				r.ID, r.From, read.Format(time.RFC3339Nano), tenant.ErrConflict)
-		}
-		return fmt.Errorf("save received document %d: %w", r.ID, tenant.ErrNotFound)
+		return fmt.Errorf("save received document %d: %w", r.ID, mapErr(err))
 	}
 	r.UpdatedAt, r.Event, r.From = now, nil, r.Phase
 	return nil

@@ -308,20 +308,27 @@ func (s *Store) SaveDocument(ctx context.Context, d *tenant.Document) error {
 			}
 			return s.writeOutbox(ctx, tx, d.CompanyID, d.ID, d.Event)
 		}
-		var n int
-		if err := tx.StmtContext(ctx, s.wstmts.exists).QueryRowContext(ctx, d.ID).Scan(&n); err != nil {
-			return mapErr(err)
-		}
-		if n > 0 {
-			return fmt.Errorf("moved since it was read (%s at %s): %w", d.From, read.Format(time.RFC3339Nano), tenant.ErrConflict)
-		}
-		return mapErr(sql.ErrNoRows)
+		return missedSave(tx.StmtContext(ctx, s.wstmts.exists).QueryRowContext(ctx, d.ID), d.From, read)
 	})
 	if err != nil {
 		return fmt.Errorf("save document %d: %w", d.ID, err)
 	}
 	d.UpdatedAt, d.Event, d.From = now, nil, d.Phase
 	return nil
+}
+
+// missedSave explains a save that matched no row from count, the read of
+// how many rows have its id: ErrConflict when the row left the phase or
+// the version it was read at, ErrNotFound when there is none.
+func missedSave(count *sql.Row, from tenant.Phase, read time.Time) error {
+	var n int
+	if err := count.Scan(&n); err != nil {
+		return mapErr(err)
+	}
+	if n == 0 {
+		return tenant.ErrNotFound
+	}
+	return fmt.Errorf("moved since it was read (%s at %s): %w", from, read.Format(time.RFC3339Nano), tenant.ErrConflict)
 }
 
 // updated reports whether an UPDATE of one row by its id matched it.

@@ -157,14 +157,7 @@ func (s *Store) SaveReceived(ctx context.Context, r *tenant.ReceivedDocument) er
 		if n, _ := res.RowsAffected(); n == 1 {
 			return s.writeOutbox(ctx, tx, r.CompanyID, 0, r.Event)
 		}
-		var n int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM received_documents WHERE id = ?`, r.ID).Scan(&n); err != nil {
-			return mapErr(err)
-		}
-		if n > 0 {
-			return fmt.Errorf("moved since it was read (%s at %s): %w", r.From, read.Format(time.RFC3339Nano), tenant.ErrConflict)
-		}
-		return tenant.ErrNotFound
+		return missedSave(tx.QueryRowContext(ctx, `SELECT count(*) FROM received_documents WHERE id = ?`, r.ID), r.From, read)
 	})
 	if err != nil {
 		return fmt.Errorf("save received document %d: %w", r.ID, err)
