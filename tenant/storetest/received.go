@@ -246,6 +246,20 @@ func testReceivedSave(t *testing.T, s ReceivedStore) {
 		got.FirmaPolitica != before.FirmaPolitica {
 		t.Errorf("the save changed the supplier's document: %+v", got)
 	}
+	if got.Phase != tenant.PhaseAccepted || got.From != tenant.PhaseAccepted {
+		t.Errorf("read phase %s (from %s), want accepted", got.Phase, got.From)
+	}
+	// A verdict is final: no save moves the message out of it, and one
+	// from a phase it is not in is refused.
+	out := got
+	out.Place(tenant.StateSent)
+	wantErr(t, "SaveReceived out of a verdict", s.SaveReceived(ctx, &out), tenant.ErrFinal)
+	other := got
+	other.From, other.LastError = tenant.PhaseSubmitted, "otra fase"
+	wantErr(t, "SaveReceived from a phase it is not in", s.SaveReceived(ctx, &other), tenant.ErrConflict)
+	if again, err := s.ReceivedByClave(ctx, f.Company.ID, receivedClave); err != nil || again.Phase != tenant.PhaseAccepted || again.LastError != got.LastError {
+		t.Errorf("after the refused saves: %+v %v", again, err)
+	}
 }
 
 func testReceivedSaveStale(t *testing.T, s ReceivedStore) {
