@@ -46,30 +46,11 @@ const (
 	EventReceivedPrefix = "recibido."
 )
 
-// EventState is the name of an estado in event names: documento.aceptado.
-func EventState(s State) string {
-	switch s {
-	case StatePending:
-		return "pendiente"
-	case StateAccepted:
-		return "aceptado"
-	case StateRejected:
-		return "rechazado"
-	case StateError:
-		return "error"
-	case StateSent:
-		return "enviado"
-	case StateNotSentYet:
-		return "no_enviado"
-	}
-	return ""
-}
-
 // EventNames lists every event a webhook may ask for, documents first.
 func EventNames() []string {
 	var out []string
 	for _, prefix := range []string{EventDocumentPrefix, EventReceivedPrefix} {
-		for _, s := range []State{StatePending, StateAccepted, StateRejected, StateError, StateSent, StateNotSentYet} {
+		for _, s := range States() {
 			out = append(out, prefix+EventState(s))
 		}
 	}

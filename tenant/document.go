@@ -6,41 +6,6 @@ import (
 	"time"
 )
 
-// State is a document's state in the contract (A.5): the `estado` code.
-type State string
-
-// The document states of the contract.
-const (
-	StatePending    State = "00" // stored, not submitted (e.g. expired certificate)
-	StateAccepted   State = "01" // the tax authority accepted it
-	StateRejected   State = "02" // the tax authority rejected it
-	StateError      State = "03" // the tax authority reported a processing error
-	StateSent       State = "04" // received by the tax authority, answer not final
-	StateNotSentYet State = "05" // the tax authority was unreachable; retried
-)
-
-// Humanized returns the contract's `estado_humanizado` of s.
-func (s State) Humanized() string {
-	switch s {
-	case StatePending:
-		return "Pending"
-	case StateAccepted:
-		return "Accepted"
-	case StateRejected:
-		return "Rejected"
-	case StateError:
-		return "Error"
-	case StateSent:
-		return "Sent"
-	case StateNotSentYet:
-		return "NotSendYet"
-	}
-	return ""
-}
-
-// Final reports whether the tax authority's answer for s is settled.
-func (s State) Final() bool { return s == StateAccepted || s == StateRejected }
-
 // Document is an issued document as stored: its numbering, its signed XML
 // and what the tax authority said of it. A row exists from the moment its
 // number is handed out (see DocumentStore.ReserveDocument), so that a number

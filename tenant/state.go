@@ -5,12 +5,95 @@ import (
 	"time"
 )
 
-// UnsettledStates are the states of a document whose tax-authority answer
-// is not settled yet: pending (00), sent (04) and not sent yet (05).
-// Accepted, rejected and error (01, 02, 03) are where a document stays.
+// State is a document's state in the contract (A.5): the `estado` code.
 // A received document's message (MensajeReceptor) goes through the same
-// states.
-var UnsettledStates = []State{StatePending, StateSent, StateNotSentYet}
+// states. A row's phase (Phase) says more; its estado follows from it.
+type State string
+
+// The document states of the contract.
+const (
+	StatePending    State = "00" // stored, not submitted (e.g. expired certificate)
+	StateAccepted   State = "01" // the tax authority accepted it
+	StateRejected   State = "02" // the tax authority rejected it
+	StateError      State = "03" // the tax authority reported a processing error
+	StateSent       State = "04" // received by the tax authority, answer not final
+	StateNotSentYet State = "05" // the tax authority was unreachable; retried
+)
+
+// stateTable is the one list of the states, with every word the service
+// says of them.
+var stateTable = []struct {
+	state State
+	// humanized is the contract's estado_humanizado.
+	humanized string
+	// event names the state in event names (documento.aceptado).
+	event string
+	// final: the tax authority's verdict, which nothing changes.
+	final bool
+	// unsettled: the service still works on the row, or waits for its
+	// company to; 01, 02 and 03 are where a row stays.
+	unsettled bool
+}{
+	{StatePending, "Pending", "pendiente", false, true},
+	{StateAccepted, "Accepted", "aceptado", true, false},
+	{StateRejected, "Rejected", "rechazado", true, false},
+	{StateError, "Error", "error", false, false},
+	{StateSent, "Sent", "enviado", false, true},
+	{StateNotSentYet, "NotSendYet", "no_enviado", false, true},
+}
+
+// States returns every state, in the order of their codes.
+func States() []State {
+	out := make([]State, len(stateTable))
+	for i, r := range stateTable {
+		out[i] = r.state
+	}
+	return out
+}
+
+// stateInfo returns s's row of stateTable, and whether it is a state.
+func stateInfo(s State) (humanized, event string, final, unsettled, ok bool) {
+	for _, r := range stateTable {
+		if r.state == s {
+			return r.humanized, r.event, r.final, r.unsettled, true
+		}
+	}
+	return "", "", false, false, false
+}
+
+// Humanized returns the contract's `estado_humanizado` of s; "" for a
+// code that is not a state.
+func (s State) Humanized() string {
+	h, _, _, _, _ := stateInfo(s)
+	return h
+}
+
+// Final reports whether s is the tax authority's verdict (01, 02), which
+// nothing changes.
+func (s State) Final() bool {
+	_, _, final, _, _ := stateInfo(s)
+	return final
+}
+
+// EventState is the name of an estado in event names: documento.aceptado.
+func EventState(s State) string {
+	_, e, _, _, _ := stateInfo(s)
+	return e
+}
+
+// UnsettledStates are the states of a row whose tax-authority answer is
+// not settled yet: pending (00), sent (04) and not sent yet (05). The
+// stores' SQL repeats them (the partial indexes' conditions), and a test
+// of each store holds it to this list.
+var UnsettledStates = func() []State {
+	var out []State
+	for _, r := range stateTable {
+		if r.unsettled {
+			out = append(out, r.state)
+		}
+	}
+	return out
+}()
 
 // UnsettledKind says what an unsettled row is.
 type UnsettledKind string

@@ -91,21 +91,23 @@ const (
 	PhaseFailed Phase = "failed"
 )
 
-// phaseTable is the one list of the phases, with their estado.
+// phaseTable is the one list of the phases, with their estado; usual
+// marks the phase a row usually shows its estado in (PhaseFor).
 var phaseTable = []struct {
 	phase  Phase
 	estado State
+	usual  bool
 }{
-	{PhaseNumbered, StatePending},
-	{PhaseStopped, StatePending},
-	{PhaseHeld, StateNotSentYet},
-	{PhaseRetrying, StateNotSentYet},
-	{PhaseCredentials, StateNotSentYet},
-	{PhaseSubmitted, StateSent},
-	{PhaseAccepted, StateAccepted},
-	{PhaseRejected, StateRejected},
-	{PhaseRefused, StateError},
-	{PhaseFailed, StateError},
+	{PhaseNumbered, StatePending, true},
+	{PhaseStopped, StatePending, false},
+	{PhaseHeld, StateNotSentYet, false},
+	{PhaseRetrying, StateNotSentYet, true},
+	{PhaseCredentials, StateNotSentYet, false},
+	{PhaseSubmitted, StateSent, true},
+	{PhaseAccepted, StateAccepted, true},
+	{PhaseRejected, StateRejected, true},
+	{PhaseRefused, StateError, false},
+	{PhaseFailed, StateError, true},
 }
 
 // Phases returns every phase, in the order of the lifecycle.
@@ -164,24 +166,15 @@ func (s Submission) StoppedOnCredentials() bool {
 	return s.Phase == PhaseCredentials && s.NextAttemptAt.IsZero()
 }
 
-// PhaseFor is a phase a row shows estado in: the one a row usually has
-// with it (numbered, accepted, rejected, failed, submitted, retrying).
-// Tests and tools that set a row's estado directly use it; the pipeline
-// moves rows by their phase.
+// PhaseFor is the phase a row usually shows estado in (numbered,
+// accepted, rejected, failed, submitted, retrying); "" for a code that is
+// not a state. Tests and tools that set a row's estado directly use it;
+// the pipeline moves rows by their phase.
 func PhaseFor(estado State) Phase {
-	switch estado {
-	case StatePending:
-		return PhaseNumbered
-	case StateAccepted:
-		return PhaseAccepted
-	case StateRejected:
-		return PhaseRejected
-	case StateError:
-		return PhaseFailed
-	case StateSent:
-		return PhaseSubmitted
-	case StateNotSentYet:
-		return PhaseRetrying
+	for _, r := range phaseTable {
+		if r.estado == estado && r.usual {
+			return r.phase
+		}
 	}
 	return ""
 }
