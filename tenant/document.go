@@ -83,14 +83,17 @@ type DocumentStore interface {
 	// is written only when it differs), one that d leaves empty keeps what
 	// is stored. Nothing the service does empties them once set.
 	//
-	// UpdatedAt is the document's version (optimistic concurrency): the
-	// save applies only when the stored UpdatedAt is still d.UpdatedAt, the
-	// value d was read (or last saved) with. A document saved by someone
-	// else since is ErrConflict and left unchanged, so that two workers
-	// holding the same document never overwrite each other's result: the
-	// loser reads it again and decides anew, or drops its result. Each save
-	// moves UpdatedAt forward, at least by a microsecond, even when the
-	// clock does not.
+	// The save is conditional on the phase and the version the document
+	// was read (or last saved) at: it applies only while the stored phase
+	// is still d.From and the stored UpdatedAt still d.UpdatedAt. A
+	// document moved or saved by someone else since is ErrConflict and
+	// left unchanged, so that two workers holding the same document never
+	// overwrite each other's result: the loser reads it again and decides
+	// anew, or drops its result. A save that would move a document out of
+	// a final phase (01, 02) is refused (ErrFinal), as is one whose phase
+	// and estado disagree (Submission.CheckSave). Each save sets d.From to
+	// the phase stored and moves UpdatedAt forward, at least by a
+	// microsecond, even when the clock does not.
 	//
 	// A pending d.Event is written to the outbox in the same transaction
 	// (a delivery per webhook of the company that asked for it, and an

@@ -77,9 +77,10 @@ type ReceivedStore interface {
 	ReserveReceived(ctx context.Context, r *ReceivedDocument) error
 	// SaveReceived replaces the mutable fields of r.ID (the consecutivo,
 	// the message and its state: every field from Consecutivo on) and sets
-	// UpdatedAt, with the optimistic concurrency of SaveDocument: a row
-	// saved by someone else since r was read is ErrConflict and left
-	// unchanged. A pending r.Event is written to the outbox in the same
+	// UpdatedAt, conditional on the phase and version r was read at as
+	// SaveDocument is: a row moved or saved by someone else since is
+	// ErrConflict and left unchanged, one out of a final phase ErrFinal. A
+	// pending r.Event is written to the outbox in the same
 	// transaction and cleared, as SaveDocument does.
 	SaveReceived(ctx context.Context, r *ReceivedDocument) error
 	// ReceivedByClave returns the company's received document with that
