@@ -178,19 +178,6 @@ func (t DocumentType) Namespace() string { return t.info().Namespace }
 // IsNote reports whether t is a credit or debit note.
 func (t DocumentType) IsNote() bool { return t.info().Note }
 
-// TypesOfRoot returns the codes a document with that XML root element may
-// carry in its consecutivo: one for an issued document, 05, 06 and 07 for
-// MensajeReceptor, none for an unknown root.
-func TypesOfRoot(root string) []DocumentType {
-	var out []DocumentType
-	for _, t := range typeTable {
-		if t.Root == root {
-			out = append(out, t.Code)
-		}
-	}
-	return out
-}
-
 // isConsecutivoType reports whether s is a document-type code a
 // consecutivo may carry (01 to 10).
 func isConsecutivoType(s string) bool { _, ok := DocumentType(s).Info(); return ok }

@@ -61,9 +61,6 @@ func (e errorLog) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// URL is the server's root URL (http://host:port).
-func (s *Server) URL() string { return s.url }
-
 // APIURL is the reception API's base URL.
 func (s *Server) APIURL() string { return s.url + s.opts.BasePath }
 
