@@ -1,27 +1,81 @@
 package storetest
 
 import (
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
 
+	"facturad/hacienda"
 	"facturad/tenant"
 )
 
-// The SQL an engine writes out names states and phases by their codes: the
-// partial indexes' conditions must match the queries that use them, and a
-// schema's checks are text. CheckSQLStates holds every such list in
-// sources (an engine's schema and Go files, by name) to tenant's tables,
-// so that a change to the tables fails here until the SQL follows it.
+// The SQL an engine writes out names document types, states and phases
+// by their codes: an index matches only the expression written in its
+// queries, and a schema's checks are text. CheckSQLVocabulary holds every
+// such list to the tables they come from (hacienda's document types,
+// tenant's states and phases), so that a change to a table fails here
+// until the SQL follows it.
 var (
 	estadoIn     = regexp.MustCompile(`estado IN \(([^)]*)\)`)
 	estadoOr     = regexp.MustCompile(`\(estado = '\d\d'(?: OR estado = '\d\d')+\)`)
 	phaseEstado  = regexp.MustCompile(`phase \|\| ':' \|\| estado IN \(([^)]*)\)`)
 	quoted       = regexp.MustCompile(`'([^']*)'`)
 	waitsCompany = regexp.MustCompile(`estado = '(\d\d)' AND next_attempt_at IS NULL`)
+	byBuyer      = regexp.MustCompile(`CASE WHEN tipo (?:= '\d\d'|IN \([^)]*\)) THEN emisor_numero`)
+	messageTipo  = regexp.MustCompile(`(?m)^\s*tipo\s.*CHECK \(tipo IN \(([^)]*)\)\)`)
 )
+
+// CheckSQLVocabulary reads the engine whose tests run (its Go files and its
+// schema, migrations/0001_schema.sql, in the test's folder) and checks
+// every list of document types, states and phases written there.
+func CheckSQLVocabulary(t *testing.T) {
+	t.Helper()
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sources := map[string][]byte{}
+	for _, f := range append(files, "migrations/0001_schema.sql") {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sources[f] = b
+	}
+	checkSQLTypes(t, sources)
+	CheckSQLStates(t, sources)
+}
+
+// checkSQLTypes: the listing's counterparty is the Emisor in the types
+// the buyer issues, and a received document's message is numbered as a
+// receiver's message.
+func checkSQLTypes(t *testing.T, sources map[string][]byte) {
+	t.Helper()
+	buyer := hacienda.TypeCodes(func(t hacienda.TypeInfo) bool { return t.IssuedByBuyer })
+	messages := hacienda.TypeCodes(hacienda.TypeInfo.IsReceiverMessage)
+	var counterparty, tipo int
+	for name, b := range sources {
+		for _, m := range byBuyer.FindAllString(string(b), -1) {
+			counterparty++
+			if got := quotedIn(m); !slices.Equal(got, buyer) {
+				t.Errorf("%s: the listing's counterparty names types %v, the types issued by the buyer are %v", name, got, buyer)
+			}
+		}
+		for _, m := range messageTipo.FindAllStringSubmatch(string(b), -1) {
+			tipo++
+			if got := quotedIn(m[1]); !slices.Equal(got, messages) {
+				t.Errorf("%s: a message's tipo is checked against %v, the receiver's messages are %v", name, got, messages)
+			}
+		}
+	}
+	if counterparty == 0 || tipo == 0 {
+		t.Errorf("found %d counterparty expressions and %d tipo checks: the patterns no longer match the SQL", counterparty, tipo)
+	}
+}
 
 func quotedIn(s string) []string {
 	var out []string
