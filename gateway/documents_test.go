@@ -80,7 +80,7 @@ func TestDocumentRoutesContract(t *testing.T) {
 		Clave:       testClave,
 		Submission:  tenant.Submission{Phase: tenant.PhaseFor(tenant.StateSent), Estado: tenant.StateSent, SignedXML: []byte("<FacturaElectronica/>")},
 	}
-	f := &fakeDocuments{doc: doc, out: pipeline.Outcome{Document: doc, Estado: doc.Estado}}
+	f := &fakeDocuments{doc: doc, out: pipeline.Outcome{Document: doc, Answer: pipeline.Answer{Estado: doc.Estado}}}
 	b := setup(t, Options{Tenants: docTenants{}, Routes: DocumentRoutes(f)})
 	u := creds{"t", "u", "p"}
 
@@ -116,7 +116,7 @@ func TestDocumentRoutesContract(t *testing.T) {
 		}{{pipeline.KeySendingDocumentError, tenant.StateNotSentYet}, {pipeline.KeyExpiredClientCertificate, tenant.StatePending}} {
 			d := doc
 			d.Place(tc.estado)
-			f.out = pipeline.Outcome{Document: d, Estado: tc.estado, Failed: true, Key: tc.key, Message: "explained"}
+			f.out = pipeline.Outcome{Document: d, Answer: pipeline.Answer{Estado: tc.estado, Failed: true, Key: tc.key, Message: "explained"}}
 			r := b.do(t, "POST", "/api/documents/v4", &u, "application/json", []byte(`{}`))
 			m := r.object(t)
 			if r.status != 500 || m["mensaje_api_key"] != tc.key || m["estado"] != string(tc.estado) || m["mensaje_api"] != "explained" {
@@ -124,7 +124,7 @@ func TestDocumentRoutesContract(t *testing.T) {
 			}
 			requireShape(t, "Document", m, shapeDocument)
 		}
-		f.out = pipeline.Outcome{Document: doc, Estado: doc.Estado}
+		f.out = pipeline.Outcome{Document: doc, Answer: pipeline.Answer{Estado: doc.Estado}}
 	})
 	t.Run("error/send overloaded is 503 with Retry-After", func(t *testing.T) {
 		f.err = &pipeline.OverloadError{Reason: "full", After: 2 * time.Second}
@@ -162,8 +162,8 @@ func TestDocumentRoutesContract(t *testing.T) {
 		d.ResponseXML, d.CodigoMensaje, d.MensajeHacienda = []byte("<MensajeHacienda/>"), "1", "Aceptado"
 		d.Place(tenant.StateAccepted)
 		d.DetalleMensaje = []string{"uno", "dos"}
-		f.out = pipeline.Outcome{Document: d, Estado: d.Estado}
-		defer func() { f.out = pipeline.Outcome{Document: doc, Estado: doc.Estado} }()
+		f.out = pipeline.Outcome{Document: d, Answer: pipeline.Answer{Estado: d.Estado}}
+		defer func() { f.out = pipeline.Outcome{Document: doc, Answer: pipeline.Answer{Estado: doc.Estado}} }()
 		r := b.do(t, "PUT", "/api/documents/"+testClave+"/v4?includeXml=true&includeResponseXml=true", &u, "", nil)
 		m := r.object(t)
 		if r.status != 200 || m["estado"] != "01" || m["codigo_mensaje_hacienda"] != "1" || m["mensaje_hacienda"] != "Aceptado" ||

@@ -48,7 +48,8 @@ func (p *Pipeline) Check(ctx context.Context, pr tenant.Principal, clave string)
 	if err != nil {
 		return Outcome{}, err
 	}
-	return Outcome{Document: d, Failed: res.Failed, Message: res.Message, Estado: d.Estado}, nil
+	res.Estado = d.Estado
+	return Outcome{Document: d, Answer: res}, nil
 }
 
 // CheckReceived runs the check call of a received document (A.11): check
@@ -65,7 +66,8 @@ func (p *Pipeline) CheckReceived(ctx context.Context, pr tenant.Principal, clave
 	if err != nil {
 		return ReceivedOutcome{}, err
 	}
-	return ReceivedOutcome{Received: r, Failed: res.Failed, Message: res.Message, Estado: r.Estado}, nil
+	res.Estado = r.Estado
+	return ReceivedOutcome{Received: r, Answer: res}, nil
 }
 
 // check asks the tax authority about w and stores its answer: the check
@@ -83,14 +85,14 @@ func (p *Pipeline) CheckReceived(ctx context.Context, pr tenant.Principal, clave
 // authority does not know is submitted again by the background worker
 // (made due now) when it took it once (04) or when it was stopped on the
 // company's credentials, which just worked.
-func (p *Pipeline) check(ctx context.Context, op string, w row) (issued, error) {
+func (p *Pipeline) check(ctx context.Context, op string, w row) (Answer, error) {
 	ctx, cancel := p.workCtx(ctx)
 	defer cancel()
 	log := w.logger(p.log)
 	if w.Estado == tenant.StatePending {
 		// Numbered, never submitted: nothing to ask about.
 		p.metrics.outcomes.WithLabelValues(op, string(w.Estado)).Inc()
-		return issued{Message: w.LastError}, nil
+		return Answer{Message: w.LastError}, nil
 	}
 
 	sctx, scancel := context.WithTimeout(ctx, p.o.SubmitTimeout)
@@ -101,7 +103,7 @@ func (p *Pipeline) check(ctx context.Context, op string, w row) (issued, error) 
 		// at once.
 		p.resumeCompany(ctx, w.companyID(), op)
 	}
-	var res issued
+	var res Answer
 	switch {
 	case err != nil && w.Phase.Final():
 		// Its verdict is stored already: answer it, not 05 (a caller
@@ -120,14 +122,14 @@ func (p *Pipeline) check(ctx context.Context, op string, w row) (issued, error) 
 		}
 	case known:
 		if err := p.record(ctx, w, true, func() { p.applyStatus(ctx, w, st) }); err != nil {
-			return issued{}, fmt.Errorf("store the tax authority's answer: %w", err)
+			return Answer{}, fmt.Errorf("store the tax authority's answer: %w", err)
 		}
 		if st.Estado == recepcion.EstadoError {
 			res.Message = w.LastError
 		}
 	default:
 		if err := p.unknown(ctx, w); err != nil {
-			return issued{}, err
+			return Answer{}, err
 		}
 		res.Message = w.LastError
 		if res.Message == "" {

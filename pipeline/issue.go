@@ -18,21 +18,14 @@ import (
 // and Receive (a message), their repeats and the background worker
 // finishing an interrupted one all go through signAndSubmit.
 
-// issued is what signAndSubmit tells the call to answer: the row as it
-// now stands, and, when the call failed, why.
-type issued struct {
-	// Failed says the call answers 500 with Key and Message.
-	Failed       bool
-	Key, Message string
-}
-
 // signAndSubmit signs unsigned, the row's XML, with the company's
 // certificate (unless it is known to be expired or missing: the row is
 // then stopped), stores it held for InFlightGrace, submits it and stores
 // what the submission means. fault names the steps a crash test may stop
-// at (nil: none). An error is a failure the call answers as one (a row
+// at (nil: none). It returns what the call answers with the row (the
+// caller sets its Estado). An error is a failure the call answers as one (a row
 // another call took up meanwhile is an *OverloadError).
-func (p *Pipeline) signAndSubmit(ctx context.Context, is tenant.Issuer, w row, unsigned []byte, log *slog.Logger, fault func(string)) (issued, error) {
+func (p *Pipeline) signAndSubmit(ctx context.Context, is tenant.Issuer, w row, unsigned []byte, log *slog.Logger, fault func(string)) (Answer, error) {
 	if fault == nil {
 		fault = func(string) {}
 	}
@@ -47,7 +40,7 @@ func (p *Pipeline) signAndSubmit(ctx context.Context, is tenant.Issuer, w row, u
 		// stored. A fresh one is held until its lease ends and the
 		// background worker finishes it then; one resumed after being
 		// stopped waits, as before, for its request to be sent again.
-		return issued{}, err
+		return Answer{}, err
 	}
 	start = time.Now()
 	signed, err := p.o.Signer.Sign(ctx, is.Company.ID, unsigned, signer.WithCanonicalInput())
@@ -60,7 +53,7 @@ func (p *Pipeline) signAndSubmit(ctx context.Context, is tenant.Issuer, w row, u
 		return p.expired(ctx, w, time.Time{}), nil
 	case err != nil:
 		p.stop(ctx, w, "the "+w.what()+" could not be signed")
-		return issued{}, fmt.Errorf("sign the %s: %w", w.what(), err)
+		return Answer{}, fmt.Errorf("sign the %s: %w", w.what(), err)
 	}
 	fault(FaultSigned)
 
@@ -69,7 +62,7 @@ func (p *Pipeline) signAndSubmit(ctx context.Context, is tenant.Issuer, w row, u
 	// first.
 	w.SignedXML = signed
 	if err := move(w.Submission, tHeld, held, "", p.o.Clock().Add(p.o.InFlightGrace)); err != nil {
-		return issued{}, err
+		return Answer{}, err
 	}
 	start = time.Now()
 	err = p.store(ctx, w, true)
@@ -78,10 +71,10 @@ func (p *Pipeline) signAndSubmit(ctx context.Context, is tenant.Issuer, w row, u
 		// Another call (a repeat, the background worker) took the row up
 		// and stored it first: that one submits it, not this one.
 		log.InfoContext(ctx, "the "+w.what()+" was taken up by another call; not submitted")
-		return issued{}, p.inProgress(w)
+		return Answer{}, p.inProgress(w)
 	}
 	if err != nil {
-		return issued{}, fmt.Errorf("store the signed %s: %w", w.what(), err)
+		return Answer{}, fmt.Errorf("store the signed %s: %w", w.what(), err)
 	}
 	fault(FaultStored)
 
@@ -108,10 +101,10 @@ func (p *Pipeline) signAndSubmit(ctx context.Context, is tenant.Issuer, w row, u
 // even should the store refuse it: the background worker, which asks the
 // status before anything else, learns of it. When it has not and someone
 // else moved the row meanwhile, the stored state is the answer.
-func (p *Pipeline) recordSubmission(ctx context.Context, w row, serr error, deadline time.Time, log *slog.Logger) (issued, error) {
+func (p *Pipeline) recordSubmission(ctx context.Context, w row, serr error, deadline time.Time, log *slog.Logger) (Answer, error) {
 	v, heard, err := p.afterSubmit(ctx, w, serr, deadline)
 	if err != nil {
-		return issued{}, err
+		return Answer{}, err
 	}
 	err = p.store(ctx, w, false)
 	switch {
@@ -125,16 +118,16 @@ func (p *Pipeline) recordSubmission(ctx context.Context, w row, serr error, dead
 	case errors.Is(err, errLost):
 		log.InfoContext(ctx, "the "+w.what()+" changed meanwhile; answering its stored state")
 		if err := p.fresh(ctx, w, true); err != nil {
-			return issued{}, err
+			return Answer{}, err
 		}
-		return issued{}, nil
+		return Answer{}, nil
 	default:
-		return issued{}, fmt.Errorf("store a %s after its submission: %w", w.what(), err)
+		return Answer{}, fmt.Errorf("store a %s after its submission: %w", w.what(), err)
 	}
 	if heard {
-		return issued{}, nil
+		return Answer{}, nil
 	}
-	return issued{Failed: true, Key: KeySendingDocumentError, Message: v.Message}, nil
+	return Answer{Failed: true, Key: KeySendingDocumentError, Message: v.Message}, nil
 }
 
 // stop keeps a numbered row that cannot go on stopped (00) with the
@@ -159,7 +152,7 @@ func (p *Pipeline) stop(ctx context.Context, w row, reason string) {
 // expired stops a row that cannot be signed because the company's
 // certificate is expired (at expiry) or missing (zero expiry): numbered,
 // nothing submitted; the call answers ExpiredClientCertificate.
-func (p *Pipeline) expired(ctx context.Context, w row, expiry time.Time) issued {
+func (p *Pipeline) expired(ctx context.Context, w row, expiry time.Time) Answer {
 	then := "send the document again."
 	if w.rec != nil {
 		then = "The message keeps its number but was not sent."
@@ -178,7 +171,7 @@ func (p *Pipeline) expired(ctx context.Context, w row, expiry time.Time) issued 
 	}
 	p.stop(ctx, w, msg)
 	w.logger(p.log).InfoContext(ctx, w.what()+" stopped: certificate expired or missing")
-	return issued{Failed: true, Key: KeyExpiredClientCertificate, Message: msg}
+	return Answer{Failed: true, Key: KeyExpiredClientCertificate, Message: msg}
 }
 
 // inProgress is the answer to a call whose row another call is working

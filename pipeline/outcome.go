@@ -17,21 +17,35 @@ const (
 	KeyExpiredClientCertificate = "ExpiredClientCertificate"
 )
 
-// Outcome is the answer of a send or check call: the document as stored and
-// what the call says about it. Failed calls answer 500 with the document as
-// the body (A.5); the rest answer 200.
-type Outcome struct {
-	Document tenant.Document
-	// Failed says the call answers 500 with the Document body.
+// Answer is what a call says about its row, beside the row itself.
+// Failed calls answer 500 with the row as the body (A.5), with
+// mensaje_api_key Key and mensaje_api Message; the rest answer 200, with a
+// Message when there is something to say.
+type Answer struct {
+	// Failed says the call answers 500 with the row as the body.
 	Failed bool
 	// Key is the mensaje_api_key ("" on success).
 	Key string
-	// Message is the mensaje_api ("" on success).
+	// Message is the mensaje_api.
 	Message string
-	// Estado is the estado the answer shows; it differs from
-	// Document.Estado only when a check could not read the tax authority's
-	// answer (the answer shows 05, the stored state is kept).
+	// Estado is the estado the answer shows; it differs from the stored
+	// one only when a check could not read the tax authority's answer.
 	Estado tenant.State
+}
+
+// Outcome is the answer of a send or check call: the document as stored
+// and what the call says about it.
+type Outcome struct {
+	Document tenant.Document
+	Answer
+}
+
+// ReceivedOutcome is the answer of a receive or check call of a received
+// document: the received document as stored (its message's state) and
+// what the call says about it.
+type ReceivedOutcome struct {
+	Received tenant.ReceivedDocument
+	Answer
 }
 
 // Errors callers branch on.

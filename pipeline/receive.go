@@ -26,19 +26,6 @@ import (
 // document sent without a terminal does.
 const ReceivedTerminal = "00001"
 
-// ReceivedOutcome is the answer of a receive or check call: the received
-// document as stored and what the call says about it. Failed calls answer
-// 500 with the received document as the body, as a failed send does.
-type ReceivedOutcome struct {
-	Received tenant.ReceivedDocument
-	Failed   bool
-	Key      string
-	Message  string
-	// Estado is the estado the answer shows; it differs from the stored
-	// one only when a check could not read the tax authority's answer.
-	Estado tenant.State
-}
-
 // receivedStore is the store of received documents, or an error when the
 // configured store keeps none.
 func (p *Pipeline) receivedStore() (tenant.ReceivedStore, error) {
@@ -222,7 +209,8 @@ func (p *Pipeline) issueReceived(ctx context.Context, is tenant.Issuer, r *tenan
 		return ReceivedOutcome{}, err
 	}
 	if res.Failed {
-		return ReceivedOutcome{Received: *r, Failed: true, Key: res.Key, Message: res.Message, Estado: r.Estado}, nil
+		res.Estado = r.Estado
+		return ReceivedOutcome{Received: *r, Answer: res}, nil
 	}
 	return receivedOutcome(*r), nil
 }
@@ -405,7 +393,7 @@ func (p *Pipeline) Received(ctx context.Context, pr tenant.Principal, clave stri
 // receivedOutcome is the receive call's answer for a stored message, as
 // given the first time and replayed afterwards.
 func receivedOutcome(r tenant.ReceivedDocument) ReceivedOutcome {
-	o := ReceivedOutcome{Received: r, Estado: r.Estado, Message: r.LastError}
+	o := ReceivedOutcome{Received: r, Answer: Answer{Estado: r.Estado, Message: r.LastError}}
 	switch {
 	case r.Estado == tenant.StatePending:
 		o.Failed, o.Key = true, KeyExpiredClientCertificate

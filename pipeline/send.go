@@ -367,7 +367,8 @@ func (j *job) issue(ctx context.Context, doc *hacienda.Document, d *tenant.Docum
 		return Outcome{}, err
 	}
 	if res.Failed {
-		return Outcome{Document: *d, Failed: true, Key: res.Key, Message: res.Message, Estado: d.Estado}, nil
+		res.Estado = d.Estado
+		return Outcome{Document: *d, Answer: res}, nil
 	}
 	return sendOutcome(*d), nil
 }
@@ -375,7 +376,7 @@ func (j *job) issue(ctx context.Context, doc *hacienda.Document, d *tenant.Docum
 // sendOutcome is the send call's answer for a stored document, as given
 // the first time and replayed afterwards.
 func sendOutcome(d tenant.Document) Outcome {
-	o := Outcome{Document: d, Estado: d.Estado}
+	o := Outcome{Document: d, Answer: Answer{Estado: d.Estado}}
 	switch {
 	case d.Estado == tenant.StatePending:
 		o.Failed, o.Key, o.Message = true, KeyExpiredClientCertificate, d.LastError
