@@ -74,7 +74,8 @@ const never = "0001-01-01T00:00:00"
 const testClave = "50621112600310112345600100001010000000007100000001"
 
 func TestDocumentRoutesContract(t *testing.T) {
-	doc := tenant.Document{IDExterno: "ext-1",
+	doc := tenant.Document{
+		IDExterno:   "ext-1",
 		Consecutivo: "00100001010000000007",
 		Numero:      7,
 		Clave:       testClave,

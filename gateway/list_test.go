@@ -57,7 +57,8 @@ func (w *listWorld) seed(t *testing.T, companyID, branchID int64, prefix string,
 	estados := []tenant.State{tenant.StateAccepted, tenant.StateAccepted, tenant.StateRejected, tenant.StateSent}
 	tipos := []string{"01", "01", "04", "03", "08"}
 	for i := range n {
-		d := tenant.Document{CompanyID: companyID,
+		d := tenant.Document{
+			CompanyID:      companyID,
 			BranchID:       branchID,
 			IDExterno:      fmt.Sprintf("%s-%d", prefix, i),
 			Tipo:           tipos[i%len(tipos)],

@@ -35,7 +35,8 @@ func (w *listWorld) seedReceived(t *testing.T, companyID, branchID int64, recept
 	estados := []tenant.State{tenant.StateAccepted, tenant.StateSent, tenant.StateRejected, tenant.StateAccepted}
 	for i := range n {
 		mensaje := fmt.Sprint(1 + i%3)
-		r := tenant.ReceivedDocument{CompanyID: companyID,
+		r := tenant.ReceivedDocument{
+			CompanyID:        companyID,
 			BranchID:         branchID,
 			IDExterno:        fmt.Sprintf("%s-%d", prefix, i),
 			Clave:            fmt.Sprintf("506"+"060426"+"003101000000"+"0010000101%010d"+"1"+"12345678", receivedSeq.Add(1)),

@@ -33,7 +33,8 @@ func (b *bundle) interrupted(t *testing.T, idExterno string, keepRequest bool) t
 		t.Fatal(err)
 	}
 	now := b.clock.now()
-	d := tenant.Document{CompanyID: b.branch.CompanyID,
+	d := tenant.Document{
+		CompanyID:    b.branch.CompanyID,
 		BranchID:     b.branch.BranchID,
 		IDExterno:    idExterno,
 		RequestHash:  hash,

@@ -127,7 +127,8 @@ func (p *Pipeline) Receive(ctx context.Context, pr tenant.Principal, req *hacien
 		return ReceivedOutcome{}, fmt.Errorf("encode the answer: %w", err)
 	}
 	now := p.o.Clock()
-	r := &tenant.ReceivedDocument{CompanyID: is.Company.ID,
+	r := &tenant.ReceivedDocument{
+		CompanyID:        is.Company.ID,
 		BranchID:         is.Branch.ID,
 		IDExterno:        req.IDExterno,
 		RequestHash:      hash,

@@ -332,7 +332,8 @@ func (b *bundle) interruptedReceive(t *testing.T, pr tenant.Principal, raw []byt
 	}
 	sum := sha256.Sum256(canon)
 	now := b.clock.now()
-	r := tenant.ReceivedDocument{CompanyID: pr.CompanyID,
+	r := tenant.ReceivedDocument{
+		CompanyID:        pr.CompanyID,
 		BranchID:         pr.BranchID,
 		IDExterno:        req.IDExterno,
 		RequestHash:      sum[:],

@@ -262,7 +262,8 @@ func (j *job) number(ctx context.Context, doc *hacienda.Document, resume *tenant
 	if _, err := hacienda.NewConsecutivo(is.Branch.Sucursal, terminal, tipo, 1); err != nil {
 		return nil, fmt.Errorf("branch %s, terminal %s: %w", is.Branch.Sucursal, terminal, err)
 	}
-	d := &tenant.Document{CompanyID: is.Company.ID,
+	d := &tenant.Document{
+		CompanyID:    is.Company.ID,
 		BranchID:     is.Branch.ID,
 		IDExterno:    strings.TrimSpace(j.req.IDExterno),
 		RequestHash:  j.hash,
@@ -271,7 +272,10 @@ func (j *job) number(ctx context.Context, doc *hacienda.Document, resume *tenant
 		Situacion:    situacion,
 		FechaEmision: doc.FechaEmision,
 		Request:      j.canon,
-		Submission:   tenant.Submission{Phase: tenant.PhaseNumbered, Estado: tenant.StatePending, NextAttemptAt: now.Add(p.o.InFlightGrace)},
+		// The send holds the document until NextAttemptAt; should it die,
+		// the background worker finishes the document afterwards.
+		Submission: tenant.Submission{Phase: tenant.PhaseNumbered, Estado: tenant.StatePending,
+			NextAttemptAt: now.Add(p.o.InFlightGrace)},
 	}
 	if c := strings.TrimSpace(j.req.Clave); c != "" {
 		// The caller numbered the document: its clave, once it agrees with

@@ -111,7 +111,8 @@ func (f *fixture) event(t testing.TB, b tenant.Branch, to tenant.State, email []
 	t.Helper()
 	ctx := context.Background()
 	n := docSeq.Add(1)
-	d := tenant.Document{CompanyID: b.CompanyID,
+	d := tenant.Document{
+		CompanyID:  b.CompanyID,
 		BranchID:   b.ID,
 		IDExterno:  fmt.Sprintf("ev-%d", n),
 		Tipo:       "01",

@@ -9,7 +9,8 @@ import (
 )
 
 func TestNewDocument(t *testing.T) {
-	d := tenant.Document{IDExterno: "F-1",
+	d := tenant.Document{
+		IDExterno:   "F-1",
 		Consecutivo: "00100001010000000042",
 		Clave:       "506x",
 		Submission:  tenant.Submission{Phase: tenant.PhaseFor(tenant.StateSent), Estado: tenant.StateSent, SignedXML: []byte("<a/>"), ResponseXML: []byte("<b/>"), LastError: "esperando"},
@@ -60,7 +61,8 @@ func TestNewDocument(t *testing.T) {
 }
 
 func TestNewReceived(t *testing.T) {
-	r := tenant.ReceivedDocument{Clave: "506y",
+	r := tenant.ReceivedDocument{
+		Clave:            "506y",
 		TotalComprobante: "1130.00",
 		Submission:       tenant.Submission{Phase: tenant.PhaseFor(tenant.StatePending), Estado: tenant.StatePending, LastError: "x"},
 	}

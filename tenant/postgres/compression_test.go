@@ -57,7 +57,8 @@ WHERE attrelid = $1::regclass AND attname = $2`, c.table, c.column).Scan(&got)
 			}
 			return b.Bytes()
 		}
-		d := tenant.Document{CompanyID: company.ID,
+		d := tenant.Document{
+			CompanyID:  company.ID,
 			BranchID:   branch.ID,
 			IDExterno:  "lz4",
 			Tipo:       "01",

@@ -110,7 +110,8 @@ func newDocFixture(tb testing.TB, s tenant.Store) docFixture {
 // minimalDocument is a document as the pipeline reserves it: numbered before
 // it has a clave, a consecutivo or a signature.
 func minimalDocument(b tenant.Branch, idExterno, tipo, terminal string) tenant.Document {
-	return tenant.Document{CompanyID: b.CompanyID,
+	return tenant.Document{
+		CompanyID:  b.CompanyID,
 		BranchID:   b.ID,
 		IDExterno:  idExterno,
 		Tipo:       tipo,
@@ -302,7 +303,8 @@ func testDocumentStateRead(t *testing.T, s DocumentStore) {
 func testDocumentEmptyValues(t *testing.T, s DocumentStore) {
 	ctx := context.Background()
 	f := newDocFixture(t, s)
-	d := tenant.Document{CompanyID: f.Company.ID,
+	d := tenant.Document{
+		CompanyID:  f.Company.ID,
 		BranchID:   f.Branch.ID,
 		IDExterno:  "x",
 		Tipo:       "01",
