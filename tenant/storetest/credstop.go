@@ -24,21 +24,13 @@ type CredentialStopStore interface {
 // as subtests. open must return a fresh, empty, migrated store for each
 // call.
 func RunCredentialStops(t *testing.T, open func(t *testing.T) CredentialStopStore) {
-	tests := []struct {
-		name string
-		fn   func(t *testing.T, s CredentialStopStore)
-	}{
+	contract[CredentialStopStore]{
 		{"ok/a stop probes one stopped document at a time, slower each time", testProbeCredentialStops},
 		{"ok/a stop with nothing left to probe is forgotten", testProbeForgetsEmptyStop},
 		{"ok/resume makes every stopped document of the company due, and only once", testResumeCredentialStop},
 		{"ok/requeue moves on documents that wait for their company, by clave, company or all", testRequeueStopped},
 		{"ok/a company's stopped messages are probed, resumed and re-queued like its documents", testCredentialStopsMessages},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			tt.fn(t, open(t))
-		})
-	}
+	}.run(t, open)
 }
 
 var stopBase = time.Date(2026, 11, 27, 8, 0, 0, 0, time.UTC)

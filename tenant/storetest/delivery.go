@@ -26,10 +26,7 @@ type DeliveryStore interface {
 // and every behaviour of tenant.WebhookStore and tenant.EmailStore as
 // subtests. open must return a fresh, empty, migrated store for each call.
 func RunDelivery(t *testing.T, open func(t *testing.T) DeliveryStore) {
-	tests := []struct {
-		name string
-		fn   func(t *testing.T, s DeliveryStore)
-	}{
+	contract[DeliveryStore]{
 		{"ok/webhooks create, list, read, delete", testWebhookCRUD},
 		{"error/creates at once never pass a company's webhook limit", testWebhookLimit},
 		{"ok/a save with an event writes one delivery per webhook that asked for it", testOutboxFanOut},
@@ -43,12 +40,7 @@ func RunDelivery(t *testing.T, open func(t *testing.T) DeliveryStore) {
 		{"ok/attempts are recorded: retried, delivered, failed", testDeliveryAttempts},
 		{"ok/the delivery log pages newest first", testDeliveryLog},
 		{"ok/settled deliveries and e-mails past the retention are deleted, oldest first, in batches", testDeliveryPurge},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			tt.fn(t, open(t))
-		})
-	}
+	}.run(t, open)
 }
 
 // RunDeliveryReplicas claims endpoints and e-mails from two stores on one

@@ -28,10 +28,7 @@ type DocumentStore interface {
 // as subtests. open must return a fresh, empty, migrated store for each
 // call and arrange its cleanup with t.Cleanup.
 func RunDocuments(t *testing.T, open func(t *testing.T) DocumentStore) {
-	tests := []struct {
-		name string
-		fn   func(t *testing.T, s DocumentStore)
-	}{
+	contract[DocumentStore]{
 		{"ok/reserve and read back every field", testDocumentRoundTrip},
 		{"ok/save replaces the mutable fields only", testDocumentSave},
 		{"ok/a state read leaves the parts out, and its save keeps them", testDocumentStateRead},
@@ -54,12 +51,7 @@ func RunDocuments(t *testing.T, open func(t *testing.T) DocumentStore) {
 		{"ok/claim lease", testDocumentClaimLease},
 		{"error/claim arguments", testDocumentClaimArgs},
 		{"ok/concurrent claims never share a document", testDocumentConcurrentClaims},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			tt.fn(t, open(t))
-		})
-	}
+	}.run(t, open)
 }
 
 // RunDocumentReplicas checks that two stores on one database, as two

@@ -23,10 +23,7 @@ type ListStore interface {
 // subtests. open must return a fresh, empty, migrated store for each call
 // and arrange its cleanup with t.Cleanup.
 func RunDocumentList(t *testing.T, open func(t *testing.T) ListStore) {
-	tests := []struct {
-		name string
-		fn   func(t *testing.T, s ListStore)
-	}{
+	contract[ListStore]{
 		{"ok/newest first by issue time then id", testListOrder},
 		{"ok/filters alone and together", testListFilters},
 		{"ok/pages walk every document once", testListPages},
@@ -34,12 +31,7 @@ func RunDocumentList(t *testing.T, open func(t *testing.T) ListStore) {
 		{"ok/another company's documents are never listed", testListIsolation},
 		{"ok/a walk while documents are added has no duplicate and no gap", testListConcurrentWalk},
 		{"error/invalid query", testListInvalid},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			tt.fn(t, open(t))
-		})
-	}
+	}.run(t, open)
 }
 
 // listBase is the instant the listing fixtures are issued around.

@@ -25,10 +25,7 @@ type ReceivedStore interface {
 // as subtests. open must return a fresh, empty, migrated store for each
 // call and arrange its cleanup with t.Cleanup.
 func RunReceived(t *testing.T, open func(t *testing.T) ReceivedStore) {
-	tests := []struct {
-		name string
-		fn   func(t *testing.T, s ReceivedStore)
-	}{
+	contract[ReceivedStore]{
 		{"ok/reserve and read back every field", testReceivedRoundTrip},
 		{"ok/messages are numbered from the document sequences", testReceivedSequences},
 		{"error/one answer per supplier document and company", testReceivedOneAnswer},
@@ -40,12 +37,7 @@ func RunReceived(t *testing.T, open func(t *testing.T) ReceivedStore) {
 		{"ok/claim lease", testReceivedClaimLease},
 		{"error/claim arguments", testReceivedClaimArgs},
 		{"ok/concurrent claims never share a row", func(t *testing.T, s ReceivedStore) { claimReceivedConcurrently(t, []ReceivedStore{s}) }},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			tt.fn(t, open(t))
-		})
-	}
+	}.run(t, open)
 }
 
 const receivedClave = "50622112600310112345600100001010000000042112345678"

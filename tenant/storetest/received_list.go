@@ -18,10 +18,7 @@ import (
 // company's message's. open must return a fresh, empty, migrated store for
 // each call and arrange its cleanup with t.Cleanup.
 func RunReceivedList(t *testing.T, open func(t *testing.T) ReceivedStore) {
-	tests := []struct {
-		name string
-		fn   func(t *testing.T, s ReceivedStore)
-	}{
+	contract[ReceivedStore]{
 		{"ok/newest first by issue time then id", testReceivedListOrder},
 		{"ok/filters alone and together", testReceivedListFilters},
 		{"ok/pages walk every received document once", testReceivedListPages},
@@ -29,12 +26,7 @@ func RunReceivedList(t *testing.T, open func(t *testing.T) ReceivedStore) {
 		{"ok/another company's received documents are never listed", testReceivedListIsolation},
 		{"ok/a walk while received documents are added has no duplicate and no gap", testReceivedListConcurrentWalk},
 		{"error/invalid query", testReceivedListInvalid},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			tt.fn(t, open(t))
-		})
-	}
+	}.run(t, open)
 }
 
 // receivedSpec is one fixture received document's varying fields.

@@ -24,10 +24,7 @@ type StateStore interface {
 // of the state gauges over a seeded set, and the leases. open must return a
 // fresh, empty, migrated store for each call and arrange its cleanup.
 func RunState(t *testing.T, open func(t *testing.T) StateStore) {
-	tests := []struct {
-		name string
-		fn   func(t *testing.T, s StateStore)
-	}{
+	contract[StateStore]{
 		{"ok/empty store", testStateEmpty},
 		{"ok/unsettled documents per state and the oldest", testStateDocuments},
 		{"ok/unsettled received documents' messages apart from documents", testStateReceived},
@@ -36,12 +33,7 @@ func RunState(t *testing.T, open func(t *testing.T) StateStore) {
 		{"ok/released lease is free at once", testLeaseRelease},
 		{"ok/concurrent takers: one wins", testLeaseRace},
 		{"error/lease arguments", testLeaseArgs},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			tt.fn(t, open(t))
-		})
-	}
+	}.run(t, open)
 }
 
 // sameCounts fails the test when the counts per state and side differ.

@@ -19,10 +19,7 @@ import (
 // must return a fresh, empty, migrated store for each call and arrange its
 // cleanup with t.Cleanup.
 func Run(t *testing.T, open func(t *testing.T) tenant.Store) {
-	tests := []struct {
-		name string
-		fn   func(t *testing.T, s tenant.Store)
-	}{
+	contract[tenant.Store]{
 		{"ok/ping", testPing},
 		{"ok/next company id never repeats", testNextCompanyID},
 		{"ok/create company branch and user", testCreateCompany},
@@ -57,12 +54,7 @@ func Run(t *testing.T, open func(t *testing.T) tenant.Store) {
 		{"ok/set api user token only over the token read", testSetAPIUserToken},
 		{"ok/timestamps are utc and keep fractions", testTimestamps},
 		{"ok/concurrent creates", testConcurrentCreates},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			tt.fn(t, open(t))
-		})
-	}
+	}.run(t, open)
 }
 
 func testPing(t *testing.T, s tenant.Store) {
@@ -1184,5 +1176,18 @@ func testConcurrentCertificates(t *testing.T, s tenant.Store) {
 	}
 	if string(got.SealedCertificate) != string(versions[last]) {
 		t.Errorf("stored certificate %q, want %q of version %d", got.SealedCertificate, versions[last], last)
+	}
+}
+
+// contract is a store contract's subtests, each run on a store of its own.
+type contract[S any] []struct {
+	name string
+	fn   func(t *testing.T, s S)
+}
+
+// run runs every subtest on a fresh store that open returns for it.
+func (c contract[S]) run(t *testing.T, open func(t *testing.T) S) {
+	for _, tt := range c {
+		t.Run(tt.name, func(t *testing.T) { tt.fn(t, open(t)) })
 	}
 }
