@@ -87,17 +87,15 @@ var errTransition = errors.New("pipeline: transition not allowed")
 
 // move applies t to s: its new phase (and with it its estado), the reason
 // shown with it (mensaje_api and the operators' LastError; "" clears it)
-// and when to work on it again (zero: not automatically). It marks s with
-// the estado it had before, so that the save that persists the change
-// writes its event to the outbox.
+// and when to work on it again (zero: not automatically). It marks s as
+// changed, so that the save that persists the change writes its event to
+// the outbox when the estado stored is not the one read (outbox.go).
 func move(s *tenant.Submission, t transition, to tenant.Phase, reason string, next time.Time) error {
 	if !t.allows(s.Phase, to) {
 		return fmt.Errorf("%w: %s from %s to %s", errTransition, t.name, s.Phase, to)
 	}
 	if s.Event == nil {
-		// The first move since the row was read or saved: the save
-		// compares the estado it stores with this one (see outbox.go).
-		s.Event = &tenant.Event{From: s.Estado}
+		s.Event = &tenant.Event{}
 	}
 	s.Event.Announce = s.Event.Announce || t.announce
 	s.Phase, s.Estado, s.LastError, s.NextAttemptAt = to, to.Estado(), reason, next

@@ -47,7 +47,7 @@ func TestTransitionTable(t *testing.T) {
 	for _, row := range table {
 		for _, from := range all {
 			for _, to := range all {
-				s := tenant.Submission{Phase: from, Estado: from.Estado(), LastError: "before", NextAttemptAt: next.Add(-time.Hour)}
+				s := tenant.Submission{Phase: from, Estado: from.Estado(), From: from, LastError: "before", NextAttemptAt: next.Add(-time.Hour)}
 				err := move(&s, row.t, to, "after", next)
 				want := slices.Contains(row.from, from) && slices.Contains(row.to, to)
 				if row.t.name == tAskFailed.name && from.Estado() != to.Estado() {
@@ -58,8 +58,8 @@ func TestTransitionTable(t *testing.T) {
 					t.Errorf("%s %s→%s: refused: %v", row.t.name, from, to, err)
 				case want && (s.Phase != to || s.Estado != to.Estado() || s.LastError != "after" || !s.NextAttemptAt.Equal(next)):
 					t.Errorf("%s %s→%s: stored %+v", row.t.name, from, to, s)
-				case want && (s.Event == nil || s.Event.From != from.Estado()):
-					t.Errorf("%s %s→%s: the event is not marked with the estado before: %+v", row.t.name, from, to, s.Event)
+				case want && (s.Event == nil || s.From.Estado() != from.Estado()):
+					t.Errorf("%s %s→%s: the row is not marked changed from the estado before: %+v (from %s)", row.t.name, from, to, s.Event, s.From)
 				case !want && !errors.Is(err, errTransition):
 					t.Errorf("%s %s→%s: allowed, want refused", row.t.name, from, to)
 				case !want && (s.Phase != from || s.LastError != "before" || s.Event != nil):

@@ -11,21 +11,42 @@ import (
 	"facturad/tenant/docview"
 )
 
-// The outbox (docs/design/delivery.md): move marks a document with the
-// estado it had before its first change since it was read; just before the
-// save, documentEvent turns that mark into the event the store writes in
-// the save's own transaction, or drops it when the estado stored does not
-// change. A save that fails writes nothing; the caller reads the document
-// again, without the mark.
+// The outbox (docs/design/delivery.md): move marks a row as changed since
+// it was read; just before the save, event turns the mark into the event
+// the store writes in the save's own transaction, or drops it when the
+// estado stored is the one read (the estado of the phase read,
+// Submission.From). A save that fails writes nothing; the caller reads the
+// row again, without the mark.
 
-// documentEvent fills in d's pending event: documento.<estado>, a fresh
-// id, the read answer as of this save, and the receptor's addresses when
-// the document becomes accepted and e-mail is on. The addresses are in the
-// stored request: a document read without it (a callback reads its state
-// alone) is read whole for them.
-func (p *Pipeline) documentEvent(ctx context.Context, d *tenant.Document) error {
-	d.Event = p.stateEvent(d.Event, d.Estado, d.Clave, tenant.EventDocumentPrefix, "a document", func() any { return docview.StoredDocument(*d) })
-	if d.Event != nil && p.o.Email && d.Estado == tenant.StateAccepted && d.Event.From != tenant.StateAccepted {
+// event fills in w's pending event: documento.<estado> or, for a message,
+// recibido.<estado of our message>, a fresh id and the read answer as of
+// this save. It drops the event when there is none to write: none
+// pending, an estado stored that does not change (unless the transition
+// announces it), or (never expected) an answer that does not encode. A
+// document that becomes accepted with e-mail on carries the receptor's
+// addresses too; they are in the stored request, and a document read
+// without it (a callback reads its state alone) is read whole for them.
+func (p *Pipeline) event(ctx context.Context, w row) error {
+	ev := w.Event
+	if ev == nil || (w.From.Estado() == w.Estado && !ev.Announce) {
+		w.Event = nil
+		return nil
+	}
+	prefix, what, view := tenant.EventDocumentPrefix, "a document", func() any { return docview.StoredDocument(*w.doc) }
+	if w.rec != nil {
+		prefix, what, view = tenant.EventReceivedPrefix, "a received document", func() any { return docview.StoredReceived(*w.rec) }
+	}
+	payload, err := json.Marshal(view())
+	if err != nil {
+		// A row always encodes; an event is never written without its
+		// data.
+		p.log.Error("encode "+what+" event", "key", w.key(), "err", err)
+		w.Event = nil
+		return nil
+	}
+	ev.ID, ev.Name, ev.Created, ev.Clave, ev.Payload = newEventID(), prefix+tenant.EventState(w.Estado), p.o.Clock(), w.clave(), payload
+	ev.Email = nil
+	if d := w.doc; d != nil && p.o.Email && d.Estado == tenant.StateAccepted && d.From.Estado() != tenant.StateAccepted {
 		request := d.Request
 		if len(request) == 0 && d.Clave != "" {
 			// The state is not saved without its e-mail: the save fails
@@ -36,37 +57,9 @@ func (p *Pipeline) documentEvent(ctx context.Context, d *tenant.Document) error 
 			}
 			request = whole.Request
 		}
-		d.Event.Email = receptorEmails(request)
+		ev.Email = receptorEmails(request)
 	}
 	return nil
-}
-
-// receivedEvent fills in a received document's pending event:
-// recibido.<estado of our message>.
-func (p *Pipeline) receivedEvent(r *tenant.ReceivedDocument) {
-	r.Event = p.stateEvent(r.Event, r.Estado, r.Clave, tenant.EventReceivedPrefix, "a received document", func() any { return docview.StoredReceived(*r) })
-}
-
-// stateEvent fills in ev, the pending event of a row saved in estado:
-// prefix and the estado name it, a fresh id, the answer view returns as
-// its data, no e-mail. It returns nil, dropping the event, when there is
-// none to write: none pending, an estado stored that does not change, or
-// (never expected) an answer that does not encode; what names the row in
-// that error's log.
-func (p *Pipeline) stateEvent(ev *tenant.Event, estado tenant.State, clave, prefix, what string, view func() any) *tenant.Event {
-	if ev == nil || (ev.From == estado && !ev.Announce) {
-		return nil
-	}
-	payload, err := json.Marshal(view())
-	if err != nil {
-		// A row always encodes; an event is never written without its
-		// data.
-		p.log.Error("encode "+what+" event", "clave", clave, "err", err)
-		return nil
-	}
-	ev.ID, ev.Name, ev.Created, ev.Clave, ev.Payload = newEventID(), prefix+tenant.EventState(estado), p.o.Clock(), clave, payload
-	ev.Email = nil
-	return ev
 }
 
 // newEventID is a random event id (130 bits), which receivers use to tell

@@ -133,22 +133,20 @@ var errLost = errors.New("the row changed meanwhile")
 func (p *Pipeline) store(ctx context.Context, w row, signed bool) error {
 	ctx, cancel := p.detached(ctx)
 	defer cancel()
+	if err := p.event(ctx, w); err != nil {
+		return err
+	}
 	var err error
-	if w.rec != nil {
-		p.receivedEvent(w.rec)
+	switch {
+	case w.rec != nil:
 		err = p.o.Received.SaveReceived(ctx, w.rec)
-	} else {
-		if err = p.documentEvent(ctx, w.doc); err != nil {
-			return err
-		}
-		if signed {
-			err = p.o.Store.SaveDocument(ctx, w.doc)
-		} else {
-			xml := w.doc.SignedXML
-			w.doc.SignedXML = nil
-			err = p.o.Store.SaveDocument(ctx, w.doc)
-			w.doc.SignedXML = xml
-		}
+	case signed:
+		err = p.o.Store.SaveDocument(ctx, w.doc)
+	default:
+		xml := w.doc.SignedXML
+		w.doc.SignedXML = nil
+		err = p.o.Store.SaveDocument(ctx, w.doc)
+		w.doc.SignedXML = xml
 	}
 	if errors.Is(err, tenant.ErrConflict) {
 		return fmt.Errorf("%w: %w", errLost, err)

@@ -9,15 +9,13 @@ import (
 // Event is a change of a document's (or received document's) estado,
 // waiting to be written to the outbox by the save that persists it
 // (docs/design/delivery.md). The pipeline sets it on the row when it
-// changes the estado and fills it in just before the save; the store
+// changes the row's phase and fills it in just before the save, when the
+// estado saved differs from the one read (Submission.From's); the store
 // writes a delivery for every webhook of the company that asked for Name
 // (and an e-mail delivery when Email is not empty) in the same transaction
 // as the row, so that a crash never loses nor invents an event. The save
 // clears it once written. It is never stored on the row itself.
 type Event struct {
-	// From is the estado the row had when it was read or last saved: the
-	// pipeline compares it with the estado saved to tell a change.
-	From State
 	// Announce makes an event even when the estado stays the same (a
 	// document stopped in 00 with a reason).
 	Announce bool

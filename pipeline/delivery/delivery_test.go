@@ -132,7 +132,7 @@ func (f *fixture) event(t testing.TB, b tenant.Branch, to tenant.State, email []
 		m(&d)
 	}
 	payload, _ := json.Marshal(map[string]string{"clave": d.Clave, "estado": string(to)})
-	d.Event = &tenant.Event{From: tenant.StatePending, ID: fmt.Sprintf("evt_%d_%d", b.CompanyID, n), Name: "documento." + tenant.EventState(to),
+	d.Event = &tenant.Event{ID: fmt.Sprintf("evt_%d_%d", b.CompanyID, n), Name: "documento." + tenant.EventState(to),
 		Created: time.Now(), Clave: d.Clave, Payload: payload, Email: email}
 	if err := f.s.SaveDocument(ctx, &d); err != nil {
 		t.Fatal(err)

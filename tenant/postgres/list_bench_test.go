@@ -17,7 +17,7 @@ import (
 // time. No signed XML: a listing never reads it.
 const qSeedListBench = `INSERT INTO documents (company_id, branch_id, id_externo, tipo, terminal,
     numero, consecutivo, clave, situacion, fecha_emision, emisor_tipo, emisor_numero,
-    receptor_tipo, receptor_numero, estado, ind_estado, codigo_mensaje,
+    receptor_tipo, receptor_numero, estado, phase, ind_estado, codigo_mensaje,
     mensaje_hacienda, detalle_mensaje, last_error, attempts, created_at, updated_at)
 SELECT c.company_id, c.branch_id, 'pedido-' || g,
     CASE WHEN (g + g / 10) % 20 < 14 THEN '01' WHEN (g + g / 10) % 20 < 17 THEN '04'
@@ -27,6 +27,8 @@ SELECT c.company_id, c.branch_id, 'pedido-' || g,
     '02', '3101000000', '01', (100000000 + (31 * g) % 5000)::text,
     CASE WHEN (g / 10) % 100 < 92 THEN '01' WHEN (g / 10) % 100 < 96 THEN '04'
          WHEN (g / 10) % 100 < 98 THEN '02' WHEN (g / 10) % 100 < 99 THEN '05' ELSE '03' END,
+    CASE WHEN (g / 10) % 100 < 92 THEN 'accepted' WHEN (g / 10) % 100 < 96 THEN 'submitted'
+         WHEN (g / 10) % 100 < 98 THEN 'rejected' WHEN (g / 10) % 100 < 99 THEN 'retrying' ELSE 'failed' END,
     'aceptado', '1', 'Aceptado', '{}', '', 1,
     $5::timestamptz + make_interval(secs => g * 30), $5::timestamptz + make_interval(secs => g * 30)
 FROM generate_series($1::bigint, $2::bigint) AS g
@@ -41,7 +43,7 @@ CROSS JOIN LATERAL (SELECT
 const qSeedReceivedBench = `INSERT INTO received_documents (company_id, branch_id, id_externo, clave,
     tipo_documento, emisor_tipo, emisor_numero, emisor_nombre, receptor_tipo, receptor_numero,
     fecha_emision, total_impuesto, total_comprobante, supplier_xml, mensaje, tipo, terminal, numero,
-    consecutivo, fecha_mensaje, signed_xml, estado, ind_estado, codigo_mensaje, mensaje_hacienda,
+    consecutivo, fecha_mensaje, signed_xml, estado, phase, ind_estado, codigo_mensaje, mensaje_hacienda,
     detalle_mensaje, last_error, attempts, created_at, updated_at)
 SELECT c.company_id, c.branch_id, 'pedido-' || g, '506' || lpad(g::text, 47, '0'),
     CASE WHEN (g + g / 10) % 20 < 14 THEN '01' WHEN (g + g / 10) % 20 < 17 THEN '02'
@@ -54,6 +56,8 @@ SELECT c.company_id, c.branch_id, 'pedido-' || g, '506' || lpad(g::text, 47, '0'
     convert_to('<MensajeReceptor><Clave>' || g || '</Clave></MensajeReceptor>', 'UTF8'),
     CASE WHEN (g / 10) % 100 < 92 THEN '01' WHEN (g / 10) % 100 < 96 THEN '04'
          WHEN (g / 10) % 100 < 98 THEN '02' WHEN (g / 10) % 100 < 99 THEN '05' ELSE '03' END,
+    CASE WHEN (g / 10) % 100 < 92 THEN 'accepted' WHEN (g / 10) % 100 < 96 THEN 'submitted'
+         WHEN (g / 10) % 100 < 98 THEN 'rejected' WHEN (g / 10) % 100 < 99 THEN 'retrying' ELSE 'failed' END,
     'aceptado', '1', 'Aceptado', '{}', '', 1,
     $5::timestamptz + make_interval(secs => g * 30 + 3600), $5::timestamptz + make_interval(secs => g * 30 + 3600)
 FROM generate_series($1::bigint, $2::bigint) AS g

@@ -20,7 +20,7 @@ const qSeedListBench = `WITH RECURSIVE g(n) AS (SELECT ?1 UNION ALL SELECT n + 1
 x AS (SELECT n, CASE WHEN n % 10 < 6 THEN 0 ELSE 1 + (n / 10) % 7 END AS ci FROM g)
 INSERT INTO documents (company_id, branch_id, id_externo, tipo, terminal,
     numero, consecutivo, clave, situacion, fecha_emision, emisor_tipo, emisor_numero,
-    receptor_tipo, receptor_numero, estado, ind_estado, codigo_mensaje,
+    receptor_tipo, receptor_numero, estado, phase, ind_estado, codigo_mensaje,
     mensaje_hacienda, detalle_mensaje, last_error, attempts, created_at, updated_at)
 SELECT json_extract(?3, '$[' || ci || ']'), json_extract(?4, '$[' || (ci * 3 + n % 3) || ']'),
     'pedido-' || n,
@@ -31,6 +31,8 @@ SELECT json_extract(?3, '$[' || ci || ']'), json_extract(?4, '$[' || (ci * 3 + n
     '02', '3101000000', '01', CAST(100000000 + (31 * n) % 5000 AS TEXT),
     CASE WHEN (n / 10) % 100 < 92 THEN '01' WHEN (n / 10) % 100 < 96 THEN '04'
          WHEN (n / 10) % 100 < 98 THEN '02' WHEN (n / 10) % 100 < 99 THEN '05' ELSE '03' END,
+    CASE WHEN (n / 10) % 100 < 92 THEN 'accepted' WHEN (n / 10) % 100 < 96 THEN 'submitted'
+         WHEN (n / 10) % 100 < 98 THEN 'rejected' WHEN (n / 10) % 100 < 99 THEN 'retrying' ELSE 'failed' END,
     'aceptado', '1', 'Aceptado', '[]', '', 1,
     strftime('%Y-%m-%dT%H:%M:%S.000000Z', ?5 + n * 30, 'unixepoch'),
     strftime('%Y-%m-%dT%H:%M:%S.000000Z', ?5 + n * 30, 'unixepoch')
@@ -44,7 +46,7 @@ x AS (SELECT n, CASE WHEN n % 10 < 6 THEN 0 ELSE 1 + (n / 10) % 7 END AS ci FROM
 INSERT INTO received_documents (company_id, branch_id, id_externo, clave,
     tipo_documento, emisor_tipo, emisor_numero, emisor_nombre, receptor_tipo, receptor_numero,
     fecha_emision, total_impuesto, total_comprobante, supplier_xml, mensaje, tipo, terminal, numero,
-    consecutivo, fecha_mensaje, signed_xml, estado, ind_estado, codigo_mensaje, mensaje_hacienda,
+    consecutivo, fecha_mensaje, signed_xml, estado, phase, ind_estado, codigo_mensaje, mensaje_hacienda,
     detalle_mensaje, last_error, attempts, created_at, updated_at)
 SELECT json_extract(?3, '$[' || ci || ']'), json_extract(?4, '$[' || (ci * 3 + n % 3) || ']'),
     'pedido-' || n, '506' || printf('%047d', n),
@@ -58,6 +60,8 @@ SELECT json_extract(?3, '$[' || ci || ']'), json_extract(?4, '$[' || (ci * 3 + n
     CAST('<MensajeReceptor><Clave>' || n || '</Clave></MensajeReceptor>' AS BLOB),
     CASE WHEN (n / 10) % 100 < 92 THEN '01' WHEN (n / 10) % 100 < 96 THEN '04'
          WHEN (n / 10) % 100 < 98 THEN '02' WHEN (n / 10) % 100 < 99 THEN '05' ELSE '03' END,
+    CASE WHEN (n / 10) % 100 < 92 THEN 'accepted' WHEN (n / 10) % 100 < 96 THEN 'submitted'
+         WHEN (n / 10) % 100 < 98 THEN 'rejected' WHEN (n / 10) % 100 < 99 THEN 'retrying' ELSE 'failed' END,
     'aceptado', '1', 'Aceptado', '[]', '', 1,
     strftime('%Y-%m-%dT%H:%M:%S.000000Z', ?5 + n * 30 + 3600, 'unixepoch'),
     strftime('%Y-%m-%dT%H:%M:%S.000000Z', ?5 + n * 30 + 3600, 'unixepoch')
