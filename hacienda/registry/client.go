@@ -1,0 +1,231 @@
+package registry
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// DefaultURL is the base URL of the tax authority's public registry API.
+const DefaultURL = "https://api.hacienda.go.cr"
+
+// DefaultTimeout bounds one call to the registry.
+const DefaultTimeout = 5 * time.Second
+
+// maxAnswer bounds the body of an answer read.
+const maxAnswer = 4 << 20
+
+// ClientOptions configure a Client.
+type ClientOptions struct {
+	// BaseURL is the registry's base URL (DefaultURL when empty).
+	BaseURL string
+	// HTTPClient makes the calls (a client of its own when nil).
+	HTTPClient *http.Client
+	// Timeout bounds each call (DefaultTimeout when 0).
+	Timeout time.Duration
+}
+
+// Client calls the registry's HTTP API. It is safe for concurrent use.
+type Client struct {
+	base    *url.URL
+	hc      *http.Client
+	timeout time.Duration
+}
+
+// NewClient returns a Client.
+func NewClient(o ClientOptions) (*Client, error) {
+	if o.BaseURL == "" {
+		o.BaseURL = DefaultURL
+	}
+	u, err := url.Parse(strings.TrimRight(o.BaseURL, "/"))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("registry URL %q: want http(s)://host[/path]", o.BaseURL)
+	}
+	if o.HTTPClient == nil {
+		o.HTTPClient = &http.Client{}
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	return &Client{base: u, hc: o.HTTPClient, timeout: o.Timeout}, nil
+}
+
+// BaseURL returns the registry's base URL.
+func (c *Client) BaseURL() string { return c.base.String() }
+
+// get asks endpoint path?query and returns the answer's body: a 200's, or
+// ErrNotRegistered for a 404, a *MalformedError for a 400, an
+// *UnavailableError for anything else.
+func (c *Client) get(ctx context.Context, endpoint, path string, query url.Values) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	u := *c.base
+	u.Path = c.base.Path + path
+	u.RawQuery = query.Encode()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return nil, fmt.Errorf("registry %s: %w", endpoint, err)
+	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", "facturad")
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return nil, &UnavailableError{Endpoint: endpoint, Err: unwrapURL(err)}
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
+	if err != nil {
+		return nil, &UnavailableError{Endpoint: endpoint, Status: resp.StatusCode, Err: fmt.Errorf("read the answer: %w", err)}
+	}
+	if len(body) > maxAnswer {
+		return nil, &UnavailableError{Endpoint: endpoint, Status: resp.StatusCode, Err: errors.New("answer too large")}
+	}
+	switch s := resp.StatusCode; {
+	case s == http.StatusOK:
+		return body, nil
+	case s == http.StatusNotFound:
+		return nil, ErrNotRegistered
+	case s == http.StatusBadRequest:
+		return nil, &MalformedError{Endpoint: endpoint, Status: s, Detail: detail(body)}
+	default:
+		// 429 and 403 are the registry's block of an address that asks too
+		// often; 5xx its failures.
+		return nil, &UnavailableError{Endpoint: endpoint, Status: s, After: retryAfter(resp.Header.Get("Retry-After")),
+			Err: errors.New(http.StatusText(s))}
+	}
+}
+
+// unwrapURL drops the *url.Error around a transport error: its text
+// repeats the URL, which says nothing the endpoint does not.
+func unwrapURL(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}
+
+// detail is the start of an error answer's text, for the error message.
+func detail(body []byte) string {
+	s := strings.TrimSpace(string(body))
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 200 {
+		s = s[:200] + "…"
+	}
+	return s
+}
+
+// retryAfter reads a Retry-After header in seconds; 0 when absent or not
+// seconds.
+func retryAfter(h string) time.Duration {
+	n, err := strconv.Atoi(strings.TrimSpace(h))
+	if err != nil || n <= 0 {
+		return 0
+	}
+	return time.Duration(n) * time.Second
+}
+
+// Taxpayer asks /fe/ae for a taxpayer.
+func (c *Client) Taxpayer(ctx context.Context, id string) (Taxpayer, error) {
+	body, err := c.get(ctx, "ae", "/fe/ae", url.Values{"identificacion": {id}})
+	if err != nil {
+		return Taxpayer{}, err
+	}
+	t, err := DecodeTaxpayer(body)
+	if err != nil {
+		return Taxpayer{}, &UnavailableError{Endpoint: "ae", Status: http.StatusOK, Err: err}
+	}
+	if t.Identificacion == "" {
+		t.Identificacion = id
+	}
+	return t, nil
+}
+
+// Cabys asks /fe/cabys for one code; ErrNotRegistered when the catalog
+// has none.
+func (c *Client) Cabys(ctx context.Context, code string) (Cabys, error) {
+	body, err := c.get(ctx, "cabys", "/fe/cabys", url.Values{"codigo": {code}})
+	if err != nil {
+		return Cabys{}, err
+	}
+	items, err := DecodeCabys(body)
+	if err != nil {
+		return Cabys{}, &UnavailableError{Endpoint: "cabys", Status: http.StatusOK, Err: err}
+	}
+	for _, it := range items {
+		if it.Codigo == code {
+			return it, nil
+		}
+	}
+	return Cabys{}, ErrNotRegistered
+}
+
+// SearchCabys asks /fe/cabys for the entries matching words, at most top.
+func (c *Client) SearchCabys(ctx context.Context, q string, top int) ([]Cabys, error) {
+	v := url.Values{"q": {q}}
+	if top > 0 {
+		v.Set("top", strconv.Itoa(top))
+	}
+	body, err := c.get(ctx, "cabys", "/fe/cabys", v)
+	if errors.Is(err, ErrNotRegistered) {
+		return []Cabys{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	items, err := DecodeCabys(body)
+	if err != nil {
+		return nil, &UnavailableError{Endpoint: "cabys", Status: http.StatusOK, Err: err}
+	}
+	if top > 0 && len(items) > top {
+		items = items[:top]
+	}
+	return items, nil
+}
+
+// Exoneration asks /fe/ex for an authorisation.
+func (c *Client) Exoneration(ctx context.Context, autorizacion string) (Exoneration, error) {
+	body, err := c.get(ctx, "ex", "/fe/ex", url.Values{"autorizacion": {autorizacion}})
+	if err != nil {
+		return Exoneration{}, err
+	}
+	e, err := DecodeExoneration(body)
+	if err != nil {
+		return Exoneration{}, &UnavailableError{Endpoint: "ex", Status: http.StatusOK, Err: err}
+	}
+	if e.Autorizacion == "" {
+		e.Autorizacion = autorizacion
+	}
+	return e, nil
+}
+
+// Rate asks /indicadores/tc for a currency's rate on a day. Only the US
+// dollar has a history there; ErrNotRegistered for another currency, or
+// for a day with no rate.
+func (c *Client) Rate(ctx context.Context, moneda string, day time.Time) (Rate, error) {
+	if moneda != "USD" {
+		return Rate{}, ErrNotRegistered
+	}
+	d := day.Format(time.DateOnly)
+	body, err := c.get(ctx, "tc", "/indicadores/tc/dolar/historico", url.Values{"d": {d}, "h": {d}})
+	if err != nil {
+		return Rate{}, err
+	}
+	rates, err := DecodeRates(body)
+	if err != nil {
+		return Rate{}, &UnavailableError{Endpoint: "tc", Status: http.StatusOK, Err: err}
+	}
+	for _, r := range rates {
+		if r.Fecha == d {
+			r.Moneda = moneda
+			return r, nil
+		}
+	}
+	return Rate{}, ErrNotRegistered
+}
