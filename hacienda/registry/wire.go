@@ -186,12 +186,12 @@ func DecodeExoneration(b []byte) (Exoneration, error) {
 			Codigo      flexString `json:"codigo"`
 			Descripcion string     `json:"descripcion"`
 		} `json:"tipoDocumento"`
-		CodigoInstitucion     flexString  `json:"CodigoInstitucion"`
-		NombreInstitucion     string      `json:"nombreInstitucion"`
-		FechaEmision          flexTime    `json:"fechaEmision"`
-		FechaVencimiento      flexTime    `json:"fechaVencimiento"`
-		PorcentajeExoneracion flexDecimal `json:"porcentajeExoneracion"`
-		PoseeCabys            bool        `json:"poseeCabys"`
+		CodigoInstitucion     flexString   `json:"CodigoInstitucion"`
+		NombreInstitucion     string       `json:"nombreInstitucion"`
+		FechaEmision          flexTime     `json:"fechaEmision"`
+		FechaVencimiento      flexTime     `json:"fechaVencimiento"`
+		PorcentajeExoneracion flexDecimal  `json:"porcentajeExoneracion"`
+		PoseeCabys            bool         `json:"poseeCabys"`
 		Cabys                 []flexString `json:"cabys"`
 	}
 	if err := json.Unmarshal(b, &w); err != nil {
