@@ -1,7 +1,9 @@
 package registry
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -86,7 +88,15 @@ func (c *Client) get(ctx context.Context, endpoint, path string, query url.Value
 	if len(body) > maxAnswer {
 		return nil, &UnavailableError{Endpoint: endpoint, Status: resp.StatusCode, Err: errors.New("answer too large")}
 	}
-	switch s := resp.StatusCode; {
+	status := resp.StatusCode
+	if status == http.StatusOK {
+		// The registry sometimes answers a miss with a 200 whose body is
+		// its error form ({"code": 404, "status": "..."}).
+		if code := errorForm(body); code != 0 {
+			status = code
+		}
+	}
+	switch s := status; {
 	case s == http.StatusOK:
 		return body, nil
 	case s == http.StatusNotFound:
@@ -99,6 +109,28 @@ func (c *Client) get(ctx context.Context, endpoint, path string, query url.Value
 		return nil, &UnavailableError{Endpoint: endpoint, Status: s, After: retryAfter(resp.Header.Get("Retry-After")),
 			Err: errors.New(http.StatusText(s))}
 	}
+}
+
+// errorForm returns the code of an answer in the registry's error form, an
+// object with a code of 400 or more and a status but none of an answer's
+// fields; 0 for anything else.
+func errorForm(body []byte) int {
+	b := bytes.TrimSpace(body)
+	if len(b) == 0 || b[0] != '{' {
+		return 0
+	}
+	var f map[string]json.RawMessage
+	if json.Unmarshal(b, &f) != nil {
+		return 0
+	}
+	var code int
+	if json.Unmarshal(f["code"], &code) != nil || code < 400 || code > 599 {
+		return 0
+	}
+	if _, ok := f["status"]; !ok || len(f) != 2 {
+		return 0
+	}
+	return code
 }
 
 // unwrapURL drops the *url.Error around a transport error: its text
@@ -205,14 +237,30 @@ func (c *Client) Exoneration(ctx context.Context, autorizacion string) (Exonerat
 	return e, nil
 }
 
-// Rate asks /indicadores/tc for a currency's rate on a day. Only the US
-// dollar has a history there; ErrNotRegistered for another currency, or
-// for a day with no rate.
+// Rate asks /indicadores/tc for a currency's rate on a day: today's from
+// /indicadores/tc/dolar, a past day's from its history. Only the US dollar
+// has a history there; ErrNotRegistered for another currency, or for a
+// day with no rate.
 func (c *Client) Rate(ctx context.Context, moneda string, day time.Time) (Rate, error) {
 	if moneda != "USD" {
 		return Rate{}, ErrNotRegistered
 	}
 	d := day.Format(time.DateOnly)
+	if d >= time.Now().In(costaRica).Format(time.DateOnly) {
+		body, err := c.get(ctx, "tc", "/indicadores/tc/dolar", nil)
+		if err != nil {
+			return Rate{}, err
+		}
+		r, err := DecodeDollar(body)
+		if err != nil {
+			return Rate{}, &UnavailableError{Endpoint: "tc", Status: http.StatusOK, Err: err}
+		}
+		if r.Fecha == d {
+			return r, nil
+		}
+		// Today's rate not published yet under today's date: the
+		// history may have it.
+	}
 	body, err := c.get(ctx, "tc", "/indicadores/tc/dolar/historico", url.Values{"d": {d}, "h": {d}})
 	if err != nil {
 		return Rate{}, err

@@ -43,6 +43,10 @@ const (
 	// FailureBackoff is how long a process stops asking an endpoint after
 	// it failed, unless the registry said how long (Retry-After).
 	FailureBackoff = 30 * time.Second
+	// BlockBackoff is how long every replica stops asking after the
+	// registry blocked us (429 or 403) without saying how long: its
+	// published block lasts 10 minutes.
+	BlockBackoff = 10 * time.Minute
 )
 
 // Options configure a Registry.
@@ -266,15 +270,20 @@ const blockKey = "blocked"
 func (r *Registry) failed(ctx context.Context, endpoint string, err error) {
 	var u *UnavailableError
 	after := FailureBackoff
-	if errors.As(err, &u) && u.After > 0 {
+	errors.As(err, &u)
+	blocked := u != nil && (u.Status == 429 || u.Status == 403)
+	switch {
+	case u != nil && u.After > 0:
 		after = u.After
+	case blocked:
+		after = BlockBackoff
 	}
 	until := r.now().Add(after)
 	r.mu.Lock()
 	r.down[endpoint] = until
 	r.mu.Unlock()
 	r.log.WarnContext(ctx, "registry unavailable", "endpoint", endpoint, "err", err, "retry_in_s", after.Seconds())
-	if u != nil && (u.Status == 429 || u.Status == 403) {
+	if blocked {
 		b, _ := until.MarshalText()
 		if perr := r.cache.Put(ctx, blockKey, b, after); perr != nil {
 			r.log.WarnContext(ctx, "registry cache: share the block", "err", perr)

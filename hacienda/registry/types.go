@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -17,6 +18,14 @@ type Taxpayer struct {
 	Actividades        []Activity `json:"actividades"`
 }
 
+// Registered reports whether the taxpayer is registered: the registry
+// also answers for identifications it knows but that are not, or no
+// longer, registered (situacion.estado "No inscrito", "Desinscrito...").
+func (t Taxpayer) Registered() bool {
+	return strings.HasPrefix(strings.ToLower(strings.TrimSpace(t.Situacion.Estado)), "inscrito") ||
+		t.Situacion.Estado == "" && len(t.Actividades) > 0
+}
+
 // Regimen is a taxpayer's tax regime.
 type Regimen struct {
 	Codigo      int    `json:"codigo"`
@@ -24,12 +33,15 @@ type Regimen struct {
 }
 
 // Situacion is a taxpayer's standing: its registration state ("Inscrito",
-// ...) and whether it is in arrears (moroso) or has not filed (omiso), each
+// "No inscrito", "Desinscrito oficio"...), the registry's note on it, and
+// whether it is in arrears (moroso) or has not filed (omiso), each
 // "SI" or "NO" as the registry writes them.
 type Situacion struct {
 	Estado string `json:"estado"`
 	Moroso string `json:"moroso"`
 	Omiso  string `json:"omiso"`
+	// Mensaje is the registry's note, given for taxpayers not registered.
+	Mensaje string `json:"mensaje,omitempty"`
 }
 
 // Activity is one of a taxpayer's economic activities: its code (CIIU 4,

@@ -105,9 +105,10 @@ func DecodeTaxpayer(b []byte) (Taxpayer, error) {
 			Descripcion string     `json:"descripcion"`
 		} `json:"regimen"`
 		Situacion *struct {
-			Estado flexString `json:"estado"`
-			Moroso flexString `json:"moroso"`
-			Omiso  flexString `json:"omiso"`
+			Estado  flexString `json:"estado"`
+			Moroso  flexString `json:"moroso"`
+			Omiso   flexString `json:"omiso"`
+			Mensaje string     `json:"mensaje"`
 		} `json:"situacion"`
 		Actividades []struct {
 			Estado      flexString `json:"estado"`
@@ -133,7 +134,8 @@ func DecodeTaxpayer(b []byte) (Taxpayer, error) {
 		t.Regimen = Regimen{Codigo: n, Descripcion: strings.TrimSpace(w.Regimen.Descripcion)}
 	}
 	if w.Situacion != nil {
-		t.Situacion = Situacion{Estado: string(w.Situacion.Estado), Moroso: string(w.Situacion.Moroso), Omiso: string(w.Situacion.Omiso)}
+		t.Situacion = Situacion{Estado: string(w.Situacion.Estado), Moroso: string(w.Situacion.Moroso), Omiso: string(w.Situacion.Omiso),
+			Mensaje: strings.TrimSpace(w.Situacion.Mensaje)}
 	}
 	for _, a := range w.Actividades {
 		t.Actividades = append(t.Actividades, Activity{Codigo: string(a.Codigo), Descripcion: strings.TrimSpace(a.Descripcion),
@@ -239,4 +241,26 @@ func DecodeRates(b []byte) ([]Rate, error) {
 		out = append(out, Rate{Fecha: r.Fecha.t.Format(time.DateOnly), Compra: r.Compra.d, Venta: r.Venta.d})
 	}
 	return out, nil
+}
+
+// DecodeDollar reads an answer of /indicadores/tc/dolar: today's sale and
+// purchase rates, each with its date.
+func DecodeDollar(b []byte) (Rate, error) {
+	var w struct {
+		Venta, Compra *struct {
+			Fecha flexTime    `json:"fecha"`
+			Valor flexDecimal `json:"valor"`
+		}
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return Rate{}, fmt.Errorf("read the dollar's rate: %w", err)
+	}
+	if w.Venta == nil || w.Venta.Fecha.t.IsZero() || !w.Venta.Valor.d.IsPositive() {
+		return Rate{}, errors.New("read the dollar's rate: no sale rate with its date")
+	}
+	r := Rate{Moneda: "USD", Fecha: w.Venta.Fecha.t.Format(time.DateOnly), Venta: w.Venta.Valor.d}
+	if w.Compra != nil {
+		r.Compra = w.Compra.Valor.d
+	}
+	return r, nil
 }
