@@ -31,6 +31,9 @@ type ClientOptions struct {
 	HTTPClient *http.Client
 	// Timeout bounds each call (DefaultTimeout when 0).
 	Timeout time.Duration
+	// Now is the clock that tells today from a past day (time.Now when
+	// nil).
+	Now func() time.Time
 }
 
 // Client calls the registry's HTTP API. It is safe for concurrent use.
@@ -38,6 +41,7 @@ type Client struct {
 	base    *url.URL
 	hc      *http.Client
 	timeout time.Duration
+	now     func() time.Time
 }
 
 // NewClient returns a Client.
@@ -55,7 +59,10 @@ func NewClient(o ClientOptions) (*Client, error) {
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout
 	}
-	return &Client{base: u, hc: o.HTTPClient, timeout: o.Timeout}, nil
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return &Client{base: u, hc: o.HTTPClient, timeout: o.Timeout, now: o.Now}, nil
 }
 
 // BaseURL returns the registry's base URL.
@@ -246,7 +253,7 @@ func (c *Client) Rate(ctx context.Context, moneda string, day time.Time) (Rate, 
 		return Rate{}, ErrNotRegistered
 	}
 	d := day.Format(time.DateOnly)
-	if d >= time.Now().In(costaRica).Format(time.DateOnly) {
+	if d >= c.now().In(costaRica).Format(time.DateOnly) {
 		body, err := c.get(ctx, "tc", "/indicadores/tc/dolar", nil)
 		if err != nil {
 			return Rate{}, err

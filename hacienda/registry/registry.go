@@ -82,7 +82,26 @@ type Registry struct {
 
 	mu   sync.Mutex
 	down map[string]time.Time // endpoint → no call before
+	// local keeps fresh answers decoded for a minute, so that a warm
+	// check costs no round trip to the shared cache.
+	local map[string]localEntry
 }
+
+// localEntry is a fresh answer kept in process until until.
+type localEntry struct {
+	v     any
+	meta  Meta
+	err   error
+	until time.Time
+}
+
+const (
+	// LocalTTL is how long a process keeps a fresh answer to itself
+	// before reading the shared cache again.
+	LocalTTL = time.Minute
+	// localMax bounds the answers kept in process.
+	localMax = 20000
+)
 
 // New returns a Registry.
 func New(o Options) (*Registry, error) {
@@ -106,7 +125,7 @@ func New(o Options) (*Registry, error) {
 		return nil, err
 	}
 	return &Registry{c: o.Client, cache: o.Cache, pacer: o.Pacer, ttl: o.TTL, wait: o.Wait,
-		now: o.Now, log: o.Logger, m: m, down: map[string]time.Time{}}, nil
+		now: o.Now, log: o.Logger, m: m, down: map[string]time.Time{}, local: map[string]localEntry{}}, nil
 }
 
 // Meta says where an answer comes from: when the registry gave it
@@ -144,10 +163,15 @@ type question[T any] struct {
 // served with Meta.Desactualizado, else the error is an *UnavailableError.
 func lookup[T any](ctx context.Context, r *Registry, q question[T]) (T, Meta, error) {
 	var zero T
+	if le, ok := r.fromLocal(q.key); ok {
+		r.m.cache.WithLabelValues(q.endpoint, "hit").Inc()
+		v, _ := le.v.(T)
+		return v, le.meta, le.err
+	}
 	cached, have := r.get(ctx, q.key)
 	if have && cached.fresh(r.now()) {
 		r.m.cache.WithLabelValues(q.endpoint, "hit").Inc()
-		return decode[T](cached, false)
+		return keep[T](r, q.key, cached)
 	}
 
 	ch := r.flight.DoChan(q.key, func() (any, error) {
@@ -174,7 +198,7 @@ func lookup[T any](ctx context.Context, r *Registry, q question[T]) (T, Meta, er
 	}
 	if res.Err == nil {
 		r.m.cache.WithLabelValues(q.endpoint, "miss").Inc()
-		return decode[T](res.Val.(entry), false)
+		return keep[T](r, q.key, res.Val.(entry))
 	}
 	if have && Unavailable(res.Err) {
 		r.m.cache.WithLabelValues(q.endpoint, "stale").Inc()
@@ -182,6 +206,36 @@ func lookup[T any](ctx context.Context, r *Registry, q question[T]) (T, Meta, er
 	}
 	r.m.cache.WithLabelValues(q.endpoint, "miss").Inc()
 	return zero, Meta{}, res.Err
+}
+
+// keep decodes a fresh entry and keeps the answer in process.
+func keep[T any](r *Registry, key string, e entry) (T, Meta, error) {
+	v, meta, err := decode[T](e, false)
+	if err != nil && !errors.Is(err, ErrNotRegistered) {
+		return v, meta, err
+	}
+	until := r.now().Add(LocalTTL)
+	if !e.Expires.IsZero() && e.Expires.Before(until) {
+		until = e.Expires
+	}
+	r.mu.Lock()
+	if len(r.local) >= localMax {
+		clear(r.local)
+	}
+	r.local[key] = localEntry{v: v, meta: meta, err: err, until: until}
+	r.mu.Unlock()
+	return v, meta, err
+}
+
+// fromLocal returns the answer kept in process under key, while fresh.
+func (r *Registry) fromLocal(key string) (localEntry, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	le, ok := r.local[key]
+	if !ok || !r.now().Before(le.until) {
+		return localEntry{}, false
+	}
+	return le, true
 }
 
 // decode turns a cached entry into the answer.
