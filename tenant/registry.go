@@ -48,3 +48,26 @@ func (c RegistryCache) Get(ctx context.Context, key string) ([]byte, bool, error
 func (c RegistryCache) Put(ctx context.Context, key string, value []byte, keep time.Duration) error {
 	return c.Store.RegistryPut(ctx, key, value, keep)
 }
+
+// The values of Company.ValidacionesRegistro (A.13): what a send does when
+// the registries contradict a document.
+const (
+	RegistryChecksDefault = ""       // the service's setting (FACTURAD_REGISTRY_CHECKS)
+	RegistryChecksRefuse  = "refuse" // a 400 naming the field; no number is taken
+	RegistryChecksWarn    = "warn"   // the document goes on with "advertencias"
+	RegistryChecksOff     = "off"    // the registries are not consulted
+)
+
+// FieldValidacionesRegistro is the company field's name in forms, answers
+// and errors.
+const FieldValidacionesRegistro = "validacionesRegistro"
+
+// ValidRegistryChecks reports whether v is one of the values of
+// Company.ValidacionesRegistro, "" included.
+func ValidRegistryChecks(v string) bool {
+	switch v {
+	case RegistryChecksDefault, RegistryChecksRefuse, RegistryChecksWarn, RegistryChecksOff:
+		return true
+	}
+	return false
+}
