@@ -30,6 +30,7 @@ func newCompanyAnswer(c tenant.Company, now time.Time) api.Company {
 		UpdatedAt:              api.LocalTime(c.UpdatedAt),
 		CertificadoVencido:     c.CertificateExpired(now),
 		ExpiracionCertificado:  api.LocalTime(c.CertificateExpiry),
+		ValidacionesRegistro:   c.ValidacionesRegistro,
 	}
 }
 
@@ -82,6 +83,7 @@ func newCreateCompanyAnswer(cc tenant.CreatedCompany) api.CreatedCompany {
 		Sucursal:               cc.Branch.Sucursal,
 		MonedaExtranjera:       c.MonedaExtranjera,
 		FacturacionElectronica: c.FacturacionElectronica,
+		ValidacionesRegistro:   c.ValidacionesRegistro,
 		Usuario:                cc.Credentials.Usuario,
 		Contrasena:             cc.Credentials.Contrasena,
 		APIToken:               cc.Credentials.APIToken,

@@ -9,6 +9,7 @@ var (
 		"razonSocial": kString, "tipoCliente": kString, "activo": kFlag,
 		"facturacionElectronica": kBool, "createdAt": kDate, "updatedAt": kDate,
 		"certificadoVencido": kBool, "expiracionCertificado": kDate,
+		"validacionesRegistro": kString, // A.13
 	}
 	shapeCompanyGet = merge(shapeCompanySearch, map[string]jsonKind{
 		"usuarioHacienda": kString, "contrasenaHacienda": kString, "clave": kString,
@@ -23,6 +24,7 @@ var (
 		"fax": kString, "correoElectronico": kString, "sucursal": kString,
 		"monedaExtranjera": kString, "facturacionElectronica": kBool, "usuario": kString,
 		"contrasena": kString, "apiToken": kString, "mensajeApi": kString,
+		"validacionesRegistro": kString, // A.13
 	}
 	shapeBranch = map[string]jsonKind{
 		"id": kInt, "companiaId": kInt, "razonComercial": kString, "provincia": kString,

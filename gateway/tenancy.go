@@ -235,6 +235,7 @@ func (r *Request) companyInput() (tenant.CompanyInput, error) {
 		Activo:                 f.Activo,
 		Certificate:            f.Certificado,
 		CertificatePIN:         secret(f.Clave),
+		ValidacionesRegistro:   f.ValidacionesRegistro,
 	}, nil
 }
 

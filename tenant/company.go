@@ -218,8 +218,9 @@ func (s *Service) identificationToMatch(e *ValidationError, in CompanyInput) str
 // get their own version); an update without one keeps the stored
 // certificate even if another request replaced it meanwhile; an
 // empty ContrasenaHacienda keeps the stored password; a Clave without a
-// Certificado is ignored (a PIN belongs to its file). An empty Activo keeps
-// the current state; setting it to N drops the cached credentials of every
+// Certificado is ignored (a PIN belongs to its file). A ValidacionesRegistro
+// not sent keeps the stored one (sent empty, it clears it). An empty Activo
+// keeps the current state; setting it to N drops the cached credentials of every
 // user of the company.
 func (s *Service) UpdateCompany(ctx context.Context, p Principal, id int64, in CompanyInput) (CompanyDetail, error) {
 	c, err := s.companyFor(ctx, p, id)
@@ -310,6 +311,9 @@ func applyCompanyInput(c *Company, in CompanyInput) {
 	c.MonedaExtranjera = in.MonedaExtranjera
 	c.FacturacionElectronica = in.FacturacionElectronica
 	c.UsuarioHacienda = in.UsuarioHacienda
+	if in.ValidacionesRegistro != nil {
+		c.ValidacionesRegistro = *in.ValidacionesRegistro
+	}
 }
 
 // sealCompanySecrets seals the secrets sent in a request into c: the

@@ -102,6 +102,8 @@ func TestCreateCompanyValidation(t *testing.T) {
 		{"error/certificate too large", func(in *tenant.CompanyInput) {
 			in.Certificate = make(tenant.Secret, tenant.MaxCertificateSize+1)
 		}, []string{"Certificado"}},
+		{"error/validaciones registro unknown", func(in *tenant.CompanyInput) { in.ValidacionesRegistro = ptr("strict") }, []string{"validacionesRegistro"}},
+		{"error/validaciones registro a flag", func(in *tenant.CompanyInput) { in.ValidacionesRegistro = ptr("S") }, []string{"validacionesRegistro"}},
 		{"error/several at once", func(in *tenant.CompanyInput) {
 			in.RazonSocial, in.Provincia, in.CorreoElectronico = "", "9", "x"
 		}, []string{"RazonSocial", "Provincia", "CorreoElectronico"}},
@@ -438,5 +440,107 @@ func TestCreateCompanyCostlyCertificate(t *testing.T) {
 	fe := fieldErrors(t, err)
 	if msgs := strings.Join(fe["Certificado"], "|"); !strings.Contains(msgs, "iterations") {
 		t.Errorf("Certificado: %q, want the iterations named", msgs)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// TestValidacionesRegistro: the company's registry checks (A.13) are set on
+// create and update, read back by every read, kept when an update does not
+// send them and cleared when it sends them empty; anything else is refused
+// on validacionesRegistro with the values listed.
+func TestValidacionesRegistro(t *testing.T) {
+	ctx := context.Background()
+	b := newBundle(t, bundleOpts{})
+	reads := func(t *testing.T, p tenant.Principal, id int64, want string) {
+		t.Helper()
+		d, err := b.svc.Company(ctx, p, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.ValidacionesRegistro != want {
+			t.Errorf("Company reads %q, want %q", d.ValidacionesRegistro, want)
+		}
+		cs, err := b.svc.SearchCompanies(ctx, p, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cs {
+			if c.ID == id && c.ValidacionesRegistro != want {
+				t.Errorf("SearchCompanies reads %q, want %q", c.ValidacionesRegistro, want)
+			}
+		}
+	}
+	tests := []struct {
+		name string
+		sent *string // on create
+		want string
+	}{
+		{"ok/not sent", nil, ""},
+		{"ok/empty", ptr(""), ""},
+		{"ok/refuse", ptr("refuse"), "refuse"},
+		{"ok/warn", ptr("warn"), "warn"},
+		{"ok/off", ptr("off"), "off"},
+		{"ok/case and spaces aside", ptr(" Warn "), "warn"},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ident := fmt.Sprintf("31015555%02d", i)
+			in := companyInput(t, ident)
+			in.ValidacionesRegistro = tt.sent
+			cc, err := b.svc.CreateCompany(ctx, b.admin, in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if cc.ValidacionesRegistro != tt.want {
+				t.Errorf("created with %q, want %q", cc.ValidacionesRegistro, tt.want)
+			}
+			id := cc.ID
+			user := b.login(t, cc.Credentials)
+			reads(t, b.admin, id, tt.want)
+
+			// Every value by update, by the company's own user (whoever
+			// may update the company), each kept by an update without it.
+			for _, v := range []string{"off", "refuse", "", "warn"} {
+				up := companyInput(t, ident)
+				up.Certificate, up.CertificatePIN = nil, nil
+				up.ValidacionesRegistro = ptr(v)
+				d, err := b.svc.UpdateCompany(ctx, user, id, up)
+				if err != nil {
+					t.Fatalf("update to %q: %v", v, err)
+				}
+				if d.ValidacionesRegistro != v {
+					t.Errorf("update to %q answers %q", v, d.ValidacionesRegistro)
+				}
+				up.ValidacionesRegistro = nil
+				up.RazonSocial = "Sin validaciones " + v + " S.A."
+				d, err = b.svc.UpdateCompany(ctx, user, id, up)
+				if err != nil {
+					t.Fatalf("update without it: %v", err)
+				}
+				if d.ValidacionesRegistro != v || d.RazonSocial != up.RazonSocial {
+					t.Errorf("an update without it answers %q (%q), want %q kept", d.ValidacionesRegistro, d.RazonSocial, v)
+				}
+				reads(t, user, id, v)
+			}
+
+			// A bad value is refused and changes nothing.
+			up := companyInput(t, ident)
+			up.Certificate, up.CertificatePIN = nil, nil
+			up.ValidacionesRegistro = ptr("never")
+			up.RazonSocial = "No se guarda S.A."
+			_, err = b.svc.UpdateCompany(ctx, user, id, up)
+			fe := fieldErrors(t, err)
+			msgs := fe["validacionesRegistro"]
+			if len(fe) != 1 || len(msgs) != 1 {
+				t.Fatalf("errors %v, want one on validacionesRegistro", fe)
+			}
+			for _, v := range []string{"refuse", "warn", "off"} {
+				if !strings.Contains(msgs[0], v) {
+					t.Errorf("message %q does not list %q", msgs[0], v)
+				}
+			}
+			reads(t, user, id, "warn")
+		})
 	}
 }

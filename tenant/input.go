@@ -30,6 +30,11 @@ type CompanyInput struct {
 	Activo         string
 	Certificate    Secret
 	CertificatePIN Secret
+	// ValidacionesRegistro is nil when the form does not have the field:
+	// "" on create, the stored value kept on update. Sent, it is one of
+	// RegistryChecksRefuse, RegistryChecksWarn, RegistryChecksOff or ""
+	// (the service's setting), case aside.
+	ValidacionesRegistro *string
 }
 
 // BranchInput is a branch create or update request (A.3), a full replace on

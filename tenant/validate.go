@@ -289,6 +289,20 @@ func normFlag(e *ValidationError, field string, v *string) {
 	}
 }
 
+// normRegistryChecks trims and lower-cases a sent validacionesRegistro and
+// checks it is one of the four values; nil (not sent) stays nil.
+func normRegistryChecks(e *ValidationError, field string, v *string) {
+	if v == nil {
+		return
+	}
+	u := strings.ToLower(strings.TrimSpace(*v))
+	if !ValidRegistryChecks(u) {
+		e.Add(field, `must be "refuse", "warn", "off" or empty (the service's setting)`)
+		return
+	}
+	*v = u
+}
+
 // CheckUsername reports whether a user name is acceptable: 3 to 64 letters,
 // digits and . _ @ -, starting with a letter or digit.
 func CheckUsername(field, name string) error {
@@ -377,6 +391,7 @@ func normCompany(in *CompanyInput, create bool) *ValidationError {
 	normCurrency(e, "MonedaLocal", &in.MonedaLocal, "CRC")
 	normCurrency(e, "MonedaExtranjera", &in.MonedaExtranjera, "USD")
 	normFlag(e, "Activo", &in.Activo)
+	normRegistryChecks(e, FieldValidacionesRegistro, in.ValidacionesRegistro)
 	if create && in.Activo == "" {
 		in.Activo = "S"
 	}

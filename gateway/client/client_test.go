@@ -717,3 +717,47 @@ func TestNoServerInTheBuild(t *testing.T) {
 		}
 	}
 }
+
+// TestValidacionesRegistro: the company form's ValidacionesRegistro is
+// sent when set (even empty) and left out when nil, which keeps the
+// stored value on an update; every read answers it.
+func TestValidacionesRegistro(t *testing.T) {
+	ctx := testContext(t)
+	admin := newAdmin(t)
+	str := func(s string) *string { return &s }
+	form := companyForm(nextIdent())
+	form.ValidacionesRegistro = str("warn")
+	created, err := admin.CreateCompany(ctx, form)
+	if err != nil || created.ValidacionesRegistro != "warn" {
+		t.Fatalf("create: %+v, %v", created, err)
+	}
+	id := created.CompaniaID
+	form.Certificado = nil
+	for _, tt := range []struct {
+		sent *string
+		want string
+	}{
+		{nil, "warn"},
+		{str("off"), "off"},
+		{str(""), ""},
+		{nil, ""},
+		{str("refuse"), "refuse"},
+		{nil, "refuse"},
+	} {
+		form.ValidacionesRegistro = tt.sent
+		up, err := admin.UpdateCompany(ctx, id, form)
+		if err != nil || up.ValidacionesRegistro != tt.want {
+			t.Fatalf("update sending %v: %q, %v; want %q", tt.sent, up.ValidacionesRegistro, err, tt.want)
+		}
+		got, err := admin.GetCompany(ctx, id)
+		if err != nil || got.ValidacionesRegistro != tt.want {
+			t.Fatalf("get after sending %v: %+v, %v; want %q", tt.sent, got, err, tt.want)
+		}
+	}
+	form.ValidacionesRegistro = str("always")
+	_, err = admin.UpdateCompany(ctx, id, form)
+	var ce *client.Error
+	if !errors.Is(err, client.ErrValidation) || !errors.As(err, &ce) || len(ce.Fields["validacionesRegistro"]) == 0 {
+		t.Fatalf("update with a bad value: %v, want a validation error on validacionesRegistro", err)
+	}
+}

@@ -28,6 +28,8 @@ import (
 //   - a string is read from a JSON string, a number (its literal text) or
 //     null (""); read:"text" takes only a string or null, read:"flag" an
 //     S/N flag (see fields.flag);
+//   - a *string is nil when the field is absent, else read as a string
+//     (so that an empty value differs from an absent one);
 //   - a bool is read as a flag, true when it reads "S" (true, si, 1...); a
 //     []string is a JSON array of strings (comma-separated in a form); a
 //     []byte an uploaded file.
@@ -119,6 +121,10 @@ func (f *fields) into(v any) {
 			fv.Set(reflect.ValueOf(f.strs(name)))
 		case sf.Type == reflect.TypeFor[[]byte]():
 			fv.SetBytes(f.file(name))
+		case sf.Type == reflect.TypeFor[*string]():
+			if v, ok := f.lookup(name, also...); ok {
+				fv.Set(reflect.ValueOf(&v))
+			}
 		default:
 			panic("api: no reading for field " + sf.Name + " of type " + sf.Type.String())
 		}

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"errors"
 	"reflect"
 	"slices"
@@ -88,13 +89,22 @@ func TestDecodeWebhookRequest(t *testing.T) {
 func TestCompanyForm(t *testing.T) {
 	f := CompanyForm{TipoIdentificacion: "02", Identificacion: "3101123456", RazonSocial: "Ejemplo S.A.", MonedaLocal: "CRC",
 		FacturacionElectronica: true, Activo: "S", Certificado: []byte("p12 bytes"), Clave: "1234"}
-	ct, body, err := f.Encode()
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := DecodeCompanyForm(ct, body)
-	if err != nil || !reflect.DeepEqual(got, f) {
-		t.Errorf("read back %+v, %v\nwant %+v", got, err, f)
+	empty, warn := "", "warn"
+	// validacionesRegistro: absent, sent empty and sent with a value are
+	// three readings.
+	for _, v := range []*string{nil, &empty, &warn} {
+		f.ValidacionesRegistro = v
+		ct, body, err := f.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sent := bytes.Contains(body, []byte(`name="validacionesRegistro"`)); sent != (v != nil) {
+			t.Errorf("validacionesRegistro %v: sent %v", v, sent)
+		}
+		got, err := DecodeCompanyForm(ct, body)
+		if err != nil || !reflect.DeepEqual(got, f) {
+			t.Errorf("read back %+v, %v\nwant %+v", got, err, f)
+		}
 	}
 
 	tests := []struct {
@@ -107,6 +117,12 @@ func TestCompanyForm(t *testing.T) {
 		{"ok/URL-encoded, older spellings, any case", "application/x-www-form-urlencoded",
 			"numeroidentificacion=3101123456&MonedaIdExtranjera=EUR&facturacionElectronica=S&ACTIVO=no",
 			CompanyForm{Identificacion: "3101123456", MonedaExtranjera: "EUR", FacturacionElectronica: true, Activo: "N"}, nil},
+		{"ok/validacionesRegistro absent", "application/x-www-form-urlencoded", "RazonSocial=x",
+			CompanyForm{RazonSocial: "x"}, nil},
+		{"ok/validacionesRegistro empty, any case", "application/x-www-form-urlencoded", "VALIDACIONESREGISTRO=",
+			CompanyForm{ValidacionesRegistro: &empty}, nil},
+		{"ok/validacionesRegistro as sent (the service checks it)", "application/x-www-form-urlencoded", "validacionesregistro=+Warn",
+			CompanyForm{ValidacionesRegistro: ptr(" Warn")}, nil},
 		{"error/text for the certificate", "application/x-www-form-urlencoded", "Certificado=abc", CompanyForm{}, []string{"Certificado"}},
 		{"error/JSON", "application/json", `{"RazonSocial":"x"}`, CompanyForm{}, []string{"body"}},
 		{"error/multipart without a boundary", "multipart/form-data", "x", CompanyForm{}, []string{"body"}},
@@ -123,3 +139,5 @@ func TestCompanyForm(t *testing.T) {
 		})
 	}
 }
+
+func ptr[T any](v T) *T { return &v }

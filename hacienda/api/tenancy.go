@@ -24,6 +24,9 @@ type Company struct {
 	UpdatedAt              string `json:"updatedAt"`
 	CertificadoVencido     bool   `json:"certificadoVencido"`
 	ExpiracionCertificado  string `json:"expiracionCertificado"`
+	// ValidacionesRegistro (ours, A.13) is refuse, warn, off, or empty
+	// for the service's setting.
+	ValidacionesRegistro string `json:"validacionesRegistro"`
 }
 
 // CompanyDetail is a company as read by id (A.2, get form): the search
@@ -87,6 +90,7 @@ type CreatedCompany struct {
 	Sucursal               string `json:"sucursal"`
 	MonedaExtranjera       string `json:"monedaExtranjera"`
 	FacturacionElectronica bool   `json:"facturacionElectronica"`
+	ValidacionesRegistro   string `json:"validacionesRegistro"`
 	Usuario                string `json:"usuario"`
 	Contrasena             string `json:"contrasena"`
 	APIToken               string `json:"apiToken"`
@@ -101,7 +105,8 @@ func (c CreatedCompany) Credentials() Credentials {
 // CompanyForm is the form of a company create or update (A.2), sent as
 // multipart/form-data (or URL-encoded, without a certificate). Each
 // field's form name is its Go name; the service matches them without
-// regard to case. Empty text fields are not sent, and the service applies
+// regard to case. Empty text fields are not sent (but a non-nil pointer
+// is, even to ""), and the service applies
 // its defaults on create (Sucursal 001, MonedaLocal CRC, MonedaExtranjera
 // USD). An update is a full replace: send every detail, starting from a
 // read of the company.
@@ -140,6 +145,10 @@ type CompanyForm struct {
 	CertificadoNombre string `form:"-"`
 	// Clave is the certificate's PIN.
 	Clave string
+	// ValidacionesRegistro (ours, A.13) is refuse, warn, off, or empty for
+	// the service's setting. nil does not send the field: empty on create,
+	// kept on update; a pointer to "" sends it empty, which clears it.
+	ValidacionesRegistro *string `form:"validacionesRegistro"`
 }
 
 // Encode writes the form as multipart/form-data and returns its content
@@ -163,6 +172,15 @@ func (f CompanyForm) Encode() (contentType string, body []byte, err error) {
 			text = strconv.FormatBool(x)
 		case []byte:
 			file = name
+		case *string:
+			if x == nil {
+				continue
+			}
+			// Sent even when empty: an empty value is not an absent one.
+			if err := w.WriteField(name, *x); err != nil {
+				return "", nil, err
+			}
+			continue
 		}
 		if text == "" {
 			continue

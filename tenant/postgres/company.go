@@ -15,7 +15,7 @@ const companyColumns = `id, owner_id, tipo_identificacion, numero_identificacion
     otras_senas, cod_pais, telefono, fax, correo_electronico, moneda_local, moneda_extranjera,
     facturacion_electronica, activo, usuario_hacienda, sealed_contrasena_hacienda,
     sealed_certificate, sealed_certificate_pin, certificate_expiry, certificate_version,
-    created_at, updated_at`
+    created_at, updated_at, validaciones_registro`
 
 const (
 	qNextCompanyID = `SELECT nextval('company_ids')`
@@ -25,9 +25,9 @@ const (
     razon_comercial, provincia, canton, distrito, barrio, otras_senas, cod_pais, telefono, fax,
     correo_electronico, moneda_local, moneda_extranjera, facturacion_electronica, activo,
     usuario_hacienda, sealed_contrasena_hacienda, sealed_certificate, sealed_certificate_pin,
-    certificate_expiry, certificate_version, created_at, updated_at)
+    certificate_expiry, certificate_version, created_at, updated_at, validaciones_registro)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19,
-    $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $29)`
+    $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $29, $30)`
 
 	// Updating a company writes the certificate columns only when a new
 	// certificate was uploaded, and then steps its version in the statement
@@ -38,13 +38,14 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $
     razon_comercial = $8, provincia = $9, canton = $10, distrito = $11, barrio = $12,
     otras_senas = $13, cod_pais = $14, telefono = $15, fax = $16, correo_electronico = $17,
     moneda_local = $18, moneda_extranjera = $19, facturacion_electronica = $20, activo = $21,
-    usuario_hacienda = $22, sealed_contrasena_hacienda = $23, updated_at = $24`
+    usuario_hacienda = $22, sealed_contrasena_hacienda = $23, updated_at = $24,
+    validaciones_registro = $25`
 	qUpdateCompanyWhere = `
 WHERE id = $1
 RETURNING ` + companyColumns
 	qUpdateCompany            = qUpdateCompanySet + qUpdateCompanyWhere
-	qUpdateCompanyCertificate = qUpdateCompanySet + `, sealed_certificate = $25,
-    sealed_certificate_pin = $26, certificate_expiry = $27,
+	qUpdateCompanyCertificate = qUpdateCompanySet + `, sealed_certificate = $26,
+    sealed_certificate_pin = $27, certificate_expiry = $28,
     certificate_version = certificate_version + 1` + qUpdateCompanyWhere
 
 	qCompany = `SELECT ` + companyColumns + ` FROM companies WHERE id = $1`
@@ -74,7 +75,8 @@ func (r *companyRow) dest() []any {
 		&c.Canton, &c.Distrito, &c.Barrio, &c.OtrasSenas, &c.CodPais, &c.Telefono, &c.Fax,
 		&c.CorreoElectronico, &c.MonedaLocal, &c.MonedaExtranjera, &c.FacturacionElectronica,
 		&c.Activo, &c.UsuarioHacienda, &c.SealedContrasenaHacienda, &c.SealedCertificate,
-		&c.SealedCertificatePIN, &r.expiry, &c.CertificateVersion, &c.CreatedAt, &c.UpdatedAt}
+		&c.SealedCertificatePIN, &r.expiry, &c.CertificateVersion, &c.CreatedAt, &c.UpdatedAt,
+		&c.ValidacionesRegistro}
 }
 
 // company is the scanned company, its times in UTC.
@@ -119,7 +121,7 @@ func (s *Store) CreateCompany(ctx context.Context, c *tenant.Company, b *tenant.
 			c.CorreoElectronico, c.MonedaLocal, c.MonedaExtranjera, c.FacturacionElectronica,
 			c.Activo, c.UsuarioHacienda, nullBytes(c.SealedContrasenaHacienda),
 			nullBytes(c.SealedCertificate), nullBytes(c.SealedCertificatePIN),
-			nullTime(c.CertificateExpiry), c.CertificateVersion, now)
+			nullTime(c.CertificateExpiry), c.CertificateVersion, now, c.ValidacionesRegistro)
 		if err != nil {
 			return mapErr(err)
 		}
@@ -152,7 +154,7 @@ func (s *Store) UpdateCompany(ctx context.Context, c *tenant.Company, newCertifi
 		c.ActividadComercial, c.TipoCliente, c.RazonComercial, c.Provincia, c.Canton,
 		c.Distrito, c.Barrio, c.OtrasSenas, c.CodPais, c.Telefono, c.Fax, c.CorreoElectronico,
 		c.MonedaLocal, c.MonedaExtranjera, c.FacturacionElectronica, c.Activo,
-		c.UsuarioHacienda, nullBytes(c.SealedContrasenaHacienda), s.clock()}
+		c.UsuarioHacienda, nullBytes(c.SealedContrasenaHacienda), s.clock(), c.ValidacionesRegistro}
 	q := qUpdateCompany
 	if newCertificate {
 		q = qUpdateCompanyCertificate

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -41,6 +42,8 @@ type Store struct {
 	pool   *pgxpool.Pool
 	schema string
 	now    func() time.Time
+
+	registryPuts atomic.Uint64 // paces the deletes of forgotten registry rows
 }
 
 var _ tenant.Store = (*Store)(nil)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -175,4 +176,10 @@ func TestDropSchemaNeedsOwnSchema(t *testing.T) {
 
 func TestRekey(t *testing.T) {
 	storetest.RunRekey(t, func(t *testing.T) storetest.RekeyStore { return storetest.NewPostgresStore(t) })
+}
+
+func TestRegistry(t *testing.T) {
+	storetest.RunRegistry(t, func(t *testing.T, now func() time.Time) tenant.RegistryStore {
+		return storetest.NewPostgresStoreWith(t, postgres.Options{Now: now})
+	})
 }

@@ -21,6 +21,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"modernc.org/sqlite"
@@ -51,6 +52,8 @@ type Store struct {
 	stmts  readStmts  // the read queries, prepared once on the read pool
 	wstmts writeStmts // the document writes, prepared on the write connection
 	batch  *batcher   // group commit of the document writes
+
+	registryPuts atomic.Uint64 // paces the deletes of forgotten registry rows
 }
 
 var _ tenant.Store = (*Store)(nil)

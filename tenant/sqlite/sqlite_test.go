@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"facturad/tenant"
 	"facturad/tenant/sqlite"
@@ -166,4 +167,10 @@ func TestOpenErrors(t *testing.T) {
 
 func TestRekey(t *testing.T) {
 	storetest.RunRekey(t, func(t *testing.T) storetest.RekeyStore { return storetest.NewSQLiteStore(t) })
+}
+
+func TestRegistry(t *testing.T) {
+	storetest.RunRegistry(t, func(t *testing.T, now func() time.Time) tenant.RegistryStore {
+		return storetest.NewSQLiteStoreWith(t, sqlite.Options{Now: now})
+	})
 }

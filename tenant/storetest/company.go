@@ -28,3 +28,67 @@ func AddCompany(t testing.TB, s tenant.Store, name string) tenant.Company {
 	}
 	return c
 }
+
+// testValidacionesRegistro: each value of the company's registry checks is
+// written by create and update and read back by every read of a company;
+// the schema refuses any other, keeping the stored value.
+func testValidacionesRegistro(t *testing.T, s tenant.Store) {
+	ctx := context.Background()
+	for _, v := range []string{tenant.RegistryChecksDefault, tenant.RegistryChecksRefuse, tenant.RegistryChecksWarn, tenant.RegistryChecksOff} {
+		t.Run("value "+fmt.Sprintf("%q", v), func(t *testing.T) {
+			id, err := s.NextCompanyID(ctx)
+			mustNot(t, "NextCompanyID", err)
+			c, b, u := company(id, fmt.Sprintf("Validaciones %q S.A.", v)), branch("001"), user(fmt.Sprintf("validaciones-%d", id))
+			c.ValidacionesRegistro = v
+			mustNot(t, "CreateCompany", s.CreateCompany(ctx, &c, &b, &u))
+			read := func(what string, want string) {
+				t.Helper()
+				got, err := s.Company(ctx, id)
+				mustNot(t, "Company", err)
+				found, err := s.SearchCompanies(ctx, tenant.CompanyQuery{CompanyID: id})
+				mustNot(t, "SearchCompanies", err)
+				withBranch, _, err := s.CompanyBranch(ctx, id, b.ID)
+				mustNot(t, "CompanyBranch", err)
+				if len(found) != 1 {
+					t.Fatalf("search by id found %d companies", len(found))
+				}
+				for name, g := range map[string]string{"Company": got.ValidacionesRegistro, "SearchCompanies": found[0].ValidacionesRegistro, "CompanyBranch": withBranch.ValidacionesRegistro} {
+					if g != want {
+						t.Errorf("%s: %s reads %q, want %q", what, name, g, want)
+					}
+				}
+			}
+			read("after create", v)
+
+			// Updated to each other value and back.
+			for _, w := range []string{tenant.RegistryChecksOff, tenant.RegistryChecksDefault, tenant.RegistryChecksRefuse, v} {
+				upd, err := s.Company(ctx, id)
+				mustNot(t, "Company", err)
+				upd.ValidacionesRegistro = w
+				mustNot(t, "UpdateCompany", s.UpdateCompany(ctx, &upd, false))
+				if upd.ValidacionesRegistro != w {
+					t.Errorf("UpdateCompany read back %q, want %q", upd.ValidacionesRegistro, w)
+				}
+				read(fmt.Sprintf("after an update to %q", w), w)
+			}
+
+			for _, bad := range []string{"REFUSE", "strict", " off", "refuse "} {
+				upd, err := s.Company(ctx, id)
+				mustNot(t, "Company", err)
+				upd.ValidacionesRegistro = bad
+				if err := s.UpdateCompany(ctx, &upd, false); err == nil {
+					t.Errorf("UpdateCompany stored validaciones_registro %q", bad)
+				}
+				read(fmt.Sprintf("after a refused update to %q", bad), v)
+			}
+			bad := company(0, "Mala S.A.")
+			bad.ID, err = s.NextCompanyID(ctx)
+			mustNot(t, "NextCompanyID", err)
+			bad.ValidacionesRegistro = "always"
+			bb, bu := branch("001"), user(fmt.Sprintf("mala-%d", bad.ID))
+			if err := s.CreateCompany(ctx, &bad, &bb, &bu); err == nil {
+				t.Error("CreateCompany stored validaciones_registro \"always\"")
+			}
+		})
+	}
+}

@@ -87,8 +87,15 @@ func NewSQLite(t testing.TB) tenant.Store {
 // more than the contract.
 func NewSQLiteStore(t testing.TB) *sqlite.Store {
 	t.Helper()
+	return NewSQLiteStoreWith(t, sqlite.Options{})
+}
+
+// NewSQLiteStoreWith is NewSQLiteStore opened with o (a clock of the
+// test's, say).
+func NewSQLiteStoreWith(t testing.TB, o sqlite.Options) *sqlite.Store {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "facturad.db")
-	s, err := sqlite.Open(context.Background(), path, sqlite.Options{})
+	s, err := sqlite.Open(context.Background(), path, o)
 	if err != nil {
 		t.Fatalf("open sqlite store: %v", err)
 	}
@@ -111,10 +118,22 @@ func NewPostgres(t testing.TB) tenant.Store {
 // NewPostgresStore is NewPostgres with the concrete type.
 func NewPostgresStore(t testing.TB) *postgres.Store {
 	t.Helper()
+	return NewPostgresStoreWith(t, postgres.Options{})
+}
+
+// NewPostgresStoreWith is NewPostgresStore opened with o (a clock of the
+// test's, say); its Schema is always a fresh one, and its pool has 4
+// connections unless o says otherwise.
+func NewPostgresStoreWith(t testing.TB, o postgres.Options) *postgres.Store {
+	t.Helper()
 	url := PostgresURL(t)
 	ctx := context.Background()
-	// Tests share the server with many others: keep each pool small.
-	s, err := postgres.Open(ctx, url, postgres.Options{Schema: UniqueName(t), MaxConns: 4})
+	o.Schema = UniqueName(t)
+	if o.MaxConns == 0 {
+		// Tests share the server with many others: keep each pool small.
+		o.MaxConns = 4
+	}
+	s, err := postgres.Open(ctx, url, o)
 	if err != nil {
 		t.Fatalf("open postgres store: %v", err)
 	}

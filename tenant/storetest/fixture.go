@@ -38,6 +38,7 @@ func company(id int64, name string) tenant.Company {
 		FacturacionElectronica:   true,
 		Activo:                   true,
 		UsuarioHacienda:          "cpj-3-101-000000@stag.comprobanteselectronicos.go.cr",
+		ValidacionesRegistro:     tenant.RegistryChecksWarn,
 		SealedContrasenaHacienda: []byte{0x01, 0x00, 0xfe, 0x10},
 		SealedCertificate:        bytes.Repeat([]byte{0x30, 0x82, 0x00, 0xff}, 512),
 		SealedCertificatePIN:     []byte{0x00, 0x01, 0x02},

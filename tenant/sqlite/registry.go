@@ -1,0 +1,80 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"facturad/tenant"
+)
+
+const (
+	// forget_at is fixed-width UTC text, so it compares as text.
+	qRegistryGet = `SELECT value FROM registry_cache
+WHERE key = ? AND (forget_at IS NULL OR forget_at > ?)`
+	qRegistryPut = `INSERT INTO registry_cache (key, value, forget_at) VALUES (?, ?, ?)
+ON CONFLICT (key) DO UPDATE SET value = excluded.value, forget_at = excluded.forget_at`
+	qRegistryPurge = `DELETE FROM registry_cache WHERE key IN (
+    SELECT key FROM registry_cache WHERE forget_at <= ? ORDER BY forget_at LIMIT ?)`
+)
+
+var _ tenant.RegistryStore = (*Store)(nil)
+
+// RegistryGet returns the value under key unless it is forgotten.
+func (s *Store) RegistryGet(ctx context.Context, key string) ([]byte, bool, error) {
+	var v []byte
+	err := s.read.QueryRowContext(ctx, qRegistryGet, key, formatTime(s.clock())).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("registry cache get: %w", err)
+	}
+	if v == nil {
+		v = []byte{}
+	}
+	return v, true, nil
+}
+
+// RegistryPut stores value under key for keep (0: never forgotten), and
+// every tenant.RegistryPurgeEvery puts deletes a batch of forgotten rows.
+func (s *Store) RegistryPut(ctx context.Context, key string, value []byte, keep time.Duration) error {
+	if keep < 0 {
+		return fmt.Errorf("registry cache put: keep %s is negative", keep)
+	}
+	now := s.clock()
+	var forget any
+	if keep > 0 {
+		forget = formatTime(now.Add(keep))
+	}
+	if value == nil {
+		value = []byte{} // the column is NOT NULL; an empty value is a value
+	}
+	if _, err := s.write.ExecContext(ctx, qRegistryPut, key, value, forget); err != nil {
+		return fmt.Errorf("registry cache put: %w", mapErr(err))
+	}
+	if s.registryPuts.Add(1)%tenant.RegistryPurgeEvery == 0 {
+		// The put stands whatever happens here; the next batch retries.
+		_, _ = s.PurgeRegistry(ctx, now, tenant.RegistryPurgeBatch)
+	}
+	return nil
+}
+
+// PurgeRegistry deletes up to limit rows forgotten at now, the longest
+// forgotten first.
+func (s *Store) PurgeRegistry(ctx context.Context, now time.Time, limit int) (int, error) {
+	if limit <= 0 {
+		return 0, nil
+	}
+	res, err := s.write.ExecContext(ctx, qRegistryPurge, formatTime(now), limit)
+	if err != nil {
+		return 0, fmt.Errorf("registry cache purge: %w", mapErr(err))
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, fmt.Errorf("registry cache purge: %w", err)
+	}
+	return int(n), nil
+}
