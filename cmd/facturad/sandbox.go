@@ -14,7 +14,9 @@ import (
 
 // runSandbox runs the tax-authority sandbox alone, for load tests and for
 // other services to test against (point them at the printed URLs; for a
-// facturad elsewhere, FACTURAD_HACIENDA_API_URL and _TOKEN_URL).
+// facturad elsewhere, FACTURAD_HACIENDA_API_URL and _TOKEN_URL, and the
+// registry URL for FACTURAD_REGISTRY_URL). It judges documents against its
+// simulated registries and limits their calls as the tax authority does.
 func runSandbox(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
 	fs := newCommandFlags("sandbox", stdout, stderr, nil)
 	listen := fs.String("listen", ":8090", "listen address")
@@ -72,12 +74,14 @@ func runSandbox(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 		ProcessingDelay: *delay,
 		AdminToken:      *adminToken,
 		Seed:            *seed,
+		RegistryChecks:  true,
+		RegistryLimit:   sandbox.RealRegistryLimit(),
 		Logger:          newLogger(stderr, *logLevel),
 	})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "sandbox listening: api %s  token %s  seed %d\n", s.APIURL(), s.TokenURL(), *seed)
+	fmt.Fprintf(stdout, "sandbox listening: api %s  token %s  seed %d  registry %s\n", s.APIURL(), s.TokenURL(), *seed, s.RegistryURL())
 	<-ctx.Done()
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()

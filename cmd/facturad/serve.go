@@ -884,6 +884,10 @@ func openHacienda(c Config, roots, sandboxCAs *x509.CertPool, log *slog.Logger, 
 			AnswerSigner:    answers,
 			ProcessingDelay: c.SandboxDelay,
 			Checks:          &checks,
+			// Judged against its simulated registries, as the tax
+			// authority judges (docs/sandbox-registry.md).
+			RegistryChecks: true,
+			RegistryLimit:  sandbox.RealRegistryLimit(),
 		})
 		if err != nil {
 			return nil, answerT, fmt.Errorf("built-in sandbox: %w", err)

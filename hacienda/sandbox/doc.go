@@ -20,6 +20,15 @@
 // own certificate, and the document ends aceptado or rechazado, with
 // DetalleMensaje lines saying why.
 //
+// It also serves the tax authority's public registry API at its root
+// (/fe/ae, /fe/cabys, /fe/ex, /indicadores/tc/dolar and its history) in
+// the real answers' shapes, with a deterministic data set that is
+// permissive by rule and refusing by name (docs/sandbox-registry.md), the
+// real rate limit and IP block when Options.RegistryLimit asks for them,
+// and faults of its own. With Options.RegistryChecks the judging step
+// checks a document against the same data: the receptor's registration,
+// the CAByS codes, the exonerations.
+//
 // Faults can be injected at start (Options.Faults) and at run time
 // (SetFaults, or PUT /_sandbox/faults): added latency, error rates per
 // status code, dropped answers after a submission was recorded, a refusing

@@ -78,8 +78,19 @@ type docInfo struct {
 	receptorNumero string
 	totalImpuesto  string
 	totalFactura   string
-	refs           []docRef // InformacionReferencia
+	refs           []docRef  // InformacionReferencia
+	lines          []docLine // DetalleServicio's lines
 }
+
+// docLine is what the registry checks read of a LineaDetalle.
+type docLine struct {
+	numero string // NumeroLinea
+	cabys  string // CodigoCABYS
+	exons  []docExon
+}
+
+// docExon is one of a line's Exoneracion elements.
+type docExon struct{ tipo, numero, tarifa string }
 
 // readCheck is a Check that can take the document as the sandbox read it
 // at reception, instead of reading it again.
@@ -178,6 +189,21 @@ func readDoc(data []byte) (docInfo, error) {
 	in.receptorNumero = text("Receptor", "Identificacion", "Numero")
 	in.totalImpuesto = text("ResumenFactura", "TotalImpuesto")
 	in.totalFactura = text("ResumenFactura", "TotalComprobante")
+	if ds := child(root, "DetalleServicio"); ds != nil {
+		for _, le := range ds.ChildElements() {
+			if le.Tag != "LineaDetalle" {
+				continue
+			}
+			l := docLine{numero: childText(le, "NumeroLinea"), cabys: childText(le, "CodigoCABYS")}
+			for _, imp := range le.ChildElements() {
+				if x := child(imp, "Exoneracion"); imp.Tag == "Impuesto" && x != nil {
+					l.exons = append(l.exons, docExon{tipo: childText(x, "TipoDocumentoEX1"), numero: childText(x, "NumeroDocumento"),
+						tarifa: childText(x, "TarifaExonerada")})
+				}
+			}
+			in.lines = append(in.lines, l)
+		}
+	}
 	for _, el := range root.ChildElements() {
 		if el.Tag == "InformacionReferencia" {
 			r := docRef{}
@@ -191,6 +217,14 @@ func readDoc(data []byte) (docInfo, error) {
 		}
 	}
 	return in, nil
+}
+
+// childText is the trimmed text of el's child tag, "" when it has none.
+func childText(el *etree.Element, tag string) string {
+	if c := child(el, tag); c != nil {
+		return strings.TrimSpace(c.Text())
+	}
+	return ""
 }
 
 func child(el *etree.Element, tag string) *etree.Element {

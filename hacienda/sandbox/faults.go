@@ -49,7 +49,8 @@ const (
 
 // Faults are the failures the sandbox injects. The zero value injects
 // nothing. They apply to the token service and the reception API, never to
-// the /_sandbox/ endpoints.
+// the /_sandbox/ endpoints; the registry endpoints have faults of their own
+// (RegistryStatus, RegistryLatency).
 type Faults struct {
 	// Latency is added before every answer (token service included), plus
 	// a uniformly random extra up to LatencyJitter.
@@ -96,6 +97,16 @@ type Faults struct {
 	RejectClaves string   `json:"rejectClaves,omitempty"`
 	RejectDetail []string `json:"rejectDetail,omitempty"`
 
+	// RegistryStatus, when set (400–599), answers every call of the
+	// registry endpoints with that status in the registry's error form
+	// ({"code": 503, "status": "Service unavailable"} for a 503).
+	// RegistryLatency is added before every registry answer: longer than
+	// a client's timeout, the registry stalls. Neither touches the token
+	// service or the reception API, nor do their faults touch the
+	// registry.
+	RegistryStatus  int      `json:"registryStatus,omitempty"`
+	RegistryLatency Duration `json:"registryLatency,omitempty"`
+
 	rejectRE *regexp.Regexp
 }
 
@@ -133,6 +144,12 @@ func (f *Faults) validate() error {
 	}
 	if f.OutageStatus != 0 && (f.OutageStatus < 400 || f.OutageStatus > 599) {
 		return fmt.Errorf("fault outageStatus %d: want 400-599", f.OutageStatus)
+	}
+	if f.RegistryStatus != 0 && (f.RegistryStatus < 400 || f.RegistryStatus > 599) {
+		return fmt.Errorf("fault registryStatus %d: want 400-599", f.RegistryStatus)
+	}
+	if f.RegistryLatency < 0 {
+		return errors.New("fault registryLatency must not be negative")
 	}
 	if f.RejectNext < 0 {
 		return errors.New("fault rejectNext must not be negative")
@@ -242,6 +259,14 @@ func (s *Sandbox) injectedError() (int, time.Duration) {
 		x -= p
 	}
 	return 0, 0
+}
+
+// registryFaults are the registry endpoints' injected status (0 for
+// none) and latency.
+func (s *Sandbox) registryFaults() (int, time.Duration) {
+	s.faultMu.Lock()
+	defer s.faultMu.Unlock()
+	return s.faults.RegistryStatus, time.Duration(s.faults.RegistryLatency)
 }
 
 // tokenRefusal is the status the token service refuses with, 0 for none.

@@ -351,6 +351,8 @@ func (s *Sandbox) judge(ctx context.Context, d *document) {
 		// it answers.
 		checks = []Check{s.checks.Signature}
 		lines = append(lines, s.answered(ctx, d)...)
+	} else if s.opts.RegistryChecks {
+		lines = append(lines, registryFindings(d.info)...)
 	}
 	for _, c := range checks {
 		lines = append(lines, runCheck(ctx, c, d.XML, d.info)...)

@@ -16,6 +16,7 @@ func (s *Sandbox) routes() http.Handler {
 	mux.HandleFunc("POST "+s.logoutPath, s.faulty(s.idp.handleLogout))
 	mux.HandleFunc("POST "+s.opts.BasePath+"/recepcion", s.faulty(s.handleSubmit))
 	mux.HandleFunc("GET "+s.opts.BasePath+"/recepcion/{clave}", s.faulty(s.handleStatus))
+	s.registryRoutes(mux)
 
 	mux.HandleFunc("GET /_sandbox/faults", s.admin(func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, s.Faults())

@@ -124,6 +124,21 @@ type Options struct {
 	MaxCallTimes int
 	MaxCallUsers int
 
+	// RegistryChecks makes the judging step check a document against the
+	// simulated registries (registry_data.go, docs/sandbox-registry.md),
+	// as the tax authority does: an FE's receptor with a national
+	// identification must be registered, every line's CAByS code in the
+	// catalog in force, every exoneration of type 04 or 11 an
+	// authorisation of the receptor's, in force at FechaEmision, covering
+	// the line's CAByS code, with TarifaExonerada within its percentage.
+	// Off by default, so that tests that issue to arbitrary data are not
+	// judged on it; the service's built-in sandbox turns it on.
+	RegistryChecks bool
+	// RegistryLimit is the registry endpoints' rate limit per client
+	// address (RealRegistryLimit is the tax authority's); the zero value
+	// limits nothing.
+	RegistryLimit RegistryLimit
+
 	// Clock defaults to the system clock.
 	Clock Clock
 	// Logger defaults to slog.Default().
@@ -152,6 +167,9 @@ type Sandbox struct {
 	refMu sync.Mutex
 
 	calls *callLog
+
+	limits        *limiter // nil: the registry is not rate limited
+	registryStats registryCounters
 
 	docMu sync.RWMutex
 	docs  map[string]*document
@@ -215,6 +233,9 @@ func New(o Options) (*Sandbox, error) {
 	if err := o.Faults.validate(); err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
+	if err := o.RegistryLimit.validate(); err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
 	s := &Sandbox{
 		opts:       o,
 		clock:      o.Clock,
@@ -239,6 +260,9 @@ func New(o Options) (*Sandbox, error) {
 		if s.signer, err = DefaultAnswerSigner(); err != nil {
 			return nil, fmt.Errorf("sandbox: answer signer: %w", err)
 		}
+	}
+	if o.RegistryLimit.on() {
+		s.limits = &limiter{l: o.RegistryLimit, ips: map[string]*ipCalls{}}
 	}
 	s.delay.Store(int64(o.ProcessingDelay))
 	s.idp = newIDP(s, o.Users)
@@ -309,6 +333,12 @@ type Stats struct {
 	OutageCuts     int64 `json:"outageCuts"`
 	Callbacks      int64 `json:"callbacks"`     // callback POSTs answered 200
 	CallbackFails  int64 `json:"callbackFails"` // callback POSTs that failed (each retry counted)
+	// RegistryCalls counts the calls of each registry endpoint, by the
+	// names RegistryTaxpayers, RegistryCabys... (every call that arrived,
+	// answered or not); RegistryBlocked those answered 429 by the rate
+	// limit.
+	RegistryCalls   map[string]int64 `json:"registryCalls"`
+	RegistryBlocked int64            `json:"registryBlocked"`
 }
 
 type counters struct {
@@ -339,6 +369,9 @@ func (s *Sandbox) Stats() Stats {
 		OutageCuts:     c.outageCuts.Load(),
 		Callbacks:      c.callbacks.Load(),
 		CallbackFails:  c.callbackFails.Load(),
+
+		RegistryCalls:   s.registryStats.snapshot(),
+		RegistryBlocked: s.registryStats.blocked.Load(),
 	}
 }
 

@@ -67,6 +67,10 @@ func (s *Server) APIURL() string { return s.url + s.opts.BasePath }
 // TokenURL is the token endpoint's URL.
 func (s *Server) TokenURL() string { return s.url + s.tokenPath }
 
+// RegistryURL is the base URL of the simulated public registry API (the
+// counterpart of https://api.hacienda.go.cr): the server's root.
+func (s *Server) RegistryURL() string { return s.url }
+
 // Close stops the server, waiting for running calls until ctx ends.
 func (s *Server) Close(ctx context.Context) error {
 	s.Sandbox.Close()
@@ -84,7 +88,7 @@ func ListenAndServe(ctx context.Context, addr string, o Options) error {
 	if err != nil {
 		return err
 	}
-	s.log.InfoContext(ctx, "tax-authority sandbox listening", "api", s.APIURL(), "token", s.TokenURL())
+	s.log.InfoContext(ctx, "tax-authority sandbox listening", "api", s.APIURL(), "token", s.TokenURL(), "registry", s.RegistryURL())
 	select {
 	case <-ctx.Done():
 	case err := <-s.err:
@@ -107,9 +111,10 @@ type TB interface {
 type TestServer struct {
 	*Sandbox
 	// URL is the root (http://127.0.0.1:port); APIURL the reception API's
-	// base URL; TokenURL the token endpoint.
-	URL, APIURL, TokenURL string
-	srv                   *httptest.Server
+	// base URL; TokenURL the token endpoint; RegistryURL the base URL of
+	// the public registry API (the root too).
+	URL, APIURL, TokenURL, RegistryURL string
+	srv                                *httptest.Server
 }
 
 // NewTestServer starts a sandbox for a test, as net/http/httptest starts a
@@ -122,11 +127,12 @@ func NewTestServer(t TB, o Options) *TestServer {
 	}
 	srv := httptest.NewServer(sb.Handler())
 	ts := &TestServer{
-		Sandbox:  sb,
-		URL:      srv.URL,
-		APIURL:   srv.URL + sb.opts.BasePath,
-		TokenURL: srv.URL + sb.tokenPath,
-		srv:      srv,
+		Sandbox:     sb,
+		URL:         srv.URL,
+		APIURL:      srv.URL + sb.opts.BasePath,
+		TokenURL:    srv.URL + sb.tokenPath,
+		RegistryURL: srv.URL,
+		srv:         srv,
 	}
 	t.Cleanup(ts.Close)
 	return ts
