@@ -12,7 +12,9 @@ import (
 	"time"
 
 	"facturad/hacienda"
+	"facturad/hacienda/api"
 	"facturad/hacienda/pdf"
+	"facturad/hacienda/registry"
 	"facturad/pipeline"
 	"facturad/tenant"
 	"facturad/tenant/docview"
@@ -84,7 +86,28 @@ func (h documentHandlers) send(ctx context.Context, r *Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
-	return outcomeReply(o, queryFlag(r.Query, "includeData"), false), nil
+	rep := outcomeReply(o, queryFlag(r.Query, "includeData"), false)
+	a := rep.JSON.(api.Document)
+	a.Advertencias = advertencias(o.Advertencias, r.Spanish)
+	rep.JSON = a
+	return rep, nil
+}
+
+// advertencias writes the registry checks' warnings, each "<field>: <what
+// was found>", in the caller's language.
+func advertencias(fs []registry.Finding, spanish bool) []string {
+	if len(fs) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(fs))
+	for _, f := range fs {
+		msg := f.En
+		if spanish {
+			msg = f.Es
+		}
+		out = append(out, f.Field+": "+msg)
+	}
+	return out
 }
 
 func (h documentHandlers) check(ctx context.Context, r *Request) (Reply, error) {

@@ -50,6 +50,12 @@ type fieldErrorer interface {
 	FieldErrors() map[string][]string
 }
 
+// spanishFieldErrorer is a fieldErrorer that has its messages in Spanish
+// too (the registry checks' refusals).
+type spanishFieldErrorer interface {
+	SpanishFieldErrors() map[string][]string
+}
+
 // statusError is an error that carries its own status; only 429 (rate
 // limited) and 503 (overloaded or draining) are honoured, for the document
 // routes' queues and limiters.
@@ -75,7 +81,11 @@ func (c *call) fail(err error) {
 	case errors.As(err, &ce):
 		ae = &apiError{status: fasthttp.StatusUnauthorized, message: msgUnauth + " " + ce.reason}
 	case errors.As(err, &fe):
-		ae = &apiError{status: fasthttp.StatusBadRequest, message: msgValidation, fields: fe.FieldErrors()}
+		fields := fe.FieldErrors()
+		if sp, ok := fe.(spanishFieldErrorer); ok && c.spanish() {
+			fields = sp.SpanishFieldErrors()
+		}
+		ae = &apiError{status: fasthttp.StatusBadRequest, message: msgValidation, fields: fields}
 	case errors.Is(err, tenant.ErrUnauthenticated):
 		ae = &apiError{status: fasthttp.StatusUnauthorized, message: msgUnauth}
 	case errors.Is(err, tenant.ErrNotFound):

@@ -60,6 +60,9 @@ type Request struct {
 	Query       url.Values
 	ContentType string
 	Body        []byte
+	// Spanish says the caller asked for Spanish (Accept-Language es-*):
+	// the messages that exist in both languages are given in Spanish.
+	Spanish bool
 }
 
 // Reply is a Route handler's answer. When Body is nil, JSON is encoded as the

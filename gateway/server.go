@@ -285,6 +285,31 @@ func (s *Server) serve(c *call) {
 	c.reply(rep)
 }
 
+// spanish reports whether the caller's first choice of language is
+// Spanish (Accept-Language: es, es-CR...).
+func (c *call) spanish() bool {
+	return prefersSpanish(string(c.rc.Request.Header.Peek("Accept-Language")))
+}
+
+// prefersSpanish reads an Accept-Language header: Spanish when its most
+// wanted language is es or es-*.
+func prefersSpanish(h string) bool {
+	best, bestQ := "", -1.0
+	for _, part := range strings.Split(h, ",") {
+		tag, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		q := 1.0
+		if v, ok := strings.CutPrefix(strings.TrimSpace(params), "q="); ok {
+			if f, err := strconv.ParseFloat(v, 64); err == nil {
+				q = f
+			}
+		}
+		if tag != "" && q > bestQ {
+			best, bestQ = strings.ToLower(tag), q
+		}
+	}
+	return best == "es" || strings.HasPrefix(best, "es-")
+}
+
 // request copies what a handler needs out of the connection.
 func (c *call) request() *Request {
 	rc := c.rc
@@ -295,6 +320,7 @@ func (c *call) request() *Request {
 		Query:       url.Values{},
 		ContentType: string(rc.Request.Header.ContentType()),
 		Body:        append([]byte(nil), rc.Request.Body()...),
+		Spanish:     c.spanish(),
 	}
 	for _, seg := range c.rt.segs {
 		if name, ok := strings.CutPrefix(seg, "{"); ok {

@@ -16,6 +16,7 @@ import (
 
 	"facturad/hacienda"
 	"facturad/hacienda/recepcion"
+	"facturad/hacienda/registry"
 	"facturad/hacienda/sandbox"
 	"facturad/signer"
 	"facturad/signer/certmint"
@@ -32,6 +33,7 @@ import (
 // fullStore is what the tests need of a store adapter.
 type fullStore interface {
 	tenant.Store
+	tenant.RegistryStore
 	Store
 }
 
@@ -92,6 +94,8 @@ type bundle struct {
 	p      *Pipeline
 	reg    *prometheus.Registry
 	clock  *testClock
+	// registry is the sandbox's registries, when setupOptions.registry.
+	registry *registry.Registry
 
 	admin   tenant.Principal
 	company tenant.Company
@@ -105,6 +109,23 @@ type setupOptions struct {
 	clientClock    bool // the client runs on the test's clock (token lifetimes, refused logins)
 	pipeline       func(*Options)
 	identificacion string
+	// registry, when set, gives the pipeline the sandbox's registries
+	// (cached in the test's store) under that policy.
+	registry registry.Policy
+}
+
+// newTestRegistry is a Registry of the registries at url, cached in cache.
+func newTestRegistry(t testing.TB, url string, cache registry.Cache, reg prometheus.Registerer) *registry.Registry {
+	t.Helper()
+	c, err := registry.NewClient(registry.ClientOptions{BaseURL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := registry.New(registry.Options{Client: c, Cache: cache, Registerer: reg, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -161,6 +182,10 @@ func setup(t testing.TB, so setupOptions) *bundle {
 		DisableRetrier: true,
 		Timings:        Timings{BackoffBase: 10 * time.Millisecond, BackoffMax: 50 * time.Millisecond, PollDelay: time.Millisecond},
 	}
+	if so.registry != "" {
+		b.registry = newTestRegistry(t, b.sb.RegistryURL, tenant.RegistryCache{Store: b.store}, b.reg)
+		o.Registry, o.RegistryChecks = b.registry, so.registry
+	}
 	if so.pipeline != nil {
 		so.pipeline(&o)
 	}
@@ -193,14 +218,7 @@ func (b *bundle) newCompany(t testing.TB, id string) (tenant.Company, tenant.Pri
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	cc, err := b.svc.CreateCompany(ctx, b.admin, tenant.CompanyInput{
-		TipoIdentificacion: "02", Identificacion: id, RazonSocial: "Servicios de Prueba S.A.",
-		ActividadComercial: "620100", UsuarioHacienda: "cpj-3-101-" + id[4:] + "@stag.comprobanteselectronicos.go.cr",
-		ContrasenaHacienda: tenant.Secret("hacienda-pass"), TipoCliente: "Normal", RazonComercial: "Prueba Comercial",
-		Provincia: "1", Canton: "01", Distrito: "01", Barrio: "Barrio Amón", OtrasSenas: "Del parque 100 m norte",
-		CodPais: "506", Telefono: "22223333", CorreoElectronico: "facturas@example.com",
-		Sucursal: "001", FacturacionElectronica: true, Certificate: m.P12, CertificatePIN: tenant.Secret("1234"),
-	})
+	cc, err := b.svc.CreateCompany(ctx, b.admin, companyInput(id, m.P12))
 	if err != nil {
 		t.Fatalf("create company: %v", err)
 	}
@@ -209,6 +227,23 @@ func (b *bundle) newCompany(t testing.TB, id string) (tenant.Company, tenant.Pri
 		t.Fatalf("issuer: %v", err)
 	}
 	return is.Company, tenant.Principal{UserID: 1000 + cc.Company.ID, Role: tenant.RoleBranch, CompanyID: cc.Company.ID, BranchID: cc.Branch.ID}
+}
+
+// companyInput is the harness company's form; a nil p12 keeps the stored
+// certificate on an update.
+func companyInput(id string, p12 []byte) tenant.CompanyInput {
+	in := tenant.CompanyInput{
+		TipoIdentificacion: "02", Identificacion: id, RazonSocial: "Servicios de Prueba S.A.",
+		ActividadComercial: "620100", UsuarioHacienda: "cpj-3-101-" + id[4:] + "@stag.comprobanteselectronicos.go.cr",
+		ContrasenaHacienda: tenant.Secret("hacienda-pass"), TipoCliente: "Normal", RazonComercial: "Prueba Comercial",
+		Provincia: "1", Canton: "01", Distrito: "01", Barrio: "Barrio Amón", OtrasSenas: "Del parque 100 m norte",
+		CodPais: "506", Telefono: "22223333", CorreoElectronico: "facturas@example.com",
+		Sucursal: "001", FacturacionElectronica: true, Certificate: p12,
+	}
+	if p12 != nil {
+		in.CertificatePIN = tenant.Secret("1234")
+	}
+	return in
 }
 
 // sendOfType sends request(tipo) under idExterno. A note refers to the FE

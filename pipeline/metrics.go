@@ -21,6 +21,7 @@ const (
 	stageSubmit   = "submit"
 	stageStatus   = "status"
 	stageQueue    = "queue" // waiting for a turn in the branch's lane
+	stageRegistry = "registry" // the registry checks before numbering
 )
 
 // Operations: the bounded values of the op label.
@@ -43,6 +44,9 @@ type pipelineMetrics struct {
 	supplier *prometheus.CounterVec
 	// credentials counts the stops on refused credentials and their ends.
 	credentials *prometheus.CounterVec
+	// registry counts the registry checks' findings by what became of
+	// them: refused (a 400 under refuse) or warned (advertencias).
+	registry *prometheus.CounterVec
 	lanes       prometheus.GaugeFunc
 	admitted    prometheus.GaugeFunc
 	capacity    prometheus.Gauge
@@ -93,6 +97,15 @@ func newMetrics(r prometheus.Registerer, ls *lanes) (*pipelineMetrics, error) {
 			Name:      "credential_stops_total",
 			Help:      "Documents stopped on refused tax-authority credentials: stopped (a company's stop recorded), probed (a stopped document tried again by the background worker), resumed (stopped documents made due because a login worked again).",
 		}, []string{"event"}),
+		registry: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Namespace: metrics.Namespace,
+			Subsystem: "pipeline",
+			Name:      "registry_findings_total",
+			Help:      "What the registry checks found before numbering: refused (the send answered 400, nothing numbered) or warned (the document went on with advertencias).",
+		}, []string{"result"}),
+	}
+	for _, r := range []string{"refused", "warned"} {
+		m.registry.WithLabelValues(r)
 	}
 	m.lanes = prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Namespace: metrics.Namespace,
@@ -115,7 +128,7 @@ func newMetrics(r prometheus.Registerer, ls *lanes) (*pipelineMetrics, error) {
 		Help:      "Send calls this replica admits at once over every branch (MaxInFlight).",
 	})
 	m.capacity.Set(float64(ls.maxTotal))
-	for _, c := range []prometheus.Collector{m.stage, m.outcomes, m.refused, m.answers, m.callback, m.supplier, m.credentials, m.lanes, m.admitted, m.capacity} {
+	for _, c := range []prometheus.Collector{m.stage, m.outcomes, m.refused, m.answers, m.callback, m.supplier, m.credentials, m.registry, m.lanes, m.admitted, m.capacity} {
 		if err := r.Register(c); err != nil {
 			return nil, fmt.Errorf("pipeline: register metrics: %w", err)
 		}

@@ -13,6 +13,7 @@ import (
 
 	"facturad/hacienda"
 	"facturad/hacienda/recepcion"
+	"facturad/hacienda/registry"
 	"facturad/hacienda/trust"
 	"facturad/signer"
 	"facturad/tenant"
@@ -156,6 +157,16 @@ type Options struct {
 	// Emission bounds a caller's fecha_emision around the time the send is
 	// received (each zero field takes hacienda.DefaultEmissionWindow's).
 	Emission hacienda.EmissionWindow
+	// Registry, when set, is asked before a document is numbered: the
+	// checks of A.13 under RegistryChecks (or the company's own policy),
+	// and the exchange rate of a document in another currency that
+	// omits it. Nil: no registry is asked, and such a document must
+	// carry its rate.
+	Registry Registry
+	// RegistryChecks is the service's policy for the checks (default
+	// registry.PolicyRefuse); a company's ValidacionesRegistro overrides
+	// it.
+	RegistryChecks registry.Policy
 	// DisableRetrier leaves the background worker off (for tests that
 	// drive it by hand with RunDue).
 	DisableRetrier bool
@@ -163,6 +174,13 @@ type Options struct {
 	// Capacity and Timings have defaults for every zero field.
 	Capacity
 	Timings
+}
+
+// Registry is what the send asks of the tax authority's registries
+// (*registry.Registry satisfies it).
+type Registry interface {
+	Check(ctx context.Context, doc *hacienda.Document) []registry.Finding
+	Rate(ctx context.Context, moneda string, day time.Time) (registry.Rate, registry.Meta, error)
 }
 
 // Capacity bounds how much the pipeline works on at once.

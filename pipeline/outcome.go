@@ -4,6 +4,7 @@ import (
 	"errors"
 	"time"
 
+	"facturad/hacienda/registry"
 	"facturad/tenant"
 )
 
@@ -38,6 +39,9 @@ type Answer struct {
 type Outcome struct {
 	Document tenant.Document
 	Answer
+	// Advertencias are what the registry checks found that did not
+	// refuse the document (A.13); only on the send that issued it.
+	Advertencias []registry.Finding
 }
 
 // ReceivedOutcome is the answer of a receive or check call of a received

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"facturad/hacienda"
+	"facturad/hacienda/registry"
 	"facturad/tenant"
 )
 
@@ -126,12 +127,29 @@ func (j *job) run(ctx context.Context) (Outcome, error) {
 		return Outcome{}, err
 	}
 
-	// Validate and calculate.
+	// Validate and calculate, with the exchange rate the caller left
+	// out; then judge the document against the registries, before a
+	// number is taken. A resumed document keeps its date, and its
+	// number: it is not judged again.
+	var at time.Time
+	if resume != nil {
+		at = resume.FechaEmision
+	}
+	req, err := j.withRate(ctx, j.req, at)
+	if err != nil {
+		return Outcome{}, err
+	}
 	start := time.Now()
-	doc, err := hacienda.NewDocument(j.req, issuerParty(is, p.o.ProveedorSistemas))
+	doc, err := hacienda.NewDocument(req, issuerParty(is, p.o.ProveedorSistemas))
 	p.metrics.observe(stageValidate, start)
 	if err != nil {
 		return Outcome{}, err
+	}
+	var advertencias []registry.Finding
+	if resume == nil {
+		if advertencias, err = j.checkRegistries(ctx, doc); err != nil {
+			return Outcome{}, err
+		}
 	}
 
 	// Number.
@@ -143,7 +161,9 @@ func (j *job) run(ctx context.Context) (Outcome, error) {
 	}
 	j.log = j.log.With("clave", d.Clave)
 	j.fault(FaultNumbered)
-	return j.issue(ctx, doc, d)
+	out, err := j.issue(ctx, doc, d)
+	out.Advertencias = advertencias
+	return out, err
 }
 
 // repeat answers a send whose id_externo the branch used before. again

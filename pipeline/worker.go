@@ -323,6 +323,13 @@ func (p *Pipeline) finish(ctx context.Context, d *tenant.Document, log *slog.Log
 		stop("The document was numbered but cannot be sent: " + err.Error())
 		return
 	}
+	if req, err = j.withRate(ctx, req, d.FechaEmision); err != nil {
+		// The exchange rate it was sent without cannot be had now: the
+		// registry may answer later.
+		p.retryLater(ctx, docRow(d), log)
+		log.Warn("background worker: no exchange rate for an interrupted document", "err", err)
+		return
+	}
 	doc, err := hacienda.NewDocument(req, issuerParty(is, p.o.ProveedorSistemas))
 	if err != nil {
 		stop("The document was numbered but no longer validates against its company's data (" + err.Error() + "); correct them and send the same request again.")

@@ -17,6 +17,7 @@ import (
 
 	"facturad/cmd/internal/cmdline"
 	"facturad/hacienda"
+	"facturad/hacienda/registry"
 	"facturad/hacienda/sandbox"
 	"facturad/hacienda/trust"
 	"facturad/pipeline"
@@ -112,6 +113,14 @@ type Config struct {
 	// never logged.
 	SMTPURL  string
 	SMTPFrom string
+	// RegistryURL is the tax authority's public registries' base URL
+	// (A.13); empty is the built-in sandbox's with the sandbox
+	// environment, registry.DefaultURL otherwise. RegistryTTL is how long
+	// an answer is fresh; RegistryChecks the send-time policy (refuse,
+	// warn, off), which a company may override.
+	RegistryURL    string
+	RegistryTTL    time.Duration
+	RegistryChecks string
 	// WebhookWorkers is how many webhooks one replica serves at once;
 	// WebhookConcurrency how many attempts run against one webhook at
 	// once over every replica; WebhookTimeout bounds one attempt;
@@ -158,6 +167,8 @@ func DefaultConfig() Config {
 		Emission:             hacienda.DefaultEmissionWindow(),
 		HaciendaRate:         pipeline.DefaultRate,
 		HaciendaBurst:        pipeline.DefaultBurst,
+		RegistryTTL:          registry.DefaultTTL,
+		RegistryChecks:       string(registry.PolicyRefuse),
 
 		StateMetricsInterval: statereport.DefaultInterval,
 
@@ -224,6 +235,9 @@ func (c *Config) settings() []setting {
 		{name: "lease", usage: "how long a document being worked on is held from other workers and replicas; a crashed send's document is finished after it", def: "2m, or 30s more than one attempt (2×submit_timeout and the store's timeout) when that is longer", dur: &c.Lease},
 		{name: "smtp_url", usage: "outgoing mail server for the accepted documents' e-mails to their receptors: smtp://user:password@host:port (STARTTLS when offered; port 587 when none is given) or smtps://… (TLS from the start; 465)", def: "none, no e-mail", str: &c.SMTPURL},
 		{name: "smtp_from", usage: "sender of those e-mails, such as \"Facturación <facturas@example.com>\" (required with smtp_url)", str: &c.SMTPFrom},
+		{name: "registry_url", usage: "base URL of the tax authority's public registries (taxpayers, CAByS, exonerations, exchange rate)", def: "the built-in sandbox's with hacienda_env sandbox and no hacienda_api_url, else " + registry.DefaultURL, str: &c.RegistryURL},
+		{name: "registry_ttl", usage: "how long a registry answer is fresh in the shared cache (a past day's exchange rate never expires); answers are kept 7 days longer to be served, marked desactualizado, while the registry cannot be reached", dur: &c.RegistryTTL},
+		{name: "registry_checks", usage: "what a send does with what the registries say about it before it is numbered: refuse (a 400 on the field), warn (advertencias on the answer) or off (the registries are not asked, tipoCambio is required); a company's validacionesRegistro overrides it", str: &c.RegistryChecks},
 		{name: "webhook_workers", usage: "webhooks one replica delivers to at once", num: &c.WebhookWorkers},
 		{name: "webhook_concurrency", usage: "deliveries in flight to one webhook at once, over every replica", num: &c.WebhookConcurrency},
 		{name: "webhook_timeout", usage: "how long one webhook delivery may take, connection included", dur: &c.WebhookTimeout},
@@ -464,6 +478,17 @@ func (c Config) problems() []error {
 			errs = append(errs, fmt.Errorf("public_url: %q is not an absolute http(s) URL without query", c.PublicURL))
 		case u.Scheme != "https" && c.HaciendaEnv != "sandbox":
 			errs = append(errs, errors.New("public_url: must be https outside the sandbox (the tax authority posts documents' answers to it)"))
+		}
+	}
+	if _, err := registry.ParsePolicy(c.RegistryChecks); err != nil {
+		errs = append(errs, fmt.Errorf("registry_checks: %q: want refuse, warn or off", c.RegistryChecks))
+	}
+	if c.RegistryTTL <= 0 {
+		errs = append(errs, errors.New("registry_ttl: must be a positive duration, such as 24h"))
+	}
+	if c.RegistryURL != "" {
+		if u, err := url.Parse(c.RegistryURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, errors.New("registry_url: want http(s)://host[/path]"))
 		}
 	}
 	if c.SMTPURL != "" || c.SMTPFrom != "" {

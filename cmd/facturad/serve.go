@@ -28,6 +28,7 @@ import (
 
 	"facturad/gateway"
 	"facturad/hacienda/recepcion"
+	"facturad/hacienda/registry"
 	"facturad/hacienda/sandbox"
 	"facturad/hacienda/trust"
 	"facturad/metrics"
@@ -201,6 +202,7 @@ type wiring struct {
 	redis                   *redis.Client // nil without redis_url
 	tenants                 *tenant.Service
 	docs                    *pipeline.Pipeline
+	registry                *registry.Registry
 	// failed is set when serving failed: the gateway then stops without
 	// its drain delay.
 	failed bool
@@ -416,8 +418,11 @@ func adminName(c Config) string {
 // startPipeline opens the tax-authority client and the certificate cache
 // and starts the document pipeline over them.
 func (w *wiring) startPipeline(ctx context.Context) error {
-	client, answers, err := openHacienda(w.c, w.answerRoots, w.sandboxCAs, w.log, w.reg, w.stop)
+	client, answers, sandboxRoot, err := openHacienda(w.c, w.answerRoots, w.sandboxCAs, w.log, w.reg, w.stop)
 	if err != nil {
+		return err
+	}
+	if w.registry, err = w.openRegistry(sandboxRoot); err != nil {
 		return err
 	}
 	certs, err := signer.NewCache(signer.CacheOptions{
@@ -446,6 +451,8 @@ func (w *wiring) startPipeline(ctx context.Context) error {
 		CallbackBase:        w.c.PublicURL,
 		CallbackKey:         w.callbackKey,
 		Email:               w.c.SMTPURL != "",
+		Registry:            w.registry,
+		RegistryChecks:      registry.Policy(w.c.RegistryChecks),
 	})
 	if err != nil {
 		return err
@@ -623,9 +630,9 @@ func (w *wiring) startGateway() (apiLn, adminLn net.Listener, errc <-chan error,
 		MaxConnsPerIP:  perIP,
 		TrustedProxies: proxies,
 		Tenants:        w.tenants,
-		Routes: append(append(append(gateway.DocumentRoutes(w.docs), gateway.ReceivedRoutes(w.docs)...), gateway.WebhookRoutes(w.tenants)...),
-			append([]gateway.Route{list, listReceived, gateway.CalculateRoute(), gateway.CallbackRoute(w.docs)},
-				gateway.EmailRoutes(w.docs, w.tenants)...)...),
+		Routes: slices.Concat(gateway.DocumentRoutes(w.docs), gateway.ReceivedRoutes(w.docs), gateway.WebhookRoutes(w.tenants),
+			[]gateway.Route{list, listReceived, gateway.CalculateRoute(), gateway.CallbackRoute(w.docs)},
+			gateway.EmailRoutes(w.docs, w.tenants), gateway.RegistryRoutes(w.registry)),
 		Ready:       gateway.ReadyFunc(w.store.Ping),
 		ReadyChecks: checks,
 		Logger:      w.log,
@@ -837,10 +844,10 @@ func defaultAnswerTrust(c Config, roots *x509.CertPool) (answerTrust, error) {
 // requiring signing certificates to chain to sandboxCAs (any when nil), so
 // that the client speaks the real protocol to it, and trusts the sandbox's
 // own answer certificate and identification.
-func openHacienda(c Config, roots, sandboxCAs *x509.CertPool, log *slog.Logger, reg *prometheus.Registry, stop *cleanups) (*recepcion.Client, answerTrust, error) {
+func openHacienda(c Config, roots, sandboxCAs *x509.CertPool, log *slog.Logger, reg *prometheus.Registry, stop *cleanups) (_ *recepcion.Client, _ answerTrust, sandboxRoot string, _ error) {
 	answerT, err := defaultAnswerTrust(c, roots)
 	if err != nil {
-		return nil, answerT, fmt.Errorf("trust for the tax authority's answers: %w", err)
+		return nil, answerT, "", fmt.Errorf("trust for the tax authority's answers: %w", err)
 	}
 	o := recepcion.Options{
 		Environment: recepcion.Environment(c.HaciendaEnv),
@@ -855,15 +862,15 @@ func openHacienda(c Config, roots, sandboxCAs *x509.CertPool, log *slog.Logger, 
 		// are closed with a token no one knows.
 		adminToken := make([]byte, 32)
 		if _, err := rand.Read(adminToken); err != nil {
-			return nil, answerT, err
+			return nil, answerT, "", err
 		}
 		checks := sandbox.DefaultChecksTrusting(sandboxCAs)
 		answers, err := sandbox.DefaultAnswerSigner()
 		if err != nil {
-			return nil, answerT, fmt.Errorf("built-in sandbox: %w", err)
+			return nil, answerT, "", fmt.Errorf("built-in sandbox: %w", err)
 		}
 		if answers.Profile, err = sandbox.ParseAnswerProfile(c.SandboxAnswerProfile); err != nil {
-			return nil, answerT, err
+			return nil, answerT, "", err
 		}
 		// The built-in sandbox's answers are trusted, with or without a
 		// configured bundle, and must carry its own identification.
@@ -874,7 +881,7 @@ func openHacienda(c Config, roots, sandboxCAs *x509.CertPool, log *slog.Logger, 
 		if c.HaciendaAnswerSigner == "" {
 			id, err := signer.CertificateIdentification(answers.Certificate())
 			if err != nil {
-				return nil, answerT, fmt.Errorf("built-in sandbox: %w", err)
+				return nil, answerT, "", fmt.Errorf("built-in sandbox: %w", err)
 			}
 			answerT.signer = id.Numero
 		}
@@ -890,20 +897,21 @@ func openHacienda(c Config, roots, sandboxCAs *x509.CertPool, log *slog.Logger, 
 			RegistryLimit:  sandbox.RealRegistryLimit(),
 		})
 		if err != nil {
-			return nil, answerT, fmt.Errorf("built-in sandbox: %w", err)
+			return nil, answerT, "", fmt.Errorf("built-in sandbox: %w", err)
 		}
 		stop.add("sandbox", sb.Close)
 		o.APIURL, o.TokenURL = sb.APIURL(), sb.TokenURL()
+		sandboxRoot = sb.RegistryURL()
 	}
 	client, err := recepcion.New(o)
 	if err != nil {
-		return nil, answerT, fmt.Errorf("tax-authority client: %w", err)
+		return nil, answerT, "", fmt.Errorf("tax-authority client: %w", err)
 	}
 	stop.add("hacienda client", client.Close)
 	if answerT.roots == nil {
 		log.Warn("no trust bundle for the tax authority's answers: their signatures are checked, their signer is not (set FACTURAD_HACIENDA_TRUST_BUNDLE)")
 	}
-	return client, answerT, nil
+	return client, answerT, sandboxRoot, nil
 }
 
 // openStore opens PostgreSQL or the embedded SQLite file, and the master key

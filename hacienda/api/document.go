@@ -45,6 +45,10 @@ type Document struct {
 	CodigoMensajeHacienda  string   `json:"codigo_mensaje_hacienda"`
 	MensajeHacienda        string   `json:"mensaje_hacienda"`
 	DetalleMensajeHacienda []string `json:"detalle_mensaje_hacienda"`
+	// Advertencias are what the registry checks found that did not
+	// refuse the document (A.13), each "<field>: <what>"; only on the
+	// send that issued it, and left out when there is nothing to say.
+	Advertencias []string `json:"advertencias,omitempty"`
 }
 
 // Final reports whether the tax authority's verdict is final: accepted,

@@ -340,12 +340,18 @@ func (c *checker) exoneration(path string, l hacienda.LineaDetalle, x *hacienda.
 		return
 	}
 	e, d := a.v, c.doc
+	// A document whose caller gave no date is dated when it is numbered,
+	// right after the checks.
+	at := d.FechaEmision
+	if at.IsZero() {
+		at = c.r.now()
+	}
 	if d.Receptor == nil || e.Identificacion != d.Receptor.Identificacion.Numero {
 		c.add(num, a.meta, true,
 			fmt.Sprintf("la autorización %s pertenece a otro contribuyente (%s), no al receptor del documento", x.NumeroDocumento, e.Identificacion),
 			fmt.Sprintf("authorisation %s belongs to another taxpayer (%s), not to the document's receptor", x.NumeroDocumento, e.Identificacion))
 	}
-	if e.Expired(d.FechaEmision) {
+	if e.Expired(at) {
 		day := e.FechaVencimiento.Format(time.DateOnly)
 		c.add(num, a.meta, true,
 			fmt.Sprintf("la autorización %s venció el %s, antes de la fecha de emisión", x.NumeroDocumento, day),

@@ -52,6 +52,10 @@ func TestCheck(t *testing.T) {
 		want []string // "field" refuses, "~field" warns
 	}{
 		{"all in order", func(d *hacienda.Document) {}, nil},
+		{"exoneration expired, the document not dated yet", func(d *hacienda.Document) {
+			exonerate(d, "AL-3", "13")
+			d.FechaEmision = time.Time{}
+		}, []string{exo + "numeroDocumento", "~" + exo + "fechaEmisionEX"}},
 		{"issuer activity not its own", func(d *hacienda.Document) { d.CodigoActividadEmisor = "4711.0" }, []string{"codigo_actividad_emisor"}},
 		{"issuer activity inactive", func(d *hacienda.Document) { d.CodigoActividadEmisor = "9609.0" }, []string{"codigo_actividad_emisor"}},
 		{"receptor unknown", func(d *hacienda.Document) { d.Receptor.Identificacion.Numero = "310100000" }, []string{"ReceptorRequest.Identificacion"}},
