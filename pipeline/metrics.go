@@ -20,7 +20,7 @@ const (
 	stageLimit    = "limit" // waiting for the rate limiter
 	stageSubmit   = "submit"
 	stageStatus   = "status"
-	stageQueue    = "queue" // waiting for a turn in the branch's lane
+	stageQueue    = "queue"    // waiting for a turn in the branch's lane
 	stageRegistry = "registry" // the registry checks before numbering
 )
 
@@ -47,9 +47,9 @@ type pipelineMetrics struct {
 	// registry counts the registry checks' findings by what became of
 	// them: refused (a 400 under refuse) or warned (advertencias).
 	registry *prometheus.CounterVec
-	lanes       prometheus.GaugeFunc
-	admitted    prometheus.GaugeFunc
-	capacity    prometheus.Gauge
+	lanes    prometheus.GaugeFunc
+	admitted prometheus.GaugeFunc
+	capacity prometheus.Gauge
 }
 
 func newMetrics(r prometheus.Registerer, ls *lanes) (*pipelineMetrics, error) {

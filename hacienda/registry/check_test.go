@@ -64,7 +64,9 @@ func TestCheck(t *testing.T) {
 			d.Type = hacienda.TypeTE
 			d.Receptor.Identificacion.Numero = "310100000"
 		}, []string{"ReceptorRequest.Identificacion"}},
-		{"foreign receptor not asked", func(d *hacienda.Document) { d.Receptor.Identificacion = hacienda.Identificacion{Tipo: "05", Numero: "X123"} }, nil},
+		{"foreign receptor not asked", func(d *hacienda.Document) {
+			d.Receptor.Identificacion = hacienda.Identificacion{Tipo: "05", Numero: "X123"}
+		}, nil},
 		{"receptor activity not its own", func(d *hacienda.Document) { d.CodigoActividadReceptor = "6201.0" }, []string{"codigo_actividad_receptor"}},
 		{"receptor activity inactive warns", func(d *hacienda.Document) { d.CodigoActividadReceptor = "5610.0" }, []string{"~codigo_actividad_receptor"}},
 		{"receptor activity its own", func(d *hacienda.Document) { d.CodigoActividadReceptor = "4711.0" }, nil},
