@@ -9,10 +9,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"facturad/hacienda"
 	"facturad/hacienda/registry"
+	"facturad/hacienda/registry/rediscache"
 	"facturad/hacienda/sandbox"
 	"facturad/tenant"
+	"facturad/tenant/storetest"
 )
 
 // The sandbox's registry data set (docs/sandbox-registry.md): any
@@ -291,5 +295,59 @@ func TestRegistryOneCallForManySends(t *testing.T) {
 	calls := b.sb.Stats().RegistryCalls
 	if calls[sandbox.RegistryTaxpayers] != 2 || calls[sandbox.RegistryCabys] != 1 {
 		t.Errorf("registry calls %v, want ae 2 and cabys 1", calls)
+	}
+}
+
+// A second replica reuses what the first one asked: through the store
+// (PostgreSQL) and through Redis, each replica with its own process state.
+func TestRegistrySharedByReplicas(t *testing.T) {
+	caches := []struct {
+		name string
+		open func(t *testing.T) registry.Cache
+	}{
+		{"postgres", func(t *testing.T) registry.Cache {
+			return tenant.RegistryCache{Store: storetest.NewPostgresStore(t)}
+		}},
+		{"redis", func(t *testing.T) registry.Cache {
+			opt, err := redis.ParseURL(storetest.RedisURL(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			opt.ContextTimeoutEnabled = true
+			rdb := redis.NewClient(opt)
+			t.Cleanup(func() { rdb.Close() })
+			c, err := rediscache.New(rdb, rediscache.Options{Prefix: fmt.Sprintf("test:%s:%d:", t.Name(), time.Now().UnixNano())})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return c
+		}},
+	}
+	for _, cc := range caches {
+		t.Run(cc.name, func(t *testing.T) {
+			sb := sandbox.NewTestServer(t, sandbox.Options{Logger: quiet})
+			cache := cc.open(t)
+			a := newTestRegistry(t, sb.RegistryURL, cache, nil)
+			b := newTestRegistry(t, sb.RegistryURL, cache, nil)
+			ctx := context.Background()
+			first, _, err := a.Taxpayer(ctx, "3101471100")
+			if err != nil {
+				t.Fatal(err)
+			}
+			again, meta, err := b.Taxpayer(ctx, "3101471100")
+			if err != nil || again.Nombre != first.Nombre || meta.Desactualizado {
+				t.Fatalf("the second replica: %+v %+v %v", again, meta, err)
+			}
+			if _, _, err := b.Cabys(ctx, "8314100000999"); !errors.Is(err, registry.ErrNotRegistered) {
+				t.Fatal(err)
+			}
+			if _, _, err := a.Cabys(ctx, "8314100000999"); !errors.Is(err, registry.ErrNotRegistered) {
+				t.Fatal(err)
+			}
+			calls := sb.Stats().RegistryCalls
+			if calls[sandbox.RegistryTaxpayers] != 1 || calls[sandbox.RegistryCabys] != 1 {
+				t.Errorf("registry calls %v, want one of each: the second replica asked again", calls)
+			}
+		})
 	}
 }
