@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"facturad/hacienda"
+	"facturad/signer/benchcpu"
+	"facturad/signer/certmint"
 )
 
 // checkServer is a registry with one of each case the checks tell apart.
@@ -154,4 +156,33 @@ func TestCheckRegistryDown(t *testing.T) {
 	if unreached != 1 {
 		t.Errorf("%d warnings say the registry could not be reached, want 1", unreached)
 	}
+}
+
+// BenchmarkCheckWarm is a check of a document whose questions are all
+// cached: what the checks add to a send once the cache is warm, against
+// one raw RSA-2048 signature (a send costs about three).
+//
+//	go test -run '^$' -bench CheckWarm ./hacienda/registry/
+func BenchmarkCheckWarm(b *testing.B) {
+	s := checkServer(b)
+	clk := &clock{t: time.Date(2026, 12, 1, 10, 0, 0, 0, costaRica)}
+	r, _ := newRegistry(b, s, NewMemoryCache(clk.now), clk)
+	d := checkDoc()
+	d.CodigoActividadReceptor = "4711.0"
+	exonerate(d, "AL-1", "13")
+	ctx := context.Background()
+	if f := r.Check(ctx, d); len(f) != 0 {
+		b.Fatalf("findings on a clean document: %+v", f)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0 := benchcpu.ProcessCPU(b)
+	for b.Loop() {
+		r.Check(ctx, d)
+	}
+	b.StopTimer()
+	cpu := benchcpu.ProcessCPU(b) - cpu0
+	rsa := benchcpu.RawRSA(b, certmint.TestKey(1), 200)
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N)/1000, "cpu-µs/check")
+	b.ReportMetric(float64(cpu)/float64(b.N)/float64(rsa), "x-raw-rsa")
 }
