@@ -23,18 +23,19 @@ const Namespace = "facturad"
 // (per route and status class for HTTP), so the layouts keep only bounds a
 // dashboard or an alert reads.
 var (
-	// RequestBuckets suit the pipeline's in-process stages: 0.5 ms to 10 s,
-	// about three bounds a decade below 100 ms (a document's own stages)
-	// and two above (the tax authority's).
-	RequestBuckets = []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, 1, 5, 10}
-	// HTTPBuckets suit answering an API request: 5 ms to 10 s. Latency
-	// objectives start at tens of milliseconds (p99 under 50 ms for a send,
-	// issue 10) and the send alert fires at 5 s, which 5 and 10 bound;
-	// between 1 s and 5 s a call is slow whatever its exact time. Finer
-	// bounds told nothing an operator acts on and cost a series per route
-	// (TestMetricsSize in cmd/facturad measures what each route costs;
-	// docs/performance.md).
-	HTTPBuckets = []float64{.005, .025, .05, .1, .25, 1, 5, 10}
+	// RequestBuckets suit the pipeline's in-process stages: 1 ms to 10 s,
+	// two or three bounds a decade below 100 ms (a document's own stages:
+	// a stage under a millisecond is fast whatever its exact time) and two
+	// above (the tax authority's).
+	RequestBuckets = []float64{.001, .005, .01, .025, .05, .1, .25, 1, 5, 10}
+	// HTTPBuckets suit answering an API request: 25 ms to 10 s. Latency
+	// objectives start at tens of milliseconds (p99 under 50 ms for a send)
+	// and the send alert fires at 5 s, which 5 and 10 bound; between 1 s
+	// and 5 s a call is slow whatever its exact time, and below 25 ms fast
+	// whatever its exact time. Finer bounds told nothing an operator acts
+	// on and cost a series per route (TestMetricsSize in cmd/facturad
+	// measures what each route costs; docs/performance.md).
+	HTTPBuckets = []float64{.025, .05, .1, .25, 1, 5, 10}
 )
 
 // NewRegistry returns a registry with the Go runtime and process collectors

@@ -20,8 +20,7 @@ const (
 	stageLimit    = "limit" // waiting for the rate limiter
 	stageSubmit   = "submit"
 	stageStatus   = "status"
-	stageQueue    = "queue"    // waiting for a turn in the branch's lane
-	stageRegistry = "registry" // the registry checks before numbering
+	stageQueue    = "queue" // waiting for a turn in the branch's lane
 )
 
 // Operations: the bounded values of the op label.
@@ -101,7 +100,7 @@ func newMetrics(r prometheus.Registerer, ls *lanes) (*pipelineMetrics, error) {
 			Namespace: metrics.Namespace,
 			Subsystem: "pipeline",
 			Name:      "registry_findings_total",
-			Help:      "What the registry checks found before numbering: refused (the send answered 400, nothing numbered) or warned (the document went on with advertencias).",
+			Help:      "Registry check findings before numbering: refused (400) or warned (advertencias).",
 		}, []string{"result"}),
 	}
 	for _, r := range []string{"refused", "warned"} {

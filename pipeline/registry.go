@@ -69,9 +69,7 @@ func (j *job) checkRegistries(ctx context.Context, doc *hacienda.Document) ([]re
 	if pol == registry.PolicyOff {
 		return nil, nil
 	}
-	start := time.Now()
 	found := j.p.o.Registry.Check(ctx, doc)
-	j.p.metrics.observe(stageRegistry, start)
 	var refuse, warn []registry.Finding
 	for _, f := range found {
 		if f.Refuse && pol == registry.PolicyRefuse {

@@ -16,7 +16,7 @@ var (
 type regMetrics struct {
 	calls       *prometheus.CounterVec
 	cache       *prometheus.CounterVec
-	duration    *prometheus.HistogramVec
+	duration    prometheus.Histogram
 	cacheErrors prometheus.Counter
 }
 
@@ -24,20 +24,22 @@ func newMetrics(r prometheus.Registerer) (*regMetrics, error) {
 	m := &regMetrics{
 		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: metrics.Namespace, Subsystem: "registry", Name: "calls_total",
-			Help: "Calls to the tax authority's public registries by endpoint and outcome (skipped: not made because the registry failed or blocked us a moment ago).",
+			Help: "Calls to the tax authority's registries (skipped: not made, the registry failed or blocked us a moment ago).",
 		}, []string{"endpoint", "outcome"}),
 		cache: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: metrics.Namespace, Subsystem: "registry", Name: "cache_total",
-			Help: "Registry lookups by endpoint and how the cache served them: hit (fresh), miss (the registry was asked), stale (served past its TTL because the registry could not be asked).",
+			Help: "Registry lookups by how the cache served them (stale: past its TTL, the registry unreachable).",
 		}, []string{"endpoint", "result"}),
-		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		// One series: the calls counter tells the endpoints apart, and
+		// /metrics stays small.
+		duration: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Namespace: metrics.Namespace, Subsystem: "registry", Name: "call_duration_seconds",
-			Help:    "Duration of the calls to the tax authority's public registries.",
-			Buckets: metrics.RequestBuckets,
-		}, []string{"endpoint"}),
+			Help:    "Duration of the calls to the tax authority's registries.",
+			Buckets: []float64{.05, .1, .25, .5, 1, 2.5, 5},
+		}),
 		cacheErrors: prometheus.NewCounter(prometheus.CounterOpts{
 			Namespace: metrics.Namespace, Subsystem: "registry", Name: "cache_errors_total",
-			Help: "Failures reading or writing the registry cache (each read failure is served as a miss).",
+			Help: "Failures reading or writing the registry cache.",
 		}),
 	}
 	if r != nil {
@@ -62,7 +64,6 @@ func newMetrics(r prometheus.Registerer) (*regMetrics, error) {
 		for _, res := range results {
 			m.cache.WithLabelValues(e, res)
 		}
-		m.duration.WithLabelValues(e)
 	}
 	return m, nil
 }

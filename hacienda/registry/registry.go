@@ -265,7 +265,7 @@ func (r *Registry) ask(ctx context.Context, endpoint, key string, ttl time.Durat
 	}
 	start := r.now()
 	v, err := call(ctx)
-	r.m.duration.WithLabelValues(endpoint).Observe(time.Since(start).Seconds())
+	r.m.duration.Observe(time.Since(start).Seconds())
 	now := r.now()
 	e := entry{Fetched: now}
 	switch {
