@@ -25,6 +25,7 @@ import (
 	"facturad/gateway"
 	"facturad/gateway/openapicheck"
 	"facturad/hacienda/recepcion"
+	"facturad/hacienda/registry"
 	"facturad/hacienda/sandbox"
 	"facturad/pipeline"
 	"facturad/signer"
@@ -127,6 +128,14 @@ func startService(ctx context.Context, dir string) (_ *testService, err error) {
 	if err != nil {
 		return nil, err
 	}
+	rc, err := registry.NewClient(registry.ClientOptions{BaseURL: sb.RegistryURL()})
+	if err != nil {
+		return nil, err
+	}
+	registries, err := registry.New(registry.Options{Client: rc, Cache: registry.NewMemoryCache(nil), Logger: log})
+	if err != nil {
+		return nil, err
+	}
 	roots := x509.NewCertPool()
 	roots.AddCert(answers.Root())
 	docs, err := pipeline.New(pipeline.Options{
@@ -134,7 +143,8 @@ func startService(ctx context.Context, dir string) (_ *testService, err error) {
 		Limiter: pipeline.NewTokenBucket(50, 50), Logger: log, Registerer: reg, AnswerRoots: roots,
 		// An accepted document's e-mail is written to the outbox; no
 		// mailer sends it here, so it stays pending.
-		Email: true,
+		Email:    true,
+		Registry: registries, RegistryChecks: registry.PolicyRefuse,
 	})
 	if err != nil {
 		return nil, err
@@ -157,7 +167,7 @@ func startService(ctx context.Context, dir string) (_ *testService, err error) {
 	gw, err := gateway.New(gateway.Options{
 		Tenants: tenants, Ready: gateway.ReadyFunc(store.Ping), Logger: log, Registerer: reg,
 		Routes: append(append(append(gateway.DocumentRoutes(docs), gateway.ReceivedRoutes(docs)...), list, gateway.CalculateRoute()),
-			gateway.EmailRoutes(docs, tenants)...),
+			append(gateway.EmailRoutes(docs, tenants), gateway.RegistryRoutes(registries)...)...),
 	})
 	if err != nil {
 		return nil, err
