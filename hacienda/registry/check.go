@@ -257,10 +257,14 @@ func (c *checker) receptor() {
 				es += fmt.Sprintf(" (situación: %s)", a.v.Situacion.Estado)
 				en += fmt.Sprintf(" (standing: %s)", a.v.Situacion.Estado)
 			}
-			if d.Type == hacienda.TypeFE {
+			switch d.Type {
+			case hacienda.TypeFE:
 				es += ": emita un tiquete electrónico (04) en su lugar, o corrija la identificación"
 				en += ": issue a tiquete (04) instead, or correct the identification"
-			} else {
+			case hacienda.TypeTE:
+				es += ": corrija la identificación, o emita el tiquete sin receptor"
+				en += ": correct the identification, or issue the tiquete without a receptor"
+			default:
 				es += ": corrija la identificación"
 				en += ": correct the identification"
 			}
