@@ -78,11 +78,17 @@ func (r *Redis) coolingDown() bool {
 }
 
 // failed starts a cooldown unless the caller's own context ended (that is
-// not Redis's fault).
+// not Redis's fault). The socket's deadline, set from the caller's, may
+// fire a moment before the context reports it: a deadline reached counts
+// as ended.
 func (r *Redis) failed(ctx context.Context) {
-	if ctx.Err() == nil {
-		r.downUntil.Store(time.Now().Add(r.cooldown).UnixNano())
+	if ctx.Err() != nil {
+		return
 	}
+	if dl, ok := ctx.Deadline(); ok && !time.Now().Before(dl) {
+		return
+	}
+	r.downUntil.Store(time.Now().Add(r.cooldown).UnixNano())
 }
 
 // Get returns a live entry.
