@@ -49,7 +49,16 @@ func (tb *TokenBucket) Wait(ctx context.Context, key string) error {
 	if tb.rate <= 0 {
 		return nil
 	}
-	d := tb.reserve(key)
+	var latest time.Time
+	if dl, ok := ctx.Deadline(); ok {
+		latest = dl
+	}
+	d, ok := tb.reserve(key, latest)
+	if !ok {
+		// The turn would come after the caller's deadline: waiting could
+		// not help, and no token is taken.
+		return fmt.Errorf("rate limit %s: the next turn is after the deadline: %w", key, context.DeadlineExceeded)
+	}
 	if d <= 0 {
 		return nil
 	}
@@ -67,8 +76,9 @@ func (tb *TokenBucket) Wait(ctx context.Context, key string) error {
 }
 
 // reserve takes a token (possibly going into debt) and returns how long
-// the caller must wait for it.
-func (tb *TokenBucket) reserve(key string) time.Duration {
+// the caller must wait for it; when that is past latest (not zero), it
+// takes nothing and returns false.
+func (tb *TokenBucket) reserve(key string, latest time.Time) (time.Duration, bool) {
 	now := tb.now()
 	tb.mu.Lock()
 	defer tb.mu.Unlock()
@@ -81,15 +91,20 @@ func (tb *TokenBucket) reserve(key string) time.Duration {
 		b.tokens = min(tb.burst, b.tokens+el*tb.rate)
 		b.at = now
 	}
+	if b.tokens < 1 && !latest.IsZero() {
+		if wait := time.Duration((1 - b.tokens) / tb.rate * float64(time.Second)); now.Add(wait).After(latest) {
+			return 0, false
+		}
+	}
 	b.tokens--
 	tb.calls++
 	if tb.calls%1024 == 0 {
 		tb.sweep(now)
 	}
 	if b.tokens >= 0 {
-		return 0
+		return 0, true
 	}
-	return time.Duration(-b.tokens / tb.rate * float64(time.Second))
+	return time.Duration(-b.tokens / tb.rate * float64(time.Second)), true
 }
 
 // sweep forgets the buckets that have been full for a while, so that the

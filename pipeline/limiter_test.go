@@ -15,28 +15,62 @@ func TestTokenBucket(t *testing.T) {
 	// The burst passes at once; then each call waits its tenth of a
 	// second, in turn.
 	for i := range 3 {
-		if d := tb.reserve("a"); d != 0 {
+		if d := reserveNow(tb, "a"); d != 0 {
 			t.Fatalf("call %d of the burst waits %s", i, d)
 		}
 	}
 	for i, want := range []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 300 * time.Millisecond} {
-		if d := tb.reserve("a"); d != want {
+		if d := reserveNow(tb, "a"); d != want {
 			t.Fatalf("call %d after the burst waits %s, want %s", i, d, want)
 		}
 	}
 	// Keys are independent.
-	if d := tb.reserve("b"); d != 0 {
+	if d := reserveNow(tb, "b"); d != 0 {
 		t.Errorf("another key waits %s", d)
 	}
 	// Time refills the bucket, never beyond the burst.
 	now = now.Add(time.Hour)
 	for i := range 3 {
-		if d := tb.reserve("a"); d != 0 {
+		if d := reserveNow(tb, "a"); d != 0 {
 			t.Fatalf("after a quiet hour, call %d waits %s", i, d)
 		}
 	}
-	if d := tb.reserve("a"); d == 0 {
+	if d := reserveNow(tb, "a"); d == 0 {
 		t.Error("the bucket refilled beyond its burst")
+	}
+}
+
+// reserveNow takes a token with no deadline.
+func reserveNow(tb *TokenBucket, key string) time.Duration {
+	d, _ := tb.reserve(key, time.Time{})
+	return d
+}
+
+// A turn that would come after the caller's deadline fails at once and
+// takes nothing: the callers after it keep their turns.
+func TestTokenBucketDeadline(t *testing.T) {
+	now := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	tb := NewTokenBucket(1, 1)
+	tb.now = func() time.Time { return now }
+	if d, ok := tb.reserve("a", now.Add(time.Second)); !ok || d != 0 {
+		t.Fatalf("the burst: %s %v", d, ok)
+	}
+	for range 5 {
+		if _, ok := tb.reserve("a", now.Add(500*time.Millisecond)); ok {
+			t.Fatal("a turn a second away was given to a caller with half a second")
+		}
+	}
+	if d, ok := tb.reserve("a", now.Add(2*time.Second)); !ok || d != time.Second {
+		t.Errorf("the next caller waits %s (%v), want 1s: the refused ones took tokens", d, ok)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
+	defer cancel()
+	tb.now = time.Now
+	if err := tb.Wait(ctx, "b"); err != nil {
+		t.Fatal(err)
+	}
+	if err := tb.Wait(ctx, "b"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("wait past the deadline: %v", err)
 	}
 }
 

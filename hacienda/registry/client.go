@@ -65,8 +65,8 @@ func NewClient(o ClientOptions) (*Client, error) {
 	return &Client{base: u, hc: o.HTTPClient, timeout: o.Timeout, now: o.Now}, nil
 }
 
-// BaseURL returns the registry's base URL.
-func (c *Client) BaseURL() string { return c.base.String() }
+// BaseURL returns the registry's base URL, any password in it masked.
+func (c *Client) BaseURL() string { return c.base.Redacted() }
 
 // get asks endpoint path?query and returns the answer's body: a 200's, or
 // ErrNotRegistered for a 404, a *MalformedError for a 400, an

@@ -2,6 +2,8 @@ package registry
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -43,6 +45,8 @@ const (
 	// FailureBackoff is how long a process stops asking an endpoint after
 	// it failed, unless the registry said how long (Retry-After).
 	FailureBackoff = 30 * time.Second
+	// DefaultPaceWait is Options.PaceWait's default.
+	DefaultPaceWait = 3 * time.Second
 	// BlockBackoff is how long every replica stops asking after the
 	// registry blocked us (429 or 403) without saying how long: its
 	// published block lasts 10 minutes.
@@ -60,7 +64,12 @@ type Options struct {
 	// Wait bounds how long a caller waits for an answer that is not
 	// cached (the Client's own timeout bounds the call itself); 0: the
 	// caller's context alone.
-	Wait       time.Duration
+	Wait time.Duration
+	// PaceWait bounds how long a call waits for its turn under the Pacer
+	// (DefaultPaceWait when 0): a question whose turn is further away is
+	// not asked now (the registry is "unavailable" for it), so that a
+	// burst of new questions never piles up behind the pace.
+	PaceWait   time.Duration
 	Now        func() time.Time
 	Logger     *slog.Logger
 	Registerer prometheus.Registerer
@@ -70,12 +79,17 @@ type Options struct {
 // asking the registry (once per question at a time in this process) when
 // the cache has no fresh answer.
 type Registry struct {
-	c      *Client
-	cache  Cache
-	pacer  Pacer
-	ttl    time.Duration
-	wait   time.Duration
-	now    func() time.Time
+	c     *Client
+	cache Cache
+	pacer Pacer
+	ttl   time.Duration
+	wait  time.Duration
+	pace  time.Duration
+	now   func() time.Time
+	// ns prefixes every key with the registry's base URL's hash, so that
+	// deployments sharing a cache but asking different registries (the
+	// sandbox's and the real one) never read each other's answers.
+	ns     string
 	log    *slog.Logger
 	m      *regMetrics
 	flight singleflight.Group
@@ -117,6 +131,9 @@ func New(o Options) (*Registry, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.PaceWait <= 0 {
+		o.PaceWait = DefaultPaceWait
+	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -124,8 +141,10 @@ func New(o Options) (*Registry, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Registry{c: o.Client, cache: o.Cache, pacer: o.Pacer, ttl: o.TTL, wait: o.Wait,
-		now: o.Now, log: o.Logger, m: m, down: map[string]time.Time{}, local: map[string]localEntry{}}, nil
+	h := sha256.Sum256([]byte(o.Client.BaseURL()))
+	return &Registry{c: o.Client, cache: o.Cache, pacer: o.Pacer, ttl: o.TTL, wait: o.Wait, pace: o.PaceWait,
+		now: o.Now, log: o.Logger, m: m, ns: hex.EncodeToString(h[:4]) + ":",
+		down: map[string]time.Time{}, local: map[string]localEntry{}}, nil
 }
 
 // Meta says where an answer comes from: when the registry gave it
@@ -259,11 +278,16 @@ func (r *Registry) ask(ctx context.Context, endpoint, key string, ttl time.Durat
 		return entry{}, err
 	}
 	if r.pacer != nil {
-		if err := r.pacer.Wait(ctx, "registry"); err != nil {
-			return entry{}, &UnavailableError{Endpoint: endpoint, Err: fmt.Errorf("pace: %w", err)}
+		pctx, cancel := context.WithTimeout(ctx, r.pace)
+		err := r.pacer.Wait(pctx, "registry")
+		cancel()
+		if err != nil {
+			r.m.calls.WithLabelValues(endpoint, "skipped").Inc()
+			return entry{}, &UnavailableError{Endpoint: endpoint, After: r.pace,
+				Err: fmt.Errorf("not asked: too many questions at once for the registry's pace: %w", err)}
 		}
 	}
-	start := r.now()
+	start := time.Now()
 	v, err := call(ctx)
 	r.m.duration.Observe(time.Since(start).Seconds())
 	now := r.now()
@@ -303,7 +327,7 @@ func (r *Registry) blocked(ctx context.Context, endpoint string) error {
 	r.mu.Lock()
 	until := r.down[endpoint]
 	r.mu.Unlock()
-	if b, ok, _ := r.cache.Get(ctx, blockKey); ok {
+	if b, ok, _ := r.cache.Get(ctx, r.ns+blockKey); ok {
 		var t time.Time
 		if t.UnmarshalText(b) == nil && t.After(until) {
 			until = t
@@ -339,7 +363,7 @@ func (r *Registry) failed(ctx context.Context, endpoint string, err error) {
 	r.log.WarnContext(ctx, "registry unavailable", "endpoint", endpoint, "err", err, "retry_in_s", after.Seconds())
 	if blocked {
 		b, _ := until.MarshalText()
-		if perr := r.cache.Put(ctx, blockKey, b, after); perr != nil {
+		if perr := r.cache.Put(ctx, r.ns+blockKey, b, after); perr != nil {
 			r.log.WarnContext(ctx, "registry cache: share the block", "err", perr)
 		}
 	}
@@ -347,7 +371,7 @@ func (r *Registry) failed(ctx context.Context, endpoint string, err error) {
 
 // get reads key's entry from the cache; a cache failure is a miss.
 func (r *Registry) get(ctx context.Context, key string) (entry, bool) {
-	b, ok, err := r.cache.Get(ctx, key)
+	b, ok, err := r.cache.Get(ctx, r.ns+key)
 	if err != nil {
 		r.m.cacheErrors.Inc()
 		r.log.WarnContext(ctx, "registry cache: read", "err", err)
@@ -375,7 +399,7 @@ func (r *Registry) put(ctx context.Context, key string, e entry) {
 	if e.Expires.IsZero() {
 		keep = 0 // never forgotten
 	}
-	if err := r.cache.Put(ctx, key, b, keep); err != nil {
+	if err := r.cache.Put(ctx, r.ns+key, b, keep); err != nil {
 		r.m.cacheErrors.Inc()
 		r.log.WarnContext(ctx, "registry cache: write", "err", err)
 	}

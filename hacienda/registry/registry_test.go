@@ -280,7 +280,7 @@ func TestCallerGivesUp(t *testing.T) {
 	close(s.gate)
 	deadline := time.Now().Add(5 * time.Second)
 	for {
-		b, ok, _ := r.cache.Get(context.Background(), "ae:4000001021")
+		b, ok, _ := r.cache.Get(context.Background(), r.ns+"ae:4000001021")
 		if ok && len(b) > 0 {
 			break
 		}
@@ -340,5 +340,53 @@ func TestRateTTL(t *testing.T) {
 	}
 	if n := s.calls.Load(); n != 1 {
 		t.Errorf("calls = %d, want 1", n)
+	}
+}
+
+// backlog is a pace whose next turn is always further than any deadline.
+type backlog struct{}
+
+func (backlog) Wait(ctx context.Context, _ string) error {
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// A question whose turn under the pace is too far away is not asked: the
+// caller hears "unavailable" after PaceWait, not after the backlog.
+func TestPaceBounded(t *testing.T) {
+	s := newServer(t, map[string]reply{"/fe/ae?identificacion=4000001021": {200, bncr, nil}})
+	c, _ := NewClient(ClientOptions{BaseURL: s.URL})
+	r, err := New(Options{Client: c, Cache: NewMemoryCache(nil), Pacer: backlog{}, PaceWait: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	_, _, err = r.Taxpayer(context.Background(), "4000001021")
+	if !Unavailable(err) || time.Since(start) > 5*time.Second {
+		t.Errorf("err %v after %s", err, time.Since(start))
+	}
+	if s.calls.Load() != 0 {
+		t.Error("the registry was asked out of turn")
+	}
+	if got := testutil.ToFloat64(r.m.calls.WithLabelValues("ae", "skipped")); got != 1 {
+		t.Errorf("skipped counted %v", got)
+	}
+}
+
+// Two registries (the sandbox's, the real one) sharing a cache never read
+// each other's answers.
+func TestCacheKeyedByRegistry(t *testing.T) {
+	a := newServer(t, map[string]reply{"/fe/ae?identificacion=4000001021": {200, bncr, nil}})
+	b := newServer(t, nil)
+	clk := &clock{t: time.Now()}
+	cache := NewMemoryCache(clk.now)
+	ra, _ := newRegistry(t, a, cache, clk)
+	rb, _ := newRegistry(t, b, cache, clk)
+	ctx := context.Background()
+	if _, _, err := ra.Taxpayer(ctx, "4000001021"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := rb.Taxpayer(ctx, "4000001021"); !errors.Is(err, ErrNotRegistered) {
+		t.Errorf("the other registry's answer was served: %v", err)
 	}
 }
