@@ -23,7 +23,14 @@ import (
 // hold, but no clave, consecutivo or XML.
 func (b *bundle) interrupted(t *testing.T, idExterno string, keepRequest bool) tenant.Document {
 	t.Helper()
-	raw := body(t, request("01", idExterno))
+	return b.interruptedSend(t, request("01", idExterno), keepRequest)
+}
+
+// interruptedSend is interrupted with the request r.
+func (b *bundle) interruptedSend(t *testing.T, r map[string]any, keepRequest bool) tenant.Document {
+	t.Helper()
+	idExterno := r["id_externo"].(string)
+	raw := body(t, r)
 	req, err := hacienda.DecodeSendRequest(raw)
 	if err != nil {
 		t.Fatal(err)

@@ -26,15 +26,26 @@ func (j *job) policy() registry.Policy {
 // withRate returns the request to build the document from: req itself, or
 // a copy with tipoCambio set to the central bank's sale rate of the
 // document's day when its currency is not the colón and the caller left
-// the rate out. at is the issue time a resumed document was numbered
-// with (zero for a new one: the caller's fecha_emision, else now). With
-// the policy off the registry is not asked, and the rate stays required.
-func (j *job) withRate(ctx context.Context, req *hacienda.SendDocumentRequest, at time.Time) (*hacienda.SendDocumentRequest, error) {
+// the rate out. With the policy off the registry is not asked, and the
+// rate stays required.
+//
+// resumed is a document numbered earlier whose send was interrupted, and
+// numbered its issue time when it got one (zero otherwise, and for a new
+// document, dated by the caller's fecha_emision, else now). A resumed
+// document gets its day's rate whatever the policy says now, since it was
+// numbered with it; when the rate cannot be had, the answer is to ask
+// again later (an *OverloadError), not a refusal: the caller cannot change
+// a request that holds a number.
+func (j *job) withRate(ctx context.Context, req *hacienda.SendDocumentRequest, resumed bool, numbered time.Time) (*hacienda.SendDocumentRequest, error) {
 	m := req.ResumenFactura.CodigoTipoMoneda
 	moneda := strings.ToUpper(strings.TrimSpace(m.CodigoMoneda))
-	if moneda == "" || moneda == "CRC" || m.TipoCambio.IsSet() || j.policy() == registry.PolicyOff {
+	if moneda == "" || moneda == "CRC" || m.TipoCambio.IsSet() || j.p.o.Registry == nil {
 		return req, nil
 	}
+	if !resumed && j.policy() == registry.PolicyOff {
+		return req, nil
+	}
+	at := numbered
 	if at.IsZero() {
 		at = j.p.o.Clock()
 		if req.FechaEmision != "" {
@@ -42,7 +53,9 @@ func (j *job) withRate(ctx context.Context, req *hacienda.SendDocumentRequest, a
 			if err != nil {
 				return req, nil // validation names the date
 			}
-			at = t
+			if !t.IsZero() { // 0001-01-01T00:00:00 is "not set": now
+				at = t
+			}
 		}
 	}
 	day := at.In(hacienda.CostaRica)
@@ -50,6 +63,10 @@ func (j *job) withRate(ctx context.Context, req *hacienda.SendDocumentRequest, a
 	if err != nil {
 		d := day.Format(time.DateOnly)
 		j.log.Info("no exchange rate for a document's day", "moneda", moneda, "day", d, "err", err)
+		if resumed {
+			return nil, &OverloadError{After: registry.FailureBackoff,
+				Reason: fmt.Sprintf("The document keeps its number, but the central bank's %s rate for %s, which it needs, cannot be had now; send the same request again shortly.", moneda, d)}
+		}
 		reason := registry.Finding{Field: "resumenFactura.codigoTipoMoneda.tipoCambio", Refuse: true,
 			Es: fmt.Sprintf("no se pudo obtener el tipo de cambio del BCCR de %s para %s: envíe tipoCambio; no se tomó ningún número", moneda, d),
 			En: fmt.Sprintf("the central bank's %s rate for %s could not be had: send tipoCambio; nothing was numbered", moneda, d)}

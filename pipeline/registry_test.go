@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/shopspring/decimal"
 
 	"facturad/hacienda"
 	"facturad/hacienda/registry"
@@ -214,7 +215,6 @@ func TestRegistryOff(t *testing.T) {
 // rate of its day; a past day (contingency) gets that day's.
 func TestRegistryFillsTipoCambio(t *testing.T) {
 	b := setup(t, setupOptions{registry: registry.PolicyRefuse})
-	ctx := context.Background()
 	now := time.Now().In(hacienda.CostaRica)
 	for _, tt := range []struct {
 		name      string
@@ -223,29 +223,70 @@ func TestRegistryFillsTipoCambio(t *testing.T) {
 	}{
 		{"today", "", time.Time{}},
 		{"a contingency's day", "3", now.Add(-48 * time.Hour)},
+		{"a date not set (0001-01-01)", "", time.Date(1, 1, 1, 0, 0, 0, 0, hacienda.CostaRica)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			r := request("01", "usd-"+tt.name)
 			r["resumenFactura"].(map[string]any)["codigoTipoMoneda"] = map[string]any{"codigoMoneda": "USD"}
 			day := now
 			if !tt.at.IsZero() {
-				r["situacion"] = tt.situacion
 				r["fecha_emision"] = tt.at.Format("2006-01-02T15:04:05")
+			}
+			if tt.situacion != "" {
+				r["situacion"] = tt.situacion
 				day = tt.at
 			}
 			out := b.mustSend(t, r)
-			want, _, err := b.registry.Rate(ctx, "USD", day)
-			if err != nil {
-				t.Fatal(err)
-			}
+			want := rateOf(t, b, day)
 			doc, err := hacienda.ParseXML(out.Document.SignedXML)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := doc.ResumenFactura.CodigoTipoMoneda.TipoCambio.Decimal(); !got.Equal(want.Venta) {
-				t.Errorf("tipoCambio %s, want the sale rate of %s, %s", got, day.Format(time.DateOnly), want.Venta)
+			if got := doc.ResumenFactura.CodigoTipoMoneda.TipoCambio.Decimal(); !got.Equal(want) {
+				t.Errorf("tipoCambio %s, want the sale rate of %s, %s", got, day.Format(time.DateOnly), want)
 			}
 		})
+	}
+}
+
+// rateOf is the sandbox's sale rate of the day, asked of its registry
+// directly, apart from the pipeline's cache.
+func rateOf(t testing.TB, b *bundle, day time.Time) decimal.Decimal {
+	t.Helper()
+	c, err := registry.NewClient(registry.ClientOptions{BaseURL: b.sb.RegistryURL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.Rate(context.Background(), "USD", day)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.Venta
+}
+
+// A document in dollars numbered before its send was interrupted gets its
+// rate when the worker finishes it, even if the company has turned the
+// registries off since: it was numbered with it.
+func TestRegistryRateOfAnInterruptedSend(t *testing.T) {
+	b := setup(t, setupOptions{registry: registry.PolicyRefuse})
+	r := request("01", "usd-crash")
+	r["resumenFactura"].(map[string]any)["codigoTipoMoneda"] = map[string]any{"codigoMoneda": "USD"}
+	d := b.interruptedSend(t, r, true)
+	b.setPolicy(t, "off")
+	b.runDueUntil(t, 5, func() bool {
+		s, err := b.store.DocumentByExternalID(context.Background(), d.BranchID, d.IDExterno)
+		return err == nil && s.Estado == tenant.StateAccepted
+	})
+	s, err := b.store.DocumentByExternalID(context.Background(), d.BranchID, d.IDExterno)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := hacienda.ParseXML(s.SignedXML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := doc.ResumenFactura.CodigoTipoMoneda.TipoCambio.Decimal(), rateOf(t, b, d.FechaEmision); !got.Equal(want) {
+		t.Errorf("tipoCambio %s, want %s", got, want)
 	}
 }
 

@@ -131,11 +131,11 @@ func (j *job) run(ctx context.Context) (Outcome, error) {
 	// out; then judge the document against the registries, before a
 	// number is taken. A resumed document keeps its date, and its
 	// number: it is not judged again.
-	var at time.Time
+	var numbered time.Time
 	if resume != nil {
-		at = resume.FechaEmision
+		numbered = resume.FechaEmision
 	}
-	req, err := j.withRate(ctx, j.req, at)
+	req, err := j.withRate(ctx, j.req, resume != nil, numbered)
 	if err != nil {
 		return Outcome{}, err
 	}

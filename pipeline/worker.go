@@ -323,7 +323,7 @@ func (p *Pipeline) finish(ctx context.Context, d *tenant.Document, log *slog.Log
 		stop("The document was numbered but cannot be sent: " + err.Error())
 		return
 	}
-	if req, err = j.withRate(ctx, req, d.FechaEmision); err != nil {
+	if req, err = j.withRate(ctx, req, true, d.FechaEmision); err != nil {
 		// The exchange rate it was sent without cannot be had now: the
 		// registry may answer later.
 		p.retryLater(ctx, docRow(d), log)
