@@ -84,6 +84,13 @@ func (h registryHandlers) taxpayer(ctx context.Context, r *Request) (Reply, erro
 	if err != nil {
 		return Reply{}, registryError(err, "identificacion", "taxpayer")
 	}
+	if !t.Registered() {
+		// The registry knows the identification but it is not registered
+		// ("No inscrito", "Desinscrito..."): for the contract, not
+		// registered.
+		return Reply{}, &apiError{status: http.StatusNotFound,
+			message: fmt.Sprintf("Not registered: the taxpayer registry has %s as %q.", id, t.Situacion.Estado)}
+	}
 	a := api.Contribuyente{
 		Identificacion: id, Nombre: t.Nombre, TipoIdentificacion: t.TipoIdentificacion,
 		Regimen:     api.Regimen{Codigo: t.Regimen.Codigo, Descripcion: t.Regimen.Descripcion},
@@ -145,7 +152,11 @@ func (h registryHandlers) cabys(ctx context.Context, r *Request) (Reply, error) 
 		return Reply{}, invalid("q", "give q (words to search for) or codigo (a 13-digit CAByS code)")
 	}
 	if err != nil {
-		return Reply{}, registryError(err, "q", "cabys")
+		field := "q"
+		if code != "" {
+			field = "codigo"
+		}
+		return Reply{}, registryError(err, field, "cabys")
 	}
 	a := api.CabysList{Items: make([]api.Cabys, 0, len(items)), Consultado: localTime(meta.Consultado), Desactualizado: meta.Desactualizado}
 	for _, c := range items {
@@ -198,7 +209,7 @@ func (h registryHandlers) rate(ctx context.Context, r *Request) (Reply, error) {
 	}
 	rt, meta, err := h.reg.Rate(ctx, moneda, day)
 	if err != nil {
-		return Reply{}, registryError(err, "moneda", "exchange rate of "+moneda+" on "+day.Format(time.DateOnly))
+		return Reply{}, registryError(err, "fecha", "exchange rate of "+moneda+" on "+day.Format(time.DateOnly))
 	}
 	return Reply{JSON: api.TipoCambio{Moneda: moneda, Fecha: day.Format(time.DateOnly),
 		Compra: json.Number(rt.Compra.String()), Venta: json.Number(rt.Venta.String()),

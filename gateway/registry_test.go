@@ -64,6 +64,14 @@ func TestRegistryRoutes(t *testing.T) {
 	})
 	t.Run("contribuyente not registered", func(t *testing.T) {
 		requireA7(t, get(t, "/api/registry/contribuyentes/3101230000/v4"), 404)
+		// Known to the registry, but not (or no longer) registered.
+		for _, id := range []string{"3101239999", "3101777777"} {
+			r := get(t, "/api/registry/contribuyentes/"+id+"/v4")
+			requireA7(t, r, 404)
+			if !strings.Contains(string(r.body), "scrito") {
+				t.Errorf("%s: %s, want the registry's standing named", id, r.body)
+			}
+		}
 	})
 	t.Run("contribuyente malformed", func(t *testing.T) {
 		requireField(t, requireA7(t, get(t, "/api/registry/contribuyentes/31-01/v4"), 400), "identificacion")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"net/url"
 	"time"
 
 	"facturad/hacienda/registry"
@@ -26,11 +27,21 @@ const (
 // openRegistry makes the registries' client (A.13) and the cache every
 // replica shares: Redis when redis_url is set, the store otherwise.
 // sandboxRoot is the built-in sandbox's base URL ("" when there is none);
-// an explicit registry_url always wins.
+// an explicit registry_url always wins, and a sandbox run elsewhere is
+// asked at the root of hacienda_api_url.
 func (w *wiring) openRegistry(sandboxRoot string) (*registry.Registry, error) {
 	base := w.c.RegistryURL
-	if base == "" {
+	switch {
+	case base != "":
+	case sandboxRoot != "":
 		base = sandboxRoot
+	case w.c.HaciendaEnv == "sandbox" && w.c.HaciendaAPI != "":
+		// A sandbox run elsewhere (facturad sandbox) serves the
+		// registries at its root, beside its reception API: its made-up
+		// taxpayers are unknown to the real registry.
+		if u, err := url.Parse(w.c.HaciendaAPI); err == nil && u.Host != "" {
+			base = u.Scheme + "://" + u.Host
+		}
 	}
 	client, err := registry.NewClient(registry.ClientOptions{BaseURL: base})
 	if err != nil {

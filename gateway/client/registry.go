@@ -69,7 +69,8 @@ func (c *Client) Exoneracion(ctx context.Context, autorizacion string) (*Exonera
 }
 
 // TipoCambio returns the central bank's exchange rate of moneda ("" is
-// USD) on day (the zero time is today in Costa Rica).
+// USD) on day's calendar date, as day's own location has it (build it with
+// time.Date); the zero time is today in Costa Rica, as the service sees it.
 func (c *Client) TipoCambio(ctx context.Context, moneda string, day time.Time) (*TipoCambio, error) {
 	v := url.Values{}
 	if moneda != "" {

@@ -342,7 +342,27 @@ func (g *generator) addFeature(req *hacienda.SendDocumentRequest, t hacienda.Doc
 	lines := req.DetalleServicio
 	first := &lines[0]
 	exo := func(tipo, tarifa string) *hacienda.Exoneracion {
-		x := &hacienda.Exoneracion{TipoDocumentoEX1: tipo, NumeroDocumento: "AL-00012345-24", NombreInstitucion: "01",
+		// An authorisation of the exoneration registry (04) belongs to one
+		// taxpayer, the document's receptor: the sandbox's registry
+		// (docs/sandbox-registry.md) grants one to each receptor below.
+		// A document with another receptor, or none (a tiquete, an FEC
+		// whose receptor is the issuing company), is exonerated by a
+		// special law (03), which the registry does not hold.
+		numero := "AL-00012345-24"
+		if tipo == "04" {
+			owner := ""
+			if req.Receptor != nil && req.Receptor.Identificacion != nil && t != hacienda.TypeFEC {
+				owner = req.Receptor.Identificacion.Numero.String()
+			}
+			switch owner {
+			case "114440555":
+			case "155812345678":
+				numero = "AL-00012346-24"
+			default:
+				tipo = "03"
+			}
+		}
+		x := &hacienda.Exoneracion{TipoDocumentoEX1: tipo, NumeroDocumento: numero, NombreInstitucion: "01",
 			FechaEmisionEX: time.Date(2026, 1, 10, 0, 0, 0, 0, hacienda.CostaRica), TarifaExonerada: hacienda.MustAmount(tarifa)}
 		if hacienda.ExoneracionNeedsArticulo(tipo) {
 			x.Articulo = 8

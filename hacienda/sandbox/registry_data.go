@@ -343,6 +343,7 @@ var namedExonerations = func() map[string]regExoneration {
 	for _, e := range []regExoneration{
 		// The examples' authorisation: any CAByS code, all of the IVA.
 		exoneration("AL-00012345-24", "114440555", exTipo04, 13, "2026-01-10", "2035-12-31"),
+		exoneration("AL-00012346-24", "155812345678", exTipo04, 13, "2026-01-10", "2035-12-31"),
 		// The tax authority's documented example, as it answers it
 		// (expired since 2021-12-15).
 		exoneration("AL-00460853-20", "401760738", exTipo04, 13, "2020-12-15", "2021-12-15", "7211200000100"),
