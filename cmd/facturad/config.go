@@ -114,8 +114,9 @@ type Config struct {
 	SMTPURL  string
 	SMTPFrom string
 	// RegistryURL is the tax authority's public registries' base URL
-	// (A.13); empty is the built-in sandbox's with the sandbox
-	// environment, registry.DefaultURL otherwise. RegistryTTL is how long
+	// (A.13); empty is, in the sandbox environment, the sandbox's (the
+	// built-in one, or the root of HaciendaAPI), registry.DefaultURL
+	// otherwise. RegistryTTL is how long
 	// an answer is fresh; RegistryChecks the send-time policy (refuse,
 	// warn, off), which a company may override.
 	RegistryURL    string
