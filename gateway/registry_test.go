@@ -12,6 +12,7 @@ import (
 	"facturad/hacienda/sandbox"
 	"facturad/pipeline"
 	"facturad/tenant"
+	"facturad/tenant/authcache"
 )
 
 // regClock is a clock the test moves, for the registry and its cache.
@@ -36,7 +37,7 @@ func registryBundle(t *testing.T) (*testBundle, *sandbox.TestServer, *regClock) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg, err := registry.New(registry.Options{Client: c, Cache: registry.NewMemoryCache(clk.now), Now: clk.now})
+	reg, err := registry.New(registry.Options{Client: c, Cache: authcache.NewMemory(authcache.MemoryOptions{Now: clk.now}), Now: clk.now})
 	if err != nil {
 		t.Fatal(err)
 	}

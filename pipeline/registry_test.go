@@ -14,9 +14,9 @@ import (
 
 	"facturad/hacienda"
 	"facturad/hacienda/registry"
-	"facturad/hacienda/registry/rediscache"
 	"facturad/hacienda/sandbox"
 	"facturad/tenant"
+	"facturad/tenant/authcache"
 	"facturad/tenant/storetest"
 )
 
@@ -357,7 +357,7 @@ func TestRegistrySharedByReplicas(t *testing.T) {
 			opt.ContextTimeoutEnabled = true
 			rdb := redis.NewClient(opt)
 			t.Cleanup(func() { rdb.Close() })
-			c, err := rediscache.New(rdb, rediscache.Options{Prefix: fmt.Sprintf("test:%s:%d:", t.Name(), time.Now().UnixNano())})
+			c, err := authcache.NewRedis(rdb, authcache.RedisOptions{Prefix: fmt.Sprintf("test:%s:%d:", t.Name(), time.Now().UnixNano())})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -33,7 +33,7 @@ const (
 )
 
 // RegistryCache is a RegistryStore seen as the registry's cache
-// (registry.Cache): Get and Put.
+// (registry.Cache): Get and Set.
 type RegistryCache struct {
 	Store RegistryStore
 }
@@ -43,9 +43,9 @@ func (c RegistryCache) Get(ctx context.Context, key string) ([]byte, bool, error
 	return c.Store.RegistryGet(ctx, key)
 }
 
-// Put stores value under key for keep, 0 meaning never forgotten (see
+// Set stores value under key for keep, 0 meaning never forgotten (see
 // RegistryStore.RegistryPut).
-func (c RegistryCache) Put(ctx context.Context, key string, value []byte, keep time.Duration) error {
+func (c RegistryCache) Set(ctx context.Context, key string, value []byte, keep time.Duration) error {
 	return c.Store.RegistryPut(ctx, key, value, keep)
 }
 

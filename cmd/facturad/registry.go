@@ -6,10 +6,10 @@ import (
 	"time"
 
 	"facturad/hacienda/registry"
-	"facturad/hacienda/registry/rediscache"
 	"facturad/pipeline"
 	"facturad/pipeline/redislimit"
 	"facturad/tenant"
+	"facturad/tenant/authcache"
 )
 
 // The pace of the calls to the registries over every replica sharing
@@ -55,7 +55,7 @@ func (w *wiring) openRegistry(sandboxRoot string) (*registry.Registry, error) {
 		// The registries' answers are public data: every deployment on
 		// this Redis may share them, and the registry's block of the
 		// address they share.
-		rc, err := rediscache.New(w.redis, rediscache.Options{Prefix: "facturad:registry:"})
+		rc, err := authcache.NewRedis(w.redis, authcache.RedisOptions{Prefix: "facturad:registry:"})
 		if err != nil {
 			return nil, fmt.Errorf("redis registry cache: %w", err)
 		}

@@ -30,6 +30,7 @@ import (
 	"facturad/pipeline"
 	"facturad/signer"
 	"facturad/tenant"
+	"facturad/tenant/authcache"
 	"facturad/tenant/certopen"
 	"facturad/tenant/seal"
 	"facturad/tenant/sqlite"
@@ -132,7 +133,7 @@ func startService(ctx context.Context, dir string) (_ *testService, err error) {
 	if err != nil {
 		return nil, err
 	}
-	registries, err := registry.New(registry.Options{Client: rc, Cache: registry.NewMemoryCache(nil), Logger: log})
+	registries, err := registry.New(registry.Options{Client: rc, Cache: authcache.NewMemory(authcache.MemoryOptions{}), Logger: log})
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"facturad/hacienda"
 	"facturad/signer/benchcpu"
 	"facturad/signer/certmint"
+	"facturad/tenant/authcache"
 )
 
 // checkServer is a registry with one of each case the checks tell apart.
@@ -99,7 +100,7 @@ func TestCheck(t *testing.T) {
 	}
 	s := checkServer(t)
 	clk := &clock{t: time.Date(2026, 12, 1, 10, 0, 0, 0, costaRica)}
-	r, _ := newRegistry(t, s, NewMemoryCache(clk.now), clk)
+	r, _ := newRegistry(t, s, authcache.NewMemory(authcache.MemoryOptions{Now: clk.now}), clk)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			d := checkDoc()
@@ -131,7 +132,7 @@ func TestCheck(t *testing.T) {
 func TestCheckRegistryDown(t *testing.T) {
 	s := checkServer(t)
 	clk := &clock{t: time.Date(2026, 12, 1, 10, 0, 0, 0, costaRica)}
-	r, _ := newRegistry(t, s, NewMemoryCache(clk.now), clk)
+	r, _ := newRegistry(t, s, authcache.NewMemory(authcache.MemoryOptions{Now: clk.now}), clk)
 	d := checkDoc()
 	d.Receptor.Identificacion.Numero = "310100000"
 	if f := r.Check(context.Background(), d); len(f) != 1 || !f[0].Refuse {
@@ -166,7 +167,7 @@ func TestCheckRegistryDown(t *testing.T) {
 func BenchmarkCheckWarm(b *testing.B) {
 	s := checkServer(b)
 	clk := &clock{t: time.Date(2026, 12, 1, 10, 0, 0, 0, costaRica)}
-	r, _ := newRegistry(b, s, NewMemoryCache(clk.now), clk)
+	r, _ := newRegistry(b, s, authcache.NewMemory(authcache.MemoryOptions{Now: clk.now}), clk)
 	d := checkDoc()
 	d.CodigoActividadReceptor = "4711.0"
 	exonerate(d, "AL-1", "13")

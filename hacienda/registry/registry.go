@@ -17,13 +17,16 @@ import (
 )
 
 // Cache holds the registry's answers for every tenant and replica: Redis
-// when the deployment has it, else the store. Values are opaque bytes.
+// when the deployment has it, else the store (tenant/authcache's Redis and
+// Memory caches, and tenant.RegistryCache, satisfy it). Values are opaque
+// bytes.
 type Cache interface {
 	// Get returns the value under key; ok is false when there is none (or
 	// it was to be forgotten by now).
 	Get(ctx context.Context, key string) (value []byte, ok bool, err error)
-	// Put stores value under key, to be forgotten after keep.
-	Put(ctx context.Context, key string, value []byte, keep time.Duration) error
+	// Set stores value under key, to be forgotten after ttl; the registry
+	// always gives a positive ttl.
+	Set(ctx context.Context, key string, value []byte, ttl time.Duration) error
 }
 
 // Pacer paces the calls to the registry, over every replica when it is
@@ -39,6 +42,9 @@ const (
 	// Keep is how long an answer is kept past its TTL, to be served stale
 	// while the registry cannot be reached.
 	Keep = 7 * 24 * time.Hour
+	// keepUnexpiring is how long an answer that never goes stale (a past
+	// day's exchange rate) stays in the cache: for good, in practice.
+	keepUnexpiring = 10 * 365 * 24 * time.Hour
 	// NotRegisteredTTL bounds how long "not registered" is believed: a
 	// buyer who registers today should be found today.
 	NotRegisteredTTL = time.Hour
@@ -363,7 +369,7 @@ func (r *Registry) failed(ctx context.Context, endpoint string, err error) {
 	r.log.WarnContext(ctx, "registry unavailable", "endpoint", endpoint, "err", err, "retry_in_s", after.Seconds())
 	if blocked {
 		b, _ := until.MarshalText()
-		if perr := r.cache.Put(ctx, r.ns+blockKey, b, after); perr != nil {
+		if perr := r.cache.Set(ctx, r.ns+blockKey, b, after); perr != nil {
 			r.log.WarnContext(ctx, "registry cache: share the block", "err", perr)
 		}
 	}
@@ -397,9 +403,9 @@ func (r *Registry) put(ctx context.Context, key string, e entry) {
 	}
 	keep := Keep + r.ttl
 	if e.Expires.IsZero() {
-		keep = 0 // never forgotten
+		keep = keepUnexpiring
 	}
-	if err := r.cache.Put(ctx, r.ns+key, b, keep); err != nil {
+	if err := r.cache.Set(ctx, r.ns+key, b, keep); err != nil {
 		r.m.cacheErrors.Inc()
 		r.log.WarnContext(ctx, "registry cache: write", "err", err)
 	}

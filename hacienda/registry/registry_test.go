@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"facturad/tenant/authcache"
+
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 )
@@ -180,7 +182,7 @@ func TestClientRate(t *testing.T) {
 func TestCacheServesAndExpires(t *testing.T) {
 	s := newServer(t, map[string]reply{"/fe/ae?identificacion=4000001021": {200, bncr, nil}})
 	clk := &clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
-	r, reg := newRegistry(t, s, NewMemoryCache(clk.now), clk)
+	r, reg := newRegistry(t, s, authcache.NewMemory(authcache.MemoryOptions{Now: clk.now}), clk)
 	ctx := context.Background()
 	for range 3 {
 		if _, meta, err := r.Taxpayer(ctx, "4000001021"); err != nil || meta.Desactualizado {
@@ -225,7 +227,7 @@ func TestCacheServesAndExpires(t *testing.T) {
 func TestNotRegisteredCachedBriefly(t *testing.T) {
 	s := newServer(t, nil)
 	clk := &clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
-	r, _ := newRegistry(t, s, NewMemoryCache(clk.now), clk)
+	r, _ := newRegistry(t, s, authcache.NewMemory(authcache.MemoryOptions{Now: clk.now}), clk)
 	ctx := context.Background()
 	for range 2 {
 		if _, _, err := r.Taxpayer(ctx, "310100000"); !errors.Is(err, ErrNotRegistered) {
@@ -247,7 +249,7 @@ func TestOneCallInFlight(t *testing.T) {
 	s := newServer(t, map[string]reply{"/fe/ae?identificacion=4000001021": {200, bncr, nil}})
 	s.gate = make(chan struct{})
 	clk := &clock{t: time.Now()}
-	r, _ := newRegistry(t, s, NewMemoryCache(clk.now), clk)
+	r, _ := newRegistry(t, s, authcache.NewMemory(authcache.MemoryOptions{Now: clk.now}), clk)
 	var wg sync.WaitGroup
 	var failed atomic.Int64
 	for range 1000 {
@@ -271,7 +273,7 @@ func TestCallerGivesUp(t *testing.T) {
 	s := newServer(t, map[string]reply{"/fe/ae?identificacion=4000001021": {200, bncr, nil}})
 	s.gate = make(chan struct{})
 	clk := &clock{t: time.Now()}
-	r, _ := newRegistry(t, s, NewMemoryCache(clk.now), clk)
+	r, _ := newRegistry(t, s, authcache.NewMemory(authcache.MemoryOptions{Now: clk.now}), clk)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	if _, _, err := r.Taxpayer(ctx, "4000001021"); !Unavailable(err) {
@@ -299,7 +301,7 @@ func TestBlockShared(t *testing.T) {
 	s := newServer(t, nil)
 	s.setFail(&reply{429, `<html>blocked</html>`, nil})
 	clk := &clock{t: time.Now()}
-	cache := NewMemoryCache(clk.now)
+	cache := authcache.NewMemory(authcache.MemoryOptions{Now: clk.now})
 	a, _ := newRegistry(t, s, cache, clk)
 	b, _ := newRegistry(t, s, cache, clk)
 	ctx := context.Background()
@@ -327,7 +329,7 @@ func TestRateTTL(t *testing.T) {
 		"/indicadores/tc/dolar/historico?d=2026-11-02&h=2026-11-02": {200, `[{"fecha":"2026-11-02 00:00:00","compra":500.5,"venta":507.25}]`, nil},
 	})
 	clk := &clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, costaRica)}
-	r, _ := newRegistry(t, s, NewMemoryCache(clk.now), clk)
+	r, _ := newRegistry(t, s, authcache.NewMemory(authcache.MemoryOptions{Now: clk.now}), clk)
 	ctx := context.Background()
 	rt, _, err := r.Rate(ctx, "usd", mustDate(t, "2026-11-02"))
 	if err != nil || rt.Venta.String() != "507.25" {
@@ -356,7 +358,7 @@ func (backlog) Wait(ctx context.Context, _ string) error {
 func TestPaceBounded(t *testing.T) {
 	s := newServer(t, map[string]reply{"/fe/ae?identificacion=4000001021": {200, bncr, nil}})
 	c, _ := NewClient(ClientOptions{BaseURL: s.URL})
-	r, err := New(Options{Client: c, Cache: NewMemoryCache(nil), Pacer: backlog{}, PaceWait: 50 * time.Millisecond})
+	r, err := New(Options{Client: c, Cache: authcache.NewMemory(authcache.MemoryOptions{}), Pacer: backlog{}, PaceWait: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -379,7 +381,7 @@ func TestCacheKeyedByRegistry(t *testing.T) {
 	a := newServer(t, map[string]reply{"/fe/ae?identificacion=4000001021": {200, bncr, nil}})
 	b := newServer(t, nil)
 	clk := &clock{t: time.Now()}
-	cache := NewMemoryCache(clk.now)
+	cache := authcache.NewMemory(authcache.MemoryOptions{Now: clk.now})
 	ra, _ := newRegistry(t, a, cache, clk)
 	rb, _ := newRegistry(t, b, cache, clk)
 	ctx := context.Background()

@@ -3,7 +3,9 @@
 // than on every request. Values are opaque bytes (the tenant Service encodes
 // them). Memory is the in-process cache of a single node; Redis is shared
 // by every replica, so that deleting an entry (a deactivated user) takes
-// effect everywhere.
+// effect everywhere. Both are plain byte caches with a TTL per entry: the
+// tax authority's registry answers are kept in them too (registry.Cache),
+// under a prefix of their own.
 package authcache
 
 import (

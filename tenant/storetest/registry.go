@@ -351,8 +351,8 @@ func testRegistryAdapter(t *testing.T, s tenant.RegistryStore, c *Clock) {
 		key  string
 		keep time.Duration
 	}{{"a", time.Minute}, {"b", 0}} {
-		if err := cache.Put(ctx, tt.key, allBytes(), tt.keep); err != nil {
-			t.Fatalf("Put(%q): %v", tt.key, err)
+		if err := cache.Set(ctx, tt.key, allBytes(), tt.keep); err != nil {
+			t.Fatalf("Set(%q): %v", tt.key, err)
 		}
 		v, ok, err := cache.Get(ctx, tt.key)
 		if err != nil || !ok || !bytes.Equal(v, allBytes()) {
@@ -364,7 +364,7 @@ func testRegistryAdapter(t *testing.T, s tenant.RegistryStore, c *Clock) {
 	if v, ok, err := cache.Get(ctx, "a"); err != nil || ok {
 		t.Errorf("Get(a) after its keep = %q, %v, %v; want absent", v, ok, err)
 	}
-	if err := cache.Put(ctx, "neg", nil, -1); err == nil {
-		t.Error("Put with a negative keep succeeded")
+	if err := cache.Set(ctx, "neg", nil, -1); err == nil {
+		t.Error("Set with a negative keep succeeded")
 	}
 }
