@@ -170,32 +170,36 @@ func retryAfter(h string) time.Duration {
 	return time.Duration(n) * time.Second
 }
 
+// fetch asks endpoint path?query and reads the answer with decode; an
+// answer it cannot read is the registry failing (*UnavailableError).
+func fetch[T any](ctx context.Context, c *Client, endpoint, path string, query url.Values, decode func([]byte) (T, error)) (T, error) {
+	var zero T
+	body, err := c.get(ctx, endpoint, path, query)
+	if err != nil {
+		return zero, err
+	}
+	v, err := decode(body)
+	if err != nil {
+		return zero, &UnavailableError{Endpoint: endpoint, Status: http.StatusOK, Err: err}
+	}
+	return v, nil
+}
+
 // Taxpayer asks /fe/ae for a taxpayer.
 func (c *Client) Taxpayer(ctx context.Context, id string) (Taxpayer, error) {
-	body, err := c.get(ctx, "ae", "/fe/ae", url.Values{"identificacion": {id}})
-	if err != nil {
-		return Taxpayer{}, err
-	}
-	t, err := DecodeTaxpayer(body)
-	if err != nil {
-		return Taxpayer{}, &UnavailableError{Endpoint: "ae", Status: http.StatusOK, Err: err}
-	}
-	if t.Identificacion == "" {
+	t, err := fetch(ctx, c, "ae", "/fe/ae", url.Values{"identificacion": {id}}, DecodeTaxpayer)
+	if err == nil && t.Identificacion == "" {
 		t.Identificacion = id
 	}
-	return t, nil
+	return t, err
 }
 
 // Cabys asks /fe/cabys for one code; ErrNotRegistered when the catalog
 // has none.
 func (c *Client) Cabys(ctx context.Context, code string) (Cabys, error) {
-	body, err := c.get(ctx, "cabys", "/fe/cabys", url.Values{"codigo": {code}})
+	items, err := fetch(ctx, c, "cabys", "/fe/cabys", url.Values{"codigo": {code}}, DecodeCabys)
 	if err != nil {
 		return Cabys{}, err
-	}
-	items, err := DecodeCabys(body)
-	if err != nil {
-		return Cabys{}, &UnavailableError{Endpoint: "cabys", Status: http.StatusOK, Err: err}
 	}
 	for _, it := range items {
 		if it.Codigo == code {
@@ -211,16 +215,12 @@ func (c *Client) SearchCabys(ctx context.Context, q string, top int) ([]Cabys, e
 	if top > 0 {
 		v.Set("top", strconv.Itoa(top))
 	}
-	body, err := c.get(ctx, "cabys", "/fe/cabys", v)
-	if errors.Is(err, ErrNotRegistered) {
+	items, err := fetch(ctx, c, "cabys", "/fe/cabys", v, DecodeCabys)
+	switch {
+	case errors.Is(err, ErrNotRegistered):
 		return []Cabys{}, nil
-	}
-	if err != nil {
+	case err != nil:
 		return nil, err
-	}
-	items, err := DecodeCabys(body)
-	if err != nil {
-		return nil, &UnavailableError{Endpoint: "cabys", Status: http.StatusOK, Err: err}
 	}
 	if top > 0 && len(items) > top {
 		items = items[:top]
@@ -230,18 +230,11 @@ func (c *Client) SearchCabys(ctx context.Context, q string, top int) ([]Cabys, e
 
 // Exoneration asks /fe/ex for an authorisation.
 func (c *Client) Exoneration(ctx context.Context, autorizacion string) (Exoneration, error) {
-	body, err := c.get(ctx, "ex", "/fe/ex", url.Values{"autorizacion": {autorizacion}})
-	if err != nil {
-		return Exoneration{}, err
-	}
-	e, err := DecodeExoneration(body)
-	if err != nil {
-		return Exoneration{}, &UnavailableError{Endpoint: "ex", Status: http.StatusOK, Err: err}
-	}
-	if e.Autorizacion == "" {
+	e, err := fetch(ctx, c, "ex", "/fe/ex", url.Values{"autorizacion": {autorizacion}}, DecodeExoneration)
+	if err == nil && e.Autorizacion == "" {
 		e.Autorizacion = autorizacion
 	}
-	return e, nil
+	return e, err
 }
 
 // Rate asks /indicadores/tc for a currency's rate on a day: today's from
@@ -254,13 +247,9 @@ func (c *Client) Rate(ctx context.Context, moneda string, day time.Time) (Rate, 
 	}
 	d := day.Format(time.DateOnly)
 	if d >= c.now().In(costaRica).Format(time.DateOnly) {
-		body, err := c.get(ctx, "tc", "/indicadores/tc/dolar", nil)
+		r, err := fetch(ctx, c, "tc", "/indicadores/tc/dolar", nil, DecodeDollar)
 		if err != nil {
 			return Rate{}, err
-		}
-		r, err := DecodeDollar(body)
-		if err != nil {
-			return Rate{}, &UnavailableError{Endpoint: "tc", Status: http.StatusOK, Err: err}
 		}
 		if r.Fecha == d {
 			return r, nil
@@ -268,13 +257,9 @@ func (c *Client) Rate(ctx context.Context, moneda string, day time.Time) (Rate, 
 		// Today's rate not published yet under today's date: the
 		// history may have it.
 	}
-	body, err := c.get(ctx, "tc", "/indicadores/tc/dolar/historico", url.Values{"d": {d}, "h": {d}})
+	rates, err := fetch(ctx, c, "tc", "/indicadores/tc/dolar/historico", url.Values{"d": {d}, "h": {d}}, DecodeRates)
 	if err != nil {
 		return Rate{}, err
-	}
-	rates, err := DecodeRates(body)
-	if err != nil {
-		return Rate{}, &UnavailableError{Endpoint: "tc", Status: http.StatusOK, Err: err}
 	}
 	for _, r := range rates {
 		if r.Fecha == d {
