@@ -67,14 +67,6 @@ func registryError(err error, field, what string) error {
 	return err
 }
 
-// localTime writes a time as the contract's local date-time.
-func localTime(t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	return t.In(hacienda.CostaRica).Format("2006-01-02T15:04:05")
-}
-
 func (h registryHandlers) taxpayer(ctx context.Context, r *Request) (Reply, error) {
 	id := strings.TrimSpace(r.Params["identificacion"])
 	if !digits(id, 9, 12) {
@@ -96,7 +88,7 @@ func (h registryHandlers) taxpayer(ctx context.Context, r *Request) (Reply, erro
 		Regimen:     api.Regimen{Codigo: t.Regimen.Codigo, Descripcion: t.Regimen.Descripcion},
 		Situacion:   api.Situacion{Estado: t.Situacion.Estado, Moroso: t.Situacion.Moroso, Omiso: t.Situacion.Omiso},
 		Actividades: make([]api.Actividad, 0, len(t.Actividades)),
-		Consultado:  localTime(meta.Consultado), Desactualizado: meta.Desactualizado,
+		Consultado:  api.LocalTime(meta.Consultado), Desactualizado: meta.Desactualizado,
 	}
 	for _, act := range t.Actividades {
 		a.Actividades = append(a.Actividades, api.Actividad{Codigo: act.Codigo, Descripcion: act.Descripcion, Estado: act.Estado, Tipo: act.Tipo})
@@ -158,7 +150,7 @@ func (h registryHandlers) cabys(ctx context.Context, r *Request) (Reply, error) 
 		}
 		return Reply{}, registryError(err, field, "cabys")
 	}
-	a := api.CabysList{Items: make([]api.Cabys, 0, len(items)), Consultado: localTime(meta.Consultado), Desactualizado: meta.Desactualizado}
+	a := api.CabysList{Items: make([]api.Cabys, 0, len(items)), Consultado: api.LocalTime(meta.Consultado), Desactualizado: meta.Desactualizado}
 	for _, c := range items {
 		a.Items = append(a.Items, api.Cabys{Codigo: c.Codigo, Descripcion: c.Descripcion, Impuesto: json.Number(c.Impuesto.String())})
 	}
@@ -182,11 +174,11 @@ func (h registryHandlers) exoneration(ctx context.Context, r *Request) (Reply, e
 		Autorizacion: e.Autorizacion, Identificacion: e.Identificacion,
 		TipoDocumento:         api.CodeNombre{Codigo: e.TipoDocumento.Codigo, Descripcion: e.TipoDocumento.Descripcion},
 		NombreInstitucion:     e.NombreInstitucion,
-		FechaEmision:          localTime(e.FechaEmision),
-		FechaVencimiento:      localTime(e.FechaVencimiento),
+		FechaEmision:          api.LocalTime(e.FechaEmision),
+		FechaVencimiento:      api.LocalTime(e.FechaVencimiento),
 		PorcentajeExoneracion: json.Number(e.PorcentajeExoneracion.String()),
 		PoseeCabys:            e.PoseeCabys, Cabys: cabys,
-		Consultado: localTime(meta.Consultado), Desactualizado: meta.Desactualizado,
+		Consultado: api.LocalTime(meta.Consultado), Desactualizado: meta.Desactualizado,
 	}}, nil
 }
 
@@ -213,5 +205,5 @@ func (h registryHandlers) rate(ctx context.Context, r *Request) (Reply, error) {
 	}
 	return Reply{JSON: api.TipoCambio{Moneda: moneda, Fecha: day.Format(time.DateOnly),
 		Compra: json.Number(rt.Compra.String()), Venta: json.Number(rt.Venta.String()),
-		Consultado: localTime(meta.Consultado), Desactualizado: meta.Desactualizado}}, nil
+		Consultado: api.LocalTime(meta.Consultado), Desactualizado: meta.Desactualizado}}, nil
 }

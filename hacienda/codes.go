@@ -126,6 +126,12 @@ var (
 	tiposExoneracionNoteOnly = newCodeSet("01", "05", "06", "07")
 	// tiposExoneracionArticulo need the article of the law.
 	tiposExoneracionArticulo = newCodeSet("02", "03", "06", "07", "08")
+	// tiposExoneracionRegistro are the authorisations the tax authority
+	// holds in its exoneration registry and checks a document against:
+	// 04 (autorización local genérica) and 11 (autorización de impuesto
+	// local concreta). The others (DGT purchases, diplomats, special laws,
+	// free-trade zones...) are documents it does not hold. Decision 73.
+	tiposExoneracionRegistro = newCodeSet("04", "11")
 )
 
 // ExoneracionAutorizacionConcreta is nota-10.1 code 11, which needs an
@@ -327,6 +333,11 @@ func KnownCurrency(code string) bool { return monedas.has(code) }
 // ExoneracionNeedsArticulo reports whether an exemption of document type
 // tipo (TipoDocumentoEX1) must name the article and inciso of the law.
 func ExoneracionNeedsArticulo(tipo string) bool { return tiposExoneracionArticulo.has(tipo) }
+
+// ExoneracionInRegistry reports whether an exemption of document type tipo
+// (TipoDocumentoEX1) is an authorisation of the tax authority's exoneration
+// registry, which it checks the document against.
+func ExoneracionInRegistry(tipo string) bool { return tiposExoneracionRegistro.has(tipo) }
 
 // CodeList names the code lists [CodeLists] returns.
 type CodeList string

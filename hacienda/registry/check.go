@@ -53,14 +53,6 @@ type Finding struct {
 	Refuse bool
 }
 
-// exonerationTypesInRegistry are the exoneration document types
-// (TipoDocumentoEX1, nota 10.1) the tax authority checks against its
-// authorisation registry: 04 (autorización local genérica) and 11
-// (autorización de impuesto local concreta). The others (purchases
-// authorised by the DGT, diplomats, special laws, free-trade zones...) are
-// documents the registry does not hold. Decision 29 in docs.
-var exonerationTypesInRegistry = []string{"04", "11"}
-
 // registeredReceptorTypes are the document types whose receptor, with a
 // national identification, must be in the taxpayer registry: FE, ND, NC
 // and TE (never the seller of an FEC, who is the XML's Emisor).
@@ -105,7 +97,7 @@ func (c *checker) plan() {
 	if d.CodigoActividadEmisor != "" && d.Type != hacienda.TypeFEC {
 		c.taxpayers[d.Emisor.Identificacion.Numero] = nil
 	}
-	if d.Receptor != nil && national(d.Receptor.Identificacion.Tipo) {
+	if d.Receptor != nil && hacienda.IsNationalID(d.Receptor.Identificacion.Tipo) {
 		if slices.Contains(registeredReceptorTypes, d.Type) || d.CodigoActividadReceptor != "" {
 			c.taxpayers[d.Receptor.Identificacion.Numero] = nil
 		}
@@ -115,21 +107,11 @@ func (c *checker) plan() {
 			c.cabys[l.CodigoCABYS] = nil
 		}
 		for _, t := range l.Impuesto {
-			if x := t.Exoneracion; x != nil && slices.Contains(exonerationTypesInRegistry, x.TipoDocumentoEX1) {
+			if x := t.Exoneracion; x != nil && hacienda.ExoneracionInRegistry(x.TipoDocumentoEX1) {
 				c.exons[x.NumeroDocumento] = nil
 			}
 		}
 	}
-}
-
-// national reports whether an identification type is a national one the
-// taxpayer registry holds (01–04).
-func national(tipo string) bool {
-	switch tipo {
-	case hacienda.IDFisica, hacienda.IDJuridica, hacienda.IDDIMEX, hacienda.IDNITE:
-		return true
-	}
-	return false
 }
 
 // run asks every question at once.
@@ -158,7 +140,7 @@ func (c *checker) run(ctx context.Context) {
 // warns, and says so.
 func (c *checker) add(field string, meta Meta, refuse bool, es, en string) {
 	if meta.Desactualizado && refuse {
-		day := meta.Consultado.In(costaRica).Format(time.DateOnly)
+		day := meta.Consultado.In(hacienda.CostaRica).Format(time.DateOnly)
 		es += fmt.Sprintf(" (según la respuesta del registro del %s; no se pudo consultar de nuevo)", day)
 		en += fmt.Sprintf(" (per the registry's answer of %s; it could not be asked again)", day)
 		refuse = false
@@ -186,7 +168,7 @@ func (c *checker) judge() {
 	if d.CodigoActividadEmisor != "" && d.Type != hacienda.TypeFEC {
 		c.ownActivity("codigo_actividad_emisor", d.Emisor.Identificacion.Numero, d.CodigoActividadEmisor)
 	}
-	if d.Receptor != nil && national(d.Receptor.Identificacion.Tipo) {
+	if d.Receptor != nil && hacienda.IsNationalID(d.Receptor.Identificacion.Tipo) {
 		c.receptor()
 	}
 	for i, l := range d.DetalleServicio {
@@ -313,7 +295,7 @@ func (c *checker) line(i int, l hacienda.LineaDetalle) {
 		}
 	}
 	for j, t := range l.Impuesto {
-		if x := t.Exoneracion; x != nil && slices.Contains(exonerationTypesInRegistry, x.TipoDocumentoEX1) {
+		if x := t.Exoneracion; x != nil && hacienda.ExoneracionInRegistry(x.TipoDocumentoEX1) {
 			c.exoneration(fmt.Sprintf("%s.impuesto[%d].exoneracion", path, j), l, x)
 		}
 	}
@@ -372,7 +354,7 @@ func (c *checker) exoneration(path string, l hacienda.LineaDetalle, x *hacienda.
 			fmt.Sprintf("%s is above the percentage (%s) authorisation %s allows", x.TarifaExonerada.Decimal(), e.PorcentajeExoneracion, x.NumeroDocumento))
 	}
 	if !e.FechaEmision.IsZero() && !x.FechaEmisionEX.IsZero() &&
-		e.FechaEmision.Format(time.DateOnly) != x.FechaEmisionEX.In(costaRica).Format(time.DateOnly) {
+		e.FechaEmision.Format(time.DateOnly) != x.FechaEmisionEX.In(hacienda.CostaRica).Format(time.DateOnly) {
 		c.add(path+".fechaEmisionEX", Meta{}, false,
 			fmt.Sprintf("la autorización %s se emitió el %s según el registro", x.NumeroDocumento, e.FechaEmision.Format(time.DateOnly)),
 			fmt.Sprintf("authorisation %s was issued on %s per the registry", x.NumeroDocumento, e.FechaEmision.Format(time.DateOnly)))

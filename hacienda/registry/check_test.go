@@ -33,7 +33,7 @@ func checkDoc() *hacienda.Document {
 	return &hacienda.Document{
 		Type:                  hacienda.TypeFE,
 		CodigoActividadEmisor: "6201.0",
-		FechaEmision:          time.Date(2026, 12, 1, 10, 0, 0, 0, costaRica),
+		FechaEmision:          time.Date(2026, 12, 1, 10, 0, 0, 0, hacienda.CostaRica),
 		Emisor:                hacienda.Party{Identificacion: hacienda.Identificacion{Tipo: "02", Numero: "3101123456"}},
 		Receptor:              &hacienda.Party{Identificacion: hacienda.Identificacion{Tipo: "01", Numero: "109990888"}},
 		DetalleServicio: []hacienda.LineaDetalle{
@@ -44,7 +44,7 @@ func checkDoc() *hacienda.Document {
 
 func exonerate(d *hacienda.Document, numero, tarifa string) {
 	d.DetalleServicio[0].Impuesto[0].Exoneracion = &hacienda.Exoneracion{TipoDocumentoEX1: "04", NumeroDocumento: numero,
-		TarifaExonerada: hacienda.MustAmount(tarifa), FechaEmisionEX: time.Date(2026, 1, 5, 0, 0, 0, 0, costaRica)}
+		TarifaExonerada: hacienda.MustAmount(tarifa), FechaEmisionEX: time.Date(2026, 1, 5, 0, 0, 0, 0, hacienda.CostaRica)}
 }
 
 func TestCheck(t *testing.T) {
@@ -99,8 +99,8 @@ func TestCheck(t *testing.T) {
 		}, nil},
 	}
 	s := checkServer(t)
-	clk := &clock{t: time.Date(2026, 12, 1, 10, 0, 0, 0, costaRica)}
-	r, _ := newRegistry(t, s, authcache.NewMemory(authcache.MemoryOptions{Now: clk.now}), clk)
+	clk := &clock{t: time.Date(2026, 12, 1, 10, 0, 0, 0, hacienda.CostaRica)}
+	r := newRegistry(t, s, authcache.NewMemory(authcache.MemoryOptions{Now: clk.now}), clk)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			d := checkDoc()
@@ -131,8 +131,8 @@ func TestCheck(t *testing.T) {
 // warn.
 func TestCheckRegistryDown(t *testing.T) {
 	s := checkServer(t)
-	clk := &clock{t: time.Date(2026, 12, 1, 10, 0, 0, 0, costaRica)}
-	r, _ := newRegistry(t, s, authcache.NewMemory(authcache.MemoryOptions{Now: clk.now}), clk)
+	clk := &clock{t: time.Date(2026, 12, 1, 10, 0, 0, 0, hacienda.CostaRica)}
+	r := newRegistry(t, s, authcache.NewMemory(authcache.MemoryOptions{Now: clk.now}), clk)
 	d := checkDoc()
 	d.Receptor.Identificacion.Numero = "310100000"
 	if f := r.Check(context.Background(), d); len(f) != 1 || !f[0].Refuse {
@@ -166,8 +166,8 @@ func TestCheckRegistryDown(t *testing.T) {
 //	go test -run '^$' -bench CheckWarm ./hacienda/registry/
 func BenchmarkCheckWarm(b *testing.B) {
 	s := checkServer(b)
-	clk := &clock{t: time.Date(2026, 12, 1, 10, 0, 0, 0, costaRica)}
-	r, _ := newRegistry(b, s, authcache.NewMemory(authcache.MemoryOptions{Now: clk.now}), clk)
+	clk := &clock{t: time.Date(2026, 12, 1, 10, 0, 0, 0, hacienda.CostaRica)}
+	r := newRegistry(b, s, authcache.NewMemory(authcache.MemoryOptions{Now: clk.now}), clk)
 	d := checkDoc()
 	d.CodigoActividadReceptor = "4711.0"
 	exonerate(d, "AL-1", "13")

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"facturad/hacienda"
 )
 
 // DefaultURL is the base URL of the tax authority's public registry API.
@@ -246,7 +248,7 @@ func (c *Client) Rate(ctx context.Context, moneda string, day time.Time) (Rate, 
 		return Rate{}, ErrNotRegistered
 	}
 	d := day.Format(time.DateOnly)
-	if d >= c.now().In(costaRica).Format(time.DateOnly) {
+	if d >= c.now().In(hacienda.CostaRica).Format(time.DateOnly) {
 		r, err := fetch(ctx, c, "tc", "/indicadores/tc/dolar", nil, DecodeDollar)
 		if err != nil {
 			return Rate{}, err

@@ -10,10 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"facturad/tenant/authcache"
-
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"facturad/hacienda"
+	"facturad/tenant/authcache"
 )
 
 // server is a registry answering from a table, counting the calls.
@@ -81,18 +82,17 @@ func (c *clock) add(d time.Duration) {
 	c.mu.Unlock()
 }
 
-func newRegistry(t testing.TB, s *server, cache Cache, clk *clock) (*Registry, *prometheus.Registry) {
+func newRegistry(t testing.TB, s *server, cache Cache, clk *clock) *Registry {
 	t.Helper()
 	c, err := NewClient(ClientOptions{BaseURL: s.URL, Timeout: 2 * time.Second, Now: clk.now})
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg := prometheus.NewRegistry()
-	r, err := New(Options{Client: c, Cache: cache, Now: clk.now, Registerer: reg})
+	r, err := New(Options{Client: c, Cache: cache, Now: clk.now, Registerer: prometheus.NewRegistry()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return r, reg
+	return r
 }
 
 const bncr = `{"nombre":"BANCO NACIONAL DE COSTA RICA","tipoIdentificacion":"02","regimen":{"codigo":1,"descripcion":"Régimen general"},"situacion":{"moroso":"NO","omiso":"NO","estado":"Inscrito"},"actividades":[{"estado":"A","tipo":"P","codigo":"6492.0","descripcion":"Otros tipos de crédito"}]}`
@@ -162,7 +162,7 @@ func TestClientRate(t *testing.T) {
 		"/indicadores/tc/dolar/historico?d=2026-07-01&h=2026-07-01": {200, `[{"fecha":"2026-07-01 00:00:00","compra":450.1,"venta":456.2}]`, nil},
 		"/indicadores/tc/dolar/historico?d=2026-07-02&h=2026-07-02": {503, `{"code":503,"status":"Service unavailable"}`, nil},
 	})
-	clk := &clock{t: time.Date(2026, 7, 29, 10, 0, 0, 0, costaRica)}
+	clk := &clock{t: time.Date(2026, 7, 29, 10, 0, 0, 0, hacienda.CostaRica)}
 	c, _ := NewClient(ClientOptions{BaseURL: s.URL, Now: clk.now})
 	ctx := context.Background()
 	if r, err := c.Rate(ctx, "USD", mustDate(t, "2026-07-29")); err != nil || r.Venta.String() != "454.55" || r.Moneda != "USD" {
@@ -182,7 +182,7 @@ func TestClientRate(t *testing.T) {
 func TestCacheServesAndExpires(t *testing.T) {
 	s := newServer(t, map[string]reply{"/fe/ae?identificacion=4000001021": {200, bncr, nil}})
 	clk := &clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
-	r, reg := newRegistry(t, s, authcache.NewMemory(authcache.MemoryOptions{Now: clk.now}), clk)
+	r := newRegistry(t, s, authcache.NewMemory(authcache.MemoryOptions{Now: clk.now}), clk)
 	ctx := context.Background()
 	for range 3 {
 		if _, meta, err := r.Taxpayer(ctx, "4000001021"); err != nil || meta.Desactualizado {
@@ -221,13 +221,12 @@ func TestCacheServesAndExpires(t *testing.T) {
 	if _, _, err := r.Taxpayer(ctx, "4000001021"); !Unavailable(err) {
 		t.Errorf("a week past its TTL: %v, want unavailable", err)
 	}
-	_ = reg
 }
 
 func TestNotRegisteredCachedBriefly(t *testing.T) {
 	s := newServer(t, nil)
 	clk := &clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
-	r, _ := newRegistry(t, s, authcache.NewMemory(authcache.MemoryOptions{Now: clk.now}), clk)
+	r := newRegistry(t, s, authcache.NewMemory(authcache.MemoryOptions{Now: clk.now}), clk)
 	ctx := context.Background()
 	for range 2 {
 		if _, _, err := r.Taxpayer(ctx, "310100000"); !errors.Is(err, ErrNotRegistered) {
@@ -249,7 +248,7 @@ func TestOneCallInFlight(t *testing.T) {
 	s := newServer(t, map[string]reply{"/fe/ae?identificacion=4000001021": {200, bncr, nil}})
 	s.gate = make(chan struct{})
 	clk := &clock{t: time.Now()}
-	r, _ := newRegistry(t, s, authcache.NewMemory(authcache.MemoryOptions{Now: clk.now}), clk)
+	r := newRegistry(t, s, authcache.NewMemory(authcache.MemoryOptions{Now: clk.now}), clk)
 	var wg sync.WaitGroup
 	var failed atomic.Int64
 	for range 1000 {
@@ -273,7 +272,7 @@ func TestCallerGivesUp(t *testing.T) {
 	s := newServer(t, map[string]reply{"/fe/ae?identificacion=4000001021": {200, bncr, nil}})
 	s.gate = make(chan struct{})
 	clk := &clock{t: time.Now()}
-	r, _ := newRegistry(t, s, authcache.NewMemory(authcache.MemoryOptions{Now: clk.now}), clk)
+	r := newRegistry(t, s, authcache.NewMemory(authcache.MemoryOptions{Now: clk.now}), clk)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	if _, _, err := r.Taxpayer(ctx, "4000001021"); !Unavailable(err) {
@@ -302,8 +301,8 @@ func TestBlockShared(t *testing.T) {
 	s.setFail(&reply{429, `<html>blocked</html>`, nil})
 	clk := &clock{t: time.Now()}
 	cache := authcache.NewMemory(authcache.MemoryOptions{Now: clk.now})
-	a, _ := newRegistry(t, s, cache, clk)
-	b, _ := newRegistry(t, s, cache, clk)
+	a := newRegistry(t, s, cache, clk)
+	b := newRegistry(t, s, cache, clk)
 	ctx := context.Background()
 	if _, _, err := a.Taxpayer(ctx, "4000001021"); !Unavailable(err) {
 		t.Fatal(err)
@@ -328,8 +327,8 @@ func TestRateTTL(t *testing.T) {
 	s := newServer(t, map[string]reply{
 		"/indicadores/tc/dolar/historico?d=2026-11-02&h=2026-11-02": {200, `[{"fecha":"2026-11-02 00:00:00","compra":500.5,"venta":507.25}]`, nil},
 	})
-	clk := &clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, costaRica)}
-	r, _ := newRegistry(t, s, authcache.NewMemory(authcache.MemoryOptions{Now: clk.now}), clk)
+	clk := &clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, hacienda.CostaRica)}
+	r := newRegistry(t, s, authcache.NewMemory(authcache.MemoryOptions{Now: clk.now}), clk)
 	ctx := context.Background()
 	rt, _, err := r.Rate(ctx, "usd", mustDate(t, "2026-11-02"))
 	if err != nil || rt.Venta.String() != "507.25" {
@@ -382,8 +381,8 @@ func TestCacheKeyedByRegistry(t *testing.T) {
 	b := newServer(t, nil)
 	clk := &clock{t: time.Now()}
 	cache := authcache.NewMemory(authcache.MemoryOptions{Now: clk.now})
-	ra, _ := newRegistry(t, a, cache, clk)
-	rb, _ := newRegistry(t, b, cache, clk)
+	ra := newRegistry(t, a, cache, clk)
+	rb := newRegistry(t, b, cache, clk)
 	ctx := context.Background()
 	if _, _, err := ra.Taxpayer(ctx, "4000001021"); err != nil {
 		t.Fatal(err)

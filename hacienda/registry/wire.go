@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"facturad/hacienda"
 )
 
 // This file reads the registry's answers as it writes them. Their shapes
@@ -66,8 +68,6 @@ func (f *flexDecimal) UnmarshalJSON(b []byte) error {
 // date without a zone is Costa Rica's.
 type flexTime struct{ t time.Time }
 
-var costaRica = time.FixedZone("CST", -6*3600)
-
 func (f *flexTime) UnmarshalJSON(b []byte) error {
 	var s flexString
 	if err := s.UnmarshalJSON(b); err != nil {
@@ -87,7 +87,7 @@ func (f *flexTime) UnmarshalJSON(b []byte) error {
 
 func parseDate(s string) (time.Time, error) {
 	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999", time.DateOnly} {
-		if t, err := time.ParseInLocation(layout, s, costaRica); err == nil {
+		if t, err := time.ParseInLocation(layout, s, hacienda.CostaRica); err == nil {
 			return t, nil
 		}
 	}

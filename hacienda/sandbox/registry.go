@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"facturad/hacienda"
 )
 
 // This file serves the tax authority's public registry API at the
@@ -301,10 +303,8 @@ func (s *Sandbox) handleExoneration(w http.ResponseWriter, r *http.Request) {
 
 // regToday is the sandbox's day in Costa Rica.
 func (s *Sandbox) regToday() string {
-	return s.clock.Now().In(costaRica).Format(time.DateOnly)
+	return s.clock.Now().In(hacienda.CostaRica).Format(time.DateOnly)
 }
-
-var costaRica = time.FixedZone("-06:00", -6*3600)
 
 // handleDollar is GET /indicadores/tc/dolar: today's rates. Like the
 // real one it ignores any parameter.

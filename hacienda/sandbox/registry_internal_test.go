@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 	"unicode"
+
+	"facturad/hacienda"
 )
 
 // FuzzRegistryQueries asks every registry endpoint arbitrary parameters:
@@ -21,7 +23,7 @@ func FuzzRegistryQueries(f *testing.F) {
 	}
 	f.Add("2026-01-02", "2026-01-01")
 	f.Add("2025-01-01", "2026-01-01")
-	s, err := New(Options{Clock: NewManualClock(time.Date(2026, 11, 21, 12, 0, 0, 0, costaRica))})
+	s, err := New(Options{Clock: NewManualClock(time.Date(2026, 11, 21, 12, 0, 0, 0, hacienda.CostaRica))})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/shopspring/decimal"
@@ -10,22 +9,12 @@ import (
 	"facturad/hacienda"
 )
 
-// registryExonerationTypes are the exoneration document types
-// (TipoDocumentoEX1) the tax authority checks against its authorisation
-// registry: 04 (autorización genérica) and 11 (autorización de impuesto
-// local concreta).
-var registryExonerationTypes = []string{"04", "11"}
-
-// nationalIDTypes are the identification types the taxpayer registry
-// holds.
-var nationalIDTypes = []string{hacienda.IDFisica, hacienda.IDJuridica, hacienda.IDDIMEX, hacienda.IDNITE}
-
 // registryFindings judges an issued document against the simulated
 // registries (Options.RegistryChecks): the DetalleMensaje lines of what
 // the tax authority would refuse. The wording is the sandbox's own.
 func registryFindings(in docInfo) []string {
 	var out []string
-	if in.typ.Code == hacienda.TypeFE && slices.Contains(nationalIDTypes, in.receptorTipo) {
+	if in.typ.Code == hacienda.TypeFE && hacienda.IsNationalID(in.receptorTipo) {
 		t, found := lookupTaxpayer(in.receptorNumero)
 		switch {
 		case found != taxpayerFound:
@@ -38,7 +27,7 @@ func registryFindings(in docInfo) []string {
 	}
 	day := ""
 	if f, err := time.Parse(time.RFC3339, in.fechaEmision); err == nil {
-		day = f.In(costaRica).Format(time.DateOnly)
+		day = f.In(hacienda.CostaRica).Format(time.DateOnly)
 	}
 	for i, l := range in.lines {
 		linea := l.numero
@@ -51,7 +40,7 @@ func registryFindings(in docInfo) []string {
 			}
 		}
 		for _, x := range l.exons {
-			if slices.Contains(registryExonerationTypes, x.tipo) {
+			if hacienda.ExoneracionInRegistry(x.tipo) {
 				out = append(out, exonerationFindings(in, linea, l.cabys, x, day)...)
 			}
 		}
