@@ -32,7 +32,7 @@ type CompanyInput struct {
 	CertificatePIN Secret
 	// ValidacionesRegistro is nil when the form does not have the field:
 	// "" on create, the stored value kept on update. Sent, it is one of
-	// RegistryChecksRefuse, RegistryChecksWarn, RegistryChecksOff or ""
+	// a registry.Policy (refuse, warn, off) or ""
 	// (the service's setting), case aside.
 	ValidacionesRegistro *string
 }

@@ -3,6 +3,8 @@ package tenant
 import (
 	"context"
 	"time"
+
+	"facturad/hacienda/registry"
 )
 
 // RegistryStore keeps the answers of the tax authority's public registries
@@ -49,25 +51,17 @@ func (c RegistryCache) Set(ctx context.Context, key string, value []byte, keep t
 	return c.Store.RegistryPut(ctx, key, value, keep)
 }
 
-// The values of Company.ValidacionesRegistro (A.13): what a send does when
-// the registries contradict a document.
-const (
-	RegistryChecksDefault = ""       // the service's setting (FACTURAD_REGISTRY_CHECKS)
-	RegistryChecksRefuse  = "refuse" // a 400 naming the field; no number is taken
-	RegistryChecksWarn    = "warn"   // the document goes on with "advertencias"
-	RegistryChecksOff     = "off"    // the registries are not consulted
-)
-
 // FieldValidacionesRegistro is the company field's name in forms, answers
 // and errors.
 const FieldValidacionesRegistro = "validacionesRegistro"
 
 // ValidRegistryChecks reports whether v is one of the values of
-// Company.ValidacionesRegistro, "" included.
+// Company.ValidacionesRegistro: a registry.Policy (refuse, warn, off), or
+// "" for the service's setting (FACTURAD_REGISTRY_CHECKS).
 func ValidRegistryChecks(v string) bool {
-	switch v {
-	case RegistryChecksDefault, RegistryChecksRefuse, RegistryChecksWarn, RegistryChecksOff:
+	if v == "" {
 		return true
 	}
-	return false
+	p, err := registry.ParsePolicy(v)
+	return err == nil && string(p) == v
 }

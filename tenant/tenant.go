@@ -62,8 +62,8 @@ type Company struct {
 	UsuarioHacienda string
 
 	// ValidacionesRegistro is how a send is checked against the tax
-	// authority's registries (A.13): RegistryChecksRefuse, RegistryChecksWarn,
-	// RegistryChecksOff, or "" for the service's setting.
+	// authority's registries (A.13): a registry.Policy
+	// (refuse, warn, off), or "" for the service's setting.
 	ValidacionesRegistro string
 
 	// Sealed secrets (see Sealer): the tax-authority password, the .p12 file

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"testing"
 
+	"facturad/hacienda/registry"
 	"facturad/tenant"
 )
 
@@ -34,7 +35,7 @@ func AddCompany(t testing.TB, s tenant.Store, name string) tenant.Company {
 // the schema refuses any other, keeping the stored value.
 func testValidacionesRegistro(t *testing.T, s tenant.Store) {
 	ctx := context.Background()
-	for _, v := range []string{tenant.RegistryChecksDefault, tenant.RegistryChecksRefuse, tenant.RegistryChecksWarn, tenant.RegistryChecksOff} {
+	for _, v := range []string{"", string(registry.PolicyRefuse), string(registry.PolicyWarn), string(registry.PolicyOff)} {
 		t.Run("value "+fmt.Sprintf("%q", v), func(t *testing.T) {
 			id, err := s.NextCompanyID(ctx)
 			mustNot(t, "NextCompanyID", err)
@@ -61,7 +62,7 @@ func testValidacionesRegistro(t *testing.T, s tenant.Store) {
 			read("after create", v)
 
 			// Updated to each other value and back.
-			for _, w := range []string{tenant.RegistryChecksOff, tenant.RegistryChecksDefault, tenant.RegistryChecksRefuse, v} {
+			for _, w := range []string{string(registry.PolicyOff), "", string(registry.PolicyRefuse), v} {
 				upd, err := s.Company(ctx, id)
 				mustNot(t, "Company", err)
 				upd.ValidacionesRegistro = w

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"facturad/hacienda/registry"
 	"facturad/tenant"
 )
 
@@ -38,7 +39,7 @@ func company(id int64, name string) tenant.Company {
 		FacturacionElectronica:   true,
 		Activo:                   true,
 		UsuarioHacienda:          "cpj-3-101-000000@stag.comprobanteselectronicos.go.cr",
-		ValidacionesRegistro:     tenant.RegistryChecksWarn,
+		ValidacionesRegistro:     string(registry.PolicyWarn),
 		SealedContrasenaHacienda: []byte{0x01, 0x00, 0xfe, 0x10},
 		SealedCertificate:        bytes.Repeat([]byte{0x30, 0x82, 0x00, 0xff}, 512),
 		SealedCertificatePIN:     []byte{0x00, 0x01, 0x02},

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"facturad/hacienda/registry"
 	"facturad/tenant"
 )
 
@@ -344,7 +345,7 @@ func testUpdateCompany(t *testing.T, s tenant.Store) {
 		FacturacionElectronica:   false,
 		Activo:                   false,
 		UsuarioHacienda:          "",
-		ValidacionesRegistro:     tenant.RegistryChecksOff,
+		ValidacionesRegistro:     string(registry.PolicyOff),
 		SealedContrasenaHacienda: []byte{0xff, 0x00},
 		SealedCertificate:        []byte("another sealed certificate"),
 		SealedCertificatePIN:     []byte{0x7f},
