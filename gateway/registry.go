@@ -69,7 +69,7 @@ func registryError(err error, field, what string) error {
 
 func (h registryHandlers) taxpayer(ctx context.Context, r *Request) (Reply, error) {
 	id := strings.TrimSpace(r.Params["identificacion"])
-	if !digits(id, 9, 12) {
+	if len(id) < 9 || len(id) > 12 || !isDigits(id) {
 		return Reply{}, invalid("identificacion", "must be a national identification: 9 to 12 digits, no dashes")
 	}
 	t, meta, err := h.reg.Taxpayer(ctx, id)
@@ -96,18 +96,6 @@ func (h registryHandlers) taxpayer(ctx context.Context, r *Request) (Reply, erro
 	return Reply{JSON: a}, nil
 }
 
-func digits(s string, min, max int) bool {
-	if len(s) < min || len(s) > max {
-		return false
-	}
-	for _, c := range s {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
-}
-
 func (h registryHandlers) cabys(ctx context.Context, r *Request) (Reply, error) {
 	code, q := strings.TrimSpace(r.Query.Get("codigo")), strings.TrimSpace(r.Query.Get("q"))
 	var (
@@ -117,7 +105,7 @@ func (h registryHandlers) cabys(ctx context.Context, r *Request) (Reply, error) 
 	)
 	switch {
 	case code != "":
-		if !digits(code, 13, 13) {
+		if len(code) != 13 || !isDigits(code) {
 			return Reply{}, invalid("codigo", "must be a CAByS code: 13 digits")
 		}
 		var c registry.Cabys

@@ -246,7 +246,7 @@ func cabysEntry(codigo, descripcion string, impuesto float64) regCabys {
 // rule any 13-digit code at 13 %, except codes ending in 999, which are not
 // in force.
 func lookupCabys(code string) (regCabys, bool) {
-	if len(code) != 13 || !allDigits(code) {
+	if !digits(code, 13) {
 		return regCabys{}, false
 	}
 	for _, c := range namedCabys {
