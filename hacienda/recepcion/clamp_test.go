@@ -32,12 +32,12 @@ func TestRetryAfterClamped(t *testing.T) {
 			if tt.header != "" {
 				h.Set("Retry-After", tt.header)
 			}
-			got := retryAfter(h)
+			got := RetryAfter(h)
 			if got < 0 || got > MaxRetryAfter {
-				t.Fatalf("retryAfter(%q) = %v, outside [0, %v]", tt.header, got, MaxRetryAfter)
+				t.Fatalf("RetryAfter(%q) = %v, outside [0, %v]", tt.header, got, MaxRetryAfter)
 			}
 			if got != tt.want {
-				t.Errorf("retryAfter(%q) = %v, want %v", tt.header, got, tt.want)
+				t.Errorf("RetryAfter(%q) = %v, want %v", tt.header, got, tt.want)
 			}
 		})
 	}

@@ -105,7 +105,7 @@ func Check(op Op, status int, header http.Header, body []byte) error {
 		Op:         op,
 		Status:     status,
 		Cause:      cause(op, header, body),
-		RetryAfter: retryAfter(header),
+		RetryAfter: RetryAfter(header),
 		Retryable:  retryableStatus(status),
 	}
 	e.MaybeReceived = op == OpSubmit && status >= 500
@@ -159,9 +159,10 @@ func cause(op Op, header http.Header, body []byte) string {
 // for days.
 const MaxRetryAfter = time.Hour
 
-// retryAfter reads Retry-After in seconds or as an HTTP date, clamped to
-// [0, MaxRetryAfter].
-func retryAfter(h http.Header) time.Duration {
+// RetryAfter reads an answer's Retry-After in seconds or as an HTTP date,
+// clamped to [0, MaxRetryAfter]. The tax authority's other services (its
+// public registries) are read with it too.
+func RetryAfter(h http.Header) time.Duration {
 	v := strings.TrimSpace(h.Get("Retry-After"))
 	if v == "" {
 		return 0

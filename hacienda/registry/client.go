@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"facturad/hacienda"
+	"facturad/hacienda/recepcion"
 )
 
 // DefaultURL is the base URL of the tax authority's public registry API.
@@ -115,7 +116,7 @@ func (c *Client) get(ctx context.Context, endpoint, path string, query url.Value
 	default:
 		// 429 and 403 are the registry's block of an address that asks too
 		// often; 5xx its failures.
-		return nil, &UnavailableError{Endpoint: endpoint, Status: s, After: retryAfter(resp.Header.Get("Retry-After")),
+		return nil, &UnavailableError{Endpoint: endpoint, Status: s, After: recepcion.RetryAfter(resp.Header),
 			Err: errors.New(http.StatusText(s))}
 	}
 }
@@ -160,16 +161,6 @@ func detail(body []byte) string {
 		s = s[:200] + "…"
 	}
 	return s
-}
-
-// retryAfter reads a Retry-After header in seconds; 0 when absent or not
-// seconds.
-func retryAfter(h string) time.Duration {
-	n, err := strconv.Atoi(strings.TrimSpace(h))
-	if err != nil || n <= 0 {
-		return 0
-	}
-	return time.Duration(n) * time.Second
 }
 
 // fetch asks endpoint path?query and reads the answer with decode; an
