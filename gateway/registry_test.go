@@ -4,7 +4,6 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,29 +14,16 @@ import (
 	"facturad/tenant/authcache"
 )
 
-// regClock is a clock the test moves, for the registry and its cache.
-type regClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *regClock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *regClock) add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
 // registryBundle serves the lookups over the sandbox's registries.
-func registryBundle(t *testing.T) (*testBundle, *sandbox.TestServer, *regClock) {
+func registryBundle(t *testing.T) (*testBundle, *sandbox.TestServer, *sandbox.ManualClock) {
 	t.Helper()
 	sb := sandbox.NewTestServer(t, sandbox.Options{Logger: slog.New(slog.DiscardHandler)})
-	clk := &regClock{t: time.Now()}
+	clk := sandbox.NewManualClock(time.Now())
 	c, err := registry.NewClient(registry.ClientOptions{BaseURL: sb.RegistryURL, Timeout: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg, err := registry.New(registry.Options{Client: c, Cache: authcache.NewMemory(authcache.MemoryOptions{Now: clk.now}), Now: clk.now})
+	reg, err := registry.New(registry.Options{Client: c, Cache: authcache.NewMemory(authcache.MemoryOptions{Now: clk.Now}), Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +119,7 @@ func TestRegistryRoutes(t *testing.T) {
 
 	// The registry down: a cached answer is served stale, a question
 	// with nothing cached is a 503 with Retry-After.
-	clk.add(registry.DefaultTTL + time.Hour)
+	clk.Advance(registry.DefaultTTL + time.Hour)
 	if err := sb.SetFaults(sandbox.Faults{RegistryStatus: 503}); err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"facturad/hacienda"
+	"facturad/hacienda/sandbox"
 	"facturad/signer/benchcpu"
 	"facturad/signer/certmint"
 	"facturad/tenant/authcache"
@@ -99,8 +100,8 @@ func TestCheck(t *testing.T) {
 		}, nil},
 	}
 	s := checkServer(t)
-	clk := &clock{t: time.Date(2026, 12, 1, 10, 0, 0, 0, hacienda.CostaRica)}
-	r := newRegistry(t, s, authcache.NewMemory(authcache.MemoryOptions{Now: clk.now}), clk)
+	clk := sandbox.NewManualClock(time.Date(2026, 12, 1, 10, 0, 0, 0, hacienda.CostaRica))
+	r := newRegistry(t, s, authcache.NewMemory(authcache.MemoryOptions{Now: clk.Now}), clk)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			d := checkDoc()
@@ -131,14 +132,14 @@ func TestCheck(t *testing.T) {
 // warn.
 func TestCheckRegistryDown(t *testing.T) {
 	s := checkServer(t)
-	clk := &clock{t: time.Date(2026, 12, 1, 10, 0, 0, 0, hacienda.CostaRica)}
-	r := newRegistry(t, s, authcache.NewMemory(authcache.MemoryOptions{Now: clk.now}), clk)
+	clk := sandbox.NewManualClock(time.Date(2026, 12, 1, 10, 0, 0, 0, hacienda.CostaRica))
+	r := newRegistry(t, s, authcache.NewMemory(authcache.MemoryOptions{Now: clk.Now}), clk)
 	d := checkDoc()
 	d.Receptor.Identificacion.Numero = "310100000"
 	if f := r.Check(context.Background(), d); len(f) != 1 || !f[0].Refuse {
 		t.Fatalf("up: %+v", f)
 	}
-	clk.add(DefaultTTL + LocalTTL)
+	clk.Advance(DefaultTTL + LocalTTL)
 	s.setFail(&reply{503, `{"code":503,"status":"Service unavailable"}`, nil})
 	f := r.Check(context.Background(), d)
 	if len(f) != 1 || f[0].Refuse || !strings.Contains(f[0].En, "could not be asked again") {
@@ -166,8 +167,8 @@ func TestCheckRegistryDown(t *testing.T) {
 //	go test -run '^$' -bench CheckWarm ./hacienda/registry/
 func BenchmarkCheckWarm(b *testing.B) {
 	s := checkServer(b)
-	clk := &clock{t: time.Date(2026, 12, 1, 10, 0, 0, 0, hacienda.CostaRica)}
-	r := newRegistry(b, s, authcache.NewMemory(authcache.MemoryOptions{Now: clk.now}), clk)
+	clk := sandbox.NewManualClock(time.Date(2026, 12, 1, 10, 0, 0, 0, hacienda.CostaRica))
+	r := newRegistry(b, s, authcache.NewMemory(authcache.MemoryOptions{Now: clk.Now}), clk)
 	d := checkDoc()
 	d.CodigoActividadReceptor = "4711.0"
 	exonerate(d, "AL-1", "13")

@@ -14,6 +14,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"facturad/hacienda"
+	"facturad/hacienda/sandbox"
 	"facturad/tenant/authcache"
 )
 
@@ -70,25 +71,13 @@ func (s *server) setFail(r *reply) {
 	s.mu.Unlock()
 }
 
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) add(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
-
-func newRegistry(t testing.TB, s *server, cache Cache, clk *clock) *Registry {
+func newRegistry(t testing.TB, s *server, cache Cache, clk *sandbox.ManualClock) *Registry {
 	t.Helper()
-	c, err := NewClient(ClientOptions{BaseURL: s.URL, Timeout: 2 * time.Second, Now: clk.now})
+	c, err := NewClient(ClientOptions{BaseURL: s.URL, Timeout: 2 * time.Second, Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := New(Options{Client: c, Cache: cache, Now: clk.now, Registerer: prometheus.NewRegistry()})
+	r, err := New(Options{Client: c, Cache: cache, Now: clk.Now, Registerer: prometheus.NewRegistry()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,8 +151,8 @@ func TestClientRate(t *testing.T) {
 		"/indicadores/tc/dolar/historico?d=2026-07-01&h=2026-07-01": {200, `[{"fecha":"2026-07-01 00:00:00","compra":450.1,"venta":456.2}]`, nil},
 		"/indicadores/tc/dolar/historico?d=2026-07-02&h=2026-07-02": {503, `{"code":503,"status":"Service unavailable"}`, nil},
 	})
-	clk := &clock{t: time.Date(2026, 7, 29, 10, 0, 0, 0, hacienda.CostaRica)}
-	c, _ := NewClient(ClientOptions{BaseURL: s.URL, Now: clk.now})
+	clk := sandbox.NewManualClock(time.Date(2026, 7, 29, 10, 0, 0, 0, hacienda.CostaRica))
+	c, _ := NewClient(ClientOptions{BaseURL: s.URL, Now: clk.Now})
 	ctx := context.Background()
 	if r, err := c.Rate(ctx, "USD", mustDate(t, "2026-07-29")); err != nil || r.Venta.String() != "454.55" || r.Moneda != "USD" {
 		t.Errorf("today: %+v, %v", r, err)
@@ -181,8 +170,8 @@ func TestClientRate(t *testing.T) {
 
 func TestCacheServesAndExpires(t *testing.T) {
 	s := newServer(t, map[string]reply{"/fe/ae?identificacion=4000001021": {200, bncr, nil}})
-	clk := &clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
-	r := newRegistry(t, s, authcache.NewMemory(authcache.MemoryOptions{Now: clk.now}), clk)
+	clk := sandbox.NewManualClock(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
+	r := newRegistry(t, s, authcache.NewMemory(authcache.MemoryOptions{Now: clk.Now}), clk)
 	ctx := context.Background()
 	for range 3 {
 		if _, meta, err := r.Taxpayer(ctx, "4000001021"); err != nil || meta.Desactualizado {
@@ -193,7 +182,7 @@ func TestCacheServesAndExpires(t *testing.T) {
 		t.Errorf("calls = %d, want 1", n)
 	}
 	// Past the TTL it is asked again.
-	clk.add(DefaultTTL + time.Second)
+	clk.Advance(DefaultTTL + time.Second)
 	if _, _, err := r.Taxpayer(ctx, "4000001021"); err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +190,7 @@ func TestCacheServesAndExpires(t *testing.T) {
 		t.Errorf("calls = %d, want 2", n)
 	}
 	// Down: served stale, then a week later not at all.
-	clk.add(DefaultTTL + time.Second)
+	clk.Advance(DefaultTTL + time.Second)
 	s.setFail(&reply{503, `{"code":503,"status":"Service unavailable"}`, nil})
 	tp, meta, err := r.Taxpayer(ctx, "4000001021")
 	if err != nil || !meta.Desactualizado || tp.Nombre == "" || meta.Consultado.IsZero() {
@@ -217,7 +206,7 @@ func TestCacheServesAndExpires(t *testing.T) {
 	if _, meta, _ := r.Taxpayer(ctx, "4000001021"); !meta.Desactualizado || s.calls.Load() != 3 {
 		t.Errorf("asked again right after a failure: calls %d", s.calls.Load())
 	}
-	clk.add(Keep + FailureBackoff)
+	clk.Advance(Keep + FailureBackoff)
 	if _, _, err := r.Taxpayer(ctx, "4000001021"); !Unavailable(err) {
 		t.Errorf("a week past its TTL: %v, want unavailable", err)
 	}
@@ -225,8 +214,8 @@ func TestCacheServesAndExpires(t *testing.T) {
 
 func TestNotRegisteredCachedBriefly(t *testing.T) {
 	s := newServer(t, nil)
-	clk := &clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
-	r := newRegistry(t, s, authcache.NewMemory(authcache.MemoryOptions{Now: clk.now}), clk)
+	clk := sandbox.NewManualClock(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
+	r := newRegistry(t, s, authcache.NewMemory(authcache.MemoryOptions{Now: clk.Now}), clk)
 	ctx := context.Background()
 	for range 2 {
 		if _, _, err := r.Taxpayer(ctx, "310100000"); !errors.Is(err, ErrNotRegistered) {
@@ -236,7 +225,7 @@ func TestNotRegisteredCachedBriefly(t *testing.T) {
 	if n := s.calls.Load(); n != 1 {
 		t.Errorf("calls = %d, want 1", n)
 	}
-	clk.add(NotRegisteredTTL + time.Second)
+	clk.Advance(NotRegisteredTTL + time.Second)
 	r.Taxpayer(ctx, "310100000")
 	if n := s.calls.Load(); n != 2 {
 		t.Errorf("calls = %d after an hour, want 2", n)
@@ -247,8 +236,8 @@ func TestNotRegisteredCachedBriefly(t *testing.T) {
 func TestOneCallInFlight(t *testing.T) {
 	s := newServer(t, map[string]reply{"/fe/ae?identificacion=4000001021": {200, bncr, nil}})
 	s.gate = make(chan struct{})
-	clk := &clock{t: time.Now()}
-	r := newRegistry(t, s, authcache.NewMemory(authcache.MemoryOptions{Now: clk.now}), clk)
+	clk := sandbox.NewManualClock(time.Now())
+	r := newRegistry(t, s, authcache.NewMemory(authcache.MemoryOptions{Now: clk.Now}), clk)
 	var wg sync.WaitGroup
 	var failed atomic.Int64
 	for range 1000 {
@@ -271,8 +260,8 @@ func TestOneCallInFlight(t *testing.T) {
 func TestCallerGivesUp(t *testing.T) {
 	s := newServer(t, map[string]reply{"/fe/ae?identificacion=4000001021": {200, bncr, nil}})
 	s.gate = make(chan struct{})
-	clk := &clock{t: time.Now()}
-	r := newRegistry(t, s, authcache.NewMemory(authcache.MemoryOptions{Now: clk.now}), clk)
+	clk := sandbox.NewManualClock(time.Now())
+	r := newRegistry(t, s, authcache.NewMemory(authcache.MemoryOptions{Now: clk.Now}), clk)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	if _, _, err := r.Taxpayer(ctx, "4000001021"); !Unavailable(err) {
@@ -299,8 +288,8 @@ func TestCallerGivesUp(t *testing.T) {
 func TestBlockShared(t *testing.T) {
 	s := newServer(t, nil)
 	s.setFail(&reply{429, `<html>blocked</html>`, nil})
-	clk := &clock{t: time.Now()}
-	cache := authcache.NewMemory(authcache.MemoryOptions{Now: clk.now})
+	clk := sandbox.NewManualClock(time.Now())
+	cache := authcache.NewMemory(authcache.MemoryOptions{Now: clk.Now})
 	a := newRegistry(t, s, cache, clk)
 	b := newRegistry(t, s, cache, clk)
 	ctx := context.Background()
@@ -315,7 +304,7 @@ func TestBlockShared(t *testing.T) {
 	if n := s.calls.Load(); n != 1 {
 		t.Errorf("calls = %d, want 1", n)
 	}
-	clk.add(BlockBackoff + time.Second)
+	clk.Advance(BlockBackoff + time.Second)
 	s.setFail(nil)
 	if _, _, err := b.Taxpayer(ctx, "4000001021"); !errors.Is(err, ErrNotRegistered) {
 		t.Errorf("after the block: %v", err)
@@ -327,14 +316,14 @@ func TestRateTTL(t *testing.T) {
 	s := newServer(t, map[string]reply{
 		"/indicadores/tc/dolar/historico?d=2026-11-02&h=2026-11-02": {200, `[{"fecha":"2026-11-02 00:00:00","compra":500.5,"venta":507.25}]`, nil},
 	})
-	clk := &clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, hacienda.CostaRica)}
-	r := newRegistry(t, s, authcache.NewMemory(authcache.MemoryOptions{Now: clk.now}), clk)
+	clk := sandbox.NewManualClock(time.Date(2026, 12, 1, 9, 0, 0, 0, hacienda.CostaRica))
+	r := newRegistry(t, s, authcache.NewMemory(authcache.MemoryOptions{Now: clk.Now}), clk)
 	ctx := context.Background()
 	rt, _, err := r.Rate(ctx, "usd", mustDate(t, "2026-11-02"))
 	if err != nil || rt.Venta.String() != "507.25" {
 		t.Fatalf("%+v %v", rt, err)
 	}
-	clk.add(365 * 24 * time.Hour)
+	clk.Advance(365 * 24 * time.Hour)
 	s.setFail(&reply{503, `{}`, nil})
 	if _, meta, err := r.Rate(ctx, "USD", mustDate(t, "2026-11-02")); err != nil || meta.Desactualizado {
 		t.Errorf("a year later: %+v %v", meta, err)
@@ -379,8 +368,8 @@ func TestPaceBounded(t *testing.T) {
 func TestCacheKeyedByRegistry(t *testing.T) {
 	a := newServer(t, map[string]reply{"/fe/ae?identificacion=4000001021": {200, bncr, nil}})
 	b := newServer(t, nil)
-	clk := &clock{t: time.Now()}
-	cache := authcache.NewMemory(authcache.MemoryOptions{Now: clk.now})
+	clk := sandbox.NewManualClock(time.Now())
+	cache := authcache.NewMemory(authcache.MemoryOptions{Now: clk.Now})
 	ra := newRegistry(t, a, cache, clk)
 	rb := newRegistry(t, b, cache, clk)
 	ctx := context.Background()
