@@ -31,6 +31,8 @@ func newCompanyAnswer(c tenant.Company, now time.Time) api.Company {
 		CertificadoVencido:     c.CertificateExpired(now),
 		ExpiracionCertificado:  api.LocalTime(c.CertificateExpiry),
 		ValidacionesRegistro:   c.ValidacionesRegistro,
+		Ambiente:               c.Ambiente,
+		CuotaMensual:           c.CuotaMensual,
 	}
 }
 
@@ -54,6 +56,8 @@ func newCompanyDetailAnswer(d tenant.CompanyDetail, now time.Time) api.CompanyDe
 		CorreoElectronico:  c.CorreoElectronico,
 		MonedaLocal:        c.MonedaLocal,
 		MonedaExtranjera:   c.MonedaExtranjera,
+
+		CorreoNotificaciones: c.CorreoNotificaciones,
 	}
 }
 
@@ -84,6 +88,9 @@ func newCreateCompanyAnswer(cc tenant.CreatedCompany) api.CreatedCompany {
 		MonedaExtranjera:       c.MonedaExtranjera,
 		FacturacionElectronica: c.FacturacionElectronica,
 		ValidacionesRegistro:   c.ValidacionesRegistro,
+		Ambiente:               c.Ambiente,
+		CuotaMensual:           c.CuotaMensual,
+		CorreoNotificaciones:   c.CorreoNotificaciones,
 		Usuario:                cc.Credentials.Usuario,
 		Contrasena:             cc.Credentials.Contrasena,
 		APIToken:               cc.Credentials.APIToken,

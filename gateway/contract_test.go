@@ -9,10 +9,12 @@ var (
 		"razonSocial": kString, "tipoCliente": kString, "activo": kFlag,
 		"facturacionElectronica": kBool, "createdAt": kDate, "updatedAt": kDate,
 		"certificadoVencido": kBool, "expiracionCertificado": kDate,
-		"validacionesRegistro": kString, // A.13
+		"validacionesRegistro": kString,                                // A.13
+		"ambiente":             kString, "cuotaMensual": kNumberOrNull, // A.14
 	}
 	shapeCompanyGet = merge(shapeCompanySearch, map[string]jsonKind{
 		"usuarioHacienda": kString, "contrasenaHacienda": kString, "clave": kString,
+		"correoNotificaciones": kString, // A.14
 	})
 	shapeCompanyUpdate = merge(shapeCompanyGet, map[string]jsonKind{"mensajeApi": kString})
 	shapeCompanyCreate = map[string]jsonKind{
@@ -24,7 +26,8 @@ var (
 		"fax": kString, "correoElectronico": kString, "sucursal": kString,
 		"monedaExtranjera": kString, "facturacionElectronica": kBool, "usuario": kString,
 		"contrasena": kString, "apiToken": kString, "mensajeApi": kString,
-		"validacionesRegistro": kString, // A.13
+		"validacionesRegistro": kString,                                                                 // A.13
+		"ambiente":             kString, "cuotaMensual": kNumberOrNull, "correoNotificaciones": kString, // A.14
 	}
 	shapeBranch = map[string]jsonKind{
 		"id": kInt, "companiaId": kInt, "razonComercial": kString, "provincia": kString,

@@ -236,6 +236,9 @@ func (r *Request) companyInput() (tenant.CompanyInput, error) {
 		Certificate:            f.Certificado,
 		CertificatePIN:         secret(f.Clave),
 		ValidacionesRegistro:   f.ValidacionesRegistro,
+		Ambiente:               f.Ambiente,
+		CuotaMensual:           f.CuotaMensual,
+		CorreoNotificaciones:   f.CorreoNotificaciones,
 	}, nil
 }
 

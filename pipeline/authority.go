@@ -46,7 +46,7 @@ func (p *Pipeline) submit(ctx context.Context, creds recepcion.Credentials, w ro
 		return err
 	}
 	start = time.Now()
-	_, err = p.o.Submitter.Submit(ctx, creds, p.submission(w))
+	_, err = p.submitter(w.ambiente()).Submit(ctx, creds, p.submission(w))
 	p.metrics.observe(stageSubmit, start)
 	return err
 }
@@ -56,10 +56,21 @@ func (p *Pipeline) submit(ctx context.Context, creds recepcion.Credentials, w ro
 type subject struct {
 	companyID          int64
 	key, clave, issuer string
+	ambiente           string // where it was submitted
 }
 
 func (w row) subject() subject {
-	return subject{companyID: w.companyID(), key: w.key(), clave: w.clave(), issuer: w.issuerNumber()}
+	return subject{companyID: w.companyID(), key: w.key(), clave: w.clave(), issuer: w.issuerNumber(), ambiente: w.ambiente()}
+}
+
+// submitter is the client of the tax authority's endpoints of an
+// environment: Options.Environments's, or Options.Submitter for one it
+// does not list (every one on the sandbox).
+func (p *Pipeline) submitter(ambiente string) Submitter {
+	if s, ok := p.o.Environments[ambiente]; ok {
+		return s
+	}
+	return p.o.Submitter
 }
 
 // askStatus asks the tax authority about the row and records the answer
@@ -90,7 +101,7 @@ func (p *Pipeline) statusOf(ctx context.Context, s subject, insist bool) (st rec
 		return st, false, err
 	}
 	start = time.Now()
-	st, err = p.o.Submitter.Status(ctx, creds, s.key)
+	st, err = p.submitter(s.ambiente).Status(ctx, creds, s.key)
 	p.metrics.observe(stageStatus, start)
 	switch {
 	case errors.Is(err, recepcion.ErrNotFound):

@@ -97,6 +97,12 @@ type Options struct {
 	Issuers   Issuers
 	Signer    Signer
 	Submitter Submitter
+	// Environments are the clients of the tax authority's environments
+	// (tenant.AmbientePruebas, AmbienteProduccion): a document is
+	// submitted to, and asked about at, the environment it was numbered
+	// in. One not listed, and every one when the map is empty (the
+	// sandbox, where every company is on trial), goes to Submitter.
+	Environments map[string]Submitter
 	// Limiter paces the tax-authority calls of each company. Default: a
 	// TokenBucket with DefaultRate and DefaultBurst.
 	Limiter Limiter

@@ -130,6 +130,7 @@ func (p *Pipeline) Receive(ctx context.Context, pr tenant.Principal, req *hacien
 	r := &tenant.ReceivedDocument{
 		CompanyID:        is.Company.ID,
 		BranchID:         is.Branch.ID,
+		Ambiente:         is.Company.Ambiente,
 		IDExterno:        req.IDExterno,
 		RequestHash:      hash,
 		Request:          answer,

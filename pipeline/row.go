@@ -65,6 +65,15 @@ func (w row) companyID() int64 {
 	return w.doc.CompanyID
 }
 
+// ambiente is the environment the row was numbered in, whose endpoints
+// it is submitted to and asked about.
+func (w row) ambiente() string {
+	if w.rec != nil {
+		return w.rec.Ambiente
+	}
+	return w.doc.Ambiente
+}
+
 func (w row) updatedAt() time.Time {
 	if w.rec != nil {
 		return w.rec.UpdatedAt

@@ -285,6 +285,7 @@ func (j *job) number(ctx context.Context, doc *hacienda.Document, resume *tenant
 	d := &tenant.Document{
 		CompanyID:    is.Company.ID,
 		BranchID:     is.Branch.ID,
+		Ambiente:     is.Company.Ambiente,
 		IDExterno:    strings.TrimSpace(j.req.IDExterno),
 		RequestHash:  j.hash,
 		Tipo:         tipo,

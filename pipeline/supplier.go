@@ -112,7 +112,7 @@ func alreadyAnswered(prev tenant.ReceivedDocument) error {
 // either and the caller is told to try again (503).
 func (p *Pipeline) supplierAccepted(ctx context.Context, c tenant.Company, clave, emisor string) error {
 	sctx, cancel := context.WithTimeout(ctx, p.o.SubmitTimeout)
-	st, known, err := p.statusOf(sctx, subject{companyID: c.ID, key: clave, clave: clave, issuer: emisor}, false)
+	st, known, err := p.statusOf(sctx, subject{companyID: c.ID, key: clave, clave: clave, issuer: emisor, ambiente: c.Ambiente}, false)
 	cancel()
 	switch {
 	case err != nil && recepcion.Judge(err).Kind == recepcion.BadCredentials:

@@ -133,6 +133,10 @@ func (s *Service) CreateCompany(ctx context.Context, p Principal, in CompanyInpu
 	}
 
 	e := normCompany(&in, true)
+	var cuota *int64
+	if in.CuotaMensual != nil {
+		cuota = parseCuota(e, *in.CuotaMensual) // only admins and resellers create companies
+	}
 	if in.FacturacionElectronica {
 		if len(in.Certificate) == 0 && !e.Has("Certificado") {
 			e.Add("Certificado", "is required when FacturacionElectronica is true")
@@ -159,7 +163,7 @@ func (s *Service) CreateCompany(ctx context.Context, p Principal, in CompanyInpu
 	if err != nil {
 		return CreatedCompany{}, fmt.Errorf("create company: %w", err)
 	}
-	c := Company{ID: id, OwnerID: owner}
+	c := Company{ID: id, OwnerID: owner, Ambiente: s.ambiente, CuotaMensual: cuota}
 	applyCompanyInput(&c, in)
 	c.Activo = flag(in.Activo)
 	if err := s.sealCompanySecrets(&c, in, expiry); err != nil {
@@ -228,6 +232,10 @@ func (s *Service) UpdateCompany(ctx context.Context, p Principal, id int64, in C
 		return CompanyDetail{}, err
 	}
 	e := normCompany(&in, false)
+	cuota, setCuota := c.CuotaMensual, in.CuotaMensual != nil && sellsPlan(p, c.OwnerID)
+	if setCuota {
+		cuota = parseCuota(e, *in.CuotaMensual)
+	}
 	newCert := len(in.Certificate) > 0
 	newCredentials := in.UsuarioHacienda != c.UsuarioHacienda || len(in.ContrasenaHacienda) > 0
 	idChanged := in.Identificacion != c.NumeroIdentificacion || in.TipoIdentificacion != c.TipoIdentificacion
@@ -261,11 +269,18 @@ func (s *Service) UpdateCompany(ctx context.Context, p Principal, id int64, in C
 			return CompanyDetail{}, err
 		}
 	}
+	if in.Ambiente != nil && !e.Has(FieldAmbiente) {
+		if err := s.checkMove(ctx, e, c, *in.Ambiente, newCert, len(in.ContrasenaHacienda) > 0); err != nil {
+			return CompanyDetail{}, err
+		}
+	}
 	if err := e.orNil(); err != nil {
 		return CompanyDetail{}, err
 	}
 
 	wasActive := c.Activo
+	c.Ambiente = AmbienteFor(c, s.ambiente)
+	c.CuotaMensual = cuota
 	applyCompanyInput(&c, in)
 	if in.Activo != "" {
 		c.Activo = flag(in.Activo)
@@ -313,6 +328,12 @@ func applyCompanyInput(c *Company, in CompanyInput) {
 	c.UsuarioHacienda = in.UsuarioHacienda
 	if in.ValidacionesRegistro != nil {
 		c.ValidacionesRegistro = *in.ValidacionesRegistro
+	}
+	if in.Ambiente != nil && *in.Ambiente != "" {
+		c.Ambiente = *in.Ambiente
+	}
+	if in.CorreoNotificaciones != nil {
+		c.CorreoNotificaciones = *in.CorreoNotificaciones
 	}
 }
 

@@ -25,6 +25,11 @@ type Document struct {
 	// died before storing the signed XML.
 	Request []byte
 
+	// Ambiente is the environment the document was numbered in
+	// (tenant.AmbientePruebas or AmbienteProduccion): its state is asked
+	// of that environment, and each environment numbers apart.
+	Ambiente string
+
 	Tipo         string // 01, 02, 03, 04, 08, 09, 10
 	Terminal     string // 5 digits
 	Numero       int64  // the 10-digit sequence number of the consecutivo

@@ -35,6 +35,17 @@ type CompanyInput struct {
 	// a registry.Policy (refuse, warn, off) or ""
 	// (the service's setting), case aside.
 	ValidacionesRegistro *string
+
+	// The fields of A.14, nil when the form does not have them. Ambiente
+	// is pruebas or produccion (nil or empty: the service's default on
+	// create, unchanged on update). CuotaMensual is a whole number of
+	// documents a month, "" for no limit, and is taken only from the forms
+	// of the users who sell the company's plan (an admin, its reseller):
+	// Service.CreateCompany and UpdateCompany drop it from anyone else's.
+	// CorreoNotificaciones is up to four addresses, "" for none.
+	Ambiente             *string
+	CuotaMensual         *string
+	CorreoNotificaciones *string
 }
 
 // BranchInput is a branch create or update request (A.3), a full replace on

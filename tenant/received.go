@@ -15,6 +15,10 @@ type ReceivedDocument struct {
 	CompanyID int64
 	BranchID  int64 // the branch whose sequence numbers the message
 
+	// Ambiente is the environment the message was numbered in (see
+	// Document.Ambiente).
+	Ambiente string
+
 	// IDExterno is the caller's own id, unique per branch; RequestHash is
 	// the SHA-256 of the canonical request, to tell a replay from a
 	// conflict.

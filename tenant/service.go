@@ -60,6 +60,10 @@ type ServiceOptions struct {
 	// WebhookURLs decides which URLs a company may register as webhooks
 	// (server-side request forgery); nil refuses every registration.
 	WebhookURLs WebhookURLChecker
+	// DefaultAmbiente is the environment of a company created without
+	// one, and of those stored before environments existed
+	// (AmbientePruebas or AmbienteProduccion; default AmbientePruebas).
+	DefaultAmbiente string
 	// Logger receives warnings (cache unreachable...); default discards.
 	Logger *slog.Logger
 	// Now is the clock; default time.Now.
@@ -88,6 +92,7 @@ type Service struct {
 	slowWait  time.Duration
 	log       *slog.Logger
 	now       func() time.Time
+	ambiente  string // ServiceOptions.DefaultAmbiente
 
 	webhookURLs WebhookURLChecker
 
@@ -117,6 +122,7 @@ func NewService(o ServiceOptions) (*Service, error) {
 		passwords: o.Passwords,
 		log:       o.Logger,
 		now:       o.Now,
+		ambiente:  o.DefaultAmbiente,
 
 		webhookURLs: o.WebhookURLs,
 	}
@@ -158,7 +164,21 @@ func NewService(o ServiceOptions) (*Service, error) {
 	if s.now == nil {
 		s.now = time.Now
 	}
+	switch s.ambiente {
+	case "":
+		s.ambiente = AmbientePruebas
+	case AmbientePruebas, AmbienteProduccion:
+	default:
+		return nil, fmt.Errorf("tenant: ServiceOptions.DefaultAmbiente %q is not %s or %s", s.ambiente, AmbientePruebas, AmbienteProduccion)
+	}
 	return s, nil
+}
+
+// sellsPlan reports whether p sets the plan of company c (its monthly
+// quota): an admin, or the reseller that owns it. ownerID is the
+// company's OwnerID (0 for one an admin created).
+func sellsPlan(p Principal, ownerID int64) bool {
+	return p.Role == RoleAdmin || (p.Role == RoleReseller && p.UserID != 0 && p.UserID == ownerID)
 }
 
 // canSee reports whether p may see company c (A.1): an admin every company,

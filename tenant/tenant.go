@@ -66,6 +66,18 @@ type Company struct {
 	// (refuse, warn, off), or "" for the service's setting.
 	ValidacionesRegistro string
 
+	// Ambiente is the tax authority's environment the company issues in
+	// (AmbientePruebas or AmbienteProduccion, A.14); its documents go to
+	// that environment's endpoints and are numbered apart from the other's.
+	Ambiente string
+	// CuotaMensual is how many documents the company may have numbered in
+	// a Costa Rica calendar month; nil is no limit.
+	CuotaMensual *int64
+	// CorreoNotificaciones is the address the notices about the company
+	// itself (certificate expiring, credentials refused...) are mailed to;
+	// empty is none.
+	CorreoNotificaciones string
+
 	// Sealed secrets (see Sealer): the tax-authority password, the .p12 file
 	// and its PIN. Empty when not set.
 	SealedContrasenaHacienda []byte
@@ -84,6 +96,14 @@ type Company struct {
 	CreatedAt time.Time
 	UpdatedAt time.Time
 }
+
+// The tax authority's environments a company may issue in (A.14). The
+// tax authority issues credentials and certificates per environment and
+// numbers each apart.
+const (
+	AmbientePruebas    = "pruebas"    // its staging environment
+	AmbienteProduccion = "produccion" // the real one
+)
 
 // CertificateExpired reports whether the company's certificate is missing or
 // past its expiry at now.

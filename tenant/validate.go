@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -303,6 +304,38 @@ func normRegistryChecks(e *ValidationError, field string, v *string) {
 	*v = u
 }
 
+// normAmbiente trims and lower-cases a sent ambiente and checks it names
+// an environment; nil and empty stay as they are (not sent).
+func normAmbiente(e *ValidationError, v *string) {
+	if v == nil {
+		return
+	}
+	u := strings.ToLower(strings.TrimSpace(*v))
+	switch u {
+	case "", AmbientePruebas, AmbienteProduccion:
+		*v = u
+	default:
+		e.Add(FieldAmbiente, "must be %q or %q", AmbientePruebas, AmbienteProduccion)
+	}
+}
+
+// MaxCuotaMensual is the largest monthly quota a company may have.
+const MaxCuotaMensual = 1_000_000_000
+
+// parseCuota reads a sent cuotaMensual: nil for "" (no limit).
+func parseCuota(e *ValidationError, v string) *int64 {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 || n > MaxCuotaMensual {
+		e.Add(FieldCuotaMensual, "must be a whole number of documents from 0 to %d, or empty for no limit", MaxCuotaMensual)
+		return nil
+	}
+	return &n
+}
+
 // CheckUsername reports whether a user name is acceptable: 3 to 64 letters,
 // digits and . _ @ -, starting with a letter or digit.
 func CheckUsername(field, name string) error {
@@ -392,6 +425,13 @@ func normCompany(in *CompanyInput, create bool) *ValidationError {
 	normCurrency(e, "MonedaExtranjera", &in.MonedaExtranjera, "USD")
 	normFlag(e, "Activo", &in.Activo)
 	normRegistryChecks(e, FieldValidacionesRegistro, in.ValidacionesRegistro)
+	normAmbiente(e, in.Ambiente)
+	if in.CorreoNotificaciones != nil {
+		*in.CorreoNotificaciones = strings.TrimSpace(*in.CorreoNotificaciones)
+		if *in.CorreoNotificaciones != "" {
+			checkEmails(e, FieldCorreoNotificaciones, *in.CorreoNotificaciones, maxCorreos)
+		}
+	}
 	if create && in.Activo == "" {
 		in.Activo = "S"
 	}

@@ -44,6 +44,10 @@ type Config struct {
 	HaciendaEnv   string
 	HaciendaAPI   string
 	HaciendaToken string
+	// The endpoints of each environment, for companies in different
+	// environments (A.14); empty is the real ones.
+	HaciendaStagingAPI, HaciendaStagingToken       string
+	HaciendaProductionAPI, HaciendaProductionToken string
 	// SandboxDelay is the built-in sandbox's processing delay.
 	SandboxDelay time.Duration
 	// SandboxTrustedCA is a PEM file of the authorities the built-in
@@ -210,6 +214,10 @@ func (c *Config) settings() []setting {
 		{name: "hacienda_env", usage: "tax authority: sandbox (built in), staging or production", str: &c.HaciendaEnv},
 		{name: "hacienda_api_url", usage: "override of the reception API base URL", def: "hacienda_env's", str: &c.HaciendaAPI},
 		{name: "hacienda_token_url", usage: "override of the token endpoint", def: "hacienda_env's", str: &c.HaciendaToken},
+		{name: "hacienda_staging_api_url", usage: "reception API base URL of the tax authority's staging environment, where companies with ambiente pruebas submit (not with hacienda_env sandbox, where every company uses the sandbox)", def: "the real one; hacienda_api_url when hacienda_env is staging", str: &c.HaciendaStagingAPI},
+		{name: "hacienda_staging_token_url", usage: "token endpoint of the staging environment", def: "the real one; hacienda_token_url when hacienda_env is staging", str: &c.HaciendaStagingToken},
+		{name: "hacienda_production_api_url", usage: "reception API base URL of the production environment, where companies with ambiente produccion submit", def: "the real one; hacienda_api_url when hacienda_env is production", str: &c.HaciendaProductionAPI},
+		{name: "hacienda_production_token_url", usage: "token endpoint of the production environment", def: "the real one; hacienda_token_url when hacienda_env is production", str: &c.HaciendaProductionToken},
 		{name: "sandbox_processing_delay", usage: "how long the built-in sandbox takes to judge a document (recibido, procesando, then the verdict; 0 for benchmarks)", dur: &c.SandboxDelay},
 		{name: "sandbox_trusted_ca", usage: "PEM file of the authorities the built-in sandbox requires signing certificates to chain to, such as the test CA of facturad mkcert (data/test-ca/ca.pem)", def: "any authority", str: &c.SandboxTrustedCA},
 		{name: "public_url", usage: "the API's base URL as the tax authority reaches it (https://…); when set, the tax authority calls back when a document is settled and polling becomes a slow safety net", def: "none, polling only", str: &c.PublicURL},
@@ -310,6 +318,16 @@ var commandSettings = map[string][]string{
 	// credentials it drops, the admin's credentials, and its log.
 	"admin-reset": {"data_dir", "database_url", "redis_url", "master_key", "master_key_previous",
 		"admin_user", "admin_password", "admin_token", "log_level"},
+}
+
+// defaultAmbiente is the environment of a company created without one,
+// and of those stored before environments existed: production's for
+// production, pruebas (a trial) otherwise.
+func (c Config) defaultAmbiente() string {
+	if c.HaciendaEnv == "production" {
+		return tenant.AmbienteProduccion
+	}
+	return tenant.AmbientePruebas
 }
 
 // commandHelp replaces, in one command's help, the usage or the default
@@ -469,8 +487,17 @@ func (c Config) problems() []error {
 	if s := c.HaciendaAnswerSigner; s != "" && s != "any" && !allDigits(s) {
 		errs = append(errs, fmt.Errorf("hacienda_answer_signer: %q is not an identification number (digits only) or any", s))
 	}
-	if (c.HaciendaAPI == "") != (c.HaciendaToken == "") {
-		errs = append(errs, errors.New("hacienda_api_url and hacienda_token_url: set both or neither"))
+	for _, e := range []struct{ name, api, token string }{
+		{"hacienda", c.HaciendaAPI, c.HaciendaToken},
+		{"hacienda_staging", c.HaciendaStagingAPI, c.HaciendaStagingToken},
+		{"hacienda_production", c.HaciendaProductionAPI, c.HaciendaProductionToken},
+	} {
+		if (e.api == "") != (e.token == "") {
+			errs = append(errs, fmt.Errorf("%[1]s_api_url and %[1]s_token_url: set both or neither", e.name))
+		}
+		if c.HaciendaEnv == "sandbox" && e.api != "" && e.name != "hacienda" {
+			errs = append(errs, fmt.Errorf("%s_api_url: not with hacienda_env sandbox, where every company uses the sandbox (hacienda_api_url points elsewhere)", e.name))
+		}
 	}
 	if c.PublicURL != "" {
 		u, err := url.Parse(c.PublicURL)

@@ -134,6 +134,11 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 	if err := w.openTenants(); err != nil {
 		return err
 	}
+	// Before anything numbers: what was stored before companies had
+	// environments joins the configured one.
+	if err := w.tenants.AdoptEnvironment(ctx); err != nil {
+		return err
+	}
 	if err := w.startPipeline(ctx); err != nil {
 		return err
 	}
@@ -367,6 +372,8 @@ func (w *wiring) openTenants() (err error) {
 		AuthKey:       w.authKey,
 		CredentialKey: w.credKey,
 		Logger:        w.log,
+		// hacienda_env's environment for new companies and old ones.
+		DefaultAmbiente: w.c.defaultAmbiente(),
 	})
 	return err
 }
@@ -418,7 +425,7 @@ func adminName(c Config) string {
 // startPipeline opens the tax-authority client and the certificate cache
 // and starts the document pipeline over them.
 func (w *wiring) startPipeline(ctx context.Context) error {
-	client, answers, sandboxRoot, err := openHacienda(w.c, w.answerRoots, w.sandboxCAs, w.log, w.reg, w.stop)
+	clients, answers, sandboxRoot, err := openHacienda(w.c, w.answerRoots, w.sandboxCAs, w.log, w.reg, w.stop)
 	if err != nil {
 		return err
 	}
@@ -434,13 +441,14 @@ func (w *wiring) startPipeline(ctx context.Context) error {
 		return fmt.Errorf("certificate cache: %w", err)
 	}
 	docs, err := pipeline.New(pipeline.Options{
-		Store:      w.store,
-		Issuers:    w.tenants,
-		Signer:     certs,
-		Submitter:  client,
-		Limiter:    w.limiter,
-		Logger:     w.log,
-		Registerer: w.reg,
+		Store:        w.store,
+		Issuers:      w.tenants,
+		Signer:       certs,
+		Submitter:    clients.def,
+		Environments: clients.submitters(),
+		Limiter:      w.limiter,
+		Logger:       w.log,
+		Registerer:   w.reg,
 		// A send holds its document as long as a claim would.
 		Timings:             pipeline.Timings{SubmitTimeout: w.c.SubmitTimeout, Lease: w.c.Lease, InFlightGrace: w.c.Lease},
 		Emission:            w.c.Emission,
@@ -844,10 +852,10 @@ func defaultAnswerTrust(c Config, roots *x509.CertPool) (answerTrust, error) {
 // requiring signing certificates to chain to sandboxCAs (any when nil), so
 // that the client speaks the real protocol to it, and trusts the sandbox's
 // own answer certificate and identification.
-func openHacienda(c Config, roots, sandboxCAs *x509.CertPool, log *slog.Logger, reg *prometheus.Registry, stop *cleanups) (_ *recepcion.Client, _ answerTrust, sandboxRoot string, _ error) {
+func openHacienda(c Config, roots, sandboxCAs *x509.CertPool, log *slog.Logger, reg *prometheus.Registry, stop *cleanups) (_ haciendaClients, _ answerTrust, sandboxRoot string, _ error) {
 	answerT, err := defaultAnswerTrust(c, roots)
 	if err != nil {
-		return nil, answerT, "", fmt.Errorf("trust for the tax authority's answers: %w", err)
+		return haciendaClients{}, answerT, "", fmt.Errorf("trust for the tax authority's answers: %w", err)
 	}
 	o := recepcion.Options{
 		Environment: recepcion.Environment(c.HaciendaEnv),
@@ -862,15 +870,15 @@ func openHacienda(c Config, roots, sandboxCAs *x509.CertPool, log *slog.Logger, 
 		// are closed with a token no one knows.
 		adminToken := make([]byte, 32)
 		if _, err := rand.Read(adminToken); err != nil {
-			return nil, answerT, "", err
+			return haciendaClients{}, answerT, "", err
 		}
 		checks := sandbox.DefaultChecksTrusting(sandboxCAs)
 		answers, err := sandbox.DefaultAnswerSigner()
 		if err != nil {
-			return nil, answerT, "", fmt.Errorf("built-in sandbox: %w", err)
+			return haciendaClients{}, answerT, "", fmt.Errorf("built-in sandbox: %w", err)
 		}
 		if answers.Profile, err = sandbox.ParseAnswerProfile(c.SandboxAnswerProfile); err != nil {
-			return nil, answerT, "", err
+			return haciendaClients{}, answerT, "", err
 		}
 		// The built-in sandbox's answers are trusted, with or without a
 		// configured bundle, and must carry its own identification.
@@ -881,7 +889,7 @@ func openHacienda(c Config, roots, sandboxCAs *x509.CertPool, log *slog.Logger, 
 		if c.HaciendaAnswerSigner == "" {
 			id, err := signer.CertificateIdentification(answers.Certificate())
 			if err != nil {
-				return nil, answerT, "", fmt.Errorf("built-in sandbox: %w", err)
+				return haciendaClients{}, answerT, "", fmt.Errorf("built-in sandbox: %w", err)
 			}
 			answerT.signer = id.Numero
 		}
@@ -897,21 +905,85 @@ func openHacienda(c Config, roots, sandboxCAs *x509.CertPool, log *slog.Logger, 
 			RegistryLimit:  sandbox.RealRegistryLimit(),
 		})
 		if err != nil {
-			return nil, answerT, "", fmt.Errorf("built-in sandbox: %w", err)
+			return haciendaClients{}, answerT, "", fmt.Errorf("built-in sandbox: %w", err)
 		}
 		stop.add("sandbox", sb.Close)
 		o.APIURL, o.TokenURL = sb.APIURL(), sb.TokenURL()
 		sandboxRoot = sb.RegistryURL()
 	}
-	client, err := recepcion.New(o)
+	clients, err := newHaciendaClients(c, o, stop)
 	if err != nil {
-		return nil, answerT, "", fmt.Errorf("tax-authority client: %w", err)
+		return haciendaClients{}, answerT, "", err
 	}
-	stop.add("hacienda client", client.Close)
 	if answerT.roots == nil {
 		log.Warn("no trust bundle for the tax authority's answers: their signatures are checked, their signer is not (set FACTURAD_HACIENDA_TRUST_BUNDLE)")
 	}
-	return client, answerT, sandboxRoot, nil
+	return clients, answerT, sandboxRoot, nil
+}
+
+// haciendaClients are the clients of the tax authority's environments the
+// companies issue in: every company's documents go to def on the
+// sandbox; in staging and production each environment has its own client
+// (A.14), def being the one hacienda_env names.
+type haciendaClients struct {
+	def *recepcion.Client
+	// byAmbiente is empty on the sandbox.
+	byAmbiente map[string]*recepcion.Client
+}
+
+// submitters is byAmbiente as the pipeline takes it.
+func (h haciendaClients) submitters() map[string]pipeline.Submitter {
+	m := make(map[string]pipeline.Submitter, len(h.byAmbiente))
+	for a, c := range h.byAmbiente {
+		m[a] = c
+	}
+	return m
+}
+
+// newHaciendaClients makes the clients: one from o on the sandbox; in
+// staging and production one per environment, each at its own endpoints
+// (hacienda_<env>_api_url, else the real ones), hacienda_api_url winning
+// for hacienda_env's own, their metrics labelled with the environment.
+func newHaciendaClients(c Config, o recepcion.Options, stop *cleanups) (haciendaClients, error) {
+	open := func(o recepcion.Options) (*recepcion.Client, error) {
+		client, err := recepcion.New(o)
+		if err != nil {
+			return nil, fmt.Errorf("tax-authority client: %w", err)
+		}
+		stop.add("hacienda client "+string(o.Environment), client.Close)
+		return client, nil
+	}
+	if c.HaciendaEnv == "sandbox" {
+		client, err := open(o)
+		return haciendaClients{def: client}, err
+	}
+	h := haciendaClients{byAmbiente: map[string]*recepcion.Client{}}
+	for _, e := range []struct {
+		ambiente   string
+		env        recepcion.Environment
+		api, token string
+	}{
+		{tenant.AmbientePruebas, recepcion.Staging, c.HaciendaStagingAPI, c.HaciendaStagingToken},
+		{tenant.AmbienteProduccion, recepcion.Production, c.HaciendaProductionAPI, c.HaciendaProductionToken},
+	} {
+		eo := o
+		eo.Environment, eo.APIURL, eo.TokenURL = e.env, e.api, e.token
+		if e.env == recepcion.Environment(c.HaciendaEnv) && c.HaciendaAPI != "" {
+			eo.APIURL, eo.TokenURL = c.HaciendaAPI, c.HaciendaToken
+		}
+		if o.Registerer != nil {
+			eo.Registerer = prometheus.WrapRegistererWith(prometheus.Labels{"ambiente": e.ambiente}, o.Registerer)
+		}
+		client, err := open(eo)
+		if err != nil {
+			return haciendaClients{}, err
+		}
+		h.byAmbiente[e.ambiente] = client
+		if e.env == recepcion.Environment(c.HaciendaEnv) {
+			h.def = client
+		}
+	}
+	return h, nil
 }
 
 // openStore opens PostgreSQL or the embedded SQLite file, and the master key

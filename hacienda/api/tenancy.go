@@ -27,6 +27,12 @@ type Company struct {
 	// ValidacionesRegistro (ours, A.13) is refuse, warn, off, or empty
 	// for the service's setting.
 	ValidacionesRegistro string `json:"validacionesRegistro"`
+	// Ambiente (ours, A.14) is pruebas or produccion: the tax
+	// authority's environment the company issues in.
+	Ambiente string `json:"ambiente"`
+	// CuotaMensual (ours, A.14) is how many documents the company may
+	// have numbered in a Costa Rica calendar month; null is no limit.
+	CuotaMensual *int64 `json:"cuotaMensual"`
 }
 
 // CompanyDetail is a company as read by id (A.2, get form): the search
@@ -53,6 +59,9 @@ type CompanyDetail struct {
 	CorreoElectronico  string `json:"correoElectronico"`
 	MonedaLocal        string `json:"monedaLocal"`
 	MonedaExtranjera   string `json:"monedaExtranjera"`
+	// CorreoNotificaciones (ours, A.14) are the addresses the notices
+	// about the company itself go to (comma-separated; empty: none).
+	CorreoNotificaciones string `json:"correoNotificaciones"`
 }
 
 // UpdatedCompany is the answer of a company update
@@ -91,6 +100,9 @@ type CreatedCompany struct {
 	MonedaExtranjera       string `json:"monedaExtranjera"`
 	FacturacionElectronica bool   `json:"facturacionElectronica"`
 	ValidacionesRegistro   string `json:"validacionesRegistro"`
+	Ambiente               string `json:"ambiente"`
+	CuotaMensual           *int64 `json:"cuotaMensual"`
+	CorreoNotificaciones   string `json:"correoNotificaciones"`
 	Usuario                string `json:"usuario"`
 	Contrasena             string `json:"contrasena"`
 	APIToken               string `json:"apiToken"`
@@ -149,6 +161,16 @@ type CompanyForm struct {
 	// the service's setting. nil does not send the field: empty on create,
 	// kept on update; a pointer to "" sends it empty, which clears it.
 	ValidacionesRegistro *string `form:"validacionesRegistro"`
+	// The fields of A.14 (ours); nil does not send the field (the
+	// service's default on create, kept on update). Ambiente is pruebas
+	// or produccion; a move takes the new environment's credentials and
+	// certificate in the same update. CuotaMensual is a whole number of
+	// documents a month, or "" for no limit, taken only from an admin's
+	// or the company's reseller's form. CorreoNotificaciones is up to four
+	// comma-separated addresses, or "" for none.
+	Ambiente             *string `form:"ambiente"`
+	CuotaMensual         *string `form:"cuotaMensual"`
+	CorreoNotificaciones *string `form:"correoNotificaciones"`
 }
 
 // Encode writes the form as multipart/form-data and returns its content

@@ -15,7 +15,8 @@ const companyColumns = `id, owner_id, tipo_identificacion, numero_identificacion
     otras_senas, cod_pais, telefono, fax, correo_electronico, moneda_local, moneda_extranjera,
     facturacion_electronica, activo, usuario_hacienda, sealed_contrasena_hacienda,
     sealed_certificate, sealed_certificate_pin, certificate_expiry, certificate_version,
-    created_at, updated_at, validaciones_registro`
+    created_at, updated_at, validaciones_registro, ambiente, cuota_mensual,
+    correo_notificaciones`
 
 const (
 	qNextCompanyID = `SELECT nextval('company_ids')`
@@ -25,9 +26,10 @@ const (
     razon_comercial, provincia, canton, distrito, barrio, otras_senas, cod_pais, telefono, fax,
     correo_electronico, moneda_local, moneda_extranjera, facturacion_electronica, activo,
     usuario_hacienda, sealed_contrasena_hacienda, sealed_certificate, sealed_certificate_pin,
-    certificate_expiry, certificate_version, created_at, updated_at, validaciones_registro)
+    certificate_expiry, certificate_version, created_at, updated_at, validaciones_registro,
+    ambiente, cuota_mensual, correo_notificaciones)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19,
-    $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $29, $30)`
+    $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $29, $30, $31, $32, $33)`
 
 	// Updating a company writes the certificate columns only when a new
 	// certificate was uploaded, and then steps its version in the statement
@@ -39,13 +41,14 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $
     otras_senas = $13, cod_pais = $14, telefono = $15, fax = $16, correo_electronico = $17,
     moneda_local = $18, moneda_extranjera = $19, facturacion_electronica = $20, activo = $21,
     usuario_hacienda = $22, sealed_contrasena_hacienda = $23, updated_at = $24,
-    validaciones_registro = $25`
+    validaciones_registro = $25, ambiente = $26, cuota_mensual = $27,
+    correo_notificaciones = $28`
 	qUpdateCompanyWhere = `
 WHERE id = $1
 RETURNING ` + companyColumns
 	qUpdateCompany            = qUpdateCompanySet + qUpdateCompanyWhere
-	qUpdateCompanyCertificate = qUpdateCompanySet + `, sealed_certificate = $26,
-    sealed_certificate_pin = $27, certificate_expiry = $28,
+	qUpdateCompanyCertificate = qUpdateCompanySet + `, sealed_certificate = $29,
+    sealed_certificate_pin = $30, certificate_expiry = $31,
     certificate_version = certificate_version + 1` + qUpdateCompanyWhere
 
 	qCompany = `SELECT ` + companyColumns + ` FROM companies WHERE id = $1`
@@ -76,7 +79,7 @@ func (r *companyRow) dest() []any {
 		&c.CorreoElectronico, &c.MonedaLocal, &c.MonedaExtranjera, &c.FacturacionElectronica,
 		&c.Activo, &c.UsuarioHacienda, &c.SealedContrasenaHacienda, &c.SealedCertificate,
 		&c.SealedCertificatePIN, &r.expiry, &c.CertificateVersion, &c.CreatedAt, &c.UpdatedAt,
-		&c.ValidacionesRegistro}
+		&c.ValidacionesRegistro, &c.Ambiente, &c.CuotaMensual, &c.CorreoNotificaciones}
 }
 
 // company is the scanned company, its times in UTC.
@@ -121,7 +124,8 @@ func (s *Store) CreateCompany(ctx context.Context, c *tenant.Company, b *tenant.
 			c.CorreoElectronico, c.MonedaLocal, c.MonedaExtranjera, c.FacturacionElectronica,
 			c.Activo, c.UsuarioHacienda, nullBytes(c.SealedContrasenaHacienda),
 			nullBytes(c.SealedCertificate), nullBytes(c.SealedCertificatePIN),
-			nullTime(c.CertificateExpiry), c.CertificateVersion, now, c.ValidacionesRegistro)
+			nullTime(c.CertificateExpiry), c.CertificateVersion, now, c.ValidacionesRegistro,
+			c.Ambiente, c.CuotaMensual, c.CorreoNotificaciones)
 		if err != nil {
 			return mapErr(err)
 		}
@@ -154,7 +158,8 @@ func (s *Store) UpdateCompany(ctx context.Context, c *tenant.Company, newCertifi
 		c.ActividadComercial, c.TipoCliente, c.RazonComercial, c.Provincia, c.Canton,
 		c.Distrito, c.Barrio, c.OtrasSenas, c.CodPais, c.Telefono, c.Fax, c.CorreoElectronico,
 		c.MonedaLocal, c.MonedaExtranjera, c.FacturacionElectronica, c.Activo,
-		c.UsuarioHacienda, nullBytes(c.SealedContrasenaHacienda), s.clock(), c.ValidacionesRegistro}
+		c.UsuarioHacienda, nullBytes(c.SealedContrasenaHacienda), s.clock(), c.ValidacionesRegistro,
+		c.Ambiente, c.CuotaMensual, c.CorreoNotificaciones}
 	q := qUpdateCompany
 	if newCertificate {
 		q = qUpdateCompanyCertificate

@@ -18,7 +18,7 @@ const documentColumns = `id, company_id, branch_id, id_externo, request_hash, ti
     numero, consecutivo, clave, situacion, fecha_emision, emisor_tipo, emisor_numero,
     receptor_tipo, receptor_numero, estado, signed_xml, ind_estado, codigo_mensaje,
     mensaje_hacienda, detalle_mensaje, response_xml, last_error, attempts, next_attempt_at,
-    submitted_at, checked_at, created_at, updated_at, request, phase`
+    submitted_at, checked_at, created_at, updated_at, request, phase, ambiente`
 
 // stateColumns are documentColumns without the large parts (the request,
 // the signed XML, the answer), which read back empty: what a listing shows
@@ -28,7 +28,7 @@ const stateColumns = `id, company_id, branch_id, id_externo, request_hash, tipo,
     numero, consecutivo, clave, situacion, fecha_emision, emisor_tipo, emisor_numero,
     receptor_tipo, receptor_numero, estado, NULL::bytea, ind_estado, codigo_mensaje,
     mensaje_hacienda, detalle_mensaje, NULL::bytea, last_error, attempts, next_attempt_at,
-    submitted_at, checked_at, created_at, updated_at, NULL::bytea, phase`
+    submitted_at, checked_at, created_at, updated_at, NULL::bytea, phase, ambiente`
 
 const (
 	// qReserveDocument steps the sequence of (branch, terminal, tipo) and
@@ -38,37 +38,37 @@ const (
 	// unique rule, a missing branch) rolls the step back with it. One round
 	// trip.
 	qReserveDocument = `WITH seq AS (
-    INSERT INTO document_sequences AS s (branch_id, terminal, tipo, last_numero)
-    VALUES ($2, $6, $5, 1)
-    ON CONFLICT (branch_id, terminal, tipo) DO UPDATE SET last_numero = s.last_numero + 1
+    INSERT INTO document_sequences AS s (branch_id, ambiente, terminal, tipo, last_numero)
+    VALUES ($2, $30, $6, $5, 1)
+    ON CONFLICT (branch_id, ambiente, terminal, tipo) DO UPDATE SET last_numero = s.last_numero + 1
     RETURNING last_numero
 )
 INSERT INTO documents (company_id, branch_id, id_externo, request_hash, tipo, terminal,
     numero, consecutivo, clave, situacion, fecha_emision, emisor_tipo, emisor_numero,
     receptor_tipo, receptor_numero, estado, signed_xml, ind_estado, codigo_mensaje,
     mensaje_hacienda, detalle_mensaje, response_xml, last_error, attempts, next_attempt_at,
-    submitted_at, checked_at, created_at, updated_at, request, phase)
+    submitted_at, checked_at, created_at, updated_at, request, phase, ambiente)
 VALUES ($1, $2, $3, $4, $5, $6, (SELECT last_numero FROM seq), $7, $8, $9, $10, $11, $12, $13,
-    $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $27, $28, $29)
+    $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $27, $28, $29, $30)
 RETURNING id, numero`
 
 	// qReserveNumberedDocument inserts a document numbered by the caller's
-	// own clave ($30): the sequence rises to that number (never falls, is
+	// own clave ($31): the sequence rises to that number (never falls, is
 	// not stepped), so that a number the service hands out later is never
 	// this one. A data-modifying WITH runs whether or not it is referred to.
 	qReserveNumberedDocument = `WITH seq AS (
-    INSERT INTO document_sequences AS s (branch_id, terminal, tipo, last_numero)
-    VALUES ($2, $6, $5, $30)
-    ON CONFLICT (branch_id, terminal, tipo) DO UPDATE SET last_numero = GREATEST(s.last_numero, EXCLUDED.last_numero)
+    INSERT INTO document_sequences AS s (branch_id, ambiente, terminal, tipo, last_numero)
+    VALUES ($2, $30, $6, $5, $31)
+    ON CONFLICT (branch_id, ambiente, terminal, tipo) DO UPDATE SET last_numero = GREATEST(s.last_numero, EXCLUDED.last_numero)
     RETURNING last_numero
 )
 INSERT INTO documents (company_id, branch_id, id_externo, request_hash, tipo, terminal,
     numero, consecutivo, clave, situacion, fecha_emision, emisor_tipo, emisor_numero,
     receptor_tipo, receptor_numero, estado, signed_xml, ind_estado, codigo_mensaje,
     mensaje_hacienda, detalle_mensaje, response_xml, last_error, attempts, next_attempt_at,
-    submitted_at, checked_at, created_at, updated_at, request, phase)
-VALUES ($1, $2, $3, $4, $5, $6, $30, $7, $8, $9, $10, $11, $12, $13,
-    $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $27, $28, $29)
+    submitted_at, checked_at, created_at, updated_at, request, phase, ambiente)
+VALUES ($1, $2, $3, $4, $5, $6, $31, $7, $8, $9, $10, $11, $12, $13,
+    $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $27, $28, $29, $30)
 RETURNING id, numero`
 
 	// qSaveDocument writes a document's fields. Its large parts are written
@@ -157,7 +157,7 @@ func scanDocument(r pgx.Row) (tenant.Document, error) {
 		&d.Terminal, &d.Numero, &d.Consecutivo, &d.Clave, &d.Situacion, &fecha, &d.EmisorTipo,
 		&d.EmisorNumero, &d.ReceptorTipo, &d.ReceptorNumero, &estado, &d.SignedXML,
 		&d.IndEstado, &d.CodigoMensaje, &d.MensajeHacienda, &d.DetalleMensaje, &d.ResponseXML,
-		&d.LastError, &d.Attempts, &next, &submitted, &checked, &d.CreatedAt, &d.UpdatedAt, &d.Request, &phase)
+		&d.LastError, &d.Attempts, &next, &submitted, &checked, &d.CreatedAt, &d.UpdatedAt, &d.Request, &phase, &d.Ambiente)
 	if err != nil {
 		return tenant.Document{}, err
 	}
@@ -196,7 +196,7 @@ func (s *Store) ReserveDocument(ctx context.Context, d *tenant.Document) error {
 		d.ReceptorNumero, string(d.Estado), nullBytes(d.SignedXML), d.IndEstado,
 		d.CodigoMensaje, d.MensajeHacienda, d.DetalleMensaje, nullBytes(d.ResponseXML),
 		d.LastError, d.Attempts, docTime(d.NextAttemptAt), docTime(d.SubmittedAt),
-		docTime(d.CheckedAt), now, nullBytes(d.Request), string(d.Phase)}, args...)...).Scan(&id, &numero)
+		docTime(d.CheckedAt), now, nullBytes(d.Request), string(d.Phase), d.Ambiente}, args...)...).Scan(&id, &numero)
 	if err != nil {
 		return fmt.Errorf("reserve document %q of branch %d: %w", d.IDExterno, d.BranchID, mapErr(err))
 	}

@@ -17,16 +17,16 @@ const (
     total_impuesto, total_comprobante, supplier_xml, mensaje, tipo, terminal, numero, consecutivo,
     fecha_mensaje, signed_xml, estado, ind_estado, codigo_mensaje, mensaje_hacienda,
     detalle_mensaje, response_xml, last_error, attempts, next_attempt_at, submitted_at,
-    checked_at, created_at, updated_at, request, firma_politica, phase`
+    checked_at, created_at, updated_at, request, firma_politica, phase, ambiente`
 
 	// qReserveReceived steps the document sequence of (branch, terminal,
 	// tipo) and inserts the received document with the number in one
 	// statement, as qReserveDocument does: a broken unique rule rolls the
 	// step back.
 	qReserveReceived = `WITH seq AS (
-    INSERT INTO document_sequences AS s (branch_id, terminal, tipo, last_numero)
-    VALUES ($2, $18, $17, 1)
-    ON CONFLICT (branch_id, terminal, tipo) DO UPDATE SET last_numero = s.last_numero + 1
+    INSERT INTO document_sequences AS s (branch_id, ambiente, terminal, tipo, last_numero)
+    VALUES ($2, $37, $18, $17, 1)
+    ON CONFLICT (branch_id, ambiente, terminal, tipo) DO UPDATE SET last_numero = s.last_numero + 1
     RETURNING last_numero
 )
 INSERT INTO received_documents (company_id, branch_id, id_externo, request_hash, clave,
@@ -34,10 +34,10 @@ INSERT INTO received_documents (company_id, branch_id, id_externo, request_hash,
     fecha_emision, total_impuesto, total_comprobante, supplier_xml, mensaje, tipo, terminal,
     numero, consecutivo, fecha_mensaje, signed_xml, estado, ind_estado, codigo_mensaje,
     mensaje_hacienda, detalle_mensaje, response_xml, last_error, attempts, next_attempt_at,
-    submitted_at, checked_at, created_at, updated_at, request, firma_politica, phase)
+    submitted_at, checked_at, created_at, updated_at, request, firma_politica, phase, ambiente)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
     (SELECT last_numero FROM seq), $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30,
-    $31, $32, $33, $33, $34, $35, $36)
+    $31, $32, $33, $33, $34, $35, $36, $37)
 RETURNING id, numero`
 
 	qSaveReceived = `UPDATE received_documents SET consecutivo = $2, fecha_mensaje = $3, signed_xml = $4,
@@ -93,7 +93,7 @@ func scanReceived(row pgx.Row) (tenant.ReceivedDocument, error) {
 		&r.TotalImpuesto, &r.TotalComprobante, &r.SupplierXML, &r.Mensaje, &r.Tipo, &r.Terminal, &r.Numero,
 		&r.Consecutivo, &fechaMsg, &r.SignedXML, &estado, &r.IndEstado, &r.CodigoMensaje, &r.MensajeHacienda,
 		&r.DetalleMensaje, &r.ResponseXML, &r.LastError, &r.Attempts, &next, &submitted, &checked,
-		&r.CreatedAt, &r.UpdatedAt, &r.Request, &r.FirmaPolitica, &phase)
+		&r.CreatedAt, &r.UpdatedAt, &r.Request, &r.FirmaPolitica, &phase, &r.Ambiente)
 	if err != nil {
 		return tenant.ReceivedDocument{}, err
 	}
@@ -120,7 +120,7 @@ func (s *Store) ReserveReceived(ctx context.Context, r *tenant.ReceivedDocument)
 		r.Consecutivo, docTime(r.FechaMensaje), nullBytes(r.SignedXML), string(r.Estado), r.IndEstado,
 		r.CodigoMensaje, r.MensajeHacienda, r.DetalleMensaje, nullBytes(r.ResponseXML), r.LastError, r.Attempts,
 		docTime(r.NextAttemptAt), docTime(r.SubmittedAt), docTime(r.CheckedAt), now, nullBytes(r.Request),
-		r.FirmaPolitica, string(r.Phase)).Scan(&id, &numero)
+		r.FirmaPolitica, string(r.Phase), r.Ambiente).Scan(&id, &numero)
 	if err != nil {
 		return fmt.Errorf("reserve received document %s of company %d: %w", r.Clave, r.CompanyID, mapErr(err))
 	}

@@ -14,7 +14,8 @@ const companyColumns = `id, owner_id, tipo_identificacion, numero_identificacion
     otras_senas, cod_pais, telefono, fax, correo_electronico, moneda_local, moneda_extranjera,
     facturacion_electronica, activo, usuario_hacienda, sealed_contrasena_hacienda,
     sealed_certificate, sealed_certificate_pin, certificate_expiry, certificate_version,
-    created_at, updated_at, validaciones_registro`
+    created_at, updated_at, validaciones_registro, ambiente, cuota_mensual,
+    correo_notificaciones`
 
 const (
 	qNextCompanyID = `UPDATE counters SET value = value + 1 WHERE name = 'company' RETURNING value`
@@ -24,8 +25,10 @@ const (
     razon_comercial, provincia, canton, distrito, barrio, otras_senas, cod_pais, telefono, fax,
     correo_electronico, moneda_local, moneda_extranjera, facturacion_electronica, activo,
     usuario_hacienda, sealed_contrasena_hacienda, sealed_certificate, sealed_certificate_pin,
-    certificate_expiry, certificate_version, created_at, updated_at, validaciones_registro)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+    certificate_expiry, certificate_version, created_at, updated_at, validaciones_registro,
+    ambiente, cuota_mensual, correo_notificaciones)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+    ?, ?, ?)`
 
 	// Updating a company writes the certificate columns only when a new
 	// certificate was uploaded, and then steps its version in the statement
@@ -36,7 +39,8 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 
     razon_comercial = ?, provincia = ?, canton = ?, distrito = ?, barrio = ?, otras_senas = ?,
     cod_pais = ?, telefono = ?, fax = ?, correo_electronico = ?, moneda_local = ?,
     moneda_extranjera = ?, facturacion_electronica = ?, activo = ?, usuario_hacienda = ?,
-    sealed_contrasena_hacienda = ?, validaciones_registro = ?, `
+    sealed_contrasena_hacienda = ?, validaciones_registro = ?, ambiente = ?, cuota_mensual = ?,
+    correo_notificaciones = ?, `
 	qUpdateCompanyWhere = `
 WHERE id = ?
 RETURNING ` + companyColumns
@@ -77,7 +81,7 @@ func newCompanyRow() *companyRow {
 		&c.CorreoElectronico, &c.MonedaLocal, &c.MonedaExtranjera, &c.FacturacionElectronica,
 		&c.Activo, &c.UsuarioHacienda, &c.SealedContrasenaHacienda, &c.SealedCertificate,
 		&c.SealedCertificatePIN, &r.expiry, &c.CertificateVersion, &r.created, &r.updated,
-		&c.ValidacionesRegistro}
+		&c.ValidacionesRegistro, &c.Ambiente, &c.CuotaMensual, &c.CorreoNotificaciones}
 	return r
 }
 
@@ -138,7 +142,8 @@ func (s *Store) CreateCompany(ctx context.Context, c *tenant.Company, b *tenant.
 		c.MonedaLocal, c.MonedaExtranjera, c.FacturacionElectronica, c.Activo,
 		c.UsuarioHacienda, nullBytes(c.SealedContrasenaHacienda), nullBytes(c.SealedCertificate),
 		nullBytes(c.SealedCertificatePIN), nullTime(c.CertificateExpiry), c.CertificateVersion,
-		formatTime(now), formatTime(now), c.ValidacionesRegistro)
+		formatTime(now), formatTime(now), c.ValidacionesRegistro, c.Ambiente, c.CuotaMensual,
+		c.CorreoNotificaciones)
 	if err != nil {
 		return fmt.Errorf("create company %d: %w", c.ID, mapErr(err))
 	}
@@ -174,7 +179,8 @@ func (s *Store) UpdateCompany(ctx context.Context, c *tenant.Company, newCertifi
 		c.ActividadComercial, c.TipoCliente, c.RazonComercial, c.Provincia, c.Canton,
 		c.Distrito, c.Barrio, c.OtrasSenas, c.CodPais, c.Telefono, c.Fax, c.CorreoElectronico,
 		c.MonedaLocal, c.MonedaExtranjera, c.FacturacionElectronica, c.Activo,
-		c.UsuarioHacienda, nullBytes(c.SealedContrasenaHacienda), c.ValidacionesRegistro}
+		c.UsuarioHacienda, nullBytes(c.SealedContrasenaHacienda), c.ValidacionesRegistro,
+		c.Ambiente, c.CuotaMensual, c.CorreoNotificaciones}
 	q := qUpdateCompany
 	if newCertificate {
 		q = qUpdateCompanyCertificate

@@ -30,7 +30,7 @@ const documentColumns = `id, company_id, branch_id, id_externo, request_hash, ti
     ind_estado, codigo_mensaje, mensaje_hacienda, detalle_mensaje,
     (SELECT xml FROM document_response_xml WHERE document_id = documents.id),
     last_error, attempts, next_attempt_at, submitted_at, checked_at, created_at, updated_at,
-    (SELECT request FROM document_requests WHERE document_id = documents.id), phase`
+    (SELECT request FROM document_requests WHERE document_id = documents.id), phase, ambiente`
 
 // stateColumns are documentColumns without the large parts, which read
 // back empty: what a listing shows (a page of 500 rows reads no megabytes
@@ -39,7 +39,7 @@ const stateColumns = `id, company_id, branch_id, id_externo, request_hash, tipo,
     numero, consecutivo, clave, situacion, fecha_emision, emisor_tipo, emisor_numero,
     receptor_tipo, receptor_numero, estado, NULL, ind_estado, codigo_mensaje,
     mensaje_hacienda, detalle_mensaje, NULL, last_error, attempts, next_attempt_at,
-    submitted_at, checked_at, created_at, updated_at, NULL, phase`
+    submitted_at, checked_at, created_at, updated_at, NULL, phase, ambiente`
 
 const (
 	// qNextDocumentNumber steps the sequence, creating it at 1, and
@@ -51,24 +51,25 @@ const (
 	// it opens and closes on every run. Without it, a document's four
 	// writes take a quarter less CPU (BenchmarkDocumentStore/Lifecycle:
 	// 490-510 µs before, 355-390 µs after).
-	qNextDocumentNumber = `INSERT INTO document_sequences (branch_id, terminal, tipo, last_numero)
-VALUES (?, ?, ?, 1)
-ON CONFLICT (branch_id, terminal, tipo) DO UPDATE SET last_numero = last_numero + 1`
-	qDocumentNumber = `SELECT last_numero FROM document_sequences WHERE branch_id = ? AND terminal = ? AND tipo = ?`
+	qNextDocumentNumber = `INSERT INTO document_sequences (branch_id, ambiente, terminal, tipo, last_numero)
+VALUES (?, ?, ?, ?, 1)
+ON CONFLICT (branch_id, ambiente, terminal, tipo) DO UPDATE SET last_numero = last_numero + 1`
+	qDocumentNumber = `SELECT last_numero FROM document_sequences
+WHERE branch_id = ? AND ambiente = ? AND terminal = ? AND tipo = ?`
 
 	// qRaiseDocumentNumber records a number the caller chose (its own
 	// clave's): the sequence rises to it, never falls, so that a number the
 	// service hands out later is never this one.
-	qRaiseDocumentNumber = `INSERT INTO document_sequences (branch_id, terminal, tipo, last_numero)
-VALUES (?, ?, ?, ?)
-ON CONFLICT (branch_id, terminal, tipo) DO UPDATE SET last_numero = max(last_numero, excluded.last_numero)`
+	qRaiseDocumentNumber = `INSERT INTO document_sequences (branch_id, ambiente, terminal, tipo, last_numero)
+VALUES (?, ?, ?, ?, ?)
+ON CONFLICT (branch_id, ambiente, terminal, tipo) DO UPDATE SET last_numero = max(last_numero, excluded.last_numero)`
 
 	qInsertDocument = `INSERT INTO documents (company_id, branch_id, id_externo, request_hash,
     tipo, terminal, numero, consecutivo, clave, situacion, fecha_emision, emisor_tipo,
     emisor_numero, receptor_tipo, receptor_numero, estado, ind_estado, codigo_mensaje,
     mensaje_hacienda, detalle_mensaje, last_error, attempts, next_attempt_at, submitted_at,
-    checked_at, created_at, updated_at, phase)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+    checked_at, created_at, updated_at, phase, ambiente)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 	qSaveDocument = `UPDATE documents SET consecutivo = ?, clave = ?, situacion = ?,
     fecha_emision = ?, emisor_tipo = ?, emisor_numero = ?, receptor_tipo = ?,
@@ -194,7 +195,7 @@ func scanDocument(r scanner) (tenant.Document, error) {
 		&d.Terminal, &d.Numero, &d.Consecutivo, &d.Clave, &d.Situacion, &fecha, &d.EmisorTipo,
 		&d.EmisorNumero, &d.ReceptorTipo, &d.ReceptorNumero, &estado, &d.SignedXML,
 		&d.IndEstado, &d.CodigoMensaje, &d.MensajeHacienda, &detalle, &d.ResponseXML,
-		&d.LastError, &d.Attempts, &next, &submitted, &checked, &created, &updated, &d.Request, &phase)
+		&d.LastError, &d.Attempts, &next, &submitted, &checked, &created, &updated, &d.Request, &phase, &d.Ambiente)
 	if err != nil {
 		return tenant.Document{}, err
 	}
@@ -239,10 +240,10 @@ func (s *Store) ReserveDocument(ctx context.Context, d *tenant.Document) error {
 			// A caller's clave carries its number: keep it, raise the
 			// sequence past it.
 			numero = d.Numero
-			if _, err := tx.StmtContext(ctx, s.wstmts.raiseNumber).ExecContext(ctx, d.BranchID, d.Terminal, d.Tipo, numero); err != nil {
+			if _, err := tx.StmtContext(ctx, s.wstmts.raiseNumber).ExecContext(ctx, d.BranchID, d.Ambiente, d.Terminal, d.Tipo, numero); err != nil {
 				return fmt.Errorf("number: %w", mapErr(err))
 			}
-		} else if numero, err = s.nextNumber(ctx, tx, d.BranchID, d.Terminal, d.Tipo); err != nil {
+		} else if numero, err = s.nextNumber(ctx, tx, d.BranchID, d.Ambiente, d.Terminal, d.Tipo); err != nil {
 			return err
 		}
 		res, err := tx.StmtContext(ctx, s.wstmts.insert).ExecContext(ctx, d.CompanyID, d.BranchID, d.IDExterno,
@@ -250,7 +251,7 @@ func (s *Store) ReserveDocument(ctx context.Context, d *tenant.Document) error {
 			d.Situacion, nullTime(d.FechaEmision), d.EmisorTipo, d.EmisorNumero, d.ReceptorTipo,
 			d.ReceptorNumero, string(d.Estado), d.IndEstado, d.CodigoMensaje, d.MensajeHacienda,
 			detalle, d.LastError, d.Attempts, nullTime(d.NextAttemptAt), nullTime(d.SubmittedAt),
-			nullTime(d.CheckedAt), formatTime(now), formatTime(now), string(d.Phase))
+			nullTime(d.CheckedAt), formatTime(now), formatTime(now), string(d.Phase), d.Ambiente)
 		if err != nil {
 			return mapErr(err)
 		}
@@ -340,14 +341,14 @@ func updated(res sql.Result, err error) (bool, error) {
 	return n > 0, err
 }
 
-// nextNumber steps the sequence of a branch, terminal and document type in
-// tx and returns the number it stepped to.
-func (s *Store) nextNumber(ctx context.Context, tx *sql.Tx, branchID int64, terminal, tipo string) (int64, error) {
-	if _, err := tx.StmtContext(ctx, s.wstmts.nextNumber).ExecContext(ctx, branchID, terminal, tipo); err != nil {
+// nextNumber steps the sequence of a branch, environment, terminal and
+// document type in tx and returns the number it stepped to.
+func (s *Store) nextNumber(ctx context.Context, tx *sql.Tx, branchID int64, ambiente, terminal, tipo string) (int64, error) {
+	if _, err := tx.StmtContext(ctx, s.wstmts.nextNumber).ExecContext(ctx, branchID, ambiente, terminal, tipo); err != nil {
 		return 0, fmt.Errorf("number: %w", mapErr(err))
 	}
 	var n int64
-	if err := tx.StmtContext(ctx, s.wstmts.number).QueryRowContext(ctx, branchID, terminal, tipo).Scan(&n); err != nil {
+	if err := tx.StmtContext(ctx, s.wstmts.number).QueryRowContext(ctx, branchID, ambiente, terminal, tipo).Scan(&n); err != nil {
 		return 0, fmt.Errorf("number: %w", mapErr(err))
 	}
 	return n, nil

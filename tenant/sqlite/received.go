@@ -16,15 +16,15 @@ const (
     total_impuesto, total_comprobante, supplier_xml, mensaje, tipo, terminal, numero, consecutivo,
     fecha_mensaje, signed_xml, estado, ind_estado, codigo_mensaje, mensaje_hacienda,
     detalle_mensaje, response_xml, last_error, attempts, next_attempt_at, submitted_at,
-    checked_at, created_at, updated_at, request, firma_politica, phase`
+    checked_at, created_at, updated_at, request, firma_politica, phase, ambiente`
 
 	qInsertReceived = `INSERT INTO received_documents (company_id, branch_id, id_externo, request_hash,
     clave, tipo_documento, emisor_tipo, emisor_numero, emisor_nombre, receptor_tipo,
     receptor_numero, fecha_emision, total_impuesto, total_comprobante, supplier_xml, mensaje, tipo,
     terminal, numero, consecutivo, fecha_mensaje, signed_xml, estado, ind_estado, codigo_mensaje,
     mensaje_hacienda, detalle_mensaje, response_xml, last_error, attempts, next_attempt_at,
-    submitted_at, checked_at, created_at, updated_at, request, firma_politica, phase)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+    submitted_at, checked_at, created_at, updated_at, request, firma_politica, phase, ambiente)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 RETURNING id`
 
 	qSaveReceived = `UPDATE received_documents SET consecutivo = ?, fecha_mensaje = ?, signed_xml = ?,
@@ -74,7 +74,7 @@ func scanReceived(row scanner) (tenant.ReceivedDocument, error) {
 		&r.TotalImpuesto, &r.TotalComprobante, &r.SupplierXML, &r.Mensaje, &r.Tipo, &r.Terminal, &r.Numero,
 		&r.Consecutivo, &fechaMsg, &r.SignedXML, &estado, &r.IndEstado, &r.CodigoMensaje, &r.MensajeHacienda,
 		&detalle, &r.ResponseXML, &r.LastError, &r.Attempts, &next, &submitted, &checked, &created, &updated, &r.Request,
-		&r.FirmaPolitica, &phase)
+		&r.FirmaPolitica, &phase, &r.Ambiente)
 	if err != nil {
 		return tenant.ReceivedDocument{}, err
 	}
@@ -115,7 +115,7 @@ func (s *Store) ReserveReceived(ctx context.Context, r *tenant.ReceivedDocument)
 	var numero, id int64
 	err = s.batch.do(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var err error
-		if numero, err = s.nextNumber(ctx, tx, r.BranchID, r.Terminal, r.Tipo); err != nil {
+		if numero, err = s.nextNumber(ctx, tx, r.BranchID, r.Ambiente, r.Terminal, r.Tipo); err != nil {
 			return err
 		}
 		return mapErr(tx.QueryRowContext(ctx, qInsertReceived, r.CompanyID, r.BranchID, r.IDExterno,
@@ -124,7 +124,7 @@ func (s *Store) ReserveReceived(ctx context.Context, r *tenant.ReceivedDocument)
 			r.SupplierXML, r.Mensaje, r.Tipo, r.Terminal, numero, r.Consecutivo, nullTime(r.FechaMensaje),
 			nullBytes(r.SignedXML), string(r.Estado), r.IndEstado, r.CodigoMensaje, r.MensajeHacienda, detalle,
 			nullBytes(r.ResponseXML), r.LastError, r.Attempts, nullTime(r.NextAttemptAt), nullTime(r.SubmittedAt),
-			nullTime(r.CheckedAt), formatTime(now), formatTime(now), nullBytes(r.Request), r.FirmaPolitica, string(r.Phase)).Scan(&id))
+			nullTime(r.CheckedAt), formatTime(now), formatTime(now), nullBytes(r.Request), r.FirmaPolitica, string(r.Phase), r.Ambiente).Scan(&id))
 	})
 	if err != nil {
 		return fmt.Errorf("reserve received document %s of company %d: %w", r.Clave, r.CompanyID, err)

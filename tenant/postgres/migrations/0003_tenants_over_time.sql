@@ -1,0 +1,37 @@
+-- Tenants over time (A.14): each company lives in one of the tax
+-- authority's environments, may have a monthly quota, and names an address
+-- for the notices about itself.
+--
+-- ambiente is 'pruebas' or 'produccion'. Rows written before this version
+-- hold '' until the service adopts them into its configured environment at
+-- start (Store.AdoptEnvironment): the migration cannot know which one they
+-- were issued in.
+ALTER TABLE companies ADD COLUMN ambiente text NOT NULL DEFAULT ''
+    CHECK (ambiente IN ('', 'pruebas', 'produccion'));
+-- cuota_mensual: documents the company may have numbered in a Costa Rica
+-- calendar month; NULL is no limit.
+ALTER TABLE companies ADD COLUMN cuota_mensual bigint CHECK (cuota_mensual >= 0);
+ALTER TABLE companies ADD COLUMN correo_notificaciones text NOT NULL DEFAULT '';
+
+-- A document belongs to the environment its company was in when it was
+-- numbered: its state is asked of that environment's endpoints, and each
+-- environment numbers apart (the tax authority keeps them apart), so the
+-- sequences and the rules of one document per number and per consecutivo
+-- are per environment.
+ALTER TABLE documents ADD COLUMN ambiente text NOT NULL DEFAULT ''
+    CHECK (ambiente IN ('', 'pruebas', 'produccion'));
+ALTER TABLE received_documents ADD COLUMN ambiente text NOT NULL DEFAULT ''
+    CHECK (ambiente IN ('', 'pruebas', 'produccion'));
+
+ALTER TABLE document_sequences ADD COLUMN ambiente text NOT NULL DEFAULT ''
+    CHECK (ambiente IN ('', 'pruebas', 'produccion'));
+ALTER TABLE document_sequences DROP CONSTRAINT document_sequences_pkey;
+ALTER TABLE document_sequences ADD PRIMARY KEY (branch_id, ambiente, terminal, tipo);
+
+DROP INDEX documents_branch_consecutivo_key;
+CREATE UNIQUE INDEX documents_branch_consecutivo_key ON documents (branch_id, ambiente, consecutivo)
+    WHERE consecutivo <> '';
+ALTER TABLE documents DROP CONSTRAINT documents_number_key,
+    ADD CONSTRAINT documents_number_key UNIQUE (branch_id, ambiente, terminal, tipo, numero);
+ALTER TABLE received_documents DROP CONSTRAINT received_documents_branch_numero,
+    ADD CONSTRAINT received_documents_branch_numero UNIQUE (branch_id, ambiente, terminal, tipo, numero);

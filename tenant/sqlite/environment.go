@@ -1,0 +1,76 @@
+package sqlite
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"facturad/tenant"
+)
+
+var _ tenant.EnvironmentStore = (*Store)(nil)
+
+const (
+	qAdoptPending = `SELECT EXISTS (SELECT 1 FROM companies WHERE ambiente = '')`
+
+	// qUnsettled counts the company's documents and messages of one
+	// environment not settled yet.
+	qUnsettled = `SELECT
+    (SELECT count(*) FROM documents
+     WHERE company_id = ?1 AND ambiente = ?2 AND ` + unsettledEstados + `) +
+    (SELECT count(*) FROM received_documents
+     WHERE company_id = ?1 AND ambiente = ?2 AND ` + unsettledEstados + `)`
+)
+
+// adoptTables are the tables whose rows written before environments
+// existed are adopted, companies first (its count is the answer).
+var adoptTables = []string{"companies", "document_sequences", "documents", "received_documents"}
+
+// AdoptEnvironment puts every row stored before environments existed into
+// ambiente, in one transaction; it reads nothing more when no company is
+// left to adopt.
+func (s *Store) AdoptEnvironment(ctx context.Context, ambiente string) (companies int, err error) {
+	var pending bool
+	if err := s.write.QueryRowContext(ctx, qAdoptPending).Scan(&pending); err != nil {
+		return 0, fmt.Errorf("adopt environment: %w", mapErr(err))
+	}
+	if !pending {
+		return 0, nil
+	}
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("adopt environment %s: %w", ambiente, mapErr(err))
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, ignoreDone(tx.Rollback()))
+		}
+	}()
+	for i, table := range adoptTables {
+		res, err := tx.ExecContext(ctx, `UPDATE `+table+` SET ambiente = ? WHERE ambiente = ''`, ambiente)
+		if err != nil {
+			return 0, fmt.Errorf("adopt environment %s: %s: %w", ambiente, table, mapErr(err))
+		}
+		if i == 0 {
+			n, err := res.RowsAffected()
+			if err != nil {
+				return 0, fmt.Errorf("adopt environment %s: %w", ambiente, mapErr(err))
+			}
+			companies = int(n)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, fmt.Errorf("adopt environment %s: commit: %w", ambiente, mapErr(err))
+	}
+	return companies, nil
+}
+
+// UnsettledDocuments counts the company's documents and messages numbered
+// in ambiente that are not settled yet.
+func (s *Store) UnsettledDocuments(ctx context.Context, companyID int64, ambiente string) (int, error) {
+	var n int
+	if err := s.read.QueryRowContext(ctx, qUnsettled, companyID, ambiente).Scan(&n); err != nil {
+		return 0, fmt.Errorf("documents of company %d not settled in %s: %w", companyID, ambiente, mapErr(err))
+	}
+	return n, nil
+}
