@@ -146,6 +146,36 @@ type document struct {
 // returns its first branch user.
 func createCompany(t *testing.T, admin apiClient, ca *certmint.CA, id string) apiClient {
 	t.Helper()
+	branch, _ := createCompanyWith(t, admin, ca, id, nil)
+	return branch
+}
+
+// createCompanyWith creates a company as createCompany does, with the
+// form's fields extra added or replaced, and returns its first branch user
+// and its id.
+func createCompanyWith(t *testing.T, admin apiClient, ca *certmint.CA, id string, extra map[string]string) (apiClient, int64) {
+	t.Helper()
+	ct, body := companyForm(t, ca, id, extra)
+	status, b := admin.do("POST", "/api/companies/v4", ct, body)
+	if status != 200 {
+		t.Fatalf("create company: %d %s", status, b)
+	}
+	var created struct {
+		CompaniaID                   int64
+		Usuario, Contrasena, APIToken string
+	}
+	if err := json.Unmarshal(b, &created); err != nil {
+		t.Fatal(err)
+	}
+	return apiClient{t: t, base: admin.base, token: created.APIToken, user: created.Usuario, pass: created.Contrasena}, created.CompaniaID
+}
+
+// companyForm is the multipart form of a company whose identification is
+// id, with a new certificate minted under ca and the fields of extra
+// added or replaced (an empty value drops the field; an empty Certificado
+// sends no file).
+func companyForm(t *testing.T, ca *certmint.CA, id string, extra map[string]string) (contentType string, body []byte) {
+	t.Helper()
 	m, err := certmint.MintCertificate(certmint.Options{
 		TipoIdentificacion: "02", Identificacion: id, Name: "EMPRESA " + id, PIN: "1234",
 		CA: ca, Key: certmint.TestKey(0),
@@ -153,35 +183,37 @@ func createCompany(t *testing.T, admin apiClient, ca *certmint.CA, id string) ap
 	if err != nil {
 		t.Fatal(err)
 	}
-	var buf bytes.Buffer
-	w := multipart.NewWriter(&buf)
-	for k, v := range map[string]string{
+	fields := map[string]string{
 		"TipoIdentificacion": "02", "Identificacion": id, "RazonSocial": "Empresa " + id + " S.A.",
 		"ActividadComercial": "620100", "UsuarioHacienda": "cpj-" + id + "@stag.comprobanteselectronicos.go.cr",
 		"ContrasenaHacienda": "clave-de-hacienda", "TipoCliente": "01", "RazonComercial": "Empresa " + id,
 		"Provincia": "1", "Canton": "01", "Distrito": "01", "OtrasSenas": "Avenida central", "CodPais": "506",
 		"Telefono": "22223333", "CorreoElectronico": "facturas@example.com", "Sucursal": "001",
 		"FacturacionElectronica": "true", "Clave": "1234",
-	} {
+	}
+	for k, v := range extra {
+		if v == "" {
+			delete(fields, k)
+			continue
+		}
+		fields[k] = v
+	}
+	var buf bytes.Buffer
+	w := multipart.NewWriter(&buf)
+	for k, v := range fields {
 		if err := w.WriteField(k, v); err != nil {
 			t.Fatal(err)
 		}
 	}
-	fw, err := w.CreateFormFile("Certificado", id+".p12")
-	if err != nil {
-		t.Fatal(err)
+	if v, ok := extra["Certificado"]; !ok || v != "" { // "Certificado": "" sends none
+		fw, err := w.CreateFormFile("Certificado", id+".p12")
+		if err != nil {
+			t.Fatal(err)
+		}
+		fw.Write(m.P12)
 	}
-	fw.Write(m.P12)
 	w.Close()
-	status, b := admin.do("POST", "/api/companies/v4", w.FormDataContentType(), buf.Bytes())
-	if status != 200 {
-		t.Fatalf("create company: %d %s", status, b)
-	}
-	var created struct{ Usuario, Contrasena, APIToken string }
-	if err := json.Unmarshal(b, &created); err != nil {
-		t.Fatal(err)
-	}
-	return apiClient{t: t, base: admin.base, token: created.APIToken, user: created.Usuario, pass: created.Contrasena}
+	return w.FormDataContentType(), buf.Bytes()
 }
 
 // sendRequests are one valid request of every document type, from the
