@@ -63,7 +63,7 @@ func (d Document) PrintedMessage() string {
 // beside Store, and tenant/storetest runs its conformance suite over both.
 type DocumentStore interface {
 	// ReserveDocument hands out the next number of the sequence of (d.BranchID,
-	// d.Terminal, d.Tipo) and inserts d with it in one transaction: it sets
+	// d.Ambiente, d.Terminal, d.Tipo) and inserts d with it in one transaction: it sets
 	// d.ID, d.Numero, CreatedAt and UpdatedAt. The caller fills Consecutivo
 	// and Clave afterwards with SaveDocument. Numbers start at 1, are never
 	// reused and never collide across replicas. A second document with the
@@ -79,8 +79,8 @@ type DocumentStore interface {
 	// SaveDocument enforces too.
 	ReserveDocument(ctx context.Context, d *Document) error
 	// SaveDocument replaces the mutable fields of the document d.ID (every
-	// field but ID, CompanyID, BranchID, IDExterno, RequestHash, Request,
-	// Tipo, Terminal, Numero and CreatedAt) and sets UpdatedAt. A Clave
+	// field but ID, CompanyID, BranchID, Ambiente, IDExterno, RequestHash,
+	// Request, Tipo, Terminal, Numero and CreatedAt) and sets UpdatedAt. A Clave
 	// taken by another document is ErrConflict.
 	//
 	// The large parts are kept apart from the fields every save writes: a

@@ -127,13 +127,17 @@ const (
 // WaitingSides are both values of Waiting.
 var WaitingSides = []Waiting{WaitingService, WaitingCaller}
 
+// UnsettledAmbientes are the environments the state gauges count apart.
+var UnsettledAmbientes = []string{AmbientePruebas, AmbienteProduccion}
+
 // Unsettled is one group of the state gauges' counts: what the rows are
-// (issued documents or received documents' messages), their state and who
-// they wait for.
+// (issued documents or received documents' messages), the environment they
+// were numbered in, their state and who they wait for.
 type Unsettled struct {
-	Kind    UnsettledKind
-	Estado  State
-	Waiting Waiting
+	Kind     UnsettledKind
+	Ambiente string
+	Estado   State
+	Waiting  Waiting
 }
 
 // StoreState is the store-wide picture the operations gauges show: how many
@@ -141,9 +145,11 @@ type Unsettled struct {
 // for whom and since when, and how many active companies need a new
 // certificate soon.
 type StoreState struct {
-	// Unsettled counts the rows of each kind in each of UnsettledStates by
-	// who they wait for; every triple of UnsettledKinds, UnsettledStates
-	// and WaitingSides has an entry, zero included.
+	// Unsettled counts the rows of each kind and environment in each of
+	// UnsettledStates by who they wait for; every combination of
+	// UnsettledKinds, UnsettledAmbientes, UnsettledStates and WaitingSides
+	// has an entry, zero included (a row stored before environments
+	// existed and not adopted yet counts under an empty Ambiente).
 	Unsettled map[Unsettled]int64
 	// OldestServiceWaiting is, per kind, when the oldest row the service
 	// still works on (WaitingService) was created; zero or absent when
@@ -165,22 +171,25 @@ type StoreState struct {
 func NewStoreState() StoreState {
 	st := StoreState{Unsettled: map[Unsettled]int64{}, OldestServiceWaiting: map[UnsettledKind]time.Time{}}
 	for _, k := range UnsettledKinds {
-		for _, e := range UnsettledStates {
-			for _, w := range WaitingSides {
-				st.Unsettled[Unsettled{k, e, w}] = 0
+		for _, a := range UnsettledAmbientes {
+			for _, e := range UnsettledStates {
+				for _, w := range WaitingSides {
+					st.Unsettled[Unsettled{k, a, e, w}] = 0
+				}
 			}
 		}
 	}
 	return st
 }
 
-// AddUnsettled records one group of a store's counts: n rows of kind in
-// estado that the service works on, m that wait for their company, and
-// when the oldest of the first was created (zero: none). Stores call it
-// for each row of their unsettled query.
-func (st *StoreState) AddUnsettled(kind UnsettledKind, estado State, service, caller int64, oldest time.Time) {
-	st.Unsettled[Unsettled{kind, estado, WaitingService}] = service
-	st.Unsettled[Unsettled{kind, estado, WaitingCaller}] = caller
+// AddUnsettled records one group of a store's counts: service rows of
+// kind numbered in ambiente in estado that the service works on, caller
+// that wait for their company, and when the oldest of the first was
+// created (zero: none). Stores call it for each row of their unsettled
+// query.
+func (st *StoreState) AddUnsettled(kind UnsettledKind, ambiente string, estado State, service, caller int64, oldest time.Time) {
+	st.Unsettled[Unsettled{kind, ambiente, estado, WaitingService}] = service
+	st.Unsettled[Unsettled{kind, ambiente, estado, WaitingCaller}] = caller
 	if oldest.IsZero() {
 		return
 	}

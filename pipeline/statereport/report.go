@@ -268,8 +268,8 @@ func (r *Reporter) reportingLocked(now time.Time) bool {
 
 var (
 	descDocuments = prometheus.NewDesc(metrics.Namespace+"_documents",
-		"Documents not settled yet (exported by the state reporter only), by kind (document: issued by a company; received: a company's message on a document a supplier issued to it), by state (00 pending, 04 sent, 05 not sent yet) and by who they wait for: service (a next attempt is set) or caller (none: only the company can move them on).",
-		[]string{"kind", "estado", "waiting"}, nil)
+		"Documents not settled yet (exported by the state reporter only), by kind (document: issued by a company; received: a company's message on a document a supplier issued to it), by the environment it was numbered in (ambiente: pruebas, produccion), by state (00 pending, 04 sent, 05 not sent yet) and by who they wait for: service (a next attempt is set) or caller (none: only the company can move them on).",
+		[]string{"kind", "ambiente", "estado", "waiting"}, nil)
 	descOldest = prometheus.NewDesc(metrics.Namespace+"_oldest_unsettled_document_age_seconds",
 		"Age of the oldest document of the kind (document, received) not settled yet that the service still works on (waiting=service), 0 when none (exported by the state reporter only).",
 		[]string{"kind"}, nil)
@@ -311,13 +311,11 @@ func (c collector) Collect(ch chan<- prometheus.Metric) {
 	if !reporting {
 		return
 	}
+	for u, n := range st.Unsettled {
+		ch <- prometheus.MustNewConstMetric(descDocuments, prometheus.GaugeValue,
+			float64(n), string(u.Kind), u.Ambiente, string(u.Estado), string(u.Waiting))
+	}
 	for _, k := range tenant.UnsettledKinds {
-		for _, e := range tenant.UnsettledStates {
-			for _, w := range tenant.WaitingSides {
-				ch <- prometheus.MustNewConstMetric(descDocuments, prometheus.GaugeValue,
-					float64(st.Unsettled[tenant.Unsettled{Kind: k, Estado: e, Waiting: w}]), string(k), string(e), string(w))
-			}
-		}
 		age := 0.0
 		if oldest := st.OldestServiceWaiting[k]; !oldest.IsZero() {
 			age = max(0, now.Sub(oldest).Seconds())

@@ -160,33 +160,33 @@ func TestOneReplicaExports(t *testing.T) {
 			b.refresh(t)
 			seeded := func() map[string]float64 {
 				return map[string]float64{
-					`facturad_documents{estado=00,kind=document,waiting=service}`:   1,
-					`facturad_documents{estado=00,kind=document,waiting=caller}`:    1,
-					`facturad_documents{estado=04,kind=document,waiting=service}`:   1,
-					`facturad_documents{estado=04,kind=document,waiting=caller}`:    0,
-					`facturad_documents{estado=05,kind=document,waiting=service}`:   1,
-					`facturad_documents{estado=05,kind=document,waiting=caller}`:    1,
-					`facturad_documents{estado=00,kind=received,waiting=service}`:   0,
-					`facturad_documents{estado=00,kind=received,waiting=caller}`:    0,
-					`facturad_documents{estado=04,kind=received,waiting=service}`:   1,
-					`facturad_documents{estado=04,kind=received,waiting=caller}`:    0,
-					`facturad_documents{estado=05,kind=received,waiting=service}`:   0,
-					`facturad_documents{estado=05,kind=received,waiting=caller}`:    1,
-					`facturad_certificates_expiring{within=30d}`:                    3,
-					`facturad_certificates_expiring{within=7d}`:                     2,
-					`facturad_certificates_expiring{within=expired}`:                1,
-					`facturad_oldest_unsettled_document_age_seconds{kind=document}`: c.Now().Sub(st.OldestServiceWaiting[tenant.UnsettledDocument]).Seconds(),
-					`facturad_oldest_unsettled_document_age_seconds{kind=received}`: c.Now().Sub(st.OldestServiceWaiting[tenant.UnsettledReceived]).Seconds(),
-					`facturad_state_last_refresh_timestamp_seconds`:                 float64(c.Now().UnixNano()) / 1e9,
+					`facturad_documents{ambiente=pruebas,estado=00,kind=document,waiting=service}`: 1,
+					`facturad_documents{ambiente=pruebas,estado=00,kind=document,waiting=caller}`:  1,
+					`facturad_documents{ambiente=pruebas,estado=04,kind=document,waiting=service}`: 1,
+					`facturad_documents{ambiente=pruebas,estado=04,kind=document,waiting=caller}`:  0,
+					`facturad_documents{ambiente=pruebas,estado=05,kind=document,waiting=service}`: 1,
+					`facturad_documents{ambiente=pruebas,estado=05,kind=document,waiting=caller}`:  1,
+					`facturad_documents{ambiente=pruebas,estado=00,kind=received,waiting=service}`: 0,
+					`facturad_documents{ambiente=pruebas,estado=00,kind=received,waiting=caller}`:  0,
+					`facturad_documents{ambiente=pruebas,estado=04,kind=received,waiting=service}`: 1,
+					`facturad_documents{ambiente=pruebas,estado=04,kind=received,waiting=caller}`:  0,
+					`facturad_documents{ambiente=pruebas,estado=05,kind=received,waiting=service}`: 0,
+					`facturad_documents{ambiente=pruebas,estado=05,kind=received,waiting=caller}`:  1,
+					`facturad_certificates_expiring{within=30d}`:                                   3,
+					`facturad_certificates_expiring{within=7d}`:                                    2,
+					`facturad_certificates_expiring{within=expired}`:                               1,
+					`facturad_oldest_unsettled_document_age_seconds{kind=document}`:                c.Now().Sub(st.OldestServiceWaiting[tenant.UnsettledDocument]).Seconds(),
+					`facturad_oldest_unsettled_document_age_seconds{kind=received}`:                c.Now().Sub(st.OldestServiceWaiting[tenant.UnsettledReceived]).Seconds(),
+					`facturad_state_last_refresh_timestamp_seconds`:                                float64(c.Now().UnixNano()) / 1e9,
 				}
 			}
 			for k, n := range st.Unsettled {
-				if seeded()[fmt.Sprintf("facturad_documents{estado=%s,kind=%s,waiting=%s}", k.Estado, k.Kind, k.Waiting)] != float64(n) {
+				if seeded()[fmt.Sprintf("facturad_documents{ambiente=%s,estado=%s,kind=%s,waiting=%s}", k.Ambiente, k.Estado, k.Kind, k.Waiting)] != float64(n) {
 					t.Fatalf("seed: %v", st.Unsettled)
 				}
 			}
-			if got := len(a.series(t)); got != 12+2+3+2 {
-				t.Errorf("the reporter exports %d series, want 19: 12 counts, 2 ages, 3 certificate counts, the refresh and the reporter", got)
+			if got := len(a.series(t)); got != 24+2+3+2 {
+				t.Errorf("the reporter exports %d series, want 31: 24 counts, 2 ages, 3 certificate counts, the refresh and the reporter", got)
 			}
 			checkOnlyReporter(t, a, b, c, seeded())
 
@@ -295,7 +295,7 @@ func (f *fakeStore) StoreState(context.Context, time.Time) (tenant.StoreState, e
 		return tenant.StoreState{}, errors.New("store unavailable")
 	}
 	st := tenant.NewStoreState()
-	st.Unsettled[tenant.Unsettled{Kind: tenant.UnsettledDocument, Estado: tenant.StateNotSentYet, Waiting: tenant.WaitingService}] = 7
+	st.Unsettled[tenant.Unsettled{Kind: tenant.UnsettledDocument, Ambiente: tenant.AmbientePruebas, Estado: tenant.StateNotSentYet, Waiting: tenant.WaitingService}] = 7
 	return st, nil
 }
 
@@ -323,7 +323,7 @@ func TestFailedReadsWithdrawValues(t *testing.T) {
 	f := &fakeStore{c: c}
 	a := newReplica(t, "a", f, c)
 	a.refresh(t)
-	const docs = `facturad_documents{estado=05,kind=document,waiting=service}`
+	const docs = `facturad_documents{ambiente=pruebas,estado=05,kind=document,waiting=service}`
 	if got := a.series(t); got[docs] != 7 || got["facturad_state_reporter"] != 1 {
 		t.Fatalf("after a good read: %v", got)
 	}

@@ -20,21 +20,21 @@ const (
 	// too). Per kind and state: the rows the service works on (a next
 	// attempt set), those waiting for their company (none), and the
 	// creation of the oldest of the first.
-	qUnsettledDocuments = `SELECT 'document', estado,
+	qUnsettledDocuments = `SELECT 'document', ambiente, estado,
     count(*) FILTER (WHERE next_attempt_at IS NOT NULL),
     count(*) FILTER (WHERE next_attempt_at IS NULL),
     min(created_at) FILTER (WHERE next_attempt_at IS NOT NULL)
 FROM documents
 WHERE ` + unsettledEstados + `
-GROUP BY estado
+GROUP BY ambiente, estado
 UNION ALL
-SELECT 'received', estado,
+SELECT 'received', ambiente, estado,
     count(*) FILTER (WHERE next_attempt_at IS NOT NULL),
     count(*) FILTER (WHERE next_attempt_at IS NULL),
     min(created_at) FILTER (WHERE next_attempt_at IS NOT NULL)
 FROM received_documents
 WHERE ` + unsettledEstados + `
-GROUP BY estado`
+GROUP BY ambiente, estado`
 	// qCertificatesExpiring counts the active companies by how soon their
 	// certificate expires: ?1 now, ?2 now+30d, ?3 now+7d. Times are
 	// fixed-width UTC text, so they compare as text.
@@ -65,11 +65,11 @@ func (s *Store) StoreState(ctx context.Context, now time.Time) (tenant.StoreStat
 	}
 	for rows.Next() {
 		var (
-			kind, estado    string
-			service, caller int64
-			oldest          sql.NullString // NULL: none the service works on
+			kind, ambiente, estado string
+			service, caller        int64
+			oldest                 sql.NullString // NULL: none the service works on
 		)
-		if err := rows.Scan(&kind, &estado, &service, &caller, &oldest); err != nil {
+		if err := rows.Scan(&kind, &ambiente, &estado, &service, &caller, &oldest); err != nil {
 			rows.Close()
 			return tenant.StoreState{}, fmt.Errorf("store state: unsettled documents: %w", err)
 		}
@@ -78,7 +78,7 @@ func (s *Store) StoreState(ctx context.Context, now time.Time) (tenant.StoreStat
 			rows.Close()
 			return tenant.StoreState{}, fmt.Errorf("store state: unsettled documents: %w", err)
 		}
-		st.AddUnsettled(tenant.UnsettledKind(kind), tenant.State(estado), service, caller, first)
+		st.AddUnsettled(tenant.UnsettledKind(kind), ambiente, tenant.State(estado), service, caller, first)
 	}
 	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
 		return tenant.StoreState{}, fmt.Errorf("store state: unsettled documents: %w", err)

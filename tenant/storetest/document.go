@@ -105,6 +105,7 @@ func minimalDocument(b tenant.Branch, idExterno, tipo, terminal string) tenant.D
 	return tenant.Document{
 		CompanyID:  b.CompanyID,
 		BranchID:   b.ID,
+		Ambiente:   tenant.AmbientePruebas,
 		IDExterno:  idExterno,
 		Tipo:       tipo,
 		Terminal:   terminal,
@@ -120,6 +121,7 @@ func fullDocument(b tenant.Branch, idExterno string, seed byte) tenant.Document 
 	return tenant.Document{
 		CompanyID:      b.CompanyID,
 		BranchID:       b.ID,
+		Ambiente:       tenant.AmbientePruebas,
 		IDExterno:      idExterno,
 		RequestHash:    h[:],
 		Request:        []byte(`{"id_externo":"` + idExterno + `","detalle":"«línea» \u0000?"}`),
@@ -229,6 +231,7 @@ func testDocumentSave(t *testing.T, s DocumentStore) {
 	full.RequestHash = []byte{9, 9, 9}
 	full.Request = []byte(`{"changed":true}`)
 	full.Tipo, full.Terminal, full.Numero = "04", "00009", 777
+	full.Ambiente = tenant.AmbienteProduccion
 	full.CreatedAt = time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC)
 	full.Place(tenant.StateError)    // a phase the save below may leave
 	full.UpdatedAt = d.UpdatedAt     // as read
@@ -243,6 +246,7 @@ func testDocumentSave(t *testing.T, s DocumentStore) {
 	want.CompanyID, want.BranchID, want.IDExterno, want.RequestHash = orig.CompanyID, orig.BranchID, orig.IDExterno, orig.RequestHash
 	want.Request = orig.Request // kept from numbering on
 	want.Tipo, want.Terminal, want.Numero, want.CreatedAt = orig.Tipo, orig.Terminal, orig.Numero, orig.CreatedAt
+	want.Ambiente = orig.Ambiente
 	readBoth(t, s, "saved document", want)
 
 	// And back to empty values: a save is a full replace, but for the

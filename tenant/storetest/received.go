@@ -49,7 +49,7 @@ const receivedPolicy = "https://cdn.comprobanteselectronicos.go.cr/xml-schemas/R
 
 func receivedDocument(b tenant.Branch, idExterno, clave, tipo string) tenant.ReceivedDocument {
 	return tenant.ReceivedDocument{
-		CompanyID: b.CompanyID, BranchID: b.ID, IDExterno: idExterno,
+		CompanyID: b.CompanyID, BranchID: b.ID, Ambiente: tenant.AmbientePruebas, IDExterno: idExterno,
 		Clave: clave, TipoDocumento: "01",
 		EmisorTipo: "02", EmisorNumero: "3101123456", EmisorNombre: "Proveedor & Cía S.A.",
 		ReceptorTipo: "02", ReceptorNumero: "3101999999",

@@ -56,8 +56,8 @@ func counts(service, caller [3]int64) map[tenant.Unsettled]int64 {
 func countsOf(kind tenant.UnsettledKind, service, caller [3]int64) map[tenant.Unsettled]int64 {
 	m := tenant.NewStoreState().Unsettled
 	for i, e := range tenant.UnsettledStates {
-		m[tenant.Unsettled{Kind: kind, Estado: e, Waiting: tenant.WaitingService}] = service[i]
-		m[tenant.Unsettled{Kind: kind, Estado: e, Waiting: tenant.WaitingCaller}] = caller[i]
+		m[tenant.Unsettled{Kind: kind, Ambiente: tenant.AmbientePruebas, Estado: e, Waiting: tenant.WaitingService}] = service[i]
+		m[tenant.Unsettled{Kind: kind, Ambiente: tenant.AmbientePruebas, Estado: e, Waiting: tenant.WaitingCaller}] = caller[i]
 	}
 	return m
 }
@@ -199,7 +199,7 @@ func testStateReceived(t *testing.T, s StateStore) {
 		st, err := s.StoreState(ctx, stateNow)
 		mustNot(t, "StoreState "+what, err)
 		want := countsOf(tenant.UnsettledReceived, service, caller)
-		want[tenant.Unsettled{Kind: tenant.UnsettledDocument, Estado: tenant.StateNotSentYet, Waiting: tenant.WaitingService}] = 1
+		want[tenant.Unsettled{Kind: tenant.UnsettledDocument, Ambiente: tenant.AmbientePruebas, Estado: tenant.StateNotSentYet, Waiting: tenant.WaitingService}] = 1
 		sameCounts(t, what, want, st.Unsettled)
 		if got := st.OldestServiceWaiting[tenant.UnsettledReceived]; !got.Equal(oldest.CreatedAt) || !isUTC(got) {
 			t.Errorf("%s: the messages' oldest %v, want %v (%s's creation, UTC)", what, got, oldest.CreatedAt, oldest.IDExterno)
@@ -421,7 +421,7 @@ func SeedState(tb testing.TB, s StateStore, now time.Time) tenant.StoreState {
 		if x.caller {
 			w = tenant.WaitingCaller
 		}
-		k := tenant.Unsettled{Kind: tenant.UnsettledDocument, Estado: x.st, Waiting: w}
+		k := tenant.Unsettled{Kind: tenant.UnsettledDocument, Ambiente: tenant.AmbientePruebas, Estado: x.st, Waiting: w}
 		if _, ok := want.Unsettled[k]; ok {
 			want.Unsettled[k]++
 			if w == tenant.WaitingService && want.OldestServiceWaiting[k.Kind].IsZero() {
@@ -444,7 +444,7 @@ func SeedState(tb testing.TB, s StateStore, now time.Time) tenant.StoreState {
 		if x.next.IsZero() {
 			w = tenant.WaitingCaller
 		}
-		k := tenant.Unsettled{Kind: tenant.UnsettledReceived, Estado: x.st, Waiting: w}
+		k := tenant.Unsettled{Kind: tenant.UnsettledReceived, Ambiente: tenant.AmbientePruebas, Estado: x.st, Waiting: w}
 		if _, ok := want.Unsettled[k]; ok {
 			want.Unsettled[k]++
 			if w == tenant.WaitingService && want.OldestServiceWaiting[k.Kind].IsZero() {

@@ -35,3 +35,14 @@ ALTER TABLE documents DROP CONSTRAINT documents_number_key,
     ADD CONSTRAINT documents_number_key UNIQUE (branch_id, ambiente, terminal, tipo, numero);
 ALTER TABLE received_documents DROP CONSTRAINT received_documents_branch_numero,
     ADD CONSTRAINT received_documents_branch_numero UNIQUE (branch_id, ambiente, terminal, tipo, numero);
+
+-- The state gauges count the rows not settled yet per environment too,
+-- still from these indexes alone.
+DROP INDEX documents_waiting;
+CREATE INDEX documents_waiting ON documents (estado, ambiente, created_at)
+    INCLUDE (next_attempt_at)
+    WHERE estado IN ('00', '04', '05');
+DROP INDEX received_waiting;
+CREATE INDEX received_waiting ON received_documents (estado, ambiente, created_at)
+    INCLUDE (next_attempt_at)
+    WHERE estado IN ('00', '04', '05');

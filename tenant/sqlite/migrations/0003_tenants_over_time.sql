@@ -23,7 +23,9 @@ ALTER TABLE companies ADD COLUMN correo_notificaciones TEXT NOT NULL DEFAULT '';
 -- key: documents, received_documents and document_sequences are rebuilt
 -- the way SQLite documents it: a new table, the rows copied with their ids
 -- (and the AUTOINCREMENT counter), the old table dropped, the new one
--- renamed to its name, its indexes made anew. The runner applies every
+-- renamed to its name, its indexes made anew (those the state gauges read,
+-- documents_waiting and received_waiting, now with ambiente, which they
+-- count by). The runner applies every
 -- migration with foreign keys off and checks them all before it commits
 -- (migrate.go), so that the tables that refer to documents by name refer
 -- to the new one.
@@ -90,7 +92,7 @@ CREATE UNIQUE INDEX documents_branch_consecutivo ON documents (branch_id, ambien
     WHERE consecutivo <> '';
 CREATE INDEX documents_due ON documents (next_attempt_at, id)
     WHERE (estado = '00' OR estado = '04' OR estado = '05') AND next_attempt_at IS NOT NULL;
-CREATE INDEX documents_waiting ON documents (estado, created_at, next_attempt_at)
+CREATE INDEX documents_waiting ON documents (estado, ambiente, created_at, next_attempt_at)
     WHERE (estado = '00' OR estado = '04' OR estado = '05');
 CREATE INDEX documents_list ON documents
     (company_id, coalesce(fecha_emision, created_at), id);
@@ -183,7 +185,7 @@ CREATE INDEX received_list_emisor ON received_documents
     (company_id, emisor_numero, coalesce(fecha_emision, created_at), id);
 CREATE INDEX received_due ON received_documents (next_attempt_at, id)
     WHERE (estado = '00' OR estado = '04' OR estado = '05') AND next_attempt_at IS NOT NULL;
-CREATE INDEX received_waiting ON received_documents (estado, created_at, next_attempt_at)
+CREATE INDEX received_waiting ON received_documents (estado, ambiente, created_at, next_attempt_at)
     WHERE (estado = '00' OR estado = '04' OR estado = '05');
 
 CREATE TABLE document_sequences_v3 (
