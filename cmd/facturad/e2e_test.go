@@ -161,7 +161,7 @@ func createCompanyWith(t *testing.T, admin apiClient, ca *certmint.CA, id string
 		t.Fatalf("create company: %d %s", status, b)
 	}
 	var created struct {
-		CompaniaID                   int64
+		CompaniaID                    int64
 		Usuario, Contrasena, APIToken string
 	}
 	if err := json.Unmarshal(b, &created); err != nil {
