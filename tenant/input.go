@@ -42,7 +42,8 @@ type CompanyInput struct {
 	// documents a month, "" for no limit, and is taken only from the forms
 	// of the users who sell the company's plan (an admin, its reseller):
 	// Service.CreateCompany and UpdateCompany drop it from anyone else's.
-	// CorreoNotificaciones is up to four addresses, "" for none.
+	// CorreoNotificaciones is up to four addresses separated by ";", "" for
+	// none.
 	Ambiente             *string
 	CuotaMensual         *string
 	CorreoNotificaciones *string

@@ -60,7 +60,7 @@ type CompanyDetail struct {
 	MonedaLocal        string `json:"monedaLocal"`
 	MonedaExtranjera   string `json:"monedaExtranjera"`
 	// CorreoNotificaciones (ours, A.14) are the addresses the notices
-	// about the company itself go to (comma-separated; empty: none).
+	// about the company itself go to (separated by ";"; empty: none).
 	CorreoNotificaciones string `json:"correoNotificaciones"`
 }
 
@@ -167,7 +167,7 @@ type CompanyForm struct {
 	// certificate in the same update. CuotaMensual is a whole number of
 	// documents a month, or "" for no limit, taken only from an admin's
 	// or the company's reseller's form. CorreoNotificaciones is up to four
-	// comma-separated addresses, or "" for none.
+	// addresses separated by ";", or "" for none.
 	Ambiente             *string `form:"ambiente"`
 	CuotaMensual         *string `form:"cuotaMensual"`
 	CorreoNotificaciones *string `form:"correoNotificaciones"`
