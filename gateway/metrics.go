@@ -3,6 +3,7 @@ package gateway
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -18,6 +19,11 @@ import (
 // mix of answers, keeps /metrics the same size on a replica that has
 // answered every class as on one that answered only 2xx. No alert or panel
 // reads latency by class; the error ratio comes from the counter.
+//
+// Only the routes on a document's path have a duration histogram of their
+// own (OwnLatency); the others (companies, branches, users, webhooks,
+// usage, the operators' lists, /docs...) share one per method, under the
+// route SharedLatencyRoute. Their counters stay per route.
 type httpMetrics struct {
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
@@ -52,6 +58,29 @@ func newHTTPMetrics(r prometheus.Registerer) (*httpMetrics, error) {
 }
 
 var statusClasses = [6]string{"", "1xx", "2xx", "3xx", "4xx", "5xx"}
+
+// SharedLatencyRoute is the duration histogram's route label of the routes
+// without a histogram of their own.
+const SharedLatencyRoute = "other"
+
+// ownLatencyPrefixes are the route patterns whose latency is watched route
+// by route: what a billing system waits on when it issues and reads
+// documents, receives its suppliers', or looks a registry up before a
+// send, and the tax authority's callback. A route a company calls now and
+// then to manage itself shares its histogram: a histogram is a dozen
+// series, and /metrics has a size budget (docs/performance.md).
+var ownLatencyPrefixes = []string{"/api/documents/", "/api/received/", "/api/registry/", "/hacienda/"}
+
+// OwnLatency reports whether the route pattern has a duration histogram of
+// its own.
+func OwnLatency(pattern string) bool {
+	for _, p := range ownLatencyPrefixes {
+		if strings.HasPrefix(pattern, p) {
+			return true
+		}
+	}
+	return false
+}
 
 // precreated are the status classes whose request counter exists from the
 // start, at zero, so that a rate or an error ratio has a series to read
@@ -89,7 +118,11 @@ func (rm *routeMetrics) counter(i int) prometheus.Counter {
 
 func (rm *routeMetrics) observer() prometheus.Observer {
 	rm.durOnce.Do(func() {
-		rm.dur = rm.m.duration.WithLabelValues(rm.pattern, rm.method)
+		route := rm.pattern
+		if !OwnLatency(route) {
+			route = SharedLatencyRoute
+		}
+		rm.dur = rm.m.duration.WithLabelValues(route, rm.method)
 	})
 	return rm.dur
 }

@@ -437,7 +437,9 @@ func TestMetrics(t *testing.T) {
 		t.Errorf("counts ok=%v unauth=%v unmatched=%v", ok, unauth, unmatched)
 	}
 	r := doWith(t, b.admin, "GET", "/metrics", nil, "", nil)
-	if r.status != 200 || !bytes.Contains(r.body, []byte(`facturad_http_request_duration_seconds_bucket{method="GET",route="/api/companies/{companyId}/branches/v4",le=`)) {
+	// A company's own management shares its histogram (one per method).
+	if r.status != 200 || !bytes.Contains(r.body, []byte(`facturad_http_request_duration_seconds_bucket{method="GET",route="other",le=`)) ||
+		bytes.Contains(r.body, []byte(`facturad_http_request_duration_seconds_bucket{method="GET",route="/api/companies/{companyId}/branches/v4"`)) {
 		t.Errorf("/metrics: %d\n%s", r.status, r.body)
 	}
 	if bytes.Contains(r.body, []byte(`/no/such/thing`)) || bytes.Contains(r.body, []byte(`route="/api/companies/3`)) {
@@ -447,43 +449,60 @@ func TestMetrics(t *testing.T) {
 
 // Only the 2xx, 4xx and 5xx counters exist before traffic; 1xx and 3xx
 // counters and the route's duration histogram appear with their first
-// answer, and the histogram is one whatever the classes answered.
+// answer, and the histogram is one whatever the classes answered: the
+// route's own on a document's path, the one shared by the other routes of
+// its method elsewhere.
 func TestMetricsSeriesOnFirstUse(t *testing.T) {
-	b := setup(t, Options{Tenants: &fakeTenants{}})
-	series := func() string {
-		t.Helper()
-		r := doWith(t, b.admin, "GET", "/metrics", nil, "", nil)
-		var lines []string
-		for _, l := range strings.Split(string(r.body), "\n") {
-			if strings.Contains(l, `route="`+pathBranches+`"`) {
-				lines = append(lines, l)
+	for _, tt := range []struct {
+		name, path, pattern, histogram string
+	}{
+		{"a company's management", "/api/companies/%d/branches/v4", pathBranches, SharedLatencyRoute},
+		{"a document's path", "/api/documents/%d/xml/v4", "/api/documents/{clave}/xml/v4", "/api/documents/{clave}/xml/v4"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			b := setup(t, Options{Tenants: &fakeTenants{}, Routes: []Route{{Method: "GET", Path: "/api/documents/{clave}/xml/v4",
+				Handle: func(context.Context, *Request) (Reply, error) {
+					return Reply{Body: []byte("<FacturaElectronica/>"), ContentType: "application/xml"}, nil
+				}}}})
+			series := func() (counters, histograms string) {
+				t.Helper()
+				r := doWith(t, b.admin, "GET", "/metrics", nil, "", nil)
+				var cs, hs []string
+				for _, l := range strings.Split(string(r.body), "\n") {
+					if strings.Contains(l, `facturad_http_requests_total{method="GET",route="`+tt.pattern+`"`) {
+						cs = append(cs, l)
+					}
+					if strings.Contains(l, `facturad_http_request_duration_seconds_count{method="GET",route="`) {
+						hs = append(hs, l)
+					}
+				}
+				return strings.Join(cs, "\n"), strings.Join(hs, "\n")
 			}
-		}
-		return strings.Join(lines, "\n")
-	}
-	before := series()
-	for _, class := range []string{"2xx", "4xx", "5xx"} {
-		if !strings.Contains(before, `facturad_http_requests_total{method="GET",route="`+pathBranches+`",status="`+class+`"} 0`) {
-			t.Errorf("no %s counter at zero before traffic:\n%s", class, before)
-		}
-	}
-	for _, absent := range []string{`status="1xx"`, `status="3xx"`, "facturad_http_request_duration_seconds"} {
-		if strings.Contains(before, absent) {
-			t.Errorf("%s exported before traffic:\n%s", absent, before)
-		}
-	}
-	b.do(t, "GET", "/api/companies/2/branches/v4", &fakeUser, "", nil)
-	after := series()
-	if !strings.Contains(after, `facturad_http_request_duration_seconds_count{method="GET",route="`+pathBranches+`"} 1`) {
-		t.Errorf("no histogram after a 2xx answer:\n%s", after)
-	}
-	b.do(t, "GET", "/api/companies/3/branches/v4", nil, "", nil) // 401
-	after = series()
-	if !strings.Contains(after, `facturad_http_request_duration_seconds_count{method="GET",route="`+pathBranches+`"} 2`) {
-		t.Errorf("the 4xx answer is not in the route's one histogram:\n%s", after)
-	}
-	if n := strings.Count(after, "facturad_http_request_duration_seconds_count{"); n != 1 {
-		t.Errorf("%d duration histograms for one route after 2xx and 4xx answers, want 1:\n%s", n, after)
+			before, hist := series()
+			for _, class := range []string{"2xx", "4xx", "5xx"} {
+				if !strings.Contains(before, `facturad_http_requests_total{method="GET",route="`+tt.pattern+`",status="`+class+`"} 0`) {
+					t.Errorf("no %s counter at zero before traffic:\n%s", class, before)
+				}
+			}
+			for _, absent := range []string{`status="1xx"`, `status="3xx"`} {
+				if strings.Contains(before, absent) {
+					t.Errorf("%s exported before traffic:\n%s", absent, before)
+				}
+			}
+			if hist != "" {
+				t.Errorf("a GET histogram before traffic:\n%s", hist)
+			}
+			b.do(t, "GET", fmt.Sprintf(tt.path, 2), &fakeUser, "", nil)
+			_, hist = series()
+			if !strings.Contains(hist, `facturad_http_request_duration_seconds_count{method="GET",route="`+tt.histogram+`"} 1`) {
+				t.Errorf("no histogram %q after a 2xx answer:\n%s", tt.histogram, hist)
+			}
+			b.do(t, "GET", fmt.Sprintf(tt.path, 3), nil, "", nil) // 401
+			_, hist = series()
+			if hist != `facturad_http_request_duration_seconds_count{method="GET",route="`+tt.histogram+`"} 2` {
+				t.Errorf("want the 4xx answer in the route's one histogram %q, and no other:\n%s", tt.histogram, hist)
+			}
+		})
 	}
 }
 
