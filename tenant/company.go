@@ -223,9 +223,12 @@ func (s *Service) identificationToMatch(e *ValidationError, in CompanyInput) str
 // certificate even if another request replaced it meanwhile; an
 // empty ContrasenaHacienda keeps the stored password; a Clave without a
 // Certificado is ignored (a PIN belongs to its file). A ValidacionesRegistro
-// not sent keeps the stored one (sent empty, it clears it). An empty Activo
-// keeps the current state; setting it to N drops the cached credentials of every
-// user of the company.
+// not sent keeps the stored one (sent empty, it clears it), and so does a
+// CorreoNotificaciones. A CuotaMensual is taken only from an admin or the
+// owning reseller (sellsPlan); anyone else's is ignored. A different
+// Ambiente is a move (checkMove). An empty Activo keeps the current state;
+// setting it to N drops the cached credentials of every user of the
+// company.
 func (s *Service) UpdateCompany(ctx context.Context, p Principal, id int64, in CompanyInput) (CompanyDetail, error) {
 	c, err := s.companyFor(ctx, p, id)
 	if err != nil {
