@@ -16,20 +16,16 @@ import (
 // logs in afresh at the company's environment and opens its certificate,
 // and sends nothing.
 
-// ConnectionOK is the Token and Certificado of a test that found nothing
-// wrong.
-const ConnectionOK = "ok"
-
 // ConnectionTest is what a connection test found.
 type ConnectionTest struct {
 	// Ambiente is the company's environment, where it logged in.
 	Ambiente string
-	// Token is ConnectionOK when the token service gave a token for the
+	// Token is api.ConnectionOK when the token service gave a token for the
 	// company's user and password; otherwise why not: the token service's
 	// own refusal text ("Invalid user credentials"), or, when it could not
 	// be asked, a reason starting with "unreachable: " (or "not tried: ").
 	Token string
-	// Certificado is ConnectionOK when the company's certificate opens
+	// Certificado is api.ConnectionOK when the company's certificate opens
 	// with its PIN and is valid now; otherwise why not (none, the PIN,
 	// the file, expired on…, not valid before…).
 	Certificado string
@@ -73,7 +69,7 @@ func (p *Pipeline) TestConnection(ctx context.Context, pr tenant.Principal, comp
 	out.Certificado, out.IdentificacionCoincide, out.VencimientoCertificado = p.testCertificate(ctx, c)
 	out.Token = p.testLogin(ctx, c)
 	p.log.InfoContext(ctx, "connection test", "company", c.ID, "ambiente", c.Ambiente,
-		"token_ok", out.Token == ConnectionOK, "certificado_ok", out.Certificado == ConnectionOK,
+		"token_ok", out.Token == api.ConnectionOK, "certificado_ok", out.Certificado == api.ConnectionOK,
 		"identificacion_coincide", out.IdentificacionCoincide)
 	return out, nil
 }
@@ -101,7 +97,7 @@ func (p *Pipeline) testLogin(ctx context.Context, c tenant.Company) string {
 		// The credentials work: the company's documents stopped on them
 		// go on at once.
 		p.resumeCompany(ctx, c.ID, "connection test")
-		return ConnectionOK
+		return api.ConnectionOK
 	case errors.As(err, &le):
 		return le.Reason
 	}
@@ -134,7 +130,7 @@ func (p *Pipeline) testCertificate(ctx context.Context, c tenant.Company) (reaso
 	case !now.Before(leaf.NotAfter):
 		return "expired on " + api.LocalTime(leaf.NotAfter), coincide, expiry
 	}
-	return ConnectionOK, coincide, expiry
+	return api.ConnectionOK, coincide, expiry
 }
 
 // unopened says why the company's certificate could not be opened; a

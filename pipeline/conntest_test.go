@@ -64,21 +64,21 @@ func TestConnectionTest(t *testing.T) {
 		// expiry: the certificate's (true) or the stored one's.
 		grants, logouts int64
 	}{
-		{name: "ok/everything works", token: ConnectionOK, cert: ConnectionOK, coincide: true, grants: 1, logouts: 1},
+		{name: "ok/everything works", token: api.ConnectionOK, cert: api.ConnectionOK, coincide: true, grants: 1, logouts: 1},
 		{name: "error/a wrong password: the token service's words", users: map[string]string{"cpj-3-101-123456@stag.comprobanteselectronicos.go.cr": "another"},
-			token: "Invalid user credentials", cert: ConnectionOK, coincide: true},
+			token: "Invalid user credentials", cert: api.ConnectionOK, coincide: true},
 		{name: "error/expired", before: func(t *testing.T, b *bundle) { b.clock.advance(11 * 365 * 24 * time.Hour) },
-			token: ConnectionOK, cert: "expired on " + "…", coincide: true, grants: 1, logouts: 1},
+			token: api.ConnectionOK, cert: "expired on " + "…", coincide: true, grants: 1, logouts: 1},
 		{name: "error/not valid yet", before: func(t *testing.T, b *bundle) { b.clock.advance(-48 * time.Hour) },
-			token: ConnectionOK, cert: "not valid before …", coincide: true, grants: 1, logouts: 1},
+			token: api.ConnectionOK, cert: "not valid before …", coincide: true, grants: 1, logouts: 1},
 		{name: "error/another taxpayer's certificate", before: func(t *testing.T, b *bundle) { b.storeCertificate(t, other.P12, []byte("1234")) },
-			token: ConnectionOK, cert: ConnectionOK, coincide: false, grants: 1, logouts: 1},
+			token: api.ConnectionOK, cert: api.ConnectionOK, coincide: false, grants: 1, logouts: 1},
 		{name: "error/a PIN that does not open it", before: func(t *testing.T, b *bundle) { b.storeCertificate(t, other.P12, []byte("9999")) },
-			token: ConnectionOK, cert: "the stored PIN does not open the certificate", grants: 1, logouts: 1},
+			token: api.ConnectionOK, cert: "the stored PIN does not open the certificate", grants: 1, logouts: 1},
 		{name: "error/not a certificate", before: func(t *testing.T, b *bundle) { b.storeCertificate(t, []byte("not a p12"), []byte("1234")) },
-			token: ConnectionOK, cert: "the stored certificate is not a PKCS#12 (.p12/.pfx) file", grants: 1, logouts: 1},
+			token: api.ConnectionOK, cert: "the stored certificate is not a PKCS#12 (.p12/.pfx) file", grants: 1, logouts: 1},
 		{name: "error/no certificate", before: func(t *testing.T, b *bundle) { b.storeCertificate(t, nil, nil) },
-			token: ConnectionOK, cert: "the company has no certificate", grants: 1, logouts: 1},
+			token: api.ConnectionOK, cert: "the company has no certificate", grants: 1, logouts: 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -152,7 +152,7 @@ func TestConnectionTestAccess(t *testing.T) {
 			before := b.sb.Stats().PasswordGrants
 			got, err := b.p.TestConnection(context.Background(), tt.pr, tt.id)
 			if tt.ok {
-				if err != nil || got.Token != ConnectionOK {
+				if err != nil || got.Token != api.ConnectionOK {
 					t.Fatalf("%+v %v", got, err)
 				}
 				return
@@ -182,7 +182,7 @@ func TestConnectionTestEnvironments(t *testing.T) {
 	}})
 	ctx := context.Background()
 	got, err := b.p.TestConnection(ctx, b.branch, b.company.ID)
-	if err != nil || got.Token != ConnectionOK || got.Ambiente != tenant.AmbientePruebas {
+	if err != nil || got.Token != api.ConnectionOK || got.Ambiente != tenant.AmbientePruebas {
 		t.Fatalf("pruebas: %+v %v", got, err)
 	}
 	c, err := b.store.Company(ctx, b.company.ID)
@@ -198,7 +198,7 @@ func TestConnectionTestEnvironments(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Ambiente != tenant.AmbienteProduccion || got.Token != "unreachable: connection refused (refused)" || got.Certificado != ConnectionOK {
+	if got.Ambiente != tenant.AmbienteProduccion || got.Token != "unreachable: connection refused (refused)" || got.Certificado != api.ConnectionOK {
 		t.Errorf("produccion: %+v", got)
 	}
 	if b.sb.Stats().PasswordGrants != before {
@@ -216,14 +216,14 @@ func TestConnectionTestIsPaced(t *testing.T) {
 	}})
 	ctx := context.Background()
 	first, err := b.p.TestConnection(ctx, b.branch, b.company.ID)
-	if err != nil || first.Token != ConnectionOK {
+	if err != nil || first.Token != api.ConnectionOK {
 		t.Fatalf("first: %+v %v", first, err)
 	}
 	second, err := b.p.TestConnection(ctx, b.branch, b.company.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(second.Token, "not tried: ") || second.Certificado != ConnectionOK {
+	if !strings.HasPrefix(second.Token, "not tried: ") || second.Certificado != api.ConnectionOK {
 		t.Errorf("second: %+v, want the login not tried", second)
 	}
 	if g := b.sb.Stats().PasswordGrants; g != 1 {
@@ -256,7 +256,7 @@ func TestConnectionTestResumesStoppedDocuments(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, err := b.p.TestConnection(context.Background(), b.branch, b.company.ID)
-	if err != nil || got.Token != ConnectionOK {
+	if err != nil || got.Token != api.ConnectionOK {
 		t.Fatalf("%+v %v", got, err)
 	}
 	if d := b.stored(t, clave); d.NextAttemptAt.IsZero() {
