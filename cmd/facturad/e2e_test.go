@@ -146,23 +146,35 @@ type document struct {
 // returns its first branch user.
 func createCompany(t *testing.T, admin apiClient, ca *certmint.CA, id string) apiClient {
 	t.Helper()
+	return createCompanyWith(t, admin, ca, id, certmint.Options{}, nil)
+}
+
+// createCompanyWith is createCompany with the certificate's validity from
+// cert (NotBefore, NotAfter; zero: the defaults) and the form's fields
+// replaced by those in form.
+func createCompanyWith(t *testing.T, admin apiClient, ca *certmint.CA, id string, cert certmint.Options, form map[string]string) apiClient {
+	t.Helper()
 	m, err := certmint.MintCertificate(certmint.Options{
 		TipoIdentificacion: "02", Identificacion: id, Name: "EMPRESA " + id, PIN: "1234",
-		CA: ca, Key: certmint.TestKey(0),
+		CA: ca, Key: certmint.TestKey(0), NotBefore: cert.NotBefore, NotAfter: cert.NotAfter,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var buf bytes.Buffer
-	w := multipart.NewWriter(&buf)
-	for k, v := range map[string]string{
+	fields := map[string]string{
 		"TipoIdentificacion": "02", "Identificacion": id, "RazonSocial": "Empresa " + id + " S.A.",
 		"ActividadComercial": "620100", "UsuarioHacienda": "cpj-" + id + "@stag.comprobanteselectronicos.go.cr",
 		"ContrasenaHacienda": "clave-de-hacienda", "TipoCliente": "01", "RazonComercial": "Empresa " + id,
 		"Provincia": "1", "Canton": "01", "Distrito": "01", "OtrasSenas": "Avenida central", "CodPais": "506",
 		"Telefono": "22223333", "CorreoElectronico": "facturas@example.com", "Sucursal": "001",
 		"FacturacionElectronica": "true", "Clave": "1234",
-	} {
+	}
+	for k, v := range form {
+		fields[k] = v
+	}
+	var buf bytes.Buffer
+	w := multipart.NewWriter(&buf)
+	for k, v := range fields {
 		if err := w.WriteField(k, v); err != nil {
 			t.Fatal(err)
 		}
