@@ -15,6 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
+
 	"facturad/hacienda/recepcion"
 	"facturad/hacienda/sandbox"
 )
@@ -158,6 +161,45 @@ func TestCheckLoginForgetsARefusal(t *testing.T) {
 	}
 	if _, err := b.client.Status(ctx, creds, unknownClave()); !errors.Is(err, recepcion.ErrNotFound) {
 		t.Fatalf("after the test login: %v, want a login and the API's answer", err)
+	}
+}
+
+// TestCheckLoginMetrics: a test login is counted like any password grant,
+// and its logout is counted but not timed, so that the test adds no
+// histogram to /metrics.
+func TestCheckLoginMetrics(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	b := setup(t, sandbox.Options{Checks: noChecks}, recepcion.Options{Registerer: reg})
+	if err := b.client.CheckLogin(context.Background(), creds); err != nil {
+		t.Fatal(err)
+	}
+	expected := `
+# HELP facturad_hacienda_calls_total HTTP exchanges with the tax authority, by operation and outcome.
+# TYPE facturad_hacienda_calls_total counter
+facturad_hacienda_calls_total{op="logout",outcome="ok"} 1
+facturad_hacienda_calls_total{op="password",outcome="ok"} 1
+# HELP facturad_hacienda_token_grants_total Token requests to the tax authority's token service, by grant and outcome.
+# TYPE facturad_hacienda_token_grants_total counter
+facturad_hacienda_token_grants_total{grant="password",outcome="ok"} 1
+`
+	if err := testutil.GatherAndCompare(reg, strings.NewReader(expected), "facturad_hacienda_calls_total", "facturad_hacienda_token_grants_total"); err != nil {
+		t.Fatal(err)
+	}
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != "facturad_hacienda_call_duration_seconds" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "op" && l.GetValue() != "password" {
+					t.Errorf("a duration histogram for op %q", l.GetValue())
+				}
+			}
+		}
 	}
 }
 
