@@ -88,8 +88,8 @@ func (cw *connWorld) test(t *testing.T, who creds, id int64) reply {
 	return cw.do(t, "POST", fmt.Sprintf("/api/companies/%d/prueba-conexion/v4", id), &who, "", nil)
 }
 
-// answer reads a 200 connection-test answer.
-func answer(t *testing.T, r reply) api.PruebaConexion {
+// connAnswer reads a 200 connection-test answer.
+func connAnswer(t *testing.T, r reply) api.PruebaConexion {
 	t.Helper()
 	if r.status != 200 {
 		t.Fatalf("status %d, want 200: %s", r.status, r.body)
@@ -146,7 +146,7 @@ func TestConnectionTestRoute(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := answer(t, cw.test(t, tt.who, tt.co.id)); got != tt.want {
+			if got := connAnswer(t, cw.test(t, tt.who, tt.co.id)); got != tt.want {
 				t.Errorf("answer %+v\nwant   %+v", got, tt.want)
 			}
 		})
@@ -173,7 +173,7 @@ func TestConnectionTestRoute(t *testing.T) {
 	t.Run("error/an expired certificate", func(t *testing.T) {
 		cw.offset.Store(int64(11 * 365 * 24 * time.Hour))
 		defer cw.offset.Store(0)
-		got := answer(t, cw.test(t, good.user, good.id))
+		got := connAnswer(t, cw.test(t, good.user, good.id))
 		want := api.PruebaConexion{Ambiente: "pruebas", Token: "ok", Certificado: "expired on " + expiry, IdentificacionCoincide: true, VencimientoCertificado: expiry}
 		if got != want {
 			t.Errorf("answer %+v\nwant   %+v", got, want)

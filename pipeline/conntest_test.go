@@ -79,6 +79,16 @@ func TestConnectionTest(t *testing.T) {
 			token: api.ConnectionOK, cert: "the stored certificate is not a PKCS#12 (.p12/.pfx) file", grants: 1, logouts: 1},
 		{name: "error/no certificate", before: func(t *testing.T, b *bundle) { b.storeCertificate(t, nil, nil) },
 			token: api.ConnectionOK, cert: "the company has no certificate", grants: 1, logouts: 1},
+		{name: "error/no tax-authority password: no login", before: func(t *testing.T, b *bundle) {
+			c, err := b.store.Company(context.Background(), b.company.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.FacturacionElectronica, c.SealedContrasenaHacienda = false, nil
+			if err := b.store.UpdateCompany(context.Background(), &c, false); err != nil {
+				t.Fatal(err)
+			}
+		}, token: "the company has no tax-authority user or password", cert: api.ConnectionOK, coincide: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
