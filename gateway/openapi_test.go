@@ -324,6 +324,8 @@ func TestOpenAPIShapesMatchTheModel(t *testing.T) {
 		{"DeliveryLog", api.Page[api.Delivery]{}, nil, nil, true},
 		{"DocumentEmail", api.DocumentEmail{}, nil, nil, true},
 		{"EmailRejection", api.EmailRejection{}, nil, nil, true},
+		// Tenants over time (A.14).
+		{"PruebaConexion", api.PruebaConexion{}, nil, nil, true},
 	}
 	// filled are the fields the Go type may leave out that the service
 	// fills in every answer: calcCurrency sets tipoCambio 1 for colones and

@@ -785,6 +785,7 @@ func TestOpenAPIListsEveryRoute(t *testing.T) {
 		t.Fatal(err)
 	}
 	routes := append(append(append(append(DocumentRoutes(nil), ReceivedRoutes(nil)...), WebhookRoutes(nil)...), RegistryRoutes(nil)...), list, listReceived, CalculateRoute())
+	routes = append(routes, ConnectionTestRoute(nil))
 	b := setup(t, Options{Tenants: &fakeTenants{}, Routes: append(routes, EmailRoutes(nil, nil)...)})
 	r := b.do(t, "GET", "/openapi.json", nil, "", nil)
 	if r.status != 200 {

@@ -35,6 +35,8 @@ func (s *stubSubmitter) Status(context.Context, recepcion.Credentials, string) (
 	return recepcion.Status{}, recepcion.Check(recepcion.OpStatus, http.StatusNotFound, http.Header{}, nil)
 }
 
+func (s *stubSubmitter) CheckLogin(context.Context, recepcion.Credentials) error { return s.err }
+
 func apiErr(op recepcion.Op, status int) error {
 	h := http.Header{}
 	h.Set("X-Error-Cause", "causa de prueba")

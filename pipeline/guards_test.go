@@ -15,6 +15,7 @@ var (
 	_ Store                    = (*postgres.Store)(nil)
 	_ Issuers                  = (*tenant.Service)(nil)
 	_ Signer                   = (*signer.Cache)(nil)
+	_ Certificates             = (*signer.Cache)(nil)
 	_ Submitter                = (*recepcion.Client)(nil)
 	_ Limiter                  = (*TokenBucket)(nil)
 	_ signer.CertificateSource = (*tenant.Service)(nil)

@@ -87,6 +87,7 @@ func (c *countingSubmitter) Status(ctx context.Context, cr recepcion.Credentials
 type bundle struct {
 	store  fullStore
 	svc    *tenant.Service
+	sealer tenant.Sealer // the service's, for writing secrets past its checks
 	sb     *sandbox.TestServer
 	client *recepcion.Client
 	sub    *countingSubmitter
@@ -147,6 +148,7 @@ func setup(t testing.TB, so setupOptions) *bundle {
 	if err != nil {
 		t.Fatal(err)
 	}
+	b.sealer = sealer
 	b.svc, err = tenant.NewService(tenant.ServiceOptions{
 		Store: b.store, Sealer: sealer, Certificates: certopen.Opener{},
 		Passwords: tenant.Argon2id{Memory: 64, Time: 1, Threads: 1}, Logger: quiet,

@@ -47,6 +47,9 @@ type Issuers interface {
 	// ListCompany returns the company whose documents p lists when it
 	// names companiaID (0: none).
 	ListCompany(ctx context.Context, p tenant.Principal, companiaID int64) (int64, error)
+	// VisibleCompany returns a company p may read (secrets sealed),
+	// tenant.ErrNotFound for one it may not.
+	VisibleCompany(ctx context.Context, p tenant.Principal, id int64) (tenant.Company, error)
 }
 
 // Signer signs a document with the company's current certificate
@@ -56,11 +59,14 @@ type Signer interface {
 	Sign(ctx context.Context, companyID int64, xml []byte, opts ...signer.Option) ([]byte, error)
 }
 
-// Submitter talks to the tax authority's reception API
-// (*recepcion.Client satisfies it).
+// Submitter talks to the tax authority's reception API and token service
+// (*recepcion.Client satisfies it). CheckLogin logs in afresh, beside the
+// company's session, for the connection test (see
+// recepcion.Client.CheckLogin); a failure is a *recepcion.LoginError.
 type Submitter interface {
 	Submit(ctx context.Context, creds recepcion.Credentials, s recepcion.Submission) (recepcion.Receipt, error)
 	Status(ctx context.Context, creds recepcion.Credentials, key string) (recepcion.Status, error)
+	CheckLogin(ctx context.Context, creds recepcion.Credentials) error
 }
 
 // Limiter paces calls to the tax authority per key (one key per company).
@@ -93,10 +99,14 @@ type Options struct {
 	// Stops keeps the companies whose tax-authority credentials were
 	// refused (default: Store, when it keeps them too, as both store
 	// adapters do). Without it a stopped document waits for its company.
-	Stops     tenant.CredentialStopStore
-	Issuers   Issuers
-	Signer    Signer
-	Submitter Submitter
+	Stops   tenant.CredentialStopStore
+	Issuers Issuers
+	Signer  Signer
+	// Certificates gives the companies' signing certificates to the
+	// connection test; default: Signer, when it gives them too
+	// (*signer.Cache does).
+	Certificates Certificates
+	Submitter    Submitter
 	// Environments are the clients of the tax authority's environments
 	// (tenant.AmbientePruebas, AmbienteProduccion): a document is
 	// submitted to, and asked about at, the environment it was numbered
@@ -290,6 +300,13 @@ func (o *Options) setDefaults() error {
 		return errors.New("pipeline: Options.Signer is required")
 	case o.Submitter == nil:
 		return errors.New("pipeline: Options.Submitter is required")
+	}
+	if o.Certificates == nil {
+		cs, ok := o.Signer.(Certificates)
+		if !ok {
+			return errors.New("pipeline: Options.Certificates is required when the Signer does not give certificates")
+		}
+		o.Certificates = cs
 	}
 	if o.Received == nil {
 		if rs, ok := o.Store.(tenant.ReceivedStore); ok {

@@ -56,6 +56,14 @@ func (s *Service) Company(ctx context.Context, p Principal, id int64) (CompanyDe
 	return s.detail(c)
 }
 
+// VisibleCompany returns a company p may see, exactly as Company decides
+// (another tenant's is ErrNotFound), as stored: its secrets stay sealed.
+// It is for the calls about a company that answer none of its secrets
+// (the connection test of A.14).
+func (s *Service) VisibleCompany(ctx context.Context, p Principal, id int64) (Company, error) {
+	return s.companyFor(ctx, p, id)
+}
+
 func (s *Service) detail(c Company) (CompanyDetail, error) {
 	pass, err := s.sealer.Open(c.ID, PurposeHaciendaPassword, c.SealedContrasenaHacienda)
 	if err != nil {

@@ -108,6 +108,13 @@ func TestTenantIsolation(t *testing.T) {
 			_, err := w.svc.Company(ctx, p, f.created.ID)
 			return err
 		}},
+		{"VisibleCompany", func(p tenant.Principal, f tenantFixture, _ int) error {
+			c, err := w.svc.VisibleCompany(ctx, p, f.created.ID)
+			if err == nil && c.ID != f.created.ID {
+				return fmt.Errorf("company %d, want %d", c.ID, f.created.ID)
+			}
+			return err
+		}},
 		{"UpdateCompany", func(p tenant.Principal, f tenantFixture, _ int) error {
 			in := companyInput(t, f.created.NumeroIdentificacion)
 			in.Certificate, in.CertificatePIN = nil, nil

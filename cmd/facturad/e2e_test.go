@@ -146,16 +146,17 @@ type document struct {
 // returns its first branch user.
 func createCompany(t *testing.T, admin apiClient, ca *certmint.CA, id string) apiClient {
 	t.Helper()
-	branch, _ := createCompanyWith(t, admin, ca, id, nil)
+	branch, _ := createCompanyWith(t, admin, ca, id, certmint.Options{}, nil)
 	return branch
 }
 
 // createCompanyWith creates a company as createCompany does, with the
-// form's fields extra added or replaced, and returns its first branch user
-// and its id.
-func createCompanyWith(t *testing.T, admin apiClient, ca *certmint.CA, id string, extra map[string]string) (apiClient, int64) {
+// certificate's validity from cert (NotBefore, NotAfter; zero: the
+// defaults) and the form's fields extra added or replaced, and returns its
+// first branch user and its id.
+func createCompanyWith(t *testing.T, admin apiClient, ca *certmint.CA, id string, cert certmint.Options, extra map[string]string) (apiClient, int64) {
 	t.Helper()
-	ct, body := companyForm(t, ca, id, extra)
+	ct, body := companyForm(t, ca, id, cert, extra)
 	status, b := admin.do("POST", "/api/companies/v4", ct, body)
 	if status != 200 {
 		t.Fatalf("create company: %d %s", status, b)
@@ -171,14 +172,14 @@ func createCompanyWith(t *testing.T, admin apiClient, ca *certmint.CA, id string
 }
 
 // companyForm is the multipart form of a company whose identification is
-// id, with a new certificate minted under ca and the fields of extra
-// added or replaced (an empty value drops the field; an empty Certificado
-// sends no file).
-func companyForm(t *testing.T, ca *certmint.CA, id string, extra map[string]string) (contentType string, body []byte) {
+// id, with a new certificate minted under ca (valid as cert says) and the
+// fields of extra added or replaced (an empty value drops the field; an
+// empty Certificado sends no file).
+func companyForm(t *testing.T, ca *certmint.CA, id string, cert certmint.Options, extra map[string]string) (contentType string, body []byte) {
 	t.Helper()
 	m, err := certmint.MintCertificate(certmint.Options{
 		TipoIdentificacion: "02", Identificacion: id, Name: "EMPRESA " + id, PIN: "1234",
-		CA: ca, Key: certmint.TestKey(0),
+		CA: ca, Key: certmint.TestKey(0), NotBefore: cert.NotBefore, NotAfter: cert.NotAfter,
 	})
 	if err != nil {
 		t.Fatal(err)

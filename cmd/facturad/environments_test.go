@@ -55,8 +55,8 @@ func testTwoEnvironments(t *testing.T, storeArgs []string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	trial, trialID := createCompanyWith(t, admin, ca, "3101111111", map[string]string{"ambiente": "pruebas"})
-	live, liveID := createCompanyWith(t, admin, ca, "3101222222", nil)
+	trial, trialID := createCompanyWith(t, admin, ca, "3101111111", certmint.Options{}, map[string]string{"ambiente": "pruebas"})
+	live, liveID := createCompanyWith(t, admin, ca, "3101222222", certmint.Options{}, nil)
 	for id, want := range map[int64]string{trialID: "pruebas", liveID: "produccion"} { // production's default
 		var c struct{ Ambiente string }
 		admin.json("GET", fmt.Sprintf("/api/companies/%d/v4", id), nil, 200, &c)
@@ -117,7 +117,7 @@ func testTwoEnvironments(t *testing.T, storeArgs []string) {
 	move := func(extra map[string]string) (int, map[string][]string) {
 		t.Helper()
 		extra["ambiente"] = "produccion"
-		ct, body := companyForm(t, ca, "3101111111", extra)
+		ct, body := companyForm(t, ca, "3101111111", certmint.Options{}, extra)
 		status, b := admin.do("PUT", companyPath, ct, body)
 		var e struct{ Errors map[string][]string }
 		json.Unmarshal(b, &e)

@@ -79,8 +79,8 @@ func TestReadmeQuickstart(t *testing.T) {
 	}
 	needTools(t, "bash", "curl", "sed")
 	serveBlock, steps := quickstart(t)
-	if len(steps) != 8 {
-		t.Fatalf("README: %d Quick start steps, this test checks 8: update both together", len(steps))
+	if len(steps) != 9 {
+		t.Fatalf("README: %d Quick start steps, this test checks 9: update both together", len(steps))
 	}
 
 	self, err := os.Executable()
@@ -160,47 +160,54 @@ func TestReadmeQuickstart(t *testing.T) {
 	if !strings.HasPrefix(step[3], "[{") || !strings.HasSuffix(step[3], "]\n") || !strings.Contains(step[3], `"sucursal":"001"`) {
 		fail(3, "no branch 001 listed on a line of its own")
 	}
-	// 4: the invoice, received (04).
-	clave := regexp.MustCompile(`"clave":"([0-9]{50})"`).FindStringSubmatch(step[4])
-	if clave == nil || !strings.Contains(step[4], `"estado":"04"`) {
-		fail(4, "no invoice received with estado 04")
+	// 4: the connection test, every part of it working on the built-in
+	// sandbox.
+	for _, want := range []string{`"ambiente":"pruebas"`, `"token":"ok"`, `"certificado":"ok"`, `"identificacionCoincide":true`} {
+		if !strings.Contains(step[4], want) {
+			fail(4, "the connection test does not say "+want)
+		}
 	}
-	// 5: checked until the verdict: 04 (as often as the sandbox takes),
+	// 5: the invoice, received (04).
+	clave := regexp.MustCompile(`"clave":"([0-9]{50})"`).FindStringSubmatch(step[5])
+	if clave == nil || !strings.Contains(step[5], `"estado":"04"`) {
+		fail(5, "no invoice received with estado 04")
+	}
+	// 6: checked until the verdict: 04 (as often as the sandbox takes),
 	// then accepted (01); and its XML downloaded.
-	checks := strings.Split(strings.TrimSpace(step[5]), "\n")
+	checks := strings.Split(strings.TrimSpace(step[6]), "\n")
 	last := checks[len(checks)-1]
 	if !strings.Contains(last, `"estado":"01"`) || !strings.Contains(last, clave[1]) {
-		fail(5, "the last check is not the invoice accepted (01)")
+		fail(6, "the last check is not the invoice accepted (01)")
 	}
 	for _, c := range checks[:len(checks)-1] {
 		if !strings.Contains(c, `"estado":"04"`) {
-			fail(5, "a check before the verdict is not 04: "+c)
+			fail(6, "a check before the verdict is not 04: "+c)
 		}
 	}
 	f, err := os.Open(filepath.Join(work, "factura.xml"))
 	if err != nil {
-		fail(5, err.Error())
+		fail(6, err.Error())
 	}
 	defer f.Close()
 	root := wellFormedRoot(t, f)
 	if root != "FacturaElectronica" {
-		fail(5, "factura.xml's root is "+root+", want FacturaElectronica")
+		fail(6, "factura.xml's root is "+root+", want FacturaElectronica")
 	}
 	// The printed document, downloaded after the verdict.
 	printed, err := os.ReadFile(filepath.Join(work, "factura.pdf"))
 	if err != nil {
-		fail(5, err.Error())
+		fail(6, err.Error())
 	}
 	if text := pdfcheck.Text(t, printed); !strings.Contains(text, clave[1]) || !strings.Contains(text, "Aceptado por Hacienda") {
-		fail(5, "factura.pdf does not show the accepted document:\n"+text)
+		fail(6, "factura.pdf does not show the accepted document:\n"+text)
 	}
-	// 6: the listing of accepted invoices holds it.
-	if !strings.HasPrefix(step[6], `{"items":[{`) || !strings.Contains(step[6], `"clave":"`+clave[1]+`"`) {
-		fail(6, "the accepted invoice is not listed")
+	// 7: the listing of accepted invoices holds it.
+	if !strings.HasPrefix(step[7], `{"items":[{`) || !strings.Contains(step[7], `"clave":"`+clave[1]+`"`) {
+		fail(7, "the accepted invoice is not listed")
 	}
-	// 7: readiness and the documents' counter.
-	if !strings.Contains(step[7], `"status":"ready"`) || !regexp.MustCompile(`(?m)^facturad_pipeline_documents_total\{estado="01",op="check"\} [1-9]`).MatchString(step[7]) {
-		fail(7, "not ready, or no accepted document counted")
+	// 8: readiness and the documents' counter.
+	if !strings.Contains(step[8], `"status":"ready"`) || !regexp.MustCompile(`(?m)^facturad_pipeline_documents_total\{estado="01",op="check"\} [1-9]`).MatchString(step[8]) {
+		fail(8, "not ready, or no accepted document counted")
 	}
 	quickstartFilesIgnored(t, work)
 }

@@ -177,6 +177,13 @@ func TestTenancyCalls(t *testing.T) {
 		t.Fatalf("a switched-off user: want 401, got %v", err)
 	}
 
+	conn, err := branch.TestConnection(ctx, id)
+	if err != nil || conn.Token != client.ConnectionOK || conn.Certificado != client.ConnectionOK || !conn.IdentificacionCoincide ||
+		conn.Ambiente != "pruebas" || conn.VencimientoCertificado != got.ExpiracionCertificado {
+		t.Fatalf("connection test: %+v, %v (company %+v)", conn, err, got.Company)
+	}
+	strict(t, "connection test", rec.bodies["POST /api/companies/"+itoa(id)+"/prueba-conexion/v4"], &client.PruebaConexion{})
+
 	// Another tenant's company is not found, never shown.
 	other, err := admin.CreateCompany(ctx, companyForm(nextIdent()))
 	if err != nil {
@@ -184,6 +191,9 @@ func TestTenancyCalls(t *testing.T) {
 	}
 	if _, err := branch.GetCompany(ctx, other.CompaniaID); !errors.Is(err, client.ErrNotFound) {
 		t.Fatalf("another tenant's company: want 404, got %v", err)
+	}
+	if _, err := branch.TestConnection(ctx, other.CompaniaID); !errors.Is(err, client.ErrNotFound) {
+		t.Fatalf("another tenant's connection test: want 404, got %v", err)
 	}
 
 	r, err := admin.CreateReseller(ctx, "revendedor-"+ident)

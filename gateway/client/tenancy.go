@@ -41,7 +41,12 @@ type (
 	// APIUser is a branch's API user as listed (never its password or
 	// token).
 	APIUser = api.APIUser
+	// PruebaConexion is the answer of TestConnection.
+	PruebaConexion = api.PruebaConexion
 )
+
+// ConnectionOK is PruebaConexion's Token and Certificado when they work.
+const ConnectionOK = api.ConnectionOK
 
 func companyPath(id int64) string { return "/api/companies/" + strconv.FormatInt(id, 10) }
 
@@ -87,6 +92,24 @@ func (c *Client) UpdateCompany(ctx context.Context, id int64, f CompanyForm) (*U
 	}
 	var out UpdatedCompany
 	if err := c.callJSON(ctx, request{method: http.MethodPut, path: companyPath(id) + "/v4", contentType: ct, body: body, safe: true}, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// TestConnection runs the company's connection test (POST
+// /api/companies/{id}/prueba-conexion/v4, A.14): the service logs in
+// afresh at the company's environment and opens its certificate, and
+// sends nothing. Whatever it finds is in the answer (Token and
+// Certificado are ConnectionOK or the reason; a refused login is the tax
+// authority's own words); an error means the call itself failed (a
+// company the caller may not read is ErrNotFound). Each call is a login
+// attempt on the taxpayer's account at the tax authority: do not run it
+// in a loop.
+func (c *Client) TestConnection(ctx context.Context, companyID int64) (*PruebaConexion, error) {
+	var out PruebaConexion
+	err := c.callJSON(ctx, request{method: http.MethodPost, path: companyPath(companyID) + "/prueba-conexion/v4", safe: true}, &out)
+	if err != nil {
 		return nil, err
 	}
 	return &out, nil

@@ -334,3 +334,30 @@ type APIUser struct {
 type APIUserUpdate struct {
 	Activo string `json:"activo" read:"flag"`
 }
+
+// ConnectionOK is the token and certificado of a connection test that
+// found nothing wrong.
+const ConnectionOK = "ok"
+
+// PruebaConexion is the answer of a company's connection test (ours,
+// A.14): a fresh login at the company's environment and its certificate
+// opened, nothing sent.
+type PruebaConexion struct {
+	// Ambiente is the company's environment (pruebas, produccion), where
+	// it logged in.
+	Ambiente string `json:"ambiente"`
+	// Token is "ok" when the tax authority's token service gave a token
+	// for the company's user and password; otherwise its own refusal text
+	// ("Invalid user credentials"), or a reason starting with
+	// "unreachable: " (or "not tried: ") when it could not be asked.
+	Token string `json:"token"`
+	// Certificado is "ok" when the company's certificate opens with its
+	// PIN and is valid now; otherwise why not.
+	Certificado string `json:"certificado"`
+	// IdentificacionCoincide says the certificate opened and carries the
+	// company's numeroIdentificacion.
+	IdentificacionCoincide bool `json:"identificacionCoincide"`
+	// VencimientoCertificado is when the certificate expires (LocalTime;
+	// NotSet when the company has none).
+	VencimientoCertificado string `json:"vencimientoCertificado"`
+}

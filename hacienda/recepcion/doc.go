@@ -12,6 +12,9 @@
 // its state (GET {base}/recepcion/{clave}), with the signed MensajeHacienda
 // answer read once by signer.Parse and hacienda.ReadMensajeHacienda (kept
 // in Status.Answer, for checking its signature without reading it again).
+// CheckLogin logs in afresh, beside the company's session, for a connection
+// test: it tells refused credentials, in the token service's own words,
+// from a token service that cannot be reached (LoginError).
 //
 // Every failure is classified once, here: an *APIError when the tax
 // authority answered with a status that is not a success, a *TransportError

@@ -432,17 +432,26 @@ func (tc *tokenCache) logout(ctx context.Context) error {
 		if t == nil || t.refresh == "" || !now.Before(t.refreshUntil) {
 			continue
 		}
-		form := url.Values{}
-		form.Set("client_id", tc.c.ep.ClientID)
-		form.Set("refresh_token", t.refresh)
-		resp, err := tc.c.exchange(ctx, OpLogout, "logout", http.MethodPost, tc.c.ep.LogoutURL,
-			"application/x-www-form-urlencoded; charset=utf-8", []byte(form.Encode()), "")
-		if err == nil {
-			err = Check(OpLogout, resp.status, resp.header, resp.body)
-		}
-		if err != nil {
+		if err := tc.endSession(ctx, t.refresh); err != nil {
 			errs = append(errs, err)
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// endSession ends the session of a refresh token at the token service
+// (logout); nothing when the environment has no logout endpoint.
+func (tc *tokenCache) endSession(ctx context.Context, refresh string) error {
+	if tc.c.ep.LogoutURL == "" {
+		return nil
+	}
+	form := url.Values{}
+	form.Set("client_id", tc.c.ep.ClientID)
+	form.Set("refresh_token", refresh)
+	resp, err := tc.c.exchange(ctx, OpLogout, "logout", http.MethodPost, tc.c.ep.LogoutURL,
+		"application/x-www-form-urlencoded; charset=utf-8", []byte(form.Encode()), "")
+	if err != nil {
+		return err
+	}
+	return Check(OpLogout, resp.status, resp.header, resp.body)
 }
