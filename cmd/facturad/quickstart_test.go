@@ -79,8 +79,8 @@ func TestReadmeQuickstart(t *testing.T) {
 	}
 	needTools(t, "bash", "curl", "sed")
 	serveBlock, steps := quickstart(t)
-	if len(steps) != 8 {
-		t.Fatalf("README: %d Quick start steps, this test checks 8: update both together", len(steps))
+	if len(steps) != 9 {
+		t.Fatalf("README: %d Quick start steps, this test checks 9: update both together", len(steps))
 	}
 
 	self, err := os.Executable()
@@ -198,9 +198,16 @@ func TestReadmeQuickstart(t *testing.T) {
 	if !strings.HasPrefix(step[6], `{"items":[{`) || !strings.Contains(step[6], `"clave":"`+clave[1]+`"`) {
 		fail(6, "the accepted invoice is not listed")
 	}
-	// 7: readiness and the documents' counter.
-	if !strings.Contains(step[7], `"status":"ready"`) || !regexp.MustCompile(`(?m)^facturad_pipeline_documents_total\{estado="01",op="check"\} [1-9]`).MatchString(step[7]) {
-		fail(7, "not ready, or no accepted document counted")
+	// 7: the company's audit log holds its creation by the admin, the
+	// names of the form's fields and none of their secret values.
+	if !strings.HasPrefix(step[7], `{"items":[{`) || !strings.Contains(step[7], `"accion":"compania.crear"`) ||
+		!strings.Contains(step[7], `"nombre":"admin"`) || !strings.Contains(step[7], `"Certificado"`) || !strings.Contains(step[7], `"ContrasenaHacienda"`) ||
+		strings.Contains(step[7], "secreto") || strings.Contains(step[7], `"1234"`) {
+		fail(7, "the audit log does not show the company's creation, or shows a secret")
+	}
+	// 8: readiness and the documents' counter.
+	if !strings.Contains(step[8], `"status":"ready"`) || !regexp.MustCompile(`(?m)^facturad_pipeline_documents_total\{estado="01",op="check"\} [1-9]`).MatchString(step[8]) {
+		fail(8, "not ready, or no accepted document counted")
 	}
 	quickstartFilesIgnored(t, work)
 }
