@@ -45,7 +45,7 @@ func newHTTPMetrics(r prometheus.Registerer) (*httpMetrics, error) {
 			Namespace: metrics.Namespace,
 			Subsystem: "audit",
 			Name:      "record_failures_total",
-			Help:      "Changes made through the API whose audit log entry could not be recorded (each logged at ERROR with its request id).",
+			Help:      "Changes made whose audit log entry could not be recorded.",
 		}),
 	}
 	for _, c := range []prometheus.Collector{m.requests, m.duration, m.auditFailures} {
