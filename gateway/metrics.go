@@ -27,6 +27,9 @@ import (
 type httpMetrics struct {
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
+	// auditFailures counts the changes made whose audit entry could not be
+	// recorded (one series, no labels: the log line says which).
+	auditFailures prometheus.Counter
 }
 
 func newHTTPMetrics(r prometheus.Registerer) (*httpMetrics, error) {
@@ -44,8 +47,14 @@ func newHTTPMetrics(r prometheus.Registerer) (*httpMetrics, error) {
 			Help:      "Time to answer an API request, by route pattern and method.",
 			Buckets:   metrics.HTTPBuckets,
 		}, []string{"route", "method"}),
+		auditFailures: prometheus.NewCounter(prometheus.CounterOpts{
+			Namespace: metrics.Namespace,
+			Subsystem: "audit",
+			Name:      "record_failures_total",
+			Help:      "Changes made whose audit log entry could not be recorded.",
+		}),
 	}
-	for _, c := range []prometheus.Collector{m.requests, m.duration} {
+	for _, c := range []prometheus.Collector{m.requests, m.duration, m.auditFailures} {
 		if err := r.Register(c); err != nil {
 			var are prometheus.AlreadyRegisteredError
 			if errors.As(err, &are) {

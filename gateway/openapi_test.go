@@ -322,6 +322,10 @@ func TestOpenAPIShapesMatchTheModel(t *testing.T) {
 		{"WebhookCreated", api.WebhookCreated{}, nil, nil, true},
 		{"Delivery", api.Delivery{}, nil, nil, true},
 		{"DeliveryLog", api.Page[api.Delivery]{}, nil, nil, true},
+		// The audit log (A.14).
+		{"AuditEntry", api.AuditEntry{}, nil, nil, true},
+		{"AuditUser", api.AuditUser{}, nil, nil, true},
+		{"AuditLog", api.Page[api.AuditEntry]{}, nil, nil, true},
 		{"DocumentEmail", api.DocumentEmail{}, nil, nil, true},
 		{"EmailRejection", api.EmailRejection{}, nil, nil, true},
 		// Tenants over time (A.14).

@@ -45,6 +45,9 @@ type Tenants interface {
 	BranchUsers(ctx context.Context, p tenant.Principal, companyID, branchID int64) ([]tenant.APIUser, error)
 	SetBranchUserActive(ctx context.Context, p tenant.Principal, companyID, branchID, userID int64, active bool) (tenant.APIUser, error)
 	RotateAPIToken(ctx context.Context, p tenant.Principal, companyID, branchID, userID int64) (tenant.Credentials, error)
+	// RecordAudit appends an entry to the audit log (A.14): the gateway
+	// records there every change an audited route (Route.Audit) made.
+	RecordAudit(ctx context.Context, e tenant.AuditEntry) error
 }
 
 // Readiness reports whether the service can take traffic (its stores are

@@ -36,6 +36,15 @@ type Route struct {
 	Public bool
 	// Handle answers the request.
 	Handle Handler
+	// Audit, when set, names the change the route makes (a tenant.Audit*
+	// action such as "webhook.crear"): every answer of it in 2xx is
+	// recorded in the audit log (A.14) with the caller, the request id,
+	// the company changed (the path's {companyId}, unless the handler
+	// names another with Request.Changed) and the names of the request's
+	// fields. Every route that changes a tenant's configuration sets it;
+	// docs/design/audit.md lists the actions and the routes that record
+	// none.
+	Audit string
 
 	// shape, when set, prepares the call's error shapes (call.a6 and the
 	// conflict field) before anything can fail: the tenancy calls that
@@ -63,6 +72,9 @@ type Request struct {
 	// Spanish says the caller asked for Spanish (Accept-Language es-*):
 	// the messages that exist in both languages are given in Spanish.
 	Spanish bool
+
+	// changed is what the handler told the audit log (Changed).
+	changed *auditNote
 }
 
 // Reply is a Route handler's answer. When Body is nil, JSON is encoded as the

@@ -56,6 +56,7 @@ type route struct {
 	maxMultipart int // limit of a multipart body; 0 means maxBody
 	timeout      time.Duration
 	h            Handler
+	audit        string // the change the route records (Route.Audit)
 	m            *routeMetrics
 	// shape, when set, prepares the call's error shapes (call.a6 and the
 	// conflict field) before anything can fail.
@@ -277,10 +278,14 @@ func (s *Server) serve(c *call) {
 		}
 		c.p = p
 	}
-	rep, err := c.rt.h(ctx, c.request())
+	req := c.request()
+	rep, err := c.rt.h(ctx, req)
 	if err != nil {
 		c.fail(err)
 		return
+	}
+	if c.rt.audit != "" && (rep.Status == 0 || rep.Status >= 200 && rep.Status < 300) {
+		s.recordChange(c, req)
 	}
 	c.reply(rep)
 }
@@ -742,6 +747,7 @@ func (s *Server) register(r Route) error {
 		maxMultipart: r.MaxMultipart,
 		timeout:      r.Timeout,
 		h:            r.Handle,
+		audit:        r.Audit,
 		m:            s.metrics.forRoute(r.Method, r.Path),
 		shape:        r.shape,
 	}

@@ -35,27 +35,28 @@ const (
 func (s *Server) tenancyRoutes() []Route {
 	mp := s.o.MaxMultipartBody
 	return []Route{
-		{Method: http.MethodPost, Path: pathResellers, Handle: s.createReseller, shape: credentialsShape},
+		{Method: http.MethodPost, Path: pathResellers, Handle: s.createReseller, shape: credentialsShape, Audit: tenant.AuditResellerCreate},
 		{Method: http.MethodGet, Path: pathCompanies, MaxBody: noBodyLimit, Handle: s.searchCompanies},
-		{Method: http.MethodPost, Path: pathCompanies, MaxMultipart: mp, Handle: s.createCompany, shape: createCompanyShape},
+		{Method: http.MethodPost, Path: pathCompanies, MaxMultipart: mp, Handle: s.createCompany, shape: createCompanyShape, Audit: tenant.AuditCompanyCreate},
 		{Method: http.MethodGet, Path: pathCompany, MaxBody: noBodyLimit, Handle: s.getCompany},
-		{Method: http.MethodPut, Path: pathCompany, MaxMultipart: mp, Handle: s.updateCompany, shape: s.updateCompanyShape},
+		{Method: http.MethodPut, Path: pathCompany, MaxMultipart: mp, Handle: s.updateCompany, shape: s.updateCompanyShape, Audit: tenant.AuditCompanyUpdate},
 		{Method: http.MethodGet, Path: pathBranches, MaxBody: noBodyLimit, Handle: s.listBranches},
 		// POST and PUT on the branches path take a multipart company form
-		// too (A.2's second published path).
-		{Method: http.MethodPost, Path: pathBranches, MaxMultipart: mp, Handle: s.createBranchOrCompany, shape: func(c *call) {
+		// too (A.2's second published path); a company created there is
+		// recorded as compania.crear.
+		{Method: http.MethodPost, Path: pathBranches, MaxMultipart: mp, Handle: s.createBranchOrCompany, Audit: tenant.AuditBranchCreate, shape: func(c *call) {
 			if isMultipart(c.rc.Request.Header.ContentType()) {
 				createCompanyShape(c)
 				return
 			}
 			createBranchShape(c)
 		}},
-		{Method: http.MethodPut, Path: pathBranches, MaxMultipart: mp, Handle: s.updateCompanyOnBranches, shape: s.updateCompanyShape},
-		{Method: http.MethodPut, Path: pathBranch, Handle: s.updateBranch, shape: updateBranchShape},
-		{Method: http.MethodPost, Path: pathBranchUsers, Handle: s.createAPIUser, shape: credentialsShape},
+		{Method: http.MethodPut, Path: pathBranches, MaxMultipart: mp, Handle: s.updateCompanyOnBranches, shape: s.updateCompanyShape, Audit: tenant.AuditCompanyUpdate},
+		{Method: http.MethodPut, Path: pathBranch, Handle: s.updateBranch, shape: updateBranchShape, Audit: tenant.AuditBranchUpdate},
+		{Method: http.MethodPost, Path: pathBranchUsers, Handle: s.createAPIUser, shape: credentialsShape, Audit: tenant.AuditUserCreate},
 		{Method: http.MethodGet, Path: pathBranchUsers, MaxBody: noBodyLimit, Handle: s.listAPIUsers},
-		{Method: http.MethodPut, Path: pathBranchUser, Handle: s.updateAPIUser, shape: apiUserShape},
-		{Method: http.MethodPost, Path: pathUserToken, Handle: s.rotateAPIToken, shape: credentialsShape},
+		{Method: http.MethodPut, Path: pathBranchUser, Handle: s.updateAPIUser, shape: apiUserShape, Audit: tenant.AuditUserUpdate},
+		{Method: http.MethodPost, Path: pathUserToken, Handle: s.rotateAPIToken, shape: credentialsShape, Audit: tenant.AuditTokenRotate},
 	}
 }
 
@@ -122,6 +123,7 @@ func (s *Server) createReseller(ctx context.Context, r *Request) (Reply, error) 
 	if err != nil {
 		return Reply{}, err
 	}
+	r.Changed(0, "") // a reseller is the platform's, of no company
 	return Reply{JSON: newCredentialsAnswer(cr)}, nil
 }
 
@@ -180,6 +182,7 @@ func (s *Server) createCompany(ctx context.Context, r *Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
+	r.Changed(cc.ID, tenant.AuditCompanyCreate)
 	return Reply{JSON: newCreateCompanyAnswer(cc)}, nil
 }
 

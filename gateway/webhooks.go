@@ -37,9 +37,9 @@ type DocumentEmails interface {
 func WebhookRoutes(w Webhooks) []Route {
 	h := webhookHandlers{w: w}
 	return []Route{
-		{Method: http.MethodPost, Path: "/api/companies/{companyId}/webhooks/v4", Handle: h.create},
+		{Method: http.MethodPost, Path: "/api/companies/{companyId}/webhooks/v4", Handle: h.create, Audit: tenant.AuditWebhookCreate},
 		{Method: http.MethodGet, Path: "/api/companies/{companyId}/webhooks/v4", MaxBody: noBodyLimit, Handle: h.list},
-		{Method: http.MethodDelete, Path: "/api/companies/{companyId}/webhooks/{webhookId}/v4", MaxBody: noBodyLimit, Handle: h.delete},
+		{Method: http.MethodDelete, Path: "/api/companies/{companyId}/webhooks/{webhookId}/v4", MaxBody: noBodyLimit, Handle: h.delete, Audit: tenant.AuditWebhookDelete},
 		{Method: http.MethodGet, Path: "/api/companies/{companyId}/webhooks/{webhookId}/deliveries/v4", MaxBody: noBodyLimit, Handle: h.deliveries},
 	}
 }
@@ -71,7 +71,7 @@ func EmailRoutes(docs DocumentFinder, emails DocumentEmails) []Route {
 				}
 				return list(ctx, doc)
 			}},
-		{Method: http.MethodPost, Path: "/api/documents/{clave}/email/v4", MaxBody: noBodyLimit,
+		{Method: http.MethodPost, Path: "/api/documents/{clave}/email/v4", MaxBody: noBodyLimit, Audit: tenant.AuditEmailRequeue,
 			Handle: func(ctx context.Context, r *Request) (Reply, error) {
 				doc, err := docs.Document(ctx, r.Principal, r.Params["clave"])
 				if err != nil {
@@ -80,6 +80,7 @@ func EmailRoutes(docs DocumentFinder, emails DocumentEmails) []Route {
 				if _, err := emails.RequeueEmails(ctx, r.Principal, doc.ID, time.Now()); err != nil {
 					return Reply{}, err
 				}
+				r.Changed(doc.CompanyID, "")
 				return list(ctx, doc)
 			}},
 	}

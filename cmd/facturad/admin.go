@@ -49,10 +49,29 @@ func runAdminReset(ctx context.Context, args []string, stdout, stderr io.Writer,
 	if err != nil {
 		return fmt.Errorf("admin-reset: %w", err)
 	}
+	if ch.Changed() {
+		recordCommand(ctx, w.tenants, log, "admin-reset", 0, tenant.AuditAdminReset, adminChangeFields(ch)...)
+	}
 	printAdminChange(stdout, ch)
 	if ch.Changed() && c.RedisURL == "" {
 		fmt.Fprintf(stdout, "a service running now without redis_url may accept the old credentials for up to %s more (its own cache); the new ones work at once\n",
 			tenant.DefaultAuthTTL)
 	}
 	return nil
+}
+
+// adminChangeFields names what an admin reset changed, for the audit log:
+// the user (created), its contrasena, its apiToken, activo (switched on
+// again). Never the values.
+func adminChangeFields(ch tenant.AdminChange) []string {
+	var fields []string
+	for _, f := range []struct {
+		set  bool
+		name string
+	}{{ch.Created, "usuario"}, {ch.PasswordSet, "contrasena"}, {ch.TokenSet, "apiToken"}, {ch.Reactivated, "activo"}} {
+		if f.set {
+			fields = append(fields, f.name)
+		}
+	}
+	return fields
 }

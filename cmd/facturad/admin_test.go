@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
@@ -210,6 +211,31 @@ func adminReset(t *testing.T, storeArgs []string) {
 	}
 	if got := adminStatus(t, api, fresh); got != http.StatusOK {
 		t.Fatalf("reset admin on the running service: status %d, want 200\n%s", got, resetOut.String())
+	}
+	// The reset is in the platform's audit log, without its secrets.
+	var log struct {
+		Items []struct {
+			Usuario struct {
+				ID     int64  `json:"id"`
+				Nombre string `json:"nombre"`
+			} `json:"usuario"`
+			RequestID string   `json:"requestId"`
+			Accion    string   `json:"accion"`
+			Campos    []string `json:"campos"`
+		} `json:"items"`
+	}
+	admin := apiClient{t: t, base: "http://" + api, token: fresh.APIToken, user: fresh.Usuario, pass: fresh.Contrasena}
+	status, body := admin.do("GET", "/api/companies/0/auditoria/v4", "", nil)
+	if status != http.StatusOK || json.Unmarshal(body, &log) != nil || len(log.Items) != 1 {
+		t.Fatalf("the platform's audit log: %d %s", status, body)
+	}
+	e := log.Items[0]
+	if e.Accion != tenant.AuditAdminReset || e.Usuario.ID != 0 || e.Usuario.Nombre != "facturad admin-reset" ||
+		!strings.HasPrefix(e.RequestID, "cli-") || !slices.Equal(e.Campos, []string{"apiToken", "contrasena"}) {
+		t.Errorf("the reset's entry: %s", body)
+	}
+	if strings.Contains(string(body), fresh.Contrasena) || strings.Contains(string(body), fresh.APIToken) {
+		t.Errorf("the audit log holds the new secrets: %s", body)
 	}
 }
 

@@ -79,8 +79,8 @@ func TestReadmeQuickstart(t *testing.T) {
 	}
 	needTools(t, "bash", "curl", "sed")
 	serveBlock, steps := quickstart(t)
-	if len(steps) != 9 {
-		t.Fatalf("README: %d Quick start steps, this test checks 9: update both together", len(steps))
+	if len(steps) != 10 {
+		t.Fatalf("README: %d Quick start steps, this test checks 10: update both together", len(steps))
 	}
 
 	self, err := os.Executable()
@@ -205,9 +205,16 @@ func TestReadmeQuickstart(t *testing.T) {
 	if !strings.HasPrefix(step[7], `{"items":[{`) || !strings.Contains(step[7], `"clave":"`+clave[1]+`"`) {
 		fail(7, "the accepted invoice is not listed")
 	}
-	// 8: readiness and the documents' counter.
-	if !strings.Contains(step[8], `"status":"ready"`) || !regexp.MustCompile(`(?m)^facturad_pipeline_documents_total\{estado="01",op="check"\} [1-9]`).MatchString(step[8]) {
-		fail(8, "not ready, or no accepted document counted")
+	// 8: the company's audit log holds its creation by the admin, the
+	// names of the form's fields and none of their secret values.
+	if !strings.HasPrefix(step[8], `{"items":[{`) || !strings.Contains(step[8], `"accion":"compania.crear"`) ||
+		!strings.Contains(step[8], `"nombre":"admin"`) || !strings.Contains(step[8], `"Certificado"`) || !strings.Contains(step[8], `"ContrasenaHacienda"`) ||
+		strings.Contains(step[8], "secreto") || strings.Contains(step[8], `"1234"`) {
+		fail(8, "the audit log does not show the company's creation, or shows a secret")
+	}
+	// 9: readiness and the documents' counter.
+	if !strings.Contains(step[9], `"status":"ready"`) || !regexp.MustCompile(`(?m)^facturad_pipeline_documents_total\{estado="01",op="check"\} [1-9]`).MatchString(step[9]) {
+		fail(9, "not ready, or no accepted document counted")
 	}
 	quickstartFilesIgnored(t, work)
 }

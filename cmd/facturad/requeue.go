@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"time"
 
 	"facturad/tenant"
@@ -13,10 +14,13 @@ import (
 )
 
 // requeueStore is what requeue-emails and requeue need of a store (both
-// stores have it).
+// stores have it): the re-queues, the document a clave names (for the
+// audit log's company) and the audit log.
 type requeueStore interface {
 	RequeueFailedEmails(ctx context.Context, since time.Time, companyID int64, at time.Time) (int, error)
 	RequeueStopped(ctx context.Context, q tenant.RequeueQuery, now time.Time) (int, error)
+	DocumentStateByClave(ctx context.Context, clave string) (tenant.Document, error)
+	tenant.AuditStore
 	Close() error
 }
 
@@ -51,6 +55,13 @@ func runRequeueEmails(ctx context.Context, args []string, stdout, stderr io.Writ
 	n, err := store.RequeueFailedEmails(ctx, from, company, now)
 	if err != nil {
 		return fmt.Errorf("requeue-emails: %w", err)
+	}
+	if n > 0 {
+		fields := []string{"since"}
+		if company != 0 {
+			fields = append(fields, "company")
+		}
+		recordCommand(ctx, storeAudit{store}, newLogger(stderr, c.LogLevel), "requeue-emails", company, tenant.AuditEmailRequeue, fields...)
 	}
 	whose := "every company's"
 	if company != 0 {
@@ -139,6 +150,9 @@ func runRequeue(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 	if err != nil {
 		return fmt.Errorf("requeue: %w", err)
 	}
+	if n > 0 {
+		recordRequeue(ctx, store, newLogger(stderr, c.LogLevel), clave, company)
+	}
 	which := "every company's"
 	switch {
 	case clave != "":
@@ -151,4 +165,25 @@ func runRequeue(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 		fmt.Fprintln(stdout, "nothing to re-queue: the document is settled, already scheduled, or no document has that clave")
 	}
 	return nil
+}
+
+// recordRequeue records a re-queue in the audit log of the company whose
+// documents it moved on: the clave's document's, the one --company named,
+// or with --all the platform's (company 0).
+func recordRequeue(ctx context.Context, store requeueStore, log *slog.Logger, clave string, company int64) {
+	field := "all"
+	switch {
+	case clave != "":
+		field = "clave"
+		d, err := store.DocumentStateByClave(ctx, clave)
+		if err != nil {
+			log.Error("audit: the document was re-queued but its company could not be read for the audit log; recorded as the platform's",
+				"clave", clave, "err", err)
+			break
+		}
+		company = d.CompanyID
+	case company != 0:
+		field = "company"
+	}
+	recordCommand(ctx, storeAudit{store}, log, "requeue", company, tenant.AuditDocumentRequeue, field)
 }

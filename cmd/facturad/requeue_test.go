@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,6 +21,27 @@ import (
 type requeueTestStore interface {
 	storetest.DeliveryStore
 	storetest.CredentialStopStore
+	tenant.AuditStore
+}
+
+// requireCommandEntry fails unless the newest entry of company's audit log
+// is the command's action with fields, and returns how many entries the
+// log holds.
+func requireCommandEntry(t *testing.T, s tenant.AuditStore, company int64, command, action string, fields ...string) int {
+	t.Helper()
+	es, err := s.AuditLog(context.Background(), tenant.AuditQuery{CompanyID: company, Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(es) == 0 {
+		t.Fatalf("company %d's audit log is empty after %s", company, command)
+	}
+	e := es[0]
+	if e.UserID != 0 || e.Username != "facturad "+command || e.Action != action || e.CompanyID != company ||
+		!strings.HasPrefix(e.RequestID, "cli-") || len(e.RequestID) != 20 || !slices.Equal(e.Fields, fields) {
+		t.Errorf("company %d's newest entry %+v, want %s by facturad %s with fields %v", company, e, action, command, fields)
+	}
+	return len(es)
 }
 
 // requeueShape is one of the stores the commands work on: open opens it,
@@ -91,6 +113,8 @@ func TestRequeueEmailsCommand(t *testing.T) {
 			if got := state(old); got != tenant.DeliveryFailed {
 				t.Errorf("the e-mail of five hours ago is %v, want still failed", got)
 			}
+			// Every company's: the platform's log.
+			requireCommandEntry(t, s, 0, "requeue-emails", tenant.AuditEmailRequeue, "since")
 
 			// One company's: the old e-mail's company alone.
 			stdout.Reset()
@@ -100,6 +124,14 @@ func TestRequeueEmailsCommand(t *testing.T) {
 			}
 			if !strings.HasPrefix(stdout.String(), "re-queued 1 failed e-mails (company ") || state(old) != tenant.DeliveryPending {
 				t.Errorf("requeue-emails --company said %q; the old e-mail is %v", stdout.String(), state(old))
+			}
+			requireCommandEntry(t, s, old.CompanyID, "requeue-emails", tenant.AuditEmailRequeue, "company", "since")
+			// Nothing left to re-queue: nothing changed, nothing recorded.
+			if err := run(ctx, one, io.Discard, io.Discard, env(environ)); err != nil {
+				t.Fatal(err)
+			}
+			if n := requireCommandEntry(t, s, old.CompanyID, "requeue-emails", tenant.AuditEmailRequeue, "company", "since"); n != 1 {
+				t.Errorf("a re-queue that moved nothing was recorded: %d entries", n)
 			}
 			if other.CompanyID == old.CompanyID {
 				t.Fatalf("the two e-mails are of one company, %d", old.CompanyID)
@@ -143,13 +175,14 @@ func TestRequeueCommand(t *testing.T) {
 			byClave := storetest.StoppedDocument(t, s, "by-clave", tenant.StateNotSentYet)
 			byCompany := storetest.StoppedDocument(t, s, "by-company", tenant.StatePending)
 			steps := []struct {
-				args []string
-				want string
-				doc  tenant.Document
+				args  []string
+				want  string
+				doc   tenant.Document
+				field string // of the audit entry in the document's company's log
 			}{
-				{[]string{"--clave", byClave.Clave}, "re-queued 1 stopped documents (document " + byClave.Clave, byClave},
-				{[]string{"--company", strconv.FormatInt(byCompany.CompanyID, 10)}, "re-queued 1 stopped documents (company", byCompany},
-				{[]string{"--all"}, "re-queued 0 stopped documents (every company's", tenant.Document{}},
+				{[]string{"--clave", byClave.Clave}, "re-queued 1 stopped documents (document " + byClave.Clave, byClave, "clave"},
+				{[]string{"--company", strconv.FormatInt(byCompany.CompanyID, 10)}, "re-queued 1 stopped documents (company", byCompany, "company"},
+				{[]string{"--all"}, "re-queued 0 stopped documents (every company's", tenant.Document{}, ""},
 			}
 			for _, st := range steps {
 				var stdout strings.Builder
@@ -160,8 +193,13 @@ func TestRequeueCommand(t *testing.T) {
 					t.Errorf("requeue %v said %q, want %q…", st.args, stdout.String(), st.want)
 				}
 				if st.doc.Clave == "" {
+					// Nothing moved: nothing recorded in the platform's log.
+					if es, err := s.AuditLog(ctx, tenant.AuditQuery{CompanyID: 0, Limit: 10}); err != nil || len(es) != 0 {
+						t.Errorf("requeue %v recorded %+v, %v", st.args, es, err)
+					}
 					continue
 				}
+				requireCommandEntry(t, s, st.doc.CompanyID, "requeue", tenant.AuditDocumentRequeue, st.field)
 				d, err := s.DocumentByClave(ctx, st.doc.Clave)
 				if err != nil {
 					t.Fatal(err)

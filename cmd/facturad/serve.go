@@ -633,13 +633,17 @@ func (w *wiring) startGateway() (apiLn, adminLn net.Listener, errc <-chan error,
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	audit, err := gateway.AuditRoute(w.tenants, w.listKey)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	gw, err := gateway.New(gateway.Options{
 		MaxConns:       maxConns,
 		MaxConnsPerIP:  perIP,
 		TrustedProxies: proxies,
 		Tenants:        w.tenants,
 		Routes: slices.Concat(gateway.DocumentRoutes(w.docs), gateway.ReceivedRoutes(w.docs), gateway.WebhookRoutes(w.tenants),
-			[]gateway.Route{list, listReceived, gateway.CalculateRoute(), gateway.CallbackRoute(w.docs)},
+			[]gateway.Route{list, listReceived, audit, gateway.CalculateRoute(), gateway.CallbackRoute(w.docs)},
 			gateway.EmailRoutes(w.docs, w.tenants), gateway.RegistryRoutes(w.registry), []gateway.Route{gateway.ConnectionTestRoute(w.docs)}),
 		Ready:       gateway.ReadyFunc(w.store.Ping),
 		ReadyChecks: checks,

@@ -24,7 +24,7 @@ var alertNames = []string{
 	"FacturadSaturated", "HaciendaUnreachable", "DocumentsNotSentPiling", "DocumentsUnsettledTooLong",
 	"CertificatesExpiringSoon", "CertificatesExpiringVerySoon", "CertificatesExpired",
 	"StateMetricsStale", "HaciendaTokenFailures", "DocumentsWaitingForCaller", "DeliveriesBacklogOld",
-	"EmailsFailed", "WebhooksFailingWidely", "RegistryUnreachable",
+	"EmailsFailed", "WebhooksFailingWidely", "RegistryUnreachable", "AuditEntriesLost",
 }
 
 // promtool returns the path of promtool, or ends the test as

@@ -165,9 +165,13 @@ func startService(ctx context.Context, dir string) (_ *testService, err error) {
 	if err != nil {
 		return nil, err
 	}
+	audit, err := gateway.AuditRoute(tenants, cursorKey)
+	if err != nil {
+		return nil, err
+	}
 	gw, err := gateway.New(gateway.Options{
 		Tenants: tenants, Ready: gateway.ReadyFunc(store.Ping), Logger: log, Registerer: reg,
-		Routes: append(append(append(gateway.DocumentRoutes(docs), gateway.ReceivedRoutes(docs)...), list, gateway.CalculateRoute()),
+		Routes: append(append(append(gateway.DocumentRoutes(docs), gateway.ReceivedRoutes(docs)...), list, audit, gateway.CalculateRoute()),
 			append(append(gateway.EmailRoutes(docs, tenants), gateway.RegistryRoutes(registries)...), gateway.ConnectionTestRoute(docs))...),
 	})
 	if err != nil {

@@ -183,3 +183,7 @@ func TestRegistry(t *testing.T) {
 		return storetest.NewPostgresStoreWith(t, postgres.Options{Now: now})
 	})
 }
+
+func TestAudit(t *testing.T) {
+	storetest.RunAudit(t, func(t *testing.T) tenant.AuditStore { return storetest.NewPostgresStore(t) })
+}

@@ -174,3 +174,7 @@ func TestRegistry(t *testing.T) {
 		return storetest.NewSQLiteStoreWith(t, sqlite.Options{Now: now})
 	})
 }
+
+func TestAudit(t *testing.T) {
+	storetest.RunAudit(t, func(t *testing.T) tenant.AuditStore { return storetest.NewSQLiteStore(t) })
+}
