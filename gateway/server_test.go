@@ -765,8 +765,12 @@ func TestOpenAPIListsEveryRoute(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	operators, err := OperatorRoutes(nil, make([]byte, 32))
+	if err != nil {
+		t.Fatal(err)
+	}
 	routes := append(append(append(append(DocumentRoutes(nil), ReceivedRoutes(nil)...), WebhookRoutes(nil)...), RegistryRoutes(nil)...), list, listReceived, CalculateRoute())
-	b := setup(t, Options{Tenants: &fakeTenants{}, Routes: append(routes, EmailRoutes(nil, nil)...)})
+	b := setup(t, Options{Tenants: &fakeTenants{}, Routes: append(append(routes, EmailRoutes(nil, nil)...), operators...)})
 	r := b.do(t, "GET", "/openapi.json", nil, "", nil)
 	if r.status != 200 {
 		t.Fatalf("status %d", r.status)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"facturad/hacienda/api"
 )
 
 // Tenant events (A.14): what the service tells a company about itself,
@@ -13,15 +15,15 @@ import (
 const (
 	// EventCertificateExpiring: the certificate has 30 days or fewer left
 	// (once), and again at 7 or fewer.
-	EventCertificateExpiring = "certificado.por_vencer"
+	EventCertificateExpiring = api.EventCertificadoPorVencer
 	// EventCertificateExpired: the certificate has expired.
-	EventCertificateExpired = "certificado.vencido"
+	EventCertificateExpired = api.EventCertificadoVencido
 	// EventCredentialsRefused: the tax authority refused the company's
 	// credentials (a credential stop began).
-	EventCredentialsRefused = "credenciales.rechazadas"
+	EventCredentialsRefused = api.EventCredencialesRechazadas
 	// EventDocumentsStuck: documents still unsettled an hour after they
 	// were numbered.
-	EventDocumentsStuck = "documentos.detenidos"
+	EventDocumentsStuck = api.EventDocumentosDetenidos
 )
 
 // TenantEventNames lists the tenant events, in the order above.

@@ -655,6 +655,10 @@ func (w *wiring) startGateway() (apiLn, adminLn net.Listener, errc <-chan error,
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	operators, err := gateway.OperatorRoutes(w.tenants, w.listKey)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	gw, err := gateway.New(gateway.Options{
 		MaxConns:       maxConns,
 		MaxConnsPerIP:  perIP,
@@ -662,7 +666,7 @@ func (w *wiring) startGateway() (apiLn, adminLn net.Listener, errc <-chan error,
 		Tenants:        w.tenants,
 		Routes: slices.Concat(gateway.DocumentRoutes(w.docs), gateway.ReceivedRoutes(w.docs), gateway.WebhookRoutes(w.tenants),
 			[]gateway.Route{list, listReceived, gateway.CalculateRoute(), gateway.CallbackRoute(w.docs)},
-			gateway.EmailRoutes(w.docs, w.tenants), gateway.RegistryRoutes(w.registry)),
+			gateway.EmailRoutes(w.docs, w.tenants), gateway.RegistryRoutes(w.registry), operators),
 		Ready:       gateway.ReadyFunc(w.store.Ping),
 		ReadyChecks: checks,
 		Logger:      w.log,

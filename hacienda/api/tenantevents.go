@@ -4,6 +4,15 @@ package api
 // company about itself, and what an operator lists to see which companies
 // need attention.
 
+// The tenant events' names, as a webhook's eventos and a delivery's
+// evento spell them.
+const (
+	EventCertificadoPorVencer   = "certificado.por_vencer"
+	EventCertificadoVencido     = "certificado.vencido"
+	EventCredencialesRechazadas = "credenciales.rechazadas"
+	EventDocumentosDetenidos    = "documentos.detenidos"
+)
+
 // TenantEventData is the data of a company's event (certificado.por_vencer,
 // certificado.vencido, credenciales.rechazadas, documentos.detenidos), the
 // data of its webhook body (WebhookEvent) and what its e-mail says: the
