@@ -31,8 +31,11 @@ func newMetrics(r prometheus.Registerer) (*metrics, error) {
 		}, []string{"kind", "outcome"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Namespace: m.Namespace, Name: "delivery_attempt_duration_seconds",
-			Help:    "Time of one delivery attempt (the HTTP call, the SMTP session), by kind.",
-			Buckets: m.HTTPBuckets,
+			Help: "Time of one delivery attempt (the HTTP call, the SMTP session), by kind.",
+			// Quick, slow, near the webhook's timeout (10 s by default),
+			// near the SMTP session's (60 s): nothing reads finer, and the
+			// outcome is the attempts counter's.
+			Buckets: []float64{.1, 1, 10, 60},
 		}, []string{"kind"}),
 		pending: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Namespace: m.Namespace, Name: "delivery_pending",
