@@ -11,6 +11,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/pem"
 	"errors"
 	"io"
 	"math/big"
@@ -28,8 +29,11 @@ import (
 // recipients named in Refuse with a 550 and deferring those in Greylist
 // with a 450. Read what it received under Mu.
 type Server struct {
-	Addr     string
-	Roots    *x509.CertPool
+	Addr  string
+	Roots *x509.CertPool
+	// CertPEM is the server's certificate, which Roots holds, in PEM (a
+	// process of its own trusts it through SSL_CERT_FILE).
+	CertPEM  []byte
 	User     string
 	Pass     string
 	Refuse   map[string]bool
@@ -146,7 +150,7 @@ func (s *smtpSession) Logout() error { return nil }
 func New(t testing.TB) *Server {
 	t.Helper()
 	cert, roots := testCertificate(t)
-	st := &Server{Roots: roots, User: "facturas", Pass: "s3cret-smtp-pass", Refuse: map[string]bool{}, Greylist: map[string]bool{}}
+	st := &Server{Roots: roots, CertPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Certificate[0]}), User: "facturas", Pass: "s3cret-smtp-pass", Refuse: map[string]bool{}, Greylist: map[string]bool{}}
 	srv := smtp.NewServer(smtp.BackendFunc(func(c *smtp.Conn) (smtp.Session, error) {
 		return &smtpSession{s: st, conn: c}, nil
 	}))
