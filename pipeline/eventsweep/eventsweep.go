@@ -144,8 +144,8 @@ func (s *Sweeper) Tick(ctx context.Context) (bool, error) {
 // else the certificate check alone (the contract's "at start-up").
 func (s *Sweeper) startUp(ctx context.Context) error {
 	swept, err := s.Tick(ctx)
-	if swept || err != nil && ctx.Err() != nil {
-		return err
+	if swept || (err != nil && ctx.Err() != nil) {
+		return err // swept (or stopping): nothing more to check
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.o.Timeout)
 	defer cancel()
