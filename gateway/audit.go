@@ -181,10 +181,11 @@ func AuditRoute(l AuditLog, cursorKey []byte) (Route, error) {
 			if err != nil || companyID < 0 {
 				return Reply{}, invalid("CompaniaId", "must be a company's id: a positive integer (0 is the platform's log, an admin's)")
 			}
-			limit, cursor, err := parsePageQuery(r.Query)
+			page, err := parsePageQuery(r.Query)
 			if err != nil {
 				return Reply{}, err
 			}
+			limit, cursor := page.Filter.Limit, page.Cursor
 			// The listings' cursors, bound to this log and company, with
 			// no filter.
 			var none tenant.ListQuery
@@ -212,16 +213,6 @@ func AuditRoute(l AuditLog, cursorKey []byte) (Route, error) {
 }
 
 const pathAudit = "/api/companies/{companyId}/auditoria/v4"
-
-// parsePageQuery reads a page's limit and cursor as parseListQuery does
-// (the same names, bounds and messages), for a listing without filters.
-func parsePageQuery(q url.Values) (limit int, cursor string, err error) {
-	lq, err := parseListQuery(url.Values{api.ParamLimit: queryValues(q, api.ParamLimit), api.ParamCursor: queryValues(q, api.ParamCursor)}, listSpec{})
-	if err != nil {
-		return 0, "", err
-	}
-	return lq.Filter.Limit, lq.Cursor, nil
-}
 
 func newAuditAnswer(e tenant.AuditEntry) api.AuditEntry {
 	fields := e.Fields

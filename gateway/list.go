@@ -49,6 +49,11 @@ type listSpec struct {
 	Kind string
 	// Tipos are the tipo_documento codes the listing takes.
 	Tipos []string
+	// Parse, when set, reads the listing's query instead of
+	// parseListQuery (a listing of other things than documents, with
+	// query parameters of its own); what it puts in the filter binds the
+	// cursors as the documents' filters do.
+	Parse func(q url.Values) (listQuery, error)
 }
 
 // documentTipos are the types of the documents a company issues (A.5).
@@ -58,32 +63,67 @@ var documentTipos = hacienda.TypeCodes(func(t hacienda.TypeInfo) bool { return !
 // answers, and so receives (FE, ND, NC, FEE: hacienda.CheckAnswerable).
 var receivedTipos = hacienda.TypeCodes(func(t hacienda.TypeInfo) bool { return t.Answerable })
 
-// parseListQuery reads a listing's query. Parameter names match without
-// regard to case, as the other calls' flags do; unknown parameters are
-// ignored. Every bad parameter is reported, each under its own name, in
-// one 400.
-func parseListQuery(q url.Values, spec listSpec) (listQuery, error) {
-	var (
-		out  listQuery
-		errs = map[string][]string{}
-	)
-	bad := func(name, msg string) { errs[name] = append(errs[name], msg) }
-	// one returns the parameter's value, trimmed; given twice (with two
-	// values) is an error rather than a guess at which one was meant.
-	one := func(name string) string {
-		vs := queryValues(q, name)
-		if len(vs) == 0 {
+// queryReader reads a listing's query parameters one by one, collecting
+// what is wrong with each under its own name: parameter names match
+// without regard to case, as the other calls' flags do, and unknown
+// parameters are ignored.
+type queryReader struct {
+	q    url.Values
+	errs map[string][]string
+}
+
+func newQueryReader(q url.Values) *queryReader {
+	return &queryReader{q: q, errs: map[string][]string{}}
+}
+
+// bad records what is wrong with parameter name.
+func (r *queryReader) bad(name, msg string) { r.errs[name] = append(r.errs[name], msg) }
+
+// one returns the parameter's value, trimmed; given twice (with two
+// values) is an error rather than a guess at which one was meant.
+func (r *queryReader) one(name string) string {
+	vs := queryValues(r.q, name)
+	if len(vs) == 0 {
+		return ""
+	}
+	v := strings.TrimSpace(vs[0])
+	for _, w := range vs[1:] {
+		if strings.TrimSpace(w) != v {
+			r.bad(name, "was given more than once with different values; give it once")
 			return ""
 		}
-		v := strings.TrimSpace(vs[0])
-		for _, w := range vs[1:] {
-			if strings.TrimSpace(w) != v {
-				bad(name, "was given more than once with different values; give it once")
-				return ""
-			}
-		}
-		return v
 	}
+	return v
+}
+
+// page reads limit (DefaultListLimit when absent) into f and returns the
+// cursor as given.
+func (r *queryReader) page(f *tenant.ListQuery) (cursor string) {
+	f.Limit = DefaultListLimit
+	if v := r.one(api.ParamLimit); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > tenant.MaxListLimit {
+			r.bad(api.ParamLimit, "must be an integer from 1 to "+strconv.Itoa(tenant.MaxListLimit))
+		}
+		f.Limit = n
+	}
+	return r.one(api.ParamCursor)
+}
+
+// err is the 400 naming every bad parameter, nil when there is none.
+func (r *queryReader) err() error {
+	if len(r.errs) == 0 {
+		return nil
+	}
+	return &apiError{status: http.StatusBadRequest, message: msgValidation, fields: r.errs}
+}
+
+// parseListQuery reads a listing's query. Every bad parameter is reported,
+// each under its own name, in one 400.
+func parseListQuery(q url.Values, spec listSpec) (listQuery, error) {
+	var out listQuery
+	r := newQueryReader(q)
+	bad, one := r.bad, r.one
 
 	if v := one(api.ParamCompaniaID); v != "" {
 		id, err := strconv.ParseInt(v, 10, 64)
@@ -138,17 +178,9 @@ func parseListQuery(q url.Values, spec listSpec) (listQuery, error) {
 		}
 		f.Receptor = v
 	}
-	f.Limit = DefaultListLimit
-	if v := one(api.ParamLimit); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > tenant.MaxListLimit {
-			bad(api.ParamLimit, "must be an integer from 1 to "+strconv.Itoa(tenant.MaxListLimit))
-		}
-		f.Limit = n
-	}
-	out.Cursor = one(api.ParamCursor)
-	if len(errs) > 0 {
-		return listQuery{}, &apiError{status: http.StatusBadRequest, message: msgValidation, fields: errs}
+	out.Cursor = r.page(f)
+	if err := r.err(); err != nil {
+		return listQuery{}, err
 	}
 	return out, nil
 }
@@ -246,7 +278,11 @@ func listRoute[T, A any](path string, spec listSpec, cursorKey []byte, fetch lis
 	return Route{
 		Method: http.MethodGet, Path: path, MaxBody: noBodyLimit,
 		Handle: func(ctx context.Context, r *Request) (Reply, error) {
-			lq, err := parseListQuery(r.Query, spec)
+			parse := spec.Parse
+			if parse == nil {
+				parse = func(q url.Values) (listQuery, error) { return parseListQuery(q, spec) }
+			}
+			lq, err := parse(r.Query)
 			if err != nil {
 				return Reply{}, err
 			}

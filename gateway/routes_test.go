@@ -46,9 +46,13 @@ func serviceRoutes(t testing.TB, d routeDeps) []Route {
 	if err != nil {
 		t.Fatal(err)
 	}
+	operators, err := OperatorRoutes(d.tenants, d.cursorKey)
+	if err != nil {
+		t.Fatal(err)
+	}
 	return slices.Concat(DocumentRoutes(d.docs), ReceivedRoutes(d.docs), WebhookRoutes(d.tenants),
 		[]Route{list, listReceived, audit, CalculateRoute(), CallbackRoute(d.docs)},
-		EmailRoutes(d.docs, d.tenants), RegistryRoutes(d.registry), []Route{ConnectionTestRoute(d.docs)})
+		EmailRoutes(d.docs, d.tenants), RegistryRoutes(d.registry), []Route{ConnectionTestRoute(d.docs)}, operators)
 }
 
 // TestServiceRoutesComplete: serviceRoutes calls every exported function

@@ -76,6 +76,11 @@ func TestSendWithoutElectronicInvoicing(t *testing.T) {
 // they work the document is sent without a client action.
 func TestRefusedCredentialsProbedSlowly(t *testing.T) {
 	b := setup(t, setupOptions{sandbox: sandbox.Options{Faults: sandbox.Faults{TokenRefusal: 401}}, clientClock: true})
+	hooks := b.store.(tenant.WebhookStore)
+	hook := tenant.Webhook{CompanyID: b.company.ID, URL: "https://hooks.example/creds", Eventos: []string{tenant.EventCredentialsRefused}, SealedSecret: []byte("s")}
+	if err := hooks.CreateWebhook(context.Background(), &hook, 10); err != nil {
+		t.Fatal(err)
+	}
 	var claves []string
 	for i := range 3 {
 		out := b.mustSend(t, request("01", fmt.Sprintf("cred-%d", i)))
@@ -96,6 +101,16 @@ func TestRefusedCredentialsProbedSlowly(t *testing.T) {
 	}
 	if got := tokenCalls(b.sb.Stats()) - grants; got < 1 || got > rounds {
 		t.Errorf("the background worker logged in %d times in %d probes an hour apart, want 1..%d", got, rounds, rounds)
+	}
+	// Three refused sends and the refused probes are one stop: announced
+	// once, with its company.
+	ds, err := hooks.Deliveries(context.Background(), hook.ID, tenant.DeliveryPage{Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds) != 1 || ds[0].Evento != tenant.EventCredentialsRefused ||
+		!strings.Contains(string(ds[0].Payload), fmt.Sprintf(`"companiaId":%d,"numeroIdentificacion":"%s"`, b.company.ID, b.company.NumeroIdentificacion)) {
+		t.Errorf("deliveries of the stop: %+v", ds)
 	}
 
 	// Corrected at the tax authority (the company changed nothing here):

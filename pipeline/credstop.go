@@ -3,6 +3,8 @@ package pipeline
 import (
 	"context"
 	"time"
+
+	"facturad/tenant"
 )
 
 // Documents stopped on their company's credentials (docs/design/pipeline.md,
@@ -18,7 +20,11 @@ import (
 // at once, and so does an update of the company's credentials (tenant).
 
 // stopOnCredentials records the company's stop, its first probe
-// CredentialsProbe from now. A company stopped already keeps its pace.
+// CredentialsProbe from now. A company stopped already keeps its pace. A
+// stop that begins is announced (credenciales.rechazadas) in the same
+// transaction, once however many refusals begin it; an event that cannot
+// be made (its company unreadable) leaves the stop unannounced rather than
+// unrecorded.
 func (p *Pipeline) stopOnCredentials(ctx context.Context, companyID int64) {
 	if p.o.Stops == nil {
 		return
@@ -26,7 +32,15 @@ func (p *Pipeline) stopOnCredentials(ctx context.Context, companyID int64) {
 	ctx, cancel := p.detached(ctx)
 	defer cancel()
 	now := p.o.Clock()
-	if err := p.o.Stops.StopOnCredentials(ctx, companyID, now, now.Add(p.o.CredentialsProbe)); err != nil {
+	var ev *tenant.TenantEvent
+	if p.o.Notices != nil {
+		var err error
+		if ev, err = p.o.Notices.CredentialsRefusedEvent(ctx, companyID, now); err != nil {
+			p.log.WarnContext(ctx, "announce refused credentials", "company", companyID, "err", err)
+			ev = nil
+		}
+	}
+	if err := p.o.Stops.StopOnCredentials(ctx, companyID, now, now.Add(p.o.CredentialsProbe), ev); err != nil {
 		p.log.ErrorContext(ctx, "record refused credentials", "company", companyID, "err", err)
 		return
 	}

@@ -82,7 +82,7 @@ func newMetrics(r prometheus.Registerer, ls *lanes) (*pipelineMetrics, error) {
 			Namespace: metrics.Namespace,
 			Subsystem: "pipeline",
 			Name:      "callbacks_total",
-			Help:      "Callbacks of the tax authority, by what they led to: applied (their signed verdict stored), asked (the status was asked), settled (already final), refused (bad token or clave), failed.",
+			Help:      "Callbacks of the tax authority, by what they led to: applied (verdict stored), asked (status asked), settled (already final), refused, failed.",
 		}, []string{"outcome"}),
 		supplier: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: metrics.Namespace,
@@ -94,7 +94,7 @@ func newMetrics(r prometheus.Registerer, ls *lanes) (*pipelineMetrics, error) {
 			Namespace: metrics.Namespace,
 			Subsystem: "pipeline",
 			Name:      "credential_stops_total",
-			Help:      "Documents stopped on refused tax-authority credentials: stopped (a company's stop recorded), probed (a stopped document tried again by the background worker), resumed (stopped documents made due because a login worked again).",
+			Help:      "Documents stopped on refused tax-authority credentials: stopped (a stop recorded), probed (one tried again), resumed (made due: a login worked again).",
 		}, []string{"event"}),
 		registry: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: metrics.Namespace,

@@ -52,6 +52,14 @@ type Issuers interface {
 	VisibleCompany(ctx context.Context, p tenant.Principal, id int64) (tenant.Company, error)
 }
 
+// Notices makes the tenant events the pipeline records (*tenant.Service
+// satisfies it).
+type Notices interface {
+	// CredentialsRefusedEvent is the credenciales.rechazadas of the
+	// company's credential stop beginning at since.
+	CredentialsRefusedEvent(ctx context.Context, companyID int64, since time.Time) (*tenant.TenantEvent, error)
+}
+
 // Signer signs a document with the company's current certificate
 // (*signer.Cache satisfies it). A certificate that is expired or not yet
 // valid is an error wrapping signer.ErrCertificateExpired.
@@ -99,7 +107,12 @@ type Options struct {
 	// Stops keeps the companies whose tax-authority credentials were
 	// refused (default: Store, when it keeps them too, as both store
 	// adapters do). Without it a stopped document waits for its company.
-	Stops   tenant.CredentialStopStore
+	Stops tenant.CredentialStopStore
+	// Notices makes the tenant event that announces a company's
+	// credential stop (credenciales.rechazadas); default: Issuers, when it
+	// makes them too (tenant.Service does). Without it a stop is recorded
+	// unannounced.
+	Notices Notices
 	Issuers Issuers
 	Signer  Signer
 	// Certificates gives the companies' signing certificates to the
@@ -316,6 +329,11 @@ func (o *Options) setDefaults() error {
 	if o.Stops == nil {
 		if cs, ok := o.Store.(tenant.CredentialStopStore); ok {
 			o.Stops = cs
+		}
+	}
+	if o.Notices == nil {
+		if n, ok := o.Issuers.(Notices); ok {
+			o.Notices = n
 		}
 	}
 	if o.Limiter == nil {

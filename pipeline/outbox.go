@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -44,7 +43,7 @@ func (p *Pipeline) event(ctx context.Context, w row) error {
 		w.Event = nil
 		return nil
 	}
-	ev.ID, ev.Name, ev.Created, ev.Clave, ev.Payload = newEventID(), prefix+tenant.EventState(w.Estado), p.o.Clock(), w.clave(), payload
+	ev.ID, ev.Name, ev.Created, ev.Clave, ev.Payload = tenant.NewEventID(), prefix+tenant.EventState(w.Estado), p.o.Clock(), w.clave(), payload
 	ev.Email = nil
 	if d := w.doc; d != nil && p.o.Email && d.Estado == tenant.StateAccepted && d.From.Estado() != tenant.StateAccepted {
 		request := d.Request
@@ -61,10 +60,6 @@ func (p *Pipeline) event(ctx context.Context, w row) error {
 	}
 	return nil
 }
-
-// newEventID is a random event id (130 bits), which receivers use to tell
-// a repeated delivery.
-func newEventID() string { return "evt_" + rand.Text() }
 
 // maxEmails is how many receptor addresses the contract allows.
 const maxEmails = 4

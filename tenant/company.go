@@ -209,6 +209,9 @@ func (s *Service) CreateCompany(ctx context.Context, p Principal, in CompanyInpu
 	if stored, err := s.store.Company(ctx, id); err == nil {
 		c = stored
 	}
+	if len(c.SealedCertificate) > 0 {
+		s.announceCertificate(ctx, c)
+	}
 	d := CompanyDetail{Company: c, ContrasenaHacienda: string(in.ContrasenaHacienda), CertificatePIN: string(in.CertificatePIN)}
 	return CreatedCompany{CompanyDetail: d, Branch: b, Credentials: creds}, nil
 }
@@ -312,6 +315,9 @@ func (s *Service) UpdateCompany(ctx context.Context, p Principal, id int64, in C
 	}
 	if newCredentials {
 		s.resumeOnNewCredentials(ctx, c.ID)
+	}
+	if newCert {
+		s.announceCertificate(ctx, c)
 	}
 	return s.detail(c) // the store read the stored row back into c
 }

@@ -22,8 +22,13 @@ import (
 type CredentialStopStore interface {
 	// StopOnCredentials records that the company's credentials were
 	// refused at now, its first probe due at next. A company already
-	// stopped keeps its record (its probe time and attempts).
-	StopOnCredentials(ctx context.Context, companyID int64, now, next time.Time) error
+	// stopped keeps its record (its probe time and attempts). A stop that
+	// begins records ev (credenciales.rechazadas, when not nil) in the
+	// same transaction, as TenantEventStore.RecordTenantEvent does, so
+	// that each stop is announced once however many refusals, on however
+	// many replicas, begin it at once; a stop that was already there
+	// records nothing.
+	StopOnCredentials(ctx context.Context, companyID int64, now, next time.Time, ev *TenantEvent) error
 	// ProbeCredentialStops takes up to limit companies whose probe is due
 	// at now, the longest due first, in one transaction: each one's next
 	// probe moves to now + min(base·2ⁿ, max), n being its probes with this

@@ -44,7 +44,8 @@ const (
 	EventReceivedPrefix = "recibido."
 )
 
-// EventNames lists every event a webhook may ask for, documents first.
+// EventNames lists every event a webhook may ask for: documents first,
+// then received documents, then the tenant events (TenantEventNames).
 func EventNames() []string {
 	var out []string
 	for _, prefix := range []string{EventDocumentPrefix, EventReceivedPrefix} {
@@ -52,7 +53,7 @@ func EventNames() []string {
 			out = append(out, prefix+EventState(s))
 		}
 	}
-	return out
+	return append(out, TenantEventNames()...)
 }
 
 // Webhook is a company's subscription: events named in Eventos are posted
@@ -189,14 +190,22 @@ type WebhookStore interface {
 	PurgeDeliveries(ctx context.Context, before time.Time, limit int) (webhooks, emails int, err error)
 }
 
-// EmailDelivery is an accepted document's e-mail to its receptor.
+// EmailDelivery is an accepted document's e-mail to its receptor, or a
+// tenant event's to its company's notice addresses (a notice: Evento set,
+// DocumentID 0).
 type EmailDelivery struct {
 	ID         int64
 	CompanyID  int64
-	DocumentID int64
+	DocumentID int64 // 0 for a notice
 	Clave      string
 	Recipients []string
 	Created    time.Time
+
+	// A notice's event: its name, id and data (the JSON its webhooks
+	// get, api.TenantEventData). Empty for a document's e-mail.
+	Evento  string
+	EventID string
+	Payload []byte
 
 	Attempts      int
 	NextAttemptAt time.Time
@@ -228,8 +237,9 @@ type EmailResult struct {
 	Next time.Time
 }
 
-// EmailStore keeps the outbox of the documents' e-mails. Both store
-// adapters implement it; the rows are written by SaveDocument.
+// EmailStore keeps the outbox of e-mails. Both store adapters implement
+// it; the rows are written by SaveDocument (a document's) and
+// RecordTenantEvent (a notice).
 type EmailStore interface {
 	// ClaimDueEmails returns up to limit e-mails due at now, oldest due
 	// first, and moves their next attempt to leaseUntil in the same
@@ -237,7 +247,8 @@ type EmailStore interface {
 	ClaimDueEmails(ctx context.Context, now, leaseUntil time.Time, limit int) ([]EmailDelivery, error)
 	// RecordEmail counts one attempt and stores its outcome.
 	RecordEmail(ctx context.Context, id int64, r EmailResult) error
-	// DocumentEmails returns a document's e-mails, oldest first.
+	// DocumentEmails returns a document's e-mails, oldest first (never a
+	// notice).
 	DocumentEmails(ctx context.Context, documentID int64) ([]EmailDelivery, error)
 	// RequeueEmails makes a document's failed e-mails pending again, due
 	// at at (an operator's resend once the cause is fixed): their failure
@@ -247,8 +258,8 @@ type EmailStore interface {
 	RequeueEmails(ctx context.Context, documentID int64, at time.Time) (int, error)
 	// RequeueFailedEmails is RequeueEmails in bulk, for an operator
 	// after a fault of the mail server or of its configuration: the
-	// failed e-mails created at or after since, of one company when
-	// companyID is not 0, become pending again, due at at.
+	// failed e-mails (notices included) created at or after since, of one
+	// company when companyID is not 0, become pending again, due at at.
 	RequeueFailedEmails(ctx context.Context, since time.Time, companyID int64, at time.Time) (int, error)
 	// EmailBacklog counts the pending e-mails and returns the creation
 	// time of the oldest (zero when none).

@@ -60,6 +60,10 @@ type ServiceOptions struct {
 	// WebhookURLs decides which URLs a company may register as webhooks
 	// (server-side request forgery); nil refuses every registration.
 	WebhookURLs WebhookURLChecker
+	// NoticeEmail says that tenant events are mailed to the companies'
+	// CorreoNotificaciones (e-mail is configured); false writes no
+	// notice e-mail.
+	NoticeEmail bool
 	// DefaultAmbiente is the environment of a company created without
 	// one, and of those stored before environments existed
 	// (AmbientePruebas or AmbienteProduccion; default AmbientePruebas).
@@ -93,6 +97,8 @@ type Service struct {
 	log       *slog.Logger
 	now       func() time.Time
 	ambiente  string // ServiceOptions.DefaultAmbiente
+	// noticeEmail is ServiceOptions.NoticeEmail.
+	noticeEmail bool
 
 	webhookURLs WebhookURLChecker
 
@@ -124,6 +130,7 @@ func NewService(o ServiceOptions) (*Service, error) {
 		now:       o.Now,
 		ambiente:  o.DefaultAmbiente,
 
+		noticeEmail: o.NoticeEmail,
 		webhookURLs: o.WebhookURLs,
 	}
 	switch {

@@ -34,6 +34,7 @@ import (
 	"facturad/metrics"
 	"facturad/pipeline"
 	"facturad/pipeline/delivery"
+	"facturad/pipeline/eventsweep"
 	"facturad/pipeline/redislimit"
 	"facturad/pipeline/statereport"
 	"facturad/signer"
@@ -146,6 +147,9 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 		return err
 	}
 	if err := w.startStateMetrics(ctx); err != nil {
+		return err
+	}
+	if err := w.startEventSweeps(ctx); err != nil {
 		return err
 	}
 	apiLn, adminLn, errc, err := w.startGateway()
@@ -374,6 +378,9 @@ func (w *wiring) openTenants() (err error) {
 		Logger:        w.log,
 		// hacienda_env's environment for new companies and old ones.
 		DefaultAmbiente: w.c.defaultAmbiente(),
+		// Tenant events are mailed to correoNotificaciones with the
+		// documents' e-mails' server.
+		NoticeEmail: w.c.SMTPURL != "",
 	})
 	return err
 }
@@ -548,7 +555,7 @@ func (w *wiring) startDelivery(ctx context.Context) error {
 		return err
 	}
 	w.stop.add("email", m.Stop)
-	w.log.Info("e-mail of accepted documents on", "smtp", server.String())
+	w.log.Info("e-mail of accepted documents and tenant notices on", "smtp", server.String())
 	return nil
 }
 
@@ -609,6 +616,21 @@ func (w *wiring) startStateMetrics(ctx context.Context) error {
 	return nil
 }
 
+// startEventSweeps starts the checks that announce the tenant events: the
+// certificates at once, then both checks at least hourly on one replica at
+// a time (pipeline/eventsweep).
+func (w *wiring) startEventSweeps(ctx context.Context) error {
+	sw, err := eventsweep.New(eventsweep.Options{Checks: w.tenants, Leases: w.store, Logger: w.log})
+	if err != nil {
+		return err
+	}
+	if err := sw.Start(ctx); err != nil {
+		return err
+	}
+	w.stop.add("tenant events", sw.Stop)
+	return nil
+}
+
 // startGateway makes the gateway, opens the API and admin listeners and
 // serves them; a serving error arrives on errc.
 func (w *wiring) startGateway() (apiLn, adminLn net.Listener, errc <-chan error, err error) {
@@ -637,6 +659,10 @@ func (w *wiring) startGateway() (apiLn, adminLn net.Listener, errc <-chan error,
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	operators, err := gateway.OperatorRoutes(w.tenants, w.listKey)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	gw, err := gateway.New(gateway.Options{
 		MaxConns:       maxConns,
 		MaxConnsPerIP:  perIP,
@@ -644,7 +670,7 @@ func (w *wiring) startGateway() (apiLn, adminLn net.Listener, errc <-chan error,
 		Tenants:        w.tenants,
 		Routes: slices.Concat(gateway.DocumentRoutes(w.docs), gateway.ReceivedRoutes(w.docs), gateway.WebhookRoutes(w.tenants),
 			[]gateway.Route{list, listReceived, audit, gateway.CalculateRoute(), gateway.CallbackRoute(w.docs)},
-			gateway.EmailRoutes(w.docs, w.tenants), gateway.RegistryRoutes(w.registry), []gateway.Route{gateway.ConnectionTestRoute(w.docs)}),
+			gateway.EmailRoutes(w.docs, w.tenants), gateway.RegistryRoutes(w.registry), []gateway.Route{gateway.ConnectionTestRoute(w.docs)}, operators),
 		Ready:       gateway.ReadyFunc(w.store.Ping),
 		ReadyChecks: checks,
 		Logger:      w.log,
@@ -806,6 +832,7 @@ type storeWithDocuments interface {
 	tenant.StateStore
 	tenant.WebhookStore
 	tenant.EmailStore
+	tenant.TenantEventStore
 }
 
 // answerTrust is what the tax authority's signed answers are checked

@@ -22,7 +22,7 @@ import (
 var alertNames = []string{
 	"FacturadDown", "FacturadServerErrors", "FacturadSendLatencyHigh", "FacturadOverloaded",
 	"FacturadSaturated", "HaciendaUnreachable", "DocumentsNotSentPiling", "DocumentsUnsettledTooLong",
-	"CertificatesExpiringSoon", "CertificatesExpiringVerySoon", "CertificatesExpired",
+	"CertificatesExpiringVerySoon", "CertificatesExpired",
 	"StateMetricsStale", "HaciendaTokenFailures", "DocumentsWaitingForCaller", "DeliveriesBacklogOld",
 	"EmailsFailed", "WebhooksFailingWidely", "RegistryUnreachable", "AuditEntriesLost",
 }

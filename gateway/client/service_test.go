@@ -169,10 +169,14 @@ func startService(ctx context.Context, dir string) (_ *testService, err error) {
 	if err != nil {
 		return nil, err
 	}
+	operators, err := gateway.OperatorRoutes(tenants, cursorKey)
+	if err != nil {
+		return nil, err
+	}
 	gw, err := gateway.New(gateway.Options{
 		Tenants: tenants, Ready: gateway.ReadyFunc(store.Ping), Logger: log, Registerer: reg,
-		Routes: append(append(append(gateway.DocumentRoutes(docs), gateway.ReceivedRoutes(docs)...), list, audit, gateway.CalculateRoute()),
-			append(append(gateway.EmailRoutes(docs, tenants), gateway.RegistryRoutes(registries)...), gateway.ConnectionTestRoute(docs))...),
+		Routes: append(append(append(append(gateway.DocumentRoutes(docs), gateway.ReceivedRoutes(docs)...), list, audit, gateway.CalculateRoute()),
+			append(append(gateway.EmailRoutes(docs, tenants), gateway.RegistryRoutes(registries)...), gateway.ConnectionTestRoute(docs))...), operators...),
 	})
 	if err != nil {
 		return nil, err

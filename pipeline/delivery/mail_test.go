@@ -3,18 +3,12 @@ package delivery_test
 import (
 	"bytes"
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"math/big"
 	"mime"
 	"mime/multipart"
 	"net"
@@ -25,188 +19,25 @@ import (
 	"testing"
 	"time"
 
-	"github.com/emersion/go-sasl"
 	"github.com/emersion/go-smtp"
 
 	"facturad/hacienda"
 	"facturad/hacienda/pdf/pdfcheck"
 	"facturad/hacienda/sample"
 	"facturad/pipeline/delivery"
+	"facturad/pipeline/delivery/smtptest"
 	"facturad/tenant"
 	"facturad/tenant/storetest"
 )
 
-// smtpServer is a real SMTP server (emersion/go-smtp) on a loopback port,
-// offering STARTTLS with a test certificate and AUTH PLAIN, refusing the
-// recipients named in refuse with a 550 and deferring those in greylist
-// with a 450.
-type smtpServer struct {
-	addr     string
-	roots    *x509.CertPool
-	user     string
-	pass     string
-	refuse   map[string]bool
-	greylist map[string]bool
-	// failData answers DATA with this code when set (554: refused for
-	// good; 451: try later); failAuth answers AUTH, failMail MAIL FROM
-	// likewise (535: bad credentials; 550: sender refused). Set them
-	// under mu once the server runs.
-	failData, failAuth, failMail int
-	// rcptReply answers every RCPT, dataReply the end of DATA, when set
-	// (an enhanced code of their own, as a relay's policy refusals).
-	rcptReply, dataReply *smtp.SMTPError
-
-	mu       sync.Mutex
-	messages []received
-	tls      []bool
-	authed   []bool
-}
-
-type received struct {
-	from string
-	to   []string
-	data []byte
-}
-
-type smtpSession struct {
-	s      *smtpServer
-	conn   *smtp.Conn
-	authed bool
-	from   string
-	to     []string
-}
-
-func (s *smtpSession) AuthMechanisms() []string { return []string{sasl.Plain} }
-func (s *smtpSession) Auth(string) (sasl.Server, error) {
-	return sasl.NewPlainServer(func(_, user, pass string) error {
-		if code := s.s.fail(&s.s.failAuth); code != 0 {
-			return &smtp.SMTPError{Code: code, EnhancedCode: smtp.EnhancedCode{code / 100, 7, 8}, Message: "authentication credentials invalid"}
-		}
-		if user != s.s.user || pass != s.s.pass {
-			return errors.New("bad credentials")
-		}
-		s.authed = true
-		return nil
-	}), nil
-}
-func (s *smtpSession) Mail(from string, _ *smtp.MailOptions) error {
-	if code := s.s.fail(&s.s.failMail); code != 0 {
-		return &smtp.SMTPError{Code: code, EnhancedCode: smtp.EnhancedCode{code / 100, 7, 1}, Message: "sender not allowed to relay"}
-	}
-	s.from = from
-	return nil
-}
-
-// fail reads one of the server's failure codes under its lock.
-func (st *smtpServer) fail(code *int) int {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return *code
-}
-
-// set changes one of the server's failure codes while it runs.
-func (st *smtpServer) set(code *int, v int) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	*code = v
-}
-func (s *smtpSession) Rcpt(to string, _ *smtp.RcptOptions) error {
-	s.s.mu.Lock()
-	reply := s.s.rcptReply
-	s.s.mu.Unlock()
-	if reply != nil {
-		return reply
-	}
-	if s.s.refuse[to] {
-		return &smtp.SMTPError{Code: 550, EnhancedCode: smtp.EnhancedCode{5, 1, 1}, Message: "no such mailbox"}
-	}
-	if s.s.greylist[to] {
-		return &smtp.SMTPError{Code: 450, EnhancedCode: smtp.EnhancedCode{4, 2, 0}, Message: "Greylisted, please try again later"}
-	}
-	s.to = append(s.to, to)
-	return nil
-}
-func (s *smtpSession) Data(r io.Reader) error {
-	b, err := io.ReadAll(r)
-	if err != nil {
-		return err
-	}
-	if code := s.s.fail(&s.s.failData); code != 0 {
-		return &smtp.SMTPError{Code: code, Message: "message refused"}
-	}
-	s.s.mu.Lock()
-	reply := s.s.dataReply
-	s.s.mu.Unlock()
-	if reply != nil {
-		return reply
-	}
-	s.s.mu.Lock()
-	defer s.s.mu.Unlock()
-	s.s.messages = append(s.s.messages, received{s.from, s.to, b})
-	_, isTLS := s.conn.TLSConnectionState()
-	s.s.tls = append(s.s.tls, isTLS)
-	s.s.authed = append(s.s.authed, s.authed)
-	return nil
-}
-func (s *smtpSession) Reset()        { s.from, s.to = "", nil }
-func (s *smtpSession) Logout() error { return nil }
-
-func newSMTPServer(t *testing.T) *smtpServer {
+func smtpConfig(t *testing.T, st *smtptest.Server) delivery.SMTP {
 	t.Helper()
-	cert, roots := testCertificate(t)
-	st := &smtpServer{roots: roots, user: "facturas", pass: "s3cret-smtp-pass", refuse: map[string]bool{}, greylist: map[string]bool{}}
-	srv := smtp.NewServer(smtp.BackendFunc(func(c *smtp.Conn) (smtp.Session, error) {
-		return &smtpSession{s: st, conn: c}, nil
-	}))
-	srv.Domain = "mail.test"
-	srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}}
-	srv.ReadTimeout, srv.WriteTimeout = 10*time.Second, 10*time.Second
-	srv.MaxMessageBytes = 10 << 20
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	host, port, _ := net.SplitHostPort(st.Addr)
+	s, err := delivery.ParseSMTPURL("smtp://"+st.User+":"+st.Pass+"@"+net.JoinHostPort(host, port), "Facturación <facturas@example.com>")
 	if err != nil {
 		t.Fatal(err)
 	}
-	st.addr = ln.Addr().String()
-	go srv.Serve(ln)
-	t.Cleanup(func() { srv.Close() })
-	return st
-}
-
-// testCertificate is a self-signed certificate for 127.0.0.1.
-func testCertificate(t *testing.T) (tls.Certificate, *x509.CertPool) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "mail.test"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, DNSNames: []string{"mail.test"},
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		BasicConstraintsValid: true, IsCA: true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tpl, tpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := x509.NewCertPool()
-	pool.AddCert(c)
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: c}, pool
-}
-
-func (st *smtpServer) config(t *testing.T) delivery.SMTP {
-	t.Helper()
-	host, port, _ := net.SplitHostPort(st.addr)
-	s, err := delivery.ParseSMTPURL("smtp://"+st.user+":"+st.pass+"@"+net.JoinHostPort(host, port), "Facturación <facturas@example.com>")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.TLS = &tls.Config{RootCAs: st.roots}
+	s.TLS = &tls.Config{RootCAs: st.Roots}
 	return s
 }
 
@@ -266,10 +97,10 @@ func TestEmailDelivered(t *testing.T) {
 	eachStore(t, func(t *testing.T, s store) {
 		f := newFixture(t, s)
 		_, b := f.company(t, "Correo S.A.")
-		st := newSMTPServer(t)
-		st.refuse["nadie@example.com"] = true
+		st := smtptest.New(t)
+		st.Refuse["nadie@example.com"] = true
 		d := f.event(t, b, tenant.StateAccepted, []string{"compras@example.com", "nadie@example.com", "conta@example.com"})
-		f.mailer(t, st.config(t), fixedPDF{})
+		f.mailer(t, smtpConfig(t, st), fixedPDF{})
 		waitFor(t, func() bool {
 			es := f.emails(t, d)
 			return len(es) == 1 && es[0].State() == tenant.DeliveryDelivered
@@ -279,16 +110,16 @@ func TestEmailDelivered(t *testing.T) {
 			!strings.Contains(e.Rejected[0].Message, "no such mailbox") || e.Attempts != 1 {
 			t.Fatalf("e-mail %+v", e)
 		}
-		st.mu.Lock()
-		defer st.mu.Unlock()
-		if len(st.messages) != 1 || !st.tls[0] || !st.authed[0] {
-			t.Fatalf("%d messages, tls %v, authenticated %v", len(st.messages), st.tls, st.authed)
+		st.Mu.Lock()
+		defer st.Mu.Unlock()
+		if len(st.Messages) != 1 || !st.TLS[0] || !st.Authed[0] {
+			t.Fatalf("%d messages, tls %v, authenticated %v", len(st.Messages), st.TLS, st.Authed)
 		}
-		msg := st.messages[0]
-		if msg.from != "facturas@example.com" || !slices.Equal(msg.to, []string{"compras@example.com", "conta@example.com"}) {
-			t.Fatalf("envelope from %s to %v", msg.from, msg.to)
+		msg := st.Messages[0]
+		if msg.From != "facturas@example.com" || !slices.Equal(msg.To, []string{"compras@example.com", "conta@example.com"}) {
+			t.Fatalf("envelope from %s to %v", msg.From, msg.To)
 		}
-		parts := parseMessage(t, msg.data)
+		parts := parseMessage(t, msg.Data)
 		want := map[string][]byte{
 			d.Clave + ".xml":           d.SignedXML,
 			d.Clave + "-respuesta.xml": d.ResponseXML,
@@ -326,6 +157,13 @@ func parseMessage(t *testing.T, raw []byte) map[string][]byte {
 	if err != nil || !strings.HasPrefix(subject, "Comprobante electrónico ") {
 		t.Fatalf("subject %q: %v", subject, err)
 	}
+	return parseParts(t, m)
+}
+
+// parseParts reads a multipart/mixed message's parts: each attachment by
+// file name, the text under "".
+func parseParts(t *testing.T, m *mail.Message) map[string][]byte {
+	t.Helper()
 	mt, params, err := mime.ParseMediaType(m.Header.Get("Content-Type"))
 	if err != nil || mt != "multipart/mixed" {
 		t.Fatalf("content type %q: %v", m.Header.Get("Content-Type"), err)
@@ -358,10 +196,10 @@ func TestEmailPermanentFailure(t *testing.T) {
 	eachStore(t, func(t *testing.T, s store) {
 		f := newFixture(t, s)
 		_, b := f.company(t, "Rechazo S.A.")
-		st := newSMTPServer(t)
-		st.set(&st.failData, 554)
+		st := smtptest.New(t)
+		st.Set(&st.FailData, 554)
 		d := f.event(t, b, tenant.StateAccepted, []string{"compras@example.com"})
-		f.mailer(t, st.config(t), nil)
+		f.mailer(t, smtpConfig(t, st), nil)
 		waitFor(t, func() bool {
 			es := f.emails(t, d)
 			return len(es) == 1 && es[0].State() == tenant.DeliveryFailed
@@ -376,25 +214,25 @@ func TestEmailPermanentFailure(t *testing.T) {
 func TestEmailTemporaryFailureRetried(t *testing.T) {
 	f := newFixture(t, newSQLite(t))
 	_, b := f.company(t, "Reintento S.A.")
-	st := newSMTPServer(t)
-	st.set(&st.failData, 451)
+	st := smtptest.New(t)
+	st.Set(&st.FailData, 451)
 	d := f.event(t, b, tenant.StateAccepted, []string{"compras@example.com"})
-	f.mailer(t, st.config(t), nil)
+	f.mailer(t, smtpConfig(t, st), nil)
 	waitFor(t, func() bool {
 		es := f.emails(t, d)
 		return len(es) == 1 && es[0].Attempts >= 2
 	})
-	st.set(&st.failData, 0)
+	st.Set(&st.FailData, 0)
 	waitFor(t, func() bool {
 		es := f.emails(t, d)
 		return es[0].State() == tenant.DeliveryDelivered
 	})
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if len(st.messages) != 1 {
-		t.Fatalf("%d messages", len(st.messages))
+	st.Mu.Lock()
+	defer st.Mu.Unlock()
+	if len(st.Messages) != 1 {
+		t.Fatalf("%d messages", len(st.Messages))
 	}
-	parts := parseMessage(t, st.messages[0].data)
+	parts := parseMessage(t, st.Messages[0].Data)
 	if len(parts) != 3 || parts[d.Clave+".pdf"] != nil {
 		t.Fatalf("without a PDF renderer: parts %v", keys(parts))
 	}
@@ -438,7 +276,7 @@ func newSQLite(t *testing.T) store { return storetest.NewSQLiteStore(t) }
 func TestEmailPDFReadBack(t *testing.T) {
 	f := newFixture(t, newSQLite(t))
 	_, b := f.company(t, "Impresa S.A.")
-	st := newSMTPServer(t)
+	st := smtptest.New(t)
 	doc := sample.Documents(9, 1)[0]
 	x, err := hacienda.MarshalXML(doc)
 	if err != nil {
@@ -447,17 +285,17 @@ func TestEmailPDFReadBack(t *testing.T) {
 	f.event(t, b, tenant.StateAccepted, []string{"compras@example.com"}, func(d *tenant.Document) {
 		d.SignedXML, d.Clave, d.Consecutivo = x, doc.Clave, doc.NumeroConsecutivo
 	})
-	f.mailer(t, st.config(t), delivery.PrintedPDF{})
+	f.mailer(t, smtpConfig(t, st), delivery.PrintedPDF{})
 	waitFor(t, func() bool {
-		st.mu.Lock()
-		defer st.mu.Unlock()
-		return len(st.messages) == 1
+		st.Mu.Lock()
+		defer st.Mu.Unlock()
+		return len(st.Messages) == 1
 	})
-	st.mu.Lock()
-	defer st.mu.Unlock()
+	st.Mu.Lock()
+	defer st.Mu.Unlock()
 	var pdfBytes []byte
-	for _, m := range st.messages {
-		parts := parseMessage(t, m.data)
+	for _, m := range st.Messages {
+		parts := parseMessage(t, m.Data)
 		if p := parts[doc.Clave+".pdf"]; p != nil {
 			pdfBytes = p
 		}
@@ -499,56 +337,56 @@ func TestSMTPFailureStages(t *testing.T) {
 	msg := delivery.Message{To: []string{"compras@example.com"}, Subject: "x", Text: "x", MessageID: "x@facturad"}
 	for _, tt := range []struct {
 		name            string
-		set             func(st *smtpServer)
+		set             func(st *smtptest.Server)
 		stage           string
 		code            int
 		permanent, serv bool
 	}{
-		{"auth 535", func(st *smtpServer) { st.failAuth = 535 }, "auth", 535, false, true},
-		{"auth 454", func(st *smtpServer) { st.failAuth = 454 }, "auth", 454, false, true},
-		{"mail 550", func(st *smtpServer) { st.failMail = 550 }, "mail", 550, false, true},
-		{"data 554", func(st *smtpServer) { st.failData = 554 }, "data", 554, true, false},
-		{"data 451", func(st *smtpServer) { st.failData = 451 }, "data", 451, false, false},
-		{"every rcpt 550", func(st *smtpServer) { st.refuse["compras@example.com"] = true }, "rcpt", 0, true, false},
+		{"auth 535", func(st *smtptest.Server) { st.FailAuth = 535 }, "auth", 535, false, true},
+		{"auth 454", func(st *smtptest.Server) { st.FailAuth = 454 }, "auth", 454, false, true},
+		{"mail 550", func(st *smtptest.Server) { st.FailMail = 550 }, "mail", 550, false, true},
+		{"data 554", func(st *smtptest.Server) { st.FailData = 554 }, "data", 554, true, false},
+		{"data 451", func(st *smtptest.Server) { st.FailData = 451 }, "data", 451, false, false},
+		{"every rcpt 550", func(st *smtptest.Server) { st.Refuse["compras@example.com"] = true }, "rcpt", 0, true, false},
 		// A 4xx at RCPT (greylisting) is tried again, not a refusal.
-		{"rcpt 450 4.2.0 greylisted", func(st *smtpServer) { st.greylist["compras@example.com"] = true }, "rcpt", 450, false, false},
-		{"rcpt 451 without an enhanced code", func(st *smtpServer) {
-			st.rcptReply = &smtp.SMTPError{Code: 451, EnhancedCode: smtp.NoEnhancedCode, Message: "try again later"}
+		{"rcpt 450 4.2.0 greylisted", func(st *smtptest.Server) { st.Greylist["compras@example.com"] = true }, "rcpt", 450, false, false},
+		{"rcpt 451 without an enhanced code", func(st *smtptest.Server) {
+			st.RcptReply = &smtp.SMTPError{Code: 451, EnhancedCode: smtp.NoEnhancedCode, Message: "try again later"}
 		}, "rcpt", 451, false, false},
 		// The enhanced code tells the relay's policy from the address.
-		{"rcpt 550 5.1.1 no such mailbox", func(st *smtpServer) { st.rcptReply = relayReply(550, 5, 1, 1, "no such mailbox") }, "rcpt", 0, true, false},
-		{"rcpt 552 5.2.2 mailbox full", func(st *smtpServer) { st.rcptReply = relayReply(552, 5, 2, 2, "mailbox full") }, "rcpt", 0, true, false},
-		{"rcpt 554 5.7.1 relay denied", func(st *smtpServer) {
-			st.rcptReply = relayReply(554, 5, 7, 1, "<compras@example.com>: Relay access denied")
+		{"rcpt 550 5.1.1 no such mailbox", func(st *smtptest.Server) { st.RcptReply = relayReply(550, 5, 1, 1, "no such mailbox") }, "rcpt", 0, true, false},
+		{"rcpt 552 5.2.2 mailbox full", func(st *smtptest.Server) { st.RcptReply = relayReply(552, 5, 2, 2, "mailbox full") }, "rcpt", 0, true, false},
+		{"rcpt 554 5.7.1 relay denied", func(st *smtptest.Server) {
+			st.RcptReply = relayReply(554, 5, 7, 1, "<compras@example.com>: Relay access denied")
 		}, "rcpt", 554, false, true},
-		{"rcpt 550 5.7.0 relay denied", func(st *smtpServer) { st.rcptReply = relayReply(550, 5, 7, 0, "Mail relay denied") }, "rcpt", 550, false, true},
-		{"rcpt 530 authentication required", func(st *smtpServer) {
-			st.rcptReply = &smtp.SMTPError{Code: 530, EnhancedCode: smtp.NoEnhancedCode, Message: "Authentication required"}
+		{"rcpt 550 5.7.0 relay denied", func(st *smtptest.Server) { st.RcptReply = relayReply(550, 5, 7, 0, "Mail relay denied") }, "rcpt", 550, false, true},
+		{"rcpt 530 authentication required", func(st *smtptest.Server) {
+			st.RcptReply = &smtp.SMTPError{Code: 530, EnhancedCode: smtp.NoEnhancedCode, Message: "Authentication required"}
 		}, "rcpt", 530, false, true},
-		{"rcpt 553 5.3.0 mail system", func(st *smtpServer) { st.rcptReply = relayReply(553, 5, 3, 0, "mail system unavailable") }, "rcpt", 553, false, true},
-		{"rcpt 503 5.5.1 protocol", func(st *smtpServer) { st.rcptReply = relayReply(503, 5, 5, 1, "need MAIL command") }, "rcpt", 503, false, true},
+		{"rcpt 553 5.3.0 mail system", func(st *smtptest.Server) { st.RcptReply = relayReply(553, 5, 3, 0, "mail system unavailable") }, "rcpt", 553, false, true},
+		{"rcpt 503 5.5.1 protocol", func(st *smtptest.Server) { st.RcptReply = relayReply(503, 5, 5, 1, "need MAIL command") }, "rcpt", 503, false, true},
 		// The sender's address, refused at RCPT, is smtp_from's: the service's.
-		{"rcpt 553 5.1.8 bad sender domain", func(st *smtpServer) { st.rcptReply = relayReply(553, 5, 1, 8, "sender domain does not exist") }, "rcpt", 553, false, true},
-		{"rcpt 553 5.1.7 bad sender address", func(st *smtpServer) { st.rcptReply = relayReply(553, 5, 1, 7, "bad sender address syntax") }, "rcpt", 553, false, true},
-		{"rcpt 553 5.1.0 sender address rejected", func(st *smtpServer) {
-			st.rcptReply = relayReply(553, 5, 1, 0, "<facturas@example.com>: Sender address rejected: not owned by user")
+		{"rcpt 553 5.1.8 bad sender domain", func(st *smtptest.Server) { st.RcptReply = relayReply(553, 5, 1, 8, "sender domain does not exist") }, "rcpt", 553, false, true},
+		{"rcpt 553 5.1.7 bad sender address", func(st *smtptest.Server) { st.RcptReply = relayReply(553, 5, 1, 7, "bad sender address syntax") }, "rcpt", 553, false, true},
+		{"rcpt 553 5.1.0 sender address rejected", func(st *smtptest.Server) {
+			st.RcptReply = relayReply(553, 5, 1, 0, "<facturas@example.com>: Sender address rejected: not owned by user")
 		}, "rcpt", 553, false, true},
-		{"rcpt 550 5.1.0 recipient address rejected", func(st *smtpServer) {
-			st.rcptReply = relayReply(550, 5, 1, 0, "<compras@example.com>: Recipient address rejected: unknown user")
+		{"rcpt 550 5.1.0 recipient address rejected", func(st *smtptest.Server) {
+			st.RcptReply = relayReply(550, 5, 1, 0, "<compras@example.com>: Recipient address rejected: unknown user")
 		}, "rcpt", 0, true, false},
 		// No enhanced code: today's rule, the address's refusal.
-		{"rcpt 550 without an enhanced code", func(st *smtpServer) {
-			st.rcptReply = &smtp.SMTPError{Code: 550, EnhancedCode: smtp.NoEnhancedCode, Message: "relay not permitted"}
+		{"rcpt 550 without an enhanced code", func(st *smtptest.Server) {
+			st.RcptReply = &smtp.SMTPError{Code: 550, EnhancedCode: smtp.NoEnhancedCode, Message: "relay not permitted"}
 		}, "rcpt", 0, true, false},
-		{"data 550 5.7.1 SPF", func(st *smtpServer) { st.dataReply = relayReply(550, 5, 7, 1, "sender domain fails SPF") }, "data", 550, false, true},
-		{"data 552 5.3.4 too big", func(st *smtpServer) { st.dataReply = relayReply(552, 5, 3, 4, "message too big") }, "data", 552, true, false},
+		{"data 550 5.7.1 SPF", func(st *smtptest.Server) { st.DataReply = relayReply(550, 5, 7, 1, "sender domain fails SPF") }, "data", 550, false, true},
+		{"data 552 5.3.4 too big", func(st *smtptest.Server) { st.DataReply = relayReply(552, 5, 3, 4, "message too big") }, "data", 552, true, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			st := newSMTPServer(t)
-			st.mu.Lock()
+			st := smtptest.New(t)
+			st.Mu.Lock()
 			tt.set(st)
-			st.mu.Unlock()
-			_, err := st.config(t).Send(context.Background(), msg)
+			st.Mu.Unlock()
+			_, err := smtpConfig(t, st).Send(context.Background(), msg)
 			var se *delivery.SendError
 			if !errors.As(err, &se) {
 				t.Fatalf("error %v, want a SendError", err)
@@ -574,12 +412,12 @@ func TestSMTPFailureStages(t *testing.T) {
 // session gives up for every recipient, none gets the message now and none
 // is recorded as rejected, and all are tried again together.
 func TestSMTPGreylistedRecipientDeferred(t *testing.T) {
-	st := newSMTPServer(t)
-	st.mu.Lock()
-	st.greylist["nuevo@example.com"] = true
-	st.mu.Unlock()
+	st := smtptest.New(t)
+	st.Mu.Lock()
+	st.Greylist["nuevo@example.com"] = true
+	st.Mu.Unlock()
 	msg := delivery.Message{To: []string{"compras@example.com", "nuevo@example.com"}, Subject: "x", Text: "x", MessageID: "x@facturad"}
-	res, err := st.config(t).Send(context.Background(), msg)
+	res, err := smtpConfig(t, st).Send(context.Background(), msg)
 	var se *delivery.SendError
 	if !errors.As(err, &se) || se.Stage != "rcpt" || se.Code != 450 || se.Permanent || se.Service {
 		t.Fatalf("Send = %#v, want a temporary rcpt error 450", err)
@@ -587,9 +425,9 @@ func TestSMTPGreylistedRecipientDeferred(t *testing.T) {
 	if len(res.Rejected) != 0 {
 		t.Fatalf("rejected %+v, want none", res.Rejected)
 	}
-	st.mu.Lock()
-	n := len(st.messages)
-	st.mu.Unlock()
+	st.Mu.Lock()
+	n := len(st.Messages)
+	st.Mu.Unlock()
 	if n != 0 {
 		t.Fatalf("%d messages sent, want none while a recipient is deferred", n)
 	}
@@ -609,28 +447,28 @@ func relayReply(code, class, subject, detail int, msg string) *smtp.SMTPError {
 func TestEmailAuthRefusedWaitsForTheServer(t *testing.T) {
 	for _, tt := range []struct {
 		name       string
-		fault, fix func(st *smtpServer)
+		fault, fix func(st *smtptest.Server)
 	}{
-		{"auth 535", func(st *smtpServer) { st.set(&st.failAuth, 535) }, func(st *smtpServer) { st.set(&st.failAuth, 0) }},
-		{"rcpt 554 5.7.1 relay denied", func(st *smtpServer) {
-			st.mu.Lock()
-			defer st.mu.Unlock()
-			st.rcptReply = relayReply(554, 5, 7, 1, "Relay access denied")
-		}, func(st *smtpServer) {
-			st.mu.Lock()
-			defer st.mu.Unlock()
-			st.rcptReply = nil
+		{"auth 535", func(st *smtptest.Server) { st.Set(&st.FailAuth, 535) }, func(st *smtptest.Server) { st.Set(&st.FailAuth, 0) }},
+		{"rcpt 554 5.7.1 relay denied", func(st *smtptest.Server) {
+			st.Mu.Lock()
+			defer st.Mu.Unlock()
+			st.RcptReply = relayReply(554, 5, 7, 1, "Relay access denied")
+		}, func(st *smtptest.Server) {
+			st.Mu.Lock()
+			defer st.Mu.Unlock()
+			st.RcptReply = nil
 		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) { serverFaultWaits(t, tt.fault, tt.fix) })
 	}
 }
 
-func serverFaultWaits(t *testing.T, fault, fix func(st *smtpServer)) {
+func serverFaultWaits(t *testing.T, fault, fix func(st *smtptest.Server)) {
 	eachStore(t, func(t *testing.T, s store) {
 		f := newFixture(t, s)
 		_, b := f.company(t, "Credenciales S.A.")
-		st := newSMTPServer(t)
+		st := smtptest.New(t)
 		fault(st)
 		var docs []tenant.Document
 		for i := range 3 {
@@ -639,7 +477,7 @@ func serverFaultWaits(t *testing.T, fault, fix func(st *smtpServer)) {
 		logs := newRecordingHandler()
 		// One worker: the attempts come one after another, so a session that
 		// began before the server changed cannot end after one that began later.
-		f.mailerWith(t, st.config(t), nil, func(o *delivery.MailerOptions) { o.Logger, o.Workers = slog.New(logs), 1 })
+		f.mailerWith(t, smtpConfig(t, st), nil, func(o *delivery.MailerOptions) { o.Logger, o.Workers = slog.New(logs), 1 })
 		waitFor(t, func() bool {
 			for _, d := range docs {
 				if es := f.emails(t, d); len(es) != 1 || es[0].Attempts < 3 {
@@ -672,16 +510,16 @@ func serverFaultWaits(t *testing.T, fault, fix func(st *smtpServer)) {
 			}
 			return true
 		})
-		st.mu.Lock()
-		n, authed := len(st.messages), !slices.Contains(st.authed, false)
-		st.mu.Unlock()
+		st.Mu.Lock()
+		n, authed := len(st.Messages), !slices.Contains(st.Authed, false)
+		st.Mu.Unlock()
 		if n != 3 || !authed {
 			t.Fatalf("%d messages (authenticated: %v), want 3", n, authed)
 		}
 		if n := logs.count(slog.LevelInfo, "the mail server takes e-mails again"); n != 1 {
 			t.Fatalf("%d recoveries logged, want 1: %v", n, logs.messages())
 		}
-		if strings.Contains(strings.Join(logs.messages(), "\n"), st.pass) {
+		if strings.Contains(strings.Join(logs.messages(), "\n"), st.Pass) {
 			t.Fatal("the SMTP password is in the log")
 		}
 	})

@@ -70,7 +70,8 @@ type MailerOptions struct {
 }
 
 // Mailer sends the outbox's e-mails: an accepted document's signed XML,
-// the tax authority's answer and its PDF to the receptor's addresses.
+// the tax authority's answer and its PDF to the receptor's addresses, and
+// the tenant events' notices to their companies' notice addresses.
 type Mailer struct {
 	*worker[tenant.EmailDelivery]
 	o MailerOptions
@@ -129,6 +130,9 @@ func (m *Mailer) Stop(ctx context.Context) error { return m.stop(ctx) }
 // send sends one e-mail and records the outcome.
 func (m *Mailer) send(e tenant.EmailDelivery) {
 	log := m.log.With("company", e.CompanyID, "clave", e.Clave, "email", e.ID)
+	if e.Evento != "" {
+		log = m.log.With("company", e.CompanyID, "evento", e.Evento, "email", e.ID)
+	}
 	start := time.Now()
 	res, err := m.attempt(e)
 	m.metrics.duration.WithLabelValues("email").Observe(time.Since(start).Seconds())
@@ -183,7 +187,7 @@ func (m *Mailer) send(e tenant.EmailDelivery) {
 // that say nothing of the server (the document, the PDF) change nothing.
 // se is err's *SendError, nil when it has none.
 func (m *Mailer) serverState(err error, se *SendError) {
-	if err != nil && (se == nil || se.Stage == "document" || se.Stage == "pdf") {
+	if err != nil && (se == nil || se.Stage == "document" || se.Stage == "pdf" || se.Stage == "notice") {
 		return
 	}
 	fault := ""
@@ -215,9 +219,17 @@ func (m *Mailer) server() string {
 	return ""
 }
 
-// attempt builds the message from the stored document and sends it.
+// attempt builds the message, from the stored document or from the
+// notice's data, and sends it.
 func (m *Mailer) attempt(e tenant.EmailDelivery) (SendResult, error) {
 	ctx := m.ctx
+	if e.Evento != "" {
+		msg, err := noticeMessage(e)
+		if err != nil {
+			return SendResult{}, err
+		}
+		return m.o.Sender.Send(ctx, msg)
+	}
 	d, err := m.o.Store.DocumentByClave(ctx, e.Clave)
 	if err != nil {
 		if errors.Is(err, tenant.ErrNotFound) {

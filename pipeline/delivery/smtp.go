@@ -125,7 +125,7 @@ type SendResult struct {
 type SendError struct {
 	Permanent bool
 	Service   bool
-	Stage     string // connect, tls, auth, mail, rcpt, data
+	Stage     string // connect, tls, auth, mail, rcpt, data; document, pdf, notice before a session
 	Code      int    // the server's reply code, 0 when none
 	Msg       string
 }

@@ -268,16 +268,16 @@ func (r *Reporter) reportingLocked(now time.Time) bool {
 
 var (
 	descDocuments = prometheus.NewDesc(metrics.Namespace+"_documents",
-		"Documents not settled yet (exported by the state reporter only), by kind (document: issued by a company; received: a company's message on a document a supplier issued to it), by the environment it was numbered in (ambiente: pruebas, produccion), by state (00 pending, 04 sent, 05 not sent yet) and by who they wait for: service (a next attempt is set) or caller (none: only the company can move them on).",
+		"Documents not settled yet, by kind (document issued; received: a company's message on one received), environment numbered in (ambiente), state and who they wait for (service, or caller: only the company can move them on). State reporter only.",
 		[]string{"kind", "ambiente", "estado", "waiting"}, nil)
 	descOldest = prometheus.NewDesc(metrics.Namespace+"_oldest_unsettled_document_age_seconds",
-		"Age of the oldest document of the kind (document, received) not settled yet that the service still works on (waiting=service), 0 when none (exported by the state reporter only).",
+		"Age of the oldest unsettled document of the kind that the service still works on (waiting=service), 0 when none. State reporter only.",
 		[]string{"kind"}, nil)
 	descCertificates = prometheus.NewDesc(metrics.Namespace+"_certificates_expiring",
-		"Active companies whose certificate expires within 30d or 7d (not yet expired; 30d includes 7d), or has expired (exported by the state reporter only).",
+		"Active companies whose certificate expires within 30d or 7d (30d includes 7d), or has expired. State reporter only.",
 		[]string{"within"}, nil)
 	descRefreshed = prometheus.NewDesc(metrics.Namespace+"_state_last_refresh_timestamp_seconds",
-		"Unix time the state gauges were last read from the store (exported by the state reporter only).",
+		"Unix time the state gauges were last read from the store. State reporter only.",
 		nil, nil)
 	descReporter = prometheus.NewDesc(metrics.Namespace+"_state_reporter",
 		"1 when this replica holds the lease to export the store-wide state gauges, else 0.",

@@ -45,10 +45,28 @@ WHERE estado IN ('00', '04', '05') AND next_attempt_at IS NULL AND ($2::bigint =
 
 func pgTime(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
 
-// StopOnCredentials records that the company's credentials were refused.
-func (s *Store) StopOnCredentials(ctx context.Context, companyID int64, now, next time.Time) error {
-	if _, err := s.pool.Exec(ctx, qStopOnCredentials, companyID, pgTime(now), pgTime(next)); err != nil {
-		return fmt.Errorf("record company %d's refused credentials: %w", companyID, err)
+// StopOnCredentials records that the company's credentials were refused
+// and, when the stop begins, ev in the same transaction.
+func (s *Store) StopOnCredentials(ctx context.Context, companyID int64, now, next time.Time, ev *tenant.TenantEvent) error {
+	if ev == nil {
+		if _, err := s.pool.Exec(ctx, qStopOnCredentials, companyID, pgTime(now), pgTime(next)); err != nil {
+			return fmt.Errorf("record company %d's refused credentials: %w", companyID, err)
+		}
+		return nil
+	}
+	if err := ev.Check(); err != nil {
+		return err
+	}
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, qStopOnCredentials, companyID, pgTime(now), pgTime(next))
+		if err != nil || tag.RowsAffected() == 0 {
+			return err // a stop already there: announced when it began
+		}
+		_, err = recordTenantEvent(ctx, tx, *ev)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("record company %d's refused credentials: %w", companyID, mapErr(err))
 	}
 	return nil
 }

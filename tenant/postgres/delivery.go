@@ -24,7 +24,7 @@ const (
 	deliveryColumns = `id, webhook_id, company_id, event_id, evento, clave, created_at, payload,
     attempts, next_attempt_at, last_attempt_at, last_status, last_error, delivered_at, failed_at`
 	emailColumns = `id, company_id, document_id, clave, recipients, created_at, attempts,
-    next_attempt_at, last_attempt_at, last_error, rejected, sent_at, failed_at`
+    next_attempt_at, last_attempt_at, last_error, rejected, sent_at, failed_at, evento, event_id, payload`
 )
 
 // outboxSelect is how the saves' statements end: their data-modifying
@@ -300,11 +300,15 @@ func (s *Store) backlog(ctx context.Context, q string) (int, time.Time, error) {
 func scanEmail(r pgx.Row) (tenant.EmailDelivery, error) {
 	var (
 		e                          tenant.EmailDelivery
+		documentID                 *int64 // NULL for a notice
 		next, last, sent, failedAt *time.Time
 	)
-	if err := r.Scan(&e.ID, &e.CompanyID, &e.DocumentID, &e.Clave, &e.Recipients, &e.Created, &e.Attempts,
-		&next, &last, &e.LastError, &e.Rejected, &sent, &failedAt); err != nil {
+	if err := r.Scan(&e.ID, &e.CompanyID, &documentID, &e.Clave, &e.Recipients, &e.Created, &e.Attempts,
+		&next, &last, &e.LastError, &e.Rejected, &sent, &failedAt, &e.Evento, &e.EventID, &e.Payload); err != nil {
 		return tenant.EmailDelivery{}, err
+	}
+	if documentID != nil {
+		e.DocumentID = *documentID
 	}
 	e.Created = e.Created.UTC()
 	e.NextAttemptAt, e.LastAttemptAt = fromNullTime(next), fromNullTime(last)

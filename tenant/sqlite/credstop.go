@@ -42,12 +42,42 @@ WHERE company_id = ?2 AND estado = '05' AND next_attempt_at IS NULL`
 WHERE ` + unsettledEstados + ` AND next_attempt_at IS NULL AND (?2 = 0 OR company_id = ?2)`
 )
 
-// StopOnCredentials records that the company's credentials were refused.
-func (s *Store) StopOnCredentials(ctx context.Context, companyID int64, now, next time.Time) error {
-	if _, err := s.write.ExecContext(ctx, qStopOnCredentials, companyID, formatTime(now), formatTime(next)); err != nil {
-		return fmt.Errorf("record company %d's refused credentials: %w", companyID, err)
+// StopOnCredentials records that the company's credentials were refused
+// and, when the stop begins, ev in the same transaction.
+func (s *Store) StopOnCredentials(ctx context.Context, companyID int64, now, next time.Time, ev *tenant.TenantEvent) (err error) {
+	defer func() {
+		if err != nil {
+			err = fmt.Errorf("record company %d's refused credentials: %w", companyID, mapErr(err))
+		}
+	}()
+	if ev == nil {
+		_, err := s.write.ExecContext(ctx, qStopOnCredentials, companyID, formatTime(now), formatTime(next))
+		return err
 	}
-	return nil
+	if err := ev.Check(); err != nil {
+		return err
+	}
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, ignoreDone(tx.Rollback()))
+		}
+	}()
+	res, err := tx.ExecContext(ctx, qStopOnCredentials, companyID, formatTime(now), formatTime(next))
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 1 { // a stop already there was announced when it began
+		if _, err := recordTenantEvent(ctx, tx, *ev); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
 }
 
 // ProbeCredentialStops makes one stopped document of each company whose

@@ -35,7 +35,7 @@ VALUES (?, ?, ?, ?, ?, ?)`
 	deliveryColumns = `id, webhook_id, company_id, event_id, evento, clave, created_at, payload,
     attempts, next_attempt_at, last_attempt_at, last_status, last_error, delivered_at, failed_at`
 	emailColumns = `id, company_id, document_id, clave, recipients, created_at, attempts,
-    next_attempt_at, last_attempt_at, last_error, rejected, sent_at, failed_at`
+    next_attempt_at, last_attempt_at, last_error, rejected, sent_at, failed_at, evento, event_id, payload`
 )
 
 // writeOutbox writes ev's deliveries in the transaction of the save that
@@ -342,13 +342,15 @@ func backlog(ctx context.Context, db *sql.DB, q string) (int, time.Time, error) 
 func scanEmail(r scanner) (tenant.EmailDelivery, error) {
 	var (
 		e                             tenant.EmailDelivery
+		documentID                    sql.NullInt64 // NULL for a notice
 		recipients, created, rejected string
 		next, last, sent, failedAt    sql.NullString
 	)
-	if err := r.Scan(&e.ID, &e.CompanyID, &e.DocumentID, &e.Clave, &recipients, &created, &e.Attempts,
-		&next, &last, &e.LastError, &rejected, &sent, &failedAt); err != nil {
+	if err := r.Scan(&e.ID, &e.CompanyID, &documentID, &e.Clave, &recipients, &created, &e.Attempts,
+		&next, &last, &e.LastError, &rejected, &sent, &failedAt, &e.Evento, &e.EventID, &e.Payload); err != nil {
 		return tenant.EmailDelivery{}, err
 	}
+	e.DocumentID = documentID.Int64
 	if err := json.Unmarshal([]byte(recipients), &e.Recipients); err != nil {
 		return tenant.EmailDelivery{}, fmt.Errorf("stored recipients: %w", err)
 	}

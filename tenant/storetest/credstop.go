@@ -66,10 +66,10 @@ func testProbeCredentialStops(t *testing.T, s CredentialStopStore) {
 	leased := stoppedDocument(t, s, f.Branch, "leased", tenant.StateNotSentYet, stopBase.Add(time.Minute))
 	b1 := stoppedDocument(t, s, g.Branch, "b1", tenant.StateNotSentYet, time.Time{})
 	const base, max = 5 * time.Minute, time.Hour
-	mustNot(t, "StopOnCredentials", s.StopOnCredentials(ctx, f.Company.ID, stopBase, stopBase.Add(base)))
+	mustNot(t, "StopOnCredentials", s.StopOnCredentials(ctx, f.Company.ID, stopBase, stopBase.Add(base), nil))
 	// A second refusal keeps the first record.
-	mustNot(t, "StopOnCredentials", s.StopOnCredentials(ctx, f.Company.ID, stopBase.Add(time.Minute), stopBase.Add(time.Minute+base)))
-	mustNot(t, "StopOnCredentials", s.StopOnCredentials(ctx, g.Company.ID, stopBase.Add(time.Minute), stopBase.Add(time.Minute+base)))
+	mustNot(t, "StopOnCredentials", s.StopOnCredentials(ctx, f.Company.ID, stopBase.Add(time.Minute), stopBase.Add(time.Minute+base), nil))
+	mustNot(t, "StopOnCredentials", s.StopOnCredentials(ctx, g.Company.ID, stopBase.Add(time.Minute), stopBase.Add(time.Minute+base), nil))
 
 	probe := func(at time.Time, want ...int64) {
 		t.Helper()
@@ -107,7 +107,7 @@ func testProbeCredentialStops(t *testing.T, s CredentialStopStore) {
 	h := newDocFixture(t, s)
 	stoppedDocument(t, s, h.Branch, "h1", tenant.StateNotSentYet, time.Time{})
 	stoppedDocument(t, s, h.Branch, "h2", tenant.StateNotSentYet, time.Time{})
-	mustNot(t, "StopOnCredentials", s.StopOnCredentials(ctx, h.Company.ID, stopBase, stopBase))
+	mustNot(t, "StopOnCredentials", s.StopOnCredentials(ctx, h.Company.ID, stopBase, stopBase, nil))
 	got, err := s.ProbeCredentialStops(ctx, stopBase.Add(24*time.Hour), base, max, 1)
 	mustNot(t, "ProbeCredentialStops", err)
 	if len(got) != 1 {
@@ -121,7 +121,7 @@ func testProbeCredentialStops(t *testing.T, s CredentialStopStore) {
 func testProbeForgetsEmptyStop(t *testing.T, s CredentialStopStore) {
 	ctx := context.Background()
 	f := newDocFixture(t, s)
-	mustNot(t, "StopOnCredentials", s.StopOnCredentials(ctx, f.Company.ID, stopBase, stopBase))
+	mustNot(t, "StopOnCredentials", s.StopOnCredentials(ctx, f.Company.ID, stopBase, stopBase, nil))
 	got, err := s.ProbeCredentialStops(ctx, stopBase, time.Minute, time.Hour, 10)
 	mustNot(t, "ProbeCredentialStops", err)
 	if len(got) != 0 {
@@ -148,8 +148,8 @@ func testResumeCredentialStop(t *testing.T, s CredentialStopStore) {
 	polled := stoppedDocument(t, s, f.Branch, "polled", tenant.StateSent, time.Time{})
 	held := stoppedDocument(t, s, f.Branch, "held", tenant.StateNotSentYet, stopBase.Add(time.Minute))
 	other := stoppedDocument(t, s, g.Branch, "other", tenant.StateNotSentYet, time.Time{})
-	mustNot(t, "StopOnCredentials", s.StopOnCredentials(ctx, f.Company.ID, stopBase, stopBase.Add(time.Hour)))
-	mustNot(t, "StopOnCredentials", s.StopOnCredentials(ctx, g.Company.ID, stopBase, stopBase.Add(time.Hour)))
+	mustNot(t, "StopOnCredentials", s.StopOnCredentials(ctx, f.Company.ID, stopBase, stopBase.Add(time.Hour), nil))
+	mustNot(t, "StopOnCredentials", s.StopOnCredentials(ctx, g.Company.ID, stopBase, stopBase.Add(time.Hour), nil))
 
 	at := stopBase.Add(10 * time.Second)
 	n, err := s.ResumeCredentialStop(ctx, f.Company.ID, at)
@@ -191,8 +191,8 @@ func testRequeueStopped(t *testing.T, s CredentialStopStore) {
 	accepted := stoppedDocument(t, s, f.Branch, "accepted", tenant.StateAccepted, time.Time{})
 	gcred := stoppedDocument(t, s, g.Branch, "gcred", tenant.StateNotSentYet, time.Time{})
 	gcert := stoppedDocument(t, s, g.Branch, "gcert", tenant.StatePending, time.Time{})
-	mustNot(t, "StopOnCredentials", s.StopOnCredentials(ctx, f.Company.ID, stopBase, stopBase.Add(time.Hour)))
-	mustNot(t, "StopOnCredentials", s.StopOnCredentials(ctx, g.Company.ID, stopBase, stopBase.Add(time.Hour)))
+	mustNot(t, "StopOnCredentials", s.StopOnCredentials(ctx, f.Company.ID, stopBase, stopBase.Add(time.Hour), nil))
+	mustNot(t, "StopOnCredentials", s.StopOnCredentials(ctx, g.Company.ID, stopBase, stopBase.Add(time.Hour), nil))
 
 	steps := []struct {
 		name string
@@ -273,7 +273,7 @@ func testCredentialStopsMessages(t *testing.T, s CredentialStopStore) {
 	// rather than forget the stop.
 	m1 := stoppedMessage(t, s, f.Branch, "m1", tenant.StateNotSentYet, time.Time{})
 	m2 := stoppedMessage(t, s, f.Branch, "m22", tenant.StateNotSentYet, time.Time{})
-	mustNot(t, "StopOnCredentials", s.StopOnCredentials(ctx, f.Company.ID, stopBase, stopBase.Add(base)))
+	mustNot(t, "StopOnCredentials", s.StopOnCredentials(ctx, f.Company.ID, stopBase, stopBase.Add(base), nil))
 	at := stopBase.Add(base)
 	got, err := s.ProbeCredentialStops(ctx, at, base, max, 10)
 	mustNot(t, "ProbeCredentialStops", err)
