@@ -35,7 +35,17 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $
 	// certificate was uploaded, and then steps its version in the statement
 	// itself: the row lock makes racing uploads, from any replica, each get
 	// their own version. Both return the stored row.
-	qUpdateCompanySet = `UPDATE companies SET tipo_identificacion = $2, numero_identificacion = $3,
+	//
+	// An update that sets a quota where there was none, or clears one,
+	// drops the company's monthly counts (company_usage): they are kept
+	// only while the company has a quota, so the next reservation counts
+	// the month afresh from its documents. A change from one limit to
+	// another keeps them.
+	qUpdateCompanySet = `WITH dropped AS (
+    DELETE FROM company_usage WHERE company_id = $1
+        AND (SELECT cuota_mensual IS NULL FROM companies WHERE id = $1) <> ($27::bigint IS NULL)
+)
+UPDATE companies SET tipo_identificacion = $2, numero_identificacion = $3,
     razon_social = $4, name_key = $5, actividad_comercial = $6, tipo_cliente = $7,
     razon_comercial = $8, provincia = $9, canton = $10, distrito = $11, barrio = $12,
     otras_senas = $13, cod_pais = $14, telefono = $15, fax = $16, correo_electronico = $17,

@@ -49,6 +49,15 @@ RETURNING ` + companyColumns
     sealed_certificate_pin = ?, certificate_expiry = ?,
     certificate_version = certificate_version + 1, updated_at = ?` + qUpdateCompanyWhere
 
+	// qDropUsage drops the company's monthly counts (company_usage) when
+	// an update sets a quota where there was none, or clears one: they
+	// are kept only while the company has a quota, so the next
+	// reservation counts the month afresh from its documents. A change
+	// from one limit to another keeps them. It runs before the update, in
+	// its transaction.
+	qDropUsage = `DELETE FROM company_usage WHERE company_id = ?1
+    AND (SELECT cuota_mensual IS NULL FROM companies WHERE id = ?1) <> (?2 IS NULL)`
+
 	qCompany = `SELECT ` + companyColumns + ` FROM companies WHERE id = ?`
 
 	// Searches: one query per filter shape, so that each can use its index.
@@ -173,7 +182,7 @@ func (s *Store) CreateCompany(ctx context.Context, c *tenant.Company, b *tenant.
 // into c. With newCertificate the certificate version is stepped by the
 // UPDATE itself: the single write connection and the row update make racing
 // uploads get distinct versions.
-func (s *Store) UpdateCompany(ctx context.Context, c *tenant.Company, newCertificate bool) error {
+func (s *Store) UpdateCompany(ctx context.Context, c *tenant.Company, newCertificate bool) (err error) {
 	args := []any{c.TipoIdentificacion,
 		c.NumeroIdentificacion, c.RazonSocial, tenant.FoldName(c.RazonSocial),
 		c.ActividadComercial, c.TipoCliente, c.RazonComercial, c.Provincia, c.Canton,
@@ -188,9 +197,24 @@ func (s *Store) UpdateCompany(ctx context.Context, c *tenant.Company, newCertifi
 			nullTime(c.CertificateExpiry))
 	}
 	args = append(args, formatTime(s.clock()), c.ID)
-	stored, err := scanCompany(s.write.QueryRowContext(ctx, q, args...))
+	tx, err := s.write.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("update company %d: %w", c.ID, mapErr(err))
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, ignoreDone(tx.Rollback()))
+		}
+	}()
+	if _, err := tx.ExecContext(ctx, qDropUsage, c.ID, c.CuotaMensual); err != nil {
+		return fmt.Errorf("update company %d: drop its monthly counts: %w", c.ID, mapErr(err))
+	}
+	stored, err := scanCompany(tx.QueryRowContext(ctx, q, args...))
+	if err != nil {
+		return fmt.Errorf("update company %d: %w", c.ID, mapErr(err))
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("update company %d: commit: %w", c.ID, mapErr(err))
 	}
 	*c = stored
 	return nil
