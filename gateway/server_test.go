@@ -765,7 +765,7 @@ func TestOpenAPIListsEveryRoute(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	routes := append(append(append(append(DocumentRoutes(nil), ReceivedRoutes(nil)...), WebhookRoutes(nil)...), RegistryRoutes(nil)...), list, listReceived, CalculateRoute())
+	routes := append(append(append(append(append(DocumentRoutes(nil), ReceivedRoutes(nil)...), WebhookRoutes(nil)...), RegistryRoutes(nil)...), UsageRoutes(nil)...), list, listReceived, CalculateRoute())
 	b := setup(t, Options{Tenants: &fakeTenants{}, Routes: append(routes, EmailRoutes(nil, nil)...)})
 	r := b.do(t, "GET", "/openapi.json", nil, "", nil)
 	if r.status != 200 {

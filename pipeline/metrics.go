@@ -70,7 +70,7 @@ func newMetrics(r prometheus.Registerer, ls *lanes) (*pipelineMetrics, error) {
 			Namespace: metrics.Namespace,
 			Subsystem: "pipeline",
 			Name:      "refused_total",
-			Help:      "Send calls refused before any work: lane full, company or service at its bound, id_externo in progress, stopping.",
+			Help:      "Send calls refused before a number was taken: lane full, company or service at its bound, id_externo in progress, stopping, monthly quota reached (quota).",
 		}, []string{"reason"}),
 		answers: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Namespace: metrics.Namespace,

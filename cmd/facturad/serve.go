@@ -640,7 +640,7 @@ func (w *wiring) startGateway() (apiLn, adminLn net.Listener, errc <-chan error,
 		Tenants:        w.tenants,
 		Routes: slices.Concat(gateway.DocumentRoutes(w.docs), gateway.ReceivedRoutes(w.docs), gateway.WebhookRoutes(w.tenants),
 			[]gateway.Route{list, listReceived, gateway.CalculateRoute(), gateway.CallbackRoute(w.docs)},
-			gateway.EmailRoutes(w.docs, w.tenants), gateway.RegistryRoutes(w.registry)),
+			gateway.EmailRoutes(w.docs, w.tenants), gateway.RegistryRoutes(w.registry), gateway.UsageRoutes(w.tenants)),
 		Ready:       gateway.ReadyFunc(w.store.Ping),
 		ReadyChecks: checks,
 		Logger:      w.log,
@@ -802,6 +802,7 @@ type storeWithDocuments interface {
 	tenant.StateStore
 	tenant.WebhookStore
 	tenant.EmailStore
+	tenant.UsageStore
 }
 
 // answerTrust is what the tax authority's signed answers are checked
