@@ -168,7 +168,7 @@ func startService(ctx context.Context, dir string) (_ *testService, err error) {
 	gw, err := gateway.New(gateway.Options{
 		Tenants: tenants, Ready: gateway.ReadyFunc(store.Ping), Logger: log, Registerer: reg,
 		Routes: append(append(append(gateway.DocumentRoutes(docs), gateway.ReceivedRoutes(docs)...), list, gateway.CalculateRoute()),
-			append(gateway.EmailRoutes(docs, tenants), gateway.RegistryRoutes(registries)...)...),
+			append(append(gateway.EmailRoutes(docs, tenants), gateway.RegistryRoutes(registries)...), gateway.UsageRoutes(tenants)...)...),
 	})
 	if err != nil {
 		return nil, err
