@@ -146,6 +146,14 @@ type document struct {
 // returns its first branch user.
 func createCompany(t *testing.T, admin apiClient, ca *certmint.CA, id string) apiClient {
 	t.Helper()
+	u, _ := createCompanyWith(t, admin, ca, id, nil)
+	return u
+}
+
+// createCompanyWith is createCompany with further form fields, and
+// returns the company's id too.
+func createCompanyWith(t *testing.T, admin apiClient, ca *certmint.CA, id string, extra map[string]string) (apiClient, int64) {
+	t.Helper()
 	m, err := certmint.MintCertificate(certmint.Options{
 		TipoIdentificacion: "02", Identificacion: id, Name: "EMPRESA " + id, PIN: "1234",
 		CA: ca, Key: certmint.TestKey(0),
@@ -167,6 +175,11 @@ func createCompany(t *testing.T, admin apiClient, ca *certmint.CA, id string) ap
 			t.Fatal(err)
 		}
 	}
+	for k, v := range extra {
+		if err := w.WriteField(k, v); err != nil {
+			t.Fatal(err)
+		}
+	}
 	fw, err := w.CreateFormFile("Certificado", id+".p12")
 	if err != nil {
 		t.Fatal(err)
@@ -177,11 +190,14 @@ func createCompany(t *testing.T, admin apiClient, ca *certmint.CA, id string) ap
 	if status != 200 {
 		t.Fatalf("create company: %d %s", status, b)
 	}
-	var created struct{ Usuario, Contrasena, APIToken string }
+	var created struct {
+		CompaniaID                    int64
+		Usuario, Contrasena, APIToken string
+	}
 	if err := json.Unmarshal(b, &created); err != nil {
 		t.Fatal(err)
 	}
-	return apiClient{t: t, base: admin.base, token: created.APIToken, user: created.Usuario, pass: created.Contrasena}
+	return apiClient{t: t, base: admin.base, token: created.APIToken, user: created.Usuario, pass: created.Contrasena}, created.CompaniaID
 }
 
 // sendRequests are one valid request of every document type, from the
