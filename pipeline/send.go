@@ -343,7 +343,7 @@ func (j *job) number(ctx context.Context, doc *hacienda.Document, resume *tenant
 		case errors.Is(err, tenant.ErrQuota):
 			// The company has numbered its monthly quota (A.14): nothing
 			// was numbered; the gateway answers 402.
-			p.metrics.refused.WithLabelValues("quota").Inc()
+			p.metrics.quota.Inc()
 		}
 		return nil, fmt.Errorf("reserve a number: %w", err)
 	}
