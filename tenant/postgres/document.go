@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"facturad/tenant"
 )
@@ -259,19 +260,20 @@ func (s *Store) ReserveDocument(ctx context.Context, d *tenant.Document) error {
 	// (qCountMonth) and asked again; the second time the row is there,
 	// unless the quota was set or cleared in between, which drops it.
 	for attempt := 1; ; attempt++ {
+		// Scanned into values, not pointers: no allocation per column.
 		var (
-			id, numero, cuota, used *int64
+			id, numero, cuota, used pgtype.Int8
 			counting                bool
 		)
 		if err := s.pool.QueryRow(ctx, q, args...).Scan(&id, &numero, &cuota, &used, &counting); err != nil {
 			return fail(mapErr(err))
 		}
 		switch {
-		case id != nil:
-			d.ID, d.Numero, d.CreatedAt, d.UpdatedAt, d.From = *id, *numero, now, now, d.Phase
+		case id.Valid:
+			d.ID, d.Numero, d.CreatedAt, d.UpdatedAt, d.From = id.Int64, numero.Int64, now, now, d.Phase
 			d.Quota = nil
-			if cuota != nil && used != nil {
-				d.Quota = &tenant.QuotaUse{Periodo: month.Periodo, Limit: *cuota, Used: *used}
+			if cuota.Valid && used.Valid {
+				d.Quota = &tenant.QuotaUse{Periodo: month.Periodo, Limit: cuota.Int64, Used: used.Int64}
 			}
 			return nil
 		case !counting && attempt < 4:
@@ -281,7 +283,7 @@ func (s *Store) ReserveDocument(ctx context.Context, d *tenant.Document) error {
 		case !counting:
 			return fail(errors.New("the month's count of the company keeps disappearing"))
 		default:
-			return fail(s.refused(ctx, d, month.Periodo, *cuota))
+			return fail(s.refused(ctx, d, month.Periodo, cuota.Int64))
 		}
 	}
 }
