@@ -257,8 +257,7 @@ func (s *Store) ReserveDocument(ctx context.Context, d *tenant.Document) error {
 		return fmt.Errorf("reserve document %q of branch %d: %w", d.IDExterno, d.BranchID, err)
 	}
 	// A company with a quota whose month has no count yet is counted
-	// (qCountMonth) and asked again; the second time the row is there,
-	// unless the quota was set or cleared in between, which drops it.
+	// (qCountMonth) and asked again; the second time the row is there.
 	for attempt := 1; ; attempt++ {
 		// Scanned into values, not pointers: no allocation per column.
 		var (
@@ -281,16 +280,29 @@ func (s *Store) ReserveDocument(ctx context.Context, d *tenant.Document) error {
 				return fail(fmt.Errorf("count the month: %w", mapErr(err)))
 			}
 		case !counting:
-			return fail(errors.New("the month's count of the company keeps disappearing"))
+			return fail(errors.New("the month's count of the company could not be made"))
 		default:
-			return fail(s.refused(ctx, d, month.Periodo, cuota.Int64))
+			err := s.refused(ctx, d, month.Periodo, cuota.Int64)
+			if errors.Is(err, errCountMoved) && attempt < 4 {
+				continue
+			}
+			return fail(err)
 		}
 	}
 }
 
+// errCountMoved is a refusal whose month's count, read again, is below the
+// quota the reservation was refused under: the count was made again
+// meanwhile (a quota set where there was none recounts the month), so the
+// reservation is asked again rather than refused on a count that no longer
+// stands.
+var errCountMoved = errors.New("the month's count moved under the refusal")
+
 // refused is the error of a reservation the quota refused: ErrConflict
 // when the branch holds its id_externo already (a concurrent send of the
-// same request won; a repeat never counts), else a *tenant.QuotaError.
+// same request won; a repeat never counts), errCountMoved (wrapping a
+// *tenant.QuotaError) when the month's count, read again, is gone or below
+// the quota, else a *tenant.QuotaError.
 func (s *Store) refused(ctx context.Context, d *tenant.Document, periodo string, limit int64) error {
 	var (
 		used  *int64
@@ -302,11 +314,10 @@ func (s *Store) refused(ctx context.Context, d *tenant.Document, periodo string,
 	if taken {
 		return fmt.Errorf("id_externo taken: %w", tenant.ErrConflict)
 	}
-	qe := &tenant.QuotaError{QuotaUse: tenant.QuotaUse{Periodo: periodo, Limit: limit, Used: limit}}
-	if used != nil {
-		qe.Used = max(*used, limit)
+	if used == nil || *used < limit {
+		return fmt.Errorf("%w: %w", errCountMoved, &tenant.QuotaError{QuotaUse: tenant.QuotaUse{Periodo: periodo, Limit: limit, Used: limit}})
 	}
-	return qe
+	return &tenant.QuotaError{QuotaUse: tenant.QuotaUse{Periodo: periodo, Limit: limit, Used: *used}}
 }
 
 // SaveDocument replaces the mutable fields of the document d.ID and sets

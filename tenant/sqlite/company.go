@@ -49,14 +49,17 @@ RETURNING ` + companyColumns
     sealed_certificate_pin = ?, certificate_expiry = ?,
     certificate_version = certificate_version + 1, updated_at = ?` + qUpdateCompanyWhere
 
-	// qDropUsage drops the company's monthly counts (company_usage) when
-	// an update sets a quota where there was none, or clears one: they
-	// are kept only while the company has a quota, so the next
-	// reservation counts the month afresh from its documents. A change
-	// from one limit to another keeps them. It runs before the update, in
-	// its transaction.
-	qDropUsage = `DELETE FROM company_usage WHERE company_id = ?1
-    AND (SELECT cuota_mensual IS NULL FROM companies WHERE id = ?1) <> (?2 IS NULL)`
+	// qCompanyQuotaNone reads whether the company has no quota yet, in
+	// the update's transaction.
+	qCompanyQuotaNone = `SELECT cuota_mensual IS NULL FROM companies WHERE id = ?`
+	// qRecountMonth makes the company's count of the month (?2) the count
+	// of its documents numbered in [?3, ?4). The counts are stepped only
+	// while the company has a quota: one set where there was none starts
+	// from the documents numbered meanwhile, in the update's transaction.
+	qRecountMonth = `INSERT INTO company_usage (company_id, periodo, documentos)
+SELECT ?1, ?2, count(*) FROM documents
+WHERE company_id = ?1 AND created_at >= ?3 AND created_at < ?4
+ON CONFLICT (company_id, periodo) DO UPDATE SET documentos = excluded.documentos`
 
 	qCompany = `SELECT ` + companyColumns + ` FROM companies WHERE id = ?`
 
@@ -206,12 +209,21 @@ func (s *Store) UpdateCompany(ctx context.Context, c *tenant.Company, newCertifi
 			err = errors.Join(err, ignoreDone(tx.Rollback()))
 		}
 	}()
-	if _, err := tx.ExecContext(ctx, qDropUsage, c.ID, c.CuotaMensual); err != nil {
-		return fmt.Errorf("update company %d: drop its monthly counts: %w", c.ID, mapErr(err))
+	var none bool
+	if err := tx.QueryRowContext(ctx, qCompanyQuotaNone, c.ID).Scan(&none); err != nil {
+		return fmt.Errorf("update company %d: %w", c.ID, mapErr(err))
 	}
 	stored, err := scanCompany(tx.QueryRowContext(ctx, q, args...))
 	if err != nil {
 		return fmt.Errorf("update company %d: %w", c.ID, mapErr(err))
+	}
+	if none && stored.CuotaMensual != nil {
+		// A quota where there was none: the month's count starts from
+		// what the company numbered meanwhile.
+		m := tenant.MonthOf(s.clock())
+		if _, err := tx.ExecContext(ctx, qRecountMonth, c.ID, m.Periodo, formatTime(m.Start), formatTime(m.End)); err != nil {
+			return fmt.Errorf("update company %d: count the month: %w", c.ID, mapErr(err))
+		}
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("update company %d: commit: %w", c.ID, mapErr(err))

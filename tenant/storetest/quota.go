@@ -37,6 +37,7 @@ func RunQuotas(t *testing.T, open func(t *testing.T, now func() time.Time) Quota
 		{"ok/a quota set later counts the month's documents", testQuotaSetLater},
 		{"ok/months are Costa Rica calendar months", testQuotaMonths},
 		{"ok/receiver's messages never count", testQuotaMessages},
+		{"ok/a quota set and cleared while reserving refuses nothing below it", testQuotaToggled},
 		{"ok/concurrent reservations number exactly the quota", func(t *testing.T, s QuotaStore, c *Clock) {
 			raceQuota(t, []QuotaStore{s}, c.Now)
 		}},
@@ -353,6 +354,62 @@ func testQuotaMessages(t *testing.T, s QuotaStore, c *Clock) {
 	if got := u[f.Company.ID]; got.Documentos.Total != 1 || got.Mensajes.Total != 3 {
 		t.Errorf("usage: %d documents and %d messages, want 1 and 3", got.Documentos.Total, got.Mensajes.Total)
 	}
+}
+
+// testQuotaToggled sets and clears a company's quota, far above what it
+// numbers, again and again while reservations run: each quota set where
+// there was none makes the month's count again under reservations waiting
+// on it, none of which may be refused or fail for it; once nothing is in
+// flight, a quota set anew counts every document.
+func testQuotaToggled(t *testing.T, s QuotaStore, c *Clock) {
+	ctx := context.Background()
+	f := newDocFixture(t, s)
+	const workers, each, limit = 4, 40, 1000
+	var wg sync.WaitGroup
+	done := make(chan struct{})
+	wg.Go(func() {
+		company := f.Company
+		for i := 0; ; i++ {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			company.CuotaMensual = nil
+			if i%2 == 0 {
+				company.CuotaMensual = quotaOf(limit)
+			}
+			if err := s.UpdateCompany(ctx, &company, false); err != nil {
+				t.Errorf("UpdateCompany: %v", err)
+				return
+			}
+		}
+	})
+	var reserving sync.WaitGroup
+	for w := range workers {
+		reserving.Go(func() {
+			for i := range each {
+				b := f.Branch
+				if w%2 == 1 {
+					b = f.Branch2
+				}
+				d := minimalDocument(b, fmt.Sprintf("toggle-%d-%d", w, i), "01", "00001")
+				if err := s.ReserveDocument(ctx, &d); err != nil {
+					t.Errorf("ReserveDocument %s: %v", d.IDExterno, err)
+				}
+			}
+		})
+	}
+	reserving.Wait()
+	close(done)
+	wg.Wait()
+	// Counted afresh now that nothing is in flight: every document.
+	f.Company = setQuota(t, s, f.Company, nil)
+	f.Company = setQuota(t, s, f.Company, quotaOf(limit))
+	wantUse(t, s, c, f.Company.ID, &tenant.QuotaUse{Periodo: "2026-03", Limit: limit, Used: workers * each})
+	d := minimalDocument(f.Branch, "after", "01", "00001")
+	mustNot(t, "ReserveDocument", s.ReserveDocument(ctx, &d))
+	wantQuota(t, "after the changes", d, &tenant.QuotaUse{Periodo: "2026-03", Limit: limit, Used: workers*each + 1})
 }
 
 // raceQuota has workers on every store reserve documents of one company,

@@ -11,9 +11,9 @@
 --
 -- A month's row is made by the first reservation that finds none, from a
 -- count of the company's documents numbered in that month (the index
--- below). Setting or clearing a company's quota drops its rows: while it
--- had none, its documents were not counted here, so the next reservation
--- counts them afresh.
+-- below). While a company has no quota its rows are left as they are and
+-- not stepped; setting a quota where there was none makes the current
+-- month's row again from that count, in the update's transaction.
 CREATE TABLE company_usage (
     company_id bigint NOT NULL REFERENCES companies (id),
     periodo    text   NOT NULL CHECK (periodo ~ '^[0-9]{4}-(0[1-9]|1[0-2])$'),
