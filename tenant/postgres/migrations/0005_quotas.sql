@@ -7,7 +7,7 @@
 -- same statement: the row lock queues the reservations of one company (and
 -- only of companies with a quota), so that replicas racing at the limit
 -- never number one document more, and a refused reservation takes no
--- number. A company without a quota has no row and takes no lock.
+-- number. A company without a quota steps no row and takes no lock.
 --
 -- A month's row is made by the first reservation that finds none, from a
 -- count of the company's documents numbered in that month (the index

@@ -5,7 +5,7 @@
 -- (periodo, YYYY-MM). ReserveDocument steps it in the IMMEDIATE
 -- transaction that numbers the document, and only while it is below the
 -- quota read in that same transaction; a refused reservation takes no
--- number. A company without a quota has no row.
+-- number. A company without a quota steps no row.
 --
 -- A month's row is made by the first reservation that finds none, from a
 -- count of the company's documents numbered in that month (the index
@@ -14,7 +14,8 @@
 -- month's row again from that count, in the update's transaction.
 CREATE TABLE company_usage (
     company_id INTEGER NOT NULL REFERENCES companies (id),
-    periodo    TEXT    NOT NULL CHECK (length(periodo) = 7 AND periodo GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]'),
+    periodo    TEXT    NOT NULL CHECK (length(periodo) = 7 AND periodo GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]'
+        AND substr(periodo, 6, 2) BETWEEN '01' AND '12'),
     documentos INTEGER NOT NULL CHECK (documentos >= 0),
     PRIMARY KEY (company_id, periodo)
 ) STRICT, WITHOUT ROWID;
