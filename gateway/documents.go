@@ -90,6 +90,7 @@ func (h documentHandlers) send(ctx context.Context, r *Request) (Reply, error) {
 	a := rep.JSON.(api.Document)
 	a.Advertencias = advertencias(o.Advertencias, r.Spanish)
 	rep.JSON = a
+	rep.Header = quotaHeader(o.Quota)
 	return rep, nil
 }
 

@@ -23,6 +23,7 @@ type apiError struct {
 	message    string
 	fields     map[string][]string
 	retryAfter time.Duration
+	header     map[string]string // further headers of the answer
 }
 
 func (e *apiError) Error() string { return e.message }
@@ -75,9 +76,12 @@ func (c *call) fail(err error) {
 		ce *credentialsError
 		fe fieldErrorer
 		se statusError
+		qe *tenant.QuotaError
 	)
 	switch {
 	case errors.As(err, &ae):
+	case errors.As(err, &qe):
+		ae = quotaRefusal(qe.QuotaUse, c.spanish())
 	case errors.As(err, &ce):
 		ae = &apiError{status: fasthttp.StatusUnauthorized, message: msgUnauth + " " + ce.reason}
 	case errors.As(err, &fe):
@@ -169,6 +173,9 @@ func writeAPIError(rc *fasthttp.RequestCtx, ae *apiError) {
 	if ae.retryAfter > 0 {
 		secs := int((ae.retryAfter + time.Second - 1) / time.Second)
 		rc.Response.Header.Set(fasthttp.HeaderRetryAfter, strconv.Itoa(secs))
+	}
+	for k, v := range ae.header {
+		rc.Response.Header.Set(k, v)
 	}
 	writeJSON(rc, ae.status, api.ErrorBody{StatusCode: ae.status, Message: ae.message, Errors: fields})
 }

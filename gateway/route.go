@@ -87,4 +87,6 @@ type Reply struct {
 	// Disposition is sent as the Content-Disposition header with Body when
 	// not empty (a download's file name).
 	Disposition string
+	// Header holds further headers of the answer, by name.
+	Header map[string]string
 }

@@ -347,6 +347,9 @@ func (c *call) reply(rep Reply) {
 	if status == 0 {
 		status = fasthttp.StatusOK
 	}
+	for k, v := range rep.Header {
+		c.rc.Response.Header.Set(k, v)
+	}
 	if rep.Body == nil {
 		writeJSON(c.rc, status, rep.JSON)
 		return

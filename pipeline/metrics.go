@@ -46,6 +46,10 @@ type pipelineMetrics struct {
 	// registry counts the registry checks' findings by what became of
 	// them: refused (a 400 under refuse) or warned (advertencias).
 	registry *prometheus.CounterVec
+	// quota counts the sends refused by their company's monthly quota
+	// (402), apart from refused: those are back-pressure (503), which
+	// the overload alert reads; a tenant at its quota is not an overload.
+	quota    prometheus.Counter
 	lanes    prometheus.GaugeFunc
 	admitted prometheus.GaugeFunc
 	capacity prometheus.Gauge
@@ -106,6 +110,12 @@ func newMetrics(r prometheus.Registerer, ls *lanes) (*pipelineMetrics, error) {
 	for _, r := range []string{"refused", "warned"} {
 		m.registry.WithLabelValues(r)
 	}
+	m.quota = prometheus.NewCounter(prometheus.CounterOpts{
+		Namespace: metrics.Namespace,
+		Subsystem: "pipeline",
+		Name:      "quota_refused_total",
+		Help:      "Send calls refused (402) because the company had numbered its monthly quota; nothing was numbered.",
+	})
 	m.lanes = prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Namespace: metrics.Namespace,
 		Subsystem: "pipeline",
@@ -127,7 +137,7 @@ func newMetrics(r prometheus.Registerer, ls *lanes) (*pipelineMetrics, error) {
 		Help:      "Send calls this replica admits at once over every branch (MaxInFlight).",
 	})
 	m.capacity.Set(float64(ls.maxTotal))
-	for _, c := range []prometheus.Collector{m.stage, m.outcomes, m.refused, m.answers, m.callback, m.supplier, m.credentials, m.registry, m.lanes, m.admitted, m.capacity} {
+	for _, c := range []prometheus.Collector{m.stage, m.outcomes, m.refused, m.answers, m.callback, m.supplier, m.credentials, m.registry, m.quota, m.lanes, m.admitted, m.capacity} {
 		if err := r.Register(c); err != nil {
 			return nil, fmt.Errorf("pipeline: register metrics: %w", err)
 		}

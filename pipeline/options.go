@@ -29,6 +29,9 @@ type Store interface {
 	DocumentByExternalID(ctx context.Context, branchID int64, idExterno string) (tenant.Document, error)
 	ClaimDueDocuments(ctx context.Context, now, leaseUntil time.Time, limit int) ([]tenant.Document, error)
 	ListDocuments(ctx context.Context, q tenant.ListQuery) ([]tenant.Document, error)
+	// QuotaUse reads a company's monthly quota and what it has numbered
+	// in the month of at (nil: no quota), for a replayed send's answer.
+	QuotaUse(ctx context.Context, companyID int64, at time.Time) (*tenant.QuotaUse, error)
 }
 
 // Issuers gives the pipeline the issuing company's data and decides who

@@ -42,6 +42,11 @@ type Outcome struct {
 	// Advertencias are what the registry checks found that did not
 	// refuse the document (A.13); only on the send that issued it.
 	Advertencias []registry.Finding
+	// Quota is the company's monthly quota and what it has numbered this
+	// month (A.14), on a send's answer: counting the document when the
+	// send numbered it, as it stands now on a replay. Nil when the
+	// company has no quota, and on a check's answer.
+	Quota *tenant.QuotaUse
 }
 
 // ReceivedOutcome is the answer of a receive or check call of a received

@@ -112,6 +112,11 @@ func (j *job) run(ctx context.Context) (Outcome, error) {
 		case err == nil:
 			out, again, err := j.repeat(ctx, prev)
 			if !again {
+				if err == nil {
+					// A repeat never counts; its answer says what
+					// remains, as the first one did.
+					out.Quota = j.quotaNow(ctx)
+				}
 				return out, err
 			}
 			resume = &prev
@@ -163,7 +168,28 @@ func (j *job) run(ctx context.Context) (Outcome, error) {
 	j.fault(FaultNumbered)
 	out, err := j.issue(ctx, doc, d)
 	out.Advertencias = advertencias
+	if resume == nil {
+		out.Quota = d.Quota
+	} else {
+		out.Quota = j.quotaNow(ctx)
+	}
 	return out, err
+}
+
+// quotaNow reads what remains of the company's monthly quota for the
+// answer to a send that numbered nothing (a replay, a resumed document):
+// nil when the company has no quota, or when it cannot be read (the
+// answer then goes without it; the failure is logged).
+func (j *job) quotaNow(ctx context.Context) *tenant.QuotaUse {
+	if j.is.Company.CuotaMensual == nil {
+		return nil
+	}
+	q, err := j.p.o.Store.QuotaUse(ctx, j.is.Company.ID, j.p.o.Clock())
+	if err != nil {
+		j.log.WarnContext(ctx, "read the monthly quota for a replayed send's answer", "err", err)
+		return nil
+	}
+	return q
 }
 
 // repeat answers a send whose id_externo the branch used before. again
@@ -311,8 +337,13 @@ func (j *job) number(ctx context.Context, doc *hacienda.Document, resume *tenant
 		d.Clave, d.Consecutivo, d.Numero = doc.Clave, doc.NumeroConsecutivo, k.Consecutivo.Number
 	}
 	if err := p.o.Store.ReserveDocument(ctx, d); err != nil {
-		if errors.Is(err, tenant.ErrConflict) {
+		switch {
+		case errors.Is(err, tenant.ErrConflict):
 			return nil, j.reserveConflict(ctx, d)
+		case errors.Is(err, tenant.ErrQuota):
+			// The company has numbered its monthly quota (A.14): nothing
+			// was numbered; the gateway answers 402.
+			p.metrics.quota.Inc()
 		}
 		return nil, fmt.Errorf("reserve a number: %w", err)
 	}

@@ -47,6 +47,11 @@ type Document struct {
 
 	CreatedAt time.Time
 	UpdatedAt time.Time
+
+	// Quota is what ReserveDocument found of the company's monthly quota
+	// (A.14), this document counted: nil when the company has none, and
+	// on every document read back (it is not stored).
+	Quota *QuotaUse
 }
 
 // PrintedMessage is what the printed representation shows under the state:
@@ -77,6 +82,17 @@ type DocumentStore interface {
 	// collides with it. A number or a Consecutivo the branch already holds
 	// is ErrConflict: a consecutivo names one document of its branch, which
 	// SaveDocument enforces too.
+	//
+	// A company with a monthly quota (Company.CuotaMensual, read in the
+	// same transaction, so that a changed quota applies to the next
+	// reservation) has its documents counted per Costa Rica calendar month
+	// of CreatedAt, whatever their type or environment: a reservation
+	// beyond the quota is a *QuotaError (errors.Is ErrQuota) and takes no
+	// number, and the count never lets replicas racing at the limit number
+	// one document more. A reservation whose id_externo the branch holds
+	// already is ErrConflict, quota reached or not, and counts nothing. A
+	// reservation that counts sets d.Quota. A missing company is
+	// ErrNotFound.
 	ReserveDocument(ctx context.Context, d *Document) error
 	// SaveDocument replaces the mutable fields of the document d.ID (every
 	// field but ID, CompanyID, BranchID, Ambiente, IDExterno, RequestHash,

@@ -670,7 +670,8 @@ func (w *wiring) startGateway() (apiLn, adminLn net.Listener, errc <-chan error,
 		Tenants:        w.tenants,
 		Routes: slices.Concat(gateway.DocumentRoutes(w.docs), gateway.ReceivedRoutes(w.docs), gateway.WebhookRoutes(w.tenants),
 			[]gateway.Route{list, listReceived, audit, gateway.CalculateRoute(), gateway.CallbackRoute(w.docs)},
-			gateway.EmailRoutes(w.docs, w.tenants), gateway.RegistryRoutes(w.registry), []gateway.Route{gateway.ConnectionTestRoute(w.docs)}, operators),
+			gateway.EmailRoutes(w.docs, w.tenants), gateway.RegistryRoutes(w.registry), []gateway.Route{gateway.ConnectionTestRoute(w.docs)}, operators,
+			gateway.UsageRoutes(w.tenants)),
 		Ready:       gateway.ReadyFunc(w.store.Ping),
 		ReadyChecks: checks,
 		Logger:      w.log,
@@ -833,6 +834,7 @@ type storeWithDocuments interface {
 	tenant.WebhookStore
 	tenant.EmailStore
 	tenant.TenantEventStore
+	tenant.UsageStore
 }
 
 // answerTrust is what the tax authority's signed answers are checked

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
 
 	"facturad/hacienda"
@@ -44,6 +45,35 @@ type Document = api.Document
 type SendOptions struct {
 	// IncludeData asks for the signed XML in the answer.
 	IncludeData bool
+	// Quota, when not nil, receives what the answer says of the company's
+	// monthly quota (A.14): on a Document answered (200, or 500 with its
+	// Document) and on a 402.
+	Quota *Quota
+}
+
+// Quota is what a send answer says of the company's monthly quota
+// (cuotaMensual, A.14), from its Facturad-Documentos-Disponibles header.
+type Quota struct {
+	// Limited says the company has a monthly quota (the answer carried
+	// the header); when false, Available means nothing.
+	Limited bool
+	// Available is how many more documents the company may have numbered
+	// this Costa Rica calendar month, the one answered counted (for a
+	// replay: as it stands now).
+	Available int64
+}
+
+// readQuota reads the quota header of an answer.
+func readQuota(h http.Header) Quota {
+	v := h.Get(api.HeaderDocumentosDisponibles)
+	if v == "" {
+		return Quota{}
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return Quota{}
+	}
+	return Quota{Limited: true, Available: n}
 }
 
 // Send issues a document (POST /api/documents/v4) and returns it as the
@@ -65,6 +95,11 @@ type SendOptions struct {
 // not be reached: KeySendingDocumentError, estado 05, sent again by the
 // service; or KeyExpiredClientCertificate, estado 00), Send returns that
 // Document and an *Error carrying it: the document exists under its clave.
+//
+// A company beyond its monthly quota gets an *Error that is ErrQuota
+// (402): nothing was numbered, and sending the same request again once the
+// quota is raised or the month ends issues it. SendOptions.Quota receives
+// what remains of the quota.
 func (c *Client) Send(ctx context.Context, req *hacienda.SendDocumentRequest, o SendOptions) (*Document, error) {
 	if req == nil {
 		return nil, errors.New("facturad: send: no request")
@@ -86,7 +121,27 @@ func (c *Client) SendJSON(ctx context.Context, body []byte, hasIDExterno bool, o
 		path = "/api/documents/v4?includeData=true"
 	}
 	r := request{method: http.MethodPost, path: path, contentType: "application/json", body: body, safe: hasIDExterno}
-	return c.document(ctx, r)
+	if o.Quota == nil {
+		return c.document(ctx, r)
+	}
+	*o.Quota = Quota{}
+	a, err := c.do(ctx, r)
+	if err != nil {
+		var ae *Error
+		if errors.As(err, &ae) {
+			*o.Quota = readQuota(ae.header)
+			if ae.Document != nil {
+				return ae.Document, err
+			}
+		}
+		return nil, err
+	}
+	*o.Quota = readQuota(a.header)
+	var d Document
+	if err := json.Unmarshal(a.body, &d); err != nil {
+		return nil, fmt.Errorf("facturad: %s %s: unreadable answer: %w", r.method, pathOnly(r.path), err)
+	}
+	return &d, nil
 }
 
 // document makes a call answered with a Document, and returns the

@@ -40,6 +40,8 @@ type Error struct {
 	Received *ReceivedDocument
 	// Method and Path are the call's.
 	Method, Path string
+
+	header http.Header // the answer's, for what a call reads of it
 }
 
 func (e *Error) Error() string {
@@ -108,6 +110,11 @@ var (
 	// and Error.Fields. The PDF of a document that has no signed XML yet
 	// (estado 00) is a 409 too.
 	ErrConflict error = &statusSentinel{"facturad: conflict", []int{http.StatusConflict}}
+	// ErrQuota is a 402: the company has numbered its monthly quota
+	// (cuotaMensual, A.14) and the send numbered nothing;
+	// Error.Fields["cuotaMensual"] says how many and of which month. A
+	// repeat of an id_externo already sent is never refused so.
+	ErrQuota error = &statusSentinel{"facturad: monthly quota reached", []int{http.StatusPaymentRequired}}
 	// ErrTooLarge is a 413: the body is over the call's limit.
 	ErrTooLarge error = &statusSentinel{"facturad: request too large", []int{http.StatusRequestEntityTooLarge}}
 	// ErrRateLimited is a 429: too many calls; Error.RetryAfter says when
@@ -144,6 +151,7 @@ func newError(method, path string, resp *http.Response, body []byte) *Error {
 		RetryAfter: parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()),
 		Method:     method,
 		Path:       path,
+		header:     resp.Header,
 	}
 	var eb errorBody
 	if json.Unmarshal(body, &eb) == nil {

@@ -51,6 +51,19 @@ RETURNING ` + companyColumns
     sealed_certificate_pin = $30, certificate_expiry = $31,
     certificate_version = certificate_version + 1` + qUpdateCompanyWhere
 
+	// qLockCompanyQuota locks the company's row for its update and reads
+	// whether it has no quota yet.
+	qLockCompanyQuota = `SELECT cuota_mensual IS NULL FROM companies WHERE id = $1 FOR UPDATE`
+	// qRecountMonth makes the company's count of the month ($2) the count
+	// of its documents numbered in [$3, $4). The counts are stepped only
+	// while the company has a quota: one set where there was none starts
+	// from the documents numbered meanwhile, in the update's transaction,
+	// so that the first reservation under it finds the count made.
+	qRecountMonth = `INSERT INTO company_usage (company_id, periodo, documentos)
+SELECT $1, $2, count(*) FROM documents
+WHERE company_id = $1 AND created_at >= $3 AND created_at < $4
+ON CONFLICT (company_id, periodo) DO UPDATE SET documentos = EXCLUDED.documentos`
+
 	qCompany = `SELECT ` + companyColumns + ` FROM companies WHERE id = $1`
 
 	// Searches: one query per filter shape, so that each can use its index.
@@ -166,9 +179,29 @@ func (s *Store) UpdateCompany(ctx context.Context, c *tenant.Company, newCertifi
 		args = append(args, nullBytes(c.SealedCertificate), nullBytes(c.SealedCertificatePIN),
 			nullTime(c.CertificateExpiry))
 	}
-	stored, err := scanCompany(s.pool.QueryRow(ctx, q, args...))
+	// A quota set where there was none counts the month's documents in
+	// the same transaction (qRecountMonth); the row lock taken first
+	// keeps two updates from both finding no quota.
+	var stored tenant.Company
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var none bool
+		if err := tx.QueryRow(ctx, qLockCompanyQuota, c.ID).Scan(&none); err != nil {
+			return mapErr(err)
+		}
+		var err error
+		if stored, err = scanCompany(tx.QueryRow(ctx, q, args...)); err != nil {
+			return mapErr(err)
+		}
+		if none && stored.CuotaMensual != nil {
+			m := tenant.MonthOf(s.clock())
+			if _, err := tx.Exec(ctx, qRecountMonth, c.ID, m.Periodo, m.Start, m.End); err != nil {
+				return fmt.Errorf("count the month: %w", mapErr(err))
+			}
+		}
+		return nil
+	})
 	if err != nil {
-		return fmt.Errorf("update company %d: %w", c.ID, mapErr(err))
+		return fmt.Errorf("update company %d: %w", c.ID, err)
 	}
 	*c = stored
 	return nil

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"facturad/tenant"
 )
@@ -30,47 +31,99 @@ const stateColumns = `id, company_id, branch_id, id_externo, request_hash, tipo,
     mensaje_hacienda, detalle_mensaje, NULL::bytea, last_error, attempts, next_attempt_at,
     submitted_at, checked_at, created_at, updated_at, NULL::bytea, phase, ambiente`
 
+// The reservation of a document (ReserveDocument) is one statement, so one
+// transaction: the quota's count (when the company has a quota), the step
+// of the sequence and the insert of the document commit together or not
+// at all. Its parameters: $1..$30 the document's columns (see
+// reserveArgs), $31 the Costa Rica month of the reservation (YYYY-MM),
+// and for a caller's clave $32 its number.
+//
+// quota reads the company's quota in the statement itself, so that a
+// changed quota applies to the next reservation. counted steps the
+// company's count of the month while it is below the quota: the row lock
+// queues the reservations of that company (of a company with a quota
+// only) until the statement commits, and on a count at the quota nothing
+// is stepped. admitted is one row when the company has no quota or was
+// counted, none when the quota refuses (or the count of the month has no
+// row yet: the caller makes it and asks again). Only then are the sequence
+// stepped and the document inserted, so a refusal takes no number. The
+// answer is one row per existing company: the document's id and number
+// (NULL when refused), the quota and the count after this document, and
+// whether the month's count has a row.
 const (
-	// qReserveDocument steps the sequence of (branch, terminal, tipo) and
-	// inserts the document with the new number in one statement, so in one
-	// transaction: the upsert's row lock queues the writers of that sequence
-	// (and only those) until the insert commits, and a failed insert (a
-	// unique rule, a missing branch) rolls the step back with it. One round
-	// trip.
-	qReserveDocument = `WITH seq AS (
+	reserveQuota = `WITH quota AS (
+    SELECT cuota_mensual AS cuota FROM companies WHERE id = $1
+), counted AS (
+    UPDATE company_usage AS u SET documentos = u.documentos + 1
+    FROM quota
+    WHERE u.company_id = $1 AND u.periodo = $31 AND u.documentos < quota.cuota
+    RETURNING u.documentos
+), admitted AS (
+    SELECT 1 FROM quota WHERE quota.cuota IS NULL
+    UNION ALL
+    SELECT 1 FROM counted
+), `
+	reserveInsert = `, doc AS (
+    INSERT INTO documents (company_id, branch_id, id_externo, request_hash, tipo, terminal,
+        numero, consecutivo, clave, situacion, fecha_emision, emisor_tipo, emisor_numero,
+        receptor_tipo, receptor_numero, estado, signed_xml, ind_estado, codigo_mensaje,
+        mensaje_hacienda, detalle_mensaje, response_xml, last_error, attempts, next_attempt_at,
+        submitted_at, checked_at, created_at, updated_at, request, phase, ambiente)
+    SELECT $1, $2, $3, $4, $5, $6, seq.last_numero, $7, $8, $9, $10, $11, $12, $13,
+        $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $27, $28, $29, $30
+    FROM seq
+    RETURNING id, numero
+)
+SELECT doc.id, doc.numero, quota.cuota, counted.documentos,
+    doc.id IS NOT NULL OR quota.cuota IS NULL
+        OR EXISTS (SELECT 1 FROM company_usage WHERE company_id = $1 AND periodo = $31)
+FROM quota LEFT JOIN doc ON true LEFT JOIN counted ON true`
+
+	// qReserveDocument steps the sequence of (branch, ambiente, terminal,
+	// tipo) and inserts the document with the new number: the upsert's
+	// row lock queues the writers of that sequence (and only those) until
+	// the insert commits, and a failed insert (a unique rule, a missing
+	// branch) rolls the step back with it. One round trip.
+	qReserveDocument = reserveQuota + `seq AS (
     INSERT INTO document_sequences AS s (branch_id, ambiente, terminal, tipo, last_numero)
-    VALUES ($2, $30, $6, $5, 1)
+    SELECT $2, $30, $6, $5, 1 FROM admitted
     ON CONFLICT (branch_id, ambiente, terminal, tipo) DO UPDATE SET last_numero = s.last_numero + 1
     RETURNING last_numero
-)
-INSERT INTO documents (company_id, branch_id, id_externo, request_hash, tipo, terminal,
-    numero, consecutivo, clave, situacion, fecha_emision, emisor_tipo, emisor_numero,
-    receptor_tipo, receptor_numero, estado, signed_xml, ind_estado, codigo_mensaje,
-    mensaje_hacienda, detalle_mensaje, response_xml, last_error, attempts, next_attempt_at,
-    submitted_at, checked_at, created_at, updated_at, request, phase, ambiente)
-VALUES ($1, $2, $3, $4, $5, $6, (SELECT last_numero FROM seq), $7, $8, $9, $10, $11, $12, $13,
-    $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $27, $28, $29, $30)
-RETURNING id, numero`
+)` + reserveInsert
 
 	// qReserveNumberedDocument inserts a document numbered by the caller's
-	// own clave ($31): the sequence rises to that number (never falls, is
+	// own clave ($32): the sequence rises to that number (never falls, is
 	// not stepped), so that a number the service hands out later is never
-	// this one. A data-modifying WITH runs whether or not it is referred to.
-	qReserveNumberedDocument = `WITH seq AS (
+	// this one.
+	qReserveNumberedDocument = reserveQuota + `seq AS (
     INSERT INTO document_sequences AS s (branch_id, ambiente, terminal, tipo, last_numero)
-    VALUES ($2, $30, $6, $5, $31)
+    SELECT $2, $30, $6, $5, $32::bigint FROM admitted
     ON CONFLICT (branch_id, ambiente, terminal, tipo) DO UPDATE SET last_numero = GREATEST(s.last_numero, EXCLUDED.last_numero)
-    RETURNING last_numero
-)
-INSERT INTO documents (company_id, branch_id, id_externo, request_hash, tipo, terminal,
-    numero, consecutivo, clave, situacion, fecha_emision, emisor_tipo, emisor_numero,
-    receptor_tipo, receptor_numero, estado, signed_xml, ind_estado, codigo_mensaje,
-    mensaje_hacienda, detalle_mensaje, response_xml, last_error, attempts, next_attempt_at,
-    submitted_at, checked_at, created_at, updated_at, request, phase, ambiente)
-VALUES ($1, $2, $3, $4, $5, $6, $31, $7, $8, $9, $10, $11, $12, $13,
-    $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $27, $28, $29, $30)
-RETURNING id, numero`
+    RETURNING $32::bigint AS last_numero
+)` + reserveInsert
 
+	// qCountMonth makes the count of a company's month ($2) from the
+	// documents it numbered in [$3, $4), when no other reservation made it
+	// meanwhile. While the row is missing, no reservation of a company
+	// with a quota numbers anything (each comes here first), so the count
+	// misses none of them; it can miss only a reservation that read the
+	// company without a quota and commits after this count began, in the
+	// instant a quota is set (docs/design/quotas.md).
+	qCountMonth = `INSERT INTO company_usage (company_id, periodo, documentos)
+SELECT $1, $2, count(*) FROM documents
+WHERE company_id = $1 AND created_at >= $3 AND created_at < $4
+ON CONFLICT (company_id, periodo) DO NOTHING`
+
+	// qRefused explains a refused reservation: the company's count of the
+	// month, and whether the branch holds the id_externo already (a
+	// concurrent send of the same request, which is a conflict, not a
+	// refusal).
+	qRefused = `SELECT
+    (SELECT documentos FROM company_usage WHERE company_id = $1 AND periodo = $2),
+    EXISTS (SELECT 1 FROM documents WHERE branch_id = $3 AND id_externo = $4 AND id_externo <> '')`
+)
+
+const (
 	// qSaveDocument writes a document's fields. Its large parts are written
 	// only when the save carries them and they differ from the stored
 	// ones: an unchanged value keeps the stored one, which PostgreSQL then
@@ -173,35 +226,98 @@ func docTime(t time.Time) *time.Time {
 	return nullTime(t.UTC().Truncate(time.Microsecond))
 }
 
-// ReserveDocument takes the next number of the (BranchID, Terminal, Tipo)
-// sequence, or for a caller's clave keeps d.Numero and raises the sequence
-// to it, and inserts d with it in one statement. A broken unique rule (the
-// branch's id_externo, a taken clave) is ErrConflict and rolls back the step
-// of the sequence too, so the number is not consumed.
+// ReserveDocument takes the next number of the (BranchID, Ambiente,
+// Terminal, Tipo) sequence, or for a caller's clave keeps d.Numero and
+// raises the sequence to it, and inserts d with it in one statement, which
+// counts it against the company's monthly quota first. A broken unique
+// rule (the branch's id_externo, a taken clave) is ErrConflict and rolls
+// back the step of the sequence and the count too, so neither the number
+// nor the quota is consumed. A count at the quota steps nothing and is a
+// *tenant.QuotaError.
 func (s *Store) ReserveDocument(ctx context.Context, d *tenant.Document) error {
 	if err := checkNewDocument(d); err != nil {
 		return fmt.Errorf("reserve document %q of branch %d: %w", d.IDExterno, d.BranchID, err)
 	}
 	now := s.clock()
-	var id, numero int64
-	q, args := qReserveDocument, []any{}
+	month := tenant.MonthOf(now)
+	q, extra := qReserveDocument, []any{month.Periodo}
 	if d.Clave != "" {
 		// A caller's clave carries its number: keep it, raise the
 		// sequence past it.
-		q, args = qReserveNumberedDocument, []any{d.Numero}
+		q, extra = qReserveNumberedDocument, []any{month.Periodo, d.Numero}
 	}
-	err := s.pool.QueryRow(ctx, q, append([]any{d.CompanyID, d.BranchID, d.IDExterno,
+	args := append([]any{d.CompanyID, d.BranchID, d.IDExterno,
 		nullBytes(d.RequestHash), d.Tipo, d.Terminal, d.Consecutivo, d.Clave, d.Situacion,
 		docTime(d.FechaEmision), d.EmisorTipo, d.EmisorNumero, d.ReceptorTipo,
 		d.ReceptorNumero, string(d.Estado), nullBytes(d.SignedXML), d.IndEstado,
 		d.CodigoMensaje, d.MensajeHacienda, d.DetalleMensaje, nullBytes(d.ResponseXML),
 		d.LastError, d.Attempts, docTime(d.NextAttemptAt), docTime(d.SubmittedAt),
-		docTime(d.CheckedAt), now, nullBytes(d.Request), string(d.Phase), d.Ambiente}, args...)...).Scan(&id, &numero)
-	if err != nil {
-		return fmt.Errorf("reserve document %q of branch %d: %w", d.IDExterno, d.BranchID, mapErr(err))
+		docTime(d.CheckedAt), now, nullBytes(d.Request), string(d.Phase), d.Ambiente}, extra...)
+	fail := func(err error) error {
+		return fmt.Errorf("reserve document %q of branch %d: %w", d.IDExterno, d.BranchID, err)
 	}
-	d.ID, d.Numero, d.CreatedAt, d.UpdatedAt, d.From = id, numero, now, now, d.Phase
-	return nil
+	// A company with a quota whose month has no count yet is counted
+	// (qCountMonth) and asked again; the second time the row is there.
+	for attempt := 1; ; attempt++ {
+		// Scanned into values, not pointers: no allocation per column.
+		var (
+			id, numero, cuota, used pgtype.Int8
+			counting                bool
+		)
+		if err := s.pool.QueryRow(ctx, q, args...).Scan(&id, &numero, &cuota, &used, &counting); err != nil {
+			return fail(mapErr(err))
+		}
+		switch {
+		case id.Valid:
+			d.ID, d.Numero, d.CreatedAt, d.UpdatedAt, d.From = id.Int64, numero.Int64, now, now, d.Phase
+			d.Quota = nil
+			if cuota.Valid && used.Valid {
+				d.Quota = &tenant.QuotaUse{Periodo: month.Periodo, Limit: cuota.Int64, Used: used.Int64}
+			}
+			return nil
+		case !counting && attempt < 4:
+			if _, err := s.pool.Exec(ctx, qCountMonth, d.CompanyID, month.Periodo, month.Start, month.End); err != nil {
+				return fail(fmt.Errorf("count the month: %w", mapErr(err)))
+			}
+		case !counting:
+			return fail(errors.New("the month's count of the company could not be made"))
+		default:
+			err := s.refused(ctx, d, month.Periodo, cuota.Int64)
+			if errors.Is(err, errCountMoved) && attempt < 4 {
+				continue
+			}
+			return fail(err)
+		}
+	}
+}
+
+// errCountMoved is a refusal whose month's count, read again, is below the
+// quota the reservation was refused under: the count was made again
+// meanwhile (a quota set where there was none recounts the month), so the
+// reservation is asked again rather than refused on a count that no longer
+// stands.
+var errCountMoved = errors.New("the month's count moved under the refusal")
+
+// refused is the error of a reservation the quota refused: ErrConflict
+// when the branch holds its id_externo already (a concurrent send of the
+// same request won; a repeat never counts), errCountMoved (wrapping a
+// *tenant.QuotaError) when the month's count, read again, is gone or below
+// the quota, else a *tenant.QuotaError.
+func (s *Store) refused(ctx context.Context, d *tenant.Document, periodo string, limit int64) error {
+	var (
+		used  *int64
+		taken bool
+	)
+	if err := s.pool.QueryRow(ctx, qRefused, d.CompanyID, periodo, d.BranchID, d.IDExterno).Scan(&used, &taken); err != nil {
+		return mapErr(err)
+	}
+	if taken {
+		return fmt.Errorf("id_externo taken: %w", tenant.ErrConflict)
+	}
+	if used == nil || *used < limit {
+		return fmt.Errorf("%w: %w", errCountMoved, &tenant.QuotaError{QuotaUse: tenant.QuotaUse{Periodo: periodo, Limit: limit, Used: limit}})
+	}
+	return &tenant.QuotaError{QuotaUse: tenant.QuotaUse{Periodo: periodo, Limit: limit, Used: *used}}
 }
 
 // SaveDocument replaces the mutable fields of the document d.ID and sets

@@ -49,6 +49,18 @@ RETURNING ` + companyColumns
     sealed_certificate_pin = ?, certificate_expiry = ?,
     certificate_version = certificate_version + 1, updated_at = ?` + qUpdateCompanyWhere
 
+	// qCompanyQuotaNone reads whether the company has no quota yet, in
+	// the update's transaction.
+	qCompanyQuotaNone = `SELECT cuota_mensual IS NULL FROM companies WHERE id = ?`
+	// qRecountMonth makes the company's count of the month (?2) the count
+	// of its documents numbered in [?3, ?4). The counts are stepped only
+	// while the company has a quota: one set where there was none starts
+	// from the documents numbered meanwhile, in the update's transaction.
+	qRecountMonth = `INSERT INTO company_usage (company_id, periodo, documentos)
+SELECT ?1, ?2, count(*) FROM documents
+WHERE company_id = ?1 AND created_at >= ?3 AND created_at < ?4
+ON CONFLICT (company_id, periodo) DO UPDATE SET documentos = excluded.documentos`
+
 	qCompany = `SELECT ` + companyColumns + ` FROM companies WHERE id = ?`
 
 	// Searches: one query per filter shape, so that each can use its index.
@@ -173,7 +185,7 @@ func (s *Store) CreateCompany(ctx context.Context, c *tenant.Company, b *tenant.
 // into c. With newCertificate the certificate version is stepped by the
 // UPDATE itself: the single write connection and the row update make racing
 // uploads get distinct versions.
-func (s *Store) UpdateCompany(ctx context.Context, c *tenant.Company, newCertificate bool) error {
+func (s *Store) UpdateCompany(ctx context.Context, c *tenant.Company, newCertificate bool) (err error) {
 	args := []any{c.TipoIdentificacion,
 		c.NumeroIdentificacion, c.RazonSocial, tenant.FoldName(c.RazonSocial),
 		c.ActividadComercial, c.TipoCliente, c.RazonComercial, c.Provincia, c.Canton,
@@ -188,9 +200,33 @@ func (s *Store) UpdateCompany(ctx context.Context, c *tenant.Company, newCertifi
 			nullTime(c.CertificateExpiry))
 	}
 	args = append(args, formatTime(s.clock()), c.ID)
-	stored, err := scanCompany(s.write.QueryRowContext(ctx, q, args...))
+	tx, err := s.write.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("update company %d: %w", c.ID, mapErr(err))
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, ignoreDone(tx.Rollback()))
+		}
+	}()
+	var none bool
+	if err := tx.QueryRowContext(ctx, qCompanyQuotaNone, c.ID).Scan(&none); err != nil {
+		return fmt.Errorf("update company %d: %w", c.ID, mapErr(err))
+	}
+	stored, err := scanCompany(tx.QueryRowContext(ctx, q, args...))
+	if err != nil {
+		return fmt.Errorf("update company %d: %w", c.ID, mapErr(err))
+	}
+	if none && stored.CuotaMensual != nil {
+		// A quota where there was none: the month's count starts from
+		// what the company numbered meanwhile.
+		m := tenant.MonthOf(s.clock())
+		if _, err := tx.ExecContext(ctx, qRecountMonth, c.ID, m.Periodo, formatTime(m.Start), formatTime(m.End)); err != nil {
+			return fmt.Errorf("update company %d: count the month: %w", c.ID, mapErr(err))
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("update company %d: commit: %w", c.ID, mapErr(err))
 	}
 	*c = stored
 	return nil

@@ -64,6 +64,27 @@ WHERE branch_id = ? AND ambiente = ? AND terminal = ? AND tipo = ?`
 VALUES (?, ?, ?, ?, ?)
 ON CONFLICT (branch_id, ambiente, terminal, tipo) DO UPDATE SET last_numero = max(last_numero, excluded.last_numero)`
 
+	// The monthly quota (A.14), in the transaction that numbers the
+	// document: qQuota reads the company's quota and its count of the
+	// month (NULL when the company has no quota, or the month no count
+	// yet); a month without a count is counted from the company's
+	// documents numbered in it (qCountMonth, over
+	// documents_company_created) and written with qInsertUsage; a count
+	// below the quota is stepped with qStepUsage. A company that does
+	// not exist has no row.
+	qQuota = `SELECT c.cuota_mensual, u.documentos FROM companies c
+LEFT JOIN company_usage u ON u.company_id = c.id AND u.periodo = ?
+WHERE c.id = ?`
+	qCountMonth = `SELECT count(*) FROM documents
+WHERE company_id = ? AND created_at >= ? AND created_at < ?`
+	qInsertUsage = `INSERT INTO company_usage (company_id, periodo, documentos) VALUES (?, ?, ?)`
+	qStepUsage   = `UPDATE company_usage SET documentos = documentos + 1
+WHERE company_id = ? AND periodo = ?`
+	// qExternalIDTaken tells a reservation the quota refused from a
+	// concurrent send of the same request, which is a conflict.
+	qExternalIDTaken = `SELECT count(*) FROM documents
+WHERE branch_id = ? AND id_externo = ? AND id_externo <> ''`
+
 	qInsertDocument = `INSERT INTO documents (company_id, branch_id, id_externo, request_hash,
     tipo, terminal, numero, consecutivo, clave, situacion, fecha_emision, emisor_tipo,
     emisor_numero, receptor_tipo, receptor_numero, estado, ind_estado, codigo_mensaje,
@@ -234,8 +255,24 @@ func (s *Store) ReserveDocument(ctx context.Context, d *tenant.Document) error {
 		return fmt.Errorf("reserve document %q of branch %d: %w", d.IDExterno, d.BranchID, err)
 	}
 	now := s.clock()
-	var numero, id int64
+	month := tenant.MonthOf(now)
+	var (
+		numero, id int64
+		quota      *tenant.QuotaUse
+		refused    *tenant.QuotaError
+	)
 	err = s.batch.do(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		quota, refused = nil, nil
+		var err error
+		if quota, err = s.countQuota(ctx, tx, d, month); err != nil {
+			var qe *tenant.QuotaError
+			if errors.As(err, &qe) {
+				// Refused: what was counted stays, nothing is numbered.
+				refused = qe
+				return nil
+			}
+			return err
+		}
 		if d.Clave != "" {
 			// A caller's clave carries its number: keep it, raise the
 			// sequence past it.
@@ -265,11 +302,65 @@ func (s *Store) ReserveDocument(ctx context.Context, d *tenant.Document) error {
 		}
 		return s.saveParts(ctx, tx, id, d)
 	})
+	if err == nil && refused != nil {
+		err = refused
+	}
 	if err != nil {
 		return fmt.Errorf("reserve document %q of branch %d: %w", d.IDExterno, d.BranchID, err)
 	}
 	d.ID, d.Numero, d.CreatedAt, d.UpdatedAt, d.From = id, numero, now, now, d.Phase
+	d.Quota = quota
 	return nil
+}
+
+// countQuota counts the document d against its company's monthly quota in
+// the transaction tx that numbers it: nil when the company has no quota;
+// the quota and the count with d when d is within it; a *tenant.QuotaError
+// when the company has numbered its quota (the month's count, made if it
+// was missing, is then left as it is for tx to keep), or ErrConflict when
+// the branch holds d's id_externo already (a repeat never counts). A
+// missing company is ErrNotFound.
+func (s *Store) countQuota(ctx context.Context, tx *sql.Tx, d *tenant.Document, month tenant.Month) (*tenant.QuotaUse, error) {
+	var cuota, used sql.NullInt64
+	if err := tx.StmtContext(ctx, s.wstmts.quota).QueryRowContext(ctx, month.Periodo, d.CompanyID).Scan(&cuota, &used); err != nil {
+		return nil, fmt.Errorf("company %d: %w", d.CompanyID, mapErr(err))
+	}
+	if !cuota.Valid {
+		return nil, nil
+	}
+	q := &tenant.QuotaUse{Periodo: month.Periodo, Limit: cuota.Int64, Used: used.Int64}
+	if !used.Valid {
+		if err := tx.StmtContext(ctx, s.wstmts.countMonth).QueryRowContext(ctx, d.CompanyID,
+			formatTime(month.Start), formatTime(month.End)).Scan(&q.Used); err != nil {
+			return nil, fmt.Errorf("count the month: %w", mapErr(err))
+		}
+	}
+	if q.Used >= q.Limit {
+		var taken int
+		if err := tx.StmtContext(ctx, s.wstmts.externalTaken).QueryRowContext(ctx, d.BranchID, d.IDExterno).Scan(&taken); err != nil {
+			return nil, fmt.Errorf("id_externo: %w", mapErr(err))
+		}
+		if taken > 0 {
+			return nil, fmt.Errorf("id_externo taken: %w", tenant.ErrConflict)
+		}
+		if !used.Valid {
+			if _, err := tx.StmtContext(ctx, s.wstmts.insertUsage).ExecContext(ctx, d.CompanyID, month.Periodo, q.Used); err != nil {
+				return nil, fmt.Errorf("count the month: %w", mapErr(err))
+			}
+		}
+		return nil, &tenant.QuotaError{QuotaUse: *q}
+	}
+	q.Used++
+	var err error
+	if used.Valid {
+		_, err = tx.StmtContext(ctx, s.wstmts.stepUsage).ExecContext(ctx, d.CompanyID, month.Periodo)
+	} else {
+		_, err = tx.StmtContext(ctx, s.wstmts.insertUsage).ExecContext(ctx, d.CompanyID, month.Periodo, q.Used)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("count the month: %w", mapErr(err))
+	}
+	return q, nil
 }
 
 // SaveDocument replaces the mutable fields of the document d.ID and sets

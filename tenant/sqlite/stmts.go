@@ -85,6 +85,12 @@ type writeStmts struct {
 	saveState   *sql.Stmt
 	exists      *sql.Stmt
 
+	quota         *sql.Stmt
+	countMonth    *sql.Stmt
+	insertUsage   *sql.Stmt
+	stepUsage     *sql.Stmt
+	externalTaken *sql.Stmt
+
 	insertRequest *sql.Stmt
 	saveSigned    *sql.Stmt
 	saveResponse  *sql.Stmt
@@ -105,6 +111,11 @@ func (w *writeStmts) list() []stmtSQL {
 		{&w.save, qSaveDocument},
 		{&w.saveState, qSaveDocumentState},
 		{&w.exists, qDocumentExists},
+		{&w.quota, qQuota},
+		{&w.countMonth, qCountMonth},
+		{&w.insertUsage, qInsertUsage},
+		{&w.stepUsage, qStepUsage},
+		{&w.externalTaken, qExternalIDTaken},
 		{&w.insertRequest, qInsertRequest},
 		{&w.saveSigned, qSaveSignedXML},
 		{&w.saveResponse, qSaveResponseXML},

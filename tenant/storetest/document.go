@@ -1066,10 +1066,18 @@ const signedXMLSize = 8 << 10
 // reports documents per second. open returns a fresh, empty store.
 func BenchDocuments(b *testing.B, open func(testing.TB) DocumentStore) {
 	xml := bytes.Repeat([]byte("<LineaDetalle><NumeroLinea>1</NumeroLinea></LineaDetalle>"), signedXMLSize/57+1)[:signedXMLSize]
-	run := func(b *testing.B, writes int, parallel bool) {
+	run := func(b *testing.B, writes int, parallel, quota bool) {
 		s := open(b)
 		f := newDocFixture(b, s)
 		ctx := context.Background()
+		if quota {
+			// A quota never reached: every reservation counts against it.
+			limit := int64(tenant.MaxCuotaMensual)
+			f.Company.CuotaMensual = &limit
+			if err := s.UpdateCompany(ctx, &f.Company, false); err != nil {
+				b.Fatal(err)
+			}
+		}
 		var (
 			mu sync.Mutex
 			n  int
@@ -1131,9 +1139,13 @@ func BenchDocuments(b *testing.B, open func(testing.TB) DocumentStore) {
 		}
 		b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "docs/s")
 	}
-	b.Run("ReserveDocument", func(b *testing.B) { run(b, 1, false) })
-	b.Run("ReserveAndSave8KB", func(b *testing.B) { run(b, 2, false) })
-	b.Run("ReserveAndSave8KB/parallel", func(b *testing.B) { run(b, 2, true) })
+	b.Run("ReserveDocument", func(b *testing.B) { run(b, 1, false, false) })
+	b.Run("ReserveAndSave8KB", func(b *testing.B) { run(b, 2, false, false) })
+	b.Run("ReserveAndSave8KB/parallel", func(b *testing.B) { run(b, 2, true, false) })
 	// A document's four writes: numbered, signed, submitted, settled.
-	b.Run("Lifecycle/parallel", func(b *testing.B) { run(b, 4, true) })
+	b.Run("Lifecycle/parallel", func(b *testing.B) { run(b, 4, true, false) })
+	// The same for a company with a monthly quota, which each
+	// reservation counts against (tenant.QuotaUse).
+	b.Run("ReserveDocumentQuota", func(b *testing.B) { run(b, 1, false, true) })
+	b.Run("ReserveAndSave8KBQuota/parallel", func(b *testing.B) { run(b, 2, true, true) })
 }
