@@ -244,6 +244,11 @@ func (p *Pipeline) laneRefusal(err error) error {
 // again with its number and date), made due again when it was stopped on
 // the company's credentials, and the stored message otherwise.
 func (p *Pipeline) repeatReceived(ctx context.Context, is tenant.Issuer, req *hacienda.ReceiveRequest, prev tenant.ReceivedDocument, hash []byte, log *slog.Logger) (ReceivedOutcome, error) {
+	if prev.Ambiente != "" && prev.Ambiente != is.Company.Ambiente {
+		// As for a send: the id named a message of the other environment.
+		return ReceivedOutcome{}, invalidField("id_externo",
+			fmt.Sprintf("was used in this branch for a message of %s, before the company moved to %s; send a new id_externo", prev.Ambiente, is.Company.Ambiente))
+	}
 	if !bytes.Equal(prev.RequestHash, hash) || prev.HeldAt(p.o.Clock()) {
 		return p.replayReceived(prev, hash)
 	}

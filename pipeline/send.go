@@ -196,6 +196,12 @@ func (j *job) quotaNow(ctx context.Context) *tenant.QuotaUse {
 // says the stored document is to be issued again (it was left 00: its
 // call died, or it was stopped).
 func (j *job) repeat(ctx context.Context, prev tenant.Document) (out Outcome, again bool, err error) {
+	if prev.Ambiente != "" && prev.Ambiente != j.is.Company.Ambiente {
+		// The company moved since: that id_externo named a document of
+		// the other environment, which is no answer to a send in this one.
+		return Outcome{}, false, invalidField("id_externo",
+			fmt.Sprintf("was used in this branch for a document of %s, before the company moved to %s; send a new id_externo", prev.Ambiente, j.is.Company.Ambiente))
+	}
 	if !bytes.Equal(prev.RequestHash, j.hash) {
 		return Outcome{}, false, invalidField("id_externo",
 			"was already used in this branch for another document; send a new id_externo, or the same request to get its answer again")

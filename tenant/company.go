@@ -61,7 +61,9 @@ func (s *Service) Company(ctx context.Context, p Principal, id int64) (CompanyDe
 // It is for the calls about a company that answer none of its secrets
 // (the connection test of A.14).
 func (s *Service) VisibleCompany(ctx context.Context, p Principal, id int64) (Company, error) {
-	return s.companyFor(ctx, p, id)
+	c, err := s.companyFor(ctx, p, id)
+	c.Ambiente = AmbienteFor(c, s.ambiente)
+	return c, err
 }
 
 func (s *Service) detail(c Company) (CompanyDetail, error) {
@@ -294,6 +296,7 @@ func (s *Service) UpdateCompany(ctx context.Context, p Principal, id int64, in C
 
 	wasActive := c.Activo
 	c.Ambiente = AmbienteFor(c, s.ambiente)
+	from := c.Ambiente
 	c.CuotaMensual = cuota
 	applyCompanyInput(&c, in)
 	if in.Activo != "" {
@@ -312,6 +315,9 @@ func (s *Service) UpdateCompany(ctx context.Context, p Principal, id int64, in C
 		if err := s.forgetCompanyUsers(ctx, c.ID, 0); err != nil {
 			return CompanyDetail{}, fmt.Errorf("deactivate company %d: %w", id, err)
 		}
+	}
+	if c.Ambiente != from {
+		s.resetSequences(ctx, c.ID, c.Ambiente)
 	}
 	if newCredentials {
 		s.resumeOnNewCredentials(ctx, c.ID)

@@ -68,7 +68,7 @@ func (d Document) PrintedMessage() string {
 // beside Store, and tenant/storetest runs its conformance suite over both.
 type DocumentStore interface {
 	// ReserveDocument hands out the next number of the sequence of (d.BranchID,
-	// d.Ambiente, d.Terminal, d.Tipo) and inserts d with it in one transaction: it sets
+	// d.Terminal, d.Tipo) and inserts d with it in one transaction: it sets
 	// d.ID, d.Numero, CreatedAt and UpdatedAt. The caller fills Consecutivo
 	// and Clave afterwards with SaveDocument. Numbers start at 1, are never
 	// reused and never collide across replicas. A second document with the

@@ -15,16 +15,37 @@ const (
 // EnvironmentStore is what the Service needs of a store to keep companies
 // in their environments (both store adapters implement it).
 type EnvironmentStore interface {
-	// AdoptEnvironment puts the companies, documents, received documents
-	// and numbering sequences stored before environments existed (their
-	// ambiente empty) into ambiente, in one transaction, and returns how
-	// many companies it moved. It reads the companies only when none is
+	// AdoptEnvironment puts the companies, documents and received
+	// documents stored before environments existed (their ambiente empty)
+	// into ambiente, in one transaction, and returns how many companies it
+	// moved. It reads the companies only when none is
 	// left to adopt, so that calling it at every start costs nothing.
 	AdoptEnvironment(ctx context.Context, ambiente string) (int, error)
 	// UnsettledDocuments counts the company's documents and receiver's
 	// messages numbered in ambiente that the tax authority has not
 	// settled yet (states 00, 04, 05).
 	UnsettledDocuments(ctx context.Context, companyID int64, ambiente string) (int, error)
+	// ResetSequences sets the numbering sequences of the company's
+	// branches to where its documents and messages numbered in ambiente
+	// left them: the greatest number of each (branch, terminal, type), and
+	// no sequence (the next number is 1) where there is none. A branch
+	// numbers in one environment at a time, so a move starts the new
+	// environment's numbering where that environment left it.
+	ResetSequences(ctx context.Context, companyID int64, ambiente string) error
+}
+
+// resetSequences starts the numbering of a company that moved to ambiente
+// where that environment left it. The move stands even should this fail:
+// the next numbers then go on from the old environment's (no number is
+// handed out twice, the first one is not 1); the failure is logged.
+func (s *Service) resetSequences(ctx context.Context, companyID int64, ambiente string) {
+	es, ok := s.store.(EnvironmentStore)
+	if !ok {
+		return
+	}
+	if err := es.ResetSequences(ctx, companyID, ambiente); err != nil {
+		s.log.ErrorContext(ctx, "company moved, but its numbering could not start afresh in the new environment", "company", companyID, "ambiente", ambiente, "err", err)
+	}
 }
 
 // AmbienteFor is the environment a company's new documents are numbered

@@ -23,6 +23,9 @@ func (s *Service) Issuer(ctx context.Context, companyID, branchID int64) (Issuer
 	if err != nil {
 		return Issuer{}, err
 	}
+	// A company written by a release before environments, while a
+	// rolling upgrade runs, issues in the default one until adopted.
+	c.Ambiente = AmbienteFor(c, s.ambiente)
 	return Issuer{Company: c, Branch: b}, nil
 }
 

@@ -164,6 +164,12 @@ func testTwoEnvironments(t *testing.T, storeArgs []string) {
 	if !strings.HasSuffix(first.Consecutivo, "0000000001") {
 		t.Errorf("first production consecutivo %s, want number 1 (pruebas used %d)", first.Consecutivo, n+1)
 	}
+	// An id_externo used in pruebas names no production document: a new
+	// send with it is a 400, never the test document's answer.
+	status, b := trial.do("POST", "/api/documents/v4", "application/json", sendRequests(t, "trial")[0])
+	if status != 400 || !strings.Contains(string(b), "id_externo") {
+		t.Errorf("a pruebas id_externo sent after the move: %d %s, want a 400 on id_externo", status, b)
+	}
 	// A pruebas document is still read as it was.
 	var old document
 	trial.json("GET", "/api/documents/"+trialDocs[0].Clave+"/v4", nil, 200, &old)

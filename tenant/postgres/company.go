@@ -52,8 +52,11 @@ RETURNING ` + companyColumns
     certificate_version = certificate_version + 1` + qUpdateCompanyWhere
 
 	// qLockCompanyQuota locks the company's row for its update and reads
-	// whether it has no quota yet.
-	qLockCompanyQuota = `SELECT cuota_mensual IS NULL FROM companies WHERE id = $1 FOR UPDATE`
+	// whether it has no quota yet. FOR NO KEY UPDATE, the lock the UPDATE
+	// takes anyway: it does not wait for the key-share lock a reservation's
+	// insert into company_usage holds on the company (its foreign key), so
+	// the two cannot deadlock.
+	qLockCompanyQuota = `SELECT cuota_mensual IS NULL FROM companies WHERE id = $1 FOR NO KEY UPDATE`
 	// qRecountMonth makes the company's count of the month ($2) the count
 	// of its documents numbered in [$3, $4). The counts are stepped only
 	// while the company has a quota: one set where there was none starts

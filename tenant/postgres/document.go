@@ -79,15 +79,15 @@ SELECT doc.id, doc.numero, quota.cuota, counted.documentos,
         OR EXISTS (SELECT 1 FROM company_usage WHERE company_id = $1 AND periodo = $31)
 FROM quota LEFT JOIN doc ON true LEFT JOIN counted ON true`
 
-	// qReserveDocument steps the sequence of (branch, ambiente, terminal,
-	// tipo) and inserts the document with the new number: the upsert's
+	// qReserveDocument steps the sequence of (branch, terminal, tipo) and
+	// inserts the document with the new number: the upsert's
 	// row lock queues the writers of that sequence (and only those) until
 	// the insert commits, and a failed insert (a unique rule, a missing
 	// branch) rolls the step back with it. One round trip.
 	qReserveDocument = reserveQuota + `seq AS (
-    INSERT INTO document_sequences AS s (branch_id, ambiente, terminal, tipo, last_numero)
-    SELECT $2, $30, $6, $5, 1 FROM admitted
-    ON CONFLICT (branch_id, ambiente, terminal, tipo) DO UPDATE SET last_numero = s.last_numero + 1
+    INSERT INTO document_sequences AS s (branch_id, terminal, tipo, last_numero)
+    SELECT $2, $6, $5, 1 FROM admitted
+    ON CONFLICT (branch_id, terminal, tipo) DO UPDATE SET last_numero = s.last_numero + 1
     RETURNING last_numero
 )` + reserveInsert
 
@@ -96,9 +96,9 @@ FROM quota LEFT JOIN doc ON true LEFT JOIN counted ON true`
 	// not stepped), so that a number the service hands out later is never
 	// this one.
 	qReserveNumberedDocument = reserveQuota + `seq AS (
-    INSERT INTO document_sequences AS s (branch_id, ambiente, terminal, tipo, last_numero)
-    SELECT $2, $30, $6, $5, $32::bigint FROM admitted
-    ON CONFLICT (branch_id, ambiente, terminal, tipo) DO UPDATE SET last_numero = GREATEST(s.last_numero, EXCLUDED.last_numero)
+    INSERT INTO document_sequences AS s (branch_id, terminal, tipo, last_numero)
+    SELECT $2, $6, $5, $32::bigint FROM admitted
+    ON CONFLICT (branch_id, terminal, tipo) DO UPDATE SET last_numero = GREATEST(s.last_numero, EXCLUDED.last_numero)
     RETURNING $32::bigint AS last_numero
 )` + reserveInsert
 

@@ -25,7 +25,7 @@ const (
 
 // adoptTables are the tables whose rows written before environments
 // existed are adopted, companies first (its count is the answer).
-var adoptTables = []string{"companies", "document_sequences", "documents", "received_documents"}
+var adoptTables = []string{"companies", "documents", "received_documents"}
 
 // AdoptEnvironment puts every row stored before environments existed into
 // ambiente, in one transaction; it reads nothing more when no company is
@@ -65,4 +65,31 @@ func (s *Store) UnsettledDocuments(ctx context.Context, companyID int64, ambient
 		return 0, fmt.Errorf("documents of company %d not settled in %s: %w", companyID, ambiente, mapErr(err))
 	}
 	return n, nil
+}
+
+// qResetSequences sets the sequences of the company's branches ($1) to the
+// greatest number its documents and messages of environment $2 hold for
+// each, and drops those of which it holds none (the next number is then 1).
+const qResetSequences = `WITH held AS (
+    SELECT branch_id, terminal, tipo, max(numero) AS numero FROM (
+        SELECT branch_id, terminal, tipo, numero FROM documents WHERE company_id = $1 AND ambiente = $2
+        UNION ALL
+        SELECT branch_id, terminal, tipo, numero FROM received_documents WHERE company_id = $1 AND ambiente = $2
+    ) AS n GROUP BY branch_id, terminal, tipo
+), dropped AS (
+    DELETE FROM document_sequences AS s USING branches AS b
+    WHERE s.branch_id = b.id AND b.company_id = $1
+        AND NOT EXISTS (SELECT 1 FROM held WHERE held.branch_id = s.branch_id AND held.terminal = s.terminal AND held.tipo = s.tipo)
+)
+INSERT INTO document_sequences AS s (branch_id, terminal, tipo, last_numero)
+SELECT branch_id, terminal, tipo, numero FROM held
+ON CONFLICT (branch_id, terminal, tipo) DO UPDATE SET last_numero = EXCLUDED.last_numero`
+
+// ResetSequences starts the company's numbering where its documents of
+// ambiente left it, in one statement.
+func (s *Store) ResetSequences(ctx context.Context, companyID int64, ambiente string) error {
+	if _, err := s.pool.Exec(ctx, qResetSequences, companyID, ambiente); err != nil {
+		return fmt.Errorf("reset the sequences of company %d to %s: %w", companyID, ambiente, mapErr(err))
+	}
+	return nil
 }

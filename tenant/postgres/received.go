@@ -24,9 +24,9 @@ const (
 	// statement, as qReserveDocument does: a broken unique rule rolls the
 	// step back.
 	qReserveReceived = `WITH seq AS (
-    INSERT INTO document_sequences AS s (branch_id, ambiente, terminal, tipo, last_numero)
-    VALUES ($2, $37, $18, $17, 1)
-    ON CONFLICT (branch_id, ambiente, terminal, tipo) DO UPDATE SET last_numero = s.last_numero + 1
+    INSERT INTO document_sequences AS s (branch_id, terminal, tipo, last_numero)
+    VALUES ($2, $18, $17, 1)
+    ON CONFLICT (branch_id, terminal, tipo) DO UPDATE SET last_numero = s.last_numero + 1
     RETURNING last_numero
 )
 INSERT INTO received_documents (company_id, branch_id, id_externo, request_hash, clave,

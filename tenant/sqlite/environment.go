@@ -24,7 +24,7 @@ const (
 
 // adoptTables are the tables whose rows written before environments
 // existed are adopted, companies first (its count is the answer).
-var adoptTables = []string{"companies", "document_sequences", "documents", "received_documents"}
+var adoptTables = []string{"companies", "documents", "received_documents"}
 
 // AdoptEnvironment puts every row stored before environments existed into
 // ambiente, in one transaction; it reads nothing more when no company is
@@ -73,4 +73,42 @@ func (s *Store) UnsettledDocuments(ctx context.Context, companyID int64, ambient
 		return 0, fmt.Errorf("documents of company %d not settled in %s: %w", companyID, ambiente, mapErr(err))
 	}
 	return n, nil
+}
+
+// The statements of ResetSequences: drop the company's sequences, then set
+// each to the greatest number its documents and messages of the
+// environment hold (none: the next number is 1).
+const (
+	qDropSequences = `DELETE FROM document_sequences
+WHERE branch_id IN (SELECT id FROM branches WHERE company_id = ?)`
+	qHeldSequences = `INSERT INTO document_sequences (branch_id, terminal, tipo, last_numero)
+SELECT branch_id, terminal, tipo, max(numero) FROM (
+    SELECT branch_id, terminal, tipo, numero FROM documents WHERE company_id = ?1 AND ambiente = ?2
+    UNION ALL
+    SELECT branch_id, terminal, tipo, numero FROM received_documents WHERE company_id = ?1 AND ambiente = ?2
+) GROUP BY branch_id, terminal, tipo`
+)
+
+// ResetSequences starts the company's numbering where its documents of
+// ambiente left it, in one transaction.
+func (s *Store) ResetSequences(ctx context.Context, companyID int64, ambiente string) (err error) {
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("reset the sequences of company %d to %s: %w", companyID, ambiente, mapErr(err))
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, ignoreDone(tx.Rollback()))
+		}
+	}()
+	if _, err := tx.ExecContext(ctx, qDropSequences, companyID); err != nil {
+		return fmt.Errorf("reset the sequences of company %d to %s: %w", companyID, ambiente, mapErr(err))
+	}
+	if _, err := tx.ExecContext(ctx, qHeldSequences, companyID, ambiente); err != nil {
+		return fmt.Errorf("reset the sequences of company %d to %s: %w", companyID, ambiente, mapErr(err))
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("reset the sequences of company %d to %s: commit: %w", companyID, ambiente, mapErr(err))
+	}
+	return nil
 }

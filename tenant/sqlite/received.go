@@ -115,7 +115,7 @@ func (s *Store) ReserveReceived(ctx context.Context, r *tenant.ReceivedDocument)
 	var numero, id int64
 	err = s.batch.do(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		var err error
-		if numero, err = s.nextNumber(ctx, tx, r.BranchID, r.Ambiente, r.Terminal, r.Tipo); err != nil {
+		if numero, err = s.nextNumber(ctx, tx, r.BranchID, r.Terminal, r.Tipo); err != nil {
 			return err
 		}
 		return mapErr(tx.QueryRowContext(ctx, qInsertReceived, r.CompanyID, r.BranchID, r.IDExterno,

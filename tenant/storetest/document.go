@@ -35,6 +35,7 @@ func RunDocuments(t *testing.T, open func(t *testing.T) DocumentStore) {
 		{"ok/empty values round-trip", testDocumentEmptyValues},
 		{"ok/detalle mensaje round-trips", testDocumentDetalle},
 		{"ok/sequences are per branch terminal and tipo", testDocumentSequences},
+		{"ok/a move starts the numbering where the new environment left it", testDocumentSequencesMove},
 		{"ok/concurrent reserve hands out consecutive numbers", testDocumentConcurrentReserve},
 		{"error/id externo taken in the branch takes no number", testDocumentExternalIDConflict},
 		{"error/concurrent reserves of one id externo: one wins", testDocumentExternalIDRace},

@@ -136,10 +136,9 @@ func testQuotaReached(t *testing.T, s QuotaStore, c *Clock) {
 	docs := []tenant.Document{
 		minimalDocument(f.Branch, "a", "01", "00001"),
 		minimalDocument(f.Branch2, "b", "04", "00001"),
-		minimalDocument(f.Branch, "c", "01", "00001"),
+		minimalDocument(f.Branch, "c", "01", "00002"), // a is the only one of its sequence
 	}
 	docs[1].Ambiente = tenant.AmbienteProduccion
-	docs[2].Ambiente = tenant.AmbienteProduccion // a is the only one of its sequence
 	for i := range docs {
 		mustNot(t, "ReserveDocument "+docs[i].IDExterno, s.ReserveDocument(ctx, &docs[i]))
 		wantQuota(t, docs[i].IDExterno, docs[i], &tenant.QuotaUse{Periodo: "2026-03", Limit: 3, Used: int64(i + 1)})

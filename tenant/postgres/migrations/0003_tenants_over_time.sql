@@ -16,17 +16,16 @@ ALTER TABLE companies ADD COLUMN correo_notificaciones text NOT NULL DEFAULT '';
 -- A document belongs to the environment its company was in when it was
 -- numbered: its state is asked of that environment's endpoints, and each
 -- environment numbers apart (the tax authority keeps them apart), so the
--- sequences and the rules of one document per number and per consecutivo
--- are per environment.
+-- rules of one document per number and per consecutivo are per
+-- environment. The sequences keep their key (branch, terminal, tipo), which
+-- the release before this one numbers by while a rolling upgrade runs: a
+-- branch numbers in one environment at a time, and a company's move rebuilds
+-- its sequences from its documents in the environment it moves to
+-- (Store.ResetSequences).
 ALTER TABLE documents ADD COLUMN ambiente text NOT NULL DEFAULT ''
     CHECK (ambiente IN ('', 'pruebas', 'produccion'));
 ALTER TABLE received_documents ADD COLUMN ambiente text NOT NULL DEFAULT ''
     CHECK (ambiente IN ('', 'pruebas', 'produccion'));
-
-ALTER TABLE document_sequences ADD COLUMN ambiente text NOT NULL DEFAULT ''
-    CHECK (ambiente IN ('', 'pruebas', 'produccion'));
-ALTER TABLE document_sequences DROP CONSTRAINT document_sequences_pkey;
-ALTER TABLE document_sequences ADD PRIMARY KEY (branch_id, ambiente, terminal, tipo);
 
 DROP INDEX documents_branch_consecutivo_key;
 CREATE UNIQUE INDEX documents_branch_consecutivo_key ON documents (branch_id, ambiente, consecutivo)

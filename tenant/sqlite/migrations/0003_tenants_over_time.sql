@@ -16,11 +16,14 @@ ALTER TABLE companies ADD COLUMN correo_notificaciones TEXT NOT NULL DEFAULT '';
 -- A document belongs to the environment its company was in when it was
 -- numbered: its state is asked of that environment's endpoints, and each
 -- environment numbers apart (the tax authority keeps them apart), so the
--- sequences and the rules of one document per number and per consecutivo
--- are per environment.
+-- rules of one document per number and per consecutivo are per
+-- environment. The sequences keep their key (branch, terminal, tipo): a
+-- branch numbers in one environment at a time, and a company's move rebuilds
+-- its sequences from its documents in the environment it moves to
+-- (Store.ResetSequences), as in PostgreSQL, whose previous release numbers
+-- by that key while a rolling upgrade runs.
 --
--- SQLite can neither drop a table's UNIQUE constraint nor change a primary
--- key: documents, received_documents and document_sequences are rebuilt
+-- SQLite cannot drop a table's UNIQUE constraint: documents and received_documents are rebuilt
 -- the way SQLite documents it: a new table, the rows copied with their ids
 -- (and the AUTOINCREMENT counter), the old table dropped, the new one
 -- renamed to its name, its indexes made anew (those the state gauges read,
@@ -188,15 +191,3 @@ CREATE INDEX received_due ON received_documents (next_attempt_at, id)
 CREATE INDEX received_waiting ON received_documents (estado, ambiente, created_at, next_attempt_at)
     WHERE (estado = '00' OR estado = '04' OR estado = '05');
 
-CREATE TABLE document_sequences_v3 (
-    branch_id   INTEGER NOT NULL REFERENCES branches (id),
-    ambiente    TEXT    NOT NULL CHECK (ambiente IN ('', 'pruebas', 'produccion')),
-    terminal    TEXT    NOT NULL,
-    tipo        TEXT    NOT NULL,
-    last_numero INTEGER NOT NULL CHECK (last_numero BETWEEN 1 AND 9999999999),
-    PRIMARY KEY (branch_id, ambiente, terminal, tipo)
-) STRICT, WITHOUT ROWID;
-INSERT INTO document_sequences_v3 (branch_id, ambiente, terminal, tipo, last_numero)
-    SELECT branch_id, '', terminal, tipo, last_numero FROM document_sequences;
-DROP TABLE document_sequences;
-ALTER TABLE document_sequences_v3 RENAME TO document_sequences;
