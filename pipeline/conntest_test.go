@@ -261,10 +261,12 @@ func TestConnectionTestResumesStoppedDocuments(t *testing.T) {
 	if d := b.stored(t, clave); !d.NextAttemptAt.IsZero() {
 		t.Fatal("a refused test resumed the document")
 	}
-	// Corrected at the tax authority.
+	// Corrected at the tax authority, and tested again once the test's own
+	// cooldown has passed (before it, the refusal is answered again).
 	if err := b.sb.SetFaults(sandbox.Faults{}); err != nil {
 		t.Fatal(err)
 	}
+	b.clock.advance(recepcion.TestLoginCooldown)
 	got, err := b.p.TestConnection(context.Background(), b.branch, b.company.ID)
 	if err != nil || got.Token != api.ConnectionOK {
 		t.Fatalf("%+v %v", got, err)

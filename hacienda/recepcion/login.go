@@ -3,10 +3,19 @@ package recepcion
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 )
+
+// TestLoginCooldown is how long CheckLogin answers a refused test login
+// again without asking, for the same credentials: a caller that repeats
+// the test in a loop with a wrong password makes two logins a minute, not
+// the dozens that would lock the taxpayer's account at the tax authority.
+// Changed credentials are tried at once.
+const TestLoginCooldown = 30 * time.Second
 
 // A connection test (contract A.14) logs in afresh to tell a company
 // whether its tax-authority user and password work now, and, when they do
@@ -52,8 +61,9 @@ func (e *LoginError) Unwrap() error { return e.Err }
 // service gave a token; any other is a *LoginError.
 //
 // The company's cached session is not disturbed: its tokens stay as they
-// are, and a refusal is not remembered (the next call that needs a token
-// judges its own login). A login that works forgets a refusal of the same
+// are, and a refusal is not remembered for it (the next call that needs a
+// token judges its own login). A refused test is answered again for
+// TestLoginCooldown without a login, for the same credentials. A login that works forgets a refusal of the same
 // credentials remembered by earlier calls (RefusedCredentialsWait) and
 // counts as a recent success of them (CredentialsTrust): the calls waiting
 // on them may go on at once. Neither the password nor a token is logged or
@@ -63,12 +73,23 @@ func (c *Client) CheckLogin(ctx context.Context, creds Credentials) error {
 		return &LoginError{Reason: "the company has no tax-authority user or password", Err: ErrMissingCredentials}
 	}
 	fp := fingerprint(creds)
+	s := c.tokens.session(creds.CompanyID)
+	if r := s.tested.Load(); r != nil && r.fp == fp && c.clock.Now().Before(r.at.Add(TestLoginCooldown)) {
+		le := loginError(r.err)
+		le.Reason += fmt.Sprintf(" (the same user and password were refused at %s; tried again from %s)",
+			r.at.UTC().Format(time.RFC3339), r.at.Add(TestLoginCooldown).UTC().Format(time.RFC3339))
+		return le
+	}
 	t, err := c.tokens.grant(ctx, creds, fp, "password", "")
 	if err != nil {
 		le := loginError(err)
+		if le.Refused {
+			s.tested.Store(&refusal{fp: fp, at: c.clock.Now(), err: err})
+		}
 		c.log.InfoContext(ctx, "tax-authority test login failed", "company", creds.CompanyID, "refused", le.Refused, "err", err)
 		return le
 	}
+	s.tested.Store(nil)
 	c.tokens.confirmed(creds.CompanyID, fp)
 	if t.refresh != "" {
 		// The login has been answered: the logout is made even when the

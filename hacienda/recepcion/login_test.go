@@ -343,3 +343,30 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(p)
 }
+
+// TestCheckLoginCooldown: a refused test login is answered again without
+// asking for TestLoginCooldown, for the same user and password, so that a
+// caller repeating the test cannot lock the taxpayer's account; changed
+// credentials, and the same ones once the cooldown has passed, are tried.
+func TestCheckLoginCooldown(t *testing.T) {
+	b := setup(t, sandbox.Options{Checks: noChecks, Users: map[string]string{creds.Username: string(creds.Password)}}, recepcion.Options{})
+	ctx := context.Background()
+	wrong := creds
+	wrong.Password = []byte("not-the-password")
+	refused := func() int64 { return b.sb.Stats().TokenRefused }
+	checkOutcome(t, b.client.CheckLogin(ctx, wrong), loginOutcome{refused: true, reason: "Invalid user credentials", is: recepcion.ErrCredentials})
+	for range 5 {
+		checkOutcome(t, b.client.CheckLogin(ctx, wrong), loginOutcome{refused: true, reason: "Invalid user credentials (the same user and password were refused at …", is: recepcion.ErrCredentials})
+	}
+	if got := refused(); got != 1 {
+		t.Errorf("%d refused logins for six tests within the cooldown, want 1", got)
+	}
+	// The same wrong ones after the cooldown: asked again.
+	b.clock.Advance(recepcion.TestLoginCooldown)
+	checkOutcome(t, b.client.CheckLogin(ctx, wrong), loginOutcome{refused: true, reason: "Invalid user credentials", is: recepcion.ErrCredentials})
+	if got := refused(); got != 2 {
+		t.Errorf("%d refused logins after the cooldown, want 2", got)
+	}
+	// Other credentials, within the new cooldown: tried at once.
+	checkOutcome(t, b.client.CheckLogin(ctx, creds), loginOutcome{ok: true})
+}

@@ -63,6 +63,9 @@ type session struct {
 	refused atomic.Pointer[refusal]
 	// worked is the last token obtained, and with which credentials.
 	worked atomic.Pointer[success]
+	// tested is the last test login (CheckLogin) refused; nil once one
+	// works.
+	tested atomic.Pointer[refusal]
 
 	mu     sync.Mutex
 	flight *flight
