@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"facturad/hacienda/registry"
+	"facturad/hacienda/sandbox"
 	"facturad/tenant"
 )
 
@@ -17,28 +18,12 @@ import (
 // tenant.RegistryCache.
 var _ registry.Cache = tenant.RegistryCache{}
 
-// Clock is a settable clock for a store under test (its Options.Now).
-type Clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
+// Clock is a settable clock for a store under test (its Options.Now): the
+// sandbox's, which moves only when told to.
+type Clock = sandbox.ManualClock
 
 // NewClock returns a clock at t.
-func NewClock(t time.Time) *Clock { return &Clock{t: t} }
-
-// Now returns the clock's time.
-func (c *Clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-// Advance moves the clock on by d.
-func (c *Clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
+func NewClock(t time.Time) *Clock { return sandbox.NewManualClock(t) }
 
 // RunRegistry checks every behaviour of tenant.RegistryStore as subtests,
 // on the store itself and through tenant.RegistryCache. open must return a
@@ -188,9 +173,7 @@ func testRegistryExpiry(t *testing.T, s tenant.RegistryStore, c *Clock) {
 		{keep, false}, // forgotten at keep, not a moment after
 		{keep + time.Hour, false},
 	} {
-		c.mu.Lock()
-		c.t = registryBase.Add(tt.at)
-		c.mu.Unlock()
+		c.Advance(registryBase.Add(tt.at).Sub(c.Now())) // the times ascend
 		_, ok := mustGet(t, s, "tc:2026-03-14")
 		if ok != tt.want {
 			t.Errorf("%s after the put: present %v, want %v", tt.at, ok, tt.want)
@@ -199,9 +182,7 @@ func testRegistryExpiry(t *testing.T, s tenant.RegistryStore, c *Clock) {
 	// Forgotten is absent, not gone for good: a new put brings it back.
 	mustPut(t, s, "tc:2026-03-14", []byte("504.1"), keep)
 	wantValue(t, s, "tc:2026-03-14", []byte("504.1"))
-	c.mu.Lock()
-	c.t = registryBase.Add(2*keep - time.Millisecond)
-	c.mu.Unlock()
+	c.Advance(registryBase.Add(2*keep - time.Millisecond).Sub(c.Now()))
 	wantValue(t, s, "other", []byte("kept longer"))
 }
 
