@@ -178,8 +178,8 @@ func testTwoEnvironments(t *testing.T, storeArgs []string) {
 	}
 }
 
-// trustSandboxes makes the service trust the answers of each of sbs, as
-// trustSandbox does for one.
+// trustSandboxes makes the service trust the answers of each of sbs (their
+// authorities in one bundle, and their answer signer's identification).
 func trustSandboxes(t *testing.T, sbs ...*sandbox.TestServer) []string {
 	t.Helper()
 	var buf bytes.Buffer

@@ -30,40 +30,6 @@ import (
 	"facturad/tenant/storetest"
 )
 
-// companyBody is a company's create or update form with a certificate
-// minted under ca expiring at notAfter, and notices to correo.
-func companyBody(t *testing.T, ca *certmint.CA, id string, notAfter time.Time, correo string) (string, []byte) {
-	t.Helper()
-	m, err := certmint.MintCertificate(certmint.Options{
-		TipoIdentificacion: "02", Identificacion: id, Name: "EMPRESA " + id, PIN: "1234",
-		CA: ca, Key: certmint.TestKey(0), NotAfter: notAfter,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	w := multipart.NewWriter(&buf)
-	for k, v := range map[string]string{
-		"TipoIdentificacion": "02", "Identificacion": id, "RazonSocial": "Empresa " + id + " S.A.",
-		"ActividadComercial": "620100", "UsuarioHacienda": "cpj-" + id + "@stag.comprobanteselectronicos.go.cr",
-		"ContrasenaHacienda": "clave-de-hacienda", "TipoCliente": "01", "RazonComercial": "Empresa " + id,
-		"Provincia": "1", "Canton": "01", "Distrito": "01", "OtrasSenas": "Avenida central", "CodPais": "506",
-		"Telefono": "22223333", "CorreoElectronico": "facturas@example.com", "Sucursal": "001",
-		"FacturacionElectronica": "true", "Clave": "1234", "correoNotificaciones": correo,
-	} {
-		if err := w.WriteField(k, v); err != nil {
-			t.Fatal(err)
-		}
-	}
-	fw, err := w.CreateFormFile("Certificado", id+".p12")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fw.Write(m.P12)
-	w.Close()
-	return w.FormDataContentType(), buf.Bytes()
-}
-
 // eventTally is what a webhook receiver and a mail server got of the
 // tenant events: the event ids per event name, and each id's data.
 type eventTally struct {
@@ -180,23 +146,13 @@ func TestTenantEventsExactlyOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	const ident, notices = "3101246810", "avisos@empresa.example"
-	ct, body := companyBody(t, ca, ident, time.Now().AddDate(2, 0, 0), notices)
-	status, b := admin.do("POST", "/api/companies/v4", ct, body)
-	if status != 200 {
-		t.Fatalf("create company: %d %s", status, b)
-	}
-	var created struct {
-		CompaniaID                    int64
-		Usuario, Contrasena, APIToken string
-	}
-	if err := json.Unmarshal(b, &created); err != nil {
-		t.Fatal(err)
-	}
-	branch := apiClient{t: t, base: "http://" + replicas[1].api, token: created.APIToken, user: created.Usuario, pass: created.Contrasena}
+	branch, companyID := createCompanyWith(t, admin, ca, ident, certmint.Options{NotAfter: time.Now().AddDate(2, 0, 0)},
+		map[string]string{"correoNotificaciones": notices})
+	branch.base = "http://" + replicas[1].api
 	rcv := newHookReceiver(t)
 	rcv.up.Store(true)
 	var hook client.WebhookCreated
-	branch.json("POST", fmt.Sprintf("/api/companies/%d/webhooks/v4", created.CompaniaID),
+	branch.json("POST", fmt.Sprintf("/api/companies/%d/webhooks/v4", companyID),
 		fmt.Appendf(nil, `{"url":%q,"eventos":["certificado.por_vencer","certificado.vencido","credenciales.rechazadas","documentos.detenidos"]}`, rcv.srv.URL+"/avisos"),
 		200, &hook)
 	rcv.secret.Store(hook.Secreto)
@@ -219,7 +175,7 @@ func TestTenantEventsExactlyOnce(t *testing.T) {
 	}
 	var stuck []string
 	if err := db.QueryRow(ctx, `SELECT coalesce(array_agg(clave ORDER BY created_at, id), '{}') FROM documents
-WHERE company_id = $1 AND estado IN ('00', '04', '05')`, created.CompaniaID).Scan(&stuck); err != nil {
+WHERE company_id = $1 AND estado IN ('00', '04', '05')`, companyID).Scan(&stuck); err != nil {
 		t.Fatal(err)
 	}
 	if len(stuck) != 4 {
@@ -233,10 +189,10 @@ WHERE company_id = $1 AND estado IN ('00', '04', '05')`, created.CompaniaID).Sca
 	// Time passes: the certificate is 10 days from its expiry and the
 	// documents were numbered two hours ago; the hourly sweep's lease
 	// has ended. Both replicas die and start again at once.
-	if _, err := db.Exec(ctx, `UPDATE companies SET certificate_expiry = now() + interval '10 days' WHERE id = $1`, created.CompaniaID); err != nil {
+	if _, err := db.Exec(ctx, `UPDATE companies SET certificate_expiry = now() + interval '10 days' WHERE id = $1`, companyID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Exec(ctx, `UPDATE documents SET created_at = created_at - interval '2 hours' WHERE company_id = $1`, created.CompaniaID); err != nil {
+	if _, err := db.Exec(ctx, `UPDATE documents SET created_at = created_at - interval '2 hours' WHERE company_id = $1`, companyID); err != nil {
 		t.Fatal(err)
 	}
 	// restart kills both replicas, ends the sweep's lease and starts them
@@ -287,7 +243,7 @@ WHERE company_id = $1 AND estado IN ('00', '04', '05')`, created.CompaniaID).Sca
 			}
 		}
 		for id, d := range got.data {
-			if d.CompaniaID != created.CompaniaID || d.NumeroIdentificacion != ident || d.Ambiente == "" {
+			if d.CompaniaID != companyID || d.NumeroIdentificacion != ident || d.Ambiente == "" {
 				t.Errorf("%s: event %s names %+v", when, id, d)
 			}
 		}

@@ -100,9 +100,5 @@ func TestDefaultAnswerTrust(t *testing.T) {
 // bundle file) and its identification.
 func trustSandbox(t *testing.T, sb *sandbox.TestServer) []string {
 	t.Helper()
-	f := filepath.Join(t.TempDir(), "answer-ca.pem")
-	if err := os.WriteFile(f, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: sb.AnswerAuthority().Raw}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return []string{"--hacienda-trust-bundle", f, "--hacienda-answer-signer", sandbox.AnswerIdentification}
+	return trustSandboxes(t, sb)
 }
