@@ -71,7 +71,7 @@ CROSS JOIN LATERAL (SELECT
 //
 //	go test ./tenant/postgres -run '^$' -bench ListDocuments -benchtime 200x
 func BenchmarkListDocuments(b *testing.B) {
-	s, companies, rows := seedListBench(b, qSeedListBench, "documents")
+	s, companies, rows, _ := seedListBench(b, qSeedListBench, "documents")
 	storetest.BenchList(b, s, companies[0], rows)
 }
 
@@ -81,13 +81,15 @@ func BenchmarkListDocuments(b *testing.B) {
 //
 //	go test ./tenant/postgres -run '^$' -bench ListReceived -benchtime 200x
 func BenchmarkListReceived(b *testing.B) {
-	s, companies, rows := seedListBench(b, qSeedReceivedBench, "received_documents")
+	s, companies, rows, _ := seedListBench(b, qSeedReceivedBench, "received_documents")
 	storetest.BenchListReceived(b, s, companies[0], rows)
 }
 
 // seedListBench opens a store in a schema of its own, creates the
-// benchmark's companies and fills table with seed, in batches.
-func seedListBench(b *testing.B, seed, table string) (*postgres.Store, []int64, int) {
+// benchmark's companies and fills table with seed, in batches. It returns
+// the store, the companies, the rows seeded and a pool of one connection
+// on the schema (closed with the benchmark).
+func seedListBench(b *testing.B, seed, table string) (*postgres.Store, []int64, int, *pgxpool.Pool) {
 	ctx := context.Background()
 	url := storetest.PostgresURL(b)
 	schema := storetest.UniqueName(b)
@@ -117,7 +119,7 @@ func seedListBench(b *testing.B, seed, table string) (*postgres.Store, []int64, 
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer raw.Close()
+	b.Cleanup(raw.Close)
 	start := time.Now()
 	const batch = 200_000
 	for lo := 1; lo <= rows; lo += batch {
@@ -130,5 +132,5 @@ func seedListBench(b *testing.B, seed, table string) (*postgres.Store, []int64, 
 		b.Fatal(err)
 	}
 	b.Logf("seeded %d rows of %s in %v", rows, table, time.Since(start).Round(time.Second))
-	return s, companies, rows
+	return s, companies, rows, raw
 }
