@@ -22,8 +22,8 @@ import (
 // parsing its XML; a document stored before the breakdowns existed has
 // its own computed from its stored XML when a summary meets it, and kept.
 
-// IVACell is one document's figures for one tax code and rate, at the 5
-// decimals of the document, unrounded. A credit note's are positive: the
+// IVACell is one document's figures for one tax code and rate, in
+// colones at 5 decimals, unrounded. A credit note's are positive: the
 // summary subtracts them.
 type IVACell struct {
 	Codigo          string // nota-8 tax code; "" for the lines that carry no IVA
@@ -121,7 +121,9 @@ func (b *IVABreakdown) UnmarshalJSON(data []byte) error {
 //   - another tax (selectivo, specific taxes, 12, 99) adds the line's
 //     SubTotal to its cell's Base, split the same way when exonerated;
 //   - a line with no IVA tax adds its SubTotal to the Exento of the cell
-//     with no code (the calculation's conservative reading, §11.6).
+//     with no code (the calculation's conservative reading, §11.6);
+//   - a document in another currency has each cell's figures converted
+//     to colones at its TipoCambio, to 5 decimals.
 //
 // Cells are in the order their key first appears.
 func BreakdownOf(doc *hacienda.Document) IVABreakdown {
@@ -193,12 +195,38 @@ func BreakdownOf(doc *hacienda.Document) IVABreakdown {
 			c.Exento = c.Exento.Add(sub)
 		}
 	}
+	// The return is in colones: a document in another currency has its
+	// figures converted at its own exchange rate, each cell's sum to 5
+	// decimals.
+	if rate := exchangeRate(doc); !rate.Equal(decimal.NewFromInt(1)) {
+		for i := range b.Cells {
+			c := &b.Cells[i]
+			for _, x := range []*decimal.Decimal{&c.Base, &c.Impuesto, &c.Exento, &c.Exonerado, &c.NoSujeto} {
+				*x = inColones(*x, rate)
+			}
+		}
+	}
 	if doc.Type == hacienda.TypeFEC {
 		for _, c := range b.Cells {
 			b.Acreditable = b.Acreditable.Add(c.Impuesto)
 		}
 	}
 	return b
+}
+
+// exchangeRate is the document's TipoCambio to the colón: 1 for colones
+// and when none is written.
+func exchangeRate(doc *hacienda.Document) decimal.Decimal {
+	if tc := doc.ResumenFactura.CodigoTipoMoneda.TipoCambio; tc.IsSet() && tc.Sign() > 0 {
+		return tc.Decimal()
+	}
+	return decimal.NewFromInt(1)
+}
+
+// inColones converts an amount at rate, to 5 decimals (half away from
+// zero).
+func inColones(d, rate decimal.Decimal) decimal.Decimal {
+	return d.Mul(rate).Round(hacienda.MoneyPlaces)
 }
 
 // CreditableTax is the tax a receiver's message lets the company credit:
@@ -528,16 +556,17 @@ func breakdownFromXML(src IVASource) (IVABreakdown, error) {
 		if err != nil {
 			return IVABreakdown{}, fmt.Errorf("the message: %w", err)
 		}
-		b.Acreditable = CreditableTax(msg)
+		b.Acreditable = inColones(CreditableTax(msg), exchangeRate(doc))
 	}
 	return b, nil
 }
 
 // ReceivedBreakdown is the breakdown of a received document: its
 // supplier's document's, with the creditable tax the company's message
-// declares.
+// declares (in the document's currency, as the message's amounts are:
+// converted to colones at its exchange rate).
 func ReceivedBreakdown(doc *hacienda.Document, m *hacienda.MensajeReceptor) IVABreakdown {
 	b := BreakdownOf(doc)
-	b.Acreditable = CreditableTax(m)
+	b.Acreditable = inColones(CreditableTax(m), exchangeRate(doc))
 	return b
 }

@@ -141,6 +141,30 @@ func TestSummarizeIVA(t *testing.T) {
 				{side: "tc", base: "0.00", impuesto: "0.00", exento: "0.00", exonerado: "0.00", noSujeto: "0.00", docs: 0, acredit: "0.00"},
 			},
 		},
+		{
+			name: "another currency, in colones at the document's rate",
+			items: []IVAItem{
+				// USD at 506.25: base 10.01 × 506.25 = 5067.5625; tax
+				// 1.3013 × 506.25 = 658.783125 → 658.78313 (5 decimals)
+				{Tipo: "01", Breakdown: BreakdownOf(inUSD(ivaDoc(hacienda.TypeFE,
+					ivaLine("10.01", "10.01", ivaTax("01", "08", "13", "1.3013", ""))), "506.25"))},
+				// colones stay as they are: 100, tax 13
+				{Tipo: "01", Breakdown: BreakdownOf(ivaDoc(hacienda.TypeFE, ivaLine("100", "100", ivaTax("01", "08", "13", "13", ""))))},
+				// received in USD at 500: base 100 → 50000, tax 13 →
+				// 6500, the message credits 1 (USD) → 500
+				{Received: true, Tipo: "01", Breakdown: ReceivedBreakdown(
+					inUSD(ivaDoc(hacienda.TypeFE, ivaLine("100", "100", ivaTax("01", "08", "13", "13", ""))), "500"),
+					&hacienda.MensajeReceptor{Mensaje: hacienda.ReceptorParcial, MontoTotalImpuestoAcreditar: hacienda.MustAmount("1")})},
+			},
+			want: []want{
+				// base 5067.5625 + 100 = 5167.5625 → 5167.56; tax
+				// 658.78313 + 13 = 671.78313 → 671.78
+				{side: "v", codigo: "01", tarifaCode: "08", tarifa: "13", base: "5167.56", impuesto: "671.78", exento: "0.00", exonerado: "0.00", noSujeto: "0.00", docs: 2, acredit: "0.00"},
+				{side: "tv", base: "5167.56", impuesto: "671.78", exento: "0.00", exonerado: "0.00", noSujeto: "0.00", docs: 2, acredit: "0.00"},
+				{side: "c", codigo: "01", tarifaCode: "08", tarifa: "13", base: "50000.00", impuesto: "6500.00", exento: "0.00", exonerado: "0.00", noSujeto: "0.00", docs: 1, acredit: "500.00"},
+				{side: "tc", base: "50000.00", impuesto: "6500.00", exento: "0.00", exonerado: "0.00", noSujeto: "0.00", docs: 1, acredit: "500.00"},
+			},
+		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -183,6 +207,12 @@ func TestSummarizeIVA(t *testing.T) {
 			}
 		})
 	}
+}
+
+// inUSD writes doc in US dollars at rate colones each.
+func inUSD(doc *hacienda.Document, rate string) *hacienda.Document {
+	doc.ResumenFactura.CodigoTipoMoneda = hacienda.CodigoTipoMoneda{CodigoMoneda: "USD", TipoCambio: hacienda.MustAmount(rate)}
+	return doc
 }
 
 func mustDec(s string) decimal.Decimal { return decimal.RequireFromString(s) }
