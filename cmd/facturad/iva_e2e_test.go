@@ -19,8 +19,8 @@ import (
 // TestIVASummaryEndToEnd: a company's month through the real API and the
 // built-in sandbox (A.15). It issues documents at every IVA rate code that
 // counts differently (13 %, 4 %, 2 %, 1 %, exempt 10, 0 % 01 and 11), a
-// selectivo, a partially and a fully exonerated line, a credit note and a
-// debit note about accepted documents; receives a supplier's documents
+// selectivo, a partially and a fully exonerated line, an invoice in
+// dollars, a credit note and a debit note about accepted documents; receives a supplier's documents
 // accepted with mensaje 1 and 2 declaring creditable tax (and one rejected
 // with mensaje 3, which counts nothing); then reads the month's summary as
 // JSON and as CSV and compares every figure with the hand computation
@@ -134,6 +134,10 @@ func ivaMonth(t *testing.T, api string) {
 	}, ""))
 	// FE B: 13 % on 0.50 = 0.065.
 	feB := ivaIssue(t, seller, ivaSale("iva-b", "01", ivaReceptor, []string{ivaLine(1, "1", "0.50", iva("08"))}, ""))
+	// FE U, in US dollars at 500 colones: 13 % on 10.01 = 1.3013 dollars;
+	// in colones base 10.01 × 500 = 5005, IVA 1.3013 × 500 = 650.65.
+	ivaIssue(t, seller, bytes.Replace(ivaSale("iva-usd", "01", ivaReceptor, []string{ivaLine(1, "1", "10.01", iva("08"))}, ""),
+		[]byte(`"codigoMoneda":"CRC","tipoCambio":1`), []byte(`"codigoMoneda":"USD","tipoCambio":500`), 1))
 	// NC about A (subtracted): 4 % on 1 × 33.33 = 1.3332.
 	ivaIssue(t, seller, ivaSale("iva-nc", "03", ivaReceptor, []string{ivaLine(1, "1", "33.33", iva("04"))}, ivaRef(feA, "02")))
 	// ND about B (added): 2 % on 1 × 10.25 = 0.205.
@@ -189,19 +193,20 @@ func ivaMonth(t *testing.T, api string) {
 	//   01/02/1   base 80.10, IVA 0.801 → 0.80 (A4)
 	//   01/03/2   base 250 + 10.25 = 260.25; IVA 5 + 0.205 = 5.205 → 5.21 (A3, ND)
 	//   01/04/4   base 99.99 − 33.33 = 66.66; IVA 3.9996 − 1.3332 = 2.6664 → 2.67 (A2, NC)
-	//   01/08/13  base 100.50 + 220 + 230.76923 + 0.50 = 551.76923 → 551.77;
-	//             IVA 13.065 + 28.6 + 30 + 0 + 0.065 = 71.73;
-	//             exonerado 769.23077 + 500 = 1269.23077 → 1269.23 (A1, A8, A9, A10, B)
+	//   01/08/13  base 100.50 + 220 + 230.76923 + 0.50 + 5005 = 5556.76923 → 5556.77;
+	//             IVA 13.065 + 28.6 + 30 + 0 + 0.065 + 650.65 = 722.38;
+	//             exonerado 769.23077 + 500 = 1269.23077 → 1269.23 (A1, A8, A9, A10, B, U)
 	//             Rounding once: were each document's 13 % tax rounded first,
-	//             A's 71.665 → 71.67 and B's 0.065 → 0.07 would make 71.74.
+	//             A's 71.665 → 71.67, B's 0.065 → 0.07 and U's 650.65 would
+	//             make 722.39.
 	//   01/10/0   exento 40 (A5)
 	//   01/11/0   noSujeto 20 (A7)
 	//   02//10    base 200, impuesto 20 (A8's selectivo)
-	// Sales totals: base 80.10 + 260.25 + 66.66 + 551.76923 + 200 = 1158.77923 → 1158.78;
-	//   impuesto 0.801 + 5.205 + 2.6664 + 71.73 + 20 = 100.4024 → 100.40 (the rounded
-	//   rows add up to 0.80 + 5.21 + 2.67 + 71.73 + 20 = 100.41: the total is not
+	// Sales totals: base 80.10 + 260.25 + 66.66 + 5556.76923 + 200 = 6163.77923 → 6163.78;
+	//   impuesto 0.801 + 5.205 + 2.6664 + 722.38 + 20 = 751.0524 → 751.05 (the rounded
+	//   rows add up to 0.80 + 5.21 + 2.67 + 722.38 + 20 = 751.06: the total is not
 	//   their sum); exento 40; exonerado 1269.23; noSujeto 30 + 20 = 50;
-	//   4 documents (A, B, NC, ND).
+	//   5 documents (A, B, U, NC, ND).
 	//
 	// Purchases (R3 left out): a document's credit splits over its rows by
 	// their share of its tax, 5 decimals:
@@ -225,7 +230,7 @@ func ivaMonth(t *testing.T, api string) {
 			row("01", "02", "1", "80.10", "0.80", "0.00", "0.00", "0.00", 1),
 			row("01", "03", "2", "260.25", "5.21", "0.00", "0.00", "0.00", 2),
 			row("01", "04", "4", "66.66", "2.67", "0.00", "0.00", "0.00", 2),
-			row("01", "08", "13", "551.77", "71.73", "0.00", "1269.23", "0.00", 2),
+			row("01", "08", "13", "5556.77", "722.38", "0.00", "1269.23", "0.00", 3),
 			row("01", "10", "0", "0.00", "0.00", "40.00", "0.00", "0.00", 1),
 			row("01", "11", "0", "0.00", "0.00", "0.00", "0.00", "20.00", 1),
 			row("02", "", "10", "200.00", "20.00", "0.00", "0.00", "0.00", 1),
@@ -236,7 +241,7 @@ func ivaMonth(t *testing.T, api string) {
 			buy(row("01", "08", "13", "1200.03", "156.00", "0.00", "0.00", "0.00", 2), "147.33"),
 		},
 	}
-	want.Totales.Ventas = row("", "", "", "1158.78", "100.40", "40.00", "1269.23", "50.00", 4)
+	want.Totales.Ventas = row("", "", "", "6163.78", "751.05", "40.00", "1269.23", "50.00", 5)
 	want.Totales.Compras = buy(row("", "", "", "1800.03", "165.00", "0.00", "0.00", "0.00", 2), "155.00")
 
 	path := fmt.Sprintf("/api/companies/%d/reportes/iva/v4?periodo=%s", companyID, periodo)
