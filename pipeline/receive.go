@@ -162,7 +162,7 @@ func (p *Pipeline) Receive(ctx context.Context, pr tenant.Principal, req *hacien
 		return ReceivedOutcome{}, fmt.Errorf("reserve a number: %w", err)
 	}
 	faultAt(FaultNumbered)
-	out, err := p.issueReceived(ctx, is, r, m, log, true)
+	out, err := p.issueReceived(ctx, is, r, doc, m, log, true)
 	if err == nil {
 		p.metrics.outcomes.WithLabelValues(opReceive, string(out.Estado)).Inc()
 	}
@@ -181,7 +181,7 @@ func answerRequest(req *hacienda.ReceiveRequest) ([]byte, error) {
 // repeat of it and the background worker finishing an interrupted message
 // all go through it; call says it is a receive call (the crash test's
 // fault points stop only those).
-func (p *Pipeline) issueReceived(ctx context.Context, is tenant.Issuer, r *tenant.ReceivedDocument, m *hacienda.MensajeReceptor, log *slog.Logger, call bool) (ReceivedOutcome, error) {
+func (p *Pipeline) issueReceived(ctx context.Context, is tenant.Issuer, r *tenant.ReceivedDocument, doc *hacienda.Document, m *hacienda.MensajeReceptor, log *slog.Logger, call bool) (ReceivedOutcome, error) {
 	var fault func(string)
 	if call {
 		fault = faultAt
@@ -206,6 +206,7 @@ func (p *Pipeline) issueReceived(ctx context.Context, is tenant.Issuer, r *tenan
 	if fault != nil {
 		fault(FaultBuilt)
 	}
+	p.keepBreakdown(ctx, true, r.ID, tenant.ReceivedBreakdown(doc, m), log)
 	res, err := p.signAndSubmit(ctx, is, w, unsigned, log, fault)
 	if err != nil {
 		return ReceivedOutcome{}, err
@@ -360,7 +361,7 @@ func (p *Pipeline) resumeReceived(ctx context.Context, is tenant.Issuer, r *tena
 	if hacienda.ReceptorMessageType(sp.msg.Mensaje) != r.Tipo {
 		return p.stopReceived(ctx, r, log, "The message's stored answer does not match its numbering; it keeps its number but is not sent.")
 	}
-	return p.issueReceived(ctx, is, r, sp.msg, log, call)
+	return p.issueReceived(ctx, is, r, sp.doc, sp.msg, log, call)
 }
 
 // stopReceived stops a message that cannot be finished with reason and

@@ -420,6 +420,7 @@ func (j *job) issue(ctx context.Context, doc *hacienda.Document, d *tenant.Docum
 		return Outcome{}, fmt.Errorf("build XML: %w", err)
 	}
 	j.fault(FaultBuilt)
+	p.keepBreakdown(ctx, false, d.ID, tenant.BreakdownOf(doc), j.log)
 	var fault func(string)
 	if j.send {
 		fault = faultAt

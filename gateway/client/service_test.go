@@ -177,7 +177,7 @@ func startService(ctx context.Context, dir string) (_ *testService, err error) {
 		Tenants: tenants, Ready: gateway.ReadyFunc(store.Ping), Logger: log, Registerer: reg,
 		Routes: append(append(append(append(append(gateway.DocumentRoutes(docs), gateway.ReceivedRoutes(docs)...), list, audit, gateway.CalculateRoute()),
 			append(append(gateway.EmailRoutes(docs, tenants), gateway.RegistryRoutes(registries)...), gateway.ConnectionTestRoute(docs))...), operators...),
-			gateway.UsageRoutes(tenants)...),
+			append(gateway.UsageRoutes(tenants), gateway.IVARoute(tenants))...),
 	})
 	if err != nil {
 		return nil, err
