@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"time"
+	"unicode/utf8"
 
 	"facturad/hacienda"
 )
@@ -22,7 +23,8 @@ import (
 // before its local header is written (an entry is added whole, or from a
 // finished temporary file), so no entry needs a data descriptor; ZIP64
 // records are written where a size, an offset or the number of entries
-// needs them. Names are UTF-8 (general purpose flag bit 11). Times are
+// needs them. Names are UTF-8 (general purpose flag bit 11; a name that
+// is not valid UTF-8 is refused). Times are
 // Costa Rica local time, as a ZIP's DOS times are local.
 type zipWriter struct {
 	w       io.Writer
@@ -117,6 +119,11 @@ const (
 func (z *zipWriter) header(name string, mod time.Time, method uint16, crc uint32, csize, usize uint64) error {
 	if len(name) > max16 {
 		return fmt.Errorf("export: entry name of %d bytes", len(name))
+	}
+	// Every name is flagged UTF-8: one that is not would be read as
+	// something else, so it is refused.
+	if !utf8.ValidString(name) {
+		return fmt.Errorf("export: entry name %q is not UTF-8", name)
 	}
 	offset := z.off
 	dosTime, dosDate := dosDateTime(mod)

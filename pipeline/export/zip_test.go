@@ -15,6 +15,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"facturad/hacienda"
 )
@@ -247,9 +248,9 @@ func TestZipHeaderFields(t *testing.T) {
 		[]zipEntry{{name: "a.txt", data: data}}, mod)
 }
 
-// TestZipNameTooLong: a name the 16-bit length field cannot hold is an
-// error, not a corrupt archive.
-func TestZipNameTooLong(t *testing.T) {
+// TestZipBadNames: a name the 16-bit length field cannot hold, or one
+// that is not UTF-8, is an error, not a corrupt archive.
+func TestZipBadNames(t *testing.T) {
 	z, err := newZipWriter(io.Discard, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -260,6 +261,10 @@ func TestZipNameTooLong(t *testing.T) {
 	}
 	if err := z.add(strings.Repeat("a", max16), time.Now(), nil, false); err != nil {
 		t.Fatalf("the longest name: %v", err)
+	}
+	// Every name is flagged UTF-8, so one that is not is refused.
+	if err := z.add("emitidos/\xf1o.xml", time.Now(), nil, false); err == nil {
+		t.Fatal("a Latin-1 name was written flagged UTF-8")
 	}
 }
 
@@ -291,7 +296,7 @@ func FuzzZipRoundTrip(f *testing.F) {
 	f.Add("", bytes.Repeat([]byte{0}, 1000), true, uint8(0), int64(-1<<40))
 	f.Fuzz(func(t *testing.T, name string, data []byte, deflate bool, n uint8, sec int64) {
 		if len(name) > 1000 {
-			t.Skip("a name this long is TestZipNameTooLong's")
+			t.Skip("a name this long is TestZipBadNames'")
 		}
 		mod := time.Unix(sec%(300*365*24*3600), 0)
 		var buf bytes.Buffer
@@ -303,7 +308,15 @@ func FuzzZipRoundTrip(f *testing.F) {
 		var entries []zipEntry
 		for i := range int(n % 8) {
 			e := zipEntry{name: fmt.Sprintf("%s%d", name, i), data: data, deflate: deflate, raw: i%3 == 2}
-			if err := writeEntry(t, z, e, mod); err != nil {
+			err := writeEntry(t, z, e, mod)
+			if !utf8.ValidString(e.name) {
+				if err == nil {
+					t.Fatalf("name %q that is not UTF-8 written flagged UTF-8", e.name)
+				}
+				z.abandon()
+				return
+			}
+			if err != nil {
 				t.Fatal(err)
 			}
 			entries = append(entries, e)
