@@ -1,6 +1,7 @@
 package export_test
 
 import (
+	"archive/zip"
 	"bufio"
 	"context"
 	"crypto"
@@ -8,9 +9,11 @@ import (
 	"crypto/rsa"
 	"crypto/sha256"
 	"crypto/x509"
+	"encoding/csv"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strconv"
@@ -152,15 +155,27 @@ func measureExport(t *testing.T, n int) {
 			}
 		}
 	}()
+	// The archive goes to a file, as a client would save it: its bytes
+	// are in the page cache, not in the process's memory.
+	out, err := os.Create(filepath.Join(t.TempDir(), "export.zip"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
 	cpu0 := cpuTime()
 	t0 := time.Now()
-	cw := &countWriter{}
-	if err := x.WriteTo(ctx, bufio.NewWriterSize(cw, 32<<10)); err != nil {
+	cw := &countWriter{w: out}
+	bw := bufio.NewWriterSize(cw, 32<<10)
+	if err := x.WriteTo(ctx, bw); err != nil {
+		t.Fatal(err)
+	}
+	if err := bw.Flush(); err != nil {
 		t.Fatal(err)
 	}
 	wall, cpu := time.Since(t0), cpuTime()-cpu0
 	close(done)
 	hwm := vmHWM(t)
+	checkWholeArchive(t, out, cw.n, n)
 
 	rsaCPU := rawRSACPU(t, 300)
 	perDoc := cpu / time.Duration(n)
@@ -175,9 +190,74 @@ func (allCompanies) ListCompany(_ context.Context, _ tenant.Principal, id int64)
 	return id, nil
 }
 
-type countWriter struct{ n int64 }
+// countWriter counts what goes through it to w.
+type countWriter struct {
+	w io.Writer
+	n int64
+}
 
-func (c *countWriter) Write(b []byte) (int, error) { c.n += int64(len(b)); return len(b), nil }
+func (c *countWriter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	c.n += int64(n)
+	return n, err
+}
+
+// checkWholeArchive reads the archive of size bytes in f back with
+// archive/zip: for each of the n documents seeded its signed XML, its
+// answer and its PDF, each entry read whole (archive/zip checks its
+// CRC), and last the index with a line per document.
+func checkWholeArchive(t *testing.T, f *os.File, size int64, n int) {
+	t.Helper()
+	zr, err := zip.NewReader(f, size)
+	if err != nil {
+		t.Fatalf("the archive is not a whole ZIP: %v", err)
+	}
+	if want := 3*n + 1; len(zr.File) != want {
+		t.Errorf("%d entries, want %d (3 for each of %d documents, and the index)", len(zr.File), want, n)
+	}
+	kinds := map[string]int{}
+	for _, zf := range zr.File {
+		switch {
+		case zf.Name == export.IndexName:
+			kinds["index"]++
+		case strings.HasSuffix(zf.Name, "-respuesta.xml"):
+			kinds["answer"]++
+		case strings.HasSuffix(zf.Name, ".xml"):
+			kinds["xml"]++
+		case strings.HasSuffix(zf.Name, ".pdf"):
+			kinds["pdf"]++
+		default:
+			t.Errorf("unexpected entry %s", zf.Name)
+		}
+		rc, err := zf.Open()
+		if err != nil {
+			t.Fatalf("%s: %v", zf.Name, err)
+		}
+		_, err = io.Copy(io.Discard, rc)
+		rc.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", zf.Name, err)
+		}
+	}
+	if kinds["xml"] != n || kinds["answer"] != n || kinds["pdf"] != n || kinds["index"] != 1 {
+		t.Errorf("entries %v for %d documents", kinds, n)
+	}
+	if last := zr.File[len(zr.File)-1].Name; last != export.IndexName {
+		t.Errorf("last entry %s, want the index", last)
+	}
+	rc, err := zr.File[len(zr.File)-1].Open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	rows, err := csv.NewReader(rc).ReadAll()
+	if err != nil {
+		t.Fatalf("index: %v", err)
+	}
+	if len(rows) != n+1 {
+		t.Errorf("index of %d lines, want a header and %d", len(rows), n)
+	}
+}
 
 // cpuTime is the process's user and system CPU so far.
 func cpuTime() time.Duration {
