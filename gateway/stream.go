@@ -74,8 +74,13 @@ func (b *streamBody) WriteTo(w io.Writer) (n int64, err error) {
 		}()
 		return b.write(ctx, bw)
 	}()
-	if err == nil {
-		err = bw.Flush()
+	// What the stream wrote is sent even when it failed: its last words
+	// (the export's ERROR.txt entry) are in the buffer, and when it failed
+	// before its first chunk, this chunk is also what sends the status and
+	// headers. When the connection is what failed, the buffer holds that
+	// error and this sends nothing.
+	if ferr := bw.Flush(); err == nil {
+		err = ferr
 	}
 	b.close()
 	level, msg := slog.LevelInfo, "stream sent"
