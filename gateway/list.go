@@ -110,6 +110,34 @@ func (r *queryReader) page(f *tenant.ListQuery) (cursor string) {
 	return r.one(api.ParamCursor)
 }
 
+// period reads desde and hasta (issue date-times, Costa Rica local; a
+// date alone for hasta means up to its end) into f, and refuses a hasta
+// before desde: the listings' period, and the export's.
+func (r *queryReader) period(f *tenant.ListQuery) {
+	bad, one := r.bad, r.one
+	if v := one(api.ParamDesde); v != "" {
+		t, err := hacienda.ParseDateTime(v)
+		if err != nil {
+			bad(api.ParamDesde, "must be a Costa Rica local date-time like 2026-11-21T14:03:00, or a date like 2026-11-21")
+		}
+		f.Desde = t
+	}
+	if v := one(api.ParamHasta); v != "" {
+		t, err := hacienda.ParseDateTime(v)
+		if err != nil {
+			bad(api.ParamHasta, "must be a Costa Rica local date-time like 2026-11-21T23:59:59, or a date like 2026-11-21 (the whole day)")
+		}
+		if err == nil && !t.IsZero() && len(v) == len("2006-01-02") {
+			// A date alone means up to its end.
+			t = t.Add(24*time.Hour - time.Microsecond)
+		}
+		f.Hasta = t
+	}
+	if !f.Desde.IsZero() && !f.Hasta.IsZero() && f.Hasta.Before(f.Desde) {
+		bad(api.ParamHasta, "must not be before desde")
+	}
+}
+
 // err is the 400 naming every bad parameter, nil when there is none.
 func (r *queryReader) err() error {
 	if len(r.errs) == 0 {
@@ -133,27 +161,7 @@ func parseListQuery(q url.Values, spec listSpec) (listQuery, error) {
 		out.CompaniaID = id
 	}
 	f := &out.Filter
-	if v := one(api.ParamDesde); v != "" {
-		t, err := hacienda.ParseDateTime(v)
-		if err != nil {
-			bad(api.ParamDesde, "must be a Costa Rica local date-time like 2026-11-21T14:03:00, or a date like 2026-11-21")
-		}
-		f.Desde = t
-	}
-	if v := one(api.ParamHasta); v != "" {
-		t, err := hacienda.ParseDateTime(v)
-		if err != nil {
-			bad(api.ParamHasta, "must be a Costa Rica local date-time like 2026-11-21T23:59:59, or a date like 2026-11-21 (the whole day)")
-		}
-		if err == nil && !t.IsZero() && len(v) == len("2006-01-02") {
-			// A date alone means up to its end.
-			t = t.Add(24*time.Hour - time.Microsecond)
-		}
-		f.Hasta = t
-	}
-	if !f.Desde.IsZero() && !f.Hasta.IsZero() && f.Hasta.Before(f.Desde) {
-		bad(api.ParamHasta, "must not be before desde")
-	}
+	r.period(f)
 	if v := one(api.ParamEstado); v != "" {
 		if tenant.State(v).Humanized() == "" {
 			bad(api.ParamEstado, "must be one of 00, 01, 02, 03, 04, 05")

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"io"
 	"net/url"
 	"time"
 
@@ -89,4 +90,22 @@ type Reply struct {
 	Disposition string
 	// Header holds further headers of the answer, by name.
 	Header map[string]string
+
+	// Stream, when set, writes the body instead of JSON or Body, after the
+	// handler has returned and the status and headers are sent: a body
+	// too large to hold (an export), sent chunked as Stream writes it.
+	// Stream runs outside the route's Timeout, with a context that keeps
+	// the request id and ends when the server's Shutdown gives up waiting
+	// (not when the handler returns); the server's WriteTimeout bounds
+	// each write to the connection, not the whole body, so a client that
+	// keeps reading gets a body of any length and one that stops is cut
+	// off after WriteTimeout. A Stream that returns an error ends the body
+	// without its closing chunk and closes the connection, so that the
+	// client sees a truncated answer rather than a complete one; what it
+	// wrote before is sent. Stream must return when a write to w fails.
+	Stream func(ctx context.Context, w io.Writer) error
+	// Release, when set, is called exactly once when the reply is done
+	// with, whether Stream ran or not (the connection may close before
+	// the body is written): it frees what the handler held for Stream.
+	Release func()
 }

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"facturad/pipeline"
+	"facturad/pipeline/export"
 	"facturad/tenant"
 )
 
@@ -22,6 +24,33 @@ type routeDeps struct {
 	tenants   *tenant.Service
 	registry  Registry
 	cursorKey []byte
+	// exporter serves the export; nil: one over no documents.
+	exporter ExportStarter
+}
+
+// orNoCompanies is c, or when nil one that lets no one export anything.
+func orNoCompanies(c export.Companies) export.Companies {
+	if c == nil {
+		return noCompanies{}
+	}
+	return c
+}
+
+type noCompanies struct{}
+
+func (noCompanies) ListCompany(context.Context, tenant.Principal, int64) (int64, error) {
+	return 0, tenant.ErrNotFound
+}
+
+// noDocuments is an export source with no documents.
+type noDocuments struct{}
+
+func (noDocuments) ListDocuments(context.Context, tenant.ListQuery) ([]tenant.Document, error) {
+	return nil, nil
+}
+
+func (noDocuments) DocumentByClave(context.Context, string) (tenant.Document, error) {
+	return tenant.Document{}, tenant.ErrNotFound
 }
 
 // serviceRoutes returns the routes of every route constructor of the
@@ -50,9 +79,21 @@ func serviceRoutes(t testing.TB, d routeDeps) []Route {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if d.exporter == nil {
+		var companies export.Companies = d.tenants
+		if d.tenants == nil {
+			companies = nil
+		}
+		e, err := export.New(export.Options{Companies: orNoCompanies(companies), Documents: noDocuments{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.exporter = e
+	}
 	return slices.Concat(DocumentRoutes(d.docs), ReceivedRoutes(d.docs), WebhookRoutes(d.tenants),
 		[]Route{list, listReceived, audit, CalculateRoute(), CallbackRoute(d.docs)},
-		EmailRoutes(d.docs, d.tenants), RegistryRoutes(d.registry), []Route{ConnectionTestRoute(d.docs)}, operators, UsageRoutes(d.tenants), []Route{IVARoute(d.tenants)})
+		EmailRoutes(d.docs, d.tenants), RegistryRoutes(d.registry), []Route{ConnectionTestRoute(d.docs)}, operators, UsageRoutes(d.tenants),
+		[]Route{IVARoute(d.tenants), ExportRoute(d.exporter)})
 }
 
 // TestServiceRoutesComplete: serviceRoutes calls every exported function

@@ -44,6 +44,11 @@ type Server struct {
 
 	unmatched *routeMetrics
 	promh     fasthttp.RequestHandler
+
+	// streams ends when Shutdown gives up waiting: the streamed replies
+	// still being written then stop (Reply.Stream).
+	streams       context.Context
+	cancelStreams context.CancelFunc
 }
 
 // route is one registered method and pattern with its limits and handler.
@@ -102,6 +107,7 @@ func New(o Options) (*Server, error) {
 		idPrefix: hex.EncodeToString(prefix[:]) + "-",
 	}
 	s.unmatched = m.forRoute("", unmatchedRoute)
+	s.streams, s.cancelStreams = context.WithCancel(context.Background())
 
 	r := router.New()
 	r.RedirectTrailingSlash = false
@@ -215,6 +221,11 @@ func (s *Server) ShutdownNow(ctx context.Context) error {
 
 func (s *Server) shutdown(ctx context.Context, drain time.Duration) error {
 	s.draining.Store(true)
+	// A streamed reply (an export) may take longer than the caller of
+	// Shutdown waits: once it stops waiting, the streams end (their
+	// clients see a truncated body) and their connections close.
+	stop := context.AfterFunc(ctx, s.cancelStreams)
+	defer stop()
 	if drain > 0 {
 		t := time.NewTimer(drain)
 		select {
@@ -349,6 +360,19 @@ func (c *call) reply(rep Reply) {
 	}
 	for k, v := range rep.Header {
 		c.rc.Response.Header.Set(k, v)
+	}
+	if rep.Stream != nil {
+		ct := rep.ContentType
+		if ct == "" {
+			ct = "application/octet-stream"
+		}
+		c.rc.SetStatusCode(status)
+		c.rc.SetContentType(ct)
+		if rep.Disposition != "" {
+			c.rc.Response.Header.Set(fasthttp.HeaderContentDisposition, rep.Disposition)
+		}
+		c.replyStream(rep)
+		return
 	}
 	if rep.Body == nil {
 		writeJSON(c.rc, status, rep.JSON)

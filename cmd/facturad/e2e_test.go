@@ -327,6 +327,7 @@ func TestEndToEndEmbedded(t *testing.T) {
 	defer stop()
 	sendEveryType(t, api)
 	t.Run("received", func(t *testing.T) { receiveEveryAnswer(t, api) })
+	t.Run("export", func(t *testing.T) { exportPeriod(t, api) })
 	t.Run("webhook refusals", func(t *testing.T) { sandboxWebhookRefusals(t, api) })
 }
 
@@ -380,6 +381,7 @@ func TestEndToEndPostgresRedis(t *testing.T) {
 	defer stop()
 	sendEveryType(t, api)
 	t.Run("received", func(t *testing.T) { receiveEveryAnswer(t, api) })
+	t.Run("export", func(t *testing.T) { exportPeriod(t, api) })
 
 	// A document the tax authority rejects ends in 02 with its detail lines.
 	admin := apiClient{t: t, base: "http://" + api, token: e2eAdminToken, user: e2eAdminUser, pass: e2eAdminPass}

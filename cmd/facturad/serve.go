@@ -35,6 +35,7 @@ import (
 	"facturad/pipeline"
 	"facturad/pipeline/delivery"
 	"facturad/pipeline/eventsweep"
+	"facturad/pipeline/export"
 	"facturad/pipeline/redislimit"
 	"facturad/pipeline/statereport"
 	"facturad/signer"
@@ -663,6 +664,17 @@ func (w *wiring) startGateway() (apiLn, adminLn net.Listener, errc <-chan error,
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	// The export reads the documents through the store the pipeline
+	// reads them through (and the received ones through its received
+	// store), so that whatever serves those reads serves the export.
+	exo := export.Options{Companies: w.tenants, Documents: w.store, Logger: w.log}
+	if rs, ok := w.store.(tenant.ReceivedStore); ok {
+		exo.Received = rs
+	}
+	exporter, err := export.New(exo)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	gw, err := gateway.New(gateway.Options{
 		MaxConns:       maxConns,
 		MaxConnsPerIP:  perIP,
@@ -671,7 +683,7 @@ func (w *wiring) startGateway() (apiLn, adminLn net.Listener, errc <-chan error,
 		Routes: slices.Concat(gateway.DocumentRoutes(w.docs), gateway.ReceivedRoutes(w.docs), gateway.WebhookRoutes(w.tenants),
 			[]gateway.Route{list, listReceived, audit, gateway.CalculateRoute(), gateway.CallbackRoute(w.docs)},
 			gateway.EmailRoutes(w.docs, w.tenants), gateway.RegistryRoutes(w.registry), []gateway.Route{gateway.ConnectionTestRoute(w.docs)}, operators,
-			gateway.UsageRoutes(w.tenants), []gateway.Route{gateway.IVARoute(w.tenants)}),
+			gateway.UsageRoutes(w.tenants), []gateway.Route{gateway.IVARoute(w.tenants), gateway.ExportRoute(exporter)}),
 		Ready:       gateway.ReadyFunc(w.store.Ping),
 		ReadyChecks: checks,
 		Logger:      w.log,

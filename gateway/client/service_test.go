@@ -28,6 +28,7 @@ import (
 	"facturad/hacienda/registry"
 	"facturad/hacienda/sandbox"
 	"facturad/pipeline"
+	"facturad/pipeline/export"
 	"facturad/signer"
 	"facturad/tenant"
 	"facturad/tenant/authcache"
@@ -169,6 +170,10 @@ func startService(ctx context.Context, dir string) (_ *testService, err error) {
 	if err != nil {
 		return nil, err
 	}
+	exporter, err := export.New(export.Options{Companies: tenants, Documents: store, Received: store, Logger: log})
+	if err != nil {
+		return nil, err
+	}
 	operators, err := gateway.OperatorRoutes(tenants, cursorKey)
 	if err != nil {
 		return nil, err
@@ -177,7 +182,7 @@ func startService(ctx context.Context, dir string) (_ *testService, err error) {
 		Tenants: tenants, Ready: gateway.ReadyFunc(store.Ping), Logger: log, Registerer: reg,
 		Routes: append(append(append(append(append(gateway.DocumentRoutes(docs), gateway.ReceivedRoutes(docs)...), list, audit, gateway.CalculateRoute()),
 			append(append(gateway.EmailRoutes(docs, tenants), gateway.RegistryRoutes(registries)...), gateway.ConnectionTestRoute(docs))...), operators...),
-			append(gateway.UsageRoutes(tenants), gateway.IVARoute(tenants))...),
+			append(gateway.UsageRoutes(tenants), gateway.IVARoute(tenants), gateway.ExportRoute(exporter))...),
 	})
 	if err != nil {
 		return nil, err

@@ -1,0 +1,77 @@
+package gateway
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"time"
+
+	"facturad/hacienda/api"
+	"facturad/pipeline/export"
+	"facturad/tenant"
+)
+
+// ExportStarter starts an export (*export.Exporter satisfies it): the
+// caller's right to the company, the period and a free slot are checked
+// before anything is written.
+type ExportStarter interface {
+	Start(ctx context.Context, p tenant.Principal, companyID int64, desde, hasta time.Time) (*export.Export, error)
+}
+
+// PathExport is the export's route (A.15).
+const PathExport = "/api/companies/{companyId}/exportar/v4"
+
+// ExportRoute returns GET /api/companies/{companyId}/exportar/v4?desde=&hasta=
+// for Options.Routes: a ZIP of the company's documents of the period
+// (A.15; pipeline/export writes it), streamed as it is written. The
+// admin, the company's reseller and the company's users may export it,
+// as they read its audit log; anyone else gets 404. desde and hasta are
+// read as the listings read them (A.10) and are both required; a period
+// longer than export.MaxSpan is a 400 on hasta. Beyond the exports the
+// process runs at once the answer is 503, beyond the company's 429, both
+// with Retry-After. The route's timeout bounds only the checks: the
+// archive is streamed after (Reply.Stream), for as long as it takes
+// within the exporter's MaxDuration.
+func ExportRoute(e ExportStarter) Route {
+	return Route{
+		Method: http.MethodGet, Path: PathExport, MaxBody: noBodyLimit,
+		Handle: func(ctx context.Context, r *Request) (Reply, error) {
+			companyID, err := strconv.ParseInt(r.Params[paramCompanyID], 10, 64)
+			if err != nil || companyID <= 0 {
+				return Reply{}, invalid("CompaniaId", "must be a company's id: a positive integer")
+			}
+			q := newQueryReader(r.Query)
+			var f tenant.ListQuery
+			q.period(&f)
+			if len(q.errs) == 0 {
+				switch {
+				case f.Desde.IsZero():
+					q.bad(api.ParamDesde, "is required: the first issue date-time of the period, like 2026-11-01")
+				case f.Hasta.IsZero():
+					q.bad(api.ParamHasta, "is required: the last issue date-time of the period, like 2026-11-30 (the whole day)")
+				case f.Hasta.Sub(f.Desde) > export.MaxSpan:
+					q.bad(api.ParamHasta, "must be at most 366 days after desde: export a longer period in parts")
+				}
+			}
+			if err := q.err(); err != nil {
+				return Reply{}, err
+			}
+			x, err := e.Start(ctx, r.Principal, companyID, f.Desde, f.Hasta)
+			if err != nil {
+				return Reply{}, err
+			}
+			return Reply{
+				ContentType: contentTypeZIP,
+				Disposition: `attachment; filename="` + x.FileName() + `"`,
+				Stream:      x.WriteTo,
+				Release:     x.Release,
+				Header:      map[string]string{"Cache-Control": "no-store"},
+			}, nil
+		},
+	}
+}
+
+const contentTypeZIP = "application/zip"
+
+// Interface guard: the exporter is what the route calls.
+var _ ExportStarter = (*export.Exporter)(nil)
