@@ -24,8 +24,8 @@ type memStore struct {
 
 func newMem(docs ...tenant.Document) *memStore {
 	m := &memStore{docs: map[int64]*tenant.Document{}, archived: map[int64]time.Time{}, dropped: map[int64]bool{}}
-	for i := range docs {
-		m.docs[docs[i].ID] = &docs[i]
+	for _, d := range docs {
+		m.docs[d.ID] = &d // a copy: the test keeps its own
 	}
 	return m
 }
