@@ -20,6 +20,7 @@ import (
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
 
+	"facturad/deploy/testenv"
 	"facturad/tenant/archive"
 )
 
@@ -29,7 +30,7 @@ func Config(t testing.TB) archive.Config {
 	t.Helper()
 	raw := os.Getenv("TEST_S3_URL")
 	if raw == "" {
-		if os.Getenv("TEST_REQUIRE_SERVICES") != "" {
+		if testenv.RequireServices(t) {
 			t.Fatal("TEST_S3_URL is not set (deploy/test.sh starts SeaweedFS and sets it)")
 		}
 		t.Skip("TEST_S3_URL is not set: run the tests with deploy/test.sh for an S3-compatible store")
@@ -104,7 +105,7 @@ func StartWeed(t testing.TB) *Weed {
 	t.Helper()
 	bin := os.Getenv("TEST_WEED_BIN")
 	if bin == "" {
-		if os.Getenv("TEST_REQUIRE_SERVICES") != "" {
+		if testenv.RequireServices(t) {
 			t.Fatal("TEST_WEED_BIN is not set (deploy/test.sh builds SeaweedFS and sets it)")
 		}
 		t.Skip("TEST_WEED_BIN is not set: run the tests with deploy/test.sh, which builds SeaweedFS's weed")
@@ -183,6 +184,18 @@ func (w *Weed) Stop() {
 		_ = w.cmd.Process.Kill()
 		<-w.done
 	}
+}
+
+// Kill kills the server at once (SIGKILL: no goodbye to its clients, as a
+// crash or a lost machine) and waits for it to exit; Start starts it again
+// on the same ports and data.
+func (w *Weed) Kill() {
+	if !w.started {
+		return
+	}
+	w.started = false
+	_ = w.cmd.Process.Kill()
+	<-w.done
 }
 
 func freePort(t testing.TB) int {
