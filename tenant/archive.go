@@ -79,6 +79,28 @@ func (r ReceivedDocument) PartsDropped() bool {
 	return (r.Phase == PhaseAccepted || r.Phase == PhaseRejected) && len(r.SupplierXML) == 0
 }
 
+// archivedPartsKey marks a context whose reads need no dropped part.
+type archivedPartsKey struct{}
+
+// WithoutArchivedParts returns ctx marked for reads that need no part the
+// store has dropped: an archive-aware reader returns a dropped row as the
+// store holds it (its metadata whole, its parts empty) instead of reading
+// the archive. The answers that carry no XML (a document's read without
+// includeXml or includeResponseXml, a send or its replay without
+// includeData, the received documents' reads and sends) use it, so that
+// they answer while the archive cannot be read (A.15), and read nothing
+// from it that they would not show.
+func WithoutArchivedParts(ctx context.Context) context.Context {
+	return context.WithValue(ctx, archivedPartsKey{}, true)
+}
+
+// ArchivedPartsWanted reports whether reads under ctx need the parts a
+// store has dropped (the default), or not (WithoutArchivedParts).
+func ArchivedPartsWanted(ctx context.Context) bool {
+	skip, _ := ctx.Value(archivedPartsKey{}).(bool)
+	return !skip
+}
+
 // ArchiveUnavailableError is a read whose parts are only in the archive
 // while the archive cannot be read: the gateway answers 503 with
 // Retry-After. It carries no detail of the object store (no URL, no

@@ -94,6 +94,22 @@ func TestReaderUnavailable(t *testing.T) {
 	if err := r.FillDocument(context.Background(), &pending); err != nil {
 		t.Errorf("FillDocument of an unsigned document: %v", err)
 	}
+	// A read for an answer that shows no XML does not ask either: the
+	// dropped document keeps its metadata and empty parts.
+	meta := d
+	if err := r.FillDocument(tenant.WithoutArchivedParts(context.Background()), &meta); err != nil || len(meta.SignedXML) != 0 || meta.Clave != d.Clave {
+		t.Errorf("FillDocument for the metadata only = %v, %+v", err, meta)
+	}
+	rec := tenant.ReceivedDocument{ID: 1, CompanyID: 2, Clave: "506", Submission: tenant.Submission{Phase: tenant.PhaseRejected}}
+	if err := r.FillReceived(tenant.WithoutArchivedParts(context.Background()), &rec); err != nil {
+		t.Errorf("FillReceived for the metadata only: %v", err)
+	}
+	if err := r.FillReceived(context.Background(), &rec); !errors.As(err, &un) {
+		t.Errorf("FillReceived with the archive down = %v, want an ArchiveUnavailableError", err)
+	}
+	if len(outcomes) != 2 {
+		t.Errorf("reads counted %v, want two unavailable", outcomes)
+	}
 	_, err = unreachable(t).Ensure(context.Background(), "k", []byte("x"))
 	if err == nil || strings.Contains(err.Error(), "very-secret-value") {
 		t.Errorf("Ensure against nothing = %v, want an error without the secret", err)

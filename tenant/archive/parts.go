@@ -123,9 +123,10 @@ func (r *Reader) fail(row tenant.ArchiveRow, err error) error {
 }
 
 // FillDocument gives d its parts back from the archive when the store
-// dropped them; a document with its parts is left alone.
+// dropped them; a document with its parts is left alone, and so is one
+// read for a caller that needs none (tenant.WithoutArchivedParts).
 func (r *Reader) FillDocument(ctx context.Context, d *tenant.Document) error {
-	if !d.PartsDropped() {
+	if !d.PartsDropped() || !tenant.ArchivedPartsWanted(ctx) {
 		return nil
 	}
 	row := DocumentRow(*d)
@@ -145,9 +146,9 @@ func (r *Reader) FillDocument(ctx context.Context, d *tenant.Document) error {
 }
 
 // FillReceived gives rd its parts back from the archive when the store
-// dropped them.
+// dropped them, unless the caller needs none (as FillDocument).
 func (r *Reader) FillReceived(ctx context.Context, rd *tenant.ReceivedDocument) error {
-	if !rd.PartsDropped() {
+	if !rd.PartsDropped() || !tenant.ArchivedPartsWanted(ctx) {
 		return nil
 	}
 	row := ReceivedRow(*rd)
