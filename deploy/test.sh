@@ -10,7 +10,9 @@
 # S3 gateway the same way (its weed command built once with go build into
 # a cache folder and reused; TEST_S3_URL, TEST_S3_ACCESS_KEY and
 # TEST_S3_SECRET_KEY, and TEST_WEED_BIN for the tests that start and stop
-# an object store of their own; the tests create their bucket), runs go vet and
+# an object store of their own; the tests create their bucket) with
+# TEST_REQUIRE_SERVICES=1 (a test missing one of them fails instead of
+# skipping), runs go vet and
 # go test -race over every package, then the signer's packages again built
 # with the optional OpenSSL backend (the openssl tag, which needs a C
 # compiler and Debian's libssl-dev, installed too when missing), and stops
@@ -23,9 +25,11 @@
 # fsync and synchronous commits instead of the tests' fast settings.
 #
 # With TEST_DATABASE_URL and TEST_REDIS_URL both set, it uses that
-# PostgreSQL and Redis and starts neither (nor installs them, nor SeaweedFS:
-# set TEST_S3_URL and its keys for the archive's tests): the tests
-# work in schemas and key prefixes of their own, and drop their schemas.
+# PostgreSQL and Redis and starts neither (nor installs them, nor builds or
+# starts SeaweedFS: set TEST_S3_URL, TEST_S3_ACCESS_KEY, TEST_S3_SECRET_KEY
+# and TEST_WEED_BIN for the archive's tests, which fail without them): the
+# tests work in schemas, key prefixes and bucket prefixes of their own, and
+# drop their schemas.
 # Without apt-get, or without root or sudo, it says which packages to
 # install instead of installing them.
 #
@@ -73,6 +77,8 @@ cannot_install() {
 		log "or point the tests at a PostgreSQL and a Redis that run already; then neither is installed nor started:"
 		log "  TEST_DATABASE_URL='postgres://USER:PASSWORD@HOST:5432/DATABASE?sslmode=disable' TEST_REDIS_URL='redis://HOST:6379/0' ./deploy/test.sh"
 		log "  (the user must be allowed to create schemas in that database; the tests drop theirs when done)"
+		log "  and, for the archive's tests, an S3-compatible store and a SeaweedFS weed command for the tests that start their own:"
+		log "  TEST_S3_URL='s3://BUCKET/PREFIX?endpoint=http://HOST:8333&region=us-east-1' TEST_S3_ACCESS_KEY=... TEST_S3_SECRET_KEY=... TEST_WEED_BIN=/path/to/weed"
 	fi
 	exit 1
 }
@@ -143,6 +149,9 @@ fi
 if [[ -n $external ]]; then
 	export TEST_REQUIRE_SERVICES=1
 	log "using PostgreSQL at TEST_DATABASE_URL and Redis at TEST_REDIS_URL; starting neither"
+	if [[ -z ${TEST_S3_URL:-} || -z ${TEST_WEED_BIN:-} ]]; then
+		log "TEST_S3_URL (with TEST_S3_ACCESS_KEY and TEST_S3_SECRET_KEY) or TEST_WEED_BIN is not set: the archive's tests will fail"
+	fi
 	if ((${#run_cmd[@]})); then
 		"${run_cmd[@]}"
 		exit
