@@ -1,11 +1,18 @@
 #!/usr/bin/env bash
-# Runs the whole test suite against real PostgreSQL and Redis.
+# Runs the whole test suite against real PostgreSQL, Redis and an
+# S3-compatible object store (SeaweedFS, for the archive).
 #
 # What it needs and does not find (PostgreSQL, Redis, xmllint, xmlsec1,
 # poppler's pdftotext and zbar's zbarimg) it installs from Debian's packages
 # (and promtool, for the alerting rules' tests). It starts its own PostgreSQL and Redis on
 # free loopback ports with their data in a temporary folder, exports their
-# URLs to the tests (TEST_DATABASE_URL, TEST_REDIS_URL), runs go vet and
+# URLs to the tests (TEST_DATABASE_URL, TEST_REDIS_URL), starts SeaweedFS's
+# S3 gateway the same way (its weed command built once with go build into
+# a cache folder and reused; TEST_S3_URL, TEST_S3_ACCESS_KEY and
+# TEST_S3_SECRET_KEY, and TEST_WEED_BIN for the tests that start and stop
+# an object store of their own; the tests create their bucket) with
+# TEST_REQUIRE_SERVICES=1 (a test missing one of them fails instead of
+# skipping), runs go vet and
 # go test -race over every package, then the signer's packages again built
 # with the optional OpenSSL backend (the openssl tag, which needs a C
 # compiler and Debian's libssl-dev, installed too when missing), and stops
@@ -18,8 +25,11 @@
 # fsync and synchronous commits instead of the tests' fast settings.
 #
 # With TEST_DATABASE_URL and TEST_REDIS_URL both set, it uses that
-# PostgreSQL and Redis and starts neither (nor installs them): the tests
-# work in schemas and key prefixes of their own, and drop their schemas.
+# PostgreSQL and Redis and starts neither (nor installs them, nor builds or
+# starts SeaweedFS: set TEST_S3_URL, TEST_S3_ACCESS_KEY, TEST_S3_SECRET_KEY
+# and TEST_WEED_BIN for the archive's tests, which fail without them): the
+# tests work in schemas, key prefixes and bucket prefixes of their own, and
+# drop their schemas.
 # Without apt-get, or without root or sudo, it says which packages to
 # install instead of installing them.
 #
@@ -67,6 +77,8 @@ cannot_install() {
 		log "or point the tests at a PostgreSQL and a Redis that run already; then neither is installed nor started:"
 		log "  TEST_DATABASE_URL='postgres://USER:PASSWORD@HOST:5432/DATABASE?sslmode=disable' TEST_REDIS_URL='redis://HOST:6379/0' ./deploy/test.sh"
 		log "  (the user must be allowed to create schemas in that database; the tests drop theirs when done)"
+		log "  and, for the archive's tests, an S3-compatible store and a SeaweedFS weed command for the tests that start their own:"
+		log "  TEST_S3_URL='s3://BUCKET/PREFIX?endpoint=http://HOST:8333&region=us-east-1' TEST_S3_ACCESS_KEY=... TEST_S3_SECRET_KEY=... TEST_WEED_BIN=/path/to/weed"
 	fi
 	exit 1
 }
@@ -137,6 +149,9 @@ fi
 if [[ -n $external ]]; then
 	export TEST_REQUIRE_SERVICES=1
 	log "using PostgreSQL at TEST_DATABASE_URL and Redis at TEST_REDIS_URL; starting neither"
+	if [[ -z ${TEST_S3_URL:-} || -z ${TEST_WEED_BIN:-} ]]; then
+		log "TEST_S3_URL (with TEST_S3_ACCESS_KEY and TEST_S3_SECRET_KEY) or TEST_WEED_BIN is not set: the archive's tests will fail"
+	fi
 	if ((${#run_cmd[@]})); then
 		"${run_cmd[@]}"
 		exit
@@ -148,10 +163,14 @@ PGBIN=$(pg_bin)
 
 # 2. Start private instances.
 work=$(mktemp -d -t facturad-test.XXXXXX)
-pg_started= redis_started=
+pg_started= redis_started= weed_pid=
 cleanup() {
 	local rc=$?
 	remove_policy
+	if [[ -n $weed_pid ]]; then
+		kill "$weed_pid" 2>/dev/null || true
+		wait "$weed_pid" 2>/dev/null || true
+	fi
 	if [[ -n $pg_started ]]; then
 		run_pg "$PGBIN/pg_ctl" -D "$work/pg" -m immediate stop >/dev/null 2>&1 || true
 	fi
@@ -200,10 +219,50 @@ for try in 1 2 3; do
 	((try < 3)) || { cat "$work/redis.log" >&2; exit 1; }
 done
 
+# SeaweedFS (Apache-2.0), an S3-compatible object store for the archive's
+# tests: its weed command is built once from its module into a cache folder
+# (a few minutes the first time) and reused; TEST_WEED_BIN names one built
+# already.
+weed_version=v0.0.0-20261109003541-7506e5f91cd6
+weed_bin=${TEST_WEED_BIN:-${XDG_CACHE_HOME:-$HOME/.cache}/facturad-test/weed-$weed_version/weed}
+if [[ ! -x $weed_bin ]]; then
+	log "building SeaweedFS's weed $weed_version into ${weed_bin%/*} (once)"
+	mkdir -p "${weed_bin%/*}"
+	weed_dir=$(cd "$work" && go mod download -json "github.com/seaweedfs/seaweedfs@$weed_version" |
+		sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+	[[ -n $weed_dir ]] || { log "could not download SeaweedFS $weed_version"; exit 1; }
+	(cd "$weed_dir" && GOFLAGS=-buildvcs=false go build -o "$weed_bin.tmp" ./weed) && mv "$weed_bin.tmp" "$weed_bin"
+fi
+s3_key=facturad-test s3_secret=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
+mkdir -p "$work/weed"
+printf '{"identities":[{"name":"facturad","credentials":[{"accessKey":"%s","secretKey":"%s"}],"actions":["Admin","Read","Write","List","Tagging"]}]}\n' \
+	"$s3_key" "$s3_secret" >"$work/weed/s3.json"
+for try in 1 2 3; do
+	s3_port=$(free_port) m_port=$(free_port) v_port=$(free_port) f_port=$(free_port)
+	"$weed_bin" server -ip=127.0.0.1 -ip.bind=127.0.0.1 -dir="$work/weed" \
+		-master.port="$m_port" -master.port.grpc="$((m_port + 1))" -master.volumeSizeLimitMB=64 \
+		-volume.port="$v_port" -volume.port.grpc="$((v_port + 1))" -volume.max=20 \
+		-filer.port="$f_port" -filer.port.grpc="$((f_port + 1))" \
+		-s3 -s3.port="$s3_port" -s3.config="$work/weed/s3.json" >"$work/weed.log" 2>&1 &
+	weed_pid=$!
+	for _ in $(seq 1 300); do
+		(exec 3<>"/dev/tcp/127.0.0.1/$s3_port") 2>/dev/null && break 2
+		kill -0 "$weed_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill "$weed_pid" 2>/dev/null || true
+	wait "$weed_pid" 2>/dev/null || true
+	weed_pid=
+	((try < 3)) || { tail -n 50 "$work/weed.log" >&2; exit 1; }
+done
+
 export TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$pg_port/postgres?sslmode=disable"
 export TEST_REDIS_URL="redis://127.0.0.1:$redis_port/0"
+export TEST_S3_URL="s3://facturad-test/run?endpoint=http://127.0.0.1:$s3_port&region=us-east-1"
+export TEST_S3_ACCESS_KEY=$s3_key TEST_S3_SECRET_KEY=$s3_secret
+export TEST_WEED_BIN=$weed_bin
 export TEST_REQUIRE_SERVICES=1
-log "PostgreSQL on 127.0.0.1:$pg_port, Redis on 127.0.0.1:$redis_port"
+log "PostgreSQL on 127.0.0.1:$pg_port, Redis on 127.0.0.1:$redis_port, SeaweedFS S3 on 127.0.0.1:$s3_port"
 
 if ((${#run_cmd[@]})); then
 	"${run_cmd[@]}"

@@ -48,13 +48,14 @@ func TestTestShWithoutApt(t *testing.T) {
 		{
 			name: "error/own services: packages named, and how to use running ones",
 			want: []string{"apt-get is not available", "redis-server", "libxml2-utils", "xmlsec1", "poppler-utils", "zbar-tools",
-				"prometheus", "curl", "gcc", "TEST_DATABASE_URL=", "TEST_REDIS_URL="},
+				"prometheus", "curl", "gcc", "TEST_DATABASE_URL=", "TEST_REDIS_URL=",
+				"TEST_S3_URL=", "TEST_S3_ACCESS_KEY=", "TEST_S3_SECRET_KEY=", "TEST_WEED_BIN="},
 		},
 		{
 			name:    "error/running services given: only the tools",
 			env:     []string{"TEST_DATABASE_URL=postgres://u@127.0.0.1:1/db", "TEST_REDIS_URL=redis://127.0.0.1:1/0"},
 			want:    []string{"apt-get is not available", "libxml2-utils", "xmlsec1", "poppler-utils", "zbar-tools", "prometheus", "curl", "gcc"},
-			wantNot: []string{"redis-server", "postgresql", "TEST_DATABASE_URL="},
+			wantNot: []string{"redis-server", "postgresql", "TEST_DATABASE_URL=", "TEST_S3_URL="},
 		},
 	}
 	for _, tt := range tests {
@@ -183,6 +184,11 @@ func TestTestShPolicyRcD(t *testing.T) {
 			if code != tt.wantExit {
 				t.Errorf("exit status %d, want %d\n%s", code, tt.wantExit, &stderr)
 			}
+			// Given PostgreSQL and Redis but no object store, it says
+			// that the archive's tests will fail.
+			if tt.wantExit == 0 && !strings.Contains(stderr.String(), "TEST_S3_URL") {
+				t.Errorf("no word of TEST_S3_URL for the archive's tests:\n%s", &stderr)
+			}
 
 			log, err := os.ReadFile(aptLog)
 			if err != nil {
@@ -223,6 +229,51 @@ func TestTestShPolicyRcD(t *testing.T) {
 				t.Errorf("the --run command found the policy-rc.d %q, want %q", saw, wantSaw)
 			}
 		})
+	}
+}
+
+// TestTestShHeaderNamesItsVariables: every TEST_ variable the script
+// exports to the tests, and every one it reads from its caller, is named
+// in its header comment, where a reader learns how to run the tests.
+func TestTestShHeaderNamesItsVariables(t *testing.T) {
+	b, err := os.ReadFile("test.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var header strings.Builder
+	lines := strings.Split(string(b), "\n")
+	for _, l := range lines[1:] {
+		if !strings.HasPrefix(l, "#") {
+			break
+		}
+		header.WriteString(l + "\n")
+	}
+	body := strings.Join(lines, "\n")
+	seen := map[string]bool{}
+	for i := 0; ; {
+		j := strings.Index(body[i:], "TEST_")
+		if j < 0 {
+			break
+		}
+		i += j
+		k := i + len("TEST_")
+		for k < len(body) && (body[k] == '_' || body[k] >= 'A' && body[k] <= 'Z' || body[k] >= '0' && body[k] <= '9') {
+			k++
+		}
+		name := body[i:k]
+		i = k
+		if seen[name] || name == "TEST_" {
+			continue
+		}
+		seen[name] = true
+		if !strings.Contains(header.String(), name) {
+			t.Errorf("test.sh uses %s but its header does not name it", name)
+		}
+	}
+	for _, want := range []string{"TEST_DATABASE_URL", "TEST_REDIS_URL", "TEST_S3_URL", "TEST_S3_ACCESS_KEY", "TEST_S3_SECRET_KEY", "TEST_WEED_BIN"} {
+		if !seen[want] {
+			t.Errorf("test.sh never mentions %s", want)
+		}
 	}
 }
 

@@ -82,11 +82,14 @@ func (h documentHandlers) send(ctx context.Context, r *Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
-	o, err := h.d.Send(ctx, r.Principal, req)
+	// A replay of an archived document answers from its metadata unless
+	// the XML is asked for.
+	withXML := queryFlag(r.Query, "includeData")
+	o, err := h.d.Send(metadataOnly(ctx, withXML), r.Principal, req)
 	if err != nil {
 		return Reply{}, err
 	}
-	rep := outcomeReply(o, queryFlag(r.Query, "includeData"), false)
+	rep := outcomeReply(o, withXML, false)
 	a := rep.JSON.(api.Document)
 	a.Advertencias = advertencias(o.Advertencias, r.Spanish)
 	rep.JSON = a
@@ -112,19 +115,31 @@ func advertencias(fs []registry.Finding, spanish bool) []string {
 }
 
 func (h documentHandlers) check(ctx context.Context, r *Request) (Reply, error) {
-	o, err := h.d.Check(ctx, r.Principal, r.Params["clave"])
+	withXML, withResponse := queryFlag(r.Query, "includeXml"), queryFlag(r.Query, "includeResponseXml")
+	o, err := h.d.Check(metadataOnly(ctx, withXML || withResponse), r.Principal, r.Params["clave"])
 	if err != nil {
 		return Reply{}, err
 	}
-	return outcomeReply(o, queryFlag(r.Query, "includeXml"), queryFlag(r.Query, "includeResponseXml")), nil
+	return outcomeReply(o, withXML, withResponse), nil
+}
+
+// metadataOnly marks ctx, for an answer that shows no XML (!withXML), as
+// needing no part of an archived document: its metadata answers while the
+// archive cannot be read (A.15).
+func metadataOnly(ctx context.Context, withXML bool) context.Context {
+	if withXML {
+		return ctx
+	}
+	return tenant.WithoutArchivedParts(ctx)
 }
 
 func (h documentHandlers) read(ctx context.Context, r *Request) (Reply, error) {
-	d, err := h.d.Document(ctx, r.Principal, r.Params["clave"])
+	withXML, withResponse := queryFlag(r.Query, "includeXml"), queryFlag(r.Query, "includeResponseXml")
+	d, err := h.d.Document(metadataOnly(ctx, withXML || withResponse), r.Principal, r.Params["clave"])
 	if err != nil {
 		return Reply{}, err
 	}
-	a := docview.NewDocument(d, "", queryFlag(r.Query, "includeXml"), queryFlag(r.Query, "includeResponseXml"))
+	a := docview.NewDocument(d, "", withXML, withResponse)
 	a.MensajeAPI = d.LastError
 	return Reply{JSON: a}, nil
 }

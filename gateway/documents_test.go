@@ -556,3 +556,76 @@ func testDocumentEmails(t *testing.T, w *world, emails tenant.EmailStore, co, ot
 		t.Fatalf("re-queued e-mail read by its company: %v", e)
 	}
 }
+
+// archivedDocuments is a pipeline whose document's parts only an archive
+// that cannot be read holds: a read that needs them fails as the
+// archive-aware store does, one that does not gets the metadata.
+type archivedDocuments struct{ doc tenant.Document }
+
+func (a archivedDocuments) read(ctx context.Context) (tenant.Document, error) {
+	if tenant.ArchivedPartsWanted(ctx) {
+		return tenant.Document{}, fmt.Errorf("look up: %w", &tenant.ArchiveUnavailableError{Clave: a.doc.Clave, After: 30 * time.Second})
+	}
+	return a.doc, nil
+}
+
+func (a archivedDocuments) Send(ctx context.Context, _ tenant.Principal, _ *hacienda.SendDocumentRequest) (pipeline.Outcome, error) {
+	d, err := a.read(ctx)
+	return pipeline.Outcome{Document: d, Answer: pipeline.Answer{Estado: d.Estado}}, err
+}
+
+func (a archivedDocuments) Check(ctx context.Context, _ tenant.Principal, _ string) (pipeline.Outcome, error) {
+	return a.Send(ctx, tenant.Principal{}, nil)
+}
+
+func (a archivedDocuments) Document(ctx context.Context, _ tenant.Principal, _ string) (tenant.Document, error) {
+	return a.read(ctx)
+}
+
+// TestDocumentRoutesArchivedParts: the answers that show no XML ask for
+// the metadata only, so they answer while the archive cannot be read;
+// those that show a part answer the archive's 503 with Retry-After.
+func TestDocumentRoutesArchivedParts(t *testing.T) {
+	doc := tenant.Document{IDExterno: "ext-1", Consecutivo: "00100001010000000007", Numero: 7, Clave: testClave,
+		Submission: tenant.Submission{Phase: tenant.PhaseAccepted, Estado: tenant.StateAccepted}}
+	b := setup(t, Options{Tenants: docTenants{}, Routes: DocumentRoutes(archivedDocuments{doc})})
+	u := creds{"t", "u", "p"}
+	for _, tc := range []struct {
+		method, path string
+		want         int
+	}{
+		{"GET", "/api/documents/" + testClave + "/v4", 200},
+		{"GET", "/api/documents/" + testClave + "/v4?includeXml=false&includeResponseXml=0", 200},
+		{"PUT", "/api/documents/" + testClave + "/v4", 200},
+		{"POST", "/api/documents/v4", 200},
+		{"POST", "/api/documents/v4?includeData=false", 200},
+		{"GET", "/api/documents/" + testClave + "/v4?includeXml=true", 503},
+		{"GET", "/api/documents/" + testClave + "/v4?includeResponseXml=true", 503},
+		{"PUT", "/api/documents/" + testClave + "/v4?includeXml=true", 503},
+		{"POST", "/api/documents/v4?includeData=true", 503},
+		{"GET", "/api/documents/" + testClave + "/xml/v4", 503},
+		{"GET", "/api/documents/" + testClave + "/response-xml/v4", 503},
+		{"GET", "/api/documents/" + testClave + "/pdf/v4", 503},
+	} {
+		var body []byte
+		if tc.method == "POST" {
+			body = []byte(`{"id_externo":"ext-1","tipo_documento":"01"}`)
+		}
+		r := b.do(t, tc.method, tc.path, &u, "application/json", body)
+		if r.status != tc.want {
+			t.Errorf("%s %s: %d, want %d: %s", tc.method, tc.path, r.status, tc.want, r.body)
+			continue
+		}
+		m := r.object(t)
+		switch tc.want {
+		case 200:
+			if m["estado"] != "01" || m["clave"] != testClave {
+				t.Errorf("%s %s: %v", tc.method, tc.path, m)
+			}
+		case 503:
+			if r.header.Get("Retry-After") != "30" || !strings.Contains(fmt.Sprint(m["message"]), testClave) {
+				t.Errorf("%s %s: Retry-After %q, %v", tc.method, tc.path, r.header.Get("Retry-After"), m)
+			}
+		}
+	}
+}

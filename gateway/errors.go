@@ -77,11 +77,16 @@ func (c *call) fail(err error) {
 		fe fieldErrorer
 		se statusError
 		qe *tenant.QuotaError
+		un *tenant.ArchiveUnavailableError
 	)
 	switch {
 	case errors.As(err, &ae):
 	case errors.As(err, &qe):
 		ae = quotaRefusal(qe.QuotaUse, c.spanish())
+	case errors.As(err, &un):
+		// Only the archive holds the parts and it cannot be read now:
+		// the metadata still answers elsewhere (A.15).
+		ae = &apiError{status: fasthttp.StatusServiceUnavailable, retryAfter: un.RetryAfter(), message: un.Error()}
 	case errors.As(err, &ce):
 		ae = &apiError{status: fasthttp.StatusUnauthorized, message: msgUnauth + " " + ce.reason}
 	case errors.As(err, &fe):

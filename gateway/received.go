@@ -62,7 +62,7 @@ func (h receivedHandlers) receive(ctx context.Context, r *Request) (Reply, error
 	if err != nil {
 		return Reply{}, err
 	}
-	o, err := h.d.Receive(ctx, r.Principal, req)
+	o, err := h.d.Receive(metadataOnly(ctx, false), r.Principal, req)
 	if err != nil {
 		return Reply{}, err
 	}
@@ -70,7 +70,7 @@ func (h receivedHandlers) receive(ctx context.Context, r *Request) (Reply, error
 }
 
 func (h receivedHandlers) check(ctx context.Context, r *Request) (Reply, error) {
-	o, err := h.d.CheckReceived(ctx, r.Principal, r.Params["clave"])
+	o, err := h.d.CheckReceived(metadataOnly(ctx, false), r.Principal, r.Params["clave"])
 	if err != nil {
 		return Reply{}, err
 	}
@@ -78,7 +78,7 @@ func (h receivedHandlers) check(ctx context.Context, r *Request) (Reply, error) 
 }
 
 func (h receivedHandlers) read(ctx context.Context, r *Request) (Reply, error) {
-	d, err := h.d.Received(ctx, r.Principal, r.Params["clave"])
+	d, err := h.d.Received(metadataOnly(ctx, false), r.Principal, r.Params["clave"])
 	if err != nil {
 		return Reply{}, err
 	}

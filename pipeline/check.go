@@ -121,8 +121,14 @@ func (p *Pipeline) check(ctx context.Context, op string, w row) (Answer, error) 
 			res.Message = credentialsMessage
 		}
 	case known:
-		if err := p.record(ctx, w, true, func() { p.applyStatus(ctx, w, st) }); err != nil {
-			return Answer{}, fmt.Errorf("store the tax authority's answer: %w", err)
+		// A settled row's verdict stands (applyStatus leaves it alone), so
+		// there is nothing to store: a save would only write back what was
+		// read, and for an archived row read from the archive (A.15) that
+		// is the parts the store dropped.
+		if !w.Phase.Final() {
+			if err := p.record(ctx, w, true, func() { p.applyStatus(ctx, w, st) }); err != nil {
+				return Answer{}, fmt.Errorf("store the tax authority's answer: %w", err)
+			}
 		}
 		if st.Estado == recepcion.EstadoError {
 			res.Message = w.LastError

@@ -211,3 +211,24 @@ func TestCheckOfAFinalDocumentWhenUnreachable(t *testing.T) {
 		t.Errorf("stored state changed to %s", s.Estado)
 	}
 }
+
+// TestCheckOfAFinalDocumentStoresNothing: the tax authority's answer about
+// a settled document changes nothing, so the check writes nothing (a
+// write would bring back the parts of an archived document read from the
+// archive, A.15).
+func TestCheckOfAFinalDocumentStoresNothing(t *testing.T) {
+	b := setup(t, setupOptions{})
+	out := b.mustSend(t, request("01", "final-2"))
+	b.runDueUntil(t, 10, func() bool { return b.stored(t, out.Document.Clave).Estado == tenant.StateAccepted })
+	before := b.stored(t, out.Document.Clave)
+	ck, err := b.p.Check(context.Background(), b.branch, out.Document.Clave)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ck.Failed || ck.Estado != tenant.StateAccepted {
+		t.Fatalf("check of an accepted document: %s", describe(ck))
+	}
+	if after := b.stored(t, out.Document.Clave); !after.UpdatedAt.Equal(before.UpdatedAt) || after.Estado != tenant.StateAccepted {
+		t.Errorf("the check saved the settled document: updated %v, was %v; estado %s", after.UpdatedAt, before.UpdatedAt, after.Estado)
+	}
+}

@@ -21,11 +21,25 @@ import (
 	"facturad/hacienda/sandbox"
 	"facturad/hacienda/trust"
 	"facturad/pipeline"
+	"facturad/pipeline/archivesweep"
 	"facturad/pipeline/delivery"
 	"facturad/pipeline/redislimit"
 	"facturad/pipeline/statereport"
 	"facturad/tenant"
+	"facturad/tenant/archive"
 )
+
+// parseDays reads a Go duration or N days written Nd ("90d").
+func parseDays(v string) (time.Duration, error) {
+	if n, ok := strings.CutSuffix(v, "d"); ok {
+		days, err := strconv.Atoi(n)
+		if err != nil || days < 0 || days > 100*365 {
+			return 0, fmt.Errorf("%q is not a number of days such as 90d", v)
+		}
+		return time.Duration(days) * 24 * time.Hour, nil
+	}
+	return time.ParseDuration(v)
+}
 
 // Config is everything the service reads at start. Each field has an
 // environment variable FACTURAD_<NAME> and a flag --<name> (lower case; the
@@ -126,6 +140,16 @@ type Config struct {
 	RegistryURL    string
 	RegistryTTL    time.Duration
 	RegistryChecks string
+	// ArchiveURL is the S3-compatible archive of settled documents
+	// (A.15): s3://bucket/prefix?endpoint=...&region=...; empty keeps
+	// everything in the store. ArchiveAfter is how long the store keeps
+	// its copy once archived. ArchiveAccessKey and ArchiveSecretKey are
+	// the object store's credentials (unset: the AWS environment's);
+	// never logged.
+	ArchiveURL       string
+	ArchiveAfter     time.Duration
+	ArchiveAccessKey string
+	ArchiveSecretKey string
 	// WebhookWorkers is how many webhooks one replica serves at once;
 	// WebhookConcurrency how many attempts run against one webhook at
 	// once over every replica; WebhookTimeout bounds one attempt;
@@ -173,6 +197,7 @@ func DefaultConfig() Config {
 		HaciendaRate:         pipeline.DefaultRate,
 		HaciendaBurst:        pipeline.DefaultBurst,
 		RegistryTTL:          registry.DefaultTTL,
+		ArchiveAfter:         archivesweep.DefaultAfter,
 		RegistryChecks:       string(registry.PolicyRefuse),
 
 		StateMetricsInterval: statereport.DefaultInterval,
@@ -195,6 +220,8 @@ type setting struct {
 	str  *string
 	bool *bool
 	dur  *time.Duration
+	// days is a duration that may also be written Nd (N days).
+	days *time.Duration
 	num  *int
 	real *float64
 }
@@ -246,6 +273,10 @@ func (c *Config) settings() []setting {
 		{name: "smtp_from", usage: "sender of those e-mails, such as \"Facturación <facturas@example.com>\" (required with smtp_url)", str: &c.SMTPFrom},
 		{name: "registry_url", usage: "base URL of the tax authority's public registries (taxpayers, CAByS, exonerations, exchange rate)", def: "with hacienda_env sandbox the sandbox's (the built-in one, or the root of hacienda_api_url), else " + registry.DefaultURL, str: &c.RegistryURL},
 		{name: "registry_ttl", usage: "how long a registry answer is fresh in the shared cache (a past day's exchange rate never expires); answers are kept 7 days longer to be served, marked desactualizado, while the registry cannot be reached", dur: &c.RegistryTTL},
+		{name: "archive_url", usage: "S3-compatible archive of the settled documents' XML, answers and PDFs: s3://bucket/prefix?endpoint=https://host&region=...; unset keeps everything in the store", str: &c.ArchiveURL},
+		{name: "archive_after", usage: "how long the store keeps its copy of an archived document's parts (a Go duration or Nd); reads then fetch them from the archive", days: &c.ArchiveAfter},
+		{name: "archive_access_key", usage: "the archive's access key (with archive_secret_key; unset: the AWS environment's credentials)", str: &c.ArchiveAccessKey},
+		{name: "archive_secret_key", usage: "the archive's secret key; never logged", str: &c.ArchiveSecretKey},
 		{name: "registry_checks", usage: "what a send does with what the registries say about it before it is numbered: refuse (a 400 on the field), warn (advertencias on the answer) or off (the registries are not asked, tipoCambio is required); a company's validacionesRegistro overrides it", str: &c.RegistryChecks},
 		{name: "webhook_workers", usage: "webhooks one replica delivers to at once", num: &c.WebhookWorkers},
 		{name: "webhook_concurrency", usage: "deliveries in flight to one webhook at once, over every replica", num: &c.WebhookConcurrency},
@@ -391,6 +422,12 @@ func (s setting) set(v string) error {
 			return err
 		}
 		*s.dur = d
+	case s.days != nil:
+		d, err := parseDays(v)
+		if err != nil {
+			return err
+		}
+		*s.days = d
 	case s.num != nil:
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
@@ -507,6 +544,17 @@ func (c Config) problems() []error {
 		case u.Scheme != "https" && c.HaciendaEnv != "sandbox":
 			errs = append(errs, errors.New("public_url: must be https outside the sandbox (the tax authority posts documents' answers to it)"))
 		}
+	}
+	if c.ArchiveURL != "" {
+		if _, err := archive.ParseURL(c.ArchiveURL); err != nil {
+			errs = append(errs, fmt.Errorf("archive_url: %w", err))
+		}
+	}
+	if c.ArchiveAfter <= 0 {
+		errs = append(errs, errors.New("archive_after: must be a positive duration, such as 90d or 2160h"))
+	}
+	if (c.ArchiveAccessKey == "") != (c.ArchiveSecretKey == "") {
+		errs = append(errs, errors.New("archive_access_key and archive_secret_key: set both or neither"))
 	}
 	if _, err := registry.ParsePolicy(c.RegistryChecks); err != nil {
 		errs = append(errs, fmt.Errorf("registry_checks: %q: want refuse, warn or off", c.RegistryChecks))

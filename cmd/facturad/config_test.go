@@ -441,6 +441,8 @@ func settingValue(t *testing.T, c *Config, name string) any {
 			return *s.bool
 		case s.dur != nil:
 			return *s.dur
+		case s.days != nil:
+			return *s.days
 		case s.num != nil:
 			return *s.num
 		case s.real != nil:

@@ -231,13 +231,8 @@ func waitSettledByWorker(t *testing.T, ctx context.Context, c *client.Client, cl
 // XML as the service stores it.
 func issueTo(t *testing.T, supplier apiClient, buyerID, id string) []byte {
 	t.Helper()
-	body := []byte(`{"id_externo":"` + id + `","tipo_documento":"01","condicion_venta":"01",
-	  "receptor":{"nombre":"Compradora S.A.","identificacion":{"tipo":"02","numero":"` + buyerID + `"},"correoElectronico":"compras@example.com"},
-	  "detalleServicio":[{"numeroLinea":1,"codigoCABYS":"8314100000000","cantidad":2,"unidadMedida":"Sp","detalle":"Servicio de consultoría",
-	    "precioUnitario":12500.5,"impuesto":[{"codigo":"01","codigoTarifaIVA":"08","tarifa":13}]}],
-	  "resumenFactura":{"codigoTipoMoneda":{"codigoMoneda":"CRC","tipoCambio":1},"medioPago":[{"tipoMedioPago":"01"}]}}`)
 	var sent document
-	supplier.json("POST", "/api/documents/v4", body, 200, &sent)
+	supplier.json("POST", "/api/documents/v4", issueBody(buyerID, id), 200, &sent)
 	checked := supplier.checkUntilVerdict(sent.Clave, "")
 	if checked.Estado != "01" {
 		t.Fatalf("the supplier's FE: %+v", checked)
@@ -247,4 +242,13 @@ func issueTo(t *testing.T, supplier apiClient, buyerID, id string) []byte {
 		t.Fatalf("the supplier's XML: %d", status)
 	}
 	return xml
+}
+
+// issueBody is the request issueTo sends.
+func issueBody(buyerID, id string) []byte {
+	return []byte(`{"id_externo":"` + id + `","tipo_documento":"01","condicion_venta":"01",
+	  "receptor":{"nombre":"Compradora S.A.","identificacion":{"tipo":"02","numero":"` + buyerID + `"},"correoElectronico":"compras@example.com"},
+	  "detalleServicio":[{"numeroLinea":1,"codigoCABYS":"8314100000000","cantidad":2,"unidadMedida":"Sp","detalle":"Servicio de consultoría",
+	    "precioUnitario":12500.5,"impuesto":[{"codigo":"01","codigoTarifaIVA":"08","tarifa":13}]}],
+	  "resumenFactura":{"codigoTipoMoneda":{"codigoMoneda":"CRC","tipoCambio":1},"medioPago":[{"tipoMedioPago":"01"}]}}`)
 }

@@ -40,6 +40,7 @@ import (
 	"facturad/pipeline/statereport"
 	"facturad/signer"
 	"facturad/tenant"
+	"facturad/tenant/archive"
 	"facturad/tenant/authcache"
 	"facturad/tenant/certopen"
 	"facturad/tenant/postgres"
@@ -141,6 +142,9 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 	if err := w.tenants.AdoptEnvironment(ctx); err != nil {
 		return err
 	}
+	if err := w.openArchive(ctx); err != nil {
+		return err
+	}
 	if err := w.startPipeline(ctx); err != nil {
 		return err
 	}
@@ -151,6 +155,9 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 		return err
 	}
 	if err := w.startEventSweeps(ctx); err != nil {
+		return err
+	}
+	if err := w.startArchiveSweep(ctx); err != nil {
 		return err
 	}
 	apiLn, adminLn, errc, err := w.startGateway()
@@ -194,7 +201,12 @@ type wiring struct {
 	stop *cleanups
 	reg  *prometheus.Registry
 
-	store   storeWithDocuments
+	store storeWithDocuments
+	// reads is store with the parts it dropped read from the archive
+	// (archive_url); the store itself otherwise. The readers of the
+	// documents' parts are given it.
+	reads   storeWithDocuments
+	archive *archive.Client // nil without archive_url
 	sealer  *seal.Sealer
 	authKey []byte // seals the credential cache's entries
 	credKey []byte // seals generated API passwords
@@ -449,7 +461,7 @@ func (w *wiring) startPipeline(ctx context.Context) error {
 		return fmt.Errorf("certificate cache: %w", err)
 	}
 	docs, err := pipeline.New(pipeline.Options{
-		Store:        w.store,
+		Store:        w.reads,
 		Issuers:      w.tenants,
 		Signer:       certs,
 		Submitter:    clients.def,
@@ -541,7 +553,7 @@ func (w *wiring) startDelivery(ctx context.Context) error {
 		return err
 	}
 	m, err := delivery.NewMailer(delivery.MailerOptions{
-		Store:       w.store,
+		Store:       w.reads,
 		Sender:      server,
 		PDF:         delivery.PrintedPDF{},
 		Workers:     w.c.EmailWorkers,

@@ -136,6 +136,11 @@ func (s setting) defaultText() string {
 				return ""
 			}
 			return shortDuration(*d.dur)
+		case d.days != nil:
+			if *d.days%(24*time.Hour) == 0 {
+				return strconv.FormatInt(int64(*d.days/(24*time.Hour)), 10) + "d"
+			}
+			return shortDuration(*d.days)
 		case d.num != nil:
 			if *d.num == 0 {
 				return ""

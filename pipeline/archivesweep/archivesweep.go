@@ -1,0 +1,367 @@
+// Package archivesweep copies the settled documents' parts to the archive
+// and, once they have been there FACTURAD_ARCHIVE_AFTER, drops the store's
+// copy (A.15, docs/design/archive.md).
+//
+// Every replica runs a Sweeper; one replica sweeps at a time. Each tick a
+// replica asks the store for the "archive" lease (tenant.StateStore, the
+// lease pipeline/eventsweep uses too) for the length of one sweep, sweeps
+// when it gets it, and gives it back at the end. The lease only saves
+// work: a second sweeper on the same rows writes the same bytes under the
+// same keys, MarkArchived keeps the first record and DropParts drops once.
+//
+// An object is written and read back before the row is marked archived,
+// and read back again (written again when it differs or is missing) just
+// before the store's copy is dropped: an object store that fails leaves
+// the row as it is, to be tried at the next tick, so a failure delays the
+// drop and never loses a document.
+package archivesweep
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"facturad/tenant"
+	"facturad/tenant/archive"
+)
+
+// Store is what a sweep needs of the store.
+type Store interface {
+	tenant.ArchiveStore
+	DocumentByClave(ctx context.Context, clave string) (tenant.Document, error)
+	ReceivedByClave(ctx context.Context, companyID int64, clave string) (tenant.ReceivedDocument, error)
+	TakeLease(ctx context.Context, name, holder string, ttl time.Duration) (bool, error)
+	ReleaseLease(ctx context.Context, name, holder string) error
+}
+
+// LeaseName is the lease the replicas share the sweep through.
+const LeaseName = "archive"
+
+// Defaults of Options.
+const (
+	DefaultAfter   = 90 * 24 * time.Hour
+	MaxTick        = time.Minute
+	DefaultTimeout = 5 * time.Minute
+	// Batch is how many rows of a kind one step reads at a time.
+	Batch = 200
+)
+
+// maxFailRun is how many rows in a row may fail before a step gives up
+// until the next sweep: an object store that is down fails them all.
+const maxFailRun = 3
+
+// Options configure a Sweeper. Store and Client are required.
+type Options struct {
+	Store  Store
+	Client *archive.Client
+	// After is how long a row stays in the store once archived (default
+	// DefaultAfter). Tick is how often each replica asks for the lease
+	// (default min(After, MaxTick)).
+	After, Tick time.Duration
+	// Timeout bounds one sweep and is the lease's length (default
+	// DefaultTimeout).
+	Timeout time.Duration
+	// Holder names this replica in the lease (default: the host name and
+	// a random suffix).
+	Holder     string
+	Registerer prometheus.Registerer
+	Logger     *slog.Logger
+	Now        func() time.Time
+}
+
+// Sweeper runs the sweeps. Build it with New.
+type Sweeper struct {
+	o    Options
+	log  *slog.Logger
+	rows *prometheus.CounterVec
+
+	mu   sync.Mutex
+	stop context.CancelFunc
+	done chan struct{}
+}
+
+// New checks the options and returns a Sweeper.
+func New(o Options) (*Sweeper, error) {
+	if o.Store == nil || o.Client == nil {
+		return nil, errors.New("archivesweep: Options.Store and Client are required")
+	}
+	if o.After == 0 {
+		o.After = DefaultAfter
+	}
+	if o.After < 0 {
+		return nil, fmt.Errorf("archivesweep: After %s is negative", o.After)
+	}
+	if o.Tick <= 0 {
+		o.Tick = min(o.After, MaxTick)
+		if o.Tick <= 0 {
+			o.Tick = time.Second
+		}
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.Holder == "" {
+		host, err := os.Hostname()
+		if err != nil || host == "" {
+			host = "facturad"
+		}
+		var b [4]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return nil, fmt.Errorf("archivesweep: holder name: %w", err)
+		}
+		o.Holder = host + "-" + hex.EncodeToString(b[:])
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	s := &Sweeper{o: o, log: o.Logger.With("component", "archivesweep")}
+	s.rows = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "facturad_archive_rows_total",
+		Help: "Settled documents (kind emitidos or recibidos) archived, dropped from the store, or failed (a step tried again at the next sweep).",
+	}, []string{"kind", "step"})
+	for _, k := range []tenant.ArchiveKind{tenant.ArchiveIssued, tenant.ArchiveReceived} {
+		for _, st := range []string{"archived", "dropped", "failed"} {
+			s.rows.WithLabelValues(string(k), st)
+		}
+	}
+	if o.Registerer != nil {
+		if err := o.Registerer.Register(s.rows); err != nil {
+			return nil, fmt.Errorf("archivesweep: metrics: %w", err)
+		}
+	}
+	return s, nil
+}
+
+// Result counts one sweep's work.
+type Result struct {
+	Archived, Dropped, Failed int
+}
+
+// Tick asks for the lease and, when this replica gets it, sweeps: it
+// archives the settled rows not archived yet, then drops the store's copy
+// of those archived After ago. It reports whether it swept.
+func (s *Sweeper) Tick(ctx context.Context) (bool, Result, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.o.Timeout)
+	defer cancel()
+	got, err := s.o.Store.TakeLease(ctx, LeaseName, s.o.Holder, s.o.Timeout)
+	if err != nil {
+		return false, Result{}, fmt.Errorf("archivesweep: take the lease: %w", err)
+	}
+	if !got {
+		return false, Result{}, nil
+	}
+	defer func() {
+		// Given back so that the next tick, here or elsewhere, may sweep;
+		// one left to run out only delays it.
+		rctx, rcancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer rcancel()
+		if err := s.o.Store.ReleaseLease(rctx, LeaseName, s.o.Holder); err != nil {
+			s.log.Warn("archive: give back the lease", "err", err)
+		}
+	}()
+	var res Result
+	var errs []error
+	for _, kind := range []tenant.ArchiveKind{tenant.ArchiveIssued, tenant.ArchiveReceived} {
+		if err := s.archiveKind(ctx, kind, &res); err != nil {
+			errs = append(errs, err)
+		}
+		if err := s.dropKind(ctx, kind, &res); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if res != (Result{}) {
+		s.log.Debug("archive swept", "archived", res.Archived, "dropped", res.Dropped, "failed", res.Failed)
+	}
+	return true, res, errors.Join(errs...)
+}
+
+// archiveKind archives kind's settled rows not archived yet. A row that
+// fails is counted and passed over until the next sweep; the first
+// failure of the store stops the step.
+func (s *Sweeper) archiveKind(ctx context.Context, kind tenant.ArchiveKind, res *Result) error {
+	var after int64
+	var firstErr error
+	run := 0 // failures in a row
+	for {
+		rows, err := s.o.Store.UnarchivedRows(ctx, kind, after, Batch)
+		if err != nil {
+			return fmt.Errorf("archivesweep: %w", err)
+		}
+		for _, row := range rows {
+			after = row.ID
+			if err := s.archiveRow(ctx, row); err != nil {
+				res.Failed++
+				run++
+				s.rows.WithLabelValues(string(kind), "failed").Inc()
+				if firstErr == nil {
+					firstErr = err
+				}
+				if ctx.Err() != nil || run >= maxFailRun {
+					return firstErr
+				}
+				continue
+			}
+			run = 0
+			res.Archived++
+			s.rows.WithLabelValues(string(kind), "archived").Inc()
+		}
+		if len(rows) < Batch {
+			return firstErr
+		}
+	}
+}
+
+// parts reads row whole and returns its objects.
+func (s *Sweeper) parts(ctx context.Context, row tenant.ArchiveRow) ([]archive.Part, error) {
+	switch row.Kind {
+	case tenant.ArchiveIssued:
+		d, err := s.o.Store.DocumentByClave(ctx, row.Clave)
+		if err != nil {
+			return nil, err
+		}
+		return archive.DocumentParts(d)
+	default:
+		r, err := s.o.Store.ReceivedByClave(ctx, row.CompanyID, row.Clave)
+		if err != nil {
+			return nil, err
+		}
+		return archive.ReceivedParts(r)
+	}
+}
+
+func (s *Sweeper) archiveRow(ctx context.Context, row tenant.ArchiveRow) error {
+	parts, err := s.parts(ctx, row)
+	if err != nil {
+		return fmt.Errorf("archivesweep: %s %s: %w", row.Kind, row.Clave, err)
+	}
+	key, _, err := s.o.Client.Write(ctx, row, parts)
+	if err != nil {
+		return fmt.Errorf("archivesweep: %s %s: %w", row.Kind, row.Clave, err)
+	}
+	if err := s.o.Store.MarkArchived(ctx, row.Kind, row.ID, key, s.o.Now()); err != nil {
+		return fmt.Errorf("archivesweep: %w", err)
+	}
+	return nil
+}
+
+// dropKind drops the store's copy of kind's rows archived After ago,
+// each once its objects are read back equal to it.
+func (s *Sweeper) dropKind(ctx context.Context, kind tenant.ArchiveKind, res *Result) error {
+	before := s.o.Now().Add(-s.o.After)
+	var firstErr error
+	run := 0 // failures in a row
+	seen := map[int64]bool{}
+	for {
+		rows, err := s.o.Store.DroppableRows(ctx, kind, before, Batch)
+		if err != nil {
+			return fmt.Errorf("archivesweep: %w", err)
+		}
+		fresh := 0
+		for _, row := range rows {
+			if seen[row.ID] {
+				continue // failed earlier in this sweep
+			}
+			seen[row.ID], fresh = true, fresh+1
+			if err := s.dropRow(ctx, row); err != nil {
+				res.Failed++
+				run++
+				s.rows.WithLabelValues(string(kind), "failed").Inc()
+				if firstErr == nil {
+					firstErr = err
+				}
+				if ctx.Err() != nil || run >= maxFailRun {
+					return firstErr
+				}
+				continue
+			}
+			run = 0
+			res.Dropped++
+			s.rows.WithLabelValues(string(kind), "dropped").Inc()
+		}
+		if len(rows) < Batch || fresh == 0 {
+			return firstErr
+		}
+	}
+}
+
+func (s *Sweeper) dropRow(ctx context.Context, row tenant.ArchiveRow) error {
+	// The objects are checked against the store's copy right before it is
+	// forgotten (and written again should one be missing or differ).
+	if err := s.archiveCheck(ctx, row); err != nil {
+		return err
+	}
+	if err := s.o.Store.DropParts(ctx, row.Kind, row.ID, s.o.Now()); err != nil {
+		return fmt.Errorf("archivesweep: %w", err)
+	}
+	return nil
+}
+
+func (s *Sweeper) archiveCheck(ctx context.Context, row tenant.ArchiveRow) error {
+	parts, err := s.parts(ctx, row)
+	if err != nil {
+		return fmt.Errorf("archivesweep: %s %s: %w", row.Kind, row.Clave, err)
+	}
+	if _, _, err := s.o.Client.Write(ctx, row, parts); err != nil {
+		return fmt.Errorf("archivesweep: %s %s: %w", row.Kind, row.Clave, err)
+	}
+	return nil
+}
+
+// Start runs a Tick every Tick until Stop. Failures are logged and the
+// next tick tries again.
+func (s *Sweeper) Start(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stop != nil {
+		return errors.New("archivesweep: already started")
+	}
+	ctx, s.stop = context.WithCancel(context.WithoutCancel(ctx))
+	s.done = make(chan struct{})
+	go s.run(ctx)
+	return nil
+}
+
+func (s *Sweeper) run(ctx context.Context) {
+	defer close(s.done)
+	t := time.NewTicker(s.o.Tick)
+	defer t.Stop()
+	for {
+		if _, _, err := s.Tick(ctx); err != nil && ctx.Err() == nil {
+			s.log.Warn("archive: sweep incomplete; tried again at the next tick", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// Stop ends the sweeps, cancelling one in flight, and waits for it or for
+// ctx.
+func (s *Sweeper) Stop(ctx context.Context) error {
+	s.mu.Lock()
+	stop, done := s.stop, s.done
+	s.mu.Unlock()
+	if stop == nil {
+		return nil
+	}
+	stop()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,234 @@
+package archivesweep
+
+import (
+	"context"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"facturad/tenant"
+	"facturad/tenant/archive"
+	"facturad/tenant/archive/archivetest"
+)
+
+// memStore keeps documents in memory with the ArchiveStore's rules, for
+// the sweep's own logic; the stores' conformance is tenant/storetest's.
+type memStore struct {
+	mu       sync.Mutex
+	docs     map[int64]*tenant.Document
+	archived map[int64]time.Time
+	dropped  map[int64]bool
+	lease    string
+}
+
+func newMem(docs ...tenant.Document) *memStore {
+	m := &memStore{docs: map[int64]*tenant.Document{}, archived: map[int64]time.Time{}, dropped: map[int64]bool{}}
+	for _, d := range docs {
+		m.docs[d.ID] = &d // a copy: the test keeps its own
+	}
+	return m
+}
+
+func (m *memStore) row(d *tenant.Document) tenant.ArchiveRow {
+	r := archive.DocumentRow(*d)
+	r.ArchivedAt = m.archived[d.ID]
+	return r
+}
+
+func (m *memStore) UnarchivedRows(_ context.Context, kind tenant.ArchiveKind, after int64, limit int) ([]tenant.ArchiveRow, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []tenant.ArchiveRow
+	if kind != tenant.ArchiveIssued {
+		return nil, nil
+	}
+	for id := after + 1; id <= int64(len(m.docs)) && len(out) < limit; id++ {
+		d := m.docs[id]
+		if _, ok := m.archived[id]; !ok && (d.Phase == tenant.PhaseAccepted || d.Phase == tenant.PhaseRejected) {
+			out = append(out, m.row(d))
+		}
+	}
+	return out, nil
+}
+
+func (m *memStore) MarkArchived(_ context.Context, _ tenant.ArchiveKind, id int64, _ string, at time.Time) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.archived[id]; !ok {
+		m.archived[id] = at
+	}
+	return nil
+}
+
+func (m *memStore) DroppableRows(_ context.Context, kind tenant.ArchiveKind, before time.Time, limit int) ([]tenant.ArchiveRow, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []tenant.ArchiveRow
+	if kind != tenant.ArchiveIssued {
+		return nil, nil
+	}
+	for id := int64(1); id <= int64(len(m.docs)) && len(out) < limit; id++ {
+		if at, ok := m.archived[id]; ok && !m.dropped[id] && !at.After(before) {
+			out = append(out, m.row(m.docs[id]))
+		}
+	}
+	return out, nil
+}
+
+func (m *memStore) DropParts(_ context.Context, _ tenant.ArchiveKind, id int64, _ time.Time) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.archived[id]; !ok || m.dropped[id] {
+		return tenant.ErrConflict
+	}
+	m.dropped[id] = true
+	m.docs[id].SignedXML, m.docs[id].ResponseXML = nil, nil
+	return nil
+}
+
+func (m *memStore) DocumentByClave(_ context.Context, clave string) (tenant.Document, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, d := range m.docs {
+		if d.Clave == clave {
+			return *d, nil
+		}
+	}
+	return tenant.Document{}, tenant.ErrNotFound
+}
+
+func (m *memStore) ReceivedByClave(context.Context, int64, string) (tenant.ReceivedDocument, error) {
+	return tenant.ReceivedDocument{}, tenant.ErrNotFound
+}
+
+func (m *memStore) TakeLease(_ context.Context, _, holder string, _ time.Duration) (bool, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.lease != "" && m.lease != holder {
+		return false, nil
+	}
+	m.lease = holder
+	return true, nil
+}
+
+func (m *memStore) ReleaseLease(_ context.Context, _, holder string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.lease == holder {
+		m.lease = ""
+	}
+	return nil
+}
+
+// documents are two settled documents and one pending.
+func documents(t *testing.T) []tenant.Document {
+	signed := readSigned(t)
+	mk := func(id int64, phase tenant.Phase, clave string) tenant.Document {
+		d := tenant.Document{ID: id, CompanyID: 1, Ambiente: tenant.AmbientePruebas, Clave: clave,
+			FechaEmision: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
+		d.Phase, d.Estado, d.SignedXML = phase, phase.Estado(), signed
+		if phase == tenant.PhaseAccepted {
+			d.ResponseXML = []byte("<MensajeHacienda/>")
+		}
+		return d
+	}
+	return []tenant.Document{mk(1, tenant.PhaseAccepted, "c1"), mk(2, tenant.PhaseSubmitted, "c2"), mk(3, tenant.PhaseRejected, "c3")}
+}
+
+func TestFailureDelaysTheDrop(t *testing.T) {
+	bad, err := archive.New(archive.Config{Bucket: "b", Endpoint: "http://127.0.0.1:1", AccessKey: "a", SecretKey: "s"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := documents(t)
+	// The failure below is the object store's, not the parts'.
+	if _, err := archive.DocumentParts(docs[0]); err != nil {
+		t.Fatal(err)
+	}
+	m := newMem(docs...)
+	now := time.Now()
+	s, err := New(Options{Store: m, Client: bad, After: time.Nanosecond, Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	swept, res, err := s.Tick(context.Background())
+	if !swept || err == nil || res.Failed == 0 || res.Archived != 0 || res.Dropped != 0 {
+		t.Fatalf("Tick against a dead store = %v, %+v, %v", swept, res, err)
+	}
+	if len(m.archived) != 0 || len(m.dropped) != 0 || len(m.docs[1].SignedXML) == 0 {
+		t.Fatalf("a failed write archived %v, dropped %v", m.archived, m.dropped)
+	}
+	// Rows archived earlier whose objects cannot be read back now keep
+	// their parts too: the drop checks the objects first.
+	m.archived[1] = now.Add(-time.Hour)
+	if _, res, _ := s.Tick(context.Background()); res.Dropped != 0 || m.dropped[1] || len(m.docs[1].SignedXML) == 0 {
+		t.Fatalf("dropped with the archive unreadable: %+v", res)
+	}
+	if m.lease != "" {
+		t.Errorf("the lease %q was not given back", m.lease)
+	}
+}
+
+func TestSweep(t *testing.T) {
+	cfg := archivetest.Config(t)
+	c, err := archive.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := documents(t)
+	m := newMem(docs...)
+	now := time.Now()
+	clock := func() time.Time { return now }
+	s, err := New(Options{Store: m, Client: c, After: time.Hour, Now: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	// Another replica holds the lease: nothing is done.
+	m.lease = "other"
+	if swept, _, err := s.Tick(ctx); swept || err != nil {
+		t.Fatalf("Tick under another's lease = %v, %v", swept, err)
+	}
+	m.lease = ""
+	_, res, err := s.Tick(ctx)
+	if err != nil || res != (Result{Archived: 2}) {
+		t.Fatalf("first Tick = %+v, %v; want 2 archived (the pending one is not)", res, err)
+	}
+	for _, id := range []int64{1, 3} {
+		d := docs[id-1]
+		got, err := c.Get(ctx, archive.Key(cfg.Prefix, archive.DocumentRow(d))+"/"+archive.PartSigned)
+		if err != nil || string(got) != string(d.SignedXML) {
+			t.Fatalf("document %d's signed XML in the archive: %v", id, err)
+		}
+		if _, err := c.Get(ctx, archive.Key(cfg.Prefix, archive.DocumentRow(d))+"/"+archive.PartPDF); err != nil {
+			t.Fatalf("document %d's PDF in the archive: %v", id, err)
+		}
+	}
+	if len(m.dropped) != 0 {
+		t.Fatal("dropped before archive_after")
+	}
+	now = now.Add(2 * time.Hour)
+	if _, res, err = s.Tick(ctx); err != nil || res != (Result{Dropped: 2}) {
+		t.Fatalf("Tick after archive_after = %+v, %v", res, err)
+	}
+	r := &archive.Reader{C: c}
+	d, _ := m.DocumentByClave(ctx, "c1")
+	if !d.PartsDropped() {
+		t.Fatal("the parts were not dropped")
+	}
+	if err := r.FillDocument(ctx, &d); err != nil || string(d.SignedXML) != string(docs[0].SignedXML) || string(d.ResponseXML) != "<MensajeHacienda/>" {
+		t.Fatalf("read back from the archive: %v", err)
+	}
+}
+
+// readSigned is a signed v4.4 invoice of the signer's golden files, which
+// the printed representation can draw.
+func readSigned(t *testing.T) []byte {
+	t.Helper()
+	b, err := os.ReadFile("../../signer/testdata/golden/FE-ejemplo1.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}

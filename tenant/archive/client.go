@@ -1,0 +1,134 @@
+package archive
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/minio/minio-go/v7"
+	"github.com/minio/minio-go/v7/pkg/credentials"
+)
+
+// ErrNoObject is a read of an object that does not exist.
+var ErrNoObject = errors.New("archive: no such object")
+
+// Client writes and reads the archive's objects. Its errors name the
+// bucket and key, never the credentials.
+type Client struct {
+	mc     *minio.Client
+	bucket string
+	prefix string
+}
+
+// New makes a client of c. It does not reach the object store: see
+// Check.
+func New(c Config) (*Client, error) {
+	endpoint, secure, lookup := "s3.amazonaws.com", true, minio.BucketLookupAuto
+	if c.Endpoint != "" {
+		u, err := url.Parse(c.Endpoint)
+		if err != nil {
+			return nil, errors.New("archive: bad endpoint")
+		}
+		endpoint, secure, lookup = u.Host, u.Scheme == "https", minio.BucketLookupPath
+	}
+	var creds *credentials.Credentials
+	switch {
+	case c.AccessKey != "" && c.SecretKey != "":
+		creds = credentials.NewStaticV4(c.AccessKey, c.SecretKey, "")
+	case c.AccessKey != "" || c.SecretKey != "":
+		return nil, errors.New("archive: set both FACTURAD_ARCHIVE_ACCESS_KEY and FACTURAD_ARCHIVE_SECRET_KEY, or neither")
+	default:
+		creds = credentials.NewChainCredentials([]credentials.Provider{
+			&credentials.EnvAWS{}, &credentials.FileAWSCredentials{}, &credentials.IAM{},
+		})
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.ResponseHeaderTimeout = 30 * time.Second
+	mc, err := minio.New(endpoint, &minio.Options{
+		Creds: creds, Secure: secure, Region: c.Region, BucketLookup: lookup, Transport: tr,
+		// A read waits for the caller: it fails fast, the caller's
+		// answer (503, a later sweep) is the retry.
+		MaxRetries: 2,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("archive: %w", err)
+	}
+	return &Client{mc: mc, bucket: c.Bucket, prefix: c.Prefix}, nil
+}
+
+// Prefix is the prefix every key starts with.
+func (c *Client) Prefix() string { return c.prefix }
+
+// Bucket is the bucket's name.
+func (c *Client) Bucket() string { return c.bucket }
+
+// Check reports whether the bucket can be reached and exists.
+func (c *Client) Check(ctx context.Context) error {
+	ok, err := c.mc.BucketExists(ctx, c.bucket)
+	if err != nil {
+		return fmt.Errorf("archive: bucket %s: %w", c.bucket, err)
+	}
+	if !ok {
+		return fmt.Errorf("archive: bucket %s does not exist", c.bucket)
+	}
+	return nil
+}
+
+// Get reads the object key; ErrNoObject when there is none.
+func (c *Client) Get(ctx context.Context, key string) ([]byte, error) {
+	o, err := c.mc.GetObject(ctx, c.bucket, key, minio.GetObjectOptions{})
+	if err != nil {
+		return nil, c.readErr(key, err)
+	}
+	defer o.Close()
+	b, err := io.ReadAll(o)
+	if err != nil {
+		return nil, c.readErr(key, err)
+	}
+	return b, nil
+}
+
+func (c *Client) readErr(key string, err error) error {
+	if minio.ToErrorResponse(err).Code == minio.NoSuchKey {
+		return fmt.Errorf("%s/%s: %w", c.bucket, key, ErrNoObject)
+	}
+	return fmt.Errorf("archive: read %s/%s: %w", c.bucket, key, err)
+}
+
+// Ensure makes the object key hold exactly data: an object already equal
+// is left alone; otherwise data is written (its MD5 sent, for the store to
+// check on receipt) and read back and compared. It returns only once the
+// object is known to hold data, so that a caller may forget its own copy.
+func (c *Client) Ensure(ctx context.Context, key string, data []byte) (written bool, err error) {
+	have, err := c.Get(ctx, key)
+	switch {
+	case err == nil && bytes.Equal(have, data):
+		return false, nil
+	case err != nil && !errors.Is(err, ErrNoObject):
+		return false, err
+	}
+	if _, err := c.mc.PutObject(ctx, c.bucket, key, bytes.NewReader(data), int64(len(data)),
+		minio.PutObjectOptions{SendContentMd5: true, ContentType: contentType(key)}); err != nil {
+		return false, fmt.Errorf("archive: write %s/%s: %w", c.bucket, key, err)
+	}
+	back, err := c.Get(ctx, key)
+	if err != nil {
+		return true, fmt.Errorf("archive: read back %s/%s: %w", c.bucket, key, err)
+	}
+	if !bytes.Equal(back, data) {
+		return true, fmt.Errorf("archive: %s/%s reads back %d bytes unlike the %d written", c.bucket, key, len(back), len(data))
+	}
+	return true, nil
+}
+
+func contentType(key string) string {
+	if len(key) > 4 && key[len(key)-4:] == ".pdf" {
+		return "application/pdf"
+	}
+	return "application/xml"
+}

@@ -1,0 +1,172 @@
+package archive
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path"
+	"time"
+
+	"facturad/hacienda/pdf"
+	"facturad/tenant"
+)
+
+// Part is one object of a row: its name under the row's key and its bytes.
+type Part struct {
+	Name string
+	Data []byte
+}
+
+// DocumentParts are the objects of a settled issued document: its signed
+// XML, the tax authority's answer (when there is one) and the printed
+// representation, drawn as GET .../pdf/v4 draws it (deterministic: the
+// same bytes every time).
+func DocumentParts(d tenant.Document) ([]Part, error) {
+	if len(d.SignedXML) == 0 {
+		return nil, fmt.Errorf("archive: document %s has no signed XML", d.Clave)
+	}
+	var b bytes.Buffer
+	if err := pdf.RenderSignedXML(&b, d.SignedXML, string(d.Estado), d.PrintedMessage()); err != nil {
+		return nil, fmt.Errorf("archive: print document %s: %w", d.Clave, err)
+	}
+	parts := []Part{{PartSigned, d.SignedXML}}
+	if len(d.ResponseXML) > 0 {
+		parts = append(parts, Part{PartResponse, d.ResponseXML})
+	}
+	return append(parts, Part{PartPDF, b.Bytes()}), nil
+}
+
+// ReceivedParts are the objects of a settled received document: the
+// supplier's XML as uploaded, our signed message, the tax authority's
+// answer to it (when there is one) and the supplier's document printed
+// (as GET /api/received/{clave}/pdf/v4 draws it).
+func ReceivedParts(r tenant.ReceivedDocument) ([]Part, error) {
+	if len(r.SupplierXML) == 0 {
+		return nil, fmt.Errorf("archive: received document %s has no supplier XML", r.Clave)
+	}
+	parts := []Part{{PartSupplier, r.SupplierXML}}
+	if len(r.SignedXML) > 0 {
+		parts = append(parts, Part{PartMessage, r.SignedXML})
+	}
+	if len(r.ResponseXML) > 0 {
+		parts = append(parts, Part{PartResponse, r.ResponseXML})
+	}
+	var b bytes.Buffer
+	if err := pdf.RenderSignedXML(&b, r.SupplierXML, string(tenant.StateAccepted), ""); err != nil {
+		return nil, fmt.Errorf("archive: print received document %s: %w", r.Clave, err)
+	}
+	return append(parts, Part{PartPDF, b.Bytes()}), nil
+}
+
+// Write ensures every part of row under its key (Client.Ensure) and
+// returns the key and how many objects it wrote; an error leaves the row
+// to be written again.
+func (c *Client) Write(ctx context.Context, row tenant.ArchiveRow, parts []Part) (key string, written int, err error) {
+	key = Key(c.prefix, row)
+	for _, p := range parts {
+		w, err := c.Ensure(ctx, path.Join(key, p.Name), p.Data)
+		if w {
+			written++
+		}
+		if err != nil {
+			return key, written, err
+		}
+	}
+	return key, written, nil
+}
+
+// DefaultRetryAfter is the Retry-After of a read the archive cannot
+// answer.
+const DefaultRetryAfter = 30 * time.Second
+
+// Reader fills the parts a store has dropped from the archive.
+type Reader struct {
+	C          *Client
+	Log        *slog.Logger
+	RetryAfter time.Duration
+	// Read, when set, counts the reads from the archive by outcome
+	// ("ok", "unavailable").
+	Read func(outcome string)
+}
+
+// get reads part name of row; a missing optional part reads empty.
+func (r *Reader) get(ctx context.Context, row tenant.ArchiveRow, name string, required bool) ([]byte, error) {
+	b, err := r.C.Get(ctx, path.Join(Key(r.C.prefix, row), name))
+	if errors.Is(err, ErrNoObject) && !required {
+		return nil, nil
+	}
+	return b, err
+}
+
+// fail is the error of a read the archive did not answer: a missing
+// required object is a plain error (the archive lost it: a 500 and a log
+// line), anything else the archive being unreachable (a 503).
+func (r *Reader) fail(row tenant.ArchiveRow, err error) error {
+	if r.Read != nil {
+		r.Read("unavailable")
+	}
+	if errors.Is(err, ErrNoObject) {
+		return fmt.Errorf("archive: %s %s of company %d is missing from the archive: %w", row.Kind, row.Clave, row.CompanyID, err)
+	}
+	log := r.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	log.Warn("archive: a dropped document cannot be read from the archive", "kind", string(row.Kind), "clave", row.Clave, "err", err)
+	after := r.RetryAfter
+	if after <= 0 {
+		after = DefaultRetryAfter
+	}
+	return &tenant.ArchiveUnavailableError{Clave: row.Clave, After: after}
+}
+
+// FillDocument gives d its parts back from the archive when the store
+// dropped them; a document with its parts is left alone, and so is one
+// read for a caller that needs none (tenant.WithoutArchivedParts).
+func (r *Reader) FillDocument(ctx context.Context, d *tenant.Document) error {
+	if !d.PartsDropped() || !tenant.ArchivedPartsWanted(ctx) {
+		return nil
+	}
+	row := DocumentRow(*d)
+	signed, err := r.get(ctx, row, PartSigned, true)
+	if err != nil {
+		return r.fail(row, err)
+	}
+	resp, err := r.get(ctx, row, PartResponse, false)
+	if err != nil {
+		return r.fail(row, err)
+	}
+	d.SignedXML, d.ResponseXML = signed, resp
+	if r.Read != nil {
+		r.Read("ok")
+	}
+	return nil
+}
+
+// FillReceived gives rd its parts back from the archive when the store
+// dropped them, unless the caller needs none (as FillDocument).
+func (r *Reader) FillReceived(ctx context.Context, rd *tenant.ReceivedDocument) error {
+	if !rd.PartsDropped() || !tenant.ArchivedPartsWanted(ctx) {
+		return nil
+	}
+	row := ReceivedRow(*rd)
+	supplier, err := r.get(ctx, row, PartSupplier, true)
+	if err != nil {
+		return r.fail(row, err)
+	}
+	msg, err := r.get(ctx, row, PartMessage, false)
+	if err != nil {
+		return r.fail(row, err)
+	}
+	resp, err := r.get(ctx, row, PartResponse, false)
+	if err != nil {
+		return r.fail(row, err)
+	}
+	rd.SupplierXML, rd.SignedXML, rd.ResponseXML = supplier, msg, resp
+	if r.Read != nil {
+		r.Read("ok")
+	}
+	return nil
+}

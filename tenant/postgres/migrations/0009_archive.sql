@@ -1,0 +1,28 @@
+-- The archive (A.15, docs/design/archive.md): a settled row's parts are
+-- copied to object storage and, FACTURAD_ARCHIVE_AFTER later, dropped from
+-- the store. archived_at and archive_key record the copy (the key is the
+-- prefix of the row's objects); parts_dropped_at records the drop, which
+-- empties signed_xml and response_xml (and a received row's supplier_xml).
+-- A drop is only ever made of an archived row (the store's DropParts
+-- checks archived_at in the same statement).
+--
+-- Adding a nullable column, or one with a constant default, rewrites no
+-- row. The two partial indexes hold only the rows the sweep still has to
+-- visit: settled and not archived, archived and still kept.
+ALTER TABLE documents
+    ADD COLUMN archived_at      timestamptz,
+    ADD COLUMN archive_key      text NOT NULL DEFAULT '',
+    ADD COLUMN parts_dropped_at timestamptz;
+ALTER TABLE received_documents
+    ADD COLUMN archived_at      timestamptz,
+    ADD COLUMN archive_key      text NOT NULL DEFAULT '',
+    ADD COLUMN parts_dropped_at timestamptz;
+
+CREATE INDEX documents_unarchived ON documents (id)
+    WHERE archived_at IS NULL AND phase IN ('accepted', 'rejected');
+CREATE INDEX documents_archived_kept ON documents (archived_at, id)
+    WHERE archived_at IS NOT NULL AND parts_dropped_at IS NULL;
+CREATE INDEX received_unarchived ON received_documents (id)
+    WHERE archived_at IS NULL AND phase IN ('accepted', 'rejected');
+CREATE INDEX received_archived_kept ON received_documents (archived_at, id)
+    WHERE archived_at IS NOT NULL AND parts_dropped_at IS NULL;
