@@ -1,6 +1,7 @@
 package main
 
 import (
+	"archive/zip"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -96,7 +97,7 @@ func archiveEndToEnd(t *testing.T, dataDir string, storeArgs []string, open func
 		t.Fatal(err)
 	}
 	const supplierID, buyerID = "3101888001", "3101888002"
-	supplier := createCompany(t, admin, ca, supplierID)
+	supplier, supplierCompany := createCompanyWith(t, admin, ca, supplierID, certmint.Options{}, nil)
 	buyerAPI, buyerCompany := createCompanyWith(t, admin, ca, buyerID, certmint.Options{}, nil)
 	buyer, err := client.New(buyerAPI.base, client.WithCredentials(buyerAPI.user, buyerAPI.pass, buyerAPI.token), client.WithHTTPClient(checkedHTTP(t)))
 	if err != nil {
@@ -201,6 +202,26 @@ func archiveEndToEnd(t *testing.T, dataDir string, storeArgs []string, open func
 		}
 	}
 	t.Run("served from the archive", func(t *testing.T) { checkServed(t, "after the drop") })
+
+	// An export of the period reads the dropped parts from the archive
+	// too: its entries are what the routes served before the drop.
+	t.Run("exported from the archive", func(t *testing.T) {
+		issued := exportEntries(t, supplier, supplierCompany)
+		for _, c := range claves {
+			for name, p := range map[string]string{"emitidos/" + c + ".xml": docPaths(c)[0], "emitidos/" + c + "-respuesta.xml": docPaths(c)[1]} {
+				if !bytes.Equal(issued[name], before[p].body) {
+					t.Errorf("export entry %s: %d bytes, GET %s before the drop: %d bytes", name, len(issued[name]), p, len(before[p].body))
+				}
+			}
+		}
+		received := exportEntries(t, buyerAPI, buyerCompany)
+		for name, p := range map[string]string{"recibidos/" + rec.Clave + ".xml": recPaths[0],
+			"recibidos/" + rec.Clave + "-mensaje.xml": recPaths[1], "recibidos/" + rec.Clave + "-respuesta.xml": recPaths[2]} {
+			if !bytes.Equal(received[name], before[p].body) {
+				t.Errorf("export entry %s: %d bytes, GET %s before the drop: %d bytes", name, len(received[name]), p, len(before[p].body))
+			}
+		}
+	})
 
 	// The object store dies.
 	weed.Kill()
@@ -388,4 +409,43 @@ func adminMetric(t *testing.T, adminAddr, sample string) string {
 		}
 	}
 	return ""
+}
+
+// exportEntries exports the company's last hour through the client c and
+// returns the ZIP's entries by name.
+func exportEntries(t *testing.T, c apiClient, companyID int64) map[string][]byte {
+	t.Helper()
+	cl, err := client.New(c.base, client.WithCredentials(c.user, c.pass, c.token), client.WithHTTPClient(checkedHTTP(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := cl.Export(context.Background(), companyID, time.Now().Add(-time.Hour), time.Now().Add(time.Minute))
+	if err != nil {
+		t.Fatalf("export: %v", err)
+	}
+	raw, err := io.ReadAll(body)
+	if cerr := body.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatalf("read the export: %v", err)
+	}
+	z, err := zip.NewReader(bytes.NewReader(raw), int64(len(raw)))
+	if err != nil {
+		t.Fatalf("the export is no ZIP: %v", err)
+	}
+	out := map[string][]byte{}
+	for _, f := range z.File {
+		r, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(r)
+		r.Close()
+		if err != nil {
+			t.Fatalf("entry %s: %v", f.Name, err)
+		}
+		out[f.Name] = b
+	}
+	return out
 }

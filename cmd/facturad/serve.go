@@ -678,9 +678,10 @@ func (w *wiring) startGateway() (apiLn, adminLn net.Listener, errc <-chan error,
 	}
 	// The export reads the documents through the store the pipeline
 	// reads them through (and the received ones through its received
-	// store), so that whatever serves those reads serves the export.
-	exo := export.Options{Companies: w.tenants, Documents: w.store, Logger: w.log}
-	if rs, ok := w.store.(tenant.ReceivedStore); ok {
+	// store): with the archive on, that store fills the parts it dropped
+	// from the archive, so an export holds every document whatever its age.
+	exo := export.Options{Companies: w.tenants, Documents: w.reads, Logger: w.log}
+	if rs, ok := w.reads.(tenant.ReceivedStore); ok {
 		exo.Received = rs
 	}
 	exporter, err := export.New(exo)
