@@ -28,13 +28,16 @@ import (
 // added to the service that is in neither this list nor the table of
 // TestAuditEveryWriteRoute fails it.
 var notAudited = map[string]string{
-	"POST /api/documents/v4":           "issuing a document: the document itself is the record (who, when, what)",
-	"PUT /api/documents/{clave}/v4":    "a check asks the tax authority for a document's state; no configuration changes",
-	"POST /api/documents/calculate/v4": "stores nothing",
-	"POST /api/received/v4":            "the receiver's message is a document of its own, recorded as such",
-	"PUT /api/received/{clave}/v4":     "a check, as for issued documents",
-	"POST " + pipeline.CallbackPath:    "the tax authority's callback, public: it only settles a document's state",
-	"POST " + ConnectionTestPath:       "the connection test logs in and opens the certificate; it changes no configuration",
+	"POST /api/documents/v4":                     "issuing a document: the document itself is the record (who, when, what)",
+	"PUT /api/documents/{clave}/v4":              "a check asks the tax authority for a document's state; no configuration changes",
+	"POST /api/documents/calculate/v4":           "stores nothing",
+	"POST /api/documents/{clave}/anular/v4":      "issuing a credit note: the document itself, with its reference, is the record",
+	"POST /api/documents/{clave}/reemitir/v4":    "issuing a document: the document itself, with its reference, is the record",
+	"POST /api/documents/{clave}/recibo-pago/v4": "issuing a payment receipt: the document itself, with its reference, is the record",
+	"POST /api/received/v4":                      "the receiver's message is a document of its own, recorded as such",
+	"PUT /api/received/{clave}/v4":               "a check, as for issued documents",
+	"POST " + pipeline.CallbackPath:              "the tax authority's callback, public: it only settles a document's state",
+	"POST " + ConnectionTestPath:                 "the connection test logs in and opens the certificate; it changes no configuration",
 }
 
 // auditSecretPIN and the passwords below are values that must never

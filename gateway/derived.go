@@ -23,14 +23,13 @@ type DerivedDocuments interface {
 var _ DerivedDocuments = (*pipeline.Pipeline)(nil)
 
 // DerivedRoutes returns the void, re-issue and payment-receipt routes of
-// A.15 for Options.Routes. The void is recorded in the audit log
-// (documento.anular, the document's company); the re-issue and the receipt
-// are documents issued like a send, which are their own record.
+// A.15 for Options.Routes. Like a send, none records an audit entry: each
+// issues a document, which with its reference is the record.
 func DerivedRoutes(d DerivedDocuments) []Route {
 	h := derivedHandlers{d: d}
 	return []Route{
 		{Method: http.MethodPost, Path: "/api/documents/{clave}/anular/v4", MaxBody: SendMaxBody, Timeout: SendTimeout,
-			Handle: h.void, Audit: tenant.AuditDocumentVoid},
+			Handle: h.void},
 		{Method: http.MethodPost, Path: "/api/documents/{clave}/reemitir/v4", MaxBody: SendMaxBody, Timeout: SendTimeout, Handle: h.reissue},
 		{Method: http.MethodPost, Path: "/api/documents/{clave}/recibo-pago/v4", MaxBody: SendMaxBody, Timeout: SendTimeout, Handle: h.pay},
 	}
@@ -74,7 +73,6 @@ func (h derivedHandlers) void(ctx context.Context, r *Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
-	r.Changed(o.Document.CompanyID, "")
 	return sendReply(o, r), nil
 }
 

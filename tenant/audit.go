@@ -33,7 +33,6 @@ const (
 	AuditWebhookDelete   = "webhook.borrar"      // a webhook removed
 	AuditEmailRequeue    = "correo.reenviar"     // failed e-mails made pending again
 	AuditDocumentRequeue = "documento.reencolar" // stopped documents made due again
-	AuditDocumentVoid    = "documento.anular"    // a credit note voiding an issued document (A.15)
 	AuditAdminReset      = "admin.restablecer"   // the bootstrap admin's credentials reset
 )
 
