@@ -23,15 +23,24 @@ type DerivedDocuments interface {
 var _ DerivedDocuments = (*pipeline.Pipeline)(nil)
 
 // DerivedRoutes returns the void, re-issue and payment-receipt routes of
-// A.15 for Options.Routes. Like a send, none records an audit entry: each
-// issues a document, which with its reference is the record.
+// A.15 for Options.Routes.
+//
+// The rule for the audit log (docs/design/credits-and-payments.md): a call
+// that changes the standing of a document already issued is recorded,
+// with the document's company; a call that only issues a document is not,
+// the document being its own record. A void credits the accepted document
+// (documento.anular) and a payment lowers its balance (documento.pagar), so
+// both are recorded; a re-issue leaves the rejected document as it was (a
+// rejected document stands for nothing) and issues a new one, like a send,
+// so it is not.
 func DerivedRoutes(d DerivedDocuments) []Route {
 	h := derivedHandlers{d: d}
 	return []Route{
 		{Method: http.MethodPost, Path: "/api/documents/{clave}/anular/v4", MaxBody: SendMaxBody, Timeout: SendTimeout,
-			Handle: h.void},
+			Handle: h.void, Audit: tenant.AuditDocumentVoid},
 		{Method: http.MethodPost, Path: "/api/documents/{clave}/reemitir/v4", MaxBody: SendMaxBody, Timeout: SendTimeout, Handle: h.reissue},
-		{Method: http.MethodPost, Path: "/api/documents/{clave}/recibo-pago/v4", MaxBody: SendMaxBody, Timeout: SendTimeout, Handle: h.pay},
+		{Method: http.MethodPost, Path: "/api/documents/{clave}/recibo-pago/v4", MaxBody: SendMaxBody, Timeout: SendTimeout,
+			Handle: h.pay, Audit: tenant.AuditDocumentPayment},
 	}
 }
 
@@ -73,6 +82,7 @@ func (h derivedHandlers) void(ctx context.Context, r *Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
+	r.Changed(o.Document.CompanyID, "")
 	return sendReply(o, r), nil
 }
 
@@ -93,5 +103,6 @@ func (h derivedHandlers) pay(ctx context.Context, r *Request) (Reply, error) {
 	if err != nil {
 		return Reply{}, err
 	}
+	r.Changed(o.Document.CompanyID, "")
 	return sendReply(o, r), nil
 }
