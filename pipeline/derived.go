@@ -12,6 +12,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"facturad/hacienda"
+	"facturad/hacienda/api"
 	"facturad/tenant"
 )
 
@@ -37,34 +38,15 @@ const (
 	derivedPayment = "recibo-pago"
 )
 
-// VoidRequest is the body of POST /api/documents/{clave}/anular/v4.
-type VoidRequest struct {
-	IDExterno string `json:"id_externo"`
-	// Razon is the reference's Razon (3–180 characters).
-	Razon string `json:"razon"`
-	// Lineas are the lines credited, by the referenced document's line
-	// number; none means every line with what remains of it.
-	Lineas []VoidLine `json:"lineas"`
-}
+// VoidRequest is the body of POST /api/documents/{clave}/anular/v4, the
+// contract's type in package hacienda/api.
+type VoidRequest = api.VoidRequest
 
-// VoidLine is one credited line.
-type VoidLine struct {
-	NumeroLinea hacienda.FlexString `json:"numeroLinea"`
-	Cantidad    hacienda.FlexString `json:"cantidad"`
-}
+// VoidLine is one credited line of a VoidRequest.
+type VoidLine = api.VoidLine
 
 // PaymentRequest is the body of POST /api/documents/{clave}/recibo-pago/v4.
-type PaymentRequest struct {
-	IDExterno string `json:"id_externo"`
-	// Monto is the amount paid, taxes included, in the document's
-	// currency (up to 5 decimals).
-	Monto hacienda.FlexString `json:"monto"`
-	// MedioPago is one nota-6 TipoMedioPago code (01–07).
-	MedioPago hacienda.FlexString `json:"medioPago"`
-	// Fecha is the date the payment was received (default: today); the
-	// receipt's lines name it.
-	Fecha string `json:"fecha"`
-}
+type PaymentRequest = api.PaymentRequest
 
 // Void issues a credit note (NC, 03) for the accepted document clave.
 func (p *Pipeline) Void(ctx context.Context, pr tenant.Principal, clave string, req *VoidRequest) (Outcome, error) {
