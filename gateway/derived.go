@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"reflect"
+	"strconv"
 	"strings"
 
 	"facturad/hacienda"
@@ -113,6 +114,11 @@ func checkJSONValue(x any, t reflect.Type, path string, errs map[string][]string
 	case t.Kind() == reflect.String:
 		if _, ok := x.(string); !ok {
 			add("must be a string")
+		}
+	case t.Kind() == reflect.Int:
+		n, ok := x.(json.Number)
+		if _, err := strconv.ParseInt(string(n), 10, 32); !ok || err != nil {
+			add("must be an integer")
 		}
 	case t.Kind() == reflect.Slice:
 		a, ok := x.([]any)

@@ -75,6 +75,8 @@ func TestDerivedBodies(t *testing.T) {
 		{"error/void wrong types at once", void, `{"id_externo":7,"razon":["a"],"lineas":[{"numeroLinea":true,"cantidad":{}}]}`,
 			[]string{"id_externo", "razon", "lineas[0].numeroLinea", "lineas[0].cantidad"}},
 		{"error/void lines not an array", void, `{"id_externo":"nc-1","razon":"x y z","lineas":{"numeroLinea":1}}`, []string{"lineas"}},
+		{"error/void line numbers not integers", void, `{"id_externo":"nc-1","razon":"x y z","lineas":[{"numeroLinea":"1","cantidad":1},{"numeroLinea":1.5,"cantidad":1},{"numeroLinea":99999999999,"cantidad":1}]}`,
+			[]string{"lineas[0].numeroLinea", "lineas[1].numeroLinea", "lineas[2].numeroLinea"}},
 		{"error/void a line not an object", void, `{"id_externo":"nc-1","razon":"x y z","lineas":[1]}`, []string{"lineas[0]"}},
 		{"error/payment unknown and mistyped", pay, `{"id_externo":"rep-1","monto":[1],"medio_pago":"04","fecha":20261121}`,
 			[]string{"monto", "medio_pago", "fecha"}},
@@ -119,7 +121,7 @@ func TestDerivedBodies(t *testing.T) {
 	b.do(t, "POST", void, &fakeBranch, "application/json", []byte(`{"id_externo":"nc-9","razon":"Parcial","lineas":[{"numeroLinea":2,"cantidad":0.5}]}`))
 	b.do(t, "POST", pay, &fakeBranch, "application/json", []byte(`{"id_externo":"rep-9","monto":"12.5","medioPago":"02"}`))
 	if len(f.voids) != 1 || f.voids[0].IDExterno != "nc-9" || f.voids[0].Razon != "Parcial" || len(f.voids[0].Lineas) != 1 ||
-		f.voids[0].Lineas[0].NumeroLinea.String() != "2" || f.voids[0].Lineas[0].Cantidad.String() != "0.5" {
+		f.voids[0].Lineas[0].NumeroLinea != 2 || f.voids[0].Lineas[0].Cantidad.String() != "0.5" {
 		t.Errorf("void given %+v", f.voids)
 	}
 	if len(f.pays) != 1 || f.pays[0].IDExterno != "rep-9" || f.pays[0].Monto.String() != "12.5" || f.pays[0].MedioPago.Code() != "02" || f.pays[0].Fecha != "" {

@@ -300,10 +300,7 @@ func (p *Pipeline) buildVoid(ctx context.Context, o *original, v *VoidRequest) (
 		seen := map[int]bool{}
 		for i, l := range v.Lineas {
 			path := fmt.Sprintf("lineas[%d]", i)
-			var n int
-			if _, err := fmt.Sscan(l.NumeroLinea.String(), &n); err != nil || fmt.Sprint(n) != l.NumeroLinea.String() {
-				return nil, nil, invalidField(path+".numeroLinea", "must be a line number of the document")
-			}
+			n := l.NumeroLinea
 			idx, ok := byNumero[n]
 			if !ok {
 				return nil, nil, invalidField(path+".numeroLinea", fmt.Sprintf("the document has no line %d", n))

@@ -21,10 +21,11 @@ type VoidRequest struct {
 	Lineas []VoidLine `json:"lineas,omitempty"`
 }
 
-// VoidLine is one credited line of a void. Both fields take a JSON number
-// or a string ("1.5").
+// VoidLine is one credited line of a void: the voided document's
+// NumeroLinea (a JSON integer) and the quantity credited (a JSON number or
+// a string holding one, "1.5"; up to 3 decimals).
 type VoidLine struct {
-	NumeroLinea hacienda.FlexString `json:"numeroLinea"`
+	NumeroLinea int                 `json:"numeroLinea"`
 	Cantidad    hacienda.FlexString `json:"cantidad"`
 }
 
