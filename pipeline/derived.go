@@ -275,70 +275,17 @@ func (p *Pipeline) buildVoid(ctx context.Context, o *original, v *VoidRequest) (
 		return nil, nil, invalidField("razon", "is required: 3 to 180 characters")
 	}
 	lines := o.req.DetalleServicio
-	byNumero := map[int]int{}
-	for i, l := range lines {
-		byNumero[l.NumeroLinea] = i
-	}
 	claims, err := p.claims(ctx, o.d.ID)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read the credits of %s: %w", o.d.Clave, err)
 	}
 	done, previous := credited(claims.On)
 
-	var chosen []creditLine
-	if len(v.Lineas) == 0 {
-		for i, l := range lines {
-			left := l.Cantidad.Decimal().Sub(done[l.NumeroLinea])
-			if left.Sign() > 0 {
-				chosen = append(chosen, creditLine{numero: l.NumeroLinea, index: i, cantidad: left, path: "clave"})
-			}
-		}
-		if len(chosen) == 0 {
-			return nil, nil, invalidField("clave", "the document is already fully credited")
-		}
-	} else {
-		seen := map[int]bool{}
-		for i, l := range v.Lineas {
-			path := fmt.Sprintf("lineas[%d]", i)
-			n := l.NumeroLinea
-			idx, ok := byNumero[n]
-			if !ok {
-				return nil, nil, invalidField(path+".numeroLinea", fmt.Sprintf("the document has no line %d", n))
-			}
-			if seen[n] {
-				return nil, nil, invalidField(path+".numeroLinea", fmt.Sprintf("line %d is named twice", n))
-			}
-			seen[n] = true
-			q, err := decimal.NewFromString(l.Cantidad.String())
-			if err != nil || q.Sign() <= 0 || q.Exponent() < -3 {
-				return nil, nil, invalidField(path+".cantidad", "must be a quantity greater than 0 with up to 3 decimals")
-			}
-			left := lines[idx].Cantidad.Decimal().Sub(done[n])
-			if q.GreaterThan(left) {
-				return nil, nil, invalidField(path+".cantidad", fmt.Sprintf("is more than what remains uncredited of line %d (%s)", n, left.String()))
-			}
-			chosen = append(chosen, creditLine{numero: n, index: idx, cantidad: q, path: path + ".cantidad"})
-		}
+	chosen, err := chooseLines(lines, done, v.Lineas)
+	if err != nil {
+		return nil, nil, err
 	}
-
-	// A full void credits everything and follows no other credit.
-	full := previous == 0 && len(chosen) == len(lines)
-	goods := true
-	for _, c := range chosen {
-		if !c.cantidad.Equal(lines[c.index].Cantidad.Decimal()) {
-			full = false
-		}
-		if cabys := lines[c.index].CodigoCABYS; cabys == "" || cabys[0] > '4' {
-			goods = false
-		}
-	}
-	code := "02"
-	switch {
-	case full:
-		code = "01"
-	case goods:
-		code = "06"
-	}
+	code, full := creditCode(lines, chosen, previous)
 
 	nc := *o.req
 	nc.TipoDocumento = hacienda.FlexString(hacienda.TypeNC)
@@ -380,6 +327,78 @@ func (p *Pipeline) buildVoid(ctx context.Context, o *original, v *VoidRequest) (
 			return nil
 		}}
 	return &nc, claim, nil
+}
+
+// chooseLines picks the lines a credit note credits from the original's
+// lines, given what the live credit notes credited of each (done): every
+// line with what remains of it when asked names none, else the lines
+// asked for, each at most what remains of it.
+func chooseLines(lines []hacienda.LineaDetalle, done map[int]decimal.Decimal, asked []VoidLine) ([]creditLine, error) {
+	byNumero := map[int]int{}
+	for i, l := range lines {
+		byNumero[l.NumeroLinea] = i
+	}
+	var chosen []creditLine
+	if len(asked) == 0 {
+		for i, l := range lines {
+			left := l.Cantidad.Decimal().Sub(done[l.NumeroLinea])
+			if left.Sign() > 0 {
+				chosen = append(chosen, creditLine{numero: l.NumeroLinea, index: i, cantidad: left, path: "clave"})
+			}
+		}
+		if len(chosen) == 0 {
+			return nil, invalidField("clave", "the document is already fully credited")
+		}
+		return chosen, nil
+	}
+	seen := map[int]bool{}
+	for i, l := range asked {
+		path := fmt.Sprintf("lineas[%d]", i)
+		n := l.NumeroLinea
+		idx, ok := byNumero[n]
+		if !ok {
+			return nil, invalidField(path+".numeroLinea", fmt.Sprintf("the document has no line %d", n))
+		}
+		if seen[n] {
+			return nil, invalidField(path+".numeroLinea", fmt.Sprintf("line %d is named twice", n))
+		}
+		seen[n] = true
+		q, err := decimal.NewFromString(l.Cantidad.String())
+		if err != nil || q.Sign() <= 0 || q.Exponent() < -3 {
+			return nil, invalidField(path+".cantidad", "must be a quantity greater than 0 with up to 3 decimals")
+		}
+		left := lines[idx].Cantidad.Decimal().Sub(done[n])
+		if q.GreaterThan(left) {
+			return nil, invalidField(path+".cantidad", fmt.Sprintf("is more than what remains uncredited of line %d (%s)", n, left.String()))
+		}
+		chosen = append(chosen, creditLine{numero: n, index: idx, cantidad: q, path: path + ".cantidad"})
+	}
+	return chosen, nil
+}
+
+// creditCode is the credit note's reference code (nota 9) for the chosen
+// lines of the original's lines, previous being how many live credit
+// notes came before: 01 (anula, full) when it credits every line whole
+// and none came before; else 06 (devolución de mercancía) when every line
+// credited is goods (a CAByS starting 0–4), else 02 (corrige monto).
+func creditCode(lines []hacienda.LineaDetalle, chosen []creditLine, previous int) (code string, full bool) {
+	full = previous == 0 && len(chosen) == len(lines)
+	goods := true
+	for _, c := range chosen {
+		if !c.cantidad.Equal(lines[c.index].Cantidad.Decimal()) {
+			full = false
+		}
+		if cabys := lines[c.index].CodigoCABYS; cabys == "" || cabys[0] > '4' {
+			goods = false
+		}
+	}
+	switch {
+	case full:
+		return "01", true
+	case goods:
+		return "06", false
+	}
+	return "02", false
 }
 
 // scaleLine is a line of the original at quantity q: its discounts given
@@ -532,25 +551,9 @@ func (p *Pipeline) buildPayment(ctx context.Context, o *original, r *PaymentRequ
 		return nil, nil, invalidField("clave", "the document has no amount to pay")
 	}
 
-	// The original's tax groups, with their rates from its lines.
-	var groups []*taxGroup
-	byKey := map[string]*taxGroup{}
-	for _, g := range o.xml.ResumenFactura.TotalDesgloseImpuesto {
-		key := g.Codigo + "/" + g.CodigoTarifaIVA
-		tg := &taxGroup{key: key, codigo: g.Codigo, tarifa: g.CodigoTarifaIVA, total: g.TotalMontoImpuesto.Decimal()}
-		byKey[key] = tg
-		groups = append(groups, tg)
-	}
-	for _, l := range o.xml.DetalleServicio {
-		for _, t := range l.Impuesto {
-			if tg := byKey[t.Codigo+"/"+t.CodigoTarifaIVA]; tg != nil && t.Tarifa.IsSet() {
-				tg.rate = t.Tarifa.Decimal()
-				tg.codigoImpuestoO = t.CodigoImpuestoOTRO
-			}
-			if t.Codigo == "08" {
-				return nil, nil, invalidField("clave", "a document with tax code 08 (bienes usados) cannot be paid by this call: its tax is a factor, not a rate")
-			}
-		}
+	groups, err := taxGroups(o.xml)
+	if err != nil {
+		return nil, nil, err
 	}
 
 	claims, err := p.claims(ctx, o.d.ID)
@@ -576,53 +579,8 @@ func (p *Pipeline) buildPayment(ctx context.Context, o *original, r *PaymentRequ
 		}
 	}
 
-	// The tax of each group: monto × group tax / TotalComprobante, the
-	// last payment (the one that settles the balance) what remains of
-	// each group's tax.
-	taxes := map[string]string{}
-	var lines []hacienda.LineaDetalle
-	rest := monto
 	detalle := fmt.Sprintf("Pago %d del comprobante %s, recibido el %s", npaid+1, o.d.Consecutivo, fecha.Format("2006-01-02"))
-	for _, g := range groups {
-		if g.total.Sign() == 0 || g.rate.Sign() == 0 {
-			continue
-		}
-		t := monto.Mul(g.total).DivRound(total, 10).Round(hacienda.MoneyPlaces)
-		if last {
-			t = g.total.Sub(paid[g.key])
-		}
-		if t.Sign() <= 0 {
-			continue
-		}
-		// The calculation computes the tax as SubTotal × rate: the base
-		// t × 100 / rate, to 5 decimals, gives back t exactly.
-		base := t.Mul(decimal.New(100, 0)).DivRound(g.rate, hacienda.MoneyPlaces)
-		if base.Sign() <= 0 {
-			continue
-		}
-		taxes[g.key] = t.String()
-		imp := hacienda.Impuesto{Codigo: g.codigo, CodigoTarifaIVA: g.tarifa, CodigoImpuestoOTRO: g.codigoImpuestoO}
-		if g.codigo != hacienda.ImpuestoIVA && g.codigo != hacienda.ImpuestoIVAEspecial {
-			imp.Tarifa = hacienda.NewAmount(g.rate)
-		}
-		lines = append(lines, hacienda.LineaDetalle{Detalle: detalle, MontoTotal: hacienda.NewAmount(base),
-			SubTotal: hacienda.NewAmount(base), Impuesto: []hacienda.Impuesto{imp}})
-		rest = rest.Sub(base).Sub(t)
-	}
-	switch {
-	case rest.Sign() > 0:
-		// What is not the base of a tax: exempt and non-taxed sales, other
-		// charges, and the bases' rounding.
-		lines = append(lines, hacienda.LineaDetalle{Detalle: detalle, MontoTotal: hacienda.NewAmount(rest), SubTotal: hacienda.NewAmount(rest)})
-	case rest.Sign() < 0:
-		// The bases' rounding went over: the last line's amount gives it
-		// back (its tax base stays).
-		l := &lines[len(lines)-1]
-		l.MontoTotal = hacienda.NewAmount(l.MontoTotal.Decimal().Add(rest))
-	}
-	for i := range lines {
-		lines[i].NumeroLinea = i + 1
-	}
+	lines, taxes := splitPayment(groups, total, monto, paid, last, detalle)
 
 	rep := &hacienda.SendDocumentRequest{
 		TipoDocumento:  hacienda.FlexString(hacienda.TypeREP),
@@ -649,6 +607,84 @@ func (p *Pipeline) buildPayment(ctx context.Context, o *original, r *PaymentRequ
 			return nil
 		}}
 	return rep, claim, nil
+}
+
+// taxGroups are the original's tax groups (its TotalDesgloseImpuesto),
+// with their rates read from its lines. A tax of code 08 (a factor, not a
+// rate) cannot be split by this call.
+func taxGroups(x *hacienda.Document) ([]*taxGroup, error) {
+	var groups []*taxGroup
+	byKey := map[string]*taxGroup{}
+	for _, g := range x.ResumenFactura.TotalDesgloseImpuesto {
+		key := g.Codigo + "/" + g.CodigoTarifaIVA
+		tg := &taxGroup{key: key, codigo: g.Codigo, tarifa: g.CodigoTarifaIVA, total: g.TotalMontoImpuesto.Decimal()}
+		byKey[key] = tg
+		groups = append(groups, tg)
+	}
+	for _, l := range x.DetalleServicio {
+		for _, t := range l.Impuesto {
+			if t.Codigo == "08" {
+				return nil, invalidField("clave", "a document with tax code 08 (bienes usados) cannot be paid by this call: its tax is a factor, not a rate")
+			}
+			if tg := byKey[t.Codigo+"/"+t.CodigoTarifaIVA]; tg != nil && t.Tarifa.IsSet() {
+				tg.rate = t.Tarifa.Decimal()
+				tg.codigoImpuestoO = t.CodigoImpuestoOTRO
+			}
+		}
+	}
+	return groups, nil
+}
+
+// splitPayment builds a payment receipt's lines for monto paid of a
+// document of TotalComprobante total whose tax groups are groups, paid
+// being the tax the earlier live receipts took of each group (by key):
+// one line per taxed group, its tax monto × group tax / total (5
+// decimals, half away from zero), or with last (the payment that settles
+// the balance) what remains of the group's tax; its base the tax × 100 /
+// rate (5 decimals), which the calculation turns back into the same tax.
+// One more untaxed line carries the rest of monto (exempt sales, other
+// charges, the bases' rounding), so the lines' amounts add up to monto; a
+// rest below 0 is taken off the last line's MontoTotal. taxes is each
+// group's tax by key, for the claim.
+func splitPayment(groups []*taxGroup, total, monto decimal.Decimal, paid map[string]decimal.Decimal, last bool, detalle string) ([]hacienda.LineaDetalle, map[string]string) {
+	taxes := map[string]string{}
+	var lines []hacienda.LineaDetalle
+	rest := monto
+	for _, g := range groups {
+		if g.total.Sign() == 0 || g.rate.Sign() == 0 {
+			continue
+		}
+		t := monto.Mul(g.total).DivRound(total, 10).Round(hacienda.MoneyPlaces)
+		if last {
+			t = g.total.Sub(paid[g.key])
+		}
+		if t.Sign() <= 0 {
+			continue
+		}
+		base := t.Mul(decimal.New(100, 0)).DivRound(g.rate, hacienda.MoneyPlaces)
+		if base.Sign() <= 0 {
+			continue
+		}
+		taxes[g.key] = t.String()
+		imp := hacienda.Impuesto{Codigo: g.codigo, CodigoTarifaIVA: g.tarifa, CodigoImpuestoOTRO: g.codigoImpuestoO}
+		if g.codigo != hacienda.ImpuestoIVA && g.codigo != hacienda.ImpuestoIVAEspecial {
+			imp.Tarifa = hacienda.NewAmount(g.rate)
+		}
+		lines = append(lines, hacienda.LineaDetalle{Detalle: detalle, MontoTotal: hacienda.NewAmount(base),
+			SubTotal: hacienda.NewAmount(base), Impuesto: []hacienda.Impuesto{imp}})
+		rest = rest.Sub(base).Sub(t)
+	}
+	switch {
+	case rest.Sign() > 0:
+		lines = append(lines, hacienda.LineaDetalle{Detalle: detalle, MontoTotal: hacienda.NewAmount(rest), SubTotal: hacienda.NewAmount(rest)})
+	case rest.Sign() < 0 && len(lines) > 0:
+		l := &lines[len(lines)-1]
+		l.MontoTotal = hacienda.NewAmount(l.MontoTotal.Decimal().Add(rest))
+	}
+	for i := range lines {
+		lines[i].NumeroLinea = i + 1
+	}
+	return lines, taxes
 }
 
 // withBalances sets SaldoPendiente on the documents that allow a payment
