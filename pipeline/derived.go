@@ -564,7 +564,7 @@ func (p *Pipeline) buildPayment(ctx context.Context, o *original, r *PaymentRequ
 	if monto.GreaterThan(saldo) {
 		return nil, nil, invalidField("monto", "is more than the balance of the document ("+FormatBalance(saldo)+")")
 	}
-	last := monto.Equal(saldo)
+	last := settlesExactly(claims.On, monto, saldo)
 	paid := map[string]decimal.Decimal{}
 	npaid := 0
 	for _, c := range claims.On {
@@ -633,6 +633,25 @@ func taxGroups(x *hacienda.Document) ([]*taxGroup, error) {
 		}
 	}
 	return groups, nil
+}
+
+// settlesExactly reports whether a payment of monto, with the balance at
+// saldo and live the live claims on the document, takes each tax group's
+// exact remainder: when it settles the balance and no credit note is on
+// the document. A credit note credited part of the document's taxes,
+// which its claim does not split by group, so the remainders of the
+// original's groups are not what is owed; the payment is then split pro
+// rata like any other.
+func settlesExactly(live []tenant.Claim, monto, saldo decimal.Decimal) bool {
+	if !monto.Equal(saldo) {
+		return false
+	}
+	for _, c := range live {
+		if c.Kind == tenant.ClaimCredit {
+			return false
+		}
+	}
+	return true
 }
 
 // splitPayment builds a payment receipt's lines for monto paid of a

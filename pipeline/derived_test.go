@@ -400,3 +400,38 @@ func TestBuildReissue(t *testing.T) {
 		})
 	}
 }
+
+// TestSettlesExactly: only the payment that settles the balance of a
+// document no credit note credited takes the groups' exact remainders. A
+// sale of 1130 (130 of tax) credited by half and paid 565 in one payment
+// owes 65 of tax, not the original's 130.
+func TestSettlesExactly(t *testing.T) {
+	pay := tenant.Claim{Kind: tenant.ClaimPayment, Amount: "100"}
+	credit := tenant.Claim{Kind: tenant.ClaimCredit, Amount: "565"}
+	tests := []struct {
+		name         string
+		live         []tenant.Claim
+		monto, saldo string
+		want         bool
+	}{
+		{"settles, nothing before", nil, "1130", "1130", true},
+		{"settles after payments", []tenant.Claim{pay, pay}, "930", "930", true},
+		{"does not settle", []tenant.Claim{pay}, "500", "1030", false},
+		{"settles after a credit note", []tenant.Claim{credit}, "565", "565", false},
+		{"settles after a payment and a credit note", []tenant.Claim{pay, credit}, "465", "465", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := settlesExactly(tt.live, dec(tt.monto), dec(tt.saldo)); got != tt.want {
+				t.Errorf("settlesExactly = %v, want %v", got, tt.want)
+			}
+		})
+	}
+	// The credited sale's payment, split pro rata: 65 of tax, 500 of base.
+	g := []*taxGroup{{key: "01/08", codigo: "01", tarifa: "08", rate: dec("13"), total: dec("130")}}
+	live := []tenant.Claim{credit}
+	lines, taxes := splitPayment(g, dec("1130"), dec("565"), map[string]decimal.Decimal{}, settlesExactly(live, dec("565"), dec("565")), "Pago")
+	if taxes["01/08"] != "65" || len(lines) != 1 || lines[0].SubTotal.String() != "500" || lines[0].MontoTotal.String() != "500" {
+		t.Errorf("the credited sale's payment: %+v, %v", lines, taxes)
+	}
+}
