@@ -28,13 +28,14 @@ import (
 // added to the service that is in neither this list nor the table of
 // TestAuditEveryWriteRoute fails it.
 var notAudited = map[string]string{
-	"POST /api/documents/v4":           "issuing a document: the document itself is the record (who, when, what)",
-	"PUT /api/documents/{clave}/v4":    "a check asks the tax authority for a document's state; no configuration changes",
-	"POST /api/documents/calculate/v4": "stores nothing",
-	"POST /api/received/v4":            "the receiver's message is a document of its own, recorded as such",
-	"PUT /api/received/{clave}/v4":     "a check, as for issued documents",
-	"POST " + pipeline.CallbackPath:    "the tax authority's callback, public: it only settles a document's state",
-	"POST " + ConnectionTestPath:       "the connection test logs in and opens the certificate; it changes no configuration",
+	"POST /api/documents/v4":                  "issuing a document: the document itself is the record (who, when, what)",
+	"PUT /api/documents/{clave}/v4":           "a check asks the tax authority for a document's state; no configuration changes",
+	"POST /api/documents/calculate/v4":        "stores nothing",
+	"POST /api/documents/{clave}/reemitir/v4": "issuing a document like a send, which changes nothing of the rejected one: the new document, with its reference, is the record",
+	"POST /api/received/v4":                   "the receiver's message is a document of its own, recorded as such",
+	"PUT /api/received/{clave}/v4":            "a check, as for issued documents",
+	"POST " + pipeline.CallbackPath:           "the tax authority's callback, public: it only settles a document's state",
+	"POST " + ConnectionTestPath:              "the connection test logs in and opens the certificate; it changes no configuration",
 }
 
 // auditSecretPIN and the passwords below are values that must never
@@ -228,6 +229,27 @@ func testAuditEveryWriteRoute(t *testing.T, store tenant.Store) {
 	calcID, _ := call("POST /api/documents/calculate/v4", "/api/documents/calculate/v4", user, "application/json", sendBody)
 	step("POST "+pathDocumentEmail, "/api/documents/"+clave+"/email/v4", w.admin, 0, "", nil, tenant.AuditEmailRequeue, coID)
 
+	// The accepted document voided in part, and a credit sale paid in
+	// part: each changes what a document already issued stands for, and
+	// is recorded with the document's company (A.15). A re-issue, like a
+	// send, is not (notAudited).
+	if st := w.do(t, "GET", "/api/documents/"+clave+"/v4", &user, "", nil).object(t)["estado"]; st != "01" {
+		t.Fatalf("the document to void is in %v, not accepted", st)
+	}
+	step("POST "+pathDocumentVoid, "/api/documents/"+clave+"/anular/v4", user, coID, "application/json",
+		[]byte(`{"id_externo":"auditoria-nc","razon":"Devolución parcial","lineas":[{"numeroLinea":1,"cantidad":1}]}`),
+		tenant.AuditDocumentVoid, coID, "id_externo", "lineas", "razon")
+	creditBody := strings.Replace(strings.Replace(string(sendBody), `"auditoria-1"`, `"auditoria-credito"`, 1),
+		`"condicion_venta":"01"`, `"condicion_venta":"10","plazo_credito":30`, 1)
+	_, r = call("POST /api/documents/v4", "/api/documents/v4", user, "application/json", []byte(creditBody))
+	credito, _ := r.object(t)["clave"].(string)
+	if _, r = call("PUT /api/documents/{clave}/v4", "/api/documents/"+credito+"/v4", user, "", nil); r.object(t)["estado"] != "01" {
+		t.Fatalf("the credit sale was not accepted: %s", r.body)
+	}
+	step("POST "+pathDocumentPayment, "/api/documents/"+credito+"/recibo-pago/v4", user, coID, "application/json",
+		[]byte(`{"id_externo":"auditoria-rep","monto":"1000","medioPago":"04"}`),
+		tenant.AuditDocumentPayment, coID, "id_externo", "medioPago", "monto")
+
 	// Every write route is driven or listed as recording nothing.
 	driven := map[string]bool{}
 	for _, s := range steps {
@@ -336,6 +358,9 @@ const (
 	pathWebhooks      = "/api/companies/{companyId}/webhooks/v4"
 	pathWebhook       = "/api/companies/{companyId}/webhooks/{webhookId}/v4"
 	pathDocumentEmail = "/api/documents/{clave}/email/v4"
+
+	pathDocumentVoid    = "/api/documents/{clave}/anular/v4"
+	pathDocumentPayment = "/api/documents/{clave}/recibo-pago/v4"
 )
 
 // TestAuditLogRoute: the log's pages (A.10's shape, newest first, cursors

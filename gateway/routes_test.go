@@ -93,7 +93,7 @@ func serviceRoutes(t testing.TB, d routeDeps) []Route {
 	return slices.Concat(DocumentRoutes(d.docs), ReceivedRoutes(d.docs), WebhookRoutes(d.tenants),
 		[]Route{list, listReceived, audit, CalculateRoute(), CallbackRoute(d.docs)},
 		EmailRoutes(d.docs, d.tenants), RegistryRoutes(d.registry), []Route{ConnectionTestRoute(d.docs)}, operators, UsageRoutes(d.tenants),
-		[]Route{IVARoute(d.tenants), ExportRoute(d.exporter)})
+		[]Route{IVARoute(d.tenants), ExportRoute(d.exporter)}, DerivedRoutes(d.docs))
 }
 
 // TestServiceRoutesComplete: serviceRoutes calls every exported function

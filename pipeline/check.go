@@ -30,7 +30,9 @@ func (p *Pipeline) Document(ctx context.Context, pr tenant.Principal, clave stri
 		}
 		return tenant.Document{}, fmt.Errorf("document %s: authorize: %w", clave, err)
 	}
-	return d, nil
+	docs := []tenant.Document{d}
+	p.withBalances(ctx, docs)
+	return docs[0], nil
 }
 
 // Check runs the check call (A.5): it asks the tax authority about the

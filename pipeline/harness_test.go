@@ -255,7 +255,9 @@ func companyInput(id string, p12 []byte) tenant.CompanyInput {
 func (b *bundle) sendOfType(t *testing.T, tipo hacienda.DocumentType, idExterno string, factura *string) Outcome {
 	t.Helper()
 	r := request(string(tipo), idExterno)
-	if tipo.IsNote() {
+	if tipo.IsNote() || tipo == hacienda.TypeREP {
+		// The sandbox accepts a note or a payment receipt only about a
+		// document it received.
 		r["informacionReferencia"] = []any{referenceTo(*factura)}
 	}
 	out := b.mustSend(t, r)

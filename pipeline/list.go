@@ -23,6 +23,7 @@ func (p *Pipeline) ListDocuments(ctx context.Context, pr tenant.Principal, compa
 	if err != nil {
 		return nil, fmt.Errorf("list documents: %w", err)
 	}
+	p.withBalances(ctx, docs)
 	return docs, nil
 }
 

@@ -89,6 +89,9 @@ type job struct {
 	// send says the job runs a send call (not the background worker): the
 	// test-only fault points apply to it.
 	send bool
+	// claim is a derived document's claim on the document it references
+	// (derived.go), written when the document is numbered.
+	claim *tenant.Claim
 
 	is  tenant.Issuer
 	log *slog.Logger
@@ -330,6 +333,7 @@ func (j *job) number(ctx context.Context, doc *hacienda.Document, resume *tenant
 		Submission: tenant.Submission{Phase: tenant.PhaseNumbered, Estado: tenant.StatePending,
 			NextAttemptAt: now.Add(p.o.InFlightGrace)},
 	}
+	d.Claim = j.claimFor(doc)
 	if c := strings.TrimSpace(j.req.Clave); c != "" {
 		// The caller numbered the document: its clave, once it agrees with
 		// the company, branch, terminal, type, situación and date, keeps its
@@ -361,6 +365,24 @@ func (j *job) number(ctx context.Context, doc *hacienda.Document, resume *tenant
 	}
 	doc.Clave, doc.NumeroConsecutivo = d.Clave, d.Consecutivo
 	return d, nil
+}
+
+// claimFor is the claim a document being numbered writes: a derived
+// document's on the document it references (a credit note's amount being
+// its TotalComprobante), or the balance a credit sale (CondicionVenta 08 or
+// 10) opens for payment receipts; nil for any other.
+func (j *job) claimFor(doc *hacienda.Document) *tenant.Claim {
+	if j.claim != nil {
+		c := *j.claim
+		if c.Kind == tenant.ClaimCredit {
+			c.Amount = doc.ResumenFactura.TotalComprobante.Decimal().String()
+		}
+		return &c
+	}
+	if _, ok := repCondicion[doc.CondicionVenta]; ok && doc.Type != hacienda.TypeNC && doc.Type != hacienda.TypeREP {
+		return &tenant.Claim{Kind: tenant.ClaimBalance, Amount: doc.ResumenFactura.TotalComprobante.Decimal().String()}
+	}
+	return nil
 }
 
 // numberAs numbers doc with the number the store reserved for d (its

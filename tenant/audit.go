@@ -33,6 +33,8 @@ const (
 	AuditWebhookDelete   = "webhook.borrar"      // a webhook removed
 	AuditEmailRequeue    = "correo.reenviar"     // failed e-mails made pending again
 	AuditDocumentRequeue = "documento.reencolar" // stopped documents made due again
+	AuditDocumentVoid    = "documento.anular"    // a credit note crediting an accepted document (A.15)
+	AuditDocumentPayment = "documento.pagar"     // a payment receipt lowering a credit sale's balance (A.15)
 	AuditAdminReset      = "admin.restablecer"   // the bootstrap admin's credentials reset
 )
 

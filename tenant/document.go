@@ -48,6 +48,17 @@ type Document struct {
 	CreatedAt time.Time
 	UpdatedAt time.Time
 
+	// SaldoPendiente is what remains to be paid of a document that allows
+	// a payment receipt (A.15), as a decimal string in TotalComprobante
+	// terms; set by the reads that compute it (the read call, the
+	// listing), empty otherwise. It is not stored.
+	SaldoPendiente string
+
+	// Claim, when set on a document being reserved, is written with it in
+	// the same transaction (see Claim); it is not read back with the
+	// document (see ClaimStore).
+	Claim *Claim
+
 	// Quota is what ReserveDocument found of the company's monthly quota
 	// (A.14), this document counted: nil when the company has none, and
 	// on every document read back (it is not stored).
@@ -93,6 +104,13 @@ type DocumentStore interface {
 	// already is ErrConflict, quota reached or not, and counts nothing. A
 	// reservation that counts sets d.Quota. A missing company is
 	// ErrNotFound.
+	//
+	// A document carrying a Claim has it written in the same transaction;
+	// a claim on another document first locks that document's row, so
+	// that claims on one document are reserved one at a time across
+	// replicas, and calls Claim.Check with the live claims on it: its
+	// error refuses the reservation, which takes no number and counts
+	// nothing. A missing referenced document is ErrNotFound.
 	ReserveDocument(ctx context.Context, d *Document) error
 	// SaveDocument replaces the mutable fields of the document d.ID (every
 	// field but ID, CompanyID, BranchID, Ambiente, IDExterno, RequestHash,

@@ -635,13 +635,13 @@ const idMarker = "ID-EXTERNO-MARKER"
 
 func sendTemplates(seed int64) ([]sendTemplate, error) {
 	// 40 consecutive generated requests cover every feature of the
-	// generator and every document type but the notes: a credit or debit
-	// note is accepted only when it refers to a document the tax authority
-	// received, and a synthetic load would credit one invoice many times
-	// over (the sandbox rejects that as the real service does).
+	// generator and every document type but the notes and the payment
+	// receipts: each is accepted only when it refers to a document the tax
+	// authority received, and a synthetic load would credit one invoice
+	// many times over (the sandbox rejects that as the real service does).
 	var out []sendTemplate
 	for _, r := range sample.Requests(seed, 40) {
-		if t := hacienda.DocumentType(r.TipoDocumento.Code()); t.IsNote() {
+		if t := hacienda.DocumentType(r.TipoDocumento.Code()); t.IsNote() || t == hacienda.TypeREP {
 			continue
 		}
 		r.IDExterno = idMarker

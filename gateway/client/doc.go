@@ -1,6 +1,7 @@
 // Package client is a Go client for the facturad API (contract version 4):
 // companies, branches and API users, and the document calls (send, check,
-// read, the signed XML and the tax authority's answer, calculate).
+// read, the signed XML and the tax authority's answer, calculate; void,
+// re-issue and payment receipt of an issued document).
 //
 // It speaks plain net/http, so it fits an integrator's program as it is:
 // bring your own *http.Client (timeouts, proxies, TLS) or take the default.

@@ -52,6 +52,10 @@ var (
 	adminToken = "admin-token-for-the-examples-0123456789"
 )
 
+// testSandbox is the service's tax-authority sandbox, whose faults a test
+// may set (to have a document rejected) and must clear.
+var testSandbox *sandbox.Sandbox
+
 // testService is a started service and how to stop it.
 type testService struct {
 	url   string
@@ -118,6 +122,7 @@ func startService(ctx context.Context, dir string) (_ *testService, err error) {
 		return nil, err
 	}
 	s.stops = append(s.stops, sb.Close)
+	testSandbox = sb.Sandbox
 	hc, err := recepcion.New(recepcion.Options{
 		Environment: recepcion.Environment("sandbox"), APIURL: sb.APIURL(), TokenURL: sb.TokenURL(),
 		Logger: log, Registerer: reg,
@@ -182,7 +187,7 @@ func startService(ctx context.Context, dir string) (_ *testService, err error) {
 		Tenants: tenants, Ready: gateway.ReadyFunc(store.Ping), Logger: log, Registerer: reg,
 		Routes: append(append(append(append(append(gateway.DocumentRoutes(docs), gateway.ReceivedRoutes(docs)...), list, audit, gateway.CalculateRoute()),
 			append(append(gateway.EmailRoutes(docs, tenants), gateway.RegistryRoutes(registries)...), gateway.ConnectionTestRoute(docs))...), operators...),
-			append(gateway.UsageRoutes(tenants), gateway.IVARoute(tenants), gateway.ExportRoute(exporter))...),
+			append(append(gateway.UsageRoutes(tenants), gateway.IVARoute(tenants), gateway.ExportRoute(exporter)), gateway.DerivedRoutes(docs)...)...),
 	})
 	if err != nil {
 		return nil, err

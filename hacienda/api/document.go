@@ -49,6 +49,11 @@ type Document struct {
 	// refuse the document (A.13), each "<field>: <what>"; only on the
 	// send that issued it, and left out when there is nothing to say.
 	Advertencias []string `json:"advertencias,omitempty"`
+	// SaldoPendiente is what remains to be paid of a credit sale that
+	// allows a payment receipt (CondicionVenta 08 or 10; A.15): a decimal
+	// string with 5 decimals in TotalComprobante terms, "0.00000" once
+	// paid or credited; left out for any other document.
+	SaldoPendiente string `json:"saldoPendiente,omitempty"`
 }
 
 // Final reports whether the tax authority's verdict is final: accepted,

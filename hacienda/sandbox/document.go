@@ -319,12 +319,14 @@ var referencedTypes = func() map[string]bool {
 	return m
 }()
 
-// references checks a note's references to electronic documents, as the
-// tax authority cross-checks them: each must be a document it received,
-// and a credit note may not credit more than what is left of the
-// referenced document's total after the credit notes accepted before. It
-// returns the findings and, for a credit note, the amounts to record once
-// it is accepted. The caller holds refMu and has checked that d is a note.
+// references checks a note's or a payment receipt's references to
+// electronic documents, as the tax authority cross-checks them: each must
+// be a document it received (a receipt pays a credit sale it knows), and
+// a credit note may not credit more than what is left of the referenced
+// document's total after the credit notes accepted before. It returns the
+// findings and, for a credit note, the amounts to record once it is
+// accepted. The caller holds refMu and has checked that d is a note or a
+// receipt.
 func (s *Sandbox) references(d *document) (lines []string, credits map[*document]decimal.Decimal) {
 	for _, r := range d.info.refs {
 		if !referencedTypes[r.tipo] || !digits(r.numero, 50) {

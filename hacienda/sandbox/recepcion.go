@@ -377,12 +377,13 @@ func (s *Sandbox) judge(ctx context.Context, d *document) {
 	}
 }
 
-// judgeReferences adds the findings of a note's references to lines and,
-// when the note is accepted with them, records what it credits, in one
-// hold of refMu, so that two credit notes judged at once cannot both take
-// the same balance. Other documents do not take the lock.
+// judgeReferences adds the findings of a note's or a payment receipt's
+// references to lines and, when a credit note is accepted with them,
+// records what it credits, in one hold of refMu, so that two credit notes
+// judged at once cannot both take the same balance. Other documents do
+// not take the lock.
 func (s *Sandbox) judgeReferences(d *document, lines []string) ([]string, map[*document]decimal.Decimal) {
-	if !d.info.typ.Note {
+	if !d.info.typ.Note && d.info.typ.Code != hacienda.TypeREP {
 		return lines, nil
 	}
 	s.refMu.Lock()

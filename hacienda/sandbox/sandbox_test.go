@@ -860,8 +860,8 @@ func refDoc(root, clave, consecutivo, total, ref string) []byte {
 		`<ResumenFactura><TotalComprobante>` + total + `</TotalComprobante></ResumenFactura>` + refEl + `</` + root + `>`)
 }
 
-// TestReferencesCrossChecked rejects a note about a document the tax
-// authority never received, and credit notes that together credit more
+// TestReferencesCrossChecked rejects a note or a payment receipt about a
+// document the tax authority never received, and credit notes that together credit more
 // than the referenced document's total.
 func TestReferencesCrossChecked(t *testing.T) {
 	h := newHarness(t, sandbox.Options{})
@@ -889,6 +889,9 @@ func TestReferencesCrossChecked(t *testing.T) {
 		{"error/credit note about an unknown invoice", "NotaCreditoElectronica", "03", 401, "10", unknown, "no corresponde a un comprobante recibido"},
 		{"error/debit note about an unknown invoice", "NotaDebitoElectronica", "02", 402, "10", unknown, "no corresponde a un comprobante recibido"},
 		{"ok/debit note about the invoice", "NotaDebitoElectronica", "02", 403, "5000", factura, ""},
+		{"error/payment receipt about an unknown invoice", "ReciboElectronicoPago", "10", 408, "100", unknown, "no corresponde a un comprobante recibido"},
+		// A receipt credits nothing: the credit notes below still take the whole.
+		{"ok/payment receipt about the invoice", "ReciboElectronicoPago", "10", 409, "700", factura, ""},
 		{"ok/credit of 600", "NotaCreditoElectronica", "03", 404, "600.00", factura, ""},
 		{"error/credit of 500 more", "NotaCreditoElectronica", "03", 405, "500", factura, "excede el saldo del comprobante de referencia"},
 		{"ok/credit of the 400 left", "NotaCreditoElectronica", "03", 406, "400", factura, ""},

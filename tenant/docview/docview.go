@@ -29,6 +29,7 @@ func NewDocument(d tenant.Document, estado tenant.State, withXML, withResponse b
 		CodigoMensajeHacienda:  d.CodigoMensaje,
 		MensajeHacienda:        d.MensajeHacienda,
 		DetalleMensajeHacienda: d.DetalleMensaje,
+		SaldoPendiente:         d.SaldoPendiente,
 	}
 	if a.DetalleMensajeHacienda == nil {
 		a.DetalleMensajeHacienda = []string{}

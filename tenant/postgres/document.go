@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"facturad/tenant"
@@ -238,6 +239,127 @@ func (s *Store) ReserveDocument(ctx context.Context, d *tenant.Document) error {
 	if err := checkNewDocument(d); err != nil {
 		return fmt.Errorf("reserve document %q of branch %d: %w", d.IDExterno, d.BranchID, err)
 	}
+	if d.Claim == nil {
+		return s.reserve(ctx, s.pool, d)
+	}
+	if err := tenant.CheckClaim(d.Claim); err != nil {
+		return fmt.Errorf("reserve document %q of branch %d: %w", d.IDExterno, d.BranchID, err)
+	}
+	// A claim: the referenced document is locked, the claims on it
+	// checked, the document numbered and the claim written, in one
+	// transaction.
+	var saved tenant.Document
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		saved = *d
+		if c := d.Claim; c.RefID != 0 {
+			if err := lockClaims(ctx, tx, c); err != nil {
+				return err
+			}
+		}
+		if err := s.reserve(ctx, tx, &saved); err != nil {
+			return err
+		}
+		detail, err := d.Claim.EncodeDetail()
+		if err != nil {
+			return err
+		}
+		var ref *int64
+		if d.Claim.RefID != 0 {
+			ref = &d.Claim.RefID
+		}
+		if _, err := tx.Exec(ctx, qInsertClaim, saved.ID, ref, d.Claim.Kind, d.Claim.Amount, detail); err != nil {
+			return fmt.Errorf("reserve document %q of branch %d: claim: %w", d.IDExterno, d.BranchID, mapErr(err))
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	*d = saved
+	return nil
+}
+
+// lockClaims locks the document c references and calls c.Check with the
+// live claims on it.
+func lockClaims(ctx context.Context, tx pgx.Tx, c *tenant.Claim) error {
+	var id int64
+	if err := tx.QueryRow(ctx, qLockClaimed, c.RefID).Scan(&id); err != nil {
+		return fmt.Errorf("referenced document %d: %w", c.RefID, mapErr(err))
+	}
+	if c.Check == nil {
+		return nil
+	}
+	live, err := readClaims(ctx, tx, []int64{c.RefID})
+	if err != nil {
+		return err
+	}
+	return c.Check(live[c.RefID].On)
+}
+
+const (
+	qLockClaimed = `SELECT id FROM documents WHERE id = $1 FOR UPDATE`
+	qInsertClaim = `INSERT INTO document_claims (document_id, ref_id, kind, amount, detail) VALUES ($1, $2, $3, $4, $5)`
+	// qDocumentClaims reads the balances of documents $1 and the claims
+	// on them of documents not rejected.
+	qDocumentClaims = `SELECT c.document_id, COALESCE(c.ref_id, 0), c.kind, c.amount, c.detail, d.estado
+FROM document_claims c JOIN documents d ON d.id = c.document_id
+WHERE (c.ref_id = ANY($1) AND d.estado <> '02') OR (c.ref_id IS NULL AND c.document_id = ANY($1))
+ORDER BY c.document_id`
+)
+
+// DocumentClaims implements tenant.ClaimStore.
+func (s *Store) DocumentClaims(ctx context.Context, ids []int64) (map[int64]tenant.Claims, error) {
+	return readClaims(ctx, s.pool, ids)
+}
+
+func readClaims(ctx context.Context, q pgQuerier, ids []int64) (map[int64]tenant.Claims, error) {
+	out := map[int64]tenant.Claims{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := q.Query(ctx, qDocumentClaims, ids)
+	if err != nil {
+		return nil, fmt.Errorf("read claims: %w", mapErr(err))
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			c              tenant.Claim
+			detail, estado string
+		)
+		if err := rows.Scan(&c.DocumentID, &c.RefID, &c.Kind, &c.Amount, &detail, &estado); err != nil {
+			return nil, fmt.Errorf("read claims: %w", mapErr(err))
+		}
+		if err := c.DecodeDetail(detail); err != nil {
+			return nil, err
+		}
+		c.Estado = tenant.State(estado)
+		if c.Kind == tenant.ClaimBalance {
+			cs := out[c.DocumentID]
+			cs.Balance = &c
+			out[c.DocumentID] = cs
+			continue
+		}
+		cs := out[c.RefID]
+		cs.On = append(cs.On, c)
+		out[c.RefID] = cs
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read claims: %w", mapErr(err))
+	}
+	return out, nil
+}
+
+// pgQuerier is what a reservation runs its statements on: the pool, or
+// the transaction of a reservation with a claim.
+type pgQuerier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+}
+
+// reserve runs the reservation on db.
+func (s *Store) reserve(ctx context.Context, db pgQuerier, d *tenant.Document) error {
 	now := s.clock()
 	month := tenant.MonthOf(now)
 	q, extra := qReserveDocument, []any{month.Periodo}
@@ -264,7 +386,7 @@ func (s *Store) ReserveDocument(ctx context.Context, d *tenant.Document) error {
 			id, numero, cuota, used pgtype.Int8
 			counting                bool
 		)
-		if err := s.pool.QueryRow(ctx, q, args...).Scan(&id, &numero, &cuota, &used, &counting); err != nil {
+		if err := db.QueryRow(ctx, q, args...).Scan(&id, &numero, &cuota, &used, &counting); err != nil {
 			return fail(mapErr(err))
 		}
 		switch {
@@ -276,13 +398,13 @@ func (s *Store) ReserveDocument(ctx context.Context, d *tenant.Document) error {
 			}
 			return nil
 		case !counting && attempt < 4:
-			if _, err := s.pool.Exec(ctx, qCountMonth, d.CompanyID, month.Periodo, month.Start, month.End); err != nil {
+			if _, err := db.Exec(ctx, qCountMonth, d.CompanyID, month.Periodo, month.Start, month.End); err != nil {
 				return fail(fmt.Errorf("count the month: %w", mapErr(err)))
 			}
 		case !counting:
 			return fail(errors.New("the month's count of the company could not be made"))
 		default:
-			err := s.refused(ctx, d, month.Periodo, cuota.Int64)
+			err := s.refused(ctx, db, d, month.Periodo, cuota.Int64)
 			if errors.Is(err, errCountMoved) && attempt < 4 {
 				continue
 			}
@@ -303,12 +425,12 @@ var errCountMoved = errors.New("the month's count moved under the refusal")
 // same request won; a repeat never counts), errCountMoved (wrapping a
 // *tenant.QuotaError) when the month's count, read again, is gone or below
 // the quota, else a *tenant.QuotaError.
-func (s *Store) refused(ctx context.Context, d *tenant.Document, periodo string, limit int64) error {
+func (s *Store) refused(ctx context.Context, db pgQuerier, d *tenant.Document, periodo string, limit int64) error {
 	var (
 		used  *int64
 		taken bool
 	)
-	if err := s.pool.QueryRow(ctx, qRefused, d.CompanyID, periodo, d.BranchID, d.IDExterno).Scan(&used, &taken); err != nil {
+	if err := db.QueryRow(ctx, qRefused, d.CompanyID, periodo, d.BranchID, d.IDExterno).Scan(&used, &taken); err != nil {
 		return mapErr(err)
 	}
 	if taken {

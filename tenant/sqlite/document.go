@@ -260,9 +260,26 @@ func (s *Store) ReserveDocument(ctx context.Context, d *tenant.Document) error {
 		quota      *tenant.QuotaUse
 		refused    *tenant.QuotaError
 	)
+	var claimDetail string
+	if c := d.Claim; c != nil {
+		if err := tenant.CheckClaim(c); err != nil {
+			return fmt.Errorf("reserve document %q of branch %d: %w", d.IDExterno, d.BranchID, err)
+		}
+		if claimDetail, err = c.EncodeDetail(); err != nil {
+			return fmt.Errorf("reserve document %q of branch %d: %w", d.IDExterno, d.BranchID, err)
+		}
+	}
 	err = s.batch.do(ctx, func(ctx context.Context, tx *sql.Tx) error {
 		quota, refused = nil, nil
 		var err error
+		// A claim on another document is checked first, against the
+		// claims on it: the write transaction is exclusive, so none is
+		// reserved meanwhile.
+		if c := d.Claim; c != nil && c.RefID != 0 {
+			if err := checkClaims(ctx, tx, c); err != nil {
+				return err
+			}
+		}
 		if quota, err = s.countQuota(ctx, tx, d, month); err != nil {
 			var qe *tenant.QuotaError
 			if errors.As(err, &qe) {
@@ -297,6 +314,15 @@ func (s *Store) ReserveDocument(ctx context.Context, d *tenant.Document) error {
 		if len(d.Request) > 0 {
 			if _, err := tx.StmtContext(ctx, s.wstmts.insertRequest).ExecContext(ctx, id, d.Request); err != nil {
 				return fmt.Errorf("request: %w", mapErr(err))
+			}
+		}
+		if c := d.Claim; c != nil {
+			var ref any
+			if c.RefID != 0 {
+				ref = c.RefID
+			}
+			if _, err := tx.ExecContext(ctx, qInsertClaim, id, ref, c.Kind, c.Amount, claimDetail); err != nil {
+				return fmt.Errorf("claim: %w", mapErr(err))
 			}
 		}
 		return s.saveParts(ctx, tx, id, d)
@@ -565,6 +591,87 @@ func claimDue[T any](ctx context.Context, s *Store, what, qDue, qLease string, n
 	}
 	if err := tx.Commit(); err != nil {
 		return nil, fmt.Errorf("claim due %s: commit: %w", what, err)
+	}
+	return out, nil
+}
+
+const (
+	qInsertClaim = `INSERT INTO document_claims (document_id, ref_id, kind, amount, detail) VALUES (?, ?, ?, ?, ?)`
+	// qDocumentClaims reads the balances of the documents of the JSON
+	// array ?1 and the claims on them of documents not rejected.
+	qDocumentClaims = `SELECT c.document_id, COALESCE(c.ref_id, 0), c.kind, c.amount, c.detail, d.estado
+FROM document_claims c JOIN documents d ON d.id = c.document_id
+WHERE (c.ref_id IN (SELECT value FROM json_each(?1)) AND d.estado <> '02')
+    OR (c.ref_id IS NULL AND c.document_id IN (SELECT value FROM json_each(?1)))
+ORDER BY c.document_id`
+)
+
+// checkClaims calls c.Check, in the reservation's transaction tx, with the
+// live claims on the document c references; a missing document is
+// ErrNotFound.
+func checkClaims(ctx context.Context, tx *sql.Tx, c *tenant.Claim) error {
+	var id int64
+	if err := tx.QueryRowContext(ctx, `SELECT id FROM documents WHERE id = ?`, c.RefID).Scan(&id); err != nil {
+		return fmt.Errorf("referenced document %d: %w", c.RefID, mapErr(err))
+	}
+	if c.Check == nil {
+		return nil
+	}
+	live, err := readClaims(ctx, tx, []int64{c.RefID})
+	if err != nil {
+		return err
+	}
+	return c.Check(live[c.RefID].On)
+}
+
+// DocumentClaims implements tenant.ClaimStore.
+func (s *Store) DocumentClaims(ctx context.Context, ids []int64) (map[int64]tenant.Claims, error) {
+	return readClaims(ctx, s.read, ids)
+}
+
+// claimQuerier is the read pool or a write transaction.
+type claimQuerier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+func readClaims(ctx context.Context, q claimQuerier, ids []int64) (map[int64]tenant.Claims, error) {
+	out := map[int64]tenant.Claims{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return nil, fmt.Errorf("read claims: %w", err)
+	}
+	rows, err := q.QueryContext(ctx, qDocumentClaims, string(list))
+	if err != nil {
+		return nil, fmt.Errorf("read claims: %w", mapErr(err))
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			c              tenant.Claim
+			detail, estado string
+		)
+		if err := rows.Scan(&c.DocumentID, &c.RefID, &c.Kind, &c.Amount, &detail, &estado); err != nil {
+			return nil, fmt.Errorf("read claims: %w", mapErr(err))
+		}
+		if err := c.DecodeDetail(detail); err != nil {
+			return nil, err
+		}
+		c.Estado = tenant.State(estado)
+		if c.Kind == tenant.ClaimBalance {
+			cs := out[c.DocumentID]
+			cs.Balance = &c
+			out[c.DocumentID] = cs
+			continue
+		}
+		cs := out[c.RefID]
+		cs.On = append(cs.On, c)
+		out[c.RefID] = cs
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read claims: %w", mapErr(err))
 	}
 	return out, nil
 }

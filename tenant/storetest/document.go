@@ -52,6 +52,8 @@ func RunDocuments(t *testing.T, open func(t *testing.T) DocumentStore) {
 		{"ok/claim lease", testDocumentClaimLease},
 		{"error/claim arguments", testDocumentClaimArgs},
 		{"ok/concurrent claims never share a document", testDocumentConcurrentClaims},
+		{"error/a refused claim on a document takes no number", testClaimsRefusalTakesNoNumber},
+		{"error/racing claims on a document never exceed it", testClaimsRace},
 	}.run(t, open)
 }
 
