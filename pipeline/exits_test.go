@@ -26,8 +26,19 @@ func (b *bundle) interrupted(t *testing.T, idExterno string, keepRequest bool) t
 	return b.interruptedSend(t, request("01", idExterno), keepRequest)
 }
 
-// interruptedSend is interrupted with the request r.
+// interruptedSend is interrupted with the request r, reserved without the
+// tax breakdown a send's reservation carries (the request need not
+// calculate: see interruptedReservation).
 func (b *bundle) interruptedSend(t *testing.T, r map[string]any, keepRequest bool) tenant.Document {
+	t.Helper()
+	return b.interruptedReservation(t, r, keepRequest, false)
+}
+
+// interruptedReservation is interruptedSend, the reservation carrying the
+// document's tax breakdown, calculated as the send calculates it, when
+// withBreakdown (without, it is a document numbered by a build that kept
+// none).
+func (b *bundle) interruptedReservation(t *testing.T, r map[string]any, keepRequest, withBreakdown bool) tenant.Document {
 	t.Helper()
 	idExterno := r["id_externo"].(string)
 	raw := body(t, r)
@@ -43,6 +54,7 @@ func (b *bundle) interruptedSend(t *testing.T, r map[string]any, keepRequest boo
 	d := tenant.Document{
 		CompanyID:    b.branch.CompanyID,
 		BranchID:     b.branch.BranchID,
+		Ambiente:     b.company.Ambiente,
 		IDExterno:    idExterno,
 		RequestHash:  hash,
 		Tipo:         "01",
@@ -53,6 +65,19 @@ func (b *bundle) interruptedSend(t *testing.T, r map[string]any, keepRequest boo
 	}
 	if keepRequest {
 		d.Request = canon
+	}
+	if withBreakdown {
+		// The send's own steps: the document calculated as the issuer's,
+		// before it is numbered.
+		is, err := b.svc.Issuer(context.Background(), d.CompanyID, d.BranchID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := hacienda.NewDocument(req, issuerParty(is, b.p.o.ProveedorSistemas))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d.IVABreakdown = storedBreakdown(context.Background(), tenant.BreakdownOf(doc), quiet)
 	}
 	if err := b.store.ReserveDocument(context.Background(), &d); err != nil {
 		t.Fatal(err)

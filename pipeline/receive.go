@@ -121,7 +121,8 @@ func (p *Pipeline) Receive(ctx context.Context, pr tenant.Principal, req *hacien
 
 	// Number: the row is stored (00) with its number from here on, with
 	// the answer it is made from, so that the background worker can
-	// finish it should this call die before it is signed.
+	// finish it should this call die before it is signed, and with its
+	// tax breakdown for the IVA summary.
 	answer, err := answerRequest(req)
 	if err != nil {
 		return ReceivedOutcome{}, fmt.Errorf("encode the answer: %w", err)
@@ -151,6 +152,7 @@ func (p *Pipeline) Receive(ctx context.Context, pr tenant.Principal, req *hacien
 		Terminal:         ReceivedTerminal,
 		FechaMensaje:     now.In(hacienda.CostaRica).Truncate(time.Second),
 		Submission:       tenant.Submission{Phase: tenant.PhaseNumbered, Estado: tenant.StatePending, NextAttemptAt: now.Add(p.o.InFlightGrace)},
+		IVABreakdown:     storedBreakdown(ctx, tenant.ReceivedBreakdown(doc, m), log),
 	}
 	start = time.Now()
 	err = rs.ReserveReceived(ctx, r)
@@ -206,7 +208,6 @@ func (p *Pipeline) issueReceived(ctx context.Context, is tenant.Issuer, r *tenan
 	if fault != nil {
 		fault(FaultBuilt)
 	}
-	p.keepBreakdown(ctx, true, r.ID, tenant.ReceivedBreakdown(doc, m), log)
 	res, err := p.signAndSubmit(ctx, is, w, unsigned, log, fault)
 	if err != nil {
 		return ReceivedOutcome{}, err

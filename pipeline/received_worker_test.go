@@ -307,8 +307,9 @@ func testReceivedMessagesSettle(t *testing.T, open func(testing.TB) fullStore) {
 
 // interruptedReceive stores what a receive call leaves behind when its
 // process dies right after numbering: a 00 row with its number, its date,
-// the supplier's document and (when keepAnswer) the answer it is made
-// from, held by the dead call, without consecutivo or XML. It builds the
+// the supplier's document, its tax breakdown and (when keepAnswer) the
+// answer it is made from, held by the dead call, without consecutivo or
+// XML. It builds the
 // row with the receive call's own steps.
 func (b *bundle) interruptedReceive(t *testing.T, pr tenant.Principal, raw []byte, keepAnswer bool) tenant.ReceivedDocument {
 	t.Helper()
@@ -353,6 +354,7 @@ func (b *bundle) interruptedReceive(t *testing.T, pr tenant.Principal, raw []byt
 		Terminal:         ReceivedTerminal,
 		FechaMensaje:     now.In(hacienda.CostaRica).Truncate(time.Second),
 		Submission:       tenant.Submission{Phase: tenant.PhaseFor(tenant.StatePending), Estado: tenant.StatePending, NextAttemptAt: now.Add(b.p.o.InFlightGrace)},
+		IVABreakdown:     storedBreakdown(ctx, tenant.ReceivedBreakdown(doc, m), quiet),
 	}
 	if keepAnswer {
 		if r.Request, err = answerRequest(req); err != nil {

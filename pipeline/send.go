@@ -334,6 +334,7 @@ func (j *job) number(ctx context.Context, doc *hacienda.Document, resume *tenant
 			NextAttemptAt: now.Add(p.o.InFlightGrace)},
 	}
 	d.Claim = j.claimFor(doc)
+	d.IVABreakdown = storedBreakdown(ctx, tenant.BreakdownOf(doc), j.log)
 	if c := strings.TrimSpace(j.req.Clave); c != "" {
 		// The caller numbered the document: its clave, once it agrees with
 		// the company, branch, terminal, type, situación and date, keeps its
@@ -442,7 +443,6 @@ func (j *job) issue(ctx context.Context, doc *hacienda.Document, d *tenant.Docum
 		return Outcome{}, fmt.Errorf("build XML: %w", err)
 	}
 	j.fault(FaultBuilt)
-	p.keepBreakdown(ctx, false, d.ID, tenant.BreakdownOf(doc), j.log)
 	var fault func(string)
 	if j.send {
 		fault = faultAt

@@ -59,6 +59,12 @@ type Document struct {
 	// document (see ClaimStore).
 	Claim *Claim
 
+	// IVABreakdown, when set on a document being reserved, is its tax
+	// breakdown for the IVA summary (IVABreakdown's stored form), written
+	// with it in the same transaction (see ReserveDocument); it is not read
+	// back with the document (IVAStore.IVASources reads it).
+	IVABreakdown []byte
+
 	// Quota is what ReserveDocument found of the company's monthly quota
 	// (A.14), this document counted: nil when the company has none, and
 	// on every document read back (it is not stored).
@@ -111,6 +117,10 @@ type DocumentStore interface {
 	// replicas, and calls Claim.Check with the live claims on it: its
 	// error refuses the reservation, which takes no number and counts
 	// nothing. A missing referenced document is ErrNotFound.
+	//
+	// A document carrying an IVABreakdown has it written in the same
+	// transaction (IVAStore), so that keeping it costs no commit of its
+	// own; a reservation refused for any reason writes none.
 	ReserveDocument(ctx context.Context, d *Document) error
 	// SaveDocument replaces the mutable fields of the document d.ID (every
 	// field but ID, CompanyID, BranchID, Ambiente, IDExterno, RequestHash,

@@ -17,10 +17,12 @@ import (
 // The IVA summary of a month (A.15, docs/design/iva-summary.md): what a
 // company sold and bought in a Costa Rica calendar month, per tax code and
 // rate, for its monthly IVA return. Each document's share is a compact
-// breakdown (IVABreakdown) kept beside it when it is issued or received,
+// breakdown (IVABreakdown) kept beside it, written with the reservation
+// that numbers it (Document.IVABreakdown, ReceivedDocument.IVABreakdown),
 // so that the summary adds up a few figures per document instead of
-// parsing its XML; a document stored before the breakdowns existed has
-// its own computed from its stored XML when a summary meets it, and kept.
+// parsing its XML; a document stored without one (before the breakdowns
+// existed, or numbered by a build that kept none) has its own computed
+// from its stored XML when a summary meets it, and kept.
 
 // IVACell is one document's figures for one tax code and rate, in
 // colones at 5 decimals, unrounded. A credit note's are positive: the
@@ -286,6 +288,9 @@ type IVAStore interface {
 	IVASources(ctx context.Context, q IVAQuery, fn func(IVASource) error) error
 	// SaveIVABreakdown stores the breakdown of the document (received:
 	// received document) id, replacing any. A missing row is ErrNotFound.
+	// It is the summary's write-back of a breakdown computed from the
+	// XML: a document's own is written by its reservation
+	// (Document.IVABreakdown), in the transaction that numbers it.
 	SaveIVABreakdown(ctx context.Context, received bool, id int64, breakdown []byte) error
 }
 

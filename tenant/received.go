@@ -63,6 +63,12 @@ type ReceivedDocument struct {
 	// Document; its SignedXML is the message, once signed.
 	Submission
 
+	// IVABreakdown, when set on a received document being reserved, is
+	// its tax breakdown for the IVA summary (the supplier's document's,
+	// with the creditable tax the message declares), written with it in
+	// the same transaction as Document.IVABreakdown is; not read back.
+	IVABreakdown []byte
+
 	CreatedAt time.Time
 	UpdatedAt time.Time
 }
@@ -77,7 +83,9 @@ type ReceivedStore interface {
 	// r.Numero, CreatedAt and UpdatedAt; the caller fills Consecutivo
 	// afterwards with SaveReceived. A second answer of the company to the
 	// same Clave, or a second (BranchID, IDExterno), is ErrConflict and
-	// takes no number.
+	// takes no number. An r.IVABreakdown is written in the same
+	// transaction, as ReserveDocument writes a document's; a refused
+	// reservation writes none.
 	ReserveReceived(ctx context.Context, r *ReceivedDocument) error
 	// SaveReceived replaces the mutable fields of r.ID (the consecutivo,
 	// the message and its state: every field from Consecutivo on) and sets

@@ -34,10 +34,11 @@ const stateColumns = `id, company_id, branch_id, id_externo, request_hash, tipo,
 
 // The reservation of a document (ReserveDocument) is one statement, so one
 // transaction: the quota's count (when the company has a quota), the step
-// of the sequence and the insert of the document commit together or not
-// at all. Its parameters: $1..$30 the document's columns (see
-// reserveArgs), $31 the Costa Rica month of the reservation (YYYY-MM),
-// and for a caller's clave $32 its number.
+// of the sequence, the insert of the document and of its IVA breakdown
+// commit together or not at all. Its parameters: $1..$30 the document's
+// columns (see reserve), $31 the Costa Rica month of the reservation
+// (YYYY-MM), $32 the IVA breakdown (NULL for none), and for a caller's
+// clave $33 its number.
 //
 // quota reads the company's quota in the statement itself, so that a
 // changed quota applies to the next reservation. counted steps the
@@ -74,6 +75,9 @@ const (
         $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $27, $28, $29, $30
     FROM seq
     RETURNING id, numero
+), iva AS (
+    INSERT INTO document_iva (document_id, breakdown)
+    SELECT doc.id, $32::text FROM doc WHERE $32::text IS NOT NULL
 )
 SELECT doc.id, doc.numero, quota.cuota, counted.documentos,
     doc.id IS NOT NULL OR quota.cuota IS NULL
@@ -93,14 +97,14 @@ FROM quota LEFT JOIN doc ON true LEFT JOIN counted ON true`
 )` + reserveInsert
 
 	// qReserveNumberedDocument inserts a document numbered by the caller's
-	// own clave ($32): the sequence rises to that number (never falls, is
+	// own clave ($33): the sequence rises to that number (never falls, is
 	// not stepped), so that a number the service hands out later is never
 	// this one.
 	qReserveNumberedDocument = reserveQuota + `seq AS (
     INSERT INTO document_sequences AS s (branch_id, terminal, tipo, last_numero)
-    SELECT $2, $6, $5, $32::bigint FROM admitted
+    SELECT $2, $6, $5, $33::bigint FROM admitted
     ON CONFLICT (branch_id, terminal, tipo) DO UPDATE SET last_numero = GREATEST(s.last_numero, EXCLUDED.last_numero)
-    RETURNING $32::bigint AS last_numero
+    RETURNING $33::bigint AS last_numero
 )` + reserveInsert
 
 	// qCountMonth makes the count of a company's month ($2) from the
@@ -362,11 +366,11 @@ type pgQuerier interface {
 func (s *Store) reserve(ctx context.Context, db pgQuerier, d *tenant.Document) error {
 	now := s.clock()
 	month := tenant.MonthOf(now)
-	q, extra := qReserveDocument, []any{month.Periodo}
+	q, extra := qReserveDocument, []any{month.Periodo, nullText(d.IVABreakdown)}
 	if d.Clave != "" {
 		// A caller's clave carries its number: keep it, raise the
 		// sequence past it.
-		q, extra = qReserveNumberedDocument, []any{month.Periodo, d.Numero}
+		q, extra = qReserveNumberedDocument, append(extra, d.Numero)
 	}
 	args := append([]any{d.CompanyID, d.BranchID, d.IDExterno,
 		nullBytes(d.RequestHash), d.Tipo, d.Terminal, d.Consecutivo, d.Clave, d.Situacion,

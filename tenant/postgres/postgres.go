@@ -146,6 +146,16 @@ func nullBytes(b []byte) []byte {
 	return b
 }
 
+// nullText stores b as text, empty as NULL (a *string, which pgx sends as
+// text, or a nil one).
+func nullText(b []byte) *string {
+	if len(b) == 0 {
+		return nil
+	}
+	t := string(b)
+	return &t
+}
+
 // nullID stores a zero reference as NULL.
 func nullID(id int64) *int64 {
 	if id == 0 {

@@ -20,15 +20,15 @@ const (
     checked_at, created_at, updated_at, request, firma_politica, phase, ambiente`
 
 	// qReserveReceived steps the document sequence of (branch, terminal,
-	// tipo) and inserts the received document with the number in one
-	// statement, as qReserveDocument does: a broken unique rule rolls the
-	// step back.
+	// tipo) and inserts the received document with the number, and its IVA
+	// breakdown ($38, NULL for none), in one statement, as
+	// qReserveDocument does: a broken unique rule rolls the step back.
 	qReserveReceived = `WITH seq AS (
     INSERT INTO document_sequences AS s (branch_id, terminal, tipo, last_numero)
     VALUES ($2, $18, $17, 1)
     ON CONFLICT (branch_id, terminal, tipo) DO UPDATE SET last_numero = s.last_numero + 1
     RETURNING last_numero
-)
+), rec AS (
 INSERT INTO received_documents (company_id, branch_id, id_externo, request_hash, clave,
     tipo_documento, emisor_tipo, emisor_numero, emisor_nombre, receptor_tipo, receptor_numero,
     fecha_emision, total_impuesto, total_comprobante, supplier_xml, mensaje, tipo, terminal,
@@ -38,7 +38,12 @@ INSERT INTO received_documents (company_id, branch_id, id_externo, request_hash,
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18,
     (SELECT last_numero FROM seq), $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30,
     $31, $32, $33, $33, $34, $35, $36, $37)
-RETURNING id, numero`
+RETURNING id, numero
+), iva AS (
+    INSERT INTO received_iva (received_id, breakdown)
+    SELECT rec.id, $38::text FROM rec WHERE $38::text IS NOT NULL
+)
+SELECT id, numero FROM rec`
 
 	qSaveReceived = `UPDATE received_documents SET consecutivo = $2, fecha_mensaje = $3, signed_xml = $4,
     estado = $5, ind_estado = $6, codigo_mensaje = $7, mensaje_hacienda = $8, detalle_mensaje = $9,
@@ -120,7 +125,7 @@ func (s *Store) ReserveReceived(ctx context.Context, r *tenant.ReceivedDocument)
 		r.Consecutivo, docTime(r.FechaMensaje), nullBytes(r.SignedXML), string(r.Estado), r.IndEstado,
 		r.CodigoMensaje, r.MensajeHacienda, r.DetalleMensaje, nullBytes(r.ResponseXML), r.LastError, r.Attempts,
 		docTime(r.NextAttemptAt), docTime(r.SubmittedAt), docTime(r.CheckedAt), now, nullBytes(r.Request),
-		r.FirmaPolitica, string(r.Phase), r.Ambiente).Scan(&id, &numero)
+		r.FirmaPolitica, string(r.Phase), r.Ambiente, nullText(r.IVABreakdown)).Scan(&id, &numero)
 	if err != nil {
 		return fmt.Errorf("reserve received document %s of company %d: %w", r.Clave, r.CompanyID, mapErr(err))
 	}

@@ -121,6 +121,10 @@ ON CONFLICT (document_id) DO UPDATE SET xml = excluded.xml WHERE xml IS NOT excl
 	qSaveResponseXML = `INSERT INTO document_response_xml (document_id, xml) VALUES (?, ?)
 ON CONFLICT (document_id) DO UPDATE SET xml = excluded.xml WHERE xml IS NOT excluded.xml`
 
+	// qInsertDocumentIVA writes a document's IVA breakdown with its
+	// reservation.
+	qInsertDocumentIVA = `INSERT INTO document_iva (document_id, breakdown) VALUES (?, ?)`
+
 	// qDocumentExists tells a missing document from one changed since it
 	// was read, when a save matched no row.
 	qDocumentExists = `SELECT count(*) FROM documents WHERE id = ?`
@@ -242,9 +246,10 @@ func scanDocument(r scanner) (tenant.Document, error) {
 
 // ReserveDocument takes the next number of the (BranchID, Terminal, Tipo)
 // sequence, or for a caller's clave keeps d.Numero and raises the sequence
-// to it, and inserts d with it in one IMMEDIATE transaction. A broken
-// unique rule (the branch's id_externo, a taken clave) rolls back the step
-// of the sequence too, so the number is not consumed.
+// to it, and inserts d with it (its request, claim and IVA breakdown
+// beside it) in one IMMEDIATE transaction. A broken unique rule (the
+// branch's id_externo, a taken clave) rolls back the step of the sequence
+// too, so the number is not consumed.
 func (s *Store) ReserveDocument(ctx context.Context, d *tenant.Document) error {
 	if err := checkNewDocument(d); err != nil {
 		return fmt.Errorf("reserve document %q of branch %d: %w", d.IDExterno, d.BranchID, err)
@@ -323,6 +328,11 @@ func (s *Store) ReserveDocument(ctx context.Context, d *tenant.Document) error {
 			}
 			if _, err := tx.ExecContext(ctx, qInsertClaim, id, ref, c.Kind, c.Amount, claimDetail); err != nil {
 				return fmt.Errorf("claim: %w", mapErr(err))
+			}
+		}
+		if len(d.IVABreakdown) > 0 {
+			if _, err := tx.StmtContext(ctx, s.wstmts.insertIVA).ExecContext(ctx, id, string(d.IVABreakdown)); err != nil {
+				return fmt.Errorf("iva breakdown: %w", mapErr(err))
 			}
 		}
 		return s.saveParts(ctx, tx, id, d)

@@ -31,6 +31,10 @@ WHERE r.company_id = ? AND r.estado = '01' AND r.mensaje IN ('1', '2')
 ON CONFLICT (document_id) DO UPDATE SET breakdown = excluded.breakdown`
 	qSaveReceivedIVA = `INSERT INTO received_iva (received_id, breakdown) SELECT id, ? FROM received_documents WHERE id = ?
 ON CONFLICT (received_id) DO UPDATE SET breakdown = excluded.breakdown`
+
+	// qInsertReceivedIVA writes a received document's breakdown with its
+	// reservation (qInsertDocumentIVA a document's).
+	qInsertReceivedIVA = `INSERT INTO received_iva (received_id, breakdown) VALUES (?, ?)`
 )
 
 // IVASources implements tenant.IVAStore.

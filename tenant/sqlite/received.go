@@ -100,9 +100,10 @@ func scanReceived(row scanner) (tenant.ReceivedDocument, error) {
 }
 
 // ReserveReceived steps the (BranchID, Terminal, Tipo) document sequence
-// and inserts r with the number in one IMMEDIATE transaction; a broken
-// unique rule (the company's clave, the branch's id_externo) rolls the
-// step back, so no number is consumed.
+// and inserts r with the number (and its IVA breakdown, when it carries
+// one) in one IMMEDIATE transaction; a broken unique rule (the company's
+// clave, the branch's id_externo) rolls the step back, so no number is
+// consumed.
 func (s *Store) ReserveReceived(ctx context.Context, r *tenant.ReceivedDocument) error {
 	if err := checkReceived(r); err != nil {
 		return fmt.Errorf("reserve received document %s of company %d: %w", r.Clave, r.CompanyID, err)
@@ -118,13 +119,20 @@ func (s *Store) ReserveReceived(ctx context.Context, r *tenant.ReceivedDocument)
 		if numero, err = s.nextNumber(ctx, tx, r.BranchID, r.Terminal, r.Tipo); err != nil {
 			return err
 		}
-		return mapErr(tx.QueryRowContext(ctx, qInsertReceived, r.CompanyID, r.BranchID, r.IDExterno,
+		err = mapErr(tx.QueryRowContext(ctx, qInsertReceived, r.CompanyID, r.BranchID, r.IDExterno,
 			nullBytes(r.RequestHash), r.Clave, r.TipoDocumento, r.EmisorTipo, r.EmisorNumero, r.EmisorNombre,
 			r.ReceptorTipo, r.ReceptorNumero, nullTime(r.FechaEmision), r.TotalImpuesto, r.TotalComprobante,
 			r.SupplierXML, r.Mensaje, r.Tipo, r.Terminal, numero, r.Consecutivo, nullTime(r.FechaMensaje),
 			nullBytes(r.SignedXML), string(r.Estado), r.IndEstado, r.CodigoMensaje, r.MensajeHacienda, detalle,
 			nullBytes(r.ResponseXML), r.LastError, r.Attempts, nullTime(r.NextAttemptAt), nullTime(r.SubmittedAt),
 			nullTime(r.CheckedAt), formatTime(now), formatTime(now), nullBytes(r.Request), r.FirmaPolitica, string(r.Phase), r.Ambiente).Scan(&id))
+		if err != nil || len(r.IVABreakdown) == 0 {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, qInsertReceivedIVA, id, string(r.IVABreakdown)); err != nil {
+			return fmt.Errorf("iva breakdown: %w", mapErr(err))
+		}
+		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("reserve received document %s of company %d: %w", r.Clave, r.CompanyID, err)

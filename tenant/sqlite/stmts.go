@@ -92,6 +92,7 @@ type writeStmts struct {
 	externalTaken *sql.Stmt
 
 	insertRequest *sql.Stmt
+	insertIVA     *sql.Stmt
 	saveSigned    *sql.Stmt
 	saveResponse  *sql.Stmt
 
@@ -117,6 +118,7 @@ func (w *writeStmts) list() []stmtSQL {
 		{&w.stepUsage, qStepUsage},
 		{&w.externalTaken, qExternalIDTaken},
 		{&w.insertRequest, qInsertRequest},
+		{&w.insertIVA, qInsertDocumentIVA},
 		{&w.saveSigned, qSaveSignedXML},
 		{&w.saveResponse, qSaveResponseXML},
 		{&w.hasHooks, qHasWebhooks},

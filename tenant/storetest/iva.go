@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
@@ -30,7 +31,9 @@ type IVAStore interface {
 // month's read returns (Costa Rica months, the estado, the message,
 // the company and its environment), the breakdowns written and written
 // back, and a document stored without one, whose figures the summary
-// computes from its stored XML and keeps. open must return a fresh,
+// computes from its stored XML and keeps, and the breakdowns reservations
+// write (written with the document numbered, never by a reservation
+// refused: a conflict, the quota, a refused claim). open must return a fresh,
 // empty, migrated store for each call.
 func RunIVA(t *testing.T, open func(t *testing.T) IVAStore) {
 	contract[IVAStore]{
@@ -39,6 +42,8 @@ func RunIVA(t *testing.T, open func(t *testing.T) IVAStore) {
 		{"ok/a breakdown is written, replaced, and read instead of the XML", testIVASave},
 		{"error/a breakdown of a missing document", testIVASaveMissing},
 		{"ok/without a breakdown the summary reads the stored XML and keeps it", testIVAFromXML},
+		{"ok/a reservation writes its breakdown with it, none without", testIVAReserve},
+		{"ok/a refused reservation writes no breakdown", testIVAReserveRefused},
 	}.run(t, open)
 }
 
@@ -372,4 +377,142 @@ func wantIVASummary(t *testing.T, what string, got, want tenant.IVASummary) {
 	if g, w := text(got), text(want); !slices.Equal(g, w) {
 		t.Errorf("summary %s:\n got  %q\n want %q", what, g, w)
 	}
+}
+
+// ivaAccepted is a document of March accepted, as a month's read counts
+// it, carrying the breakdown of base ("" none).
+func ivaAccepted(b tenant.Branch, id, tipo, base string) tenant.Document {
+	d := minimalDocument(b, id, tipo, "00001")
+	d.FechaEmision = time.Date(2026, 3, 15, 12, 0, 0, 0, hacienda.CostaRica)
+	d.Phase, d.Estado = tenant.PhaseAccepted, tenant.StateAccepted
+	d.SignedXML = []byte("<firmado " + id + "/>")
+	if base != "" {
+		d.IVABreakdown = ivaBreakdown(base)
+	}
+	return d
+}
+
+// ivaReceivedAccepted is a received document n whose acceptance (05) was
+// recorded in March, carrying the breakdown of base ("" none).
+func ivaReceivedAccepted(b tenant.Branch, n int, base string) tenant.ReceivedDocument {
+	clave := fmt.Sprintf("506221126003101123456001000010100000%05d1%08d", n, n)
+	r := receivedDocument(b, fmt.Sprintf("rec-%d", n), clave, "05")
+	r.Place(tenant.StateAccepted)
+	r.SignedXML = []byte(fmt.Sprintf("<mensaje n=\"%d\"/>", n))
+	r.CheckedAt = time.Date(2026, 3, 20, 8, 0, 0, 0, hacienda.CostaRica)
+	if base != "" {
+		r.IVABreakdown = ivaBreakdown(base)
+	}
+	return r
+}
+
+func testIVAReserve(t *testing.T, s IVAStore) {
+	ctx := context.Background()
+	f := newDocFixture(t, s)
+	with := ivaAccepted(f.Branch, "con", "01", "1")
+	mustNot(t, "ReserveDocument with a breakdown", s.ReserveDocument(ctx, &with))
+	without := ivaAccepted(f.Branch, "sin", "01", "")
+	mustNot(t, "ReserveDocument without", s.ReserveDocument(ctx, &without))
+	// With a claim (its own transaction in some stores) and with a
+	// caller's clave (its own statement).
+	sale := ivaAccepted(f.Branch, "credito", "01", "2")
+	sale.Claim = &tenant.Claim{Kind: tenant.ClaimBalance, Amount: "100"}
+	mustNot(t, "ReserveDocument with a claim", s.ReserveDocument(ctx, &sale))
+	own := fullDocument(f.Branch2, "propia", 1)
+	own.FechaEmision, own.Phase, own.Estado = sale.FechaEmision, tenant.PhaseAccepted, tenant.StateAccepted
+	own.IVABreakdown = ivaBreakdown("3")
+	mustNot(t, "ReserveDocument with a caller's clave", s.ReserveDocument(ctx, &own))
+	if own.Numero != 1 {
+		t.Errorf("the caller's clave was numbered %d, want its own 1", own.Numero)
+	}
+	rec := ivaReceivedAccepted(f.Branch, 1, "4")
+	mustNot(t, "ReserveReceived with a breakdown", s.ReserveReceived(ctx, &rec))
+	recWithout := ivaReceivedAccepted(f.Branch, 2, "")
+	mustNot(t, "ReserveReceived without", s.ReserveReceived(ctx, &recWithout))
+
+	wantIVARead(t, "March", readIVA(t, s, f.Company.ID, "2026-03", tenant.AmbientePruebas), []ivaRead{
+		{ID: with.ID, Tipo: "01", Breakdown: string(ivaBreakdown("1"))},
+		{ID: without.ID, Tipo: "01", HasXML: true},
+		{ID: sale.ID, Tipo: "01", Breakdown: string(ivaBreakdown("2"))},
+		{ID: own.ID, Tipo: "01", Breakdown: string(ivaBreakdown("3"))},
+		{Received: true, ID: rec.ID, Tipo: "01", Breakdown: string(ivaBreakdown("4"))},
+		{Received: true, ID: recWithout.ID, Tipo: "01", HasXML: true, HasMsg: true},
+	})
+	// The summary's write-back replaces a reservation's.
+	mustNot(t, "SaveIVABreakdown", s.SaveIVABreakdown(ctx, false, with.ID, ivaBreakdown("5")))
+	if got := readIVA(t, s, f.Company.ID, "2026-03", tenant.AmbientePruebas)[0]; got.ID != with.ID || got.Breakdown != string(ivaBreakdown("5")) {
+		t.Errorf("after SaveIVABreakdown: %+v", got)
+	}
+}
+
+func testIVAReserveRefused(t *testing.T, s IVAStore) {
+	ctx := context.Background()
+	f := newDocFixture(t, s)
+	first := ivaAccepted(f.Branch, "uno", "01", "1")
+	mustNot(t, "ReserveDocument", s.ReserveDocument(ctx, &first))
+
+	// A conflict: the id_externo taken, a caller's clave taken.
+	dup := ivaAccepted(f.Branch, "uno", "01", "91")
+	wantErr(t, "a taken id_externo", s.ReserveDocument(ctx, &dup), tenant.ErrConflict)
+	own := fullDocument(f.Branch, "propia", 1)
+	own.FechaEmision, own.Phase, own.Estado = first.FechaEmision, tenant.PhaseAccepted, tenant.StateAccepted
+	own.IVABreakdown = ivaBreakdown("2")
+	mustNot(t, "ReserveDocument with a caller's clave", s.ReserveDocument(ctx, &own))
+	taken := own
+	taken.ID, taken.IDExterno, taken.IVABreakdown = 0, "propia-otra", ivaBreakdown("92")
+	wantErr(t, "a taken clave", s.ReserveDocument(ctx, &taken), tenant.ErrConflict)
+
+	// A refused claim: a payment over the sale's balance.
+	sale := ivaAccepted(f.Branch, "venta", "01", "3")
+	sale.Claim = &tenant.Claim{Kind: tenant.ClaimBalance, Amount: "10"}
+	mustNot(t, "ReserveDocument of the sale", s.ReserveDocument(ctx, &sale))
+	pay := ivaAccepted(f.Branch, "pago", "10", "93")
+	pay.Claim = &tenant.Claim{Kind: tenant.ClaimPayment, RefID: sale.ID, Amount: "20", Check: payCheck("10", "20")}
+	if err := s.ReserveDocument(ctx, &pay); !errors.Is(err, errOverpaid) {
+		t.Errorf("a payment over the balance: %v, want the check's error", err)
+	}
+	// A claim on a missing document.
+	lost := ivaAccepted(f.Branch, "perdida", "03", "94")
+	lost.Claim = &tenant.Claim{Kind: tenant.ClaimCredit, RefID: sale.ID + 1000, Amount: "1"}
+	wantErr(t, "a claim on a missing document", s.ReserveDocument(ctx, &lost), tenant.ErrNotFound)
+
+	// The quota: another company allowed one document a month.
+	g := newDocFixture(t, s)
+	g.Company.CuotaMensual = quotaOf(1)
+	mustNot(t, "UpdateCompany", s.UpdateCompany(ctx, &g.Company, false))
+	counted := ivaAccepted(g.Branch, "contado", "01", "4")
+	mustNot(t, "ReserveDocument within the quota", s.ReserveDocument(ctx, &counted))
+	over := ivaAccepted(g.Branch, "excedido", "01", "95")
+	wantErr(t, "a reservation over the quota", s.ReserveDocument(ctx, &over), tenant.ErrQuota)
+
+	// A received document answered twice.
+	rec := ivaReceivedAccepted(f.Branch, 1, "5")
+	mustNot(t, "ReserveReceived", s.ReserveReceived(ctx, &rec))
+	again := ivaReceivedAccepted(f.Branch, 1, "96")
+	again.IDExterno = "rec-otra"
+	wantErr(t, "a second answer", s.ReserveReceived(ctx, &again), tenant.ErrConflict)
+
+	// The refused breakdowns are nowhere: not under the documents numbered
+	// before, nor under those numbered after (which a refused row's id may
+	// be given to).
+	next := ivaAccepted(f.Branch, "despues", "01", "")
+	mustNot(t, "ReserveDocument after the refusals", s.ReserveDocument(ctx, &next))
+	recNext := ivaReceivedAccepted(f.Branch, 2, "")
+	mustNot(t, "ReserveReceived after the refusals", s.ReserveReceived(ctx, &recNext))
+	wantIVARead(t, "March", readIVA(t, s, f.Company.ID, "2026-03", tenant.AmbientePruebas), []ivaRead{
+		{ID: first.ID, Tipo: "01", Breakdown: string(ivaBreakdown("1"))},
+		{ID: own.ID, Tipo: "01", Breakdown: string(ivaBreakdown("2"))},
+		{ID: sale.ID, Tipo: "01", Breakdown: string(ivaBreakdown("3"))},
+		{ID: next.ID, Tipo: "01", HasXML: true},
+		{Received: true, ID: rec.ID, Tipo: "01", Breakdown: string(ivaBreakdown("5"))},
+		{Received: true, ID: recNext.ID, Tipo: "01", HasXML: true, HasMsg: true},
+	})
+	g.Company.CuotaMensual = nil
+	mustNot(t, "UpdateCompany", s.UpdateCompany(ctx, &g.Company, false))
+	after := ivaAccepted(g.Branch, "sin-cuota", "01", "")
+	mustNot(t, "ReserveDocument without a quota", s.ReserveDocument(ctx, &after))
+	wantIVARead(t, "the other company's March", readIVA(t, s, g.Company.ID, "2026-03", tenant.AmbientePruebas), []ivaRead{
+		{ID: counted.ID, Tipo: "01", Breakdown: string(ivaBreakdown("4"))},
+		{ID: after.ID, Tipo: "01", HasXML: true},
+	})
 }
