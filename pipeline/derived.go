@@ -274,7 +274,7 @@ func (p *Pipeline) buildVoid(ctx context.Context, o *original, v *VoidRequest) (
 	if n := len([]rune(razon)); n < 3 || n > 180 {
 		return nil, nil, invalidField("razon", "is required: 3 to 180 characters")
 	}
-	lines := o.req.DetalleServicio
+	lines := numberedLines(o.req.DetalleServicio)
 	claims, err := p.claims(ctx, o.d.ID)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read the credits of %s: %w", o.d.Clave, err)
@@ -327,6 +327,21 @@ func (p *Pipeline) buildVoid(ctx context.Context, o *original, v *VoidRequest) (
 			return nil
 		}}
 	return &nc, claim, nil
+}
+
+// numberedLines are the original's request lines with the numbers its
+// document carries: a send may leave numeroLinea out (0), and the
+// validation numbers line i as i+1 (any other number it refuses). The
+// void names lines, and its claim counts them, by these numbers.
+func numberedLines(in []hacienda.LineaDetalle) []hacienda.LineaDetalle {
+	out := make([]hacienda.LineaDetalle, len(in))
+	copy(out, in)
+	for i := range out {
+		if out[i].NumeroLinea == 0 {
+			out[i].NumeroLinea = i + 1
+		}
+	}
+	return out
 }
 
 // chooseLines picks the lines a credit note credits from the original's
