@@ -440,9 +440,21 @@ func scaleLine(l hacienda.LineaDetalle, q decimal.Decimal) hacienda.LineaDetalle
 // buildReissue merges the caller's fields over the rejected document's
 // request (a shallow merge by field name, without regard to case) and
 // references the rejected document (TipoDocIR 10, Codigo 04).
+//
+// A credit note or payment receipt (03, 10) is not re-issued: the re-issue
+// would carry no claim on the document it credits or pays (its lines may
+// be replaced whole), so that document could then be credited or paid
+// twice; the void or the payment is issued again by its own route, which
+// claims what it takes (decision 102).
 func buildReissue(o *original, fields map[string]json.RawMessage, idExterno string) (*hacienda.SendDocumentRequest, *tenant.Claim, error) {
 	if o.d.Estado != tenant.StateRejected {
 		return nil, nil, invalidField("clave", "only a document the tax authority rejected (estado 02) can be re-issued; this one is "+string(o.d.Estado))
+	}
+	switch hacienda.DocumentType(o.d.Tipo) {
+	case hacienda.TypeNC:
+		return nil, nil, invalidField("clave", "a rejected credit note is not re-issued: void the document it credited again with POST /api/documents/{clave}/anular/v4 (the rejection freed what it credited), or send a new credit note")
+	case hacienda.TypeREP:
+		return nil, nil, invalidField("clave", "a rejected payment receipt is not re-issued: pay the document again with POST /api/documents/{clave}/recibo-pago/v4 (the rejection freed its amount), or send a new receipt")
 	}
 	var base map[string]json.RawMessage
 	if err := json.Unmarshal(o.d.Request, &base); err != nil {

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"facturad/hacienda"
+	"facturad/hacienda/sandbox"
 	"facturad/tenant"
 )
 
@@ -87,4 +89,69 @@ func TestVoidFullTwice(t *testing.T) {
 	}
 	_, err := b.p.Void(derivedCtx(t), b.branch, clave, &VoidRequest{IDExterno: "nc-2", Razon: "Otra vez"})
 	requireFieldErr(t, err, "clave")
+}
+
+// creditSale is an FE sold on credit (CondicionVenta 10), which payment
+// receipts pay.
+func creditSale(idExterno string) map[string]any {
+	r := request("01", idExterno)
+	r["condicion_venta"], r["plazo_credito"] = "10", 30
+	delete(r["resumenFactura"].(map[string]any), "medioPago")
+	return r
+}
+
+// TestReissueDerivedRefused: a rejected credit note or payment receipt is
+// not re-issued (its re-issue would claim nothing, and the original could
+// then be credited or paid twice); the void or the payment is issued
+// again by its own route, the rejection having freed its claim.
+func TestReissueDerivedRefused(t *testing.T) {
+	b := setup(t, setupOptions{})
+	fe := b.mustSend(t, twoLines("fe-anulada"))
+	b.settle(t, fe.Document.Clave, tenant.StateAccepted)
+	sale := b.mustSend(t, creditSale("fe-credito"))
+	b.settle(t, sale.Document.Clave, tenant.StateAccepted)
+
+	if err := b.sb.SetFaults(sandbox.Faults{RejectNext: 2}); err != nil {
+		t.Fatal(err)
+	}
+	nc, err := b.p.Void(derivedCtx(t), b.branch, fe.Document.Clave, &VoidRequest{IDExterno: "nc-1", Razon: "Emitida por error"})
+	if err != nil {
+		t.Fatalf("void: %v", err)
+	}
+	b.settle(t, nc.Document.Clave, tenant.StateRejected)
+	rep, err := b.p.Pay(derivedCtx(t), b.branch, sale.Document.Clave, &PaymentRequest{IDExterno: "rep-1", Monto: "100", MedioPago: "04"})
+	if err != nil {
+		t.Fatalf("pay: %v", err)
+	}
+	b.settle(t, rep.Document.Clave, tenant.StateRejected)
+
+	for _, clave := range []string{nc.Document.Clave, rep.Document.Clave} {
+		_, err := b.p.Reissue(derivedCtx(t), b.branch, clave, []byte(`{"id_externo":"re-`+clave[21:41]+`"}`))
+		requireFieldErr(t, err, "clave")
+	}
+
+	// Issued again by their routes, each claims what the rejected one did.
+	nc2, err := b.p.Void(derivedCtx(t), b.branch, fe.Document.Clave, &VoidRequest{IDExterno: "nc-2", Razon: "Emitida por error"})
+	if err != nil {
+		t.Fatalf("void again: %v", err)
+	}
+	b.settle(t, nc2.Document.Clave, tenant.StateAccepted)
+	_, err = b.p.Void(derivedCtx(t), b.branch, fe.Document.Clave, &VoidRequest{IDExterno: "nc-3", Razon: "Otra vez"})
+	requireFieldErr(t, err, "clave")
+
+	read, err := b.p.Document(context.Background(), b.branch, sale.Document.Clave)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if read.SaldoPendiente == "" {
+		t.Fatal("no saldoPendiente on a credit sale")
+	}
+	rest := read.SaldoPendiente
+	rep2, err := b.p.Pay(derivedCtx(t), b.branch, sale.Document.Clave, &PaymentRequest{IDExterno: "rep-2", Monto: hacienda.FlexString(rest), MedioPago: "04"})
+	if err != nil {
+		t.Fatalf("pay the whole balance %s after the rejection: %v", rest, err)
+	}
+	b.settle(t, rep2.Document.Clave, tenant.StateAccepted)
+	_, err = b.p.Pay(derivedCtx(t), b.branch, sale.Document.Clave, &PaymentRequest{IDExterno: "rep-3", Monto: "1", MedioPago: "04"})
+	requireFieldErr(t, err, "monto")
 }
