@@ -252,7 +252,7 @@ func (s *Store) ReserveDocument(ctx context.Context, d *tenant.Document) error {
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		saved = *d
 		if c := d.Claim; c.RefID != 0 {
-			if err := lockClaims(ctx, tx, c); err != nil {
+			if err := lockClaims(ctx, tx, d); err != nil {
 				return err
 			}
 		}
@@ -279,12 +279,27 @@ func (s *Store) ReserveDocument(ctx context.Context, d *tenant.Document) error {
 	return nil
 }
 
-// lockClaims locks the document c references and calls c.Check with the
-// live claims on it.
-func lockClaims(ctx context.Context, tx pgx.Tx, c *tenant.Claim) error {
+// lockClaims locks the document d's claim references and calls the
+// claim's Check with the live claims on it. A repeat of an id_externo the
+// branch holds is ErrConflict before the check, which would see the first
+// call's own claim and refuse what is a replay: asked once the lock is
+// held, so that a first call committed meanwhile (it held the lock) is
+// seen, as every statement of a READ COMMITTED transaction sees what was
+// committed before it.
+func lockClaims(ctx context.Context, tx pgx.Tx, d *tenant.Document) error {
+	c := d.Claim
 	var id int64
 	if err := tx.QueryRow(ctx, qLockClaimed, c.RefID).Scan(&id); err != nil {
 		return fmt.Errorf("referenced document %d: %w", c.RefID, mapErr(err))
+	}
+	if d.IDExterno != "" {
+		var taken bool
+		if err := tx.QueryRow(ctx, qExternalIDTaken, d.BranchID, d.IDExterno).Scan(&taken); err != nil {
+			return fmt.Errorf("id_externo: %w", mapErr(err))
+		}
+		if taken {
+			return fmt.Errorf("reserve document %q of branch %d: id_externo taken: %w", d.IDExterno, d.BranchID, tenant.ErrConflict)
+		}
 	}
 	if c.Check == nil {
 		return nil
@@ -298,7 +313,9 @@ func lockClaims(ctx context.Context, tx pgx.Tx, c *tenant.Claim) error {
 
 const (
 	qLockClaimed = `SELECT id FROM documents WHERE id = $1 FOR UPDATE`
-	qInsertClaim = `INSERT INTO document_claims (document_id, ref_id, kind, amount, detail) VALUES ($1, $2, $3, $4, $5)`
+	// qExternalIDTaken says whether branch $1 holds id_externo $2.
+	qExternalIDTaken = `SELECT EXISTS (SELECT 1 FROM documents WHERE branch_id = $1 AND id_externo = $2 AND id_externo <> '')`
+	qInsertClaim     = `INSERT INTO document_claims (document_id, ref_id, kind, amount, detail) VALUES ($1, $2, $3, $4, $5)`
 	// qDocumentClaims reads the balances of documents $1 and the claims
 	// on them of documents not rejected.
 	qDocumentClaims = `SELECT c.document_id, COALESCE(c.ref_id, 0), c.kind, c.amount, c.detail, d.estado
