@@ -234,6 +234,14 @@ func (p *Pipeline) claims(ctx context.Context, id int64) (tenant.Claims, error) 
 // with: FE, ND and TE (the types whose reference code names them, nota 10).
 var voidTipoDocIR = map[string]string{"01": "01", "02": "02", "04": "04"}
 
+// payable reports whether a document of type tipo can be paid by a
+// payment receipt of this service, and so open a balance: FE, ND and TE
+// (the types Pay accepts).
+func payable(tipo string) bool {
+	_, ok := voidTipoDocIR[tipo]
+	return ok
+}
+
 // credited sums the quantities the live credit notes credit per line.
 func credited(live []tenant.Claim) (map[int]decimal.Decimal, int) {
 	out := map[int]decimal.Decimal{}
@@ -734,7 +742,8 @@ func splitPayment(groups []*taxGroup, total, monto decimal.Decimal, paid map[str
 }
 
 // withBalances sets SaldoPendiente on the documents that allow a payment
-// receipt, with one read of the claims. A failure to read them leaves the
+// receipt (of a type Pay accepts, with a balance opened), with one read of
+// the claims. A failure to read them leaves the
 // documents without it (and is logged): the reads still answer.
 func (p *Pipeline) withBalances(ctx context.Context, docs []tenant.Document) {
 	cs, ok := p.o.Store.(tenant.ClaimStore)
@@ -743,7 +752,7 @@ func (p *Pipeline) withBalances(ctx context.Context, docs []tenant.Document) {
 	}
 	ids := make([]int64, 0, len(docs))
 	for _, d := range docs {
-		if d.Tipo != string(hacienda.TypeNC) && d.Tipo != string(hacienda.TypeREP) {
+		if payable(d.Tipo) {
 			ids = append(ids, d.ID)
 		}
 	}

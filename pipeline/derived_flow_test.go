@@ -155,3 +155,31 @@ func TestReissueDerivedRefused(t *testing.T) {
 	_, err = b.p.Pay(derivedCtx(t), b.branch, sale.Document.Clave, &PaymentRequest{IDExterno: "rep-3", Monto: "1", MedioPago: "04"})
 	requireFieldErr(t, err, "monto")
 }
+
+// TestBalanceOnlyOnPayableTypes: a credit sale opens a balance only when
+// its type can be paid by a payment receipt (FE, ND, TE): a purchase or
+// export invoice sold on credit shows no saldoPendiente and claims none.
+func TestBalanceOnlyOnPayableTypes(t *testing.T) {
+	b := setup(t, setupOptions{})
+	var factura string
+	b.sendOfType(t, hacienda.TypeFE, "fe-contado", &factura)
+	for _, tipo := range []string{"08", "09"} {
+		r := request(tipo, "credito-"+tipo)
+		r["condicion_venta"], r["plazo_credito"] = "10", 30
+		if tipo == "08" {
+			r["informacionReferencia"] = []any{referenceTo(factura)}
+		}
+		out := b.mustSend(t, r)
+		d := b.settle(t, out.Document.Clave, tenant.StateAccepted).Document
+		if d.SaldoPendiente != "" {
+			t.Errorf("type %s on credit: saldoPendiente %q", tipo, d.SaldoPendiente)
+		}
+		m, err := b.store.(tenant.ClaimStore).DocumentClaims(context.Background(), []int64{d.ID})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := m[d.ID]; c.Balance != nil {
+			t.Errorf("type %s on credit opened a balance: %+v", tipo, c.Balance)
+		}
+	}
+}
