@@ -741,6 +741,26 @@ func splitPayment(groups []*taxGroup, total, monto decimal.Decimal, paid map[str
 	return lines, taxes
 }
 
+// mayOwe reports whether d can carry a balance, from its row: a payable
+// type (FE, ND, TE) whose stored request sells on credit (CondicionVenta
+// 08 or 10). A row without its request (a listing may leave it out) may.
+func mayOwe(d tenant.Document) bool {
+	if !payable(d.Tipo) {
+		return false
+	}
+	if len(d.Request) == 0 {
+		return true
+	}
+	var r struct {
+		CondicionVenta hacienda.FlexString `json:"condicion_venta"`
+	}
+	if err := json.Unmarshal(d.Request, &r); err != nil {
+		return true
+	}
+	_, ok := repCondicion[r.CondicionVenta.Code()]
+	return ok
+}
+
 // withBalances sets SaldoPendiente on the documents that allow a payment
 // receipt (of a type Pay accepts, with a balance opened), with one read of
 // the claims. A failure to read them leaves the
@@ -752,7 +772,7 @@ func (p *Pipeline) withBalances(ctx context.Context, docs []tenant.Document) {
 	}
 	ids := make([]int64, 0, len(docs))
 	for _, d := range docs {
-		if payable(d.Tipo) {
+		if mayOwe(d) {
 			ids = append(ids, d.ID)
 		}
 	}

@@ -3,12 +3,15 @@ package pipeline
 import (
 	"context"
 	"maps"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"facturad/hacienda"
 	"facturad/hacienda/sandbox"
 	"facturad/tenant"
+	"facturad/tenant/sqlite"
+	"facturad/tenant/storetest"
 )
 
 // The derived routes (A.15) run end to end on the harness: the original
@@ -181,5 +184,49 @@ func TestBalanceOnlyOnPayableTypes(t *testing.T) {
 		if c := m[d.ID]; c.Balance != nil {
 			t.Errorf("type %s on credit opened a balance: %+v", tipo, c.Balance)
 		}
+	}
+}
+
+// claimCounter is the embedded store counting its reads of the claims.
+type claimCounter struct {
+	*sqlite.Store
+	reads atomic.Int64
+}
+
+func (c *claimCounter) DocumentClaims(ctx context.Context, ids []int64) (map[int64]tenant.Claims, error) {
+	c.reads.Add(1)
+	return c.Store.DocumentClaims(ctx, ids)
+}
+
+// TestReadReadsBalanceOnlyOfCreditSales: the read and the check (which
+// clients poll) read the claims only of a document that can carry a
+// balance, so that any other costs what it did before balances.
+func TestReadReadsBalanceOnlyOfCreditSales(t *testing.T) {
+	var store *claimCounter
+	b := setup(t, setupOptions{store: func(t testing.TB) fullStore {
+		store = &claimCounter{Store: storetest.NewSQLiteStore(t)}
+		return store
+	}})
+	cash := b.mustSend(t, request("01", "contado"))
+	sale := b.mustSend(t, creditSale("credito"))
+	ctx := context.Background()
+
+	before := store.reads.Load()
+	b.settle(t, cash.Document.Clave, tenant.StateAccepted)
+	if _, err := b.p.Document(ctx, b.branch, cash.Document.Clave); err != nil {
+		t.Fatal(err)
+	}
+	if n := store.reads.Load() - before; n != 0 {
+		t.Errorf("a cash sale's check and read read the claims %d times", n)
+	}
+
+	before = store.reads.Load()
+	b.settle(t, sale.Document.Clave, tenant.StateAccepted)
+	d, err := b.p.Document(ctx, b.branch, sale.Document.Clave)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := store.reads.Load() - before; n != 2 || d.SaldoPendiente == "" {
+		t.Errorf("a credit sale's check and read read the claims %d times (want 2), saldoPendiente %q", n, d.SaldoPendiente)
 	}
 }
