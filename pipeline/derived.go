@@ -65,17 +65,42 @@ func (p *Pipeline) Reissue(ctx context.Context, pr tenant.Principal, clave strin
 	if err := json.Unmarshal(body, &fields); err != nil || fields == nil {
 		return Outcome{}, invalidField("body", "must be a JSON object")
 	}
-	var idExterno string
-	for k, v := range fields {
-		if strings.EqualFold(k, "id_externo") {
-			var s hacienda.FlexString
-			_ = s.UnmarshalJSON(v)
-			idExterno = s.String()
-		}
+	idExterno, err := reissueIDExterno(fields)
+	if err != nil {
+		return Outcome{}, err
 	}
 	return p.derive(ctx, pr, clave, derivedReissue, fields, func(ctx context.Context, o *original) (*hacienda.SendDocumentRequest, *tenant.Claim, error) {
 		return buildReissue(o, fields, idExterno)
 	})
+}
+
+// reissueIDExterno is a re-issue body's id_externo: a JSON string, as the
+// send's (and the void's and the payment's) is. Anything else is refused
+// here, before it is looked up: a number read as the string it spells
+// could name another document.
+func reissueIDExterno(fields map[string]json.RawMessage) (string, error) {
+	raw, ok := lookupFold(fields, "id_externo")
+	if !ok || string(raw) == "null" {
+		return "", nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", invalidField("id_externo", "must be a JSON string, not "+jsonKind(raw))
+	}
+	return strings.TrimSpace(s), nil
+}
+
+// jsonKind names the JSON type of a value that is not a string.
+func jsonKind(raw json.RawMessage) string {
+	switch b := strings.TrimSpace(string(raw)); {
+	case b == "true" || b == "false":
+		return "a boolean"
+	case strings.HasPrefix(b, "{"):
+		return "an object"
+	case strings.HasPrefix(b, "["):
+		return "an array"
+	}
+	return "a number"
 }
 
 // Pay issues a payment receipt (REP, 10) for the credit sale clave.
@@ -187,13 +212,8 @@ func derivedIDExterno(body any) string {
 	case *PaymentRequest:
 		return strings.TrimSpace(b.IDExterno)
 	case map[string]json.RawMessage:
-		for k, v := range b {
-			if strings.EqualFold(k, "id_externo") {
-				var s hacienda.FlexString
-				_ = s.UnmarshalJSON(v)
-				return s.String()
-			}
-		}
+		id, _ := reissueIDExterno(b)
+		return id
 	}
 	return ""
 }

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"maps"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -228,5 +229,21 @@ func TestReadReadsBalanceOnlyOfCreditSales(t *testing.T) {
 	}
 	if n := store.reads.Load() - before; n != 2 || d.SaldoPendiente == "" {
 		t.Errorf("a credit sale's check and read read the claims %d times (want 2), saldoPendiente %q", n, d.SaldoPendiente)
+	}
+}
+
+// TestReissueIDExternoString: a re-issue's id_externo is a JSON string,
+// as the send's is (and the void's and the payment's): a number is
+// refused as such, never looked up as the string it would spell, which
+// could name another document.
+func TestReissueIDExternoString(t *testing.T) {
+	b := setup(t, setupOptions{sandbox: sandbox.Options{Faults: sandbox.Faults{RejectNext: 1}}})
+	fe := b.mustSend(t, request("01", "7"))
+	b.settle(t, fe.Document.Clave, tenant.StateRejected)
+	for _, body := range []string{`{"id_externo":7}`, `{"id_externo":8}`, `{"id_externo":true}`} {
+		_, err := b.p.Reissue(derivedCtx(t), b.branch, fe.Document.Clave, []byte(body))
+		if err == nil || !strings.Contains(err.Error(), "id_externo") || !strings.Contains(err.Error(), "must be a JSON string") {
+			t.Errorf("re-issue %s: %v, want a 400 on id_externo saying it must be a JSON string", body, err)
+		}
 	}
 }
