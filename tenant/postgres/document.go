@@ -330,41 +330,19 @@ func (s *Store) DocumentClaims(ctx context.Context, ids []int64) (map[int64]tena
 }
 
 func readClaims(ctx context.Context, q pgQuerier, ids []int64) (map[int64]tenant.Claims, error) {
-	out := map[int64]tenant.Claims{}
 	if len(ids) == 0 {
-		return out, nil
+		return map[int64]tenant.Claims{}, nil
 	}
 	rows, err := q.Query(ctx, qDocumentClaims, ids)
 	if err != nil {
 		return nil, fmt.Errorf("read claims: %w", mapErr(err))
 	}
 	defer rows.Close()
-	for rows.Next() {
-		var (
-			c              tenant.Claim
-			detail, estado string
-		)
-		if err := rows.Scan(&c.DocumentID, &c.RefID, &c.Kind, &c.Amount, &detail, &estado); err != nil {
-			return nil, fmt.Errorf("read claims: %w", mapErr(err))
-		}
-		if err := c.DecodeDetail(detail); err != nil {
-			return nil, err
-		}
-		c.Estado = tenant.State(estado)
-		if c.Kind == tenant.ClaimBalance {
-			cs := out[c.DocumentID]
-			cs.Balance = &c
-			out[c.DocumentID] = cs
-			continue
-		}
-		cs := out[c.RefID]
-		cs.On = append(cs.On, c)
-		out[c.RefID] = cs
-	}
-	if err := rows.Err(); err != nil {
+	m, err := tenant.ScanClaims(rows)
+	if err != nil {
 		return nil, fmt.Errorf("read claims: %w", mapErr(err))
 	}
-	return out, nil
+	return m, nil
 }
 
 // pgQuerier is what a reservation runs its statements on: the pool, or
