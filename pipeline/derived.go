@@ -65,6 +65,9 @@ func (p *Pipeline) Reissue(ctx context.Context, pr tenant.Principal, clave strin
 	if err := json.Unmarshal(body, &fields); err != nil || fields == nil {
 		return Outcome{}, invalidField("body", "must be a JSON object")
 	}
+	if err := namedOnce(fields); err != nil {
+		return Outcome{}, err
+	}
 	idExterno, err := reissueIDExterno(fields)
 	if err != nil {
 		return Outcome{}, err
@@ -72,6 +75,36 @@ func (p *Pipeline) Reissue(ctx context.Context, pr tenant.Principal, clave strin
 	return p.derive(ctx, pr, clave, derivedReissue, fields, func(ctx context.Context, o *original) (*hacienda.SendDocumentRequest, *tenant.Claim, error) {
 		return buildReissue(o, fields, idExterno)
 	})
+}
+
+// namedOnce refuses a body naming one field more than once: the send's
+// decoder matches names without regard to case, so "id_externo" and
+// "ID_EXTERNO" name one field, and which of them won would be up to a
+// map's order. Each such name is a 400 of its own. With every name given
+// once, lookupFold finds at most one.
+func namedOnce(fields map[string]json.RawMessage) error {
+	byFold := map[string][]string{}
+	for k := range fields {
+		// Upper then lower: ſ and K (Kelvin) fold as EqualFold folds them.
+		f := strings.ToLower(strings.ToUpper(k))
+		byFold[f] = append(byFold[f], k)
+	}
+	var e *fieldError
+	for _, names := range byFold {
+		if len(names) < 2 {
+			continue
+		}
+		if e == nil {
+			e = &fieldError{fields: map[string][]string{}}
+		}
+		for _, k := range names {
+			e.fields[k] = append(e.fields[k], "names a field the body names again in another case; give it once")
+		}
+	}
+	if e != nil {
+		return e
+	}
+	return nil
 }
 
 // reissueIDExterno is a re-issue body's id_externo: a JSON string, as the
@@ -519,6 +552,9 @@ func buildReissue(o *original, fields map[string]json.RawMessage, idExterno stri
 	return req, nil, nil
 }
 
+// lookupFold is the value of m's name that matches key without regard to
+// case: the one name, as Reissue refuses a body that gives one twice
+// (namedOnce).
 func lookupFold(m map[string]json.RawMessage, key string) (json.RawMessage, bool) {
 	for k, v := range m {
 		if strings.EqualFold(k, key) {

@@ -247,3 +247,20 @@ func TestReissueIDExternoString(t *testing.T) {
 		}
 	}
 }
+
+// TestReissueNamesTwice: a re-issue body naming one field twice, in two
+// cases (the names match without regard to case), is refused on both
+// names rather than read in the order a map gives.
+func TestReissueNamesTwice(t *testing.T) {
+	b := setup(t, setupOptions{sandbox: sandbox.Options{Faults: sandbox.Faults{RejectNext: 1}}})
+	fe := b.mustSend(t, request("01", "rechazada"))
+	b.settle(t, fe.Document.Clave, tenant.StateRejected)
+	for range 5 {
+		_, err := b.p.Reissue(derivedCtx(t), b.branch, fe.Document.Clave, []byte(`{"id_externo":"re-a","ID_EXTERNO":"re-b"}`))
+		requireFieldErr(t, err, "id_externo")
+		requireFieldErr(t, err, "ID_EXTERNO")
+	}
+	_, err := b.p.Reissue(derivedCtx(t), b.branch, fe.Document.Clave, []byte(`{"id_externo":"re-c","Receptor":{"nombre":"A"},"receptor":{"nombre":"B"}}`))
+	requireFieldErr(t, err, "Receptor")
+	requireFieldErr(t, err, "receptor")
+}
