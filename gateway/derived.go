@@ -135,6 +135,7 @@ func checkJSONValue(x any, t reflect.Type, path string, errs map[string][]string
 			add("must be an object")
 			return
 		}
+		named := map[string][]string{} // the names given of each field
 		for k, e := range m {
 			f, ok := jsonField(t, k)
 			p := k
@@ -145,7 +146,17 @@ func checkJSONValue(x any, t reflect.Type, path string, errs map[string][]string
 				errs[p] = append(errs[p], "is not a field of this call")
 				continue
 			}
+			named[f.Name] = append(named[f.Name], p)
 			checkJSONValue(e, f.Type, p, errs)
+		}
+		// One field named twice in two cases: which one the decoder
+		// kept would be up to the body's order; refuse both.
+		for _, ps := range named {
+			if len(ps) > 1 {
+				for _, p := range ps {
+					errs[p] = append(errs[p], "names a field the body names again in another case; give it once")
+				}
+			}
 		}
 	}
 }

@@ -81,6 +81,8 @@ func TestDerivedBodies(t *testing.T) {
 		{"error/payment unknown and mistyped", pay, `{"id_externo":"rep-1","monto":[1],"medio_pago":"04","fecha":20261121}`,
 			[]string{"monto", "medio_pago", "fecha"}},
 		{"error/re-issue unknown names", reissue, `{"id_externo":"re-1","receptr":{"nombre":"x"},"lineas":[]}`, []string{"receptr", "lineas"}},
+		{"error/a field named twice in two cases", void, `{"id_externo":"nc-1","ID_Externo":"nc-2","razon":"x y z","lineas":[{"numeroLinea":1,"NumeroLinea":2,"cantidad":1}]}`,
+			[]string{"id_externo", "ID_Externo", "lineas[0].numeroLinea", "lineas[0].NumeroLinea"}},
 		{"error/not an object", void, `[{"id_externo":"nc-1"}]`, []string{"body"}},
 		{"error/payment not JSON", pay, `{"id_externo":"rep-1",`, []string{"body"}},
 		{"error/two values", pay, `{"id_externo":"rep-1"} {}`, []string{"body"}},

@@ -30,6 +30,11 @@ func (p *Pipeline) Document(ctx context.Context, pr tenant.Principal, clave stri
 		}
 		return tenant.Document{}, fmt.Errorf("document %s: authorize: %w", clave, err)
 	}
+	if !mayOwe(d) {
+		// No balance to show: no read of the claims (the check route,
+		// which clients poll, reads the document this way).
+		return d, nil
+	}
 	docs := []tenant.Document{d}
 	p.withBalances(ctx, docs)
 	return docs[0], nil

@@ -65,17 +65,75 @@ func (p *Pipeline) Reissue(ctx context.Context, pr tenant.Principal, clave strin
 	if err := json.Unmarshal(body, &fields); err != nil || fields == nil {
 		return Outcome{}, invalidField("body", "must be a JSON object")
 	}
-	var idExterno string
-	for k, v := range fields {
-		if strings.EqualFold(k, "id_externo") {
-			var s hacienda.FlexString
-			_ = s.UnmarshalJSON(v)
-			idExterno = s.String()
-		}
+	if err := namedOnce(fields); err != nil {
+		return Outcome{}, err
+	}
+	idExterno, err := reissueIDExterno(fields)
+	if err != nil {
+		return Outcome{}, err
 	}
 	return p.derive(ctx, pr, clave, derivedReissue, fields, func(ctx context.Context, o *original) (*hacienda.SendDocumentRequest, *tenant.Claim, error) {
 		return buildReissue(o, fields, idExterno)
 	})
+}
+
+// namedOnce refuses a body naming one field more than once: the send's
+// decoder matches names without regard to case, so "id_externo" and
+// "ID_EXTERNO" name one field, and which of them won would be up to a
+// map's order. Each such name is a 400 of its own. With every name given
+// once, lookupFold finds at most one.
+func namedOnce(fields map[string]json.RawMessage) error {
+	byFold := map[string][]string{}
+	for k := range fields {
+		// Upper then lower: ſ and K (Kelvin) fold as EqualFold folds them.
+		f := strings.ToLower(strings.ToUpper(k))
+		byFold[f] = append(byFold[f], k)
+	}
+	var e *fieldError
+	for _, names := range byFold {
+		if len(names) < 2 {
+			continue
+		}
+		if e == nil {
+			e = &fieldError{fields: map[string][]string{}}
+		}
+		for _, k := range names {
+			e.fields[k] = append(e.fields[k], "names a field the body names again in another case; give it once")
+		}
+	}
+	if e != nil {
+		return e
+	}
+	return nil
+}
+
+// reissueIDExterno is a re-issue body's id_externo: a JSON string, as the
+// send's (and the void's and the payment's) is. Anything else is refused
+// here, before it is looked up: a number read as the string it spells
+// could name another document.
+func reissueIDExterno(fields map[string]json.RawMessage) (string, error) {
+	raw, ok := lookupFold(fields, "id_externo")
+	if !ok || string(raw) == "null" {
+		return "", nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", invalidField("id_externo", "must be a JSON string, not "+jsonKind(raw))
+	}
+	return strings.TrimSpace(s), nil
+}
+
+// jsonKind names the JSON type of a value that is not a string.
+func jsonKind(raw json.RawMessage) string {
+	switch b := strings.TrimSpace(string(raw)); {
+	case b == "true" || b == "false":
+		return "a boolean"
+	case strings.HasPrefix(b, "{"):
+		return "an object"
+	case strings.HasPrefix(b, "["):
+		return "an array"
+	}
+	return "a number"
 }
 
 // Pay issues a payment receipt (REP, 10) for the credit sale clave.
@@ -187,13 +245,8 @@ func derivedIDExterno(body any) string {
 	case *PaymentRequest:
 		return strings.TrimSpace(b.IDExterno)
 	case map[string]json.RawMessage:
-		for k, v := range b {
-			if strings.EqualFold(k, "id_externo") {
-				var s hacienda.FlexString
-				_ = s.UnmarshalJSON(v)
-				return s.String()
-			}
-		}
+		id, _ := reissueIDExterno(b)
+		return id
 	}
 	return ""
 }
@@ -233,6 +286,14 @@ func (p *Pipeline) claims(ctx context.Context, id int64) (tenant.Claims, error) 
 // voidTipoDocIR is the TipoDocIR a credit note names each type it can void
 // with: FE, ND and TE (the types whose reference code names them, nota 10).
 var voidTipoDocIR = map[string]string{"01": "01", "02": "02", "04": "04"}
+
+// payable reports whether a document of type tipo can be paid by a
+// payment receipt of this service, and so open a balance: FE, ND and TE
+// (the types Pay accepts).
+func payable(tipo string) bool {
+	_, ok := voidTipoDocIR[tipo]
+	return ok
+}
 
 // credited sums the quantities the live credit notes credit per line.
 func credited(live []tenant.Claim) (map[int]decimal.Decimal, int) {
@@ -274,7 +335,7 @@ func (p *Pipeline) buildVoid(ctx context.Context, o *original, v *VoidRequest) (
 	if n := len([]rune(razon)); n < 3 || n > 180 {
 		return nil, nil, invalidField("razon", "is required: 3 to 180 characters")
 	}
-	lines := o.req.DetalleServicio
+	lines := numberedLines(o.req.DetalleServicio)
 	claims, err := p.claims(ctx, o.d.ID)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read the credits of %s: %w", o.d.Clave, err)
@@ -327,6 +388,21 @@ func (p *Pipeline) buildVoid(ctx context.Context, o *original, v *VoidRequest) (
 			return nil
 		}}
 	return &nc, claim, nil
+}
+
+// numberedLines are the original's request lines with the numbers its
+// document carries: a send may leave numeroLinea out (0), and the
+// validation numbers line i as i+1 (any other number it refuses). The
+// void names lines, and its claim counts them, by these numbers.
+func numberedLines(in []hacienda.LineaDetalle) []hacienda.LineaDetalle {
+	out := make([]hacienda.LineaDetalle, len(in))
+	copy(out, in)
+	for i := range out {
+		if out[i].NumeroLinea == 0 {
+			out[i].NumeroLinea = i + 1
+		}
+	}
+	return out
 }
 
 // chooseLines picks the lines a credit note credits from the original's
@@ -425,9 +501,21 @@ func scaleLine(l hacienda.LineaDetalle, q decimal.Decimal) hacienda.LineaDetalle
 // buildReissue merges the caller's fields over the rejected document's
 // request (a shallow merge by field name, without regard to case) and
 // references the rejected document (TipoDocIR 10, Codigo 04).
+//
+// A credit note or payment receipt (03, 10) is not re-issued: the re-issue
+// would carry no claim on the document it credits or pays (its lines may
+// be replaced whole), so that document could then be credited or paid
+// twice; the void or the payment is issued again by its own route, which
+// claims what it takes (decision 102).
 func buildReissue(o *original, fields map[string]json.RawMessage, idExterno string) (*hacienda.SendDocumentRequest, *tenant.Claim, error) {
 	if o.d.Estado != tenant.StateRejected {
 		return nil, nil, invalidField("clave", "only a document the tax authority rejected (estado 02) can be re-issued; this one is "+string(o.d.Estado))
+	}
+	switch hacienda.DocumentType(o.d.Tipo) {
+	case hacienda.TypeNC:
+		return nil, nil, invalidField("clave", "a rejected credit note is not re-issued: void the document it credited again with POST /api/documents/{clave}/anular/v4 (the rejection freed what it credited), or send a new credit note")
+	case hacienda.TypeREP:
+		return nil, nil, invalidField("clave", "a rejected payment receipt is not re-issued: pay the document again with POST /api/documents/{clave}/recibo-pago/v4 (the rejection freed its amount), or send a new receipt")
 	}
 	var base map[string]json.RawMessage
 	if err := json.Unmarshal(o.d.Request, &base); err != nil {
@@ -464,6 +552,9 @@ func buildReissue(o *original, fields map[string]json.RawMessage, idExterno stri
 	return req, nil, nil
 }
 
+// lookupFold is the value of m's name that matches key without regard to
+// case: the one name, as Reissue refuses a body that gives one twice
+// (namedOnce).
 func lookupFold(m map[string]json.RawMessage, key string) (json.RawMessage, bool) {
 	for k, v := range m {
 		if strings.EqualFold(k, key) {
@@ -706,8 +797,29 @@ func splitPayment(groups []*taxGroup, total, monto decimal.Decimal, paid map[str
 	return lines, taxes
 }
 
+// mayOwe reports whether d can carry a balance, from its row: a payable
+// type (FE, ND, TE) whose stored request sells on credit (CondicionVenta
+// 08 or 10). A row without its request (a listing may leave it out) may.
+func mayOwe(d tenant.Document) bool {
+	if !payable(d.Tipo) {
+		return false
+	}
+	if len(d.Request) == 0 {
+		return true
+	}
+	var r struct {
+		CondicionVenta hacienda.FlexString `json:"condicion_venta"`
+	}
+	if err := json.Unmarshal(d.Request, &r); err != nil {
+		return true
+	}
+	_, ok := repCondicion[r.CondicionVenta.Code()]
+	return ok
+}
+
 // withBalances sets SaldoPendiente on the documents that allow a payment
-// receipt, with one read of the claims. A failure to read them leaves the
+// receipt (of a type Pay accepts, with a balance opened), with one read of
+// the claims. A failure to read them leaves the
 // documents without it (and is logged): the reads still answer.
 func (p *Pipeline) withBalances(ctx context.Context, docs []tenant.Document) {
 	cs, ok := p.o.Store.(tenant.ClaimStore)
@@ -716,7 +828,7 @@ func (p *Pipeline) withBalances(ctx context.Context, docs []tenant.Document) {
 	}
 	ids := make([]int64, 0, len(docs))
 	for _, d := range docs {
-		if d.Tipo != string(hacienda.TypeNC) && d.Tipo != string(hacienda.TypeREP) {
+		if mayOwe(d) {
 			ids = append(ids, d.ID)
 		}
 	}

@@ -371,7 +371,8 @@ func (j *job) number(ctx context.Context, doc *hacienda.Document, resume *tenant
 // claimFor is the claim a document being numbered writes: a derived
 // document's on the document it references (a credit note's amount being
 // its TotalComprobante), or the balance a credit sale (CondicionVenta 08 or
-// 10) opens for payment receipts; nil for any other.
+// 10) of a type a payment receipt pays (FE, ND, TE) opens for them; nil
+// for any other.
 func (j *job) claimFor(doc *hacienda.Document) *tenant.Claim {
 	if j.claim != nil {
 		c := *j.claim
@@ -380,7 +381,7 @@ func (j *job) claimFor(doc *hacienda.Document) *tenant.Claim {
 		}
 		return &c
 	}
-	if _, ok := repCondicion[doc.CondicionVenta]; ok && doc.Type != hacienda.TypeNC && doc.Type != hacienda.TypeREP {
+	if _, ok := repCondicion[doc.CondicionVenta]; ok && payable(string(doc.Type)) {
 		return &tenant.Claim{Kind: tenant.ClaimBalance, Amount: doc.ResumenFactura.TotalComprobante.Decimal().String()}
 	}
 	return nil

@@ -108,6 +108,52 @@ type Claims struct {
 	On      []Claim
 }
 
+// ClaimRows are the rows of a store's read of claims, each the claiming
+// document's id, the referenced document's id (0 for a balance), the kind,
+// the amount, the stored detail and the claiming document's estado
+// (pgx.Rows and *sql.Rows are).
+type ClaimRows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// ScanClaims gathers claim rows into the Claims of each document they
+// concern: a balance under its own document, any other claim under the
+// document it references, in the rows' order. The store's query selects
+// which claims are live; errors are the rows' own, for the store to map.
+func ScanClaims(rows ClaimRows) (map[int64]Claims, error) {
+	out := map[int64]Claims{}
+	for rows.Next() {
+		var (
+			c              Claim
+			detail, estado string
+		)
+		if err := rows.Scan(&c.DocumentID, &c.RefID, &c.Kind, &c.Amount, &detail, &estado); err != nil {
+			return nil, err
+		}
+		if err := c.DecodeDetail(detail); err != nil {
+			return nil, err
+		}
+		c.Estado = State(estado)
+		key := c.RefID
+		if c.Kind == ClaimBalance {
+			key = c.DocumentID
+		}
+		cs := out[key]
+		if c.Kind == ClaimBalance {
+			cs.Balance = &c
+		} else {
+			cs.On = append(cs.On, c)
+		}
+		out[key] = cs
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ClaimStore reads the claims (both store adapters implement it).
 type ClaimStore interface {
 	// DocumentClaims returns, for each of the documents ids that has any,

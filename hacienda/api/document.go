@@ -50,7 +50,8 @@ type Document struct {
 	// send that issued it, and left out when there is nothing to say.
 	Advertencias []string `json:"advertencias,omitempty"`
 	// SaldoPendiente is what remains to be paid of a credit sale that
-	// allows a payment receipt (CondicionVenta 08 or 10; A.15): a decimal
+	// allows a payment receipt (an FE, ND or TE with CondicionVenta 08 or
+	// 10; A.15): a decimal
 	// string with 5 decimals in TotalComprobante terms, "0.00000" once
 	// paid or credited; left out for any other document.
 	SaldoPendiente string `json:"saldoPendiente,omitempty"`

@@ -256,7 +256,7 @@ func (s *Store) ReserveDocument(ctx context.Context, d *tenant.Document) error {
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		saved = *d
 		if c := d.Claim; c.RefID != 0 {
-			if err := lockClaims(ctx, tx, c); err != nil {
+			if err := lockClaims(ctx, tx, d); err != nil {
 				return err
 			}
 		}
@@ -283,12 +283,27 @@ func (s *Store) ReserveDocument(ctx context.Context, d *tenant.Document) error {
 	return nil
 }
 
-// lockClaims locks the document c references and calls c.Check with the
-// live claims on it.
-func lockClaims(ctx context.Context, tx pgx.Tx, c *tenant.Claim) error {
+// lockClaims locks the document d's claim references and calls the
+// claim's Check with the live claims on it. A repeat of an id_externo the
+// branch holds is ErrConflict before the check, which would see the first
+// call's own claim and refuse what is a replay: asked once the lock is
+// held, so that a first call committed meanwhile (it held the lock) is
+// seen, as every statement of a READ COMMITTED transaction sees what was
+// committed before it.
+func lockClaims(ctx context.Context, tx pgx.Tx, d *tenant.Document) error {
+	c := d.Claim
 	var id int64
 	if err := tx.QueryRow(ctx, qLockClaimed, c.RefID).Scan(&id); err != nil {
 		return fmt.Errorf("referenced document %d: %w", c.RefID, mapErr(err))
+	}
+	if d.IDExterno != "" {
+		var taken bool
+		if err := tx.QueryRow(ctx, qExternalIDTaken, d.BranchID, d.IDExterno).Scan(&taken); err != nil {
+			return fmt.Errorf("id_externo: %w", mapErr(err))
+		}
+		if taken {
+			return fmt.Errorf("reserve document %q of branch %d: id_externo taken: %w", d.IDExterno, d.BranchID, tenant.ErrConflict)
+		}
 	}
 	if c.Check == nil {
 		return nil
@@ -302,7 +317,9 @@ func lockClaims(ctx context.Context, tx pgx.Tx, c *tenant.Claim) error {
 
 const (
 	qLockClaimed = `SELECT id FROM documents WHERE id = $1 FOR UPDATE`
-	qInsertClaim = `INSERT INTO document_claims (document_id, ref_id, kind, amount, detail) VALUES ($1, $2, $3, $4, $5)`
+	// qExternalIDTaken says whether branch $1 holds id_externo $2.
+	qExternalIDTaken = `SELECT EXISTS (SELECT 1 FROM documents WHERE branch_id = $1 AND id_externo = $2 AND id_externo <> '')`
+	qInsertClaim     = `INSERT INTO document_claims (document_id, ref_id, kind, amount, detail) VALUES ($1, $2, $3, $4, $5)`
 	// qDocumentClaims reads the balances of documents $1 and the claims
 	// on them of documents not rejected.
 	qDocumentClaims = `SELECT c.document_id, COALESCE(c.ref_id, 0), c.kind, c.amount, c.detail, d.estado
@@ -317,41 +334,19 @@ func (s *Store) DocumentClaims(ctx context.Context, ids []int64) (map[int64]tena
 }
 
 func readClaims(ctx context.Context, q pgQuerier, ids []int64) (map[int64]tenant.Claims, error) {
-	out := map[int64]tenant.Claims{}
 	if len(ids) == 0 {
-		return out, nil
+		return map[int64]tenant.Claims{}, nil
 	}
 	rows, err := q.Query(ctx, qDocumentClaims, ids)
 	if err != nil {
 		return nil, fmt.Errorf("read claims: %w", mapErr(err))
 	}
 	defer rows.Close()
-	for rows.Next() {
-		var (
-			c              tenant.Claim
-			detail, estado string
-		)
-		if err := rows.Scan(&c.DocumentID, &c.RefID, &c.Kind, &c.Amount, &detail, &estado); err != nil {
-			return nil, fmt.Errorf("read claims: %w", mapErr(err))
-		}
-		if err := c.DecodeDetail(detail); err != nil {
-			return nil, err
-		}
-		c.Estado = tenant.State(estado)
-		if c.Kind == tenant.ClaimBalance {
-			cs := out[c.DocumentID]
-			cs.Balance = &c
-			out[c.DocumentID] = cs
-			continue
-		}
-		cs := out[c.RefID]
-		cs.On = append(cs.On, c)
-		out[c.RefID] = cs
-	}
-	if err := rows.Err(); err != nil {
+	m, err := tenant.ScanClaims(rows)
+	if err != nil {
 		return nil, fmt.Errorf("read claims: %w", mapErr(err))
 	}
-	return out, nil
+	return m, nil
 }
 
 // pgQuerier is what a reservation runs its statements on: the pool, or

@@ -279,8 +279,13 @@ func (s *Store) ReserveDocument(ctx context.Context, d *tenant.Document) error {
 		var err error
 		// A claim on another document is checked first, against the
 		// claims on it: the write transaction is exclusive, so none is
-		// reserved meanwhile.
+		// reserved meanwhile. A repeat of an id_externo the branch holds
+		// is a conflict before that: the check would see the first
+		// call's own claim and refuse what is a replay.
 		if c := d.Claim; c != nil && c.RefID != 0 {
+			if err := s.externalIDFree(ctx, tx, d); err != nil {
+				return err
+			}
 			if err := checkClaims(ctx, tx, c); err != nil {
 				return err
 			}
@@ -371,12 +376,8 @@ func (s *Store) countQuota(ctx context.Context, tx *sql.Tx, d *tenant.Document, 
 		}
 	}
 	if q.Used >= q.Limit {
-		var taken int
-		if err := tx.StmtContext(ctx, s.wstmts.externalTaken).QueryRowContext(ctx, d.BranchID, d.IDExterno).Scan(&taken); err != nil {
-			return nil, fmt.Errorf("id_externo: %w", mapErr(err))
-		}
-		if taken > 0 {
-			return nil, fmt.Errorf("id_externo taken: %w", tenant.ErrConflict)
+		if err := s.externalIDFree(ctx, tx, d); err != nil {
+			return nil, err
 		}
 		if !used.Valid {
 			if _, err := tx.StmtContext(ctx, s.wstmts.insertUsage).ExecContext(ctx, d.CompanyID, month.Periodo, q.Used); err != nil {
@@ -616,6 +617,22 @@ WHERE (c.ref_id IN (SELECT value FROM json_each(?1)) AND d.estado <> '02')
 ORDER BY c.document_id`
 )
 
+// externalIDFree is ErrConflict when the branch holds d's id_externo
+// already.
+func (s *Store) externalIDFree(ctx context.Context, tx *sql.Tx, d *tenant.Document) error {
+	if d.IDExterno == "" {
+		return nil
+	}
+	var taken int
+	if err := tx.StmtContext(ctx, s.wstmts.externalTaken).QueryRowContext(ctx, d.BranchID, d.IDExterno).Scan(&taken); err != nil {
+		return fmt.Errorf("id_externo: %w", mapErr(err))
+	}
+	if taken > 0 {
+		return fmt.Errorf("id_externo taken: %w", tenant.ErrConflict)
+	}
+	return nil
+}
+
 // checkClaims calls c.Check, in the reservation's transaction tx, with the
 // live claims on the document c references; a missing document is
 // ErrNotFound.
@@ -645,9 +662,8 @@ type claimQuerier interface {
 }
 
 func readClaims(ctx context.Context, q claimQuerier, ids []int64) (map[int64]tenant.Claims, error) {
-	out := map[int64]tenant.Claims{}
 	if len(ids) == 0 {
-		return out, nil
+		return map[int64]tenant.Claims{}, nil
 	}
 	list, err := json.Marshal(ids)
 	if err != nil {
@@ -658,30 +674,9 @@ func readClaims(ctx context.Context, q claimQuerier, ids []int64) (map[int64]ten
 		return nil, fmt.Errorf("read claims: %w", mapErr(err))
 	}
 	defer rows.Close()
-	for rows.Next() {
-		var (
-			c              tenant.Claim
-			detail, estado string
-		)
-		if err := rows.Scan(&c.DocumentID, &c.RefID, &c.Kind, &c.Amount, &detail, &estado); err != nil {
-			return nil, fmt.Errorf("read claims: %w", mapErr(err))
-		}
-		if err := c.DecodeDetail(detail); err != nil {
-			return nil, err
-		}
-		c.Estado = tenant.State(estado)
-		if c.Kind == tenant.ClaimBalance {
-			cs := out[c.DocumentID]
-			cs.Balance = &c
-			out[c.DocumentID] = cs
-			continue
-		}
-		cs := out[c.RefID]
-		cs.On = append(cs.On, c)
-		out[c.RefID] = cs
-	}
-	if err := rows.Err(); err != nil {
+	m, err := tenant.ScanClaims(rows)
+	if err != nil {
 		return nil, fmt.Errorf("read claims: %w", mapErr(err))
 	}
-	return out, nil
+	return m, nil
 }

@@ -54,6 +54,7 @@ func RunDocuments(t *testing.T, open func(t *testing.T) DocumentStore) {
 		{"ok/concurrent claims never share a document", testDocumentConcurrentClaims},
 		{"error/a refused claim on a document takes no number", testClaimsRefusalTakesNoNumber},
 		{"error/racing claims on a document never exceed it", testClaimsRace},
+		{"error/a claim under a taken id_externo is a conflict, not a refusal", testClaimsRepeatIsConflict},
 	}.run(t, open)
 }
 

@@ -141,3 +141,68 @@ func testClaimsRace(t *testing.T, s DocumentStore) {
 		seen[n] = true
 	}
 }
+
+// testClaimsRepeatIsConflict: a reservation whose id_externo the branch
+// holds already is ErrConflict (the caller replays the first), never the
+// claim check's refusal, even though the first one's claim is what the
+// check would refuse: a client's retry racing its first call on another
+// replica is a repeat, not a payment beyond the balance.
+func testClaimsRepeatIsConflict(t *testing.T, s DocumentStore) {
+	ctx := context.Background()
+	f := newDocFixture(t, s)
+	orig := minimalDocument(f.Branch, "venta", "01", "00001")
+	orig.Claim = &tenant.Claim{Kind: tenant.ClaimBalance, Amount: "50"}
+	mustNot(t, "reserve the sale", s.ReserveDocument(ctx, &orig))
+	pay := func(id string) error {
+		d := minimalDocument(f.Branch, id, "10", "00001")
+		d.Claim = &tenant.Claim{Kind: tenant.ClaimPayment, RefID: orig.ID, Amount: "50", Check: payCheck("50", "50")}
+		return s.ReserveDocument(ctx, &d)
+	}
+	mustNot(t, "the payment", pay("pago-1"))
+	if err := pay("pago-1"); !errors.Is(err, tenant.ErrConflict) {
+		t.Fatalf("the same id_externo again: %v, want ErrConflict", err)
+	}
+	if err := pay("pago-2"); !errors.Is(err, errOverpaid) {
+		t.Fatalf("another payment of the whole balance: %v, want the check's error", err)
+	}
+
+	// The same request racing itself: one wins, every other is a
+	// conflict.
+	var (
+		wg        sync.WaitGroup
+		mu        sync.Mutex
+		won       int
+		conflicts int
+	)
+	for i := range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			d := minimalDocument(f.Branch, "carrera", "03", "00001")
+			d.Claim = &tenant.Claim{Kind: tenant.ClaimCredit, RefID: orig.ID, Amount: "1", Lines: map[int]string{1: "1"},
+				Check: func(live []tenant.Claim) error {
+					for _, c := range live {
+						if c.Kind == tenant.ClaimCredit {
+							return errOverpaid
+						}
+					}
+					return nil
+				}}
+			err := s.ReserveDocument(ctx, &d)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				won++
+			case errors.Is(err, tenant.ErrConflict):
+				conflicts++
+			default:
+				t.Errorf("reservation %d: %v, want success or ErrConflict", i, err)
+			}
+		}()
+	}
+	wg.Wait()
+	if won != 1 || conflicts != 5 {
+		t.Errorf("%d won, %d conflicts; want 1 and 5", won, conflicts)
+	}
+}
