@@ -287,6 +287,9 @@ type IVAStore interface {
 	// SaveIVABreakdown stores the breakdown of the document (received:
 	// received document) id, replacing any. A missing row is ErrNotFound.
 	SaveIVABreakdown(ctx context.Context, received bool, id int64, breakdown []byte) error
+	// HasIVABreakdown reports whether the document (received: received
+	// document) id has a stored breakdown.
+	HasIVABreakdown(ctx context.Context, received bool, id int64) (bool, error)
 }
 
 // IVARow is one line of the summary: a tax code and rate's figures for
@@ -508,7 +511,7 @@ func (s *Service) IVASummary(ctx context.Context, p Principal, companyID int64, 
 			}
 		} else {
 			var err error
-			if b, err = breakdownFromXML(src); err != nil {
+			if b, err = BreakdownFromXML(src.Received, src.XML, src.Message); err != nil {
 				slog.Default().WarnContext(ctx, "iva summary: a document's XML could not be read; left out of the summary",
 					"company", companyID, "document", src.ID, "received", src.Received, "err", err)
 				return nil
@@ -539,20 +542,23 @@ func (s *Service) IVASummary(ctx context.Context, p Principal, companyID int64, 
 // large month after an upgrade does not also write the month.
 const maxIVABackfill = 10000
 
-// breakdownFromXML computes the breakdown of a document stored without
-// one, from its signed XML (and, for a received one, the company's
-// message: the creditable tax).
-func breakdownFromXML(src IVASource) (IVABreakdown, error) {
-	if len(src.XML) == 0 {
+// BreakdownFromXML computes the breakdown of a document stored without
+// one, from its signed XML (for a received one: the supplier's XML, and
+// message the company's signed message, for the creditable tax). The
+// summary computes a missing breakdown with it, and the archive's sweep
+// before it drops a row's XML (pipeline/archivesweep), so that a document
+// whose XML has left the store still adds up.
+func BreakdownFromXML(received bool, xml, message []byte) (IVABreakdown, error) {
+	if len(xml) == 0 {
 		return IVABreakdown{}, errors.New("no stored XML")
 	}
-	doc, err := hacienda.ParseXML(src.XML)
+	doc, err := hacienda.ParseXML(xml)
 	if err != nil {
 		return IVABreakdown{}, err
 	}
 	b := BreakdownOf(doc)
-	if src.Received {
-		msg, err := hacienda.ParseMensajeReceptor(src.Message)
+	if received {
+		msg, err := hacienda.ParseMensajeReceptor(message)
 		if err != nil {
 			return IVABreakdown{}, fmt.Errorf("the message: %w", err)
 		}

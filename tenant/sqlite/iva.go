@@ -87,3 +87,18 @@ func (s *Store) SaveIVABreakdown(ctx context.Context, received bool, id int64, b
 	}
 	return nil
 }
+
+// HasIVABreakdown reports whether the document (received: received
+// document) id has a stored breakdown; the archive's sweep asks before it
+// drops the row's XML.
+func (s *Store) HasIVABreakdown(ctx context.Context, received bool, id int64) (bool, error) {
+	q := `SELECT EXISTS (SELECT 1 FROM document_iva WHERE document_id = ?)`
+	if received {
+		q = `SELECT EXISTS (SELECT 1 FROM received_iva WHERE received_id = ?)`
+	}
+	var ok bool
+	if err := s.read.QueryRowContext(ctx, q, id).Scan(&ok); err != nil {
+		return false, fmt.Errorf("iva breakdown of %d: %w", id, mapErr(err))
+	}
+	return ok, nil
+}

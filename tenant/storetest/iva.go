@@ -36,7 +36,7 @@ func RunIVA(t *testing.T, open func(t *testing.T) IVAStore) {
 	contract[IVAStore]{
 		{"ok/issued documents of a Costa Rica month, accepted, of the company and environment", testIVAIssuedMonth},
 		{"ok/received documents by the message's acceptance, mensaje 1 and 2 only", testIVAReceivedMonth},
-		{"ok/a breakdown is written, replaced, and read instead of the XML", testIVASave},
+		{"ok/a breakdown is written, replaced, known to be there, and read instead of the XML", testIVASave},
 		{"error/a breakdown of a missing document", testIVASaveMissing},
 		{"ok/without a breakdown the summary reads the stored XML and keeps it", testIVAFromXML},
 	}.run(t, open)
@@ -203,11 +203,26 @@ func testIVASave(t *testing.T, s IVAStore) {
 	// Without a breakdown: the XML (and the message) instead.
 	wantIVARead(t, "without breakdowns", readIVA(t, s, f.Company.ID, "2026-03", tenant.AmbientePruebas), []ivaRead{
 		{ID: d, Tipo: "01", HasXML: true}, {Received: true, ID: r, Tipo: "01", HasXML: true, HasMsg: true}})
+	has := func(received bool, id int64) bool {
+		t.Helper()
+		ok, err := s.HasIVABreakdown(ctx, received, id)
+		mustNot(t, "HasIVABreakdown", err)
+		return ok
+	}
+	if has(false, d) || has(true, r) || has(false, d+1000) {
+		t.Errorf("HasIVABreakdown true before any was written")
+	}
 	// Written: read instead of the XML; written again: replaced. The ids
 	// of the two tables may coincide: each write goes to its own.
-	for _, base := range []string{"100.12345", "200"} {
+	for i, base := range []string{"100.12345", "200"} {
 		mustNot(t, "SaveIVABreakdown issued", s.SaveIVABreakdown(ctx, false, d, ivaBreakdown(base)))
+		if i == 0 && (!has(false, d) || has(true, r)) {
+			t.Errorf("HasIVABreakdown after the issued one's write: issued %v, received %v", has(false, d), has(true, r))
+		}
 		mustNot(t, "SaveIVABreakdown received", s.SaveIVABreakdown(ctx, true, r, ivaBreakdown(base+"1")))
+		if !has(true, r) {
+			t.Errorf("HasIVABreakdown false after the received one's write")
+		}
 		wantIVARead(t, "with breakdowns "+base, readIVA(t, s, f.Company.ID, "2026-03", tenant.AmbientePruebas), []ivaRead{
 			{ID: d, Tipo: "01", Breakdown: string(ivaBreakdown(base))},
 			{Received: true, ID: r, Tipo: "01", Breakdown: string(ivaBreakdown(base + "1"))}})
