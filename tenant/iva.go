@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 
 	"github.com/shopspring/decimal"
 
@@ -253,6 +254,9 @@ type IVASource struct {
 	// issued one.
 	Received bool
 	ID       int64
+	// Clave is the document's clave (a received one: the supplier's), to
+	// name it when it cannot be summed.
+	Clave string
 	// Tipo is the document's type (a received one: the supplier's).
 	Tipo string
 	// Breakdown is the stored breakdown; nil when there is none (a
@@ -474,8 +478,9 @@ func (s *Service) ivaStore() (IVAStore, error) {
 //
 // A document without a stored breakdown has its own computed from its
 // stored XML (and the message's, for a received one) and stored, so that
-// the next summary reads it; one whose XML cannot be read is logged and
-// left out rather than failing the month.
+// the next summary reads it. A document the month counts that has neither
+// a breakdown nor XML that can be read is never left out silently: the
+// summary fails with *IVAIncompleteError naming it (decision 112).
 func (s *Service) IVASummary(ctx context.Context, p Principal, companyID int64, periodo string) (IVASummary, error) {
 	if periodo == "" {
 		e := newValidationError()
@@ -494,16 +499,16 @@ func (s *Service) IVASummary(ctx context.Context, p Principal, companyID int64, 
 	if err != nil {
 		return IVASummary{}, err
 	}
-	type late struct {
-		received bool
-		id       int64
-		b        []byte
-	}
 	var (
 		sum     ivaSummer
-		backlog []late
+		backlog []IVABreakdownWrite
+		missing = &IVAIncompleteError{Periodo: m.Periodo}
+		cause   error // the first missing document's
 	)
 	err = st.IVASources(ctx, IVAQuery{CompanyID: companyID, Month: m, Ambiente: AmbienteFor(c, s.ambiente)}, func(src IVASource) error {
+		if _, _, ok := ivaSide(src.Received, src.Tipo); !ok {
+			return nil // a REP: nothing to add, nothing to compute
+		}
 		var b IVABreakdown
 		if src.Breakdown != nil {
 			if err := json.Unmarshal(src.Breakdown, &b); err != nil {
@@ -512,12 +517,14 @@ func (s *Service) IVASummary(ctx context.Context, p Principal, companyID int64, 
 		} else {
 			var err error
 			if b, err = BreakdownFromXML(src.Received, src.XML, src.Message); err != nil {
-				slog.Default().WarnContext(ctx, "iva summary: a document's XML could not be read; left out of the summary",
-					"company", companyID, "document", src.ID, "received", src.Received, "err", err)
+				missing.add(src)
+				if cause == nil {
+					cause = err
+				}
 				return nil
 			}
 			if raw, err := json.Marshal(b); err == nil && len(backlog) < maxIVABackfill {
-				backlog = append(backlog, late{src.Received, src.ID, raw})
+				backlog = append(backlog, IVABreakdownWrite{Received: src.Received, ID: src.ID, Breakdown: raw})
 			}
 		}
 		sum.add(src.Received, src.Tipo, b)
@@ -526,15 +533,76 @@ func (s *Service) IVASummary(ctx context.Context, p Principal, companyID int64, 
 	if err != nil {
 		return IVASummary{}, fmt.Errorf("iva summary of company %d, %s: %w", companyID, m.Periodo, err)
 	}
+	s.backfillIVA(ctx, st, companyID, backlog)
+	if missing.Count > 0 {
+		slog.Default().WarnContext(ctx, "iva summary: documents without a breakdown whose XML cannot be read; the summary is refused",
+			"company", companyID, "periodo", m.Periodo, "count", missing.Count, "claves", missing.Claves, "first_err", cause)
+		return IVASummary{}, missing
+	}
+	return sum.summary(m.Periodo), nil
+}
+
+// IVAIncompleteError refuses a month the summary cannot add up whole:
+// documents it counts have no stored breakdown and no stored XML it can
+// read (decision 112). An IVA return filed from a summary that leaves a
+// document out is wrong, so the summary names them instead of answering.
+type IVAIncompleteError struct {
+	Periodo string
+	// Count is how many documents are missing; Claves names the first
+	// maxIVAMissingNamed of them (a document's id where it has no clave).
+	Count  int
+	Claves []string
+}
+
+// maxIVAMissingNamed bounds the claves an IVAIncompleteError names.
+const maxIVAMissingNamed = 20
+
+func (e *IVAIncompleteError) add(src IVASource) {
+	e.Count++
+	if len(e.Claves) >= maxIVAMissingNamed {
+		return
+	}
+	name := src.Clave
+	if name == "" {
+		name = fmt.Sprintf("id %d", src.ID)
+	}
+	if src.Received {
+		name = "recibido " + name
+	}
+	e.Claves = append(e.Claves, name)
+}
+
+func (e *IVAIncompleteError) Error() string {
+	more := ""
+	if e.Count > len(e.Claves) {
+		more = fmt.Sprintf(" and %d more", e.Count-len(e.Claves))
+	}
+	return fmt.Sprintf("The IVA summary of %s cannot be complete: %d document(s) of the month have no stored tax breakdown "+
+		"and their XML cannot be read from the store: %s%s. The summary is refused rather than answered without them; "+
+		"report these claves to the operator.", e.Periodo, e.Count, strings.Join(e.Claves, ", "), more)
+}
+
+// HTTPStatus is 409: the stored documents, not the request, are at fault,
+// and asking again does not help until they are mended.
+func (e *IVAIncompleteError) HTTPStatus() int { return 409 }
+
+// IVABreakdownWrite is one breakdown a summary stores back.
+type IVABreakdownWrite struct {
+	Received  bool
+	ID        int64
+	Breakdown []byte
+}
+
+// backfillIVA stores the breakdowns a summary computed, for the next one.
+func (s *Service) backfillIVA(ctx context.Context, st IVAStore, companyID int64, backlog []IVABreakdownWrite) {
 	for _, l := range backlog {
 		// Kept for the next summary; one that cannot be kept is computed
 		// again then.
-		if err := st.SaveIVABreakdown(ctx, l.received, l.id, l.b); err != nil {
+		if err := st.SaveIVABreakdown(ctx, l.Received, l.ID, l.Breakdown); err != nil {
 			slog.Default().WarnContext(ctx, "iva summary: a computed breakdown could not be stored",
-				"document", l.id, "received", l.received, "err", err)
+				"document", l.ID, "received", l.Received, "err", err)
 		}
 	}
-	return sum.summary(m.Periodo), nil
 }
 
 // maxIVABackfill bounds the breakdowns one summary stores back (the rest

@@ -14,12 +14,12 @@ var _ tenant.IVAStore = (*Store)(nil)
 // received_iva_month, each with its stored breakdown, and the XML only
 // when it has none.
 const (
-	qIVADocuments = `SELECT d.id, d.tipo, i.breakdown,
+	qIVADocuments = `SELECT d.id, d.clave, d.tipo, i.breakdown,
     CASE WHEN i.breakdown IS NULL THEN d.signed_xml END
 FROM documents d LEFT JOIN document_iva i ON i.document_id = d.id
 WHERE d.company_id = $1 AND d.estado = '01' AND d.fecha_emision >= $2 AND d.fecha_emision < $3
     AND d.ambiente = $4`
-	qIVAReceived = `SELECT r.id, r.tipo_documento, i.breakdown,
+	qIVAReceived = `SELECT r.id, r.clave, r.tipo_documento, i.breakdown,
     CASE WHEN i.breakdown IS NULL THEN r.supplier_xml END,
     CASE WHEN i.breakdown IS NULL THEN r.signed_xml END
 FROM received_documents r LEFT JOIN received_iva i ON i.received_id = r.id
@@ -46,7 +46,7 @@ func (s *Store) IVASources(ctx context.Context, q tenant.IVAQuery, fn func(tenan
 		for rows.Next() {
 			src := tenant.IVASource{Received: received}
 			var breakdown *string
-			dst := []any{&src.ID, &src.Tipo, &breakdown, &src.XML}
+			dst := []any{&src.ID, &src.Clave, &src.Tipo, &breakdown, &src.XML}
 			if received {
 				dst = append(dst, &src.Message)
 			}

@@ -15,12 +15,12 @@ var _ tenant.IVAStore = (*Store)(nil)
 // received_iva_month, each with its stored breakdown, and the XML only
 // when it has none.
 const (
-	qIVADocuments = `SELECT d.id, d.tipo, i.breakdown,
+	qIVADocuments = `SELECT d.id, d.clave, d.tipo, i.breakdown,
     CASE WHEN i.breakdown IS NULL THEN (SELECT xml FROM document_signed_xml WHERE document_id = d.id) END, NULL
 FROM documents d LEFT JOIN document_iva i ON i.document_id = d.id
 WHERE d.company_id = ? AND d.estado = '01' AND d.fecha_emision >= ? AND d.fecha_emision < ?
     AND d.ambiente = ?`
-	qIVAReceived = `SELECT r.id, r.tipo_documento, i.breakdown,
+	qIVAReceived = `SELECT r.id, r.clave, r.tipo_documento, i.breakdown,
     CASE WHEN i.breakdown IS NULL THEN r.supplier_xml END,
     CASE WHEN i.breakdown IS NULL THEN r.signed_xml END
 FROM received_documents r LEFT JOIN received_iva i ON i.received_id = r.id
@@ -56,7 +56,7 @@ func (s *Store) ivaRead(ctx context.Context, query string, received bool, q tena
 	for rows.Next() {
 		src := tenant.IVASource{Received: received}
 		var breakdown sql.NullString
-		if err := rows.Scan(&src.ID, &src.Tipo, &breakdown, &src.XML, &src.Message); err != nil {
+		if err := rows.Scan(&src.ID, &src.Clave, &src.Tipo, &breakdown, &src.XML, &src.Message); err != nil {
 			return fmt.Errorf("iva sources: %w", mapErr(err))
 		}
 		if breakdown.Valid {

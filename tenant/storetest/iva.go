@@ -3,8 +3,10 @@ package storetest
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -38,7 +40,7 @@ func RunIVA(t *testing.T, open func(t *testing.T) IVAStore) {
 		{"ok/received documents by the message's acceptance, mensaje 1 and 2 only", testIVAReceivedMonth},
 		{"ok/a breakdown is written, replaced, known to be there, and read instead of the XML", testIVASave},
 		{"error/a breakdown of a missing document", testIVASaveMissing},
-		{"ok/without a breakdown the summary reads the stored XML and keeps it", testIVAFromXML},
+		{"ok/without a breakdown the summary reads the stored XML and keeps it; one it cannot read is named", testIVAFromXML},
 	}.run(t, open)
 }
 
@@ -309,10 +311,20 @@ func testIVAFromXML(t *testing.T, s IVAStore) {
 	r.Place(tenant.StateAccepted)
 	mustNot(t, "ReserveReceived", s.ReserveReceived(ctx, &r))
 
-	// And one whose XML cannot be read: left out, the month still answers.
+	// A REP whose XML cannot be read: it moves no IVA, so it is not read.
+	rep := minimalDocument(f.Branch, "recibo-ilegible", "10", "00001")
+	rep.FechaEmision, rep.Phase, rep.Estado, rep.SignedXML = fecha, tenant.PhaseAccepted, tenant.StateAccepted, []byte("<no/>")
+	mustNot(t, "ReserveDocument", s.ReserveDocument(ctx, &rep))
+	// And, in April, an FE whose XML cannot be read (or was dropped to the
+	// archive without a breakdown): April is refused, naming it.
 	bad := minimalDocument(f.Branch, "ilegible", "01", "00001")
-	bad.FechaEmision, bad.Phase, bad.Estado, bad.SignedXML = fecha, tenant.PhaseAccepted, tenant.StateAccepted, []byte("<no/>")
+	bad.Clave, bad.Numero = "50610042600310112345600100001010000000099100000099", 99
+	bad.FechaEmision, bad.Phase, bad.Estado, bad.SignedXML = fecha.AddDate(0, 1, 0), tenant.PhaseAccepted, tenant.StateAccepted, []byte("<no/>")
 	mustNot(t, "ReserveDocument", s.ReserveDocument(ctx, &bad))
+	sold2 := minimalDocument(f.Branch, "abril", "01", "00001")
+	sold2.FechaEmision, sold2.Phase, sold2.Estado = bad.FechaEmision, tenant.PhaseAccepted, tenant.StateAccepted
+	_, sold2.SignedXML = ivaXML(t, ivaRequest("3101999999", ivaLine(1, "1", "10", "08")), bad.FechaEmision, 3)
+	mustNot(t, "ReserveDocument", s.ReserveDocument(ctx, &sold2))
 
 	svc := ivaService(t, s)
 	admin := tenant.Principal{UserID: 1, Username: "admin", Role: tenant.RoleAdmin}
@@ -334,11 +346,25 @@ func testIVAFromXML(t *testing.T, s IVAStore) {
 		}
 		wantIVASummary(t, pass, sum, want)
 		// The computed breakdowns were kept: the next read has them and
-		// no XML; the unreadable document still has none.
+		// no XML; the REP has none (it was not read).
 		wantIVARead(t, "after the summary "+pass, ivaNoBreakdownText(readIVA(t, s, f.Company.ID, "2026-03", tenant.AmbientePruebas)), []ivaRead{
 			{ID: d.ID, Tipo: "01", Breakdown: "kept"},
-			{ID: bad.ID, Tipo: "01", HasXML: true},
+			{ID: rep.ID, Tipo: "10", HasXML: true},
 			{Received: true, ID: r.ID, Tipo: "01", Breakdown: "kept"}})
+	}
+	for _, pass := range []string{"first", "again"} {
+		_, err := svc.IVASummary(ctx, admin, f.Company.ID, "2026-04")
+		var inc *tenant.IVAIncompleteError
+		if !errors.As(err, &inc) || inc.Periodo != "2026-04" || inc.Count != 1 || !slices.Equal(inc.Claves, []string{bad.Clave}) {
+			t.Fatalf("April %s with an unreadable FE: %v; want an IVAIncompleteError naming %s", pass, err, bad.Clave)
+		}
+		if !strings.Contains(err.Error(), bad.Clave) {
+			t.Errorf("the message does not name the clave: %v", err)
+		}
+		// The readable one's breakdown was kept all the same.
+		wantIVARead(t, "April after the refused summary", ivaNoBreakdownText(readIVA(t, s, f.Company.ID, "2026-04", tenant.AmbientePruebas)), []ivaRead{
+			{ID: bad.ID, Tipo: "01", HasXML: true},
+			{ID: sold2.ID, Tipo: "01", Breakdown: "kept"}})
 	}
 }
 
