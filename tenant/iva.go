@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"slices"
 	"strings"
 
@@ -535,7 +534,7 @@ func (s *Service) IVASummary(ctx context.Context, p Principal, companyID int64, 
 	}
 	s.backfillIVA(ctx, st, companyID, backlog)
 	if missing.Count > 0 {
-		slog.Default().WarnContext(ctx, "iva summary: documents without a breakdown whose XML cannot be read; the summary is refused",
+		s.log.WarnContext(ctx, "iva summary: documents without a breakdown whose XML cannot be read; the summary is refused",
 			"company", companyID, "periodo", m.Periodo, "count", missing.Count, "claves", missing.Claves, "first_err", cause)
 		return IVASummary{}, missing
 	}
@@ -593,15 +592,58 @@ type IVABreakdownWrite struct {
 	Breakdown []byte
 }
 
-// backfillIVA stores the breakdowns a summary computed, for the next one.
+// IVABatchSaver is a store that writes many breakdowns in one call (both
+// adapters do: one statement or one transaction a batch). Rows that no
+// longer exist are skipped.
+type IVABatchSaver interface {
+	SaveIVABreakdowns(ctx context.Context, ws []IVABreakdownWrite) error
+}
+
+// ivaBackfillBatch is how many breakdowns one batched write stores.
+const ivaBackfillBatch = 500
+
+// backfillIVA stores the breakdowns a summary computed, so that the next
+// summary reads them; one not stored is computed again then, so a failure
+// costs only time. It writes in batches when the store can, stops at the
+// first error of ctx (the route's timeout: every later write would fail
+// too) and logs once, with the count left unstored.
 func (s *Service) backfillIVA(ctx context.Context, st IVAStore, companyID int64, backlog []IVABreakdownWrite) {
-	for _, l := range backlog {
-		// Kept for the next summary; one that cannot be kept is computed
-		// again then.
-		if err := st.SaveIVABreakdown(ctx, l.Received, l.ID, l.Breakdown); err != nil {
-			slog.Default().WarnContext(ctx, "iva summary: a computed breakdown could not be stored",
-				"document", l.ID, "received", l.Received, "err", err)
+	if len(backlog) == 0 {
+		return
+	}
+	stored := 0
+	var firstErr error
+	if bs, ok := st.(IVABatchSaver); ok {
+		for start := 0; start < len(backlog) && ctx.Err() == nil; start += ivaBackfillBatch {
+			batch := backlog[start:min(start+ivaBackfillBatch, len(backlog))]
+			if err := bs.SaveIVABreakdowns(ctx, batch); err != nil {
+				if firstErr == nil {
+					firstErr = err
+				}
+				continue
+			}
+			stored += len(batch)
 		}
+	} else {
+		for _, w := range backlog {
+			if ctx.Err() != nil {
+				break
+			}
+			if err := st.SaveIVABreakdown(ctx, w.Received, w.ID, w.Breakdown); err != nil {
+				if firstErr == nil {
+					firstErr = err
+				}
+				continue
+			}
+			stored++
+		}
+	}
+	if stored < len(backlog) {
+		if firstErr == nil {
+			firstErr = ctx.Err()
+		}
+		s.log.WarnContext(context.WithoutCancel(ctx), "iva summary: computed breakdowns not stored; the next summary computes them again",
+			"company", companyID, "computed", len(backlog), "not_stored", len(backlog)-stored, "err", firstErr)
 	}
 }
 

@@ -100,3 +100,39 @@ func (s *Store) HasIVABreakdown(ctx context.Context, received bool, id int64) (b
 	}
 	return ok, nil
 }
+
+var _ tenant.IVABatchSaver = (*Store)(nil)
+
+const (
+	qSaveDocumentIVAs = `INSERT INTO document_iva (document_id, breakdown)
+SELECT d.id, b.breakdown FROM unnest($1::bigint[], $2::text[]) AS b (id, breakdown) JOIN documents d ON d.id = b.id
+ON CONFLICT (document_id) DO UPDATE SET breakdown = excluded.breakdown`
+	qSaveReceivedIVAs = `INSERT INTO received_iva (received_id, breakdown)
+SELECT r.id, b.breakdown FROM unnest($1::bigint[], $2::text[]) AS b (id, breakdown) JOIN received_documents r ON r.id = b.id
+ON CONFLICT (received_id) DO UPDATE SET breakdown = excluded.breakdown`
+)
+
+// SaveIVABreakdowns implements tenant.IVABatchSaver: one statement for the
+// issued documents' breakdowns and one for the received ones'.
+func (s *Store) SaveIVABreakdowns(ctx context.Context, ws []tenant.IVABreakdownWrite) error {
+	for _, received := range []bool{false, true} {
+		var ids []int64
+		var bs []string
+		for _, w := range ws {
+			if w.Received == received {
+				ids, bs = append(ids, w.ID), append(bs, string(w.Breakdown))
+			}
+		}
+		if len(ids) == 0 {
+			continue
+		}
+		q := qSaveDocumentIVAs
+		if received {
+			q = qSaveReceivedIVAs
+		}
+		if _, err := s.pool.Exec(ctx, q, ids, bs); err != nil {
+			return fmt.Errorf("save %d iva breakdowns: %w", len(ids), mapErr(err))
+		}
+	}
+	return nil
+}

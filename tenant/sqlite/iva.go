@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 
 	"facturad/tenant"
@@ -101,4 +102,35 @@ func (s *Store) HasIVABreakdown(ctx context.Context, received bool, id int64) (b
 		return false, fmt.Errorf("iva breakdown of %d: %w", id, mapErr(err))
 	}
 	return ok, nil
+}
+
+var _ tenant.IVABatchSaver = (*Store)(nil)
+
+// SaveIVABreakdowns implements tenant.IVABatchSaver: one transaction.
+func (s *Store) SaveIVABreakdowns(ctx context.Context, ws []tenant.IVABreakdownWrite) (err error) {
+	if len(ws) == 0 {
+		return nil
+	}
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("save %d iva breakdowns: %w", len(ws), mapErr(err))
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, ignoreDone(tx.Rollback()))
+		}
+	}()
+	for _, w := range ws {
+		q := qSaveDocumentIVA
+		if w.Received {
+			q = qSaveReceivedIVA
+		}
+		if _, err := tx.ExecContext(ctx, q, string(w.Breakdown), w.ID); err != nil {
+			return fmt.Errorf("save %d iva breakdowns: %w", len(ws), mapErr(err))
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("save %d iva breakdowns: %w", len(ws), mapErr(err))
+	}
+	return nil
 }

@@ -25,6 +25,7 @@ import (
 type IVAStore interface {
 	ReceivedStore
 	tenant.IVAStore
+	tenant.IVABatchSaver
 }
 
 // RunIVA checks the reads and writes of tenant.IVAStore (A.15) as
@@ -40,6 +41,7 @@ func RunIVA(t *testing.T, open func(t *testing.T) IVAStore) {
 		{"ok/received documents by the message's acceptance, mensaje 1 and 2 only", testIVAReceivedMonth},
 		{"ok/a breakdown is written, replaced, known to be there, and read instead of the XML", testIVASave},
 		{"error/a breakdown of a missing document", testIVASaveMissing},
+		{"ok/breakdowns written in a batch, a missing row skipped", testIVASaveBatch},
 		{"ok/without a breakdown the summary reads the stored XML and keeps it; one it cannot read is named", testIVAFromXML},
 	}.run(t, open)
 }
@@ -239,6 +241,29 @@ func testIVASaveMissing(t *testing.T, s IVAStore) {
 	// the next one.
 	wantErr(t, "SaveIVABreakdown of a missing received document", s.SaveIVABreakdown(ctx, true, d, ivaBreakdown("1")), tenant.ErrNotFound)
 	wantErr(t, "SaveIVABreakdown of a missing document", s.SaveIVABreakdown(ctx, false, d+1000, ivaBreakdown("1")), tenant.ErrNotFound)
+}
+
+func testIVASaveBatch(t *testing.T, s IVAStore) {
+	ctx := context.Background()
+	f := newDocFixture(t, s)
+	mid := time.Date(2026, 3, 15, 12, 0, 0, 0, hacienda.CostaRica)
+	d1 := issuedIVA(t, s, f.Branch, "uno", "01", mid, tenant.PhaseAccepted, "")
+	d2 := issuedIVA(t, s, f.Branch, "dos", "01", mid, tenant.PhaseAccepted, "5")
+	r := receivedIVA(t, s, f.Branch, 1, "05", tenant.StateAccepted, mid, "")
+	mustNot(t, "SaveIVABreakdowns of none", s.SaveIVABreakdowns(ctx, nil))
+	mustNot(t, "SaveIVABreakdowns", s.SaveIVABreakdowns(ctx, []tenant.IVABreakdownWrite{
+		{ID: d1, Breakdown: ivaBreakdown("1")},
+		{ID: d2, Breakdown: ivaBreakdown("2")}, // replaces 5
+		{ID: d2 + 1000, Breakdown: ivaBreakdown("3")},
+		{Received: true, ID: r, Breakdown: ivaBreakdown("4")},
+	}))
+	wantIVARead(t, "after the batch", readIVA(t, s, f.Company.ID, "2026-03", tenant.AmbientePruebas), []ivaRead{
+		{ID: d1, Tipo: "01", Breakdown: string(ivaBreakdown("1"))},
+		{ID: d2, Tipo: "01", Breakdown: string(ivaBreakdown("2"))},
+		{Received: true, ID: r, Tipo: "01", Breakdown: string(ivaBreakdown("4"))}})
+	if ok, err := s.HasIVABreakdown(ctx, false, d2+1000); err != nil || ok {
+		t.Errorf("a missing document has a breakdown after the batch: %v, %v", ok, err)
+	}
 }
 
 // ivaRequest is an FE to the company with identification buyer, with the
