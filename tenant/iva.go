@@ -421,27 +421,9 @@ func (a *ivaAcc) list() []IVARow {
 	return out
 }
 
-// IVAItem is one document a summary adds: its breakdown, and whether it is
-// a received one and of which type.
-type IVAItem struct {
-	Received  bool
-	Tipo      string
-	Breakdown IVABreakdown
-}
-
-// SummarizeIVA adds documents up into the month's summary: each to sales
-// or purchases by its side (sales: FE, TE, FEE and ND issued, NC issued
-// subtracted; purchases: FE, FEE and ND received, NC received subtracted,
-// and the company's own purchase invoices, FEC), every figure summed at
-// full precision and rounded once, half away from zero, to 2 decimals.
-func SummarizeIVA(periodo string, items []IVAItem) IVASummary {
-	var s ivaSummer
-	for _, it := range items {
-		s.add(it.Received, it.Tipo, it.Breakdown)
-	}
-	return s.summary(periodo)
-}
-
+// ivaSummer adds documents up into the month's summary: each to sales or
+// purchases by its side (ivaSide), every figure summed at full precision
+// and rounded once, half away from zero, to 2 decimals.
 type ivaSummer struct{ ventas, compras ivaAcc }
 
 func (s *ivaSummer) add(received bool, tipo string, b IVABreakdown) {
