@@ -78,6 +78,7 @@ func (c *call) fail(err error) {
 		se statusError
 		qe *tenant.QuotaError
 		un *tenant.ArchiveUnavailableError
+		ie *tenant.IVAIncompleteError
 	)
 	switch {
 	case errors.As(err, &ae):
@@ -87,6 +88,10 @@ func (c *call) fail(err error) {
 		// Only the archive holds the parts and it cannot be read now:
 		// the metadata still answers elsewhere (A.15).
 		ae = &apiError{status: fasthttp.StatusServiceUnavailable, retryAfter: un.RetryAfter(), message: un.Error()}
+	case errors.As(err, &ie):
+		// The stored documents cannot make a whole month: named, not
+		// hidden behind an incident code (decision 112).
+		ae = &apiError{status: ie.HTTPStatus(), message: ie.Error()}
 	case errors.As(err, &ce):
 		ae = &apiError{status: fasthttp.StatusUnauthorized, message: msgUnauth + " " + ce.reason}
 	case errors.As(err, &fe):

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"time"
 
-	"facturad/hacienda/api"
 	"facturad/pipeline/export"
 	"facturad/tenant"
 )
@@ -26,8 +25,9 @@ const PathExport = "/api/companies/{companyId}/exportar/v4"
 // (A.15; pipeline/export writes it), streamed as it is written. The
 // admin, the company's reseller and the company's users may export it,
 // as they read its audit log; anyone else gets 404. desde and hasta are
-// read as the listings read them (A.10) and are both required; a period
-// longer than export.MaxSpan is a 400 on hasta. Beyond the exports the
+// read as the listings read them (A.10); the exporter's Start checks that
+// both are given and that the period spans at most export.MaxSpan (a 400
+// on the parameter at fault). Beyond the exports the
 // process runs at once the answer is 503, beyond the company's 429, both
 // with Retry-After. The route's timeout bounds only the checks: the
 // archive is streamed after (Reply.Stream), for as long as it takes
@@ -40,19 +40,11 @@ func ExportRoute(e ExportStarter) Route {
 			if err != nil || companyID <= 0 {
 				return Reply{}, invalid("CompaniaId", "must be a company's id: a positive integer")
 			}
+			// Read as the listings read it; what makes a period an
+			// export's (both ends, the span) is Start's to check.
 			q := newQueryReader(r.Query)
 			var f tenant.ListQuery
 			q.period(&f)
-			if len(q.errs) == 0 {
-				switch {
-				case f.Desde.IsZero():
-					q.bad(api.ParamDesde, "is required: the first issue date-time of the period, like 2026-11-01")
-				case f.Hasta.IsZero():
-					q.bad(api.ParamHasta, "is required: the last issue date-time of the period, like 2026-11-30 (the whole day)")
-				case f.Hasta.Sub(f.Desde) > export.MaxSpan:
-					q.bad(api.ParamHasta, "must be at most 366 days after desde: export a longer period in parts")
-				}
-			}
 			if err := q.err(); err != nil {
 				return Reply{}, err
 			}

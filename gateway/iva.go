@@ -120,8 +120,12 @@ func ResumenIVACSV(s api.ResumenIVA) ([]byte, error) {
 			if r.ImpuestoAcreditable != nil {
 				acr = *r.ImpuestoAcreditable
 			}
-			if err := w.Write([]string{side.name, r.Codigo, r.CodigoTarifaIVA, r.Tarifa, r.BaseImponible, r.Impuesto,
-				r.Exento, r.Exonerado, r.NoSujeto, strconv.FormatInt(r.Documentos, 10), acr}); err != nil {
+			// The codes of a received document are its supplier's: text
+			// cells are neutralised against formula injection, numbers
+			// only when not plain numbers (decision 112).
+			if err := w.Write([]string{side.name, api.CSVText(r.Codigo), api.CSVText(r.CodigoTarifaIVA), api.CSVNumber(r.Tarifa),
+				api.CSVNumber(r.BaseImponible), api.CSVNumber(r.Impuesto), api.CSVNumber(r.Exento), api.CSVNumber(r.Exonerado),
+				api.CSVNumber(r.NoSujeto), strconv.FormatInt(r.Documentos, 10), api.CSVNumber(acr)}); err != nil {
 				return nil, err
 			}
 		}

@@ -6,8 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"slices"
+	"strings"
 
 	"github.com/shopspring/decimal"
 
@@ -255,6 +255,9 @@ type IVASource struct {
 	// issued one.
 	Received bool
 	ID       int64
+	// Clave is the document's clave (a received one: the supplier's), to
+	// name it when it cannot be summed.
+	Clave string
 	// Tipo is the document's type (a received one: the supplier's).
 	Tipo string
 	// Breakdown is the stored breakdown; nil when there is none (a
@@ -292,6 +295,9 @@ type IVAStore interface {
 	// XML: a document's own is written by its reservation
 	// (Document.IVABreakdown), in the transaction that numbers it.
 	SaveIVABreakdown(ctx context.Context, received bool, id int64, breakdown []byte) error
+	// HasIVABreakdown reports whether the document (received: received
+	// document) id has a stored breakdown.
+	HasIVABreakdown(ctx context.Context, received bool, id int64) (bool, error)
 }
 
 // IVARow is one line of the summary: a tax code and rate's figures for
@@ -420,27 +426,9 @@ func (a *ivaAcc) list() []IVARow {
 	return out
 }
 
-// IVAItem is one document a summary adds: its breakdown, and whether it is
-// a received one and of which type.
-type IVAItem struct {
-	Received  bool
-	Tipo      string
-	Breakdown IVABreakdown
-}
-
-// SummarizeIVA adds documents up into the month's summary: each to sales
-// or purchases by its side (sales: FE, TE, FEE and ND issued, NC issued
-// subtracted; purchases: FE, FEE and ND received, NC received subtracted,
-// and the company's own purchase invoices, FEC), every figure summed at
-// full precision and rounded once, half away from zero, to 2 decimals.
-func SummarizeIVA(periodo string, items []IVAItem) IVASummary {
-	var s ivaSummer
-	for _, it := range items {
-		s.add(it.Received, it.Tipo, it.Breakdown)
-	}
-	return s.summary(periodo)
-}
-
+// ivaSummer adds documents up into the month's summary: each to sales or
+// purchases by its side (ivaSide), every figure summed at full precision
+// and rounded once, half away from zero, to 2 decimals.
 type ivaSummer struct{ ventas, compras ivaAcc }
 
 func (s *ivaSummer) add(received bool, tipo string, b IVABreakdown) {
@@ -476,8 +464,9 @@ func (s *Service) ivaStore() (IVAStore, error) {
 //
 // A document without a stored breakdown has its own computed from its
 // stored XML (and the message's, for a received one) and stored, so that
-// the next summary reads it; one whose XML cannot be read is logged and
-// left out rather than failing the month.
+// the next summary reads it. A document the month counts that has neither
+// a breakdown nor XML that can be read is never left out silently: the
+// summary fails with *IVAIncompleteError naming it (decision 112).
 func (s *Service) IVASummary(ctx context.Context, p Principal, companyID int64, periodo string) (IVASummary, error) {
 	if periodo == "" {
 		e := newValidationError()
@@ -496,16 +485,16 @@ func (s *Service) IVASummary(ctx context.Context, p Principal, companyID int64, 
 	if err != nil {
 		return IVASummary{}, err
 	}
-	type late struct {
-		received bool
-		id       int64
-		b        []byte
-	}
 	var (
 		sum     ivaSummer
-		backlog []late
+		backlog []IVABreakdownWrite
+		missing = &IVAIncompleteError{Periodo: m.Periodo}
+		cause   error // the first missing document's
 	)
 	err = st.IVASources(ctx, IVAQuery{CompanyID: companyID, Month: m, Ambiente: AmbienteFor(c, s.ambiente)}, func(src IVASource) error {
+		if _, _, ok := ivaSide(src.Received, src.Tipo); !ok {
+			return nil // a REP: nothing to add, nothing to compute
+		}
 		var b IVABreakdown
 		if src.Breakdown != nil {
 			if err := json.Unmarshal(src.Breakdown, &b); err != nil {
@@ -513,13 +502,15 @@ func (s *Service) IVASummary(ctx context.Context, p Principal, companyID int64, 
 			}
 		} else {
 			var err error
-			if b, err = breakdownFromXML(src); err != nil {
-				slog.Default().WarnContext(ctx, "iva summary: a document's XML could not be read; left out of the summary",
-					"company", companyID, "document", src.ID, "received", src.Received, "err", err)
+			if b, err = BreakdownFromXML(src.Received, src.XML, src.Message); err != nil {
+				missing.add(src)
+				if cause == nil {
+					cause = err
+				}
 				return nil
 			}
 			if raw, err := json.Marshal(b); err == nil && len(backlog) < maxIVABackfill {
-				backlog = append(backlog, late{src.Received, src.ID, raw})
+				backlog = append(backlog, IVABreakdownWrite{Received: src.Received, ID: src.ID, Breakdown: raw})
 			}
 		}
 		sum.add(src.Received, src.Tipo, b)
@@ -528,15 +519,119 @@ func (s *Service) IVASummary(ctx context.Context, p Principal, companyID int64, 
 	if err != nil {
 		return IVASummary{}, fmt.Errorf("iva summary of company %d, %s: %w", companyID, m.Periodo, err)
 	}
-	for _, l := range backlog {
-		// Kept for the next summary; one that cannot be kept is computed
-		// again then.
-		if err := st.SaveIVABreakdown(ctx, l.received, l.id, l.b); err != nil {
-			slog.Default().WarnContext(ctx, "iva summary: a computed breakdown could not be stored",
-				"document", l.id, "received", l.received, "err", err)
-		}
+	s.backfillIVA(ctx, st, companyID, backlog)
+	if missing.Count > 0 {
+		s.log.WarnContext(ctx, "iva summary: documents without a breakdown whose XML cannot be read; the summary is refused",
+			"company", companyID, "periodo", m.Periodo, "count", missing.Count, "claves", missing.Claves, "first_err", cause)
+		return IVASummary{}, missing
 	}
 	return sum.summary(m.Periodo), nil
+}
+
+// IVAIncompleteError refuses a month the summary cannot add up whole:
+// documents it counts have no stored breakdown and no stored XML it can
+// read (decision 112). An IVA return filed from a summary that leaves a
+// document out is wrong, so the summary names them instead of answering.
+type IVAIncompleteError struct {
+	Periodo string
+	// Count is how many documents are missing; Claves names the first
+	// maxIVAMissingNamed of them (a document's id where it has no clave).
+	Count  int
+	Claves []string
+}
+
+// maxIVAMissingNamed bounds the claves an IVAIncompleteError names.
+const maxIVAMissingNamed = 20
+
+func (e *IVAIncompleteError) add(src IVASource) {
+	e.Count++
+	if len(e.Claves) >= maxIVAMissingNamed {
+		return
+	}
+	name := src.Clave
+	if name == "" {
+		name = fmt.Sprintf("id %d", src.ID)
+	}
+	if src.Received {
+		name = "recibido " + name
+	}
+	e.Claves = append(e.Claves, name)
+}
+
+func (e *IVAIncompleteError) Error() string {
+	more := ""
+	if e.Count > len(e.Claves) {
+		more = fmt.Sprintf(" and %d more", e.Count-len(e.Claves))
+	}
+	return fmt.Sprintf("The IVA summary of %s cannot be complete: %d document(s) of the month have no stored tax breakdown "+
+		"and their XML cannot be read from the store: %s%s. The summary is refused rather than answered without them; "+
+		"report these claves to the operator.", e.Periodo, e.Count, strings.Join(e.Claves, ", "), more)
+}
+
+// HTTPStatus is 409: the stored documents, not the request, are at fault,
+// and asking again does not help until they are mended.
+func (e *IVAIncompleteError) HTTPStatus() int { return 409 }
+
+// IVABreakdownWrite is one breakdown a summary stores back.
+type IVABreakdownWrite struct {
+	Received  bool
+	ID        int64
+	Breakdown []byte
+}
+
+// IVABatchSaver is a store that writes many breakdowns in one call (both
+// adapters do: one statement or one transaction a batch). Rows that no
+// longer exist are skipped.
+type IVABatchSaver interface {
+	SaveIVABreakdowns(ctx context.Context, ws []IVABreakdownWrite) error
+}
+
+// ivaBackfillBatch is how many breakdowns one batched write stores.
+const ivaBackfillBatch = 500
+
+// backfillIVA stores the breakdowns a summary computed, so that the next
+// summary reads them; one not stored is computed again then, so a failure
+// costs only time. It writes in batches when the store can, stops at the
+// first error of ctx (the route's timeout: every later write would fail
+// too) and logs once, with the count left unstored.
+func (s *Service) backfillIVA(ctx context.Context, st IVAStore, companyID int64, backlog []IVABreakdownWrite) {
+	if len(backlog) == 0 {
+		return
+	}
+	stored := 0
+	var firstErr error
+	if bs, ok := st.(IVABatchSaver); ok {
+		for start := 0; start < len(backlog) && ctx.Err() == nil; start += ivaBackfillBatch {
+			batch := backlog[start:min(start+ivaBackfillBatch, len(backlog))]
+			if err := bs.SaveIVABreakdowns(ctx, batch); err != nil {
+				if firstErr == nil {
+					firstErr = err
+				}
+				continue
+			}
+			stored += len(batch)
+		}
+	} else {
+		for _, w := range backlog {
+			if ctx.Err() != nil {
+				break
+			}
+			if err := st.SaveIVABreakdown(ctx, w.Received, w.ID, w.Breakdown); err != nil {
+				if firstErr == nil {
+					firstErr = err
+				}
+				continue
+			}
+			stored++
+		}
+	}
+	if stored < len(backlog) {
+		if firstErr == nil {
+			firstErr = ctx.Err()
+		}
+		s.log.WarnContext(context.WithoutCancel(ctx), "iva summary: computed breakdowns not stored; the next summary computes them again",
+			"company", companyID, "computed", len(backlog), "not_stored", len(backlog)-stored, "err", firstErr)
+	}
 }
 
 // maxIVABackfill bounds the breakdowns one summary stores back (the rest
@@ -544,20 +639,23 @@ func (s *Service) IVASummary(ctx context.Context, p Principal, companyID int64, 
 // large month after an upgrade does not also write the month.
 const maxIVABackfill = 10000
 
-// breakdownFromXML computes the breakdown of a document stored without
-// one, from its signed XML (and, for a received one, the company's
-// message: the creditable tax).
-func breakdownFromXML(src IVASource) (IVABreakdown, error) {
-	if len(src.XML) == 0 {
+// BreakdownFromXML computes the breakdown of a document stored without
+// one, from its signed XML (for a received one: the supplier's XML, and
+// message the company's signed message, for the creditable tax). The
+// summary computes a missing breakdown with it, and the archive's sweep
+// before it drops a row's XML (pipeline/archivesweep), so that a document
+// whose XML has left the store still adds up.
+func BreakdownFromXML(received bool, xml, message []byte) (IVABreakdown, error) {
+	if len(xml) == 0 {
 		return IVABreakdown{}, errors.New("no stored XML")
 	}
-	doc, err := hacienda.ParseXML(src.XML)
+	doc, err := hacienda.ParseXML(xml)
 	if err != nil {
 		return IVABreakdown{}, err
 	}
 	b := BreakdownOf(doc)
-	if src.Received {
-		msg, err := hacienda.ParseMensajeReceptor(src.Message)
+	if received {
+		msg, err := hacienda.ParseMensajeReceptor(message)
 		if err != nil {
 			return IVABreakdown{}, fmt.Errorf("the message: %w", err)
 		}

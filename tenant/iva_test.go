@@ -33,6 +33,23 @@ func ivaDoc(t hacienda.DocumentType, lines ...hacienda.LineaDetalle) *hacienda.D
 	return &hacienda.Document{Type: t, DetalleServicio: lines}
 }
 
+// ivaItem is one document a summary adds: its breakdown, and whether it is
+// a received one and of which type.
+type ivaItem struct {
+	Received  bool
+	Tipo      string
+	Breakdown IVABreakdown
+}
+
+// summarizeIVA adds items up as the summary adds the documents it reads.
+func summarizeIVA(periodo string, items []ivaItem) IVASummary {
+	var s ivaSummer
+	for _, it := range items {
+		s.add(it.Received, it.Tipo, it.Breakdown)
+	}
+	return s.summary(periodo)
+}
+
 // TestSummarizeIVA adds documents up and compares every figure with a hand
 // computation (the comments carry the arithmetic).
 func TestSummarizeIVA(t *testing.T) {
@@ -44,12 +61,12 @@ func TestSummarizeIVA(t *testing.T) {
 	}
 	cases := []struct {
 		name  string
-		items []IVAItem
+		items []ivaItem
 		want  []want
 	}{
 		{
 			name: "rates, exempt, no sujeto, exonerations, notes",
-			items: []IVAItem{
+			items: []ivaItem{
 				{Tipo: "01", Breakdown: BreakdownOf(ivaDoc(hacienda.TypeFE,
 					// 13 %: 100.004 × 13 % = 13.00052
 					ivaLine("100.004", "100.004", ivaTax("01", "08", "13", "13.00052", "")),
@@ -125,7 +142,7 @@ func TestSummarizeIVA(t *testing.T) {
 		},
 		{
 			name: "rounded once, half away from zero",
-			items: []IVAItem{
+			items: []ivaItem{
 				// three documents of 0.00500 tax each: 0.015 → 0.02 (each
 				// rounded alone would be 0.01 × 3 = 0.03)
 				{Tipo: "04", Breakdown: BreakdownOf(ivaDoc(hacienda.TypeTE, ivaLine("0.5", "0.5", ivaTax("01", "02", "1", "0.005", ""))))},
@@ -143,7 +160,7 @@ func TestSummarizeIVA(t *testing.T) {
 		},
 		{
 			name: "another currency, in colones at the document's rate",
-			items: []IVAItem{
+			items: []ivaItem{
 				// USD at 506.25: base 10.01 × 506.25 = 5067.5625; tax
 				// 1.3013 × 506.25 = 658.783125 → 658.78313 (5 decimals)
 				{Tipo: "01", Breakdown: BreakdownOf(inUSD(ivaDoc(hacienda.TypeFE,
@@ -181,7 +198,7 @@ func TestSummarizeIVA(t *testing.T) {
 				}
 				tc.items[i].Breakdown = back
 			}
-			s := SummarizeIVA("2025-10", tc.items)
+			s := summarizeIVA("2025-10", tc.items)
 			var got []want
 			row := func(side string, r IVARow) want {
 				return want{side: side, codigo: r.Codigo, tarifaCode: r.CodigoTarifaIVA, tarifa: r.Tarifa,

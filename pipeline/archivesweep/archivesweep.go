@@ -20,6 +20,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -40,6 +41,16 @@ type Store interface {
 	ReceivedByClave(ctx context.Context, companyID int64, clave string) (tenant.ReceivedDocument, error)
 	TakeLease(ctx context.Context, name, holder string, ttl time.Duration) (bool, error)
 	ReleaseLease(ctx context.Context, name, holder string) error
+}
+
+// Breakdowns is what a sweep needs of a store that keeps the IVA
+// summary's breakdowns (tenant.IVAStore; both adapters are). A Store that
+// also implements it has every row's breakdown made sure of before the
+// row's XML is dropped: the summary computes a missing breakdown from the
+// XML in the store, which a dropped row no longer has.
+type Breakdowns interface {
+	HasIVABreakdown(ctx context.Context, received bool, id int64) (bool, error)
+	SaveIVABreakdown(ctx context.Context, received bool, id int64, breakdown []byte) error
 }
 
 // LeaseName is the lease the replicas share the sweep through.
@@ -301,6 +312,9 @@ func (s *Sweeper) dropRow(ctx context.Context, row tenant.ArchiveRow) error {
 	if err := s.archiveCheck(ctx, row); err != nil {
 		return err
 	}
+	if err := s.keepBreakdown(ctx, row); err != nil {
+		return err
+	}
 	if err := s.o.Store.DropParts(ctx, row.Kind, row.ID, s.o.Now()); err != nil {
 		return fmt.Errorf("archivesweep: %w", err)
 	}
@@ -313,6 +327,55 @@ func (s *Sweeper) archiveCheck(ctx context.Context, row tenant.ArchiveRow) error
 		return fmt.Errorf("archivesweep: %s %s: %w", row.Kind, row.Clave, err)
 	}
 	if _, _, err := s.o.Client.Write(ctx, row, parts); err != nil {
+		return fmt.Errorf("archivesweep: %s %s: %w", row.Kind, row.Clave, err)
+	}
+	return nil
+}
+
+// keepBreakdown stores row's IVA breakdown, computed from the XML the
+// store still holds as the summary would compute it, when the store keeps
+// breakdowns and row has none: once the XML is dropped the summary could
+// no longer compute it. A store that fails delays the drop; XML that
+// cannot be summed (it does not parse) is logged and dropped all the same,
+// as the summary could not sum it from the store either and names it.
+func (s *Sweeper) keepBreakdown(ctx context.Context, row tenant.ArchiveRow) error {
+	bs, ok := s.o.Store.(Breakdowns)
+	if !ok {
+		return nil
+	}
+	received := row.Kind == tenant.ArchiveReceived
+	has, err := bs.HasIVABreakdown(ctx, received, row.ID)
+	if err != nil {
+		return fmt.Errorf("archivesweep: %s %s: %w", row.Kind, row.Clave, err)
+	}
+	if has {
+		return nil
+	}
+	var xml, msg []byte
+	if received {
+		r, err := s.o.Store.ReceivedByClave(ctx, row.CompanyID, row.Clave)
+		if err != nil {
+			return fmt.Errorf("archivesweep: %s %s: %w", row.Kind, row.Clave, err)
+		}
+		xml, msg = r.SupplierXML, r.SignedXML
+	} else {
+		d, err := s.o.Store.DocumentByClave(ctx, row.Clave)
+		if err != nil {
+			return fmt.Errorf("archivesweep: %s %s: %w", row.Kind, row.Clave, err)
+		}
+		xml = d.SignedXML
+	}
+	b, err := tenant.BreakdownFromXML(received, xml, msg)
+	if err != nil {
+		s.log.Warn("archive: no IVA breakdown can be computed for a row about to be dropped; the IVA summary will name it",
+			"kind", string(row.Kind), "clave", row.Clave, "err", err)
+		return nil
+	}
+	raw, err := json.Marshal(b)
+	if err != nil {
+		return fmt.Errorf("archivesweep: %s %s: %w", row.Kind, row.Clave, err)
+	}
+	if err := bs.SaveIVABreakdown(ctx, received, row.ID, raw); err != nil {
 		return fmt.Errorf("archivesweep: %s %s: %w", row.Kind, row.Clave, err)
 	}
 	return nil

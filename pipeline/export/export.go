@@ -157,19 +157,13 @@ func (e *BusyError) HTTPStatus() int { return e.Status }
 // RetryAfter is how long to wait before trying again.
 func (e *BusyError) RetryAfter() time.Duration { return e.After }
 
-// Start checks that p may export company companyID (tenant.ErrNotFound
-// when not), that the period is one (a *api.FieldError on hasta when it
-// ends before it starts or spans more than MaxSpan), and takes an export
-// slot (*BusyError when none is free). The Export holds the slot until
-// its Release.
+// Start checks the period (checkPeriod), that p may export company
+// companyID (tenant.ErrNotFound when not), and takes an export slot
+// (*BusyError when none is free). The Export holds the slot until its
+// Release.
 func (e *Exporter) Start(ctx context.Context, p tenant.Principal, companyID int64, desde, hasta time.Time) (*Export, error) {
-	switch {
-	case desde.IsZero() || hasta.IsZero():
-		return nil, &api.FieldError{Fields: map[string][]string{"desde": {"desde and hasta are both required"}}}
-	case hasta.Before(desde):
-		return nil, &api.FieldError{Fields: map[string][]string{"hasta": {"must not be before desde"}}}
-	case hasta.Sub(desde) > MaxSpan:
-		return nil, &api.FieldError{Fields: map[string][]string{"hasta": {"must be at most 366 days after desde: export a longer period in parts"}}}
+	if err := checkPeriod(desde, hasta); err != nil {
+		return nil, err
 	}
 	if companyID <= 0 {
 		return nil, fmt.Errorf("company %d: %w", companyID, tenant.ErrNotFound)
@@ -182,6 +176,30 @@ func (e *Exporter) Start(ctx context.Context, p tenant.Principal, companyID int6
 		return nil, err
 	}
 	return &Export{e: e, companyID: id, desde: desde, hasta: hasta}, nil
+}
+
+// checkPeriod is the export's period rule (decision 123), the one place
+// it is checked: desde and hasta both required (an export of all time has
+// no bound), hasta not before desde and at most MaxSpan after it. A
+// failure is a *api.FieldError naming desde or hasta.
+func checkPeriod(desde, hasta time.Time) error {
+	fields := map[string][]string{}
+	if desde.IsZero() {
+		fields[api.ParamDesde] = []string{"is required: the first issue date-time of the period, like 2026-11-01"}
+	}
+	switch {
+	case hasta.IsZero():
+		fields[api.ParamHasta] = []string{"is required: the last issue date-time of the period, like 2026-11-30 (the whole day)"}
+	case desde.IsZero():
+	case hasta.Before(desde):
+		fields[api.ParamHasta] = []string{"must not be before desde"}
+	case hasta.Sub(desde) > MaxSpan:
+		fields[api.ParamHasta] = []string{"must be at most 366 days after desde: export a longer period in parts"}
+	}
+	if len(fields) > 0 {
+		return &api.FieldError{Fields: fields}
+	}
+	return nil
 }
 
 func (e *Exporter) acquire(company int64) error {

@@ -243,10 +243,28 @@ func (r *run) line(l indexLine) error {
 		}
 		nota += n
 	}
-	if err := r.csv.Write([]string{l.origen, l.tipo, l.clave, l.consecutivo, fecha, l.estado,
+	// Names, identifications and codes come from the XML, a supplier's
+	// for received documents: every text cell is neutralised against
+	// formula injection, the two amounts only when not plain numbers
+	// (decision 124).
+	cells := []string{l.origen, l.tipo, l.clave, l.consecutivo, fecha, l.estado,
 		l.emisorID, l.emisorNombre, l.receptorID, l.receptorNombre, l.moneda, l.impuesto, l.total,
-		l.mensaje, l.consecutivoMensaje, l.xml, l.respuesta, l.mensajeXML, l.pdf, nota}); err != nil {
+		l.mensaje, l.consecutivoMensaje, l.xml, l.respuesta, l.mensajeXML, l.pdf, nota}
+	for i, c := range cells {
+		if i == indexTotalImpuesto || i == indexTotalComprobante {
+			cells[i] = api.CSVNumber(c)
+		} else {
+			cells[i] = api.CSVText(c)
+		}
+	}
+	if err := r.csv.Write(cells); err != nil {
 		return fmt.Errorf("export: index: %w", err)
 	}
 	return nil
 }
+
+// The amount columns of IndexColumns.
+const (
+	indexTotalImpuesto    = 11
+	indexTotalComprobante = 12
+)

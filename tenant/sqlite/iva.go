@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 
 	"facturad/tenant"
@@ -15,12 +16,12 @@ var _ tenant.IVAStore = (*Store)(nil)
 // received_iva_month, each with its stored breakdown, and the XML only
 // when it has none.
 const (
-	qIVADocuments = `SELECT d.id, d.tipo, i.breakdown,
+	qIVADocuments = `SELECT d.id, d.clave, d.tipo, i.breakdown,
     CASE WHEN i.breakdown IS NULL THEN (SELECT xml FROM document_signed_xml WHERE document_id = d.id) END, NULL
 FROM documents d LEFT JOIN document_iva i ON i.document_id = d.id
 WHERE d.company_id = ? AND d.estado = '01' AND d.fecha_emision >= ? AND d.fecha_emision < ?
     AND d.ambiente = ?`
-	qIVAReceived = `SELECT r.id, r.tipo_documento, i.breakdown,
+	qIVAReceived = `SELECT r.id, r.clave, r.tipo_documento, i.breakdown,
     CASE WHEN i.breakdown IS NULL THEN r.supplier_xml END,
     CASE WHEN i.breakdown IS NULL THEN r.signed_xml END
 FROM received_documents r LEFT JOIN received_iva i ON i.received_id = r.id
@@ -60,7 +61,7 @@ func (s *Store) ivaRead(ctx context.Context, query string, received bool, q tena
 	for rows.Next() {
 		src := tenant.IVASource{Received: received}
 		var breakdown sql.NullString
-		if err := rows.Scan(&src.ID, &src.Tipo, &breakdown, &src.XML, &src.Message); err != nil {
+		if err := rows.Scan(&src.ID, &src.Clave, &src.Tipo, &breakdown, &src.XML, &src.Message); err != nil {
 			return fmt.Errorf("iva sources: %w", mapErr(err))
 		}
 		if breakdown.Valid {
@@ -88,6 +89,52 @@ func (s *Store) SaveIVABreakdown(ctx context.Context, received bool, id int64, b
 	}
 	if n, err := res.RowsAffected(); err == nil && n == 0 {
 		return fmt.Errorf("save iva breakdown of %d: %w", id, tenant.ErrNotFound)
+	}
+	return nil
+}
+
+// HasIVABreakdown reports whether the document (received: received
+// document) id has a stored breakdown; the archive's sweep asks before it
+// drops the row's XML.
+func (s *Store) HasIVABreakdown(ctx context.Context, received bool, id int64) (bool, error) {
+	q := `SELECT EXISTS (SELECT 1 FROM document_iva WHERE document_id = ?)`
+	if received {
+		q = `SELECT EXISTS (SELECT 1 FROM received_iva WHERE received_id = ?)`
+	}
+	var ok bool
+	if err := s.read.QueryRowContext(ctx, q, id).Scan(&ok); err != nil {
+		return false, fmt.Errorf("iva breakdown of %d: %w", id, mapErr(err))
+	}
+	return ok, nil
+}
+
+var _ tenant.IVABatchSaver = (*Store)(nil)
+
+// SaveIVABreakdowns implements tenant.IVABatchSaver: one transaction.
+func (s *Store) SaveIVABreakdowns(ctx context.Context, ws []tenant.IVABreakdownWrite) (err error) {
+	if len(ws) == 0 {
+		return nil
+	}
+	tx, err := s.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("save %d iva breakdowns: %w", len(ws), mapErr(err))
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, ignoreDone(tx.Rollback()))
+		}
+	}()
+	for _, w := range ws {
+		q := qSaveDocumentIVA
+		if w.Received {
+			q = qSaveReceivedIVA
+		}
+		if _, err := tx.ExecContext(ctx, q, string(w.Breakdown), w.ID); err != nil {
+			return fmt.Errorf("save %d iva breakdowns: %w", len(ws), mapErr(err))
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("save %d iva breakdowns: %w", len(ws), mapErr(err))
 	}
 	return nil
 }

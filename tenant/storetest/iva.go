@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -24,6 +25,7 @@ import (
 type IVAStore interface {
 	ReceivedStore
 	tenant.IVAStore
+	tenant.IVABatchSaver
 }
 
 // RunIVA checks the reads and writes of tenant.IVAStore (A.15) as
@@ -39,9 +41,10 @@ func RunIVA(t *testing.T, open func(t *testing.T) IVAStore) {
 	contract[IVAStore]{
 		{"ok/issued documents of a Costa Rica month, accepted, of the company and environment", testIVAIssuedMonth},
 		{"ok/received documents by the message's acceptance, mensaje 1 and 2 only", testIVAReceivedMonth},
-		{"ok/a breakdown is written, replaced, and read instead of the XML", testIVASave},
+		{"ok/a breakdown is written, replaced, known to be there, and read instead of the XML", testIVASave},
 		{"error/a breakdown of a missing document", testIVASaveMissing},
-		{"ok/without a breakdown the summary reads the stored XML and keeps it", testIVAFromXML},
+		{"ok/breakdowns written in a batch, a missing row skipped", testIVASaveBatch},
+		{"ok/without a breakdown the summary reads the stored XML and keeps it; one it cannot read is named", testIVAFromXML},
 		{"ok/a reservation writes its breakdown with it, none without", testIVAReserve},
 		{"ok/a refused reservation writes no breakdown", testIVAReserveRefused},
 	}.run(t, open)
@@ -208,11 +211,26 @@ func testIVASave(t *testing.T, s IVAStore) {
 	// Without a breakdown: the XML (and the message) instead.
 	wantIVARead(t, "without breakdowns", readIVA(t, s, f.Company.ID, "2026-03", tenant.AmbientePruebas), []ivaRead{
 		{ID: d, Tipo: "01", HasXML: true}, {Received: true, ID: r, Tipo: "01", HasXML: true, HasMsg: true}})
+	has := func(received bool, id int64) bool {
+		t.Helper()
+		ok, err := s.HasIVABreakdown(ctx, received, id)
+		mustNot(t, "HasIVABreakdown", err)
+		return ok
+	}
+	if has(false, d) || has(true, r) || has(false, d+1000) {
+		t.Errorf("HasIVABreakdown true before any was written")
+	}
 	// Written: read instead of the XML; written again: replaced. The ids
 	// of the two tables may coincide: each write goes to its own.
-	for _, base := range []string{"100.12345", "200"} {
+	for i, base := range []string{"100.12345", "200"} {
 		mustNot(t, "SaveIVABreakdown issued", s.SaveIVABreakdown(ctx, false, d, ivaBreakdown(base)))
+		if i == 0 && (!has(false, d) || has(true, r)) {
+			t.Errorf("HasIVABreakdown after the issued one's write: issued %v, received %v", has(false, d), has(true, r))
+		}
 		mustNot(t, "SaveIVABreakdown received", s.SaveIVABreakdown(ctx, true, r, ivaBreakdown(base+"1")))
+		if !has(true, r) {
+			t.Errorf("HasIVABreakdown false after the received one's write")
+		}
 		wantIVARead(t, "with breakdowns "+base, readIVA(t, s, f.Company.ID, "2026-03", tenant.AmbientePruebas), []ivaRead{
 			{ID: d, Tipo: "01", Breakdown: string(ivaBreakdown(base))},
 			{Received: true, ID: r, Tipo: "01", Breakdown: string(ivaBreakdown(base + "1"))}})
@@ -227,6 +245,29 @@ func testIVASaveMissing(t *testing.T, s IVAStore) {
 	// the next one.
 	wantErr(t, "SaveIVABreakdown of a missing received document", s.SaveIVABreakdown(ctx, true, d, ivaBreakdown("1")), tenant.ErrNotFound)
 	wantErr(t, "SaveIVABreakdown of a missing document", s.SaveIVABreakdown(ctx, false, d+1000, ivaBreakdown("1")), tenant.ErrNotFound)
+}
+
+func testIVASaveBatch(t *testing.T, s IVAStore) {
+	ctx := context.Background()
+	f := newDocFixture(t, s)
+	mid := time.Date(2026, 3, 15, 12, 0, 0, 0, hacienda.CostaRica)
+	d1 := issuedIVA(t, s, f.Branch, "uno", "01", mid, tenant.PhaseAccepted, "")
+	d2 := issuedIVA(t, s, f.Branch, "dos", "01", mid, tenant.PhaseAccepted, "5")
+	r := receivedIVA(t, s, f.Branch, 1, "05", tenant.StateAccepted, mid, "")
+	mustNot(t, "SaveIVABreakdowns of none", s.SaveIVABreakdowns(ctx, nil))
+	mustNot(t, "SaveIVABreakdowns", s.SaveIVABreakdowns(ctx, []tenant.IVABreakdownWrite{
+		{ID: d1, Breakdown: ivaBreakdown("1")},
+		{ID: d2, Breakdown: ivaBreakdown("2")}, // replaces 5
+		{ID: d2 + 1000, Breakdown: ivaBreakdown("3")},
+		{Received: true, ID: r, Breakdown: ivaBreakdown("4")},
+	}))
+	wantIVARead(t, "after the batch", readIVA(t, s, f.Company.ID, "2026-03", tenant.AmbientePruebas), []ivaRead{
+		{ID: d1, Tipo: "01", Breakdown: string(ivaBreakdown("1"))},
+		{ID: d2, Tipo: "01", Breakdown: string(ivaBreakdown("2"))},
+		{Received: true, ID: r, Tipo: "01", Breakdown: string(ivaBreakdown("4"))}})
+	if ok, err := s.HasIVABreakdown(ctx, false, d2+1000); err != nil || ok {
+		t.Errorf("a missing document has a breakdown after the batch: %v, %v", ok, err)
+	}
 }
 
 // ivaRequest is an FE to the company with identification buyer, with the
@@ -299,10 +340,20 @@ func testIVAFromXML(t *testing.T, s IVAStore) {
 	r.Place(tenant.StateAccepted)
 	mustNot(t, "ReserveReceived", s.ReserveReceived(ctx, &r))
 
-	// And one whose XML cannot be read: left out, the month still answers.
+	// A REP whose XML cannot be read: it moves no IVA, so it is not read.
+	rep := minimalDocument(f.Branch, "recibo-ilegible", "10", "00001")
+	rep.FechaEmision, rep.Phase, rep.Estado, rep.SignedXML = fecha, tenant.PhaseAccepted, tenant.StateAccepted, []byte("<no/>")
+	mustNot(t, "ReserveDocument", s.ReserveDocument(ctx, &rep))
+	// And, in April, an FE whose XML cannot be read (or was dropped to the
+	// archive without a breakdown): April is refused, naming it.
 	bad := minimalDocument(f.Branch, "ilegible", "01", "00001")
-	bad.FechaEmision, bad.Phase, bad.Estado, bad.SignedXML = fecha, tenant.PhaseAccepted, tenant.StateAccepted, []byte("<no/>")
+	bad.Clave, bad.Numero = "50610042600310112345600100001010000000099100000099", 99
+	bad.FechaEmision, bad.Phase, bad.Estado, bad.SignedXML = fecha.AddDate(0, 1, 0), tenant.PhaseAccepted, tenant.StateAccepted, []byte("<no/>")
 	mustNot(t, "ReserveDocument", s.ReserveDocument(ctx, &bad))
+	sold2 := minimalDocument(f.Branch, "abril", "01", "00001")
+	sold2.FechaEmision, sold2.Phase, sold2.Estado = bad.FechaEmision, tenant.PhaseAccepted, tenant.StateAccepted
+	_, sold2.SignedXML = ivaXML(t, ivaRequest("3101999999", ivaLine(1, "1", "10", "08")), bad.FechaEmision, 3)
+	mustNot(t, "ReserveDocument", s.ReserveDocument(ctx, &sold2))
 
 	svc := ivaService(t, s)
 	admin := tenant.Principal{UserID: 1, Username: "admin", Role: tenant.RoleAdmin}
@@ -324,11 +375,25 @@ func testIVAFromXML(t *testing.T, s IVAStore) {
 		}
 		wantIVASummary(t, pass, sum, want)
 		// The computed breakdowns were kept: the next read has them and
-		// no XML; the unreadable document still has none.
+		// no XML; the REP has none (it was not read).
 		wantIVARead(t, "after the summary "+pass, ivaNoBreakdownText(readIVA(t, s, f.Company.ID, "2026-03", tenant.AmbientePruebas)), []ivaRead{
 			{ID: d.ID, Tipo: "01", Breakdown: "kept"},
-			{ID: bad.ID, Tipo: "01", HasXML: true},
+			{ID: rep.ID, Tipo: "10", HasXML: true},
 			{Received: true, ID: r.ID, Tipo: "01", Breakdown: "kept"}})
+	}
+	for _, pass := range []string{"first", "again"} {
+		_, err := svc.IVASummary(ctx, admin, f.Company.ID, "2026-04")
+		var inc *tenant.IVAIncompleteError
+		if !errors.As(err, &inc) || inc.Periodo != "2026-04" || inc.Count != 1 || !slices.Equal(inc.Claves, []string{bad.Clave}) {
+			t.Fatalf("April %s with an unreadable FE: %v; want an IVAIncompleteError naming %s", pass, err, bad.Clave)
+		}
+		if !strings.Contains(err.Error(), bad.Clave) {
+			t.Errorf("the message does not name the clave: %v", err)
+		}
+		// The readable one's breakdown was kept all the same.
+		wantIVARead(t, "April after the refused summary", ivaNoBreakdownText(readIVA(t, s, f.Company.ID, "2026-04", tenant.AmbientePruebas)), []ivaRead{
+			{ID: bad.ID, Tipo: "01", HasXML: true},
+			{ID: sold2.ID, Tipo: "01", Breakdown: "kept"}})
 	}
 }
 
