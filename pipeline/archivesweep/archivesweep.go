@@ -3,8 +3,9 @@
 // copy (A.15, docs/design/archive.md).
 //
 // Every replica runs a Sweeper; one replica sweeps at a time. Each tick a
-// replica asks the store for the "archive" lease (tenant.StateStore, the
-// lease pipeline/eventsweep uses too) for the length of one sweep, sweeps
+// replica asks the store for the "archive" lease (tenant.StateStore's
+// leases, as pipeline/eventsweep asks for its own "tenant-events" one) for
+// the length of one sweep, sweeps
 // when it gets it, and gives it back at the end. The lease only saves
 // work: a second sweeper on the same rows writes the same bytes under the
 // same keys, MarkArchived keeps the first record and DropParts drops once.
@@ -18,12 +19,9 @@ package archivesweep
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"sync"
 	"time"
 
@@ -109,15 +107,11 @@ func New(o Options) (*Sweeper, error) {
 		o.Timeout = DefaultTimeout
 	}
 	if o.Holder == "" {
-		host, err := os.Hostname()
-		if err != nil || host == "" {
-			host = "facturad"
+		h, err := tenant.NewLeaseHolder()
+		if err != nil {
+			return nil, fmt.Errorf("archivesweep: %w", err)
 		}
-		var b [4]byte
-		if _, err := rand.Read(b[:]); err != nil {
-			return nil, fmt.Errorf("archivesweep: holder name: %w", err)
-		}
-		o.Holder = host + "-" + hex.EncodeToString(b[:])
+		o.Holder = h
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
