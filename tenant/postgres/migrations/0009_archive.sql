@@ -6,9 +6,16 @@
 -- A drop is only ever made of an archived row (the store's DropParts
 -- checks archived_at in the same statement).
 --
--- Adding a nullable column, or one with a constant default, rewrites no
--- row. The two partial indexes hold only the rows the sweep still has to
--- visit: settled and not archived, archived and still kept.
+-- Only columns here: adding a nullable column, or one with a constant
+-- default, rewrites no row and reads none, so the ACCESS EXCLUSIVE lock
+-- ALTER TABLE takes is held for an instant. Waiting for it, though, queues
+-- every later read and write of the table behind a long transaction that
+-- holds any lock on it: lock_timeout makes the migration fail instead,
+-- changing nothing, to be run again (the next start runs it), rather than
+-- stop sends and reads. The indexes are 0010's, which a large store may
+-- build concurrently beforehand.
+SET LOCAL lock_timeout = '5s';
+
 ALTER TABLE documents
     ADD COLUMN archived_at      timestamptz,
     ADD COLUMN archive_key      text NOT NULL DEFAULT '',
@@ -17,12 +24,3 @@ ALTER TABLE received_documents
     ADD COLUMN archived_at      timestamptz,
     ADD COLUMN archive_key      text NOT NULL DEFAULT '',
     ADD COLUMN parts_dropped_at timestamptz;
-
-CREATE INDEX documents_unarchived ON documents (id)
-    WHERE archived_at IS NULL AND phase IN ('accepted', 'rejected');
-CREATE INDEX documents_archived_kept ON documents (archived_at, id)
-    WHERE archived_at IS NOT NULL AND parts_dropped_at IS NULL;
-CREATE INDEX received_unarchived ON received_documents (id)
-    WHERE archived_at IS NULL AND phase IN ('accepted', 'rejected');
-CREATE INDEX received_archived_kept ON received_documents (archived_at, id)
-    WHERE archived_at IS NOT NULL AND parts_dropped_at IS NULL;
