@@ -239,11 +239,11 @@ func (s *Sweeper) archiveRow(ctx context.Context, row tenant.ArchiveRow) error {
 	if err != nil {
 		return fmt.Errorf("archivesweep: %s %s: %w", row.Kind, row.Clave, err)
 	}
-	key, _, err := s.o.Client.Write(ctx, row, parts)
-	if err != nil {
+	loc := s.o.Client.Location(row)
+	if _, err := s.o.Client.Write(ctx, loc, parts); err != nil {
 		return fmt.Errorf("archivesweep: %s %s: %w", row.Kind, row.Clave, err)
 	}
-	if err := s.o.Store.MarkArchived(ctx, row.Kind, row.ID, key, s.o.Now()); err != nil {
+	if err := s.o.Store.MarkArchived(ctx, row.Kind, row.ID, loc, s.o.Now()); err != nil {
 		return fmt.Errorf("archivesweep: %w", err)
 	}
 	return nil
@@ -306,7 +306,9 @@ func (s *Sweeper) archiveCheck(ctx context.Context, row tenant.ArchiveRow) error
 	if err != nil {
 		return fmt.Errorf("archivesweep: %s %s: %w", row.Kind, row.Clave, err)
 	}
-	if _, _, err := s.o.Client.Write(ctx, row, parts); err != nil {
+	// Where the row was archived, which a change of the URL since does
+	// not move.
+	if _, err := s.o.Client.Write(ctx, s.o.Client.Located(row.Archive, row), parts); err != nil {
 		return fmt.Errorf("archivesweep: %s %s: %w", row.Kind, row.Clave, err)
 	}
 	return nil

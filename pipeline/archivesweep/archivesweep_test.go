@@ -2,6 +2,7 @@ package archivesweep
 
 import (
 	"context"
+	"errors"
 	"os"
 	"sync"
 	"testing"
@@ -32,7 +33,7 @@ func newMem(docs ...tenant.Document) *memStore {
 
 func (m *memStore) row(d *tenant.Document) tenant.ArchiveRow {
 	r := archive.DocumentRow(*d)
-	r.ArchivedAt = m.archived[d.ID]
+	r.ArchivedAt, r.Archive = m.archived[d.ID], d.Archive
 	return r
 }
 
@@ -52,11 +53,11 @@ func (m *memStore) UnarchivedRows(_ context.Context, kind tenant.ArchiveKind, af
 	return out, nil
 }
 
-func (m *memStore) MarkArchived(_ context.Context, _ tenant.ArchiveKind, id int64, _ string, at time.Time) error {
+func (m *memStore) MarkArchived(_ context.Context, _ tenant.ArchiveKind, id int64, loc tenant.ArchiveLocation, at time.Time) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if _, ok := m.archived[id]; !ok {
-		m.archived[id] = at
+		m.archived[id], m.docs[id].Archive = at, loc
 	}
 	return nil
 }
@@ -219,6 +220,57 @@ func TestSweep(t *testing.T) {
 	}
 	if err := r.FillDocument(ctx, &d); err != nil || string(d.SignedXML) != string(docs[0].SignedXML) || string(d.ResponseXML) != "<MensajeHacienda/>" {
 		t.Fatalf("read back from the archive: %v", err)
+	}
+}
+
+// TestDropAfterURLChange drops rows archived before the operator changed
+// FACTURAD_ARCHIVE_URL's prefix: the check before the drop reads the
+// objects where the row records them, writes nothing under the new
+// prefix, and the dropped row reads back from where it was archived.
+func TestDropAfterURLChange(t *testing.T) {
+	cfg := archivetest.Config(t)
+	old, err := archive.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := documents(t)
+	m := newMem(docs...)
+	now := time.Now()
+	clock := func() time.Time { return now }
+	ctx := context.Background()
+	s, err := New(Options{Store: m, Client: old, After: time.Hour, Now: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, res, err := s.Tick(ctx); err != nil || res.Archived != 2 {
+		t.Fatalf("Tick = %+v, %v", res, err)
+	}
+
+	moved := cfg
+	moved.Prefix = cfg.Prefix + "-movido"
+	c, err := archive.New(moved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err = New(Options{Store: m, Client: c, After: time.Hour, Now: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(2 * time.Hour)
+	if _, res, err := s.Tick(ctx); err != nil || res.Dropped != 2 {
+		t.Fatalf("Tick after the prefix changed = %+v, %v", res, err)
+	}
+	row := archive.DocumentRow(docs[0])
+	if _, err := c.Get(ctx, c.Location(row).Key+"/"+archive.PartSigned); !errors.Is(err, archive.ErrNoObject) {
+		t.Errorf("the check before the drop wrote under the new prefix: %v", err)
+	}
+	d, _ := m.DocumentByClave(ctx, docs[0].Clave)
+	if !d.PartsDropped() || d.Archive != old.Location(row) {
+		t.Fatalf("dropped %v, recorded at %+v", d.PartsDropped(), d.Archive)
+	}
+	r := &archive.Reader{C: c}
+	if err := r.FillDocument(ctx, &d); err != nil || string(d.SignedXML) != string(docs[0].SignedXML) {
+		t.Fatalf("read back after the prefix changed: %v", err)
 	}
 }
 

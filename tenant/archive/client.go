@@ -79,25 +79,31 @@ func (c *Client) Check(ctx context.Context) error {
 	return nil
 }
 
-// Get reads the object key; ErrNoObject when there is none.
+// Get reads the object key of the client's bucket; ErrNoObject when
+// there is none.
 func (c *Client) Get(ctx context.Context, key string) ([]byte, error) {
-	o, err := c.mc.GetObject(ctx, c.bucket, key, minio.GetObjectOptions{})
+	return c.get(ctx, c.bucket, key)
+}
+
+// get reads the object key of bucket.
+func (c *Client) get(ctx context.Context, bucket, key string) ([]byte, error) {
+	o, err := c.mc.GetObject(ctx, bucket, key, minio.GetObjectOptions{})
 	if err != nil {
-		return nil, c.readErr(key, err)
+		return nil, readErr(bucket, key, err)
 	}
 	defer o.Close()
 	b, err := io.ReadAll(o)
 	if err != nil {
-		return nil, c.readErr(key, err)
+		return nil, readErr(bucket, key, err)
 	}
 	return b, nil
 }
 
-func (c *Client) readErr(key string, err error) error {
+func readErr(bucket, key string, err error) error {
 	if minio.ToErrorResponse(err).Code == minio.NoSuchKey {
-		return fmt.Errorf("%s/%s: %w", c.bucket, key, ErrNoObject)
+		return fmt.Errorf("%s/%s: %w", bucket, key, ErrNoObject)
 	}
-	return fmt.Errorf("archive: read %s/%s: %w", c.bucket, key, err)
+	return fmt.Errorf("archive: read %s/%s: %w", bucket, key, err)
 }
 
 // Ensure makes the object key hold exactly data: an object already equal
@@ -105,23 +111,27 @@ func (c *Client) readErr(key string, err error) error {
 // check on receipt) and read back and compared. It returns only once the
 // object is known to hold data, so that a caller may forget its own copy.
 func (c *Client) Ensure(ctx context.Context, key string, data []byte) (written bool, err error) {
-	have, err := c.Get(ctx, key)
+	return c.ensure(ctx, c.bucket, key, data)
+}
+
+func (c *Client) ensure(ctx context.Context, bucket, key string, data []byte) (written bool, err error) {
+	have, err := c.get(ctx, bucket, key)
 	switch {
 	case err == nil && bytes.Equal(have, data):
 		return false, nil
 	case err != nil && !errors.Is(err, ErrNoObject):
 		return false, err
 	}
-	if _, err := c.mc.PutObject(ctx, c.bucket, key, bytes.NewReader(data), int64(len(data)),
+	if _, err := c.mc.PutObject(ctx, bucket, key, bytes.NewReader(data), int64(len(data)),
 		minio.PutObjectOptions{SendContentMd5: true, ContentType: contentType(key)}); err != nil {
-		return false, fmt.Errorf("archive: write %s/%s: %w", c.bucket, key, err)
+		return false, fmt.Errorf("archive: write %s/%s: %w", bucket, key, err)
 	}
-	back, err := c.Get(ctx, key)
+	back, err := c.get(ctx, bucket, key)
 	if err != nil {
-		return true, fmt.Errorf("archive: read back %s/%s: %w", c.bucket, key, err)
+		return true, fmt.Errorf("archive: read back %s/%s: %w", bucket, key, err)
 	}
 	if !bytes.Equal(back, data) {
-		return true, fmt.Errorf("archive: %s/%s reads back %d bytes unlike the %d written", c.bucket, key, len(back), len(data))
+		return true, fmt.Errorf("archive: %s/%s reads back %d bytes unlike the %d written", bucket, key, len(back), len(data))
 	}
 	return true, nil
 }

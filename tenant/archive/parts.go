@@ -60,21 +60,39 @@ func ReceivedParts(r tenant.ReceivedDocument) ([]Part, error) {
 	return append(parts, Part{PartPDF, b.Bytes()}), nil
 }
 
-// Write ensures every part of row under its key (Client.Ensure) and
-// returns the key and how many objects it wrote; an error leaves the row
-// to be written again.
-func (c *Client) Write(ctx context.Context, row tenant.ArchiveRow, parts []Part) (key string, written int, err error) {
-	key = Key(c.prefix, row)
+// Location is where the client archives row now: its bucket and
+// Key(prefix, row). A row archived already is read where it was recorded
+// (Located), which a change of FACTURAD_ARCHIVE_URL does not move.
+func (c *Client) Location(row tenant.ArchiveRow) tenant.ArchiveLocation {
+	return tenant.ArchiveLocation{Bucket: c.bucket, Key: Key(c.prefix, row)}
+}
+
+// Located is where row's objects are: loc, as the store recorded it when
+// the row was archived, or (a row with no record) Location(row). A bucket
+// of the record is read through this client's endpoint and credentials.
+func (c *Client) Located(loc tenant.ArchiveLocation, row tenant.ArchiveRow) tenant.ArchiveLocation {
+	if loc.Key == "" {
+		return c.Location(row)
+	}
+	if loc.Bucket == "" {
+		loc.Bucket = c.bucket
+	}
+	return loc
+}
+
+// Write ensures every part under loc (as Client.Ensure does) and returns
+// how many objects it wrote; an error leaves the row to be written again.
+func (c *Client) Write(ctx context.Context, loc tenant.ArchiveLocation, parts []Part) (written int, err error) {
 	for _, p := range parts {
-		w, err := c.Ensure(ctx, path.Join(key, p.Name), p.Data)
+		w, err := c.ensure(ctx, loc.Bucket, path.Join(loc.Key, p.Name), p.Data)
 		if w {
 			written++
 		}
 		if err != nil {
-			return key, written, err
+			return written, err
 		}
 	}
-	return key, written, nil
+	return written, nil
 }
 
 // DefaultRetryAfter is the Retry-After of a read the archive cannot
@@ -91,9 +109,9 @@ type Reader struct {
 	Read func(outcome string)
 }
 
-// get reads part name of row; a missing optional part reads empty.
-func (r *Reader) get(ctx context.Context, row tenant.ArchiveRow, name string, required bool) ([]byte, error) {
-	b, err := r.C.Get(ctx, path.Join(Key(r.C.prefix, row), name))
+// get reads part name under loc; a missing optional part reads empty.
+func (r *Reader) get(ctx context.Context, loc tenant.ArchiveLocation, name string, required bool) ([]byte, error) {
+	b, err := r.C.get(ctx, loc.Bucket, path.Join(loc.Key, name))
 	if errors.Is(err, ErrNoObject) && !required {
 		return nil, nil
 	}
@@ -123,18 +141,19 @@ func (r *Reader) fail(row tenant.ArchiveRow, err error) error {
 }
 
 // FillDocument gives d its parts back from the archive when the store
-// dropped them; a document with its parts is left alone, and so is one
+// dropped them, from where d.Archive says it was archived; a document with its parts is left alone, and so is one
 // read for a caller that needs none (tenant.WithoutArchivedParts).
 func (r *Reader) FillDocument(ctx context.Context, d *tenant.Document) error {
 	if !d.PartsDropped() || !tenant.ArchivedPartsWanted(ctx) {
 		return nil
 	}
 	row := DocumentRow(*d)
-	signed, err := r.get(ctx, row, PartSigned, true)
+	loc := r.C.Located(d.Archive, row)
+	signed, err := r.get(ctx, loc, PartSigned, true)
 	if err != nil {
 		return r.fail(row, err)
 	}
-	resp, err := r.get(ctx, row, PartResponse, false)
+	resp, err := r.get(ctx, loc, PartResponse, false)
 	if err != nil {
 		return r.fail(row, err)
 	}
@@ -152,15 +171,16 @@ func (r *Reader) FillReceived(ctx context.Context, rd *tenant.ReceivedDocument) 
 		return nil
 	}
 	row := ReceivedRow(*rd)
-	supplier, err := r.get(ctx, row, PartSupplier, true)
+	loc := r.C.Located(rd.Archive, row)
+	supplier, err := r.get(ctx, loc, PartSupplier, true)
 	if err != nil {
 		return r.fail(row, err)
 	}
-	msg, err := r.get(ctx, row, PartMessage, false)
+	msg, err := r.get(ctx, loc, PartMessage, false)
 	if err != nil {
 		return r.fail(row, err)
 	}
-	resp, err := r.get(ctx, row, PartResponse, false)
+	resp, err := r.get(ctx, loc, PartResponse, false)
 	if err != nil {
 		return r.fail(row, err)
 	}

@@ -33,7 +33,7 @@ func (s *Store) UnarchivedRows(ctx context.Context, kind tenant.ArchiveKind, aft
 	if err != nil {
 		return nil, err
 	}
-	q := `SELECT id, company_id, ambiente, clave, fecha_emision, created_at, archived_at FROM ` + table + `
+	q := `SELECT id, company_id, ambiente, clave, fecha_emision, created_at, archived_at, archive_bucket, archive_key FROM ` + table + `
 WHERE archived_at IS NULL AND ` + settledPhases + ` AND id > $1 ORDER BY id LIMIT $2`
 	return s.archiveRows(ctx, kind, q, after, limit)
 }
@@ -45,7 +45,7 @@ func (s *Store) DroppableRows(ctx context.Context, kind tenant.ArchiveKind, befo
 	if err != nil {
 		return nil, err
 	}
-	q := `SELECT id, company_id, ambiente, clave, fecha_emision, created_at, archived_at FROM ` + table + `
+	q := `SELECT id, company_id, ambiente, clave, fecha_emision, created_at, archived_at, archive_bucket, archive_key FROM ` + table + `
 WHERE archived_at IS NOT NULL AND parts_dropped_at IS NULL AND archived_at <= $1
 ORDER BY archived_at, id LIMIT $2`
 	return s.archiveRows(ctx, kind, q, before.UTC(), limit)
@@ -61,7 +61,7 @@ func (s *Store) archiveRows(ctx context.Context, kind tenant.ArchiveKind, q stri
 			a              tenant.ArchiveRow
 			fecha, archivd *time.Time
 		)
-		err := r.Scan(&a.ID, &a.CompanyID, &a.Ambiente, &a.Clave, &fecha, &a.CreatedAt, &archivd)
+		err := r.Scan(&a.ID, &a.CompanyID, &a.Ambiente, &a.Clave, &fecha, &a.CreatedAt, &archivd, &a.Archive.Bucket, &a.Archive.Key)
 		a.Kind, a.FechaEmision, a.ArchivedAt, a.CreatedAt = kind, fromNullTime(fecha), fromNullTime(archivd), a.CreatedAt.UTC()
 		return a, err
 	})
@@ -72,13 +72,13 @@ func (s *Store) archiveRows(ctx context.Context, kind tenant.ArchiveKind, q stri
 }
 
 // MarkArchived records the copy of a settled row, once.
-func (s *Store) MarkArchived(ctx context.Context, kind tenant.ArchiveKind, id int64, key string, at time.Time) error {
+func (s *Store) MarkArchived(ctx context.Context, kind tenant.ArchiveKind, id int64, loc tenant.ArchiveLocation, at time.Time) error {
 	table, _, err := archiveTable(kind)
 	if err != nil {
 		return err
 	}
-	tag, err := s.pool.Exec(ctx, `UPDATE `+table+` SET archived_at = $2, archive_key = $3
-WHERE id = $1 AND archived_at IS NULL AND `+settledPhases, id, at.UTC().Truncate(time.Microsecond), key)
+	tag, err := s.pool.Exec(ctx, `UPDATE `+table+` SET archived_at = $2, archive_bucket = $3, archive_key = $4
+WHERE id = $1 AND archived_at IS NULL AND `+settledPhases, id, at.UTC().Truncate(time.Microsecond), loc.Bucket, loc.Key)
 	if err != nil {
 		return fmt.Errorf("mark %s %d archived: %w", kind, id, mapErr(err))
 	}

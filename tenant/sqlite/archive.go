@@ -39,7 +39,7 @@ func (s *Store) UnarchivedRows(ctx context.Context, kind tenant.ArchiveKind, aft
 	if err != nil {
 		return nil, err
 	}
-	q := `SELECT id, company_id, ambiente, clave, fecha_emision, created_at, archived_at FROM ` + table + `
+	q := `SELECT id, company_id, ambiente, clave, fecha_emision, created_at, archived_at, archive_bucket, archive_key FROM ` + table + `
 WHERE archived_at IS NULL AND ` + settledPhases + ` AND id > ? ORDER BY id LIMIT ?`
 	return s.archiveRows(ctx, kind, q, after, limit)
 }
@@ -51,7 +51,7 @@ func (s *Store) DroppableRows(ctx context.Context, kind tenant.ArchiveKind, befo
 	if err != nil {
 		return nil, err
 	}
-	q := `SELECT id, company_id, ambiente, clave, fecha_emision, created_at, archived_at FROM ` + table + `
+	q := `SELECT id, company_id, ambiente, clave, fecha_emision, created_at, archived_at, archive_bucket, archive_key FROM ` + table + `
 WHERE archived_at IS NOT NULL AND parts_dropped_at IS NULL AND archived_at <= ?
 ORDER BY archived_at, id LIMIT ?`
 	return s.archiveRows(ctx, kind, q, formatTime(before), limit)
@@ -75,7 +75,7 @@ func (s *Store) archiveRows(ctx context.Context, kind tenant.ArchiveKind, q stri
 			fecha, archivedAt sql.NullString
 			created           string
 		)
-		if err := rows.Scan(&a.ID, &a.CompanyID, &a.Ambiente, &a.Clave, &fecha, &created, &archivedAt); err != nil {
+		if err := rows.Scan(&a.ID, &a.CompanyID, &a.Ambiente, &a.Clave, &fecha, &created, &archivedAt, &a.Archive.Bucket, &a.Archive.Key); err != nil {
 			return nil, err
 		}
 		if a.FechaEmision, err = parseNullTime(fecha); err != nil {
@@ -93,13 +93,13 @@ func (s *Store) archiveRows(ctx context.Context, kind tenant.ArchiveKind, q stri
 }
 
 // MarkArchived records the copy of a settled row, once.
-func (s *Store) MarkArchived(ctx context.Context, kind tenant.ArchiveKind, id int64, key string, at time.Time) error {
+func (s *Store) MarkArchived(ctx context.Context, kind tenant.ArchiveKind, id int64, loc tenant.ArchiveLocation, at time.Time) error {
 	table, _, err := archiveTable(kind)
 	if err != nil {
 		return err
 	}
-	res, err := s.write.ExecContext(ctx, `UPDATE `+table+` SET archived_at = ?, archive_key = ?
-WHERE id = ? AND archived_at IS NULL AND `+settledPhases, formatTime(at), key, id)
+	res, err := s.write.ExecContext(ctx, `UPDATE `+table+` SET archived_at = ?, archive_bucket = ?, archive_key = ?
+WHERE id = ? AND archived_at IS NULL AND `+settledPhases, formatTime(at), loc.Bucket, loc.Key, id)
 	if err != nil {
 		return fmt.Errorf("mark %s %d archived: %w", kind, id, mapErr(err))
 	}

@@ -54,6 +54,11 @@ func RunArchiveReplicas(t *testing.T, open func(t *testing.T) (ArchiveStore, Arc
 	})
 }
 
+// archiveLoc is where the fixtures say a row is archived.
+func archiveLoc(key string) tenant.ArchiveLocation {
+	return tenant.ArchiveLocation{Bucket: "archivo", Key: key}
+}
+
 // archiveBase is the instant the archive fixtures are archived around,
 // with microseconds, which both stores keep.
 var archiveBase = time.Date(2026, 6, 1, 12, 0, 0, 123456000, time.UTC)
@@ -199,7 +204,7 @@ func testArchiveKind(t *testing.T, s ArchiveStore) {
 	if _, err := s.DroppableRows(ctx, bad, archiveBase, 10); err == nil {
 		t.Error("DroppableRows of an unknown kind: no error")
 	}
-	if err := s.MarkArchived(ctx, bad, 1, "k", archiveBase); err == nil {
+	if err := s.MarkArchived(ctx, bad, 1, archiveLoc("k"), archiveBase); err == nil {
 		t.Error("MarkArchived of an unknown kind: no error")
 	}
 	if err := s.DropParts(ctx, bad, 1, archiveBase); err == nil {
@@ -214,11 +219,11 @@ func testArchiveMark(t *testing.T, s ArchiveStore) {
 	d2 := settledDocument(t, s, f.Branch, "dos", 2, tenant.StateRejected)
 	r1 := settledReceived(t, s, f.Branch, "rec", 1, tenant.StateAccepted)
 
-	mustNot(t, "MarkArchived", s.MarkArchived(ctx, tenant.ArchiveIssued, d1.ID, "p/1/pruebas/emitidos/x", archiveBase))
-	mustNot(t, "MarkArchived received", s.MarkArchived(ctx, tenant.ArchiveReceived, r1.ID, "p/1/pruebas/recibidos/x", archiveBase))
+	mustNot(t, "MarkArchived", s.MarkArchived(ctx, tenant.ArchiveIssued, d1.ID, archiveLoc("p/1/pruebas/emitidos/x"), archiveBase))
+	mustNot(t, "MarkArchived received", s.MarkArchived(ctx, tenant.ArchiveReceived, r1.ID, archiveLoc("p/1/pruebas/recibidos/x"), archiveBase))
 	// Marked again (a second replica, a retry): no error, and the first
 	// record stays.
-	mustNot(t, "MarkArchived again", s.MarkArchived(ctx, tenant.ArchiveIssued, d1.ID, "otra", archiveBase.Add(time.Hour)))
+	mustNot(t, "MarkArchived again", s.MarkArchived(ctx, tenant.ArchiveIssued, d1.ID, archiveLoc("otra"), archiveBase.Add(time.Hour)))
 
 	got, err := s.UnarchivedRows(ctx, tenant.ArchiveIssued, 0, 10)
 	mustNot(t, "UnarchivedRows", err)
@@ -228,18 +233,33 @@ func testArchiveMark(t *testing.T, s ArchiveStore) {
 	sameRows(t, "unarchived received after the mark", nil, got)
 
 	want := archiveRowOf(d1)
-	want.ArchivedAt = archiveBase
+	want.ArchivedAt, want.Archive = archiveBase, archiveLoc("p/1/pruebas/emitidos/x")
 	got, err = s.DroppableRows(ctx, tenant.ArchiveIssued, archiveBase.Add(2*time.Hour), 10)
 	mustNot(t, "DroppableRows", err)
 	sameRows(t, "archived", []tenant.ArchiveRow{want}, got)
 
-	// The mark changes nothing a reader sees.
+	// The mark changes nothing a reader sees but where the row is
+	// archived, which the whole-row reads return (the first record) and
+	// the state read does not.
 	after, err := s.DocumentByClave(ctx, d1.Clave)
 	mustNot(t, "DocumentByClave", err)
+	d1.Archive = archiveLoc("p/1/pruebas/emitidos/x")
 	same(t, "the marked document", d1, after)
+	after, err = s.DocumentByExternalID(ctx, d1.BranchID, d1.IDExterno)
+	mustNot(t, "DocumentByExternalID", err)
+	same(t, "the marked document by id_externo", d1, after)
+	state, err := s.DocumentStateByClave(ctx, d1.Clave)
+	mustNot(t, "DocumentStateByClave", err)
+	if state.Archive != (tenant.ArchiveLocation{}) {
+		t.Errorf("the state read returns the archive location %+v", state.Archive)
+	}
 	rafter, err := s.ReceivedByClave(ctx, r1.CompanyID, r1.Clave)
 	mustNot(t, "ReceivedByClave", err)
+	r1.Archive = archiveLoc("p/1/pruebas/recibidos/x")
 	same(t, "the marked received document", r1, rafter)
+	rafter, err = s.ReceivedByExternalID(ctx, r1.BranchID, r1.IDExterno)
+	mustNot(t, "ReceivedByExternalID", err)
+	same(t, "the marked received document by id_externo", r1, rafter)
 }
 
 func testArchiveMarkRefused(t *testing.T, s ArchiveStore) {
@@ -247,12 +267,12 @@ func testArchiveMarkRefused(t *testing.T, s ArchiveStore) {
 	f := newDocFixture(t, s)
 	for i, st := range []tenant.State{tenant.StatePending, tenant.StateSent} {
 		d := settledDocument(t, s, f.Branch, "doc-"+string(st), i+1, st)
-		wantErr(t, "MarkArchived of a document in "+string(st), s.MarkArchived(ctx, tenant.ArchiveIssued, d.ID, "k", archiveBase), tenant.ErrConflict)
+		wantErr(t, "MarkArchived of a document in "+string(st), s.MarkArchived(ctx, tenant.ArchiveIssued, d.ID, archiveLoc("k"), archiveBase), tenant.ErrConflict)
 		r := settledReceived(t, s, f.Branch, "rec-"+string(st), i+1, st)
-		wantErr(t, "MarkArchived of a received document in "+string(st), s.MarkArchived(ctx, tenant.ArchiveReceived, r.ID, "k", archiveBase), tenant.ErrConflict)
+		wantErr(t, "MarkArchived of a received document in "+string(st), s.MarkArchived(ctx, tenant.ArchiveReceived, r.ID, archiveLoc("k"), archiveBase), tenant.ErrConflict)
 	}
-	wantErr(t, "MarkArchived of a missing document", s.MarkArchived(ctx, tenant.ArchiveIssued, 1<<40, "k", archiveBase), tenant.ErrNotFound)
-	wantErr(t, "MarkArchived of a missing received document", s.MarkArchived(ctx, tenant.ArchiveReceived, 1<<40, "k", archiveBase), tenant.ErrNotFound)
+	wantErr(t, "MarkArchived of a missing document", s.MarkArchived(ctx, tenant.ArchiveIssued, 1<<40, archiveLoc("k"), archiveBase), tenant.ErrNotFound)
+	wantErr(t, "MarkArchived of a missing received document", s.MarkArchived(ctx, tenant.ArchiveReceived, 1<<40, archiveLoc("k"), archiveBase), tenant.ErrNotFound)
 	got, err := s.DroppableRows(ctx, tenant.ArchiveIssued, archiveBase.Add(time.Hour), 10)
 	mustNot(t, "DroppableRows", err)
 	sameRows(t, "archived after refused marks", nil, got)
@@ -266,13 +286,13 @@ func testArchiveDroppable(t *testing.T, s ArchiveStore) {
 	rows := make([]tenant.ArchiveRow, len(at))
 	for i, off := range at {
 		d := settledDocument(t, s, f.Branch, fmt.Sprintf("doc-%d", i), i+1, tenant.StateAccepted)
-		mustNot(t, "MarkArchived", s.MarkArchived(ctx, tenant.ArchiveIssued, d.ID, fmt.Sprintf("k/%d", i), archiveBase.Add(off)))
+		mustNot(t, "MarkArchived", s.MarkArchived(ctx, tenant.ArchiveIssued, d.ID, archiveLoc(fmt.Sprintf("k/%d", i)), archiveBase.Add(off)))
 		rows[i] = archiveRowOf(d)
-		rows[i].ArchivedAt = archiveBase.Add(off)
+		rows[i].ArchivedAt, rows[i].Archive = archiveBase.Add(off), archiveLoc(fmt.Sprintf("k/%d", i))
 	}
 	waiting := settledDocument(t, s, f.Branch, "not-archived", 9, tenant.StateAccepted)
 	r := settledReceived(t, s, f.Branch, "rec", 1, tenant.StateRejected)
-	mustNot(t, "MarkArchived received", s.MarkArchived(ctx, tenant.ArchiveReceived, r.ID, "k/r", archiveBase))
+	mustNot(t, "MarkArchived received", s.MarkArchived(ctx, tenant.ArchiveReceived, r.ID, archiveLoc("k/r"), archiveBase))
 
 	// At or before the bound, oldest first.
 	got, err := s.DroppableRows(ctx, tenant.ArchiveIssued, archiveBase.Add(3*time.Minute), 10)
@@ -295,7 +315,7 @@ func testArchiveDroppable(t *testing.T, s ArchiveStore) {
 	sameRows(t, "unarchived after a drop", []tenant.ArchiveRow{archiveRowOf(waiting)}, got)
 
 	rr := receivedRowOf(r)
-	rr.ArchivedAt = archiveBase
+	rr.ArchivedAt, rr.Archive = archiveBase, archiveLoc("k/r")
 	got, err = s.DroppableRows(ctx, tenant.ArchiveReceived, archiveBase, 10)
 	mustNot(t, "DroppableRows received", err)
 	sameRows(t, "droppable received", []tenant.ArchiveRow{rr}, got)
@@ -313,8 +333,9 @@ func testArchiveDropDocument(t *testing.T, s ArchiveStore) {
 	f := newDocFixture(t, s)
 	d := settledDocument(t, s, f.Branch, "uno", 1, tenant.StateAccepted)
 	kept := settledDocument(t, s, f.Branch, "dos", 2, tenant.StateAccepted)
-	mustNot(t, "MarkArchived", s.MarkArchived(ctx, tenant.ArchiveIssued, d.ID, "k/1", archiveBase))
-	mustNot(t, "MarkArchived", s.MarkArchived(ctx, tenant.ArchiveIssued, kept.ID, "k/2", archiveBase))
+	mustNot(t, "MarkArchived", s.MarkArchived(ctx, tenant.ArchiveIssued, d.ID, archiveLoc("k/1"), archiveBase))
+	mustNot(t, "MarkArchived", s.MarkArchived(ctx, tenant.ArchiveIssued, kept.ID, archiveLoc("k/2"), archiveBase))
+	d.Archive, kept.Archive = archiveLoc("k/1"), archiveLoc("k/2")
 	if d.PartsDropped() {
 		t.Fatal("a settled document with its parts reads as dropped")
 	}
@@ -329,7 +350,7 @@ func testArchiveDropDocument(t *testing.T, s ArchiveStore) {
 	}
 	state, err := s.DocumentStateByClave(ctx, d.Clave)
 	mustNot(t, "DocumentStateByClave", err)
-	want.Request = nil
+	want.Request, want.Archive = nil, tenant.ArchiveLocation{}
 	same(t, "the dropped document's state read", want, state)
 
 	// The other archived document keeps its parts.
@@ -341,8 +362,9 @@ func testArchiveDropReceived(t *testing.T, s ArchiveStore) {
 	f := newDocFixture(t, s)
 	r := settledReceived(t, s, f.Branch, "rec", 1, tenant.StateAccepted)
 	kept := settledReceived(t, s, f.Branch, "kept", 2, tenant.StateRejected)
-	mustNot(t, "MarkArchived", s.MarkArchived(ctx, tenant.ArchiveReceived, r.ID, "k/r", archiveBase))
-	mustNot(t, "MarkArchived", s.MarkArchived(ctx, tenant.ArchiveReceived, kept.ID, "k/k", archiveBase))
+	mustNot(t, "MarkArchived", s.MarkArchived(ctx, tenant.ArchiveReceived, r.ID, archiveLoc("k/r"), archiveBase))
+	mustNot(t, "MarkArchived", s.MarkArchived(ctx, tenant.ArchiveReceived, kept.ID, archiveLoc("k/k"), archiveBase))
+	r.Archive, kept.Archive = archiveLoc("k/r"), archiveLoc("k/k")
 	if r.PartsDropped() {
 		t.Fatal("a settled received document with its parts reads as dropped")
 	}
@@ -385,12 +407,13 @@ func testArchiveDropRefused(t *testing.T, s ArchiveStore) {
 
 	// Dropped once; the second drop is refused and changes nothing.
 	d := settledDocument(t, s, f.Branch, "twice", 7, tenant.StateRejected)
-	mustNot(t, "MarkArchived", s.MarkArchived(ctx, tenant.ArchiveIssued, d.ID, "k", archiveBase))
+	mustNot(t, "MarkArchived", s.MarkArchived(ctx, tenant.ArchiveIssued, d.ID, archiveLoc("k"), archiveBase))
 	mustNot(t, "DropParts", s.DropParts(ctx, tenant.ArchiveIssued, d.ID, archiveBase.Add(time.Minute)))
 	wantErr(t, "DropParts twice", s.DropParts(ctx, tenant.ArchiveIssued, d.ID, archiveBase.Add(2*time.Minute)), tenant.ErrConflict)
+	d.Archive = archiveLoc("k")
 	readBoth(t, s, "a document dropped twice", withoutParts(d))
 	r := settledReceived(t, s, f.Branch, "twice", 8, tenant.StateAccepted)
-	mustNot(t, "MarkArchived", s.MarkArchived(ctx, tenant.ArchiveReceived, r.ID, "k", archiveBase))
+	mustNot(t, "MarkArchived", s.MarkArchived(ctx, tenant.ArchiveReceived, r.ID, archiveLoc("k"), archiveBase))
 	mustNot(t, "DropParts", s.DropParts(ctx, tenant.ArchiveReceived, r.ID, archiveBase.Add(time.Minute)))
 	wantErr(t, "DropParts of a received document twice", s.DropParts(ctx, tenant.ArchiveReceived, r.ID, archiveBase.Add(2*time.Minute)), tenant.ErrConflict)
 }
@@ -416,12 +439,12 @@ func testArchiveListings(t *testing.T, s ArchiveStore) {
 	}
 
 	for _, i := range []int{0, 1, 3} {
-		mustNot(t, "MarkArchived", s.MarkArchived(ctx, tenant.ArchiveIssued, docs[i].ID, "k", archiveBase))
+		mustNot(t, "MarkArchived", s.MarkArchived(ctx, tenant.ArchiveIssued, docs[i].ID, archiveLoc("k"), archiveBase))
 	}
 	mustNot(t, "DropParts", s.DropParts(ctx, tenant.ArchiveIssued, docs[0].ID, archiveBase))
 	mustNot(t, "DropParts", s.DropParts(ctx, tenant.ArchiveIssued, docs[1].ID, archiveBase))
 	for _, r := range recs {
-		mustNot(t, "MarkArchived", s.MarkArchived(ctx, tenant.ArchiveReceived, r.ID, "k", archiveBase))
+		mustNot(t, "MarkArchived", s.MarkArchived(ctx, tenant.ArchiveReceived, r.ID, archiveLoc("k"), archiveBase))
 	}
 	mustNot(t, "DropParts", s.DropParts(ctx, tenant.ArchiveReceived, recs[0].ID, archiveBase))
 
@@ -504,7 +527,7 @@ func archiveConcurrently(t *testing.T, stores []ArchiveStore) {
 					return
 				}
 				for _, r := range rows {
-					if err := w.s.MarkArchived(ctx, kind, r.ID, fmt.Sprintf("k/%d", r.ID), w.at); err != nil {
+					if err := w.s.MarkArchived(ctx, kind, r.ID, archiveLoc(fmt.Sprintf("k/%d", r.ID)), w.at); err != nil {
 						fail(fmt.Errorf("MarkArchived %s %d: %w", kind, r.ID, err))
 					}
 				}
@@ -560,6 +583,7 @@ func archiveConcurrently(t *testing.T, stores []ArchiveStore) {
 		}
 		got, err := s.DocumentByClave(ctx, d.Clave)
 		mustNot(t, "DocumentByClave", err)
+		d.Archive = archiveLoc(fmt.Sprintf("k/%d", id))
 		same(t, "document "+d.IDExterno, withoutParts(d), got)
 	}
 	for id, r := range recs {
@@ -570,6 +594,7 @@ func archiveConcurrently(t *testing.T, stores []ArchiveStore) {
 		mustNot(t, "ReceivedByClave", err)
 		want := r
 		want.SupplierXML, want.SignedXML, want.ResponseXML = nil, nil, nil
+		want.Archive = archiveLoc(fmt.Sprintf("k/%d", id))
 		same(t, "received document "+r.IDExterno, want, got)
 	}
 	if extra := slices.Collect(func(yield func(int64) bool) {

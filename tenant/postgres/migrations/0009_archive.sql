@@ -1,7 +1,9 @@
 -- The archive (A.15, docs/design/archive.md): a settled row's parts are
 -- copied to object storage and, FACTURAD_ARCHIVE_AFTER later, dropped from
--- the store. archived_at and archive_key record the copy (the key is the
--- prefix of the row's objects); parts_dropped_at records the drop, which
+-- the store. archived_at, archive_bucket and archive_key record the copy
+-- (the key is the prefix of the row's objects; the reads and the drop's
+-- check use these, not the service's FACTURAD_ARCHIVE_URL, which an
+-- operator may change); parts_dropped_at records the drop, which
 -- empties signed_xml and response_xml (and a received row's supplier_xml).
 -- A drop is only ever made of an archived row (the store's DropParts
 -- checks archived_at in the same statement).
@@ -18,9 +20,11 @@ SET LOCAL lock_timeout = '5s';
 
 ALTER TABLE documents
     ADD COLUMN archived_at      timestamptz,
+    ADD COLUMN archive_bucket   text NOT NULL DEFAULT '',
     ADD COLUMN archive_key      text NOT NULL DEFAULT '',
     ADD COLUMN parts_dropped_at timestamptz;
 ALTER TABLE received_documents
     ADD COLUMN archived_at      timestamptz,
+    ADD COLUMN archive_bucket   text NOT NULL DEFAULT '',
     ADD COLUMN archive_key      text NOT NULL DEFAULT '',
     ADD COLUMN parts_dropped_at timestamptz;
