@@ -135,7 +135,9 @@ func TestClient(t *testing.T) {
 	steps := []struct {
 		data        []byte
 		wantWritten bool
-	}{{data, true}, {data, false}, {append([]byte(nil), "<otro/>"...), true}}
+	}{{data, true}, {data, false}, {append([]byte(nil), "<otro/>"...), true},
+		// As long as the last, so told apart by its MD5.
+		{append([]byte(nil), "<otra/>"...), true}, {append([]byte(nil), "<otra/>"...), false}}
 	for i, st := range steps {
 		written, err := c.Ensure(ctx, key, st.data)
 		if err != nil || written != st.wantWritten {

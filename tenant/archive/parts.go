@@ -19,21 +19,27 @@ type Part struct {
 	Data []byte
 }
 
+// ErrNoPDF is a row whose printed representation cannot be drawn: its
+// XML parts are archived all the same, without a PDF object (the XML is
+// what the law keeps; the export notes such a PDF and goes on too).
+var ErrNoPDF = errors.New("archive: the printed representation cannot be drawn")
+
 // DocumentParts are the objects of a settled issued document: its signed
 // XML, the tax authority's answer (when there is one) and the printed
 // representation, drawn as GET .../pdf/v4 draws it (deterministic: the
-// same bytes every time).
+// same bytes every time). When the PDF cannot be drawn it returns the XML
+// parts and an error wrapping ErrNoPDF: the caller archives them.
 func DocumentParts(d tenant.Document) ([]Part, error) {
 	if len(d.SignedXML) == 0 {
 		return nil, fmt.Errorf("archive: document %s has no signed XML", d.Clave)
 	}
-	var b bytes.Buffer
-	if err := pdf.RenderSignedXML(&b, d.SignedXML, string(d.Estado), d.PrintedMessage()); err != nil {
-		return nil, fmt.Errorf("archive: print document %s: %w", d.Clave, err)
-	}
 	parts := []Part{{PartSigned, d.SignedXML}}
 	if len(d.ResponseXML) > 0 {
 		parts = append(parts, Part{PartResponse, d.ResponseXML})
+	}
+	var b bytes.Buffer
+	if err := pdf.RenderSignedXML(&b, d.SignedXML, string(d.Estado), d.PrintedMessage()); err != nil {
+		return parts, fmt.Errorf("document %s: %w: %w", d.Clave, ErrNoPDF, err)
 	}
 	return append(parts, Part{PartPDF, b.Bytes()}), nil
 }
@@ -41,7 +47,8 @@ func DocumentParts(d tenant.Document) ([]Part, error) {
 // ReceivedParts are the objects of a settled received document: the
 // supplier's XML as uploaded, our signed message, the tax authority's
 // answer to it (when there is one) and the supplier's document printed
-// (as GET /api/received/{clave}/pdf/v4 draws it).
+// (as GET /api/received/{clave}/pdf/v4 draws it). A PDF that cannot be
+// drawn is left out, as in DocumentParts.
 func ReceivedParts(r tenant.ReceivedDocument) ([]Part, error) {
 	if len(r.SupplierXML) == 0 {
 		return nil, fmt.Errorf("archive: received document %s has no supplier XML", r.Clave)
@@ -55,7 +62,7 @@ func ReceivedParts(r tenant.ReceivedDocument) ([]Part, error) {
 	}
 	var b bytes.Buffer
 	if err := pdf.RenderSignedXML(&b, r.SupplierXML, string(tenant.StateAccepted), ""); err != nil {
-		return nil, fmt.Errorf("archive: print received document %s: %w", r.Clave, err)
+		return parts, fmt.Errorf("received document %s: %w: %w", r.Clave, ErrNoPDF, err)
 	}
 	return append(parts, Part{PartPDF, b.Bytes()}), nil
 }

@@ -36,6 +36,7 @@ func RunArchive(t *testing.T, open func(t *testing.T) ArchiveStore) {
 		{"ok/drop empties an archived received document's parts and keeps its metadata", testArchiveDropReceived},
 		{"error/drop only an archived settled row, once", testArchiveDropRefused},
 		{"ok/listings are the same before and after", testArchiveListings},
+		{"ok/a deferred row is passed over until its time; archiving clears its failures", testArchiveDefer},
 	}.run(t, open)
 }
 
@@ -53,6 +54,10 @@ func RunArchiveReplicas(t *testing.T, open func(t *testing.T) (ArchiveStore, Arc
 		archiveConcurrently(t, []ArchiveStore{a})
 	})
 }
+
+// archiveNow is the sweep's clock in the suite: after every fixture's
+// archiving, before any deferral's end.
+var archiveNow = archiveBase.Add(24 * time.Hour)
 
 // archiveLoc is where the fixtures say a row is archived.
 func archiveLoc(key string) tenant.ArchiveLocation {
@@ -176,21 +181,21 @@ func testArchiveUnarchived(t *testing.T, s ArchiveStore) {
 		}
 	}
 
-	got, err := s.UnarchivedRows(ctx, tenant.ArchiveIssued, 0, 10)
+	got, err := s.UnarchivedRows(ctx, tenant.ArchiveIssued, 0, archiveNow, 10)
 	mustNot(t, "UnarchivedRows", err)
 	sameRows(t, "issued", want, got)
-	got, err = s.UnarchivedRows(ctx, tenant.ArchiveReceived, 0, 10)
+	got, err = s.UnarchivedRows(ctx, tenant.ArchiveReceived, 0, archiveNow, 10)
 	mustNot(t, "UnarchivedRows", err)
 	sameRows(t, "received", wantRec, got)
 
 	// Pages by id.
-	got, err = s.UnarchivedRows(ctx, tenant.ArchiveIssued, 0, 2)
+	got, err = s.UnarchivedRows(ctx, tenant.ArchiveIssued, 0, archiveNow, 2)
 	mustNot(t, "UnarchivedRows", err)
 	sameRows(t, "first page", want[:2], got)
-	got, err = s.UnarchivedRows(ctx, tenant.ArchiveIssued, got[1].ID, 2)
+	got, err = s.UnarchivedRows(ctx, tenant.ArchiveIssued, got[1].ID, archiveNow, 2)
 	mustNot(t, "UnarchivedRows", err)
 	sameRows(t, "second page", want[2:], got)
-	got, err = s.UnarchivedRows(ctx, tenant.ArchiveIssued, want[len(want)-1].ID, 2)
+	got, err = s.UnarchivedRows(ctx, tenant.ArchiveIssued, want[len(want)-1].ID, archiveNow, 2)
 	mustNot(t, "UnarchivedRows", err)
 	sameRows(t, "after the last", nil, got)
 }
@@ -198,10 +203,10 @@ func testArchiveUnarchived(t *testing.T, s ArchiveStore) {
 func testArchiveKind(t *testing.T, s ArchiveStore) {
 	ctx := context.Background()
 	const bad = tenant.ArchiveKind("documents")
-	if _, err := s.UnarchivedRows(ctx, bad, 0, 10); err == nil {
+	if _, err := s.UnarchivedRows(ctx, bad, 0, archiveNow, 10); err == nil {
 		t.Error("UnarchivedRows of an unknown kind: no error")
 	}
-	if _, err := s.DroppableRows(ctx, bad, archiveBase, 10); err == nil {
+	if _, err := s.DroppableRows(ctx, bad, archiveBase, archiveNow, 10); err == nil {
 		t.Error("DroppableRows of an unknown kind: no error")
 	}
 	if err := s.MarkArchived(ctx, bad, 1, archiveLoc("k"), archiveBase); err == nil {
@@ -225,16 +230,16 @@ func testArchiveMark(t *testing.T, s ArchiveStore) {
 	// record stays.
 	mustNot(t, "MarkArchived again", s.MarkArchived(ctx, tenant.ArchiveIssued, d1.ID, archiveLoc("otra"), archiveBase.Add(time.Hour)))
 
-	got, err := s.UnarchivedRows(ctx, tenant.ArchiveIssued, 0, 10)
+	got, err := s.UnarchivedRows(ctx, tenant.ArchiveIssued, 0, archiveNow, 10)
 	mustNot(t, "UnarchivedRows", err)
 	sameRows(t, "unarchived after the mark", []tenant.ArchiveRow{archiveRowOf(d2)}, got)
-	got, err = s.UnarchivedRows(ctx, tenant.ArchiveReceived, 0, 10)
+	got, err = s.UnarchivedRows(ctx, tenant.ArchiveReceived, 0, archiveNow, 10)
 	mustNot(t, "UnarchivedRows", err)
 	sameRows(t, "unarchived received after the mark", nil, got)
 
 	want := archiveRowOf(d1)
 	want.ArchivedAt, want.Archive = archiveBase, archiveLoc("p/1/pruebas/emitidos/x")
-	got, err = s.DroppableRows(ctx, tenant.ArchiveIssued, archiveBase.Add(2*time.Hour), 10)
+	got, err = s.DroppableRows(ctx, tenant.ArchiveIssued, archiveBase.Add(2*time.Hour), archiveNow, 10)
 	mustNot(t, "DroppableRows", err)
 	sameRows(t, "archived", []tenant.ArchiveRow{want}, got)
 
@@ -273,7 +278,7 @@ func testArchiveMarkRefused(t *testing.T, s ArchiveStore) {
 	}
 	wantErr(t, "MarkArchived of a missing document", s.MarkArchived(ctx, tenant.ArchiveIssued, 1<<40, archiveLoc("k"), archiveBase), tenant.ErrNotFound)
 	wantErr(t, "MarkArchived of a missing received document", s.MarkArchived(ctx, tenant.ArchiveReceived, 1<<40, archiveLoc("k"), archiveBase), tenant.ErrNotFound)
-	got, err := s.DroppableRows(ctx, tenant.ArchiveIssued, archiveBase.Add(time.Hour), 10)
+	got, err := s.DroppableRows(ctx, tenant.ArchiveIssued, archiveBase.Add(time.Hour), archiveNow, 10)
 	mustNot(t, "DroppableRows", err)
 	sameRows(t, "archived after refused marks", nil, got)
 }
@@ -295,28 +300,28 @@ func testArchiveDroppable(t *testing.T, s ArchiveStore) {
 	mustNot(t, "MarkArchived received", s.MarkArchived(ctx, tenant.ArchiveReceived, r.ID, archiveLoc("k/r"), archiveBase))
 
 	// At or before the bound, oldest first.
-	got, err := s.DroppableRows(ctx, tenant.ArchiveIssued, archiveBase.Add(3*time.Minute), 10)
+	got, err := s.DroppableRows(ctx, tenant.ArchiveIssued, archiveBase.Add(3*time.Minute), archiveNow, 10)
 	mustNot(t, "DroppableRows", err)
 	sameRows(t, "droppable", []tenant.ArchiveRow{rows[1], rows[2], rows[0]}, got)
-	got, err = s.DroppableRows(ctx, tenant.ArchiveIssued, archiveBase.Add(3*time.Minute), 2)
+	got, err = s.DroppableRows(ctx, tenant.ArchiveIssued, archiveBase.Add(3*time.Minute), archiveNow, 2)
 	mustNot(t, "DroppableRows", err)
 	sameRows(t, "droppable, limited", []tenant.ArchiveRow{rows[1], rows[2]}, got)
-	got, err = s.DroppableRows(ctx, tenant.ArchiveIssued, archiveBase, 10)
+	got, err = s.DroppableRows(ctx, tenant.ArchiveIssued, archiveBase, archiveNow, 10)
 	mustNot(t, "DroppableRows", err)
 	sameRows(t, "droppable before any", nil, got)
 
 	// A dropped row is no longer listed.
 	mustNot(t, "DropParts", s.DropParts(ctx, tenant.ArchiveIssued, rows[2].ID, archiveBase.Add(time.Hour)))
-	got, err = s.DroppableRows(ctx, tenant.ArchiveIssued, archiveBase.Add(time.Hour), 10)
+	got, err = s.DroppableRows(ctx, tenant.ArchiveIssued, archiveBase.Add(time.Hour), archiveNow, 10)
 	mustNot(t, "DroppableRows", err)
 	sameRows(t, "droppable after a drop", []tenant.ArchiveRow{rows[1], rows[0], rows[3]}, got)
-	got, err = s.UnarchivedRows(ctx, tenant.ArchiveIssued, 0, 10)
+	got, err = s.UnarchivedRows(ctx, tenant.ArchiveIssued, 0, archiveNow, 10)
 	mustNot(t, "UnarchivedRows", err)
 	sameRows(t, "unarchived after a drop", []tenant.ArchiveRow{archiveRowOf(waiting)}, got)
 
 	rr := receivedRowOf(r)
 	rr.ArchivedAt, rr.Archive = archiveBase, archiveLoc("k/r")
-	got, err = s.DroppableRows(ctx, tenant.ArchiveReceived, archiveBase, 10)
+	got, err = s.DroppableRows(ctx, tenant.ArchiveReceived, archiveBase, archiveNow, 10)
 	mustNot(t, "DroppableRows received", err)
 	sameRows(t, "droppable received", []tenant.ArchiveRow{rr}, got)
 }
@@ -521,7 +526,7 @@ func archiveConcurrently(t *testing.T, stores []ArchiveStore) {
 				mu.Unlock()
 			}
 			for _, kind := range kinds {
-				rows, err := w.s.UnarchivedRows(ctx, kind, 0, 2*n)
+				rows, err := w.s.UnarchivedRows(ctx, kind, 0, archiveNow, 2*n)
 				if err != nil {
 					fail(err)
 					return
@@ -533,7 +538,7 @@ func archiveConcurrently(t *testing.T, stores []ArchiveStore) {
 				}
 			}
 			for _, kind := range kinds {
-				rows, err := w.s.DroppableRows(ctx, kind, archiveBase.Add(time.Hour), 2*n)
+				rows, err := w.s.DroppableRows(ctx, kind, archiveBase.Add(time.Hour), archiveNow, 2*n)
 				if err != nil {
 					fail(err)
 					return
@@ -562,12 +567,12 @@ func archiveConcurrently(t *testing.T, stores []ArchiveStore) {
 	// the rest is dropped now; a row is dropped by one call only.
 	s := stores[len(stores)-1]
 	for _, kind := range kinds {
-		rows, err := s.UnarchivedRows(ctx, kind, 0, 2*n)
+		rows, err := s.UnarchivedRows(ctx, kind, 0, archiveNow, 2*n)
 		mustNot(t, "UnarchivedRows", err)
 		if len(rows) != 0 {
 			t.Errorf("%s: %d rows left unarchived after every worker marked them: %v", kind, len(rows), rowIDs(rows))
 		}
-		rows, err = s.DroppableRows(ctx, kind, archiveBase.Add(time.Hour), 2*n)
+		rows, err = s.DroppableRows(ctx, kind, archiveBase.Add(time.Hour), archiveNow, 2*n)
 		mustNot(t, "DroppableRows", err)
 		for _, r := range rows {
 			if !markAts[r.ArchivedAt] {
@@ -606,4 +611,50 @@ func archiveConcurrently(t *testing.T, stores []ArchiveStore) {
 	}); len(extra) > 0 {
 		t.Errorf("dropped rows that are no fixture's: %v", extra)
 	}
+}
+
+func testArchiveDefer(t *testing.T, s ArchiveStore) {
+	ctx := context.Background()
+	f := newDocFixture(t, s)
+	d1 := settledDocument(t, s, f.Branch, "uno", 1, tenant.StateAccepted)
+	d2 := settledDocument(t, s, f.Branch, "dos", 2, tenant.StateAccepted)
+	r := settledReceived(t, s, f.Branch, "rec", 1, tenant.StateAccepted)
+	until := archiveNow.Add(time.Hour)
+	mustNot(t, "DeferArchive", s.DeferArchive(ctx, tenant.ArchiveIssued, d1.ID, until))
+	mustNot(t, "DeferArchive again", s.DeferArchive(ctx, tenant.ArchiveIssued, d1.ID, until))
+	mustNot(t, "DeferArchive received", s.DeferArchive(ctx, tenant.ArchiveReceived, r.ID, until))
+	wantErr(t, "DeferArchive of a missing row", s.DeferArchive(ctx, tenant.ArchiveIssued, 1<<40, until), tenant.ErrNotFound)
+
+	got, err := s.UnarchivedRows(ctx, tenant.ArchiveIssued, 0, archiveNow, 10)
+	mustNot(t, "UnarchivedRows", err)
+	sameRows(t, "unarchived while one is deferred", []tenant.ArchiveRow{archiveRowOf(d2)}, got)
+	got, err = s.UnarchivedRows(ctx, tenant.ArchiveReceived, 0, archiveNow, 10)
+	mustNot(t, "UnarchivedRows received", err)
+	sameRows(t, "unarchived received while deferred", nil, got)
+	// At its time it is back, with its failures counted.
+	got, err = s.UnarchivedRows(ctx, tenant.ArchiveIssued, 0, until, 10)
+	mustNot(t, "UnarchivedRows", err)
+	w1 := archiveRowOf(d1)
+	w1.Failures = 2
+	sameRows(t, "unarchived once the deferral ends", []tenant.ArchiveRow{w1, archiveRowOf(d2)}, got)
+
+	// Archiving clears the failures; a deferred drop is passed over too.
+	mustNot(t, "MarkArchived", s.MarkArchived(ctx, tenant.ArchiveIssued, d1.ID, archiveLoc("k/1"), archiveBase))
+	mustNot(t, "MarkArchived", s.MarkArchived(ctx, tenant.ArchiveIssued, d2.ID, archiveLoc("k/2"), archiveBase))
+	mustNot(t, "DeferArchive", s.DeferArchive(ctx, tenant.ArchiveIssued, d2.ID, until))
+	w1.Failures, w1.ArchivedAt, w1.Archive = 0, archiveBase, archiveLoc("k/1")
+	got, err = s.DroppableRows(ctx, tenant.ArchiveIssued, archiveBase, archiveNow, 10)
+	mustNot(t, "DroppableRows", err)
+	sameRows(t, "droppable while one is deferred", []tenant.ArchiveRow{w1}, got)
+	w2 := archiveRowOf(d2)
+	w2.Failures, w2.ArchivedAt, w2.Archive = 1, archiveBase, archiveLoc("k/2")
+	got, err = s.DroppableRows(ctx, tenant.ArchiveIssued, archiveBase, until, 10)
+	mustNot(t, "DroppableRows", err)
+	sameRows(t, "droppable once the deferral ends", []tenant.ArchiveRow{w1, w2}, got)
+
+	// A deferral changes nothing a reader sees.
+	after, err := s.DocumentByClave(ctx, d2.Clave)
+	mustNot(t, "DocumentByClave", err)
+	d2.Archive = archiveLoc("k/2")
+	same(t, "the deferred document", d2, after)
 }

@@ -6,7 +6,11 @@
 -- operator may change); parts_dropped_at records the drop, which
 -- empties signed_xml and response_xml (and a received row's supplier_xml).
 -- A drop is only ever made of an archived row (the store's DropParts
--- checks archived_at in the same statement).
+-- checks archived_at in the same statement). archive_failures counts the
+-- sweep's failures in a row on the row (to archive it, or to check it and
+-- drop its parts) and archive_retry_at is when the sweep tries it again,
+-- so that a row that keeps failing is passed over meanwhile and never
+-- holds the others back.
 --
 -- Only columns here: adding a nullable column, or one with a constant
 -- default, rewrites no row and reads none, so the ACCESS EXCLUSIVE lock
@@ -22,9 +26,13 @@ ALTER TABLE documents
     ADD COLUMN archived_at      timestamptz,
     ADD COLUMN archive_bucket   text NOT NULL DEFAULT '',
     ADD COLUMN archive_key      text NOT NULL DEFAULT '',
-    ADD COLUMN parts_dropped_at timestamptz;
+    ADD COLUMN parts_dropped_at timestamptz,
+    ADD COLUMN archive_failures integer NOT NULL DEFAULT 0,
+    ADD COLUMN archive_retry_at timestamptz;
 ALTER TABLE received_documents
     ADD COLUMN archived_at      timestamptz,
     ADD COLUMN archive_bucket   text NOT NULL DEFAULT '',
     ADD COLUMN archive_key      text NOT NULL DEFAULT '',
-    ADD COLUMN parts_dropped_at timestamptz;
+    ADD COLUMN parts_dropped_at timestamptz,
+    ADD COLUMN archive_failures integer NOT NULL DEFAULT 0,
+    ADD COLUMN archive_retry_at timestamptz;
