@@ -21,6 +21,16 @@ const (
 	ArchiveReceived ArchiveKind = "recibidos" // received_documents
 )
 
+// ArchiveLocation is where the archive wrote a row's objects: the bucket
+// and the key its parts are named under (KEY/firmado.xml...). It is
+// recorded with the row when archived and read back from there, never
+// made again from the service's settings, so that changing
+// FACTURAD_ARCHIVE_URL's bucket or prefix leaves the rows archived before
+// readable where they are.
+type ArchiveLocation struct {
+	Bucket, Key string
+}
+
 // ArchiveRow is a settled row the archive sweep works on: enough to name
 // its objects and read it whole.
 type ArchiveRow struct {
@@ -32,6 +42,11 @@ type ArchiveRow struct {
 	FechaEmision time.Time
 	CreatedAt    time.Time
 	ArchivedAt   time.Time // zero until archived
+	// Archive is where the row was archived, empty until then.
+	Archive ArchiveLocation
+	// Failures counts the sweep's failures in a row on the row since it
+	// was last archived (DeferArchive).
+	Failures int
 }
 
 // ArchiveStore keeps where each settled row stands with the archive. Both
@@ -40,16 +55,22 @@ type ArchiveRow struct {
 // rejected (estado 01, 02); nothing else is archived.
 type ArchiveStore interface {
 	// UnarchivedRows returns up to limit settled rows of kind that are not
-	// archived yet, by id, after the id after.
-	UnarchivedRows(ctx context.Context, kind ArchiveKind, after int64, limit int) ([]ArchiveRow, error)
-	// MarkArchived records that row id of kind is archived under key at
-	// at. The caller has written and verified every object first. A row
-	// that is not settled is ErrConflict; one archived already keeps its
-	// first record.
-	MarkArchived(ctx context.Context, kind ArchiveKind, id int64, key string, at time.Time) error
+	// archived yet, by id, after the id after, leaving out those deferred
+	// (DeferArchive) past now.
+	UnarchivedRows(ctx context.Context, kind ArchiveKind, after int64, now time.Time, limit int) ([]ArchiveRow, error)
+	// MarkArchived records that row id of kind is archived at loc at at.
+	// The caller has written and verified every object first. A row that
+	// is not settled is ErrConflict; one archived already keeps its first
+	// record. It clears the row's failures (DeferArchive).
+	MarkArchived(ctx context.Context, kind ArchiveKind, id int64, loc ArchiveLocation, at time.Time) error
 	// DroppableRows returns up to limit rows of kind archived at or before
-	// before whose parts the store still keeps, oldest archived first.
-	DroppableRows(ctx context.Context, kind ArchiveKind, before time.Time, limit int) ([]ArchiveRow, error)
+	// before whose parts the store still keeps, oldest archived first,
+	// leaving out those deferred past now.
+	DroppableRows(ctx context.Context, kind ArchiveKind, before, now time.Time, limit int) ([]ArchiveRow, error)
+	// DeferArchive records a failure of the sweep on row id of kind: it
+	// counts one failure more and leaves the row out of UnarchivedRows
+	// and DroppableRows until until. A missing row is ErrNotFound.
+	DeferArchive(ctx context.Context, kind ArchiveKind, id int64, until time.Time) error
 	// DropParts empties row id's parts (the signed XML and the answer; for
 	// a received row also the supplier's XML) and records when. Only an
 	// archived, settled row's parts are dropped: any other is ErrConflict

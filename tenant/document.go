@@ -69,6 +69,12 @@ type Document struct {
 	// (A.14), this document counted: nil when the company has none, and
 	// on every document read back (it is not stored).
 	Quota *QuotaUse
+
+	// Archive is where the archive keeps the document's parts (A.15), as
+	// ArchiveStore.MarkArchived recorded it: set by the whole-row reads
+	// (empty in listings and state reads), empty until archived, and
+	// never written by SaveDocument.
+	Archive ArchiveLocation
 }
 
 // PrintedMessage is what the printed representation shows under the state:

@@ -71,6 +71,10 @@ type ReceivedDocument struct {
 
 	CreatedAt time.Time
 	UpdatedAt time.Time
+
+	// Archive is where the archive keeps the parts (A.15), as for a
+	// Document: set by the whole-row reads, empty until archived.
+	Archive ArchiveLocation
 }
 
 // ReceivedStore keeps received documents and the company's messages about

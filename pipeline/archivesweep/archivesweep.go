@@ -3,28 +3,29 @@
 // copy (A.15, docs/design/archive.md).
 //
 // Every replica runs a Sweeper; one replica sweeps at a time. Each tick a
-// replica asks the store for the "archive" lease (tenant.StateStore, the
-// lease pipeline/eventsweep uses too) for the length of one sweep, sweeps
+// replica asks the store for the "archive" lease (tenant.StateStore's
+// leases, as pipeline/eventsweep asks for its own "tenant-events" one) for
+// the length of one sweep, sweeps
 // when it gets it, and gives it back at the end. The lease only saves
 // work: a second sweeper on the same rows writes the same bytes under the
 // same keys, MarkArchived keeps the first record and DropParts drops once.
 //
-// An object is written and read back before the row is marked archived,
-// and read back again (written again when it differs or is missing) just
-// before the store's copy is dropped: an object store that fails leaves
-// the row as it is, to be tried at the next tick, so a failure delays the
-// drop and never loses a document.
+// An object is written and verified (archive.Client.Ensure) before the row
+// is marked archived, and verified again (written again when it differs
+// or is missing) just before the store's copy is dropped: an object store
+// that fails leaves the row as it is, so a failure delays the drop and
+// never loses a document. A row that fails is deferred for a while
+// (tenant.ArchiveStore.DeferArchive) so that it never holds the others
+// back, and each of a sweep's four steps (archive, then drop, each kind)
+// gets its share of the sweep's time.
 package archivesweep
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"sync"
 	"time"
 
@@ -66,7 +67,8 @@ const (
 )
 
 // maxFailRun is how many rows in a row may fail before a step gives up
-// until the next sweep: an object store that is down fails them all.
+// until the next sweep: an object store that is down fails them all. The
+// rows that failed are deferred, so the next sweep starts past them.
 const maxFailRun = 3
 
 // Options configure a Sweeper. Store and Client are required.
@@ -120,15 +122,11 @@ func New(o Options) (*Sweeper, error) {
 		o.Timeout = DefaultTimeout
 	}
 	if o.Holder == "" {
-		host, err := os.Hostname()
-		if err != nil || host == "" {
-			host = "facturad"
+		h, err := tenant.NewLeaseHolder()
+		if err != nil {
+			return nil, fmt.Errorf("archivesweep: %w", err)
 		}
-		var b [4]byte
-		if _, err := rand.Read(b[:]); err != nil {
-			return nil, fmt.Errorf("archivesweep: holder name: %w", err)
-		}
-		o.Holder = host + "-" + hex.EncodeToString(b[:])
+		o.Holder = h
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
@@ -154,9 +152,10 @@ func New(o Options) (*Sweeper, error) {
 	return s, nil
 }
 
-// Result counts one sweep's work.
+// Result counts one sweep's work. NoPDF counts the rows whose PDF could
+// not be drawn, archived (or checked) without it.
 type Result struct {
-	Archived, Dropped, Failed int
+	Archived, Dropped, Failed, NoPDF int
 }
 
 // Tick asks for the lease and, when this replica gets it, sweeps: it
@@ -181,44 +180,100 @@ func (s *Sweeper) Tick(ctx context.Context) (bool, Result, error) {
 			s.log.Warn("archive: give back the lease", "err", err)
 		}
 	}()
+	// Four steps share the sweep: each gets an equal part of what is left
+	// of it, so that a long backlog of one kind never starves the other
+	// kind or the drops; a step that ends early leaves its time to the
+	// next ones. A step whose part runs out stops where it is, and the
+	// next sweep goes on from there (what it did is recorded row by row).
+	steps := []struct {
+		kind tenant.ArchiveKind
+		run  func(context.Context, tenant.ArchiveKind, *Result) error
+	}{
+		{tenant.ArchiveIssued, s.archiveKind}, {tenant.ArchiveReceived, s.archiveKind},
+		{tenant.ArchiveIssued, s.dropKind}, {tenant.ArchiveReceived, s.dropKind},
+	}
+	deadline, _ := ctx.Deadline()
 	var res Result
 	var errs []error
-	for _, kind := range []tenant.ArchiveKind{tenant.ArchiveIssued, tenant.ArchiveReceived} {
-		if err := s.archiveKind(ctx, kind, &res); err != nil {
-			errs = append(errs, err)
+	for i, st := range steps {
+		if ctx.Err() != nil {
+			break
 		}
-		if err := s.dropKind(ctx, kind, &res); err != nil {
+		sctx, scancel := context.WithTimeout(ctx, time.Until(deadline)/time.Duration(len(steps)-i))
+		err := st.run(sctx, st.kind, &res)
+		scancel()
+		if err != nil {
 			errs = append(errs, err)
 		}
 	}
 	if res != (Result{}) {
-		s.log.Debug("archive swept", "archived", res.Archived, "dropped", res.Dropped, "failed", res.Failed)
+		s.log.Debug("archive swept", "archived", res.Archived, "dropped", res.Dropped, "failed", res.Failed, "no_pdf", res.NoPDF)
 	}
 	return true, res, errors.Join(errs...)
 }
 
+// MaxBackoff bounds how long a row that keeps failing is passed over.
+const MaxBackoff = 24 * time.Hour
+
+// backoff is how long a row is passed over after its failures-th failure
+// in a row: Tick, doubled with each failure, at most MaxBackoff.
+func (s *Sweeper) backoff(failures int) time.Duration {
+	d := s.o.Tick
+	for i := 1; i < failures && d < MaxBackoff; i++ {
+		d *= 2
+	}
+	return min(d, MaxBackoff)
+}
+
+// failed records a row's failure: counted, and the row deferred
+// (tenant.ArchiveStore.DeferArchive) so that the next sweeps pass over it
+// for a while and get on with the others. It reports whether the step
+// should go on: not once its time is up.
+func (s *Sweeper) failed(ctx context.Context, row tenant.ArchiveRow, res *Result) bool {
+	if ctx.Err() != nil {
+		return false // the step's time ran out mid-row: not the row's failure
+	}
+	res.Failed++
+	s.rows.WithLabelValues(string(row.Kind), "failed").Inc()
+	until := s.o.Now().Add(s.backoff(row.Failures + 1))
+	if err := s.o.Store.DeferArchive(ctx, row.Kind, row.ID, until); err != nil {
+		s.log.Warn("archive: defer a failed row", "kind", string(row.Kind), "clave", row.Clave, "err", err)
+	}
+	return true
+}
+
+// stepOver tells a step's error from the end of its part of the sweep,
+// which is no error.
+func stepOver(ctx context.Context, err error) error {
+	if ctx.Err() != nil && errors.Is(err, context.DeadlineExceeded) {
+		return nil
+	}
+	return err
+}
+
 // archiveKind archives kind's settled rows not archived yet. A row that
-// fails is counted and passed over until the next sweep; the first
-// failure of the store stops the step.
+// fails is counted and deferred; after maxFailRun failures in a row (the
+// object store down fails them all) the step stops until the next sweep.
 func (s *Sweeper) archiveKind(ctx context.Context, kind tenant.ArchiveKind, res *Result) error {
 	var after int64
 	var firstErr error
 	run := 0 // failures in a row
 	for {
-		rows, err := s.o.Store.UnarchivedRows(ctx, kind, after, Batch)
+		rows, err := s.o.Store.UnarchivedRows(ctx, kind, after, s.o.Now(), Batch)
 		if err != nil {
-			return fmt.Errorf("archivesweep: %w", err)
+			return stepOver(ctx, fmt.Errorf("archivesweep: %w", err))
 		}
 		for _, row := range rows {
 			after = row.ID
-			if err := s.archiveRow(ctx, row); err != nil {
-				res.Failed++
+			if err := s.archiveRow(ctx, row, res); err != nil {
+				if !s.failed(ctx, row, res) {
+					return firstErr
+				}
 				run++
-				s.rows.WithLabelValues(string(kind), "failed").Inc()
 				if firstErr == nil {
 					firstErr = err
 				}
-				if ctx.Err() != nil || run >= maxFailRun {
+				if run >= maxFailRun {
 					return firstErr
 				}
 				continue
@@ -233,65 +288,80 @@ func (s *Sweeper) archiveKind(ctx context.Context, kind tenant.ArchiveKind, res 
 	}
 }
 
-// parts reads row whole and returns its objects.
-func (s *Sweeper) parts(ctx context.Context, row tenant.ArchiveRow) ([]archive.Part, error) {
+// parts reads row whole and returns its objects. A PDF that cannot be
+// drawn is left out and counted in res (and said so in the log).
+func (s *Sweeper) parts(ctx context.Context, row tenant.ArchiveRow, res *Result) ([]archive.Part, error) {
+	var (
+		parts []archive.Part
+		err   error
+	)
 	switch row.Kind {
 	case tenant.ArchiveIssued:
-		d, err := s.o.Store.DocumentByClave(ctx, row.Clave)
-		if err != nil {
-			return nil, err
+		d, rerr := s.o.Store.DocumentByClave(ctx, row.Clave)
+		if rerr != nil {
+			return nil, rerr
 		}
-		return archive.DocumentParts(d)
+		parts, err = archive.DocumentParts(d)
 	default:
-		r, err := s.o.Store.ReceivedByClave(ctx, row.CompanyID, row.Clave)
-		if err != nil {
-			return nil, err
+		r, rerr := s.o.Store.ReceivedByClave(ctx, row.CompanyID, row.Clave)
+		if rerr != nil {
+			return nil, rerr
 		}
-		return archive.ReceivedParts(r)
+		parts, err = archive.ReceivedParts(r)
 	}
+	if errors.Is(err, archive.ErrNoPDF) {
+		res.NoPDF++
+		s.log.Warn("archive: the document's PDF cannot be drawn; its XML is archived without it",
+			"kind", string(row.Kind), "clave", row.Clave, "err", err)
+		return parts, nil
+	}
+	return parts, err
 }
 
-func (s *Sweeper) archiveRow(ctx context.Context, row tenant.ArchiveRow) error {
-	parts, err := s.parts(ctx, row)
+func (s *Sweeper) archiveRow(ctx context.Context, row tenant.ArchiveRow, res *Result) error {
+	parts, err := s.parts(ctx, row, res)
 	if err != nil {
 		return fmt.Errorf("archivesweep: %s %s: %w", row.Kind, row.Clave, err)
 	}
-	key, _, err := s.o.Client.Write(ctx, row, parts)
-	if err != nil {
+	loc := s.o.Client.Location(row)
+	if _, err := s.o.Client.Write(ctx, loc, parts); err != nil {
 		return fmt.Errorf("archivesweep: %s %s: %w", row.Kind, row.Clave, err)
 	}
-	if err := s.o.Store.MarkArchived(ctx, row.Kind, row.ID, key, s.o.Now()); err != nil {
+	if err := s.o.Store.MarkArchived(ctx, row.Kind, row.ID, loc, s.o.Now()); err != nil {
 		return fmt.Errorf("archivesweep: %w", err)
 	}
 	return nil
 }
 
 // dropKind drops the store's copy of kind's rows archived After ago,
-// each once its objects are read back equal to it.
+// each once its objects are read back equal to it. Failures are handled
+// as archiveKind's.
 func (s *Sweeper) dropKind(ctx context.Context, kind tenant.ArchiveKind, res *Result) error {
-	before := s.o.Now().Add(-s.o.After)
+	now := s.o.Now()
+	before := now.Add(-s.o.After)
 	var firstErr error
 	run := 0 // failures in a row
 	seen := map[int64]bool{}
 	for {
-		rows, err := s.o.Store.DroppableRows(ctx, kind, before, Batch)
+		rows, err := s.o.Store.DroppableRows(ctx, kind, before, now, Batch)
 		if err != nil {
-			return fmt.Errorf("archivesweep: %w", err)
+			return stepOver(ctx, fmt.Errorf("archivesweep: %w", err))
 		}
 		fresh := 0
 		for _, row := range rows {
 			if seen[row.ID] {
-				continue // failed earlier in this sweep
+				continue // failed earlier in this sweep and not deferred
 			}
 			seen[row.ID], fresh = true, fresh+1
-			if err := s.dropRow(ctx, row); err != nil {
-				res.Failed++
+			if err := s.dropRow(ctx, row, res); err != nil {
+				if !s.failed(ctx, row, res) {
+					return firstErr
+				}
 				run++
-				s.rows.WithLabelValues(string(kind), "failed").Inc()
 				if firstErr == nil {
 					firstErr = err
 				}
-				if ctx.Err() != nil || run >= maxFailRun {
+				if run >= maxFailRun {
 					return firstErr
 				}
 				continue
@@ -306,28 +376,22 @@ func (s *Sweeper) dropKind(ctx context.Context, kind tenant.ArchiveKind, res *Re
 	}
 }
 
-func (s *Sweeper) dropRow(ctx context.Context, row tenant.ArchiveRow) error {
+func (s *Sweeper) dropRow(ctx context.Context, row tenant.ArchiveRow, res *Result) error {
 	// The objects are checked against the store's copy right before it is
-	// forgotten (and written again should one be missing or differ).
-	if err := s.archiveCheck(ctx, row); err != nil {
-		return err
+	// forgotten (and written again should one be missing or differ), where
+	// the row was archived, which a change of the URL since does not move.
+	parts, err := s.parts(ctx, row, res)
+	if err != nil {
+		return fmt.Errorf("archivesweep: %s %s: %w", row.Kind, row.Clave, err)
+	}
+	if _, err := s.o.Client.Write(ctx, s.o.Client.Located(row.Archive, row), parts); err != nil {
+		return fmt.Errorf("archivesweep: %s %s: %w", row.Kind, row.Clave, err)
 	}
 	if err := s.keepBreakdown(ctx, row); err != nil {
 		return err
 	}
 	if err := s.o.Store.DropParts(ctx, row.Kind, row.ID, s.o.Now()); err != nil {
 		return fmt.Errorf("archivesweep: %w", err)
-	}
-	return nil
-}
-
-func (s *Sweeper) archiveCheck(ctx context.Context, row tenant.ArchiveRow) error {
-	parts, err := s.parts(ctx, row)
-	if err != nil {
-		return fmt.Errorf("archivesweep: %s %s: %w", row.Kind, row.Clave, err)
-	}
-	if _, _, err := s.o.Client.Write(ctx, row, parts); err != nil {
-		return fmt.Errorf("archivesweep: %s %s: %w", row.Kind, row.Clave, err)
 	}
 	return nil
 }

@@ -19,16 +19,15 @@ package eventsweep
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"facturad/tenant"
 )
 
 // Checks are the sweeps (tenant.Service satisfies it). Each returns how
@@ -98,15 +97,11 @@ func New(o Options) (*Sweeper, error) {
 		o.Timeout = DefaultTimeout
 	}
 	if o.Holder == "" {
-		host, err := os.Hostname()
-		if err != nil || host == "" {
-			host = "facturad"
+		h, err := tenant.NewLeaseHolder()
+		if err != nil {
+			return nil, fmt.Errorf("eventsweep: %w", err)
 		}
-		var b [4]byte
-		if _, err := rand.Read(b[:]); err != nil {
-			return nil, fmt.Errorf("eventsweep: holder name: %w", err)
-		}
-		o.Holder = host + "-" + hex.EncodeToString(b[:])
+		o.Holder = h
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()

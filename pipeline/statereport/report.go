@@ -19,12 +19,9 @@ package statereport
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"sync"
 	"time"
 
@@ -113,9 +110,9 @@ func New(o Options) (*Reporter, error) {
 		o.Timeout = o.Interval
 	}
 	if o.Holder == "" {
-		h, err := defaultHolder()
+		h, err := tenant.NewLeaseHolder()
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("statereport: %w", err)
 		}
 		o.Holder = h
 	}
@@ -133,18 +130,6 @@ func New(o Options) (*Reporter, error) {
 		return nil, fmt.Errorf("statereport: register metrics: %w", err)
 	}
 	return r, nil
-}
-
-func defaultHolder() (string, error) {
-	host, err := os.Hostname()
-	if err != nil || host == "" {
-		host = "facturad"
-	}
-	var b [4]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", fmt.Errorf("statereport: holder name: %w", err)
-	}
-	return host + "-" + hex.EncodeToString(b[:]), nil
 }
 
 // Refresh takes or renews the lease and, holding it, reads the state. A

@@ -135,7 +135,9 @@ func TestClient(t *testing.T) {
 	steps := []struct {
 		data        []byte
 		wantWritten bool
-	}{{data, true}, {data, false}, {append([]byte(nil), "<otro/>"...), true}}
+	}{{data, true}, {data, false}, {append([]byte(nil), "<otro/>"...), true},
+		// As long as the last, so told apart by its MD5.
+		{append([]byte(nil), "<otra/>"...), true}, {append([]byte(nil), "<otra/>"...), false}}
 	for i, st := range steps {
 		written, err := c.Ensure(ctx, key, st.data)
 		if err != nil || written != st.wantWritten {
@@ -168,9 +170,13 @@ func TestReaderRoundTrip(t *testing.T) {
 		FechaEmision: time.Date(2026, 5, 6, 7, 8, 9, 0, time.UTC),
 		Submission:   tenant.Submission{Phase: tenant.PhaseAccepted, SignedXML: []byte("<signed/>"), ResponseXML: []byte("<answer/>")}}
 	parts := []archive.Part{{archive.PartSigned, d.SignedXML}, {archive.PartResponse, d.ResponseXML}}
-	key, n, err := c.Write(ctx, archive.DocumentRow(d), parts)
-	if err != nil || n != 2 || !strings.HasPrefix(key, cfg.Prefix+"/9/pruebas/emitidos/2026/05/06/") {
-		t.Fatalf("Write = %q, %d, %v", key, n, err)
+	loc := c.Location(archive.DocumentRow(d))
+	if loc.Bucket != cfg.Bucket || !strings.HasPrefix(loc.Key, cfg.Prefix+"/9/pruebas/emitidos/2026/05/06/") {
+		t.Fatalf("Location = %+v", loc)
+	}
+	n, err := c.Write(ctx, loc, parts)
+	if err != nil || n != 2 {
+		t.Fatalf("Write = %d, %v", n, err)
 	}
 	dropped := d
 	dropped.SignedXML, dropped.ResponseXML = nil, nil
@@ -189,10 +195,62 @@ func TestReaderRoundTrip(t *testing.T) {
 	if err := r.FillReceived(ctx, &rd); err == nil || errors.As(err, &un) {
 		t.Errorf("FillReceived of an unarchived row = %v, want a plain error", err)
 	}
-	if _, _, err := c.Write(ctx, archive.ReceivedRow(rd), []archive.Part{{archive.PartSupplier, []byte("<s/>")}, {archive.PartMessage, []byte("<m/>")}}); err != nil {
+	if _, err := c.Write(ctx, c.Location(archive.ReceivedRow(rd)), []archive.Part{{archive.PartSupplier, []byte("<s/>")}, {archive.PartMessage, []byte("<m/>")}}); err != nil {
 		t.Fatal(err)
 	}
 	if err := r.FillReceived(ctx, &rd); err != nil || string(rd.SupplierXML) != "<s/>" || string(rd.SignedXML) != "<m/>" || rd.ResponseXML != nil {
 		t.Errorf("FillReceived = %v: %q %q %q", err, rd.SupplierXML, rd.SignedXML, rd.ResponseXML)
+	}
+}
+
+// TestReaderAfterURLChange reads rows archived before the operator changed
+// FACTURAD_ARCHIVE_URL's bucket and prefix: from where each row records it
+// was archived, not from where the client would archive it now.
+func TestReaderAfterURLChange(t *testing.T) {
+	before := archivetest.Config(t)
+	old, err := archive.New(before)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	d := tenant.Document{ID: 5, CompanyID: 9, Ambiente: "pruebas", Clave: strings.Repeat("7", 50),
+		FechaEmision: time.Date(2026, 5, 6, 7, 8, 9, 0, time.UTC),
+		Submission:   tenant.Submission{Phase: tenant.PhaseAccepted, SignedXML: []byte("<signed/>"), ResponseXML: []byte("<answer/>")}}
+	d.Archive = old.Location(archive.DocumentRow(d))
+	if _, err := old.Write(ctx, d.Archive, []archive.Part{{archive.PartSigned, d.SignedXML}, {archive.PartResponse, d.ResponseXML}}); err != nil {
+		t.Fatal(err)
+	}
+	rd := tenant.ReceivedDocument{ID: 6, CompanyID: 9, Ambiente: "pruebas", Clave: strings.Repeat("8", 50),
+		Submission: tenant.Submission{Phase: tenant.PhaseAccepted}}
+	rd.Archive = old.Location(archive.ReceivedRow(rd))
+	if _, err := old.Write(ctx, rd.Archive, []archive.Part{{archive.PartSupplier, []byte("<s/>")}}); err != nil {
+		t.Fatal(err)
+	}
+
+	after := before
+	after.Bucket, after.Prefix = before.Bucket+"-nuevo", "otro/"+before.Prefix
+	archivetest.MakeBucket(t, after)
+	now, err := archive.New(after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if loc := now.Location(archive.DocumentRow(d)); loc == d.Archive {
+		t.Fatalf("the new URL archives where the old one did: %+v", loc)
+	}
+	r := &archive.Reader{C: now}
+	dropped := d
+	dropped.SignedXML, dropped.ResponseXML = nil, nil
+	if err := r.FillDocument(ctx, &dropped); err != nil || !bytes.Equal(dropped.SignedXML, d.SignedXML) || !bytes.Equal(dropped.ResponseXML, d.ResponseXML) {
+		t.Fatalf("FillDocument after the URL changed = %v: %q %q", err, dropped.SignedXML, dropped.ResponseXML)
+	}
+	if err := r.FillReceived(ctx, &rd); err != nil || string(rd.SupplierXML) != "<s/>" {
+		t.Fatalf("FillReceived after the URL changed = %v: %q", err, rd.SupplierXML)
+	}
+	// A row with no record is looked for where the client archives now.
+	unrecorded := dropped
+	unrecorded.SignedXML, unrecorded.Archive = nil, tenant.ArchiveLocation{}
+	var un *tenant.ArchiveUnavailableError
+	if err := r.FillDocument(ctx, &unrecorded); err == nil || errors.As(err, &un) || !errors.Is(err, archive.ErrNoObject) {
+		t.Errorf("FillDocument of a row with no record = %v, want ErrNoObject at the new location", err)
 	}
 }

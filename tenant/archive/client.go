@@ -3,11 +3,14 @@ package archive
 import (
 	"bytes"
 	"context"
+	"crypto/md5"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/minio/minio-go/v7"
@@ -79,51 +82,95 @@ func (c *Client) Check(ctx context.Context) error {
 	return nil
 }
 
-// Get reads the object key; ErrNoObject when there is none.
+// Get reads the object key of the client's bucket; ErrNoObject when
+// there is none.
 func (c *Client) Get(ctx context.Context, key string) ([]byte, error) {
-	o, err := c.mc.GetObject(ctx, c.bucket, key, minio.GetObjectOptions{})
+	return c.get(ctx, c.bucket, key)
+}
+
+// get reads the object key of bucket.
+func (c *Client) get(ctx context.Context, bucket, key string) ([]byte, error) {
+	o, err := c.mc.GetObject(ctx, bucket, key, minio.GetObjectOptions{})
 	if err != nil {
-		return nil, c.readErr(key, err)
+		return nil, readErr(bucket, key, err)
 	}
 	defer o.Close()
 	b, err := io.ReadAll(o)
 	if err != nil {
-		return nil, c.readErr(key, err)
+		return nil, readErr(bucket, key, err)
 	}
 	return b, nil
 }
 
-func (c *Client) readErr(key string, err error) error {
+func readErr(bucket, key string, err error) error {
 	if minio.ToErrorResponse(err).Code == minio.NoSuchKey {
-		return fmt.Errorf("%s/%s: %w", c.bucket, key, ErrNoObject)
+		return fmt.Errorf("%s/%s: %w", bucket, key, ErrNoObject)
 	}
-	return fmt.Errorf("archive: read %s/%s: %w", c.bucket, key, err)
+	return fmt.Errorf("archive: read %s/%s: %w", bucket, key, err)
 }
 
 // Ensure makes the object key hold exactly data: an object already equal
-// is left alone; otherwise data is written (its MD5 sent, for the store to
-// check on receipt) and read back and compared. It returns only once the
-// object is known to hold data, so that a caller may forget its own copy.
+// is left alone; otherwise data is written with its MD5 (Content-MD5,
+// which the object store checks on receipt, refusing bytes that do not
+// match) and verified. It returns only once the object is known to hold
+// data, so that a caller may forget its own copy.
+//
+// Verified means: the object's metadata (a HEAD) answers data's size and
+// an ETag equal to data's MD5, which S3 and the stores like it give an
+// object written whole in one request without KMS or customer-key
+// encryption; any other ETag (a multipart upload, such encryption) makes
+// the check read the object back and compare its bytes. The same check
+// finds an object "already equal" before any write.
 func (c *Client) Ensure(ctx context.Context, key string, data []byte) (written bool, err error) {
-	have, err := c.Get(ctx, key)
-	switch {
-	case err == nil && bytes.Equal(have, data):
-		return false, nil
-	case err != nil && !errors.Is(err, ErrNoObject):
+	return c.ensure(ctx, c.bucket, key, data)
+}
+
+func (c *Client) ensure(ctx context.Context, bucket, key string, data []byte) (written bool, err error) {
+	sum := md5.Sum(data)
+	etag := hex.EncodeToString(sum[:])
+	same, err := c.holds(ctx, bucket, key, data, etag)
+	if err != nil || same {
 		return false, err
 	}
-	if _, err := c.mc.PutObject(ctx, c.bucket, key, bytes.NewReader(data), int64(len(data)),
+	if _, err := c.mc.PutObject(ctx, bucket, key, bytes.NewReader(data), int64(len(data)),
 		minio.PutObjectOptions{SendContentMd5: true, ContentType: contentType(key)}); err != nil {
-		return false, fmt.Errorf("archive: write %s/%s: %w", c.bucket, key, err)
+		return false, fmt.Errorf("archive: write %s/%s: %w", bucket, key, err)
 	}
-	back, err := c.Get(ctx, key)
+	same, err = c.holds(ctx, bucket, key, data, etag)
 	if err != nil {
-		return true, fmt.Errorf("archive: read back %s/%s: %w", c.bucket, key, err)
+		return true, fmt.Errorf("archive: read back %s/%s: %w", bucket, key, err)
 	}
-	if !bytes.Equal(back, data) {
-		return true, fmt.Errorf("archive: %s/%s reads back %d bytes unlike the %d written", c.bucket, key, len(back), len(data))
+	if !same {
+		return true, fmt.Errorf("archive: %s/%s does not read back as the %d bytes written", bucket, key, len(data))
 	}
 	return true, nil
+}
+
+// holds reports whether object key of bucket holds data, whose MD5 in hex
+// is etag: by its HEAD when its ETag is an MD5, else by its bytes. A
+// missing object holds nothing.
+func (c *Client) holds(ctx context.Context, bucket, key string, data []byte, etag string) (bool, error) {
+	info, err := c.mc.StatObject(ctx, bucket, key, minio.StatObjectOptions{})
+	if err != nil {
+		if errors.Is(readErr(bucket, key, err), ErrNoObject) {
+			return false, nil
+		}
+		return false, readErr(bucket, key, err)
+	}
+	if info.Size != int64(len(data)) {
+		return false, nil
+	}
+	if strings.EqualFold(strings.Trim(info.ETag, `"`), etag) {
+		return true, nil
+	}
+	have, err := c.get(ctx, bucket, key)
+	if errors.Is(err, ErrNoObject) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return bytes.Equal(have, data), nil
 }
 
 func contentType(key string) string {

@@ -1,9 +1,11 @@
 // Package archive keeps the settled documents' parts in S3-compatible
 // object storage (A.15, docs/design/archive.md): a Client writes and reads
-// the objects, Keys names them, and Store wraps the tenant store so that
-// every read of a document or received document whose parts the store has
-// dropped gets them from the archive, or a *tenant.ArchiveUnavailableError
-// while the archive cannot be read.
+// the objects, Key names them, DocumentParts and ReceivedParts make them of
+// a row, and a Reader fills a document or received document whose parts
+// the store has dropped from the archive, or fails with a
+// *tenant.ArchiveUnavailableError while the archive cannot be read. The
+// service wraps its store's whole-row reads with a Reader
+// (cmd/facturad/archive.go).
 package archive
 
 import (

@@ -19,21 +19,27 @@ type Part struct {
 	Data []byte
 }
 
+// ErrNoPDF is a row whose printed representation cannot be drawn: its
+// XML parts are archived all the same, without a PDF object (the XML is
+// what the law keeps; the export notes such a PDF and goes on too).
+var ErrNoPDF = errors.New("archive: the printed representation cannot be drawn")
+
 // DocumentParts are the objects of a settled issued document: its signed
 // XML, the tax authority's answer (when there is one) and the printed
 // representation, drawn as GET .../pdf/v4 draws it (deterministic: the
-// same bytes every time).
+// same bytes every time). When the PDF cannot be drawn it returns the XML
+// parts and an error wrapping ErrNoPDF: the caller archives them.
 func DocumentParts(d tenant.Document) ([]Part, error) {
 	if len(d.SignedXML) == 0 {
 		return nil, fmt.Errorf("archive: document %s has no signed XML", d.Clave)
 	}
-	var b bytes.Buffer
-	if err := pdf.RenderSignedXML(&b, d.SignedXML, string(d.Estado), d.PrintedMessage()); err != nil {
-		return nil, fmt.Errorf("archive: print document %s: %w", d.Clave, err)
-	}
 	parts := []Part{{PartSigned, d.SignedXML}}
 	if len(d.ResponseXML) > 0 {
 		parts = append(parts, Part{PartResponse, d.ResponseXML})
+	}
+	var b bytes.Buffer
+	if err := pdf.RenderSignedXML(&b, d.SignedXML, string(d.Estado), d.PrintedMessage()); err != nil {
+		return parts, fmt.Errorf("document %s: %w: %w", d.Clave, ErrNoPDF, err)
 	}
 	return append(parts, Part{PartPDF, b.Bytes()}), nil
 }
@@ -41,7 +47,8 @@ func DocumentParts(d tenant.Document) ([]Part, error) {
 // ReceivedParts are the objects of a settled received document: the
 // supplier's XML as uploaded, our signed message, the tax authority's
 // answer to it (when there is one) and the supplier's document printed
-// (as GET /api/received/{clave}/pdf/v4 draws it).
+// (as GET /api/received/{clave}/pdf/v4 draws it). A PDF that cannot be
+// drawn is left out, as in DocumentParts.
 func ReceivedParts(r tenant.ReceivedDocument) ([]Part, error) {
 	if len(r.SupplierXML) == 0 {
 		return nil, fmt.Errorf("archive: received document %s has no supplier XML", r.Clave)
@@ -55,26 +62,44 @@ func ReceivedParts(r tenant.ReceivedDocument) ([]Part, error) {
 	}
 	var b bytes.Buffer
 	if err := pdf.RenderSignedXML(&b, r.SupplierXML, string(tenant.StateAccepted), ""); err != nil {
-		return nil, fmt.Errorf("archive: print received document %s: %w", r.Clave, err)
+		return parts, fmt.Errorf("received document %s: %w: %w", r.Clave, ErrNoPDF, err)
 	}
 	return append(parts, Part{PartPDF, b.Bytes()}), nil
 }
 
-// Write ensures every part of row under its key (Client.Ensure) and
-// returns the key and how many objects it wrote; an error leaves the row
-// to be written again.
-func (c *Client) Write(ctx context.Context, row tenant.ArchiveRow, parts []Part) (key string, written int, err error) {
-	key = Key(c.prefix, row)
+// Location is where the client archives row now: its bucket and
+// Key(prefix, row). A row archived already is read where it was recorded
+// (Located), which a change of FACTURAD_ARCHIVE_URL does not move.
+func (c *Client) Location(row tenant.ArchiveRow) tenant.ArchiveLocation {
+	return tenant.ArchiveLocation{Bucket: c.bucket, Key: Key(c.prefix, row)}
+}
+
+// Located is where row's objects are: loc, as the store recorded it when
+// the row was archived, or (a row with no record) Location(row). A bucket
+// of the record is read through this client's endpoint and credentials.
+func (c *Client) Located(loc tenant.ArchiveLocation, row tenant.ArchiveRow) tenant.ArchiveLocation {
+	if loc.Key == "" {
+		return c.Location(row)
+	}
+	if loc.Bucket == "" {
+		loc.Bucket = c.bucket
+	}
+	return loc
+}
+
+// Write ensures every part under loc (as Client.Ensure does) and returns
+// how many objects it wrote; an error leaves the row to be written again.
+func (c *Client) Write(ctx context.Context, loc tenant.ArchiveLocation, parts []Part) (written int, err error) {
 	for _, p := range parts {
-		w, err := c.Ensure(ctx, path.Join(key, p.Name), p.Data)
+		w, err := c.ensure(ctx, loc.Bucket, path.Join(loc.Key, p.Name), p.Data)
 		if w {
 			written++
 		}
 		if err != nil {
-			return key, written, err
+			return written, err
 		}
 	}
-	return key, written, nil
+	return written, nil
 }
 
 // DefaultRetryAfter is the Retry-After of a read the archive cannot
@@ -91,9 +116,9 @@ type Reader struct {
 	Read func(outcome string)
 }
 
-// get reads part name of row; a missing optional part reads empty.
-func (r *Reader) get(ctx context.Context, row tenant.ArchiveRow, name string, required bool) ([]byte, error) {
-	b, err := r.C.Get(ctx, path.Join(Key(r.C.prefix, row), name))
+// get reads part name under loc; a missing optional part reads empty.
+func (r *Reader) get(ctx context.Context, loc tenant.ArchiveLocation, name string, required bool) ([]byte, error) {
+	b, err := r.C.get(ctx, loc.Bucket, path.Join(loc.Key, name))
 	if errors.Is(err, ErrNoObject) && !required {
 		return nil, nil
 	}
@@ -123,18 +148,19 @@ func (r *Reader) fail(row tenant.ArchiveRow, err error) error {
 }
 
 // FillDocument gives d its parts back from the archive when the store
-// dropped them; a document with its parts is left alone, and so is one
+// dropped them, from where d.Archive says it was archived; a document with its parts is left alone, and so is one
 // read for a caller that needs none (tenant.WithoutArchivedParts).
 func (r *Reader) FillDocument(ctx context.Context, d *tenant.Document) error {
 	if !d.PartsDropped() || !tenant.ArchivedPartsWanted(ctx) {
 		return nil
 	}
 	row := DocumentRow(*d)
-	signed, err := r.get(ctx, row, PartSigned, true)
+	loc := r.C.Located(d.Archive, row)
+	signed, err := r.get(ctx, loc, PartSigned, true)
 	if err != nil {
 		return r.fail(row, err)
 	}
-	resp, err := r.get(ctx, row, PartResponse, false)
+	resp, err := r.get(ctx, loc, PartResponse, false)
 	if err != nil {
 		return r.fail(row, err)
 	}
@@ -152,15 +178,16 @@ func (r *Reader) FillReceived(ctx context.Context, rd *tenant.ReceivedDocument) 
 		return nil
 	}
 	row := ReceivedRow(*rd)
-	supplier, err := r.get(ctx, row, PartSupplier, true)
+	loc := r.C.Located(rd.Archive, row)
+	supplier, err := r.get(ctx, loc, PartSupplier, true)
 	if err != nil {
 		return r.fail(row, err)
 	}
-	msg, err := r.get(ctx, row, PartMessage, false)
+	msg, err := r.get(ctx, loc, PartMessage, false)
 	if err != nil {
 		return r.fail(row, err)
 	}
-	resp, err := r.get(ctx, row, PartResponse, false)
+	resp, err := r.get(ctx, loc, PartResponse, false)
 	if err != nil {
 		return r.fail(row, err)
 	}

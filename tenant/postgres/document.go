@@ -20,7 +20,8 @@ const documentColumns = `id, company_id, branch_id, id_externo, request_hash, ti
     numero, consecutivo, clave, situacion, fecha_emision, emisor_tipo, emisor_numero,
     receptor_tipo, receptor_numero, estado, signed_xml, ind_estado, codigo_mensaje,
     mensaje_hacienda, detalle_mensaje, response_xml, last_error, attempts, next_attempt_at,
-    submitted_at, checked_at, created_at, updated_at, request, phase, ambiente`
+    submitted_at, checked_at, created_at, updated_at, request, phase, ambiente,
+    archive_bucket, archive_key`
 
 // stateColumns are documentColumns without the large parts (the request,
 // the signed XML, the answer), which read back empty: what a listing shows
@@ -30,7 +31,7 @@ const stateColumns = `id, company_id, branch_id, id_externo, request_hash, tipo,
     numero, consecutivo, clave, situacion, fecha_emision, emisor_tipo, emisor_numero,
     receptor_tipo, receptor_numero, estado, NULL::bytea, ind_estado, codigo_mensaje,
     mensaje_hacienda, detalle_mensaje, NULL::bytea, last_error, attempts, next_attempt_at,
-    submitted_at, checked_at, created_at, updated_at, NULL::bytea, phase, ambiente`
+    submitted_at, checked_at, created_at, updated_at, NULL::bytea, phase, ambiente, '', ''`
 
 // The reservation of a document (ReserveDocument) is one statement, so one
 // transaction: the quota's count (when the company has a quota), the step
@@ -215,7 +216,8 @@ func scanDocument(r pgx.Row) (tenant.Document, error) {
 		&d.Terminal, &d.Numero, &d.Consecutivo, &d.Clave, &d.Situacion, &fecha, &d.EmisorTipo,
 		&d.EmisorNumero, &d.ReceptorTipo, &d.ReceptorNumero, &estado, &d.SignedXML,
 		&d.IndEstado, &d.CodigoMensaje, &d.MensajeHacienda, &d.DetalleMensaje, &d.ResponseXML,
-		&d.LastError, &d.Attempts, &next, &submitted, &checked, &d.CreatedAt, &d.UpdatedAt, &d.Request, &phase, &d.Ambiente)
+		&d.LastError, &d.Attempts, &next, &submitted, &checked, &d.CreatedAt, &d.UpdatedAt, &d.Request, &phase, &d.Ambiente,
+		&d.Archive.Bucket, &d.Archive.Key)
 	if err != nil {
 		return tenant.Document{}, err
 	}

@@ -17,7 +17,8 @@ const (
     total_impuesto, total_comprobante, supplier_xml, mensaje, tipo, terminal, numero, consecutivo,
     fecha_mensaje, signed_xml, estado, ind_estado, codigo_mensaje, mensaje_hacienda,
     detalle_mensaje, response_xml, last_error, attempts, next_attempt_at, submitted_at,
-    checked_at, created_at, updated_at, request, firma_politica, phase, ambiente`
+    checked_at, created_at, updated_at, request, firma_politica, phase, ambiente,
+    archive_bucket, archive_key`
 
 	// qReserveReceived steps the document sequence of (branch, terminal,
 	// tipo) and inserts the received document with the number, and its IVA
@@ -98,7 +99,7 @@ func scanReceived(row pgx.Row) (tenant.ReceivedDocument, error) {
 		&r.TotalImpuesto, &r.TotalComprobante, &r.SupplierXML, &r.Mensaje, &r.Tipo, &r.Terminal, &r.Numero,
 		&r.Consecutivo, &fechaMsg, &r.SignedXML, &estado, &r.IndEstado, &r.CodigoMensaje, &r.MensajeHacienda,
 		&r.DetalleMensaje, &r.ResponseXML, &r.LastError, &r.Attempts, &next, &submitted, &checked,
-		&r.CreatedAt, &r.UpdatedAt, &r.Request, &r.FirmaPolitica, &phase, &r.Ambiente)
+		&r.CreatedAt, &r.UpdatedAt, &r.Request, &r.FirmaPolitica, &phase, &r.Ambiente, &r.Archive.Bucket, &r.Archive.Key)
 	if err != nil {
 		return tenant.ReceivedDocument{}, err
 	}

@@ -15,6 +15,14 @@ var _ tenant.ArchiveStore = (*Store)(nil)
 // settledPhases repeats the partial indexes' condition as they write it.
 const settledPhases = `phase IN ('accepted', 'rejected')`
 
+// archiveRowColumns read a tenant.ArchiveRow; notDeferred leaves out the
+// rows deferred past its parameter.
+const (
+	archiveRowColumns = `id, company_id, ambiente, clave, fecha_emision, created_at, archived_at,
+    archive_bucket, archive_key, archive_failures`
+	notDeferred = `(archive_retry_at IS NULL OR archive_retry_at <= ?)`
+)
+
 // archiveTable is the table of kind and the statements its drop runs
 // after the row's mark (each with the row's id as its one parameter).
 func archiveTable(kind tenant.ArchiveKind) (table string, drop []string, err error) {
@@ -34,36 +42,37 @@ func archiveTable(kind tenant.ArchiveKind) (table string, drop []string, err err
 
 // UnarchivedRows reads the settled rows not archived yet along the
 // *_unarchived partial index.
-func (s *Store) UnarchivedRows(ctx context.Context, kind tenant.ArchiveKind, after int64, limit int) ([]tenant.ArchiveRow, error) {
+func (s *Store) UnarchivedRows(ctx context.Context, kind tenant.ArchiveKind, after int64, now time.Time, limit int) ([]tenant.ArchiveRow, error) {
 	table, _, err := archiveTable(kind)
 	if err != nil {
 		return nil, err
 	}
-	q := `SELECT id, company_id, ambiente, clave, fecha_emision, created_at, archived_at FROM ` + table + `
-WHERE archived_at IS NULL AND ` + settledPhases + ` AND id > ? ORDER BY id LIMIT ?`
-	return s.archiveRows(ctx, kind, q, after, limit)
+	q := `SELECT ` + archiveRowColumns + ` FROM ` + table + `
+WHERE archived_at IS NULL AND ` + settledPhases + ` AND id > ? AND ` + notDeferred + `
+ORDER BY id LIMIT ?`
+	return s.archiveRows(ctx, kind, q, after, formatTime(now), limit)
 }
 
 // DroppableRows reads the archived rows still kept along the
 // *_archived_kept partial index.
-func (s *Store) DroppableRows(ctx context.Context, kind tenant.ArchiveKind, before time.Time, limit int) ([]tenant.ArchiveRow, error) {
+func (s *Store) DroppableRows(ctx context.Context, kind tenant.ArchiveKind, before, now time.Time, limit int) ([]tenant.ArchiveRow, error) {
 	table, _, err := archiveTable(kind)
 	if err != nil {
 		return nil, err
 	}
-	q := `SELECT id, company_id, ambiente, clave, fecha_emision, created_at, archived_at FROM ` + table + `
-WHERE archived_at IS NOT NULL AND parts_dropped_at IS NULL AND archived_at <= ?
+	q := `SELECT ` + archiveRowColumns + ` FROM ` + table + `
+WHERE archived_at IS NOT NULL AND parts_dropped_at IS NULL AND archived_at <= ? AND ` + notDeferred + `
 ORDER BY archived_at, id LIMIT ?`
-	return s.archiveRows(ctx, kind, q, formatTime(before), limit)
+	return s.archiveRows(ctx, kind, q, formatTime(before), formatTime(now), limit)
 }
 
-func (s *Store) archiveRows(ctx context.Context, kind tenant.ArchiveKind, q string, arg any, limit int) (_ []tenant.ArchiveRow, err error) {
+func (s *Store) archiveRows(ctx context.Context, kind tenant.ArchiveKind, q string, arg, now any, limit int) (_ []tenant.ArchiveRow, err error) {
 	defer func() {
 		if err != nil {
 			err = fmt.Errorf("archive rows of %s: %w", kind, mapErr(err))
 		}
 	}()
-	rows, err := s.read.QueryContext(ctx, q, arg, limit)
+	rows, err := s.read.QueryContext(ctx, q, arg, now, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -75,7 +84,7 @@ func (s *Store) archiveRows(ctx context.Context, kind tenant.ArchiveKind, q stri
 			fecha, archivedAt sql.NullString
 			created           string
 		)
-		if err := rows.Scan(&a.ID, &a.CompanyID, &a.Ambiente, &a.Clave, &fecha, &created, &archivedAt); err != nil {
+		if err := rows.Scan(&a.ID, &a.CompanyID, &a.Ambiente, &a.Clave, &fecha, &created, &archivedAt, &a.Archive.Bucket, &a.Archive.Key, &a.Failures); err != nil {
 			return nil, err
 		}
 		if a.FechaEmision, err = parseNullTime(fecha); err != nil {
@@ -93,13 +102,14 @@ func (s *Store) archiveRows(ctx context.Context, kind tenant.ArchiveKind, q stri
 }
 
 // MarkArchived records the copy of a settled row, once.
-func (s *Store) MarkArchived(ctx context.Context, kind tenant.ArchiveKind, id int64, key string, at time.Time) error {
+func (s *Store) MarkArchived(ctx context.Context, kind tenant.ArchiveKind, id int64, loc tenant.ArchiveLocation, at time.Time) error {
 	table, _, err := archiveTable(kind)
 	if err != nil {
 		return err
 	}
-	res, err := s.write.ExecContext(ctx, `UPDATE `+table+` SET archived_at = ?, archive_key = ?
-WHERE id = ? AND archived_at IS NULL AND `+settledPhases, formatTime(at), key, id)
+	res, err := s.write.ExecContext(ctx, `UPDATE `+table+` SET archived_at = ?, archive_bucket = ?, archive_key = ?,
+    archive_failures = 0, archive_retry_at = NULL
+WHERE id = ? AND archived_at IS NULL AND `+settledPhases, formatTime(at), loc.Bucket, loc.Key, id)
 	if err != nil {
 		return fmt.Errorf("mark %s %d archived: %w", kind, id, mapErr(err))
 	}
@@ -128,7 +138,8 @@ func (s *Store) DropParts(ctx context.Context, kind tenant.ArchiveKind, id int64
 			err = errors.Join(err, ignoreDone(tx.Rollback()))
 		}
 	}()
-	res, err := tx.ExecContext(ctx, `UPDATE `+table+` SET parts_dropped_at = ?
+	res, err := tx.ExecContext(ctx, `UPDATE `+table+` SET parts_dropped_at = ?,
+    archive_failures = 0, archive_retry_at = NULL
 WHERE id = ? AND archived_at IS NOT NULL AND parts_dropped_at IS NULL AND `+settledPhases, formatTime(at), id)
 	if err != nil {
 		return fmt.Errorf("drop the parts of %s %d: %w", kind, id, mapErr(err))
@@ -150,6 +161,26 @@ WHERE id = ? AND archived_at IS NOT NULL AND parts_dropped_at IS NULL AND `+sett
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("drop the parts of %s %d: %w", kind, id, mapErr(err))
+	}
+	return nil
+}
+
+// DeferArchive counts a failure of the sweep on a row and passes it over
+// until until.
+func (s *Store) DeferArchive(ctx context.Context, kind tenant.ArchiveKind, id int64, until time.Time) error {
+	table, _, err := archiveTable(kind)
+	if err != nil {
+		return err
+	}
+	res, err := s.write.ExecContext(ctx, `UPDATE `+table+` SET archive_failures = archive_failures + 1, archive_retry_at = ?
+WHERE id = ?`, formatTime(until), id)
+	if err != nil {
+		return fmt.Errorf("defer %s %d: %w", kind, id, mapErr(err))
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("defer %s %d: %w", kind, id, mapErr(err))
+	} else if n == 0 {
+		return fmt.Errorf("defer %s %d: %w", kind, id, tenant.ErrNotFound)
 	}
 	return nil
 }

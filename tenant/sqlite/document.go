@@ -30,7 +30,8 @@ const documentColumns = `id, company_id, branch_id, id_externo, request_hash, ti
     ind_estado, codigo_mensaje, mensaje_hacienda, detalle_mensaje,
     (SELECT xml FROM document_response_xml WHERE document_id = documents.id),
     last_error, attempts, next_attempt_at, submitted_at, checked_at, created_at, updated_at,
-    (SELECT request FROM document_requests WHERE document_id = documents.id), phase, ambiente`
+    (SELECT request FROM document_requests WHERE document_id = documents.id), phase, ambiente,
+    archive_bucket, archive_key`
 
 // stateColumns are documentColumns without the large parts, which read
 // back empty: what a listing shows (a page of 500 rows reads no megabytes
@@ -39,7 +40,7 @@ const stateColumns = `id, company_id, branch_id, id_externo, request_hash, tipo,
     numero, consecutivo, clave, situacion, fecha_emision, emisor_tipo, emisor_numero,
     receptor_tipo, receptor_numero, estado, NULL, ind_estado, codigo_mensaje,
     mensaje_hacienda, detalle_mensaje, NULL, last_error, attempts, next_attempt_at,
-    submitted_at, checked_at, created_at, updated_at, NULL, phase, ambiente`
+    submitted_at, checked_at, created_at, updated_at, NULL, phase, ambiente, '', ''`
 
 const (
 	// qNextDocumentNumber steps the sequence, creating it at 1, and
@@ -219,7 +220,8 @@ func scanDocument(r scanner) (tenant.Document, error) {
 		&d.Terminal, &d.Numero, &d.Consecutivo, &d.Clave, &d.Situacion, &fecha, &d.EmisorTipo,
 		&d.EmisorNumero, &d.ReceptorTipo, &d.ReceptorNumero, &estado, &d.SignedXML,
 		&d.IndEstado, &d.CodigoMensaje, &d.MensajeHacienda, &detalle, &d.ResponseXML,
-		&d.LastError, &d.Attempts, &next, &submitted, &checked, &created, &updated, &d.Request, &phase, &d.Ambiente)
+		&d.LastError, &d.Attempts, &next, &submitted, &checked, &created, &updated, &d.Request, &phase, &d.Ambiente,
+		&d.Archive.Bucket, &d.Archive.Key)
 	if err != nil {
 		return tenant.Document{}, err
 	}

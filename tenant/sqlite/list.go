@@ -25,7 +25,7 @@ const receivedListColumns = `id, company_id, branch_id, id_externo, request_hash
     total_impuesto, total_comprobante, NULL, mensaje, tipo, terminal, numero, consecutivo,
     fecha_mensaje, NULL, estado, ind_estado, codigo_mensaje, mensaje_hacienda,
     detalle_mensaje, NULL, last_error, attempts, next_attempt_at, submitted_at,
-    checked_at, created_at, updated_at, NULL, firma_politica, phase, ambiente`
+    checked_at, created_at, updated_at, NULL, firma_politica, phase, ambiente, '', ''`
 
 // listTable is one listing's table: what a listed row reads, the columns
 // its filters compare and the indexes it walks.

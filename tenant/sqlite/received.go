@@ -16,7 +16,8 @@ const (
     total_impuesto, total_comprobante, supplier_xml, mensaje, tipo, terminal, numero, consecutivo,
     fecha_mensaje, signed_xml, estado, ind_estado, codigo_mensaje, mensaje_hacienda,
     detalle_mensaje, response_xml, last_error, attempts, next_attempt_at, submitted_at,
-    checked_at, created_at, updated_at, request, firma_politica, phase, ambiente`
+    checked_at, created_at, updated_at, request, firma_politica, phase, ambiente,
+    archive_bucket, archive_key`
 
 	qInsertReceived = `INSERT INTO received_documents (company_id, branch_id, id_externo, request_hash,
     clave, tipo_documento, emisor_tipo, emisor_numero, emisor_nombre, receptor_tipo,
@@ -74,7 +75,7 @@ func scanReceived(row scanner) (tenant.ReceivedDocument, error) {
 		&r.TotalImpuesto, &r.TotalComprobante, &r.SupplierXML, &r.Mensaje, &r.Tipo, &r.Terminal, &r.Numero,
 		&r.Consecutivo, &fechaMsg, &r.SignedXML, &estado, &r.IndEstado, &r.CodigoMensaje, &r.MensajeHacienda,
 		&detalle, &r.ResponseXML, &r.LastError, &r.Attempts, &next, &submitted, &checked, &created, &updated, &r.Request,
-		&r.FirmaPolitica, &phase, &r.Ambiente)
+		&r.FirmaPolitica, &phase, &r.Ambiente, &r.Archive.Bucket, &r.Archive.Key)
 	if err != nil {
 		return tenant.ReceivedDocument{}, err
 	}

@@ -36,6 +36,7 @@ func RunArchive(t *testing.T, open func(t *testing.T) ArchiveStore) {
 		{"ok/drop empties an archived received document's parts and keeps its metadata", testArchiveDropReceived},
 		{"error/drop only an archived settled row, once", testArchiveDropRefused},
 		{"ok/listings are the same before and after", testArchiveListings},
+		{"ok/a deferred row is passed over until its time; archiving clears its failures", testArchiveDefer},
 	}.run(t, open)
 }
 
@@ -52,6 +53,15 @@ func RunArchiveReplicas(t *testing.T, open func(t *testing.T) (ArchiveStore, Arc
 		a, _ := open(t)
 		archiveConcurrently(t, []ArchiveStore{a})
 	})
+}
+
+// archiveNow is the sweep's clock in the suite: after every fixture's
+// archiving, before any deferral's end.
+var archiveNow = archiveBase.Add(24 * time.Hour)
+
+// archiveLoc is where the fixtures say a row is archived.
+func archiveLoc(key string) tenant.ArchiveLocation {
+	return tenant.ArchiveLocation{Bucket: "archivo", Key: key}
 }
 
 // archiveBase is the instant the archive fixtures are archived around,
@@ -171,21 +181,21 @@ func testArchiveUnarchived(t *testing.T, s ArchiveStore) {
 		}
 	}
 
-	got, err := s.UnarchivedRows(ctx, tenant.ArchiveIssued, 0, 10)
+	got, err := s.UnarchivedRows(ctx, tenant.ArchiveIssued, 0, archiveNow, 10)
 	mustNot(t, "UnarchivedRows", err)
 	sameRows(t, "issued", want, got)
-	got, err = s.UnarchivedRows(ctx, tenant.ArchiveReceived, 0, 10)
+	got, err = s.UnarchivedRows(ctx, tenant.ArchiveReceived, 0, archiveNow, 10)
 	mustNot(t, "UnarchivedRows", err)
 	sameRows(t, "received", wantRec, got)
 
 	// Pages by id.
-	got, err = s.UnarchivedRows(ctx, tenant.ArchiveIssued, 0, 2)
+	got, err = s.UnarchivedRows(ctx, tenant.ArchiveIssued, 0, archiveNow, 2)
 	mustNot(t, "UnarchivedRows", err)
 	sameRows(t, "first page", want[:2], got)
-	got, err = s.UnarchivedRows(ctx, tenant.ArchiveIssued, got[1].ID, 2)
+	got, err = s.UnarchivedRows(ctx, tenant.ArchiveIssued, got[1].ID, archiveNow, 2)
 	mustNot(t, "UnarchivedRows", err)
 	sameRows(t, "second page", want[2:], got)
-	got, err = s.UnarchivedRows(ctx, tenant.ArchiveIssued, want[len(want)-1].ID, 2)
+	got, err = s.UnarchivedRows(ctx, tenant.ArchiveIssued, want[len(want)-1].ID, archiveNow, 2)
 	mustNot(t, "UnarchivedRows", err)
 	sameRows(t, "after the last", nil, got)
 }
@@ -193,13 +203,13 @@ func testArchiveUnarchived(t *testing.T, s ArchiveStore) {
 func testArchiveKind(t *testing.T, s ArchiveStore) {
 	ctx := context.Background()
 	const bad = tenant.ArchiveKind("documents")
-	if _, err := s.UnarchivedRows(ctx, bad, 0, 10); err == nil {
+	if _, err := s.UnarchivedRows(ctx, bad, 0, archiveNow, 10); err == nil {
 		t.Error("UnarchivedRows of an unknown kind: no error")
 	}
-	if _, err := s.DroppableRows(ctx, bad, archiveBase, 10); err == nil {
+	if _, err := s.DroppableRows(ctx, bad, archiveBase, archiveNow, 10); err == nil {
 		t.Error("DroppableRows of an unknown kind: no error")
 	}
-	if err := s.MarkArchived(ctx, bad, 1, "k", archiveBase); err == nil {
+	if err := s.MarkArchived(ctx, bad, 1, archiveLoc("k"), archiveBase); err == nil {
 		t.Error("MarkArchived of an unknown kind: no error")
 	}
 	if err := s.DropParts(ctx, bad, 1, archiveBase); err == nil {
@@ -214,32 +224,47 @@ func testArchiveMark(t *testing.T, s ArchiveStore) {
 	d2 := settledDocument(t, s, f.Branch, "dos", 2, tenant.StateRejected)
 	r1 := settledReceived(t, s, f.Branch, "rec", 1, tenant.StateAccepted)
 
-	mustNot(t, "MarkArchived", s.MarkArchived(ctx, tenant.ArchiveIssued, d1.ID, "p/1/pruebas/emitidos/x", archiveBase))
-	mustNot(t, "MarkArchived received", s.MarkArchived(ctx, tenant.ArchiveReceived, r1.ID, "p/1/pruebas/recibidos/x", archiveBase))
+	mustNot(t, "MarkArchived", s.MarkArchived(ctx, tenant.ArchiveIssued, d1.ID, archiveLoc("p/1/pruebas/emitidos/x"), archiveBase))
+	mustNot(t, "MarkArchived received", s.MarkArchived(ctx, tenant.ArchiveReceived, r1.ID, archiveLoc("p/1/pruebas/recibidos/x"), archiveBase))
 	// Marked again (a second replica, a retry): no error, and the first
 	// record stays.
-	mustNot(t, "MarkArchived again", s.MarkArchived(ctx, tenant.ArchiveIssued, d1.ID, "otra", archiveBase.Add(time.Hour)))
+	mustNot(t, "MarkArchived again", s.MarkArchived(ctx, tenant.ArchiveIssued, d1.ID, archiveLoc("otra"), archiveBase.Add(time.Hour)))
 
-	got, err := s.UnarchivedRows(ctx, tenant.ArchiveIssued, 0, 10)
+	got, err := s.UnarchivedRows(ctx, tenant.ArchiveIssued, 0, archiveNow, 10)
 	mustNot(t, "UnarchivedRows", err)
 	sameRows(t, "unarchived after the mark", []tenant.ArchiveRow{archiveRowOf(d2)}, got)
-	got, err = s.UnarchivedRows(ctx, tenant.ArchiveReceived, 0, 10)
+	got, err = s.UnarchivedRows(ctx, tenant.ArchiveReceived, 0, archiveNow, 10)
 	mustNot(t, "UnarchivedRows", err)
 	sameRows(t, "unarchived received after the mark", nil, got)
 
 	want := archiveRowOf(d1)
-	want.ArchivedAt = archiveBase
-	got, err = s.DroppableRows(ctx, tenant.ArchiveIssued, archiveBase.Add(2*time.Hour), 10)
+	want.ArchivedAt, want.Archive = archiveBase, archiveLoc("p/1/pruebas/emitidos/x")
+	got, err = s.DroppableRows(ctx, tenant.ArchiveIssued, archiveBase.Add(2*time.Hour), archiveNow, 10)
 	mustNot(t, "DroppableRows", err)
 	sameRows(t, "archived", []tenant.ArchiveRow{want}, got)
 
-	// The mark changes nothing a reader sees.
+	// The mark changes nothing a reader sees but where the row is
+	// archived, which the whole-row reads return (the first record) and
+	// the state read does not.
 	after, err := s.DocumentByClave(ctx, d1.Clave)
 	mustNot(t, "DocumentByClave", err)
+	d1.Archive = archiveLoc("p/1/pruebas/emitidos/x")
 	same(t, "the marked document", d1, after)
+	after, err = s.DocumentByExternalID(ctx, d1.BranchID, d1.IDExterno)
+	mustNot(t, "DocumentByExternalID", err)
+	same(t, "the marked document by id_externo", d1, after)
+	state, err := s.DocumentStateByClave(ctx, d1.Clave)
+	mustNot(t, "DocumentStateByClave", err)
+	if state.Archive != (tenant.ArchiveLocation{}) {
+		t.Errorf("the state read returns the archive location %+v", state.Archive)
+	}
 	rafter, err := s.ReceivedByClave(ctx, r1.CompanyID, r1.Clave)
 	mustNot(t, "ReceivedByClave", err)
+	r1.Archive = archiveLoc("p/1/pruebas/recibidos/x")
 	same(t, "the marked received document", r1, rafter)
+	rafter, err = s.ReceivedByExternalID(ctx, r1.BranchID, r1.IDExterno)
+	mustNot(t, "ReceivedByExternalID", err)
+	same(t, "the marked received document by id_externo", r1, rafter)
 }
 
 func testArchiveMarkRefused(t *testing.T, s ArchiveStore) {
@@ -247,13 +272,13 @@ func testArchiveMarkRefused(t *testing.T, s ArchiveStore) {
 	f := newDocFixture(t, s)
 	for i, st := range []tenant.State{tenant.StatePending, tenant.StateSent} {
 		d := settledDocument(t, s, f.Branch, "doc-"+string(st), i+1, st)
-		wantErr(t, "MarkArchived of a document in "+string(st), s.MarkArchived(ctx, tenant.ArchiveIssued, d.ID, "k", archiveBase), tenant.ErrConflict)
+		wantErr(t, "MarkArchived of a document in "+string(st), s.MarkArchived(ctx, tenant.ArchiveIssued, d.ID, archiveLoc("k"), archiveBase), tenant.ErrConflict)
 		r := settledReceived(t, s, f.Branch, "rec-"+string(st), i+1, st)
-		wantErr(t, "MarkArchived of a received document in "+string(st), s.MarkArchived(ctx, tenant.ArchiveReceived, r.ID, "k", archiveBase), tenant.ErrConflict)
+		wantErr(t, "MarkArchived of a received document in "+string(st), s.MarkArchived(ctx, tenant.ArchiveReceived, r.ID, archiveLoc("k"), archiveBase), tenant.ErrConflict)
 	}
-	wantErr(t, "MarkArchived of a missing document", s.MarkArchived(ctx, tenant.ArchiveIssued, 1<<40, "k", archiveBase), tenant.ErrNotFound)
-	wantErr(t, "MarkArchived of a missing received document", s.MarkArchived(ctx, tenant.ArchiveReceived, 1<<40, "k", archiveBase), tenant.ErrNotFound)
-	got, err := s.DroppableRows(ctx, tenant.ArchiveIssued, archiveBase.Add(time.Hour), 10)
+	wantErr(t, "MarkArchived of a missing document", s.MarkArchived(ctx, tenant.ArchiveIssued, 1<<40, archiveLoc("k"), archiveBase), tenant.ErrNotFound)
+	wantErr(t, "MarkArchived of a missing received document", s.MarkArchived(ctx, tenant.ArchiveReceived, 1<<40, archiveLoc("k"), archiveBase), tenant.ErrNotFound)
+	got, err := s.DroppableRows(ctx, tenant.ArchiveIssued, archiveBase.Add(time.Hour), archiveNow, 10)
 	mustNot(t, "DroppableRows", err)
 	sameRows(t, "archived after refused marks", nil, got)
 }
@@ -266,37 +291,37 @@ func testArchiveDroppable(t *testing.T, s ArchiveStore) {
 	rows := make([]tenant.ArchiveRow, len(at))
 	for i, off := range at {
 		d := settledDocument(t, s, f.Branch, fmt.Sprintf("doc-%d", i), i+1, tenant.StateAccepted)
-		mustNot(t, "MarkArchived", s.MarkArchived(ctx, tenant.ArchiveIssued, d.ID, fmt.Sprintf("k/%d", i), archiveBase.Add(off)))
+		mustNot(t, "MarkArchived", s.MarkArchived(ctx, tenant.ArchiveIssued, d.ID, archiveLoc(fmt.Sprintf("k/%d", i)), archiveBase.Add(off)))
 		rows[i] = archiveRowOf(d)
-		rows[i].ArchivedAt = archiveBase.Add(off)
+		rows[i].ArchivedAt, rows[i].Archive = archiveBase.Add(off), archiveLoc(fmt.Sprintf("k/%d", i))
 	}
 	waiting := settledDocument(t, s, f.Branch, "not-archived", 9, tenant.StateAccepted)
 	r := settledReceived(t, s, f.Branch, "rec", 1, tenant.StateRejected)
-	mustNot(t, "MarkArchived received", s.MarkArchived(ctx, tenant.ArchiveReceived, r.ID, "k/r", archiveBase))
+	mustNot(t, "MarkArchived received", s.MarkArchived(ctx, tenant.ArchiveReceived, r.ID, archiveLoc("k/r"), archiveBase))
 
 	// At or before the bound, oldest first.
-	got, err := s.DroppableRows(ctx, tenant.ArchiveIssued, archiveBase.Add(3*time.Minute), 10)
+	got, err := s.DroppableRows(ctx, tenant.ArchiveIssued, archiveBase.Add(3*time.Minute), archiveNow, 10)
 	mustNot(t, "DroppableRows", err)
 	sameRows(t, "droppable", []tenant.ArchiveRow{rows[1], rows[2], rows[0]}, got)
-	got, err = s.DroppableRows(ctx, tenant.ArchiveIssued, archiveBase.Add(3*time.Minute), 2)
+	got, err = s.DroppableRows(ctx, tenant.ArchiveIssued, archiveBase.Add(3*time.Minute), archiveNow, 2)
 	mustNot(t, "DroppableRows", err)
 	sameRows(t, "droppable, limited", []tenant.ArchiveRow{rows[1], rows[2]}, got)
-	got, err = s.DroppableRows(ctx, tenant.ArchiveIssued, archiveBase, 10)
+	got, err = s.DroppableRows(ctx, tenant.ArchiveIssued, archiveBase, archiveNow, 10)
 	mustNot(t, "DroppableRows", err)
 	sameRows(t, "droppable before any", nil, got)
 
 	// A dropped row is no longer listed.
 	mustNot(t, "DropParts", s.DropParts(ctx, tenant.ArchiveIssued, rows[2].ID, archiveBase.Add(time.Hour)))
-	got, err = s.DroppableRows(ctx, tenant.ArchiveIssued, archiveBase.Add(time.Hour), 10)
+	got, err = s.DroppableRows(ctx, tenant.ArchiveIssued, archiveBase.Add(time.Hour), archiveNow, 10)
 	mustNot(t, "DroppableRows", err)
 	sameRows(t, "droppable after a drop", []tenant.ArchiveRow{rows[1], rows[0], rows[3]}, got)
-	got, err = s.UnarchivedRows(ctx, tenant.ArchiveIssued, 0, 10)
+	got, err = s.UnarchivedRows(ctx, tenant.ArchiveIssued, 0, archiveNow, 10)
 	mustNot(t, "UnarchivedRows", err)
 	sameRows(t, "unarchived after a drop", []tenant.ArchiveRow{archiveRowOf(waiting)}, got)
 
 	rr := receivedRowOf(r)
-	rr.ArchivedAt = archiveBase
-	got, err = s.DroppableRows(ctx, tenant.ArchiveReceived, archiveBase, 10)
+	rr.ArchivedAt, rr.Archive = archiveBase, archiveLoc("k/r")
+	got, err = s.DroppableRows(ctx, tenant.ArchiveReceived, archiveBase, archiveNow, 10)
 	mustNot(t, "DroppableRows received", err)
 	sameRows(t, "droppable received", []tenant.ArchiveRow{rr}, got)
 }
@@ -313,8 +338,9 @@ func testArchiveDropDocument(t *testing.T, s ArchiveStore) {
 	f := newDocFixture(t, s)
 	d := settledDocument(t, s, f.Branch, "uno", 1, tenant.StateAccepted)
 	kept := settledDocument(t, s, f.Branch, "dos", 2, tenant.StateAccepted)
-	mustNot(t, "MarkArchived", s.MarkArchived(ctx, tenant.ArchiveIssued, d.ID, "k/1", archiveBase))
-	mustNot(t, "MarkArchived", s.MarkArchived(ctx, tenant.ArchiveIssued, kept.ID, "k/2", archiveBase))
+	mustNot(t, "MarkArchived", s.MarkArchived(ctx, tenant.ArchiveIssued, d.ID, archiveLoc("k/1"), archiveBase))
+	mustNot(t, "MarkArchived", s.MarkArchived(ctx, tenant.ArchiveIssued, kept.ID, archiveLoc("k/2"), archiveBase))
+	d.Archive, kept.Archive = archiveLoc("k/1"), archiveLoc("k/2")
 	if d.PartsDropped() {
 		t.Fatal("a settled document with its parts reads as dropped")
 	}
@@ -329,7 +355,7 @@ func testArchiveDropDocument(t *testing.T, s ArchiveStore) {
 	}
 	state, err := s.DocumentStateByClave(ctx, d.Clave)
 	mustNot(t, "DocumentStateByClave", err)
-	want.Request = nil
+	want.Request, want.Archive = nil, tenant.ArchiveLocation{}
 	same(t, "the dropped document's state read", want, state)
 
 	// The other archived document keeps its parts.
@@ -341,8 +367,9 @@ func testArchiveDropReceived(t *testing.T, s ArchiveStore) {
 	f := newDocFixture(t, s)
 	r := settledReceived(t, s, f.Branch, "rec", 1, tenant.StateAccepted)
 	kept := settledReceived(t, s, f.Branch, "kept", 2, tenant.StateRejected)
-	mustNot(t, "MarkArchived", s.MarkArchived(ctx, tenant.ArchiveReceived, r.ID, "k/r", archiveBase))
-	mustNot(t, "MarkArchived", s.MarkArchived(ctx, tenant.ArchiveReceived, kept.ID, "k/k", archiveBase))
+	mustNot(t, "MarkArchived", s.MarkArchived(ctx, tenant.ArchiveReceived, r.ID, archiveLoc("k/r"), archiveBase))
+	mustNot(t, "MarkArchived", s.MarkArchived(ctx, tenant.ArchiveReceived, kept.ID, archiveLoc("k/k"), archiveBase))
+	r.Archive, kept.Archive = archiveLoc("k/r"), archiveLoc("k/k")
 	if r.PartsDropped() {
 		t.Fatal("a settled received document with its parts reads as dropped")
 	}
@@ -385,12 +412,13 @@ func testArchiveDropRefused(t *testing.T, s ArchiveStore) {
 
 	// Dropped once; the second drop is refused and changes nothing.
 	d := settledDocument(t, s, f.Branch, "twice", 7, tenant.StateRejected)
-	mustNot(t, "MarkArchived", s.MarkArchived(ctx, tenant.ArchiveIssued, d.ID, "k", archiveBase))
+	mustNot(t, "MarkArchived", s.MarkArchived(ctx, tenant.ArchiveIssued, d.ID, archiveLoc("k"), archiveBase))
 	mustNot(t, "DropParts", s.DropParts(ctx, tenant.ArchiveIssued, d.ID, archiveBase.Add(time.Minute)))
 	wantErr(t, "DropParts twice", s.DropParts(ctx, tenant.ArchiveIssued, d.ID, archiveBase.Add(2*time.Minute)), tenant.ErrConflict)
+	d.Archive = archiveLoc("k")
 	readBoth(t, s, "a document dropped twice", withoutParts(d))
 	r := settledReceived(t, s, f.Branch, "twice", 8, tenant.StateAccepted)
-	mustNot(t, "MarkArchived", s.MarkArchived(ctx, tenant.ArchiveReceived, r.ID, "k", archiveBase))
+	mustNot(t, "MarkArchived", s.MarkArchived(ctx, tenant.ArchiveReceived, r.ID, archiveLoc("k"), archiveBase))
 	mustNot(t, "DropParts", s.DropParts(ctx, tenant.ArchiveReceived, r.ID, archiveBase.Add(time.Minute)))
 	wantErr(t, "DropParts of a received document twice", s.DropParts(ctx, tenant.ArchiveReceived, r.ID, archiveBase.Add(2*time.Minute)), tenant.ErrConflict)
 }
@@ -416,12 +444,12 @@ func testArchiveListings(t *testing.T, s ArchiveStore) {
 	}
 
 	for _, i := range []int{0, 1, 3} {
-		mustNot(t, "MarkArchived", s.MarkArchived(ctx, tenant.ArchiveIssued, docs[i].ID, "k", archiveBase))
+		mustNot(t, "MarkArchived", s.MarkArchived(ctx, tenant.ArchiveIssued, docs[i].ID, archiveLoc("k"), archiveBase))
 	}
 	mustNot(t, "DropParts", s.DropParts(ctx, tenant.ArchiveIssued, docs[0].ID, archiveBase))
 	mustNot(t, "DropParts", s.DropParts(ctx, tenant.ArchiveIssued, docs[1].ID, archiveBase))
 	for _, r := range recs {
-		mustNot(t, "MarkArchived", s.MarkArchived(ctx, tenant.ArchiveReceived, r.ID, "k", archiveBase))
+		mustNot(t, "MarkArchived", s.MarkArchived(ctx, tenant.ArchiveReceived, r.ID, archiveLoc("k"), archiveBase))
 	}
 	mustNot(t, "DropParts", s.DropParts(ctx, tenant.ArchiveReceived, recs[0].ID, archiveBase))
 
@@ -498,19 +526,19 @@ func archiveConcurrently(t *testing.T, stores []ArchiveStore) {
 				mu.Unlock()
 			}
 			for _, kind := range kinds {
-				rows, err := w.s.UnarchivedRows(ctx, kind, 0, 2*n)
+				rows, err := w.s.UnarchivedRows(ctx, kind, 0, archiveNow, 2*n)
 				if err != nil {
 					fail(err)
 					return
 				}
 				for _, r := range rows {
-					if err := w.s.MarkArchived(ctx, kind, r.ID, fmt.Sprintf("k/%d", r.ID), w.at); err != nil {
+					if err := w.s.MarkArchived(ctx, kind, r.ID, archiveLoc(fmt.Sprintf("k/%d", r.ID)), w.at); err != nil {
 						fail(fmt.Errorf("MarkArchived %s %d: %w", kind, r.ID, err))
 					}
 				}
 			}
 			for _, kind := range kinds {
-				rows, err := w.s.DroppableRows(ctx, kind, archiveBase.Add(time.Hour), 2*n)
+				rows, err := w.s.DroppableRows(ctx, kind, archiveBase.Add(time.Hour), archiveNow, 2*n)
 				if err != nil {
 					fail(err)
 					return
@@ -539,12 +567,12 @@ func archiveConcurrently(t *testing.T, stores []ArchiveStore) {
 	// the rest is dropped now; a row is dropped by one call only.
 	s := stores[len(stores)-1]
 	for _, kind := range kinds {
-		rows, err := s.UnarchivedRows(ctx, kind, 0, 2*n)
+		rows, err := s.UnarchivedRows(ctx, kind, 0, archiveNow, 2*n)
 		mustNot(t, "UnarchivedRows", err)
 		if len(rows) != 0 {
 			t.Errorf("%s: %d rows left unarchived after every worker marked them: %v", kind, len(rows), rowIDs(rows))
 		}
-		rows, err = s.DroppableRows(ctx, kind, archiveBase.Add(time.Hour), 2*n)
+		rows, err = s.DroppableRows(ctx, kind, archiveBase.Add(time.Hour), archiveNow, 2*n)
 		mustNot(t, "DroppableRows", err)
 		for _, r := range rows {
 			if !markAts[r.ArchivedAt] {
@@ -560,6 +588,7 @@ func archiveConcurrently(t *testing.T, stores []ArchiveStore) {
 		}
 		got, err := s.DocumentByClave(ctx, d.Clave)
 		mustNot(t, "DocumentByClave", err)
+		d.Archive = archiveLoc(fmt.Sprintf("k/%d", id))
 		same(t, "document "+d.IDExterno, withoutParts(d), got)
 	}
 	for id, r := range recs {
@@ -570,6 +599,7 @@ func archiveConcurrently(t *testing.T, stores []ArchiveStore) {
 		mustNot(t, "ReceivedByClave", err)
 		want := r
 		want.SupplierXML, want.SignedXML, want.ResponseXML = nil, nil, nil
+		want.Archive = archiveLoc(fmt.Sprintf("k/%d", id))
 		same(t, "received document "+r.IDExterno, want, got)
 	}
 	if extra := slices.Collect(func(yield func(int64) bool) {
@@ -581,4 +611,50 @@ func archiveConcurrently(t *testing.T, stores []ArchiveStore) {
 	}); len(extra) > 0 {
 		t.Errorf("dropped rows that are no fixture's: %v", extra)
 	}
+}
+
+func testArchiveDefer(t *testing.T, s ArchiveStore) {
+	ctx := context.Background()
+	f := newDocFixture(t, s)
+	d1 := settledDocument(t, s, f.Branch, "uno", 1, tenant.StateAccepted)
+	d2 := settledDocument(t, s, f.Branch, "dos", 2, tenant.StateAccepted)
+	r := settledReceived(t, s, f.Branch, "rec", 1, tenant.StateAccepted)
+	until := archiveNow.Add(time.Hour)
+	mustNot(t, "DeferArchive", s.DeferArchive(ctx, tenant.ArchiveIssued, d1.ID, until))
+	mustNot(t, "DeferArchive again", s.DeferArchive(ctx, tenant.ArchiveIssued, d1.ID, until))
+	mustNot(t, "DeferArchive received", s.DeferArchive(ctx, tenant.ArchiveReceived, r.ID, until))
+	wantErr(t, "DeferArchive of a missing row", s.DeferArchive(ctx, tenant.ArchiveIssued, 1<<40, until), tenant.ErrNotFound)
+
+	got, err := s.UnarchivedRows(ctx, tenant.ArchiveIssued, 0, archiveNow, 10)
+	mustNot(t, "UnarchivedRows", err)
+	sameRows(t, "unarchived while one is deferred", []tenant.ArchiveRow{archiveRowOf(d2)}, got)
+	got, err = s.UnarchivedRows(ctx, tenant.ArchiveReceived, 0, archiveNow, 10)
+	mustNot(t, "UnarchivedRows received", err)
+	sameRows(t, "unarchived received while deferred", nil, got)
+	// At its time it is back, with its failures counted.
+	got, err = s.UnarchivedRows(ctx, tenant.ArchiveIssued, 0, until, 10)
+	mustNot(t, "UnarchivedRows", err)
+	w1 := archiveRowOf(d1)
+	w1.Failures = 2
+	sameRows(t, "unarchived once the deferral ends", []tenant.ArchiveRow{w1, archiveRowOf(d2)}, got)
+
+	// Archiving clears the failures; a deferred drop is passed over too.
+	mustNot(t, "MarkArchived", s.MarkArchived(ctx, tenant.ArchiveIssued, d1.ID, archiveLoc("k/1"), archiveBase))
+	mustNot(t, "MarkArchived", s.MarkArchived(ctx, tenant.ArchiveIssued, d2.ID, archiveLoc("k/2"), archiveBase))
+	mustNot(t, "DeferArchive", s.DeferArchive(ctx, tenant.ArchiveIssued, d2.ID, until))
+	w1.Failures, w1.ArchivedAt, w1.Archive = 0, archiveBase, archiveLoc("k/1")
+	got, err = s.DroppableRows(ctx, tenant.ArchiveIssued, archiveBase, archiveNow, 10)
+	mustNot(t, "DroppableRows", err)
+	sameRows(t, "droppable while one is deferred", []tenant.ArchiveRow{w1}, got)
+	w2 := archiveRowOf(d2)
+	w2.Failures, w2.ArchivedAt, w2.Archive = 1, archiveBase, archiveLoc("k/2")
+	got, err = s.DroppableRows(ctx, tenant.ArchiveIssued, archiveBase, until, 10)
+	mustNot(t, "DroppableRows", err)
+	sameRows(t, "droppable once the deferral ends", []tenant.ArchiveRow{w1, w2}, got)
+
+	// A deferral changes nothing a reader sees.
+	after, err := s.DocumentByClave(ctx, d2.Clave)
+	mustNot(t, "DocumentByClave", err)
+	d2.Archive = archiveLoc("k/2")
+	same(t, "the deferred document", d2, after)
 }
