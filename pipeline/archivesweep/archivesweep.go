@@ -26,11 +26,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"facturad/pipeline/loop"
 	"facturad/tenant"
 	"facturad/tenant/archive"
 )
@@ -95,10 +95,7 @@ type Sweeper struct {
 	o    Options
 	log  *slog.Logger
 	rows *prometheus.CounterVec
-
-	mu   sync.Mutex
-	stop context.CancelFunc
-	done chan struct{}
+	loop loop.Loop
 }
 
 // New checks the options and returns a Sweeper.
@@ -134,7 +131,7 @@ func New(o Options) (*Sweeper, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	s := &Sweeper{o: o, log: o.Logger.With("component", "archivesweep")}
+	s := &Sweeper{o: o, log: o.Logger.With("component", "archivesweep"), loop: loop.Loop{Name: "archivesweep"}}
 	s.rows = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "facturad_archive_rows_total",
 		Help: "Settled documents (kind emitidos or recibidos) archived, dropped from the store, or failed (a step tried again at the next sweep).",
@@ -445,50 +442,20 @@ func (s *Sweeper) keepBreakdown(ctx context.Context, row tenant.ArchiveRow) erro
 	return nil
 }
 
-// Start runs a Tick every Tick until Stop. Failures are logged and the
-// next tick tries again.
+// Start runs a Tick now and every Tick until Stop. Failures are logged
+// and the next tick tries again.
 func (s *Sweeper) Start(ctx context.Context) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.stop != nil {
-		return errors.New("archivesweep: already started")
-	}
-	ctx, s.stop = context.WithCancel(context.WithoutCancel(ctx))
-	s.done = make(chan struct{})
-	go s.run(ctx)
-	return nil
-}
-
-func (s *Sweeper) run(ctx context.Context) {
-	defer close(s.done)
-	t := time.NewTicker(s.o.Tick)
-	defer t.Stop()
-	for {
-		if _, _, err := s.Tick(ctx); err != nil && ctx.Err() == nil {
-			s.log.Warn("archive: sweep incomplete; tried again at the next tick", "err", err)
+	return s.loop.Start(ctx, func(ctx context.Context) {
+		sweep := func() {
+			if _, _, err := s.Tick(ctx); err != nil && ctx.Err() == nil {
+				s.log.Warn("archive: sweep incomplete; tried again at the next tick", "err", err)
+			}
 		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
+		sweep()
+		loop.Every(ctx, s.o.Tick, sweep)
+	})
 }
 
 // Stop ends the sweeps, cancelling one in flight, and waits for it or for
 // ctx.
-func (s *Sweeper) Stop(ctx context.Context) error {
-	s.mu.Lock()
-	stop, done := s.stop, s.done
-	s.mu.Unlock()
-	if stop == nil {
-		return nil
-	}
-	stop()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
+func (s *Sweeper) Stop(ctx context.Context) error { return s.loop.Stop(ctx) }

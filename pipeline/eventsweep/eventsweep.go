@@ -23,10 +23,10 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"time"
 
+	"facturad/pipeline/loop"
 	"facturad/tenant"
 )
 
@@ -70,13 +70,10 @@ type Options struct {
 
 // Sweeper runs the sweeps. Build it with New.
 type Sweeper struct {
-	o   Options
-	log *slog.Logger
-	seq atomic.Int64
-
-	mu   sync.Mutex
-	stop context.CancelFunc
-	done chan struct{}
+	o    Options
+	log  *slog.Logger
+	seq  atomic.Int64
+	loop loop.Loop
 }
 
 // New checks the options and returns a Sweeper.
@@ -109,7 +106,7 @@ func New(o Options) (*Sweeper, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Sweeper{o: o, log: o.Logger.With("component", "eventsweep")}, nil
+	return &Sweeper{o: o, log: o.Logger.With("component", "eventsweep"), loop: loop.Loop{Name: "eventsweep"}}, nil
 }
 
 // Tick asks for the lease and, when this replica gets it, sweeps the
@@ -154,50 +151,18 @@ func (s *Sweeper) startUp(ctx context.Context) error {
 // Start runs the start-up check at once, then a Tick every Tick until
 // Stop. Failures are logged and the next tick tries again.
 func (s *Sweeper) Start(ctx context.Context) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.stop != nil {
-		return errors.New("eventsweep: already started")
-	}
-	ctx, s.stop = context.WithCancel(context.WithoutCancel(ctx))
-	s.done = make(chan struct{})
-	go s.run(ctx)
-	return nil
-}
-
-func (s *Sweeper) run(ctx context.Context) {
-	defer close(s.done)
-	if err := s.startUp(ctx); err != nil && ctx.Err() == nil {
-		s.log.Warn("tenant events: start-up check failed; tried again at the next tick", "err", err)
-	}
-	t := time.NewTicker(s.o.Tick)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
+	return s.loop.Start(ctx, func(ctx context.Context) {
+		if err := s.startUp(ctx); err != nil && ctx.Err() == nil {
+			s.log.Warn("tenant events: start-up check failed; tried again at the next tick", "err", err)
 		}
-		if _, err := s.Tick(ctx); err != nil && ctx.Err() == nil {
-			s.log.Warn("tenant events: sweep failed; tried again at the next tick", "err", err)
-		}
-	}
+		loop.Every(ctx, s.o.Tick, func() {
+			if _, err := s.Tick(ctx); err != nil && ctx.Err() == nil {
+				s.log.Warn("tenant events: sweep failed; tried again at the next tick", "err", err)
+			}
+		})
+	})
 }
 
 // Stop ends the sweeps, cancelling one in flight, and waits for it or for
 // ctx. The lease is left to run out: it spaces the sweeps.
-func (s *Sweeper) Stop(ctx context.Context) error {
-	s.mu.Lock()
-	stop, done := s.stop, s.done
-	s.mu.Unlock()
-	if stop == nil {
-		return nil
-	}
-	stop()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("eventsweep: stop: %w", ctx.Err())
-	}
-}
+func (s *Sweeper) Stop(ctx context.Context) error { return s.loop.Stop(ctx) }
