@@ -253,8 +253,7 @@ func stepOver(ctx context.Context, err error) error {
 // object store down fails them all) the step stops until the next sweep.
 func (s *Sweeper) archiveKind(ctx context.Context, kind tenant.ArchiveKind, res *Result) error {
 	var after int64
-	var firstErr error
-	run := 0 // failures in a row
+	var fails failRun
 	for {
 		rows, err := s.o.Store.UnarchivedRows(ctx, kind, after, s.o.Now(), Batch)
 		if err != nil {
@@ -263,26 +262,35 @@ func (s *Sweeper) archiveKind(ctx context.Context, kind tenant.ArchiveKind, res 
 		for _, row := range rows {
 			after = row.ID
 			if err := s.archiveRow(ctx, row, res); err != nil {
-				if !s.failed(ctx, row, res) {
-					return firstErr
-				}
-				run++
-				if firstErr == nil {
-					firstErr = err
-				}
-				if run >= maxFailRun {
-					return firstErr
+				if !s.failed(ctx, row, res) || fails.add(err) {
+					return fails.first
 				}
 				continue
 			}
-			run = 0
+			fails.n = 0
 			res.Archived++
 			s.rows.WithLabelValues(string(kind), "archived").Inc()
 		}
 		if len(rows) < Batch {
-			return firstErr
+			return fails.first
 		}
 	}
+}
+
+// failRun counts a step's failures in a row and keeps the first of them.
+type failRun struct {
+	n     int
+	first error
+}
+
+// add counts err and reports whether the step has failed maxFailRun times
+// in a row and stops.
+func (f *failRun) add(err error) bool {
+	f.n++
+	if f.first == nil {
+		f.first = err
+	}
+	return f.n >= maxFailRun
 }
 
 // parts reads row whole and returns its objects. A PDF that cannot be
@@ -336,8 +344,7 @@ func (s *Sweeper) archiveRow(ctx context.Context, row tenant.ArchiveRow, res *Re
 func (s *Sweeper) dropKind(ctx context.Context, kind tenant.ArchiveKind, res *Result) error {
 	now := s.o.Now()
 	before := now.Add(-s.o.After)
-	var firstErr error
-	run := 0 // failures in a row
+	var fails failRun
 	seen := map[int64]bool{}
 	for {
 		rows, err := s.o.Store.DroppableRows(ctx, kind, before, now, Batch)
@@ -351,24 +358,17 @@ func (s *Sweeper) dropKind(ctx context.Context, kind tenant.ArchiveKind, res *Re
 			}
 			seen[row.ID], fresh = true, fresh+1
 			if err := s.dropRow(ctx, row, res); err != nil {
-				if !s.failed(ctx, row, res) {
-					return firstErr
-				}
-				run++
-				if firstErr == nil {
-					firstErr = err
-				}
-				if run >= maxFailRun {
-					return firstErr
+				if !s.failed(ctx, row, res) || fails.add(err) {
+					return fails.first
 				}
 				continue
 			}
-			run = 0
+			fails.n = 0
 			res.Dropped++
 			s.rows.WithLabelValues(string(kind), "dropped").Inc()
 		}
 		if len(rows) < Batch || fresh == 0 {
-			return firstErr
+			return fails.first
 		}
 	}
 }
