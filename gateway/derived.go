@@ -11,9 +11,8 @@ import (
 	"strings"
 
 	"facturad/hacienda"
-	"facturad/hacienda/xmltext"
-
 	"facturad/hacienda/api"
+	"facturad/hacienda/xmltext"
 	"facturad/pipeline"
 	"facturad/tenant"
 )
