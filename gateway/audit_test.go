@@ -76,10 +76,7 @@ func testAuditEveryWriteRoute(t *testing.T, store tenant.Store) {
 	ctx := context.Background()
 	w, svc := newTenantWorld(t, store, func(so *tenant.ServiceOptions) { so.WebhookURLs = delivery.URLPolicy{} })
 	p, _, _ := newTestPipeline(t, store, svc, true)
-	if err := p.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = p.Stop(context.Background()) })
+	startPipeline(t, p)
 	w.testBundle = setup(t, Options{Tenants: svc, Routes: serviceRoutes(t, routeDeps{docs: p, tenants: svc})})
 
 	userID := func(company int64, name string) int64 {

@@ -268,15 +268,11 @@ func TestDocumentsEndToEnd(t *testing.T) {
 }
 
 func testDocumentsEndToEnd(t *testing.T, store tenant.Store) {
-	ctx := context.Background()
 	w, svc := newTenantWorld(t, store)
 	// E-mail on: the acceptance writes the receptor's e-mail to the
 	// outbox (no mailer takes it here, so it stays pending).
 	p, _, sb := newTestPipeline(t, store, svc, true)
-	if err := p.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = p.Stop(context.Background()) })
+	startPipeline(t, p)
 	emails, ok := store.(tenant.EmailStore) // to fail an e-mail as the mail server would
 	if !ok {
 		t.Fatalf("%T keeps no e-mails", store)

@@ -35,10 +35,7 @@ func testExport(t *testing.T, store tenant.Store) {
 	ctx := context.Background()
 	w, svc := newTenantWorld(t, store)
 	p, _, _ := newTestPipeline(t, store, svc, false)
-	if err := p.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = p.Stop(context.Background()) })
+	startPipeline(t, p)
 	received := store.(tenant.ReceivedStore)
 	docs := store.(export.Documents)
 	exporter, err := export.New(export.Options{Companies: svc, Documents: docs, Received: received,

@@ -114,6 +114,16 @@ func newTenantWorld(t testing.TB, store tenant.Store, opts ...func(*tenant.Servi
 	return w, svc
 }
 
+// startPipeline starts p's background work and stops it when the test
+// ends.
+func startPipeline(t testing.TB, p *pipeline.Pipeline) {
+	t.Helper()
+	if err := p.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Stop(context.Background()) })
+}
+
 // newTestPipeline is a document pipeline on store for svc's companies,
 // submitting to a sandbox of its own; email turns the receptor's e-mails
 // on (written to the outbox). It is not started. docs is store as the

@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -33,13 +32,9 @@ func TestQuotaEndToEnd(t *testing.T) {
 }
 
 func testQuotaEndToEnd(t *testing.T, store tenant.Store) {
-	ctx := context.Background()
 	w, svc := newTenantWorld(t, store)
 	p, _, _ := newTestPipeline(t, store, svc, false)
-	if err := p.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = p.Stop(context.Background()) })
+	startPipeline(t, p)
 	w.testBundle = setup(t, Options{Tenants: svc, Routes: append(DocumentRoutes(p), UsageRoutes(svc)...)})
 	co := w.createCompany(t, w.admin, "3101123456", "Cuota Limitada S.A.")
 	free := w.createCompany(t, w.admin, "3101654321", "Sin Cuota S.A.")
