@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/shopspring/decimal"
 
@@ -163,12 +162,8 @@ type deriveBuild func(ctx context.Context, o *original) (*hacienda.SendDocumentR
 // the route and the clave, is its idempotency; a repeat replays (or
 // resumes, from the stored request) without building anything again.
 func (p *Pipeline) derive(ctx context.Context, pr tenant.Principal, clave, route string, body any, build deriveBuild) (Outcome, error) {
-	if err := p.running(); err != nil {
-		p.metrics.refused.WithLabelValues("stopping").Inc()
+	if err := p.admitIssuer(pr, route); err != nil {
 		return Outcome{}, err
-	}
-	if pr.Role != tenant.RoleBranch || pr.CompanyID == 0 || pr.BranchID == 0 {
-		return Outcome{}, fmt.Errorf("%s as %s: %w", route, pr.Role, tenant.ErrNotFound)
 	}
 	od, err := p.Document(ctx, pr, clave)
 	if err != nil {
@@ -188,22 +183,24 @@ func (p *Pipeline) derive(ctx context.Context, pr tenant.Principal, clave, route
 		return Outcome{}, invalidField("id_externo", "is required: it makes the call safe to repeat")
 	}
 
-	start := time.Now()
-	release, err := p.lanes.acquire(ctx, pr.CompanyID, pr.BranchID)
-	if err != nil {
-		return Outcome{}, p.laneRefusal(err)
-	}
-	defer release()
-	p.metrics.observe(stageQueue, start)
-	ctx, cancel := p.workCtx(ctx)
-	defer cancel()
+	return p.inLane(ctx, pr, func(ctx context.Context) (Outcome, error) {
+		j, err := p.deriveJob(ctx, pr, od, idExterno, hash, build)
+		if err != nil {
+			return Outcome{}, err
+		}
+		return j.run(ctx)
+	})
+}
 
+// deriveJob is the send job of a derived call, in its lane: a repeat of
+// idExterno replays, refuses a different body or resumes the document from
+// its stored request; a first call builds the request and its claim from
+// the original od.
+func (p *Pipeline) deriveJob(ctx context.Context, pr tenant.Principal, od tenant.Document, idExterno string, hash []byte, build deriveBuild) (*job, error) {
 	j := &job{p: p, pr: pr, hash: hash, send: true}
 	prev, err := p.o.Store.DocumentByExternalID(ctx, pr.BranchID, idExterno)
 	switch {
 	case err == nil:
-		// A repeat: the job replays, refuses a different body, or
-		// resumes the document from its stored request.
 		req, derr := hacienda.DecodeSendRequest(prev.Request)
 		if derr != nil {
 			req = &hacienda.SendDocumentRequest{IDExterno: idExterno}
@@ -211,30 +208,26 @@ func (p *Pipeline) derive(ctx context.Context, pr tenant.Principal, clave, route
 		j.req, j.canon = req, prev.Request
 	case errors.Is(err, tenant.ErrNotFound):
 		if od.CompanyID != pr.CompanyID {
-			return Outcome{}, fmt.Errorf("document %s: %w", clave, tenant.ErrNotFound)
+			return nil, fmt.Errorf("document %s: %w", od.Clave, tenant.ErrNotFound)
 		}
 		o, err := p.readOriginal(od)
 		if err != nil {
-			return Outcome{}, err
+			return nil, err
 		}
 		req, claim, err := build(ctx, o)
 		if err != nil {
-			return Outcome{}, err
+			return nil, err
 		}
 		req.IDExterno = idExterno
 		canon, _, err := canonicalRequest(req)
 		if err != nil {
-			return Outcome{}, err
+			return nil, err
 		}
 		j.req, j.canon, j.claim = req, canon, claim
 	default:
-		return Outcome{}, fmt.Errorf("look up id_externo: %w", err)
+		return nil, fmt.Errorf("look up id_externo: %w", err)
 	}
-	out, err := j.run(ctx)
-	if err == nil {
-		p.metrics.outcomes.WithLabelValues(opSend, string(out.Document.Estado)).Inc()
-	}
-	return out, err
+	return j, nil
 }
 
 // derivedIDExterno is the id_externo of a derived call's body.

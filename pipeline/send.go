@@ -28,13 +28,8 @@ import (
 // stored document; with another body it is a validation error on
 // id_externo.
 func (p *Pipeline) Send(ctx context.Context, pr tenant.Principal, req *hacienda.SendDocumentRequest) (Outcome, error) {
-	if err := p.running(); err != nil {
-		p.metrics.refused.WithLabelValues("stopping").Inc()
+	if err := p.admitIssuer(pr, "send"); err != nil {
 		return Outcome{}, err
-	}
-	if pr.Role != tenant.RoleBranch || pr.CompanyID == 0 || pr.BranchID == 0 {
-		// Documents are issued by a branch: only its users send them.
-		return Outcome{}, fmt.Errorf("send as %s: %w", pr.Role, tenant.ErrNotFound)
 	}
 	if req == nil {
 		return Outcome{}, invalidField("body", "a send request is required")
@@ -43,12 +38,34 @@ func (p *Pipeline) Send(ctx context.Context, pr tenant.Principal, req *hacienda.
 	if err != nil {
 		return Outcome{}, err
 	}
+	return p.inLane(ctx, pr, func(ctx context.Context) (Outcome, error) {
+		j := &job{p: p, pr: pr, req: req, canon: canon, hash: hash, send: true}
+		return j.run(ctx)
+	})
+}
 
+// admitIssuer refuses a call that issues a document (what: "send",
+// "anular"...) while the pipeline stops, or from anyone but a branch's
+// user: documents are issued by a branch, and only its users issue them.
+func (p *Pipeline) admitIssuer(pr tenant.Principal, what string) error {
+	if err := p.running(); err != nil {
+		p.metrics.refused.WithLabelValues("stopping").Inc()
+		return err
+	}
+	if pr.Role != tenant.RoleBranch || pr.CompanyID == 0 || pr.BranchID == 0 {
+		return fmt.Errorf("%s as %s: %w", what, pr.Role, tenant.ErrNotFound)
+	}
+	return nil
+}
+
+// inLane runs work, a call that issues a document, in its branch's lane
+// with the work's own time bounds, and counts the outcome it answers
+// with. A refused turn, or a caller whose time ran out while queued, did
+// nothing.
+func (p *Pipeline) inLane(ctx context.Context, pr tenant.Principal, work func(ctx context.Context) (Outcome, error)) (Outcome, error) {
 	start := time.Now()
 	release, err := p.lanes.acquire(ctx, pr.CompanyID, pr.BranchID)
 	if err != nil {
-		// Refused, or the caller's time ran out while queued: nothing
-		// was done.
 		return Outcome{}, p.laneRefusal(err)
 	}
 	defer release()
@@ -56,8 +73,7 @@ func (p *Pipeline) Send(ctx context.Context, pr tenant.Principal, req *hacienda.
 
 	ctx, cancel := p.workCtx(ctx)
 	defer cancel()
-	j := &job{p: p, pr: pr, req: req, canon: canon, hash: hash, send: true}
-	out, err := j.run(ctx)
+	out, err := work(ctx)
 	if err == nil {
 		p.metrics.outcomes.WithLabelValues(opSend, string(out.Document.Estado)).Inc()
 	}
