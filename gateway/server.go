@@ -361,20 +361,7 @@ func (c *call) reply(rep Reply) {
 	for k, v := range rep.Header {
 		c.rc.Response.Header.Set(k, v)
 	}
-	if rep.Stream != nil {
-		ct := rep.ContentType
-		if ct == "" {
-			ct = "application/octet-stream"
-		}
-		c.rc.SetStatusCode(status)
-		c.rc.SetContentType(ct)
-		if rep.Disposition != "" {
-			c.rc.Response.Header.Set(fasthttp.HeaderContentDisposition, rep.Disposition)
-		}
-		c.replyStream(rep)
-		return
-	}
-	if rep.Body == nil {
+	if rep.Body == nil && rep.Stream == nil {
 		writeJSON(c.rc, status, rep.JSON)
 		return
 	}
@@ -386,6 +373,10 @@ func (c *call) reply(rep Reply) {
 	c.rc.SetContentType(ct)
 	if rep.Disposition != "" {
 		c.rc.Response.Header.Set(fasthttp.HeaderContentDisposition, rep.Disposition)
+	}
+	if rep.Stream != nil {
+		c.replyStream(rep)
+		return
 	}
 	c.rc.SetBody(rep.Body)
 }
