@@ -80,12 +80,10 @@ type served struct {
 func archiveEndToEnd(t *testing.T, dataDir string, storeArgs []string, open func() archivedStore) {
 	weed := archivetest.StartWeed(t)
 	sb := sandbox.NewTestServer(t, sandbox.Options{})
-	args := append(append([]string{
-		"--hacienda-env", "staging", "--hacienda-api-url", sb.APIURL, "--hacienda-token-url", sb.TokenURL,
-		"--admin-user", e2eAdminUser, "--admin-password", e2eAdminPass, "--admin-token", e2eAdminToken,
+	args := append(append(sandboxService(t, sb),
 		"--archive-url", weed.URL(), "--archive-after", archiveAfter.String(),
-		"--archive-access-key", weed.Config.AccessKey, "--archive-secret-key", weed.Config.SecretKey},
-		storeArgs...), trustSandbox(t, sb)...)
+		"--archive-access-key", weed.Config.AccessKey, "--archive-secret-key", weed.Config.SecretKey),
+		storeArgs...)
 	out, api, adminAddr, stop := startService(t, dataDir, args...)
 	defer stop()
 	store := open()
@@ -397,16 +395,7 @@ func waitDropped(t *testing.T, store archivedStore, claves []string, companyID i
 // /metrics ("" when absent).
 func adminMetric(t *testing.T, adminAddr, sample string) string {
 	t.Helper()
-	resp, err := http.Get("http://" + adminAddr + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, l := range strings.Split(string(b), "\n") {
+	for _, l := range strings.Split(metricsText(t, adminAddr), "\n") {
 		if v, ok := strings.CutPrefix(l, sample+" "); ok {
 			return v
 		}

@@ -12,34 +12,19 @@ import (
 	"facturad/hacienda"
 	"facturad/hacienda/sandbox"
 	"facturad/signer/certmint"
-	"facturad/tenant/storetest"
 )
 
-// TestAccountantMonthEmbedded and TestAccountantMonthPostgresRedis run the
-// documents that reference others (A.15) against a running service and a
-// sandbox of the test's own (whose rejections the test controls): voids,
-// a re-issue and payment receipts, each settled by the tax authority.
-func TestAccountantMonthEmbedded(t *testing.T) {
-	sb := sandbox.NewTestServer(t, sandbox.Options{})
-	_, api, _, stop := startService(t, t.TempDir(), append([]string{
-		"--hacienda-env", "staging", "--hacienda-api-url", sb.APIURL, "--hacienda-token-url", sb.TokenURL,
-		"--admin-user", e2eAdminUser, "--admin-password", e2eAdminPass, "--admin-token", e2eAdminToken},
-		trustSandbox(t, sb)...)...)
-	defer stop()
-	accountantMonth(t, api, sb)
-}
-
-func TestAccountantMonthPostgresRedis(t *testing.T) {
-	dbURL := postgresSchema(t)
-	redisURL := storetest.RedisURL(t)
-	sb := sandbox.NewTestServer(t, sandbox.Options{})
-	_, api, _, stop := startService(t, t.TempDir(), append([]string{
-		"--database-url", dbURL, "--redis-url", redisURL, "--master-key", masterKey(t),
-		"--hacienda-env", "staging", "--hacienda-api-url", sb.APIURL, "--hacienda-token-url", sb.TokenURL,
-		"--admin-user", e2eAdminUser, "--admin-password", e2eAdminPass, "--admin-token", e2eAdminToken},
-		trustSandbox(t, sb)...)...)
-	defer stop()
-	accountantMonth(t, api, sb)
+// TestAccountantMonth runs the documents that reference others (A.15)
+// against a running service and a sandbox of the test's own (whose
+// rejections the test controls): voids, a re-issue and payment receipts,
+// each settled by the tax authority. On both stores.
+func TestAccountantMonth(t *testing.T) {
+	onBothStores(t, func(t *testing.T, storeArgs []string) {
+		sb := sandbox.NewTestServer(t, sandbox.Options{})
+		_, api, _, stop := startService(t, t.TempDir(), append(sandboxService(t, sb), storeArgs...)...)
+		defer stop()
+		accountantMonth(t, api, sb)
+	})
 }
 
 // readDoc is the read answer with the balance.

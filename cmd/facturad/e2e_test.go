@@ -373,11 +373,8 @@ func TestEndToEndPostgresRedis(t *testing.T) {
 	dbURL := postgresSchema(t)
 	redisURL := storetest.RedisURL(t)
 	sb := sandbox.NewTestServer(t, sandbox.Options{})
-	_, api, _, stop := startService(t, t.TempDir(), append([]string{
-		"--database-url", dbURL, "--redis-url", redisURL, "--master-key", masterKey(t),
-		"--hacienda-env", "staging", "--hacienda-api-url", sb.APIURL, "--hacienda-token-url", sb.TokenURL,
-		"--admin-user", e2eAdminUser, "--admin-password", e2eAdminPass, "--admin-token", e2eAdminToken},
-		trustSandbox(t, sb)...)...)
+	_, api, _, stop := startService(t, t.TempDir(), append(sandboxService(t, sb),
+		"--database-url", dbURL, "--redis-url", redisURL, "--master-key", masterKey(t))...)
 	defer stop()
 	sendEveryType(t, api)
 	t.Run("received", func(t *testing.T) { receiveEveryAnswer(t, api) })

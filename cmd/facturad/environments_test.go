@@ -25,17 +25,18 @@ import (
 // certificate and while a document of the old one is unsettled, and once
 // made, the company numbers afresh in production. On both stores.
 func TestCompaniesInTwoEnvironments(t *testing.T) {
-	for _, st := range []struct {
-		name string
-		args func(t *testing.T) []string
-	}{
-		{"sqlite", func(*testing.T) []string { return nil }},
-		{"postgres", func(t *testing.T) []string {
-			return []string{"--database-url", postgresSchema(t), "--redis-url", storetest.RedisURL(t), "--master-key", masterKey(t)}
-		}},
-	} {
-		t.Run(st.name, func(t *testing.T) { testTwoEnvironments(t, st.args(t)) })
-	}
+	onBothStores(t, testTwoEnvironments)
+}
+
+// onBothStores runs test as a subtest on the embedded store ("sqlite",
+// no arguments) and on PostgreSQL and Redis ("postgres", the arguments
+// that point the service at a schema and a key prefix of the test's own;
+// skipped without them).
+func onBothStores(t *testing.T, test func(t *testing.T, storeArgs []string)) {
+	t.Run("sqlite", func(t *testing.T) { test(t, nil) })
+	t.Run("postgres", func(t *testing.T) {
+		test(t, []string{"--database-url", postgresSchema(t), "--redis-url", storetest.RedisURL(t), "--master-key", masterKey(t)})
+	})
 }
 
 func testTwoEnvironments(t *testing.T, storeArgs []string) {

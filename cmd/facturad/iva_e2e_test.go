@@ -13,7 +13,6 @@ import (
 	"facturad/hacienda"
 	"facturad/signer/certmint"
 	"facturad/tenant"
-	"facturad/tenant/storetest"
 )
 
 // TestIVASummaryEndToEnd: a company's month through the real API and the
@@ -26,22 +25,12 @@ import (
 // JSON and as CSV and compares every figure with the hand computation
 // below, to the céntimo. On both stores.
 func TestIVASummaryEndToEnd(t *testing.T) {
-	for _, st := range []struct {
-		name string
-		args func(t *testing.T) []string
-	}{
-		{"sqlite", func(*testing.T) []string { return nil }},
-		{"postgres", func(t *testing.T) []string {
-			return []string{"--database-url", postgresSchema(t), "--redis-url", storetest.RedisURL(t), "--master-key", masterKey(t)}
-		}},
-	} {
-		t.Run(st.name, func(t *testing.T) {
-			_, api, _, stop := startService(t, t.TempDir(), append([]string{
-				"--admin-user", e2eAdminUser, "--admin-password", e2eAdminPass, "--admin-token", e2eAdminToken}, st.args(t)...)...)
-			defer stop()
-			ivaMonth(t, api)
-		})
-	}
+	onBothStores(t, func(t *testing.T, storeArgs []string) {
+		_, api, _, stop := startService(t, t.TempDir(), append([]string{
+			"--admin-user", e2eAdminUser, "--admin-password", e2eAdminPass, "--admin-token", e2eAdminToken}, storeArgs...)...)
+		defer stop()
+		ivaMonth(t, api)
+	})
 }
 
 // ivaReceptor is the customer of the company's sales.

@@ -102,3 +102,14 @@ func trustSandbox(t *testing.T, sb *sandbox.TestServer) []string {
 	t.Helper()
 	return trustSandboxes(t, sb)
 }
+
+// sandboxService returns the flags of a service in staging whose tax
+// authority is sb (its endpoints, trusted), with the end-to-end tests'
+// bootstrap admin.
+func sandboxService(t *testing.T, sb *sandbox.TestServer) []string {
+	t.Helper()
+	return append([]string{
+		"--hacienda-env", "staging", "--hacienda-api-url", sb.APIURL, "--hacienda-token-url", sb.TokenURL,
+		"--admin-user", e2eAdminUser, "--admin-password", e2eAdminPass, "--admin-token", e2eAdminToken},
+		trustSandbox(t, sb)...)
+}
