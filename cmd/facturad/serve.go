@@ -470,7 +470,7 @@ func (w *wiring) startPipeline(ctx context.Context) error {
 		Logger:       w.log,
 		Registerer:   w.reg,
 		// A send holds its document as long as a claim would.
-		Timings:             pipeline.Timings{SubmitTimeout: w.c.SubmitTimeout, Lease: w.c.Lease, InFlightGrace: w.c.Lease},
+		Timings:             pipeline.Timings{SubmitTimeout: w.c.SubmitTimeout, Lease: w.c.Lease, InFlightGrace: w.c.Lease, CallbackWait: w.c.CallbackWait},
 		Emission:            w.c.Emission,
 		AnswerRoots:         answers.roots,
 		AnswerIntermediates: answers.intermediates,
