@@ -8,9 +8,12 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"facturad/hacienda"
@@ -32,8 +35,8 @@ func TestCallback(t *testing.T) {
 	if rec, ok := b.sb.Document(clave); !ok || rec.CallbackURL != "https://facturas.example.cr/hacienda/callback/"+clave+"/"+token {
 		t.Fatalf("submitted callbackUrl %q", rec.CallbackURL)
 	}
-	if d := b.stored(t, clave); d.NextAttemptAt.Sub(d.SubmittedAt) < b.p.o.SafetyPoll/2 {
-		t.Errorf("first poll %v after the submission, want at least half of SafetyPoll %v", d.NextAttemptAt.Sub(d.SubmittedAt), b.p.o.SafetyPoll)
+	if d := b.stored(t, clave); !callbackLate(b.p, d.NextAttemptAt.Sub(d.SubmittedAt)) {
+		t.Errorf("first poll %v after the submission, want two thirds to all of CallbackWait %v", d.NextAttemptAt.Sub(d.SubmittedAt), b.p.o.CallbackWait)
 	}
 	metric := func(outcome string) float64 { return testutil.ToFloat64(b.p.metrics.callback.WithLabelValues(outcome)) }
 
@@ -262,6 +265,106 @@ func TestCallbackSignedVerdictRaced(t *testing.T) {
 			}
 			if !bytes.Equal(d.SignedXML, before.SignedXML) || len(d.SignedXML) == 0 || !bytes.Equal(d.Request, before.Request) {
 				t.Error("the signed XML or the request changed with the verdict")
+			}
+		})
+	}
+}
+
+// callbackLate reports whether d, the wait between a submission with
+// callbacks on and its first poll, is the lost-callback window: two thirds
+// to all of CallbackWait.
+func callbackLate(p *Pipeline, d time.Duration) bool {
+	return d >= p.o.CallbackWait-p.o.CallbackWait/3 && d <= p.o.CallbackWait
+}
+
+// TestLostCallbackPolled: with callbacks on and the callback lost, a
+// document is not asked about before its callback is late, and once it is
+// (CallbackWait), it is asked about exactly once although two replicas
+// look for due documents at the same moment (the store's claim leases
+// it), and settles. A document the tax authority leaves procesando is
+// asked again with backoff from CallbackWait, not at once nor only after
+// the safety net.
+func TestLostCallbackPolled(t *testing.T) {
+	for _, k := range storeKinds {
+		t.Run(k.name, func(t *testing.T) {
+			b := setup(t, setupOptions{
+				store:    k.open,
+				sandbox:  sandbox.Options{Faults: sandbox.Faults{CallbackDropRate: 1}},
+				pipeline: withCallbacks,
+			})
+			ctx := context.Background()
+			// A second replica on the same store, looking for due
+			// documents alongside the first.
+			o := b.p.o
+			o.Registerer = prometheus.NewRegistry()
+			other, err := New(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := other.Start(ctx); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() {
+				sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				defer cancel()
+				if err := other.StopAndCancel(sctx); err != nil {
+					t.Errorf("stop the second replica: %v", err)
+				}
+			})
+			both := func() int {
+				var claimed [2]int
+				var wg sync.WaitGroup
+				for i, p := range []*Pipeline{b.p, other} {
+					wg.Go(func() {
+						n, err := p.RunDue(ctx)
+						if err != nil {
+							t.Errorf("RunDue: %v", err)
+						}
+						claimed[i] = n
+					})
+				}
+				wg.Wait()
+				return claimed[0] + claimed[1]
+			}
+
+			clave := b.mustSend(t, request("01", "lost-callback")).Document.Clave
+			if d := b.stored(t, clave); d.Estado != tenant.StateSent {
+				t.Fatalf("sent: %s, want 04", d.Estado)
+			}
+			before := b.sub.statuses.Load()
+			b.clock.advance(o.CallbackWait*2/3 - time.Second)
+			if n := both(); n != 0 || b.sub.statuses.Load() != before {
+				t.Fatalf("before the callback is late: %d claimed, %d status calls", n, b.sub.statuses.Load()-before)
+			}
+			b.clock.advance(o.CallbackWait/3 + 2*time.Second)
+			if n := both(); n != 1 {
+				t.Fatalf("the late document was claimed %d times by two replicas, want once", n)
+			}
+			if got := b.sub.statuses.Load() - before; got != 1 {
+				t.Errorf("%d status calls for one late document, want 1", got)
+			}
+			if d := b.stored(t, clave); d.Estado != tenant.StateAccepted || len(d.ResponseXML) == 0 {
+				t.Fatalf("after the poll: %s with %d bytes of answer, want 01 with the signed answer", d.Estado, len(d.ResponseXML))
+			}
+			if st := b.sb.Stats(); st.CallbacksDropped < 1 || st.Callbacks != 0 {
+				t.Errorf("sandbox: %d callbacks dropped, %d posted; want it lost", st.CallbacksDropped, st.Callbacks)
+			}
+
+			// Still procesando when asked: asked again with backoff.
+			if err := b.sb.SetFaults(sandbox.Faults{CallbackDropRate: 1, StuckRate: 1}); err != nil {
+				t.Fatal(err)
+			}
+			stuck := b.mustSend(t, request("01", "stuck-lost-callback")).Document.Clave
+			b.clock.advance(o.CallbackWait + time.Second)
+			if n := both(); n != 1 {
+				t.Fatalf("the stuck document was claimed %d times, want once", n)
+			}
+			d := b.stored(t, stuck)
+			if d.Estado != tenant.StateSent {
+				t.Fatalf("stuck document: %s, want 04", d.Estado)
+			}
+			if next := d.NextAttemptAt.Sub(b.clock.now()); next < o.CallbackWait-time.Second || next > 2*o.CallbackWait {
+				t.Errorf("next ask %v after a procesando answer, want CallbackWait %v to twice that", next, o.CallbackWait)
 			}
 		})
 	}

@@ -63,7 +63,7 @@ var (
 	tRetryLater = transition{name: "retry later", from: []tenant.Phase{numbered, stopped}, to: []tenant.Phase{numbered},
 		doc: "the background worker could not finish it now (its issuer could not be read); finished after NextAttemptAt"}
 	tSubmitted = transition{name: "submitted", from: notTaken, to: []tenant.Phase{submitted},
-		doc: "the tax authority took it; asked about after PollDelay (with callbacks, SafetyPoll)"}
+		doc: "the tax authority took it; asked about after PollDelay (with callbacks, CallbackWait)"}
 	tNotTaken = transition{name: "not taken", from: notTaken, to: []tenant.Phase{retrying, credentials, refused},
 		doc: "a submission failed: retried with backoff, stopped on the company's credentials, or refused as sent"}
 	tRescheduled = transition{name: "rescheduled", from: []tenant.Phase{credentials}, to: []tenant.Phase{credentials},

@@ -154,7 +154,8 @@ type Options struct {
 	// (FACTURAD_PUBLIC_URL) under which the tax authority can reach the
 	// callback route: every submission then carries a callbackUrl with a
 	// per-document token, and a submitted document is asked about only
-	// after SafetyPoll, as a net under the callback.
+	// once its callback is late (CallbackWait), then every SafetyPoll at
+	// most, as a net under the callback.
 	CallbackBase string
 	// CallbackKey keys the callback tokens (32 bytes; required with
 	// CallbackBase).
@@ -300,11 +301,25 @@ type Timings struct {
 	// until then the request may still reach it, and a status query would
 	// find nothing and lead to a second submission.
 	InFlightMargin time.Duration
-	// SafetyPoll is how long after a submission, or after a non-final
-	// answer, the background worker asks about a document when callbacks
-	// are on (default 10m).
+	// CallbackWait is, with callbacks on, how long after its submission a
+	// document waits for its callback before the background worker asks
+	// the tax authority itself (default DefaultCallbackWait, less a jitter
+	// of up to a third): a callback that has not come by then is taken as
+	// lost. A non-final answer is asked about again with backoff from
+	// there, doubling up to SafetyPoll.
+	CallbackWait time.Duration
+	// SafetyPoll is, with callbacks on, the longest wait between two asks
+	// about a document that is not final (default 10m).
 	SafetyPoll time.Duration
 }
+
+// DefaultCallbackWait is how long a submitted document waits for its
+// callback before it is asked about. The tax authority judges most
+// documents within seconds and calls back at once, retrying three times a
+// second apart (spec §15.5): a callback not in after 90 s is lost, and a
+// document then costs a poll a minute to a minute and a half after its
+// submission instead of sitting in 04 until the safety net.
+const DefaultCallbackWait = 90 * time.Second
 
 func (o *Options) setDefaults() error {
 	switch {
@@ -389,6 +404,7 @@ func (o *Options) setDefaults() error {
 	setDur(&o.InFlightMargin, 30*time.Second)
 	setDur(&o.ErrorFor, DefaultErrorFor)
 	setDur(&o.SafetyPoll, 10*time.Minute)
+	setDur(&o.CallbackWait, min(DefaultCallbackWait, o.SafetyPoll))
 	if o.CallbackBase != "" && len(o.CallbackKey) < 32 {
 		return errors.New("pipeline: CallbackKey of at least 32 bytes is required with CallbackBase")
 	}
@@ -401,6 +417,9 @@ func (o *Options) setDefaults() error {
 	}
 	if o.CredentialsProbeMax < o.CredentialsProbe {
 		return errors.New("pipeline: CredentialsProbeMax is shorter than CredentialsProbe")
+	}
+	if o.SafetyPoll < o.CallbackWait {
+		return errors.New("pipeline: SafetyPoll is shorter than CallbackWait")
 	}
 	if o.BackoffMax < o.BackoffBase {
 		return errors.New("pipeline: BackoffMax is shorter than BackoffBase")

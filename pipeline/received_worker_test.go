@@ -502,7 +502,7 @@ func TestReceivedPolledWithCallbacksOn(t *testing.T) {
 		t.Errorf("the message's first poll %v after its submission, want the usual %v", got, b.p.o.PollDelay)
 	}
 	doc := b.mustSend(t, request("01", "doc-callbacks"))
-	if d := b.stored(t, doc.Document.Clave); d.NextAttemptAt.Sub(d.SubmittedAt) < b.p.o.SafetyPoll/2 {
-		t.Errorf("the document's first poll %v after its submission, want at least half of SafetyPoll %v", d.NextAttemptAt.Sub(d.SubmittedAt), b.p.o.SafetyPoll)
+	if d := b.stored(t, doc.Document.Clave); !callbackLate(b.p, d.NextAttemptAt.Sub(d.SubmittedAt)) {
+		t.Errorf("the document's first poll %v after its submission, want two thirds to all of CallbackWait %v", d.NextAttemptAt.Sub(d.SubmittedAt), b.p.o.CallbackWait)
 	}
 }

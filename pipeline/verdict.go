@@ -134,10 +134,16 @@ func (p *Pipeline) nextAfterSubmit(v verdict, n int, deadline time.Time) time.Ti
 	return next
 }
 
-// markSubmitted records that the tax authority took the row.
+// markSubmitted records that the tax authority took the row: it is asked
+// about after PollDelay, or with callbacks on once its callback is late
+// (callbackLate).
 func (p *Pipeline) markSubmitted(w row) error {
 	now := p.o.Clock()
-	if err := move(w.Submission, tSubmitted, submitted, "", now.Add(p.pollAfter(w, p.o.PollDelay))); err != nil {
+	wait := p.o.PollDelay
+	if p.callbacks(w) {
+		wait = p.callbackLate()
+	}
+	if err := move(w.Submission, tSubmitted, submitted, "", now.Add(wait)); err != nil {
 		return err
 	}
 	w.SubmittedAt = now
@@ -145,14 +151,27 @@ func (p *Pipeline) markSubmitted(w row) error {
 	return nil
 }
 
+// callbackLate is how long after its submission a document whose verdict
+// the tax authority calls back with is first asked about: CallbackWait
+// less a jitter of up to a third (60 to 90 s by default), so that a burst
+// of documents whose callbacks were lost together is not asked about all
+// at once.
+func (p *Pipeline) callbackLate() time.Duration {
+	d := p.o.CallbackWait
+	if third := int64(d / 3); third > 0 {
+		d -= time.Duration(rand.Int64N(third + 1))
+	}
+	return d
+}
+
 // pollAfter is how long the background worker waits before asking about
-// w (submitted, or answered recibido or procesando) again: usual, or, when
-// the tax authority calls back with w's verdict, at least the slow safety
-// net (SafetyPoll less a jitter of up to half, so that a burst of
-// documents is not asked about all at once).
+// w again after a non-final answer (recibido, procesando): usual, or,
+// when the tax authority calls back with w's verdict, at least a backoff
+// from CallbackWait doubling at each attempt up to SafetyPoll (less a
+// jitter of up to half, as every backoff).
 func (p *Pipeline) pollAfter(w row, usual time.Duration) time.Duration {
 	if p.callbacks(w) {
-		return max(usual, backoff(p.o.SafetyPoll, p.o.SafetyPoll, 0, 0))
+		return max(usual, backoff(p.o.CallbackWait, p.o.SafetyPoll, w.Attempts, 0))
 	}
 	return usual
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"facturad/hacienda/sandbox"
 	"facturad/signer/certmint"
 )
 
@@ -126,4 +127,65 @@ func metricSum(t *testing.T, url, prefix string) float64 {
 		sum += v
 	}
 	return sum
+}
+
+// TestLostCallbacksPolled runs the service with a public URL on a sandbox
+// that loses every callback: each document is asked about once its
+// callback is late (callback_wait), not before, and settles without one.
+func TestLostCallbacksPolled(t *testing.T) {
+	onBothStores(t, func(t *testing.T, storeArgs []string) {
+		sb := sandbox.NewTestServer(t, sandbox.Options{ProcessingDelay: 100 * time.Millisecond,
+			Faults: sandbox.Faults{CallbackDropRate: 1}})
+		const wait = 3 * time.Second
+		api := "127.0.0.1:" + strconv.Itoa(freePort(t))
+		// A sandbox elsewhere (its faults set here), which may call back
+		// over plain HTTP.
+		args := append([]string{"--hacienda-env", "sandbox", "--hacienda-api-url", sb.APIURL, "--hacienda-token-url", sb.TokenURL,
+			"--admin-user", e2eAdminUser, "--admin-password", e2eAdminPass, "--admin-token", e2eAdminToken,
+			"--listen", api, "--public-url", "http://" + api, "--callback-wait", wait.String()}, trustSandbox(t, sb)...)
+		_, _, admin, stop := startService(t, t.TempDir(), append(args, storeArgs...)...)
+		defer stop()
+		adm := apiClient{t: t, base: "http://" + api, token: e2eAdminToken, user: e2eAdminUser, pass: e2eAdminPass}
+		ca, err := certmint.NewCA(certmint.CAOptions{Key: certmint.TestKey(1)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		branch := createCompany(t, adm, ca, "3101123456")
+		const n = 3
+		claves := make([]string, n)
+		sentAt := make([]time.Time, n)
+		for i, body := range sendRequests(t, "lost-callback")[:n] {
+			if i > 0 {
+				body = referTo(body, claves[0]) // the notes refer to the FE sent first
+			}
+			var sent document
+			sentAt[i] = time.Now()
+			branch.json("POST", "/api/documents/v4", body, 200, &sent)
+			claves[i] = sent.Clave
+		}
+		deadline := time.Now().Add(30 * time.Second)
+		for i, clave := range claves {
+			for {
+				var d document
+				branch.json("GET", "/api/documents/"+clave+"/v4", nil, 200, &d)
+				if d.Estado == "01" {
+					break
+				}
+				// Until its callback is late, nothing asks about it.
+				if early := time.Since(sentAt[i]) < wait*2/3-200*time.Millisecond; !early && time.Now().After(deadline) {
+					t.Fatalf("document %s is still %s %s after its lost callback", clave, d.Estado, time.Since(sentAt[i]))
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			if took := time.Since(sentAt[i]); took < wait*2/3 {
+				t.Errorf("document %s settled %s after its send, before its callback was late (%s)", clave, took, wait*2/3)
+			}
+		}
+		if st := sb.Stats(); st.CallbacksDropped != n || st.Callbacks != 0 {
+			t.Errorf("sandbox: %d callbacks dropped and %d posted, want %d dropped", st.CallbacksDropped, st.Callbacks, n)
+		}
+		if got := metricSum(t, "http://"+admin+"/metrics", `facturad_hacienda_calls_total{op="status"`); got != n {
+			t.Errorf("%v status calls for %d documents whose callbacks were lost, want one each", got, n)
+		}
+	})
 }

@@ -70,6 +70,9 @@ type Config struct {
 	// PublicURL is the API's base URL as the tax authority reaches it;
 	// when set, every submission carries a callbackUrl under it.
 	PublicURL string
+	// CallbackWait is, with PublicURL, how long a submitted document waits
+	// for its callback before the service asks the tax authority itself.
+	CallbackWait time.Duration
 	// HaciendaTrust is a PEM file of the certificate authorities the tax
 	// authority's signed answers must chain to; empty is the national PKI
 	// (hacienda/trust) for staging and production.
@@ -191,6 +194,7 @@ func DefaultConfig() Config {
 		DrainDelay:           5 * time.Second,
 		AccessLogSample:      1,
 		SandboxDelay:         sandbox.DefaultProcessingDelay,
+		CallbackWait:         pipeline.DefaultCallbackWait,
 		AdminUser:            tenant.DefaultAdminUser,
 		SubmitTimeout:        pipeline.DefaultSubmitTimeout,
 		Emission:             hacienda.DefaultEmissionWindow(),
@@ -247,7 +251,8 @@ func (c *Config) settings() []setting {
 		{name: "hacienda_production_token_url", usage: "token endpoint of the production environment", def: "the real one; hacienda_token_url when hacienda_env is production", str: &c.HaciendaProductionToken},
 		{name: "sandbox_processing_delay", usage: "how long the built-in sandbox takes to judge a document (recibido, procesando, then the verdict; 0 for benchmarks)", dur: &c.SandboxDelay},
 		{name: "sandbox_trusted_ca", usage: "PEM file of the authorities the built-in sandbox requires signing certificates to chain to, such as the test CA of facturad mkcert (data/test-ca/ca.pem)", def: "any authority", str: &c.SandboxTrustedCA},
-		{name: "public_url", usage: "the API's base URL as the tax authority reaches it (https://…); when set, the tax authority calls back when a document is settled and polling becomes a slow safety net", def: "none, polling only", str: &c.PublicURL},
+		{name: "public_url", usage: "the API's base URL as the tax authority reaches it (https://…); when set, the tax authority calls back when a document is settled and a document is polled only once its callback is late (callback_wait)", def: "none, polling only", str: &c.PublicURL},
+		{name: "callback_wait", usage: "with public_url, how long after its submission a document waits for the tax authority's callback before the service asks for its verdict itself (a lost callback), less a jitter of up to a third; from 1s to 10m", dur: &c.CallbackWait},
 		{name: "hacienda_trust_bundle", usage: "PEM file of the authorities the tax authority's signed answers must chain to", def: "the built-in sandbox's own; Costa Rica's national PKI (built in) for staging and production; none for a sandbox elsewhere: signatures are checked, their signer is not", str: &c.HaciendaTrust},
 		{name: "hacienda_answer_signer", usage: "identification number the tax authority's signed answers must be signed with (its certificate's SERIALNUMBER, digits only), or any", def: "the Ministerio de Hacienda's, " + trust.MinistryIdentification + ", for staging and production; the built-in sandbox's own", str: &c.HaciendaAnswerSigner},
 		{name: "sandbox_answer_profile", usage: "how the built-in sandbox signs its answers: hacienda (XAdES-BES, as the tax authority signs) or service (XAdES-EPES, as facturad signs documents)", str: &c.SandboxAnswerProfile},
@@ -597,6 +602,10 @@ func (c Config) problems() []error {
 	}
 	if c.StateMetricsInterval <= 0 {
 		errs = append(errs, errors.New("state_metrics_interval: must be positive"))
+	}
+	if c.CallbackWait < time.Second || c.CallbackWait > 10*time.Minute {
+		// Up to the safety net's interval (pipeline.Options.SafetyPoll).
+		errs = append(errs, fmt.Errorf("callback_wait: %s must be from 1s to 10m", c.CallbackWait))
 	}
 	if c.ShutdownTimeout <= 0 {
 		errs = append(errs, errors.New("shutdown_timeout: must be positive"))

@@ -18,6 +18,7 @@ import (
 	"net/http/pprof"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -470,7 +471,7 @@ func (w *wiring) startPipeline(ctx context.Context) error {
 		Logger:       w.log,
 		Registerer:   w.reg,
 		// A send holds its document as long as a claim would.
-		Timings:             pipeline.Timings{SubmitTimeout: w.c.SubmitTimeout, Lease: w.c.Lease, InFlightGrace: w.c.Lease},
+		Timings:             pipeline.Timings{SubmitTimeout: w.c.SubmitTimeout, Lease: w.c.Lease, InFlightGrace: w.c.Lease, CallbackWait: w.c.CallbackWait},
 		Emission:            w.c.Emission,
 		AnswerRoots:         answers.roots,
 		AnswerIntermediates: answers.intermediates,
@@ -756,6 +757,11 @@ func (w *wiring) startProfiler(errc chan<- error) error {
 	if err != nil {
 		return listenError("pprof", "pprof_listen", "127.0.0.1:6061", err)
 	}
+	// The mutex and block profiles are empty unless sampled: a fraction
+	// of the contended locks and a blocking event per millisecond spent
+	// blocked, a cost paid only while the profiler is on.
+	runtime.SetMutexProfileFraction(profileMutexFraction)
+	runtime.SetBlockProfileRate(profileBlockRate)
 	srv := profilerServer(w.log)
 	go func() {
 		if err := srv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
@@ -766,6 +772,13 @@ func (w *wiring) startProfiler(errc chan<- error) error {
 	w.log.Info("profiler listening", "addr", ln.Addr().String())
 	return nil
 }
+
+// The sampling of the mutex and block profiles with the profiler on: one
+// contended lock in 10, one blocking event per millisecond spent blocked.
+const (
+	profileMutexFraction = 10
+	profileBlockRate     = int(time.Millisecond)
+)
 
 // profilerServer serves Go's profiler; net/http's own messages go to log.
 func profilerServer(log *slog.Logger) *http.Server {

@@ -28,9 +28,14 @@ var callbackClient = func() *http.Client {
 // callBack posts a document's final status to its callbackUrl once the
 // status resource shows the verdict, the body being that resource's JSON
 // (spec §15.5), and retries three times a second apart on a failure. A
-// stuck document is never called back; a closing sandbox stops.
+// stuck document is never called back, nor is one whose callback the
+// faults lose (counted as dropped); a closing sandbox stops.
 func (s *Sandbox) callBack(d *document) {
 	if d.faults.stuck {
+		return
+	}
+	if d.faults.noCallback {
+		s.stats.callbacksDropped.Add(1)
 		return
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -32,8 +32,8 @@
 // Faults can be injected at start (Options.Faults) and at run time
 // (SetFaults, or PUT /_sandbox/faults): added latency, error rates per
 // status code, dropped answers after a submission was recorded, a refusing
-// token service, documents that stay procesando forever, a full outage and
-// forced rejections. Randomness comes from Options.Seed, so runs repeat.
+// token service, lost callbacks, documents that stay procesando forever, a
+// full outage and forced rejections. Randomness comes from Options.Seed, so runs repeat.
 //
 // NewTestServer gives tests a running sandbox the way net/http/httptest
 // gives a server; Listen and ListenAndServe run it on an address.

@@ -78,6 +78,11 @@ type Faults struct {
 	// fails too), 503 like a service down (temporarily_unavailable).
 	TokenRefusal int `json:"tokenRefusal,omitempty"`
 
+	// CallbackDropRate is the probability that a received document's
+	// callback is never posted (a callback lost on the way): the document
+	// is judged as usual and its status answers with the verdict.
+	CallbackDropRate float64 `json:"callbackDropRate,omitempty"`
+
 	// StuckRate is the probability that a received document stays
 	// procesando forever; StuckClaves are claves that do, whatever the rate.
 	StuckRate   float64  `json:"stuckRate,omitempty"`
@@ -126,7 +131,7 @@ func (f *Faults) validate() error {
 	if sum > 1 {
 		return fmt.Errorf("fault errorRates: probabilities add up to %v, more than 1", sum)
 	}
-	for name, p := range map[string]float64{"dropRate": f.DropRate, "stuckRate": f.StuckRate} {
+	for name, p := range map[string]float64{"dropRate": f.DropRate, "stuckRate": f.StuckRate, "callbackDropRate": f.CallbackDropRate} {
 		if p < 0 || p > 1 {
 			return fmt.Errorf("fault %s %v: want 0-1", name, p)
 		}
@@ -278,9 +283,10 @@ func (s *Sandbox) tokenRefusal() int {
 
 // receiptFaults are the faults decided for one received document.
 type receiptFaults struct {
-	drop     string // "" or a drop mode
-	stuck    bool
-	rejected []string // forced rejection lines; nil for none
+	drop       string // "" or a drop mode
+	stuck      bool
+	noCallback bool     // the callback is lost
+	rejected   []string // forced rejection lines; nil for none
 }
 
 func (s *Sandbox) receiptFaults(clave string) receiptFaults {
@@ -293,6 +299,9 @@ func (s *Sandbox) receiptFaults(clave string) receiptFaults {
 		if r.drop == "" {
 			r.drop = DropReset
 		}
+	}
+	if f.CallbackDropRate > 0 && s.rng.Float64() < f.CallbackDropRate {
+		r.noCallback = true
 	}
 	if f.StuckRate > 0 && s.rng.Float64() < f.StuckRate {
 		r.stuck = true

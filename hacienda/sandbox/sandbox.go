@@ -333,6 +333,8 @@ type Stats struct {
 	OutageCuts     int64 `json:"outageCuts"`
 	Callbacks      int64 `json:"callbacks"`     // callback POSTs answered 200
 	CallbackFails  int64 `json:"callbackFails"` // callback POSTs that failed (each retry counted)
+	// CallbacksDropped counts the callbacks never posted (CallbackDropRate).
+	CallbacksDropped int64 `json:"callbacksDropped"`
 	// RegistryCalls counts the calls of each registry endpoint, by the
 	// names RegistryTaxpayers, RegistryCabys... (every call that arrived,
 	// answered or not); RegistryBlocked those answered 429 by the rate
@@ -346,29 +348,31 @@ type counters struct {
 	submissions, duplicates, badRequests, unauthorized          atomic.Int64
 	statusQueries, notFound, accepted, rejected, injectedErrors atomic.Int64
 	dropped, outageCuts, callbacks, callbackFails               atomic.Int64
+	callbacksDropped                                            atomic.Int64
 }
 
 // Stats returns the counters.
 func (s *Sandbox) Stats() Stats {
 	c := &s.stats
 	return Stats{
-		PasswordGrants: c.passwordGrants.Load(),
-		RefreshGrants:  c.refreshGrants.Load(),
-		TokenRefused:   c.tokenRefused.Load(),
-		Logouts:        c.logouts.Load(),
-		Submissions:    c.submissions.Load(),
-		Duplicates:     c.duplicates.Load(),
-		BadRequests:    c.badRequests.Load(),
-		Unauthorized:   c.unauthorized.Load(),
-		StatusQueries:  c.statusQueries.Load(),
-		NotFound:       c.notFound.Load(),
-		Accepted:       c.accepted.Load(),
-		Rejected:       c.rejected.Load(),
-		InjectedErrors: c.injectedErrors.Load(),
-		Dropped:        c.dropped.Load(),
-		OutageCuts:     c.outageCuts.Load(),
-		Callbacks:      c.callbacks.Load(),
-		CallbackFails:  c.callbackFails.Load(),
+		PasswordGrants:   c.passwordGrants.Load(),
+		RefreshGrants:    c.refreshGrants.Load(),
+		TokenRefused:     c.tokenRefused.Load(),
+		Logouts:          c.logouts.Load(),
+		Submissions:      c.submissions.Load(),
+		Duplicates:       c.duplicates.Load(),
+		BadRequests:      c.badRequests.Load(),
+		Unauthorized:     c.unauthorized.Load(),
+		StatusQueries:    c.statusQueries.Load(),
+		NotFound:         c.notFound.Load(),
+		Accepted:         c.accepted.Load(),
+		Rejected:         c.rejected.Load(),
+		InjectedErrors:   c.injectedErrors.Load(),
+		Dropped:          c.dropped.Load(),
+		OutageCuts:       c.outageCuts.Load(),
+		Callbacks:        c.callbacks.Load(),
+		CallbackFails:    c.callbackFails.Load(),
+		CallbacksDropped: c.callbacksDropped.Load(),
 
 		RegistryCalls:   s.registryStats.snapshot(),
 		RegistryBlocked: s.registryStats.blocked.Load(),

@@ -550,23 +550,28 @@ func (s *Store) DocumentByExternalID(ctx context.Context, branchID int64, idExte
 
 // ClaimDueDocuments selects up to limit due documents (state 04 or 05,
 // NextAttemptAt set and not after now), most overdue first, and moves their
-// NextAttemptAt to leaseUntil, in one IMMEDIATE transaction: every writer,
-// in this process or another on the same file, waits for it, so no two
-// claims overlap. A limit below 1 claims nothing.
+// NextAttemptAt to leaseUntil, in one IMMEDIATE transaction (the group
+// commit's, see claimDue): every writer, in this process or another on the
+// same file, waits for it, so no two claims overlap. A limit below 1 claims
+// nothing.
 func (s *Store) ClaimDueDocuments(ctx context.Context, now, leaseUntil time.Time, limit int) ([]tenant.Document, error) {
 	return claimDue(ctx, s, "documents", qDueDocuments, qLeaseDocuments, now, leaseUntil, limit, scanDocument,
 		func(d *tenant.Document, lease time.Time) int64 { d.NextAttemptAt = lease; return d.ID })
 }
 
 // claimDue is the claim of due rows (documents, received documents,
-// e-mails): in one IMMEDIATE transaction it selects up to limit rows with
-// qDue (now, limit), scanned with scan, and moves their next_attempt_at to
-// leaseUntil with qLease (the lease's end, a JSON array of their ids).
+// e-mails): in one write of the group commit (batcher) it selects up to
+// limit rows with qDue (now, limit), scanned with scan, and moves their
+// next_attempt_at to leaseUntil with qLease (the lease's end, a JSON array
+// of their ids). The batch's transaction is IMMEDIATE, so no two claims
+// overlap; sharing it, a claim that leases rows costs no commit (no fsync)
+// of its own, nor holds the one write connection apart from the writes of
+// the sends about. The rows are returned once the lease is committed.
 // leased sets a claimed row's NextAttemptAt to the lease's end and returns
 // its id; what names the rows in errors. A lease end not after now is an
 // error; a limit below 1 claims nothing.
 func claimDue[T any](ctx context.Context, s *Store, what, qDue, qLease string, now, leaseUntil time.Time, limit int,
-	scan func(scanner) (T, error), leased func(*T, time.Time) int64) (_ []T, err error) {
+	scan func(scanner) (T, error), leased func(*T, time.Time) int64) ([]T, error) {
 	if !leaseUntil.After(now) {
 		return nil, fmt.Errorf("claim due %s: lease end %s is not after now %s",
 			what, leaseUntil.Format(time.RFC3339Nano), now.Format(time.RFC3339Nano))
@@ -575,35 +580,32 @@ func claimDue[T any](ctx context.Context, s *Store, what, qDue, qLease string, n
 		return []T{}, nil
 	}
 	lease := leaseUntil.UTC().Truncate(time.Microsecond)
-	tx, err := s.write.BeginTx(ctx, nil)
-	if err != nil {
-		return nil, fmt.Errorf("claim due %s: %w", what, err)
-	}
-	defer func() {
+	var out []T
+	err := s.batch.do(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		rows, err := queryAll(ctx, tx, scan, qDue, formatTime(now), limit)
 		if err != nil {
-			err = errors.Join(err, ignoreDone(tx.Rollback()))
+			return err
 		}
-	}()
-	out, err := queryAll(ctx, tx, scan, qDue, formatTime(now), limit)
+		if len(rows) == 0 {
+			out = rows
+			return nil
+		}
+		ids := make([]string, len(rows))
+		for i := range rows {
+			ids[i] = strconv.FormatInt(leased(&rows[i], lease), 10)
+		}
+		res, err := tx.ExecContext(ctx, qLease, formatTime(lease), "["+strings.Join(ids, ",")+"]")
+		if err != nil {
+			return fmt.Errorf("lease: %w", err)
+		}
+		if n, err := res.RowsAffected(); err != nil || n != int64(len(rows)) {
+			return fmt.Errorf("lease: %d of %d rows updated (%v)", n, len(rows), err)
+		}
+		out = rows
+		return nil
+	})
 	if err != nil {
 		return nil, fmt.Errorf("claim due %s: %w", what, err)
-	}
-	if len(out) == 0 {
-		return out, tx.Rollback()
-	}
-	ids := make([]string, len(out))
-	for i := range out {
-		ids[i] = strconv.FormatInt(leased(&out[i], lease), 10)
-	}
-	res, err := tx.ExecContext(ctx, qLease, formatTime(lease), "["+strings.Join(ids, ",")+"]")
-	if err != nil {
-		return nil, fmt.Errorf("claim due %s: lease: %w", what, err)
-	}
-	if n, err := res.RowsAffected(); err != nil || n != int64(len(out)) {
-		return nil, fmt.Errorf("claim due %s: lease: %d of %d rows updated (%v)", what, n, len(out), err)
-	}
-	if err := tx.Commit(); err != nil {
-		return nil, fmt.Errorf("claim due %s: commit: %w", what, err)
 	}
 	return out, nil
 }
