@@ -24,6 +24,9 @@ type apiError struct {
 	fields     map[string][]string
 	retryAfter time.Duration
 	header     map[string]string // further headers of the answer
+	// shed marks a 503 the service chose because of load or a rollout
+	// (see shedder): counted as status="shed".
+	shed bool
 }
 
 func (e *apiError) Error() string { return e.message }
@@ -67,6 +70,16 @@ type statusError interface {
 // retryAfterError tells how long the caller should wait before retrying.
 type retryAfterError interface {
 	RetryAfter() time.Duration
+}
+
+// shedder is a refusal the service chose because of load or a rollout (a
+// branch's lane full, the same id_externo in flight, the pipeline
+// stopping, a process-wide bound on heavy work) rather than a failure. Its
+// 503 is counted in facturad_http_requests_total as status="shed", not
+// "5xx": the error-ratio alerts read "5xx" only. A 503 from a failing
+// dependency (the store, the archive, the tax authority) is not shed.
+type shedder interface {
+	Shed() bool
 }
 
 // fail maps err to the answer: one switch for every call.
@@ -116,6 +129,8 @@ func (c *call) fail(err error) {
 		if errors.As(err, &ra) {
 			ae.retryAfter = ra.RetryAfter()
 		}
+		var sh shedder
+		ae.shed = errors.As(err, &sh) && sh.Shed()
 	default:
 		c.severe(err)
 		return
@@ -123,6 +138,7 @@ func (c *call) fail(err error) {
 	if ae.status == fasthttp.StatusUnauthorized {
 		c.rc.Response.Header.Set(fasthttp.HeaderWWWAuthenticate, `Basic realm="facturad"`)
 	}
+	c.shed = ae.shed && ae.status == fasthttp.StatusServiceUnavailable
 	writeAPIError(c.rc, ae)
 }
 
@@ -163,6 +179,7 @@ func (c *call) panicked(v any) {
 		"panic", fmt.Sprint(v),
 	)
 	c.rc.Response.Header.Del(fasthttp.HeaderRetryAfter)
+	c.shed = false
 	c.writeSevere(code)
 }
 

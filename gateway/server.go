@@ -83,6 +83,9 @@ type call struct {
 	// conflictField names the request field a tenant.ErrConflict is about.
 	conflictField string
 	conflictMsg   string
+	// shed is set when the answer is a 503 the service chose because of
+	// load or a rollout (shedder): the request counter's class is "shed".
+	shed bool
 }
 
 // New builds a Server. It registers the gateway's collectors with
@@ -260,7 +263,7 @@ func (s *Server) wrap(rt *route) fasthttp.RequestHandler {
 				c.panicked(v)
 			}
 			d := time.Since(start)
-			rt.m.observe(rc.Response.StatusCode(), d)
+			rt.m.observe(rc.Response.StatusCode(), c.shed, d)
 			s.access(rc, rt.method, rt.pattern, c.reqID, c.p, d)
 		}()
 		s.serve(c)
@@ -572,7 +575,7 @@ func (s *Server) readError(rc *fasthttp.RequestCtx, err error) {
 		m, method, pattern = rt.m, rt.method, rt.pattern
 	}
 	d := time.Since(start)
-	m.observe(rc.Response.StatusCode(), d)
+	m.observe(rc.Response.StatusCode(), false, d)
 	s.access(rc, method, pattern, reqID, tenant.Principal{}, d)
 }
 
@@ -635,7 +638,7 @@ func (s *Server) plainError(rc *fasthttp.RequestCtx, ae *apiError) {
 	}
 	writeAPIError(rc, ae)
 	d := time.Since(start)
-	s.unmatched.observe(rc.Response.StatusCode(), d)
+	s.unmatched.observe(rc.Response.StatusCode(), false, d)
 	s.access(rc, string(rc.Method()), unmatchedRoute, reqID, tenant.Principal{}, d)
 }
 

@@ -459,7 +459,7 @@ func TestMetrics(t *testing.T) {
 	}
 }
 
-// Only the 2xx, 4xx and 5xx counters exist before traffic; 1xx and 3xx
+// Only the 2xx, 4xx, 5xx and shed counters exist before traffic; 1xx and 3xx
 // counters and the route's duration histogram appear with their first
 // answer, and the histogram is one whatever the classes answered: the
 // route's own on a document's path, the one shared by the other routes of
@@ -491,7 +491,7 @@ func TestMetricsSeriesOnFirstUse(t *testing.T) {
 				return strings.Join(cs, "\n"), strings.Join(hs, "\n")
 			}
 			before, hist := series()
-			for _, class := range []string{"2xx", "4xx", "5xx"} {
+			for _, class := range []string{"2xx", "4xx", "5xx", "shed"} {
 				if !strings.Contains(before, `facturad_http_requests_total{method="GET",route="`+tt.pattern+`",status="`+class+`"} 0`) {
 					t.Errorf("no %s counter at zero before traffic:\n%s", class, before)
 				}
