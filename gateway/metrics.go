@@ -102,10 +102,11 @@ func OwnLatency(pattern string) bool {
 // precreated are the status classes whose request counter exists from the
 // start, at zero, so that a rate or an error ratio has a series to read
 // before the first such answer (and the first increment after a restart
-// is not lost to a series that did not exist). The other classes' counters, and the
-// route's duration histogram, appear on first use: a route never called
-// costs no histogram.
-var precreated = [...]int{2, 4, 5, classShed}
+// is not lost to a series that did not exist); "shed" too on the routes
+// that shed as a matter of course (Route.Sheds). The other classes'
+// counters, and the route's duration histogram, appear on first use: a
+// route never called costs no histogram.
+var precreated = [...]int{2, 4, 5}
 
 // routeMetrics are one route's series, bound once (the counter once per
 // class) so that a request costs no label lookup after the first.
@@ -119,10 +120,13 @@ type routeMetrics struct {
 	dur       prometheus.Observer
 }
 
-func (m *httpMetrics) forRoute(method, pattern string) *routeMetrics {
+func (m *httpMetrics) forRoute(method, pattern string, sheds bool) *routeMetrics {
 	rm := &routeMetrics{m: m, method: method, pattern: pattern}
 	for _, i := range precreated {
 		rm.counter(i)
+	}
+	if sheds {
+		rm.counter(classShed)
 	}
 	return rm
 }

@@ -109,7 +109,7 @@ func New(o Options) (*Server, error) {
 		metrics:  m,
 		idPrefix: hex.EncodeToString(prefix[:]) + "-",
 	}
-	s.unmatched = m.forRoute("", unmatchedRoute)
+	s.unmatched = m.forRoute("", unmatchedRoute, false)
 	s.streams, s.cancelStreams = context.WithCancel(context.Background())
 
 	r := router.New()
@@ -769,7 +769,7 @@ func (s *Server) register(r Route) error {
 		timeout:      r.Timeout,
 		h:            r.Handle,
 		audit:        r.Audit,
-		m:            s.metrics.forRoute(r.Method, r.Path),
+		m:            s.metrics.forRoute(r.Method, r.Path, r.Sheds),
 		shape:        r.shape,
 	}
 	if rt.maxBody <= 0 {
