@@ -66,6 +66,9 @@ type route struct {
 	// shape, when set, prepares the call's error shapes (call.a6 and the
 	// conflict field) before anything can fail.
 	shape func(c *call)
+	// unavailableLog samples the route's log lines of store failures
+	// answered 503 (call.unavailable).
+	unavailableLog logSampler
 }
 
 // call is one request in flight: what the handler needs, copied or bound
