@@ -156,7 +156,7 @@ func New(o Options) (*Server, error) {
 		WriteTimeout:                 o.WriteTimeout,
 		IdleTimeout:                  o.IdleTimeout,
 		MaxRequestBodySize:           s.maxBody,
-		Concurrency:                  o.MaxConns,
+		Concurrency:                  concurrencyFor(o.MaxConns),
 		DisablePreParseMultipartForm: true,
 		NoDefaultContentType:         true,
 		CloseOnShutdown:              true,
@@ -176,6 +176,18 @@ func New(o Options) (*Server, error) {
 	return s, nil
 }
 
+// concurrencyFor is fasthttp's Concurrency for a connection table of
+// maxConns (0: no cap). The table is the listener's (steadyListener);
+// fasthttp still counts a connection the listener closed to make room
+// until that connection's goroutine notices, so it gets headroom rather
+// than answering the newcomer 503.
+func concurrencyFor(maxConns int) int {
+	if maxConns <= 0 {
+		return 0
+	}
+	return maxConns + max(maxConns/4, 64)
+}
+
 // addRoute registers rt with the router, turning the router's registration
 // panics (a malformed or conflicting pattern) into an error.
 func addRoute(r *router.Router, rt *route, h fasthttp.RequestHandler) (err error) {
@@ -193,7 +205,7 @@ func addRoute(r *router.Router, rt *route, h fasthttp.RequestHandler) (err error
 // flood) never end it: see steadyListener.
 // With Options.TLSConfig the connections are TLS.
 func (s *Server) Serve(ln net.Listener) error {
-	var l net.Listener = newSteadyListener(ln, s.log, s.o.MaxConnsPerIP)
+	var l net.Listener = newSteadyListener(ln, s.log, s.o.MaxConnsPerIP, s.o.MaxConns)
 	if s.o.TLSConfig != nil {
 		// Outside the steady listener, so that fasthttp sees *tls.Conn
 		// (RequestCtx.IsTLS) and the per-address count still sees every
