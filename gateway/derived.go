@@ -44,10 +44,10 @@ func DerivedRoutes(d DerivedDocuments) []Route {
 	h := derivedHandlers{d: d}
 	return []Route{
 		{Method: http.MethodPost, Path: "/api/documents/{clave}/anular/v4", MaxBody: SendMaxBody, Timeout: SendTimeout,
-			Handle: h.void, Audit: tenant.AuditDocumentVoid},
-		{Method: http.MethodPost, Path: "/api/documents/{clave}/reemitir/v4", MaxBody: SendMaxBody, Timeout: SendTimeout, Handle: h.reissue},
+			Handle: h.void, Audit: tenant.AuditDocumentVoid, Sheds: true},
+		{Method: http.MethodPost, Path: "/api/documents/{clave}/reemitir/v4", MaxBody: SendMaxBody, Timeout: SendTimeout, Handle: h.reissue, Sheds: true},
 		{Method: http.MethodPost, Path: "/api/documents/{clave}/recibo-pago/v4", MaxBody: SendMaxBody, Timeout: SendTimeout,
-			Handle: h.pay, Audit: tenant.AuditDocumentPayment},
+			Handle: h.pay, Audit: tenant.AuditDocumentPayment, Sheds: true},
 	}
 }
 

@@ -56,7 +56,7 @@ const (
 func DocumentRoutes(d Documents) []Route {
 	h := documentHandlers{d: d}
 	return []Route{
-		{Method: http.MethodPost, Path: "/api/documents/v4", MaxBody: SendMaxBody, Timeout: SendTimeout, Handle: h.send},
+		{Method: http.MethodPost, Path: "/api/documents/v4", MaxBody: SendMaxBody, Timeout: SendTimeout, Handle: h.send, Sheds: true},
 		{Method: http.MethodPut, Path: "/api/documents/{clave}/v4", MaxBody: noBodyLimit, Timeout: CheckTimeout, Handle: h.check},
 		{Method: http.MethodGet, Path: "/api/documents/{clave}/v4", MaxBody: noBodyLimit, Handle: h.read},
 		{Method: http.MethodGet, Path: "/api/documents/{clave}/xml/v4", MaxBody: noBodyLimit, Handle: h.signedXML},

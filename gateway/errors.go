@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -8,6 +9,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/valyala/fasthttp"
@@ -24,6 +26,9 @@ type apiError struct {
 	fields     map[string][]string
 	retryAfter time.Duration
 	header     map[string]string // further headers of the answer
+	// shed marks a 503 the service chose because of load or a rollout
+	// (see shedder): counted as status="shed".
+	shed bool
 }
 
 func (e *apiError) Error() string { return e.message }
@@ -35,6 +40,7 @@ const (
 	msgNotFound   = "Not found."
 	msgTooLarge   = "The request body is too large."
 	msgApology    = "Sorry, something went wrong on our side; please report incident "
+	msgUnavail    = "The service cannot complete this call right now: its data store is unavailable or did not answer in time. Send the same request again shortly."
 )
 
 var errTooLarge = &apiError{status: fasthttp.StatusRequestEntityTooLarge, message: msgTooLarge}
@@ -67,6 +73,16 @@ type statusError interface {
 // retryAfterError tells how long the caller should wait before retrying.
 type retryAfterError interface {
 	RetryAfter() time.Duration
+}
+
+// shedder is a refusal the service chose because of load or a rollout (a
+// branch's lane full, the same id_externo in flight, the pipeline
+// stopping, a process-wide bound on heavy work) rather than a failure. Its
+// 503 is counted in facturad_http_requests_total as status="shed", not
+// "5xx": the error-ratio alerts read "5xx" only. A 503 from a failing
+// dependency (the store, the archive, the tax authority) is not shed.
+type shedder interface {
+	Shed() bool
 }
 
 // fail maps err to the answer: one switch for every call.
@@ -116,6 +132,11 @@ func (c *call) fail(err error) {
 		if errors.As(err, &ra) {
 			ae.retryAfter = ra.RetryAfter()
 		}
+		var sh shedder
+		ae.shed = errors.As(err, &sh) && sh.Shed()
+	case errors.Is(err, tenant.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
+		c.unavailable(err)
+		return
 	default:
 		c.severe(err)
 		return
@@ -123,7 +144,61 @@ func (c *call) fail(err error) {
 	if ae.status == fasthttp.StatusUnauthorized {
 		c.rc.Response.Header.Set(fasthttp.HeaderWWWAuthenticate, `Basic realm="facturad"`)
 	}
+	c.shed = ae.shed && ae.status == fasthttp.StatusServiceUnavailable
 	writeAPIError(c.rc, ae)
+}
+
+// unavailable answers a failure that is expected to pass (a
+// *tenant.UnavailableError: the store unreachable or timing out, the auth
+// cache unreachable where nothing stands in for it; or the call's own
+// deadline run out waiting) with 503 and Retry-After in the A.7 form, on
+// every route: A.6's own bodies are for its 500s, and a client that
+// retries reads the A.7 form of a 503 (decision 135). It is a failure, so
+// it counts as "5xx", but the log line is sampled per route: an outage
+// would otherwise write one ERROR line per request.
+func (c *call) unavailable(err error) {
+	after := tenant.UnavailableRetryAfter
+	var ue *tenant.UnavailableError
+	if errors.As(err, &ue) {
+		after = ue.RetryAfter()
+	}
+	if n, ok := c.rt.unavailableLog.take(time.Now()); ok {
+		c.s.log.Error("request failed: store unavailable; answered 503",
+			"request_id", c.reqID,
+			"method", c.rt.method,
+			"route", c.rt.pattern,
+			"user", c.p.Username,
+			"err", err,
+			"retry_after_s", int(after/time.Second),
+			"not_logged", n,
+		)
+	}
+	c.rc.Response.ResetBody()
+	writeAPIError(c.rc, &apiError{status: fasthttp.StatusServiceUnavailable, retryAfter: after, message: msgUnavail})
+}
+
+// logSampler lets one log line through per interval and counts the ones
+// it held back since, for a failure that repeats on every request.
+type logSampler struct {
+	mu         sync.Mutex
+	last       time.Time
+	suppressed int
+}
+
+// unavailableLogEvery is how often a route logs its unavailable answers.
+const unavailableLogEvery = 10 * time.Second
+
+// take reports whether a line may be written at now, with how many were
+// held back since the last one.
+func (s *logSampler) take(now time.Time) (held int, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.last.IsZero() && now.Sub(s.last) < unavailableLogEvery {
+		s.suppressed++
+		return 0, false
+	}
+	held, s.last, s.suppressed = s.suppressed, now, 0
+	return held, true
 }
 
 // severe answers 500 under a fresh incident code and logs the cause under
@@ -163,6 +238,7 @@ func (c *call) panicked(v any) {
 		"panic", fmt.Sprint(v),
 	)
 	c.rc.Response.Header.Del(fasthttp.HeaderRetryAfter)
+	c.shed = false
 	c.writeSevere(code)
 }
 

@@ -34,7 +34,7 @@ const PathExport = "/api/companies/{companyId}/exportar/v4"
 // within the exporter's MaxDuration.
 func ExportRoute(e ExportStarter) Route {
 	return Route{
-		Method: http.MethodGet, Path: PathExport, MaxBody: noBodyLimit,
+		Method: http.MethodGet, Path: PathExport, MaxBody: noBodyLimit, Sheds: true,
 		Handle: func(ctx context.Context, r *Request) (Reply, error) {
 			companyID, err := strconv.ParseInt(r.Params[paramCompanyID], 10, 64)
 			if err != nil || companyID <= 0 {

@@ -279,6 +279,8 @@ func testExport(t *testing.T, store tenant.Store) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		metrics := func() string { return string(doWith(t, w.testBundle.admin, "GET", "/metrics", nil, "", nil).body) }
+		before := metrics()
 		r := w.do(t, "GET", exportPath(a.id, period), &w.admin, "", nil)
 		requireA7(t, r, 429)
 		if r.header.Get("Retry-After") != "60" {
@@ -293,6 +295,14 @@ func testExport(t *testing.T, store tenant.Store) {
 		requireA7(t, r, 503)
 		if r.header.Get("Retry-After") != "30" {
 			t.Errorf("503 Retry-After %q", r.header.Get("Retry-After"))
+		}
+		// The process-wide bound is load (shed), the company's own a 4xx:
+		// neither is a server error.
+		after := metrics()
+		for class, want := range map[string]int{"shed": 1, "5xx": 0, "4xx": 1} {
+			if d := requestCount(t, after, "GET", PathExport, class) - requestCount(t, before, "GET", PathExport, class); d != want {
+				t.Errorf(`status=%q grew by %d over a 429 and a 503, want %d`, class, d, want)
+			}
 		}
 		x.Release()
 		y.Release()

@@ -7,6 +7,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -18,26 +19,36 @@ import (
 // (5 ms, doubling up to 1 s, as Go's net/http does) and accepts again.
 // Only a closed listener ends Accept.
 //
-// It also caps the connections open at once from one client address
-// (maxPerIP; 0 means no cap): a connection past it is closed at once.
-// fasthttp's own MaxConnsPerIP races a connection's Close during shutdown
-// with its Read, so the cap is kept here instead.
+// It also keeps the connection table fair between client addresses. An
+// address may hold at most maxPerIP connections at once (0: no cap); one
+// past it is closed at once. In all at most maxTotal are open (0: no
+// cap); when the table is full, a connection from an address that holds
+// at least two fewer than the address holding the most takes that
+// address's oldest idle connection (one waiting for its next request,
+// still sending one, not yet read from or already ended: nothing of it is
+// being answered), which is closed; otherwise the new connection is closed. So two addresses
+// flooding the table can never keep a third out while they have a
+// connection idle. fasthttp's own MaxConnsPerIP races a connection's Close
+// during shutdown with its Read, so the caps are kept here instead.
 type steadyListener struct {
 	net.Listener
 	log      *slog.Logger
 	sleep    func(time.Duration) // time.Sleep; tests replace it
 	maxPerIP int
+	maxTotal int
 
-	perIPMu sync.Mutex
-	perIP   map[string]int
+	tableMu sync.Mutex
+	byAddr  map[string]map[*countedConn]struct{}
+	total   int
 
 	mu         sync.Mutex
 	lastLog    time.Time
 	suppressed int
 }
 
-func newSteadyListener(ln net.Listener, log *slog.Logger, maxPerIP int) *steadyListener {
-	return &steadyListener{Listener: ln, log: log, sleep: time.Sleep, maxPerIP: maxPerIP, perIP: map[string]int{}}
+func newSteadyListener(ln net.Listener, log *slog.Logger, maxPerIP, maxTotal int) *steadyListener {
+	return &steadyListener{Listener: ln, log: log, sleep: time.Sleep, maxPerIP: maxPerIP, maxTotal: maxTotal,
+		byAddr: map[string]map[*countedConn]struct{}{}}
 }
 
 // Accept returns the next connection, waiting out transient errors.
@@ -78,46 +89,156 @@ func (l *steadyListener) report(err error, wait time.Duration) {
 	l.lastLog, l.suppressed = time.Now(), 0
 }
 
-// admit counts c against its address, or closes it when the address has
-// maxPerIP connections open already.
+// admit counts c against its address and the table, making room by
+// closing another address's idle connection when the table is full, or
+// closes c when it may not be served.
 func (l *steadyListener) admit(c net.Conn) (net.Conn, bool) {
-	if l.maxPerIP <= 0 {
+	if l.maxPerIP <= 0 && l.maxTotal <= 0 {
 		return c, true
 	}
 	ip := c.RemoteAddr().String()
 	if host, _, err := net.SplitHostPort(ip); err == nil {
 		ip = host
 	}
-	l.perIPMu.Lock()
-	if l.perIP[ip] >= l.maxPerIP {
-		l.perIPMu.Unlock()
+	l.tableMu.Lock()
+	held := len(l.byAddr[ip])
+	if l.maxPerIP > 0 && held >= l.maxPerIP {
+		l.tableMu.Unlock()
 		c.Close()
 		l.report(errTooManyFromAddress, 0)
 		return nil, false
 	}
-	l.perIP[ip]++
-	l.perIPMu.Unlock()
-	return &countedConn{Conn: c, release: func() {
-		l.perIPMu.Lock()
-		if l.perIP[ip]--; l.perIP[ip] <= 0 {
-			delete(l.perIP, ip)
+	var evict *countedConn
+	if l.maxTotal > 0 && l.total >= l.maxTotal {
+		if evict = l.idleOfLargest(held); evict == nil {
+			l.tableMu.Unlock()
+			c.Close()
+			l.report(errTableFull, 0)
+			return nil, false
 		}
-		l.perIPMu.Unlock()
-	}}, true
+		l.forget(evict)
+	}
+	cc := &countedConn{Conn: c, l: l, addr: ip}
+	cc.active.Store(time.Now().UnixNano())
+	conns := l.byAddr[ip]
+	if conns == nil {
+		conns = map[*countedConn]struct{}{}
+		l.byAddr[ip] = conns
+	}
+	conns[cc] = struct{}{}
+	l.total++
+	l.tableMu.Unlock()
+	if evict != nil {
+		evict.Close()
+	}
+	return cc, true
 }
 
-var errTooManyFromAddress = errors.New("too many connections from one client address; closed")
+// idleOfLargest picks, when an address holding held connections asks for
+// one more of a full table, the connection to close for it: the oldest
+// idle one of the address holding the most, if that address holds at
+// least two more (taking one from it then leaves it no fewer than the
+// newcomer). nil when there is none. tableMu is held.
+func (l *steadyListener) idleOfLargest(held int) *countedConn {
+	var (
+		top  map[*countedConn]struct{}
+		most int
+	)
+	for _, conns := range l.byAddr {
+		if len(conns) > most {
+			top, most = conns, len(conns)
+		}
+	}
+	if most < held+2 {
+		return nil
+	}
+	var (
+		pick   *countedConn
+		oldest int64
+	)
+	for cc := range top {
+		if !cc.idle() {
+			continue
+		}
+		if at := cc.active.Load(); pick == nil || at < oldest {
+			pick, oldest = cc, at
+		}
+	}
+	return pick
+}
 
-// countedConn gives its address's slot back once, on the first Close.
+// forget takes cc out of the table. tableMu is held.
+func (l *steadyListener) forget(cc *countedConn) {
+	conns, ok := l.byAddr[cc.addr]
+	if !ok {
+		return
+	}
+	if _, ok := conns[cc]; !ok {
+		return
+	}
+	delete(conns, cc)
+	l.total--
+	if len(conns) == 0 {
+		delete(l.byAddr, cc.addr)
+	}
+}
+
+func (l *steadyListener) release(cc *countedConn) {
+	l.tableMu.Lock()
+	l.forget(cc)
+	l.tableMu.Unlock()
+}
+
+var (
+	errTooManyFromAddress = errors.New("too many connections from one client address; closed")
+	errTableFull          = errors.New("connection table full and no other address's connection idle; closed")
+)
+
+// countedConn is a connection in the table. It gives its place back once,
+// on the first Close, and tells the table whether it is idle (idle);
+// active is when it last read or wrote bytes.
 type countedConn struct {
 	net.Conn
-	once    sync.Once
-	release func()
+	l    *steadyListener
+	addr string
+	// reading is set while the server waits in Read (for the next
+	// request, or the rest of one still being sent); started once a Read
+	// returned bytes; ended once a Read failed (the client went away or
+	// the connection broke: it is being closed).
+	reading, started, ended atomic.Bool
+	active                  atomic.Int64 // unix nanoseconds
+	once                    sync.Once
+}
+
+// idle reports whether nothing of c is being answered: the server waits
+// for it to send, it has sent nothing yet, or it has ended.
+func (c *countedConn) idle() bool {
+	return c.reading.Load() || !c.started.Load() || c.ended.Load()
+}
+
+func (c *countedConn) Read(b []byte) (int, error) {
+	c.reading.Store(true)
+	n, err := c.Conn.Read(b)
+	c.reading.Store(false)
+	if n > 0 {
+		c.started.Store(true)
+		c.active.Store(time.Now().UnixNano())
+	}
+	if err != nil {
+		c.ended.Store(true)
+	}
+	return n, err
+}
+
+func (c *countedConn) Write(b []byte) (int, error) {
+	n, err := c.Conn.Write(b)
+	c.active.Store(time.Now().UnixNano())
+	return n, err
 }
 
 func (c *countedConn) Close() error {
 	err := c.Conn.Close()
-	c.once.Do(c.release)
+	c.once.Do(func() { c.l.release(c) })
 	return err
 }
 

@@ -14,7 +14,8 @@ import (
 
 // httpMetrics are the gateway's collectors. Labels are bounded: the route is
 // the router's pattern (or "unmatched"), never the raw path, and the
-// counter's status is its class ("2xx" ... "5xx"). The duration histogram
+// counter's status is its class ("2xx" ... "5xx"), or "shed" for a 503
+// the service chose because of load or a rollout (shedder). The duration histogram
 // has no status label: one histogram per route and method, whatever the
 // mix of answers, keeps /metrics the same size on a replica that has
 // answered every class as on one that answered only 2xx. No alert or panel
@@ -66,7 +67,14 @@ func newHTTPMetrics(r prometheus.Registerer) (*httpMetrics, error) {
 	return m, nil
 }
 
-var statusClasses = [6]string{"", "1xx", "2xx", "3xx", "4xx", "5xx"}
+// statusClasses are the request counter's status values, by index: the
+// status's hundreds, and classShed.
+var statusClasses = [7]string{"", "1xx", "2xx", "3xx", "4xx", "5xx", "shed"}
+
+// classShed is the index of "shed": a 503 refusal because of load or a
+// rollout, counted apart from the server errors ("5xx") that the
+// error-ratio alerts read.
+const classShed = 6
 
 // SharedLatencyRoute is the duration histogram's route label of the routes
 // without a histogram of their own.
@@ -93,9 +101,11 @@ func OwnLatency(pattern string) bool {
 
 // precreated are the status classes whose request counter exists from the
 // start, at zero, so that a rate or an error ratio has a series to read
-// before the first such answer. The other classes' counters, and the
-// route's duration histogram, appear on first use: a route never called
-// costs no histogram.
+// before the first such answer (and the first increment after a restart
+// is not lost to a series that did not exist); "shed" too on the routes
+// that shed as a matter of course (Route.Sheds). The other classes'
+// counters, and the route's duration histogram, appear on first use: a
+// route never called costs no histogram.
 var precreated = [...]int{2, 4, 5}
 
 // routeMetrics are one route's series, bound once (the counter once per
@@ -104,16 +114,19 @@ type routeMetrics struct {
 	m               *httpMetrics
 	method, pattern string
 
-	countOnce [6]sync.Once
-	count     [6]prometheus.Counter
+	countOnce [len(statusClasses)]sync.Once
+	count     [len(statusClasses)]prometheus.Counter
 	durOnce   sync.Once
 	dur       prometheus.Observer
 }
 
-func (m *httpMetrics) forRoute(method, pattern string) *routeMetrics {
+func (m *httpMetrics) forRoute(method, pattern string, sheds bool) *routeMetrics {
 	rm := &routeMetrics{m: m, method: method, pattern: pattern}
 	for _, i := range precreated {
 		rm.counter(i)
+	}
+	if sheds {
+		rm.counter(classShed)
 	}
 	return rm
 }
@@ -136,9 +149,14 @@ func (rm *routeMetrics) observer() prometheus.Observer {
 	return rm.dur
 }
 
-func (rm *routeMetrics) observe(status int, d time.Duration) {
+// observe counts an answer of status (as "shed" when shed and a 503) and
+// its duration.
+func (rm *routeMetrics) observe(status int, shed bool, d time.Duration) {
 	i := status / 100
-	if i < 1 || i > 5 {
+	switch {
+	case shed && status == 503:
+		i = classShed
+	case i < 1 || i > 5:
 		i = 5
 	}
 	rm.counter(i).Inc()

@@ -139,11 +139,15 @@ type Options struct {
 	// certificate included (default 4 MiB).
 	MaxMultipartBody int
 
-	// MaxConns caps the API connections served at once, and MaxConnsPerIP
-	// those from one client address; a connection past either is answered
-	// 503 or closed at once. Zero means no cap; `facturad serve` derives
-	// both from the open-file limit so that a flood of idle connections
-	// can never use up the descriptors the service needs.
+	// MaxConns caps the API connections open at once, and MaxConnsPerIP
+	// those from one client address; a connection past the address's cap
+	// is closed at once. When the table is full, a connection from an
+	// address holding at least two fewer than the address holding the most
+	// takes that address's oldest idle connection; otherwise it is closed
+	// at once. Zero means no cap; `facturad serve` derives both from the
+	// open-file limit (a quarter of the table per address) so that a flood
+	// of idle connections can never use up the descriptors the service
+	// needs, nor two addresses keep a third out.
 	MaxConns      int
 	MaxConnsPerIP int
 

@@ -35,7 +35,7 @@ const ReceiveMaxBody = 4 << 20
 func ReceivedRoutes(d ReceivedDocuments) []Route {
 	h := receivedHandlers{d: d}
 	return []Route{
-		{Method: http.MethodPost, Path: "/api/received/v4", MaxBody: ReceiveMaxBody, Timeout: SendTimeout, Handle: h.receive},
+		{Method: http.MethodPost, Path: "/api/received/v4", MaxBody: ReceiveMaxBody, Timeout: SendTimeout, Handle: h.receive, Sheds: true},
 		{Method: http.MethodPut, Path: "/api/received/{clave}/v4", MaxBody: noBodyLimit, Timeout: CheckTimeout, Handle: h.check},
 		{Method: http.MethodGet, Path: "/api/received/{clave}/v4", MaxBody: noBodyLimit, Handle: h.read},
 		{Method: http.MethodGet, Path: "/api/received/{clave}/xml/v4", MaxBody: noBodyLimit, Handle: h.xml(func(r tenant.ReceivedDocument) []byte { return r.SupplierXML })},

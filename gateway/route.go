@@ -46,6 +46,13 @@ type Route struct {
 	// docs/design/audit.md lists the actions and the routes that record
 	// none.
 	Audit string
+	// Sheds marks a route that refuses work because of load as a matter
+	// of course (a branch's lane, a bound on heavy work): its
+	// status="shed" request counter exists from the start, at zero, as
+	// its 2xx, 4xx and 5xx do. Any route may answer a shed 503 (every slow
+	// password check busy); on the others that counter appears with the
+	// first.
+	Sheds bool
 
 	// shape, when set, prepares the call's error shapes (call.a6 and the
 	// conflict field) before anything can fail: the tenancy calls that

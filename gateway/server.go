@@ -66,6 +66,9 @@ type route struct {
 	// shape, when set, prepares the call's error shapes (call.a6 and the
 	// conflict field) before anything can fail.
 	shape func(c *call)
+	// unavailableLog samples the route's log lines of store failures
+	// answered 503 (call.unavailable).
+	unavailableLog logSampler
 }
 
 // call is one request in flight: what the handler needs, copied or bound
@@ -83,6 +86,9 @@ type call struct {
 	// conflictField names the request field a tenant.ErrConflict is about.
 	conflictField string
 	conflictMsg   string
+	// shed is set when the answer is a 503 the service chose because of
+	// load or a rollout (shedder): the request counter's class is "shed".
+	shed bool
 }
 
 // New builds a Server. It registers the gateway's collectors with
@@ -106,7 +112,7 @@ func New(o Options) (*Server, error) {
 		metrics:  m,
 		idPrefix: hex.EncodeToString(prefix[:]) + "-",
 	}
-	s.unmatched = m.forRoute("", unmatchedRoute)
+	s.unmatched = m.forRoute("", unmatchedRoute, false)
 	s.streams, s.cancelStreams = context.WithCancel(context.Background())
 
 	r := router.New()
@@ -150,7 +156,7 @@ func New(o Options) (*Server, error) {
 		WriteTimeout:                 o.WriteTimeout,
 		IdleTimeout:                  o.IdleTimeout,
 		MaxRequestBodySize:           s.maxBody,
-		Concurrency:                  o.MaxConns,
+		Concurrency:                  concurrencyFor(o.MaxConns),
 		DisablePreParseMultipartForm: true,
 		NoDefaultContentType:         true,
 		CloseOnShutdown:              true,
@@ -170,6 +176,18 @@ func New(o Options) (*Server, error) {
 	return s, nil
 }
 
+// concurrencyFor is fasthttp's Concurrency for a connection table of
+// maxConns (0: no cap). The table is the listener's (steadyListener);
+// fasthttp still counts a connection the listener closed to make room
+// until that connection's goroutine notices, so it gets headroom rather
+// than answering the newcomer 503.
+func concurrencyFor(maxConns int) int {
+	if maxConns <= 0 {
+		return 0
+	}
+	return maxConns + max(maxConns/4, 64)
+}
+
 // addRoute registers rt with the router, turning the router's registration
 // panics (a malformed or conflicting pattern) into an error.
 func addRoute(r *router.Router, rt *route, h fasthttp.RequestHandler) (err error) {
@@ -187,7 +205,7 @@ func addRoute(r *router.Router, rt *route, h fasthttp.RequestHandler) (err error
 // flood) never end it: see steadyListener.
 // With Options.TLSConfig the connections are TLS.
 func (s *Server) Serve(ln net.Listener) error {
-	var l net.Listener = newSteadyListener(ln, s.log, s.o.MaxConnsPerIP)
+	var l net.Listener = newSteadyListener(ln, s.log, s.o.MaxConnsPerIP, s.o.MaxConns)
 	if s.o.TLSConfig != nil {
 		// Outside the steady listener, so that fasthttp sees *tls.Conn
 		// (RequestCtx.IsTLS) and the per-address count still sees every
@@ -260,7 +278,7 @@ func (s *Server) wrap(rt *route) fasthttp.RequestHandler {
 				c.panicked(v)
 			}
 			d := time.Since(start)
-			rt.m.observe(rc.Response.StatusCode(), d)
+			rt.m.observe(rc.Response.StatusCode(), c.shed, d)
 			s.access(rc, rt.method, rt.pattern, c.reqID, c.p, d)
 		}()
 		s.serve(c)
@@ -572,7 +590,7 @@ func (s *Server) readError(rc *fasthttp.RequestCtx, err error) {
 		m, method, pattern = rt.m, rt.method, rt.pattern
 	}
 	d := time.Since(start)
-	m.observe(rc.Response.StatusCode(), d)
+	m.observe(rc.Response.StatusCode(), false, d)
 	s.access(rc, method, pattern, reqID, tenant.Principal{}, d)
 }
 
@@ -635,7 +653,7 @@ func (s *Server) plainError(rc *fasthttp.RequestCtx, ae *apiError) {
 	}
 	writeAPIError(rc, ae)
 	d := time.Since(start)
-	s.unmatched.observe(rc.Response.StatusCode(), d)
+	s.unmatched.observe(rc.Response.StatusCode(), false, d)
 	s.access(rc, string(rc.Method()), unmatchedRoute, reqID, tenant.Principal{}, d)
 }
 
@@ -766,7 +784,7 @@ func (s *Server) register(r Route) error {
 		timeout:      r.Timeout,
 		h:            r.Handle,
 		audit:        r.Audit,
-		m:            s.metrics.forRoute(r.Method, r.Path),
+		m:            s.metrics.forRoute(r.Method, r.Path, r.Sheds),
 		shape:        r.shape,
 	}
 	if rt.maxBody <= 0 {

@@ -459,7 +459,8 @@ func TestMetrics(t *testing.T) {
 	}
 }
 
-// Only the 2xx, 4xx and 5xx counters exist before traffic; 1xx and 3xx
+// Only the 2xx, 4xx and 5xx counters exist before traffic, and shed on a
+// route that sheds (Route.Sheds); 1xx and 3xx (and shed elsewhere)
 // counters and the route's duration histogram appear with their first
 // answer, and the histogram is one whatever the classes answered: the
 // route's own on a document's path, the one shared by the other routes of
@@ -467,12 +468,13 @@ func TestMetrics(t *testing.T) {
 func TestMetricsSeriesOnFirstUse(t *testing.T) {
 	for _, tt := range []struct {
 		name, path, pattern, histogram string
+		sheds                          bool
 	}{
-		{"a company's management", "/api/companies/%d/branches/v4", pathBranches, SharedLatencyRoute},
-		{"a document's path", "/api/documents/%d/xml/v4", "/api/documents/{clave}/xml/v4", "/api/documents/{clave}/xml/v4"},
+		{"a company's management", "/api/companies/%d/branches/v4", pathBranches, SharedLatencyRoute, false},
+		{"a document's path", "/api/documents/%d/xml/v4", "/api/documents/{clave}/xml/v4", "/api/documents/{clave}/xml/v4", true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			b := setup(t, Options{Tenants: &fakeTenants{}, Routes: []Route{{Method: "GET", Path: "/api/documents/{clave}/xml/v4",
+			b := setup(t, Options{Tenants: &fakeTenants{}, Routes: []Route{{Method: "GET", Path: "/api/documents/{clave}/xml/v4", Sheds: true,
 				Handle: func(context.Context, *Request) (Reply, error) {
 					return Reply{Body: []byte("<FacturaElectronica/>"), ContentType: "application/xml"}, nil
 				}}}})
@@ -491,12 +493,18 @@ func TestMetricsSeriesOnFirstUse(t *testing.T) {
 				return strings.Join(cs, "\n"), strings.Join(hs, "\n")
 			}
 			before, hist := series()
-			for _, class := range []string{"2xx", "4xx", "5xx"} {
+			classes, absent := []string{"2xx", "4xx", "5xx"}, []string{`status="1xx"`, `status="3xx"`}
+			if tt.sheds {
+				classes = append(classes, "shed")
+			} else {
+				absent = append(absent, `status="shed"`)
+			}
+			for _, class := range classes {
 				if !strings.Contains(before, `facturad_http_requests_total{method="GET",route="`+tt.pattern+`",status="`+class+`"} 0`) {
 					t.Errorf("no %s counter at zero before traffic:\n%s", class, before)
 				}
 			}
-			for _, absent := range []string{`status="1xx"`, `status="3xx"`} {
+			for _, absent := range absent {
 				if strings.Contains(before, absent) {
 					t.Errorf("%s exported before traffic:\n%s", absent, before)
 				}

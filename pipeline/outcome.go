@@ -68,14 +68,26 @@ var (
 )
 
 // OverloadError is a refusal because a branch's lane is full, or because a
-// request with the same id_externo is still being worked on. The gateway
-// answers 503 with Retry-After.
+// request with the same id_externo is still being worked on, or the
+// pipeline stops: work the service chose not to take now (it is shed). The
+// gateway answers 503 with Retry-After. With Dependency set it is instead
+// a refusal because a service the call needs (the tax authority, the
+// central bank) cannot be asked now: the same answer, but a failure.
 type OverloadError struct {
 	Reason string
 	After  time.Duration
+	// Dependency marks a refusal caused by a failing dependency, not by
+	// load: it is not shed (Shed reports false).
+	Dependency bool
 }
 
 func (e *OverloadError) Error() string { return e.Reason }
+
+// Shed reports whether the refusal is load or a rollout (the caller's own
+// excess, another call holding the same id_externo, the pipeline stopping)
+// rather than a failure: the gateway counts such a 503 apart from server
+// errors.
+func (e *OverloadError) Shed() bool { return !e.Dependency }
 
 // HTTPStatus is 503 (service unavailable): the caller should try again.
 func (e *OverloadError) HTTPStatus() int { return 503 }

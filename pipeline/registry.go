@@ -64,7 +64,7 @@ func (j *job) withRate(ctx context.Context, req *hacienda.SendDocumentRequest, r
 		d := day.Format(time.DateOnly)
 		j.log.Info("no exchange rate for a document's day", "moneda", moneda, "day", d, "err", err)
 		if resumed {
-			return nil, &OverloadError{After: registry.FailureBackoff,
+			return nil, &OverloadError{After: registry.FailureBackoff, Dependency: true,
 				Reason: fmt.Sprintf("The document keeps its number, but the central bank's %s rate for %s, which it needs, cannot be had now; send the same request again shortly.", moneda, d)}
 		}
 		reason := registry.Finding{Field: "resumenFactura.codigoTipoMoneda.tipoCambio", Refuse: true,

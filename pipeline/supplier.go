@@ -119,8 +119,9 @@ func (p *Pipeline) supplierAccepted(ctx context.Context, c tenant.Company, clave
 		return invalidField("UsuarioHacienda", "the tax authority refused the company's user or password when asked about the supplier's document: correct UsuarioHacienda and ContrasenaHacienda; nothing was numbered")
 	case err != nil:
 		return &OverloadError{
-			Reason: "The tax authority could not be asked about the supplier's document (" + unreadableReason(err) + "); nothing was numbered. Try again shortly.",
-			After:  5 * time.Second,
+			Dependency: true,
+			Reason:     "The tax authority could not be asked about the supplier's document (" + unreadableReason(err) + "); nothing was numbered. Try again shortly.",
+			After:      5 * time.Second,
 		}
 	case !known:
 		return invalidField(hacienda.FieldReceivedXML, "the tax authority does not know this document (clave "+clave+"): the supplier has not sent it or it was not received, and only a document the tax authority accepted can be answered")

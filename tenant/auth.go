@@ -251,9 +251,11 @@ func (s *Service) checkActive(ctx context.Context, u APIUser) error {
 
 // forgetUsers deletes the cached credentials of users, so that their next
 // request is checked against the store. The deletion is tried three times;
-// if the cache stays unreachable the error is returned (the change itself
-// is already stored); it is then retried in the background until the
-// entries expire.
+// if the cache stays unreachable an *UnavailableError is returned (the
+// change itself is already stored, and making it again is safe: the
+// caller is told to retry, 503); the deletion is then retried in the
+// background until the entries expire. Nothing can stand in for the
+// shared cache here: another replica would keep accepting the old pair.
 func (s *Service) forgetUsers(ctx context.Context, users []APIUser) error {
 	if len(users) == 0 {
 		return nil
@@ -269,7 +271,7 @@ func (s *Service) forgetUsers(ctx context.Context, users []APIUser) error {
 		if attempt > 0 {
 			select {
 			case <-ctx.Done():
-				return errors.Join(err, ctx.Err())
+				return Unavailable(errors.Join(err, ctx.Err()))
 			case <-time.After(time.Duration(attempt) * 20 * time.Millisecond):
 			}
 		}
@@ -280,7 +282,7 @@ func (s *Service) forgetUsers(ctx context.Context, users []APIUser) error {
 	s.log.ErrorContext(ctx, "cached credentials could not be dropped; retrying in the background until they expire",
 		"users", len(keys), "ttl_s", s.ttl.Seconds(), "err", err)
 	go s.retryForget(keys)
-	return fmt.Errorf("drop cached credentials: %w", err)
+	return Unavailable(fmt.Errorf("drop cached credentials: %w", err))
 }
 
 // retryForget keeps trying to delete cache entries after a failed

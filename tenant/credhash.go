@@ -40,6 +40,10 @@ func (e *BusyError) HTTPStatus() int { return 503 }
 // RetryAfter is how long the caller should wait.
 func (e *BusyError) RetryAfter() time.Duration { return e.After }
 
+// Shed is true: the refusal is the process's bound on slow password checks
+// (load), not a failure.
+func (e *BusyError) Shed() bool { return true }
+
 // credMAC is HMAC-SHA-256 of a generated password under the credential key.
 func (s *Service) credMAC(password []byte) []byte {
 	m := hmac.New(sha256.New, s.credKey)

@@ -267,7 +267,7 @@ func (c *Config) settings() []setting {
 		{name: "tls_key_file", usage: "PEM private key of tls_cert_file", str: &c.TLSKeyFile},
 		{name: "submit_timeout", usage: "how long a send waits for the tax authority to take a document", dur: &c.SubmitTimeout},
 		{name: "max_conns", usage: "API connections served at once", def: "from the open-file limit", num: &c.MaxConns},
-		{name: "max_conns_per_ip", usage: "API connections from one client address", def: "half of max_conns", num: &c.MaxConnsPerIP},
+		{name: "max_conns_per_ip", usage: "API connections from one client address", def: "a quarter of max_conns", num: &c.MaxConnsPerIP},
 		{name: "trusted_proxies", usage: "networks of the load balancers in front of the service (CIDRs, comma-separated), whose X-Forwarded-For names the client", def: "none", str: &c.TrustedProxies},
 		{name: "fecha_emision_ahead", usage: "how far in the future a caller's fecha_emision may be (the callers' clock difference)", dur: &c.Emission.Ahead},
 		{name: "fecha_emision_behind", usage: "how old a caller's fecha_emision may be with situacion 1 or 2", dur: &c.Emission.Behind},

@@ -32,8 +32,9 @@ func raiseOpenFileLimit(log *slog.Logger) uint64 {
 // connectionCaps is the cap on API connections in all and per client
 // address: as configured, or derived from the open-file limit so that
 // connections can never take the descriptors the service needs for its
-// store and its calls out (the limit less reservedFiles in all, half of
-// that per address: a shop chain behind one NAT address still gets much).
+// store and its calls out (the limit less reservedFiles in all, a quarter
+// of that per address: a shop chain behind one NAT address still gets
+// much, and two flooding addresses leave half the table to the others).
 func connectionCaps(c Config, openFiles uint64) (total, perIP int) {
 	total, perIP = c.MaxConns, c.MaxConnsPerIP
 	if total == 0 && openFiles > 0 {
@@ -43,7 +44,7 @@ func connectionCaps(c Config, openFiles uint64) (total, perIP int) {
 		}
 	}
 	if perIP == 0 && total > 0 {
-		perIP = max(total/2, 1)
+		perIP = max(total/4, 1)
 	}
 	return total, perIP
 }

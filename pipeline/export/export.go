@@ -157,6 +157,11 @@ func (e *BusyError) HTTPStatus() int { return e.Status }
 // RetryAfter is how long to wait before trying again.
 func (e *BusyError) RetryAfter() time.Duration { return e.After }
 
+// Shed reports whether the refusal is the process-wide bound (the 503):
+// load the service chose not to take, not a failure. The per-company
+// bound's 429 is the caller's own and counts as a 4xx anyway.
+func (e *BusyError) Shed() bool { return e.Status == 503 }
+
 // Start checks the period (checkPeriod), that p may export company
 // companyID (tenant.ErrNotFound when not), and takes an export slot
 // (*BusyError when none is free). The Export holds the slot until its

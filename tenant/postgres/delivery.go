@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"facturad/tenant"
 )
@@ -401,7 +400,7 @@ func (s *Store) DocumentEmails(ctx context.Context, documentID int64) ([]tenant.
 
 // queryAll runs q with args on db and scans every row with scan; never
 // nil.
-func queryAll[T any](ctx context.Context, db *pgxpool.Pool, scan func(pgx.Row) (T, error), q string, args ...any) ([]T, error) {
+func queryAll[T any](ctx context.Context, db pool, scan func(pgx.Row) (T, error), q string, args ...any) ([]T, error) {
 	rows, err := db.Query(ctx, q, args...)
 	if err != nil {
 		return nil, err

@@ -39,7 +39,7 @@ type Options struct {
 
 // Store is a tenant.Store on PostgreSQL. It is safe for concurrent use.
 type Store struct {
-	pool   *pgxpool.Pool
+	pool   pool // classifies its errors (unavailable.go)
 	schema string
 	now    func() time.Time
 
@@ -68,15 +68,15 @@ func Open(ctx context.Context, url string, opts Options) (*Store, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	p, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("open postgres store: %w", err)
 	}
-	if err := pool.Ping(ctx); err != nil {
-		pool.Close()
+	if err := p.Ping(ctx); err != nil {
+		p.Close()
 		return nil, fmt.Errorf("open postgres store: %w", err)
 	}
-	return &Store{pool: pool, schema: opts.Schema, now: opts.Now}, nil
+	return &Store{pool: pool{Pool: p}, schema: opts.Schema, now: opts.Now}, nil
 }
 
 // checkSchemaName accepts the names PostgreSQL keeps as they are.

@@ -93,6 +93,11 @@ func newBatcherWith(db *sql.DB, sp savepointStmts, target int, wait time.Duratio
 // still waits for its batch returns at once, and the write is never made;
 // once its batch has taken it, the caller waits for the batch's outcome.
 func (b *batcher) do(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
+	return classify(b.queue(ctx, fn))
+}
+
+// queue queues fn and waits for its batch's outcome (do).
+func (b *batcher) queue(ctx context.Context, fn func(ctx context.Context, tx *sql.Tx) error) error {
 	op := &writeOp{run: fn, ctx: ctx, done: make(chan error, 1)}
 	select {
 	case b.ops <- op:

@@ -161,7 +161,7 @@ func TestGroupCommitClosed(t *testing.T) {
 // it should commits alone.
 func TestGroupCommitWaitsForCompany(t *testing.T) {
 	s, _ := openBatchStore(t)
-	b := newBatcherWith(s.write, s.wstmts.sp, 3, time.Hour)
+	b := newBatcherWith(s.write.DB, s.wstmts.sp, 3, time.Hour)
 	var mu sync.Mutex
 	var sizes []int
 	b.sizes = func(n int) { mu.Lock(); sizes = append(sizes, n); mu.Unlock() }

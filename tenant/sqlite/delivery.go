@@ -327,12 +327,12 @@ func (s *Store) EmailBacklog(ctx context.Context) (int, time.Time, error) {
 	return backlog(ctx, s.read, `SELECT count(*), min(created_at) FROM email_deliveries WHERE next_attempt_at IS NOT NULL`)
 }
 
-func backlog(ctx context.Context, db *sql.DB, q string) (int, time.Time, error) {
+func backlog(ctx context.Context, d db, q string) (int, time.Time, error) {
 	var (
 		n      int
 		oldest sql.NullString
 	)
-	if err := db.QueryRowContext(ctx, q).Scan(&n, &oldest); err != nil {
+	if err := d.QueryRowContext(ctx, q).Scan(&n, &oldest); err != nil {
 		return 0, time.Time{}, fmt.Errorf("delivery backlog: %w", err)
 	}
 	t, err := parseNullTime(oldest)

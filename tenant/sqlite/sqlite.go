@@ -45,8 +45,8 @@ type Options struct {
 
 // Store is a tenant.Store on one SQLite file. It is safe for concurrent use.
 type Store struct {
-	write *sql.DB // exactly one connection: writes are serialized here
-	read  *sql.DB // read-only connections
+	write db // exactly one connection: writes are serialized here
+	read  db // read-only connections
 	now   func() time.Time
 
 	stmts  readStmts  // the read queries, prepared once on the read pool
@@ -95,7 +95,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	write.SetMaxIdleConns(1)
 	write.SetConnMaxLifetime(0)
 	write.SetConnMaxIdleTime(0)
-	s := &Store{write: write, now: opts.Now}
+	s := &Store{write: db{write}, now: opts.Now}
 	if err := write.PingContext(ctx); err != nil {
 		write.Close()
 		return nil, fmt.Errorf("open sqlite store %s: %w", path, err)
@@ -116,7 +116,7 @@ func Open(ctx context.Context, path string, opts Options) (*Store, error) {
 	read.SetMaxOpenConns(opts.MaxReaders)
 	read.SetMaxIdleConns(opts.MaxReaders)
 	read.SetConnMaxIdleTime(0)
-	s.read = read
+	s.read = db{read}
 	if err := s.stmts.prepare(ctx, read); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("open sqlite store %s: prepare: %w", path, err)
@@ -144,7 +144,7 @@ func (s *Store) Close() error {
 		s.batch.close()
 	}
 	errs = append(errs, s.stmts.close(), s.wstmts.close())
-	if s.read != nil {
+	if s.read.DB != nil {
 		errs = append(errs, s.read.Close())
 	}
 	errs = append(errs, s.write.Close())
