@@ -25,6 +25,7 @@ var alertNames = []string{
 	"CertificatesExpiringVerySoon", "CertificatesExpired",
 	"StateMetricsStale", "HaciendaTokenFailures", "DocumentsWaitingForCaller", "DeliveriesBacklogOld",
 	"EmailsFailed", "WebhooksFailingWidely", "RegistryUnreachable", "AuditEntriesLost",
+	"FacturadStoreDown", "RedisDegraded", "SMTPUnreachable",
 }
 
 // promtool returns the path of promtool, or ends the test as
