@@ -30,8 +30,8 @@
 # PostgreSQL and Redis and starts neither (nor installs them, nor builds or
 # starts SeaweedFS: set TEST_S3_URL, TEST_S3_ACCESS_KEY, TEST_S3_SECRET_KEY
 # and TEST_WEED_BIN for the archive's tests, which fail without them; the
-# dashboard linter is built as usual unless TEST_DASHBOARD_LINTER_BIN names
-# one): the
+# dashboard linter is built as usual before the tests, not for --run,
+# unless TEST_DASHBOARD_LINTER_BIN names one): the
 # tests work in schemas, key prefixes and bucket prefixes of their own, and
 # drop their schemas.
 # Without apt-get, or without root or sudo, it says which packages to
@@ -199,11 +199,11 @@ if [[ -n $external ]]; then
 	if [[ -z ${TEST_S3_URL:-} || -z ${TEST_WEED_BIN:-} ]]; then
 		log "TEST_S3_URL (with TEST_S3_ACCESS_KEY and TEST_S3_SECRET_KEY) or TEST_WEED_BIN is not set: the archive's tests will fail"
 	fi
-	build_dashboard_linter
 	if ((${#run_cmd[@]})); then
 		"${run_cmd[@]}"
 		exit
 	fi
+	build_dashboard_linter
 	run_tests "$@"
 	exit
 fi
