@@ -10,7 +10,9 @@
 # S3 gateway the same way (its weed command built once with go build into
 # a cache folder and reused; TEST_S3_URL, TEST_S3_ACCESS_KEY and
 # TEST_S3_SECRET_KEY, and TEST_WEED_BIN for the tests that start and stop
-# an object store of their own; the tests create their bucket) with
+# an object store of their own; the tests create their bucket), builds
+# Grafana's dashboard-linter once into the same cache folder for the
+# dashboard's test (TEST_DASHBOARD_LINTER_BIN), with
 # TEST_REQUIRE_SERVICES=1 (a test missing one of them fails instead of
 # skipping), runs go vet and
 # go test -race over every package, then the signer's packages again built
@@ -27,7 +29,9 @@
 # With TEST_DATABASE_URL and TEST_REDIS_URL both set, it uses that
 # PostgreSQL and Redis and starts neither (nor installs them, nor builds or
 # starts SeaweedFS: set TEST_S3_URL, TEST_S3_ACCESS_KEY, TEST_S3_SECRET_KEY
-# and TEST_WEED_BIN for the archive's tests, which fail without them): the
+# and TEST_WEED_BIN for the archive's tests, which fail without them; the
+# dashboard linter is built as usual before the tests, not for --run,
+# unless TEST_DASHBOARD_LINTER_BIN names one): the
 # tests work in schemas, key prefixes and bucket prefixes of their own, and
 # drop their schemas.
 # Without apt-get, or without root or sudo, it says which packages to
@@ -108,6 +112,49 @@ run_tests() {
 	CGO_ENABLED=1 go test -race -count=1 -timeout 10m -tags openssl ./signer/... "$@"
 }
 
+# build_dashboard_linter builds Grafana's dashboard-linter (Apache-2.0),
+# pinned, once into the cache folder and exports TEST_DASHBOARD_LINTER_BIN
+# for the dashboard's test (deploy/monitoring), unless that names one
+# already. Its module is taken from the Go module proxy; one of its
+# dependencies, the adapter of Grafana's v2 dashboard schema (lint/v2.go,
+# which needs github.com/grafana/grafana/apps/dashboard, a module the proxy
+# does not serve), is replaced in the build's copy by a stub that refuses v2
+# dashboards: ours is a v1 (JSON model) dashboard, which every rule reads
+# as before.
+dashboard_linter_version=v0.2.0
+build_dashboard_linter() {
+	local bin=${TEST_DASHBOARD_LINTER_BIN:-${XDG_CACHE_HOME:-$HOME/.cache}/facturad-test/dashboard-linter-$dashboard_linter_version/dashboard-linter}
+	if [[ ! -x $bin ]]; then
+		log "building Grafana's dashboard-linter $dashboard_linter_version into ${bin%/*} (once)"
+		mkdir -p "${bin%/*}"
+		local src tmp
+		src=$(cd "${bin%/*}" && go mod download -json "github.com/grafana/dashboard-linter@$dashboard_linter_version" |
+			sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+		[[ -n $src ]] || { log "could not download dashboard-linter $dashboard_linter_version"; exit 1; }
+		tmp=$(mktemp -d)
+		cp -r "$src/." "$tmp" && chmod -R u+w "$tmp"
+		rm -f "$tmp/lint/v2.go" "$tmp/lint/v2_test.go"
+		cat >"$tmp/lint/v2_off.go" <<'GO'
+package lint
+
+import (
+	"encoding/json"
+	"errors"
+)
+
+// The v2 schema's adapter is left out of this build (see deploy/test.sh).
+func isV2APIVersion(string) bool { return false }
+
+func newDashboardFromV2(json.RawMessage, string) (Dashboard, error) {
+	return Dashboard{}, errors.New("v2 dashboards are not supported by this build")
+}
+GO
+		(cd "$tmp" && GOFLAGS=-buildvcs=false go build -o "$bin.tmp" .) && mv "$bin.tmp" "$bin" || { rm -rf "$tmp"; exit 1; }
+		rm -rf "$tmp"
+	fi
+	export TEST_DASHBOARD_LINTER_BIN=$bin
+}
+
 # 1. Install what is missing, without letting the packages start their own
 #    system-wide services (policy-rc.d answers "not now" to invoke-rc.d).
 missing=()
@@ -156,6 +203,7 @@ if [[ -n $external ]]; then
 		"${run_cmd[@]}"
 		exit
 	fi
+	build_dashboard_linter
 	run_tests "$@"
 	exit
 fi
@@ -262,6 +310,7 @@ export TEST_S3_URL="s3://facturad-test/run?endpoint=http://127.0.0.1:$s3_port&re
 export TEST_S3_ACCESS_KEY=$s3_key TEST_S3_SECRET_KEY=$s3_secret
 export TEST_WEED_BIN=$weed_bin
 export TEST_REQUIRE_SERVICES=1
+build_dashboard_linter
 log "PostgreSQL on 127.0.0.1:$pg_port, Redis on 127.0.0.1:$redis_port, SeaweedFS S3 on 127.0.0.1:$s3_port"
 
 if ((${#run_cmd[@]})); then

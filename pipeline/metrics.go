@@ -107,8 +107,25 @@ func newMetrics(r prometheus.Registerer, ls *lanes) (*pipelineMetrics, error) {
 			Help:      "Registry check findings before numbering: refused (400) or warned (advertencias).",
 		}, []string{"result"}),
 	}
+	// Every series whose label values are known is made at 0 from the
+	// start, so that a panel shows 0 rather than no data and a rate sees
+	// the first increment after a restart. The document outcomes are made
+	// for 05 only (what DocumentsNotSentPiling reads): every operation and
+	// state would be 30 series of /metrics.
 	for _, r := range []string{"refused", "warned"} {
 		m.registry.WithLabelValues(r)
+	}
+	for _, r := range []string{"in_progress", "stopping", "queue_timeout", "company_full", "lane_full", "all_full"} {
+		m.refused.WithLabelValues(r)
+	}
+	for _, o := range []string{"applied", "asked", "settled", "refused", "failed"} {
+		m.callback.WithLabelValues(o)
+	}
+	for _, e := range []string{"stopped", "probed", "resumed"} {
+		m.credentials.WithLabelValues(e)
+	}
+	for _, op := range []string{opSend, opCheck, opReceive, opRetry, opCallback} {
+		m.outcomes.WithLabelValues(op, "05")
 	}
 	m.quota = prometheus.NewCounter(prometheus.CounterOpts{
 		Namespace: metrics.Namespace,

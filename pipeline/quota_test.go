@@ -49,8 +49,14 @@ func TestQuota(t *testing.T) {
 			if n := testutil.ToFloat64(b.p.metrics.quota); n != 1 {
 				t.Errorf("quota_refused_total = %v, want 1", n)
 			}
-			if n := testutil.CollectAndCount(b.p.metrics.refused); n != 0 {
-				t.Errorf("refused_total has %d series after a quota refusal, want none", n)
+			// Every reason exists at 0 from the start: none rose.
+			for _, reason := range []string{"in_progress", "stopping", "queue_timeout", "company_full", "lane_full", "all_full"} {
+				if n := testutil.ToFloat64(b.p.metrics.refused.WithLabelValues(reason)); n != 0 {
+					t.Errorf("refused_total{reason=%q} = %v after a quota refusal, want 0", reason, n)
+				}
+			}
+			if n := testutil.CollectAndCount(b.p.metrics.refused); n != 6 {
+				t.Errorf("refused_total has %d series, want the 6 reasons", n)
 			}
 			want("replay at the quota", b.mustSend(t, request("04", "cuota-2")).Quota, 2)
 

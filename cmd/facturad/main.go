@@ -12,6 +12,7 @@
 //	facturad backup --out FILE copy the embedded store while it runs
 //	facturad rekey [flags]     re-wrap every sealed value under a new master key
 //	facturad admin-reset [flags] give the bootstrap admin new credentials
+//	facturad version           print the build's version (also --version)
 //
 // Every flag also reads an environment variable FACTURAD_<NAME>; run
 // `facturad serve -h` for the list.
@@ -72,6 +73,9 @@ const defaultGCPercent = 400
 
 // run dispatches a subcommand. It is main without the process: tests call it.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+	if len(args) == 1 && (args[0] == "--version" || args[0] == "-version") {
+		return runVersion(nil, stdout, stderr)
+	}
 	cmd, args := subcommand(args)
 	switch cmd {
 	case "serve":
@@ -94,6 +98,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		return runRequeueEmails(ctx, args, stdout, stderr, getenv)
 	case "keygen":
 		return runKeygen(args, stdout, stderr)
+	case "version":
+		return runVersion(args, stdout, stderr)
 	case "help":
 		return writeUsage(stdout)
 	default:

@@ -33,6 +33,7 @@ import (
 	"facturad/hacienda/sandbox"
 	"facturad/hacienda/trust"
 	"facturad/metrics"
+	"facturad/metrics/dependency"
 	"facturad/pipeline"
 	"facturad/pipeline/delivery"
 	"facturad/pipeline/eventsweep"
@@ -126,6 +127,10 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 		return err
 	}
 	w.reg = newRegistry()
+	build := readBuildInfo()
+	if err := build.register(w.reg); err != nil {
+		return fmt.Errorf("build info: %w", err)
+	}
 	if err := w.openCacheAndLimiter(); err != nil {
 		return err
 	}
@@ -161,6 +166,9 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 	if err := w.startArchiveSweep(ctx); err != nil {
 		return err
 	}
+	if err := w.startDependencyProbes(ctx); err != nil {
+		return err
+	}
 	apiLn, adminLn, errc, err := w.startGateway()
 	if err != nil {
 		return err
@@ -180,8 +188,8 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 	}
 	fmt.Fprintf(stdout, "facturad listening: api %s://%s  admin http://%s  (store %s, tax authority %s, started in %s)\n%s",
 		scheme, apiLn.Addr(), adminLn.Addr(), storeName(c), c.HaciendaEnv, time.Since(start).Round(time.Millisecond), adminNote.Bytes())
-	log.Info("started", "api", apiLn.Addr().String(), "admin", adminLn.Addr().String(), "store", storeName(c),
-		"rsa", signer.RSABackend)
+	log.Info("started", "version", build.Version, "revision", build.Revision, "go", build.GoVersion,
+		"api", apiLn.Addr().String(), "admin", adminLn.Addr().String(), "store", storeName(c), "rsa", build.Signer)
 
 	select {
 	case <-ctx.Done():
@@ -223,9 +231,13 @@ type wiring struct {
 	cache                   tenant.AuthCache
 	limiter                 pipeline.Limiter
 	redis                   *redis.Client // nil without redis_url
-	tenants                 *tenant.Service
-	docs                    *pipeline.Pipeline
-	registry                *registry.Registry
+	// hacienda is the client of hacienda_env's environment, smtp the mail
+	// server (nil without smtp_url): the dependency probes ask them.
+	hacienda *recepcion.Client
+	smtp     *delivery.SMTP
+	tenants  *tenant.Service
+	docs     *pipeline.Pipeline
+	registry *registry.Registry
 	// failed is set when serving failed: the gateway then stops without
 	// its drain delay.
 	failed bool
@@ -496,6 +508,7 @@ func (w *wiring) startPipeline(ctx context.Context) error {
 		return nil
 	})
 	w.docs = docs
+	w.hacienda = clients.def
 	return nil
 }
 
@@ -569,6 +582,7 @@ func (w *wiring) startDelivery(ctx context.Context) error {
 		return err
 	}
 	w.stop.add("email", m.Stop)
+	w.smtp = &server
 	w.log.Info("e-mail of accepted documents and tenant notices on", "smtp", server.String())
 	return nil
 }
@@ -645,6 +659,65 @@ func (w *wiring) startEventSweeps(ctx context.Context) error {
 	return nil
 }
 
+// storePing is the store's readiness check.
+func (w *wiring) storePing() gateway.ReadyFunc { return gateway.ReadyFunc(w.store.Ping) }
+
+// redisPing is Redis's readiness check; nil without redis_url.
+func (w *wiring) redisPing() gateway.ReadyFunc {
+	rdb := w.redis
+	if rdb == nil {
+		return nil
+	}
+	return func(ctx context.Context) error { return rdb.Ping(ctx).Err() }
+}
+
+// Dependency probes (facturad_dependency_up): the store and Redis with
+// the readiness checks themselves; the tax authority by its client's
+// latest exchange while it is at most haciendaRecent old, else a GET of
+// its token endpoint, and the mail server by a session without a login,
+// at most every slowProbeInterval (they are other parties' servers);
+// the archive by its bucket check.
+const (
+	haciendaRecent    = 2 * time.Minute
+	slowProbeInterval = time.Minute
+)
+
+// dependencyProbeInterval is how often the store, Redis and the archive
+// are probed (dependency.DefaultInterval); tests shorten it.
+var dependencyProbeInterval = dependency.DefaultInterval
+
+// startDependencyProbes starts the background probes of the configured
+// dependencies.
+func (w *wiring) startDependencyProbes(ctx context.Context) error {
+	checks := []dependency.Check{{Name: "store", Probe: w.storePing()}}
+	if ping := w.redisPing(); ping != nil {
+		checks = append(checks, dependency.Check{Name: "redis", Probe: ping})
+	}
+	slow := slowProbeInterval
+	if dependencyProbeInterval < dependency.DefaultInterval {
+		slow = dependencyProbeInterval // a test's
+	}
+	if h := w.hacienda; h != nil {
+		checks = append(checks, dependency.Check{Name: "hacienda", Interval: slow,
+			Probe: func(ctx context.Context) error { return h.Reachable(ctx, haciendaRecent) }})
+	}
+	if m := w.smtp; m != nil {
+		checks = append(checks, dependency.Check{Name: "smtp", Interval: slow, Probe: m.Probe})
+	}
+	if a := w.archive; a != nil {
+		checks = append(checks, dependency.Check{Name: "archive", Probe: a.Check})
+	}
+	p, err := dependency.New(dependency.Options{Checks: checks, Interval: dependencyProbeInterval, Registerer: w.reg, Logger: w.log})
+	if err != nil {
+		return err
+	}
+	if err := p.Start(ctx); err != nil {
+		return err
+	}
+	w.stop.add("dependency probes", p.Stop)
+	return nil
+}
+
 // startGateway makes the gateway, opens the API and admin listeners and
 // serves them; a serving error arrives on errc.
 func (w *wiring) startGateway() (apiLn, adminLn net.Listener, errc <-chan error, err error) {
@@ -655,11 +728,10 @@ func (w *wiring) startGateway() (apiLn, adminLn net.Listener, errc <-chan error,
 	}
 	// Redis has fallbacks (credentials checked against the store, each
 	// replica pacing alone): its loss degrades the service, the store's
-	// stops it.
+	// stops it. The same checks feed facturad_dependency_up.
 	var checks []gateway.ReadyCheck
-	if rdb := w.redis; rdb != nil {
-		checks = append(checks, gateway.ReadyCheck{Name: "redis", Degrades: true,
-			Check: gateway.ReadyFunc(func(ctx context.Context) error { return rdb.Ping(ctx).Err() })})
+	if ping := w.redisPing(); ping != nil {
+		checks = append(checks, gateway.ReadyCheck{Name: "redis", Degrades: true, Check: ping})
 	}
 	list, err := gateway.DocumentListRoute(w.docs, w.listKey)
 	if err != nil {
@@ -698,7 +770,7 @@ func (w *wiring) startGateway() (apiLn, adminLn net.Listener, errc <-chan error,
 			[]gateway.Route{list, listReceived, audit, gateway.CalculateRoute(), gateway.CallbackRoute(w.docs)},
 			gateway.EmailRoutes(w.docs, w.tenants), gateway.RegistryRoutes(w.registry), []gateway.Route{gateway.ConnectionTestRoute(w.docs)}, operators,
 			gateway.UsageRoutes(w.tenants), []gateway.Route{gateway.IVARoute(w.tenants), gateway.ExportRoute(exporter)}, gateway.DerivedRoutes(w.docs)),
-		Ready:       gateway.ReadyFunc(w.store.Ping),
+		Ready:       w.storePing(),
 		ReadyChecks: checks,
 		Logger:      w.log,
 		Registerer:  w.reg,

@@ -23,6 +23,7 @@ var commands = [][2]string{
 	{"admin-reset", "give the bootstrap admin new credentials, printed once"},
 	{"requeue", "restart documents stopped for their company (--clave, --company or --all)"},
 	{"requeue-emails", "send again the e-mails that failed since a time (--since)"},
+	{"version", "print the version, revision, Go release and RSA backend (also --version)"},
 }
 
 // writeUsage prints the list of subcommands.

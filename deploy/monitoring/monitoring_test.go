@@ -25,6 +25,7 @@ var alertNames = []string{
 	"CertificatesExpiringVerySoon", "CertificatesExpired",
 	"StateMetricsStale", "HaciendaTokenFailures", "DocumentsWaitingForCaller", "DeliveriesBacklogOld",
 	"EmailsFailed", "WebhooksFailingWidely", "RegistryUnreachable", "AuditEntriesLost",
+	"FacturadStoreDown", "RedisDegraded", "SMTPUnreachable",
 }
 
 // promtool returns the path of promtool, or ends the test as
@@ -395,12 +396,25 @@ func TestDashboardVariables(t *testing.T) {
 			if MetricNames(sel) == nil || !strings.HasPrefix(MetricNames(sel)[0], "facturad_") || strings.Contains(sel, "$") {
 				t.Errorf("variable job: selector %q, want a facturad_ metric, unfiltered", sel)
 			}
-			if v.AllValue != "" {
-				t.Errorf("variable job: allValue %q; want none, so that All is the jobs listed", v.AllValue)
+			// Grafana's dashboard linter asks for .+ (All matches any
+			// job): the facturad_ metrics are facturad's whatever the
+			// job, and the process and Go panels keep to facturad's
+			// replicas by joining on facturad_build_info
+			// (TestDashboardProcessPanelsJoined).
+			if v.AllValue != ".+" {
+				t.Errorf("variable job: allValue %q, want .+", v.AllValue)
+			}
+		case "instance":
+			if !regexp.MustCompile(`^up\{[^}]*job=~"\$job"[^}]*\}$`).MatchString(sel) {
+				t.Errorf("variable %s: selector %q, want up{…job=~\"$job\"…}", name, sel)
+			}
+			if v.AllValue != ".+" {
+				t.Errorf("variable instance: allValue %q, want .+ (every target has an instance)", v.AllValue)
 			}
 		default:
-			// Within the jobs chosen, every namespace and instance, down
-			// replicas (up 0) included.
+			// Within the jobs chosen, every namespace, down replicas (up
+			// 0) included, and series without one (a Prometheus that
+			// does not relabel it): .*.
 			if !regexp.MustCompile(`^up\{[^}]*job=~"\$job"[^}]*\}$`).MatchString(sel) {
 				t.Errorf("variable %s: selector %q, want up{…job=~\"$job\"…}", name, sel)
 			}
@@ -478,9 +492,69 @@ func TestDashboardPanels(t *testing.T) {
 		"facturad_pipeline_in_flight", "facturad_pipeline_capacity", "facturad_state_reporter",
 		"facturad_pgxpool_acquired_conns", "facturad_pgxpool_max_conns", "facturad_redis_pool_timeouts_total",
 		"process_cpu_seconds_total", "process_resident_memory_bytes", "process_open_fds", "process_max_fds",
+		"facturad_dependency_up", "facturad_ratelimit_decisions_total", "facturad_build_info", "facturad_http_requests_total",
 	} {
 		if !used[n] {
 			t.Errorf("no panel shows %s", n)
 		}
+	}
+}
+
+// TestDashboardProcessPanelsJoined checks that every query of a metric
+// other programs export too (process_*, go_*) keeps to facturad's replicas
+// by joining on facturad_build_info: the job variable's All matches any
+// job.
+func TestDashboardProcessPanelsJoined(t *testing.T) {
+	qs, err := DashboardQueries()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, q := range qs {
+		for _, name := range MetricNames(q.Expr) {
+			if strings.HasPrefix(name, "process_") || strings.HasPrefix(name, "go_") {
+				n++
+				if !strings.Contains(q.Expr, "and on (namespace, job, instance) facturad_build_info{") {
+					t.Errorf("%s: %s is not joined on facturad_build_info: %s", q.Source, name, q.Expr)
+				}
+			}
+		}
+	}
+	if n == 0 {
+		t.Error("no process or Go panel found")
+	}
+}
+
+// TestDashboardLinter runs Grafana's dashboard linter (strict: warnings
+// fail too) on the dashboard, and on a copy that is editable to show that
+// it does fail. deploy/test.sh builds the linter once and names it in
+// TEST_DASHBOARD_LINTER_BIN; without it the test fails under
+// TEST_REQUIRE_SERVICES and skips otherwise.
+func TestDashboardLinter(t *testing.T) {
+	bin := os.Getenv("TEST_DASHBOARD_LINTER_BIN")
+	if bin == "" {
+		storetest.Missing(t, "Grafana's dashboard-linter (TEST_DASHBOARD_LINTER_BIN; deploy/test.sh builds it)")
+	}
+	lint := func(path string) (string, error) {
+		out, err := exec.Command(bin, "lint", "--strict", path).CombinedOutput()
+		return string(out), err
+	}
+	out, err := lint("grafana-dashboard.json")
+	if err != nil {
+		t.Fatalf("dashboard-linter: %v\n%s", err, out)
+	}
+	if strings.Contains(out, "\u274c") || strings.Contains(out, "\u26a0") {
+		t.Fatalf("dashboard-linter reported findings:\n%s", out)
+	}
+	editable := bytes.Replace(Dashboard, []byte(`"editable": false`), []byte(`"editable": true`), 1)
+	if bytes.Equal(editable, Dashboard) {
+		t.Fatal(`the dashboard has no "editable": false to flip`)
+	}
+	path := filepath.Join(t.TempDir(), "editable.json")
+	if err := os.WriteFile(path, editable, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := lint(path); err == nil {
+		t.Fatalf("dashboard-linter accepted an editable dashboard:\n%s", out)
 	}
 }

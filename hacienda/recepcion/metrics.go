@@ -20,6 +20,9 @@ type metrics struct {
 	duration *prometheus.HistogramVec
 	grants   *prometheus.CounterVec
 	refusals *prometheus.CounterVec
+	// health is this client's own (the collectors may be shared with
+	// another client on the same registry): its latest exchange.
+	health exchangeHealth
 }
 
 func newMetrics(r prometheus.Registerer) (*metrics, error) {
@@ -76,6 +79,7 @@ func (m *metrics) observe(op string, status int, err error, d time.Duration) {
 			o = "client_error"
 		}
 	}
+	m.health.record(time.Now(), status, err)
 	m.calls.WithLabelValues(op, o).Inc()
 	if op != string(OpLogout) {
 		m.duration.WithLabelValues(op).Observe(d.Seconds())

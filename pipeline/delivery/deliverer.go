@@ -321,7 +321,7 @@ func (d *Deliverer) attempt(ep tenant.Endpoint, secret []byte, dl tenant.Deliver
 		}
 	}
 	d.metrics.attempts.WithLabelValues("webhook", outcome).Inc()
-	d.health.record(ep.ID, reason != "")
+	d.health.record(ep.ID, ep.CompanyID, reason != "")
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(d.ctx), 10*time.Second)
 	defer cancel()
 	if err := d.o.Store.RecordAttempt(ctx, dl.ID, r); err != nil {

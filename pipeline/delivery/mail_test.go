@@ -582,3 +582,36 @@ func (h *recordingHandler) messages() []string {
 	}
 	return out
 }
+
+// Probe takes a session (TLS included) and sends nothing; it fails on a
+// server that does not answer, and on one whose certificate is not
+// trusted.
+func TestSMTPProbe(t *testing.T) {
+	ctx := context.Background()
+	st := smtptest.New(t)
+	s := smtpConfig(t, st)
+	if err := s.Probe(ctx); err != nil {
+		t.Fatalf("probe of a working server: %v", err)
+	}
+	st.Mu.Lock()
+	n := len(st.Messages)
+	st.Mu.Unlock()
+	if n != 0 {
+		t.Errorf("the probe left %d messages", n)
+	}
+	untrusted := s
+	untrusted.TLS = &tls.Config{}
+	if err := untrusted.Probe(ctx); err == nil {
+		t.Error("probe with an untrusted certificate succeeded")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := s
+	dead.Host, dead.Port, _ = net.SplitHostPort(ln.Addr().String())
+	ln.Close()
+	if err := dead.Probe(ctx); err == nil {
+		t.Error("probe of a closed port succeeded")
+	}
+}

@@ -144,50 +144,11 @@ func (e *SendError) Error() string {
 // the rest receive the message; a 4xx at any step fails the session (tried
 // again later) so that nobody gets it twice.
 func (s SMTP) Send(ctx context.Context, m Message) (SendResult, error) {
-	timeout := s.Timeout
-	if timeout <= 0 {
-		timeout = 60 * time.Second
-	}
-	deadline := time.Now().Add(timeout)
-	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
-		deadline = d
-	}
-	tlsConf := s.tlsConfig()
-	addr := net.JoinHostPort(s.Host, s.Port)
-	dialer := &net.Dialer{Deadline: deadline}
-	var conn net.Conn
-	var err error
-	if s.Implicit {
-		conn, err = (&tls.Dialer{NetDialer: dialer, Config: tlsConf}).DialContext(ctx, "tcp", addr)
-	} else {
-		conn, err = dialer.DialContext(ctx, "tcp", addr)
-	}
+	c, done, err := s.open(ctx)
 	if err != nil {
-		return SendResult{}, smtpErr("connect", err)
+		return SendResult{}, err
 	}
-	defer conn.Close()
-	if err := conn.SetDeadline(deadline); err != nil {
-		return SendResult{}, smtpErr("connect", err)
-	}
-	stop := context.AfterFunc(ctx, func() { conn.Close() })
-	defer stop()
-	c, err := smtp.NewClient(conn, s.Host)
-	if err != nil {
-		return SendResult{}, smtpErr("connect", err)
-	}
-	defer c.Close()
-	local := s.LocalName
-	if local == "" {
-		local = "localhost"
-	}
-	if err := c.Hello(local); err != nil {
-		return SendResult{}, smtpErr("connect", err)
-	}
-	if ok, _ := c.Extension("STARTTLS"); ok && !s.Implicit {
-		if err := c.StartTLS(tlsConf); err != nil {
-			return SendResult{}, smtpErr("tls", err)
-		}
-	}
+	defer done()
 	if s.Username != "" {
 		if err := c.Auth(smtp.PlainAuth("", s.Username, s.Password, s.Host)); err != nil {
 			// The server's answer or net/smtp's refusal; never the password.
@@ -237,6 +198,79 @@ func (s SMTP) Send(ctx context.Context, m Message) (SendResult, error) {
 	}
 	_ = c.Quit()
 	return res, nil
+}
+
+// open connects to the server under the session's deadline, says EHLO
+// and starts TLS when offered (or from the start with smtps). done closes
+// the session.
+func (s SMTP) open(ctx context.Context) (_ *smtp.Client, done func(), err error) {
+	timeout := s.Timeout
+	if timeout <= 0 {
+		timeout = 60 * time.Second
+	}
+	deadline := time.Now().Add(timeout)
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	tlsConf := s.tlsConfig()
+	addr := net.JoinHostPort(s.Host, s.Port)
+	dialer := &net.Dialer{Deadline: deadline}
+	var conn net.Conn
+	if s.Implicit {
+		conn, err = (&tls.Dialer{NetDialer: dialer, Config: tlsConf}).DialContext(ctx, "tcp", addr)
+	} else {
+		conn, err = dialer.DialContext(ctx, "tcp", addr)
+	}
+	if err != nil {
+		return nil, nil, smtpErr("connect", err)
+	}
+	if err := conn.SetDeadline(deadline); err != nil {
+		conn.Close()
+		return nil, nil, smtpErr("connect", err)
+	}
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	c, err := smtp.NewClient(conn, s.Host)
+	if err != nil {
+		stop()
+		conn.Close()
+		return nil, nil, smtpErr("connect", err)
+	}
+	done = func() {
+		stop()
+		c.Close()
+		conn.Close()
+	}
+	local := s.LocalName
+	if local == "" {
+		local = "localhost"
+	}
+	if err := c.Hello(local); err != nil {
+		done()
+		return nil, nil, smtpErr("connect", err)
+	}
+	if ok, _ := c.Extension("STARTTLS"); ok && !s.Implicit {
+		if err := c.StartTLS(tlsConf); err != nil {
+			done()
+			return nil, nil, smtpErr("tls", err)
+		}
+	}
+	return c, done, nil
+}
+
+// Probe tells whether the server takes a session: it connects, says EHLO,
+// starts TLS as Send does, and quits, without logging in or sending
+// anything (a login every probe would weigh on the server and may lock
+// the account on a wrong password; the e-mails' own failures say that).
+func (s SMTP) Probe(ctx context.Context) error {
+	c, done, err := s.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer done()
+	if err := c.Quit(); err != nil {
+		return smtpErr("quit", err)
+	}
+	return nil
 }
 
 func (s SMTP) tlsConfig() *tls.Config {

@@ -185,6 +185,10 @@ func New(client redis.UniversalClient, o Options) (*Limiter, error) {
 		l.interval = strconv.FormatFloat(interval, 'f', 3, 64)
 		l.tolerance = strconv.FormatFloat(interval*float64(o.Burst), 'f', 3, 64)
 	}
+	// Both deciders exist at 0 from the start: the first fallback after a
+	// restart is a rise a rate sees, and the panel shows 0, not no data.
+	l.decisions.WithLabelValues("redis")
+	l.decisions.WithLabelValues("fallback")
 	if err := o.Registerer.Register(l.decisions); err != nil {
 		return nil, fmt.Errorf("redislimit: register metrics: %w", err)
 	}
