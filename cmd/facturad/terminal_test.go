@@ -59,7 +59,7 @@ func TestBootstrapSecretsNotToAPipe(t *testing.T) {
 	copied := make(chan struct{})
 	go func() { _, _ = io.Copy(out, r); close(copied) }()
 	dir := t.TempDir()
-	api, _, stop := startServiceTo(t, dir, w, logs, out)
+	_, _, stop := startServiceTo(t, dir, w, logs, out)
 	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestBootstrapSecretsNotToAPipe(t *testing.T) {
 
 	// The operator follows the log's advice.
 	cr := resetAdmin(t, dir)
-	_, api, _, stop = startService(t, dir)
+	_, api, _, stop := startService(t, dir)
 	defer stop()
 	if got := adminStatus(t, api, cr); got != http.StatusOK {
 		t.Fatalf("the reset admin: status %d, want 200", got)
