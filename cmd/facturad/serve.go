@@ -421,8 +421,8 @@ func (w *wiring) bootstrapAdmin(ctx context.Context, stdout io.Writer, terminal 
 			w.printBootstrapChange(stdout, tenant.AdminChange{Created: true, Credentials: creds, Generated: []string{"contrasena", "apiToken"}}, terminal)
 			return nil
 		}
-		fmt.Fprintf(stdout, "bootstrap admin %s exists; its credentials were shown when it was created. "+
-			"Lost them? Set FACTURAD_ADMIN_PASSWORD and FACTURAD_ADMIN_TOKEN and start again, or run `facturad admin-reset` (docs/operations.md, \"Recover admin access\")\n",
+		fmt.Fprintf(stdout, "bootstrap admin %s exists; its credentials were shown when it was created, if that start's output was a terminal. "+
+			"Lost them, or never shown? Set FACTURAD_ADMIN_PASSWORD and FACTURAD_ADMIN_TOKEN and start again, or run `facturad admin-reset` (docs/operations.md, \"Recover admin access\")\n",
 			adminName(c))
 		return nil
 	}
