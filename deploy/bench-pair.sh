@@ -18,7 +18,9 @@
 # the machine and run at another load, where a document costs another
 # amount of CPU. The two together should stay well below the machine's
 # capacity. Each run prints the service CPU per document of both builds
-# and the change; N runs (default 3) alternate which starts first.
+# and the change, and each build's ratio (the raw RSA signature loadgen
+# measured during the run ÷ that CPU per document); N runs (default 3)
+# alternate which starts first.
 set -euo pipefail
 caller=$PWD # OTHER-BUILD is a path from where the script was called
 cd "$(dirname "$0")/.."
@@ -40,6 +42,13 @@ trap 'rm -rf "$out"' EXIT
 
 # perdoc FILE: the service CPU per document a bench run printed.
 perdoc() { sed -nE 's/^cpu:.* ([0-9.]+) ms per request.*/\1/p' "$1"; }
+# ratio FILE: the ratio a bench run printed against the signature measured
+# during the run, "unknown" when it printed none.
+ratio() {
+	local r
+	r=$(sed -nE 's/^rsa:.* during the run .* ratio .* ([0-9.]+)$/\1/p' "$1")
+	echo "${r:-unknown}"
+}
 
 for ((i = 1; i <= runs; i++)); do
 	first=(--serve-bin "$other") firstout=$out/other second=() secondout=$out/this
@@ -64,6 +73,6 @@ for ((i = 1; i <= runs; i++)); do
 		cat "$out/other" "$out/this" >&2
 		exit 1
 	fi
-	awk -v i="$i" -v o="$o" -v t="$t" \
-		'BEGIN { printf "run %d: other build %.3f ms per document, this tree %.3f ms (%+.1f%%)\n", i, o, t, 100 * (t - o) / o }'
+	awk -v i="$i" -v o="$o" -v t="$t" -v ro="$(ratio "$out/other")" -v rt="$(ratio "$out/this")" \
+		'BEGIN { printf "run %d: other build %.3f ms per document (ratio %s), this tree %.3f ms (ratio %s) (%+.1f%%)\n", i, o, ro, t, rt, 100 * (t - o) / o }'
 done

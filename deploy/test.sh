@@ -16,10 +16,11 @@
 # TEST_REQUIRE_SERVICES=1 (a test missing one of them fails instead of
 # skipping), runs go vet and
 # go test -race over every package, then the signer's packages again built
-# with the optional OpenSSL backend (the openssl tag, which needs a C
-# compiler and Debian's libssl-dev, installed too when missing), and stops
-# what it started even when the tests fail. Extra arguments go to both
-# go test runs (for example -run Store).
+# as the container image builds them, with the OpenSSL backend (cgo and the
+# openssl tag, which need a C compiler and Debian's libssl-dev, installed
+# too when missing), and the service's documents end to end in that build,
+# and stops what it started even when the tests fail. Extra arguments go
+# to the first two go test runs (for example -run Store).
 #
 # deploy/test.sh --run COMMAND [ARGS…] starts the same services, runs COMMAND
 # with their URLs in its environment instead of the tests, and stops them
@@ -102,14 +103,17 @@ trap remove_policy EXIT
 trap 'exit 130' INT TERM
 
 # run_tests [GO TEST FLAGS…]: go vet and go test -race over every package,
-# then the signer's packages built with the OpenSSL backend, which
-# compiles only with cgo (a cgo-less build would quietly test crypto/rsa
-# again).
+# then the build the image ships (deploy/Dockerfile: CGO_ENABLED=1, -tags
+# openssl; a cgo-less build would quietly test crypto/rsa again): the
+# signer's packages, and the service sending every type of document end
+# to end on both stores (deploy/kubernetes checks that these tags are the
+# Dockerfile's).
 run_tests() {
 	go vet ./...
 	go test -race -count=1 -timeout 40m ./... "$@"
 	CGO_ENABLED=1 go vet -tags openssl ./signer/... ./cmd/...
 	CGO_ENABLED=1 go test -race -count=1 -timeout 10m -tags openssl ./signer/... "$@"
+	CGO_ENABLED=1 go test -race -count=1 -timeout 15m -tags openssl ./cmd/facturad -run '^(TestOpenSSLSignsTheServiceDocuments|TestEndToEndPostgresRedis)$'
 }
 
 # build_dashboard_linter builds Grafana's dashboard-linter (Apache-2.0),

@@ -35,6 +35,20 @@ func printedAdmin(t *testing.T, out string) tenant.Credentials {
 	return tenant.Credentials{Usuario: "admin", Contrasena: p[1], APIToken: k[1]}
 }
 
+// resetAdmin runs `facturad admin-reset` on the store of the service
+// started with dataDir and storeArgs, and returns the credentials it
+// prints, as an operator gets them when the service's own output is not a
+// terminal and showed none.
+func resetAdmin(t *testing.T, dataDir string, storeArgs ...string) tenant.Credentials {
+	t.Helper()
+	var out bytes.Buffer
+	args := append([]string{"admin-reset", "--data-dir", dataDir, "--log-level", "warn"}, storeArgs...)
+	if err := run(context.Background(), args, &out, io.Discard, func(string) string { return "" }); err != nil {
+		t.Fatalf("admin-reset: %v\n%s", err, out.String())
+	}
+	return printedAdmin(t, out.String())
+}
+
 // adminStatus is the status of an admin-only call made with cr.
 func adminStatus(t *testing.T, api string, cr tenant.Credentials) int {
 	t.Helper()
@@ -76,12 +90,13 @@ func TestFirstStartOnBusyPort(t *testing.T) {
 		// flags of both starts
 		flags []string
 		// creds are the credentials the operator has after the second
-		// start, given its output.
-		creds func(t *testing.T, out string) tenant.Credentials
+		// start, given its data folder.
+		creds func(t *testing.T, dir string) tenant.Credentials
 	}{
 		{
-			name:  "ok/generated credentials printed by the start that succeeds",
-			creds: func(t *testing.T, out string) tenant.Credentials { return printedAdmin(t, out) },
+			// The output is not a terminal: the operator resets them.
+			name:  "ok/generated credentials, reset after the start that succeeds",
+			creds: func(t *testing.T, dir string) tenant.Credentials { return resetAdmin(t, dir) },
 		},
 		{
 			name:  "ok/configured credentials",
@@ -105,7 +120,7 @@ func TestFirstStartOnBusyPort(t *testing.T) {
 
 			out2, api, _, stop := startService(t, dir, tc.flags...)
 			defer stop()
-			cr := tc.creds(t, out2.String())
+			cr := tc.creds(t, dir)
 			if got := adminStatus(t, api, cr); got != http.StatusOK {
 				t.Fatalf("admin with the operator's credentials: status %d, want 200\n%s", got, out2)
 			}
@@ -131,17 +146,17 @@ func TestBusyAdminPortNamesTheSetting(t *testing.T) {
 // next start, and the start says so.
 func TestServeConfiguredAdminOverExisting(t *testing.T) {
 	dir := t.TempDir()
-	out, api, _, stop := startService(t, dir)
-	generated := printedAdmin(t, out.String())
+	_, api, _, stop := startService(t, dir)
+	generated := resetAdmin(t, dir) // the output is not a terminal
 	if got := adminStatus(t, api, generated); got != http.StatusOK {
-		t.Fatalf("generated admin: status %d", got)
+		t.Fatalf("reset admin: status %d", got)
 	}
 	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
 
 	// Nothing configured: nothing changes, and the start says how to recover.
-	out, api, _, stop = startService(t, dir)
+	out, api, _, stop := startService(t, dir)
 	if !strings.Contains(out.String(), "admin-reset") || printedPassword.MatchString(out.String()) {
 		t.Errorf("second start without configured credentials:\n%s", out)
 	}
@@ -193,9 +208,9 @@ func TestAdminReset(t *testing.T) {
 // storeArgs select: the printed credentials log in at once.
 func adminReset(t *testing.T, storeArgs []string) {
 	dir := t.TempDir()
-	out, api, _, stop := startService(t, dir, storeArgs...)
+	_, api, _, stop := startService(t, dir, storeArgs...)
 	defer stop()
-	old := printedAdmin(t, out.String())
+	old := resetAdmin(t, dir, storeArgs...) // the service's output is not a terminal
 
 	var resetOut bytes.Buffer
 	args := append([]string{"admin-reset", "--data-dir", dir, "--log-level", "warn"}, storeArgs...)
@@ -226,7 +241,8 @@ func adminReset(t *testing.T, storeArgs []string) {
 	}
 	admin := apiClient{t: t, base: "http://" + api, token: fresh.APIToken, user: fresh.Usuario, pass: fresh.Contrasena}
 	status, body := admin.do("GET", "/api/companies/0/auditoria/v4", "", nil)
-	if status != http.StatusOK || json.Unmarshal(body, &log) != nil || len(log.Items) != 1 {
+	// Two resets: the one that gave the old credentials, and this one, first.
+	if status != http.StatusOK || json.Unmarshal(body, &log) != nil || len(log.Items) != 2 {
 		t.Fatalf("the platform's audit log: %d %s", status, body)
 	}
 	e := log.Items[0]
@@ -240,8 +256,8 @@ func adminReset(t *testing.T, storeArgs []string) {
 }
 
 // Replicas started at the same moment on one PostgreSQL all start: with no
-// admin yet (one makes it and prints its credentials, the others find
-// it), and again after the configured credentials changed (each applies
+// admin yet (one makes it, and with its output a pipe says how to get
+// credentials instead of printing them; the others find it), and again after the configured credentials changed (each applies
 // them or finds them applied by another).
 func TestReplicasStartTogether(t *testing.T) {
 	const (
@@ -265,18 +281,25 @@ func TestReplicasStartTogether(t *testing.T) {
 	}
 
 	replicas := startAll()
-	var printed []tenant.Credentials
-	for _, c := range replicas {
+	made := 0
+	for i, c := range replicas {
 		if strings.Contains(c.out.String(), "bootstrap admin created") {
-			printed = append(printed, printedAdmin(t, c.out.String()))
+			made++
+			// Its output is a pipe: no secret there, a warning that says how
+			// to get credentials.
+			if printedPassword.MatchString(c.out.String()) || printedToken.MatchString(c.out.String()) ||
+				!strings.Contains(c.errs.String(), "facturad admin-reset") {
+				t.Errorf("replica %d made the admin; output not a terminal:\n%s\n%s", i, c.out, c.errs)
+			}
 		}
 	}
-	if len(printed) != 1 {
-		t.Fatalf("%d replicas made the admin, want 1", len(printed))
+	if made != 1 {
+		t.Fatalf("%d replicas made the admin, want 1", made)
 	}
+	reset := resetAdmin(t, t.TempDir(), args...)
 	for i, c := range replicas {
-		if got := adminStatus(t, c.api, printed[0]); got != http.StatusOK {
-			t.Errorf("replica %d: the printed admin: status %d, want 200", i, got)
+		if got := adminStatus(t, c.api, reset); got != http.StatusOK {
+			t.Errorf("replica %d: the reset admin: status %d, want 200", i, got)
 		}
 		c.kill()
 	}
@@ -286,7 +309,7 @@ func TestReplicasStartTogether(t *testing.T) {
 		if got := adminStatus(t, c.api, configured); got != http.StatusOK {
 			t.Errorf("replica %d: the configured admin: status %d, want 200\n%s", i, got, c.out)
 		}
-		if got := adminStatus(t, c.api, printed[0]); got != http.StatusUnauthorized {
+		if got := adminStatus(t, c.api, reset); got != http.StatusUnauthorized {
 			t.Errorf("replica %d: the old credentials: status %d, want 401", i, got)
 		}
 	}

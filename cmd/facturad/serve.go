@@ -179,7 +179,7 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 	// must know about it follows the line saying where the service listens,
 	// which says that the service is ready.
 	var adminNote bytes.Buffer
-	if err := w.bootstrapAdmin(ctx, &adminNote); err != nil {
+	if err := w.bootstrapAdmin(ctx, &adminNote, isTerminal(stdout)); err != nil {
 		return err
 	}
 	scheme := "http"
@@ -414,12 +414,16 @@ func (w *wiring) openTenants() (err error) {
 // bootstrapAdmin makes sure the bootstrap admin exists and prints what the
 // operator needs to know about its credentials:
 //
-//   - absent: it is created, and what was generated is printed;
+//   - absent: it is created, and what was generated is printed when
+//     terminal is set (the service's standard output is a terminal);
+//     otherwise, as in a container whose output is collected into a log,
+//     no secret is printed, and a warning says that credentials were
+//     generated and how to get new ones with `facturad admin-reset`;
 //   - present, with admin_password or admin_token configured: the
 //     configured values take effect (they replace the stored ones);
 //   - present, nothing configured: nothing changes, and the output says
 //     how to recover access if the printed credentials were lost.
-func (w *wiring) bootstrapAdmin(ctx context.Context, stdout io.Writer) error {
+func (w *wiring) bootstrapAdmin(ctx context.Context, stdout io.Writer, terminal bool) error {
 	c := w.c
 	if c.AdminPassword == "" && c.AdminToken == "" {
 		creds, created, err := w.tenants.EnsureAdmin(ctx, c.AdminUser, "", "")
@@ -427,11 +431,11 @@ func (w *wiring) bootstrapAdmin(ctx context.Context, stdout io.Writer) error {
 			return fmt.Errorf("bootstrap admin: %w", err)
 		}
 		if created {
-			printAdminChange(stdout, tenant.AdminChange{Created: true, Credentials: creds, Generated: []string{"contrasena", "apiToken"}})
+			w.printBootstrapChange(stdout, tenant.AdminChange{Created: true, Credentials: creds, Generated: []string{"contrasena", "apiToken"}}, terminal)
 			return nil
 		}
-		fmt.Fprintf(stdout, "bootstrap admin %s exists; its credentials were shown when it was created. "+
-			"Lost them? Set FACTURAD_ADMIN_PASSWORD and FACTURAD_ADMIN_TOKEN and start again, or run `facturad admin-reset` (docs/operations.md, \"Recover admin access\")\n",
+		fmt.Fprintf(stdout, "bootstrap admin %s exists; its credentials were shown when it was created, if that start's output was a terminal. "+
+			"Lost them, or never shown? Set FACTURAD_ADMIN_PASSWORD and FACTURAD_ADMIN_TOKEN and start again, or run `facturad admin-reset` (docs/operations.md, \"Recover admin access\")\n",
 			adminName(c))
 		return nil
 	}
@@ -439,7 +443,7 @@ func (w *wiring) bootstrapAdmin(ctx context.Context, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("bootstrap admin (configured admin_password/admin_token): %w", err)
 	}
-	printAdminChange(stdout, ch)
+	w.printBootstrapChange(stdout, ch, terminal)
 	if ch.Changed() {
 		w.log.Info("bootstrap admin credentials set from the configuration", "usuario", adminName(c),
 			"created", ch.Created, "password_set", ch.PasswordSet, "token_set", ch.TokenSet)
@@ -887,6 +891,26 @@ type redisLogger struct{ l *slog.Logger }
 
 func (r redisLogger) Printf(ctx context.Context, format string, v ...any) {
 	r.l.WarnContext(ctx, "redis client", "detail", strings.TrimSpace(fmt.Sprintf(format, v...)))
+}
+
+// printBootstrapChange is printAdminChange for a start of the service: the
+// generated credentials are shown only on a terminal. Elsewhere the change
+// is printed without them, and a warning says that credentials were
+// generated (which ones, never their values) and how to get usable ones:
+// `facturad admin-reset`, which prints new ones to whoever runs it.
+func (w *wiring) printBootstrapChange(stdout io.Writer, ch tenant.AdminChange, terminal bool) {
+	if terminal || len(ch.Generated) == 0 {
+		printAdminChange(stdout, ch)
+		return
+	}
+	generated := ch.Generated
+	ch.Generated = nil
+	ch.Credentials.Contrasena, ch.Credentials.APIToken = "", ""
+	printAdminChange(stdout, ch)
+	w.log.Warn("bootstrap admin credentials were generated and not shown: standard output is not a terminal, and may be a kept log; "+
+		"to log in, run `facturad admin-reset` with the service's store settings, which prints new ones "+
+		"(docs/operations.md, \"Recover admin access\"), or set FACTURAD_ADMIN_PASSWORD and FACTURAD_ADMIN_TOKEN and start again",
+		"usuario", ch.Credentials.Usuario, "generated", generated)
 }
 
 // printAdminChange says what happened to the bootstrap admin and shows the

@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"go/version"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -200,11 +202,25 @@ func dockerignore(t *testing.T, text string) func(string) bool {
 // modules of every test too, and a `go build` of ./cmd/facturad whose
 // module cache is a BuildKit cache mount, kept between builds.
 func TestDockerfileBuildsOnlyTheBinary(t *testing.T) {
+	for _, ins := range dockerInstructions(t) {
+		if isRun(ins) && strings.Contains(ins, "go mod download") {
+			t.Errorf("%q fetches the modules of the tests too", ins)
+		}
+	}
+	build := imageBuild(t)
+	if !strings.Contains(build, "--mount=type=cache,target=/go/pkg/mod") {
+		t.Errorf("the build's module cache is not a cache mount: %q", build)
+	}
+}
+
+// dockerInstructions reads deploy/Dockerfile one instruction a line:
+// continuations joined, comments dropped.
+func dockerInstructions(t *testing.T) []string {
+	t.Helper()
 	b, err := os.ReadFile(filepath.Join(repoRoot, "deploy/Dockerfile"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	// One instruction a line: continuations joined, comments dropped.
 	var instructions []string
 	var cur strings.Builder
 	for _, line := range strings.Split(string(b), "\n") {
@@ -220,23 +236,129 @@ func TestDockerfileBuildsOnlyTheBinary(t *testing.T) {
 		instructions = append(instructions, cur.String())
 		cur.Reset()
 	}
+	return instructions
+}
+
+func isRun(ins string) bool {
+	fields := strings.Fields(ins)
+	return len(fields) > 0 && strings.EqualFold(fields[0], "RUN")
+}
+
+// imageBuild is the Dockerfile's RUN that builds ./cmd/facturad.
+func imageBuild(t *testing.T) string {
+	t.Helper()
 	var build string
-	for _, ins := range instructions {
-		fields := strings.Fields(ins)
-		if len(fields) == 0 || !strings.EqualFold(fields[0], "RUN") {
-			continue
-		}
-		if strings.Contains(ins, "go mod download") {
-			t.Errorf("%q fetches the modules of the tests too", ins)
-		}
-		if strings.Contains(ins, "go build") && strings.Contains(ins, "./cmd/facturad") {
+	for _, ins := range dockerInstructions(t) {
+		if isRun(ins) && strings.Contains(ins, "go build") && strings.Contains(ins, "./cmd/facturad") {
 			build = ins
 		}
 	}
 	if build == "" {
 		t.Fatal("no RUN go build ... ./cmd/facturad")
 	}
-	if !strings.Contains(build, "--mount=type=cache,target=/go/pkg/mod") {
-		t.Errorf("the build's module cache is not a cache mount: %q", build)
+	return build
+}
+
+// buildTags is the value of the -tags flag in a go command line, "" when
+// there is none.
+func buildTags(cmd string) string {
+	m := regexp.MustCompile(`(?:^|\s)-tags[= ]("[^"]*"|'[^']*'|\S+)`).FindStringSubmatch(cmd)
+	if m == nil {
+		return ""
+	}
+	return strings.Trim(m[1], `"'`)
+}
+
+// TestImageShipsTheTestedOpenSSLBuild checks that the image ships the
+// OpenSSL signer (cgo and the openssl tag) on a runtime base that has
+// libcrypto from the same Debian release the build stage compiled against,
+// and that deploy/test.sh tests that same build: the signer's packages and
+// the service's documents end to end, with cgo and the same tags.
+func TestImageShipsTheTestedOpenSSLBuild(t *testing.T) {
+	build := imageBuild(t)
+	if !strings.Contains(build, "CGO_ENABLED=1") {
+		t.Errorf("the image build does not enable cgo, which the OpenSSL signer needs: %q", build)
+	}
+	tags := buildTags(build)
+	if !slices.Contains(strings.Split(tags, ","), "openssl") {
+		t.Errorf("the image build's tags %q leave out openssl: %q", tags, build)
+	}
+
+	var froms []string
+	for _, ins := range dockerInstructions(t) {
+		if f := strings.Fields(ins); len(f) >= 2 && strings.EqualFold(f[0], "FROM") {
+			froms = append(froms, f[1])
+		}
+	}
+	if len(froms) < 2 {
+		t.Fatalf("FROM lines %v, want a build stage and a runtime stage", froms)
+	}
+	builder, runtime := strings.SplitN(froms[0], "@", 2)[0], strings.SplitN(froms[len(froms)-1], "@", 2)[0]
+	// distroless "base" and "cc" carry glibc and libssl3; "static" has neither.
+	if !strings.HasPrefix(runtime, "gcr.io/distroless/base-") && !strings.HasPrefix(runtime, "gcr.io/distroless/cc-") {
+		t.Errorf("runtime image %s has no libcrypto for the OpenSSL signer", runtime)
+	}
+	releases := map[string]string{"bookworm": "debian12", "trixie": "debian13"}
+	var same bool
+	for codename, release := range releases {
+		if strings.Contains(builder, "-"+codename) && strings.Contains(runtime, "-"+release) {
+			same = true
+		}
+	}
+	if !same {
+		t.Errorf("build stage %s and runtime %s are not named for the same Debian release (%v): the binary could link an OpenSSL the runtime lacks", builder, runtime, releases)
+	}
+
+	// deploy/test.sh tests the signer and the service in the image's build.
+	b, err := os.ReadFile(filepath.Join(repoRoot, "deploy/test.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tested := map[string]bool{}
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if !strings.HasPrefix(line, "CGO_ENABLED=1 go test ") || buildTags(line) != tags {
+			continue
+		}
+		for _, pkg := range []string{"./signer/...", "./cmd/facturad"} {
+			if slices.Contains(strings.Fields(line), pkg) {
+				tested[pkg] = true
+			}
+		}
+	}
+	if !tested["./signer/..."] || !tested["./cmd/facturad"] {
+		t.Errorf("deploy/test.sh runs `CGO_ENABLED=1 go test -tags %s` on %v, want ./signer/... and ./cmd/facturad, as the image builds them", tags, tested)
+	}
+}
+
+// TestDefaultBuildIsPureGo checks that `go run ./cmd/facturad` and a plain
+// `go build` compile none of the project's cgo, even where cgo is on, and
+// that the image's tags do (so that the check can fail).
+func TestDefaultBuildIsPureGo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	cgoPackages := func(tags string) []string {
+		t.Helper()
+		cmd := exec.Command("go", "list", "-deps", "-tags", tags, "-f", "{{if .CgoFiles}}{{.ImportPath}}{{end}}", "./cmd/facturad")
+		cmd.Dir = repoRoot
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list: %v\n%s", err, out)
+		}
+		var own []string
+		for _, p := range strings.Fields(string(out)) {
+			if strings.HasPrefix(p, "facturad/") {
+				own = append(own, p)
+			}
+		}
+		return own
+	}
+	if own := cgoPackages(""); len(own) > 0 {
+		t.Errorf("the default build compiles cgo of its own: %v", own)
+	}
+	if own := cgoPackages(buildTags(imageBuild(t))); !slices.Contains(own, "facturad/signer/openssl") {
+		t.Errorf("the image's build compiles %v with cgo, not facturad/signer/openssl", own)
 	}
 }

@@ -30,7 +30,9 @@ import (
 
 	monitoringv1 "github.com/prometheus-operator/prometheus-operator/pkg/apis/monitoring/v1"
 	appsv1 "k8s.io/api/apps/v1"
+	autoscalingv2 "k8s.io/api/autoscaling/v2"
 	corev1 "k8s.io/api/core/v1"
+	networkingv1 "k8s.io/api/networking/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -78,6 +80,8 @@ type built struct {
 	services    []corev1.Service
 	pvcs        map[string]corev1.PersistentVolumeClaim
 	pdbs        []policyv1.PodDisruptionBudget
+	hpas        []autoscalingv2.HorizontalPodAutoscaler
+	policies    []networkingv1.NetworkPolicy
 	podMonitors []podMonitor
 	rules       []prometheusRule
 }
@@ -157,6 +161,14 @@ func kustomize(t *testing.T, dir string, components ...string) built {
 			var p policyv1.PodDisruptionBudget
 			strict(&p)
 			b.pdbs = append(b.pdbs, p)
+		case "autoscaling/v2 HorizontalPodAutoscaler":
+			var h autoscalingv2.HorizontalPodAutoscaler
+			strict(&h)
+			b.hpas = append(b.hpas, h)
+		case "networking.k8s.io/v1 NetworkPolicy":
+			var p networkingv1.NetworkPolicy
+			strict(&p)
+			b.policies = append(b.policies, p)
 		case "monitoring.coreos.com/v1 PodMonitor":
 			var p podMonitor
 			strict(&p)
@@ -199,6 +211,7 @@ func TestOverlays(t *testing.T) {
 				d := b.deployments[0]
 				checkPod(t, b, d, listen, adminListen)
 				checkStrategy(t, b, d, o.ha)
+				checkNetworkPolicies(t, b, d, o.ha)
 				if withMonitoring {
 					checkMonitoring(t, b, d)
 				} else if len(b.podMonitors)+len(b.rules) > 0 {
@@ -262,6 +275,7 @@ func checkPod(t *testing.T, b built, d appsv1.Deployment, listen, adminListen st
 		}
 		checkEnvFrom(t, b, c)
 	}
+	checkMemory(t, *container(pod.Spec.Containers, "facturad"))
 	if !mounts["/tmp"] {
 		t.Error("nothing writable at /tmp on a read-only root filesystem")
 	}
@@ -403,9 +417,12 @@ func checkStrategy(t *testing.T, b built, d appsv1.Deployment, ha bool) {
 		return
 	}
 
-	if replicas < 3 {
-		t.Errorf("ha: %d replicas, want 3", replicas)
+	// The HorizontalPodAutoscaler owns the count: a count in the
+	// Deployment would be set back at every apply.
+	if d.Spec.Replicas != nil {
+		t.Errorf("ha: the Deployment sets %d replicas, which the HorizontalPodAutoscaler owns", *d.Spec.Replicas)
 	}
+	checkHPA(t, b, d)
 	ru := d.Spec.Strategy.RollingUpdate
 	if d.Spec.Strategy.Type != appsv1.RollingUpdateDeploymentStrategyType || ru == nil || ru.MaxUnavailable == nil || ru.MaxUnavailable.IntValue() != 0 {
 		t.Errorf("ha: strategy %+v, want a rolling update with maxUnavailable 0", d.Spec.Strategy)
@@ -439,6 +456,11 @@ func checkStrategy(t *testing.T, b built, d appsv1.Deployment, ha bool) {
 	}
 	if pdb.Spec.MaxUnavailable == nil || pdb.Spec.MaxUnavailable.IntValue() != 1 {
 		t.Errorf("ha: PodDisruptionBudget maxUnavailable %v, want 1", pdb.Spec.MaxUnavailable)
+	}
+	// A store outage makes every replica unready: a drain must not wait on
+	// pods that serve nothing.
+	if p := pdb.Spec.UnhealthyPodEvictionPolicy; p == nil || *p != policyv1.AlwaysAllow {
+		t.Errorf("ha: PodDisruptionBudget unhealthyPodEvictionPolicy %s, want AlwaysAllow", show(p))
 	}
 }
 
@@ -645,7 +667,9 @@ func checkImage(t *testing.T, c corev1.Container) {
 
 // checkEnvFrom checks that a container reads the built ConfigMap and the
 // operator's Secret, the latter required so that a pod without it does not
-// start on defaults.
+// start on defaults. The service reads the whole Secret; the migrate init
+// container only the keys of the settings `facturad migrate` reads, one
+// secretKeyRef each.
 func checkEnvFrom(t *testing.T, b built, c corev1.Container) {
 	t.Helper()
 	var cm, secret bool
@@ -655,11 +679,75 @@ func checkEnvFrom(t *testing.T, b built, c corev1.Container) {
 			_, cm = b.configMaps[e.ConfigMapRef.Name]
 		case e.SecretRef != nil:
 			secret = e.SecretRef.Name == secretName && !isTrue(e.SecretRef.Optional)
+			if c.Name == "migrate" {
+				t.Errorf("container migrate: envFrom the whole Secret %s, want only the keys migrate reads", e.SecretRef.Name)
+			}
 		}
 	}
-	if !cm || !secret {
-		t.Errorf("container %s: envFrom %+v, want the built ConfigMap and the required Secret %s", c.Name, c.EnvFrom, secretName)
+	if c.Name == "migrate" {
+		reads := commandSettings(t, "migrate")
+		keys := map[string]bool{}
+		for _, e := range c.Env {
+			ref := e.ValueFrom
+			if ref == nil || ref.SecretKeyRef == nil {
+				continue
+			}
+			k := ref.SecretKeyRef
+			if k.Name != secretName || isTrue(k.Optional) || e.Name != k.Key {
+				t.Errorf("container migrate: %s from %+v, want the required key of the same name in Secret %s", e.Name, k, secretName)
+			}
+			if !reads[k.Key] {
+				t.Errorf("container migrate: gets %s from the Secret, a setting migrate does not read (it reads %v)", k.Key, reads)
+			}
+			keys[k.Key] = true
+		}
+		secret = keys["FACTURAD_DATABASE_URL"]
 	}
+	if !cm || !secret {
+		t.Errorf("container %s: envFrom %+v env %+v, want the built ConfigMap and the required Secret %s (migrate: its database URL)",
+			c.Name, c.EnvFrom, c.Env, secretName)
+	}
+}
+
+// commandSettings reads the settings a command reads, as FACTURAD_<NAME>,
+// from commandSettings in cmd/facturad/config.go.
+func commandSettings(t *testing.T, cmd string) map[string]bool {
+	t.Helper()
+	names := map[string]bool{}
+	ast.Inspect(configSource(t), func(n ast.Node) bool {
+		vs, ok := n.(*ast.ValueSpec)
+		if !ok || len(vs.Names) != 1 || vs.Names[0].Name != "commandSettings" || len(vs.Values) != 1 {
+			return true
+		}
+		lit, ok := vs.Values[0].(*ast.CompositeLit)
+		if !ok {
+			return false
+		}
+		for _, e := range lit.Elts {
+			kv, ok := e.(*ast.KeyValueExpr)
+			if !ok {
+				continue
+			}
+			if key, ok := kv.Key.(*ast.BasicLit); !ok || key.Value != strconv.Quote(cmd) {
+				continue
+			}
+			list, ok := kv.Value.(*ast.CompositeLit)
+			if !ok {
+				continue
+			}
+			for _, v := range list.Elts {
+				if s, ok := v.(*ast.BasicLit); ok && s.Kind == token.STRING {
+					name, _ := strconv.Unquote(s.Value)
+					names["FACTURAD_"+strings.ToUpper(name)] = true
+				}
+			}
+		}
+		return false
+	})
+	if len(names) == 0 {
+		t.Fatalf("no settings of %s found in commandSettings (cmd/facturad/config.go)", cmd)
+	}
+	return names
 }
 
 // effectiveConfig is the environment a container gets from its ConfigMaps.
