@@ -68,6 +68,7 @@ func peakLive(t testing.TB, d *hacienda.Document) uint64 {
 	in := pdf.Input{Document: d, Estado: "01"}
 	var base runtime.MemStats
 	runtime.GC()
+	runtime.GC() // and what pools kept from earlier renders
 	runtime.ReadMemStats(&base)
 	s := &sampler{}
 	if err := pdf.Render(s, in); err != nil {
