@@ -68,7 +68,7 @@ var fontWidths = sync.OnceValue(func() *[2][256]int {
 // again.
 var zlibWriters = sync.Pool{New: func() any { return zlib.NewWriter(nil) }}
 
-// Info is the PDF's document information.
+// info is the PDF's document information.
 type info struct {
 	title, subject, author, creator, producer string
 	created                                   time.Time
@@ -86,13 +86,11 @@ type writer struct {
 	footer  func()
 	meta    info
 	zbuf    bytes.Buffer
-	num     []byte // scratch for numbers
 
 	x, y      float64 // the current position, in mm from the top left
 	bold      bool
 	size      float64 // the font size in points
 	fontSet   bool    // the page's font is the current one
-	nonStroke [3]int  // the colour text and fills are drawn in
 	text      [3]int  // the text colour asked for
 	fill      [3]int  // the fill colour asked for
 	pageFill  [3]int  // the page's current non-stroking colour
