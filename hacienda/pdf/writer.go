@@ -310,9 +310,10 @@ func (pw *writer) useFont() {
 	if pw.fontSet {
 		return
 	}
-	pw.ops("/F1 ")
 	if pw.bold {
-		pw.page[len(pw.page)-2] = '2'
+		pw.ops("/F2 ")
+	} else {
+		pw.ops("/F1 ")
 	}
 	pw.appendNum(pw.size)
 	pw.ops("Tf\n")
