@@ -52,9 +52,11 @@ const (
 
 // DocumentRoutes returns the send, check, read and XML download routes of
 // A.5 and the PDF of A.12 for Options.Routes. The calculate call is not
-// among them.
-func DocumentRoutes(d Documents) []Route {
-	h := documentHandlers{d: d}
+// among them. renders bounds the PDF downloads (nil: unbounded, for
+// tests); the service shares one bound among every route and the
+// background work that draws PDFs.
+func DocumentRoutes(d Documents, renders RenderSlots) []Route {
+	h := documentHandlers{d: d, renders: renders}
 	return []Route{
 		{Method: http.MethodPost, Path: "/api/documents/v4", MaxBody: SendMaxBody, Timeout: SendTimeout, Handle: h.send, Sheds: true},
 		{Method: http.MethodPut, Path: "/api/documents/{clave}/v4", MaxBody: noBodyLimit, Timeout: CheckTimeout, Handle: h.check},
@@ -65,7 +67,10 @@ func DocumentRoutes(d Documents) []Route {
 	}
 }
 
-type documentHandlers struct{ d Documents }
+type documentHandlers struct {
+	d       Documents
+	renders RenderSlots
+}
 
 func outcomeReply(o pipeline.Outcome, withXML, withResponse bool) Reply {
 	a := docview.NewDocument(o.Document, o.Estado, withXML, withResponse)
@@ -190,15 +195,32 @@ func (h documentHandlers) printed(ctx context.Context, r *Request) (Reply, error
 	if len(d.SignedXML) == 0 {
 		return Reply{}, errNotSigned
 	}
-	return printedReply(d.SignedXML, d.Estado, d.PrintedMessage(), d.Tipo, d.Consecutivo, "document "+d.Clave)
+	return printedReply(h.renders, d.CompanyID, d.SignedXML, d.Estado, d.PrintedMessage(), d.Tipo, d.Consecutivo, "document "+d.Clave)
 }
 
-// printedReply draws a signed v4.4 document with the state estado (and the
-// tax authority's mensaje under it, when not empty) and answers the PDF,
-// named TYPE-NAME.pdf (an issued document's consecutivo, a received one's
-// clave); what names the document in an error. The issued documents and
-// the received ones are printed by it alike.
-func printedReply(signed []byte, estado tenant.State, mensaje, tipo, name, what string) (Reply, error) {
+// RenderSlots bounds the PDF downloads (*pdf.Limiter satisfies it).
+type RenderSlots interface {
+	// TryRender takes a slot for a render of a document of companyID, or
+	// refuses at once with an error that answers 503 or 429 and
+	// Retry-After; release frees the slot.
+	TryRender(companyID int64) (release func(), err error)
+}
+
+// printedReply draws a signed v4.4 document of the company companyID with
+// the state estado (and the tax authority's mensaje under it, when not
+// empty) and answers the PDF, named TYPE-NAME.pdf (an issued document's
+// consecutivo, a received one's clave); what names the document in an
+// error. The issued documents and the received ones are printed by it
+// alike, within renders' bounds: past them the answer is 503 (the
+// process's) or 429 (the company's), with Retry-After.
+func printedReply(renders RenderSlots, companyID int64, signed []byte, estado tenant.State, mensaje, tipo, name, what string) (Reply, error) {
+	if renders != nil {
+		release, err := renders.TryRender(companyID)
+		if err != nil {
+			return Reply{}, err
+		}
+		defer release()
+	}
 	var b bytes.Buffer
 	if err := pdf.RenderSignedXML(&b, signed, string(estado), mensaje); err != nil {
 		return Reply{}, fmt.Errorf("print %s: %w", what, err)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"facturad/hacienda"
+	"facturad/hacienda/pdf"
 	"facturad/hacienda/pdf/pdfcheck"
 	"facturad/hacienda/sample"
 	"facturad/pipeline"
@@ -82,7 +83,7 @@ func TestDocumentRoutesContract(t *testing.T) {
 		Submission:  tenant.Submission{Phase: tenant.PhaseFor(tenant.StateSent), Estado: tenant.StateSent, SignedXML: []byte("<FacturaElectronica/>")},
 	}
 	f := &fakeDocuments{doc: doc, out: pipeline.Outcome{Document: doc, Answer: pipeline.Answer{Estado: doc.Estado}}}
-	b := setup(t, Options{Tenants: docTenants{}, Routes: DocumentRoutes(f)})
+	b := setup(t, Options{Tenants: docTenants{}, Routes: DocumentRoutes(f, nil)})
 	u := creds{"t", "u", "p"}
 
 	t.Run("ok/send", func(t *testing.T) {
@@ -277,7 +278,7 @@ func testDocumentsEndToEnd(t *testing.T, store tenant.Store) {
 	if !ok {
 		t.Fatalf("%T keeps no e-mails", store)
 	}
-	w.testBundle = setup(t, Options{Tenants: svc, Routes: append(append(DocumentRoutes(p), ReceivedRoutes(p)...), EmailRoutes(p, svc)...)})
+	w.testBundle = setup(t, Options{Tenants: svc, Routes: append(append(DocumentRoutes(p, nil), ReceivedRoutes(p, nil)...), EmailRoutes(p, svc)...)})
 	co := w.createCompany(t, w.admin, "3101123456", "Documentos de Prueba S.A.")
 	other := w.createCompany(t, w.admin, "3101654321", "Otra Empresa S.A.")
 
@@ -584,7 +585,7 @@ func (a archivedDocuments) Document(ctx context.Context, _ tenant.Principal, _ s
 func TestDocumentRoutesArchivedParts(t *testing.T) {
 	doc := tenant.Document{IDExterno: "ext-1", Consecutivo: "00100001010000000007", Numero: 7, Clave: testClave,
 		Submission: tenant.Submission{Phase: tenant.PhaseAccepted, Estado: tenant.StateAccepted}}
-	b := setup(t, Options{Tenants: docTenants{}, Routes: DocumentRoutes(archivedDocuments{doc})})
+	b := setup(t, Options{Tenants: docTenants{}, Routes: DocumentRoutes(archivedDocuments{doc}, nil)})
 	u := creds{"t", "u", "p"}
 	for _, tc := range []struct {
 		method, path string
@@ -623,5 +624,59 @@ func TestDocumentRoutesArchivedParts(t *testing.T) {
 				t.Errorf("%s %s: Retry-After %q, %v", tc.method, tc.path, r.header.Get("Retry-After"), m)
 			}
 		}
+	}
+}
+
+// TestPDFRenderBounds: the PDF routes take a render slot of the shared
+// limiter; past the process's bound the answer is 503, past the company's
+// 429, both with Retry-After; a freed slot draws again.
+func TestPDFRenderBounds(t *testing.T) {
+	sd := sample.Documents(4, 3)[0]
+	sd.Clave = testClave
+	x, err := hacienda.MarshalXML(sd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := tenant.Document{CompanyID: 1, Consecutivo: "00100001010000000007", Clave: testClave,
+		Submission: tenant.Submission{Phase: tenant.PhaseFor(tenant.StateAccepted), Estado: tenant.StateAccepted, SignedXML: x}}
+	f := &fakeDocuments{doc: doc}
+	lim := pdf.NewLimiter(2, 1)
+	b := setup(t, Options{Tenants: docTenants{}, Routes: DocumentRoutes(f, lim)})
+	u := creds{"t", "u", "p"}
+	get := func() reply { return b.do(t, "GET", "/api/documents/"+testClave+"/pdf/v4", &u, "", nil) }
+
+	if r := get(); r.status != 200 || !bytes.HasPrefix(r.body, []byte("%PDF-")) {
+		t.Fatalf("free slots: %d %.100s", r.status, r.body)
+	}
+	// The company (1, docTenants' user's) has its one render running.
+	release, err := lim.TryRender(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := get(); r.status != 429 || r.header.Get("Retry-After") != "1" || r.object(t)["statusCode"] != 429.0 {
+		t.Fatalf("company's bound: %d Retry-After %q %s", r.status, r.header.Get("Retry-After"), r.body)
+	}
+	release()
+	// Background work holds every process slot.
+	ctx := context.Background()
+	var held []func()
+	for range lim.Max() {
+		r, err := lim.WaitRender(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, r)
+	}
+	if r := get(); r.status != 503 || r.header.Get("Retry-After") != "1" || r.object(t)["statusCode"] != 503.0 {
+		t.Fatalf("process's bound: %d Retry-After %q %s", r.status, r.header.Get("Retry-After"), r.body)
+	}
+	for _, r := range held {
+		r()
+	}
+	if r := get(); r.status != 200 {
+		t.Fatalf("slots freed: %d %s", r.status, r.body)
+	}
+	if lim.InUse() != 0 {
+		t.Fatalf("%d slots still held after the answers", lim.InUse())
 	}
 }

@@ -45,7 +45,7 @@ func newListWorld(t *testing.T, store tenant.Store) *listWorld {
 	if !ok {
 		t.Fatalf("%T keeps no received documents", store)
 	}
-	w.testBundle = setup(t, Options{Tenants: svc, Routes: append(append(DocumentRoutes(p), ReceivedRoutes(p)...), list, listReceived)})
+	w.testBundle = setup(t, Options{Tenants: svc, Routes: append(append(DocumentRoutes(p, nil), ReceivedRoutes(p, nil)...), list, listReceived)})
 	return &listWorld{world: w, docs: docs, received: received}
 }
 

@@ -35,7 +35,7 @@ func testQuotaEndToEnd(t *testing.T, store tenant.Store) {
 	w, svc := newTenantWorld(t, store)
 	p, _, _ := newTestPipeline(t, store, svc, false)
 	startPipeline(t, p)
-	w.testBundle = setup(t, Options{Tenants: svc, Routes: append(DocumentRoutes(p), UsageRoutes(svc)...)})
+	w.testBundle = setup(t, Options{Tenants: svc, Routes: append(DocumentRoutes(p, nil), UsageRoutes(svc)...)})
 	co := w.createCompany(t, w.admin, "3101123456", "Cuota Limitada S.A.")
 	free := w.createCompany(t, w.admin, "3101654321", "Sin Cuota S.A.")
 

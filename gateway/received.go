@@ -31,9 +31,10 @@ const ReceiveMaxBody = 4 << 20
 
 // ReceivedRoutes returns the receive, check, read and XML download routes
 // of A.11 and the supplier's document printed (as A.12 prints an issued
-// one) for Options.Routes.
-func ReceivedRoutes(d ReceivedDocuments) []Route {
-	h := receivedHandlers{d: d}
+// one) for Options.Routes. renders bounds the PDF downloads, as in
+// DocumentRoutes.
+func ReceivedRoutes(d ReceivedDocuments, renders RenderSlots) []Route {
+	h := receivedHandlers{d: d, renders: renders}
 	return []Route{
 		{Method: http.MethodPost, Path: "/api/received/v4", MaxBody: ReceiveMaxBody, Timeout: SendTimeout, Handle: h.receive, Sheds: true},
 		{Method: http.MethodPut, Path: "/api/received/{clave}/v4", MaxBody: noBodyLimit, Timeout: CheckTimeout, Handle: h.check},
@@ -45,7 +46,10 @@ func ReceivedRoutes(d ReceivedDocuments) []Route {
 	}
 }
 
-type receivedHandlers struct{ d ReceivedDocuments }
+type receivedHandlers struct {
+	d       ReceivedDocuments
+	renders RenderSlots
+}
 
 func receivedReply(o pipeline.ReceivedOutcome) Reply {
 	a := docview.NewReceived(o.Received, o.Estado)
@@ -118,7 +122,7 @@ func (h receivedHandlers) printed(ctx context.Context, r *Request) (Reply, error
 	// from 00100001010000000001, as the company does its own documents,
 	// so a consecutivo would name many received PDFs and an issued one
 	// alike. The clave holds the supplier's number and its consecutivo.
-	return printedReply(d.SupplierXML, tenant.StateAccepted, "", d.TipoDocumento, d.Clave, "received document "+d.Clave)
+	return printedReply(h.renders, d.CompanyID, d.SupplierXML, tenant.StateAccepted, "", d.TipoDocumento, d.Clave, "received document "+d.Clave)
 }
 
 // Interface guard: the pipeline is what the received routes call.

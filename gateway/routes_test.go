@@ -90,7 +90,7 @@ func serviceRoutes(t testing.TB, d routeDeps) []Route {
 		}
 		d.exporter = e
 	}
-	return slices.Concat(DocumentRoutes(d.docs), ReceivedRoutes(d.docs), WebhookRoutes(d.tenants),
+	return slices.Concat(DocumentRoutes(d.docs, nil), ReceivedRoutes(d.docs, nil), WebhookRoutes(d.tenants),
 		[]Route{list, listReceived, audit, CalculateRoute(), CallbackRoute(d.docs)},
 		EmailRoutes(d.docs, d.tenants), RegistryRoutes(d.registry), []Route{ConnectionTestRoute(d.docs)}, operators, UsageRoutes(d.tenants),
 		[]Route{IVARoute(d.tenants), ExportRoute(d.exporter)}, DerivedRoutes(d.docs))

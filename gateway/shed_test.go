@@ -52,7 +52,7 @@ func TestLaneFloodIsShed(t *testing.T) {
 				t.Fatal(err)
 			}
 			startPipeline(t, p)
-			w.testBundle = setup(t, Options{Tenants: svc, Routes: DocumentRoutes(p)})
+			w.testBundle = setup(t, Options{Tenants: svc, Routes: DocumentRoutes(p, nil)})
 			co := w.createCompany(t, w.admin, "3101123456", "Carga de Prueba S.A.")
 
 			const flood = 24

@@ -94,7 +94,7 @@ func Example_wiring() {
 		panic(err)
 	}
 	srv, err := gateway.New(gateway.Options{
-		Tenants: tenants, Routes: gateway.DocumentRoutes(p), Logger: logger, Registerer: registry,
+		Tenants: tenants, Routes: gateway.DocumentRoutes(p, nil), Logger: logger, Registerer: registry,
 	})
 	if err != nil {
 		panic(err)

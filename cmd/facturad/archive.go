@@ -113,7 +113,7 @@ func (w *wiring) startArchiveSweep(ctx context.Context) error {
 	}
 	st := w.store.(archiveStore)
 	sw, err := archivesweep.New(archivesweep.Options{Store: st, Client: w.archive, After: w.c.ArchiveAfter,
-		Registerer: w.reg, Logger: w.log})
+		Renders: w.renders, Registerer: w.reg, Logger: w.log})
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,7 @@ import (
 
 	"facturad/cmd/internal/cmdline"
 	"facturad/hacienda"
+	"facturad/hacienda/pdf"
 	"facturad/hacienda/registry"
 	"facturad/hacienda/sandbox"
 	"facturad/hacienda/trust"
@@ -109,6 +110,11 @@ type Config struct {
 	// client address; zero derives them from the open-file limit.
 	MaxConns      int
 	MaxConnsPerIP int
+	// MaxRenders bounds the PDFs one process draws at once (downloads,
+	// e-mails, exports, the archive); MaxRendersPerCompany one company's
+	// downloads. Zero means hacienda/pdf's defaults.
+	MaxRenders           int
+	MaxRendersPerCompany int
 	// Emission bounds a caller's fecha_emision around the time a send is
 	// received; zero fields take hacienda.DefaultEmissionWindow's.
 	Emission hacienda.EmissionWindow
@@ -211,6 +217,9 @@ func DefaultConfig() Config {
 		WebhookTimeout:     delivery.DefaultAttemptTimeout,
 		EmailWorkers:       delivery.DefaultEmailWorkers,
 		DeliveryRetention:  delivery.DefaultRetention,
+
+		MaxRenders:           pdf.DefaultMaxRenders,
+		MaxRendersPerCompany: pdf.DefaultMaxRendersPerCompany,
 	}
 }
 
@@ -268,6 +277,8 @@ func (c *Config) settings() []setting {
 		{name: "submit_timeout", usage: "how long a send waits for the tax authority to take a document", dur: &c.SubmitTimeout},
 		{name: "max_conns", usage: "API connections served at once", def: "from the open-file limit", num: &c.MaxConns},
 		{name: "max_conns_per_ip", usage: "API connections from one client address", def: "a quarter of max_conns", num: &c.MaxConnsPerIP},
+		{name: "max_renders", usage: "PDFs one replica draws at once, over the downloads, e-mails, exports and archive; past it a download answers 503 with Retry-After and background work waits", num: &c.MaxRenders},
+		{name: "max_renders_per_company", usage: "one company's PDF downloads one replica draws at once; past it 429 with Retry-After", num: &c.MaxRendersPerCompany},
 		{name: "trusted_proxies", usage: "networks of the load balancers in front of the service (CIDRs, comma-separated), whose X-Forwarded-For names the client", def: "none", str: &c.TrustedProxies},
 		{name: "fecha_emision_ahead", usage: "how far in the future a caller's fecha_emision may be (the callers' clock difference)", dur: &c.Emission.Ahead},
 		{name: "fecha_emision_behind", usage: "how old a caller's fecha_emision may be with situacion 1 or 2", dur: &c.Emission.Behind},

@@ -28,6 +28,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"facturad/gateway"
+	"facturad/hacienda/pdf"
 	"facturad/hacienda/recepcion"
 	"facturad/hacienda/registry"
 	"facturad/hacienda/sandbox"
@@ -114,7 +115,7 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 		log.Info("stopped", "took", time.Since(stopping))
 	}()
 
-	w := &wiring{c: c, log: log, stop: &stop}
+	w := &wiring{c: c, log: log, stop: &stop, renders: pdf.NewLimiter(c.MaxRenders, c.MaxRendersPerCompany)}
 	// The listeners come first: a busy port must stop the start before
 	// anything is written, the bootstrap admin above all.
 	if err := w.listen(); err != nil {
@@ -238,6 +239,9 @@ type wiring struct {
 	tenants  *tenant.Service
 	docs     *pipeline.Pipeline
 	registry *registry.Registry
+	// renders bounds the PDF renders of every path: the downloads, the
+	// e-mails, the exports and the archive share it.
+	renders *pdf.Limiter
 	// failed is set when serving failed: the gateway then stops without
 	// its drain delay.
 	failed bool
@@ -573,7 +577,7 @@ func (w *wiring) startDelivery(ctx context.Context) error {
 	m, err := delivery.NewMailer(delivery.MailerOptions{
 		Store:       w.reads,
 		Sender:      server,
-		PDF:         delivery.PrintedPDF{},
+		PDF:         delivery.PrintedPDF{Renders: w.renders},
 		Workers:     w.c.EmailWorkers,
 		BackoffBase: w.c.DeliveryBackoff,
 		Logger:      w.log,
@@ -757,7 +761,7 @@ func (w *wiring) startGateway() (apiLn, adminLn net.Listener, errc <-chan error,
 	// reads them through (and the received ones through its received
 	// store): with the archive on, that store fills the parts it dropped
 	// from the archive, so an export holds every document whatever its age.
-	exo := export.Options{Companies: w.tenants, Documents: w.reads, Logger: w.log}
+	exo := export.Options{Companies: w.tenants, Documents: w.reads, Renders: w.renders, Logger: w.log}
 	if rs, ok := w.reads.(tenant.ReceivedStore); ok {
 		exo.Received = rs
 	}
@@ -770,7 +774,7 @@ func (w *wiring) startGateway() (apiLn, adminLn net.Listener, errc <-chan error,
 		MaxConnsPerIP:  perIP,
 		TrustedProxies: proxies,
 		Tenants:        w.tenants,
-		Routes: slices.Concat(gateway.DocumentRoutes(w.docs), gateway.ReceivedRoutes(w.docs), gateway.WebhookRoutes(w.tenants),
+		Routes: slices.Concat(gateway.DocumentRoutes(w.docs, w.renders), gateway.ReceivedRoutes(w.docs, w.renders), gateway.WebhookRoutes(w.tenants),
 			[]gateway.Route{list, listReceived, audit, gateway.CalculateRoute(), gateway.CallbackRoute(w.docs)},
 			gateway.EmailRoutes(w.docs, w.tenants), gateway.RegistryRoutes(w.registry), []gateway.Route{gateway.ConnectionTestRoute(w.docs)}, operators,
 			gateway.UsageRoutes(w.tenants), []gateway.Route{gateway.IVARoute(w.tenants), gateway.ExportRoute(exporter)}, gateway.DerivedRoutes(w.docs)),

@@ -74,3 +74,25 @@ func BenchmarkRenderVsRawRSA(b *testing.B) {
 	}, key)
 	b.ReportMetric(float64(b.N)/cpu.Seconds(), "renders/cpu-s")
 }
+
+// BenchmarkRender1000LinesVsRawRSA is BenchmarkRenderVsRawRSA for a
+// document of v4.4's most lines, 1,000 (38 pages).
+func BenchmarkRender1000LinesVsRawRSA(b *testing.B) {
+	x, err := hacienda.MarshalXML(longDocument(b, 1000))
+	if err != nil {
+		b.Fatal(err)
+	}
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var buf bytes.Buffer
+	b.ReportAllocs()
+	cpu := benchcpu.CompareWithRawRSA(b, "render", func() {
+		buf.Reset()
+		if err := pdf.RenderSignedXML(&buf, x, "01", ""); err != nil {
+			b.Fatal(err)
+		}
+	}, key)
+	b.ReportMetric(float64(b.N)/cpu.Seconds(), "renders/cpu-s")
+}

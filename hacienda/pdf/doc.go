@@ -18,17 +18,19 @@
 //
 // # Libraries
 //
-// Drawing: codeberg.org/go-pdf/fpdf, the maintained continuation of
-// gofpdf (its GitHub home, go-pdf/fpdf, is archived and points there; the
-// original jung-kurt/gofpdf was archived in 2021). Its root package needs
-// only the standard library, and it writes the 14 standard PDF fonts in
-// the Windows-1252 (WinAnsi) encoding, which holds every Spanish letter:
-// no font file is embedded in the PDF or kept in the repository.
-// signintech/gopdf cannot use the standard fonts (it always embeds a
-// TrueType file); johnfercher/maroto is a grid layer over an unmaintained
-// gofpdf fork with many more dependencies, and its grid does not help
-// with a table that repeats its header across pages; pdfcpu processes
-// PDFs rather than lays them out.
+// The PDF is written by the package itself, one page at a time: each
+// page's content stream is compressed, written out and dropped as soon as
+// the page is complete, so a render holds one page whatever the number of
+// lines (the page count of "Página N de M" is a form XObject written after
+// the last page). The text is set in the standard fonts Helvetica and
+// Helvetica-Bold in the Windows-1252 (WinAnsi) encoding, which holds every
+// Spanish letter: no font file is embedded in the PDF or kept in the
+// repository. Their widths come from codeberg.org/go-pdf/fpdf, the
+// maintained continuation of gofpdf, which drew the document before and
+// kept every page in memory until the end.
+//
+// [Limiter] bounds the renders of a process, in all and per company: the
+// download routes are refused past it, background work waits for a slot.
 //
 // QR code: github.com/boombuler/barcode, maintained, with no dependencies;
 // the symbol is drawn as vector squares, sharp on any printer.

@@ -3,7 +3,6 @@ package pdf
 import (
 	"fmt"
 
-	"codeberg.org/go-pdf/fpdf"
 	"github.com/boombuler/barcode/qr"
 )
 
@@ -31,16 +30,16 @@ func qrModules(content string) ([][]bool, error) {
 // whose border keeps the quiet zone of four modules white. A vector
 // symbol stays sharp at any zoom and on any printer, and costs no image
 // decoding; each run of dark modules of a row is one rectangle.
-func drawQR(f *fpdf.Fpdf, rows [][]bool, x, y, size float64) {
+func drawQR(f *writer, rows [][]bool, x, y, size float64) {
 	const quiet = 4
 	n := len(rows)
 	if n == 0 {
 		return
 	}
 	m := size / float64(n+2*quiet)
-	f.SetFillColor(255, 255, 255)
-	f.Rect(x, y, size, size, "F")
-	f.SetFillColor(0, 0, 0)
+	f.setFillColor([3]int{255, 255, 255})
+	f.fillRect(x, y, size, size)
+	f.setFillColor([3]int{0, 0, 0})
 	for r, row := range rows {
 		for c := 0; c < len(row); {
 			if !row[c] {
@@ -51,7 +50,7 @@ func drawQR(f *fpdf.Fpdf, rows [][]bool, x, y, size float64) {
 			for c < len(row) && row[c] {
 				c++
 			}
-			f.Rect(x+float64(quiet+start)*m, y+float64(quiet+r)*m, float64(c-start)*m, m, "F")
+			f.fillRect(x+float64(quiet+start)*m, y+float64(quiet+r)*m, float64(c-start)*m, m)
 		}
 	}
 }

@@ -7,8 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"codeberg.org/go-pdf/fpdf"
-
 	"facturad/hacienda"
 )
 
@@ -101,8 +99,10 @@ func Render(w io.Writer, in Input) error {
 	if err != nil {
 		return err
 	}
+	r.f = newWriter(w, r.meta())
+	r.f.footer = r.footer
 	r.document()
-	if err := r.f.Output(w); err != nil {
+	if err := r.f.close(); err != nil {
 		return fmt.Errorf("pdf: write %s %s: %w", in.Document.Type.Abbrev(), in.Document.Clave, err)
 	}
 	return nil
@@ -110,7 +110,7 @@ func Render(w io.Writer, in Input) error {
 
 // renderer draws one document.
 type renderer struct {
-	f     *fpdf.Fpdf
+	f     *writer
 	in    Input
 	d     *hacienda.Document
 	title string
@@ -135,39 +135,37 @@ func newRenderer(in Input) (*renderer, error) {
 		}
 		r.qr = rows
 	}
-	f := fpdf.NewCustom(&fpdf.InitType{OrientationStr: "P", UnitStr: "mm", Size: fpdf.SizeType{Wd: pageW, Ht: pageH}})
-	f.SetMargins(marginX, marginTop, marginX)
-	f.SetAutoPageBreak(false, 0)
-	f.SetCellMargin(0.8)
-	f.AliasNbPages("{nb}")
-	f.SetTitle(title+" "+d.NumeroConsecutivo, true)
-	f.SetSubject("Clave "+d.Clave, true)
-	f.SetAuthor(d.Emisor.Nombre, true)
-	f.SetCreator("facturad", true)
-	f.SetProducer("facturad", true)
-	f.SetLang("es-CR")
-	f.SetCatalogSort(true)
-	if !d.FechaEmision.IsZero() {
-		f.SetCreationDate(d.FechaEmision)
-		f.SetModificationDate(d.FechaEmision)
-	}
-	f.SetFooterFunc(r.footer)
-	r.f = f
 	return r, nil
 }
 
-// setFont sets the font; style is "", "B" or "I".
-func (r *renderer) setFont(style string, size float64) { r.f.SetFont(fontFamily, style, size) }
+// meta is the PDF's document information: the title and consecutivo,
+// the clave, the issuer; its date is the document's issue date, so that
+// the same document gives the same bytes.
+func (r *renderer) meta() info {
+	d := r.d
+	return info{
+		title:    r.title + " " + d.NumeroConsecutivo,
+		subject:  "Clave " + d.Clave,
+		author:   d.Emisor.Nombre,
+		creator:  "facturad",
+		producer: "facturad",
+		created:  d.FechaEmision,
+		lang:     "es-CR",
+	}
+}
 
-func (r *renderer) setColor(c [3]int)     { r.f.SetTextColor(c[0], c[1], c[2]) }
-func (r *renderer) setFill(c [3]int)      { r.f.SetFillColor(c[0], c[1], c[2]) }
-func (r *renderer) setDrawColor(c [3]int) { r.f.SetDrawColor(c[0], c[1], c[2]) }
+// setFont sets the font; style is "", "B" or "I".
+func (r *renderer) setFont(style string, size float64) { r.f.setFont(style, size) }
+
+func (r *renderer) setColor(c [3]int)     { r.f.setTextColor(c) }
+func (r *renderer) setFill(c [3]int)      { r.f.setFillColor(c) }
+func (r *renderer) setDrawColor(c [3]int) { r.f.setDrawColor(c) }
 
 // put writes one line of text in a w-wide cell at (x, y), aligned "L",
 // "C" or "R"; s is UTF-8.
 func (r *renderer) put(x, y, w, h float64, s, align string) {
-	r.f.SetXY(x, y)
-	r.f.CellFormat(w, h, encode(s), "", 0, align, false, 0, "")
+	r.f.setXY(x, y)
+	r.f.cell(w, h, encode(s), align)
 }
 
 // wrap splits UTF-8 text into the encoded lines that fit w in the
@@ -177,40 +175,36 @@ func (r *renderer) wrap(s string, w float64) []string {
 	if s == "" {
 		return nil
 	}
-	var out []string
-	for _, l := range r.f.SplitLines([]byte(encode(s)), w) {
-		out = append(out, string(l))
-	}
-	return out
+	return r.f.splitLines(encode(s), w)
 }
 
 // putEncoded writes an already encoded line.
 func (r *renderer) putEncoded(x, y, w, h float64, s, align string) {
-	r.f.SetXY(x, y)
-	r.f.CellFormat(w, h, s, "", 0, align, false, 0, "")
+	r.f.setXY(x, y)
+	r.f.cell(w, h, s, align)
 }
 
 // rule draws a horizontal line across the content at y.
 func (r *renderer) rule(y float64) {
 	r.setDrawColor(colorRule)
-	r.f.SetLineWidth(0.2)
-	r.f.Line(marginX, y, pageW-marginX, y)
+	r.f.setLineWidth(0.2)
+	r.f.line(marginX, y, pageW-marginX, y)
 }
 
 // space makes sure h millimetres are left on the page, starting a new
 // page when they are not, and returns the y to draw at.
 func (r *renderer) space(h float64) float64 {
-	if y := r.f.GetY(); y+h <= bodyBottom {
+	if y := r.f.getY(); y+h <= bodyBottom {
 		return y
 	}
 	r.newPage()
-	return r.f.GetY()
+	return r.f.getY()
 }
 
 // newPage starts a continuation page: the document's identification, and
 // the lines' header when the lines go on.
 func (r *renderer) newPage() {
-	r.f.AddPage()
+	r.f.addPage()
 	y := marginTop
 	r.setColor(colorAccent)
 	r.setFont("B", 10)
@@ -224,7 +218,7 @@ func (r *renderer) newPage() {
 	r.put(marginX, y, contentW, 4, "Clave "+r.d.Clave+" (continuación)", "L")
 	y += 5
 	r.rule(y)
-	r.f.SetY(y + 2)
+	r.f.setY(y + 2)
 	if r.inLines {
 		r.tableHeader(r.cols)
 	}
@@ -237,15 +231,15 @@ func (r *renderer) footer() {
 	r.setFont("", 6.5)
 	r.setColor(colorMuted)
 	r.put(marginX, y+1, contentW-40, 4, r.title+" "+r.d.NumeroConsecutivo+" · Representación impresa de un comprobante electrónico v4.4", "L")
-	r.setFont("B", 7)
+	r.setFont("B", footerNumberSize)
 	r.setColor(colorText)
-	r.f.SetXY(pageW-marginX-28, y+1)
-	r.f.CellFormat(28, 4, encode("Página "+strconv.Itoa(r.f.PageNo())+" de {nb}"), "", 0, "L", false, 0, "")
+	r.f.setXY(pageW-marginX-28, y+1)
+	r.f.cellWithPageCount(28, 4, encode("Página "+strconv.Itoa(r.f.pageNumber())+" de "))
 }
 
 // document draws the whole document.
 func (r *renderer) document() {
-	r.f.AddPage()
+	r.f.addPage()
 	r.heading()
 	r.parties()
 	r.conditions()
@@ -311,7 +305,7 @@ func (r *renderer) heading() {
 	}
 	y = max(y, marginTop+qrSize) + 2
 	r.rule(y)
-	r.f.SetY(y + sectionGap)
+	r.f.setY(y + sectionGap)
 }
 
 // partyBlock is one party's lines, ready to draw.
@@ -344,7 +338,7 @@ func (r *renderer) parties() {
 	for i, b := range blocks {
 		x := marginX + float64(i)*(colW+4)
 		r.setFill(colorHead)
-		r.f.Rect(x, y, colW, 5, "F")
+		r.f.fillRect(x, y, colW, 5)
 		r.setColor(colorAccent)
 		r.setFont("B", 8.5)
 		r.put(x, y, colW, 5, b.heading, "L")
@@ -360,7 +354,7 @@ func (r *renderer) parties() {
 			ly += 3.6
 		}
 	}
-	r.f.SetY(y + h + sectionGap - 1)
+	r.f.setY(y + h + sectionGap - 1)
 }
 
 // partyLines lays out one party: name, trade name, identification,
@@ -523,5 +517,5 @@ func (r *renderer) conditions() {
 		}
 	}
 	r.rule(y + h)
-	r.f.SetY(y + h + sectionGap)
+	r.f.setY(y + h + sectionGap)
 }

@@ -52,7 +52,7 @@ func (r *renderer) cell(c column, main string, subs ...string) []cellLine {
 
 // tableHeader draws the header of a table at the current y.
 func (r *renderer) tableHeader(cols []column) {
-	y := r.f.GetY()
+	y := r.f.getY()
 	r.setFont("B", textSize)
 	// A header's words may wrap to two lines.
 	lines := make([][]string, len(cols))
@@ -63,7 +63,7 @@ func (r *renderer) tableHeader(cols []column) {
 	}
 	h := float64(n)*lineH + 2*tablePad
 	r.setFill(colorHead)
-	r.f.Rect(marginX, y, contentW, h, "F")
+	r.f.fillRect(marginX, y, contentW, h)
 	r.setColor(colorAccent)
 	x := marginX
 	for i, c := range cols {
@@ -72,13 +72,15 @@ func (r *renderer) tableHeader(cols []column) {
 		}
 		x += c.w
 	}
-	r.f.SetY(y + h)
+	r.f.setY(y + h)
 }
 
 // table draws a table whose header repeats on every page it runs onto.
 // A row that does not fit the rest of the page goes to the next one; a
-// row taller than a whole page is split between its text lines.
-func (r *renderer) table(cols []column, rows []row, repeat bool) {
+// row taller than a whole page is split between its text lines. The n
+// rows are laid out one at a time by rowAt, as they are drawn, so a
+// table of any length holds one row's layout at a time.
+func (r *renderer) table(cols []column, n int, rowAt func(i int) row, repeat bool) {
 	if repeat {
 		r.cols, r.inLines = cols, true
 		defer func() { r.inLines = false }()
@@ -86,16 +88,22 @@ func (r *renderer) table(cols []column, rows []row, repeat bool) {
 	headerH := lineH + 2*tablePad
 	// The header never ends a page alone: it goes with the first row.
 	first := 0.0
-	if len(rows) > 0 {
-		first = float64(min(rows[0].height(), 3))*lineH + 2*tablePad
+	var next row
+	if n > 0 {
+		next = rowAt(0)
+		first = float64(min(next.height(), 3))*lineH + 2*tablePad
 	}
 	r.space(headerH*2 + first)
 	r.tableHeader(cols)
-	for i, rw := range rows {
+	for i := range n {
+		rw := next
+		if i > 0 {
+			rw = rowAt(i)
+		}
 		n := rw.height()
 		from := 0
 		for from < n {
-			y := r.f.GetY()
+			y := r.f.getY()
 			fit := int((bodyBottom - y - 2*tablePad) / lineH)
 			if fit < n-from && (fit < 1 || n-from <= r.linesPerPage()) {
 				// Move the row (what is left of it) to the next page
@@ -109,10 +117,10 @@ func (r *renderer) table(cols []column, rows []row, repeat bool) {
 		}
 	}
 	r.setDrawColor(colorRule)
-	r.f.SetLineWidth(0.2)
-	y := r.f.GetY()
-	r.f.Line(marginX, y, pageW-marginX, y)
-	r.f.SetY(y + sectionGap)
+	r.f.setLineWidth(0.2)
+	y := r.f.getY()
+	r.f.line(marginX, y, pageW-marginX, y)
+	r.f.setY(y + sectionGap)
 }
 
 // linesPerPage is how many table text lines a continuation page holds.
@@ -132,11 +140,11 @@ func (r *renderer) newPageForTable(cols []column, repeat bool) {
 
 // drawRow draws the text lines [from, to) of a row at the current y.
 func (r *renderer) drawRow(cols []column, rw row, from, to int, stripe bool) {
-	y := r.f.GetY()
+	y := r.f.getY()
 	h := float64(to-from)*lineH + 2*tablePad
 	if stripe {
 		r.setFill(colorStripe)
-		r.f.Rect(marginX, y, contentW, h, "F")
+		r.f.fillRect(marginX, y, contentW, h)
 	}
 	x := marginX
 	for i, c := range cols {
@@ -153,7 +161,7 @@ func (r *renderer) drawRow(cols []column, rw row, from, to int, stripe bool) {
 		}
 		x += c.w
 	}
-	r.f.SetY(y + h)
+	r.f.setY(y + h)
 }
 
 // lineColumns are the columns of the lines' table.
@@ -185,11 +193,7 @@ func (r *renderer) lines() {
 	}
 	r.sectionTitle("Detalle")
 	cols := lineColumns()
-	rows := make([]row, 0, len(d.DetalleServicio))
-	for _, l := range d.DetalleServicio {
-		rows = append(rows, r.lineRow(cols, l))
-	}
-	r.table(cols, rows, true)
+	r.table(cols, len(d.DetalleServicio), func(i int) row { return r.lineRow(cols, d.DetalleServicio[i]) }, true)
 }
 
 // lineRow lays out one detail line.
@@ -306,7 +310,7 @@ func (r *renderer) sectionTitle(s string) {
 	r.setColor(colorAccent)
 	r.setFont("B", 9)
 	r.put(marginX, y, contentW, 5, s, "L")
-	r.f.SetY(y + 5.5)
+	r.f.setY(y + 5.5)
 }
 
 // otherCharges draws the other charges (OtrosCargos).
@@ -344,7 +348,7 @@ func (r *renderer) otherCharges() {
 			r.cell(cols[3], money(oc.MontoCargo)),
 		})
 	}
-	r.table(cols, rows, false)
+	r.table(cols, len(rows), func(i int) row { return rows[i] }, false)
 }
 
 // references draws the references to other documents.
@@ -382,5 +386,5 @@ func (r *renderer) references() {
 			r.cell(cols[4], ir.Razon),
 		})
 	}
-	r.table(cols, rows, false)
+	r.table(cols, len(rows), func(i int) row { return rows[i] }, false)
 }

@@ -96,7 +96,7 @@ func (r *renderer) totals() {
 		r.put(marginX, y, leftW, 5, "Desglose de impuestos", "L")
 		hy := y + 5
 		r.setFill(colorHead)
-		r.f.Rect(marginX, hy, leftW, 4, "F")
+		r.f.fillRect(marginX, hy, leftW, 4)
 		r.setFont("B", textSize)
 		w0, w2 := leftW*0.42, leftW*0.26
 		w1 := leftW - w0 - w2
@@ -127,12 +127,12 @@ func (r *renderer) totals() {
 	}
 	ly += 0.8
 	r.setFill(colorHead)
-	r.f.Rect(rightX, ly, rightW, 6, "F")
+	r.f.fillRect(rightX, ly, rightW, 6)
 	r.setColor(colorAccent)
 	r.setFont("B", 9.5)
 	r.put(rightX, ly, rightW-valueW-8, 6, "Total del comprobante", "L")
 	r.put(rightX+rightW-valueW-8, ly, valueW+8, 6, moneda+" "+money(rf.TotalComprobante), "R")
-	r.f.SetY(max(y+leftH, ly+6) + 2)
+	r.f.setY(max(y+leftH, ly+6) + 2)
 
 	// The total in words.
 	words, err := Words(rf.TotalComprobante.Decimal(), moneda)
@@ -148,7 +148,7 @@ func (r *renderer) totals() {
 		y += 4
 	}
 	r.rule(y + 1)
-	r.f.SetY(y + 1 + sectionGap)
+	r.f.setY(y + 1 + sectionGap)
 }
 
 // others draws the free texts (Otros).
@@ -193,8 +193,8 @@ func (r *renderer) paragraphs(title string, texts []string, c [3]int) {
 			r.setColor(c)
 			r.setFont("", textSize)
 			r.putEncoded(marginX, y, contentW, 3.6, l, "L")
-			r.f.SetY(y + 3.6)
+			r.f.setY(y + 3.6)
 		}
 	}
-	r.f.SetY(r.f.GetY() + sectionGap)
+	r.f.setY(r.f.getY() + sectionGap)
 }

@@ -84,10 +84,20 @@ type Options struct {
 	Timeout time.Duration
 	// Holder names this replica in the lease (default: the host name and
 	// a random suffix).
-	Holder     string
+	Holder string
+	// Renders is the process's bound on PDF renders (*pdf.Limiter): a
+	// row's PDF waits for a slot, shared with the downloads, e-mails and
+	// exports. Nil is no bound (tests).
+	Renders    RenderWaiter
 	Registerer prometheus.Registerer
 	Logger     *slog.Logger
 	Now        func() time.Time
+}
+
+// RenderWaiter takes a process-wide render slot, waiting for one until
+// ctx ends (*pdf.Limiter satisfies it).
+type RenderWaiter interface {
+	WaitRender(ctx context.Context) (release func(), err error)
 }
 
 // Sweeper runs the sweeps. Build it with New.
@@ -306,13 +316,17 @@ func (s *Sweeper) parts(ctx context.Context, row tenant.ArchiveRow, res *Result)
 		if rerr != nil {
 			return nil, rerr
 		}
-		parts, err = archive.DocumentParts(d)
+		if werr := s.rendering(ctx, func() { parts, err = archive.DocumentParts(d) }); werr != nil {
+			return nil, werr
+		}
 	default:
 		r, rerr := s.o.Store.ReceivedByClave(ctx, row.CompanyID, row.Clave)
 		if rerr != nil {
 			return nil, rerr
 		}
-		parts, err = archive.ReceivedParts(r)
+		if werr := s.rendering(ctx, func() { parts, err = archive.ReceivedParts(r) }); werr != nil {
+			return nil, werr
+		}
 	}
 	if errors.Is(err, archive.ErrNoPDF) {
 		res.NoPDF++
@@ -321,6 +335,20 @@ func (s *Sweeper) parts(ctx context.Context, row tenant.ArchiveRow, res *Result)
 		return parts, nil
 	}
 	return parts, err
+}
+
+// rendering runs draw, which renders a PDF, holding a render slot; its
+// error is the wait's (draw is then not run).
+func (s *Sweeper) rendering(ctx context.Context, draw func()) error {
+	if s.o.Renders != nil {
+		release, err := s.o.Renders.WaitRender(ctx)
+		if err != nil {
+			return err
+		}
+		defer release()
+	}
+	draw()
+	return nil
 }
 
 func (s *Sweeper) archiveRow(ctx context.Context, row tenant.ArchiveRow, res *Result) error {

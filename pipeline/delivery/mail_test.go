@@ -22,6 +22,7 @@ import (
 	"github.com/emersion/go-smtp"
 
 	"facturad/hacienda"
+	"facturad/hacienda/pdf"
 	"facturad/hacienda/pdf/pdfcheck"
 	"facturad/hacienda/sample"
 	"facturad/pipeline/delivery"
@@ -285,7 +286,7 @@ func TestEmailPDFReadBack(t *testing.T) {
 	f.event(t, b, tenant.StateAccepted, []string{"compras@example.com"}, func(d *tenant.Document) {
 		d.SignedXML, d.Clave, d.Consecutivo = x, doc.Clave, doc.NumeroConsecutivo
 	})
-	f.mailer(t, smtpConfig(t, st), delivery.PrintedPDF{})
+	f.mailer(t, smtpConfig(t, st), delivery.PrintedPDF{Renders: pdf.NewLimiter(1, 1)})
 	waitFor(t, func() bool {
 		st.Mu.Lock()
 		defer st.Mu.Unlock()

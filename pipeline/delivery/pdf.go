@@ -13,12 +13,30 @@ import (
 // hacienda/pdf, as GET /api/documents/{clave}/pdf/v4 does: from its signed
 // XML, with its current state (and the tax authority's message when it was
 // rejected or in error).
-type PrintedPDF struct{}
+type PrintedPDF struct {
+	// Renders is the process's bound on renders (*pdf.Limiter): an e-mail
+	// waits for a slot rather than draw beside every download. Nil is no
+	// bound (tests).
+	Renders RenderWaiter
+}
+
+// RenderWaiter takes a process-wide render slot, waiting for one until
+// ctx ends (*pdf.Limiter satisfies it).
+type RenderWaiter interface {
+	WaitRender(ctx context.Context) (release func(), err error)
+}
 
 var _ PDFRenderer = PrintedPDF{}
 
-// DocumentPDF renders d.
-func (PrintedPDF) DocumentPDF(_ context.Context, d tenant.Document) ([]byte, error) {
+// DocumentPDF renders d once a render slot is free.
+func (p PrintedPDF) DocumentPDF(ctx context.Context, d tenant.Document) ([]byte, error) {
+	if p.Renders != nil {
+		release, err := p.Renders.WaitRender(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("print document %s: %w", d.Clave, err)
+		}
+		defer release()
+	}
 	var b bytes.Buffer
 	if err := pdf.RenderSignedXML(&b, d.SignedXML, string(d.Estado), d.PrintedMessage()); err != nil {
 		return nil, fmt.Errorf("print document %s: %w", d.Clave, err)

@@ -90,12 +90,22 @@ type Options struct {
 	// PageSize is how many rows one listing page reads (1 to
 	// tenant.MaxListLimit; DefaultPageSize when 0).
 	PageSize int
+	// Renders is the process's bound on PDF renders (*pdf.Limiter): each
+	// document's PDF waits for a slot, shared with the downloads and the
+	// e-mails. Nil is no bound (tests).
+	Renders RenderWaiter
 	// TempDir holds the spooled central directory and index while an
 	// export runs (os.TempDir when empty); they are unlinked at creation.
 	TempDir string
 	Logger  *slog.Logger
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
+}
+
+// RenderWaiter takes a process-wide render slot, waiting for one until
+// ctx ends (*pdf.Limiter satisfies it).
+type RenderWaiter interface {
+	WaitRender(ctx context.Context) (release func(), err error)
 }
 
 // Exporter runs exports. Make it with New; it is safe for concurrent use.

@@ -110,7 +110,7 @@ func (r *run) issuedDoc(ctx context.Context, row tenant.Document) error {
 		return r.line(line)
 	}
 	line.fromDocument(doc)
-	if err := r.printed(&line, base+".pdf", at, doc, string(d.Estado), d.PrintedMessage()); err != nil {
+	if err := r.printed(ctx, &line, base+".pdf", at, doc, string(d.Estado), d.PrintedMessage()); err != nil {
 		return err
 	}
 	return r.line(line)
@@ -161,7 +161,7 @@ func (r *run) receivedDoc(ctx context.Context, row tenant.ReceivedDocument) erro
 	line.fromDocument(doc)
 	// Printed as the PDF route prints it: accepted, whatever became of
 	// the message (a document is received only once accepted).
-	if err := r.printed(&line, base+".pdf", at, doc, string(tenant.StateAccepted), ""); err != nil {
+	if err := r.printed(ctx, &line, base+".pdf", at, doc, string(tenant.StateAccepted), ""); err != nil {
 		return err
 	}
 	return r.line(line)
@@ -179,11 +179,15 @@ func (r *run) file(name *string, path string, at time.Time, b []byte) error {
 	return nil
 }
 
-// printed draws doc as the PDF routes do and writes it; a document that
-// cannot be drawn gets a note instead (the export goes on).
-func (r *run) printed(line *indexLine, path string, at time.Time, doc *hacienda.Document, estado, mensaje string) error {
+// printed draws doc as the PDF routes do, within the process's bound on
+// renders, and writes it; a document that cannot be drawn gets a note
+// instead (the export goes on).
+func (r *run) printed(ctx context.Context, line *indexLine, path string, at time.Time, doc *hacienda.Document, estado, mensaje string) error {
 	r.pdf.Reset()
-	if err := pdf.Render(&r.pdf, pdf.Input{Document: doc, Estado: estado, MensajeHacienda: mensaje}); err != nil {
+	if err := r.render(ctx, pdf.Input{Document: doc, Estado: estado, MensajeHacienda: mensaje}); err != nil {
+		if ctx.Err() != nil {
+			return err
+		}
 		line.nota = append(line.nota, "no se pudo generar el PDF")
 		return nil
 	}
@@ -268,3 +272,16 @@ const (
 	indexTotalImpuesto    = 11
 	indexTotalComprobante = 12
 )
+
+// render draws in into r.pdf holding a render slot, which it frees before
+// the PDF goes out to a caller that may read it slowly.
+func (r *run) render(ctx context.Context, in pdf.Input) error {
+	if w := r.x.e.o.Renders; w != nil {
+		release, err := w.WaitRender(ctx)
+		if err != nil {
+			return err
+		}
+		defer release()
+	}
+	return pdf.Render(&r.pdf, in)
+}

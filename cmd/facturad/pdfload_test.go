@@ -1,0 +1,118 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"facturad/hacienda"
+	"facturad/hacienda/sample"
+	"facturad/signer/certmint"
+)
+
+// longInvoice is the send request of an FE of n lines (v4.4 allows up
+// to 1,000), each a copy of the sample's first line with its own number,
+// description, quantity and price.
+func longInvoice(t *testing.T, n int) []byte {
+	t.Helper()
+	var req *hacienda.SendDocumentRequest
+	for _, r := range sample.Requests(4, len(hacienda.DocumentTypes)) {
+		if r.TipoDocumento == hacienda.FlexString(hacienda.TypeFE) {
+			req = r
+			break
+		}
+	}
+	if req == nil {
+		t.Fatal("no FE among the samples")
+	}
+	proto := req.DetalleServicio[0]
+	req.IDExterno, req.FechaEmision, req.Clave = "long-1", "", ""
+	req.DetalleServicio, req.OtrosCargos = nil, nil
+	req.ResumenFactura.MedioPago = []hacienda.MedioPago{{TipoMedioPago: "01"}}
+	for i := range n {
+		l := proto
+		l.NumeroLinea = i + 1
+		l.Detalle = fmt.Sprintf("Artículo número %04d de señalización vial", i+1)
+		l.Descuento = nil
+		l.Cantidad = hacienda.AmountFromInt(int64(1 + i%7))
+		l.PrecioUnitario = hacienda.MustAmount(fmt.Sprintf("%d.25", 1000+i*37))
+		l.Impuesto = []hacienda.Impuesto{{Codigo: "01", CodigoTarifaIVA: "08", Tarifa: hacienda.AmountFromInt(13)}}
+		req.DetalleServicio = append(req.DetalleServicio, l)
+	}
+	b, err := json.Marshal(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestParallelPDFsOfALongInvoice: one company asks for the PDF of its own
+// 1,000-line invoice 48 times at once, against the service in a process of
+// its own. The renders are bounded (FACTURAD_MAX_RENDERS, and the
+// company's bound), so every answer is a PDF or a refusal with
+// Retry-After, some are PDFs, and the service's peak resident set stays
+// under 400 MB (unbounded, it went from 150 MB to 1.36 GB).
+func TestParallelPDFsOfALongInvoice(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the service binary")
+	}
+	const parallel, rounds, limit = 48, 3, 400 << 20
+	c := startBinary(t, nil, "--data-dir", t.TempDir(), "--sandbox-processing-delay", "0",
+		"--admin-user", e2eAdminUser, "--admin-password", e2eAdminPass, "--admin-token", e2eAdminToken)
+	admin := apiClient{t: t, base: "http://" + c.api, token: e2eAdminToken, user: e2eAdminUser, pass: e2eAdminPass}
+	ca, err := certmint.NewCA(certmint.CAOptions{Key: certmint.TestKey(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	branch := createCompany(t, admin, ca, "3101123456")
+	var sent struct{ Clave string }
+	branch.json("POST", "/api/documents/v4", longInvoice(t, 1000), 200, &sent)
+	path := "/api/documents/" + sent.Clave + "/pdf/v4"
+	status, body := branch.do("GET", path, "", nil)
+	if status != 200 || len(body) < 50_000 {
+		t.Fatalf("one PDF: %d, %d bytes", status, len(body))
+	}
+	before := peakRSS(t, c.cmd.Process.Pid)
+
+	hc := &http.Client{Timeout: 60 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: parallel}}
+	answers := map[int]int{}
+	var mu sync.Mutex
+	for range rounds {
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for range parallel {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				st, h, b, err := branch.try(hc, branch.base, "GET", path, "", nil)
+				if err != nil {
+					t.Errorf("GET the PDF: %v", err)
+					return
+				}
+				switch {
+				case st == 200 && len(b) == len(body):
+				case (st == 503 || st == 429) && h.Get("Retry-After") != "":
+				default:
+					t.Errorf("answer %d (Retry-After %q, %d bytes): %.200s", st, h.Get("Retry-After"), len(b), b)
+				}
+				mu.Lock()
+				answers[st]++
+				mu.Unlock()
+			}()
+		}
+		close(start)
+		wg.Wait()
+	}
+	peak := peakRSS(t, c.cmd.Process.Pid)
+	t.Logf("%d×%d parallel PDFs of 1,000 lines: answers %v; peak RSS %d MiB before them, %d MiB after", rounds, parallel, answers, before>>20, peak>>20)
+	if answers[200] == 0 {
+		t.Errorf("no PDF among the answers: %v", answers)
+	}
+	if peak > limit {
+		t.Errorf("peak RSS %d MiB, want under %d MiB", peak>>20, limit>>20)
+	}
+}
