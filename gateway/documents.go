@@ -63,7 +63,7 @@ func DocumentRoutes(d Documents, renders RenderSlots) []Route {
 		{Method: http.MethodGet, Path: "/api/documents/{clave}/v4", MaxBody: noBodyLimit, Handle: h.read},
 		{Method: http.MethodGet, Path: "/api/documents/{clave}/xml/v4", MaxBody: noBodyLimit, Handle: h.signedXML},
 		{Method: http.MethodGet, Path: "/api/documents/{clave}/response-xml/v4", MaxBody: noBodyLimit, Handle: h.responseXML},
-		{Method: http.MethodGet, Path: "/api/documents/{clave}/pdf/v4", MaxBody: noBodyLimit, Timeout: PDFTimeout, Handle: h.printed},
+		{Method: http.MethodGet, Path: "/api/documents/{clave}/pdf/v4", MaxBody: noBodyLimit, Timeout: PDFTimeout, Handle: h.printed, Sheds: true},
 	}
 }
 

@@ -42,7 +42,7 @@ func ReceivedRoutes(d ReceivedDocuments, renders RenderSlots) []Route {
 		{Method: http.MethodGet, Path: "/api/received/{clave}/xml/v4", MaxBody: noBodyLimit, Handle: h.xml(func(r tenant.ReceivedDocument) []byte { return r.SupplierXML })},
 		{Method: http.MethodGet, Path: "/api/received/{clave}/message-xml/v4", MaxBody: noBodyLimit, Handle: h.xml(func(r tenant.ReceivedDocument) []byte { return r.SignedXML })},
 		{Method: http.MethodGet, Path: "/api/received/{clave}/response-xml/v4", MaxBody: noBodyLimit, Handle: h.xml(func(r tenant.ReceivedDocument) []byte { return r.ResponseXML })},
-		{Method: http.MethodGet, Path: "/api/received/{clave}/pdf/v4", MaxBody: noBodyLimit, Timeout: PDFTimeout, Handle: h.printed},
+		{Method: http.MethodGet, Path: "/api/received/{clave}/pdf/v4", MaxBody: noBodyLimit, Timeout: PDFTimeout, Handle: h.printed, Sheds: true},
 	}
 }
 
