@@ -143,30 +143,46 @@ type DocumentLister interface {
 // companiaID (0: none given). A branch user lists its own company's
 // documents, every branch's, and may leave companiaID out; an admin or a
 // reseller must name a company (a *ValidationError on companiaId
-// otherwise), and one that does not exist or that it may not see is
-// ErrNotFound.
+// otherwise). Who may see which company's documents is documentsVisible,
+// the rule AuthorizeDocument applies to each document read: one that does
+// not exist or that p may not see is ErrNotFound.
 func (s *Service) ListCompany(ctx context.Context, p Principal, companiaID int64) (int64, error) {
 	if companiaID < 0 {
 		return 0, invalidField("companiaId", "must be a positive integer")
 	}
-	if p.Role == RoleBranch {
-		if p.CompanyID <= 0 {
-			return 0, ErrNotFound
-		}
-		if companiaID != 0 && companiaID != p.CompanyID {
-			return 0, fmt.Errorf("company %d: %w", companiaID, ErrNotFound)
-		}
-		return p.CompanyID, nil
-	}
-	if p.Role != RoleAdmin && p.Role != RoleReseller {
-		return 0, ErrNotFound
-	}
 	if companiaID == 0 {
-		return 0, invalidField("companiaId", "is required for an admin or a reseller: name the company whose documents to list")
+		switch p.Role {
+		case RoleBranch:
+			companiaID = p.CompanyID
+		case RoleAdmin, RoleReseller:
+			return 0, invalidField("companiaId", "is required for an admin or a reseller: name the company whose documents to list")
+		}
 	}
-	c, err := s.companyFor(ctx, p, companiaID)
-	if err != nil {
+	if err := s.documentsVisible(ctx, p, companiaID); err != nil {
 		return 0, err
 	}
-	return c.ID, nil
+	return companiaID, nil
+}
+
+// documentsVisible is the one rule of who sees a company's documents,
+// issued and received, in listings and in reads (decision 151): an admin
+// every company's, a reseller those of the companies it owns, a branch user
+// its own company's, every branch's (A.10: "a branch user sees its
+// company's documents (all branches)"); which branch issued or received a
+// document does not matter, and a new document is always numbered in the
+// caller's own branch. For an admin or a reseller the company is read, so
+// that one that does not exist is ErrNotFound as another tenant's is; a
+// branch user's is the company its verified credentials name.
+func (s *Service) documentsVisible(ctx context.Context, p Principal, companyID int64) error {
+	switch p.Role {
+	case RoleBranch:
+		if p.CompanyID > 0 && companyID == p.CompanyID {
+			return nil
+		}
+		return fmt.Errorf("company %d: %w", companyID, ErrNotFound)
+	case RoleAdmin, RoleReseller:
+		_, err := s.companyFor(ctx, p, companyID)
+		return err
+	}
+	return ErrNotFound
 }
