@@ -106,34 +106,40 @@ func TestSMTPInternationalAddresses(t *testing.T) {
 // other recipient gets it, the e-mail is delivered and the address's
 // refusal is recorded with its reason; with SMTPUTF8 both get it.
 func TestEmailInternationalRecipients(t *testing.T) {
-	eachStore(t, func(t *testing.T, s store) {
-		for _, utf8OK := range []bool{false, true} {
-			f := newFixture(t, s)
-			_, b := f.company(t, "Ñandú S.A.")
-			st := smtptest.New(t, smtptest.Options{SMTPUTF8: utf8OK})
-			d := f.event(t, b, tenant.StateAccepted, []string{"compras@example.com", "josé@ñandú.cr"})
-			f.mailer(t, smtpConfig(t, st), fixedPDF{})
-			waitFor(t, func() bool {
-				es := f.emails(t, d)
-				return len(es) == 1 && es[0].State() == tenant.DeliveryDelivered
-			})
-			e := f.emails(t, d)[0]
-			msgs := st.Received()
-			if len(msgs) != 1 {
-				t.Fatalf("SMTPUTF8 %v: %d messages, want 1", utf8OK, len(msgs))
-			}
-			if utf8OK {
-				if len(e.Rejected) != 0 || !slices.Equal(msgs[0].To, []string{"compras@example.com", "josé@ñandú.cr"}) {
-					t.Errorf("with SMTPUTF8: rejected %+v, envelope to %v", e.Rejected, msgs[0].To)
-				}
-				continue
-			}
-			if !slices.Equal(msgs[0].To, []string{"compras@example.com"}) {
-				t.Errorf("without SMTPUTF8: envelope to %v, want only the ASCII address", msgs[0].To)
-			}
-			if len(e.Rejected) != 1 || e.Rejected[0].Address != "josé@ñandú.cr" || !strings.Contains(e.Rejected[0].Message, "SMTPUTF8") {
-				t.Errorf("without SMTPUTF8: rejected %+v, want josé@ñandú.cr with its reason", e.Rejected)
-			}
-		}
+	for _, utf8OK := range []bool{false, true} {
+		// A store of its own for each server: a mailer of one would take
+		// the other's e-mails.
+		t.Run(map[bool]string{false: "without SMTPUTF8", true: "with SMTPUTF8"}[utf8OK], func(t *testing.T) {
+			eachStore(t, func(t *testing.T, s store) { checkInternationalRecipients(t, s, utf8OK) })
+		})
+	}
+}
+
+func checkInternationalRecipients(t *testing.T, s store, utf8OK bool) {
+	f := newFixture(t, s)
+	_, b := f.company(t, "Ñandú S.A.")
+	st := smtptest.New(t, smtptest.Options{SMTPUTF8: utf8OK})
+	d := f.event(t, b, tenant.StateAccepted, []string{"compras@example.com", "josé@ñandú.cr"})
+	f.mailer(t, smtpConfig(t, st), fixedPDF{})
+	waitFor(t, func() bool {
+		es := f.emails(t, d)
+		return len(es) == 1 && es[0].State() == tenant.DeliveryDelivered
 	})
+	e := f.emails(t, d)[0]
+	msgs := st.Received()
+	if len(msgs) != 1 {
+		t.Fatalf("SMTPUTF8 %v: %d messages, want 1", utf8OK, len(msgs))
+	}
+	if utf8OK {
+		if len(e.Rejected) != 0 || !slices.Equal(msgs[0].To, []string{"compras@example.com", "josé@ñandú.cr"}) {
+			t.Errorf("with SMTPUTF8: rejected %+v, envelope to %v", e.Rejected, msgs[0].To)
+		}
+		return
+	}
+	if !slices.Equal(msgs[0].To, []string{"compras@example.com"}) {
+		t.Errorf("without SMTPUTF8: envelope to %v, want only the ASCII address", msgs[0].To)
+	}
+	if len(e.Rejected) != 1 || e.Rejected[0].Address != "josé@ñandú.cr" || !strings.Contains(e.Rejected[0].Message, "SMTPUTF8") {
+		t.Errorf("without SMTPUTF8: rejected %+v, want josé@ñandú.cr with its reason", e.Rejected)
+	}
 }
