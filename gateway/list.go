@@ -112,23 +112,27 @@ func (r *queryReader) page(f *tenant.ListQuery) (cursor string) {
 
 // period reads desde and hasta (issue date-times, Costa Rica local; a
 // date alone for hasta means up to its end) into f, and refuses a hasta
-// before desde: the listings' period, and the export's.
+// before desde: the listings' period, and the export's. A year outside
+// 0001–9999 is refused on the parameter that holds it; a period reaching
+// the ends of that calendar is the stores' to clamp (tenant.ListQuery.Period:
+// hasta=9999-12-31 ends in year 10000 in UTC).
 func (r *queryReader) period(f *tenant.ListQuery) {
 	bad, one := r.bad, r.one
 	if v := one(api.ParamDesde); v != "" {
-		t, err := hacienda.ParseDateTime(v)
-		if err != nil {
-			bad(api.ParamDesde, "must be a Costa Rica local date-time like 2026-11-21T14:03:00, or a date like 2026-11-21")
+		t, msg := parseQueryTime(v)
+		if msg != "" {
+			bad(api.ParamDesde, msg+" like 2026-11-21T14:03:00, or a date like 2026-11-21")
 		}
 		f.Desde = t
 	}
 	if v := one(api.ParamHasta); v != "" {
-		t, err := hacienda.ParseDateTime(v)
-		if err != nil {
-			bad(api.ParamHasta, "must be a Costa Rica local date-time like 2026-11-21T23:59:59, or a date like 2026-11-21 (the whole day)")
+		t, msg := parseQueryTime(v)
+		if msg != "" {
+			bad(api.ParamHasta, msg+" like 2026-11-21T23:59:59, or a date like 2026-11-21 (the whole day)")
 		}
-		if err == nil && !t.IsZero() && len(v) == len("2006-01-02") {
-			// A date alone means up to its end.
+		if msg == "" && !t.IsZero() && len(v) == len(time.DateOnly) {
+			// A date alone means up to its end: the last microsecond
+			// of the day, still in its year (9999-12-31 stays in 9999).
 			t = t.Add(24*time.Hour - time.Microsecond)
 		}
 		f.Hasta = t
@@ -136,6 +140,25 @@ func (r *queryReader) period(f *tenant.ListQuery) {
 	if !f.Desde.IsZero() && !f.Hasta.IsZero() && f.Hasta.Before(f.Desde) {
 		bad(api.ParamHasta, "must not be before desde")
 	}
+}
+
+// parseQueryTime reads a date-time query parameter (hacienda.ParseDateTime:
+// Costa Rica local unless an offset is given; the contract's
+// 0001-01-01 is "not set", the zero time). msg, when not empty, says what
+// is wrong, for the caller to end with an example: the years are 0001 to
+// 9999, as written.
+func parseQueryTime(v string) (t time.Time, msg string) {
+	t, err := hacienda.ParseDateTime(v)
+	digits := len(v) - len(strings.TrimLeft(v, "0123456789"))
+	switch {
+	case err != nil && digits > 4:
+		return time.Time{}, "must have a year from 0001 to 9999: a Costa Rica local date-time"
+	case err != nil:
+		return time.Time{}, "must be a Costa Rica local date-time"
+	case !t.IsZero() && (t.Year() < 1 || t.Year() > 9999):
+		return time.Time{}, "must have a year from 0001 to 9999: a Costa Rica local date-time"
+	}
+	return t, ""
 }
 
 // err is the 400 naming every bad parameter, nil when there is none.

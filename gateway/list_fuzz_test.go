@@ -34,6 +34,8 @@ func FuzzListQuery(f *testing.F) {
 		"limit=0&estado=9", "estado=01&receptor=100000001", "companiaId=7&estado=01&cursor=" + made,
 		"companiaId=7&Estado=01&CURSOR=" + made + "&cursor=" + made, "desde=2026-02-10&hasta=2026-02-10&limit=500",
 		"tipo_documento=01&id_externo=%C3%B1&companiaId=9223372036854775807", "cursor=%20" + made + "%0A",
+		"hasta=9999-12-31", "desde=0000-12-31", "hasta=10000-01-01", "desde=0001-01-01&hasta=2028-02-29",
+		"hasta=9999-12-31T23:59:59-12:00", "desde=2027-02-29",
 	} {
 		f.Add(q, at, int64(4242), uint16(0))
 	}
@@ -56,6 +58,9 @@ func FuzzListQuery(f *testing.F) {
 			t.Fatalf("%q: receptor %q read", raw, fl.Receptor)
 		case !fl.Desde.IsZero() && !fl.Hasta.IsZero() && fl.Hasta.Before(fl.Desde):
 			t.Fatalf("%q: hasta before desde read", raw)
+		case !fl.Desde.IsZero() && (fl.Desde.Year() < 1 || fl.Desde.Year() > 9999),
+			!fl.Hasta.IsZero() && (fl.Hasta.Year() < 1 || fl.Hasta.Year() > 9999):
+			t.Fatalf("%q: a year outside 0001-9999 read: %v, %v", raw, fl.Desde, fl.Hasta)
 		case lq.CompaniaID < 0:
 			t.Fatalf("%q: company %d read", raw, lq.CompaniaID)
 		}

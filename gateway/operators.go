@@ -57,9 +57,11 @@ func parseCertificateQuery(q url.Values) (listQuery, error) {
 	case v == "":
 		r.bad(api.ParamVencenAntesDe, "is required: a date like 2026-12-31 (the certificates expiring before its start, Costa Rica time)")
 	default:
-		d, err := time.Parse("2006-01-02", v)
-		if err != nil {
-			r.bad(api.ParamVencenAntesDe, "must be a date like 2026-12-31")
+		d, err := time.Parse(time.DateOnly, v)
+		if err != nil || d.Year() < 1 {
+			// The years are 0001 to 9999, as for the listings' dates
+			// (the layout reads four digits, so only 0000 parses).
+			r.bad(api.ParamVencenAntesDe, "must be a date like 2026-12-31, in the years 0001 to 9999")
 			break
 		}
 		out.Filter.Hasta = tenant.CostaRicaMidnight(d.Date())

@@ -172,6 +172,11 @@ func testOperatorRoutes(t *testing.T, w *operatorWorld) {
 	if got := companyIDs(w.walk(t, "/api/admin/certificados/v4?vencenAntesDe=2200-01-01", reseller, 10)); !slices.Equal(got, []int64{b.id, far.id}) {
 		t.Errorf("reseller, far date: %v", got)
 	}
+	// The last date of the calendar lists every certificate, on both
+	// stores (its Costa Rica midnight is still in year 9999 in UTC).
+	if got := companyIDs(w.walk(t, "/api/admin/certificados/v4?vencenAntesDe=9999-12-31", reseller, 10)); !slices.Equal(got, []int64{b.id, far.id}) {
+		t.Errorf("reseller, 9999-12-31: %v", got)
+	}
 
 	// Stuck documents: numbered now, the service's clock two hours on.
 	stuckB := w.stuck(t, b, "b-1", tenant.StateNotSentYet)
@@ -207,6 +212,9 @@ func testOperatorRoutes(t *testing.T, w *operatorWorld) {
 		{"/api/admin/certificados/v4", "vencenAntesDe"},
 		{"/api/admin/certificados/v4?vencenAntesDe=31-12-2026", "vencenAntesDe"},
 		{"/api/admin/certificados/v4?vencenAntesDe=2026-12-01T00:00:00", "vencenAntesDe"},
+		{"/api/admin/certificados/v4?vencenAntesDe=0000-12-31", "vencenAntesDe"},
+		{"/api/admin/certificados/v4?vencenAntesDe=10000-01-01", "vencenAntesDe"},
+		{"/api/admin/certificados/v4?vencenAntesDe=2027-02-29", "vencenAntesDe"},
 		{path + "&limit=0", "limit"},
 		{path + "&limit=501", "limit"},
 		{path + "&cursor=x", "cursor"},

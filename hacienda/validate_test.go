@@ -84,6 +84,19 @@ func TestNewDocumentValid(t *testing.T) {
 	if got := doc.Receptor.CorreoElectronico; len(got) != 2 || got[1] != "b@cliente.cr" {
 		t.Errorf("receptor e-mails = %v", got)
 	}
+	// The annex's rule takes letters outside ASCII: the XML carries the
+	// addresses as given (the mailer writes them as its server can take).
+	intl := strings.Replace(validFE, "a@cliente.cr;b@cliente.cr", "josé@ñandú.cr;b@cliente.cr", 1)
+	if intl == validFE {
+		t.Fatal("the fixture's addresses moved")
+	}
+	if req, err := DecodeSendRequest([]byte(intl)); err != nil {
+		t.Fatal(err)
+	} else if d, err := NewDocument(req, testIssuer(t)); err != nil {
+		t.Errorf("an address outside ASCII: %v", err)
+	} else if got := d.Receptor.CorreoElectronico; len(got) != 2 || got[0] != "josé@ñandú.cr" {
+		t.Errorf("an address outside ASCII: receptor e-mails = %v", got)
+	}
 	if u := doc.Receptor.Ubicacion; u == nil || u.Canton != "01" || u.Distrito != "02" {
 		t.Errorf("ubicacion = %+v, want canton 01 district 02", u)
 	}
@@ -241,6 +254,9 @@ func TestValidateSendErrors(t *testing.T) {
 		}, "ReceptorRequest.CorreoElectronico", "without spaces"},
 		{"error/invalid e-mail", func(m map[string]any) {
 			obj(m, "receptor")["correoElectronico"] = "a@cliente.cr;no-es-correo"
+		}, "ReceptorRequest.CorreoElectronico", "not a valid e-mail"},
+		{"error/an e-mail without a dot in its domain", func(m map[string]any) {
+			obj(m, "receptor")["correoElectronico"] = "josé@localhost"
 		}, "ReceptorRequest.CorreoElectronico", "not a valid e-mail"},
 		{"error/too many e-mails", func(m map[string]any) {
 			obj(m, "receptor")["correoElectronico"] = "a@x.cr;b@x.cr;c@x.cr;d@x.cr;e@x.cr"

@@ -24,7 +24,7 @@ func (p *Pipeline) Document(ctx context.Context, pr tenant.Principal, clave stri
 	if err != nil {
 		return tenant.Document{}, fmt.Errorf("document %s: %w", clave, err)
 	}
-	if err := p.o.Issuers.AuthorizeDocument(ctx, pr, d.CompanyID, d.BranchID); err != nil {
+	if err := p.o.Issuers.AuthorizeDocument(ctx, pr, d.CompanyID); err != nil {
 		if errors.Is(err, tenant.ErrNotFound) {
 			return tenant.Document{}, fmt.Errorf("document %s: %w", clave, tenant.ErrNotFound)
 		}

@@ -236,7 +236,7 @@ func TestDocumentAuthorization(t *testing.T) {
 		{"ok/own branch", b.branch, true},
 		{"ok/admin", b.admin, true},
 		{"error/another company", stranger, false},
-		{"error/another branch", otherBranch, false},
+		{"ok/a user of another branch of the company", otherBranch, true},
 		{"error/reseller not owning it", reseller, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -45,8 +45,9 @@ type Issuers interface {
 	// HaciendaCredentialsOf opens them from a company already read.
 	HaciendaCredentialsOf(c tenant.Company) (username string, password tenant.Secret, err error)
 	// AuthorizeDocument returns nil when p may see the documents of the
-	// branch, tenant.ErrNotFound otherwise.
-	AuthorizeDocument(ctx context.Context, p tenant.Principal, companyID, branchID int64) error
+	// company (any of its branches'), tenant.ErrNotFound otherwise: the
+	// rule ListCompany applies to the listings.
+	AuthorizeDocument(ctx context.Context, p tenant.Principal, companyID int64) error
 	// ListCompany returns the company whose documents p lists when it
 	// names companiaID (0: none).
 	ListCompany(ctx context.Context, p tenant.Principal, companiaID int64) (int64, error)

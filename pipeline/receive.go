@@ -390,7 +390,7 @@ func (p *Pipeline) Received(ctx context.Context, pr tenant.Principal, clave stri
 	if err != nil {
 		return tenant.ReceivedDocument{}, fmt.Errorf("received document %s: %w", clave, err)
 	}
-	if err := p.o.Issuers.AuthorizeDocument(ctx, pr, r.CompanyID, r.BranchID); err != nil {
+	if err := p.o.Issuers.AuthorizeDocument(ctx, pr, r.CompanyID); err != nil {
 		if errors.Is(err, tenant.ErrNotFound) {
 			return tenant.ReceivedDocument{}, fmt.Errorf("received document %s: %w", clave, tenant.ErrNotFound)
 		}

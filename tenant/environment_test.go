@@ -156,6 +156,17 @@ func TestCorreoNotificaciones(t *testing.T) {
 	if _, err := update(ptr("no es un correo")); len(fieldErrors(t, err)[tenant.FieldCorreoNotificaciones]) == 0 {
 		t.Error("a bad address was not refused on correoNotificaciones")
 	}
+	// The annex's rule, as for CorreoElectronico: letters outside ASCII
+	// are an address's (the mailer writes them as the mail server can
+	// take them), a blank is not.
+	if d, err := update(ptr("josé@ñandú.cr;avisos@ñandú.cr")); err != nil || d.CorreoNotificaciones != "josé@ñandú.cr;avisos@ñandú.cr" {
+		t.Fatalf("addresses outside ASCII: %q, %v", d.CorreoNotificaciones, err)
+	}
+	for _, bad := range []string{`"a b"@example.com`, "a@localhost", "a@example.com;"} {
+		if _, err := update(ptr(bad)); len(fieldErrors(t, err)[tenant.FieldCorreoNotificaciones]) == 0 {
+			t.Errorf("%q was not refused on correoNotificaciones", bad)
+		}
+	}
 	if d, err := update(ptr("")); err != nil || d.CorreoNotificaciones != "" {
 		t.Fatalf("cleared: %q, %v", d.CorreoNotificaciones, err)
 	}

@@ -29,29 +29,14 @@ func (s *Service) Issuer(ctx context.Context, companyID, branchID int64) (Issuer
 	return Issuer{Company: c, Branch: b}, nil
 }
 
-// AuthorizeDocument reports whether p may see the documents of a branch of
-// a company: an admin every branch, a reseller the branches of the
-// companies it owns, a branch user only its own branch. Anything else is
-// ErrNotFound, exactly as a missing document answers.
-func (s *Service) AuthorizeDocument(ctx context.Context, p Principal, companyID, branchID int64) error {
-	switch p.Role {
-	case RoleAdmin:
-		return nil
-	case RoleBranch:
-		if p.CompanyID != 0 && p.CompanyID == companyID && p.BranchID != 0 && p.BranchID == branchID {
-			return nil
-		}
-		return ErrNotFound
-	case RoleReseller:
-		c, err := s.store.Company(ctx, companyID)
-		if err != nil {
-			return fmt.Errorf("company %d: %w", companyID, err)
-		}
-		if canSee(p, c) {
-			return nil
-		}
-	}
-	return ErrNotFound
+// AuthorizeDocument reports whether p may see the documents and the
+// received documents of company companyID, whichever of its branches holds
+// them: the rule of the listings (ListCompany), so that every document a
+// listing shows its caller reads, checks, prints and downloads for it, and
+// no other (decision 151). ErrNotFound otherwise, exactly as a missing
+// document answers.
+func (s *Service) AuthorizeDocument(ctx context.Context, p Principal, companyID int64) error {
+	return s.documentsVisible(ctx, p, companyID)
 }
 
 // HaciendaCredentials opens a company's tax-authority user and password

@@ -9,6 +9,16 @@ import (
 // MaxListLimit is the most items one page of a listing holds (A.10).
 const MaxListLimit = 500
 
+// FirstListTime and LastListTime bound the instants the stores keep an
+// issue time at and compare a listing's bounds with: the years 0001 to 9999
+// in UTC (the embedded store keeps times as text that sorts as time only
+// within them; FirstListTime itself is the zero time, "not set").
+// ListQuery.Period clamps a period to them.
+var (
+	FirstListTime = time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)
+	LastListTime  = time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC)
+)
+
 // ListKey is a listed row's place in a listing: listings run newest first
 // by issue time, then by id, both descending, so the key of the last row of
 // a page is where the next page starts (keyset pagination). At is in UTC,
@@ -46,6 +56,44 @@ type ListQuery struct {
 	// Limit is how many rows to return, 1 to MaxListLimit+1 (the gateway
 	// asks for one more than the page to learn whether another follows).
 	Limit int
+}
+
+// Period returns the bounds on the issue time a store compares for q, in
+// UTC to the microsecond (desde rounded up, hasta down, so that both stay
+// included), zero for no bound; empty reports that no row can be in the
+// period, and the store must answer no row without comparing anything. A
+// bound beyond what the stores keep bounds nothing on its side (a desde
+// at or before FirstListTime, a hasta at or after LastListTime: hasta
+// 9999-12-31 in Costa Rica ends in year 10000 in UTC), and one past the
+// other end leaves the period empty, as does a desde after hasta. So both
+// stores answer the same rows for any period, and none compares a time it
+// cannot write.
+func (q ListQuery) Period() (desde, hasta time.Time, empty bool) {
+	if !q.Desde.IsZero() {
+		d := q.Desde.UTC()
+		if t := d.Truncate(time.Microsecond); !t.Equal(d) {
+			d = t.Add(time.Microsecond)
+		}
+		switch {
+		case d.After(LastListTime):
+			return time.Time{}, time.Time{}, true
+		case d.After(FirstListTime):
+			desde = d
+		}
+	}
+	if !q.Hasta.IsZero() {
+		h := q.Hasta.UTC().Truncate(time.Microsecond)
+		switch {
+		case !h.After(FirstListTime):
+			return time.Time{}, time.Time{}, true
+		case h.Before(LastListTime):
+			hasta = h
+		}
+	}
+	if !desde.IsZero() && !hasta.IsZero() && hasta.Before(desde) {
+		return time.Time{}, time.Time{}, true
+	}
+	return desde, hasta, false
 }
 
 // Check refuses a query a store must not run: no company, or a limit out
@@ -95,30 +143,46 @@ type DocumentLister interface {
 // companiaID (0: none given). A branch user lists its own company's
 // documents, every branch's, and may leave companiaID out; an admin or a
 // reseller must name a company (a *ValidationError on companiaId
-// otherwise), and one that does not exist or that it may not see is
-// ErrNotFound.
+// otherwise). Who may see which company's documents is documentsVisible,
+// the rule AuthorizeDocument applies to each document read: one that does
+// not exist or that p may not see is ErrNotFound.
 func (s *Service) ListCompany(ctx context.Context, p Principal, companiaID int64) (int64, error) {
 	if companiaID < 0 {
 		return 0, invalidField("companiaId", "must be a positive integer")
 	}
-	if p.Role == RoleBranch {
-		if p.CompanyID <= 0 {
-			return 0, ErrNotFound
-		}
-		if companiaID != 0 && companiaID != p.CompanyID {
-			return 0, fmt.Errorf("company %d: %w", companiaID, ErrNotFound)
-		}
-		return p.CompanyID, nil
-	}
-	if p.Role != RoleAdmin && p.Role != RoleReseller {
-		return 0, ErrNotFound
-	}
 	if companiaID == 0 {
-		return 0, invalidField("companiaId", "is required for an admin or a reseller: name the company whose documents to list")
+		switch p.Role {
+		case RoleBranch:
+			companiaID = p.CompanyID
+		case RoleAdmin, RoleReseller:
+			return 0, invalidField("companiaId", "is required for an admin or a reseller: name the company whose documents to list")
+		}
 	}
-	c, err := s.companyFor(ctx, p, companiaID)
-	if err != nil {
+	if err := s.documentsVisible(ctx, p, companiaID); err != nil {
 		return 0, err
 	}
-	return c.ID, nil
+	return companiaID, nil
+}
+
+// documentsVisible is the one rule of who sees a company's documents,
+// issued and received, in listings and in reads (decision 151): an admin
+// every company's, a reseller those of the companies it owns, a branch user
+// its own company's, every branch's (A.10: "a branch user sees its
+// company's documents (all branches)"); which branch issued or received a
+// document does not matter, and a new document is always numbered in the
+// caller's own branch. For an admin or a reseller the company is read, so
+// that one that does not exist is ErrNotFound as another tenant's is; a
+// branch user's is the company its verified credentials name.
+func (s *Service) documentsVisible(ctx context.Context, p Principal, companyID int64) error {
+	switch p.Role {
+	case RoleBranch:
+		if p.CompanyID > 0 && companyID == p.CompanyID {
+			return nil
+		}
+		return fmt.Errorf("company %d: %w", companyID, ErrNotFound)
+	case RoleAdmin, RoleReseller:
+		_, err := s.companyFor(ctx, p, companyID)
+		return err
+	}
+	return ErrNotFound
 }

@@ -79,9 +79,6 @@ func invalidField(field, format string, args ...any) *ValidationError {
 var (
 	reDigits = regexp.MustCompile(`^[0-9]+$`)
 	reLetter = regexp.MustCompile(`^[A-Z]{3}$`)
-	// The e-mail rule the tax authority publishes for CorreoElectronico
-	// (Anexos v4.4, Emisor and Receptor), as a Go regular expression.
-	reEmail = regexp.MustCompile(`^\s*(([^<>()\[\].,;:\s@"]+(\.[^<>()\[\].,;:\s@"]+)*)|(".+"))@(([^<>()\[\].,;:\s@"]+\.)+[^<>()\[\].,;:\s@"]*)\s*$`)
 	// User names: 3 to 64 characters, letters, digits and . _ @ -, starting
 	// with a letter or digit. No ':' (it separates the pair in HTTP Basic)
 	// and no spaces.
@@ -256,7 +253,7 @@ func checkEmails(e *ValidationError, field, v string, maxCount int) {
 			e.Add(field, "an e-mail address must have at most %d characters", maxCorreo)
 			return
 		}
-		if p == "" || strings.ContainsAny(p, " \t\r\n") || !reEmail.MatchString(p) {
+		if !hacienda.ValidEmail(p) {
 			e.Add(field, "must be a valid e-mail address (several are separated by ';' without spaces)")
 			return
 		}

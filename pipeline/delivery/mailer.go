@@ -169,7 +169,7 @@ func (m *Mailer) send(e tenant.EmailDelivery) {
 	}
 	m.serverState(err, se)
 	if len(res.Rejected) > 0 {
-		log.Warn("the mail server refused recipients", "rejected", len(res.Rejected))
+		log.Warn("recipients were refused, by the mail server or as not sendable through it", "rejected", len(res.Rejected))
 	}
 	m.metrics.attempts.WithLabelValues("email", outcome).Inc()
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(m.ctx), 10*time.Second)

@@ -16,6 +16,9 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode/utf8"
+
+	"golang.org/x/net/idna"
 
 	"facturad/tenant"
 )
@@ -155,14 +158,32 @@ func (s SMTP) Send(ctx context.Context, m Message) (SendResult, error) {
 			return SendResult{}, smtpErr("auth", err)
 		}
 	}
+	// With SMTPUTF8 (RFC 6531) net/smtp says so on MAIL FROM and every
+	// address goes as written; without it, only in ASCII (envelopeAddress).
+	utf8OK, _ := c.Extension("SMTPUTF8")
 	from, _ := mail.ParseAddress(s.From)
-	if err := c.Mail(from.Address); err != nil {
+	fromAddr, why := envelopeAddress(from.Address, utf8OK)
+	if why != "" {
+		return SendResult{}, &SendError{Service: true, Stage: "mail", Msg: "smtp_from: " + why}
+	}
+	if err := c.Mail(fromAddr); err != nil {
 		return SendResult{}, smtpErr("mail", err)
 	}
 	var res SendResult
 	accepted := 0
+	// The recipients as the session writes them, in the envelope and in
+	// the To header alike.
+	named := make([]string, 0, len(m.To))
 	for _, to := range m.To {
-		err := c.Rcpt(to)
+		addr, why := envelopeAddress(to, utf8OK)
+		if why != "" {
+			// Never sent raw: this recipient fails for good, the
+			// others still get the message.
+			res.Rejected = append(res.Rejected, tenant.EmailRejection{Address: to, Message: why})
+			continue
+		}
+		named = append(named, addr)
+		err := c.Rcpt(addr)
 		var te *textproto.Error
 		switch {
 		case err == nil:
@@ -182,7 +203,8 @@ func (s SMTP) Send(ctx context.Context, m Message) (SendResult, error) {
 		_ = c.Reset()
 		return res, &SendError{Permanent: true, Stage: "rcpt", Msg: "every recipient was refused"}
 	}
-	body, err := s.compose(m)
+	m.To = named
+	body, err := s.compose(m, (&mail.Address{Name: from.Name, Address: fromAddr}).String())
 	if err != nil {
 		return res, &SendError{Permanent: true, Stage: "data", Msg: err.Error()}
 	}
@@ -375,13 +397,14 @@ func enhancedCode(msg string) (class, subject, detail int, ok bool) {
 	return n[0], n[1], n[2], true
 }
 
-// compose writes the message: headers, a text part and the attachments in
-// base64, lines of 76 characters, CRLF line ends.
-func (s SMTP) compose(m Message) ([]byte, error) {
+// compose writes the message from the header sender from: headers, a text
+// part and the attachments in base64, lines of 76 characters, CRLF line
+// ends.
+func (s SMTP) compose(m Message, from string) ([]byte, error) {
 	var b bytes.Buffer
 	mw := multipart.NewWriter(&b)
 	h := []string{
-		"From: " + s.From,
+		"From: " + from,
 		"To: " + strings.Join(m.To, ", "),
 		"Subject: " + mime.QEncoding.Encode("utf-8", m.Subject),
 		"Date: " + time.Now().Format(time.RFC1123Z),
@@ -421,6 +444,49 @@ func (s SMTP) compose(m Message) ([]byte, error) {
 		return nil, err
 	}
 	return append(head.Bytes(), b.Bytes()...), nil
+}
+
+// Why an address cannot be named to a mail server that does not offer
+// SMTPUTF8, recorded as the recipient's refusal (never with the address's
+// own text beyond what the record already holds).
+const (
+	reasonLocalPart = "not sent: the part before @ has characters outside ASCII and the mail server does not offer SMTPUTF8 (RFC 6531), so the address cannot be written for it; give an ASCII address or use a mail server that offers SMTPUTF8"
+	reasonDomain    = "not sent: the domain is not a valid internationalized domain name (IDNA), so it cannot be written in ASCII for a mail server without SMTPUTF8"
+	reasonAddress   = "not sent: not an e-mail address"
+)
+
+// envelopeAddress returns addr as a session names it (MAIL FROM, RCPT TO
+// and the headers): unchanged when it is ASCII or the server offers
+// SMTPUTF8 (utf8OK); otherwise with its domain in ASCII (IDNA, punycode:
+// ñandú.cr is xn--and-6ma2c.cr, the same domain). An address whose part
+// before @ is not ASCII has no ASCII form: it comes back "" with the
+// reason (reasonLocalPart), as one whose domain IDNA refuses.
+func envelopeAddress(addr string, utf8OK bool) (string, string) {
+	if utf8OK || isASCII(addr) {
+		return addr, ""
+	}
+	at := strings.LastIndexByte(addr, '@')
+	if at <= 0 || at == len(addr)-1 {
+		return "", reasonAddress
+	}
+	local, domain := addr[:at], addr[at+1:]
+	if !isASCII(local) {
+		return "", reasonLocalPart
+	}
+	d, err := idna.Lookup.ToASCII(domain)
+	if err != nil || !isASCII(d) {
+		return "", reasonDomain
+	}
+	return local + "@" + d, ""
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 func writeBase64(w interface{ Write([]byte) (int, error) }, data []byte) error {

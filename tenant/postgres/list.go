@@ -83,11 +83,13 @@ WHERE company_id = $1`)
 	if q.Tipo != "" {
 		b.WriteString(` AND ` + t.tipo + ` = ` + arg(q.Tipo))
 	}
-	if !q.Desde.IsZero() {
-		b.WriteString(` AND ` + listAt + ` >= ` + arg(listTime(q.Desde)))
+	// The period as both stores compare it (tenant.ListQuery.Period).
+	desde, hasta, _ := q.Period()
+	if !desde.IsZero() {
+		b.WriteString(` AND ` + listAt + ` >= ` + arg(desde))
 	}
-	if !q.Hasta.IsZero() {
-		b.WriteString(` AND ` + listAt + ` <= ` + arg(listTime(q.Hasta)))
+	if !hasta.IsZero() {
+		b.WriteString(` AND ` + listAt + ` <= ` + arg(hasta))
 	}
 	if q.After != nil {
 		b.WriteString(` AND (` + listAt + `, id) < (` + arg(listTime(q.After.At)) + `, ` + arg(q.After.ID) + `)`)
@@ -117,6 +119,9 @@ func (s *Store) ListReceived(ctx context.Context, q tenant.ListQuery) ([]tenant.
 func listPage[T any](ctx context.Context, s *Store, what string, t listTable, q tenant.ListQuery, scan func(pgx.Row) (T, error)) ([]T, error) {
 	if err := q.Check(); err != nil {
 		return nil, err
+	}
+	if _, _, empty := q.Period(); empty {
+		return []T{}, nil
 	}
 	query, args := listingSQL(t, q)
 	out, err := queryAll(ctx, s.pool, scan, query, args...)

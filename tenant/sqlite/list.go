@@ -97,16 +97,19 @@ WHERE company_id = ?`)
 		b.WriteString(` AND ` + t.tipo + ` = ?`)
 		args = append(args, q.Tipo)
 	}
-	if !q.Desde.IsZero() {
+	// The period as the stores compare it (tenant.ListQuery.Period): a
+	// bound past the years the text of a time sorts within is no bound.
+	desde, hasta, _ := q.Period()
+	if !desde.IsZero() {
 		b.WriteString(` AND ` + listAt + ` >= ?`)
-		args = append(args, formatTime(q.Desde))
+		args = append(args, formatTime(desde))
 	}
 	// One upper bound on the issue time, the lower of hasta and the
 	// cursor's, which the index walk starts from; the cursor's id then
 	// sorts out the rows issued at the cursor's very instant. (SQLite
 	// bounds an index walk by a single comparison per column, not by a
 	// row value over an expression.)
-	upper := q.Hasta
+	upper := hasta
 	if q.After != nil && (upper.IsZero() || q.After.At.Before(upper)) {
 		upper = q.After.At
 	}
@@ -142,6 +145,9 @@ func (s *Store) ListReceived(ctx context.Context, q tenant.ListQuery) ([]tenant.
 func listPage[T any](ctx context.Context, s *Store, what string, t listTable, q tenant.ListQuery, scan func(scanner) (T, error)) ([]T, error) {
 	if err := q.Check(); err != nil {
 		return nil, err
+	}
+	if _, _, empty := q.Period(); empty {
+		return []T{}, nil
 	}
 	query, args := listingSQL(t, q)
 	rows, err := s.read.QueryContext(ctx, query, args...)

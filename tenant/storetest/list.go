@@ -27,6 +27,7 @@ func RunDocumentList(t *testing.T, open func(t *testing.T) ListStore) {
 		{"ok/newest first by issue time then id", testListOrder},
 		{"ok/filters alone and together", testListFilters},
 		{"ok/pages walk every document once", testListPages},
+		{"ok/periods at the edges of the calendar", testListPeriodEdges},
 		{"ok/rows carry no xml", testListNoXML},
 		{"ok/another company's documents are never listed", testListIsolation},
 		{"ok/a walk while documents are added has no duplicate and no gap", testListConcurrentWalk},
@@ -43,7 +44,8 @@ type listDoc struct {
 	tipo     string
 	estado   tenant.State
 	receptor string
-	minute   int // the issue time, in minutes after listBase; -1: none
+	minute   int       // the issue time, in minutes after listBase; -1: none
+	at       time.Time // when set, the issue time instead of minute
 }
 
 // seedList reserves the documents of specs in the fixture's branches and
@@ -67,7 +69,10 @@ func seedList(t *testing.T, s ListStore, f docFixture, prefix string, specs []li
 			// A purchase invoice: the seller issues it to the company.
 			d.EmisorTipo, d.EmisorNumero, d.ReceptorTipo, d.ReceptorNumero = d.ReceptorTipo, d.ReceptorNumero, d.EmisorTipo, d.EmisorNumero
 		}
-		if sp.minute >= 0 {
+		switch {
+		case !sp.at.IsZero():
+			d.FechaEmision = sp.at
+		case sp.minute >= 0:
 			d.FechaEmision = listBase.Add(time.Duration(sp.minute) * time.Minute)
 		}
 		if err := s.ReserveDocument(ctx, &d); err != nil {

@@ -22,6 +22,7 @@ func RunReceivedList(t *testing.T, open func(t *testing.T) ReceivedStore) {
 		{"ok/newest first by issue time then id", testReceivedListOrder},
 		{"ok/filters alone and together", testReceivedListFilters},
 		{"ok/pages walk every received document once", testReceivedListPages},
+		{"ok/periods at the edges of the calendar", testReceivedListPeriodEdges},
 		{"ok/rows carry no xml", testReceivedListNoXML},
 		{"ok/another company's received documents are never listed", testReceivedListIsolation},
 		{"ok/a walk while received documents are added has no duplicate and no gap", testReceivedListConcurrentWalk},
@@ -34,9 +35,10 @@ type receivedSpec struct {
 	branch  int    // 0 or 1
 	tipo    string // the supplier document's type
 	estado  tenant.State
-	emisor  string // the supplier
-	mensaje string // 1, 2, 3
-	minute  int    // the issue time, in minutes after listBase; -1: none
+	emisor  string    // the supplier
+	mensaje string    // 1, 2, 3
+	minute  int       // the issue time, in minutes after listBase; -1: none
+	at      time.Time // when set, the issue time instead of minute
 }
 
 // receivedClaves numbers the fixtures' claves, unique in a test binary.
@@ -62,7 +64,10 @@ func seedReceived(t *testing.T, s ReceivedStore, f docFixture, prefix string, sp
 		r.TipoDocumento, r.EmisorNumero = sp.tipo, sp.emisor
 		r.Place(sp.estado)
 		r.FechaEmision = time.Time{}
-		if sp.minute >= 0 {
+		switch {
+		case !sp.at.IsZero():
+			r.FechaEmision = sp.at
+		case sp.minute >= 0:
 			r.FechaEmision = listBase.Add(time.Duration(sp.minute) * time.Minute)
 		}
 		if err := s.ReserveReceived(ctx, &r); err != nil {

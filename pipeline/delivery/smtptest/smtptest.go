@@ -56,11 +56,13 @@ type Server struct {
 	Authed   []bool
 }
 
-// Message is a message the server took: its envelope and its data.
+// Message is a message the server took: its envelope and its data, and
+// whether MAIL FROM said SMTPUTF8.
 type Message struct {
 	From string
 	To   []string
 	Data []byte
+	UTF8 bool
 }
 
 type smtpSession struct {
@@ -68,6 +70,7 @@ type smtpSession struct {
 	conn   *smtp.Conn
 	authed bool
 	from   string
+	utf8   bool
 	to     []string
 }
 
@@ -84,11 +87,11 @@ func (s *smtpSession) Auth(string) (sasl.Server, error) {
 		return nil
 	}), nil
 }
-func (s *smtpSession) Mail(from string, _ *smtp.MailOptions) error {
+func (s *smtpSession) Mail(from string, opts *smtp.MailOptions) error {
 	if code := s.s.fail(&s.s.FailMail); code != 0 {
 		return &smtp.SMTPError{Code: code, EnhancedCode: smtp.EnhancedCode{code / 100, 7, 1}, Message: "sender not allowed to relay"}
 	}
-	s.from = from
+	s.from, s.utf8 = from, opts != nil && opts.UTF8
 	return nil
 }
 
@@ -137,24 +140,38 @@ func (s *smtpSession) Data(r io.Reader) error {
 	}
 	s.s.Mu.Lock()
 	defer s.s.Mu.Unlock()
-	s.s.Messages = append(s.s.Messages, Message{s.from, s.to, b})
+	s.s.Messages = append(s.s.Messages, Message{s.from, s.to, b, s.utf8})
 	_, isTLS := s.conn.TLSConnectionState()
 	s.s.TLS = append(s.s.TLS, isTLS)
 	s.s.Authed = append(s.s.Authed, s.authed)
 	return nil
 }
-func (s *smtpSession) Reset()        { s.from, s.to = "", nil }
+func (s *smtpSession) Reset()        { s.from, s.to, s.utf8 = "", nil, false }
 func (s *smtpSession) Logout() error { return nil }
 
-// New starts a server for the test, closed when it ends.
-func New(t testing.TB) *Server {
+// Options are a server's capabilities beyond the defaults.
+type Options struct {
+	// SMTPUTF8 advertises SMTPUTF8 (RFC 6531): addresses in UTF-8. A
+	// server without it (the default) still takes such an address raw,
+	// as some do; Message.To shows what it was given.
+	SMTPUTF8 bool
+}
+
+// New starts a server for the test, closed when it ends; o, when given,
+// sets its capabilities.
+func New(t testing.TB, o ...Options) *Server {
 	t.Helper()
+	var opts Options
+	if len(o) > 0 {
+		opts = o[0]
+	}
 	cert, roots := testCertificate(t)
 	st := &Server{Roots: roots, CertPEM: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: cert.Certificate[0]}), User: "facturas", Pass: "s3cret-smtp-pass", Refuse: map[string]bool{}, Greylist: map[string]bool{}}
 	srv := smtp.NewServer(smtp.BackendFunc(func(c *smtp.Conn) (smtp.Session, error) {
 		return &smtpSession{s: st, conn: c}, nil
 	}))
 	srv.Domain = "mail.test"
+	srv.EnableSMTPUTF8 = opts.SMTPUTF8
 	srv.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}}
 	srv.ReadTimeout, srv.WriteTimeout = 10*time.Second, 10*time.Second
 	srv.MaxMessageBytes = 10 << 20
