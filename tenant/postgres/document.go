@@ -528,29 +528,11 @@ func (s *Store) DocumentByExternalID(ctx context.Context, branchID int64, idExte
 		return tenant.Document{}, fmt.Errorf("document of branch %d by empty id_externo: %w", branchID, tenant.ErrNotFound)
 	}
 	d, err := scanDocument(s.pool.QueryRow(ctx, qDocumentByExternalID, branchID, idExterno))
-	if errors.Is(err, pgx.ErrNoRows) {
-		// The usual answer, on every first send of an id_externo: its
-		// message is written only if someone reads it.
-		return tenant.Document{}, externalNotFound{branchID, idExterno}
-	}
 	if err != nil {
 		return tenant.Document{}, fmt.Errorf("document %q of branch %d: %w", idExterno, branchID, mapErr(err))
 	}
 	return d, nil
 }
-
-// externalNotFound is DocumentByExternalID's ErrNotFound, which every
-// first send of an id_externo meets: formatted only when printed.
-type externalNotFound struct {
-	branchID  int64
-	idExterno string
-}
-
-func (e externalNotFound) Error() string {
-	return fmt.Sprintf("document %q of branch %d: %v", e.idExterno, e.branchID, tenant.ErrNotFound)
-}
-
-func (e externalNotFound) Unwrap() error { return tenant.ErrNotFound }
 
 // ClaimDueDocuments locks up to limit due documents (state 04 or 05,
 // NextAttemptAt set and not after now) with FOR UPDATE SKIP LOCKED, most
