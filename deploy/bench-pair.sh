@@ -6,7 +6,11 @@
 # document by ±10% between runs taken one after the other, and the
 # difference between the two builds repeats to about 1%.
 #
-#   deploy/bench-pair.sh [--runs N] OTHER-BUILD [BENCH FLAGS…] --rate R [LOADGEN FLAGS…]
+#   deploy/bench-pair.sh [--runs N] [--this-bin FILE] OTHER-BUILD [BENCH FLAGS…] --rate R [LOADGEN FLAGS…]
+#
+# --this-bin runs this tree's side from FILE, a build of this tree other
+# than the default one (the image's: CGO_ENABLED=1 go build -tags openssl),
+# so that both sides are built the same way.
 #
 # For example, the build of an earlier commit against this tree:
 #
@@ -31,7 +35,12 @@ if [[ ${1:-} == --runs ]]; then
 	runs=$2
 	shift 2
 fi
-usage="usage: deploy/bench-pair.sh [--runs N] OTHER-BUILD [BENCH FLAGS…] --rate R [LOADGEN FLAGS…]"
+this=()
+if [[ ${1:-} == --this-bin ]]; then
+	this=(--serve-bin "$(cd "$caller" && realpath "$2")")
+	shift 2
+fi
+usage="usage: deploy/bench-pair.sh [--runs N] [--this-bin FILE] OTHER-BUILD [BENCH FLAGS…] --rate R [LOADGEN FLAGS…]"
 (($# >= 1)) || { log "$usage"; exit 2; }
 other=$(cd "$caller" && realpath "$1")
 shift
@@ -51,13 +60,13 @@ ratio() {
 }
 
 for ((i = 1; i <= runs; i++)); do
-	first=(--serve-bin "$other") firstout=$out/other second=() secondout=$out/this
+	first=(--serve-bin "$other") firstout=$out/other second=("${this[@]}") secondout=$out/this
 	if ((i % 2 == 0)); then
-		first=() firstout=$out/this second=(--serve-bin "$other") secondout=$out/other
+		first=("${this[@]}") firstout=$out/this second=(--serve-bin "$other") secondout=$out/other
 	fi
-	deploy/bench.sh "${first[@]}" "$@" >"$firstout" 2>&1 &
+	deploy/bench.sh ${first[@]+"${first[@]}"} "$@" >"$firstout" 2>&1 &
 	a=$!
-	deploy/bench.sh "${second[@]}" "$@" >"$secondout" 2>&1 &
+	deploy/bench.sh ${second[@]+"${second[@]}"} "$@" >"$secondout" 2>&1 &
 	b=$!
 	ok=1
 	wait "$a" || ok=
