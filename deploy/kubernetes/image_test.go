@@ -3,6 +3,7 @@ package kubernetes_test
 import (
 	"bufio"
 	"fmt"
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"go/version"
@@ -509,4 +510,85 @@ func TestDefaultBuildIsPureGo(t *testing.T) {
 	if own := cgoPackages(buildTags(imageBuild(t))); !slices.Contains(own, "facturad/signer/openssl") {
 		t.Errorf("the image's build compiles %v with cgo, not facturad/signer/openssl", own)
 	}
+}
+
+// TestDockerfileStampsVersion checks that the image's build passes its
+// VERSION and REVISION build arguments to the binary's version variables
+// (the build context has no .git, so the toolchain records no revision),
+// and that cmd/facturad has those variables: -X on a missing one is
+// silently ignored.
+func TestDockerfileStampsVersion(t *testing.T) {
+	args := map[string]bool{}
+	stage := 0
+	for _, ins := range dockerInstructions(t) {
+		f := strings.Fields(ins)
+		switch {
+		case strings.EqualFold(f[0], "FROM"):
+			stage++
+		case strings.EqualFold(f[0], "ARG") && stage == 1 && len(f) >= 2:
+			name, _, _ := strings.Cut(f[1], "=")
+			args[name] = true
+		}
+	}
+	build := imageBuild(t)
+	for _, v := range []struct{ arg, variable string }{{"VERSION", "version"}, {"REVISION", "revision"}} {
+		if !args[v.arg] {
+			t.Errorf("the build stage declares no ARG %s", v.arg)
+		}
+		if want := "-X main." + v.variable + "=${" + v.arg + "}"; !strings.Contains(build, want) {
+			t.Errorf("the image build does not pass %s: %q", want, build)
+		}
+		if !mainStringVar(t, v.variable) {
+			t.Errorf("cmd/facturad has no package-level string variable %s for -X main.%s", v.variable, v.variable)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(repoRoot, "deploy/Dockerfile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"--build-arg VERSION=", "--build-arg REVISION="} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("the Dockerfile's header does not show %s", want)
+		}
+	}
+}
+
+// mainStringVar reports whether package main of cmd/facturad declares a
+// package-level variable name of type string, as -X needs.
+func mainStringVar(t *testing.T, name string) bool {
+	t.Helper()
+	dir := filepath.Join(repoRoot, "cmd/facturad")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, filepath.Join(dir, e.Name()), nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok || g.Tok != token.VAR {
+				continue
+			}
+			for _, s := range g.Specs {
+				vs := s.(*ast.ValueSpec)
+				typ, ok := vs.Type.(*ast.Ident)
+				if !ok || typ.Name != "string" {
+					continue
+				}
+				for _, n := range vs.Names {
+					if n.Name == name {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
 }
