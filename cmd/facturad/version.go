@@ -12,10 +12,16 @@ import (
 	"facturad/signer"
 )
 
-// version is the release, set at build time with
-// -ldflags "-X main.version=v1.2.3"; empty in a plain go build, where
-// buildVersion falls back on what the Go toolchain recorded.
-var version string
+// version and revision are the release and the commit it was built from,
+// set at build time with -ldflags "-X main.version=v1.2.3 -X
+// main.revision=<commit>" (the image's build passes its VERSION and
+// REVISION build arguments so, its context having no .git); empty in a
+// plain go build, where readBuildInfo falls back on what the Go toolchain
+// recorded.
+var (
+	version  string
+	revision string
+)
 
 // buildInfo is what the binary says of itself: its version, the commit it
 // was built from, the Go release that built it and its RSA backend.
@@ -25,31 +31,43 @@ type buildInfo struct {
 
 // readBuildInfo reads the binary's build information: the version from
 // -X main.version when set, else the main module's version (a go install
-// of a tagged release), else "devel"; the revision from the VCS stamp
-// ("unknown" without one, as with -buildvcs=false), "-dirty" added when
+// of a tagged release), else "devel"; the revision from -X main.revision
+// when set, else the VCS stamp ("unknown" without one, as with
+// -buildvcs=false or a build context without .git), "-dirty" added when
 // the work tree had changes.
 func readBuildInfo() buildInfo {
-	b := buildInfo{Version: version, Revision: "unknown", GoVersion: runtime.Version(), Signer: signer.RSABackend}
-	bi, ok := debug.ReadBuildInfo()
-	if ok {
+	bi, _ := debug.ReadBuildInfo()
+	return buildInfoFrom(version, revision, bi)
+}
+
+// buildInfoFrom is readBuildInfo's work on the -X values and what the Go
+// toolchain recorded (nil when nothing was).
+func buildInfoFrom(version, revision string, bi *debug.BuildInfo) buildInfo {
+	b := buildInfo{Version: version, Revision: revision, GoVersion: runtime.Version(), Signer: signer.RSABackend}
+	if bi != nil {
 		if b.Version == "" && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 			b.Version = bi.Main.Version
 		}
-		modified := false
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				b.Revision = s.Value
-			case "vcs.modified":
-				modified = s.Value == "true"
+		if b.Revision == "" {
+			modified := false
+			for _, s := range bi.Settings {
+				switch s.Key {
+				case "vcs.revision":
+					b.Revision = s.Value
+				case "vcs.modified":
+					modified = s.Value == "true"
+				}
 			}
-		}
-		if modified && b.Revision != "unknown" {
-			b.Revision += "-dirty"
+			if modified && b.Revision != "" {
+				b.Revision += "-dirty"
+			}
 		}
 	}
 	if b.Version == "" {
 		b.Version = "devel"
+	}
+	if b.Revision == "" {
+		b.Revision = "unknown"
 	}
 	return b
 }

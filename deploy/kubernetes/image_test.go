@@ -2,12 +2,18 @@ package kubernetes_test
 
 import (
 	"bufio"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"go/version"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -130,6 +136,149 @@ func TestDockerignore(t *testing.T) {
 			t.Errorf("%s: excluded %v, want %v", tt.path, got, tt.out)
 		}
 	}
+
+	// Every file a //go:embed of the build embeds stays: without it the
+	// image's go build fails.
+	embedded := embeddedFiles(t)
+	for _, want := range []string{"hacienda/trust/ca-raiz-nacional-costa-rica-v2.pem", "gateway/static/openapi.json"} {
+		if !slices.Contains(embedded, want) {
+			t.Errorf("the //go:embed walk did not find %s among %d files", want, len(embedded))
+		}
+	}
+	for _, f := range embedded {
+		if ignored(f) {
+			t.Errorf("%s is embedded by the build but .dockerignore excludes it", f)
+		}
+	}
+}
+
+// embeddedFiles walks the module's non-test .go files and returns, relative
+// to the repository root and slash-separated, every file their //go:embed
+// directives match.
+func embeddedFiles(t *testing.T) []string {
+	t.Helper()
+	var files []string
+	err := filepath.WalkDir(repoRoot, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			name := d.Name()
+			if path != repoRoot && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+				return filepath.SkipDir
+			}
+			if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil && path != repoRoot {
+				return filepath.SkipDir // another module
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		patterns, err := embedPatterns(path)
+		if err != nil {
+			return err
+		}
+		for _, pat := range patterns {
+			all := false
+			if p, ok := strings.CutPrefix(pat, "all:"); ok {
+				pat, all = p, true
+			}
+			matches, err := filepath.Glob(filepath.Join(filepath.Dir(path), filepath.FromSlash(pat)))
+			if err != nil {
+				return fmt.Errorf("%s: //go:embed %s: %w", path, pat, err)
+			}
+			if len(matches) == 0 {
+				return fmt.Errorf("%s: //go:embed %s matches nothing", path, pat)
+			}
+			for _, m := range matches {
+				got, err := embeddedUnder(m, all)
+				if err != nil {
+					return err
+				}
+				for _, g := range got {
+					rel, err := filepath.Rel(repoRoot, g)
+					if err != nil {
+						return err
+					}
+					files = append(files, filepath.ToSlash(rel))
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// embedPatterns reads the patterns of a Go file's //go:embed directives,
+// quoted or not.
+func embedPatterns(path string) ([]string, error) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, path, nil, parser.ParseComments)
+	if err != nil {
+		return nil, err
+	}
+	var patterns []string
+	for _, group := range f.Comments {
+		for _, c := range group.List {
+			args, ok := strings.CutPrefix(c.Text, "//go:embed")
+			if !ok || (args != "" && args[0] != ' ' && args[0] != '\t') {
+				continue
+			}
+			for args = strings.TrimSpace(args); args != ""; args = strings.TrimSpace(args) {
+				var pat string
+				switch args[0] {
+				case '"', '`':
+					end := strings.IndexByte(args[1:], args[0])
+					if end < 0 {
+						return nil, fmt.Errorf("%s: unterminated //go:embed pattern %s", path, args)
+					}
+					q := args[:end+2]
+					if pat, err = strconv.Unquote(q); err != nil {
+						return nil, fmt.Errorf("%s: //go:embed %s: %w", path, q, err)
+					}
+					args = args[end+2:]
+				default:
+					pat, args, _ = strings.Cut(args, " ")
+				}
+				patterns = append(patterns, pat)
+			}
+		}
+	}
+	return patterns, nil
+}
+
+// embeddedUnder is what a pattern's match embeds: the file itself, or the
+// files of a folder, leaving out names starting with . or _ unless all is
+// set, as the go command does.
+func embeddedUnder(match string, all bool) ([]string, error) {
+	fi, err := os.Stat(match)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		return []string{match}, nil
+	}
+	var files []string
+	err = filepath.WalkDir(match, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if path != match && !all && (strings.HasPrefix(d.Name(), ".") || strings.HasPrefix(d.Name(), "_")) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.IsDir() {
+			files = append(files, path)
+		}
+		return nil
+	})
+	return files, err
 }
 
 // dockerignore compiles a .dockerignore into a test of a slash-separated
@@ -361,4 +510,85 @@ func TestDefaultBuildIsPureGo(t *testing.T) {
 	if own := cgoPackages(buildTags(imageBuild(t))); !slices.Contains(own, "facturad/signer/openssl") {
 		t.Errorf("the image's build compiles %v with cgo, not facturad/signer/openssl", own)
 	}
+}
+
+// TestDockerfileStampsVersion checks that the image's build passes its
+// VERSION and REVISION build arguments to the binary's version variables
+// (the build context has no .git, so the toolchain records no revision),
+// and that cmd/facturad has those variables: -X on a missing one is
+// silently ignored.
+func TestDockerfileStampsVersion(t *testing.T) {
+	args := map[string]bool{}
+	stage := 0
+	for _, ins := range dockerInstructions(t) {
+		f := strings.Fields(ins)
+		switch {
+		case strings.EqualFold(f[0], "FROM"):
+			stage++
+		case strings.EqualFold(f[0], "ARG") && stage == 1 && len(f) >= 2:
+			name, _, _ := strings.Cut(f[1], "=")
+			args[name] = true
+		}
+	}
+	build := imageBuild(t)
+	for _, v := range []struct{ arg, variable string }{{"VERSION", "version"}, {"REVISION", "revision"}} {
+		if !args[v.arg] {
+			t.Errorf("the build stage declares no ARG %s", v.arg)
+		}
+		if want := "-X main." + v.variable + "=${" + v.arg + "}"; !strings.Contains(build, want) {
+			t.Errorf("the image build does not pass %s: %q", want, build)
+		}
+		if !mainStringVar(t, v.variable) {
+			t.Errorf("cmd/facturad has no package-level string variable %s for -X main.%s", v.variable, v.variable)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(repoRoot, "deploy/Dockerfile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"--build-arg VERSION=", "--build-arg REVISION="} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("the Dockerfile's header does not show %s", want)
+		}
+	}
+}
+
+// mainStringVar reports whether package main of cmd/facturad declares a
+// package-level variable name of type string, as -X needs.
+func mainStringVar(t *testing.T, name string) bool {
+	t.Helper()
+	dir := filepath.Join(repoRoot, "cmd/facturad")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, filepath.Join(dir, e.Name()), nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok || g.Tok != token.VAR {
+				continue
+			}
+			for _, s := range g.Specs {
+				vs := s.(*ast.ValueSpec)
+				typ, ok := vs.Type.(*ast.Ident)
+				if !ok || typ.Name != "string" {
+					continue
+				}
+				for _, n := range vs.Names {
+					if n.Name == name {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
 }

@@ -168,12 +168,24 @@ func checkNetworkPolicies(t *testing.T, b built, d appsv1.Deployment, ha bool) {
 			if len(r.To) == 0 || len(r.Ports) == 0 {
 				t.Errorf("NetworkPolicy %s: egress rule %+v lets the pods reach anything, or every port", np.Name, r)
 			}
-			var public bool
+			var public, public4, public6 bool
 			for _, peer := range r.To {
 				if peer.IPBlock != nil {
 					checkPublicOnly(t, np.Name, *peer.IPBlock)
 					public = true
+					switch peer.IPBlock.CIDR {
+					case "0.0.0.0/0":
+						public4 = true
+					case "::/0":
+						public6 = true
+					}
 				}
+			}
+			// A rule open to every public address is open on both
+			// families: on a dual-stack or IPv6 cluster the tax
+			// authority, webhooks and mail relay may answer on IPv6.
+			if public4 != public6 {
+				t.Errorf("NetworkPolicy %s: egress rule to %v opens every public address of one family only (IPv4 %v, IPv6 %v)", np.Name, r.Ports, public4, public6)
 			}
 			for _, p := range r.Ports {
 				if p.Port == nil || p.Port.Type != intstr.Int || p.EndPort != nil {
@@ -235,7 +247,13 @@ func checkPublicOnly(t *testing.T, name string, b networkingv1.IPBlock) {
 		}
 		except = append(except, p)
 	}
-	for _, addr := range []string{"10.1.2.3", "172.20.0.1", "192.168.1.1", "100.64.0.1", "169.254.169.254", "127.0.0.1"} {
+	own := []string{"10.1.2.3", "172.20.0.1", "192.168.1.1", "100.64.0.1", "169.254.169.254", "127.0.0.1"}
+	if cidr.Addr().Is6() {
+		// Unique local (a cluster's pods and services, the cloud metadata
+		// service at fd00:ec2::254), link-local and loopback.
+		own = []string{"fd00:ec2::254", "fd12:3456::1", "fe80::1", "::1"}
+	}
+	for _, addr := range own {
 		a := netip.MustParseAddr(addr)
 		if !slices.ContainsFunc(except, func(p netip.Prefix) bool { return p.Contains(a) }) {
 			t.Errorf("NetworkPolicy %s: %s opens %s, an address of the cluster's own networks", name, b.CIDR, addr)

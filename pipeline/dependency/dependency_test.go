@@ -130,6 +130,49 @@ func TestStartDoesNotWait(t *testing.T) {
 	}
 }
 
+// Each dependency is probed once at Start, then every interval (its own
+// when it has one); Start twice is an error, and after Stop no probe runs.
+func TestProbesAtStartThenEveryInterval(t *testing.T) {
+	var fast, slow atomic.Int32
+	p, err := New(Options{
+		Checks: []Check{
+			{Name: "store", Probe: func(context.Context) error { fast.Add(1); return nil }},
+			{Name: "smtp", Interval: time.Hour, Probe: func(context.Context) error { slow.Add(1); return nil }},
+		},
+		Interval: 5 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer p.Stop(context.Background())
+	if err := p.Start(context.Background()); err == nil || err.Error() != "dependency: already started" {
+		t.Errorf("second Start: %v", err)
+	}
+	// An hour's interval: only the first probe, at Start, sets the gauge.
+	waitGauge(t, p, "smtp", 1)
+	deadline := time.Now().Add(5 * time.Second)
+	for fast.Load() < 4 {
+		if time.Now().After(deadline) {
+			t.Fatalf("store probed %d times in 5 s at a 5 ms interval", fast.Load())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := p.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := slow.Load(); n != 1 {
+		t.Errorf("smtp (an hour's interval) probed %d times, want 1: at Start", n)
+	}
+	after := fast.Load()
+	time.Sleep(30 * time.Millisecond)
+	if n := fast.Load(); n != after {
+		t.Errorf("store probed %d times after Stop returned", n-after)
+	}
+}
+
 type lockedWriter struct {
 	b  *bytes.Buffer
 	mu chan struct{}

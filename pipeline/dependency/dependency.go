@@ -4,12 +4,12 @@
 // facturad_dependency_up{dependency}: 1 when the latest probe succeeded, 0
 // when it failed. Requests never wait for a probe: each runs on its own
 // goroutine at a fixed interval, under a timeout, and the gauge holds the
-// latest result until the next one.
+// latest result until the next one. Its start, ticks and stop are
+// pipeline/loop's, as for the service's other background jobs.
 package dependency
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"facturad/metrics"
+	"facturad/pipeline/loop"
 )
 
 // Defaults of Options.
@@ -58,12 +59,9 @@ type Options struct {
 
 // Prober probes the dependencies in the background.
 type Prober struct {
-	o  Options
-	up *prometheus.GaugeVec
-
-	mu     sync.Mutex
-	cancel context.CancelFunc
-	done   chan struct{}
+	o    Options
+	up   *prometheus.GaugeVec
+	loop loop.Loop
 }
 
 // New checks o and registers the gauge; no probe runs before Start.
@@ -87,7 +85,7 @@ func New(o Options) (*Prober, error) {
 		}
 		seen[c.Name] = true
 	}
-	p := &Prober{o: o, up: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+	p := &Prober{o: o, loop: loop.Loop{Name: "dependency"}, up: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Namespace: metrics.Namespace,
 		Name:      "dependency_up",
 		Help:      "Whether the latest background probe of a dependency (store, redis, hacienda, smtp, archive: those configured) succeeded (1) or failed (0).",
@@ -99,57 +97,33 @@ func New(o Options) (*Prober, error) {
 }
 
 // Start probes every dependency at once and then every Interval, each on
-// its own goroutine, until ctx ends or Stop is called. It does not wait
-// for the first probes.
+// its own goroutine, until Stop is called (ctx's values reach the probes,
+// its end does not stop them, as with the service's other background
+// loops). It does not wait for the first probes. A second Start is an
+// error.
 func (p *Prober) Start(ctx context.Context) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.cancel != nil {
-		return errors.New("dependency: already started")
-	}
-	ctx, p.cancel = context.WithCancel(ctx)
-	p.done = make(chan struct{})
-	var wg sync.WaitGroup
-	for _, c := range p.o.Checks {
-		wg.Go(func() { p.loop(ctx, c) })
-	}
-	go func() { wg.Wait(); close(p.done) }()
-	return nil
+	return p.loop.Start(ctx, func(ctx context.Context) {
+		var wg sync.WaitGroup
+		for _, c := range p.o.Checks {
+			wg.Go(func() { p.run(ctx, c) })
+		}
+		wg.Wait()
+	})
 }
 
 // Stop ends the probes and waits for them, or for ctx.
 func (p *Prober) Stop(ctx context.Context) error {
-	p.mu.Lock()
-	cancel, done := p.cancel, p.done
-	p.mu.Unlock()
-	if cancel == nil {
-		return nil
-	}
-	cancel()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		return fmt.Errorf("dependency: stop: %w", ctx.Err())
-	}
+	return p.loop.Stop(ctx)
 }
 
-func (p *Prober) loop(ctx context.Context, c Check) {
+// run probes c once, then every interval until ctx ends.
+func (p *Prober) run(ctx context.Context, c Check) {
 	every := p.o.Interval
 	if c.Interval > 0 {
 		every = c.Interval
 	}
-	t := time.NewTicker(every)
-	defer t.Stop()
-	last := -1 // unknown
-	for {
-		last = p.probe(ctx, c, last)
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
+	last := p.probe(ctx, c, -1) // -1: unknown
+	loop.Every(ctx, every, func() { last = p.probe(ctx, c, last) })
 }
 
 // probe runs one probe of c, sets its gauge and logs a change from last
