@@ -318,11 +318,16 @@ func TestRegistryOneCallForManySends(t *testing.T) {
 	b := setup(t, setupOptions{registry: registry.PolicyRefuse, pipeline: func(o *Options) {
 		o.Capacity = Capacity{Workers: 16, QueueSize: n, MaxInFlight: 2 * n, MaxInFlightPerCompany: 2 * n}
 	}})
+	// The sends wait for their turns as long as they need: the test
+	// counts registry calls, and 1,000 sends through 16 workers under the
+	// race detector on a busy machine outlast a send's usual 30 s.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
 	for i := range n {
 		wg.Go(func() {
-			if _, err := b.send(t, request("01", fmt.Sprintf("many-%d", i))); err != nil {
+			if _, err := b.sendRaw(ctx, b.branch, body(t, request("01", fmt.Sprintf("many-%d", i)))); err != nil {
 				errs <- err
 			}
 		})
