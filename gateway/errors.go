@@ -41,6 +41,9 @@ const (
 	msgTooLarge   = "The request body is too large."
 	msgApology    = "Sorry, something went wrong on our side; please report incident "
 	msgUnavail    = "The service cannot complete this call right now: its data store is unavailable or did not answer in time. Send the same request again shortly."
+	// msgUnknown follows msgApology and the incident code when a change
+	// may or may not have been stored (decision 136).
+	msgUnknown = " The data store did not confirm this change: it may have been made. Check whether it was (list or read it) before sending the request again."
 )
 
 var errTooLarge = &apiError{status: fasthttp.StatusRequestEntityTooLarge, message: msgTooLarge}
@@ -134,6 +137,11 @@ func (c *call) fail(err error) {
 		}
 		var sh shedder
 		ae.shed = errors.As(err, &sh) && sh.Shed()
+	case errors.Is(err, tenant.ErrOutcomeUnknown):
+		// Before the deadline's case: a COMMIT whose deadline ran out
+		// on its way may have been made (decision 135).
+		c.outcomeUnknown(err)
+		return
 	case errors.Is(err, tenant.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
 		c.unavailable(err)
 		return
@@ -217,8 +225,29 @@ func (c *call) severe(cause error) {
 	c.writeSevere(code)
 }
 
-func (c *call) writeSevere(code string) {
-	msg := msgApology + code + "."
+// outcomeUnknown answers a change whose commit the store could not
+// confirm (tenant.ErrOutcomeUnknown) as a severe failure: 500 with an
+// incident code, never a 503, which would tell the client the call was
+// not made and may be sent again as it is (a create would then be made
+// twice). The message says to check before repeating; the log line
+// carries the incident code and the cause.
+func (c *call) outcomeUnknown(cause error) {
+	code := incidentCode()
+	c.s.log.Error("request failed: commit outcome unknown",
+		"incident", code,
+		"request_id", c.reqID,
+		"method", c.rt.method,
+		"route", c.rt.pattern,
+		"user", c.p.Username,
+		"err", cause,
+	)
+	c.writeSevere(code, msgUnknown)
+}
+
+// writeSevere writes the 500 of incident code, extra (if any) following
+// the apology.
+func (c *call) writeSevere(code string, extra ...string) {
+	msg := msgApology + code + "." + strings.Join(extra, "")
 	c.rc.Response.ResetBody()
 	if c.a6 != nil {
 		writeJSON(c.rc, fasthttp.StatusInternalServerError, c.a6(msg))

@@ -24,9 +24,12 @@ import (
 // past it is closed at once. In all at most maxTotal are open (0: no
 // cap); when the table is full, a connection from an address that holds
 // at least two fewer than the address holding the most takes that
-// address's oldest idle connection (one waiting for its next request,
-// still sending one, not yet read from or already ended: nothing of it is
-// being answered), which is closed; otherwise the new connection is closed. So two addresses
+// address's oldest idle connection (one that has sent nothing yet, or
+// whose last request was answered and that has sent nothing since), which
+// is closed; otherwise the new connection is closed. A connection still
+// sending a request, or whose request is being answered, is never taken:
+// once a Read has handed the server a request's first bytes the connection
+// is busy until its answer is written. So two addresses
 // flooding the table can never keep a third out while they have a
 // connection idle. fasthttp's own MaxConnsPerIP races a connection's Close
 // during shutdown with its Read, so the caps are kept here instead.
@@ -138,7 +141,9 @@ func (l *steadyListener) admit(c net.Conn) (net.Conn, bool) {
 // one more of a full table, the connection to close for it: the oldest
 // idle one of the address holding the most, if that address holds at
 // least two more (taking one from it then leaves it no fewer than the
-// newcomer). nil when there is none. tableMu is held.
+// newcomer). The connection returned is already marked evicted: no Read
+// on it hands the server bytes any more. nil when there is none. tableMu
+// is held.
 func (l *steadyListener) idleOfLargest(held int) *countedConn {
 	var (
 		top  map[*countedConn]struct{}
@@ -152,19 +157,26 @@ func (l *steadyListener) idleOfLargest(held int) *countedConn {
 	if most < held+2 {
 		return nil
 	}
-	var (
-		pick   *countedConn
-		oldest int64
-	)
-	for cc := range top {
-		if !cc.idle() {
-			continue
+	// The oldest idle connection that can still be claimed: one whose
+	// Read hands the server bytes at this moment turns busy first and
+	// is passed over.
+	for {
+		var (
+			pick   *countedConn
+			oldest int64
+		)
+		for cc := range top {
+			if !cc.idle() {
+				continue
+			}
+			if at := cc.active.Load(); pick == nil || at < oldest {
+				pick, oldest = cc, at
+			}
 		}
-		if at := cc.active.Load(); pick == nil || at < oldest {
-			pick, oldest = cc, at
+		if pick == nil || pick.evict() {
+			return pick
 		}
 	}
-	return pick
 }
 
 // forget takes cc out of the table. tableMu is held.
@@ -194,44 +206,81 @@ var (
 	errTableFull          = errors.New("connection table full and no other address's connection idle; closed")
 )
 
+// A connection's state, for the table: connWaiting while nothing of it
+// is being read or answered, connBusy from the first bytes of a request
+// until its answer is written, connEvicted once the table took it for
+// another address (final).
+const (
+	connWaiting int32 = iota
+	connBusy
+	connEvicted
+)
+
 // countedConn is a connection in the table. It gives its place back once,
 // on the first Close, and tells the table whether it is idle (idle);
 // active is when it last read or wrote bytes.
+//
+// Eviction and Read decide on one atomic state, so a connection is either
+// evicted before its Read hands over a request's bytes (the Read then
+// drops them and fails) or turns busy first (eviction passes it over):
+// never both.
 type countedConn struct {
 	net.Conn
 	l    *steadyListener
 	addr string
-	// reading is set while the server waits in Read (for the next
-	// request, or the rest of one still being sent); started once a Read
-	// returned bytes; ended once a Read failed (the client went away or
-	// the connection broke: it is being closed).
-	reading, started, ended atomic.Bool
-	active                  atomic.Int64 // unix nanoseconds
-	once                    sync.Once
+	// state is connWaiting, connBusy or connEvicted.
+	state atomic.Int32
+	// answered is set when an answer was written since the last Read
+	// that returned bytes: the next Read waits for a new request.
+	answered atomic.Bool
+	active   atomic.Int64 // unix nanoseconds
+	once     sync.Once
 }
 
-// idle reports whether nothing of c is being answered: the server waits
-// for it to send, it has sent nothing yet, or it has ended.
+// idle reports whether the connection may be taken for another address:
+// it has sent nothing yet, or sent nothing since its last answer.
 func (c *countedConn) idle() bool {
-	return c.reading.Load() || !c.started.Load() || c.ended.Load()
+	return c.state.Load() == connWaiting
+}
+
+// evict marks c evicted if it is idle; false when it turned busy (or was
+// already evicted).
+func (c *countedConn) evict() bool {
+	return c.state.CompareAndSwap(connWaiting, connEvicted)
 }
 
 func (c *countedConn) Read(b []byte) (int, error) {
-	c.reading.Store(true)
-	n, err := c.Conn.Read(b)
-	c.reading.Store(false)
-	if n > 0 {
-		c.started.Store(true)
-		c.active.Store(time.Now().UnixNano())
+	if c.answered.Swap(false) {
+		// The last request was answered: this Read waits for the next.
+		c.state.CompareAndSwap(connBusy, connWaiting)
 	}
-	if err != nil {
-		c.ended.Store(true)
+	if c.state.Load() == connEvicted {
+		return 0, net.ErrClosed
+	}
+	n, err := c.Conn.Read(b)
+	if n > 0 {
+		if !c.state.CompareAndSwap(connWaiting, connBusy) && c.state.Load() == connEvicted {
+			// Evicted while the bytes were arriving: the connection is
+			// being closed, and nothing read from it is served.
+			return 0, net.ErrClosed
+		}
+		c.active.Store(time.Now().UnixNano())
 	}
 	return n, err
 }
 
+// interim is how fasthttp's interim answer to "Expect: 100-continue"
+// begins: the request's body is still to come, so it is not an answer.
+// Under TLS the bytes written are records and an interim answer counts as
+// one: a body sent after it may then be taken as idle, and its request is
+// refused whole (the Read fails), never served.
+const interim = "HTTP/1.1 100 "
+
 func (c *countedConn) Write(b []byte) (int, error) {
 	n, err := c.Conn.Write(b)
+	if n > 0 && !strings.HasPrefix(string(b[:min(len(b), len(interim))]), interim) {
+		c.answered.Store(true)
+	}
 	c.active.Store(time.Now().UnixNano())
 	return n, err
 }

@@ -289,3 +289,189 @@ func TestConnectionTableFairness(t *testing.T) {
 		t.Errorf("the two addresses opened only %d connections: the table was never contested", opened.Load())
 	}
 }
+
+// gatedConn is a net.Conn whose Read takes its bytes from in and, once it
+// has them, tells arrived and waits for proceed before returning them:
+// the moment between the underlying read and the table seeing it.
+type gatedConn struct {
+	remote   net.Addr
+	in       chan []byte
+	arrived  chan struct{}
+	proceed  chan struct{}
+	closed   chan struct{}
+	closeOne sync.Once
+	written  atomic.Int64
+}
+
+func newGatedConn(ip string) *gatedConn {
+	return &gatedConn{remote: &net.TCPAddr{IP: net.ParseIP(ip), Port: 40000},
+		in: make(chan []byte), arrived: make(chan struct{}), proceed: make(chan struct{}),
+		closed: make(chan struct{})}
+}
+
+func (g *gatedConn) Read(b []byte) (int, error) {
+	select {
+	case p := <-g.in:
+		g.arrived <- struct{}{}
+		<-g.proceed
+		return copy(b, p), nil
+	case <-g.closed:
+		return 0, net.ErrClosed
+	}
+}
+func (g *gatedConn) Write(b []byte) (int, error) {
+	g.written.Add(int64(len(b)))
+	return len(b), nil
+}
+func (g *gatedConn) Close() error {
+	g.closeOne.Do(func() { close(g.closed) })
+	return nil
+}
+func (g *gatedConn) isClosed() bool {
+	select {
+	case <-g.closed:
+		return true
+	default:
+		return false
+	}
+}
+func (g *gatedConn) LocalAddr() net.Addr              { return &net.TCPAddr{} }
+func (g *gatedConn) RemoteAddr() net.Addr             { return g.remote }
+func (g *gatedConn) SetDeadline(time.Time) error      { return nil }
+func (g *gatedConn) SetReadDeadline(time.Time) error  { return nil }
+func (g *gatedConn) SetWriteDeadline(time.Time) error { return nil }
+
+// readResult is what one Read on a table connection returned.
+type readResult struct {
+	n   int
+	err error
+}
+
+// startRead runs a Read on c as the server does, returning its result.
+func startRead(c net.Conn) <-chan readResult {
+	done := make(chan readResult, 1)
+	go func() {
+		n, err := c.Read(make([]byte, 64))
+		done <- readResult{n, err}
+	}()
+	return done
+}
+
+// fullTable is a listener whose table (two places) holds two connections
+// of 127.0.0.2, both admitted; a third from 127.0.0.3 takes one of them
+// if one is idle.
+func fullTable(t *testing.T) (l *steadyListener, first, second *gatedConn, cFirst, cSecond net.Conn) {
+	t.Helper()
+	l = newSteadyListener(&scriptedListener{}, slog.New(slog.NewTextHandler(io.Discard, nil)), 0, 2)
+	first, second = newGatedConn("127.0.0.2"), newGatedConn("127.0.0.2")
+	var ok bool
+	if cFirst, ok = l.admit(first); !ok {
+		t.Fatal("first connection refused")
+	}
+	time.Sleep(time.Millisecond) // first is the oldest
+	if cSecond, ok = l.admit(second); !ok {
+		t.Fatal("second connection refused")
+	}
+	return l, first, second, cFirst, cSecond
+}
+
+// TestEvictedConnectionServesNothing: a connection evicted after its
+// request's bytes left the socket but before Read returned them never
+// hands them to the server: the Read fails as closed.
+func TestEvictedConnectionServesNothing(t *testing.T) {
+	l, first, second, cFirst, _ := fullTable(t)
+	read := startRead(cFirst)
+	first.in <- []byte("GET /api/companies/v4 HTTP/1.1\r\n\r\n")
+	<-first.arrived // the underlying Read has the bytes; the table not yet
+	newcomer := newGatedConn("127.0.0.3")
+	if _, ok := l.admit(newcomer); !ok {
+		t.Fatal("the newcomer was refused though the other address held an idle connection")
+	}
+	if !first.isClosed() {
+		t.Fatal("the oldest idle connection was not the one evicted")
+	}
+	if second.isClosed() {
+		t.Error("the younger connection was evicted too")
+	}
+	first.proceed <- struct{}{}
+	r := <-read
+	if r.n != 0 || !errors.Is(r.err, net.ErrClosed) {
+		t.Fatalf("Read on an evicted connection returned %d bytes, %v; want 0, net.ErrClosed", r.n, r.err)
+	}
+	if r := <-startRead(cFirst); r.n != 0 || !errors.Is(r.err, net.ErrClosed) {
+		t.Errorf("a later Read on the evicted connection: %d, %v", r.n, r.err)
+	}
+}
+
+// TestBusyConnectionIsNotEvicted: once a Read handed the server a
+// request's first bytes the connection is not idle, while the rest of the
+// request is sent and while it is answered; after its answer, waiting for
+// the next request, it is idle again.
+func TestBusyConnectionIsNotEvicted(t *testing.T) {
+	l, first, second, cFirst, cSecond := fullTable(t)
+	// The second connection is being answered.
+	read := startRead(cSecond)
+	second.in <- []byte("GET /api/companies/v4 HTTP/1.1\r\n\r\n")
+	<-second.arrived
+	second.proceed <- struct{}{}
+	<-read
+	read = startRead(cFirst)
+	first.in <- []byte("POST /api/companies/v4/documents HTTP/1.1\r\n")
+	<-first.arrived
+	first.proceed <- struct{}{}
+	if r := <-read; r.n == 0 || r.err != nil {
+		t.Fatalf("first bytes of a request: %d, %v", r.n, r.err)
+	}
+	// The server waits in Read for the rest of the request.
+	read = startRead(cFirst)
+	if _, ok := l.admit(newGatedConn("127.0.0.3")); ok {
+		t.Fatal("a connection was taken for the newcomer though none was idle")
+	}
+	if first.isClosed() || second.isClosed() {
+		t.Fatal("a connection still sending its request was evicted")
+	}
+	// The rest arrives (the table passes over it again in the gap), the
+	// answer is written.
+	first.in <- []byte("Content-Length: 0\r\n\r\n")
+	<-first.arrived
+	if _, ok := l.admit(newGatedConn("127.0.0.3")); ok {
+		t.Fatal("a connection was taken while its request was being read")
+	}
+	first.proceed <- struct{}{}
+	if r := <-read; r.n == 0 || r.err != nil {
+		t.Fatalf("rest of the request: %d, %v", r.n, r.err)
+	}
+	if _, err := cFirst.Write([]byte("HTTP/1.1 100 Continue\r\n\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	read = startRead(cFirst)
+	if _, ok := l.admit(newGatedConn("127.0.0.3")); ok {
+		t.Fatal("a connection was taken after an interim answer, with its body to come")
+	}
+	first.in <- []byte("{}")
+	<-first.arrived
+	first.proceed <- struct{}{}
+	<-read
+	if _, err := cFirst.Write([]byte("HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	// Answered: the next Read waits for a new request, and the oldest
+	// idle connection is this one.
+	read = startRead(cFirst)
+	deadline := time.Now().Add(5 * time.Second)
+	for !first.isClosed() {
+		if time.Now().After(deadline) {
+			t.Fatal("an answered connection waiting for its next request was never taken")
+		}
+		if _, ok := l.admit(newGatedConn("127.0.0.3")); ok {
+			break
+		}
+		time.Sleep(time.Millisecond) // the Read has not started yet
+	}
+	if r := <-read; r.n != 0 || !errors.Is(r.err, net.ErrClosed) {
+		t.Errorf("Read on the evicted connection: %d, %v", r.n, r.err)
+	}
+	if second.isClosed() {
+		t.Error("the second connection, being answered, was taken")
+	}
+}

@@ -362,6 +362,27 @@ func TestErrorMapping(t *testing.T) {
 		}
 		requireLogged(t, b, code, "disk full")
 	})
+	t.Run("error/commit outcome unknown is a 500 that says to check first", func(t *testing.T) {
+		// The COMMIT's deadline ran out on its way: not the 503 of a
+		// deadline, which tells the client to send the create again.
+		f.userErr = tenant.OutcomeUnknown(fmt.Errorf("commit at db-7: %w", context.DeadlineExceeded))
+		defer func() { f.userErr = nil }()
+		r := b.do(t, "POST", "/api/companies/1/branches/2/users/v4", &fakeUser, "application/json", []byte(`{"usuario":"a"}`))
+		if r.status != 500 || r.header.Get("Retry-After") != "" {
+			t.Fatalf("status %d, Retry-After %q: %s; want 500 without Retry-After", r.status, r.header.Get("Retry-After"), r.body)
+		}
+		m := r.object(t)
+		requireShape(t, "user create 500", m, shapeCredentials)
+		msg := m["mensaje_api"].(string)
+		if !strings.HasPrefix(msg, msgApology) || !strings.Contains(msg, "it may have been made") ||
+			!strings.Contains(msg, "before sending the request again") {
+			t.Errorf("message %q does not say the change may have been made and to check first", msg)
+		}
+		if strings.Contains(string(r.body), "db-7") {
+			t.Error("cause leaked into the body")
+		}
+		requireLogged(t, b, incidentIn(t, msg), "db-7")
+	})
 	t.Run("error/A.6 500 on company update", func(t *testing.T) {
 		ct, body := multipartBody(t, map[string]string{"RazonSocial": "x"}, nil)
 		r := b.do(t, "PUT", "/api/companies/3/v4", &fakeUser, ct, body)

@@ -52,3 +52,34 @@ func Unavailable(err error) error {
 	}
 	return &UnavailableError{Err: err}
 }
+
+// ErrOutcomeUnknown marks a write whose outcome the store cannot tell: the
+// commit was sent but its answer never came (the connection broke, the
+// server shut down, the deadline ran out while it was on its way). The
+// change may or may not have been made, so the call may not simply be made
+// again: a create without an id to deduplicate by would then be made
+// twice. It is not ErrUnavailable. The gateway answers it as a severe
+// failure (500 with an incident code) whose message says to check before
+// repeating. Match it with errors.Is; *OutcomeUnknownError carries it.
+var ErrOutcomeUnknown = errors.New("outcome unknown")
+
+// OutcomeUnknownError wraps the error of a commit whose outcome is
+// unknown (ErrOutcomeUnknown), keeping the cause in the chain for the
+// logs. Its message is the cause's: the gateway never puts it in an
+// answer.
+type OutcomeUnknownError struct{ Err error }
+
+func (e *OutcomeUnknownError) Error() string {
+	return "commit outcome unknown: " + e.Err.Error()
+}
+
+// Unwrap gives errors.Is and errors.As both ErrOutcomeUnknown and the cause.
+func (e *OutcomeUnknownError) Unwrap() []error { return []error{ErrOutcomeUnknown, e.Err} }
+
+// OutcomeUnknown wraps err as an *OutcomeUnknownError; nil stays nil.
+func OutcomeUnknown(err error) error {
+	if err == nil || errors.Is(err, ErrOutcomeUnknown) {
+		return err
+	}
+	return &OutcomeUnknownError{Err: err}
+}

@@ -100,18 +100,18 @@ func (r *renderer) table(cols []column, n int, rowAt func(i int) row, repeat boo
 		if i > 0 {
 			rw = rowAt(i)
 		}
-		n := rw.height()
+		lines := rw.height()
 		from := 0
-		for from < n {
+		for from < lines {
 			y := r.f.getY()
 			fit := int((bodyBottom - y - 2*tablePad) / lineH)
-			if fit < n-from && (fit < 1 || n-from <= r.linesPerPage()) {
+			if fit < lines-from && (fit < 1 || lines-from <= r.linesPerPage()) {
 				// Move the row (what is left of it) to the next page
 				// whole, unless it cannot fit any page.
 				r.newPageForTable(cols, repeat)
 				continue
 			}
-			to := min(n, from+max(fit, 1))
+			to := min(lines, from+max(fit, 1))
 			r.drawRow(cols, rw, from, to, i%2 == 1)
 			from = to
 		}

@@ -45,21 +45,33 @@ func (p pool) Begin(ctx context.Context) (pgx.Tx, error) {
 	if err != nil {
 		return nil, classify(err)
 	}
-	return tx{t}, nil
+	return tx{Tx: t}, nil
 }
 
-// tx is a transaction whose errors are classified.
-type tx struct{ pgx.Tx }
+// tx is a transaction whose errors are classified. nested is a savepoint
+// (a transaction begun in one): its Commit only releases the savepoint,
+// and the outcome is decided by the outer Commit.
+type tx struct {
+	pgx.Tx
+	nested bool
+}
 
 func (t tx) Begin(ctx context.Context) (pgx.Tx, error) {
 	inner, err := t.Tx.Begin(ctx)
 	if err != nil {
 		return nil, classify(err)
 	}
-	return tx{inner}, nil
+	return tx{Tx: inner, nested: true}, nil
 }
 
-func (t tx) Commit(ctx context.Context) error { return classify(t.Tx.Commit(ctx)) }
+// Commit classifies a COMMIT's failure with classifyCommit; a savepoint's
+// release like any other statement.
+func (t tx) Commit(ctx context.Context) error {
+	if t.nested {
+		return classify(t.Tx.Commit(ctx))
+	}
+	return classifyCommit(t.Tx.Commit(ctx))
+}
 
 func (t tx) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
 	tag, err := t.Tx.Exec(ctx, sql, args...)
@@ -96,6 +108,28 @@ func classify(err error) error {
 		return err
 	}
 	return tenant.Unavailable(err)
+}
+
+// classifyCommit classifies the failure of a COMMIT. Only when pgconn says
+// nothing was sent (SafeToRetry) is the transaction surely not committed,
+// and the failure a *tenant.UnavailableError (the call may be made again
+// as it is). Any other failure that would be unavailable (the connection
+// broke or closed, the stream ended, the deadline ran out, the server
+// shut down or dropped the connection while the COMMIT was on its way)
+// leaves the outcome unknown: the server may have committed before its
+// answer was lost, so it is a *tenant.OutcomeUnknownError. An error the
+// server answered the COMMIT with (a serialization failure, a deferred
+// constraint) means it rolled back, and stays as it is.
+func classifyCommit(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case pgconn.SafeToRetry(err):
+		return tenant.Unavailable(err)
+	case unavailable(err):
+		return tenant.OutcomeUnknown(err)
+	}
+	return err
 }
 
 // unavailable reports whether err means "unreachable or temporarily

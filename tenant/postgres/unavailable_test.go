@@ -57,3 +57,65 @@ func TestClassify(t *testing.T) {
 		t.Error("classify(nil) is not nil")
 	}
 }
+
+// notSent is an error pgconn.SafeToRetry holds for: nothing reached the
+// server (pgconn's own such errors are not exported).
+type notSent struct{ error }
+
+func (notSent) SafeToRetry() bool { return true }
+
+// TestClassifyCommit: a COMMIT that failed is unavailable (may be made
+// again) only when nothing was sent; a failure after it was sent leaves
+// the outcome unknown (never unavailable); an answer of the server's (it
+// rolled back) stays as it is.
+func TestClassifyCommit(t *testing.T) {
+	reset := &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}
+	const (
+		asIs = iota
+		unavail
+		unknown
+	)
+	for _, tt := range []struct {
+		name string
+		err  error
+		want int
+	}{
+		{"nothing sent", notSent{errors.New("conn busy")}, unavail},
+		{"nothing sent, wrapped", fmt.Errorf("commit: %w", notSent{io.EOF}), unavail},
+		{"connection reset", fmt.Errorf("commit: %w", reset), unknown},
+		{"stream ended", io.EOF, unknown},
+		{"stream cut", io.ErrUnexpectedEOF, unknown},
+		{"conn closed", pgconn.ErrConnClosed, unknown},
+		{"deadline", fmt.Errorf("commit: %w", context.DeadlineExceeded), unknown},
+		{"admin shutdown", &pgconn.PgError{Code: "57P01"}, unknown},
+		{"connection exception", &pgconn.PgError{Code: "08006"}, unknown},
+		{"serialization failure", &pgconn.PgError{Code: "40001"}, asIs},
+		{"deferred unique violation", &pgconn.PgError{Code: uniqueViolation}, asIs},
+		{"rolled back", pgx.ErrTxCommitRollback, asIs},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := classifyCommit(tt.err)
+			if !errors.Is(got, tt.err) {
+				t.Errorf("classifyCommit(%v) lost the cause: %v", tt.err, got)
+			}
+			isUnavail, isUnknown := errors.Is(got, tenant.ErrUnavailable), errors.Is(got, tenant.ErrOutcomeUnknown)
+			switch tt.want {
+			case unavail:
+				if !isUnavail || isUnknown {
+					t.Errorf("classifyCommit(%v) = %v, want unavailable", tt.err, got)
+				}
+			case unknown:
+				if isUnavail || !isUnknown {
+					t.Errorf("classifyCommit(%v) = %v, want outcome unknown and not unavailable", tt.err, got)
+				}
+			case asIs:
+				if got != tt.err {
+					t.Errorf("classifyCommit(%v) = %v, want it as it is", tt.err, got)
+				}
+			}
+		})
+	}
+	if classifyCommit(nil) != nil {
+		t.Error("classifyCommit(nil) is not nil")
+	}
+}
