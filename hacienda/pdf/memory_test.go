@@ -93,7 +93,12 @@ func TestRenderMemoryIsBounded(t *testing.T) {
 		held[n] = peakLive(t, manyLines(t, n))
 		t.Logf("%d lines: at most %d bytes held beyond the document", n, held[n])
 	}
-	if limit := 2 * held[100]; held[10000] > limit {
+	// The floor: 100 lines hold about one page and the pooled compressor
+	// (under 1 MB), and the live heap is read for the whole process, so
+	// another test's goroutine still winding down moves either figure by
+	// a megabyte or so; a render that kept what it drew held 44 MB at
+	// 10,000 lines.
+	if limit := max(2*held[100], 4<<20); held[10000] > limit {
 		t.Errorf("10,000 lines hold %d bytes at once, 100 lines %d: more than %d, the render keeps what it drew", held[10000], held[100], limit)
 	}
 }
