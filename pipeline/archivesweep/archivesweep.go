@@ -306,28 +306,22 @@ func (f *failRun) add(err error) bool {
 // parts reads row whole and returns its objects. A PDF that cannot be
 // drawn is left out and counted in res (and said so in the log).
 func (s *Sweeper) parts(ctx context.Context, row tenant.ArchiveRow, res *Result) ([]archive.Part, error) {
-	var (
-		parts []archive.Part
-		err   error
-	)
+	var draw func() ([]archive.Part, error)
 	switch row.Kind {
 	case tenant.ArchiveIssued:
-		d, rerr := s.o.Store.DocumentByClave(ctx, row.Clave)
-		if rerr != nil {
-			return nil, rerr
+		d, err := s.o.Store.DocumentByClave(ctx, row.Clave)
+		if err != nil {
+			return nil, err
 		}
-		if werr := s.rendering(ctx, func() { parts, err = archive.DocumentParts(d) }); werr != nil {
-			return nil, werr
-		}
+		draw = func() ([]archive.Part, error) { return archive.DocumentParts(d) }
 	default:
-		r, rerr := s.o.Store.ReceivedByClave(ctx, row.CompanyID, row.Clave)
-		if rerr != nil {
-			return nil, rerr
+		r, err := s.o.Store.ReceivedByClave(ctx, row.CompanyID, row.Clave)
+		if err != nil {
+			return nil, err
 		}
-		if werr := s.rendering(ctx, func() { parts, err = archive.ReceivedParts(r) }); werr != nil {
-			return nil, werr
-		}
+		draw = func() ([]archive.Part, error) { return archive.ReceivedParts(r) }
 	}
+	parts, err := s.rendering(ctx, draw)
 	if errors.Is(err, archive.ErrNoPDF) {
 		res.NoPDF++
 		s.log.Warn("archive: the document's PDF cannot be drawn; its XML is archived without it",
@@ -337,18 +331,17 @@ func (s *Sweeper) parts(ctx context.Context, row tenant.ArchiveRow, res *Result)
 	return parts, err
 }
 
-// rendering runs draw, which renders a PDF, holding a render slot; its
-// error is the wait's (draw is then not run).
-func (s *Sweeper) rendering(ctx context.Context, draw func()) error {
+// rendering runs draw, which renders a PDF, holding a render slot; when no
+// slot comes the wait's error is returned and draw is not run.
+func (s *Sweeper) rendering(ctx context.Context, draw func() ([]archive.Part, error)) ([]archive.Part, error) {
 	if s.o.Renders != nil {
 		release, err := s.o.Renders.WaitRender(ctx)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		defer release()
 	}
-	draw()
-	return nil
+	return draw()
 }
 
 func (s *Sweeper) archiveRow(ctx context.Context, row tenant.ArchiveRow, res *Result) error {
