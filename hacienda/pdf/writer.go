@@ -325,21 +325,24 @@ func (pw *writer) useNonStroke(c [3]int) {
 	if c == pw.pageFill {
 		return
 	}
-	for _, v := range c {
-		pw.page = strconv.AppendFloat(pw.page, float64(v)/255, 'f', 3, 64)
-		pw.page = append(pw.page, ' ')
-	}
+	pw.appendColor(c)
 	pw.ops("rg\n")
 	pw.pageFill = c
 }
 
 // setDrawColor sets the colour of lines.
 func (pw *writer) setDrawColor(c [3]int) {
+	pw.appendColor(c)
+	pw.ops("RG\n")
+}
+
+// appendColor appends the RGB colour c, each part from 0 to 1 with three
+// decimals and a space, to the page.
+func (pw *writer) appendColor(c [3]int) {
 	for _, v := range c {
 		pw.page = strconv.AppendFloat(pw.page, float64(v)/255, 'f', 3, 64)
 		pw.page = append(pw.page, ' ')
 	}
-	pw.ops("RG\n")
 }
 
 // setLineWidth sets the width of lines, in millimetres.
