@@ -380,12 +380,17 @@ func (pw *writer) width(s string) float64 {
 	return float64(pw.units(s)) * pw.size / ptPerMM / 1000
 }
 
+// widths is the table of character widths of the current font.
+func (pw *writer) widths() *[256]int {
+	if pw.bold {
+		return &fontWidths()[1]
+	}
+	return &fontWidths()[0]
+}
+
 // units is the width of s in thousandths of the font size.
 func (pw *writer) units(s string) int {
-	cw := &fontWidths()[0]
-	if pw.bold {
-		cw = &fontWidths()[1]
-	}
+	cw := pw.widths()
 	n := 0
 	for i := 0; i < len(s); i++ {
 		n += cw[s[i]]
@@ -448,10 +453,7 @@ func (pw *writer) cellWithPageCount(w, h float64, s string) {
 // a word longer than the whole width.
 func (pw *writer) splitLines(s string, w float64) []string {
 	limit := int(math.Ceil((w - 2*cellMargin) * 1000 / pw.size * ptPerMM))
-	cw := &fontWidths()[0]
-	if pw.bold {
-		cw = &fontWidths()[1]
-	}
+	cw := pw.widths()
 	var out []string
 	start, width, space := 0, 0, -1
 	for i := 0; i < len(s); i++ {
