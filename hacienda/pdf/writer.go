@@ -415,12 +415,11 @@ func (pw *writer) cell(w, h float64, s, align string) float64 {
 	case "C":
 		dx = (w - tw) / 2
 	}
-	fontH := pw.size / ptPerMM
 	pw.useFont()
 	pw.useNonStroke(pw.text)
 	pw.ops("BT ")
 	pw.appendNum((x + dx) * ptPerMM)
-	pw.appendNum((pageH - (pw.y + 0.5*h + 0.3*fontH)) * ptPerMM)
+	pw.appendNum(pw.baseline(h))
 	pw.ops("Td (")
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; c {
@@ -439,13 +438,19 @@ func (pw *writer) cell(w, h float64, s, align string) float64 {
 // cellWithPageCount writes s as cell does, left-aligned, and the total
 // number of pages right after it.
 func (pw *writer) cellWithPageCount(w, h float64, s string) {
-	y := pw.y
 	end := pw.cell(w, h, s, "L")
-	fontH := pw.size / ptPerMM
 	pw.ops("q 1 0 0 1 ")
 	pw.appendNum(end * ptPerMM)
-	pw.appendNum((pageH - (y + 0.5*h + 0.3*fontH)) * ptPerMM)
+	pw.appendNum(pw.baseline(h))
 	pw.ops("cm /Nb Do Q\n")
+}
+
+// baseline is the height from the page's foot, in points, of the
+// baseline of text in the current font centred in a cell h high at the
+// current position.
+func (pw *writer) baseline(h float64) float64 {
+	fontH := pw.size / ptPerMM
+	return (pageH - (pw.y + 0.5*h + 0.3*fontH)) * ptPerMM
 }
 
 // splitLines breaks the encoded text s into lines that fit a cell w wide
