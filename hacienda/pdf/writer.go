@@ -325,21 +325,24 @@ func (pw *writer) useNonStroke(c [3]int) {
 	if c == pw.pageFill {
 		return
 	}
-	for _, v := range c {
-		pw.page = strconv.AppendFloat(pw.page, float64(v)/255, 'f', 3, 64)
-		pw.page = append(pw.page, ' ')
-	}
+	pw.appendColor(c)
 	pw.ops("rg\n")
 	pw.pageFill = c
 }
 
 // setDrawColor sets the colour of lines.
 func (pw *writer) setDrawColor(c [3]int) {
+	pw.appendColor(c)
+	pw.ops("RG\n")
+}
+
+// appendColor appends the RGB colour c, each part from 0 to 1 with three
+// decimals and a space, to the page.
+func (pw *writer) appendColor(c [3]int) {
 	for _, v := range c {
 		pw.page = strconv.AppendFloat(pw.page, float64(v)/255, 'f', 3, 64)
 		pw.page = append(pw.page, ' ')
 	}
-	pw.ops("RG\n")
 }
 
 // setLineWidth sets the width of lines, in millimetres.
@@ -377,12 +380,17 @@ func (pw *writer) width(s string) float64 {
 	return float64(pw.units(s)) * pw.size / ptPerMM / 1000
 }
 
+// widths is the table of character widths of the current font.
+func (pw *writer) widths() *[256]int {
+	if pw.bold {
+		return &fontWidths()[1]
+	}
+	return &fontWidths()[0]
+}
+
 // units is the width of s in thousandths of the font size.
 func (pw *writer) units(s string) int {
-	cw := &fontWidths()[0]
-	if pw.bold {
-		cw = &fontWidths()[1]
-	}
+	cw := pw.widths()
 	n := 0
 	for i := 0; i < len(s); i++ {
 		n += cw[s[i]]
@@ -407,12 +415,11 @@ func (pw *writer) cell(w, h float64, s, align string) float64 {
 	case "C":
 		dx = (w - tw) / 2
 	}
-	fontH := pw.size / ptPerMM
 	pw.useFont()
 	pw.useNonStroke(pw.text)
 	pw.ops("BT ")
 	pw.appendNum((x + dx) * ptPerMM)
-	pw.appendNum((pageH - (pw.y + 0.5*h + 0.3*fontH)) * ptPerMM)
+	pw.appendNum(pw.baseline(h))
 	pw.ops("Td (")
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; c {
@@ -431,13 +438,19 @@ func (pw *writer) cell(w, h float64, s, align string) float64 {
 // cellWithPageCount writes s as cell does, left-aligned, and the total
 // number of pages right after it.
 func (pw *writer) cellWithPageCount(w, h float64, s string) {
-	y := pw.y
 	end := pw.cell(w, h, s, "L")
-	fontH := pw.size / ptPerMM
 	pw.ops("q 1 0 0 1 ")
 	pw.appendNum(end * ptPerMM)
-	pw.appendNum((pageH - (y + 0.5*h + 0.3*fontH)) * ptPerMM)
+	pw.appendNum(pw.baseline(h))
 	pw.ops("cm /Nb Do Q\n")
+}
+
+// baseline is the height from the page's foot, in points, of the
+// baseline of text in the current font centred in a cell h high at the
+// current position.
+func (pw *writer) baseline(h float64) float64 {
+	fontH := pw.size / ptPerMM
+	return (pageH - (pw.y + 0.5*h + 0.3*fontH)) * ptPerMM
 }
 
 // splitLines breaks the encoded text s into lines that fit a cell w wide
@@ -445,10 +458,7 @@ func (pw *writer) cellWithPageCount(w, h float64, s string) {
 // a word longer than the whole width.
 func (pw *writer) splitLines(s string, w float64) []string {
 	limit := int(math.Ceil((w - 2*cellMargin) * 1000 / pw.size * ptPerMM))
-	cw := &fontWidths()[0]
-	if pw.bold {
-		cw = &fontWidths()[1]
-	}
+	cw := pw.widths()
 	var out []string
 	start, width, space := 0, 0, -1
 	for i := 0; i < len(s); i++ {
