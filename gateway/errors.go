@@ -213,8 +213,14 @@ func (s *logSampler) take(now time.Time) (held int, ok bool) {
 // that code. The body is the call's own answer with its message set (A.6)
 // when the call has one, else the severe form of A.7.
 func (c *call) severe(cause error) {
+	c.writeSevere(c.logIncident("request failed", cause))
+}
+
+// logIncident logs cause at ERROR under msg and a fresh incident code,
+// which it returns for the answer.
+func (c *call) logIncident(msg string, cause error) string {
 	code := incidentCode()
-	c.s.log.Error("request failed",
+	c.s.log.Error(msg,
 		"incident", code,
 		"request_id", c.reqID,
 		"method", c.rt.method,
@@ -222,7 +228,7 @@ func (c *call) severe(cause error) {
 		"user", c.p.Username,
 		"err", cause,
 	)
-	c.writeSevere(code)
+	return code
 }
 
 // outcomeUnknown answers a change whose commit the store could not
@@ -232,16 +238,7 @@ func (c *call) severe(cause error) {
 // twice). The message says to check before repeating; the log line
 // carries the incident code and the cause.
 func (c *call) outcomeUnknown(cause error) {
-	code := incidentCode()
-	c.s.log.Error("request failed: commit outcome unknown",
-		"incident", code,
-		"request_id", c.reqID,
-		"method", c.rt.method,
-		"route", c.rt.pattern,
-		"user", c.p.Username,
-		"err", cause,
-	)
-	c.writeSevere(code, msgUnknown)
+	c.writeSevere(c.logIncident("request failed: commit outcome unknown", cause), msgUnknown)
 }
 
 // writeSevere writes the 500 of incident code, extra (if any) following

@@ -130,6 +130,13 @@ func startPipeline(t testing.TB, p *pipeline.Pipeline) {
 // pipeline's store, sb the sandbox.
 func newTestPipeline(t testing.TB, store tenant.Store, svc *tenant.Service, email bool) (p *pipeline.Pipeline, docs pipeline.Store, sb *sandbox.TestServer) {
 	t.Helper()
+	return newTestPipelineWith(t, store, svc, func(o *pipeline.Options) { o.Email = email })
+}
+
+// newTestPipelineWith is newTestPipeline with the pipeline's options
+// adjusted by opts (nil: none) before it is made.
+func newTestPipelineWith(t testing.TB, store tenant.Store, svc *tenant.Service, opts func(*pipeline.Options)) (p *pipeline.Pipeline, docs pipeline.Store, sb *sandbox.TestServer) {
+	t.Helper()
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	docs, ok := store.(pipeline.Store)
 	if !ok {
@@ -144,7 +151,11 @@ func newTestPipeline(t testing.TB, store tenant.Store, svc *tenant.Service, emai
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err = pipeline.New(pipeline.Options{Store: docs, Issuers: svc, Signer: cache, Submitter: client, Logger: quiet, Email: email})
+	o := pipeline.Options{Store: docs, Issuers: svc, Signer: cache, Submitter: client, Logger: quiet}
+	if opts != nil {
+		opts(&o)
+	}
+	p, err = pipeline.New(o)
 	if err != nil {
 		t.Fatal(err)
 	}

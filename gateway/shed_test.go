@@ -3,8 +3,6 @@ package gateway
 import (
 	"encoding/base64"
 	"fmt"
-	"io"
-	"log/slog"
 	"regexp"
 	"strconv"
 	"sync"
@@ -13,10 +11,8 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"facturad/hacienda/recepcion"
 	"facturad/hacienda/sandbox"
 	"facturad/pipeline"
-	"facturad/signer"
 )
 
 // TestLaneFloodIsShed floods one branch's lane through the real pipeline:
@@ -28,27 +24,11 @@ func TestLaneFloodIsShed(t *testing.T) {
 		t.Run(k.name, func(t *testing.T) {
 			store := k.open(t)
 			w, svc := newTenantWorld(t, store)
-			quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-			docs, ok := store.(pipeline.Store)
-			if !ok {
-				t.Fatalf("%T keeps no documents", store)
-			}
-			sb := sandbox.NewTestServer(t, sandbox.Options{Logger: quiet})
+			p, _, sb := newTestPipelineWith(t, store, svc, func(o *pipeline.Options) {
+				o.Capacity = pipeline.Capacity{Workers: 1, QueueSize: 1}
+			})
 			// Slow enough that the flood finds the lane taken.
 			if err := sb.SetFaults(sandbox.Faults{Latency: sandbox.Duration(300 * time.Millisecond)}); err != nil {
-				t.Fatal(err)
-			}
-			client, err := recepcion.New(recepcion.Options{APIURL: sb.APIURL, TokenURL: sb.TokenURL, Logger: quiet})
-			if err != nil {
-				t.Fatal(err)
-			}
-			cache, err := signer.NewCache(signer.CacheOptions{Source: svc})
-			if err != nil {
-				t.Fatal(err)
-			}
-			p, err := pipeline.New(pipeline.Options{Store: docs, Issuers: svc, Signer: cache, Submitter: client, Logger: quiet,
-				Capacity: pipeline.Capacity{Workers: 1, QueueSize: 1}})
-			if err != nil {
 				t.Fatal(err)
 			}
 			startPipeline(t, p)

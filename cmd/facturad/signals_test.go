@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"io"
 	"net/http"
 	"regexp"
 	"strings"
@@ -35,20 +34,15 @@ func waitMetric(t *testing.T, admin, want string) {
 	}
 }
 
-// readyzBody returns /readyz's status code and body.
+// readyzBody returns /readyz's status code and body, decoded.
 func readyzBody(t *testing.T, admin string) (int, map[string]any) {
 	t.Helper()
-	resp, err := http.Get("http://" + admin + "/readyz")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
+	code, b := readyz(t, admin)
 	var body map[string]any
-	if err := json.Unmarshal(b, &body); err != nil {
-		t.Fatalf("readyz %d: %s", resp.StatusCode, b)
+	if err := json.Unmarshal([]byte(b), &body); err != nil {
+		t.Fatalf("readyz %d: %s", code, b)
 	}
-	return resp.StatusCode, body
+	return code, body
 }
 
 func fastProbes(t *testing.T) {
