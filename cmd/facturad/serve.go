@@ -685,14 +685,15 @@ func (w *wiring) redisPing() gateway.ReadyFunc {
 // its token endpoint, and the mail server by a session without a login,
 // at most every slowProbeInterval (they are other parties' servers);
 // the archive by its bucket check.
-const (
-	haciendaRecent    = 2 * time.Minute
-	slowProbeInterval = time.Minute
-)
+const haciendaRecent = 2 * time.Minute
 
-// dependencyProbeInterval is how often the store, Redis and the archive
-// are probed (dependency.DefaultInterval); tests shorten it.
-var dependencyProbeInterval = dependency.DefaultInterval
+// How often the store, Redis and the archive are probed
+// (dependency.DefaultInterval), and the tax authority and the mail
+// server; tests shorten both.
+var (
+	dependencyProbeInterval = dependency.DefaultInterval
+	slowProbeInterval       = time.Minute
+)
 
 // startDependencyProbes starts the background probes of the configured
 // dependencies.
@@ -701,16 +702,12 @@ func (w *wiring) startDependencyProbes(ctx context.Context) error {
 	if ping := w.redisPing(); ping != nil {
 		checks = append(checks, dependency.Check{Name: "redis", Probe: ping})
 	}
-	slow := slowProbeInterval
-	if dependencyProbeInterval < dependency.DefaultInterval {
-		slow = dependencyProbeInterval // a test's
-	}
 	if h := w.hacienda; h != nil {
-		checks = append(checks, dependency.Check{Name: "hacienda", Interval: slow,
+		checks = append(checks, dependency.Check{Name: "hacienda", Interval: slowProbeInterval,
 			Probe: func(ctx context.Context) error { return h.Reachable(ctx, haciendaRecent) }})
 	}
 	if m := w.smtp; m != nil {
-		checks = append(checks, dependency.Check{Name: "smtp", Interval: slow, Probe: m.Probe})
+		checks = append(checks, dependency.Check{Name: "smtp", Interval: slowProbeInterval, Probe: m.Probe})
 	}
 	if a := w.archive; a != nil {
 		checks = append(checks, dependency.Check{Name: "archive", Probe: a.Check})

@@ -46,9 +46,9 @@ func readyzBody(t *testing.T, admin string) (int, map[string]any) {
 }
 
 func fastProbes(t *testing.T) {
-	orig := dependencyProbeInterval
-	dependencyProbeInterval = 50 * time.Millisecond
-	t.Cleanup(func() { dependencyProbeInterval = orig })
+	fast, slow := dependencyProbeInterval, slowProbeInterval
+	dependencyProbeInterval, slowProbeInterval = 50*time.Millisecond, 50*time.Millisecond
+	t.Cleanup(func() { dependencyProbeInterval, slowProbeInterval = fast, slow })
 }
 
 // A fresh replica's /metrics has its build, its dependencies, and every
