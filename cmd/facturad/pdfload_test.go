@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -10,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"facturad/hacienda"
 	"facturad/hacienda/sample"
 	"facturad/signer/certmint"
 )
@@ -20,30 +18,11 @@ import (
 // description, quantity and price.
 func longInvoice(t *testing.T, n int) []byte {
 	t.Helper()
-	var req *hacienda.SendDocumentRequest
-	for _, r := range sample.Requests(4, len(hacienda.DocumentTypes)) {
-		if r.TipoDocumento == hacienda.FlexString(hacienda.TypeFE) {
-			req = r
-			break
-		}
+	req, err := sample.LongFE(4, n)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if req == nil {
-		t.Fatal("no FE among the samples")
-	}
-	proto := req.DetalleServicio[0]
 	req.IDExterno, req.FechaEmision, req.Clave = "long-1", "", ""
-	req.DetalleServicio, req.OtrosCargos = nil, nil
-	req.ResumenFactura.MedioPago = []hacienda.MedioPago{{TipoMedioPago: "01"}}
-	for i := range n {
-		l := proto
-		l.NumeroLinea = i + 1
-		l.Detalle = fmt.Sprintf("Artículo número %04d de señalización vial", i+1)
-		l.Descuento = nil
-		l.Cantidad = hacienda.AmountFromInt(int64(1 + i%7))
-		l.PrecioUnitario = hacienda.MustAmount(fmt.Sprintf("%d.25", 1000+i*37))
-		l.Impuesto = []hacienda.Impuesto{{Codigo: "01", CodigoTarifaIVA: "08", Tarifa: hacienda.AmountFromInt(13)}}
-		req.DetalleServicio = append(req.DetalleServicio, l)
-	}
 	b, err := json.Marshal(req)
 	if err != nil {
 		t.Fatal(err)

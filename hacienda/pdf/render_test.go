@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -192,29 +191,9 @@ func TestAccentsAndEnies(t *testing.T) {
 // calculated by the engine.
 func longDocument(t testing.TB, n int) *hacienda.Document {
 	t.Helper()
-	var req *hacienda.SendDocumentRequest
-	for _, r := range sample.Requests(21, 7) {
-		if r.TipoDocumento == hacienda.FlexString(hacienda.TypeFE) {
-			req = r
-			break
-		}
-	}
-	if req == nil {
-		t.Fatal("no FE among the samples")
-	}
-	proto := req.DetalleServicio[0]
-	req.DetalleServicio = nil
-	req.OtrosCargos = nil
-	req.ResumenFactura.MedioPago = []hacienda.MedioPago{{TipoMedioPago: "01"}}
-	for i := range n {
-		l := proto
-		l.NumeroLinea = i + 1
-		l.Detalle = fmt.Sprintf("Artículo número %03d de señalización vial", i+1)
-		l.Descuento = nil
-		l.Cantidad = hacienda.AmountFromInt(int64(1 + i%7))
-		l.PrecioUnitario = hacienda.MustAmount(strconv.Itoa(1000+i*37) + ".25")
-		l.Impuesto = []hacienda.Impuesto{{Codigo: "01", CodigoTarifaIVA: "08", Tarifa: hacienda.AmountFromInt(13)}}
-		req.DetalleServicio = append(req.DetalleServicio, l)
+	req, err := sample.LongFE(21, n)
+	if err != nil {
+		t.Fatal(err)
 	}
 	d, err := hacienda.NewDocument(req, sample.Issuer())
 	if err != nil {
@@ -251,7 +230,7 @@ func TestLongDocumentPaginates(t *testing.T) {
 		}
 		onPage := 0
 		for next <= 200 {
-			line := fmt.Sprintf("Artículo número %03d de señalización vial", next)
+			line := fmt.Sprintf("Artículo número %04d de señalización vial", next)
 			if !strings.Contains(f, line) {
 				break
 			}
@@ -274,7 +253,7 @@ func TestLongDocumentPaginates(t *testing.T) {
 	}
 	whole := flat(strings.Join(pages, " "))
 	for k := 1; k <= 200; k++ {
-		line := fmt.Sprintf("Artículo número %03d de", k)
+		line := fmt.Sprintf("Artículo número %04d de", k)
 		if c := strings.Count(whole, line); c != 1 {
 			t.Errorf("line %d appears %d times", k, c)
 		}

@@ -497,3 +497,36 @@ func cloneRequest(req *hacienda.SendDocumentRequest) *hacienda.SendDocumentReque
 	}
 	return cp
 }
+
+// LongFE is the send request of an FE with n lines (v4.4 allows up to
+// 1,000): the first FE among Requests(seed, …), its other charges left
+// out and paid in cash, each line a copy of its first one with its own
+// number, description ("Artículo número 0001 de señalización vial"),
+// quantity and price, taxed at 13 %. It is the long invoice the printed
+// document's tests and load test draw.
+func LongFE(seed int64, n int) (*hacienda.SendDocumentRequest, error) {
+	var req *hacienda.SendDocumentRequest
+	for _, r := range Requests(seed, 64) {
+		if r.TipoDocumento == hacienda.FlexString(hacienda.TypeFE) {
+			req = r
+			break
+		}
+	}
+	if req == nil {
+		return nil, fmt.Errorf("sample: no FE among the requests of seed %d", seed)
+	}
+	proto := req.DetalleServicio[0]
+	req.DetalleServicio, req.OtrosCargos = nil, nil
+	req.ResumenFactura.MedioPago = []hacienda.MedioPago{{TipoMedioPago: "01"}}
+	for i := range n {
+		l := proto
+		l.NumeroLinea = i + 1
+		l.Detalle = fmt.Sprintf("Artículo número %04d de señalización vial", i+1)
+		l.Descuento = nil
+		l.Cantidad = hacienda.AmountFromInt(int64(1 + i%7))
+		l.PrecioUnitario = hacienda.MustAmount(strconv.Itoa(1000+i*37) + ".25")
+		l.Impuesto = []hacienda.Impuesto{{Codigo: "01", CodigoTarifaIVA: "08", Tarifa: hacienda.AmountFromInt(13)}}
+		req.DetalleServicio = append(req.DetalleServicio, l)
+	}
+	return req, nil
+}
