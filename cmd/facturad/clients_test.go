@@ -72,36 +72,26 @@ func TestGeneratedClients(t *testing.T) {
 		t.Fatal(err)
 	}
 	branch := createCompany(t, admin, ca, "3101123456")
-	spec := filepath.Join(t.TempDir(), "openapi.json")
-	download(t, admin.base+"/openapi.json", spec)
 	modules := filepath.Join(tools, "node_modules")
 
+	// Each language works in a copy of docs/clients with the installed
+	// generators as its node_modules and the served document as its
+	// openapi.json, and runs the commands of docs/client.md there.
 	examples := []struct {
 		name string
-		// run generates the client into dir from spec and runs the
-		// example with env, returning what it printed.
+		// run generates the client in dir and runs the example with env,
+		// returning what it printed.
 		run func(t *testing.T, dir string, env []string) string
 	}{
 		{"typescript", func(t *testing.T, dir string, env []string) string {
-			for _, f := range []string{"example.ts", "tsconfig.json"} {
-				copyFile(t, filepath.Join(clientsDir, "typescript", f), filepath.Join(dir, f))
-			}
-			if err := os.Symlink(modules, filepath.Join(dir, "node_modules")); err != nil {
-				t.Fatal(err)
-			}
-			runIn(t, dir, nil, "node", "node_modules/openapi-typescript/bin/cli.js", spec, "-o", "facturad.d.ts")
-			runIn(t, dir, nil, "node", "node_modules/typescript/bin/tsc", "-p", ".")
-			return runIn(t, dir, env, "node", "dist/example.js")
+			runIn(t, dir, nil, "node_modules/.bin/openapi-typescript", "openapi.json", "-o", "typescript/facturad.d.ts")
+			runIn(t, dir, nil, "node_modules/.bin/tsc", "-p", "typescript")
+			return runIn(t, dir, env, "node", "typescript/dist/example.js")
 		}},
 		{"python", func(t *testing.T, dir string, env []string) string {
-			jar := filepath.Join(modules, "@openapitools", "openapi-generator-cli", "bin", "openapi-generator.jar")
-			runIn(t, dir, nil, "java", "-jar", jar, "generate", "-i", spec, "-g", "python",
-				"-o", "client", "--package-name", "facturad_client")
-			example, err := filepath.Abs(filepath.Join(clientsDir, "python", "example.py"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			return runIn(t, dir, append(env, "PYTHONPATH="+filepath.Join(dir, "client")), python, example)
+			runIn(t, dir, nil, "java", "-jar", "node_modules/@openapitools/openapi-generator-cli/bin/openapi-generator.jar",
+				"generate", "-i", "openapi.json", "-g", "python", "-o", "python/client", "--package-name", "facturad_client")
+			return runIn(t, dir, append(env, "PYTHONPATH="+filepath.Join(dir, "python", "client")), python, "python/example.py")
 		}},
 	}
 	for _, ex := range examples {
@@ -110,8 +100,19 @@ func TestGeneratedClients(t *testing.T) {
 			c := branch
 			c.t = t
 			id := "cliente-" + ex.name
+			dir := t.TempDir()
+			for _, f := range []string{"typescript/example.ts", "typescript/tsconfig.json", "python/example.py"} {
+				if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(f)), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				copyFile(t, filepath.Join(clientsDir, f), filepath.Join(dir, f))
+			}
+			if err := os.Symlink(modules, filepath.Join(dir, "node_modules")); err != nil {
+				t.Fatal(err)
+			}
+			download(t, c.base+"/openapi.json", filepath.Join(dir, "openapi.json"))
 			start := time.Now()
-			out := ex.run(t, t.TempDir(), []string{"BASE=" + c.base, "USUARIO=" + c.user,
+			out := ex.run(t, dir, []string{"BASE=" + c.base, "USUARIO=" + c.user,
 				"CONTRASENA=" + c.pass, "API_TOKEN=" + c.token, "ID_EXTERNO=" + id})
 			t.Logf("generated, built and ran in %v", time.Since(start).Round(time.Millisecond))
 			checkExampleOutput(t, c, id, out)
