@@ -12,7 +12,13 @@
 # TEST_S3_SECRET_KEY, and TEST_WEED_BIN for the tests that start and stop
 # an object store of their own; the tests create their bucket), builds
 # Grafana's dashboard-linter once into the same cache folder for the
-# dashboard's test (TEST_DASHBOARD_LINTER_BIN), with
+# dashboard's test (TEST_DASHBOARD_LINTER_BIN), installs the generators
+# that docs/clients/package-lock.json pins (exact versions and integrity)
+# once with npm ci into the same cache folder for the generated clients'
+# test (TEST_CLIENT_TOOLS; node and npm, and Java for the Python client's
+# generator, are installed from Debian's packages when missing) and names
+# Debian's python3, with the Python client's modules from Debian's packages,
+# for running that client (TEST_CLIENT_PYTHON), with
 # TEST_REQUIRE_SERVICES=1 (a test missing one of them fails instead of
 # skipping), runs go vet and
 # go test -race over every package, then the signer's packages again built
@@ -31,8 +37,9 @@
 # PostgreSQL and Redis and starts neither (nor installs them, nor builds or
 # starts SeaweedFS: set TEST_S3_URL, TEST_S3_ACCESS_KEY, TEST_S3_SECRET_KEY
 # and TEST_WEED_BIN for the archive's tests, which fail without them; the
-# dashboard linter is built as usual before the tests, not for --run,
-# unless TEST_DASHBOARD_LINTER_BIN names one): the
+# dashboard linter is built and the client generators are installed as
+# usual before the tests, not for --run, unless TEST_DASHBOARD_LINTER_BIN
+# and TEST_CLIENT_TOOLS name them): the
 # tests work in schemas, key prefixes and bucket prefixes of their own, and
 # drop their schemas.
 # Without apt-get, or without root or sudo, it says which packages to
@@ -159,6 +166,37 @@ GO
 	export TEST_DASHBOARD_LINTER_BIN=$bin
 }
 
+# client_python runs the generated Python client in the generated clients'
+# test (docs/client.md): Debian's, with the modules that client imports.
+client_python=/usr/bin/python3
+
+# install_client_tools installs the generators of the generated clients'
+# test, pinned with their integrity by docs/clients/package-lock.json, with
+# npm ci into a cache folder named after the lock (once per lock) and
+# exports TEST_CLIENT_TOOLS, the folder (the test finds the lock there and
+# the generators in its node_modules), unless that names one already, and
+# TEST_CLIENT_PYTHON, unless that is set.
+install_client_tools() {
+	export TEST_CLIENT_PYTHON=${TEST_CLIENT_PYTHON:-$client_python}
+	[[ -z ${TEST_CLIENT_TOOLS:-} ]] || return 0
+	local sum dir
+	sum=$(sha256sum docs/clients/package-lock.json | cut -c1-16)
+	dir=${XDG_CACHE_HOME:-$HOME/.cache}/facturad-test/client-tools-$sum
+	if [[ ! -d $dir ]]; then
+		log "installing the client generators of docs/clients/package-lock.json into $dir (once)"
+		rm -rf "$dir.tmp"
+		mkdir -p "$dir.tmp"
+		cp docs/clients/package.json docs/clients/package-lock.json "$dir.tmp/"
+		if ! (cd "$dir.tmp" && npm ci --include=dev --ignore-scripts --no-audit --no-fund >/dev/null); then
+			rm -rf "$dir.tmp"
+			log "could not install the client generators"
+			exit 1
+		fi
+		mv "$dir.tmp" "$dir"
+	fi
+	export TEST_CLIENT_TOOLS=$dir
+}
+
 # 1. Install what is missing, without letting the packages start their own
 #    system-wide services (policy-rc.d answers "not now" to invoke-rc.d).
 missing=()
@@ -176,6 +214,13 @@ command -v zbarimg >/dev/null || missing+=(zbar-tools)
 command -v promtool >/dev/null || missing+=(prometheus)
 # The README's Quick start, which a test runs, uses curl.
 command -v curl >/dev/null || missing+=(curl)
+# The generated clients' test makes a TypeScript client with node and a
+# Python one with Java, and runs the Python one with Debian's python3.
+command -v node >/dev/null || missing+=(nodejs)
+command -v npm >/dev/null || missing+=(npm)
+command -v java >/dev/null || missing+=(default-jre-headless)
+"$client_python" -c 'import urllib3, dateutil, six, certifi' 2>/dev/null ||
+	missing+=(python3 python3-urllib3 python3-dateutil python3-six python3-certifi)
 # The optional OpenSSL signer (the openssl build tag), which the tests
 # build too, is compiled with cgo against libcrypto's headers.
 if ((${#run_cmd[@]} == 0)); then
@@ -208,6 +253,7 @@ if [[ -n $external ]]; then
 		exit
 	fi
 	build_dashboard_linter
+	install_client_tools
 	run_tests "$@"
 	exit
 fi
@@ -315,6 +361,7 @@ export TEST_S3_ACCESS_KEY=$s3_key TEST_S3_SECRET_KEY=$s3_secret
 export TEST_WEED_BIN=$weed_bin
 export TEST_REQUIRE_SERVICES=1
 build_dashboard_linter
+install_client_tools
 log "PostgreSQL on 127.0.0.1:$pg_port, Redis on 127.0.0.1:$redis_port, SeaweedFS S3 on 127.0.0.1:$s3_port"
 
 if ((${#run_cmd[@]})); then

@@ -48,13 +48,13 @@ func TestTestShWithoutApt(t *testing.T) {
 		{
 			name: "error/own services: packages named, and how to use running ones",
 			want: []string{"apt-get is not available", "redis-server", "libxml2-utils", "xmlsec1", "poppler-utils", "zbar-tools",
-				"prometheus", "curl", "gcc", "TEST_DATABASE_URL=", "TEST_REDIS_URL=",
+				"prometheus", "curl", "nodejs", "npm", "default-jre-headless", "gcc", "TEST_DATABASE_URL=", "TEST_REDIS_URL=",
 				"TEST_S3_URL=", "TEST_S3_ACCESS_KEY=", "TEST_S3_SECRET_KEY=", "TEST_WEED_BIN="},
 		},
 		{
 			name:    "error/running services given: only the tools",
 			env:     []string{"TEST_DATABASE_URL=postgres://u@127.0.0.1:1/db", "TEST_REDIS_URL=redis://127.0.0.1:1/0"},
-			want:    []string{"apt-get is not available", "libxml2-utils", "xmlsec1", "poppler-utils", "zbar-tools", "prometheus", "curl", "gcc"},
+			want:    []string{"apt-get is not available", "libxml2-utils", "xmlsec1", "poppler-utils", "zbar-tools", "prometheus", "curl", "nodejs", "npm", "default-jre-headless", "gcc"},
 			wantNot: []string{"redis-server", "postgresql", "TEST_DATABASE_URL=", "TEST_S3_URL="},
 		},
 	}
