@@ -38,7 +38,7 @@ func newCompanyAnswer(c tenant.Company, now time.Time) api.Company {
 
 // newCompanyDetailAnswer is the get form: contrasenaHacienda and clave
 // are what the service opened for the caller, empty when it withheld them
-// (tenant.Service.Company decides; decision 162).
+// (tenant.Service.Company decides; decisions 162 and 164).
 func newCompanyDetailAnswer(d tenant.CompanyDetail, now time.Time) api.CompanyDetail {
 	c := d.Company
 	return api.CompanyDetail{
@@ -66,7 +66,7 @@ func newCompanyDetailAnswer(d tenant.CompanyDetail, now time.Time) api.CompanyDe
 
 // newCreateCompanyAnswer is CreateCompanyResponse. Its contrasenaHacienda
 // and clave are always empty: a create never echoes the secrets it was
-// sent (decision 162).
+// sent (decisions 162 and 164).
 func newCreateCompanyAnswer(cc tenant.CreatedCompany) api.CreatedCompany {
 	c := cc.Company
 	return api.CreatedCompany{

@@ -41,10 +41,14 @@ type Company struct {
 // start from what a get returned.
 type CompanyDetail struct {
 	Company
-	UsuarioHacienda    string `json:"usuarioHacienda"`
+	UsuarioHacienda string `json:"usuarioHacienda"`
+	// ContrasenaHacienda and Clave (the certificate's PIN) hold their
+	// values only for the callers who manage the company (the admin, its
+	// reseller) and for nobody when the service hides them; anyone else,
+	// and every update's answer, gets "". Sent back empty in an update,
+	// they keep the stored password, certificate and PIN.
 	ContrasenaHacienda string `json:"contrasenaHacienda"`
-	// Clave is the certificate's PIN.
-	Clave string `json:"clave"`
+	Clave              string `json:"clave"`
 
 	ActividadComercial string `json:"actividadComercial"`
 	RazonComercial     string `json:"razonComercial"`
@@ -74,7 +78,9 @@ type UpdatedCompany struct {
 
 // CreatedCompany is the answer of a company create
 // (CreateCompanyResponse): the company, its first branch and that
-// branch's first API user, whose credentials are shown only here.
+// branch's first API user, whose credentials are shown only here. Its
+// ContrasenaHacienda and Clave are always "": a create never echoes the
+// secrets it was sent.
 type CreatedCompany struct {
 	CompaniaID             int64  `json:"companiaId"`
 	SucursalID             int64  `json:"sucursalId"`
