@@ -2,6 +2,8 @@ package api
 
 import (
 	"bytes"
+	"fmt"
+	"log/slog"
 	"mime/multipart"
 	"reflect"
 	"strconv"
@@ -178,6 +180,37 @@ type CompanyForm struct {
 	CuotaMensual         *string `form:"cuotaMensual"`
 	CorreoNotificaciones *string `form:"correoNotificaciones"`
 }
+
+// redacted stands for a secret in a printed or logged CompanyForm.
+const redacted = "[redacted]"
+
+// withoutSecrets is f with its password, PIN and certificate replaced by
+// redacted (those that are set), as a type without methods.
+func (f CompanyForm) withoutSecrets() companyFormText {
+	if f.ContrasenaHacienda != "" {
+		f.ContrasenaHacienda = redacted
+	}
+	if f.Clave != "" {
+		f.Clave = redacted
+	}
+	if f.Certificado != nil {
+		f.Certificado = []byte(redacted)
+	}
+	return companyFormText(f)
+}
+
+// companyFormText is CompanyForm without its methods, for printing.
+type companyFormText CompanyForm
+
+// String prints the form with ContrasenaHacienda, Clave and Certificado
+// redacted, so that printing a form (%v, %+v, %s) cannot leak them.
+func (f CompanyForm) String() string { return fmt.Sprintf("%+v", f.withoutSecrets()) }
+
+// GoString is String for %#v.
+func (f CompanyForm) GoString() string { return fmt.Sprintf("%#v", f.withoutSecrets()) }
+
+// LogValue logs the form as String prints it.
+func (f CompanyForm) LogValue() slog.Value { return slog.StringValue(f.String()) }
 
 // Encode writes the form as multipart/form-data and returns its content
 // type (with the boundary) and body: the text fields in their order, the
