@@ -36,13 +36,16 @@ func newCompanyAnswer(c tenant.Company, now time.Time) api.Company {
 	}
 }
 
+// newCompanyDetailAnswer is the get form: contrasenaHacienda and clave
+// are what the service opened for the caller, empty when it withheld them
+// (tenant.Service.Company decides; decisions 162 and 164).
 func newCompanyDetailAnswer(d tenant.CompanyDetail, now time.Time) api.CompanyDetail {
 	c := d.Company
 	return api.CompanyDetail{
 		Company:            newCompanyAnswer(c, now),
 		UsuarioHacienda:    c.UsuarioHacienda,
-		ContrasenaHacienda: d.ContrasenaHacienda,
-		Clave:              d.CertificatePIN,
+		ContrasenaHacienda: string(d.ContrasenaHacienda),
+		Clave:              string(d.CertificatePIN),
 		ActividadComercial: c.ActividadComercial,
 		RazonComercial:     c.RazonComercial,
 		Provincia:          c.Provincia,
@@ -61,6 +64,9 @@ func newCompanyDetailAnswer(d tenant.CompanyDetail, now time.Time) api.CompanyDe
 	}
 }
 
+// newCreateCompanyAnswer is CreateCompanyResponse. Its contrasenaHacienda
+// and clave are always empty: a create never echoes the secrets it was
+// sent (decisions 162 and 164).
 func newCreateCompanyAnswer(cc tenant.CreatedCompany) api.CreatedCompany {
 	c := cc.Company
 	return api.CreatedCompany{
@@ -70,9 +76,7 @@ func newCreateCompanyAnswer(cc tenant.CreatedCompany) api.CreatedCompany {
 		NumeroIdentificacion:   c.NumeroIdentificacion,
 		TipoCliente:            c.TipoCliente,
 		UsuarioHacienda:        c.UsuarioHacienda,
-		ContrasenaHacienda:     cc.ContrasenaHacienda,
 		Activo:                 sn(c.Activo),
-		Clave:                  cc.CertificatePIN,
 		RazonSocial:            c.RazonSocial,
 		RazonComercial:         c.RazonComercial,
 		Provincia:              c.Provincia,

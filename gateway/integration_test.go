@@ -231,15 +231,20 @@ func testTenancyContract(t *testing.T, w *world) {
 	}
 
 	t.Run("ok/get company", func(t *testing.T) {
-		for _, who := range []creds{w.admin, co.user} {
-			r := w.do(t, "GET", fmt.Sprintf("/api/companies/%d/v4", co.id), &who, "", nil)
+		// The admin manages the company and reads its secrets; its own
+		// branch user reads it without them (decision 162).
+		for _, who := range []struct {
+			creds
+			pin, password string
+		}{{w.admin, "1234", "hacienda-pass"}, {co.user, "", ""}} {
+			r := w.do(t, "GET", fmt.Sprintf("/api/companies/%d/v4", co.id), &who.creds, "", nil)
 			if r.status != 200 {
 				t.Fatalf("%s: %d %s", who.user, r.status, r.body)
 			}
 			m := r.object(t)
 			requireShape(t, "Company (get)", m, shapeCompanyGet)
 			want := map[string]any{
-				"id": float64(co.id), "clave": "1234", "contrasenaHacienda": "hacienda-pass", "activo": "S",
+				"id": float64(co.id), "clave": who.pin, "contrasenaHacienda": who.password, "activo": "S",
 				"certificadoVencido": false, "numeroIdentificacion": "3101123456", "facturacionElectronica": true,
 				"expiracionCertificado": api.LocalTime(co.cert.Leaf.NotAfter),
 			}
@@ -279,7 +284,7 @@ func testTenancyContract(t *testing.T, w *world) {
 			}
 			m := r.object(t)
 			requireShape(t, "UpdateCompanyResponse", m, shapeCompanyUpdate)
-			if m["razonSocial"] != form["RazonSocial"] || m["mensajeApi"] != "" || m["clave"] != "1234" {
+			if m["razonSocial"] != form["RazonSocial"] || m["mensajeApi"] != "" || m["clave"] != "" || m["contrasenaHacienda"] != "" {
 				t.Errorf("%s: %v", path, m)
 			}
 		}

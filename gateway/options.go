@@ -27,13 +27,15 @@ type Tenants interface {
 	// SearchCompanies finds the companies the principal may see whose legal
 	// name contains name.
 	SearchCompanies(ctx context.Context, p tenant.Principal, name string) ([]tenant.Company, error)
-	// Company returns one company with its secrets opened.
+	// Company returns one company, with its tax-authority password and
+	// certificate PIN opened only for a principal who manages it.
 	Company(ctx context.Context, p tenant.Principal, id int64) (tenant.CompanyDetail, error)
 	// CreateCompany creates a company, its first branch and that branch's
 	// API user.
 	CreateCompany(ctx context.Context, p tenant.Principal, in tenant.CompanyInput) (tenant.CreatedCompany, error)
-	// UpdateCompany replaces a company's details.
-	UpdateCompany(ctx context.Context, p tenant.Principal, id int64, in tenant.CompanyInput) (tenant.CompanyDetail, error)
+	// UpdateCompany replaces a company's details and returns it as
+	// stored, its secrets sealed.
+	UpdateCompany(ctx context.Context, p tenant.Principal, id int64, in tenant.CompanyInput) (tenant.Company, error)
 	// Branches lists a company's branches.
 	Branches(ctx context.Context, p tenant.Principal, companyID int64) ([]tenant.Branch, error)
 	// CreateBranch creates a branch and its first API user.

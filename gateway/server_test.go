@@ -71,11 +71,11 @@ func (f *fakeTenants) CreateCompany(_ context.Context, _ tenant.Principal, in te
 	f.mu.Lock()
 	f.companyIn = in
 	f.mu.Unlock()
-	return tenant.CreatedCompany{CompanyDetail: tenant.CompanyDetail{Company: tenant.Company{ID: 7, RazonSocial: in.RazonSocial, Activo: true}}, Branch: tenant.Branch{ID: 9, Sucursal: "001"}}, nil
+	return tenant.CreatedCompany{Company: tenant.Company{ID: 7, RazonSocial: in.RazonSocial, Activo: true}, Branch: tenant.Branch{ID: 9, Sucursal: "001"}}, nil
 }
 
-func (f *fakeTenants) UpdateCompany(context.Context, tenant.Principal, int64, tenant.CompanyInput) (tenant.CompanyDetail, error) {
-	return tenant.CompanyDetail{}, errors.New("store on fire")
+func (f *fakeTenants) UpdateCompany(context.Context, tenant.Principal, int64, tenant.CompanyInput) (tenant.Company, error) {
+	return tenant.Company{}, errors.New("store on fire")
 }
 
 func (f *fakeTenants) Branches(ctx context.Context, _ tenant.Principal, _ int64) ([]tenant.Branch, error) {

@@ -199,11 +199,13 @@ func (s *Server) updateCompanyAt(ctx context.Context, r *Request, idField string
 	if err != nil {
 		return Reply{}, err
 	}
-	d, err := s.o.Tenants.UpdateCompany(ctx, r.Principal, id, in)
+	c, err := s.o.Tenants.UpdateCompany(ctx, r.Principal, id, in)
 	if err != nil {
 		return Reply{}, err
 	}
-	return Reply{JSON: api.UpdatedCompany{CompanyDetail: newCompanyDetailAnswer(d, s.o.Now())}}, nil
+	// The get form without the secrets, whoever the caller: an update's
+	// answer never carries them (decision 162).
+	return Reply{JSON: api.UpdatedCompany{CompanyDetail: newCompanyDetailAnswer(tenant.CompanyDetail{Company: c}, s.o.Now())}}, nil
 }
 
 // companyInput decodes the company form (A.2), multipart or URL-encoded,

@@ -47,11 +47,16 @@ func (s *Service) SearchCompanies(ctx context.Context, p Principal, name string)
 	return out, nil
 }
 
-// Company returns one company with its secrets opened (the get form).
+// Company returns one company as read by id (the get form): with its
+// tax-authority password and certificate PIN opened for those who manage
+// it (readsSecrets), without them (empty) for anyone else who may see it.
 func (s *Service) Company(ctx context.Context, p Principal, id int64) (CompanyDetail, error) {
 	c, err := s.companyFor(ctx, p, id)
 	if err != nil {
 		return CompanyDetail{}, err
+	}
+	if !s.readsSecrets(p, c) {
+		return CompanyDetail{Company: c}, nil
 	}
 	return s.detail(c)
 }
@@ -75,7 +80,7 @@ func (s *Service) detail(c Company) (CompanyDetail, error) {
 	if err != nil {
 		return CompanyDetail{}, fmt.Errorf("company %d: open certificate PIN: %w", c.ID, err)
 	}
-	return CompanyDetail{Company: c, ContrasenaHacienda: string(pass), CertificatePIN: string(pin)}, nil
+	return CompanyDetail{Company: c, ContrasenaHacienda: pass, CertificatePIN: pin, SecretsShown: true}, nil
 }
 
 // CompanySecrets are a company's opened secrets, for the code that signs
@@ -214,8 +219,9 @@ func (s *Service) CreateCompany(ctx context.Context, p Principal, in CompanyInpu
 	if len(c.SealedCertificate) > 0 {
 		s.announceCertificate(ctx, c)
 	}
-	d := CompanyDetail{Company: c, ContrasenaHacienda: string(in.ContrasenaHacienda), CertificatePIN: string(in.CertificatePIN)}
-	return CreatedCompany{CompanyDetail: d, Branch: b, Credentials: creds}, nil
+	// The secrets just sent are not handed back: the caller has them, and
+	// an answer is one more place for them to be kept (decision 162).
+	return CreatedCompany{Company: c, Branch: b, Credentials: creds}, nil
 }
 
 // identificationToMatch is the company identification a certificate must
@@ -235,17 +241,18 @@ func (s *Service) identificationToMatch(e *ValidationError, in CompanyInput) str
 // get their own version); an update without one keeps the stored
 // certificate even if another request replaced it meanwhile; an
 // empty ContrasenaHacienda keeps the stored password; a Clave without a
-// Certificado is ignored (a PIN belongs to its file). A ValidacionesRegistro
+// Certificado is refused (a PIN belongs to its file), except the stored
+// PIN sent again by a caller who reads it (readsSecrets). A ValidacionesRegistro
 // not sent keeps the stored one (sent empty, it clears it), and so does a
 // CorreoNotificaciones. A CuotaMensual is taken only from an admin or the
 // owning reseller (sellsPlan); anyone else's is ignored. A different
 // Ambiente is a move (checkMove). An empty Activo keeps the current state;
 // setting it to N drops the cached credentials of every user of the
-// company.
-func (s *Service) UpdateCompany(ctx context.Context, p Principal, id int64, in CompanyInput) (CompanyDetail, error) {
+// company. It returns the company as stored, its secrets sealed.
+func (s *Service) UpdateCompany(ctx context.Context, p Principal, id int64, in CompanyInput) (Company, error) {
 	c, err := s.companyFor(ctx, p, id)
 	if err != nil {
-		return CompanyDetail{}, err
+		return Company{}, err
 	}
 	e := normCompany(&in, false)
 	cuota, setCuota := c.CuotaMensual, in.CuotaMensual != nil && sellsPlan(p, c.OwnerID)
@@ -272,26 +279,34 @@ func (s *Service) UpdateCompany(ctx context.Context, p Principal, id int64, in C
 			e.Add("ContrasenaHacienda", "is required when FacturacionElectronica is true")
 		}
 	}
-	if !newCert && len(in.CertificatePIN) > 0 && !e.Has("Clave") && !s.samePIN(c, in.CertificatePIN) {
+	if !newCert && len(in.CertificatePIN) > 0 && !e.Has("Clave") {
 		// A PIN opens one certificate: a new one without its certificate
 		// would be dropped (the stored certificate keeps its own PIN).
-		// The stored PIN sent again, as a full-replace client does, is fine.
-		e.Add("Clave", "a new PIN goes with a new certificate: send Certificado with it, or leave Clave empty to keep the stored certificate and PIN")
+		// The stored PIN sent again, as a full-replace client does, is
+		// fine for a caller who reads it (readsSecrets). Anyone else is
+		// refused whatever the value: were the stored PIN accepted, the
+		// answer would tell whether a guess is the PIN (decision 163).
+		switch {
+		case !s.readsSecrets(p, c):
+			e.Add("Clave", "is taken only with a Certificado, as the PIN of that file: send the certificate with it, or leave Clave empty to keep the stored certificate and PIN")
+		case !s.samePIN(c, in.CertificatePIN):
+			e.Add("Clave", "a new PIN goes with a new certificate: send Certificado with it, or leave Clave empty to keep the stored certificate and PIN")
+		}
 	}
 	var expiry time.Time
 	if newCert && !e.Has("Certificado") && !e.Has("Clave") {
 		var err error
 		if expiry, err = s.checkCertificate(ctx, e, in.Certificate, in.CertificatePIN, s.identificationToMatch(e, in)); err != nil {
-			return CompanyDetail{}, err
+			return Company{}, err
 		}
 	}
 	if in.Ambiente != nil && !e.Has(FieldAmbiente) {
 		if err := s.checkMove(ctx, e, c, *in.Ambiente, newCert, len(in.ContrasenaHacienda) > 0); err != nil {
-			return CompanyDetail{}, err
+			return Company{}, err
 		}
 	}
 	if err := e.orNil(); err != nil {
-		return CompanyDetail{}, err
+		return Company{}, err
 	}
 
 	wasActive := c.Activo
@@ -306,14 +321,14 @@ func (s *Service) UpdateCompany(ctx context.Context, p Principal, id int64, in C
 		in.Certificate, in.CertificatePIN = nil, nil
 	}
 	if err := s.sealCompanySecrets(&c, in, expiry); err != nil {
-		return CompanyDetail{}, err
+		return Company{}, err
 	}
 	if err := s.store.UpdateCompany(ctx, &c, newCert); err != nil {
-		return CompanyDetail{}, fmt.Errorf("update company %d: %w", id, err)
+		return Company{}, fmt.Errorf("update company %d: %w", id, err)
 	}
 	if wasActive && !c.Activo {
 		if err := s.forgetCompanyUsers(ctx, c.ID, 0); err != nil {
-			return CompanyDetail{}, fmt.Errorf("deactivate company %d: %w", id, err)
+			return Company{}, fmt.Errorf("deactivate company %d: %w", id, err)
 		}
 	}
 	if c.Ambiente != from {
@@ -325,7 +340,9 @@ func (s *Service) UpdateCompany(ctx context.Context, p Principal, id int64, in C
 	if newCert {
 		s.announceCertificate(ctx, c)
 	}
-	return s.detail(c) // the store read the stored row back into c
+	// The store read the stored row back into c. Its secrets are not
+	// opened: an update's answer never carries them (decision 162).
+	return c, nil
 }
 
 // applyCompanyInput copies the plain fields of a checked request.

@@ -211,8 +211,11 @@ func TestCreateCompany(t *testing.T) {
 	if c.CertificateVersion != 1 || c.CertificateExpired(b.now) {
 		t.Fatalf("certificate version %d expiry %v", c.CertificateVersion, c.CertificateExpiry)
 	}
-	if cc.ContrasenaHacienda != string(in.ContrasenaHacienda) || cc.CertificatePIN != string(in.CertificatePIN) {
-		t.Fatal("the answer does not carry the opened secrets")
+	// The answer has no secret (CreatedCompany has no field for one); the
+	// admin reads them back by id.
+	if d, err := b.svc.Company(ctx, b.admin, c.ID); err != nil || !d.SecretsShown ||
+		string(d.ContrasenaHacienda) != string(in.ContrasenaHacienda) || string(d.CertificatePIN) != string(in.CertificatePIN) {
+		t.Fatalf("the admin's read does not carry the opened secrets (%v)", err)
 	}
 	if cc.Branch.ID == 0 || cc.Branch.Sucursal != "001" || cc.Branch.CompanyID != c.ID || !cc.Branch.Activo {
 		t.Fatalf("branch %+v", cc.Branch)
@@ -269,8 +272,9 @@ func TestCreateCompanyWithoutElectronicInvoicing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cc.CertificateVersion != 0 || !cc.CertificateExpired(b.now) || cc.CertificatePIN != "" || cc.ContrasenaHacienda != "" {
-		t.Fatalf("company without certificate: %+v", cc.CompanyDetail)
+	d, err := b.svc.Company(context.Background(), b.admin, cc.ID)
+	if err != nil || cc.CertificateVersion != 0 || !cc.CertificateExpired(b.now) || len(d.CertificatePIN) != 0 || len(d.ContrasenaHacienda) != 0 || !d.SecretsShown {
+		t.Fatalf("company without certificate: %+v, %v", cc.Company, err)
 	}
 }
 
@@ -284,38 +288,61 @@ func TestUpdateCompany(t *testing.T) {
 		in := companyInput(t, "3101123456")
 		in.Certificate, in.CertificatePIN, in.ContrasenaHacienda = nil, nil, nil
 		in.RazonSocial = "Servicios Ñandú Limitada"
-		d, err := b.svc.UpdateCompany(ctx, f.user, id, in)
+		c, err := b.svc.UpdateCompany(ctx, f.user, id, in)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d.RazonSocial != "Servicios Ñandú Limitada" || d.CertificateVersion != 1 ||
-			d.CertificatePIN != "1234" || d.ContrasenaHacienda != "s3cr3t$/@);]+|" {
+		d, err := b.svc.Company(ctx, b.admin, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.RazonSocial != "Servicios Ñandú Limitada" || d.RazonSocial != c.RazonSocial || d.CertificateVersion != 1 ||
+			string(d.CertificatePIN) != "1234" || string(d.ContrasenaHacienda) != "s3cr3t$/@);]+|" {
 			t.Fatalf("detail %+v", d)
 		}
 	})
 	t.Run("error/a new PIN without its certificate", func(t *testing.T) {
-		before, err := b.svc.Company(ctx, f.user, id)
+		before, err := b.svc.Company(ctx, b.admin, id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		in := companyInput(t, "3101123456")
-		in.Certificate, in.CertificatePIN = nil, tenant.Secret("9999")
-		in.RazonSocial = "Otro Nombre Sociedad Anónima"
-		_, err = b.svc.UpdateCompany(ctx, f.user, id, in)
-		if fe := fieldErrors(t, err); len(fe["Clave"]) == 0 || len(fe) != 1 {
-			t.Fatalf("errors %v, want one on Clave", fe)
+		for _, p := range []tenant.Principal{b.admin, f.user} {
+			in := companyInput(t, "3101123456")
+			in.Certificate, in.CertificatePIN = nil, tenant.Secret("9999")
+			in.RazonSocial = "Otro Nombre Sociedad Anónima"
+			_, err = b.svc.UpdateCompany(ctx, p, id, in)
+			if fe := fieldErrors(t, err); len(fe["Clave"]) == 0 || len(fe) != 1 {
+				t.Fatalf("%s: errors %v, want one on Clave", p.Username, fe)
+			}
 		}
-		after, err := b.svc.Company(ctx, f.user, id)
+		after, err := b.svc.Company(ctx, b.admin, id)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if after.RazonSocial != before.RazonSocial || after.CertificatePIN != before.CertificatePIN || !after.UpdatedAt.Equal(before.UpdatedAt) {
+		if after.RazonSocial != before.RazonSocial || string(after.CertificatePIN) != string(before.CertificatePIN) || !after.UpdatedAt.Equal(before.UpdatedAt) {
 			t.Errorf("a refused update changed the company: %+v", after)
 		}
-		// The stored PIN sent again, as a full-replace client does, is fine.
-		in.CertificatePIN = tenant.Secret(before.CertificatePIN)
-		if _, err := b.svc.UpdateCompany(ctx, f.user, id, in); err != nil {
-			t.Errorf("the stored PIN sent again: %v", err)
+		// The stored PIN sent again, as a full-replace client does, is
+		// fine for a caller who reads it.
+		in := companyInput(t, "3101123456")
+		in.Certificate, in.CertificatePIN = nil, before.CertificatePIN
+		if _, err := b.svc.UpdateCompany(ctx, b.admin, id, in); err != nil {
+			t.Errorf("the stored PIN sent again by the admin: %v", err)
+		}
+		// A company's user is not told whether a PIN is the stored one:
+		// the stored PIN and a wrong one get the same refusal.
+		var msgs []string
+		for _, pin := range []tenant.Secret{before.CertificatePIN, tenant.Secret("9999")} {
+			in.CertificatePIN = pin
+			_, err := b.svc.UpdateCompany(ctx, f.user, id, in)
+			fe := fieldErrors(t, err)
+			if len(fe) != 1 || len(fe["Clave"]) != 1 {
+				t.Fatalf("a company's user sending a PIN alone: %v, want one error on Clave", fe)
+			}
+			msgs = append(msgs, fe["Clave"][0])
+		}
+		if msgs[0] != msgs[1] || strings.Contains(msgs[0], "new PIN") {
+			t.Errorf("the refusals tell the stored PIN from another: %q", msgs)
 		}
 	})
 	t.Run("ok/new certificate replaces and bumps the version", func(t *testing.T) {
@@ -323,12 +350,12 @@ func TestUpdateCompany(t *testing.T) {
 			NotAfter: time.Now().Add(500 * 24 * time.Hour).Truncate(time.Second)})
 		in := companyInput(t, "3101123456")
 		in.Certificate, in.CertificatePIN = tenant.Secret(m.P12), tenant.Secret(m.PIN)
-		d, err := b.svc.UpdateCompany(ctx, f.user, id, in)
-		if err != nil {
+		if _, err := b.svc.UpdateCompany(ctx, f.user, id, in); err != nil {
 			t.Fatal(err)
 		}
-		if d.CertificateVersion != 2 || d.CertificatePIN != "4321" || !d.CertificateExpiry.Equal(m.Leaf.NotAfter) {
-			t.Fatalf("version %d pin %q expiry %v", d.CertificateVersion, d.CertificatePIN, d.CertificateExpiry)
+		d, err := b.svc.Company(ctx, b.admin, id)
+		if err != nil || d.CertificateVersion != 2 || string(d.CertificatePIN) != "4321" || !d.CertificateExpiry.Equal(m.Leaf.NotAfter) {
+			t.Fatalf("version %d pin %q expiry %v (%v)", d.CertificateVersion, d.CertificatePIN, d.CertificateExpiry, err)
 		}
 		s, err := b.svc.CompanySecrets(ctx, id)
 		if err != nil || string(s.Certificate) != string(m.P12) {
@@ -351,8 +378,8 @@ func TestUpdateCompany(t *testing.T) {
 		if fe := fieldErrors(t, err); fe["Certificado"] == nil {
 			t.Fatalf("errors = %v", fe)
 		}
-		d, err := b.svc.Company(ctx, f.user, id)
-		if err != nil || d.CertificateVersion != 2 || d.CertificatePIN != "4321" {
+		d, err := b.svc.Company(ctx, b.admin, id)
+		if err != nil || d.CertificateVersion != 2 || string(d.CertificatePIN) != "4321" {
 			t.Fatalf("after a refused update: version %d pin %q err %v", d.CertificateVersion, d.CertificatePIN, err)
 		}
 	})

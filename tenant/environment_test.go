@@ -48,7 +48,7 @@ func TestAmbiente(t *testing.T) {
 
 	f := b.newCompany(t, b.admin, "3101444404")
 	id := f.created.ID
-	update := func(mutate func(*tenant.CompanyInput)) (tenant.CompanyDetail, error) {
+	update := func(mutate func(*tenant.CompanyInput)) (tenant.Company, error) {
 		up := companyInput(t, "3101444404")
 		up.Certificate, up.CertificatePIN, up.ContrasenaHacienda = nil, nil, nil
 		mutate(&up)
@@ -141,7 +141,7 @@ func TestCorreoNotificaciones(t *testing.T) {
 	ctx := context.Background()
 	b := newBundle(t, bundleOpts{})
 	f := b.newCompany(t, b.admin, "3101666601")
-	update := func(v *string) (tenant.CompanyDetail, error) {
+	update := func(v *string) (tenant.Company, error) {
 		up := companyInput(t, "3101666601")
 		up.Certificate, up.CertificatePIN = nil, nil
 		up.CorreoNotificaciones = v

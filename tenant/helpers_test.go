@@ -50,6 +50,8 @@ type bundleOpts struct {
 	now    time.Time
 	hasher tenant.PasswordHasher // default testArgon2id
 	store  tenant.Store          // default a fresh SQLite store
+	// hideSecrets is ServiceOptions.HideCompanySecrets.
+	hideSecrets bool
 }
 
 func newBundle(t testing.TB, o bundleOpts) *bundle {
@@ -93,6 +95,8 @@ func newBundle(t testing.TB, o bundleOpts) *bundle {
 		AuthKey:      authKey,
 		Passwords:    b.hasher,
 		Now:          func() time.Time { return o.now },
+
+		HideCompanySecrets: o.hideSecrets,
 	}
 	b.svc, err = tenant.NewService(b.opts)
 	if err != nil {

@@ -78,18 +78,23 @@ type Credentials struct {
 	APIToken   string
 }
 
-// CompanyDetail is a company with its secrets opened, for the principals
-// allowed to see them (the get form of A.2).
+// CompanyDetail is a company as read by id (the get form of A.2). Its
+// tax-authority password and certificate PIN are opened only for the
+// principals who manage the company (SecretsShown); for anyone else they
+// are empty.
 type CompanyDetail struct {
 	Company
-	ContrasenaHacienda string
-	CertificatePIN     string
+	ContrasenaHacienda Secret
+	CertificatePIN     Secret
+	// SecretsShown says that the two above were opened for the caller
+	// (empty then means not set); false, they were withheld.
+	SecretsShown bool
 }
 
 // CreatedCompany is the result of a company create: the company, its first
-// branch and that branch's API user.
+// branch and that branch's API user. The secrets sent are never in it.
 type CreatedCompany struct {
-	CompanyDetail
+	Company
 	Branch      Branch
 	Credentials Credentials
 }

@@ -37,8 +37,11 @@ func TestServiceOnPostgres(t *testing.T) {
 		}
 	}
 	d, err := b.svc.Company(ctx, a.user, a.created.ID)
-	if err != nil || d.CertificatePIN != "1234" || d.CertificateVersion != 1 {
+	if err != nil || d.SecretsShown || len(d.CertificatePIN) != 0 || d.CertificateVersion != 1 {
 		t.Fatalf("own company = %+v, %v", d.CertificateVersion, err)
+	}
+	if d, err := b.svc.Company(ctx, r1, a.created.ID); err != nil || string(d.CertificatePIN) != "1234" {
+		t.Fatalf("the owning reseller's read: %v", err)
 	}
 	_, cr2, err := b.svc.CreateBranch(ctx, a.user, a.created.ID, branchInput("002"))
 	if err != nil {

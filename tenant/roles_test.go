@@ -21,7 +21,13 @@ type world struct {
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
-	w := &world{bundle: newBundle(t, bundleOpts{})}
+	return newWorldWith(t, bundleOpts{})
+}
+
+// newWorldWith is newWorld on a bundle made with o.
+func newWorldWith(t *testing.T, o bundleOpts) *world {
+	t.Helper()
+	w := &world{bundle: newBundle(t, o)}
 	w.r1, _ = w.newReseller(t, "reseller-one")
 	w.r2, _ = w.newReseller(t, "reseller-two")
 	w.a = w.newCompany(t, w.r1, "3101000001")
@@ -410,4 +416,63 @@ func TestEnsureAdmin(t *testing.T) {
 			t.Fatalf("EnsureAdmin on a reseller's name = %v, %v", created, err)
 		}
 	})
+}
+
+// TestCompanySecretsByRole: Company opens the tax-authority password and
+// the certificate PIN for those who manage the company (an admin, its
+// reseller) and for nobody while HideCompanySecrets is set; every other
+// principal that may see the company reads it without them, and the
+// others get ErrNotFound. Update answers carry no secret for anyone
+// (UpdateCompany returns the company sealed); create answers have no
+// field for them.
+func TestCompanySecretsByRole(t *testing.T) {
+	for _, hide := range []bool{false, true} {
+		t.Run(fmt.Sprintf("hide=%v", hide), func(t *testing.T) {
+			w := newWorldWith(t, bundleOpts{hideSecrets: hide})
+			ctx := context.Background()
+			// A second branch of A and its user.
+			_, cr, err := w.svc.CreateBranch(ctx, w.a.user, w.a.created.ID, branchInput("002"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			w.principals["userA2"] = w.login(t, cr)
+			reads := map[string]map[string]bool{ // who: company -> gets the secrets
+				"admin": {"A": true, "B": true, "C": true},
+				"r1":    {"A": true},
+				"r2":    {"B": true},
+				"userA": {"A": false}, "userA2": {"A": false},
+				"userB": {"B": false},
+				"userC": {"C": false},
+			}
+			companies := map[string]tenantFixture{"A": w.a, "B": w.b, "C": w.c}
+			for who, p := range w.principals {
+				for name, f := range companies {
+					t.Run(who+" on "+name, func(t *testing.T) {
+						shows, sees := reads[who][name]
+						d, err := w.svc.Company(ctx, p, f.created.ID)
+						if !sees {
+							if !errors.Is(err, tenant.ErrNotFound) {
+								t.Fatalf("err = %v, want ErrNotFound", err)
+							}
+							return
+						}
+						if err != nil {
+							t.Fatal(err)
+						}
+						want := shows && !hide
+						got := string(d.ContrasenaHacienda) == "s3cr3t$/@);]+|" && string(d.CertificatePIN) == "1234"
+						if got != want || d.SecretsShown != want {
+							t.Fatalf("secrets shown %v (%v), want %v", got, d.SecretsShown, want)
+						}
+						if !want && (len(d.ContrasenaHacienda) != 0 || len(d.CertificatePIN) != 0) {
+							t.Fatal("withheld secrets are not empty")
+						}
+						if d.UsuarioHacienda == "" || d.ID != f.created.ID {
+							t.Fatalf("the rest of the company is missing: %+v", d.Company)
+						}
+					})
+				}
+			}
+		})
+	}
 }

@@ -68,6 +68,11 @@ type ServiceOptions struct {
 	// one, and of those stored before environments existed
 	// (AmbientePruebas or AmbienteProduccion; default AmbientePruebas).
 	DefaultAmbiente string
+	// HideCompanySecrets answers no company's tax-authority password or
+	// certificate PIN to anyone: Company then opens them for nobody, not
+	// even for those who manage the company (readsSecrets). The pipeline's
+	// own use of them (CompanySecrets, HaciendaCredentials) is unchanged.
+	HideCompanySecrets bool
 	// Logger receives warnings (cache unreachable...); default discards.
 	Logger *slog.Logger
 	// Now is the clock; default time.Now.
@@ -99,6 +104,8 @@ type Service struct {
 	ambiente  string // ServiceOptions.DefaultAmbiente
 	// noticeEmail is ServiceOptions.NoticeEmail.
 	noticeEmail bool
+	// hideSecrets is ServiceOptions.HideCompanySecrets.
+	hideSecrets bool
 
 	webhookURLs WebhookURLChecker
 
@@ -131,6 +138,7 @@ func NewService(o ServiceOptions) (*Service, error) {
 		ambiente:  o.DefaultAmbiente,
 
 		noticeEmail: o.NoticeEmail,
+		hideSecrets: o.HideCompanySecrets,
 		webhookURLs: o.WebhookURLs,
 	}
 	switch {
@@ -186,6 +194,28 @@ func NewService(o ServiceOptions) (*Service, error) {
 // company's OwnerID (0 for one an admin created).
 func sellsPlan(p Principal, ownerID int64) bool {
 	return p.Role == RoleAdmin || (p.Role == RoleReseller && p.UserID != 0 && p.UserID == ownerID)
+}
+
+// readsSecrets reports whether p is answered company c's tax-authority
+// password and certificate PIN when it reads the company by id (A.2, get
+// form): only those who manage the company, an admin or the reseller that
+// owns it, and nobody while HideCompanySecrets is set. A company's own
+// users (every one of them belongs to a branch, and the same key is what a
+// till uses) never are; they still replace the secrets by update.
+func (s *Service) readsSecrets(p Principal, c Company) bool {
+	return !s.hideSecrets && managesSecrets(p, c.OwnerID)
+}
+
+// managesSecrets reports whether p manages the secrets of a company whose
+// OwnerID is ownerID: an admin, or the reseller that owns it.
+func managesSecrets(p Principal, ownerID int64) bool {
+	switch p.Role {
+	case RoleAdmin:
+		return true
+	case RoleReseller:
+		return p.UserID != 0 && p.UserID == ownerID
+	}
+	return false
 }
 
 // canSee reports whether p may see company c (A.1): an admin every company,

@@ -184,6 +184,11 @@ type Config struct {
 	// MasterKeyPrevious is the master key being rotated away from: values
 	// sealed under it still open, new ones are sealed under MasterKey.
 	MasterKeyPrevious string // base64 of 32 bytes; never logged
+
+	// HideCompanySecrets answers no company's tax-authority password or
+	// certificate PIN over the API, not even to those who manage the
+	// company (tenant.ServiceOptions.HideCompanySecrets).
+	HideCompanySecrets bool
 }
 
 // DefaultConfig is the embedded default: SQLite and an in-process cache in
@@ -251,6 +256,7 @@ func (c *Config) settings() []setting {
 		{name: "admin_user", usage: "bootstrap admin user name, created once the service is up if absent", str: &c.AdminUser},
 		{name: "admin_password", usage: fmt.Sprintf("bootstrap admin password, %d characters or more; when set, it replaces the stored one (serve, at start; admin-reset)", tenant.MinAdminPassword), def: "generated and printed once on a terminal", str: &c.AdminPassword},
 		{name: "admin_token", usage: fmt.Sprintf("bootstrap admin API token, %d characters or more; when set, it replaces the stored one (serve, at start; admin-reset)", tenant.MinAdminToken), def: "generated and printed once on a terminal", str: &c.AdminToken},
+		{name: "hide_company_secrets", usage: "answer no company's tax-authority password (contrasenaHacienda) or certificate PIN (clave) over the API, not even to the admin or the company's reseller, who otherwise read them by id; the company's own users never do", bool: &c.HideCompanySecrets},
 		{name: "hacienda_env", usage: "tax authority: sandbox (built in), staging or production", str: &c.HaciendaEnv},
 		{name: "hacienda_api_url", usage: "override of the reception API base URL", def: "hacienda_env's", str: &c.HaciendaAPI},
 		{name: "hacienda_token_url", usage: "override of the token endpoint", def: "hacienda_env's", str: &c.HaciendaToken},

@@ -411,6 +411,8 @@ func (w *wiring) openTenants() (err error) {
 		// Tenant events are mailed to correoNotificaciones with the
 		// documents' e-mails' server.
 		NoticeEmail: w.c.SMTPURL != "",
+		// Who reads a company's secrets by id: its managers, or nobody.
+		HideCompanySecrets: w.c.HideCompanySecrets,
 	})
 	return err
 }

@@ -101,15 +101,24 @@ func TestTenancyCalls(t *testing.T) {
 	strict(t, "search", rec.bodies["GET /api/companies/v4"], &[]client.Company{})
 
 	got, err := admin.GetCompany(ctx, id)
-	if err != nil || got.Clave != "1234" || got.UsuarioHacienda != form.UsuarioHacienda || got.ActividadComercial != "620100" {
+	if err != nil || got.Clave != "1234" || got.ContrasenaHacienda != form.ContrasenaHacienda || got.UsuarioHacienda != form.UsuarioHacienda || got.ActividadComercial != "620100" {
 		t.Fatalf("get company: %+v, %v", got, err)
 	}
 	strict(t, "get company", rec.bodies["GET "+"/api/companies/"+itoa(id)+"/v4"], &client.CompanyDetail{})
+	// The company's own user reads it without its secrets; the create
+	// echoed none.
+	own, err := branch.GetCompany(ctx, id)
+	if err != nil || own.Clave != "" || own.ContrasenaHacienda != "" || own.UsuarioHacienda != form.UsuarioHacienda {
+		t.Fatalf("the company's user reads %+v, %v", own, err)
+	}
+	if created.Clave != "" || created.ContrasenaHacienda != "" {
+		t.Fatalf("the create echoed a secret: %+v", created)
+	}
 
 	form.RazonComercial = "Nombre nuevo"
 	form.Certificado = nil // keep the certificate
 	up, err := admin.UpdateCompany(ctx, id, form)
-	if err != nil || up.RazonComercial != "Nombre nuevo" || up.MensajeAPI != "" {
+	if err != nil || up.RazonComercial != "Nombre nuevo" || up.MensajeAPI != "" || up.Clave != "" || up.ContrasenaHacienda != "" {
 		t.Fatalf("update company: %+v, %v", up, err)
 	}
 	strict(t, "update company", rec.bodies["PUT /api/companies/"+itoa(id)+"/v4"], &client.UpdatedCompany{})

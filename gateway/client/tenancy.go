@@ -18,7 +18,9 @@ type (
 	Credentials = api.Credentials
 	// Company is a company as searched (A.2, search form).
 	Company = api.Company
-	// CompanyDetail is a company as read by id (A.2, get form).
+	// CompanyDetail is a company as read by id (A.2, get form); its
+	// ContrasenaHacienda and Clave are "" unless the caller manages the
+	// company (the admin, its reseller).
 	CompanyDetail = api.CompanyDetail
 	// UpdatedCompany is the answer of a company update.
 	UpdatedCompany = api.UpdatedCompany
@@ -58,7 +60,12 @@ func (c *Client) SearchCompanies(ctx context.Context, name string) ([]Company, e
 	return out, err
 }
 
-// GetCompany reads a company with its secrets (A.2, get form).
+// GetCompany reads a company (A.2, get form). Its tax-authority password
+// and certificate PIN come with it only for the admin and the company's
+// reseller (and for nobody when the service hides them): any other
+// caller, the company's own users included, gets them "". A form built
+// from it for UpdateCompany may send them back empty, which keeps the
+// stored ones.
 func (c *Client) GetCompany(ctx context.Context, id int64) (*CompanyDetail, error) {
 	var out CompanyDetail
 	if err := c.callJSON(ctx, request{method: http.MethodGet, path: companyPath(id) + "/v4", safe: true}, &out); err != nil {
@@ -84,7 +91,8 @@ func (c *Client) CreateCompany(ctx context.Context, f CompanyForm) (*CreatedComp
 }
 
 // UpdateCompany replaces a company's details (a full replace: send them
-// all); a form with a Certificado replaces the certificate.
+// all); a form with a Certificado replaces the certificate. The answer
+// carries no secret (ContrasenaHacienda and Clave are "").
 func (c *Client) UpdateCompany(ctx context.Context, id int64, f CompanyForm) (*UpdatedCompany, error) {
 	ct, body, err := f.Encode()
 	if err != nil {

@@ -2,6 +2,8 @@ package api
 
 import (
 	"bytes"
+	"fmt"
+	"log/slog"
 	"mime/multipart"
 	"reflect"
 	"strconv"
@@ -41,10 +43,14 @@ type Company struct {
 // start from what a get returned.
 type CompanyDetail struct {
 	Company
-	UsuarioHacienda    string `json:"usuarioHacienda"`
+	UsuarioHacienda string `json:"usuarioHacienda"`
+	// ContrasenaHacienda and Clave (the certificate's PIN) hold their
+	// values only for the callers who manage the company (the admin, its
+	// reseller) and for nobody when the service hides them; anyone else,
+	// and every update's answer, gets "". Sent back empty in an update,
+	// they keep the stored password, certificate and PIN.
 	ContrasenaHacienda string `json:"contrasenaHacienda"`
-	// Clave is the certificate's PIN.
-	Clave string `json:"clave"`
+	Clave              string `json:"clave"`
 
 	ActividadComercial string `json:"actividadComercial"`
 	RazonComercial     string `json:"razonComercial"`
@@ -74,7 +80,9 @@ type UpdatedCompany struct {
 
 // CreatedCompany is the answer of a company create
 // (CreateCompanyResponse): the company, its first branch and that
-// branch's first API user, whose credentials are shown only here.
+// branch's first API user, whose credentials are shown only here. Its
+// ContrasenaHacienda and Clave are always "": a create never echoes the
+// secrets it was sent.
 type CreatedCompany struct {
 	CompaniaID             int64  `json:"companiaId"`
 	SucursalID             int64  `json:"sucursalId"`
@@ -172,6 +180,37 @@ type CompanyForm struct {
 	CuotaMensual         *string `form:"cuotaMensual"`
 	CorreoNotificaciones *string `form:"correoNotificaciones"`
 }
+
+// redacted stands for a secret in a printed or logged CompanyForm.
+const redacted = "[redacted]"
+
+// withoutSecrets is f with its password, PIN and certificate replaced by
+// redacted (those that are set), as a type without methods.
+func (f CompanyForm) withoutSecrets() companyFormText {
+	if f.ContrasenaHacienda != "" {
+		f.ContrasenaHacienda = redacted
+	}
+	if f.Clave != "" {
+		f.Clave = redacted
+	}
+	if f.Certificado != nil {
+		f.Certificado = []byte(redacted)
+	}
+	return companyFormText(f)
+}
+
+// companyFormText is CompanyForm without its methods, for printing.
+type companyFormText CompanyForm
+
+// String prints the form with ContrasenaHacienda, Clave and Certificado
+// redacted, so that printing a form (%v, %+v, %s) cannot leak them.
+func (f CompanyForm) String() string { return fmt.Sprintf("%+v", f.withoutSecrets()) }
+
+// GoString is String for %#v.
+func (f CompanyForm) GoString() string { return fmt.Sprintf("%#v", f.withoutSecrets()) }
+
+// LogValue logs the form as String prints it.
+func (f CompanyForm) LogValue() slog.Value { return slog.StringValue(f.String()) }
 
 // Encode writes the form as multipart/form-data and returns its content
 // type (with the boundary) and body: the text fields in their order, the
