@@ -170,21 +170,6 @@ func DecodeStoredSendRequest(body []byte) (*SendDocumentRequest, error) {
 	return &r, nil
 }
 
-// CheckSendNames checks the names of body, a JSON object holding some
-// fields of a send request (a re-issue's), as [DecodeSendRequest] checks
-// them: it returns a *ValidationError naming every name refused, or nil.
-// A body that is not a JSON object is not its to judge: nil.
-func CheckSendNames(body []byte) error {
-	body = bytes.TrimSpace(body)
-	if len(body) == 0 || body[0] != '{' || !json.Valid(body) {
-		return nil
-	}
-	if bad := checkNames(body, sendNames()); bad != nil {
-		return bad
-	}
-	return nil
-}
-
 // CheckGivenAmounts refuses, in a decoded request of type t, the line
 // amounts the service computes in that type that the caller gave
 // (montoTotal and subTotal but in a payment receipt, baseImponible but

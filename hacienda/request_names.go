@@ -1,6 +1,7 @@
 package hacienda
 
 import (
+	"bytes"
 	"encoding/json"
 	"maps"
 	"reflect"
@@ -324,6 +325,24 @@ type nameScan struct {
 // maxNameDepth bounds the path of an object looked into (buildNames
 // checks the request types against it).
 const maxNameDepth = 16
+
+// CheckNames checks the names of body, a JSON object read into a value of
+// struct type t, as [DecodeSendRequest] checks a send body's: it returns
+// a *ValidationError naming, on its path, every name that is no field of
+// its object (the closest suggested), every computed amount and every
+// field given twice; or nil. It serves the other calls' bodies (a void, a
+// payment, the fields of a re-issue, which are a send body's). A body
+// that is not a JSON object is not its to judge: nil.
+func CheckNames(body []byte, t reflect.Type) error {
+	body = bytes.TrimSpace(body)
+	if len(body) == 0 || body[0] != '{' || !json.Valid(body) {
+		return nil
+	}
+	if bad := checkNames(body, namesOf(t)); bad != nil {
+		return bad
+	}
+	return nil
+}
 
 // checkNames reports, on their paths, the names of body (valid JSON) that
 // the objects of names do not take; nil when there are none.
