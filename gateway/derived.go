@@ -57,10 +57,11 @@ type derivedHandlers struct{ d DerivedDocuments }
 // body's struct (api.VoidRequest, api.PaymentRequest). Every offending
 // field is reported at once by its path, as the send reports its own
 // (lineas[1].cantidad): a name the body's type does not have (matched
-// without regard to case, as the decoder matches), and a value of a JSON
-// type its field does not take. A misspelt field is refused rather than
-// left out: a void whose "lineas" were misspelt would credit every line.
-// Anything but a JSON object is an error on body.
+// without regard to case, as the decoder matches) or gives twice
+// (hacienda.CheckNames), and a value of a JSON type its field does not
+// take. A misspelt field is refused rather than left out: a void whose
+// "lineas" were misspelt would credit every line. Anything but a JSON
+// object is an error on body.
 func decodeObject(body []byte, v any) error {
 	body = bytes.TrimSpace(body)
 	if len(body) == 0 || body[0] != '{' {
@@ -77,6 +78,11 @@ func decodeObject(body []byte, v any) error {
 	}
 	errs := map[string][]string{}
 	checkJSONValue(tree, reflect.TypeOf(v).Elem(), "", errs)
+	if err := hacienda.CheckNames(body, reflect.TypeOf(v).Elem()); err != nil {
+		for p, msgs := range err.(*hacienda.ValidationError).Fields {
+			errs[p] = append(errs[p], msgs...)
+		}
+	}
 	if len(errs) > 0 {
 		return &apiError{status: http.StatusBadRequest, message: msgValidation, fields: errs}
 	}
@@ -89,9 +95,10 @@ func decodeObject(body []byte, v any) error {
 
 var flexStringType = reflect.TypeFor[hacienda.FlexString]()
 
-// checkJSONValue reports in errs, by path, what of the decoded JSON value
-// x the Go type t does not take: unknown names of an object, and values of
-// the wrong JSON type. null is taken everywhere (the field's zero value).
+// checkJSONValue reports in errs, by path, the values of the decoded JSON
+// value x of a JSON type the Go type t does not take; names t does not
+// have are hacienda.CheckNames's to report. null is taken everywhere (the
+// field's zero value).
 func checkJSONValue(x any, t reflect.Type, path string, errs map[string][]string) {
 	if x == nil {
 		return
@@ -134,28 +141,19 @@ func checkJSONValue(x any, t reflect.Type, path string, errs map[string][]string
 			add("must be an object")
 			return
 		}
-		named := map[string][]string{} // the names given of each field
 		for k, e := range m {
 			f, ok := jsonField(t, k)
-			p := k
-			if path != "" {
-				p = path + "." + k
-			}
 			if !ok {
-				errs[p] = append(errs[p], "is not a field of this call")
 				continue
 			}
-			named[f.Name] = append(named[f.Name], p)
-			checkJSONValue(e, f.Type, p, errs)
-		}
-		// One field named twice in two cases: which one the decoder
-		// kept would be up to the body's order; refuse both.
-		for _, ps := range named {
-			if len(ps) > 1 {
-				for _, p := range ps {
-					errs[p] = append(errs[p], "names a field the body names again in another case; give it once")
-				}
+			p := f.Name
+			if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" {
+				p = name
 			}
+			if path != "" {
+				p = path + "." + p
+			}
+			checkJSONValue(e, f.Type, p, errs)
 		}
 	}
 }
@@ -186,30 +184,19 @@ func invalidBody(msg string) error {
 	return &apiError{status: http.StatusBadRequest, message: msgValidation, fields: map[string][]string{"body": {msg}}}
 }
 
-// reissueFields checks a re-issue body's top-level names against the
-// send body's: a name the send does not read changes nothing, so it is
-// refused on its own path rather than re-issuing the rejected document
-// unchanged. The values are the send's to read (its decoder reports their
-// types and their rules, with every path).
+// reissueFields checks a re-issue body's names as the send checks its
+// own, at every depth (hacienda.CheckNames): a name the send does not
+// read changes nothing, so it is refused on its own path rather than
+// re-issuing the rejected document unchanged. The values are the send's
+// to read (its decoder reports their types and their rules, with every
+// path).
 func reissueFields(body []byte) error {
 	body = bytes.TrimSpace(body)
 	if len(body) == 0 || body[0] != '{' {
 		return invalidBody("must be a JSON object")
 	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(body, &m); err != nil {
-		// The pipeline's decoding says what is wrong, on body.
-		return nil
-	}
-	errs := map[string][]string{}
-	t := reflect.TypeFor[hacienda.SendDocumentRequest]()
-	for k := range m {
-		if _, ok := jsonField(t, k); !ok {
-			errs[k] = append(errs[k], "is not a field of the send body")
-		}
-	}
-	if len(errs) > 0 {
-		return &apiError{status: http.StatusBadRequest, message: msgValidation, fields: errs}
+	if err := hacienda.CheckNames(body, reflect.TypeFor[hacienda.SendDocumentRequest]()); err != nil {
+		return err
 	}
 	return nil
 }

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -31,6 +33,9 @@ type receiveBody struct {
 	IDExterno                   string          `json:"id_externo"`
 }
 
+// receiveNames are the names of a receive body.
+var receiveNames = sync.OnceValue(func() *objectNames { return namesOf(reflect.TypeFor[receiveBody]()) })
+
 // maxReceivedIDExterno is the longest id_externo of a received
 // document, as of a document.
 const maxReceivedIDExterno = 100
@@ -38,18 +43,25 @@ const maxReceivedIDExterno = 100
 // DecodeReceiveRequest reads the A.11 body. mensaje may be given as a
 // string or a number; xml must be base64 (line breaks allowed). Every
 // problem of the body's shape is reported at once, on the contract's field
-// names; the answer's own rules are checked by NewMensajeReceptor.
+// names, a name that is no field of the body or given twice among them
+// (as [DecodeSendRequest] reports it); the answer's own rules are checked
+// by NewMensajeReceptor.
 func DecodeReceiveRequest(body []byte) (*ReceiveRequest, error) {
 	var b receiveBody
 	if err := json.Unmarshal(body, &b); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) && te.Field != "" {
-			return nil, &ValidationError{Fields: map[string][]string{te.Field: {"has the wrong JSON type (" + te.Value + ")"}}}
+			// The body is valid JSON: its names are checked too.
+			ve := &ValidationError{Fields: map[string][]string{te.Field: {"has the wrong JSON type (" + te.Value + ")"}}}
+			return nil, mergeErrors(ve, checkNames(body, receiveNames()))
 		}
 		return nil, &ValidationError{Fields: map[string][]string{"body": {"must be a JSON object with the fields of a received document"}}}
 	}
 	fe := &ValidationError{}
 	add := fe.Add
+	if bad := checkNames(body, receiveNames()); bad != nil {
+		mergeErrors(fe, bad)
+	}
 	r := &ReceiveRequest{
 		IDExterno: strings.TrimSpace(b.IDExterno),
 		Answer: ReceptorAnswer{

@@ -4,17 +4,19 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
 // SendDocumentRequest is the body of POST /api/documents/v4 (contract A.5):
 // metadata in snake_case, the document body in the model's camelCase
-// shapes. JSON field matching is case-insensitive. Amounts and totals the
-// caller sends in the body are ignored: [NewDocument] computes them (except
-// the payment amounts of a Recibo Electrónico de Pago and an editable
-// BaseImponible).
+// shapes. JSON field matching is case-insensitive. Amounts and totals are
+// computed by [NewDocument], never taken from the caller: [DecodeSendRequest]
+// refuses them (except the payment amounts of a Recibo Electrónico de Pago
+// and an editable BaseImponible).
 type SendDocumentRequest struct {
 	// IDExterno is the caller's own id, unique per branch.
 	IDExterno string `json:"id_externo"`
@@ -121,42 +123,90 @@ func (f FlexString) String() string { return strings.TrimSpace(string(f)) }
 func (f FlexString) Code() string { return pad2(f.String()) }
 
 // DecodeSendRequest decodes the send body. A body that is empty, not JSON
-// or not a JSON object is a *ValidationError on "body". Values of the
-// wrong JSON type for their field ("codigo": 1 where a string is expected)
-// are each reported on their exact path
-// (detalleServicio[1].impuesto[0].codigo), all at once and together with
-// every problem [ValidateSend] finds in the rest of the body that does not
-// depend on the company's own data; the request is then not returned.
-// Amounts and code fields never fail to decode: their problems are
-// reported by [ValidateSend] with every other one.
+// or not a JSON object is a *ValidationError on "body". Decoding is
+// strict: a name that is no field of its object (matched without regard
+// to case), a field named twice, and an amount the service computes are
+// refused on their exact paths (detalleServicio[0].montoDescuento), a
+// close name suggested. Values of the wrong JSON type for their field
+// ("codigo": 1 where a string is expected) are each reported on their
+// exact path (detalleServicio[1].impuesto[0].codigo). Those problems come
+// back all at once and together with every problem [ValidateSend] finds
+// in the rest of the body that does not depend on the company's own data;
+// the request is then not returned. Amounts and code fields never fail to
+// decode: their problems are reported by [ValidateSend] with every other
+// one.
 func DecodeSendRequest(body []byte) (*SendDocumentRequest, error) {
 	var r SendDocumentRequest
-	typeErrs, err := decodeBody(body, &r)
+	found, err := decodeBody(body, &r, sendNames())
 	if err != nil {
 		return nil, err
 	}
-	if typeErrs != nil {
+	var given errs
+	givenComputed(DocumentType(r.TipoDocumento.Code()), r.DetalleServicio, &given)
+	if found = mergeErrors(found, given.v); found != nil {
 		var e errs
 		buildDocument(&r, nil, &e)
-		return nil, withTypeErrors(typeErrs, e.v)
+		return nil, withTypeErrors(found, e.v)
 	}
 	return &r, nil
 }
 
-// DecodeCalculateRequest decodes the calculate body, like
-// DecodeSendRequest: values of the wrong JSON type come back with every
-// problem [CalculateAmounts] finds in the rest of the body.
-func DecodeCalculateRequest(body []byte) (*CalculateRequest, error) {
-	var r CalculateRequest
-	typeErrs, err := decodeBody(body, &r)
+// DecodeStoredSendRequest decodes a send request the service stored when
+// it accepted it (the canonical form of a document's request), as the
+// version that accepted it read it: names no field takes and amounts the
+// service computes are left out, not refused. Anything else is as
+// [DecodeSendRequest].
+func DecodeStoredSendRequest(body []byte) (*SendDocumentRequest, error) {
+	var r SendDocumentRequest
+	found, err := decodeBody(body, &r, nil)
 	if err != nil {
 		return nil, err
 	}
-	if typeErrs != nil {
+	if found != nil {
+		var e errs
+		buildDocument(&r, nil, &e)
+		return nil, withTypeErrors(found, e.v)
+	}
+	return &r, nil
+}
+
+// CheckGivenAmounts refuses, in a decoded request of type t, the line
+// amounts the service computes in that type that the caller gave
+// (montoTotal and subTotal but in a payment receipt, baseImponible but
+// with iVACobradoFabrica 01 or an IVA of code 07), as [DecodeSendRequest]
+// does: a *ValidationError, or nil.
+func CheckGivenAmounts(t DocumentType, lines []LineaDetalle) error {
+	var e errs
+	givenComputed(t, lines, &e)
+	return e.err()
+}
+
+// sendNames are the names of a send body, which the calculate call takes
+// as well.
+var sendNames = sync.OnceValue(func() *objectNames { return namesOf(reflect.TypeFor[SendDocumentRequest]()) })
+
+// DecodeCalculateRequest decodes the calculate body, like
+// DecodeSendRequest: values of the wrong JSON type and the names refused
+// come back with every problem [CalculateAmounts] finds in the rest of
+// the body. A whole send body is accepted: the send's own fields are
+// names of this call too, which it does not read.
+func DecodeCalculateRequest(body []byte) (*CalculateRequest, error) {
+	var r CalculateRequest
+	found, err := decodeBody(body, &r, sendNames())
+	if err != nil {
+		return nil, err
+	}
+	t := DocumentType(r.TipoDocumento.Code())
+	if t == "" {
+		t = TypeFE
+	}
+	var given errs
+	givenComputed(t, r.DetalleServicio, &given)
+	if found = mergeErrors(found, given.v); found != nil {
 		var e errs
 		var doc Document
 		calculateRequest(&r, &doc, &e)
-		return nil, withTypeErrors(typeErrs, e.v)
+		return nil, withTypeErrors(found, e.v)
 	}
 	return &r, nil
 }

@@ -18,19 +18,21 @@ import (
 const bodyPath = "body"
 
 // decodeBody decodes a JSON object body into v, a pointer to a request
-// struct.
+// struct. With names set, decoding is strict: every name of the body must
+// be one of names' objects (see request_names.go).
 //
 // A body that is empty, not JSON or not an object is returned as err, a
 // *ValidationError on "body". Values of the wrong JSON type for their field
-// do not stop decoding: each is reported in typeErrs on its exact path
-// (detalleServicio[1].impuesto[0].codigo, ReceptorRequest.Nombre), and v
-// holds the rest of the body, every such value read as absent, so that the
-// caller can report the other problems with them.
+// do not stop decoding: each is reported in found on its exact path
+// (detalleServicio[1].impuesto[0].codigo, ReceptorRequest.Nombre), with
+// the names refused, and v holds the rest of the body, every such value
+// read as absent, so that the caller can report the other problems with
+// them.
 //
-// A well-formed body costs one json.Unmarshal; only a body the decoder
-// refuses is read a second time, into a generic tree that is compared with
-// the request's Go type.
-func decodeBody(body []byte, v any) (typeErrs *ValidationError, err error) {
+// A well-formed body costs one json.Unmarshal and one scan of its names;
+// only a body the decoder refuses is read a second time, into a generic
+// tree that is compared with the request's Go type.
+func decodeBody(body []byte, v any, names *objectNames) (found *ValidationError, err error) {
 	body = bytes.TrimSpace(body)
 	var e errs
 	if len(body) == 0 {
@@ -50,18 +52,42 @@ func decodeBody(body []byte, v any) (typeErrs *ValidationError, err error) {
 		return nil, e.err()
 	}
 	uerr := json.Unmarshal(body, v)
-	if uerr == nil {
-		if nonChar {
-			return textErrors(body, v), nil
-		}
-		return nil, nil
-	}
 	var se *json.SyntaxError
-	if errors.As(uerr, &se) {
+	switch {
+	case uerr == nil:
+		if nonChar {
+			found = textErrors(body, v)
+		}
+	case errors.As(uerr, &se):
 		e.add(bodyPath, "the request body is not valid JSON (at byte "+strconv.FormatInt(se.Offset, 10)+")")
 		return nil, e.err()
+	default:
+		found, err = retypeBody(body, v, uerr)
 	}
-	return retypeBody(body, v, uerr)
+	if names != nil {
+		// The body is valid JSON: the decoder checks it whole first.
+		if bad := checkNames(body, names); bad != nil {
+			var ve *ValidationError
+			if errors.As(err, &ve) {
+				return nil, mergeErrors(ve, bad)
+			}
+			found = mergeErrors(found, bad)
+		}
+	}
+	return found, err
+}
+
+// mergeErrors adds the problems of b to a (either may be nil).
+func mergeErrors(a, b *ValidationError) *ValidationError {
+	if a == nil {
+		return b
+	}
+	for _, p := range b.Paths() {
+		for _, m := range b.Fields[p] {
+			a.Add(p, m)
+		}
+	}
+	return a
 }
 
 // retypeBody finds every value of body whose JSON type its field in v's

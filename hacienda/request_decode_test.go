@@ -340,7 +340,7 @@ func TestTypeWalkAgreesWithDecoder(t *testing.T) {
 			spots++
 			fresh := reflect.New(base.typ)
 			refused := json.Unmarshal(mutated, fresh.Interface()) != nil
-			typeErrs, err := decodeBody(mutated, reflect.New(base.typ).Interface())
+			typeErrs, err := decodeBody(mutated, reflect.New(base.typ).Interface(), nil)
 			switch {
 			case err != nil:
 				t.Errorf("%s %s: body-level error %v", base.name, where, err)

@@ -201,7 +201,7 @@ func (p *Pipeline) deriveJob(ctx context.Context, pr tenant.Principal, od tenant
 	prev, err := p.o.Store.DocumentByExternalID(ctx, pr.BranchID, idExterno)
 	switch {
 	case err == nil:
-		req, derr := hacienda.DecodeSendRequest(prev.Request)
+		req, derr := hacienda.DecodeStoredSendRequest(prev.Request)
 		if derr != nil {
 			req = &hacienda.SendDocumentRequest{IDExterno: idExterno}
 		}
@@ -251,7 +251,7 @@ func (p *Pipeline) readOriginal(d tenant.Document) (*original, error) {
 	if len(d.Request) == 0 || len(d.SignedXML) == 0 {
 		return nil, invalidField("clave", "the document has no stored request or signed XML to build from")
 	}
-	req, err := hacienda.DecodeSendRequest(d.Request)
+	req, err := hacienda.DecodeStoredSendRequest(d.Request)
 	if err != nil {
 		return nil, fmt.Errorf("document %s: read its request: %w", d.Clave, err)
 	}
@@ -533,9 +533,16 @@ func buildReissue(o *original, fields map[string]json.RawMessage, idExterno stri
 	if err != nil {
 		return nil, nil, fmt.Errorf("merge the request: %w", err)
 	}
-	req, err := hacienda.DecodeSendRequest(merged)
+	// The stored request is read as it was accepted; the caller's fields
+	// as a send's are (their names: the gateway, hacienda.CheckSendNames).
+	req, err := hacienda.DecodeStoredSendRequest(merged)
 	if err != nil {
 		return nil, nil, err
+	}
+	if _, given := lookupFold(fields, "detalleServicio"); given {
+		if err := hacienda.CheckGivenAmounts(hacienda.DocumentType(req.TipoDocumento.Code()), req.DetalleServicio); err != nil {
+			return nil, nil, err
+		}
 	}
 	req.Clave, req.IDExterno = "", idExterno
 	req.InformacionReferencia = append(req.InformacionReferencia, hacienda.InformacionReferencia{

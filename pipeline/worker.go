@@ -304,7 +304,7 @@ func (p *Pipeline) finish(ctx context.Context, d *tenant.Document, log *slog.Log
 		stop("The sending of this document was interrupted and it cannot be finished from what was stored; send the same request again (same id_externo) to finish it.")
 		return
 	}
-	req, err := hacienda.DecodeSendRequest(d.Request)
+	req, err := hacienda.DecodeStoredSendRequest(d.Request)
 	if err != nil {
 		stop("The sending of this document was interrupted and its stored request could not be read again; send the same request again (same id_externo) to finish it.")
 		return

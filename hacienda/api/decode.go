@@ -6,12 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"mime"
 	"mime/multipart"
 	"net/url"
 	"reflect"
+	"slices"
 	"strings"
 
+	"facturad/hacienda"
 	"facturad/hacienda/xmltext"
 )
 
@@ -23,8 +26,8 @@ import (
 //
 //   - the name is the json tag's for a JSON body, the Go name (or the form
 //     tag's; "-" skips the field) for a form;
-//   - also:"old other" lists older spellings read as well (the first one
-//     present wins, the primary spelling first);
+//   - also:"old other" lists older spellings read as well (a body that
+//     gives two spellings of one field is refused);
 //   - a string is read from a JSON string, a number (its literal text) or
 //     null (""); read:"text" takes only a string or null, read:"flag" an
 //     S/N flag (see fields.flag);
@@ -33,6 +36,14 @@ import (
 //   - a bool is read as a flag, true when it reads "S" (true, si, 1...); a
 //     []string is a JSON array of strings (comma-separated in a form); a
 //     []byte an uploaded file.
+//
+// Decoding is strict, as the document calls' is: a name that is no field
+// of the type (nor an older spelling of one) is refused on its own path,
+// the closest name suggested (hacienda.UnknownFieldMessage); a field of
+// the answer the service sets (serviceFields: an id, a creation time, a
+// generated secret) is refused as such; and a field given twice (names
+// that differ only in case, or a name and its older spelling) is refused,
+// rather than one of them winning by the body's or a map's order.
 //
 // Every offending field is reported at once, in a *FieldError.
 
@@ -93,10 +104,67 @@ func decodeJSON[T any](body []byte) (T, error) {
 	return v, f.err()
 }
 
+// serviceFields are, per body type, the fields of the call's answer that
+// the service sets: sent back (a client echoing what it read), each is
+// refused with hacienda.MsgServiceField rather than left out.
+var serviceFields = map[reflect.Type][]string{
+	reflect.TypeFor[BranchInput]():    {"id", "companiaId", "createdAt", "updatedAt"},
+	reflect.TypeFor[CompanyForm]():    {"id", "createdAt", "updatedAt", "certificadoVencido", "expiracionCertificado"},
+	reflect.TypeFor[UserRequest]():    {"contrasena", "apiToken"},
+	reflect.TypeFor[APIUserUpdate]():  {"id", "createdAt"},
+	reflect.TypeFor[WebhookRequest](): {"id", "secreto", "createdAt"},
+}
+
+// checkNames refuses the names of the body that t, the struct read from
+// it, does not have (see the package's decoding notes).
+func (f *fields) checkNames(t reflect.Type) {
+	known := map[string]string{} // lower-cased name or older spelling → the field's name
+	aliases := map[string]string{}
+	var names []string
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		name := formName(sf)
+		if f.json != nil {
+			name = jsonName(sf)
+		}
+		if name == "" {
+			continue
+		}
+		names = append(names, name)
+		known[strings.ToLower(name)] = name
+		for _, a := range strings.Fields(sf.Tag.Get("also")) {
+			known[strings.ToLower(a)] = name
+			aliases[a] = name
+		}
+	}
+	given := map[string][]string{} // a field's name → the names it was given under, in order
+	refused := map[string]bool{}
+	for _, key := range f.given {
+		name, ok := known[strings.ToLower(key)]
+		switch {
+		case ok:
+			given[name] = append(given[name], key)
+		case refused[key]:
+			continue
+		case slices.ContainsFunc(serviceFields[t], func(s string) bool { return strings.EqualFold(s, key) }):
+			f.addErr(key, hacienda.MsgServiceField)
+		default:
+			f.addErr(key, hacienda.UnknownFieldMessage(key, names, aliases))
+		}
+		refused[key] = !ok
+	}
+	for name, keys := range given {
+		if len(keys) > 1 {
+			f.addErr(name, hacienda.RepeatedFieldMessage(keys))
+		}
+	}
+}
+
 // into reads every field of the struct v points to from f, as the field's
 // tags say (see above).
 func (f *fields) into(v any) {
 	rv := reflect.ValueOf(v).Elem()
+	f.checkNames(rv.Type())
 	for i := range rv.NumField() {
 		sf := rv.Type().Field(i)
 		name := formName(sf)
@@ -162,8 +230,14 @@ type fields struct {
 	json  map[string]json.RawMessage // lower-cased names, for a JSON body
 	form  map[string]string          // lower-cased names, for a form body
 	files map[string]*multipart.FileHeader
+	// given are the body's names as spelled, in the body's order (a
+	// form's sorted, each once).
+	given []string
 	errs  map[string][]string
 }
+
+// name records a name of the body as spelled.
+func (f *fields) name(k string) { f.given = append(f.given, k) }
 
 func (f *fields) addErr(field, msg string) {
 	if f.errs == nil {
@@ -182,7 +256,7 @@ func (f *fields) err() error {
 
 // jsonFields reads a JSON object body. An empty body, invalid JSON or
 // anything but an object is a 400 on "body". Names that differ only in case
-// are one field: the last one in the body wins.
+// are one field (given twice, it is refused: checkNames).
 func jsonFields(body []byte) (*fields, error) {
 	body = bytes.TrimSpace(body)
 	if len(body) == 0 {
@@ -213,6 +287,7 @@ func jsonFields(body []byte) (*fields, error) {
 			return nil, invalid("body", "invalid JSON: "+jsonSyntaxMessage(err))
 		}
 		f.json[strings.ToLower(name)] = raw
+		f.name(name)
 	}
 	if _, err := dec.Token(); err != nil { // the closing brace
 		return nil, invalid("body", "invalid JSON: "+jsonSyntaxMessage(err))
@@ -248,14 +323,16 @@ func multipartFields(ct string, body []byte) (*fields, error) {
 		return nil, invalid("body", "the multipart form could not be read")
 	}
 	f := &fields{form: map[string]string{}, files: map[string]*multipart.FileHeader{}}
-	for k, vs := range form.Value {
-		if len(vs) > 0 {
+	for _, k := range slices.Sorted(maps.Keys(form.Value)) {
+		if vs := form.Value[k]; len(vs) > 0 {
 			f.form[strings.ToLower(k)] = vs[0]
+			f.name(k)
 		}
 	}
-	for k, fhs := range form.File {
-		if len(fhs) > 0 {
+	for _, k := range slices.Sorted(maps.Keys(form.File)) {
+		if fhs := form.File[k]; len(fhs) > 0 {
 			f.files[strings.ToLower(k)] = fhs[0]
+			f.name(k)
 		}
 	}
 	return f, nil
@@ -269,9 +346,10 @@ func urlencodedFields(body []byte) (*fields, error) {
 		return nil, invalid("body", "the form could not be read (a malformed %-escape or a ';' separator)")
 	}
 	f := &fields{form: map[string]string{}}
-	for k, v := range vs {
-		if len(v) > 0 {
+	for _, k := range slices.Sorted(maps.Keys(vs)) {
+		if v := vs[k]; len(v) > 0 {
 			f.form[strings.ToLower(k)] = v[len(v)-1]
+			f.name(k)
 		}
 	}
 	return f, nil

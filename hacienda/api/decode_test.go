@@ -37,7 +37,11 @@ func TestDecodeBranchInput(t *testing.T) {
 			BranchInput{Sucursal: "002", Telefono: "22223333"}, nil},
 		{"ok/the older spelling", `{"MonedaIdLocal":"USD","monedaIdExtranjera":"EUR"}`,
 			BranchInput{MonedaLocal: "USD", MonedaExtranjera: "EUR"}, nil},
-		{"ok/the primary spelling wins", `{"monedaIdLocal":"USD","monedaLocal":"CRC"}`, BranchInput{MonedaLocal: "CRC"}, nil},
+		{"error/the field and its older spelling", `{"monedaIdLocal":"USD","monedaLocal":"CRC"}`, BranchInput{}, []string{"monedaLocal"}},
+		{"error/one name in two cases", `{"sucursal":"002","Sucursal":"003"}`, BranchInput{}, []string{"sucursal"}},
+		{"error/one name twice", `{"sucursal":"002","sucursal":"003"}`, BranchInput{}, []string{"sucursal"}},
+		{"error/an unknown name", `{"sucursal":"002","razonComercal":"x","xyzzy":1}`, BranchInput{}, []string{"razonComercal", "xyzzy"}},
+		{"error/a field of the answer", `{"sucursal":"002","id":7,"createdAt":"2026-01-01T00:00:00"}`, BranchInput{}, []string{"createdAt", "id"}},
 		{"ok/flags as booleans and words", `{"activo":false,"verMonedaExtranjera":"si"}`,
 			BranchInput{Activo: "N", VerMonedaExtranjera: "S"}, nil},
 		{"error/a flag that is neither", `{"activo":"tal vez"}`, BranchInput{}, []string{"activo"}},
@@ -70,6 +74,8 @@ func TestDecodeWebhookRequest(t *testing.T) {
 		{"ok/nothing", `{}`, WebhookRequest{}, nil},
 		{"error/a number for the url", `{"url":5}`, WebhookRequest{}, []string{"url"}},
 		{"error/a string for the events", `{"eventos":"documento.aceptado"}`, WebhookRequest{}, []string{"eventos"}},
+		{"error/an unknown name", `{"url":"https://example.com/h","evento":["documento.aceptado"]}`, WebhookRequest{}, []string{"evento"}},
+		{"error/the secret", `{"url":"https://example.com/h","secreto":"x"}`, WebhookRequest{}, []string{"secreto"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -124,6 +130,12 @@ func TestCompanyForm(t *testing.T) {
 		{"ok/validacionesRegistro as sent (the service checks it)", "application/x-www-form-urlencoded", "validacionesregistro=+Warn",
 			CompanyForm{ValidacionesRegistro: ptr(" Warn")}, nil},
 		{"error/text for the certificate", "application/x-www-form-urlencoded", "Certificado=abc", CompanyForm{}, []string{"Certificado"}},
+		{"error/an unknown name", "application/x-www-form-urlencoded", "RazonSocial=x&RazonSocail=y", CompanyForm{}, []string{"RazonSocail"}},
+		{"error/one name in two cases", "application/x-www-form-urlencoded", "RazonSocial=x&razonsocial=y", CompanyForm{}, []string{"RazonSocial"}},
+		{"error/the field and its older spelling", "application/x-www-form-urlencoded", "Identificacion=1&NumeroIdentificacion=2",
+			CompanyForm{}, []string{"Identificacion"}},
+		{"error/a field of the answer", "application/x-www-form-urlencoded", "RazonSocial=x&certificadoVencido=false", CompanyForm{}, []string{"certificadoVencido"}},
+		{"error/a file under an unknown name", multipartCT, multipartFile("Certificate"), CompanyForm{}, []string{"Certificate"}},
 		{"error/JSON", "application/json", `{"RazonSocial":"x"}`, CompanyForm{}, []string{"body"}},
 		{"error/multipart without a boundary", "multipart/form-data", "x", CompanyForm{}, []string{"body"}},
 	}
@@ -141,3 +153,47 @@ func TestCompanyForm(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+const multipartCT = "multipart/form-data; boundary=XX"
+
+// multipartFile is a multipart body (boundary XX) holding one file under
+// name.
+func multipartFile(name string) string {
+	return "--XX\r\nContent-Disposition: form-data; name=\"" + name + "\"; filename=\"c.p12\"\r\n" +
+		"Content-Type: application/octet-stream\r\n\r\np12\r\n--XX--\r\n"
+}
+
+// TestDecodeMessages: the messages of the names refused.
+func TestDecodeMessages(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		decode func() error
+		field  string
+		want   string
+	}{
+		{"error/a close name", func() error { _, err := DecodeBranchInput([]byte(`{"razonComercal":"x"}`)); return err },
+			"razonComercal", "is not a field of this call; did you mean razonComercial?"},
+		{"error/an older spelling misspelt", func() error { _, err := DecodeBranchInput([]byte(`{"monedaIdLocl":"x"}`)); return err },
+			"monedaIdLocl", "is not a field of this call; did you mean monedaLocal?"},
+		{"error/no close name", func() error { _, err := DecodeUserRequest([]byte(`{"usuario":"a","xyzzy":1}`)); return err },
+			"xyzzy", "is not a field of this call"},
+		{"error/a generated secret", func() error { _, err := DecodeUserRequest([]byte(`{"usuario":"a","contrasena":"x"}`)); return err },
+			"contrasena", "is set by the service and cannot be sent; leave it out"},
+		{"error/one field twice", func() error { _, err := DecodeAPIUserUpdate([]byte(`{"activo":"S","Activo":"N"}`)); return err },
+			"activo", "is given more than once (as activo and Activo); give it once"},
+		{"error/a form name", func() error {
+			_, err := DecodeCompanyForm("application/x-www-form-urlencoded", []byte("RazonSocial=x&Razon_Social=y"))
+			return err
+		}, "Razon_Social", "is not a field of this call; did you mean RazonSocial?"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var fe *FieldError
+			if err := tt.decode(); !errors.As(err, &fe) {
+				t.Fatalf("error %v", err)
+			}
+			if got := fe.Fields[tt.field]; !slices.Equal(got, []string{tt.want}) {
+				t.Errorf("%s: %q, want %q (all %v)", tt.field, got, tt.want, fe.Fields)
+			}
+		})
+	}
+}

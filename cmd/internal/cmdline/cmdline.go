@@ -15,6 +15,8 @@ import (
 	"net"
 	"strconv"
 	"strings"
+
+	"facturad/hacienda/spelling"
 )
 
 // Flags is a command's flag set and what its --help shows: each flag once,
@@ -185,44 +187,16 @@ func (f *Flags) parseError(err error) error {
 // alias reports whether the flag name is another spelling of one listed.
 func (f *Flags) alias(name string) bool { return f.Alias != nil && f.Alias(name) }
 
-// nearestFlag returns the flag whose name is closest to name (one that
-// ends or starts with it, or within two edits of it), or "".
+// nearestFlag returns the flag whose name is closest to name (see
+// spelling.Nearest), or "".
 func (f *Flags) nearestFlag(name string) string {
-	best, bestScore := "", 3
+	var names []string
 	f.VisitAll(func(fl *flag.Flag) {
-		if f.alias(fl.Name) {
-			return
-		}
-		score := editDistance(name, fl.Name)
-		if len(name) >= 3 && (strings.HasSuffix(fl.Name, "-"+name) || strings.HasPrefix(fl.Name, name+"-")) {
-			score = 1
-		}
-		if score < bestScore {
-			best, bestScore = fl.Name, score
+		if !f.alias(fl.Name) {
+			names = append(names, fl.Name)
 		}
 	})
-	return best
-}
-
-// editDistance is the Levenshtein distance of a and b, by bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
+	return spelling.Nearest(name, names)
 }
 
 // WriteHelp writes the command's help to w: what it does, its usage line,
