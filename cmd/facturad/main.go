@@ -141,12 +141,16 @@ func loadConfig(name string, args []string, stdout, stderr io.Writer, getenv fun
 	if err := fs.NoArgs(); err != nil {
 		return c, err
 	}
-	if fs.precheck != nil {
+	// A FACTURAD_ variable that is no setting is a mistyped one, whose
+	// value would otherwise be silently left out: it stops every command
+	// that reads the service's settings, beside the other problems.
+	unknown := unknownVariables(environ(), getenv)
+	if fs.precheck != nil && len(unknown) == 0 {
 		if err := fs.precheck(c); err != nil {
 			return c, err
 		}
 	}
-	if err := c.validateFor(only); err != nil {
+	if err := errors.Join(append(unknown, c.validateFor(only))...); err != nil {
 		return c, fmt.Errorf("configuration:\n%w", err)
 	}
 	return c, nil

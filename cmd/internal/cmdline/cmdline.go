@@ -171,7 +171,7 @@ func (f *Flags) Finish(err error) error {
 // `facturad serve --help` lists the flags".
 func (f *Flags) parseError(err error) error {
 	// The flag package names a flag -name; the help writes --name.
-	msg := strings.NewReplacer("argument: -", "argument: --", "for flag -", "for --").Replace(err.Error())
+	msg := strings.NewReplacer("argument: -", "argument: --", "for flag -", "for --", "for -", "for --").Replace(err.Error())
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
 		name = strings.TrimLeft(name, "-")
 		msg = "unknown flag --" + name
@@ -185,22 +185,34 @@ func (f *Flags) parseError(err error) error {
 // alias reports whether the flag name is another spelling of one listed.
 func (f *Flags) alias(name string) bool { return f.Alias != nil && f.Alias(name) }
 
-// nearestFlag returns the flag whose name is closest to name (one that
-// ends or starts with it, or within two edits of it), or "".
+// nearestFlag returns the flag whose name is closest to name (Nearest
+// over the flags the help lists), or "".
 func (f *Flags) nearestFlag(name string) string {
-	best, bestScore := "", 3
+	var names []string
 	f.VisitAll(func(fl *flag.Flag) {
-		if f.alias(fl.Name) {
-			return
+		if !f.alias(fl.Name) {
+			names = append(names, fl.Name)
 		}
-		score := editDistance(name, fl.Name)
-		if len(name) >= 3 && (strings.HasSuffix(fl.Name, "-"+name) || strings.HasPrefix(fl.Name, name+"-")) {
+	})
+	return Nearest(name, names)
+}
+
+// Nearest returns the candidate closest to name, a word the user typed
+// that is none of them: one that ends or starts with it as a part of its
+// own (parts are separated by hyphens: "trusted-ca" is the end of
+// "sandbox-trusted-ca"), or else one within two edits of it; "" when
+// none is. Of candidates as close, the first wins.
+func Nearest(name string, candidates []string) string {
+	best, bestScore := "", 3
+	for _, c := range candidates {
+		score := editDistance(name, c)
+		if len(name) >= 3 && (strings.HasSuffix(c, "-"+name) || strings.HasPrefix(c, name+"-")) {
 			score = 1
 		}
 		if score < bestScore {
-			best, bestScore = fl.Name, score
+			best, bestScore = c, score
 		}
-	})
+	}
 	return best
 }
 

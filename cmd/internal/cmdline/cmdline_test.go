@@ -106,3 +106,35 @@ func TestLoopbackHost(t *testing.T) {
 		}
 	}
 }
+
+// Nearest suggests the word meant: a part of a longer name, or a name
+// within two edits; nothing for a word close to none.
+func TestNearest(t *testing.T) {
+	names := []string{"listen", "admin-listen", "sandbox-trusted-ca", "drain-delay", "webhook-workers"}
+	for _, tt := range []struct{ typed, want string }{
+		{"listn", "listen"},
+		{"admin-lisen", "admin-listen"},
+		{"trusted-ca", "sandbox-trusted-ca"},
+		{"drain", "drain-delay"},
+		{"webhook-worker", "webhook-workers"},
+		{"colour", ""},
+		{"ca", ""}, // too short to stand for a part
+	} {
+		t.Run(tt.typed, func(t *testing.T) {
+			if got := Nearest(tt.typed, names); got != tt.want {
+				t.Errorf("Nearest(%q) = %q, want %q", tt.typed, got, tt.want)
+			}
+		})
+	}
+}
+
+// A bad value of a boolean flag is worded with --, as every other flag
+// error is.
+func TestBoolFlagError(t *testing.T) {
+	f := New("facturad", "demo", "", io.Discard, io.Discard)
+	f.Bool("migrate", false, "apply migrations")
+	err := f.ParseEnv([]string{"--migrate=maybe"}, func(string) string { return "" })
+	if err == nil || !strings.Contains(err.Error(), `invalid boolean value "maybe" for --migrate:`) {
+		t.Fatalf("err = %v, want the flag named --migrate", err)
+	}
+}
