@@ -260,6 +260,7 @@ func adminReset(t *testing.T, storeArgs []string) {
 // credentials instead of printing them; the others find it), and again after the configured credentials changed (each applies
 // them or finds them applied by another).
 func TestReplicasStartTogether(t *testing.T) {
+	notQuick(t, "a replica drill")
 	const (
 		n     = 3
 		pass  = "together-password-123"
