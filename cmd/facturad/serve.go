@@ -56,7 +56,8 @@ import (
 var newRegistry = metrics.NewRegistry
 
 // runServe runs the service until ctx is cancelled (SIGINT or SIGTERM in
-// main), then stops it gracefully.
+// main), then stops it gracefully: after the drain delay on SIGTERM, at
+// once on SIGINT (interactiveStop).
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
 	c, err := loadConfig("serve", args, stdout, stderr, getenv)
 	if err != nil {
@@ -195,10 +196,14 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 	select {
 	case <-ctx.Done():
 		stopping = time.Now()
-		log.Info("stopping", "cause", context.Cause(ctx))
+		drain := c.DrainDelay
+		if interactiveStop(ctx) {
+			w.noDrain, drain = true, 0 // Ctrl-C: nobody to drain from
+		}
+		log.Info("stopping", "cause", context.Cause(ctx), "drain", drain)
 		return nil
 	case err := <-errc:
-		w.failed = true // no drain: the server already failed
+		w.noDrain = true // the server already failed
 		return fmt.Errorf("server: %w", err)
 	}
 }
@@ -242,9 +247,9 @@ type wiring struct {
 	// renders bounds the PDF renders of every path: the downloads, the
 	// e-mails, the exports and the archive share it.
 	renders *pdf.Limiter
-	// failed is set when serving failed: the gateway then stops without
-	// its drain delay.
-	failed bool
+	// noDrain is set when serving failed, or the stop is interactive
+	// (SIGINT): the gateway then stops without its drain delay.
+	noDrain bool
 	// served is set once the gateway owns the listeners.
 	served bool
 }
@@ -804,7 +809,7 @@ func (w *wiring) startGateway() (apiLn, adminLn net.Listener, errc <-chan error,
 	go func() { serveErr <- gw.Serve(apiLn) }()
 	go func() { serveErr <- gw.ServeAdmin(adminLn) }()
 	w.stop.add("gateway", func(ctx context.Context) error {
-		if w.failed {
+		if w.noDrain {
 			return gw.ShutdownNow(ctx)
 		}
 		return gw.Shutdown(ctx)
