@@ -278,7 +278,7 @@ func (c *Config) settings() []setting {
 		{name: "log_level", usage: "debug, info, warn or error", str: &c.LogLevel},
 		{name: "migrate", usage: "apply PostgreSQL migrations at start-up", bool: &c.Migrate},
 		{name: "shutdown_timeout", usage: "how long a graceful stop may take, drain_delay included", dur: &c.ShutdownTimeout},
-		{name: "drain_delay", usage: "how long the API keeps serving after SIGTERM while /readyz answers 503, so that load balancers stop sending first; below shutdown_timeout", dur: &c.DrainDelay},
+		{name: "drain_delay", usage: "how long the API keeps serving after SIGTERM while /readyz answers 503, so that load balancers stop sending first; below shutdown_timeout; SIGINT (Ctrl-C) stops without it", dur: &c.DrainDelay},
 		{name: "access_log_sample", usage: "fraction (0 to 1) of 2xx and 3xx requests whose access line is logged; other statuses always are", real: &c.AccessLogSample},
 		{name: "tls_cert_file", usage: "PEM certificate chain of the API's HTTPS, read again when it changes (with tls_key_file)", def: "none, plain HTTP", str: &c.TLSCertFile},
 		{name: "tls_key_file", usage: "PEM private key of tls_cert_file", str: &c.TLSKeyFile},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"io/fs"
+	"log/slog"
 	"net"
 	"os"
 	"os/exec"
@@ -196,6 +197,10 @@ func TestConfigErrorsNameWhatWasSet(t *testing.T) {
 		// passes the configuration starts on free loopback ports in a
 		// temporary folder and fails on what it reads.
 		cmd string
+		// part, when set, is the part of the start that fails, called
+		// on the loaded configuration instead of a whole start, which
+		// would open a store first.
+		part func(*wiring) error
 	}{
 		// Values that do not parse.
 		{setting: "migrate", bad: "maybe"},
@@ -254,8 +259,8 @@ func TestConfigErrorsNameWhatWasSet(t *testing.T) {
 		{setting: "tls_cert_file", bad: "no-such.crt", with: map[string]string{"tls_key_file": "no-such.key"}},
 		{setting: "listen", bad: busy.Addr().String()},
 		{setting: "admin_listen", bad: busy.Addr().String()},
-		{setting: "pprof_listen", bad: busy.Addr().String()},
-		{setting: "redis_url", bad: "redis://[::1"},
+		{setting: "pprof_listen", bad: busy.Addr().String(), part: func(w *wiring) error { return w.startProfiler(make(chan error, 1)) }},
+		{setting: "redis_url", bad: "redis://[::1", part: (*wiring).openCacheAndLimiter},
 		// The other commands.
 		{setting: "database_url", bad: "postgres://x", cmd: "backup"},
 		{setting: "data_dir", bad: "no-such-folder", cmd: "rekey", with: map[string]string{"master_key": key, "master_key_previous": otherKey}},
@@ -291,7 +296,20 @@ func TestConfigErrorsNameWhatWasSet(t *testing.T) {
 				// the test.
 				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 				defer cancel()
-				err := run(ctx, append([]string{cmd}, args...), io.Discard, io.Discard, func(k string) string { return env[k] })
+				getenv := func(k string) string { return env[k] }
+				var err error
+				if tt.part != nil {
+					var c Config
+					if c, err = loadConfig(cmd, args, io.Discard, io.Discard, getenv); err != nil {
+						t.Fatalf("the configuration is refused: %v", err)
+					}
+					var stop cleanups
+					stop.log = slog.New(slog.DiscardHandler)
+					defer stop.run(context.Background())
+					err = tt.part(&wiring{c: c, log: stop.log, stop: &stop})
+				} else {
+					err = run(ctx, append([]string{cmd}, args...), io.Discard, io.Discard, getenv)
+				}
 				if err == nil {
 					t.Fatal("no error")
 				}
