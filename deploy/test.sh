@@ -28,6 +28,14 @@
 # and stops what it started even when the tests fail. Extra arguments go
 # to the first two go test runs (for example -run Store).
 #
+# deploy/test.sh --quick [GO TEST FLAGS…] is the quick subset, for a first
+# look and between changes: the same services and tools (but SeaweedFS and
+# the dashboard-linter only when an earlier full run built them, and no C
+# compiler), go vet, and go test -race -short over every package, in which
+# the long drills (crash, load, replicas, end to end over every document
+# type) and the tests of what was not built skip themselves; no OpenSSL
+# build. The README says how long each takes.
+#
 # deploy/test.sh --run COMMAND [ARGS…] starts the same services, runs COMMAND
 # with their URLs in its environment instead of the tests, and stops them
 # (deploy/bench.sh uses it). With PG_DURABLE=1 PostgreSQL keeps its default
@@ -54,7 +62,11 @@ cd "$(dirname "$0")/.."
 . deploy/lib.sh
 
 run_cmd=()
-if [[ ${1:-} == --run ]]; then
+quick=
+if [[ ${1:-} == --quick ]]; then
+	shift
+	quick=1
+elif [[ ${1:-} == --run ]]; then
 	shift
 	(($#)) || { log "--run needs a command"; exit 2; }
 	run_cmd=("$@")
@@ -117,6 +129,10 @@ trap 'exit 130' INT TERM
 # Dockerfile's).
 run_tests() {
 	go vet ./...
+	if [[ -n $quick ]]; then
+		go test -race -short -count=1 -timeout 20m ./... "$@"
+		return
+	fi
 	go test -race -count=1 -timeout 40m ./... "$@"
 	CGO_ENABLED=1 go vet -tags openssl ./signer/... ./cmd/...
 	CGO_ENABLED=1 go test -race -count=1 -timeout 10m -tags openssl ./signer/... "$@"
@@ -135,6 +151,10 @@ run_tests() {
 dashboard_linter_version=v0.2.0
 build_dashboard_linter() {
 	local bin=${TEST_DASHBOARD_LINTER_BIN:-${XDG_CACHE_HOME:-$HOME/.cache}/facturad-test/dashboard-linter-$dashboard_linter_version/dashboard-linter}
+	if [[ ! -x $bin && -n $quick ]]; then
+		log "--quick: Grafana's dashboard-linter is not built (a full run builds it): its test skips"
+		return
+	fi
 	if [[ ! -x $bin ]]; then
 		log "building Grafana's dashboard-linter $dashboard_linter_version into ${bin%/*} (once)"
 		mkdir -p "${bin%/*}"
@@ -223,7 +243,7 @@ command -v java >/dev/null || missing+=(default-jre-headless)
 	missing+=(python3 python3-urllib3 python3-dateutil python3-six python3-certifi)
 # The optional OpenSSL signer (the openssl build tag), which the tests
 # build too, is compiled with cgo against libcrypto's headers.
-if ((${#run_cmd[@]} == 0)); then
+if ((${#run_cmd[@]} == 0)) && [[ -z $quick ]]; then
 	command -v gcc >/dev/null || missing+=(gcc)
 	[[ -e /usr/include/openssl/evp.h ]] || missing+=(libssl-dev)
 fi
@@ -323,7 +343,10 @@ done
 # already.
 weed_version=v0.0.0-20261109003541-7506e5f91cd6
 weed_bin=${TEST_WEED_BIN:-${XDG_CACHE_HOME:-$HOME/.cache}/facturad-test/weed-$weed_version/weed}
-if [[ ! -x $weed_bin ]]; then
+if [[ ! -x $weed_bin && -n $quick ]]; then
+	log "--quick: SeaweedFS's weed is not built (a full run builds it): the archive's tests against S3 skip"
+	weed_bin=
+elif [[ ! -x $weed_bin ]]; then
 	log "building SeaweedFS's weed $weed_version into ${weed_bin%/*} (once)"
 	mkdir -p "${weed_bin%/*}"
 	weed_dir=$(cd "$work" && go mod download -json "github.com/seaweedfs/seaweedfs@$weed_version" |
@@ -331,38 +354,39 @@ if [[ ! -x $weed_bin ]]; then
 	[[ -n $weed_dir ]] || { log "could not download SeaweedFS $weed_version"; exit 1; }
 	(cd "$weed_dir" && GOFLAGS=-buildvcs=false go build -o "$weed_bin.tmp" ./weed) && mv "$weed_bin.tmp" "$weed_bin"
 fi
-s3_key=facturad-test s3_secret=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
-mkdir -p "$work/weed"
-printf '{"identities":[{"name":"facturad","credentials":[{"accessKey":"%s","secretKey":"%s"}],"actions":["Admin","Read","Write","List","Tagging"]}]}\n' \
-	"$s3_key" "$s3_secret" >"$work/weed/s3.json"
-for try in 1 2 3; do
-	s3_port=$(free_port) m_port=$(free_port) v_port=$(free_port) f_port=$(free_port)
-	"$weed_bin" server -ip=127.0.0.1 -ip.bind=127.0.0.1 -dir="$work/weed" \
-		-master.port="$m_port" -master.port.grpc="$((m_port + 1))" -master.volumeSizeLimitMB=64 \
-		-volume.port="$v_port" -volume.port.grpc="$((v_port + 1))" -volume.max=20 \
-		-filer.port="$f_port" -filer.port.grpc="$((f_port + 1))" \
-		-s3 -s3.port="$s3_port" -s3.config="$work/weed/s3.json" >"$work/weed.log" 2>&1 &
-	weed_pid=$!
-	for _ in $(seq 1 300); do
-		(exec 3<>"/dev/tcp/127.0.0.1/$s3_port") 2>/dev/null && break 2
-		kill -0 "$weed_pid" 2>/dev/null || break
-		sleep 0.1
+if [[ -n $weed_bin ]]; then
+	s3_key=facturad-test s3_secret=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
+	mkdir -p "$work/weed"
+	printf '{"identities":[{"name":"facturad","credentials":[{"accessKey":"%s","secretKey":"%s"}],"actions":["Admin","Read","Write","List","Tagging"]}]}\n' \
+		"$s3_key" "$s3_secret" >"$work/weed/s3.json"
+	for try in 1 2 3; do
+		s3_port=$(free_port) m_port=$(free_port) v_port=$(free_port) f_port=$(free_port)
+		"$weed_bin" server -ip=127.0.0.1 -ip.bind=127.0.0.1 -dir="$work/weed" \
+			-master.port="$m_port" -master.port.grpc="$((m_port + 1))" -master.volumeSizeLimitMB=64 \
+			-volume.port="$v_port" -volume.port.grpc="$((v_port + 1))" -volume.max=20 \
+			-filer.port="$f_port" -filer.port.grpc="$((f_port + 1))" \
+			-s3 -s3.port="$s3_port" -s3.config="$work/weed/s3.json" >"$work/weed.log" 2>&1 &
+		weed_pid=$!
+		for _ in $(seq 1 300); do
+			(exec 3<>"/dev/tcp/127.0.0.1/$s3_port") 2>/dev/null && break 2
+			kill -0 "$weed_pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill "$weed_pid" 2>/dev/null || true
+		wait "$weed_pid" 2>/dev/null || true
+		weed_pid=
+		((try < 3)) || { tail -n 50 "$work/weed.log" >&2; exit 1; }
 	done
-	kill "$weed_pid" 2>/dev/null || true
-	wait "$weed_pid" 2>/dev/null || true
-	weed_pid=
-	((try < 3)) || { tail -n 50 "$work/weed.log" >&2; exit 1; }
-done
-
+	export TEST_S3_URL="s3://facturad-test/run?endpoint=http://127.0.0.1:$s3_port&region=us-east-1"
+	export TEST_S3_ACCESS_KEY=$s3_key TEST_S3_SECRET_KEY=$s3_secret
+	export TEST_WEED_BIN=$weed_bin
+fi
 export TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$pg_port/postgres?sslmode=disable"
 export TEST_REDIS_URL="redis://127.0.0.1:$redis_port/0"
-export TEST_S3_URL="s3://facturad-test/run?endpoint=http://127.0.0.1:$s3_port&region=us-east-1"
-export TEST_S3_ACCESS_KEY=$s3_key TEST_S3_SECRET_KEY=$s3_secret
-export TEST_WEED_BIN=$weed_bin
 export TEST_REQUIRE_SERVICES=1
 build_dashboard_linter
-install_client_tools
-log "PostgreSQL on 127.0.0.1:$pg_port, Redis on 127.0.0.1:$redis_port, SeaweedFS S3 on 127.0.0.1:$s3_port"
+[[ -n $quick ]] || install_client_tools
+log "PostgreSQL on 127.0.0.1:$pg_port, Redis on 127.0.0.1:$redis_port${weed_bin:+, SeaweedFS S3 on 127.0.0.1:$s3_port}"
 
 if ((${#run_cmd[@]})); then
 	"${run_cmd[@]}"

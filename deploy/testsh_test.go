@@ -41,6 +41,7 @@ func TestTestShWithoutApt(t *testing.T) {
 	}
 	tests := []struct {
 		name    string
+		args    []string
 		env     []string
 		want    []string // in the message
 		wantNot []string
@@ -57,11 +58,17 @@ func TestTestShWithoutApt(t *testing.T) {
 			want:    []string{"apt-get is not available", "libxml2-utils", "xmlsec1", "poppler-utils", "zbar-tools", "prometheus", "curl", "nodejs", "npm", "default-jre-headless", "gcc"},
 			wantNot: []string{"redis-server", "postgresql", "TEST_DATABASE_URL=", "TEST_S3_URL="},
 		},
+		{
+			name:    "error/quick: the same services and tools, no C compiler",
+			args:    []string{"--quick"},
+			want:    []string{"apt-get is not available", "redis-server", "libxml2-utils", "xmlsec1", "poppler-utils", "zbar-tools", "prometheus", "curl"},
+			wantNot: []string{"gcc", "libssl-dev"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			policy := filepath.Join(t.TempDir(), "policy-rc.d")
-			cmd := exec.Command(bash, "test.sh")
+			cmd := exec.Command(bash, append([]string{"test.sh"}, tt.args...)...)
 			cmd.Env = append([]string{"PATH=" + strippedPath(t), "HOME=" + t.TempDir(), "TEST_SH_POLICY_RC_D=" + policy}, tt.env...)
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
@@ -289,5 +296,44 @@ func waitForFile(t *testing.T, name string) {
 			t.Fatalf("%s never appeared", name)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestCIRunsTheReadmesTestCommand: CI runs the whole suite with the very
+// command the README gives for it, not the quick subset, and the README
+// names both.
+func TestCIRunsTheReadmesTestCommand(t *testing.T) {
+	ci, err := os.ReadFile(filepath.Join("..", ".ci", "run"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var command string
+	for _, l := range strings.Split(string(ci), "\n") {
+		if c, ok := strings.CutPrefix(l, "exec "); ok {
+			command = strings.TrimSpace(c)
+		}
+	}
+	if command != "./deploy/test.sh" {
+		t.Fatalf(".ci/run runs %q, want the whole suite, ./deploy/test.sh", command)
+	}
+	// The README's first block: the two commands to run and to test.
+	_, block, _ := strings.Cut(string(readme), "```sh\n")
+	block, _, _ = strings.Cut(block, "```")
+	var whole, quick bool
+	for _, l := range strings.Split(block, "\n") {
+		cmd, comment, _ := strings.Cut(l, "#")
+		switch strings.TrimSpace(cmd) {
+		case command:
+			whole = strings.Contains(comment, "whole test suite")
+		case command + " --quick":
+			quick = true
+		}
+	}
+	if !whole || !quick {
+		t.Errorf("the README's first block does not give %q as the whole suite (%v) and its --quick subset (%v):\n%s", command, whole, quick, block)
 	}
 }

@@ -54,8 +54,8 @@ func runAdminReset(ctx context.Context, args []string, stdout, stderr io.Writer,
 	}
 	printAdminChange(stdout, ch)
 	if ch.Changed() && c.RedisURL == "" {
-		fmt.Fprintf(stdout, "a service running now without redis_url may accept the old credentials for up to %s more (its own cache); the new ones work at once\n",
-			tenant.DefaultAuthTTL)
+		fmt.Fprintf(stdout, "a service running now without %s may accept the old credentials for up to %s more (its own cache); the new ones work at once\n",
+			c.name("redis_url"), tenant.DefaultAuthTTL)
 	}
 	return nil
 }

@@ -111,7 +111,7 @@ func TestFirstStartOnBusyPort(t *testing.T) {
 			args := append([]string{"serve", "--listen", busyPort(t), "--admin-listen", "127.0.0.1:0", "--data-dir", dir, "--log-level", "warn"}, tc.flags...)
 			var out bytes.Buffer
 			err := run(context.Background(), args, &out, io.Discard, func(string) string { return "" })
-			if err == nil || !strings.Contains(err.Error(), "api listener") || !strings.Contains(err.Error(), "--listen or FACTURAD_LISTEN") {
+			if err == nil || !strings.Contains(err.Error(), "api listener") || !strings.Contains(err.Error(), "choose another address with --listen,") {
 				t.Fatalf("start on a busy port: err = %v, want an api listener error naming the setting", err)
 			}
 			if strings.Contains(out.String(), "bootstrap admin") {
@@ -134,7 +134,7 @@ func TestBusyAdminPortNamesTheSetting(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "data")
 	args := []string{"serve", "--listen", "127.0.0.1:0", "--admin-listen", busyPort(t), "--data-dir", dir, "--log-level", "warn"}
 	err := run(context.Background(), args, io.Discard, io.Discard, func(string) string { return "" })
-	if err == nil || !strings.Contains(err.Error(), "admin listener") || !strings.Contains(err.Error(), "--admin-listen or FACTURAD_ADMIN_LISTEN") {
+	if err == nil || !strings.Contains(err.Error(), "admin listener") || !strings.Contains(err.Error(), "choose another address with --admin-listen,") {
 		t.Fatalf("err = %v, want an admin listener error naming the setting", err)
 	}
 	if _, err := os.Stat(dir); err == nil {
@@ -195,7 +195,7 @@ func TestAdminReset(t *testing.T) {
 	t.Run("error/not the service's data folder", func(t *testing.T) {
 		empty := t.TempDir()
 		err := run(context.Background(), []string{"admin-reset", "--data-dir", empty}, io.Discard, io.Discard, func(string) string { return "" })
-		if err == nil || !strings.Contains(err.Error(), "data_dir") {
+		if err == nil || !strings.Contains(err.Error(), "--data-dir") {
 			t.Fatalf("admin-reset on an empty folder: err = %v", err)
 		}
 		if _, err := os.Stat(filepath.Join(empty, "facturad.db")); err == nil {
@@ -260,6 +260,7 @@ func adminReset(t *testing.T, storeArgs []string) {
 // credentials instead of printing them; the others find it), and again after the configured credentials changed (each applies
 // them or finds them applied by another).
 func TestReplicasStartTogether(t *testing.T) {
+	notQuick(t, "a replica drill")
 	const (
 		n     = 3
 		pass  = "together-password-123"
@@ -340,14 +341,14 @@ func TestBusyPortSuggestsAFreeAddress(t *testing.T) {
 		t.Skip("no two free ports in a row on loopback")
 	}
 	at := func(port int) string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(port)) }
-	suggested := regexp.MustCompile(`e\.g\. (FACTURAD_[A-Z_]+)=(\S+)\)$`)
+	suggested := regexp.MustCompile(`e\.g\. (--[a-z-]+)=(\S+)\)$`)
 	for _, tt := range []struct {
-		name, env string
-		args      []string
-		not       []string
+		name, flag string
+		args       []string
+		not        []string
 	}{
-		{"error/api", "FACTURAD_LISTEN", []string{"--listen", at(p), "--admin-listen", at(p + 2)}, []string{at(p), at(p + 1), at(p + 2)}},
-		{"error/admin", "FACTURAD_ADMIN_LISTEN", []string{"--listen", "127.0.0.1:0", "--admin-listen", at(p)}, []string{at(p), at(p + 1)}},
+		{"error/api", "--listen", []string{"--listen", at(p), "--admin-listen", at(p + 2)}, []string{at(p), at(p + 1), at(p + 2)}},
+		{"error/admin", "--admin-listen", []string{"--listen", "127.0.0.1:0", "--admin-listen", at(p)}, []string{at(p), at(p + 1)}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "data")
@@ -357,8 +358,8 @@ func TestBusyPortSuggestsAFreeAddress(t *testing.T) {
 				t.Fatal("the start on a busy port succeeded")
 			}
 			m := suggested.FindStringSubmatch(err.Error())
-			if m == nil || m[1] != tt.env {
-				t.Fatalf("err = %v, want an example of %s", err, tt.env)
+			if m == nil || m[1] != tt.flag {
+				t.Fatalf("err = %v, want an example of %s", err, tt.flag)
 			}
 			if slices.Contains(tt.not, m[2]) {
 				t.Fatalf("suggests %s, which is taken: %v", m[2], err)

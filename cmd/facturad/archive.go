@@ -74,7 +74,7 @@ func (w *wiring) openArchive(ctx context.Context) error {
 	}
 	cfg, err := archive.ParseURL(w.c.ArchiveURL)
 	if err != nil {
-		return fmt.Errorf("archive_url: %w", err)
+		return fmt.Errorf("%s: %w", w.c.name("archive_url"), err)
 	}
 	cfg.AccessKey, cfg.SecretKey = w.c.ArchiveAccessKey, w.c.ArchiveSecretKey
 	client, err := archive.New(cfg)
@@ -83,7 +83,7 @@ func (w *wiring) openArchive(ctx context.Context) error {
 	}
 	st, ok := w.store.(archiveStore)
 	if !ok {
-		return fmt.Errorf("archive_url: the store %T keeps no archive state", w.store)
+		return fmt.Errorf("%s: the store %T keeps no archive state", w.c.name("archive_url"), w.store)
 	}
 	reads := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "facturad_archive_reads_total",

@@ -56,6 +56,7 @@ func TestArchiveEndToEndSQLite(t *testing.T) {
 }
 
 func TestArchiveEndToEndPostgresRedis(t *testing.T) {
+	notQuick(t, "the archive end to end on PostgreSQL and Redis (TestArchiveEndToEndSQLite runs)")
 	dbURL := postgresSchema(t)
 	redisURL := storetest.RedisURL(t)
 	archiveEndToEnd(t, t.TempDir(), []string{"--database-url", dbURL, "--redis-url", redisURL, "--master-key", masterKey(t)},

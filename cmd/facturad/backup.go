@@ -27,9 +27,9 @@ func runBackup(ctx context.Context, args []string, stdout, stderr io.Writer, get
 		fs.StringVar(&out, "out", "", "file to write the backup to; it must not exist (- writes it to standard output, through a temporary file in data_dir)")
 		fs.precheck = func(c Config) error {
 			if c.DatabaseURL != "" {
-				return errors.New("backup: database_url is set: back up PostgreSQL with its own tools, " +
-					"for example `pg_dump --format=custom --file=facturad.dump \"$DATABASE_URL\"` (see docs/operations.md), " +
-					"and keep the master key apart from the dump")
+				return fmt.Errorf("backup: %s is set: back up PostgreSQL with its own tools, "+
+					"for example `pg_dump --format=custom --file=facturad.dump \"$DATABASE_URL\"` (see docs/operations.md), "+
+					"and keep the master key apart from the dump", c.name("database_url"))
 			}
 			return nil
 		}

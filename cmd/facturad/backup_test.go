@@ -34,6 +34,7 @@ type acked struct {
 // there with its clave and numbering, and the copy passes the integrity
 // check.
 func TestBackupUnderLoadRestores(t *testing.T) {
+	notQuick(t, "a load drill")
 	dir := t.TempDir()
 	args := []string{"--data-dir", dir,
 		"--admin-user", e2eAdminUser, "--admin-password", e2eAdminPass, "--admin-token", e2eAdminToken}

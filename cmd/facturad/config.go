@@ -39,7 +39,11 @@ func parseDays(v string) (time.Duration, error) {
 		}
 		return time.Duration(days) * 24 * time.Hour, nil
 	}
-	return time.ParseDuration(v)
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return 0, fmt.Errorf("%q is neither a duration such as 2160h nor a number of days such as 90d", v)
+	}
+	return d, nil
 }
 
 // Config is everything the service reads at start. Each field has an
@@ -189,6 +193,10 @@ type Config struct {
 	// certificate PIN over the API, not even to those who manage the
 	// company (tenant.ServiceOptions.HideCompanySecrets).
 	HideCompanySecrets bool
+
+	// given is how the operator gave the settings that were set, which
+	// the messages about them name (nameOf); nil: none was given.
+	given *givenSettings
 }
 
 // DefaultConfig is the embedded default: SQLite and an in-process cache in
@@ -276,7 +284,7 @@ func (c *Config) settings() []setting {
 		{name: "log_level", usage: "debug, info, warn or error", str: &c.LogLevel},
 		{name: "migrate", usage: "apply PostgreSQL migrations at start-up", bool: &c.Migrate},
 		{name: "shutdown_timeout", usage: "how long a graceful stop may take, drain_delay included", dur: &c.ShutdownTimeout},
-		{name: "drain_delay", usage: "how long the API keeps serving after SIGTERM while /readyz answers 503, so that load balancers stop sending first; below shutdown_timeout", dur: &c.DrainDelay},
+		{name: "drain_delay", usage: "how long the API keeps serving after SIGTERM while /readyz answers 503, so that load balancers stop sending first; below shutdown_timeout; SIGINT (Ctrl-C) stops without it", dur: &c.DrainDelay},
 		{name: "access_log_sample", usage: "fraction (0 to 1) of 2xx and 3xx requests whose access line is logged; other statuses always are", real: &c.AccessLogSample},
 		{name: "tls_cert_file", usage: "PEM certificate chain of the API's HTTPS, read again when it changes (with tls_key_file)", def: "none, plain HTTP", str: &c.TLSCertFile},
 		{name: "tls_key_file", usage: "PEM private key of tls_cert_file", str: &c.TLSKeyFile},
@@ -322,6 +330,7 @@ func LoadConfig(fs *flag.FlagSet, args []string, getenv func(string) string) (Co
 // neither flags nor read from the environment, keeping their defaults.
 func loadSettings(fs *flag.FlagSet, args []string, getenv func(string) string, cmd string) (Config, error) {
 	c := DefaultConfig()
+	given := &givenSettings{by: map[string]string{}}
 	settings := settingsOf(cmd, c.settings())
 	for _, s := range settings {
 		v := getenv(s.env())
@@ -331,13 +340,16 @@ func loadSettings(fs *flag.FlagSet, args []string, getenv func(string) string, c
 		if err := s.set(v); err != nil {
 			return c, fmt.Errorf("%s: %w", s.env(), err)
 		}
+		given.by[s.name] = s.env()
 	}
+	byFlag := map[string]string{}
 	for _, s := range settings {
 		names := []string{s.name}
 		if alias := s.flagName(); alias != s.name {
 			names = append(names, alias)
 		}
 		for _, n := range names {
+			byFlag[n] = s.name
 			if s.bool != nil {
 				fs.BoolVar(s.bool, n, *s.bool, s.usage)
 				continue
@@ -347,6 +359,14 @@ func loadSettings(fs *flag.FlagSet, args []string, getenv func(string) string, c
 	}
 	if err := fs.Parse(args); err != nil {
 		return c, err
+	}
+	fs.Visit(func(f *flag.Flag) {
+		if name, ok := byFlag[f.Name]; ok {
+			given.by[name] = "--" + f.Name
+		}
+	})
+	if len(given.by) > 0 {
+		c.given = given
 	}
 	return c, nil
 }
@@ -441,7 +461,7 @@ func (s setting) set(v string) error {
 	case s.dur != nil:
 		d, err := time.ParseDuration(v)
 		if err != nil {
-			return err
+			return fmt.Errorf("%q is not a duration such as 30s, 5m or 1h30m", v)
 		}
 		*s.dur = d
 	case s.days != nil:
@@ -473,78 +493,92 @@ func (c Config) Validate() error {
 }
 
 // validateFor is Validate for a command that reads only the settings in
-// only (commandSettings; nil: all of them). A problem is named by the
-// setting its message starts with; those of settings the command does not
-// read are not its to report (migrate, which never opens a sealed value,
-// needs no master_key beside database_url).
+// only (commandSettings; nil: all of them). Problems of settings the
+// command does not read are not its to report (migrate, which never opens
+// a sealed value, needs no master_key beside database_url).
 func (c Config) validateFor(only []string) error {
-	errs := c.problems()
-	if only != nil {
-		errs = slices.DeleteFunc(errs, func(err error) bool { return !slices.Contains(only, problemSetting(err)) })
+	var errs []error
+	for _, p := range c.problems() {
+		if only == nil || slices.Contains(only, p.setting) {
+			errs = append(errs, p)
+		}
 	}
 	return errors.Join(errs...)
 }
 
-// problemSetting is the setting a problem of the configuration names
-// first: each message starts with it ("master_key: required with …").
-func problemSetting(err error) string {
-	msg := err.Error()
-	end := strings.IndexFunc(msg, func(r rune) bool { return r != '_' && (r < 'a' || r > 'z') })
-	if end < 0 {
-		return msg
-	}
-	return msg[:end]
+// problem is a bad value of a setting, or a broken rule between settings.
+type problem struct {
+	// setting is the setting the problem is about, the first its message
+	// names: "master_key".
+	setting string
+	// err is the message, which names each setting as the operator gave
+	// it (Config.name): "FACTURAD_MASTER_KEY: required with …".
+	err error
 }
 
-// problems lists every bad value and every broken rule between settings,
-// each message starting with the setting it is about.
-func (c Config) problems() []error {
-	var errs []error
+func (p problem) Error() string { return p.err.Error() }
+func (p problem) Unwrap() error { return p.err }
+
+// problems lists every bad value and every broken rule between settings.
+// Each message starts with the setting it is about, and names every
+// setting as the operator gave it: by its environment variable or by the
+// flag that set it (Config.name).
+func (c Config) problems() []problem {
+	var errs []problem
+	// add records a problem of the setting s: its name, then what
+	// format says.
+	add := func(s, format string, a ...any) {
+		errs = append(errs, problem{setting: s, err: fmt.Errorf("%s: %w", c.name(s), fmt.Errorf(format, a...))})
+	}
+	// pair records a problem of two settings that go together.
+	pair := func(s, t, what string) {
+		errs = append(errs, problem{setting: s, err: fmt.Errorf("%s and %s: %s", c.name(s), c.name(t), what)})
+	}
 	if _, err := parseProxies(c.TrustedProxies); err != nil {
-		errs = append(errs, fmt.Errorf("trusted_proxies: %w", err))
+		add("trusted_proxies", "%w", err)
 	}
 	if c.Listen == "" {
-		errs = append(errs, errors.New("listen: must not be empty"))
+		add("listen", "must not be empty")
 	}
 	if c.DatabaseURL == "" && c.DataDir == "" {
-		errs = append(errs, errors.New("data_dir: required for the embedded store"))
+		add("data_dir", "required for the embedded store")
 	}
 	if c.DatabaseURL != "" && c.MasterKey == "" {
-		errs = append(errs, errors.New("master_key: required with database_url (PostgreSQL), as base64 of 32 bytes; generate one with `facturad keygen`"))
+		add("master_key", "required with %s (PostgreSQL), as base64 of 32 bytes; generate one with `facturad keygen`", c.name("database_url"))
 	}
 	if c.MasterKey != "" {
 		if k, err := base64.StdEncoding.DecodeString(c.MasterKey); err != nil || len(k) != 32 {
-			errs = append(errs, errors.New("master_key: must be base64 of exactly 32 bytes"))
+			add("master_key", "must be base64 of exactly 32 bytes")
 		}
 	}
 	if c.MasterKeyPrevious != "" {
 		if k, err := base64.StdEncoding.DecodeString(c.MasterKeyPrevious); err != nil || len(k) != 32 {
-			errs = append(errs, errors.New("master_key_previous: must be base64 of exactly 32 bytes"))
+			add("master_key_previous", "must be base64 of exactly 32 bytes")
 		} else if c.MasterKeyPrevious == c.MasterKey {
-			errs = append(errs, errors.New("master_key_previous: is the same as master_key"))
+			add("master_key_previous", "is the same as %s", c.name("master_key"))
 		}
 	}
 	// The bootstrap admin's settings are checked here, before anything
 	// starts, rather than when the admin is made once the service is up.
 	if c.AdminUser != "" && !tenant.ValidUsername(c.AdminUser) {
-		errs = append(errs, errors.New("admin_user: must have 3 to 64 letters, digits or . _ @ - and start with a letter or digit"))
+		add("admin_user", "must have 3 to 64 letters, digits or . _ @ - and start with a letter or digit")
 	}
 	if c.AdminPassword != "" && len(c.AdminPassword) < tenant.MinAdminPassword {
-		errs = append(errs, fmt.Errorf("admin_password: must have at least %d characters", tenant.MinAdminPassword))
+		add("admin_password", "must have at least %d characters", tenant.MinAdminPassword)
 	}
 	if c.AdminToken != "" && len(c.AdminToken) < tenant.MinAdminToken {
-		errs = append(errs, fmt.Errorf("admin_token: must have at least %d characters", tenant.MinAdminToken))
+		add("admin_token", "must have at least %d characters", tenant.MinAdminToken)
 	}
 	switch c.HaciendaEnv {
 	case "sandbox", "staging", "production":
 	default:
-		errs = append(errs, fmt.Errorf("hacienda_env: %q is not sandbox, staging or production", c.HaciendaEnv))
+		add("hacienda_env", "%q is not sandbox, staging or production", c.HaciendaEnv)
 	}
 	if _, err := sandbox.ParseAnswerProfile(c.SandboxAnswerProfile); err != nil {
-		errs = append(errs, fmt.Errorf("sandbox_answer_profile: %w", err))
+		add("sandbox_answer_profile", "%q: want hacienda or service", c.SandboxAnswerProfile)
 	}
 	if s := c.HaciendaAnswerSigner; s != "" && s != "any" && !allDigits(s) {
-		errs = append(errs, fmt.Errorf("hacienda_answer_signer: %q is not an identification number (digits only) or any", s))
+		add("hacienda_answer_signer", "%q is not an identification number (digits only) or any", s)
 	}
 	for _, e := range []struct{ name, api, token string }{
 		{"hacienda", c.HaciendaAPI, c.HaciendaToken},
@@ -552,96 +586,104 @@ func (c Config) problems() []error {
 		{"hacienda_production", c.HaciendaProductionAPI, c.HaciendaProductionToken},
 	} {
 		if (e.api == "") != (e.token == "") {
-			errs = append(errs, fmt.Errorf("%[1]s_api_url and %[1]s_token_url: set both or neither", e.name))
+			pair(e.name+"_api_url", e.name+"_token_url", "set both or neither")
 		}
 		if c.HaciendaEnv == "sandbox" && e.api != "" && e.name != "hacienda" {
-			errs = append(errs, fmt.Errorf("%s_api_url: not with hacienda_env sandbox, where every company uses the sandbox (hacienda_api_url points elsewhere)", e.name))
+			add(e.name+"_api_url", "not with %s sandbox, where every company uses the sandbox (%s points elsewhere)", c.name("hacienda_env"), c.name("hacienda_api_url"))
 		}
 	}
 	if c.PublicURL != "" {
 		u, err := url.Parse(c.PublicURL)
 		switch {
 		case err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") || u.RawQuery != "" || u.Fragment != "":
-			errs = append(errs, fmt.Errorf("public_url: %q is not an absolute http(s) URL without query", c.PublicURL))
+			add("public_url", "%q is not an absolute http(s) URL without query", c.PublicURL)
 		case u.Scheme != "https" && c.HaciendaEnv != "sandbox":
-			errs = append(errs, errors.New("public_url: must be https outside the sandbox (the tax authority posts documents' answers to it)"))
+			add("public_url", "must be https outside the sandbox (the tax authority posts documents' answers to it)")
 		}
 	}
 	if c.ArchiveURL != "" {
 		if _, err := archive.ParseURL(c.ArchiveURL); err != nil {
-			errs = append(errs, fmt.Errorf("archive_url: %w", err))
+			add("archive_url", "%w", err)
 		}
 	}
 	if c.ArchiveAfter <= 0 {
-		errs = append(errs, errors.New("archive_after: must be a positive duration, such as 90d or 2160h"))
+		add("archive_after", "must be a positive duration, such as 90d or 2160h")
 	}
 	if (c.ArchiveAccessKey == "") != (c.ArchiveSecretKey == "") {
-		errs = append(errs, errors.New("archive_access_key and archive_secret_key: set both or neither"))
+		pair("archive_access_key", "archive_secret_key", "set both or neither")
 	}
 	if _, err := registry.ParsePolicy(c.RegistryChecks); err != nil {
-		errs = append(errs, fmt.Errorf("registry_checks: %q: want refuse, warn or off", c.RegistryChecks))
+		add("registry_checks", "%q: want refuse, warn or off", c.RegistryChecks)
 	}
 	if c.RegistryTTL <= 0 {
-		errs = append(errs, errors.New("registry_ttl: must be a positive duration, such as 24h"))
+		add("registry_ttl", "must be a positive duration, such as 24h")
 	}
 	if c.RegistryURL != "" {
 		if u, err := url.Parse(c.RegistryURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			errs = append(errs, errors.New("registry_url: want http(s)://host[/path]"))
+			add("registry_url", "want http(s)://host[/path]")
 		}
 	}
 	if c.SMTPURL != "" || c.SMTPFrom != "" {
 		if c.SMTPURL == "" || c.SMTPFrom == "" {
-			errs = append(errs, errors.New("smtp_url and smtp_from: set both or neither"))
+			pair("smtp_url", "smtp_from", "set both or neither")
 		} else if _, err := delivery.ParseSMTPURL(c.SMTPURL, c.SMTPFrom); err != nil {
-			errs = append(errs, err)
+			// The mail package names the setting it refuses by its
+			// name ("smtp_from: …"); the message names it as given.
+			s, msg := "smtp_url", err.Error()
+			for _, n := range []string{"smtp_url", "smtp_from"} {
+				if rest, ok := strings.CutPrefix(msg, n+": "); ok {
+					s, msg = n, rest
+				}
+			}
+			add(s, "%s", msg)
 		}
 	}
 	if c.WebhookAllowPrivate && c.HaciendaEnv != "sandbox" {
-		errs = append(errs, errors.New("webhook_allow_private: only with hacienda_env sandbox (it lets the companies' webhooks reach the service's own network)"))
+		add("webhook_allow_private", "only with %s sandbox (it lets the companies' webhooks reach the service's own network)", c.name("hacienda_env"))
 	}
 	if c.DeliveryBackoff < 0 {
-		errs = append(errs, errors.New("delivery_backoff: must not be negative"))
+		add("delivery_backoff", "must not be negative")
 	}
 	if c.DeliveryRetention < 0 {
-		errs = append(errs, errors.New("delivery_retention: must not be negative (0 keeps the deliveries for ever)"))
+		add("delivery_retention", "must not be negative (0 keeps the deliveries for ever)")
 	}
 	if c.WebhookTimeout < 0 {
-		errs = append(errs, errors.New("webhook_timeout: must not be negative"))
+		add("webhook_timeout", "must not be negative")
 	}
 	if _, err := parseLevel(c.LogLevel); err != nil {
-		errs = append(errs, err)
+		add("log_level", "%w", err)
 	}
 	if c.SandboxDelay < 0 {
-		errs = append(errs, errors.New("sandbox_processing_delay: must not be negative"))
+		add("sandbox_processing_delay", "must not be negative")
 	}
 	if c.HaciendaRate > redislimit.MaxRate {
-		errs = append(errs, fmt.Errorf("hacienda_rate: at most %d calls per second", redislimit.MaxRate))
+		add("hacienda_rate", "at most %d calls per second", redislimit.MaxRate)
 	}
 	if c.StateMetricsInterval <= 0 {
-		errs = append(errs, errors.New("state_metrics_interval: must be positive"))
+		add("state_metrics_interval", "must be positive")
 	}
 	if c.CallbackWait < time.Second || c.CallbackWait > 10*time.Minute {
 		// Up to the safety net's interval (pipeline.Options.SafetyPoll).
-		errs = append(errs, fmt.Errorf("callback_wait: %s must be from 1s to 10m", c.CallbackWait))
+		add("callback_wait", "%s must be from 1s to 10m", c.CallbackWait)
 	}
 	if c.ShutdownTimeout <= 0 {
-		errs = append(errs, errors.New("shutdown_timeout: must be positive"))
+		add("shutdown_timeout", "must be positive")
 	}
 	if c.DrainDelay < 0 || c.DrainDelay >= c.ShutdownTimeout {
 		// The stop must keep time to finish the requests in flight and
 		// the pipeline after the drain.
-		errs = append(errs, fmt.Errorf("drain_delay: %s must be at least 0 and below shutdown_timeout (%s)", c.DrainDelay, c.ShutdownTimeout))
+		add("drain_delay", "%s must be at least 0 and below %s (%s)", c.DrainDelay, c.name("shutdown_timeout"), c.ShutdownTimeout)
 	}
 	if c.AccessLogSample > 1 {
-		errs = append(errs, errors.New("access_log_sample: must be between 0 and 1"))
+		add("access_log_sample", "must be between 0 and 1")
 	}
 	if (c.TLSCertFile == "") != (c.TLSKeyFile == "") {
-		errs = append(errs, errors.New("tls_cert_file and tls_key_file: set both or neither"))
+		pair("tls_cert_file", "tls_key_file", "set both or neither")
 	}
 	if c.PprofListen != "" && !loopbackAddr(c.PprofListen) {
 		// The profiler shows the command line (a --master-key, a
 		// --database-url with its password) and the heap.
-		errs = append(errs, fmt.Errorf("pprof_listen: %q must be a loopback address such as 127.0.0.1:6060", c.PprofListen))
+		add("pprof_listen", "%q must be a loopback address such as 127.0.0.1:6060", c.PprofListen)
 	}
 	return errs
 }
@@ -655,7 +697,7 @@ func loopbackAddr(addr string) bool {
 func parseLevel(s string) (slog.Level, error) {
 	var l slog.Level
 	if err := l.UnmarshalText([]byte(s)); err != nil {
-		return l, fmt.Errorf("log_level: %q is not debug, info, warn or error", s)
+		return l, fmt.Errorf("%q is not debug, info, warn or error", s)
 	}
 	return l, nil
 }

@@ -120,44 +120,44 @@ func TestValidate(t *testing.T) {
 			c.DatabaseURL = "postgres://x"
 			c.MasterKey = "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="
 		}},
-		{name: "error/postgres without key", mutate: func(c *Config) { c.DatabaseURL = "postgres://x" }, wantErr: "master_key: required"},
+		{name: "error/postgres without key", mutate: func(c *Config) { c.DatabaseURL = "postgres://x" }, wantErr: "FACTURAD_MASTER_KEY: required"},
 		{name: "ok/profiler on loopback", mutate: func(c *Config) { c.PprofListen = "127.0.0.1:6060" }},
 		{name: "ok/profiler on localhost", mutate: func(c *Config) { c.PprofListen = "localhost:6060" }},
-		{name: "error/profiler on every address", mutate: func(c *Config) { c.PprofListen = ":6060" }, wantErr: "pprof_listen"},
-		{name: "error/profiler on a public address", mutate: func(c *Config) { c.PprofListen = "10.0.0.5:6060" }, wantErr: "pprof_listen"},
+		{name: "error/profiler on every address", mutate: func(c *Config) { c.PprofListen = ":6060" }, wantErr: "FACTURAD_PPROF_LISTEN"},
+		{name: "error/profiler on a public address", mutate: func(c *Config) { c.PprofListen = "10.0.0.5:6060" }, wantErr: "FACTURAD_PPROF_LISTEN"},
 		{name: "error/short key", mutate: func(c *Config) { c.MasterKey = "AAAA" }, wantErr: "exactly 32 bytes"},
-		{name: "error/environment", mutate: func(c *Config) { c.HaciendaEnv = "prod" }, wantErr: "hacienda_env"},
-		{name: "error/registry policy", mutate: func(c *Config) { c.RegistryChecks = "strict" }, wantErr: "registry_checks"},
-		{name: "error/registry ttl", mutate: func(c *Config) { c.RegistryTTL = 0 }, wantErr: "registry_ttl"},
-		{name: "error/registry url", mutate: func(c *Config) { c.RegistryURL = "api.hacienda.go.cr" }, wantErr: "registry_url"},
+		{name: "error/environment", mutate: func(c *Config) { c.HaciendaEnv = "prod" }, wantErr: "FACTURAD_HACIENDA_ENV"},
+		{name: "error/registry policy", mutate: func(c *Config) { c.RegistryChecks = "strict" }, wantErr: "FACTURAD_REGISTRY_CHECKS"},
+		{name: "error/registry ttl", mutate: func(c *Config) { c.RegistryTTL = 0 }, wantErr: "FACTURAD_REGISTRY_TTL"},
+		{name: "error/registry url", mutate: func(c *Config) { c.RegistryURL = "api.hacienda.go.cr" }, wantErr: "FACTURAD_REGISTRY_URL"},
 		{name: "ok/registry warn", mutate: func(c *Config) { c.RegistryChecks = "warn"; c.RegistryTTL = time.Hour }},
 		{name: "error/one override", mutate: func(c *Config) { c.HaciendaAPI = "http://x" }, wantErr: "set both or neither"},
-		{name: "error/rate above the limiter's", mutate: func(c *Config) { c.HaciendaRate = 200_000 }, wantErr: "hacienda_rate"},
-		{name: "error/log level", mutate: func(c *Config) { c.LogLevel = "loud" }, wantErr: "log_level"},
+		{name: "error/rate above the limiter's", mutate: func(c *Config) { c.HaciendaRate = 200_000 }, wantErr: "FACTURAD_HACIENDA_RATE"},
+		{name: "error/log level", mutate: func(c *Config) { c.LogLevel = "loud" }, wantErr: "FACTURAD_LOG_LEVEL"},
 		{name: "ok/public url on the sandbox", mutate: func(c *Config) { c.PublicURL = "http://127.0.0.1:8080" }},
 		{name: "ok/public url https", mutate: func(c *Config) { c.HaciendaEnv, c.PublicURL = "production", "https://facturas.example.cr/" }},
 		{name: "error/public url http in production", mutate: func(c *Config) { c.HaciendaEnv, c.PublicURL = "production", "http://facturas.example.cr" }, wantErr: "must be https"},
-		{name: "error/public url relative", mutate: func(c *Config) { c.PublicURL = "/facturad" }, wantErr: "public_url"},
-		{name: "error/public url with query", mutate: func(c *Config) { c.PublicURL = "https://x.cr/?a=1" }, wantErr: "public_url"},
+		{name: "error/public url relative", mutate: func(c *Config) { c.PublicURL = "/facturad" }, wantErr: "FACTURAD_PUBLIC_URL"},
+		{name: "error/public url with query", mutate: func(c *Config) { c.PublicURL = "https://x.cr/?a=1" }, wantErr: "FACTURAD_PUBLIC_URL"},
 		{name: "ok/no drain delay", mutate: func(c *Config) { c.DrainDelay = 0 }},
-		{name: "error/drain delay as long as the shutdown timeout", mutate: func(c *Config) { c.DrainDelay = c.ShutdownTimeout }, wantErr: "drain_delay"},
-		{name: "error/drain delay longer than the shutdown timeout", mutate: func(c *Config) { c.DrainDelay, c.ShutdownTimeout = 10*time.Second, 5*time.Second }, wantErr: "below shutdown_timeout"},
-		{name: "error/negative drain delay", mutate: func(c *Config) { c.DrainDelay = -time.Second }, wantErr: "drain_delay"},
+		{name: "error/drain delay as long as the shutdown timeout", mutate: func(c *Config) { c.DrainDelay = c.ShutdownTimeout }, wantErr: "FACTURAD_DRAIN_DELAY"},
+		{name: "error/drain delay longer than the shutdown timeout", mutate: func(c *Config) { c.DrainDelay, c.ShutdownTimeout = 10*time.Second, 5*time.Second }, wantErr: "below FACTURAD_SHUTDOWN_TIMEOUT"},
+		{name: "error/negative drain delay", mutate: func(c *Config) { c.DrainDelay = -time.Second }, wantErr: "FACTURAD_DRAIN_DELAY"},
 		{name: "ok/access log sampled", mutate: func(c *Config) { c.AccessLogSample = 0.01 }},
-		{name: "error/access log sample above 1", mutate: func(c *Config) { c.AccessLogSample = 1.5 }, wantErr: "access_log_sample"},
+		{name: "error/access log sample above 1", mutate: func(c *Config) { c.AccessLogSample = 1.5 }, wantErr: "FACTURAD_ACCESS_LOG_SAMPLE"},
 		{name: "ok/tls pair", mutate: func(c *Config) { c.TLSCertFile, c.TLSKeyFile = "tls.crt", "tls.key" }},
-		{name: "error/tls certificate without key", mutate: func(c *Config) { c.TLSCertFile = "tls.crt" }, wantErr: "tls_cert_file and tls_key_file"},
+		{name: "error/tls certificate without key", mutate: func(c *Config) { c.TLSCertFile = "tls.crt" }, wantErr: "FACTURAD_TLS_CERT_FILE and FACTURAD_TLS_KEY_FILE"},
 		{name: "ok/admin credentials", mutate: func(c *Config) {
 			c.AdminUser, c.AdminPassword, c.AdminToken = "ops@example.cr", "twelve-chars", strings.Repeat("t", 32)
 		}},
-		{name: "error/admin password too short", mutate: func(c *Config) { c.AdminPassword = "eleven-char" }, wantErr: "admin_password: must have at least 12 characters"},
-		{name: "error/admin token too short", mutate: func(c *Config) { c.AdminToken = strings.Repeat("t", 31) }, wantErr: "admin_token: must have at least 32 characters"},
-		{name: "error/admin user", mutate: func(c *Config) { c.AdminUser = "a b" }, wantErr: "admin_user: must have 3 to 64"},
+		{name: "error/admin password too short", mutate: func(c *Config) { c.AdminPassword = "eleven-char" }, wantErr: "FACTURAD_ADMIN_PASSWORD: must have at least 12 characters"},
+		{name: "error/admin token too short", mutate: func(c *Config) { c.AdminToken = strings.Repeat("t", 31) }, wantErr: "FACTURAD_ADMIN_TOKEN: must have at least 32 characters"},
+		{name: "error/admin user", mutate: func(c *Config) { c.AdminUser = "a b" }, wantErr: "FACTURAD_ADMIN_USER: must have 3 to 64"},
 		{name: "ok/webhooks to private addresses in the sandbox", mutate: func(c *Config) { c.WebhookAllowPrivate = true }},
-		{name: "error/webhooks to private addresses outside the sandbox", mutate: func(c *Config) { c.HaciendaEnv, c.WebhookAllowPrivate = "staging", true }, wantErr: "webhook_allow_private: only with hacienda_env sandbox"},
+		{name: "error/webhooks to private addresses outside the sandbox", mutate: func(c *Config) { c.HaciendaEnv, c.WebhookAllowPrivate = "staging", true }, wantErr: "FACTURAD_WEBHOOK_ALLOW_PRIVATE: only with FACTURAD_HACIENDA_ENV sandbox"},
 		{name: "ok/deliveries kept for ever", mutate: func(c *Config) { c.DeliveryRetention = 0 }},
-		{name: "error/negative delivery retention", mutate: func(c *Config) { c.DeliveryRetention = -time.Hour }, wantErr: "delivery_retention: must not be negative"},
-		{name: "error/tls key without certificate", mutate: func(c *Config) { c.TLSKeyFile = "tls.key" }, wantErr: "tls_cert_file and tls_key_file"},
+		{name: "error/negative delivery retention", mutate: func(c *Config) { c.DeliveryRetention = -time.Hour }, wantErr: "FACTURAD_DELIVERY_RETENTION: must not be negative"},
+		{name: "error/tls key without certificate", mutate: func(c *Config) { c.TLSKeyFile = "tls.key" }, wantErr: "FACTURAD_TLS_CERT_FILE and FACTURAD_TLS_KEY_FILE"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -172,10 +172,14 @@ func TestValidate(t *testing.T) {
 			}
 			// A command reading some settings only is held to the
 			// problems of those (validateFor), found by the setting each
-			// message starts with: every message must start with one.
+			// is about; its message starts with that setting's name, here
+			// its variable, as none was given.
 			for _, p := range c.problems() {
-				if !slices.ContainsFunc(c.settings(), func(s setting) bool { return s.name == problemSetting(p) }) {
-					t.Errorf("the problem %q does not start with a setting's name", p)
+				if !slices.ContainsFunc(c.settings(), func(s setting) bool { return s.name == p.setting }) {
+					t.Errorf("the problem %q is about %q, no setting", p, p.setting)
+				}
+				if !strings.HasPrefix(p.Error(), settingEnv(p.setting)+" ") && !strings.HasPrefix(p.Error(), settingEnv(p.setting)+":") {
+					t.Errorf("the problem %q does not start with %s", p, settingEnv(p.setting))
 				}
 			}
 		})

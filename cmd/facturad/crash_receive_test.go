@@ -21,6 +21,7 @@ import (
 // lease periods, numbered without gaps or duplicates, and be received by
 // the tax authority exactly once.
 func TestCrashAtEveryStepOfAReceive(t *testing.T) {
+	notQuick(t, "a crash drill")
 	const rounds = 2
 	const lease = 15 * time.Second
 	kills := rounds * len(pipeline.FaultPoints)

@@ -43,6 +43,7 @@ func TestMain(m *testing.M) {
 // periods, numbered without gaps or duplicates, and received by the tax
 // authority exactly once.
 func TestCrashAtEveryStepOfASend(t *testing.T) {
+	notQuick(t, "a crash drill")
 	const kills = 50
 	const lease = 15 * time.Second
 	sb := sandbox.NewTestServer(t, sandbox.Options{})

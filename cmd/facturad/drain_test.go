@@ -188,3 +188,36 @@ func hasLine(logs string, parts ...string) bool {
 	}
 	return false
 }
+
+// TestInterruptSkipsTheDrain stops the service in a process of its own
+// with a real SIGINT, as Ctrl-C in its terminal sends: it closes its ports
+// and exits at once, with status 0 and every part stopped, rather than
+// serve on for its drain delay as on SIGTERM (TestDrainOnSIGTERM).
+func TestInterruptSkipsTheDrain(t *testing.T) {
+	const drain = 20 * time.Second
+	c := startChild(t, nil, "--data-dir", t.TempDir(), "--drain-delay", drain.String(), "--shutdown-timeout", "29s", "--log-level", "info")
+	sigint := time.Now()
+	if err := c.cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-c.exited:
+	case <-time.After(drain / 2):
+		t.Fatalf("the service still runs %s after SIGINT, with a drain delay of %s:\n%s", drain/2, drain, c.errs)
+	}
+	took := time.Since(sigint)
+	if code := c.cmd.ProcessState.ExitCode(); code != 0 {
+		t.Errorf("exit status %d:\n%s", code, c.errs)
+	}
+	logs := c.errs.String()
+	if !hasLine(logs, `"msg":"stopping"`, `"cause":"interrupt signal received"`, `"drain_ms":0`) {
+		t.Errorf("no stopping line saying SIGINT and no drain:\n%s", logs)
+	}
+	if !hasLine(logs, `"msg":"stopped"`) || strings.Contains(logs, `"msg":"stop"`) {
+		t.Errorf("not every part stopped:\n%s", logs)
+	}
+	if _, err := net.DialTimeout("tcp", c.api, time.Second); err == nil {
+		t.Error("the API port still accepts after the exit")
+	}
+	t.Logf("exited %s after SIGINT", took.Round(10*time.Millisecond))
+}

@@ -370,6 +370,7 @@ func masterKey(t *testing.T) string {
 // and a tax authority elsewhere, reached through the URL overrides (here a
 // sandbox of the test's own, whose faults the test controls).
 func TestEndToEndPostgresRedis(t *testing.T) {
+	notQuick(t, "the end-to-end run on PostgreSQL and Redis (TestEndToEndEmbedded runs)")
 	dbURL := postgresSchema(t)
 	redisURL := storetest.RedisURL(t)
 	sb := sandbox.NewTestServer(t, sandbox.Options{})

@@ -31,10 +31,11 @@ func TestCompaniesInTwoEnvironments(t *testing.T) {
 // onBothStores runs test as a subtest on the embedded store ("sqlite",
 // no arguments) and on PostgreSQL and Redis ("postgres", the arguments
 // that point the service at a schema and a key prefix of the test's own;
-// skipped without them).
+// skipped without them, and in the quick subset: notQuick).
 func onBothStores(t *testing.T, test func(t *testing.T, storeArgs []string)) {
 	t.Run("sqlite", func(t *testing.T) { test(t, nil) })
 	t.Run("postgres", func(t *testing.T) {
+		notQuick(t, "the run on PostgreSQL and Redis (the one on SQLite runs)")
 		test(t, []string{"--database-url", postgresSchema(t), "--redis-url", storetest.RedisURL(t), "--master-key", masterKey(t)})
 	})
 }

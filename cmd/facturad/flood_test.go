@@ -19,6 +19,7 @@ import (
 // accept errors never end it, and the per-address cap keeps the flood from
 // using up the descriptors.
 func TestConnectionFlood(t *testing.T) {
+	notQuick(t, "a load drill")
 	const limit, flood = 1024, 2000
 	if _, err := exec.LookPath("sh"); err != nil {
 		t.Skip("no sh to lower the child's open-file limit")

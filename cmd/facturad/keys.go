@@ -34,7 +34,7 @@ func (w *wiring) openKeys(ctx context.Context, masterKey []byte) error {
 	if w.c.MasterKeyPrevious != "" {
 		p, err := seal.ParseMasterKey(w.c.MasterKeyPrevious)
 		if err != nil {
-			return fmt.Errorf("master_key_previous: %w", err)
+			return fmt.Errorf("%s: %w", w.c.name("master_key_previous"), err)
 		}
 		previous = append(previous, p)
 		root = p

@@ -38,7 +38,7 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := notifyStop(context.Background())
 	defer stop()
 	if cmd, _ := subcommand(os.Args[1:]); cmd == "serve" {
 		if _, set := os.LookupEnv("GOGC"); !set {
@@ -53,6 +53,41 @@ func main() {
 		fmt.Fprintln(os.Stderr, "facturad:", err)
 		os.Exit(1)
 	}
+}
+
+// stopSignal is the cause of main's context once a signal stopped it:
+// which signal (interactiveStop tells SIGINT from SIGTERM).
+type stopSignal struct{ os.Signal }
+
+func (s stopSignal) Error() string { return s.Signal.String() + " signal received" }
+
+// notifyStop is signal.NotifyContext for SIGINT and SIGTERM, whose
+// context's cause (context.Cause) is the stopSignal that arrived.
+func notifyStop(parent context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(parent)
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case s := <-ch:
+			cancel(stopSignal{s})
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(ch)
+		cancel(context.Canceled)
+	}
+}
+
+// interactiveStop reports whether ctx was stopped by SIGINT: Ctrl-C in a
+// terminal, where nothing routes traffic to the process and the drain
+// delay would only keep its user waiting. Orchestrators, load balancers'
+// hosts and init systems stop a service with SIGTERM (Kubernetes, Docker
+// and systemd by default), which keeps the drain.
+func interactiveStop(ctx context.Context) bool {
+	var s stopSignal
+	return errors.As(context.Cause(ctx), &s) && s.Signal == os.Interrupt
 }
 
 // subcommand splits the arguments into the subcommand (serve when none is
@@ -141,12 +176,16 @@ func loadConfig(name string, args []string, stdout, stderr io.Writer, getenv fun
 	if err := fs.NoArgs(); err != nil {
 		return c, err
 	}
-	if fs.precheck != nil {
+	// A FACTURAD_ variable that is no setting is a mistyped one, whose
+	// value would otherwise be silently left out: it stops every command
+	// that reads the service's settings, beside the other problems.
+	unknown := unknownVariables(environ(), getenv)
+	if fs.precheck != nil && len(unknown) == 0 {
 		if err := fs.precheck(c); err != nil {
 			return c, err
 		}
 	}
-	if err := c.validateFor(only); err != nil {
+	if err := errors.Join(append(unknown, c.validateFor(only))...); err != nil {
 		return c, fmt.Errorf("configuration:\n%w", err)
 	}
 	return c, nil

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 
@@ -18,7 +17,7 @@ func runMigrate(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 		return err
 	}
 	if c.DatabaseURL == "" {
-		return errors.New("migrate: database_url is not set (the embedded SQLite store migrates itself at start)")
+		return fmt.Errorf("migrate: %s is not set (the embedded SQLite store migrates itself at start)", c.name("database_url"))
 	}
 	if err := postgres.Migrate(ctx, c.DatabaseURL, postgres.Options{}); err != nil {
 		return fmt.Errorf("migrate: %w", err)

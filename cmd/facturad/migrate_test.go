@@ -28,7 +28,7 @@ func TestMigrateReadsOnlyItsSettings(t *testing.T) {
 	}
 
 	err := run(context.Background(), []string{"migrate"}, io.Discard, io.Discard, env(nil))
-	if err == nil || !strings.Contains(err.Error(), "database_url is not set") {
+	if err == nil || !strings.Contains(err.Error(), "FACTURAD_DATABASE_URL is not set") {
 		t.Errorf("migrate without database_url = %v, want the error naming it", err)
 	}
 }

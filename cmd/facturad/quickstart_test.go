@@ -112,34 +112,41 @@ func TestReadmeQuickstart(t *testing.T) {
 	svc := launch(t, cmd)
 	t.Cleanup(func() { _ = syscall.Kill(-svc.cmd.Process.Pid, syscall.SIGKILL) })
 
-	// The steps in one shell, each followed by a mark that splits the output.
-	var script strings.Builder
-	for i, s := range steps {
-		fmt.Fprintf(&script, "%s\nprintf '\\n@@@ step %d done\\n'\n", s, i)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	run := exec.CommandContext(ctx, "bash", "-c", script.String())
-	run.Dir = work
-	run.Env = append(env, "BASE=http://"+svc.api, "ADMIN_BASE=http://"+svc.admin)
-	var stdout, stderr bytes.Buffer
-	run.Stdout, run.Stderr = &stdout, &stderr
-	if err := run.Run(); err != nil {
-		t.Fatalf("the Quick start failed: %v\nstdout:\n%s\nstderr:\n%s\nservice:\n%s", err, &stdout, &stderr, svc.errs)
-	}
-	out := stdout.String()
-	step := make([]string, len(steps))
-	for i := range steps {
-		mark := fmt.Sprintf("\n@@@ step %d done\n", i)
-		before, after, ok := strings.Cut(out, mark)
-		if !ok {
-			t.Fatalf("step %d did not finish:\n%s\nstderr:\n%s", i, out, &stderr)
+	// paste runs steps in one shell, as a reader pastes them into a second
+	// terminal, each followed by a mark that splits the output: each
+	// step's output, and what the shell wrote to its standard error.
+	paste := func(steps []string) (step []string, stderr string) {
+		t.Helper()
+		var script strings.Builder
+		for i, s := range steps {
+			fmt.Fprintf(&script, "%s\nprintf '\\n@@@ step %d done\\n'\n", s, i)
 		}
-		step[i], out = before, after
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+		defer cancel()
+		run := exec.CommandContext(ctx, "bash", "-c", script.String())
+		run.Dir = work
+		run.Env = append(env, "BASE=http://"+svc.api, "ADMIN_BASE=http://"+svc.admin)
+		var stdout, errs bytes.Buffer
+		run.Stdout, run.Stderr = &stdout, &errs
+		if err := run.Run(); err != nil {
+			t.Fatalf("the Quick start failed: %v\nstdout:\n%s\nstderr:\n%s\nservice:\n%s", err, &stdout, &errs, svc.errs)
+		}
+		out := stdout.String()
+		step = make([]string, len(steps))
+		for i := range steps {
+			mark := fmt.Sprintf("\n@@@ step %d done\n", i)
+			before, after, ok := strings.Cut(out, mark)
+			if !ok {
+				t.Fatalf("step %d did not finish:\n%s\nstderr:\n%s", i, out, &errs)
+			}
+			step[i], out = before, after
+		}
+		return step, errs.String()
 	}
+	step, stderr := paste(steps)
 	fail := func(i int, what string) {
 		t.Helper()
-		t.Fatalf("step %d: %s\nits output:\n%s\nstderr:\n%s\nservice:\n%s", i, what, step[i], &stderr, svc.errs)
+		t.Fatalf("step %d: %s\nits output:\n%s\nstderr:\n%s\nservice:\n%s", i, what, step[i], stderr, svc.errs)
 	}
 
 	// 0: BASE and the admin's credentials; 1: the certificate.
@@ -217,10 +224,64 @@ func TestReadmeQuickstart(t *testing.T) {
 		fail(9, "not ready, or no accepted document counted")
 	}
 	quickstartFilesIgnored(t, work)
+
+	// A second run in the same folder, as a reader pastes the steps again:
+	// the company is not created again, its branch user's credentials come
+	// from empresa.json, the send answers the same invoice, and the
+	// downloads are the accepted invoice's again.
+	again, againErr := paste(steps)
+	if strings.TrimSpace(again[2]) != "" {
+		t.Errorf("the second run's step 2 said %q, want nothing (the company made once)\nstderr:\n%s", again[2], againErr)
+	}
+	if !strings.Contains(again[3], `"sucursal":"001"`) {
+		t.Errorf("the second run's branch user cannot list its branches: %q\nstderr:\n%s", again[3], againErr)
+	}
+	if !strings.Contains(again[5], `"clave":"`+clave[1]+`"`) {
+		t.Errorf("the second run's send is not the first's invoice: %q", again[5])
+	}
+	checks = strings.Split(strings.TrimSpace(again[6]), "\n")
+	if !strings.Contains(checks[len(checks)-1], `"estado":"01"`) {
+		t.Errorf("the second run's check: %q", again[6])
+	}
+	xmlFile, err := os.ReadFile(filepath.Join(work, "factura.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if root := wellFormedRoot(t, bytes.NewReader(xmlFile)); root != "FacturaElectronica" {
+		t.Errorf("after the second run, factura.xml's root is %s", root)
+	}
+	pdfFile, err := os.ReadFile(filepath.Join(work, "factura.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := pdfcheck.Text(t, pdfFile); !strings.Contains(text, clave[1]) {
+		t.Errorf("after the second run, factura.pdf does not show the invoice:\n%s", text)
+	}
+
+	// A download the service refuses (here, with credentials it does not
+	// know) says so on standard error and leaves the files as they were.
+	refused, refusedErr := paste([]string{steps[0],
+		"BRANCH=(-u 3101123456-001-nobody:wrong-password -H 'AuthToken: wrong-token')\nCLAVE=" + clave[1], steps[6]})
+	if !strings.Contains(refused[2], `"statusCode":401`) {
+		t.Errorf("the refused check printed %q, want the 401 answer", refused[2])
+	}
+	if n := strings.Count(refusedErr, "returned error: 401"); n != 3 {
+		t.Errorf("curl said %d times that the server answered 401, want 3 (the check and both downloads):\n%s", n, refusedErr)
+	}
+	for name, before := range map[string][]byte{"factura.xml": xmlFile, "factura.pdf": pdfFile} {
+		after, err := os.ReadFile(filepath.Join(work, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(after, before) {
+			t.Errorf("the refused download changed %s: now %d bytes, %.60q", name, len(after), after)
+		}
+	}
 }
 
 // quickstartFilesIgnored checks that what the Quick start left in the
-// folder it ran in (the certificate, the XML, data/) would be ignored by
+// folder it ran in (the certificate, the company's answer, the XML and
+// PDF, data/) would be ignored by
 // git in the repository's root, where a reader runs it.
 func quickstartFilesIgnored(t *testing.T, work string) {
 	t.Helper()
@@ -236,7 +297,7 @@ func quickstartFilesIgnored(t *testing.T, work string) {
 		}
 		names = append(names, n)
 	}
-	for _, want := range []string{"data/", "empresa.p12", "factura.xml", "factura.pdf"} {
+	for _, want := range []string{"data/", "empresa.p12", "empresa.json", "factura.xml", "factura.pdf"} {
 		if !slices.Contains(names, want) {
 			t.Errorf("the Quick start left no %s (it left %q)", want, names)
 		}

@@ -45,7 +45,7 @@ func (w *wiring) openRegistry(sandboxRoot string) (*registry.Registry, error) {
 	}
 	client, err := registry.NewClient(registry.ClientOptions{BaseURL: base})
 	if err != nil {
-		return nil, fmt.Errorf("registry_url: %w", err)
+		return nil, fmt.Errorf("%s: %w", w.c.name("registry_url"), err)
 	}
 	var (
 		cache registry.Cache

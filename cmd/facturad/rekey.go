@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 
@@ -23,10 +22,10 @@ func runRekey(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		return err
 	}
 	if c.MasterKeyPrevious == "" {
-		return errors.New("rekey: master_key_previous is not set: set master_key to the new key and master_key_previous to the one being replaced (docs/operations.md, \"Rotate the master key\")")
+		return fmt.Errorf("rekey: %s is not set: set %s to the new key and %[1]s to the one being replaced (docs/operations.md, \"Rotate the master key\")", c.name("master_key_previous"), c.name("master_key"))
 	}
 	if c.MasterKey == "" {
-		return errors.New("rekey: master_key is not set: set it to the new key explicitly; rekey never reads or creates master.key (docs/operations.md, \"Rotate the master key\")")
+		return fmt.Errorf("rekey: %s is not set: set it to the new key explicitly; rekey never reads or creates master.key (docs/operations.md, \"Rotate the master key\")", c.name("master_key"))
 	}
 	c.Migrate = false // a rotation changes sealed values, never the schema
 	if c.DatabaseURL == "" {
@@ -44,7 +43,7 @@ func runRekey(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 		return fmt.Errorf("rekey: %w", err)
 	}
 	w.store = store
-	if err := requireSomethingSealed(ctx, store); err != nil {
+	if err := requireSomethingSealed(ctx, c, store); err != nil {
 		return err
 	}
 	// Opening the keys also stores the derived keys of a deployment that
@@ -67,7 +66,7 @@ func runRekey(ctx context.Context, args []string, stdout, stderr io.Writer, gete
 // key: the service stores its derived keys at its first start, so such a
 // store was never the service's, and a rotation of it would report
 // success over nothing.
-func requireSomethingSealed(ctx context.Context, s tenant.KeyStore) error {
+func requireSomethingSealed(ctx context.Context, c Config, s tenant.KeyStore) error {
 	names, err := s.SealedKeyNames(ctx)
 	if err != nil {
 		return fmt.Errorf("rekey: %w", err)
@@ -77,7 +76,7 @@ func requireSomethingSealed(ctx context.Context, s tenant.KeyStore) error {
 		return fmt.Errorf("rekey: %w", err)
 	}
 	if len(names) == 0 && len(rows) == 0 {
-		return errors.New("rekey: the store holds no company and no stored key, so the service never ran on it: check data_dir or database_url")
+		return fmt.Errorf("rekey: the store holds no company and no stored key, so the service never ran on it: check %s or %s", c.name("data_dir"), c.name("database_url"))
 	}
 	return nil
 }

@@ -256,6 +256,7 @@ func limiterWarnings(replicas []*child) string {
 // consistent record, which passes, and then that record broken in each
 // way the check exists to find.
 func TestReplicaChecksCatchViolations(t *testing.T) {
+	notQuick(t, "a replica drill")
 	row := func(id string, tipo string, n int64) docRow {
 		cons := fmt.Sprintf("00100001%s%010d", tipo, n)
 		clave := "506" + "211126" + "003101100001" + cons + "1" + "12345678"

@@ -41,6 +41,7 @@ const (
 //   - the 12 numbering answers said 11, 10, ..., 0 documents still
 //     available, each once.
 func TestReplicasQuota(t *testing.T) {
+	notQuick(t, "a replica drill")
 	redisURL := storetest.RedisURL(t)
 	dbURL := postgresSchema(t)
 	sb, trust := startSandboxChild(t)

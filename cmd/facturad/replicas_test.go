@@ -74,6 +74,7 @@ const (
 //     failed (checkPaces); and they did reach it, so that the limit was
 //     exercised.
 func TestReplicas(t *testing.T) {
+	notQuick(t, "a replica drill")
 	redisURL := storetest.RedisURL(t)
 	dbURL := postgresSchema(t)
 	began := time.Now()

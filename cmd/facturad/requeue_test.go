@@ -153,7 +153,7 @@ func TestRequeueEmailsCommand(t *testing.T) {
 		{"error/since in the future", []string{"--data-dir", dir, "--since", time.Now().Add(time.Hour).UTC().Format(time.RFC3339)}, "in the future"},
 		{"error/negative duration", []string{"--data-dir", dir, "--since", "-2h"}, "must be positive"},
 		{"error/negative company", []string{"--data-dir", dir, "--since", "2h", "--company", "-1"}, "--company"},
-		{"error/no store in data_dir", []string{"--data-dir", dir, "--since", "2h"}, "is data_dir the service's?"},
+		{"error/no store in data_dir", []string{"--data-dir", dir, "--since", "2h"}, "is --data-dir the service's?"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			err := run(ctx, append([]string{"requeue-emails"}, tt.args...), io.Discard, io.Discard, env(nil))

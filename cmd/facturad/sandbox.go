@@ -41,7 +41,7 @@ func runSandbox(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 		*seed = rand.Uint64()
 	}
 	if _, err := parseLevel(*logLevel); err != nil {
-		return err
+		return fmt.Errorf("--log-level: %w", err)
 	}
 	roots, err := loadTrustBundle(*trusted)
 	if err != nil {

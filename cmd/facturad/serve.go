@@ -56,7 +56,8 @@ import (
 var newRegistry = metrics.NewRegistry
 
 // runServe runs the service until ctx is cancelled (SIGINT or SIGTERM in
-// main), then stops it gracefully.
+// main), then stops it gracefully: after the drain delay on SIGTERM, at
+// once on SIGINT (interactiveStop).
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
 	c, err := loadConfig("serve", args, stdout, stderr, getenv)
 	if err != nil {
@@ -195,10 +196,14 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 	select {
 	case <-ctx.Done():
 		stopping = time.Now()
-		log.Info("stopping", "cause", context.Cause(ctx))
+		drain := c.DrainDelay
+		if interactiveStop(ctx) {
+			w.noDrain, drain = true, 0 // Ctrl-C: nobody to drain from
+		}
+		log.Info("stopping", "cause", context.Cause(ctx), "drain", drain)
 		return nil
 	case err := <-errc:
-		w.failed = true // no drain: the server already failed
+		w.noDrain = true // the server already failed
 		return fmt.Errorf("server: %w", err)
 	}
 }
@@ -242,9 +247,9 @@ type wiring struct {
 	// renders bounds the PDF renders of every path: the downloads, the
 	// e-mails, the exports and the archive share it.
 	renders *pdf.Limiter
-	// failed is set when serving failed: the gateway then stops without
-	// its drain delay.
-	failed bool
+	// noDrain is set when serving failed, or the stop is interactive
+	// (SIGINT): the gateway then stops without its drain delay.
+	noDrain bool
 	// served is set once the gateway owns the listeners.
 	served bool
 }
@@ -257,11 +262,11 @@ func (w *wiring) readFiles() (err error) {
 		return err
 	}
 	if w.answerRoots, err = loadTrustBundle(w.c.HaciendaTrust); err != nil {
-		return fmt.Errorf("hacienda_trust_bundle: %w", err)
+		return fmt.Errorf("%s: %w", w.c.name("hacienda_trust_bundle"), err)
 	}
 	if builtInSandbox(w.c) {
 		if w.sandboxCAs, err = loadTrustBundle(w.c.SandboxTrustedCA); err != nil {
-			return fmt.Errorf("sandbox_trusted_ca: %w", err)
+			return fmt.Errorf("%s: %w", w.c.name("sandbox_trusted_ca"), err)
 		}
 	}
 	return nil
@@ -298,7 +303,7 @@ func (w *wiring) openCacheAndLimiter() error {
 func (w *wiring) openRedisCacheAndLimiter() error {
 	rdb, err := openRedis(w.c.RedisURL, w.log)
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", w.c.name("redis_url"), err)
 	}
 	w.stop.add("redis", func(context.Context) error { return rdb.Close() })
 	w.redis = rdb
@@ -336,12 +341,12 @@ func (w *wiring) openRedisCacheAndLimiter() error {
 func (w *wiring) listen() error {
 	apiLn, err := net.Listen("tcp", w.c.Listen)
 	if err != nil {
-		return listenError("api", "listen", w.c.Listen, err, w.c.AdminListen)
+		return listenError(w.c, "api", "listen", w.c.Listen, err, w.c.AdminListen)
 	}
 	adminLn, err := net.Listen("tcp", w.c.AdminListen)
 	if err != nil {
 		apiLn.Close()
-		return listenError("admin", "admin_listen", w.c.AdminListen, err)
+		return listenError(w.c, "admin", "admin_listen", w.c.AdminListen, err)
 	}
 	w.apiLn, w.adminLn = apiLn, adminLn
 	w.stop.add("listeners", func(context.Context) error {
@@ -357,14 +362,21 @@ func (w *wiring) listen() error {
 // setting moves it, so that a user whose port is taken knows what to
 // change, with an address near addr that is free now (none of avoid, the
 // addresses the other listeners are about to take), when there is one.
-func listenError(which, name, addr string, err error, avoid ...string) error {
-	s := setting{name: name}
-	example := ""
-	if free := freeAddressNear(addr, avoid...); free != "" {
-		example = fmt.Sprintf(", e.g. %s=%s", s.env(), free)
+// The setting is named as the operator gave it (its flag, which wins, or
+// its variable), else both ways.
+func listenError(c Config, which, name, addr string, err error, avoid ...string) error {
+	how, given := c.nameOf(name)
+	example := how
+	if !given {
+		s := setting{name: name}
+		how = "--" + s.flagName() + " or " + s.env()
 	}
-	return fmt.Errorf("%s listener: %w (choose another address with --%s or %s%s)",
-		which, err, s.flagName(), s.env(), example)
+	if free := freeAddressNear(addr, avoid...); free != "" {
+		example = fmt.Sprintf(", e.g. %s=%s", example, free)
+	} else {
+		example = ""
+	}
+	return fmt.Errorf("%s listener: %w (choose another address with %s%s)", which, err, how, example)
 }
 
 // freeAddressNear returns the first of the next 20 ports after addr's, on
@@ -447,7 +459,7 @@ func (w *wiring) bootstrapAdmin(ctx context.Context, stdout io.Writer, terminal 
 	}
 	ch, err := w.tenants.SetAdminCredentials(ctx, c.AdminUser, c.AdminPassword, c.AdminToken, false)
 	if err != nil {
-		return fmt.Errorf("bootstrap admin (configured admin_password/admin_token): %w", err)
+		return fmt.Errorf("bootstrap admin (configured %s/%s): %w", c.name("admin_password"), c.name("admin_token"), err)
 	}
 	w.printBootstrapChange(stdout, ch, terminal)
 	if ch.Changed() {
@@ -731,7 +743,7 @@ func (w *wiring) startGateway() (apiLn, adminLn net.Listener, errc <-chan error,
 	maxConns, perIP := connectionCaps(w.c, raiseOpenFileLimit(w.log))
 	proxies, err := parseProxies(w.c.TrustedProxies)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("trusted_proxies: %w", err)
+		return nil, nil, nil, fmt.Errorf("%s: %w", w.c.name("trusted_proxies"), err)
 	}
 	// Redis has fallbacks (credentials checked against the store, each
 	// replica pacing alone): its loss degrades the service, the store's
@@ -799,7 +811,7 @@ func (w *wiring) startGateway() (apiLn, adminLn net.Listener, errc <-chan error,
 	go func() { serveErr <- gw.Serve(apiLn) }()
 	go func() { serveErr <- gw.ServeAdmin(adminLn) }()
 	w.stop.add("gateway", func(ctx context.Context) error {
-		if w.failed {
+		if w.noDrain {
 			return gw.ShutdownNow(ctx)
 		}
 		return gw.Shutdown(ctx)
@@ -821,7 +833,7 @@ func (w *wiring) apiTLS() (*tls.Config, error) {
 	}
 	cfg, err := gateway.NewTLSConfig(w.c.TLSCertFile, w.c.TLSKeyFile, w.log)
 	if err != nil {
-		return nil, fmt.Errorf("tls_cert_file and tls_key_file: %w", err)
+		return nil, fmt.Errorf("%s and %s: %w", w.c.name("tls_cert_file"), w.c.name("tls_key_file"), err)
 	}
 	return cfg, nil
 }
@@ -834,7 +846,7 @@ func (w *wiring) startProfiler(errc chan<- error) error {
 	}
 	ln, err := net.Listen("tcp", w.c.PprofListen)
 	if err != nil {
-		return listenError("pprof", "pprof_listen", "127.0.0.1:6061", err)
+		return listenError(w.c, "pprof", "pprof_listen", "127.0.0.1:6061", err)
 	}
 	// The mutex and block profiles are empty unless sampled: a fraction
 	// of the contended locks and a blocking event per millisecond spent
@@ -1209,7 +1221,7 @@ func openRedis(url string, log *slog.Logger) (*redis.Client, error) {
 	redis.SetLogger(redisLogger{log})
 	o, err := redis.ParseURL(url)
 	if err != nil {
-		return nil, errors.New("redis_url: cannot be parsed") // the URL may hold a password
+		return nil, errors.New("cannot be parsed") // the URL may hold a password
 	}
 	o.DialTimeout = 500 * time.Millisecond
 	o.ReadTimeout = 250 * time.Millisecond
@@ -1244,7 +1256,7 @@ func embeddedStorePath(c Config) string { return filepath.Join(c.DataDir, "factu
 // mistyped data_dir for a new, empty store.
 func requireEmbeddedStore(c Config) error {
 	if _, err := os.Stat(embeddedStorePath(c)); err != nil {
-		return fmt.Errorf("embedded store: %w (is data_dir the service's?)", err)
+		return fmt.Errorf("embedded store: %w (is %s the service's?)", err, c.name("data_dir"))
 	}
 	return nil
 }

@@ -392,8 +392,8 @@ func TestServeRefusesShortAdminSecrets(t *testing.T) {
 	}
 	defer busy.Close()
 	for _, tt := range []struct{ env, value, want string }{
-		{"FACTURAD_ADMIN_PASSWORD", "short-pass", "admin_password: must have at least 12 characters"},
-		{"FACTURAD_ADMIN_TOKEN", "tok-0123456789", "admin_token: must have at least 32 characters"},
+		{"FACTURAD_ADMIN_PASSWORD", "short-pass", "FACTURAD_ADMIN_PASSWORD: must have at least 12 characters"},
+		{"FACTURAD_ADMIN_TOKEN", "tok-0123456789", "FACTURAD_ADMIN_TOKEN: must have at least 32 characters"},
 	} {
 		t.Run("error/"+tt.env, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "data")

@@ -102,6 +102,7 @@ func noticeText(t *testing.T, m *mail.Message) string {
 // (one certificado.por_vencer, one documentos.detenidos naming the
 // documents); then killed and started again: nothing more.
 func TestTenantEventsExactlyOnce(t *testing.T) {
+	notQuick(t, "a replica drill")
 	ctx := context.Background()
 	dbURL := postgresSchema(t)
 	redisURL := storetest.RedisURL(t)

@@ -103,8 +103,8 @@ func TestAPITLSAndTheClearTextWarning(t *testing.T) {
 		{name: "ok/tls", mutate: func(c *Config) { c.Listen, c.TLSCertFile, c.TLSKeyFile = ":8443", certFile, keyFile }, tls: true},
 		{name: "error/tls files missing", mutate: func(c *Config) {
 			c.TLSCertFile, c.TLSKeyFile = filepath.Join(t.TempDir(), "none.crt"), keyFile
-		}, wantErr: "tls_cert_file"},
-		{name: "error/key of no certificate", mutate: func(c *Config) { c.TLSCertFile, c.TLSKeyFile = keyFile, keyFile }, wantErr: "tls_cert_file"},
+		}, wantErr: "FACTURAD_TLS_CERT_FILE"},
+		{name: "error/key of no certificate", mutate: func(c *Config) { c.TLSCertFile, c.TLSKeyFile = keyFile, keyFile }, wantErr: "FACTURAD_TLS_CERT_FILE"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -166,9 +166,9 @@ func TestServeReadsFilesBeforeTheStore(t *testing.T) {
 		want string
 		args []string
 	}{
-		{"tls_cert_file", []string{"--tls-cert-file", missing, "--tls-key-file", keyFile}},
-		{"hacienda_trust_bundle", []string{"--hacienda-trust-bundle", missing}},
-		{"sandbox_trusted_ca", []string{"--sandbox-trusted-ca", missing}},
+		{"--tls-cert-file", []string{"--tls-cert-file", missing, "--tls-key-file", keyFile}},
+		{"--hacienda-trust-bundle", []string{"--hacienda-trust-bundle", missing}},
+		{"--sandbox-trusted-ca", []string{"--sandbox-trusted-ca", missing}},
 	} {
 		t.Run("error/"+tt.want, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "data")

@@ -103,6 +103,7 @@ func onlyCompanyID(t *testing.T, branch apiClient) int64 {
 // events of the documents' changes (no loss, nothing invented), and the
 // delivery log shows the failed attempts before the success.
 func TestWebhooksSurviveSIGKILL(t *testing.T) {
+	notQuick(t, "a crash drill")
 	dir := t.TempDir()
 	// The receiver is on loopback: the sandbox allows it only with
 	// webhook_allow_private.

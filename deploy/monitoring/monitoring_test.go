@@ -13,6 +13,7 @@ import (
 
 	"sigs.k8s.io/yaml"
 
+	"facturad/deploy/testenv"
 	"facturad/tenant/storetest"
 )
 
@@ -533,7 +534,7 @@ func TestDashboardProcessPanelsJoined(t *testing.T) {
 func TestDashboardLinter(t *testing.T) {
 	bin := os.Getenv("TEST_DASHBOARD_LINTER_BIN")
 	if bin == "" {
-		storetest.Missing(t, "Grafana's dashboard-linter (TEST_DASHBOARD_LINTER_BIN; deploy/test.sh builds it)")
+		testenv.MissingBuilt(t, "TEST_DASHBOARD_LINTER_BIN, Grafana's dashboard-linter,")
 	}
 	lint := func(path string) (string, error) {
 		out, err := exec.Command(bin, "lint", "--strict", path).CombinedOutput()

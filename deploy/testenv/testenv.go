@@ -41,3 +41,20 @@ func RequireServices(t testing.TB) bool {
 	}
 	return on
 }
+
+// MissingBuilt ends a test that needs what the full test command builds
+// rather than installs (SeaweedFS's weed and the S3 store it runs,
+// Grafana's dashboard-linter), described by what, when it is missing: a
+// skip with -short, where the quick subset (deploy/test.sh --quick) builds
+// none of them; otherwise a failure when RequireServices is on, a skip
+// when it is off.
+func MissingBuilt(t testing.TB, what string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skipf("%s is not set: -short, the quick subset, builds none (deploy/test.sh builds it)", what)
+	}
+	if RequireServices(t) {
+		t.Fatalf("%s is not set (deploy/test.sh builds it and sets it)", what)
+	}
+	t.Skipf("%s is not set: run the tests with deploy/test.sh, which builds it", what)
+}

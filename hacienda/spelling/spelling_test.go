@@ -19,6 +19,8 @@ func TestNearest(t *testing.T) {
 		{"ok/camel case for snake case", "idExterno", []string{"id_externo", "clave"}, "id_externo"},
 		{"ok/flag suffix", "trusted-ca", []string{"listen", "sandbox-trusted-ca"}, "sandbox-trusted-ca"},
 		{"ok/flag typo", "listn", []string{"listen", "sandbox-trusted-ca"}, "listen"},
+		{"ok/flag prefix", "drain", []string{"listen", "drain-delay"}, "drain-delay"},
+		{"ok/flag plural", "webhook-worker", []string{"webhook-workers", "drain-delay"}, "webhook-workers"},
 		{"ok/closest wins", "montoTotl", lineFields, "montoTotal"},
 		{"ok/first of equals wins", "ab", []string{"abc", "abd"}, "abc"},
 		{"none/far", "foo", lineFields, ""},

@@ -173,7 +173,7 @@ func (f *Flags) Finish(err error) error {
 // `facturad serve --help` lists the flags".
 func (f *Flags) parseError(err error) error {
 	// The flag package names a flag -name; the help writes --name.
-	msg := strings.NewReplacer("argument: -", "argument: --", "for flag -", "for --").Replace(err.Error())
+	msg := strings.NewReplacer("argument: -", "argument: --", "for flag -", "for --", "for -", "for --").Replace(err.Error())
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
 		name = strings.TrimLeft(name, "-")
 		msg = "unknown flag --" + name

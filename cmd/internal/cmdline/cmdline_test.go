@@ -106,3 +106,14 @@ func TestLoopbackHost(t *testing.T) {
 		}
 	}
 }
+
+// A bad value of a boolean flag is worded with --, as every other flag
+// error is.
+func TestBoolFlagError(t *testing.T) {
+	f := New("facturad", "demo", "", io.Discard, io.Discard)
+	f.Bool("migrate", false, "apply migrations")
+	err := f.ParseEnv([]string{"--migrate=maybe"}, func(string) string { return "" })
+	if err == nil || !strings.Contains(err.Error(), `invalid boolean value "maybe" for --migrate:`) {
+		t.Fatalf("err = %v, want the flag named --migrate", err)
+	}
+}

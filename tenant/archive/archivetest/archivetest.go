@@ -30,10 +30,7 @@ func Config(t testing.TB) archive.Config {
 	t.Helper()
 	raw := os.Getenv("TEST_S3_URL")
 	if raw == "" {
-		if testenv.RequireServices(t) {
-			t.Fatal("TEST_S3_URL is not set (deploy/test.sh starts SeaweedFS and sets it)")
-		}
-		t.Skip("TEST_S3_URL is not set: run the tests with deploy/test.sh for an S3-compatible store")
+		testenv.MissingBuilt(t, "TEST_S3_URL, an S3-compatible store (SeaweedFS),")
 	}
 	c, err := archive.ParseURL(raw)
 	if err != nil {
@@ -105,10 +102,7 @@ func StartWeed(t testing.TB) *Weed {
 	t.Helper()
 	bin := os.Getenv("TEST_WEED_BIN")
 	if bin == "" {
-		if testenv.RequireServices(t) {
-			t.Fatal("TEST_WEED_BIN is not set (deploy/test.sh builds SeaweedFS and sets it)")
-		}
-		t.Skip("TEST_WEED_BIN is not set: run the tests with deploy/test.sh, which builds SeaweedFS's weed")
+		testenv.MissingBuilt(t, "TEST_WEED_BIN, SeaweedFS's weed command,")
 	}
 	w := &Weed{t: t, bin: bin, dir: t.TempDir(), secret: randomHex(16)}
 	for i := range w.ports {
