@@ -81,7 +81,12 @@ func unknownVariables(env []string, getenv func(string) string) []error {
 			continue
 		}
 		msg := name + " is not a setting"
-		if near := spelling.Nearest(strings.ToLower(strings.ReplaceAll(rest, "_", "-")), flags); near != "" {
+		typed := strings.ToLower(strings.ReplaceAll(rest, "_", "-"))
+		near := spelling.Nearest(typed, flags)
+		if slices.Contains(flags, typed) {
+			near = typed // a setting written in another case
+		}
+		if near != "" {
 			msg += "; did you mean " + settingEnv(strings.ReplaceAll(near, "-", "_")) + "?"
 		}
 		errs = append(errs, fmt.Errorf("%s (`facturad serve --help` lists every setting; unset it if it is for another program)", msg))
