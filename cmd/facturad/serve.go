@@ -1087,6 +1087,7 @@ func openHacienda(ctx context.Context, c Config, roots, sandboxCAs *x509.CertPoo
 			// authority judges (docs/sandbox-registry.md).
 			RegistryChecks: true,
 			RegistryLimit:  sandbox.RealRegistryLimit(),
+			MaxDocuments:   builtInSandboxDocuments,
 		}
 		if state != nil {
 			so.Store = state
@@ -1258,6 +1259,13 @@ func loadTrustBundle(path string) (*x509.CertPool, error) {
 	}
 	return pool, nil
 }
+
+// builtInSandboxDocuments bounds the documents the built-in sandbox keeps,
+// in memory and in its file, the oldest forgotten first: about 18 KB each
+// in the file (a signed document, its answer and what the sandbox read of
+// it), some 360 MB at most beside the service's own store in data_dir
+// (decision 179).
+const builtInSandboxDocuments = 20_000
 
 // sandboxStatePath is the built-in sandbox's file in data_dir: the
 // documents it received, their verdicts and its answer certificate.
