@@ -206,7 +206,7 @@ func (s *Sandbox) load(ctx context.Context) error {
 		}
 	}
 	if len(rs) > 0 {
-		s.log.InfoContext(ctx, "sandbox: documents received before kept", "documents", len(rs))
+		s.log.InfoContext(ctx, "sandbox: the documents received before this start are known again", "documents", len(rs))
 	}
 	return nil
 }
