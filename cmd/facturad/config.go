@@ -256,7 +256,7 @@ func (c *Config) settings() []setting {
 	return []setting{
 		{name: "listen", usage: "API listen address", str: &c.Listen},
 		{name: "admin_listen", usage: "health, readiness and metrics listen address", str: &c.AdminListen},
-		{name: "data_dir", usage: "folder of the embedded store and the generated master key", str: &c.DataDir},
+		{name: "data_dir", usage: "folder of the embedded store, the generated master key and the built-in sandbox's state", str: &c.DataDir},
 		{name: "database_url", usage: "PostgreSQL URL; unset uses the embedded SQLite store", str: &c.DatabaseURL},
 		{name: "redis_url", usage: "Redis URL; unset uses an in-process cache and limiter", str: &c.RedisURL},
 		{name: "master_key", usage: "base64 of the 32-byte master key (required with PostgreSQL)", def: "read from data_dir/master.key, made at first start", str: &c.MasterKey},

@@ -32,6 +32,7 @@ import (
 	"facturad/hacienda/recepcion"
 	"facturad/hacienda/registry"
 	"facturad/hacienda/sandbox"
+	"facturad/hacienda/sandbox/sqlitestate"
 	"facturad/hacienda/trust"
 	"facturad/metrics"
 	"facturad/pipeline"
@@ -480,7 +481,7 @@ func adminName(c Config) string {
 // startPipeline opens the tax-authority client and the certificate cache
 // and starts the document pipeline over them.
 func (w *wiring) startPipeline(ctx context.Context) error {
-	clients, answers, sandboxRoot, err := openHacienda(w.c, w.answerRoots, w.sandboxCAs, w.log, w.reg, w.stop)
+	clients, answers, sandboxRoot, err := openHacienda(ctx, w.c, w.answerRoots, w.sandboxCAs, w.log, w.reg, w.stop)
 	if err != nil {
 		return err
 	}
@@ -592,6 +593,7 @@ func (w *wiring) startDelivery(ctx context.Context) error {
 		Store:       w.reads,
 		Sender:      server,
 		PDF:         delivery.PrintedPDF{Renders: w.renders},
+		Sandbox:     w.c.HaciendaEnv == "sandbox",
 		Workers:     w.c.EmailWorkers,
 		BackoffBase: w.c.DeliveryBackoff,
 		Logger:      w.log,
@@ -1033,8 +1035,10 @@ func defaultAnswerTrust(c Config, roots *x509.CertPool) (answerTrust, error) {
 // override, it first starts the sandbox in process on a loopback port,
 // requiring signing certificates to chain to sandboxCAs (any when nil), so
 // that the client speaks the real protocol to it, and trusts the sandbox's
-// own answer certificate and identification.
-func openHacienda(c Config, roots, sandboxCAs *x509.CertPool, log *slog.Logger, reg *prometheus.Registry, stop *cleanups) (_ haciendaClients, _ answerTrust, sandboxRoot string, _ error) {
+// own answer certificate and identification. On the embedded store the
+// sandbox keeps what it received, and its answer certificate, in
+// data_dir (sandboxStatePath), so that a restart forgets nothing.
+func openHacienda(ctx context.Context, c Config, roots, sandboxCAs *x509.CertPool, log *slog.Logger, reg *prometheus.Registry, stop *cleanups) (_ haciendaClients, _ answerTrust, sandboxRoot string, _ error) {
 	answerT, err := defaultAnswerTrust(c, roots)
 	if err != nil {
 		return haciendaClients{}, answerT, "", fmt.Errorf("trust for the tax authority's answers: %w", err)
@@ -1055,7 +1059,19 @@ func openHacienda(c Config, roots, sandboxCAs *x509.CertPool, log *slog.Logger, 
 			return haciendaClients{}, answerT, "", err
 		}
 		checks := sandbox.DefaultChecksTrusting(sandboxCAs)
-		answers, err := sandbox.DefaultAnswerSigner()
+		var state *sqlitestate.Store
+		if c.DatabaseURL == "" {
+			if state, err = sqlitestate.Open(ctx, sandboxStatePath(c)); err != nil {
+				return haciendaClients{}, answerT, "", fmt.Errorf("built-in sandbox: %w", err)
+			}
+			stop.add("sandbox state", func(context.Context) error { return state.Close() })
+		}
+		var answers *sandbox.CertificateSigner
+		if state != nil {
+			answers, err = state.AnswerSigner(ctx, sandbox.DefaultAnswerSigner)
+		} else {
+			answers, err = sandbox.DefaultAnswerSigner()
+		}
 		if err != nil {
 			return haciendaClients{}, answerT, "", fmt.Errorf("built-in sandbox: %w", err)
 		}
@@ -1075,7 +1091,7 @@ func openHacienda(c Config, roots, sandboxCAs *x509.CertPool, log *slog.Logger, 
 			}
 			answerT.signer = id.Numero
 		}
-		sb, err := sandbox.Listen("127.0.0.1:0", sandbox.Options{
+		so := sandbox.Options{
 			Logger:          log.With("component", "sandbox"),
 			AdminToken:      hex.EncodeToString(adminToken),
 			AnswerSigner:    answers,
@@ -1085,11 +1101,21 @@ func openHacienda(c Config, roots, sandboxCAs *x509.CertPool, log *slog.Logger, 
 			// authority judges (docs/sandbox-registry.md).
 			RegistryChecks: true,
 			RegistryLimit:  sandbox.RealRegistryLimit(),
-		})
+			MaxDocuments:   builtInSandboxDocuments,
+		}
+		if state != nil {
+			so.Store = state
+		}
+		sb, err := sandbox.Listen("127.0.0.1:0", so)
 		if err != nil {
 			return haciendaClients{}, answerT, "", fmt.Errorf("built-in sandbox: %w", err)
 		}
 		stop.add("sandbox", sb.Close)
+		kept := "memory only: the store is PostgreSQL"
+		if state != nil {
+			kept = state.Path()
+		}
+		log.Info("built-in tax-authority sandbox", "api", sb.APIURL(), "token", sb.TokenURL(), "state", kept)
 		o.APIURL, o.TokenURL = sb.APIURL(), sb.TokenURL()
 		sandboxRoot = sb.RegistryURL()
 	}
@@ -1247,6 +1273,17 @@ func loadTrustBundle(path string) (*x509.CertPool, error) {
 	}
 	return pool, nil
 }
+
+// builtInSandboxDocuments bounds the documents the built-in sandbox keeps,
+// in memory and in its file, the oldest forgotten first: about 18 KB each
+// in the file (a signed document, its answer and what the sandbox read of
+// it), some 360 MB at most beside the service's own store in data_dir
+// (decision 179).
+const builtInSandboxDocuments = 20_000
+
+// sandboxStatePath is the built-in sandbox's file in data_dir: the
+// documents it received, their verdicts and its answer certificate.
+func sandboxStatePath(c Config) string { return filepath.Join(c.DataDir, "sandbox.db") }
 
 // embeddedStorePath is the embedded store's file in data_dir.
 func embeddedStorePath(c Config) string { return filepath.Join(c.DataDir, "facturad.db") }

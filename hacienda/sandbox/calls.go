@@ -26,7 +26,9 @@ type Calls struct {
 	// authenticated, well-formed reception POSTs that carried it: 1 for a
 	// document received once, more when it was sent again (each repeat
 	// answered 400 as a duplicate). A key is kept as long as its document
-	// (Options.MaxDocuments).
+	// (Options.MaxDocuments); the POSTs are counted since the sandbox
+	// started (a document a Store kept from before counts 0 until it is
+	// sent again).
 	Posts map[string]int64 `json:"posts"`
 	// Untracked counts the calls of the users past MaxUsers, whose calls
 	// are not recorded.

@@ -35,6 +35,11 @@
 // token service, lost callbacks, documents that stay procesando forever, a
 // full outage and forced rejections. Randomness comes from Options.Seed, so runs repeat.
 //
+// Documents are kept in memory, up to Options.MaxDocuments; with
+// Options.Store (sqlitestate keeps one in a SQLite file) they are kept
+// there too, a receipt before its 202 and a verdict before it is told, so
+// that a sandbox started again on it knows every document received before.
+//
 // NewTestServer gives tests a running sandbox the way net/http/httptest
 // gives a server; Listen and ListenAndServe run it on an address.
 package sandbox

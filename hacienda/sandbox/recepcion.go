@@ -10,6 +10,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -66,10 +67,18 @@ type document struct {
 	// the sandbox's docMu).
 	posts int64
 
-	once    sync.Once
+	// judgeMu guards the verdict: judged, estado, answer, detalle and
+	// credits. A document is judged once, unless keeping its verdict
+	// fails (Options.Store): it is then judged again at the next query.
+	judgeMu sync.Mutex
+	judged  bool
 	estado  string
 	answer  []byte   // signed MensajeHacienda
 	detalle []string // rejection reasons
+	// credits are, for an accepted credit note, what it took from each
+	// document it references, by key: kept with its verdict, so that a
+	// sandbox started again takes it again.
+	credits map[string]decimal.Decimal
 
 	// credited is what accepted credit notes took from this document's
 	// total (guarded by the sandbox's refMu); it goes when the document
@@ -183,13 +192,23 @@ func (s *Sandbox) handleSubmit(w http.ResponseWriter, r *http.Request) {
 		info:   in,
 		faults: rf,
 	}
-	if stored, prev := s.store(d); !stored {
+	stored, prev, evicted := s.store(d)
+	if !stored {
 		s.stats.duplicates.Add(1)
 		if prev != key {
 			s.badRequest(w, fmt.Sprintf("El receptor %s ya envió un mensaje (%s) sobre el comprobante con clave %s.", in.receptorNumero, prev, b.Clave))
 			return
 		}
 		s.badRequest(w, fmt.Sprintf("El comprobante con clave %s ya fue recibido anteriormente.", key))
+		return
+	}
+	if err := s.keep(r.Context(), d, evicted); err != nil {
+		// Not kept, not received: the sender tries again, as after any
+		// fault of the tax authority's.
+		s.log.ErrorContext(r.Context(), "sandbox: a received document could not be kept", "key", key, "err", err)
+		s.unstore(d)
+		w.Header().Set("Retry-After", "5")
+		s.refuse(w, http.StatusServiceUnavailable, "El servicio de recepción no está disponible en este momento.")
 		return
 	}
 	s.stats.submissions.Add(1)
@@ -217,13 +236,15 @@ func location(r *http.Request, path string) string {
 // store records d unless its key was received before, or, for a
 // receiver's message, unless the same receiver already sent one about the
 // same document; either way it counts the POST. When d is not stored it
-// returns the key of the submission it repeats.
-func (s *Sandbox) store(d *document) (bool, string) {
+// returns the key of the submission it repeats. evicted are the keys of
+// the oldest documents forgotten to make room (Options.MaxDocuments), and
+// of those a Store kept past it at start.
+func (s *Sandbox) store(d *document) (stored bool, prev string, evicted []string) {
 	s.docMu.Lock()
 	defer s.docMu.Unlock()
 	if prev, dup := s.docs[d.Key]; dup {
 		prev.posts++
-		return false, d.Key
+		return false, d.Key, nil
 	}
 	rk := ""
 	if d.info.typ.IsReceiverMessage() {
@@ -231,7 +252,7 @@ func (s *Sandbox) store(d *document) (bool, string) {
 		if prevKey, dup := s.replies[rk]; dup {
 			if prev := s.docs[prevKey]; prev != nil {
 				prev.posts++
-				return false, prevKey
+				return false, prevKey, nil
 			}
 		}
 		s.replies[rk] = d.Key
@@ -239,14 +260,51 @@ func (s *Sandbox) store(d *document) (bool, string) {
 	d.posts = 1
 	s.docs[d.Key] = d
 	s.order = append(s.order, d.Key)
+	evicted, s.overflow = s.overflow, nil
 	for len(s.order) > s.opts.MaxDocuments {
 		if old := s.docs[s.order[0]]; old != nil && old.info.typ.IsReceiverMessage() {
 			delete(s.replies, replyKey(old.Clave, old.info.receptorNumero))
 		}
 		delete(s.docs, s.order[0])
+		evicted = append(evicted, s.order[0])
 		s.order = s.order[1:]
 	}
-	return true, d.Key
+	return true, d.Key, evicted
+}
+
+// unstore takes back a document store recorded but the Store could not
+// keep. The documents store forgot to make room stay forgotten.
+func (s *Sandbox) unstore(d *document) {
+	s.docMu.Lock()
+	defer s.docMu.Unlock()
+	if s.docs[d.Key] != d {
+		return
+	}
+	delete(s.docs, d.Key)
+	if d.info.typ.IsReceiverMessage() {
+		rk := replyKey(d.Clave, d.info.receptorNumero)
+		if s.replies[rk] == d.Key {
+			delete(s.replies, rk)
+		}
+	}
+	if i := slices.Index(s.order, d.Key); i >= 0 {
+		s.order = slices.Delete(s.order, i, i+1)
+	}
+}
+
+// keep writes a document just received, and forgets the evicted ones,
+// through the Store; without one it does nothing.
+func (s *Sandbox) keep(ctx context.Context, d *document, evicted []string) error {
+	if s.opts.Store == nil {
+		return nil
+	}
+	r, err := d.record()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	return s.opts.Store.Receive(ctx, r, evicted)
 }
 
 func (s *Sandbox) lookup(key string) *document {
@@ -333,14 +391,24 @@ func (s *Sandbox) state(ctx context.Context, d *document) (string, string) {
 	case elapsed < delay:
 		return "procesando", ""
 	}
-	d.once.Do(func() { s.judge(context.WithoutCancel(ctx), d) })
-	if d.answer == nil {
+	d.judgeMu.Lock()
+	defer d.judgeMu.Unlock()
+	if !d.judged {
+		s.judge(context.WithoutCancel(ctx), d)
+	}
+	switch {
+	case !d.judged:
+		// The verdict could not be kept: told at a later query.
+		return "procesando", ""
+	case d.answer == nil:
 		return d.estado, ""
 	}
 	return d.estado, base64.StdEncoding.EncodeToString(d.answer)
 }
 
-// judge gives a document its verdict and signed answer.
+// judge gives a document its verdict and signed answer, and keeps them
+// through the Store; the caller holds d.judgeMu. When they cannot be kept,
+// d stays unjudged and a credit note gives back what it took.
 func (s *Sandbox) judge(ctx context.Context, d *document) {
 	lines := consistency(d.info)
 	lines = append(lines, s.timely(d)...)
@@ -360,19 +428,41 @@ func (s *Sandbox) judge(ctx context.Context, d *document) {
 	lines = append(lines, d.faults.rejected...)
 	lines, credits := s.judgeReferences(d, lines)
 	accepted := len(lines) == 0
+	v := Verdict{Estado: "rechazado", Detalle: lines}
+	if accepted {
+		v.Estado = "aceptado"
+	}
 	answer, err := s.answer(d, accepted, lines)
 	if err != nil {
 		s.log.ErrorContext(ctx, "sandbox could not sign its answer", "clave", d.Key, "err", err)
 		s.takeBack(credits)
-		d.estado = "error"
-		return
+		credits = nil
+		v = Verdict{Estado: "error"}
 	}
-	d.answer, d.detalle = answer, lines
-	if accepted {
-		d.estado = "aceptado"
+	v.Answer = answer
+	taken := map[string]decimal.Decimal{}
+	for ref, amount := range credits {
+		taken[ref.Key] = amount
+		if v.Credits == nil {
+			v.Credits = map[string]string{}
+		}
+		v.Credits[ref.Key] = amount.String()
+	}
+	if s.opts.Store != nil {
+		kctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		err := s.opts.Store.Judge(kctx, d.Key, v)
+		cancel()
+		if err != nil {
+			s.log.ErrorContext(ctx, "sandbox: a verdict could not be kept; it is given at a later query", "key", d.Key, "err", err)
+			s.takeBack(credits)
+			return
+		}
+	}
+	d.judged, d.estado, d.answer, d.detalle, d.credits = true, v.Estado, v.Answer, v.Detalle, taken
+	switch v.Estado {
+	case "aceptado":
 		s.stats.accepted.Add(1)
-	} else {
-		d.estado = "rechazado"
+	case "rechazado":
 		s.stats.rejected.Add(1)
 	}
 }

@@ -139,6 +139,12 @@ type Options struct {
 	// limits nothing.
 	RegistryLimit RegistryLimit
 
+	// Store keeps the documents received and their verdicts, so that a
+	// sandbox started again on it knows them (sqlitestate.Open gives one
+	// on a file). Nil keeps them in memory only. New loads what it keeps;
+	// the caller closes it after the Sandbox.
+	Store Store
+
 	// Clock defaults to the system clock.
 	Clock Clock
 	// Logger defaults to slog.Default().
@@ -178,6 +184,9 @@ type Sandbox struct {
 	// about it: one message per document and receiver.
 	replies map[string]string
 	order   []string // keys in arrival order, for Received and eviction
+	// overflow are the keys a Store kept past MaxDocuments at start,
+	// forgotten with the next receipt.
+	overflow []string
 
 	stats   counters
 	delay   atomic.Int64 // the processing delay, in nanoseconds
@@ -267,6 +276,12 @@ func New(o Options) (*Sandbox, error) {
 	s.delay.Store(int64(o.ProcessingDelay))
 	s.idp = newIDP(s, o.Users)
 	s.handler = s.routes()
+	if o.Store != nil {
+		if err := s.load(context.Background()); err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
 	return s, nil
 }
 

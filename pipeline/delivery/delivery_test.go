@@ -18,6 +18,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"facturad/gateway/client"
+	"facturad/hacienda"
+	"facturad/hacienda/sample"
 	"facturad/pipeline/delivery"
 	"facturad/tenant"
 	"facturad/tenant/certopen"
@@ -109,6 +111,13 @@ var docSeq atomic.Int64
 // gets its event in the same save, as the pipeline's saves do.
 func (f *fixture) event(t testing.TB, b tenant.Branch, to tenant.State, email []string, mods ...func(*tenant.Document)) tenant.Document {
 	t.Helper()
+	return f.eventIn(t, b, "", to, email, mods...)
+}
+
+// eventIn is event for a document numbered in ambiente (tenant.AmbientePruebas,
+// AmbienteProduccion, or "" for none).
+func (f *fixture) eventIn(t testing.TB, b tenant.Branch, ambiente string, to tenant.State, email []string, mods ...func(*tenant.Document)) tenant.Document {
+	t.Helper()
 	ctx := context.Background()
 	n := docSeq.Add(1)
 	d := tenant.Document{
@@ -118,6 +127,7 @@ func (f *fixture) event(t testing.TB, b tenant.Branch, to tenant.State, email []
 		Tipo:       "01",
 		Terminal:   "00001",
 		Situacion:  "1",
+		Ambiente:   ambiente,
 		Submission: tenant.Submission{Phase: tenant.PhaseFor(tenant.StatePending), Estado: tenant.StatePending},
 	}
 	if err := f.s.ReserveDocument(ctx, &d); err != nil {
@@ -125,7 +135,7 @@ func (f *fixture) event(t testing.TB, b tenant.Branch, to tenant.State, email []
 	}
 	d.Clave = fmt.Sprintf("50621112600310112345600100001010%010d1%07d", d.Numero, n)
 	d.Consecutivo = fmt.Sprintf("0010000101%010d", d.Numero)
-	d.SignedXML = []byte(fmt.Sprintf(`<?xml version="1.0" encoding="utf-8"?><FacturaElectronica><Clave>%s</Clave></FacturaElectronica>`, d.Clave))
+	d.SignedXML = documentXML(t, d.Clave, d.Consecutivo)
 	d.ResponseXML = []byte(fmt.Sprintf(`<?xml version="1.0" encoding="utf-8"?><MensajeHacienda><Clave>%s</Clave><Mensaje>1</Mensaje></MensajeHacienda>`, d.Clave))
 	d.Place(to)
 	for _, m := range mods {
@@ -138,6 +148,21 @@ func (f *fixture) event(t testing.TB, b tenant.Branch, to tenant.State, email []
 		t.Fatal(err)
 	}
 	return d
+}
+
+// documentXML is a v4.4 Factura Electrónica (the sample's first, issued
+// by sample.Issuer) with the given clave and consecutivo, as the store
+// keeps a document's signed XML (its signature aside, which nothing here
+// reads).
+func documentXML(t testing.TB, clave, consecutivo string) []byte {
+	t.Helper()
+	doc := sample.Documents(1, 1)[0]
+	doc.Clave, doc.NumeroConsecutivo = clave, consecutivo
+	x, err := hacienda.MarshalXML(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x
 }
 
 // deliverer starts a deliverer on the fixture's store with fast retries.

@@ -155,7 +155,7 @@ func parseMessage(t *testing.T, raw []byte) map[string][]byte {
 	}
 	dec := new(mime.WordDecoder)
 	subject, err := dec.DecodeHeader(m.Header.Get("Subject"))
-	if err != nil || !strings.HasPrefix(subject, "Comprobante electrónico ") {
+	if err != nil || !strings.HasPrefix(subject, "[PRUEBAS] Factura Electrónica ") && !strings.HasPrefix(subject, "Factura Electrónica ") {
 		t.Fatalf("subject %q: %v", subject, err)
 	}
 	return parseParts(t, m)

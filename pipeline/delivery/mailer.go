@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"facturad/hacienda"
 	"facturad/tenant"
 )
 
@@ -54,6 +54,10 @@ type MailerOptions struct {
 	Store  EmailStore
 	Sender Sender
 	PDF    PDFRenderer
+	// Sandbox says the service's tax authority is the sandbox: every
+	// document's e-mail is marked as a test without tax value, as one
+	// numbered in the pruebas environment is.
+	Sandbox bool
 	// Workers is how many e-mails are sent at once (default
 	// DefaultEmailWorkers).
 	Workers int
@@ -244,25 +248,21 @@ func (m *Mailer) attempt(e tenant.EmailDelivery) (SendResult, error) {
 	return m.o.Sender.Send(ctx, msg)
 }
 
-// message is the e-mail of an accepted document.
+// message is the e-mail of an accepted document (documentMessage), with
+// its attachments. Its text is read from the signed XML: a document whose
+// XML cannot be read fails for good, since every attempt would read the
+// same bytes.
 func (m *Mailer) message(ctx context.Context, e tenant.EmailDelivery, d tenant.Document) (Message, error) {
 	if len(d.SignedXML) == 0 {
 		return Message{}, &SendError{Permanent: true, Stage: "document", Msg: "the document has no signed XML"}
 	}
-	name := d.Clave
-	msg := Message{
-		To:        e.Recipients,
-		Subject:   fmt.Sprintf("Comprobante electrónico %s", d.Consecutivo),
-		MessageID: fmt.Sprintf("%s.%d@facturad", d.Clave, e.ID),
-		Text: strings.Join([]string{
-			"Adjuntamos el comprobante electrónico " + d.Consecutivo + ", aceptado por el Ministerio de Hacienda.",
-			"",
-			"Clave: " + d.Clave,
-			"",
-			"Archivos adjuntos: el comprobante firmado (XML), la respuesta de Hacienda (XML) y su representación impresa (PDF).",
-		}, "\r\n"),
-		Attachments: []Attachment{{Name: name + ".xml", ContentType: "application/xml", Data: d.SignedXML}},
+	x, err := hacienda.ParseXML(d.SignedXML)
+	if err != nil {
+		return Message{}, &SendError{Permanent: true, Stage: "document", Msg: "the document's signed XML cannot be read: " + truncate(err.Error(), 200)}
 	}
+	name := d.Clave
+	msg := documentMessage(e, d, mailDoc{x: x, test: m.o.Sandbox || d.Ambiente == tenant.AmbientePruebas, pdf: m.o.PDF != nil})
+	msg.Attachments = []Attachment{{Name: name + ".xml", ContentType: "application/xml", Data: d.SignedXML}}
 	if len(d.ResponseXML) > 0 {
 		msg.Attachments = append(msg.Attachments, Attachment{Name: name + "-respuesta.xml", ContentType: "application/xml", Data: d.ResponseXML})
 	}
@@ -272,9 +272,6 @@ func (m *Mailer) message(ctx context.Context, e tenant.EmailDelivery, d tenant.D
 			return Message{}, &SendError{Stage: "pdf", Msg: "the PDF could not be rendered: " + truncate(err.Error(), 200)}
 		}
 		msg.Attachments = append(msg.Attachments, Attachment{Name: name + ".pdf", ContentType: "application/pdf", Data: pdf})
-	} else {
-		msg.Text = strings.Replace(msg.Text, " y su representación impresa (PDF)", "", 1)
-		msg.Text = strings.Replace(msg.Text, "el comprobante firmado (XML), la respuesta", "el comprobante firmado (XML) y la respuesta", 1)
 	}
 	return msg, nil
 }

@@ -16,6 +16,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"golang.org/x/net/idna"
@@ -92,7 +93,18 @@ func (s SMTP) String() string {
 
 // Message is one e-mail: its recipients, subject, text and attachments.
 type Message struct {
-	To          []string
+	To []string
+	// FromName is the display name of the From header, shown with the
+	// platform's address (smtp_from): the issuer's name on a document's
+	// e-mail. Empty keeps smtp_from's own name. Control characters and
+	// runs of spaces become one space; the header encodes the rest (RFC
+	// 2047), so no name can add a header.
+	FromName string
+	// ReplyTo are the addresses a reply goes to (the issuer's); none
+	// writes no Reply-To. An address the session cannot write (not an
+	// address, or one outside ASCII for a server without SMTPUTF8) is
+	// left out.
+	ReplyTo     []string
 	Subject     string
 	Text        string
 	MessageID   string
@@ -204,7 +216,12 @@ func (s SMTP) Send(ctx context.Context, m Message) (SendResult, error) {
 		return res, &SendError{Permanent: true, Stage: "rcpt", Msg: "every recipient was refused"}
 	}
 	m.To = named
-	body, err := s.compose(m, (&mail.Address{Name: from.Name, Address: fromAddr}).String())
+	name := from.Name
+	if n := headerText(m.FromName); n != "" {
+		name = n
+	}
+	m.ReplyTo = replyAddresses(m.ReplyTo, utf8OK)
+	body, err := s.compose(m, (&mail.Address{Name: name, Address: fromAddr}).String())
 	if err != nil {
 		return res, &SendError{Permanent: true, Stage: "data", Msg: err.Error()}
 	}
@@ -399,22 +416,28 @@ func enhancedCode(msg string) (class, subject, detail int, ok bool) {
 
 // compose writes the message from the header sender from: headers, a text
 // part and the attachments in base64, lines of 76 characters, CRLF line
-// ends.
+// ends. m.ReplyTo holds addresses as the session writes them
+// (replyAddresses).
 func (s SMTP) compose(m Message, from string) ([]byte, error) {
 	var b bytes.Buffer
 	mw := multipart.NewWriter(&b)
 	h := []string{
 		"From: " + from,
 		"To: " + strings.Join(m.To, ", "),
-		"Subject: " + mime.QEncoding.Encode("utf-8", m.Subject),
-		"Date: " + time.Now().Format(time.RFC1123Z),
-		"Message-ID: <" + m.MessageID + ">",
-		"MIME-Version: 1.0",
-		`Content-Type: multipart/mixed; boundary="` + mw.Boundary() + `"`,
 	}
+	if len(m.ReplyTo) > 0 {
+		h = append(h, "Reply-To: "+strings.Join(m.ReplyTo, ", "))
+	}
+	h = append(h,
+		"Subject: "+encodeText(headerText(m.Subject)),
+		"Date: "+time.Now().Format(time.RFC1123Z),
+		"Message-ID: <"+m.MessageID+">",
+		"MIME-Version: 1.0",
+		`Content-Type: multipart/mixed; boundary="`+mw.Boundary()+`"`,
+	)
 	var head bytes.Buffer
 	for _, l := range h {
-		head.WriteString(l + "\r\n")
+		head.WriteString(fold(l) + "\r\n")
 	}
 	head.WriteString("\r\n")
 	text, err := mw.CreatePart(textproto.MIMEHeader{
@@ -499,4 +522,100 @@ func writeBase64(w interface{ Write([]byte) (int, error) }, data []byte) error {
 		enc = enc[n:]
 	}
 	return nil
+}
+
+// headerText makes s fit for a header's text: every control character
+// (CR and LF among them, and the Unicode line and paragraph separators)
+// and every run of spaces becomes one space, trimmed at both ends, and
+// invalid UTF-8 is replaced. The header's encoding (RFC 2047) does the
+// rest: quotes, accents and ñ are written as encoded words, so that no
+// company's name can end the header or add one.
+func headerText(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	var b strings.Builder
+	space := false
+	for _, r := range s {
+		if unicode.IsSpace(r) || unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			space = b.Len() > 0
+			continue
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// encodeText writes a header's text (RFC 2047): as it is when it is
+// printable ASCII, in Q encoded words when it has other characters, and in
+// B encoded words, of at most 45 bytes of text each and whole characters,
+// when it holds "=?", which a reader would otherwise take for the start of
+// an encoded word and decode.
+func encodeText(s string) string {
+	if !strings.Contains(s, "=?") {
+		return mime.QEncoding.Encode("utf-8", s)
+	}
+	var words []string
+	for len(s) > 0 {
+		n := min(45, len(s))
+		for n < len(s) && !utf8.RuneStart(s[n]) {
+			n--
+		}
+		words = append(words, "=?utf-8?b?"+base64.StdEncoding.EncodeToString([]byte(s[:n]))+"?=")
+		s = s[n:]
+	}
+	return strings.Join(words, " ")
+}
+
+// replyAddresses returns the Reply-To addresses as the session writes
+// them: each a single address with no display name (net/mail parses it so,
+// which refuses line breaks and any second address), in ASCII unless the
+// server offers SMTPUTF8 (envelopeAddress), at most the first four,
+// duplicates once. The others are left out: a reply then reaches the ones
+// that remain.
+func replyAddresses(addrs []string, utf8OK bool) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, raw := range addrs {
+		a, err := mail.ParseAddress(strings.TrimSpace(raw))
+		if err != nil || a.Name != "" || len(out) == 4 {
+			continue
+		}
+		addr, why := envelopeAddress(a.Address, utf8OK)
+		if why != "" || seen[strings.ToLower(addr)] {
+			continue
+		}
+		seen[strings.ToLower(addr)] = true
+		out = append(out, (&mail.Address{Address: addr}).String())
+	}
+	return out
+}
+
+// fold folds a header line longer than 76 characters at its spaces (RFC
+// 5322 2.2.3): the break goes before a space, which the reader keeps as
+// the one space the line had there. The spaces fold at are those between
+// words or encoded words, never inside an encoded word (which has none).
+// A word longer than a line stays whole.
+func fold(line string) string {
+	const limit = 76
+	if len(line) <= limit {
+		return line
+	}
+	var b strings.Builder
+	n := 0 // the current line's length
+	for i, w := range strings.Split(line, " ") {
+		if i > 0 {
+			if n+1+len(w) > limit && n > 0 {
+				b.WriteString("\r\n")
+				n = 0
+			}
+			b.WriteByte(' ')
+			n++
+		}
+		b.WriteString(w)
+		n += len(w)
+	}
+	return b.String()
 }
