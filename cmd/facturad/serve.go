@@ -47,6 +47,7 @@ import (
 	"facturad/tenant/authcache"
 	"facturad/tenant/certopen"
 	"facturad/tenant/postgres"
+	"facturad/tenant/printed"
 	"facturad/tenant/seal"
 	"facturad/tenant/sqlite"
 )
@@ -242,6 +243,10 @@ type wiring struct {
 	// renders bounds the PDF renders of every path: the downloads, the
 	// e-mails, the exports and the archive share it.
 	renders *pdf.Limiter
+	// print makes what each of those PDFs shows beside the XML: the
+	// environment's mark (every document is the sandbox's with
+	// hacienda_env sandbox) and its company's logo and notes.
+	print printed.Printer
 	// failed is set when serving failed: the gateway then stops without
 	// its drain delay.
 	failed bool
@@ -412,7 +417,14 @@ func (w *wiring) openTenants() (err error) {
 		// documents' e-mails' server.
 		NoticeEmail: w.c.SMTPURL != "",
 	})
-	return err
+	if err != nil {
+		return err
+	}
+	w.print = printed.Printer{
+		Companies: printed.NewCache(w.tenants, 0, 0),
+		Sandbox:   w.c.HaciendaEnv == "sandbox",
+	}
+	return nil
 }
 
 // bootstrapAdmin makes sure the bootstrap admin exists and prints what the
@@ -577,7 +589,7 @@ func (w *wiring) startDelivery(ctx context.Context) error {
 	m, err := delivery.NewMailer(delivery.MailerOptions{
 		Store:       w.reads,
 		Sender:      server,
-		PDF:         delivery.PrintedPDF{Renders: w.renders},
+		PDF:         delivery.PrintedPDF{Renders: w.renders, Printer: w.print},
 		Workers:     w.c.EmailWorkers,
 		BackoffBase: w.c.DeliveryBackoff,
 		Logger:      w.log,
@@ -758,7 +770,7 @@ func (w *wiring) startGateway() (apiLn, adminLn net.Listener, errc <-chan error,
 	// reads them through (and the received ones through its received
 	// store): with the archive on, that store fills the parts it dropped
 	// from the archive, so an export holds every document whatever its age.
-	exo := export.Options{Companies: w.tenants, Documents: w.reads, Renders: w.renders, Logger: w.log}
+	exo := export.Options{Companies: w.tenants, Documents: w.reads, Renders: w.renders, Printer: w.print, Logger: w.log}
 	if rs, ok := w.reads.(tenant.ReceivedStore); ok {
 		exo.Received = rs
 	}
@@ -771,7 +783,7 @@ func (w *wiring) startGateway() (apiLn, adminLn net.Listener, errc <-chan error,
 		MaxConnsPerIP:  perIP,
 		TrustedProxies: proxies,
 		Tenants:        w.tenants,
-		Routes: slices.Concat(gateway.DocumentRoutes(w.docs, w.renders), gateway.ReceivedRoutes(w.docs, w.renders), gateway.WebhookRoutes(w.tenants),
+		Routes: slices.Concat(gateway.DocumentRoutes(w.docs, w.renders, w.print), gateway.ReceivedRoutes(w.docs, w.renders, w.print), gateway.WebhookRoutes(w.tenants),
 			[]gateway.Route{list, listReceived, audit, gateway.CalculateRoute(), gateway.CallbackRoute(w.docs)},
 			gateway.EmailRoutes(w.docs, w.tenants), gateway.RegistryRoutes(w.registry), []gateway.Route{gateway.ConnectionTestRoute(w.docs)}, operators,
 			gateway.UsageRoutes(w.tenants), []gateway.Route{gateway.IVARoute(w.tenants), gateway.ExportRoute(exporter)}, gateway.DerivedRoutes(w.docs)),
