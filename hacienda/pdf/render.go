@@ -383,7 +383,9 @@ func (r *renderer) watermark(height float64) {
 	if r.ticket {
 		step = dy + 25
 	}
-	for y := r.pg.marginTop + dy + 8; y <= height; y += step {
+	// The first band goes where it fits even on a short page (the last
+	// page of a ticket).
+	for y := min(r.pg.marginTop+dy+8, height); y <= height; y += step {
 		r.f.markText(s, size, (r.pg.w-dx)/2, y, angle, colorMark)
 	}
 }
