@@ -61,6 +61,8 @@ func newCompanyDetailAnswer(d tenant.CompanyDetail, now time.Time) api.CompanyDe
 		MonedaExtranjera:   c.MonedaExtranjera,
 
 		CorreoNotificaciones: c.CorreoNotificaciones,
+		NotasImpresas:        c.NotasImpresas,
+		TieneLogo:            c.HasLogo,
 	}
 }
 
@@ -95,6 +97,8 @@ func newCreateCompanyAnswer(cc tenant.CreatedCompany) api.CreatedCompany {
 		Ambiente:               c.Ambiente,
 		CuotaMensual:           c.CuotaMensual,
 		CorreoNotificaciones:   c.CorreoNotificaciones,
+		NotasImpresas:          c.NotasImpresas,
+		TieneLogo:              c.HasLogo,
 		Usuario:                cc.Credentials.Usuario,
 		Contrasena:             cc.Credentials.Contrasena,
 		APIToken:               cc.Credentials.APIToken,

@@ -14,7 +14,8 @@ var (
 	}
 	shapeCompanyGet = merge(shapeCompanySearch, map[string]jsonKind{
 		"usuarioHacienda": kString, "contrasenaHacienda": kString, "clave": kString,
-		"correoNotificaciones": kString, // A.14
+		"correoNotificaciones": kString,                     // A.14
+		"notasImpresas":        kString, "tieneLogo": kBool, // the printed documents
 	})
 	shapeCompanyUpdate = merge(shapeCompanyGet, map[string]jsonKind{"mensajeApi": kString})
 	shapeCompanyCreate = map[string]jsonKind{
@@ -28,6 +29,7 @@ var (
 		"contrasena": kString, "apiToken": kString, "mensajeApi": kString,
 		"validacionesRegistro": kString,                                                                 // A.13
 		"ambiente":             kString, "cuotaMensual": kNumberOrNull, "correoNotificaciones": kString, // A.14
+		"notasImpresas": kString, "tieneLogo": kBool, // the printed documents
 	}
 	shapeBranch = map[string]jsonKind{
 		"id": kInt, "companiaId": kInt, "razonComercial": kString, "provincia": kString,

@@ -18,6 +18,7 @@ import (
 	"facturad/pipeline"
 	"facturad/tenant"
 	"facturad/tenant/docview"
+	"facturad/tenant/printed"
 )
 
 // Documents is the document pipeline behind the document calls of A.5
@@ -54,9 +55,11 @@ const (
 // A.5 and the PDF of A.12 for Options.Routes. The calculate call is not
 // among them. renders bounds the PDF downloads (nil: unbounded, for
 // tests); the service shares one bound among every route and the
-// background work that draws PDFs.
-func DocumentRoutes(d Documents, renders RenderSlots) []Route {
-	h := documentHandlers{d: d, renders: renders}
+// background work that draws PDFs. print (at most one) makes what a PDF
+// shows beside the XML; without it a document is marked by its own
+// environment and prints no logo or notes.
+func DocumentRoutes(d Documents, renders RenderSlots, print ...printed.Printer) []Route {
+	h := documentHandlers{d: d, renders: renders, print: onePrinter(print)}
 	return []Route{
 		{Method: http.MethodPost, Path: "/api/documents/v4", MaxBody: SendMaxBody, Timeout: SendTimeout, Handle: h.send, Sheds: true},
 		{Method: http.MethodPut, Path: "/api/documents/{clave}/v4", MaxBody: noBodyLimit, Timeout: CheckTimeout, Handle: h.check},
@@ -67,9 +70,19 @@ func DocumentRoutes(d Documents, renders RenderSlots) []Route {
 	}
 }
 
+// onePrinter is the printer given to a routes' constructor, or the zero
+// one.
+func onePrinter(ps []printed.Printer) printed.Printer {
+	if len(ps) > 0 {
+		return ps[0]
+	}
+	return printed.Printer{}
+}
+
 type documentHandlers struct {
 	d       Documents
 	renders RenderSlots
+	print   printed.Printer
 }
 
 func outcomeReply(o pipeline.Outcome, withXML, withResponse bool) Reply {
@@ -185,9 +198,15 @@ var errNotSigned = &apiError{status: http.StatusConflict, message: "The document
 	"so it has no printed representation: it gets one once it is signed, for instance after a valid certificate is uploaded."}
 
 // printed answers the printed representation (PDF) of a stored document,
-// drawn from its signed XML with its current state; the tax authority's
+// drawn from its signed XML with its current state, in the layout the
+// query's formato asks for (carta or ticket; by default the ticket for a
+// Tiquete Electrónico, letter paper otherwise); the tax authority's
 // message is printed on a rejected document or one in error.
 func (h documentHandlers) printed(ctx context.Context, r *Request) (Reply, error) {
+	formato, err := queryFormato(r.Query)
+	if err != nil {
+		return Reply{}, err
+	}
 	d, err := h.d.Document(ctx, r.Principal, r.Params["clave"])
 	if err != nil {
 		return Reply{}, err
@@ -195,7 +214,24 @@ func (h documentHandlers) printed(ctx context.Context, r *Request) (Reply, error
 	if len(d.SignedXML) == 0 {
 		return Reply{}, errNotSigned
 	}
-	return printedReply(h.renders, d.CompanyID, d.SignedXML, d.Estado, d.PrintedMessage(), d.Tipo, d.Consecutivo, "document "+d.Clave)
+	return printedReply(h.renders, d.CompanyID, d.Tipo, d.Consecutivo, "document "+d.Clave, func() (pdf.Input, error) {
+		return h.print.Issued(ctx, d, nil, formato)
+	})
+}
+
+// queryFormato reads the PDF routes' layout: formato=carta or ticket
+// (case aside; the name matched without regard to case), none for the
+// document type's own.
+func queryFormato(q url.Values) (pdf.Formato, error) {
+	vs := queryValues(q, "formato")
+	if len(vs) == 0 {
+		return "", nil
+	}
+	f, err := pdf.ParseFormato(vs[len(vs)-1])
+	if err != nil {
+		return "", invalid("formato", `must be "carta" (letter paper) or "ticket" (80 mm), or absent for the document type's own`)
+	}
+	return f, nil
 }
 
 // RenderSlots bounds the PDF downloads (*pdf.Limiter satisfies it).
@@ -206,14 +242,13 @@ type RenderSlots interface {
 	TryRender(companyID int64) (release func(), err error)
 }
 
-// printedReply draws a signed v4.4 document of the company companyID with
-// the state estado (and the tax authority's mensaje under it, when not
-// empty) and answers the PDF, named TYPE-NAME.pdf (an issued document's
+// printedReply draws the Input input makes of a document of the company
+// companyID and answers the PDF, named TYPE-NAME.pdf (an issued document's
 // consecutivo, a received one's clave); what names the document in an
 // error. The issued documents and the received ones are printed by it
 // alike, within renders' bounds: past them the answer is 503 (the
 // process's) or 429 (the company's), with Retry-After.
-func printedReply(renders RenderSlots, companyID int64, signed []byte, estado tenant.State, mensaje, tipo, name, what string) (Reply, error) {
+func printedReply(renders RenderSlots, companyID int64, tipo, name, what string, input func() (pdf.Input, error)) (Reply, error) {
 	if renders != nil {
 		release, err := renders.TryRender(companyID)
 		if err != nil {
@@ -221,8 +256,12 @@ func printedReply(renders RenderSlots, companyID int64, signed []byte, estado te
 		}
 		defer release()
 	}
+	in, err := input()
+	if err != nil {
+		return Reply{}, fmt.Errorf("print %s: %w", what, err)
+	}
 	var b bytes.Buffer
-	if err := pdf.RenderSignedXML(&b, signed, string(estado), mensaje); err != nil {
+	if err := pdf.Render(&b, in); err != nil {
 		return Reply{}, fmt.Errorf("print %s: %w", what, err)
 	}
 	file := hacienda.DocumentType(tipo).Abbrev() + "-" + name + ".pdf"

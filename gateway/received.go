@@ -5,9 +5,11 @@ import (
 	"net/http"
 
 	"facturad/hacienda"
+	"facturad/hacienda/pdf"
 	"facturad/pipeline"
 	"facturad/tenant"
 	"facturad/tenant/docview"
+	"facturad/tenant/printed"
 )
 
 // ReceivedDocuments is the pipeline behind the received-document calls of
@@ -33,8 +35,8 @@ const ReceiveMaxBody = 4 << 20
 // of A.11 and the supplier's document printed (as A.12 prints an issued
 // one) for Options.Routes. renders bounds the PDF downloads, as in
 // DocumentRoutes.
-func ReceivedRoutes(d ReceivedDocuments, renders RenderSlots) []Route {
-	h := receivedHandlers{d: d, renders: renders}
+func ReceivedRoutes(d ReceivedDocuments, renders RenderSlots, print ...printed.Printer) []Route {
+	h := receivedHandlers{d: d, renders: renders, print: onePrinter(print)}
 	return []Route{
 		{Method: http.MethodPost, Path: "/api/received/v4", MaxBody: ReceiveMaxBody, Timeout: SendTimeout, Handle: h.receive, Sheds: true},
 		{Method: http.MethodPut, Path: "/api/received/{clave}/v4", MaxBody: noBodyLimit, Timeout: CheckTimeout, Handle: h.check},
@@ -49,6 +51,7 @@ func ReceivedRoutes(d ReceivedDocuments, renders RenderSlots) []Route {
 type receivedHandlers struct {
 	d       ReceivedDocuments
 	renders RenderSlots
+	print   printed.Printer
 }
 
 func receivedReply(o pipeline.ReceivedOutcome) Reply {
@@ -111,6 +114,10 @@ func (h receivedHandlers) xml(pick func(tenant.ReceivedDocument) []byte) Handler
 // printed as 01, whatever became of the message. The file is named
 // TYPE-CLAVE.pdf.
 func (h receivedHandlers) printed(ctx context.Context, r *Request) (Reply, error) {
+	formato, err := queryFormato(r.Query)
+	if err != nil {
+		return Reply{}, err
+	}
 	d, err := h.d.Received(ctx, r.Principal, r.Params["clave"])
 	if err != nil {
 		return Reply{}, err
@@ -122,7 +129,9 @@ func (h receivedHandlers) printed(ctx context.Context, r *Request) (Reply, error
 	// from 00100001010000000001, as the company does its own documents,
 	// so a consecutivo would name many received PDFs and an issued one
 	// alike. The clave holds the supplier's number and its consecutivo.
-	return printedReply(h.renders, d.CompanyID, d.SupplierXML, tenant.StateAccepted, "", d.TipoDocumento, d.Clave, "received document "+d.Clave)
+	return printedReply(h.renders, d.CompanyID, d.TipoDocumento, d.Clave, "received document "+d.Clave, func() (pdf.Input, error) {
+		return h.print.Received(d, nil, formato)
+	})
 }
 
 // Interface guard: the pipeline is what the received routes call.

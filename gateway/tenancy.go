@@ -244,6 +244,9 @@ func (r *Request) companyInput() (tenant.CompanyInput, error) {
 		Ambiente:               f.Ambiente,
 		CuotaMensual:           f.CuotaMensual,
 		CorreoNotificaciones:   f.CorreoNotificaciones,
+		NotasImpresas:          f.NotasImpresas,
+		Logo:                   f.Logo,
+		QuitarLogo:             f.QuitarLogo == "S",
 	}, nil
 }
 

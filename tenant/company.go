@@ -243,9 +243,11 @@ func (s *Service) identificationToMatch(e *ValidationError, in CompanyInput) str
 // empty ContrasenaHacienda keeps the stored password; a Clave without a
 // Certificado is refused (a PIN belongs to its file), except the stored
 // PIN sent again by a caller who reads it (readsSecrets). A ValidacionesRegistro
-// not sent keeps the stored one (sent empty, it clears it), and so does a
-// CorreoNotificaciones. A CuotaMensual is taken only from an admin or the
-// owning reseller (sellsPlan); anyone else's is ignored. A different
+// not sent keeps the stored one (sent empty, it clears it), and so do a
+// CorreoNotificaciones and NotasImpresas; a Logo sent replaces the stored
+// one, QuitarLogo removes it, and neither keeps it. A CuotaMensual is
+// taken only from an admin or the owning reseller (sellsPlan); anyone
+// else's is ignored. A different
 // Ambiente is a move (checkMove). An empty Activo keeps the current state;
 // setting it to N drops the cached credentials of every user of the
 // company. It returns the company as stored, its secrets sealed.
@@ -375,6 +377,7 @@ func applyCompanyInput(c *Company, in CompanyInput) {
 	if in.CorreoNotificaciones != nil {
 		c.CorreoNotificaciones = *in.CorreoNotificaciones
 	}
+	applyPrint(c, in)
 }
 
 // sealCompanySecrets seals the secrets sent in a request into c: the

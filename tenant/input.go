@@ -47,6 +47,16 @@ type CompanyInput struct {
 	Ambiente             *string
 	CuotaMensual         *string
 	CorreoNotificaciones *string
+
+	// What the company prints on its documents (ours). NotasImpresas is
+	// nil when the form does not have the field ("" on create, the stored
+	// notes kept on update); sent, up to MaxNotasImpresas characters, ""
+	// for none. Logo is a new logo (a PNG or JPEG file), nil for none sent:
+	// none on create, the stored one kept on update unless QuitarLogo
+	// removes it.
+	NotasImpresas *string
+	Logo          []byte
+	QuitarLogo    bool
 }
 
 // BranchInput is a branch create or update request (A.3), a full replace on

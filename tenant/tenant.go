@@ -78,6 +78,21 @@ type Company struct {
 	// empty is none.
 	CorreoNotificaciones string
 
+	// NotasImpresas are the company's free notes printed on its documents
+	// (bank accounts, a return policy), up to MaxNotasImpresas characters,
+	// lines apart; empty is none.
+	NotasImpresas string
+	// HasLogo is set by the reads when the company has a logo. The reads
+	// of companies do not carry the image itself (CompanyPrintStore reads
+	// it for the printed documents).
+	HasLogo bool
+	// Logo is a logo to store (a PNG or JPEG checked by pdf.ParseLogo):
+	// CreateCompany stores it, UpdateCompany stores it when ReplaceLogo
+	// is set (nil then removes the stored one) and keeps the stored one
+	// otherwise. The reads leave it nil.
+	Logo        []byte
+	ReplaceLogo bool
+
 	// Sealed secrets (see Sealer): the tax-authority password, the .p12 file
 	// and its PIN. Empty when not set.
 	SealedContrasenaHacienda []byte

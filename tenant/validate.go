@@ -429,6 +429,7 @@ func normCompany(in *CompanyInput, create bool) *ValidationError {
 			checkEmails(e, FieldCorreoNotificaciones, *in.CorreoNotificaciones, maxCorreos)
 		}
 	}
+	normPrint(e, in)
 	if create && in.Activo == "" {
 		in.Activo = "S"
 	}

@@ -113,7 +113,7 @@ func (w *wiring) startArchiveSweep(ctx context.Context) error {
 	}
 	st := w.store.(archiveStore)
 	sw, err := archivesweep.New(archivesweep.Options{Store: st, Client: w.archive, After: w.c.ArchiveAfter,
-		Renders: w.renders, Registerer: w.reg, Logger: w.log})
+		Renders: w.renders, Printer: w.print, Registerer: w.reg, Logger: w.log})
 	if err != nil {
 		return err
 	}

@@ -48,6 +48,7 @@ import (
 	"facturad/tenant/authcache"
 	"facturad/tenant/certopen"
 	"facturad/tenant/postgres"
+	"facturad/tenant/printed"
 	"facturad/tenant/seal"
 	"facturad/tenant/sqlite"
 )
@@ -248,6 +249,10 @@ type wiring struct {
 	// renders bounds the PDF renders of every path: the downloads, the
 	// e-mails, the exports and the archive share it.
 	renders *pdf.Limiter
+	// print makes what each of those PDFs shows beside the XML: the
+	// environment's mark (every document is the sandbox's with
+	// hacienda_env sandbox) and its company's logo and notes.
+	print printed.Printer
 	// noDrain is set when serving failed, or the stop is interactive
 	// (SIGINT): the gateway then stops without its drain delay.
 	noDrain bool
@@ -427,7 +432,14 @@ func (w *wiring) openTenants() (err error) {
 		// Who reads a company's secrets by id: its managers, or nobody.
 		HideCompanySecrets: w.c.HideCompanySecrets,
 	})
-	return err
+	if err != nil {
+		return err
+	}
+	w.print = printed.Printer{
+		Companies: printed.NewCache(w.tenants, 0, 0),
+		Sandbox:   w.c.HaciendaEnv == "sandbox",
+	}
+	return nil
 }
 
 // bootstrapAdmin makes sure the bootstrap admin exists and prints what the
@@ -592,7 +604,7 @@ func (w *wiring) startDelivery(ctx context.Context) error {
 	m, err := delivery.NewMailer(delivery.MailerOptions{
 		Store:       w.reads,
 		Sender:      server,
-		PDF:         delivery.PrintedPDF{Renders: w.renders},
+		PDF:         delivery.PrintedPDF{Renders: w.renders, Printer: w.print},
 		Sandbox:     w.c.HaciendaEnv == "sandbox",
 		Workers:     w.c.EmailWorkers,
 		BackoffBase: w.c.DeliveryBackoff,
@@ -774,7 +786,7 @@ func (w *wiring) startGateway() (apiLn, adminLn net.Listener, errc <-chan error,
 	// reads them through (and the received ones through its received
 	// store): with the archive on, that store fills the parts it dropped
 	// from the archive, so an export holds every document whatever its age.
-	exo := export.Options{Companies: w.tenants, Documents: w.reads, Renders: w.renders, Logger: w.log}
+	exo := export.Options{Companies: w.tenants, Documents: w.reads, Renders: w.renders, Printer: w.print, Logger: w.log}
 	if rs, ok := w.reads.(tenant.ReceivedStore); ok {
 		exo.Received = rs
 	}
@@ -787,7 +799,7 @@ func (w *wiring) startGateway() (apiLn, adminLn net.Listener, errc <-chan error,
 		MaxConnsPerIP:  perIP,
 		TrustedProxies: proxies,
 		Tenants:        w.tenants,
-		Routes: slices.Concat(gateway.DocumentRoutes(w.docs, w.renders), gateway.ReceivedRoutes(w.docs, w.renders), gateway.WebhookRoutes(w.tenants),
+		Routes: slices.Concat(gateway.DocumentRoutes(w.docs, w.renders, w.print), gateway.ReceivedRoutes(w.docs, w.renders, w.print), gateway.WebhookRoutes(w.tenants),
 			[]gateway.Route{list, listReceived, audit, gateway.CalculateRoute(), gateway.CallbackRoute(w.docs)},
 			gateway.EmailRoutes(w.docs, w.tenants), gateway.RegistryRoutes(w.registry), []gateway.Route{gateway.ConnectionTestRoute(w.docs)}, operators,
 			gateway.UsageRoutes(w.tenants), []gateway.Route{gateway.IVARoute(w.tenants), gateway.ExportRoute(exporter)}, gateway.DerivedRoutes(w.docs)),

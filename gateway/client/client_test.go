@@ -284,6 +284,16 @@ func TestDocumentCalls(t *testing.T) {
 		!strings.Contains(text, "Aceptado por Hacienda") {
 		t.Errorf("the PDF's text does not show the document:\n%s", text)
 	}
+	ticket, err := branch.PDFFormato(ctx, doc.Clave, "ticket")
+	if err != nil {
+		t.Fatalf("PDF as a ticket: %v", err)
+	}
+	if w := pdfcheck.PageSizes(t, ticket)[0][0]; w < 226.7 || w > 226.8 {
+		t.Errorf("the ticket is %.2f pt wide, want 80 mm", w)
+	}
+	if _, err := branch.PDFFormato(ctx, doc.Clave, "A4"); !errors.Is(err, client.ErrValidation) {
+		t.Errorf("PDF as A4: %v", err)
+	}
 
 	// The acceptance wrote the receptor's e-mail (no mailer runs here).
 	emails, err := branch.DocumentEmails(ctx, doc.Clave)

@@ -205,7 +205,19 @@ func (c *Client) ResponseXML(ctx context.Context, clave string) ([]byte, error) 
 // current state. ErrNotFound for an unknown clave or another company's
 // document; ErrConflict while the document has no signed XML (estado 00).
 func (c *Client) PDF(ctx context.Context, clave string) ([]byte, error) {
-	a, err := c.do(ctx, request{method: http.MethodGet, path: documentPath(clave) + "/pdf/v4", safe: true, accept: "application/pdf"})
+	return c.PDFFormato(ctx, clave, "")
+}
+
+// PDFFormato is PDF in a layout: "carta" (US Letter) or "ticket" (one
+// column 80 mm wide, for a receipt printer); "" is the document type's
+// own (the ticket for a Tiquete Electrónico, letter paper otherwise).
+// Another layout is a 400 on formato.
+func (c *Client) PDFFormato(ctx context.Context, clave, formato string) ([]byte, error) {
+	path := documentPath(clave) + "/pdf/v4"
+	if formato != "" {
+		path += "?" + url.Values{"formato": {formato}}.Encode()
+	}
+	a, err := c.do(ctx, request{method: http.MethodGet, path: path, safe: true, accept: "application/pdf"})
 	return a.body, err
 }
 

@@ -113,6 +113,24 @@ func TestCompanyForm(t *testing.T) {
 		}
 	}
 
+	// The printed documents' fields: a logo beside the certificate, notes
+	// sent empty or with lines, the logo's removal.
+	notes := "Cuenta IBAN CR05015202001026284066\nSINPE Móvil 8888-8888"
+	for _, g := range []CompanyForm{
+		{RazonSocial: "Con logo S.A.", Certificado: []byte("p12 bytes"), Clave: "1234", Logo: []byte("\x89PNG logo bytes"), NotasImpresas: &notes},
+		{RazonSocial: "Sin certificado S.A.", Logo: []byte("\xff\xd8\xff jpeg bytes"), NotasImpresas: &empty},
+		{RazonSocial: "Sin logo S.A.", QuitarLogo: "S"},
+	} {
+		ct, body, err := g.Encode()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := DecodeCompanyForm(ct, body)
+		if err != nil || !reflect.DeepEqual(got, g) {
+			t.Errorf("read back %+v, %v\nwant %+v", got, err, g)
+		}
+	}
+
 	tests := []struct {
 		name   string
 		ct     string
@@ -120,6 +138,9 @@ func TestCompanyForm(t *testing.T) {
 		want   CompanyForm
 		fields []string
 	}{
+		{"ok/quitarLogo as a flag", "application/x-www-form-urlencoded", "QUITARLOGO=si",
+			CompanyForm{QuitarLogo: "S"}, nil},
+		{"error/text for the logo", "application/x-www-form-urlencoded", "logo=abc", CompanyForm{}, []string{"logo"}},
 		{"ok/URL-encoded, older spellings, any case", "application/x-www-form-urlencoded",
 			"numeroidentificacion=3101123456&MonedaIdExtranjera=EUR&facturacionElectronica=S&ACTIVO=no",
 			CompanyForm{Identificacion: "3101123456", MonedaExtranjera: "EUR", FacturacionElectronica: true, Activo: "N"}, nil},

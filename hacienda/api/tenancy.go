@@ -68,6 +68,10 @@ type CompanyDetail struct {
 	// CorreoNotificaciones (ours, A.14) are the addresses the notices
 	// about the company itself go to (separated by ";"; empty: none).
 	CorreoNotificaciones string `json:"correoNotificaciones"`
+	// NotasImpresas (ours) are the notes printed after the company's
+	// documents; TieneLogo says whether a logo prints at their top.
+	NotasImpresas string `json:"notasImpresas"`
+	TieneLogo     bool   `json:"tieneLogo"`
 }
 
 // UpdatedCompany is the answer of a company update
@@ -111,6 +115,8 @@ type CreatedCompany struct {
 	Ambiente               string `json:"ambiente"`
 	CuotaMensual           *int64 `json:"cuotaMensual"`
 	CorreoNotificaciones   string `json:"correoNotificaciones"`
+	NotasImpresas          string `json:"notasImpresas"`
+	TieneLogo              bool   `json:"tieneLogo"`
 	Usuario                string `json:"usuario"`
 	Contrasena             string `json:"contrasena"`
 	APIToken               string `json:"apiToken"`
@@ -179,6 +185,16 @@ type CompanyForm struct {
 	Ambiente             *string `form:"ambiente"`
 	CuotaMensual         *string `form:"cuotaMensual"`
 	CorreoNotificaciones *string `form:"correoNotificaciones"`
+	// What the company prints on its documents (ours). NotasImpresas are
+	// free notes printed after every document (bank accounts, a return
+	// policy), up to 1,000 characters, lines apart; nil does not send the
+	// field (none on create, kept on update), a pointer to "" clears them.
+	// Logo is a PNG or JPEG file of at most 256 KiB and 1,200 pixels a
+	// side, printed at the top of every document; nil sends none (kept on
+	// update). QuitarLogo "S" removes the stored logo.
+	NotasImpresas *string `form:"notasImpresas"`
+	Logo          []byte  `form:"logo"`
+	QuitarLogo    string  `form:"quitarLogo" read:"flag"`
 }
 
 // redacted stands for a secret in a printed or logged CompanyForm.
@@ -214,11 +230,15 @@ func (f CompanyForm) LogValue() slog.Value { return slog.StringValue(f.String())
 
 // Encode writes the form as multipart/form-data and returns its content
 // type (with the boundary) and body: the text fields in their order, the
-// certificate last.
+// files (the certificate, the logo) last.
 func (f CompanyForm) Encode() (contentType string, body []byte, err error) {
 	var buf bytes.Buffer
 	w := multipart.NewWriter(&buf)
-	var file string
+	type file struct {
+		field string
+		data  []byte
+	}
+	var files []file
 	v := reflect.ValueOf(f)
 	for i := range v.NumField() {
 		name := formName(v.Type().Field(i))
@@ -232,7 +252,10 @@ func (f CompanyForm) Encode() (contentType string, body []byte, err error) {
 		case bool:
 			text = strconv.FormatBool(x)
 		case []byte:
-			file = name
+			if x != nil {
+				files = append(files, file{field: name, data: x})
+			}
+			continue
 		case *string:
 			if x == nil {
 				continue
@@ -250,16 +273,23 @@ func (f CompanyForm) Encode() (contentType string, body []byte, err error) {
 			return "", nil, err
 		}
 	}
-	if f.Certificado != nil {
-		fileName := f.CertificadoNombre
-		if fileName == "" {
-			fileName = "certificado.p12"
+	for _, fl := range files {
+		name := fl.field
+		switch {
+		case fl.field == "Certificado" && f.CertificadoNombre != "":
+			name = f.CertificadoNombre
+		case fl.field == "Certificado":
+			name = "certificado.p12"
+		case bytes.HasPrefix(fl.data, []byte("\x89PNG")):
+			name += ".png"
+		case bytes.HasPrefix(fl.data, []byte{0xff, 0xd8}):
+			name += ".jpg"
 		}
-		fw, err := w.CreateFormFile(file, fileName)
+		fw, err := w.CreateFormFile(fl.field, name)
 		if err != nil {
 			return "", nil, err
 		}
-		if _, err := fw.Write(f.Certificado); err != nil {
+		if _, err := fw.Write(fl.data); err != nil {
 			return "", nil, err
 		}
 	}

@@ -5,16 +5,26 @@
 //
 // The source is the stored signed XML, read back with hacienda.ParseXML
 // ([FromSignedXML]), so that what was signed and sent is what is printed;
-// [Render] draws it with its state. The page shows the document type's
-// Spanish title, the clave, consecutivo, issue date, situation and state
-// together beside a QR code of the clave, the issuer and the receiver, the
-// sale's conditions, means of payment and currency, every line (CABYS,
-// quantity, unit, description, unit price, discount, tax, line total), the
-// other charges, the tax breakdown, the summary's totals, the total in
-// figures and in Spanish words ([Words]), the references and the free
-// texts. Long documents continue on further pages that repeat the
-// document's identification and the lines' header, numbered "Página N de
-// M". The output depends only on the input.
+// [Render] draws it with its state. The page shows the issuer's logo, the
+// document type's Spanish title, the clave, consecutivo, issue date,
+// situation and state together beside a QR code of the clave, the issuer
+// and the receiver (their places by the official names), the sale's
+// conditions, means of payment and currency, every line (CABYS, quantity,
+// unit, description, unit price, discount, the tax its total holds, line
+// total), the other charges, the tax breakdown, the summary's totals, the
+// total in figures, in colones for another currency and in Spanish words
+// ([Words]), the references, the free texts and the issuer's notes. Every
+// page ends with the authorisation legend ([Leyenda]) and is numbered
+// "Página N de M"; a document of a test environment ([Ambiente]) is marked
+// as without validity on every page. On letter paper long documents
+// continue on further pages that repeat the document's identification and
+// the lines' header; the ticket ([FormatoTicket]) is one column 80 mm
+// wide, each page as long as its content. The output depends only on the
+// input.
+//
+// The logo ([ParseLogo]) is embedded by the package itself: a JPEG as it
+// is (DCTDecode), anything else decoded once with the standard library
+// and compressed with Flate, its transparency as a soft mask.
 //
 // # Libraries
 //

@@ -36,6 +36,15 @@ var estados = map[string]string{
 	"05": "No enviado aún",
 }
 
+// estadosSandbox name the states of a document the built-in sandbox
+// judged: its verdict is the simulator's, not the tax authority's.
+var estadosSandbox = map[string]string{
+	"01": "Aceptado por el simulador",
+	"02": "Rechazado por el simulador",
+	"03": "Error en el simulador",
+	"04": "Enviado al simulador, en proceso",
+}
+
 // tiposIdentificacion is nota 4.
 var tiposIdentificacion = map[string]string{
 	"01": "Cédula física",
@@ -213,9 +222,4 @@ var situaciones = map[byte]string{
 	'1': "Normal",
 	'2': "Contingencia",
 	'3': "Sin internet",
-}
-
-// provincias is nota 14's provinces.
-var provincias = map[string]string{
-	"1": "San José", "2": "Alajuela", "3": "Cartago", "4": "Heredia", "5": "Guanacaste", "6": "Puntarenas", "7": "Limón",
 }

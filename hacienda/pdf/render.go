@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
@@ -23,6 +24,88 @@ type Input struct {
 	// MensajeHacienda is the tax authority's message about the document
 	// (the reason of a rejection); printed when not empty.
 	MensajeHacienda string
+	// Ambiente is the environment the document was issued in. A document
+	// of the tax authority's test environment or of the built-in sandbox
+	// is marked on every page as having no validity; "" is not marked.
+	Ambiente Ambiente
+	// Formato is the layout: letter paper, or the 80 mm ticket of a
+	// receipt printer; "" chooses by the document's type (FormatoFor).
+	Formato Formato
+	// Logo is the issuer's logo (from ParseLogo or CachedLogo), printed
+	// at the top; nil prints none.
+	Logo *Logo
+	// Notas are the issuer's own notes (bank accounts, a return policy),
+	// printed after the document under "Notas del emisor", one paragraph a
+	// line; "" prints none.
+	Notas string
+}
+
+// Ambiente is the environment a document was issued in.
+type Ambiente string
+
+// The environments: the tax authority's production and test ones (the
+// contract's company ambiente, A.14), and the simulator built into the
+// service (FACTURAD_HACIENDA_ENV=sandbox), which no document of which
+// reaches the tax authority.
+const (
+	AmbienteProduccion Ambiente = "produccion"
+	AmbientePruebas    Ambiente = "pruebas"
+	AmbienteSandbox    Ambiente = "sandbox"
+)
+
+// test reports whether a document of a is without validity and marked so.
+func (a Ambiente) test() bool { return a == AmbientePruebas || a == AmbienteSandbox }
+
+// Formato is a layout of the printed document.
+type Formato string
+
+// The layouts: US Letter, and a receipt printer's 80 mm roll (one column,
+// each page as long as its content).
+const (
+	FormatoCarta  Formato = "carta"
+	FormatoTicket Formato = "ticket"
+)
+
+// FormatoFor is the layout a document of type t prints in when none is
+// asked for: the ticket for a Tiquete Electrónico, letter paper for the
+// others.
+func FormatoFor(t hacienda.DocumentType) Formato {
+	if t == hacienda.TypeTE {
+		return FormatoTicket
+	}
+	return FormatoCarta
+}
+
+// ParseFormato reads a layout's name ("carta" or "ticket", case aside);
+// "" is no choice.
+func ParseFormato(s string) (Formato, error) {
+	switch f := Formato(strings.ToLower(strings.TrimSpace(s))); f {
+	case "", FormatoCarta, FormatoTicket:
+		return f, nil
+	}
+	return "", fmt.Errorf("pdf: unknown layout %q: %q or %q", s, FormatoCarta, FormatoTicket)
+}
+
+// Leyenda is the authorisation legend every printed document carries: the
+// resolution of the Dirección General de Tributación that sets the v4.4
+// documents, with its date, as the printed documents customarily cite it
+// (docs/decisions-v44.md).
+const Leyenda = "Autorizada mediante resolución N° MH-DGT-RES-0027-2024 del 13 de noviembre de 2024"
+
+// The test mark of a document issued in a test environment.
+const (
+	// markTitle heads the first page and ends every page's footer.
+	markTitle = "SIN VALIDEZ TRIBUTARIA — AMBIENTE DE PRUEBAS"
+	// markWatermark is written across every page.
+	markWatermark = "SIN VALIDEZ"
+)
+
+// markLine explains the mark under it.
+func markLine(a Ambiente) string {
+	if a == AmbienteSandbox {
+		return "Emitido en el simulador de pruebas del servicio: no fue enviado al Ministerio de Hacienda y no es un comprobante electrónico."
+	}
+	return "Emitido en el ambiente de pruebas del Ministerio de Hacienda: no es un comprobante electrónico válido."
 }
 
 // ErrNoDocument is returned by Render for an Input without a Document.
@@ -51,14 +134,8 @@ func RenderSignedXML(w io.Writer, signed []byte, estado, mensaje string) error {
 	return Render(w, in)
 }
 
-// Page geometry, in millimetres: US Letter, the paper of Costa Rican
-// offices, portrait.
+// Page geometry, in millimetres.
 const (
-	pageW, pageH  = 215.9, 279.4
-	marginX       = 12.0
-	marginTop     = 12.0
-	bodyBottom    = pageH - 16.0 // the footer lives below
-	contentW      = pageW - 2*marginX
 	lineH         = 3.3 // a line of table text
 	tablePad      = 0.9 // above and below a table row's text
 	sectionGap    = 3.5
@@ -67,6 +144,15 @@ const (
 	textSize      = 7.5
 	smallTextSize = 6.3
 )
+
+// letter is US Letter, the paper of Costa Rican offices, portrait; the
+// footer takes the last 17 mm.
+var letter = paper{w: 215.9, h: 279.4, marginX: 12, marginTop: 12, bottom: 279.4 - 17}
+
+// ticket is a receipt printer's 80 mm roll (72 mm printed): one column,
+// each page cut to its content, up to half a metre; the footer's room is
+// kept below the body.
+var ticket = paper{w: 80, h: 500, marginX: 4, marginTop: 4, bottom: 500 - 24, fit: true}
 
 // Colours.
 var (
@@ -78,16 +164,22 @@ var (
 	colorStripe = [3]int{246, 247, 249}
 	colorOK     = [3]int{20, 110, 50}
 	colorBad    = [3]int{170, 25, 25}
+	colorWhite  = [3]int{255, 255, 255}
+	colorMark   = [3]int{200, 20, 20}
 )
 
 // Render writes the printed representation of in.Document to w as a PDF:
 // the document type's title, clave, consecutivo, date and state together
 // at the top beside a QR code of the clave; the issuer and the receiver;
 // the sale's conditions, means of payment and currency; every line; the
-// other charges; the tax breakdown and the summary's totals; the total in
-// words; the references; the free texts. Long documents continue on as
-// many pages as they need, each with the document's identification and
-// the lines' header repeated, numbered "Página N de M".
+// other charges; the tax breakdown and the summary's totals, with the
+// colón equivalent of a foreign currency's; the total in words; the
+// references; the free texts; the issuer's notes. Every page ends with
+// the authorisation legend (Leyenda) and is numbered "Página N de M". A
+// document of a test environment (Input.Ambiente) is marked on every page.
+// On letter paper long documents continue on as many pages as they need,
+// each with the document's identification and the lines' header
+// repeated; the ticket (Input.Formato) is one column, 80 mm wide.
 //
 // The output depends only on the input (its creation date is the
 // document's issue date), so the same document renders to the same bytes.
@@ -99,9 +191,14 @@ func Render(w io.Writer, in Input) error {
 	if err != nil {
 		return err
 	}
-	r.f = newWriter(w, r.meta())
-	r.f.footer = r.footer
-	r.document()
+	r.f = newWriter(w, r.pg, r.meta())
+	if r.ticket {
+		r.f.footer = r.ticketFooter
+		r.ticketDocument()
+	} else {
+		r.f.footer = r.footer
+		r.document()
+	}
 	if err := r.f.close(); err != nil {
 		return fmt.Errorf("pdf: write %s %s: %w", in.Document.Type.Abbrev(), in.Document.Clave, err)
 	}
@@ -110,11 +207,13 @@ func Render(w io.Writer, in Input) error {
 
 // renderer draws one document.
 type renderer struct {
-	f     *writer
-	in    Input
-	d     *hacienda.Document
-	title string
-	qr    [][]bool
+	f      *writer
+	pg     paper
+	ticket bool
+	in     Input
+	d      *hacienda.Document
+	title  string
+	qr     [][]bool
 	// inLines is set while the lines' table is being drawn, so that a new
 	// page repeats its header.
 	inLines bool
@@ -127,7 +226,14 @@ func newRenderer(in Input) (*renderer, error) {
 	if d.Type.Valid() {
 		title = d.Type.Name()
 	}
-	r := &renderer{in: in, d: d, title: title}
+	formato := in.Formato
+	if formato == "" {
+		formato = FormatoFor(d.Type)
+	}
+	r := &renderer{in: in, d: d, title: title, pg: letter}
+	if formato == FormatoTicket {
+		r.pg, r.ticket = ticket, true
+	}
 	if d.Clave != "" {
 		rows, err := qrModules(d.Clave)
 		if err != nil {
@@ -138,13 +244,17 @@ func newRenderer(in Input) (*renderer, error) {
 	return r, nil
 }
 
-// meta is the PDF's document information: the title and consecutivo,
-// the clave, the issuer; its date is the document's issue date, so that
-// the same document gives the same bytes.
+// meta is the PDF's document information: the title and consecutivo (and
+// the test mark), the clave, the issuer; its date is the document's issue
+// date, so that the same document gives the same bytes.
 func (r *renderer) meta() info {
 	d := r.d
+	title := r.title + " " + d.NumeroConsecutivo
+	if r.in.Ambiente.test() {
+		title += " (sin validez: ambiente de pruebas)"
+	}
 	return info{
-		title:    r.title + " " + d.NumeroConsecutivo,
+		title:    title,
 		subject:  "Clave " + d.Clave,
 		author:   d.Emisor.Nombre,
 		creator:  "facturad",
@@ -188,13 +298,13 @@ func (r *renderer) putEncoded(x, y, w, h float64, s, align string) {
 func (r *renderer) rule(y float64) {
 	r.setDrawColor(colorRule)
 	r.f.setLineWidth(0.2)
-	r.f.line(marginX, y, pageW-marginX, y)
+	r.f.line(r.pg.marginX, y, r.pg.w-r.pg.marginX, y)
 }
 
 // space makes sure h millimetres are left on the page, starting a new
 // page when they are not, and returns the y to draw at.
 func (r *renderer) space(h float64) float64 {
-	if y := r.f.getY(); y+h <= bodyBottom {
+	if y := r.f.getY(); y+h <= r.pg.bottom {
 		return y
 	}
 	r.newPage()
@@ -205,17 +315,22 @@ func (r *renderer) space(h float64) float64 {
 // the lines' header when the lines go on.
 func (r *renderer) newPage() {
 	r.f.addPage()
-	y := marginTop
+	if r.ticket {
+		// A ticket's next page goes straight on.
+		return
+	}
+	x, w := r.pg.marginX, r.pg.contentW()
+	y := r.pg.marginTop
 	r.setColor(colorAccent)
 	r.setFont("B", 10)
-	r.put(marginX, y, contentW/2, 5, r.title, "L")
+	r.put(x, y, w/2, 5, r.title, "L")
 	r.setColor(colorText)
 	r.setFont("", 8)
-	r.put(marginX+contentW/2, y, contentW/2, 5, "Consecutivo "+r.d.NumeroConsecutivo, "R")
+	r.put(x+w/2, y, w/2, 5, "Consecutivo "+r.d.NumeroConsecutivo, "R")
 	y += 5
 	r.setColor(colorMuted)
 	r.setFont("", 7)
-	r.put(marginX, y, contentW, 4, "Clave "+r.d.Clave+" (continuación)", "L")
+	r.put(x, y, w, 4, "Clave "+r.d.Clave+" (continuación)", "L")
 	y += 5
 	r.rule(y)
 	r.f.setY(y + 2)
@@ -224,20 +339,58 @@ func (r *renderer) newPage() {
 	}
 }
 
-// footer closes every page with its number.
+// footer closes every page: the test mark over it, then its identification
+// and number, and the authorisation legend.
 func (r *renderer) footer() {
-	y := pageH - 11
+	r.watermark(r.pg.h)
+	x, w := r.pg.marginX, r.pg.contentW()
+	y := r.pg.h - 14
 	r.rule(y)
 	r.setFont("", 6.5)
 	r.setColor(colorMuted)
-	r.put(marginX, y+1, contentW-40, 4, r.title+" "+r.d.NumeroConsecutivo+" · Representación impresa de un comprobante electrónico v4.4", "L")
+	r.put(x, y+1, w-40, 4, r.title+" "+r.d.NumeroConsecutivo+" · Representación impresa de un comprobante electrónico v4.4", "L")
 	r.setFont("B", footerNumberSize)
 	r.setColor(colorText)
-	r.f.setXY(pageW-marginX-28, y+1)
+	r.f.setXY(r.pg.w-x-28, y+1)
 	r.f.cellWithPageCount(28, 4, encode("Página "+strconv.Itoa(r.f.pageNumber())+" de "))
+	r.setFont("", 6.5)
+	r.put(x, y+4.6, w, 3.6, Leyenda, "L")
+	if r.in.Ambiente.test() {
+		r.setColor(colorMark)
+		r.setFont("B", 6.5)
+		r.put(x, y+4.6, w, 3.6, markTitle, "R")
+	}
 }
 
-// document draws the whole document.
+// watermark writes the test mark across a page of a test environment's
+// document, down to height (what the page holds), over what the page
+// drew: a diagonal band of "SIN VALIDEZ" repeated down the page, faint
+// enough to read through.
+func (r *renderer) watermark(height float64) {
+	if !r.in.Ambiente.test() {
+		return
+	}
+	const angle = 0.52 // radians, 30°
+	s := encode(markWatermark)
+	size := 46.0
+	if r.ticket {
+		size = 22
+	}
+	tw := textWidth(s, true, size)
+	dx := math.Cos(angle) * tw
+	dy := math.Sin(angle) * tw
+	step := dy + 30
+	if r.ticket {
+		step = dy + 25
+	}
+	// The first band goes where it fits even on a short page (the last
+	// page of a ticket).
+	for y := min(r.pg.marginTop+dy+8, height); y <= height; y += step {
+		r.f.markText(s, size, (r.pg.w-dx)/2, y, angle, colorMark)
+	}
+}
+
+// document draws the whole document on letter paper.
 func (r *renderer) document() {
 	r.f.addPage()
 	r.heading()
@@ -248,19 +401,104 @@ func (r *renderer) document() {
 	r.totals()
 	r.references()
 	r.others()
+	r.notes()
 	r.hacienda()
 }
 
-// heading draws the title, the clave, the consecutivo, the date, the
-// state and the situation together (Anexo 1, nota 1) beside the QR code.
+// logoW and logoH are the most room the logo takes at the top of a letter
+// page.
+const logoW, logoH = 50.0, 18.0
+
+// drawLogo draws the logo in a maxW × maxH box at (x, y), its aspect kept,
+// aligned left (or centred with centre set), and returns its height.
+func (r *renderer) drawLogo(x, y, maxW, maxH float64, centre bool) float64 {
+	l := r.in.Logo
+	if l == nil {
+		return 0
+	}
+	w, h := maxW, maxW*float64(l.h)/float64(l.w)
+	if h > maxH {
+		w, h = maxH*float64(l.w)/float64(l.h), maxH
+	}
+	if centre {
+		x += (maxW - w) / 2
+	}
+	r.f.drawImage(r.f.image(l), x, y, w, h)
+	return h
+}
+
+// markBanner draws the test mark's band, w wide at (x, y): the mark in
+// white on red, and under it what it means; it returns its height.
+func (r *renderer) markBanner(x, y, w float64) float64 {
+	if !r.in.Ambiente.test() {
+		return 0
+	}
+	r.setFont("B", 9)
+	title := r.wrap(markTitle, w-2)
+	r.setFont("", 7)
+	expl := r.wrap(markLine(r.in.Ambiente), w)
+	h := float64(len(title))*4.6 + 1
+	r.setFill(colorMark)
+	r.f.fillRect(x, y, w, h)
+	r.setColor(colorWhite)
+	r.setFont("B", 9)
+	for i, l := range title {
+		r.putEncoded(x, y+0.5+float64(i)*4.6, w, 4.6, l, "C")
+	}
+	y += h + 0.5
+	r.setColor(colorMark)
+	r.setFont("", 7)
+	for _, l := range expl {
+		r.putEncoded(x, y, w, 3.4, l, "C")
+		y += 3.4
+	}
+	return h + 0.5 + float64(len(expl))*3.4 + 1
+}
+
+// estado is the state's line: its code and Spanish name; in a test
+// environment the verdict is said to be the test environment's (the
+// sandbox's, which is not the tax authority), never in the green of a
+// real acceptance. It returns the text and its colour.
+func (r *renderer) estado() (string, [3]int) {
+	code := r.in.Estado
+	name := estados[code]
+	c := colorText
+	switch code {
+	case "01":
+		c = colorOK
+	case "02", "03":
+		c = colorBad
+	}
+	switch r.in.Ambiente {
+	case AmbienteSandbox:
+		if n, ok := estadosSandbox[code]; ok {
+			name = n
+		}
+		name += " (sin validez)"
+		c = colorMark
+	case AmbientePruebas:
+		name += " (ambiente de pruebas, sin validez)"
+		c = colorMark
+	}
+	return strings.TrimSpace(code + " " + name), c
+}
+
+// heading draws the logo, the title, the test mark, the clave, the
+// consecutivo, the date, the state and the situation together (Anexo 1,
+// nota 1) beside the QR code.
 func (r *renderer) heading() {
 	d := r.d
-	y := marginTop
-	textW := contentW - qrSize - 4
+	x := r.pg.marginX
+	y := r.pg.marginTop
+	textW := r.pg.contentW() - qrSize - 4
+	if h := r.drawLogo(x, y, min(logoW, textW), logoH, false); h > 0 {
+		y += h + 2
+	}
 	r.setColor(colorAccent)
 	r.setFont("B", 16)
-	r.put(marginX, y, textW, 8, r.title, "L")
+	r.put(x, y, textW, 8, r.title, "L")
 	y += 10
+	y += r.markBanner(x, y, textW)
 
 	type fact struct{ label, value string }
 	facts := []fact{
@@ -276,34 +514,29 @@ func (r *renderer) heading() {
 	for _, ft := range facts {
 		r.setColor(colorMuted)
 		r.setFont("", 8)
-		r.put(marginX, y, 30, 4.6, ft.label, "L")
+		r.put(x, y, 30, 4.6, ft.label, "L")
 		r.setColor(colorText)
 		r.setFont("B", 9)
-		r.put(marginX+30, y, textW-30, 4.6, ft.value, "L")
+		r.put(x+30, y, textW-30, 4.6, ft.value, "L")
 		y += 4.8
 	}
 	if r.in.Estado != "" {
-		name := estados[r.in.Estado]
-		c := colorText
-		switch r.in.Estado {
-		case "01":
-			c = colorOK
-		case "02", "03":
-			c = colorBad
-		}
+		text, c := r.estado()
 		r.setColor(colorMuted)
 		r.setFont("", 8)
-		r.put(marginX, y, 30, 4.6, "Estado", "L")
+		r.put(x, y, 30, 4.6, "Estado", "L")
 		r.setColor(c)
 		r.setFont("B", 9)
-		r.put(marginX+30, y, textW-30, 4.6, strings.TrimSpace(r.in.Estado+" "+name), "L")
-		y += 4.8
+		for _, l := range r.wrap(text, textW-30) {
+			r.putEncoded(x+30, y, textW-30, 4.6, l, "L")
+			y += 4.8
+		}
 	}
 	if r.qr != nil {
-		qx := pageW - marginX - qrSize
-		drawQR(r.f, r.qr, qx, marginTop, qrSize)
+		qx := r.pg.w - r.pg.marginX - qrSize
+		drawQR(r.f, r.qr, qx, r.pg.marginTop, qrSize)
 	}
-	y = max(y, marginTop+qrSize) + 2
+	y = max(y, r.pg.marginTop+qrSize) + 2
 	r.rule(y)
 	r.f.setY(y + sectionGap)
 }
@@ -327,7 +560,7 @@ func (r *renderer) parties() {
 	if info, _ := d.Type.Info(); info.IssuedByBuyer {
 		emisor, receptor = "Emisor (vendedor)", "Receptor (comprador)"
 	}
-	colW := (contentW - 4) / 2
+	colW := (r.pg.contentW() - 4) / 2
 	blocks := []partyBlock{
 		r.partyLines(emisor, &d.Emisor, d.CodigoActividadEmisor, colW),
 		r.partyLines(receptor, d.Receptor, d.CodigoActividadReceptor, colW),
@@ -336,7 +569,7 @@ func (r *renderer) parties() {
 	h := 5.5 + float64(n)*3.6 + 1.5
 	y := r.space(h)
 	for i, b := range blocks {
-		x := marginX + float64(i)*(colW+4)
+		x := r.pg.marginX + float64(i)*(colW+4)
 		r.setFill(colorHead)
 		r.f.fillRect(x, y, colW, 5)
 		r.setColor(colorAccent)
@@ -404,21 +637,24 @@ func (r *renderer) partyLines(heading string, p *hacienda.Party, actividad strin
 	return b
 }
 
-// address writes a Costa Rican address: the province's name, the cantón
-// and district codes (the catalogue of their names is not part of the
-// service), the barrio and the other signs.
+// address writes a Costa Rican address: the names of the province, the
+// cantón and the district in the tax authority's catalogue (a code that
+// is not in it is printed as the code, named by its level), the barrio
+// and the other signs.
 func address(u *hacienda.Ubicacion) string {
+	prov, canton, distrito := hacienda.LocationNames(u.Provincia, u.Canton, u.Distrito)
 	var parts []string
-	if p := provincias[u.Provincia]; p != "" {
-		parts = append(parts, p)
-	} else if u.Provincia != "" {
-		parts = append(parts, "provincia "+u.Provincia)
-	}
-	if u.Canton != "" {
-		parts = append(parts, "cantón "+u.Canton)
-	}
-	if u.Distrito != "" {
-		parts = append(parts, "distrito "+u.Distrito)
+	for _, p := range []struct{ name, level, code string }{
+		{prov, "provincia", u.Provincia},
+		{canton, "cantón", u.Canton},
+		{distrito, "distrito", u.Distrito},
+	} {
+		switch {
+		case p.name != "":
+			parts = append(parts, p.name)
+		case p.code != "":
+			parts = append(parts, p.level+" "+p.code)
+		}
 	}
 	if u.Barrio != "" {
 		parts = append(parts, u.Barrio)
@@ -432,14 +668,23 @@ func address(u *hacienda.Ubicacion) string {
 // conditions draws the sale condition, credit term, means of payment,
 // currency and exchange rate.
 func (r *renderer) conditions() {
+	left, right := r.conditionItems()
+	r.conditionColumns(left, right)
+}
+
+// item is a label and its value.
+type item struct{ label, value string }
+
+// conditionItems are the sale's conditions (sale condition, credit term,
+// means of payment) and its currency and exchange rate.
+func (r *renderer) conditionItems() (left, right []item) {
 	d := r.d
 	rf := d.ResumenFactura
-	type item struct{ label, value string }
 	venta := described(condicionesVenta, d.CondicionVenta)
 	if d.CondicionVentaOtros != "" {
 		venta += ": " + d.CondicionVentaOtros
 	}
-	left := []item{{"Condición de venta", venta}}
+	left = []item{{"Condición de venta", venta}}
 	if d.PlazoCredito > 0 {
 		dias := " días"
 		if d.PlazoCredito == 1 {
@@ -469,13 +714,17 @@ func (r *renderer) conditions() {
 	if moneda == "" {
 		moneda = "CRC"
 	}
-	right := []item{{"Moneda", moneda}}
+	right = []item{{"Moneda", moneda}}
 	if tc := rf.CodigoTipoMoneda.TipoCambio; tc.IsSet() {
 		right = append(right, item{"Tipo de cambio", quantity(tc)})
 	}
+	return left, right
+}
 
+// conditionColumns draws two columns of label: value.
+func (r *renderer) conditionColumns(left, right []item) {
 	// Two columns of label: value.
-	colW := (contentW - 4) / 2
+	colW := (r.pg.contentW() - 4) / 2
 	labelW := 30.0
 	type laid struct {
 		label string
@@ -500,7 +749,7 @@ func (r *renderer) conditions() {
 	h := max(height(columns[0]), height(columns[1])) + 2
 	y := r.space(h)
 	for c, ls := range columns {
-		x := marginX + float64(c)*(colW+4)
+		x := r.pg.marginX + float64(c)*(colW+4)
 		ly := y + 1
 		for _, l := range ls {
 			r.setColor(colorMuted)

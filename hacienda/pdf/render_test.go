@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -70,11 +72,11 @@ var titles = map[hacienda.DocumentType]string{
 	hacienda.TypeREP: "Recibo Electrónico de Pago",
 }
 
-// TestRenderEveryType renders 40 generated documents, which cover every
-// document type and every feature of the generator (discounts,
-// exonerations, specific taxes, other charges, foreign currencies,
-// references, several means of payment), each read back from its XML,
-// and reads every PDF with pdftotext: the title, clave, consecutivo,
+// TestRenderEveryType renders 40 generated documents on letter paper,
+// which cover every document type and every feature of the generator
+// (discounts, exonerations, specific taxes, other charges, foreign
+// currencies, references, several means of payment), each read back from
+// its XML, and reads every PDF with pdftotext: the title, clave, consecutivo,
 // parties, every line's description, the total in figures and in words,
 // the references and the state must all be there.
 func TestRenderEveryType(t *testing.T) {
@@ -83,7 +85,7 @@ func TestRenderEveryType(t *testing.T) {
 		d := viaXML(t, d)
 		seen[d.Type] = true
 		t.Run(fmt.Sprintf("ok/%02d-%s", i, d.Type.Abbrev()), func(t *testing.T) {
-			b := render(t, pdf.Input{Document: d, Estado: "01"})
+			b := render(t, pdf.Input{Document: d, Estado: "01", Formato: pdf.FormatoCarta})
 			text := flat(pdfcheck.Text(t, b))
 			rf := d.ResumenFactura
 			moneda := rf.CodigoTipoMoneda.CodigoMoneda
@@ -317,4 +319,26 @@ func TestRenderSignedXML(t *testing.T) {
 			t.Errorf("no %q in %s", w, text)
 		}
 	}
+}
+
+// fixture is the document of testdata/NAME.request.json, issued by the
+// sample issuer, numbered and read back from its XML.
+func fixture(t testing.TB, name string) *hacienda.Document {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name+".request.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, err := hacienda.DecodeSendRequest(b)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	d, err := hacienda.NewDocument(req, sample.Issuer())
+	if err != nil {
+		t.Fatalf("%s: NewDocument: %v", name, err)
+	}
+	d.FechaEmision = time.Date(2026, 11, 21, 10, 30, 0, 0, hacienda.CostaRica)
+	d.NumeroConsecutivo = "00100001" + string(d.Type) + "0000004242"
+	d.Clave = "506211126003101123456" + d.NumeroConsecutivo + "100004242"
+	return viaXML(t, d)
 }

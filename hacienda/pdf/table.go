@@ -4,6 +4,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/shopspring/decimal"
+
 	"facturad/hacienda"
 )
 
@@ -63,9 +65,9 @@ func (r *renderer) tableHeader(cols []column) {
 	}
 	h := float64(n)*lineH + 2*tablePad
 	r.setFill(colorHead)
-	r.f.fillRect(marginX, y, contentW, h)
+	r.f.fillRect(r.pg.marginX, y, r.pg.contentW(), h)
 	r.setColor(colorAccent)
-	x := marginX
+	x := r.pg.marginX
 	for i, c := range cols {
 		for j, l := range lines[i] {
 			r.putEncoded(x, y+tablePad+float64(j)*lineH, c.w, lineH, l, c.align)
@@ -104,7 +106,7 @@ func (r *renderer) table(cols []column, n int, rowAt func(i int) row, repeat boo
 		from := 0
 		for from < lines {
 			y := r.f.getY()
-			fit := int((bodyBottom - y - 2*tablePad) / lineH)
+			fit := int((r.pg.bottom - y - 2*tablePad) / lineH)
 			if fit < lines-from && (fit < 1 || lines-from <= r.linesPerPage()) {
 				// Move the row (what is left of it) to the next page
 				// whole, unless it cannot fit any page.
@@ -119,13 +121,13 @@ func (r *renderer) table(cols []column, n int, rowAt func(i int) row, repeat boo
 	r.setDrawColor(colorRule)
 	r.f.setLineWidth(0.2)
 	y := r.f.getY()
-	r.f.line(marginX, y, pageW-marginX, y)
+	r.f.line(r.pg.marginX, y, r.pg.w-r.pg.marginX, y)
 	r.f.setY(y + sectionGap)
 }
 
 // linesPerPage is how many table text lines a continuation page holds.
 func (r *renderer) linesPerPage() int {
-	avail := bodyBottom - (marginTop + 12) - 3*lineH - 4*tablePad
+	avail := r.pg.bottom - (r.pg.marginTop + 12) - 3*lineH - 4*tablePad
 	return int(avail / lineH)
 }
 
@@ -144,9 +146,9 @@ func (r *renderer) drawRow(cols []column, rw row, from, to int, stripe bool) {
 	h := float64(to-from)*lineH + 2*tablePad
 	if stripe {
 		r.setFill(colorStripe)
-		r.f.fillRect(marginX, y, contentW, h)
+		r.f.fillRect(r.pg.marginX, y, r.pg.contentW(), h)
 	}
-	x := marginX
+	x := r.pg.marginX
 	for i, c := range cols {
 		for j := from; j < to && j < len(rw[i]); j++ {
 			l := rw[i][j]
@@ -165,7 +167,7 @@ func (r *renderer) drawRow(cols []column, rw row, from, to int, stripe bool) {
 }
 
 // lineColumns are the columns of the lines' table.
-func lineColumns() []column {
+func (r *renderer) lineColumns() []column {
 	cols := []column{
 		{"#", 7, "R"},
 		{"Código CABYS", 22, "L"},
@@ -181,7 +183,7 @@ func lineColumns() []column {
 	for _, c := range cols {
 		used += c.w
 	}
-	cols[4].w = contentW - used
+	cols[4].w = r.pg.contentW() - used
 	return cols
 }
 
@@ -192,12 +194,42 @@ func (r *renderer) lines() {
 		return
 	}
 	r.sectionTitle("Detalle")
-	cols := lineColumns()
+	cols := r.lineColumns()
 	r.table(cols, len(d.DetalleServicio), func(i int) row { return r.lineRow(cols, d.DetalleServicio[i]) }, true)
+}
+
+// lineFacts is what the printed document shows of a line besides its
+// codes, quantity and amounts.
+type lineFacts struct {
+	// subs are the details under the description: codes, discounts,
+	// exonerations, assumed tax.
+	subs []string
+	// discount is the line's total discount.
+	discount hacienda.Amount
+	// tax is the tax its total holds ("" without taxes), taxSubs each tax
+	// with its gross amount and what was taken off it.
+	tax     string
+	taxSubs []string
 }
 
 // lineRow lays out one detail line.
 func (r *renderer) lineRow(cols []column, l hacienda.LineaDetalle) row {
+	lf := describeLine(l)
+	return row{
+		r.cell(cols[0], strconv.Itoa(l.NumeroLinea)),
+		r.cell(cols[1], l.CodigoCABYS),
+		r.cell(cols[2], quantity(l.Cantidad)),
+		r.cell(cols[3], l.UnidadMedida),
+		r.cell(cols[4], l.Detalle, lf.subs...),
+		r.cell(cols[5], money(l.PrecioUnitario)),
+		r.cell(cols[6], money(lf.discount)),
+		r.cell(cols[7], lf.tax, lf.taxSubs...),
+		r.cell(cols[8], money(l.MontoTotalLinea)),
+	}
+}
+
+// describeLine lays out the facts of a line.
+func describeLine(l hacienda.LineaDetalle) lineFacts {
 	var subs []string
 	for _, c := range l.CodigoComercial {
 		subs = append(subs, "Código comercial "+c.Tipo+": "+c.Codigo)
@@ -236,17 +268,22 @@ func (r *renderer) lineRow(cols []column, l hacienda.LineaDetalle) row {
 	if l.IVACobradoFabrica != "" {
 		subs = append(subs, "IVA cobrado a nivel de fábrica ("+l.IVACobradoFabrica+")")
 	}
-	var taxes, taxSubs []string
+	net, gross := lineTax(l)
+	var taxSubs []string
 	for _, t := range l.Impuesto {
-		name := descriptionOnly(impuestos, t.Codigo)
-		if t.CodigoImpuestoOTRO != "" {
-			name = t.CodigoImpuestoOTRO
-		}
-		if t.Tarifa.IsSet() {
-			name += " " + quantity(t.Tarifa) + "%"
+		name := taxName(t)
+		if len(l.Impuesto) > 1 || net.Cmp(gross) != 0 {
+			name += ": " + money(t.Monto)
 		}
 		taxSubs = append(taxSubs, name)
-		taxes = append(taxes, money(t.Monto))
+		if ex := t.Exoneracion; ex != nil && ex.MontoExoneracion.IsSet() {
+			taxSubs = append(taxSubs, "Exonerado: -"+money(ex.MontoExoneracion))
+		}
+	}
+	if a := l.ImpuestoAsumidoEmisorFabrica; a.IsSet() && a.Sign() != 0 {
+		taxSubs = append(taxSubs, "Asumido: -"+money(a))
+	}
+	for _, t := range l.Impuesto {
 		if ex := t.Exoneracion; ex != nil {
 			s := "Exoneración " + described(tiposExoneracion, ex.TipoDocumentoEX1)
 			if ex.TipoDocumentoOTRO != "" {
@@ -271,37 +308,50 @@ func (r *renderer) lineRow(cols []column, l hacienda.LineaDetalle) row {
 	if l.ImpuestoAsumidoEmisorFabrica.Sign() != 0 {
 		subs = append(subs, "Impuesto asumido por el emisor o cobrado en fábrica: "+money(l.ImpuestoAsumidoEmisorFabrica))
 	}
-	if l.ImpuestoNeto.IsSet() && len(l.Impuesto) > 0 && l.ImpuestoNeto.Cmp(sumMonto(l.Impuesto)) != 0 {
-		subs = append(subs, "Impuesto neto: "+money(l.ImpuestoNeto))
-	}
 	// REP lines carry no price: the amount paid is their subtotal.
-	precio := money(l.PrecioUnitario)
 	if !l.PrecioUnitario.IsSet() && l.MontoTotal.IsSet() {
 		subs = append([]string{"Monto: " + money(l.MontoTotal)}, subs...)
 	}
-
-	// The tax column: the amount, and under it what it is.
-	taxCell := r.cell(cols[7], strings.Join(taxes, " + "), taxSubs...)
-	return row{
-		r.cell(cols[0], strconv.Itoa(l.NumeroLinea)),
-		r.cell(cols[1], l.CodigoCABYS),
-		r.cell(cols[2], quantity(l.Cantidad)),
-		r.cell(cols[3], l.UnidadMedida),
-		r.cell(cols[4], l.Detalle, subs...),
-		r.cell(cols[5], precio),
-		r.cell(cols[6], money(discount)),
-		taxCell,
-		r.cell(cols[8], money(l.MontoTotalLinea)),
+	// The tax column: the tax the line's total holds (net of its
+	// exonerations and of what the issuer assumes), and under it each
+	// tax with its gross amount and what was taken off it.
+	lf := lineFacts{subs: subs, discount: discount, taxSubs: taxSubs}
+	if len(l.Impuesto) > 0 {
+		lf.tax = money(net)
 	}
+	return lf
 }
 
-// sumMonto adds the taxes' amounts.
-func sumMonto(ts []hacienda.Impuesto) hacienda.Amount {
-	sum := hacienda.AmountFromInt(0)
-	for _, t := range ts {
-		sum = hacienda.NewAmount(sum.Decimal().Add(t.Monto.Decimal()))
+// lineTax returns the tax a line's total holds, net of its exonerations
+// and of the tax the issuer assumes (ImpuestoNeto, or that sum where the
+// type's XML has no ImpuestoNeto, as the export invoice), and the sum of
+// its taxes' gross amounts.
+func lineTax(l hacienda.LineaDetalle) (net, gross hacienda.Amount) {
+	g, n := decimal.Zero, decimal.Zero
+	for _, t := range l.Impuesto {
+		g = g.Add(t.Monto.Decimal())
+		n = n.Add(t.Monto.Decimal())
+		if ex := t.Exoneracion; ex != nil {
+			n = n.Sub(ex.MontoExoneracion.Decimal())
+		}
 	}
-	return sum
+	n = n.Sub(l.ImpuestoAsumidoEmisorFabrica.Decimal())
+	if l.ImpuestoNeto.IsSet() {
+		return l.ImpuestoNeto, hacienda.NewAmount(g)
+	}
+	return hacienda.NewAmount(n), hacienda.NewAmount(g)
+}
+
+// taxName names a tax with its rate: "IVA 13%".
+func taxName(t hacienda.Impuesto) string {
+	name := descriptionOnly(impuestos, t.Codigo)
+	if t.CodigoImpuestoOTRO != "" {
+		name = t.CodigoImpuestoOTRO
+	}
+	if t.Tarifa.IsSet() {
+		name += " " + quantity(t.Tarifa) + "%"
+	}
+	return name
 }
 
 // sectionTitle draws a section's title, kept with what follows it.
@@ -309,7 +359,7 @@ func (r *renderer) sectionTitle(s string) {
 	y := r.space(5 + 3*(lineH+2*tablePad))
 	r.setColor(colorAccent)
 	r.setFont("B", 9)
-	r.put(marginX, y, contentW, 5, s, "L")
+	r.put(r.pg.marginX, y, r.pg.contentW(), 5, s, "L")
 	r.f.setY(y + 5.5)
 }
 
@@ -326,7 +376,7 @@ func (r *renderer) otherCharges() {
 		{"Porcentaje", 22, "R"},
 		{"Monto", 28, "R"},
 	}
-	cols[1].w = contentW - 50 - 22 - 28
+	cols[1].w = r.pg.contentW() - 50 - 22 - 28
 	var rows []row
 	for _, oc := range d.OtrosCargos {
 		tipo := described(tiposOtrosCargos, oc.TipoDocumentoOC)
@@ -365,7 +415,7 @@ func (r *renderer) references() {
 		{"Código", 28, "L"},
 		{"Razón", 0, "L"},
 	}
-	cols[4].w = contentW - 32 - 76 - 19 - 28
+	cols[4].w = r.pg.contentW() - 32 - 76 - 19 - 28
 	var rows []row
 	for _, ir := range d.InformacionReferencia {
 		tipo := described(tiposDocReferencia, ir.TipoDocIR)

@@ -51,9 +51,9 @@ func (r *renderer) totals() {
 	if moneda == "" {
 		moneda = "CRC"
 	}
-	leftW := contentW * 0.52
-	rightX := marginX + leftW + 6
-	rightW := contentW - leftW - 6
+	leftW := r.pg.contentW() * 0.52
+	rightX := r.pg.marginX + leftW + 6
+	rightW := r.pg.contentW() - leftW - 6
 	valueW := 36.0
 
 	// The right column: label and amount per line.
@@ -74,6 +74,10 @@ func (r *renderer) totals() {
 		rightH += float64(max(1, len(l.label))) * 3.6
 	}
 	rightH += 7 // the total of the document
+	equiv, hasEquiv := colonEquivalent(rf)
+	if hasEquiv {
+		rightH += 4.4
+	}
 
 	// The left column: the tax breakdown.
 	var breakdown [][3]string
@@ -93,23 +97,23 @@ func (r *renderer) totals() {
 	if len(breakdown) > 0 {
 		r.setColor(colorAccent)
 		r.setFont("B", 9)
-		r.put(marginX, y, leftW, 5, "Desglose de impuestos", "L")
+		r.put(r.pg.marginX, y, leftW, 5, "Desglose de impuestos", "L")
 		hy := y + 5
 		r.setFill(colorHead)
-		r.f.fillRect(marginX, hy, leftW, 4)
+		r.f.fillRect(r.pg.marginX, hy, leftW, 4)
 		r.setFont("B", textSize)
 		w0, w2 := leftW*0.42, leftW*0.26
 		w1 := leftW - w0 - w2
-		r.put(marginX, hy, w0, 4, "Impuesto", "L")
-		r.put(marginX+w0, hy, w1, 4, "Tarifa", "L")
-		r.put(marginX+w0+w1, hy, w2, 4, "Monto", "R")
+		r.put(r.pg.marginX, hy, w0, 4, "Impuesto", "L")
+		r.put(r.pg.marginX+w0, hy, w1, 4, "Tarifa", "L")
+		r.put(r.pg.marginX+w0+w1, hy, w2, 4, "Monto", "R")
 		ly := hy + 4
 		r.setColor(colorText)
 		r.setFont("", textSize)
 		for _, b := range breakdown {
-			r.put(marginX, ly, w0, 3.6, b[0], "L")
-			r.put(marginX+w0, ly, w1, 3.6, b[1], "L")
-			r.put(marginX+w0+w1, ly, w2, 3.6, b[2], "R")
+			r.put(r.pg.marginX, ly, w0, 3.6, b[0], "L")
+			r.put(r.pg.marginX+w0, ly, w1, 3.6, b[1], "L")
+			r.put(r.pg.marginX+w0+w1, ly, w2, 3.6, b[2], "R")
 			ly += 3.6
 		}
 	}
@@ -132,7 +136,16 @@ func (r *renderer) totals() {
 	r.setFont("B", 9.5)
 	r.put(rightX, ly, rightW-valueW-8, 6, "Total del comprobante", "L")
 	r.put(rightX+rightW-valueW-8, ly, valueW+8, 6, moneda+" "+money(rf.TotalComprobante), "R")
-	r.f.setY(max(y+leftH, ly+6) + 2)
+	ly += 6
+	if hasEquiv {
+		r.setColor(colorText)
+		r.setFont("", textSize)
+		r.put(rightX, ly+0.8, rightW-valueW-8, 3.6, equiv.label, "L")
+		r.setFont("B", textSize)
+		r.put(rightX+rightW-valueW-8, ly+0.8, valueW+8, 3.6, equiv.value, "R")
+		ly += 4.4
+	}
+	r.f.setY(max(y+leftH, ly) + 2)
 
 	// The total in words.
 	words, err := Words(rf.TotalComprobante.Decimal(), moneda)
@@ -140,15 +153,48 @@ func (r *renderer) totals() {
 		words = "(el monto no se puede escribir en letras)"
 	}
 	r.setFont("B", 8)
-	lines := r.wrap("Son: "+words, contentW)
+	lines := r.wrap("Son: "+words, r.pg.contentW())
 	y = r.space(float64(len(lines))*4 + 2)
 	r.setColor(colorText)
 	for _, l := range lines {
-		r.putEncoded(marginX, y, contentW, 4, l, "L")
+		r.putEncoded(r.pg.marginX, y, r.pg.contentW(), 4, l, "L")
 		y += 4
 	}
 	r.rule(y + 1)
 	r.f.setY(y + 1 + sectionGap)
+}
+
+// equivalent is the colón equivalent of a foreign currency's total.
+type equivalent struct{ label, value string }
+
+// colonEquivalent is the total of a document in a currency other than
+// colones in colones: TotalComprobante × TipoCambio, rounded to cents half
+// away from zero (the rounding of v4.4), labelled with the rate; false
+// for a document in colones or without a rate.
+func colonEquivalent(rf hacienda.ResumenFactura) (equivalent, bool) {
+	m := rf.CodigoTipoMoneda
+	tc := m.TipoCambio
+	if m.CodigoMoneda == "" || m.CodigoMoneda == "CRC" || !tc.IsSet() || tc.Sign() <= 0 || !rf.TotalComprobante.IsSet() {
+		return equivalent{}, false
+	}
+	crc := rf.TotalComprobante.Decimal().Mul(tc.Decimal()).Round(2)
+	return equivalent{
+		label: "Equivalente en colones (tipo de cambio " + quantity(tc) + ")",
+		value: "CRC " + money(hacienda.NewAmount(crc)),
+	}, true
+}
+
+// notes draws the issuer's notes (Input.Notas), a paragraph a line.
+func (r *renderer) notes() {
+	var texts []string
+	for _, l := range strings.Split(r.in.Notas, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			texts = append(texts, l)
+		}
+	}
+	if len(texts) > 0 {
+		r.paragraphs("Notas del emisor", texts, colorText)
+	}
 }
 
 // others draws the free texts (Otros).
@@ -188,11 +234,12 @@ func (r *renderer) paragraphs(title string, texts []string, c [3]int) {
 	r.sectionTitle(title)
 	r.setFont("", textSize)
 	for _, t := range texts {
-		for _, l := range r.wrap(t, contentW) {
+		r.setFont("", textSize)
+		for _, l := range r.wrap(t, r.pg.contentW()) {
 			y := r.space(3.6)
 			r.setColor(c)
 			r.setFont("", textSize)
-			r.putEncoded(marginX, y, contentW, 3.6, l, "L")
+			r.putEncoded(r.pg.marginX, y, r.pg.contentW(), 3.6, l, "L")
 			r.f.setY(y + 3.6)
 		}
 	}

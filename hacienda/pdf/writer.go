@@ -37,8 +37,8 @@ const ptPerMM = 72 / 25.4
 // cellMargin is the space kept at a cell's left and right ends.
 const cellMargin = 0.8
 
-// The document's fixed objects; a page's objects follow them, two per
-// page (the page and its content stream).
+// The document's fixed objects; the others (two per page, the page and
+// its content stream, and the logo's) are numbered as they are written.
 const (
 	objCatalog = 1 + iota
 	objPages
@@ -46,8 +46,24 @@ const (
 	objFontBold
 	objInfo
 	objPageCount
-	firstPageObj
+	firstFreeObj
 )
+
+// paper is the geometry of a layout's pages, in millimetres from the top
+// left corner.
+type paper struct {
+	w, h      float64 // the page; for fit pages h is the most one holds
+	marginX   float64
+	marginTop float64
+	// bottom is where a page's body ends: its footer is below.
+	bottom float64
+	// fit cuts each page to what is drawn on it: a page is as tall as
+	// its content and footer (up to h), as a receipt printer's roll.
+	fit bool
+}
+
+// contentW is the width between the side margins.
+func (p paper) contentW() float64 { return p.w - 2*p.marginX }
 
 // fontWidths are the widths of the 256 Windows-1252 characters of
 // Helvetica (0) and Helvetica-Bold (1), in thousandths of the font size.
@@ -86,6 +102,9 @@ type writer struct {
 	footer  func()
 	meta    info
 	zbuf    bytes.Buffer
+	pg      paper
+	nextObj int      // the next free object number
+	images  []string // the resource entries of the images written
 
 	x, y      float64 // the current position, in mm from the top left
 	bold      bool
@@ -119,8 +138,9 @@ func (c *countingWriter) str(s string) { _, _ = io.WriteString(c, s) }
 
 // newWriter starts a PDF on w: its header, the fonts and the document
 // information are written at once.
-func newWriter(w io.Writer, meta info) *writer {
-	pw := &writer{out: countingWriter{w: bufio.NewWriterSize(w, outBuffer)}, meta: meta, size: 12, lineWidth: -1}
+func newWriter(w io.Writer, pg paper, meta info) *writer {
+	pw := &writer{out: countingWriter{w: bufio.NewWriterSize(w, outBuffer)}, meta: meta, size: 12, lineWidth: -1,
+		pg: pg, nextObj: firstFreeObj}
 	pw.out.str("%PDF-1.4\n%\xe2\xe3\xcf\xd3\n")
 	cat := "<< /Type /Catalog /Pages 2 0 R"
 	if meta.lang != "" {
@@ -206,7 +226,14 @@ func (pw *writer) addPage() {
 	pw.fontSet = false
 	pw.pageFill = [3]int{0, 0, 0}
 	pw.lineWidth = -1
-	pw.x, pw.y = marginX, marginTop
+	pw.x, pw.y = pw.pg.marginX, pw.pg.marginTop
+}
+
+// alloc returns the next free object number.
+func (pw *writer) alloc() int {
+	n := pw.nextObj
+	pw.nextObj++
+	return n
 }
 
 // closePage draws the footer of the open page and writes the page.
@@ -217,10 +244,17 @@ func (pw *writer) closePage() {
 	if pw.footer != nil {
 		pw.footer()
 	}
-	n := firstPageObj + 2*len(pw.kids)
+	n, c := pw.alloc(), pw.alloc()
 	pw.kids = append(pw.kids, n)
-	pw.object(n, "<< /Type /Page /Parent 2 0 R /Contents "+strconv.Itoa(n+1)+" 0 R >>")
-	pw.stream(n+1, "", pw.page)
+	box := ""
+	if pw.pg.fit {
+		// The page ends below what was drawn last (the footer), its
+		// coordinates those of a page pg.h high.
+		used := min(pw.pg.h, pw.y+pw.pg.marginTop)
+		box = " /MediaBox [0 " + pw.pt(pw.pg.h-used) + " " + pw.pt(pw.pg.w) + " " + pw.pt(pw.pg.h) + "]"
+	}
+	pw.object(n, "<< /Type /Page /Parent 2 0 R"+box+" /Contents "+strconv.Itoa(c)+" 0 R >>")
+	pw.stream(c, "", pw.page)
 	pw.open = false
 	if cap(pw.page) > 1<<20 {
 		pw.page = nil
@@ -242,9 +276,15 @@ func (pw *writer) close() error {
 		}
 		b.WriteString(strconv.Itoa(k) + " 0 R")
 	}
-	w, h := pw.pt(pageW), pw.pt(pageH)
+	w, h := pw.pt(pw.pg.w), pw.pt(pw.pg.h)
 	b.WriteString("] /Count " + strconv.Itoa(len(pw.kids)) + " /MediaBox [0 0 " + w + " " + h + "]")
-	b.WriteString(" /Resources << /ProcSet [/PDF /Text] /Font << /F1 3 0 R /F2 4 0 R >> /XObject << /Nb 6 0 R >> >> >>")
+	b.WriteString(" /Resources << /ProcSet [/PDF /Text /ImageB /ImageC] /Font << /F1 3 0 R /F2 4 0 R >>")
+	b.WriteString(" /ExtGState << /Mk << /ca " + markOpacity + " /CA " + markOpacity + " >> >>")
+	b.WriteString(" /XObject << /Nb 6 0 R")
+	for _, im := range pw.images {
+		b.WriteString(" " + im)
+	}
+	b.WriteString(" >> >> >>")
 	pw.object(objPages, b.String())
 	// The page count, in the footer's bold: drawn by each page at the
 	// end of its "Página N de ".
@@ -292,7 +332,7 @@ func (pw *writer) ops(s string) { pw.page = append(pw.page, s...) }
 func (pw *writer) pageNumber() int { return pw.pageNo }
 
 func (pw *writer) getY() float64         { return pw.y }
-func (pw *writer) setY(y float64)        { pw.x, pw.y = marginX, y }
+func (pw *writer) setY(y float64)        { pw.x, pw.y = pw.pg.marginX, y }
 func (pw *writer) setXY(x, y float64)    { pw.x, pw.y = x, y }
 func (pw *writer) setTextColor(c [3]int) { pw.text = c }
 func (pw *writer) setFillColor(c [3]int) { pw.fill = c }
@@ -358,10 +398,10 @@ func (pw *writer) setLineWidth(w float64) {
 // line draws a line from (x1, y1) to (x2, y2).
 func (pw *writer) line(x1, y1, x2, y2 float64) {
 	pw.appendNum(x1 * ptPerMM)
-	pw.appendNum((pageH - y1) * ptPerMM)
+	pw.appendNum((pw.pg.h - y1) * ptPerMM)
 	pw.ops("m ")
 	pw.appendNum(x2 * ptPerMM)
-	pw.appendNum((pageH - y2) * ptPerMM)
+	pw.appendNum((pw.pg.h - y2) * ptPerMM)
 	pw.ops("l S\n")
 }
 
@@ -369,7 +409,7 @@ func (pw *writer) line(x1, y1, x2, y2 float64) {
 func (pw *writer) fillRect(x, y, w, h float64) {
 	pw.useNonStroke(pw.fill)
 	pw.appendNum(x * ptPerMM)
-	pw.appendNum((pageH - y) * ptPerMM)
+	pw.appendNum((pw.pg.h - y) * ptPerMM)
 	pw.appendNum(w * ptPerMM)
 	pw.appendNum(-h * ptPerMM)
 	pw.ops("re f\n")
@@ -420,7 +460,15 @@ func (pw *writer) cell(w, h float64, s, align string) float64 {
 	pw.ops("BT ")
 	pw.appendNum((x + dx) * ptPerMM)
 	pw.appendNum(pw.baseline(h))
-	pw.ops("Td (")
+	pw.ops("Td ")
+	pw.appendText(s)
+	pw.ops(" Tj ET\n")
+	return x + dx + tw
+}
+
+// appendText appends the encoded text s to the page as a PDF string.
+func (pw *writer) appendText(s string) {
+	pw.page = append(pw.page, '(')
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; c {
 		case '\\', '(', ')':
@@ -431,8 +479,92 @@ func (pw *writer) cell(w, h float64, s, align string) float64 {
 			pw.page = append(pw.page, c)
 		}
 	}
-	pw.ops(") Tj ET\n")
-	return x + dx + tw
+	pw.page = append(pw.page, ')')
+}
+
+// markOpacity is the opacity of the test mark drawn over a page.
+const markOpacity = "0.16"
+
+// markText writes the encoded text s in bold at size points, its baseline
+// starting at (x, y) and turned by angle radians counter-clockwise, in
+// colour c at the test mark's opacity: it lies over what is drawn before
+// it and leaves it readable. The page's graphics state is left as it was.
+func (pw *writer) markText(s string, size, x, y, angle float64, c [3]int) {
+	pw.ops("q /Mk gs ")
+	pw.appendColor(c)
+	pw.ops("rg BT /F2 ")
+	pw.appendNum(size)
+	pw.ops("Tf ")
+	cos, sin := math.Cos(angle), math.Sin(angle)
+	for _, v := range []float64{cos, sin, -sin, cos} {
+		pw.page = strconv.AppendFloat(pw.page, v, 'f', 4, 64)
+		pw.page = append(pw.page, ' ')
+	}
+	pw.appendNum(x * ptPerMM)
+	pw.appendNum((pw.pg.h - y) * ptPerMM)
+	pw.ops("Tm ")
+	pw.appendText(s)
+	pw.ops(" Tj ET Q\n")
+}
+
+// textWidth is the width in millimetres of the encoded text s in bold
+// (bold) or regular type at size points.
+func textWidth(s string, bold bool, size float64) float64 {
+	cw := &fontWidths()[0]
+	if bold {
+		cw = &fontWidths()[1]
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		n += cw[s[i]]
+	}
+	return float64(n) * size / ptPerMM / 1000
+}
+
+// rawStream writes object n, a stream whose content is already encoded
+// as the dictionary entries dict say (an image).
+func (pw *writer) rawStream(n int, dict string, content []byte) {
+	pw.startObject(n)
+	pw.out.str("<< " + dict + " /Length " + strconv.Itoa(len(content)) + " >>\nstream\n")
+	_, _ = pw.out.Write(content)
+	pw.out.str("\nendstream\nendobj\n")
+}
+
+// image writes the logo's image objects (once per document) and returns
+// the name its pages draw it by.
+func (pw *writer) image(l *Logo) string {
+	const name = "/Im1"
+	if len(pw.images) > 0 {
+		return name
+	}
+	n := pw.alloc()
+	smask := ""
+	if l.alpha != nil {
+		m := pw.alloc()
+		pw.rawStream(m, "/Type /XObject /Subtype /Image /Width "+strconv.Itoa(l.w)+" /Height "+strconv.Itoa(l.h)+
+			" /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /FlateDecode", l.alpha)
+		smask = " /SMask " + strconv.Itoa(m) + " 0 R"
+	}
+	cs := "/DeviceRGB"
+	if l.colors == 1 {
+		cs = "/DeviceGray"
+	}
+	pw.rawStream(n, "/Type /XObject /Subtype /Image /Width "+strconv.Itoa(l.w)+" /Height "+strconv.Itoa(l.h)+
+		" /ColorSpace "+cs+" /BitsPerComponent 8 /Filter /"+l.filter+smask, l.data)
+	pw.images = append(pw.images, name+" "+strconv.Itoa(n)+" 0 R")
+	return name
+}
+
+// drawImage draws the image name in the w × h box whose top left corner
+// is (x, y).
+func (pw *writer) drawImage(name string, x, y, w, h float64) {
+	pw.ops("q ")
+	pw.appendNum(w * ptPerMM)
+	pw.ops("0 0 ")
+	pw.appendNum(h * ptPerMM)
+	pw.appendNum(x * ptPerMM)
+	pw.appendNum((pw.pg.h - y - h) * ptPerMM)
+	pw.ops("cm " + name + " Do Q\n")
 }
 
 // cellWithPageCount writes s as cell does, left-aligned, and the total
@@ -450,7 +582,7 @@ func (pw *writer) cellWithPageCount(w, h float64, s string) {
 // current position.
 func (pw *writer) baseline(h float64) float64 {
 	fontH := pw.size / ptPerMM
-	return (pageH - (pw.y + 0.5*h + 0.3*fontH)) * ptPerMM
+	return (pw.pg.h - (pw.y + 0.5*h + 0.3*fontH)) * ptPerMM
 }
 
 // splitLines breaks the encoded text s into lines that fit a cell w wide

@@ -10,7 +10,7 @@ import (
 // than the cell alone excepted), breaks at spaces when it can, and loses
 // no character but the spaces it breaks at.
 func TestSplitLines(t *testing.T) {
-	w := newWriter(io.Discard, info{})
+	w := newWriter(io.Discard, letter, info{})
 	for _, tc := range []struct {
 		text  string
 		width float64

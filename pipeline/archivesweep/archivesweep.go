@@ -33,6 +33,7 @@ import (
 	"facturad/pipeline/loop"
 	"facturad/tenant"
 	"facturad/tenant/archive"
+	"facturad/tenant/printed"
 )
 
 // Store is what a sweep needs of the store.
@@ -88,7 +89,11 @@ type Options struct {
 	// Renders is the process's bound on PDF renders (*pdf.Limiter): a
 	// row's PDF waits for a slot, shared with the downloads, e-mails and
 	// exports. Nil is no bound (tests).
-	Renders    RenderWaiter
+	Renders RenderWaiter
+	// Printer makes what a row's PDF shows beside the XML (the
+	// environment's mark, the company's logo and notes), as the PDF
+	// routes do.
+	Printer    printed.Printer
 	Registerer prometheus.Registerer
 	Logger     *slog.Logger
 	Now        func() time.Time
@@ -313,13 +318,13 @@ func (s *Sweeper) parts(ctx context.Context, row tenant.ArchiveRow, res *Result)
 		if err != nil {
 			return nil, err
 		}
-		draw = func() ([]archive.Part, error) { return archive.DocumentParts(d) }
+		draw = func() ([]archive.Part, error) { return archive.DocumentParts(ctx, d, s.o.Printer) }
 	default:
 		r, err := s.o.Store.ReceivedByClave(ctx, row.CompanyID, row.Clave)
 		if err != nil {
 			return nil, err
 		}
-		draw = func() ([]archive.Part, error) { return archive.ReceivedParts(r) }
+		draw = func() ([]archive.Part, error) { return archive.ReceivedParts(r, s.o.Printer) }
 	}
 	parts, err := s.rendering(ctx, draw)
 	if errors.Is(err, archive.ErrNoPDF) {

@@ -12,6 +12,7 @@ import (
 	"facturad/tenant"
 	"facturad/tenant/archive"
 	"facturad/tenant/archive/archivetest"
+	"facturad/tenant/printed"
 )
 
 // memStore keeps documents in memory with the ArchiveStore's rules, for
@@ -174,7 +175,7 @@ func TestFailureDelaysTheDrop(t *testing.T) {
 	}
 	docs := documents(t)
 	// The failure below is the object store's, not the parts'.
-	if _, err := archive.DocumentParts(docs[0]); err != nil {
+	if _, err := archive.DocumentParts(context.Background(), docs[0], printed.Printer{}); err != nil {
 		t.Fatal(err)
 	}
 	m := newMem(docs...)

@@ -28,6 +28,7 @@ import (
 	"facturad/pipeline/delivery"
 	"facturad/pipeline/delivery/smtptest"
 	"facturad/tenant"
+	"facturad/tenant/printed"
 	"facturad/tenant/storetest"
 )
 
@@ -286,7 +287,8 @@ func TestEmailPDFReadBack(t *testing.T) {
 	f.event(t, b, tenant.StateAccepted, []string{"compras@example.com"}, func(d *tenant.Document) {
 		d.SignedXML, d.Clave, d.Consecutivo = x, doc.Clave, doc.NumeroConsecutivo
 	})
-	f.mailer(t, smtpConfig(t, st), delivery.PrintedPDF{Renders: pdf.NewLimiter(1, 1)})
+	// Printed as the service prints it on the sandbox.
+	f.mailer(t, smtpConfig(t, st), delivery.PrintedPDF{Renders: pdf.NewLimiter(1, 1), Printer: printed.Printer{Sandbox: true}})
 	waitFor(t, func() bool {
 		st.Mu.Lock()
 		defer st.Mu.Unlock()
@@ -306,7 +308,9 @@ func TestEmailPDFReadBack(t *testing.T) {
 	}
 	text := strings.Join(strings.Fields(pdfcheck.Text(t, pdfBytes)), " ")
 	total := figures(doc.ResumenFactura.TotalComprobante.Decimal().StringFixed(5))
-	for _, w := range []string{doc.Clave, doc.NumeroConsecutivo, total} {
+	for _, w := range []string{doc.Clave, doc.NumeroConsecutivo, total,
+		"Autorizada mediante resolución N° MH-DGT-RES-0027-2024 del 13 de noviembre de 2024",
+		"SIN VALIDEZ TRIBUTARIA — AMBIENTE DE PRUEBAS", "Aceptado por el simulador"} {
 		if !strings.Contains(text, w) {
 			t.Errorf("no %q in the PDF's text: %s", w, text)
 		}

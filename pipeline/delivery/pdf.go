@@ -7,17 +7,21 @@ import (
 
 	"facturad/hacienda/pdf"
 	"facturad/tenant"
+	"facturad/tenant/printed"
 )
 
 // PrintedPDF renders a stored document's printed representation with
 // hacienda/pdf, as GET /api/documents/{clave}/pdf/v4 does: from its signed
 // XML, with its current state (and the tax authority's message when it was
-// rejected or in error).
+// rejected or in error), in its type's layout.
 type PrintedPDF struct {
 	// Renders is the process's bound on renders (*pdf.Limiter): an e-mail
 	// waits for a slot rather than draw beside every download. Nil is no
 	// bound (tests).
 	Renders RenderWaiter
+	// Printer makes what the PDF shows beside the XML (the environment's
+	// mark, the company's logo and notes), as the PDF route does.
+	Printer printed.Printer
 }
 
 // RenderWaiter takes a process-wide render slot, waiting for one until
@@ -37,8 +41,12 @@ func (p PrintedPDF) DocumentPDF(ctx context.Context, d tenant.Document) ([]byte,
 		}
 		defer release()
 	}
+	in, err := p.Printer.Issued(ctx, d, nil, "")
+	if err != nil {
+		return nil, fmt.Errorf("print document %s: %w", d.Clave, err)
+	}
 	var b bytes.Buffer
-	if err := pdf.RenderSignedXML(&b, d.SignedXML, string(d.Estado), d.PrintedMessage()); err != nil {
+	if err := pdf.Render(&b, in); err != nil {
 		return nil, fmt.Errorf("print document %s: %w", d.Clave, err)
 	}
 	return b.Bytes(), nil

@@ -31,6 +31,7 @@ import (
 	"facturad/hacienda"
 	"facturad/hacienda/api"
 	"facturad/tenant"
+	"facturad/tenant/printed"
 )
 
 // Companies decides who may export which company (*tenant.Service
@@ -94,6 +95,9 @@ type Options struct {
 	// document's PDF waits for a slot, shared with the downloads and the
 	// e-mails. Nil is no bound (tests).
 	Renders RenderWaiter
+	// Printer makes what each PDF shows beside the XML (the environment's
+	// mark, the company's logo and notes), as the PDF routes do.
+	Printer printed.Printer
 	// TempDir holds the spooled central directory and index while an
 	// export runs (os.TempDir when empty); they are unlinked at creation.
 	TempDir string

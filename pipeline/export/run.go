@@ -110,7 +110,11 @@ func (r *run) issuedDoc(ctx context.Context, row tenant.Document) error {
 		return r.line(line)
 	}
 	line.fromDocument(doc)
-	if err := r.printed(ctx, &line, base+".pdf", at, doc, string(d.Estado), d.PrintedMessage()); err != nil {
+	in, err := r.x.e.o.Printer.Issued(ctx, d, doc, "")
+	if err != nil {
+		return fmt.Errorf("print document %s: %w", d.Clave, err)
+	}
+	if err := r.printed(ctx, &line, base+".pdf", at, in); err != nil {
 		return err
 	}
 	return r.line(line)
@@ -161,7 +165,11 @@ func (r *run) receivedDoc(ctx context.Context, row tenant.ReceivedDocument) erro
 	line.fromDocument(doc)
 	// Printed as the PDF route prints it: accepted, whatever became of
 	// the message (a document is received only once accepted).
-	if err := r.printed(ctx, &line, base+".pdf", at, doc, string(tenant.StateAccepted), ""); err != nil {
+	in, err := r.x.e.o.Printer.Received(d, doc, "")
+	if err != nil {
+		return fmt.Errorf("print received document %s: %w", d.Clave, err)
+	}
+	if err := r.printed(ctx, &line, base+".pdf", at, in); err != nil {
 		return err
 	}
 	return r.line(line)
@@ -179,12 +187,12 @@ func (r *run) file(name *string, path string, at time.Time, b []byte) error {
 	return nil
 }
 
-// printed draws doc as the PDF routes do, within the process's bound on
-// renders, and writes it; a document that cannot be drawn gets a note
+// printed draws in (made as the PDF routes make it), within the process's
+// bound on renders, and writes it; a document that cannot be drawn gets a note
 // instead (the export goes on).
-func (r *run) printed(ctx context.Context, line *indexLine, path string, at time.Time, doc *hacienda.Document, estado, mensaje string) error {
+func (r *run) printed(ctx context.Context, line *indexLine, path string, at time.Time, in pdf.Input) error {
 	r.pdf.Reset()
-	if err := r.render(ctx, pdf.Input{Document: doc, Estado: estado, MensajeHacienda: mensaje}); err != nil {
+	if err := r.render(ctx, in); err != nil {
 		if ctx.Err() != nil {
 			return err
 		}

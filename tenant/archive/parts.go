@@ -11,6 +11,7 @@ import (
 
 	"facturad/hacienda/pdf"
 	"facturad/tenant"
+	"facturad/tenant/printed"
 )
 
 // Part is one object of a row: its name under the row's key and its bytes.
@@ -26,10 +27,12 @@ var ErrNoPDF = errors.New("archive: the printed representation cannot be drawn")
 
 // DocumentParts are the objects of a settled issued document: its signed
 // XML, the tax authority's answer (when there is one) and the printed
-// representation, drawn as GET .../pdf/v4 draws it (deterministic: the
-// same bytes every time). When the PDF cannot be drawn it returns the XML
-// parts and an error wrapping ErrNoPDF: the caller archives them.
-func DocumentParts(d tenant.Document) ([]Part, error) {
+// representation, drawn as GET .../pdf/v4 draws it by print (the same
+// bytes every time while the company's logo and notes stay the same).
+// When the PDF cannot be drawn it returns the XML parts and an error
+// wrapping ErrNoPDF: the caller archives them. An error reading what the
+// company prints is returned alone: the row is tried again later.
+func DocumentParts(ctx context.Context, d tenant.Document, print printed.Printer) ([]Part, error) {
 	if len(d.SignedXML) == 0 {
 		return nil, fmt.Errorf("archive: document %s has no signed XML", d.Clave)
 	}
@@ -37,8 +40,15 @@ func DocumentParts(d tenant.Document) ([]Part, error) {
 	if len(d.ResponseXML) > 0 {
 		parts = append(parts, Part{PartResponse, d.ResponseXML})
 	}
+	in, err := print.Issued(ctx, d, nil, "")
+	switch {
+	case errors.Is(err, printed.ErrUnreadable):
+		return parts, fmt.Errorf("document %s: %w: %w", d.Clave, ErrNoPDF, err)
+	case err != nil:
+		return nil, fmt.Errorf("archive: document %s: %w", d.Clave, err)
+	}
 	var b bytes.Buffer
-	if err := pdf.RenderSignedXML(&b, d.SignedXML, string(d.Estado), d.PrintedMessage()); err != nil {
+	if err := pdf.Render(&b, in); err != nil {
 		return parts, fmt.Errorf("document %s: %w: %w", d.Clave, ErrNoPDF, err)
 	}
 	return append(parts, Part{PartPDF, b.Bytes()}), nil
@@ -47,9 +57,9 @@ func DocumentParts(d tenant.Document) ([]Part, error) {
 // ReceivedParts are the objects of a settled received document: the
 // supplier's XML as uploaded, our signed message, the tax authority's
 // answer to it (when there is one) and the supplier's document printed
-// (as GET /api/received/{clave}/pdf/v4 draws it). A PDF that cannot be
-// drawn is left out, as in DocumentParts.
-func ReceivedParts(r tenant.ReceivedDocument) ([]Part, error) {
+// (as GET /api/received/{clave}/pdf/v4 draws it by print). A PDF that
+// cannot be drawn is left out, as in DocumentParts.
+func ReceivedParts(r tenant.ReceivedDocument, print printed.Printer) ([]Part, error) {
 	if len(r.SupplierXML) == 0 {
 		return nil, fmt.Errorf("archive: received document %s has no supplier XML", r.Clave)
 	}
@@ -60,8 +70,12 @@ func ReceivedParts(r tenant.ReceivedDocument) ([]Part, error) {
 	if len(r.ResponseXML) > 0 {
 		parts = append(parts, Part{PartResponse, r.ResponseXML})
 	}
+	in, err := print.Received(r, nil, "")
+	if err != nil {
+		return parts, fmt.Errorf("received document %s: %w: %w", r.Clave, ErrNoPDF, err)
+	}
 	var b bytes.Buffer
-	if err := pdf.RenderSignedXML(&b, r.SupplierXML, string(tenant.StateAccepted), ""); err != nil {
+	if err := pdf.Render(&b, in); err != nil {
 		return parts, fmt.Errorf("received document %s: %w: %w", r.Clave, ErrNoPDF, err)
 	}
 	return append(parts, Part{PartPDF, b.Bytes()}), nil

@@ -16,7 +16,7 @@ const companyColumns = `id, owner_id, tipo_identificacion, numero_identificacion
     facturacion_electronica, activo, usuario_hacienda, sealed_contrasena_hacienda,
     sealed_certificate, sealed_certificate_pin, certificate_expiry, certificate_version,
     created_at, updated_at, validaciones_registro, ambiente, cuota_mensual,
-    correo_notificaciones`
+    correo_notificaciones, notas_impresas, logo IS NOT NULL AS has_logo`
 
 const (
 	qNextCompanyID = `SELECT nextval('company_ids')`
@@ -27,9 +27,9 @@ const (
     correo_electronico, moneda_local, moneda_extranjera, facturacion_electronica, activo,
     usuario_hacienda, sealed_contrasena_hacienda, sealed_certificate, sealed_certificate_pin,
     certificate_expiry, certificate_version, created_at, updated_at, validaciones_registro,
-    ambiente, cuota_mensual, correo_notificaciones)
+    ambiente, cuota_mensual, correo_notificaciones, notas_impresas, logo)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19,
-    $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $29, $30, $31, $32, $33)`
+    $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $29, $30, $31, $32, $33, $34, $35)`
 
 	// Updating a company writes the certificate columns only when a new
 	// certificate was uploaded, and then steps its version in the statement
@@ -42,13 +42,14 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $
     moneda_local = $18, moneda_extranjera = $19, facturacion_electronica = $20, activo = $21,
     usuario_hacienda = $22, sealed_contrasena_hacienda = $23, updated_at = $24,
     validaciones_registro = $25, ambiente = $26, cuota_mensual = $27,
-    correo_notificaciones = $28`
+    correo_notificaciones = $28, notas_impresas = $29,
+    logo = CASE WHEN $30::boolean THEN $31::bytea ELSE logo END`
 	qUpdateCompanyWhere = `
 WHERE id = $1
 RETURNING ` + companyColumns
 	qUpdateCompany            = qUpdateCompanySet + qUpdateCompanyWhere
-	qUpdateCompanyCertificate = qUpdateCompanySet + `, sealed_certificate = $29,
-    sealed_certificate_pin = $30, certificate_expiry = $31,
+	qUpdateCompanyCertificate = qUpdateCompanySet + `, sealed_certificate = $32,
+    sealed_certificate_pin = $33, certificate_expiry = $34,
     certificate_version = certificate_version + 1` + qUpdateCompanyWhere
 
 	// qLockCompanyQuota locks the company's row for its update and reads
@@ -68,6 +69,9 @@ WHERE company_id = $1 AND created_at >= $3 AND created_at < $4
 ON CONFLICT (company_id, periodo) DO UPDATE SET documentos = EXCLUDED.documentos`
 
 	qCompany = `SELECT ` + companyColumns + ` FROM companies WHERE id = $1`
+
+	// qCompanyPrint reads what a company prints on its documents.
+	qCompanyPrint = `SELECT logo, notas_impresas FROM companies WHERE id = $1`
 
 	// Searches: one query per filter shape, so that each can use its index.
 	qSearchCompanies = `SELECT ` + companyColumns + ` FROM companies
@@ -95,7 +99,8 @@ func (r *companyRow) dest() []any {
 		&c.CorreoElectronico, &c.MonedaLocal, &c.MonedaExtranjera, &c.FacturacionElectronica,
 		&c.Activo, &c.UsuarioHacienda, &c.SealedContrasenaHacienda, &c.SealedCertificate,
 		&c.SealedCertificatePIN, &r.expiry, &c.CertificateVersion, &c.CreatedAt, &c.UpdatedAt,
-		&c.ValidacionesRegistro, &c.Ambiente, &c.CuotaMensual, &c.CorreoNotificaciones}
+		&c.ValidacionesRegistro, &c.Ambiente, &c.CuotaMensual, &c.CorreoNotificaciones,
+		&c.NotasImpresas, &c.HasLogo}
 }
 
 // company is the scanned company, its times in UTC.
@@ -141,7 +146,7 @@ func (s *Store) CreateCompany(ctx context.Context, c *tenant.Company, b *tenant.
 			c.Activo, c.UsuarioHacienda, nullBytes(c.SealedContrasenaHacienda),
 			nullBytes(c.SealedCertificate), nullBytes(c.SealedCertificatePIN),
 			nullTime(c.CertificateExpiry), c.CertificateVersion, now, c.ValidacionesRegistro,
-			c.Ambiente, c.CuotaMensual, c.CorreoNotificaciones)
+			c.Ambiente, c.CuotaMensual, c.CorreoNotificaciones, c.NotasImpresas, nullBytes(c.Logo))
 		if err != nil {
 			return mapErr(err)
 		}
@@ -175,7 +180,8 @@ func (s *Store) UpdateCompany(ctx context.Context, c *tenant.Company, newCertifi
 		c.Distrito, c.Barrio, c.OtrasSenas, c.CodPais, c.Telefono, c.Fax, c.CorreoElectronico,
 		c.MonedaLocal, c.MonedaExtranjera, c.FacturacionElectronica, c.Activo,
 		c.UsuarioHacienda, nullBytes(c.SealedContrasenaHacienda), s.clock(), c.ValidacionesRegistro,
-		c.Ambiente, c.CuotaMensual, c.CorreoNotificaciones}
+		c.Ambiente, c.CuotaMensual, c.CorreoNotificaciones, c.NotasImpresas, c.ReplaceLogo,
+		nullBytes(c.Logo)}
 	q := qUpdateCompany
 	if newCertificate {
 		q = qUpdateCompanyCertificate
@@ -217,6 +223,16 @@ func (s *Store) Company(ctx context.Context, id int64) (tenant.Company, error) {
 		return tenant.Company{}, fmt.Errorf("company %d: %w", id, mapErr(err))
 	}
 	return c, nil
+}
+
+// CompanyPrint returns the company's logo (nil when it has none) and
+// notes.
+func (s *Store) CompanyPrint(ctx context.Context, id int64) (tenant.CompanyPrint, error) {
+	var p tenant.CompanyPrint
+	if err := s.pool.QueryRow(ctx, qCompanyPrint, id).Scan(&p.Logo, &p.Notas); err != nil {
+		return tenant.CompanyPrint{}, fmt.Errorf("company %d: what it prints: %w", id, mapErr(err))
+	}
+	return p, nil
 }
 
 // SearchCompanies returns the companies whose folded legal name contains

@@ -15,7 +15,7 @@ const companyColumns = `id, owner_id, tipo_identificacion, numero_identificacion
     facturacion_electronica, activo, usuario_hacienda, sealed_contrasena_hacienda,
     sealed_certificate, sealed_certificate_pin, certificate_expiry, certificate_version,
     created_at, updated_at, validaciones_registro, ambiente, cuota_mensual,
-    correo_notificaciones`
+    correo_notificaciones, notas_impresas, logo IS NOT NULL AS has_logo`
 
 const (
 	qNextCompanyID = `UPDATE counters SET value = value + 1 WHERE name = 'company' RETURNING value`
@@ -26,9 +26,9 @@ const (
     correo_electronico, moneda_local, moneda_extranjera, facturacion_electronica, activo,
     usuario_hacienda, sealed_contrasena_hacienda, sealed_certificate, sealed_certificate_pin,
     certificate_expiry, certificate_version, created_at, updated_at, validaciones_registro,
-    ambiente, cuota_mensual, correo_notificaciones)
+    ambiente, cuota_mensual, correo_notificaciones, notas_impresas, logo)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
-    ?, ?, ?)`
+    ?, ?, ?, ?, ?)`
 
 	// Updating a company writes the certificate columns only when a new
 	// certificate was uploaded, and then steps its version in the statement
@@ -40,7 +40,7 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 
     cod_pais = ?, telefono = ?, fax = ?, correo_electronico = ?, moneda_local = ?,
     moneda_extranjera = ?, facturacion_electronica = ?, activo = ?, usuario_hacienda = ?,
     sealed_contrasena_hacienda = ?, validaciones_registro = ?, ambiente = ?, cuota_mensual = ?,
-    correo_notificaciones = ?, `
+    correo_notificaciones = ?, notas_impresas = ?, logo = CASE WHEN ? THEN ? ELSE logo END, `
 	qUpdateCompanyWhere = `
 WHERE id = ?
 RETURNING ` + companyColumns
@@ -62,6 +62,9 @@ WHERE company_id = ?1 AND created_at >= ?3 AND created_at < ?4
 ON CONFLICT (company_id, periodo) DO UPDATE SET documentos = excluded.documentos`
 
 	qCompany = `SELECT ` + companyColumns + ` FROM companies WHERE id = ?`
+
+	// qCompanyPrint reads what a company prints on its documents.
+	qCompanyPrint = `SELECT logo, notas_impresas FROM companies WHERE id = ?`
 
 	// Searches: one query per filter shape, so that each can use its index.
 	qSearchCompanies = `SELECT ` + companyColumns + ` FROM companies
@@ -93,7 +96,8 @@ func newCompanyRow() *companyRow {
 		&c.CorreoElectronico, &c.MonedaLocal, &c.MonedaExtranjera, &c.FacturacionElectronica,
 		&c.Activo, &c.UsuarioHacienda, &c.SealedContrasenaHacienda, &c.SealedCertificate,
 		&c.SealedCertificatePIN, &r.expiry, &c.CertificateVersion, &r.created, &r.updated,
-		&c.ValidacionesRegistro, &c.Ambiente, &c.CuotaMensual, &c.CorreoNotificaciones}
+		&c.ValidacionesRegistro, &c.Ambiente, &c.CuotaMensual, &c.CorreoNotificaciones,
+		&c.NotasImpresas, &c.HasLogo}
 	return r
 }
 
@@ -155,7 +159,7 @@ func (s *Store) CreateCompany(ctx context.Context, c *tenant.Company, b *tenant.
 		c.UsuarioHacienda, nullBytes(c.SealedContrasenaHacienda), nullBytes(c.SealedCertificate),
 		nullBytes(c.SealedCertificatePIN), nullTime(c.CertificateExpiry), c.CertificateVersion,
 		formatTime(now), formatTime(now), c.ValidacionesRegistro, c.Ambiente, c.CuotaMensual,
-		c.CorreoNotificaciones)
+		c.CorreoNotificaciones, c.NotasImpresas, nullBytes(c.Logo))
 	if err != nil {
 		return fmt.Errorf("create company %d: %w", c.ID, mapErr(err))
 	}
@@ -192,7 +196,8 @@ func (s *Store) UpdateCompany(ctx context.Context, c *tenant.Company, newCertifi
 		c.Distrito, c.Barrio, c.OtrasSenas, c.CodPais, c.Telefono, c.Fax, c.CorreoElectronico,
 		c.MonedaLocal, c.MonedaExtranjera, c.FacturacionElectronica, c.Activo,
 		c.UsuarioHacienda, nullBytes(c.SealedContrasenaHacienda), c.ValidacionesRegistro,
-		c.Ambiente, c.CuotaMensual, c.CorreoNotificaciones}
+		c.Ambiente, c.CuotaMensual, c.CorreoNotificaciones, c.NotasImpresas, c.ReplaceLogo,
+		nullBytes(c.Logo)}
 	q := qUpdateCompany
 	if newCertificate {
 		q = qUpdateCompanyCertificate
@@ -239,6 +244,16 @@ func (s *Store) Company(ctx context.Context, id int64) (tenant.Company, error) {
 		return tenant.Company{}, fmt.Errorf("company %d: %w", id, mapErr(err))
 	}
 	return c, nil
+}
+
+// CompanyPrint returns the company's logo (nil when it has none) and
+// notes.
+func (s *Store) CompanyPrint(ctx context.Context, id int64) (tenant.CompanyPrint, error) {
+	var p tenant.CompanyPrint
+	if err := s.read.QueryRowContext(ctx, qCompanyPrint, id).Scan(&p.Logo, &p.Notas); err != nil {
+		return tenant.CompanyPrint{}, fmt.Errorf("company %d: what it prints: %w", id, mapErr(err))
+	}
+	return p, nil
 }
 
 // SearchCompanies returns the companies whose folded legal name contains

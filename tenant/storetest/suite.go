@@ -32,6 +32,7 @@ func Run(t *testing.T, open func(t *testing.T) tenant.Store) {
 		{"ok/update company is a full replace", testUpdateCompany},
 		{"error/update company missing", testUpdateCompanyMissing},
 		{"ok/validaciones registro stored, read and searched; other values refused", testValidacionesRegistro},
+		{"ok/company notes and logo stored, read apart and bounded", testCompanyPrint},
 		{"ok/concurrent certificate uploads get distinct versions", testConcurrentCertificates},
 		{"error/company missing", testCompanyMissing},
 		{"ok/search folds case and accents", testSearchFolding},

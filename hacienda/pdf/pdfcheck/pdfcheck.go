@@ -1,7 +1,7 @@
 // Package pdfcheck reads PDFs back with independent tools for the tests:
-// poppler's pdftotext and pdfinfo for the text and the pages, and
-// pdftoppm with zbar's zbarimg for the QR codes as a printer would show
-// them. Any package's tests may use it (the PDF route's, the e-mail's).
+// poppler's pdftotext and pdfinfo for the text and the pages, pdfimages
+// for the images, and pdftoppm with zbar's zbarimg for the QR codes as a
+// printer would show them. Any package's tests may use it (the PDF route's, the e-mail's).
 //
 // A missing tool skips the test, unless TEST_REQUIRE_SERVICES is on (1,
 // true or yes; deploy/test.sh sets 1), which makes it a failure: the tools
@@ -112,4 +112,52 @@ func QRCodes(t testing.TB, pdf []byte, page int) []string {
 		}
 	}
 	return codes
+}
+
+var pageSizeRE = regexp.MustCompile(`(?m)^Page\s+(\d+)\s+size:\s+([\d.]+)\s+x\s+([\d.]+)\s+pts`)
+
+// PageSizes returns each page's width and height in points, as pdfinfo
+// reads them from the page's media box.
+func PageSizes(t testing.TB, pdf []byte) [][2]float64 {
+	t.Helper()
+	n := PageCount(t, pdf)
+	out := run(t, "pdfinfo", "-f", "1", "-l", strconv.Itoa(n), write(t, pdf))
+	var sizes [][2]float64
+	for _, m := range pageSizeRE.FindAllStringSubmatch(out, -1) {
+		w, _ := strconv.ParseFloat(m[2], 64)
+		h, _ := strconv.ParseFloat(m[3], 64)
+		sizes = append(sizes, [2]float64{w, h})
+	}
+	if len(sizes) != n {
+		t.Fatalf("pdfinfo gives %d page sizes for %d pages:\n%s", len(sizes), n, out)
+	}
+	return sizes
+}
+
+// Image is one image of a PDF as poppler's pdfimages lists it.
+type Image struct {
+	Page          int
+	Type          string // image, smask
+	Width, Height int
+	Color         string // rgb, gray
+	Encoding      string // jpeg, image (Flate)...
+}
+
+// Images lists the images every page draws (an image drawn on two pages is
+// listed twice), soft masks included.
+func Images(t testing.TB, pdf []byte) []Image {
+	t.Helper()
+	out := run(t, "pdfimages", "-list", write(t, pdf))
+	var imgs []Image
+	for i, l := range strings.Split(out, "\n") {
+		f := strings.Fields(l)
+		if i < 2 || len(f) < 10 {
+			continue // the two header lines
+		}
+		page, _ := strconv.Atoi(f[0])
+		w, _ := strconv.Atoi(f[3])
+		h, _ := strconv.Atoi(f[4])
+		imgs = append(imgs, Image{Page: page, Type: f[2], Width: w, Height: h, Color: f[5], Encoding: f[8]})
+	}
+	return imgs
 }
