@@ -12,6 +12,7 @@ import (
 
 	"facturad/hacienda"
 	"facturad/hacienda/api"
+	"facturad/hacienda/msg"
 	"facturad/hacienda/xmltext"
 	"facturad/pipeline"
 	"facturad/tenant"
@@ -64,25 +65,25 @@ type derivedHandlers struct{ d DerivedDocuments }
 func decodeObject(body []byte, v any) error {
 	body = bytes.TrimSpace(body)
 	if len(body) == 0 || body[0] != '{' {
-		return invalidBody("must be a JSON object")
+		return invalidBody(msg.JSONObject.With())
 	}
-	if msg := xmltext.CheckJSON(body); msg != "" {
-		return invalidBody(msg)
+	if problem := xmltext.CheckJSON(body); !problem.IsZero() {
+		return invalidBody(problem)
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	var tree any
 	if err := dec.Decode(&tree); err != nil || dec.More() {
-		return invalidBody("is not valid JSON")
+		return invalidBody(msg.NotValidJSON.With())
 	}
-	errs := map[string][]string{}
+	errs := map[string][]msg.Message{}
 	checkJSONValue(tree, reflect.TypeOf(v).Elem(), "", errs)
 	if len(errs) > 0 {
-		return &apiError{status: http.StatusBadRequest, message: msgValidation, fields: errs}
+		return invalidFields(errs)
 	}
 	if err := json.Unmarshal(body, v); err != nil {
 		// Not expected once the walk found nothing.
-		return invalidBody("cannot be read: " + err.Error())
+		return invalidBody(msg.Unreadable.With(err.Error()))
 	}
 	return nil
 }
@@ -92,37 +93,37 @@ var flexStringType = reflect.TypeFor[hacienda.FlexString]()
 // checkJSONValue reports in errs, by path, what of the decoded JSON value
 // x the Go type t does not take: unknown names of an object, and values of
 // the wrong JSON type. null is taken everywhere (the field's zero value).
-func checkJSONValue(x any, t reflect.Type, path string, errs map[string][]string) {
+func checkJSONValue(x any, t reflect.Type, path string, errs map[string][]msg.Message) {
 	if x == nil {
 		return
 	}
-	add := func(msg string) {
+	add := func(e *msg.Entry) {
 		p := path
 		if p == "" {
 			p = "body"
 		}
-		errs[p] = append(errs[p], msg)
+		errs[p] = append(errs[p], e.With())
 	}
 	switch {
 	case t == flexStringType:
 		switch x.(type) {
 		case string, json.Number:
 		default:
-			add("must be a string or a number")
+			add(msg.StringOrNumber)
 		}
 	case t.Kind() == reflect.String:
 		if _, ok := x.(string); !ok {
-			add("must be a string")
+			add(msg.NotAString)
 		}
 	case t.Kind() == reflect.Int:
 		n, ok := x.(json.Number)
 		if _, err := strconv.ParseInt(string(n), 10, 32); !ok || err != nil {
-			add("must be an integer")
+			add(msg.NotAnInteger)
 		}
 	case t.Kind() == reflect.Slice:
 		a, ok := x.([]any)
 		if !ok {
-			add("must be an array")
+			add(msg.NotAnArray)
 			return
 		}
 		for i, e := range a {
@@ -131,7 +132,7 @@ func checkJSONValue(x any, t reflect.Type, path string, errs map[string][]string
 	case t.Kind() == reflect.Struct:
 		m, ok := x.(map[string]any)
 		if !ok {
-			add("must be an object")
+			add(msg.NotAnObject)
 			return
 		}
 		named := map[string][]string{} // the names given of each field
@@ -142,7 +143,7 @@ func checkJSONValue(x any, t reflect.Type, path string, errs map[string][]string
 				p = path + "." + k
 			}
 			if !ok {
-				errs[p] = append(errs[p], "is not a field of this call")
+				errs[p] = append(errs[p], msg.UnknownField.With())
 				continue
 			}
 			named[f.Name] = append(named[f.Name], p)
@@ -153,7 +154,7 @@ func checkJSONValue(x any, t reflect.Type, path string, errs map[string][]string
 		for _, ps := range named {
 			if len(ps) > 1 {
 				for _, p := range ps {
-					errs[p] = append(errs[p], "names a field the body names again in another case; give it once")
+					errs[p] = append(errs[p], msg.NamedTwice.With())
 				}
 			}
 		}
@@ -182,8 +183,8 @@ func jsonField(t reflect.Type, k string) (reflect.StructField, bool) {
 	return reflect.StructField{}, false
 }
 
-func invalidBody(msg string) error {
-	return &apiError{status: http.StatusBadRequest, message: msgValidation, fields: map[string][]string{"body": {msg}}}
+func invalidBody(m msg.Message) error {
+	return invalid("body", m)
 }
 
 // reissueFields checks a re-issue body's top-level names against the
@@ -194,22 +195,22 @@ func invalidBody(msg string) error {
 func reissueFields(body []byte) error {
 	body = bytes.TrimSpace(body)
 	if len(body) == 0 || body[0] != '{' {
-		return invalidBody("must be a JSON object")
+		return invalidBody(msg.JSONObject.With())
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(body, &m); err != nil {
 		// The pipeline's decoding says what is wrong, on body.
 		return nil
 	}
-	errs := map[string][]string{}
+	errs := map[string][]msg.Message{}
 	t := reflect.TypeFor[hacienda.SendDocumentRequest]()
 	for k := range m {
 		if _, ok := jsonField(t, k); !ok {
-			errs[k] = append(errs[k], "is not a field of the send body")
+			errs[k] = append(errs[k], msg.NotSendField.With())
 		}
 	}
 	if len(errs) > 0 {
-		return &apiError{status: http.StatusBadRequest, message: msgValidation, fields: errs}
+		return invalidFields(errs)
 	}
 	return nil
 }
@@ -218,7 +219,7 @@ func reissueFields(body []byte) error {
 func sendReply(o pipeline.Outcome, r *Request) Reply {
 	rep := outcomeReply(o, queryFlag(r.Query, "includeData"), false)
 	a := rep.JSON.(api.Document)
-	a.Advertencias = advertencias(o.Advertencias, r.Spanish)
+	a.Advertencias = advertencias(o.Advertencias, r.Lang)
 	rep.JSON = a
 	rep.Header = quotaHeader(o.Quota)
 	return rep

@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/valyala/fasthttp"
 
+	"facturad/hacienda/msg"
 	"facturad/tenant"
 )
 
@@ -94,7 +95,7 @@ func (f *fakeTenants) CreateBranch(_ context.Context, _ tenant.Principal, compan
 		return tenant.Branch{}, tenant.Credentials{}, fmt.Errorf("insert: %w", tenant.ErrConflict)
 	}
 	if in.Sucursal == "bad" {
-		return tenant.Branch{}, tenant.Credentials{}, testFieldErr{"sucursal": {"must be 3 digits"}}
+		return tenant.Branch{}, tenant.Credentials{}, testFieldErr{"sucursal": {msg.SucursalCode.With()}}
 	}
 	return tenant.Branch{ID: 4, CompanyID: companyID, Sucursal: in.Sucursal}, tenant.Credentials{Usuario: "x", Contrasena: "y", APIToken: "z"}, nil
 }
@@ -129,10 +130,10 @@ func (f *fakeTenants) RecordAudit(_ context.Context, e tenant.AuditEntry) error 
 	return nil
 }
 
-type testFieldErr map[string][]string
+type testFieldErr map[string][]msg.Message
 
-func (e testFieldErr) Error() string                    { return "invalid" }
-func (e testFieldErr) FieldErrors() map[string][]string { return e }
+func (e testFieldErr) Error() string                           { return "invalid" }
+func (e testFieldErr) FieldMessages() map[string][]msg.Message { return e }
 
 func TestAuthentication(t *testing.T) {
 	b := setup(t, Options{Tenants: &fakeTenants{}})

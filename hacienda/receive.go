@@ -5,9 +5,10 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"facturad/hacienda/msg"
 )
 
 // ReceiveRequest is the body of POST /api/received/v4 (A.11), decoded:
@@ -44,9 +45,9 @@ func DecodeReceiveRequest(body []byte) (*ReceiveRequest, error) {
 	if err := json.Unmarshal(body, &b); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) && te.Field != "" {
-			return nil, &ValidationError{Fields: map[string][]string{te.Field: {"has the wrong JSON type (" + te.Value + ")"}}}
+			return nil, &ValidationError{Fields: msg.One(te.Field, msg.JSONTypeOf.With(te.Value))}
 		}
-		return nil, &ValidationError{Fields: map[string][]string{"body": {"must be a JSON object with the fields of a received document"}}}
+		return nil, &ValidationError{Fields: msg.One("body", msg.ReceivedBody.With())}
 	}
 	fe := &ValidationError{}
 	add := fe.Add
@@ -62,11 +63,11 @@ func DecodeReceiveRequest(body []byte) (*ReceiveRequest, error) {
 	}
 	switch {
 	case b.XML == nil || strings.TrimSpace(*b.XML) == "":
-		add(FieldReceivedXML, "is required: the supplier's signed XML, in base64")
+		add(FieldReceivedXML, msg.ReceivedXMLRequired.With())
 	default:
 		x, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(*b.XML), ""))
 		if err != nil {
-			add(FieldReceivedXML, "is not base64: send the supplier's signed XML encoded in base64")
+			add(FieldReceivedXML, msg.ReceivedXMLBase64.With())
 		}
 		r.XML = x
 	}
@@ -75,14 +76,14 @@ func DecodeReceiveRequest(body []byte) (*ReceiveRequest, error) {
 		if err := json.Unmarshal(m, &s); err != nil {
 			var n json.Number
 			if json.Unmarshal(m, &n) != nil {
-				add("mensaje", "must be 1 (accepted), 2 (partially accepted) or 3 (rejected)")
+				add("mensaje", msg.MensajeCode.With())
 			}
 			s = n.String()
 		}
 		r.Answer.Mensaje = s
 	}
 	if utf8.RuneCountInString(r.IDExterno) > maxReceivedIDExterno {
-		add("id_externo", fmt.Sprintf("must have at most %d characters", maxReceivedIDExterno))
+		add("id_externo", msg.MaxLength.With(maxReceivedIDExterno))
 	}
 	if fe.Len() > 0 {
 		return nil, fe

@@ -5,6 +5,8 @@ import (
 	"crypto/subtle"
 	"fmt"
 	"time"
+
+	"facturad/hacienda/msg"
 )
 
 // SearchCompanies finds companies by legal name (case- and
@@ -149,13 +151,13 @@ func (s *Service) CreateCompany(ctx context.Context, p Principal, in CompanyInpu
 	}
 	if in.FacturacionElectronica {
 		if len(in.Certificate) == 0 && !e.Has("Certificado") {
-			e.Add("Certificado", "is required when FacturacionElectronica is true")
+			e.Add("Certificado", msg.RequiredWithFE.With())
 		}
 		if in.UsuarioHacienda == "" {
-			e.Add("UsuarioHacienda", "is required when FacturacionElectronica is true")
+			e.Add("UsuarioHacienda", msg.RequiredWithFE.With())
 		}
 		if len(in.ContrasenaHacienda) == 0 {
-			e.Add("ContrasenaHacienda", "is required when FacturacionElectronica is true")
+			e.Add("ContrasenaHacienda", msg.RequiredWithFE.With())
 		}
 	}
 	var expiry time.Time
@@ -259,24 +261,24 @@ func (s *Service) UpdateCompany(ctx context.Context, p Principal, id int64, in C
 	if !newCert && !e.Has("Certificado") {
 		switch {
 		case hasCert && idChanged && !e.Has("Identificacion"):
-			e.Add("Certificado", "a new certificate is required when the identification changes: the stored one belongs to %s", c.NumeroIdentificacion)
+			e.Add("Certificado", msg.CertificateNewID.With(c.NumeroIdentificacion))
 		case !hasCert && in.FacturacionElectronica:
-			e.Add("Certificado", "is required when FacturacionElectronica is true")
+			e.Add("Certificado", msg.RequiredWithFE.With())
 		}
 	}
 	if in.FacturacionElectronica {
 		if in.UsuarioHacienda == "" {
-			e.Add("UsuarioHacienda", "is required when FacturacionElectronica is true")
+			e.Add("UsuarioHacienda", msg.RequiredWithFE.With())
 		}
 		if len(in.ContrasenaHacienda) == 0 && len(c.SealedContrasenaHacienda) == 0 {
-			e.Add("ContrasenaHacienda", "is required when FacturacionElectronica is true")
+			e.Add("ContrasenaHacienda", msg.RequiredWithFE.With())
 		}
 	}
 	if !newCert && len(in.CertificatePIN) > 0 && !e.Has("Clave") && !s.samePIN(c, in.CertificatePIN) {
 		// A PIN opens one certificate: a new one without its certificate
 		// would be dropped (the stored certificate keeps its own PIN).
 		// The stored PIN sent again, as a full-replace client does, is fine.
-		e.Add("Clave", "a new PIN goes with a new certificate: send Certificado with it, or leave Clave empty to keep the stored certificate and PIN")
+		e.Add("Clave", msg.PINWithoutCertificate.With())
 	}
 	var expiry time.Time
 	if newCert && !e.Has("Certificado") && !e.Has("Clave") {

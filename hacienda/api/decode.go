@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -12,6 +11,7 @@ import (
 	"reflect"
 	"strings"
 
+	"facturad/hacienda/msg"
 	"facturad/hacienda/xmltext"
 )
 
@@ -67,7 +67,7 @@ func DecodeCompanyForm(contentType string, body []byte) (CompanyForm, error) {
 	case hasMediaType(contentType, "application/x-www-form-urlencoded"):
 		f, err = urlencodedFields(body)
 	default:
-		err = invalid("body", "a multipart/form-data form is required")
+		err = invalid("body", msg.MultipartRequired.With())
 	}
 	if err != nil {
 		return CompanyForm{}, err
@@ -162,14 +162,14 @@ type fields struct {
 	json  map[string]json.RawMessage // lower-cased names, for a JSON body
 	form  map[string]string          // lower-cased names, for a form body
 	files map[string]*multipart.FileHeader
-	errs  map[string][]string
+	errs  map[string][]msg.Message
 }
 
-func (f *fields) addErr(field, msg string) {
+func (f *fields) addErr(field string, m msg.Message) {
 	if f.errs == nil {
-		f.errs = map[string][]string{}
+		f.errs = map[string][]msg.Message{}
 	}
-	f.errs[field] = append(f.errs[field], msg)
+	f.errs[field] = append(f.errs[field], m)
 }
 
 // err is the *FieldError of the collected messages, or nil.
@@ -186,53 +186,53 @@ func (f *fields) err() error {
 func jsonFields(body []byte) (*fields, error) {
 	body = bytes.TrimSpace(body)
 	if len(body) == 0 {
-		return nil, invalid("body", "a JSON object is required")
+		return nil, invalid("body", msg.JSONObjectRequired.With())
 	}
 	// The decoder would turn invalid UTF-8 and unpaired surrogate escapes
 	// into U+FFFD without a word, and store text the caller never sent.
-	if msg := xmltext.CheckJSON(body); msg != "" {
-		return nil, invalid("body", msg)
+	if problem := xmltext.CheckJSON(body); !problem.IsZero() {
+		return nil, invalid("body", problem)
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	tok, err := dec.Token()
 	if err != nil {
-		return nil, invalid("body", "invalid JSON: "+jsonSyntaxMessage(err))
+		return nil, invalid("body", jsonSyntaxMessage(err))
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, invalid("body", "a JSON object is required")
+		return nil, invalid("body", msg.JSONObjectRequired.With())
 	}
 	f := &fields{json: map[string]json.RawMessage{}}
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return nil, invalid("body", "invalid JSON: "+jsonSyntaxMessage(err))
+			return nil, invalid("body", jsonSyntaxMessage(err))
 		}
 		name, _ := tok.(string)
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
-			return nil, invalid("body", "invalid JSON: "+jsonSyntaxMessage(err))
+			return nil, invalid("body", jsonSyntaxMessage(err))
 		}
 		f.json[strings.ToLower(name)] = raw
 	}
 	if _, err := dec.Token(); err != nil { // the closing brace
-		return nil, invalid("body", "invalid JSON: "+jsonSyntaxMessage(err))
+		return nil, invalid("body", jsonSyntaxMessage(err))
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, invalid("body", "invalid JSON: data after the object")
+		return nil, invalid("body", msg.JSONTrailing.With())
 	}
 	return f, nil
 }
 
 // jsonSyntaxMessage describes a JSON syntax error without quoting the body.
-func jsonSyntaxMessage(err error) string {
+func jsonSyntaxMessage(err error) msg.Message {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		return fmt.Sprintf("%s (at byte %d)", se.Error(), se.Offset)
+		return msg.InvalidJSONAt.With(se.Error(), se.Offset)
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-		return "the body ends before the JSON does"
+		return msg.JSONTruncated.With()
 	}
-	return err.Error()
+	return msg.InvalidJSON.With(err.Error())
 }
 
 // multipartFields reads a multipart/form-data body of content type ct,
@@ -241,11 +241,11 @@ func multipartFields(ct string, body []byte) (*fields, error) {
 	_, params, err := mime.ParseMediaType(ct)
 	boundary := params["boundary"]
 	if err != nil || boundary == "" {
-		return nil, invalid("body", "a multipart/form-data body with a boundary is required")
+		return nil, invalid("body", msg.MultipartBoundary.With())
 	}
 	form, err := multipart.NewReader(bytes.NewReader(body), boundary).ReadForm(int64(len(body)) + 1)
 	if err != nil {
-		return nil, invalid("body", "the multipart form could not be read")
+		return nil, invalid("body", msg.MultipartBroken.With())
 	}
 	f := &fields{form: map[string]string{}, files: map[string]*multipart.FileHeader{}}
 	for k, vs := range form.Value {
@@ -266,7 +266,7 @@ func multipartFields(ct string, body []byte) (*fields, error) {
 func urlencodedFields(body []byte) (*fields, error) {
 	vs, err := url.ParseQuery(string(body))
 	if err != nil {
-		return nil, invalid("body", "the form could not be read (a malformed %-escape or a ';' separator)")
+		return nil, invalid("body", msg.FormBroken.With())
 	}
 	f := &fields{form: map[string]string{}}
 	for k, v := range vs {
@@ -305,14 +305,14 @@ func (f *fields) lookup(name string, aliases ...string) (string, bool) {
 		case raw[0] == '"':
 			var s string
 			if err := json.Unmarshal(raw, &s); err != nil {
-				f.addErr(name, "must be a string")
+				f.addErr(name, msg.NotAString.With())
 				return "", true
 			}
 			return s, true
 		case raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9':
 			return string(raw), true
 		default:
-			f.addErr(name, "must be a string")
+			f.addErr(name, msg.NotAString.With())
 			return "", true
 		}
 	}
@@ -331,7 +331,7 @@ func (f *fields) text(name string) string {
 	if len(raw) == 0 || string(raw) == "null" || raw[0] == '"' {
 		return f.str(name)
 	}
-	f.addErr(name, "must be a JSON string, not "+jsonTypeName(raw))
+	f.addErr(name, msg.WrongJSONType.With(msg.JSONWantString.With(), jsonTypeName(raw)))
 	return ""
 }
 
@@ -349,23 +349,23 @@ func (f *fields) strs(name string) []string {
 	}
 	var out []string
 	if err := json.Unmarshal(raw, &out); err != nil {
-		f.addErr(name, "must be an array of strings")
+		f.addErr(name, msg.NotStringArray.With())
 		return nil
 	}
 	return out
 }
 
 // jsonTypeName names the JSON type of a value that is not a string or null.
-func jsonTypeName(raw []byte) string {
+func jsonTypeName(raw []byte) msg.Message {
 	switch raw[0] {
 	case '{':
-		return "an object"
+		return msg.JSONGotObject.With()
 	case '[':
-		return "an array"
+		return msg.JSONGotArray.With()
 	case 't', 'f':
-		return "a boolean"
+		return msg.JSONGotBoolean.With()
 	}
-	return "a number"
+	return msg.JSONGotNumber.With()
 }
 
 // flag reads an S/N flag; true/false (JSON booleans or text) and si/no are
@@ -394,7 +394,7 @@ func (f *fields) flag(name string, aliases ...string) string {
 	case "n", "no", "false", "0":
 		return "N"
 	}
-	f.addErr(name, `must be "S" or "N"`)
+	f.addErr(name, msg.FlagSNQuoted.With())
 	return ""
 }
 
@@ -415,19 +415,19 @@ func (f *fields) file(name string) []byte {
 		}
 		r, err := fh.Open()
 		if err != nil {
-			f.addErr(name, "the file could not be read")
+			f.addErr(name, msg.FileUnreadable.With())
 			return nil
 		}
 		defer r.Close()
 		b, err := io.ReadAll(r)
 		if err != nil {
-			f.addErr(name, "the file could not be read")
+			f.addErr(name, msg.FileUnreadable.With())
 			return nil
 		}
 		return b
 	}
 	if v, ok := f.form[key]; ok && v != "" {
-		f.addErr(name, "must be sent as a file")
+		f.addErr(name, msg.NotAFile.With())
 	}
 	return nil
 }
