@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"sync"
 	"testing"
 
 	"facturad/hacienda/msg"
@@ -18,39 +17,18 @@ var (
 	msgApology    = "Sorry, something went wrong on our side; please report incident "
 )
 
-// uncatalogued collects, across every test of the package, what the
-// error answers said outside the catalogue (CatalogueProblems): TestMain
-// fails the run when it holds anything.
-var uncatalogued struct {
-	sync.Mutex
-	problems map[string]bool
-}
-
+// TestMain runs the tests under a CatalogueWatch: any error answer of
+// any test that says something outside the message catalogue fails the
+// run, with the list of what.
 func TestMain(m *testing.M) {
-	stop := ObserveErrorAnswers(func(a ErrorAnswer) {
-		ps := CatalogueProblems(a)
-		if len(ps) == 0 {
-			return
-		}
-		uncatalogued.Lock()
-		defer uncatalogued.Unlock()
-		if uncatalogued.problems == nil {
-			uncatalogued.problems = map[string]bool{}
-		}
-		for _, p := range ps {
-			uncatalogued.problems[p] = true
-		}
-	})
+	watch := WatchCatalogue()
 	code := m.Run()
-	stop()
-	if len(uncatalogued.problems) > 0 {
-		fmt.Fprintf(os.Stderr, "FAIL: %d error answers of the tests are not wholly of the message catalogue (hacienda/msg):\n", len(uncatalogued.problems))
-		for _, p := range sortedKeys(uncatalogued.problems) {
+	if problems := watch.Stop(); len(problems) > 0 {
+		fmt.Fprintf(os.Stderr, "FAIL: %d error answers of the tests are not wholly of the message catalogue (hacienda/msg):\n", len(problems))
+		for _, p := range problems {
 			fmt.Fprintf(os.Stderr, "  %s\n", p)
 		}
-		if code == 0 {
-			code = 1
-		}
+		code = 1
 	}
 	os.Exit(code)
 }

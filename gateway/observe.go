@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"facturad/hacienda/msg"
@@ -98,4 +99,38 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// CatalogueWatch collects what the error answers say outside the
+// catalogue (CatalogueProblems) while it watches: a test binary's TestMain
+// starts one before its tests and fails the run on what Stop returns.
+type CatalogueWatch struct {
+	mu       sync.Mutex
+	problems map[string]bool
+	stop     func()
+}
+
+// WatchCatalogue starts a CatalogueWatch over every Server of the process.
+func WatchCatalogue() *CatalogueWatch {
+	w := &CatalogueWatch{problems: map[string]bool{}}
+	w.stop = ObserveErrorAnswers(func(a ErrorAnswer) {
+		ps := CatalogueProblems(a)
+		if len(ps) == 0 {
+			return
+		}
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		for _, p := range ps {
+			w.problems[p] = true
+		}
+	})
+	return w
+}
+
+// Stop ends the watch and returns the problems seen, each once, sorted.
+func (w *CatalogueWatch) Stop() []string {
+	w.stop()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return sortedKeys(w.problems)
 }

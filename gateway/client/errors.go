@@ -23,7 +23,7 @@ type Error struct {
 	Message string
 	// Code is the answer's stable code, the same in every language: the
 	// A.7 form's and the severe 500's "code" (validation_failed,
-	// company_not_found, rate_limited...; docs/errors.md lists them), an
+	// company_not_found, store_unavailable...; docs/errors.md lists them), an
 	// A.6 answer's mensajeApiKey / mensaje_api_key, or a document's
 	// mensaje_api_key (KeySendingDocumentError...).
 	Code string

@@ -5,7 +5,7 @@ package msg
 // mensaje_api_key of an A.6 call's 500.
 const (
 	these = "among the records these credentials can reach"
-	estas = "entre los registros a los que llegan estas credenciales"
+	estas = "entre los registros a los que tienen acceso estas credenciales"
 )
 
 // 400.
@@ -74,7 +74,7 @@ var (
 	APIUserNotFound = answer("api_user_not_found", 404,
 		"API user %[3]s of branch %[2]s of company %[1]s was not found "+these+".",
 		"No se encontró el usuario de API %[3]s de la sucursal %[2]s de la compañía %[1]s "+estas+".",
-		"The API user of the path does not exist in that branch, or the branch or company does not or cannot be reached.")
+		"The API user of the path does not exist in that branch, or the branch or the company does not exist or cannot be reached.")
 	WebhookNotFound = answer("webhook_not_found", 404,
 		"Webhook %[2]s of company %[1]s was not found "+these+".",
 		"No se encontró el webhook %[2]s de la compañía %[1]s "+estas+".",

@@ -11,7 +11,7 @@
 //
 // There are two kinds of entries. An answer entry is the top-level message
 // of an error body: its code is the body's "code" (validation_failed,
-// company_not_found, rate_limited...), it names the HTTP status it goes
+// company_not_found, store_unavailable...), it names the HTTP status it goes
 // with, and it says when it happens, for the documentation. A field entry
 // is one message about one request field of a 400: its code goes in the
 // body's "codes" beside the field's message in "errors".
@@ -24,10 +24,12 @@
 // companies, branches and users; service.go for the pipeline's and the
 // gateway's own checks; registry.go for the registry checks):
 //
-//	// MaxLines: a document with more lines than the schema allows.
-//	MaxLines = field("max_lines", "must have at most %d lines", "debe tener como máximo %d líneas")
+//	// NotAWeekday: a date that falls on a weekend.
+//	NotAWeekday = field("not_a_weekday", "must be a weekday, not a %s", "debe ser un día hábil, no un %s")
 //
-// then use it where the problem is found: e.add(path, msg.MaxLines.With(1000)).
+// then use it where the problem is found: e.Add(path, msg.NotAWeekday.With(day)).
+// A top-level refusal (a 429, a 503) is an error type with a
+// Describe() Message method (see Described) returning an answer entry.
 // The templates are fmt's: the Spanish one takes the same arguments and
 // may reorder them with explicit indexes (%[2]s); a literal percent sign
 // is %%. A [Message] argument is rendered in the caller's language too.
