@@ -167,7 +167,7 @@ func (c *call) fail(err error) {
 		c.rc.Response.Header.Set(fasthttp.HeaderWWWAuthenticate, `Basic realm="facturad"`)
 	}
 	c.shed = ae.shed && ae.status == fasthttp.StatusServiceUnavailable
-	c.s.writeAPIError(c.rc, c.rt, ae)
+	writeAPIError(c.rc, c.rt, ae)
 }
 
 // unavailable answers a failure that is expected to pass (a
@@ -196,7 +196,7 @@ func (c *call) unavailable(err error) {
 		)
 	}
 	c.rc.Response.ResetBody()
-	c.s.writeAPIError(c.rc, c.rt, &apiError{status: fasthttp.StatusServiceUnavailable, retryAfter: after, msg: msg.StoreUnavailable.With()})
+	writeAPIError(c.rc, c.rt, &apiError{status: fasthttp.StatusServiceUnavailable, retryAfter: after, msg: msg.StoreUnavailable.With()})
 }
 
 // logSampler lets one log line through per interval and counts the ones
@@ -297,7 +297,7 @@ func incidentCode() string {
 
 // writeAPIError writes ae in the A.7 form, in the language of the
 // request's Accept-Language; rt is the route answered (nil for none).
-func (s *Server) writeAPIError(rc *fasthttp.RequestCtx, rt *route, ae *apiError) {
+func writeAPIError(rc *fasthttp.RequestCtx, rt *route, ae *apiError) {
 	lang := langOf(rc)
 	b := api.ErrorBody{StatusCode: ae.status, Code: ae.msg.Code(), Message: ae.msg.In(lang)}
 	if ae.raw != "" {

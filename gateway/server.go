@@ -562,7 +562,7 @@ func (s *Server) readError(rc *fasthttp.RequestCtx, err error) {
 		}
 	}
 	rt := s.match(rc.Request.Header.Method(), rc.Request.Header.RequestURI())
-	s.writeAPIError(rc, rt, ae)
+	writeAPIError(rc, rt, ae)
 	m, method, pattern := s.unmatched, string(rc.Request.Header.Method()), unmatchedRoute
 	if rt != nil {
 		m, method, pattern = rt.m, rt.method, rt.pattern
@@ -629,7 +629,7 @@ func (s *Server) plainError(rc *fasthttp.RequestCtx, ae *apiError) {
 	if s.draining.Load() {
 		rc.SetConnectionClose()
 	}
-	s.writeAPIError(rc, nil, ae)
+	writeAPIError(rc, nil, ae)
 	d := time.Since(start)
 	s.unmatched.observe(rc.Response.StatusCode(), false, d)
 	s.access(rc, string(rc.Method()), unmatchedRoute, reqID, tenant.Principal{}, d)
@@ -638,7 +638,7 @@ func (s *Server) plainError(rc *fasthttp.RequestCtx, ae *apiError) {
 // adminHandler serves the admin listener.
 func (s *Server) adminHandler(rc *fasthttp.RequestCtx) {
 	if !rc.IsGet() && !rc.IsHead() {
-		s.writeAPIError(rc, nil, &apiError{status: fasthttp.StatusMethodNotAllowed, msg: msg.MethodNotAllowed.With()})
+		writeAPIError(rc, nil, &apiError{status: fasthttp.StatusMethodNotAllowed, msg: msg.MethodNotAllowed.With()})
 		return
 	}
 	switch string(rc.Path()) {
@@ -649,7 +649,7 @@ func (s *Server) adminHandler(rc *fasthttp.RequestCtx) {
 	case "/metrics":
 		s.promh(rc)
 	default:
-		s.writeAPIError(rc, nil, &apiError{status: fasthttp.StatusNotFound, msg: msg.RouteNotFound.With()})
+		writeAPIError(rc, nil, &apiError{status: fasthttp.StatusNotFound, msg: msg.RouteNotFound.With()})
 	}
 }
 

@@ -361,7 +361,17 @@ func TestErrorMapping(t *testing.T) {
 		if strings.Contains(string(r.body), "disk full") {
 			t.Error("cause leaked into the body")
 		}
+		if m["mensaje_api_key"] != "internal_error" {
+			t.Errorf("mensaje_api_key %v, want internal_error", m["mensaje_api_key"])
+		}
 		requireLogged(t, b, code, "disk full")
+		// In Spanish when asked, with the same code.
+		r = b.do(t, "POST", "/api/companies/1/branches/2/users/v4", &fakeUser, "application/json", []byte(`{"usuario":"a"}`), "Accept-Language", "es-CR")
+		m = r.object(t)
+		if es, _ := m["mensaje_api"].(string); r.status != 500 || !strings.HasPrefix(es, "Lo sentimos") || m["mensaje_api_key"] != "internal_error" {
+			t.Errorf("in Spanish: %d %s", r.status, r.body)
+		}
+		incidentIn(t, m["mensaje_api"].(string))
 	})
 	t.Run("error/commit outcome unknown is a 500 that says to check first", func(t *testing.T) {
 		// The COMMIT's deadline ran out on its way: not the 503 of a
@@ -378,6 +388,9 @@ func TestErrorMapping(t *testing.T) {
 		if !strings.HasPrefix(msg, msgApology) || !strings.Contains(msg, "it may have been made") ||
 			!strings.Contains(msg, "before sending the request again") {
 			t.Errorf("message %q does not say the change may have been made and to check first", msg)
+		}
+		if m["mensaje_api_key"] != "outcome_unknown" {
+			t.Errorf("mensaje_api_key %v, want outcome_unknown", m["mensaje_api_key"])
 		}
 		if strings.Contains(string(r.body), "db-7") {
 			t.Error("cause leaked into the body")
@@ -420,7 +433,11 @@ func TestErrorMapping(t *testing.T) {
 		}
 		m := r.object(t)
 		msg, _ := m["error"].(string)
-		requireLogged(t, b, incidentIn(t, msg), "boom")
+		incident := incidentIn(t, msg)
+		requireLogged(t, b, incident, "boom")
+		if m["code"] != "internal_error" || m["incident"] != incident {
+			t.Errorf("severe body %s: want code internal_error and incident %s", r.body, incident)
+		}
 		// The server still serves.
 		if r := b.do(t, "GET", "/api/companies/2/branches/v4", &fakeUser, "", nil); r.status != 200 {
 			t.Errorf("after panic: %d", r.status)
