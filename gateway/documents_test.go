@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"facturad/hacienda"
+	"facturad/hacienda/msg"
 	"facturad/hacienda/pdf"
 	"facturad/hacienda/pdf/pdfcheck"
 	"facturad/hacienda/sample"
@@ -129,7 +130,7 @@ func TestDocumentRoutesContract(t *testing.T) {
 		f.out = pipeline.Outcome{Document: doc, Answer: pipeline.Answer{Estado: doc.Estado}}
 	})
 	t.Run("error/send overloaded is 503 with Retry-After", func(t *testing.T) {
-		f.err = &pipeline.OverloadError{Reason: "full", After: 2 * time.Second}
+		f.err = &pipeline.OverloadError{Reason: msg.BranchBusy.With(), After: 2 * time.Second}
 		defer func() { f.err = nil }()
 		r := b.do(t, "POST", "/api/documents/v4", &u, "application/json", []byte(`{}`))
 		if r.status != 503 || r.header.Get("Retry-After") != "2" {
@@ -138,7 +139,7 @@ func TestDocumentRoutesContract(t *testing.T) {
 	})
 	t.Run("error/send validation is 400", func(t *testing.T) {
 		f.err = &tenant.ValidationError{}
-		f.err.(*tenant.ValidationError).Add("id_externo", "was already used")
+		f.err.(*tenant.ValidationError).Add("id_externo", msg.IDExternoReused.With())
 		defer func() { f.err = nil }()
 		r := b.do(t, "POST", "/api/documents/v4", &u, "application/json", []byte(`{}`))
 		m := r.object(t)
@@ -377,17 +378,28 @@ func testDocumentsEndToEnd(t *testing.T, store tenant.Store) {
 	}
 	testDocumentEmails(t, w, emails, co, other, clave)
 
-	// Another company's user sees nothing of it, not even that it exists.
-	for _, path := range []string{"/api/documents/" + clave + "/v4", "/api/documents/" + clave + "/xml/v4", "/api/documents/" + clave + "/response-xml/v4",
-		"/api/documents/" + clave + "/pdf/v4", "/api/documents/" + clave + "/email/v4"} {
+	// Another company's user sees nothing of it, not even that it
+	// exists: its 404 names the clave it asked for, word for word as the
+	// 404 of a clave nobody has.
+	ghost := clave[:42] + "00000000"
+	if ghost == clave {
+		ghost = clave[:42] + "11111111"
+	}
+	for _, suffix := range []string{"/v4", "/xml/v4", "/response-xml/v4", "/pdf/v4", "/email/v4"} {
+		path := "/api/documents/" + clave + suffix
 		r := w.do(t, "GET", path, &other.user, "", nil)
 		if r.status != 404 {
 			t.Errorf("GET %s by another company: %d", path, r.status)
 			continue
 		}
 		requireA7(t, r, 404)
-		if m := r.object(t); m["message"] != "Not found." || len(m["errors"].(map[string]any)) != 0 {
+		m := r.object(t)
+		if m["code"] != "document_not_found" || !strings.Contains(m["message"].(string), clave) || len(m["errors"].(map[string]any)) != 0 {
 			t.Errorf("GET %s by another company: %s", path, r.body)
+		}
+		nobody := w.do(t, "GET", "/api/documents/"+ghost+suffix, &other.user, "", nil)
+		if nobody.status != 404 || strings.ReplaceAll(string(nobody.body), ghost, clave) != string(r.body) {
+			t.Errorf("GET %s by another company says more than a clave nobody has:\n%s\n%s", path, r.body, nobody.body)
 		}
 	}
 	if r := w.do(t, "PUT", "/api/documents/"+clave+"/v4", &other.user, "", nil); r.status != 404 {

@@ -6,6 +6,7 @@ import (
 
 	"facturad/hacienda"
 	"facturad/hacienda/pdf"
+	"facturad/hacienda/msg"
 	"facturad/pipeline"
 	"facturad/tenant"
 	"facturad/tenant/docview"
@@ -41,9 +42,9 @@ func ReceivedRoutes(d ReceivedDocuments, renders RenderSlots, print ...printed.P
 		{Method: http.MethodPost, Path: "/api/received/v4", MaxBody: ReceiveMaxBody, Timeout: SendTimeout, Handle: h.receive, Sheds: true},
 		{Method: http.MethodPut, Path: "/api/received/{clave}/v4", MaxBody: noBodyLimit, Timeout: CheckTimeout, Handle: h.check},
 		{Method: http.MethodGet, Path: "/api/received/{clave}/v4", MaxBody: noBodyLimit, Handle: h.read},
-		{Method: http.MethodGet, Path: "/api/received/{clave}/xml/v4", MaxBody: noBodyLimit, Handle: h.xml(func(r tenant.ReceivedDocument) []byte { return r.SupplierXML })},
-		{Method: http.MethodGet, Path: "/api/received/{clave}/message-xml/v4", MaxBody: noBodyLimit, Handle: h.xml(func(r tenant.ReceivedDocument) []byte { return r.SignedXML })},
-		{Method: http.MethodGet, Path: "/api/received/{clave}/response-xml/v4", MaxBody: noBodyLimit, Handle: h.xml(func(r tenant.ReceivedDocument) []byte { return r.ResponseXML })},
+		{Method: http.MethodGet, Path: "/api/received/{clave}/xml/v4", MaxBody: noBodyLimit, Handle: h.xml(msg.XMLSupplier, func(r tenant.ReceivedDocument) []byte { return r.SupplierXML })},
+		{Method: http.MethodGet, Path: "/api/received/{clave}/message-xml/v4", MaxBody: noBodyLimit, Handle: h.xml(msg.XMLMessage, func(r tenant.ReceivedDocument) []byte { return r.SignedXML })},
+		{Method: http.MethodGet, Path: "/api/received/{clave}/response-xml/v4", MaxBody: noBodyLimit, Handle: h.xml(msg.XMLResponse, func(r tenant.ReceivedDocument) []byte { return r.ResponseXML })},
 		{Method: http.MethodGet, Path: "/api/received/{clave}/pdf/v4", MaxBody: noBodyLimit, Timeout: PDFTimeout, Handle: h.printed, Sheds: true},
 	}
 }
@@ -92,8 +93,9 @@ func (h receivedHandlers) read(ctx context.Context, r *Request) (Reply, error) {
 	return Reply{JSON: docview.StoredReceived(d)}, nil
 }
 
-// xml serves one of the XMLs of a received document: 404 until it exists.
-func (h receivedHandlers) xml(pick func(tenant.ReceivedDocument) []byte) Handler {
+// xml serves one of the XMLs of a received document (which): 404 until it
+// exists.
+func (h receivedHandlers) xml(which *msg.Entry, pick func(tenant.ReceivedDocument) []byte) Handler {
 	return func(ctx context.Context, r *Request) (Reply, error) {
 		d, err := h.d.Received(ctx, r.Principal, r.Params["clave"])
 		if err != nil {
@@ -101,7 +103,7 @@ func (h receivedHandlers) xml(pick func(tenant.ReceivedDocument) []byte) Handler
 		}
 		b := pick(d)
 		if len(b) == 0 {
-			return Reply{}, errNoXML
+			return Reply{}, errNoXML(d.Clave, which)
 		}
 		return Reply{Body: b, ContentType: contentTypeXML}, nil
 	}
@@ -123,7 +125,7 @@ func (h receivedHandlers) printed(ctx context.Context, r *Request) (Reply, error
 		return Reply{}, err
 	}
 	if len(d.SupplierXML) == 0 {
-		return Reply{}, errNoXML
+		return Reply{}, errNoXML(d.Clave, msg.XMLSupplier)
 	}
 	// Named after the clave, not the consecutivo: every supplier numbers
 	// from 00100001010000000001, as the company does its own documents,

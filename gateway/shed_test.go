@@ -74,7 +74,7 @@ func TestLaneFloodIsShed(t *testing.T) {
 					if secs, err := strconv.Atoi(a.retryAfter); err != nil || secs < 1 {
 						t.Errorf("send %d: 503 with Retry-After %q", i, a.retryAfter)
 					}
-					if !regexp.MustCompile(`^\{"statusCode":503,"message":"[^"]+","errors":\{\}\}$`).MatchString(a.body) {
+					if !regexp.MustCompile(`^\{"statusCode":503,"code":"[a-z_]+","message":"[^"]+","errors":\{\}\}$`).MatchString(a.body) {
 						t.Errorf("send %d: 503 body %s, want the A.7 form", i, a.body)
 					}
 				default:

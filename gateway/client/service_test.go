@@ -228,7 +228,16 @@ func runTests(m *testing.M) int {
 	}
 	defer proxy.Close()
 	serviceURL = proxy.URL
+	// Every error answer the tests draw is held to the message catalogue.
+	watch := gateway.WatchCatalogue()
 	code := m.Run()
+	if problems := watch.Stop(); len(problems) > 0 {
+		fmt.Fprintf(os.Stderr, "FAIL: %d error answers are not wholly of the message catalogue:\n", len(problems))
+		for _, p := range problems {
+			fmt.Fprintf(os.Stderr, "  %s\n", p)
+		}
+		return 1
+	}
 	if errs := disagreements(); len(errs) > 0 {
 		fmt.Fprintf(os.Stderr, "FAIL: %d calls disagree with the OpenAPI document:\n", len(errs))
 		for _, e := range errs {
