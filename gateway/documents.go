@@ -229,7 +229,7 @@ func queryFormato(q url.Values) (pdf.Formato, error) {
 	}
 	f, err := pdf.ParseFormato(vs[len(vs)-1])
 	if err != nil {
-		return "", invalid("formato", `must be "carta" (letter paper) or "ticket" (80 mm), or absent for the document type's own`)
+		return "", invalid("formato", msg.PDFFormato.With())
 	}
 	return f, nil
 }

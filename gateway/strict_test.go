@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"facturad/hacienda"
+	"facturad/hacienda/msg"
 	"facturad/pipeline"
 	"facturad/tenant"
 )
@@ -115,9 +116,9 @@ func bodyRoutes() map[string]bodyRoute {
 		"PUT " + pathCompany:    {path: "/api/companies/2/v4", creds: &fakeUser, form: strictCompanyForm(), suggest: companySuggestion},
 		"PUT " + pathBranches:   {path: "/api/companies/2/branches/v4", creds: &fakeUser, form: strictCompanyForm(), suggest: companySuggestion},
 		"POST " + pathBranches:  {path: "/api/companies/2/branches/v4", creds: &fakeUser, json: map[string]any{"sucursal": "004", "razonComercial": "Tienda"}, suggest: &suggestion{nil, "razonComercal", "razonComercal", "is not a field of this call; did you mean razonComercial?"}},
-		"PUT " + pathBranch:     {path: "/api/companies/2/branches/3/v4", creds: &fakeUser, json: map[string]any{"sucursal": "001", "activo": "S"}, suggest: &suggestion{nil, "createdAt", "createdAt", hacienda.MsgServiceField}},
+		"PUT " + pathBranch:     {path: "/api/companies/2/branches/3/v4", creds: &fakeUser, json: map[string]any{"sucursal": "001", "activo": "S"}, suggest: &suggestion{nil, "createdAt", "createdAt", msg.ServiceField.With().String()}},
 		"POST " + pathBranchUsers: {path: "/api/companies/2/branches/3/users/v4", creds: &fakeUser, json: map[string]any{"usuario": "cajero"},
-			suggest: &suggestion{nil, "apiToken", "apiToken", hacienda.MsgServiceField}},
+			suggest: &suggestion{nil, "apiToken", "apiToken", msg.ServiceField.With().String()}},
 		"PUT " + pathBranchUser: {path: "/api/companies/2/branches/3/users/5/v4", creds: &fakeUser, json: map[string]any{"activo": "N"},
 			suggest: &suggestion{nil, "actvo", "actvo", "is not a field of this call; did you mean activo?"}},
 		"POST /api/companies/{companyId}/webhooks/v4": {path: "/api/companies/2/webhooks/v4", creds: &fakeUser,
@@ -229,12 +230,12 @@ func TestStrictBodies(t *testing.T) {
 					key, path string
 					msg       string
 				}
-				cases := []refusal{{"error/unknown at the top", nil, "xyzzy", "xyzzy", hacienda.MsgUnknownField}}
+				cases := []refusal{{"error/unknown at the top", nil, "xyzzy", "xyzzy", msg.UnknownField.With().String()}}
 				if row.json == nil {
 					cases[0].key, cases[0].path = "Xyzzy", "Xyzzy"
 				}
 				for _, n := range row.nested {
-					cases = append(cases, refusal{"error/unknown in " + n.path, n.at, "xyzzy", n.path, hacienda.MsgUnknownField})
+					cases = append(cases, refusal{"error/unknown in " + n.path, n.at, "xyzzy", n.path, msg.UnknownField.With().String()})
 				}
 				if s := row.suggest; s != nil {
 					cases = append(cases, refusal{"error/suggestion " + s.path, s.at, s.name, s.path, s.msg})

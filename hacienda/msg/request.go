@@ -96,7 +96,7 @@ var (
 	NotAnArray        = field("not_an_array", "must be an array", "debe ser un arreglo")
 	NotAnObject       = field("not_an_object", "must be an object", "debe ser un objeto")
 	UnknownField      = field("unknown_field", "is not a field of this call", "no es un campo de esta llamada")
-	UnknownFieldNear  = field("unknown_field", "is not a field of this call; did you mean %s?", "no es un campo de esta llamada; ¿quiso decir %s?")
+	UnknownFieldNear  = field("unknown_field_near", "is not a field of this call; did you mean %s?", "no es un campo de esta llamada; ¿quiso decir %s?")
 	MisplacedField    = field("misplaced_field", "is not a field here; it is a field of %s", "no es un campo aquí; es un campo de %s")
 	ComputedField     = field("computed_field", "is computed by the service and cannot be sent; leave it out", "lo calcula el servicio y no se puede enviar; omítalo")
 	ComputedUnlessREP = field("computed_field_unless_rep",
@@ -108,10 +108,11 @@ var (
 	ServiceField    = field("service_field", "is set by the service and cannot be sent; leave it out", "lo asigna el servicio y no se puede enviar; omítalo")
 	RepeatedField   = field("field_repeated", "is given more than once; give it once", "se indica más de una vez; indíquelo una sola vez")
 	RepeatedFieldAs = field("field_repeated_as", "is given more than once (as %s); give it once", "se indica más de una vez (como %s); indíquelo una sola vez")
-	NotSendField    = field("unknown_send_field", "is not a field of the send body", "no es un campo del cuerpo de envío")
-	NotValidJSON    = field("not_valid_json", "is not valid JSON", "no es JSON válido")
-	Unreadable      = field("body_cannot_be_read", "cannot be read: %s", "no se puede leer: %s")
-	QuotaUsed       = field("cuota_mensual_exhausted",
+	PDFFormato      = field("pdf_formato_invalid", "must be \"carta\" (letter paper) or \"ticket\" (80 mm), or absent for the document type's own",
+		"debe ser \"carta\" (papel carta) o \"ticket\" (80 mm), u omitirse para el formato propio del tipo de comprobante")
+	NotValidJSON = field("not_valid_json", "is not valid JSON", "no es JSON válido")
+	Unreadable   = field("body_cannot_be_read", "cannot be read: %s", "no se puede leer: %s")
+	QuotaUsed    = field("cuota_mensual_exhausted",
 		"the company has numbered %d documents in %s (a Costa Rica calendar month) and its monthly quota is %d; no document is numbered beyond it until the quota is raised or the month ends",
 		"la compañía numeró %d comprobantes en %s (mes calendario de Costa Rica) y su cuota mensual es %d; no se numera ninguno más hasta que se aumente la cuota o termine el mes")
 	HeaderBroken = field("header_line_broken",

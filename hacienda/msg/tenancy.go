@@ -49,6 +49,16 @@ var (
 	RequiredWithFE      = field("required_with_facturacion", "is required when FacturacionElectronica is true", "es obligatorio cuando FacturacionElectronica es verdadero")
 	CertificateNewID    = field("certificate_required_new_identification", "a new certificate is required when the identification changes: the stored one belongs to %s",
 		"se requiere un certificado nuevo cuando cambia la identificación: el guardado pertenece a %s")
+	NotasTooLong   = field("notas_impresas_too_long", "must have at most %d characters (it has %d)", "debe tener como máximo %d caracteres (tiene %d)")
+	LogoAndRemoval = field("quitar_logo_with_logo",
+		"removes the logo: send it without a new logo, or send the new logo alone to replace the old one",
+		"quita el logo: envíelo sin un logo nuevo, o envíe solo el logo nuevo para reemplazar el anterior")
+	LogoTooLarge   = field("logo_too_large", "must be at most %d KiB", "debe ser de como máximo %d KiB")
+	LogoFormat     = field("logo_format", "must be a PNG or JPEG image", "debe ser una imagen PNG o JPEG")
+	LogoSize       = field("logo_size", "must be from 1 to %d pixels wide and high", "debe medir de 1 a %d píxeles de ancho y de alto")
+	LogoUnreadable = field("logo_unreadable",
+		"could not be read as a PNG or JPEG image: the file is damaged or uses a kind of image those formats' common readers do not",
+		"no se pudo leer como imagen PNG o JPEG: el archivo está dañado o usa un tipo de imagen que los lectores comunes de esos formatos no leen")
 	PINOnlyWithCertificate = field("clave_pin_only_with_certificate",
 		"is taken only with a Certificado, as the PIN of that file: send the certificate with it, or leave Clave empty to keep the stored certificate and PIN",
 		"solo se acepta con un Certificado, como el PIN de ese archivo: envíe el certificado con ella, o deje Clave vacía para conservar el certificado y el PIN guardados")
