@@ -362,13 +362,19 @@ func (f *fields) str(name string, aliases ...string) string {
 	return v
 }
 
-// lookup is str that also tells whether the field was present.
+// lookup is str that also tells whether the field was present. A text
+// field of a form sent as a file is refused (and present), rather than
+// read as absent: its value would be dropped without a word.
 func (f *fields) lookup(name string, aliases ...string) (string, bool) {
 	for _, n := range append([]string{name}, aliases...) {
 		key := strings.ToLower(n)
 		if f.form != nil {
 			if v, ok := f.form[key]; ok {
 				return v, true
+			}
+			if _, ok := f.files[key]; ok {
+				f.addErr(name, "must be sent as a text field, not a file")
+				return "", true
 			}
 			continue
 		}

@@ -157,6 +157,10 @@ func TestCompanyForm(t *testing.T) {
 			CompanyForm{}, []string{"Identificacion"}},
 		{"error/a field of the answer", "application/x-www-form-urlencoded", "RazonSocial=x&certificadoVencido=false", CompanyForm{}, []string{"certificadoVencido"}},
 		{"error/a file under an unknown name", multipartCT, multipartFile("Certificate"), CompanyForm{}, []string{"Certificate"}},
+		{"error/a file for a text field", multipartCT, multipartFile("notasImpresas"), CompanyForm{}, []string{"notasImpresas"}},
+		{"error/a file for the PIN, any case", multipartCT, multipartFile("clave"), CompanyForm{}, []string{"Clave"}},
+		{"error/a file for a flag", multipartCT, multipartFile("Activo"), CompanyForm{}, []string{"Activo"}},
+		{"error/a file for an older spelling", multipartCT, multipartFile("NumeroIdentificacion"), CompanyForm{}, []string{"Identificacion"}},
 		{"error/JSON", "application/json", `{"RazonSocial":"x"}`, CompanyForm{}, []string{"body"}},
 		{"error/multipart without a boundary", "multipart/form-data", "x", CompanyForm{}, []string{"body"}},
 	}
@@ -202,6 +206,10 @@ func TestDecodeMessages(t *testing.T) {
 			"contrasena", "is set by the service and cannot be sent; leave it out"},
 		{"error/one field twice", func() error { _, err := DecodeAPIUserUpdate([]byte(`{"activo":"S","Activo":"N"}`)); return err },
 			"activo", "is given more than once (as activo and Activo); give it once"},
+		{"error/a file for a text field", func() error {
+			_, err := DecodeCompanyForm(multipartCT, []byte(multipartFile("ContrasenaHacienda")))
+			return err
+		}, "ContrasenaHacienda", "must be sent as a text field, not a file"},
 		{"error/a form name", func() error {
 			_, err := DecodeCompanyForm("application/x-www-form-urlencoded", []byte("RazonSocial=x&Razon_Social=y"))
 			return err
