@@ -231,7 +231,7 @@ type fields struct {
 	form  map[string]string          // lower-cased names, for a form body
 	files map[string]*multipart.FileHeader
 	// given are the body's names as spelled, in the body's order (a
-	// form's sorted, each once).
+	// form's sorted), once for each time they are given.
 	given []string
 	errs  map[string][]string
 }
@@ -323,15 +323,17 @@ func multipartFields(ct string, body []byte) (*fields, error) {
 		return nil, invalid("body", "the multipart form could not be read")
 	}
 	f := &fields{form: map[string]string{}, files: map[string]*multipart.FileHeader{}}
+	// Each value and file is a name given (one given twice is refused:
+	// checkNames), so that no value wins by its place in the body.
 	for _, k := range slices.Sorted(maps.Keys(form.Value)) {
-		if vs := form.Value[k]; len(vs) > 0 {
-			f.form[strings.ToLower(k)] = vs[0]
+		for _, v := range form.Value[k] {
+			f.form[strings.ToLower(k)] = v
 			f.name(k)
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(form.File)) {
-		if fhs := form.File[k]; len(fhs) > 0 {
-			f.files[strings.ToLower(k)] = fhs[0]
+		for _, fh := range form.File[k] {
+			f.files[strings.ToLower(k)] = fh
 			f.name(k)
 		}
 	}
@@ -347,8 +349,8 @@ func urlencodedFields(body []byte) (*fields, error) {
 	}
 	f := &fields{form: map[string]string{}}
 	for _, k := range slices.Sorted(maps.Keys(vs)) {
-		if v := vs[k]; len(v) > 0 {
-			f.form[strings.ToLower(k)] = v[len(v)-1]
+		for _, v := range vs[k] { // each a name given, as in multipartFields
+			f.form[strings.ToLower(k)] = v
 			f.name(k)
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -153,6 +154,12 @@ func TestCompanyForm(t *testing.T) {
 		{"error/text for the certificate", "application/x-www-form-urlencoded", "Certificado=abc", CompanyForm{}, []string{"Certificado"}},
 		{"error/an unknown name", "application/x-www-form-urlencoded", "RazonSocial=x&RazonSocail=y", CompanyForm{}, []string{"RazonSocail"}},
 		{"error/one name in two cases", "application/x-www-form-urlencoded", "RazonSocial=x&razonsocial=y", CompanyForm{}, []string{"RazonSocial"}},
+		{"error/one name twice", "application/x-www-form-urlencoded", "RazonSocial=x&RazonSocial=y", CompanyForm{}, []string{"RazonSocial"}},
+		{"error/one name twice, multipart", multipartCT, multipartText("RazonSocial", "x") + multipartText("RazonSocial", "y") + "--XX--\r\n",
+			CompanyForm{}, []string{"RazonSocial"}},
+		{"error/one file twice", multipartCT, strings.TrimSuffix(multipartFile("Certificado"), "--XX--\r\n") + multipartFile("Certificado"),
+			CompanyForm{}, []string{"Certificado"}},
+		{"error/one name as text and as a file", multipartCT, multipartText("logo", "") + multipartFile("logo"), CompanyForm{}, []string{"logo"}},
 		{"error/the field and its older spelling", "application/x-www-form-urlencoded", "Identificacion=1&NumeroIdentificacion=2",
 			CompanyForm{}, []string{"Identificacion"}},
 		{"error/a field of the answer", "application/x-www-form-urlencoded", "RazonSocial=x&certificadoVencido=false", CompanyForm{}, []string{"certificadoVencido"}},
@@ -188,6 +195,12 @@ func multipartFile(name string) string {
 		"Content-Type: application/octet-stream\r\n\r\np12\r\n--XX--\r\n"
 }
 
+// multipartText is a part (boundary XX) holding the text value v under
+// name, without the body's closing boundary.
+func multipartText(name, v string) string {
+	return "--XX\r\nContent-Disposition: form-data; name=\"" + name + "\"\r\n\r\n" + v + "\r\n"
+}
+
 // TestDecodeMessages: the messages of the names refused.
 func TestDecodeMessages(t *testing.T) {
 	for _, tt := range []struct {
@@ -210,6 +223,10 @@ func TestDecodeMessages(t *testing.T) {
 			_, err := DecodeCompanyForm(multipartCT, []byte(multipartFile("ContrasenaHacienda")))
 			return err
 		}, "ContrasenaHacienda", "must be sent as a text field, not a file"},
+		{"error/one form name twice", func() error {
+			_, err := DecodeCompanyForm("application/x-www-form-urlencoded", []byte("Clave=1&Clave=2"))
+			return err
+		}, "Clave", "is given more than once; give it once"},
 		{"error/a form name", func() error {
 			_, err := DecodeCompanyForm("application/x-www-form-urlencoded", []byte("RazonSocial=x&Razon_Social=y"))
 			return err
