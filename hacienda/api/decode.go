@@ -490,13 +490,16 @@ func (f *fields) boolean(name string) bool {
 	return f.flag(name) == "S"
 }
 
-// file returns the content of an uploaded file field; an empty part (a form
-// sent without choosing a file) counts as absent. A text value under a file
-// field's name is an error.
+// file returns the content of an uploaded file field. A part without a
+// file name and empty (a browser's form sent without choosing a file) is
+// read as text, and counts as absent; an empty file is an error, not an
+// absent one (it would keep the stored file without a word), and so is a
+// text value under a file field's name.
 func (f *fields) file(name string) []byte {
 	key := strings.ToLower(name)
 	if fh, ok := f.files[key]; ok {
 		if fh.Size == 0 {
+			f.addErr(name, "the file is empty")
 			return nil
 		}
 		r, err := fh.Open()

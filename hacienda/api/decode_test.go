@@ -159,6 +159,10 @@ func TestCompanyForm(t *testing.T) {
 			CompanyForm{}, []string{"RazonSocial"}},
 		{"error/one file twice", multipartCT, strings.TrimSuffix(multipartFile("Certificado"), "--XX--\r\n") + multipartFile("Certificado"),
 			CompanyForm{}, []string{"Certificado"}},
+		{"error/an empty logo file", multipartCT, emptyFile("logo", "logo.png"), CompanyForm{}, []string{"logo"}},
+		{"error/an empty certificate file", multipartCT, emptyFile("Certificado", "c.p12"), CompanyForm{}, []string{"Certificado"}},
+		{"ok/no file chosen (a browser's empty part without a file name)", multipartCT,
+			multipartText("RazonSocial", "x") + emptyFile("Certificado", ""), CompanyForm{RazonSocial: "x"}, nil},
 		{"error/one name as text and as a file", multipartCT, multipartText("logo", "") + multipartFile("logo"), CompanyForm{}, []string{"logo"}},
 		{"error/the field and its older spelling", "application/x-www-form-urlencoded", "Identificacion=1&NumeroIdentificacion=2",
 			CompanyForm{}, []string{"Identificacion"}},
@@ -201,6 +205,14 @@ func multipartText(name, v string) string {
 	return "--XX\r\nContent-Disposition: form-data; name=\"" + name + "\"\r\n\r\n" + v + "\r\n"
 }
 
+// emptyFile is a multipart body (boundary XX) ending in an empty file
+// part under name, of file name filename ("": a browser's file input left
+// empty).
+func emptyFile(name, filename string) string {
+	return "--XX\r\nContent-Disposition: form-data; name=\"" + name + "\"; filename=\"" + filename + "\"\r\n" +
+		"Content-Type: application/octet-stream\r\n\r\n\r\n--XX--\r\n"
+}
+
 // TestDecodeMessages: the messages of the names refused.
 func TestDecodeMessages(t *testing.T) {
 	for _, tt := range []struct {
@@ -227,6 +239,10 @@ func TestDecodeMessages(t *testing.T) {
 			_, err := DecodeCompanyForm("application/x-www-form-urlencoded", []byte("Clave=1&Clave=2"))
 			return err
 		}, "Clave", "is given more than once; give it once"},
+		{"error/an empty file", func() error {
+			_, err := DecodeCompanyForm(multipartCT, []byte(emptyFile("logo", "logo.png")))
+			return err
+		}, "logo", "the file is empty"},
 		{"error/a form name", func() error {
 			_, err := DecodeCompanyForm("application/x-www-form-urlencoded", []byte("RazonSocial=x&Razon_Social=y"))
 			return err
