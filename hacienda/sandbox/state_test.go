@@ -195,6 +195,45 @@ func TestStateBounded(t *testing.T) {
 	}
 }
 
+// A receipt that cannot be kept does not lose the forgetting of the
+// documents its receipt made room for: the file forgets them at the next
+// receipt kept, and keeps as many documents as the memory does.
+func TestStateBoundedAfterWriteFailure(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sandbox.db")
+	fs := &faultyStore{Store: openState(t, path)}
+	h := newHarness(t, sandbox.Options{Store: fs, MaxDocuments: 2})
+	h.login()
+	var claves []string
+	for i := 1; i <= 3; i++ {
+		clave, cons := claveFor(i, "01")
+		claves = append(claves, clave)
+		want := 202
+		if i == 3 {
+			fs.failReceive.Store(true)
+			want = 503
+		}
+		if resp := h.submit(clave, doc("FacturaElectronica", clave, cons, "")); resp.StatusCode != want {
+			t.Fatalf("document %d: %d, want %d", i, resp.StatusCode, want)
+		}
+	}
+	fs.failReceive.Store(false)
+	clave, cons := claveFor(3, "01")
+	if resp := h.submit(clave, doc("FacturaElectronica", clave, cons, "")); resp.StatusCode != 202 {
+		t.Fatalf("sent again: %d %s", resp.StatusCode, resp.Header.Get("X-Error-Cause"))
+	}
+	rs, err := fs.Load(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, r := range rs {
+		kept = append(kept, r.Key)
+	}
+	if len(kept) != 2 || kept[0] != claves[1] || kept[1] != claves[2] {
+		t.Errorf("the file keeps %v, want the two newest %v", kept, claves[1:])
+	}
+}
+
 // faultyStore is a real state file whose writes fail while told to.
 type faultyStore struct {
 	*sqlitestate.Store
