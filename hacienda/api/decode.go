@@ -109,7 +109,7 @@ func decodeJSON[T any](body []byte) (T, error) {
 // refused with hacienda.MsgServiceField rather than left out.
 var serviceFields = map[reflect.Type][]string{
 	reflect.TypeFor[BranchInput]():    {"id", "companiaId", "createdAt", "updatedAt"},
-	reflect.TypeFor[CompanyForm]():    {"id", "createdAt", "updatedAt", "certificadoVencido", "expiracionCertificado"},
+	reflect.TypeFor[CompanyForm]():    {"id", "createdAt", "updatedAt", "certificadoVencido", "expiracionCertificado", "tieneLogo", "mensajeApi"},
 	reflect.TypeFor[UserRequest]():    {"contrasena", "apiToken"},
 	reflect.TypeFor[APIUserUpdate]():  {"id", "createdAt"},
 	reflect.TypeFor[WebhookRequest](): {"id", "secreto", "createdAt"},

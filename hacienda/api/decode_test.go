@@ -243,6 +243,14 @@ func TestDecodeMessages(t *testing.T) {
 			_, err := DecodeCompanyForm(multipartCT, []byte(emptyFile("logo", "logo.png")))
 			return err
 		}, "logo", "the file is empty"},
+		{"error/a field of the company's get answer", func() error {
+			_, err := DecodeCompanyForm("application/x-www-form-urlencoded", []byte("RazonSocial=x&tieneLogo=false"))
+			return err
+		}, "tieneLogo", "is set by the service and cannot be sent; leave it out"},
+		{"error/a field of the company's update answer", func() error {
+			_, err := DecodeCompanyForm("application/x-www-form-urlencoded", []byte("RazonSocial=x&mensajeApi="))
+			return err
+		}, "mensajeApi", "is set by the service and cannot be sent; leave it out"},
 		{"error/a form name", func() error {
 			_, err := DecodeCompanyForm("application/x-www-form-urlencoded", []byte("RazonSocial=x&Razon_Social=y"))
 			return err
