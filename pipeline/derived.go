@@ -535,7 +535,7 @@ func buildReissue(o *original, fields map[string]json.RawMessage, idExterno stri
 		return nil, nil, fmt.Errorf("merge the request: %w", err)
 	}
 	// The stored request is read as it was accepted; the caller's fields
-	// as a send's are (their names: the gateway, hacienda.CheckSendNames).
+	// as a send's are (their names: the gateway, hacienda.CheckNames).
 	req, err := hacienda.DecodeStoredSendRequest(merged)
 	if err != nil {
 		return nil, nil, err

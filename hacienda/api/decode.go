@@ -109,7 +109,7 @@ func decodeJSON[T any](body []byte) (T, error) {
 // refused with msg.ServiceField rather than left out.
 var serviceFields = map[reflect.Type][]string{
 	reflect.TypeFor[BranchInput]():    {"id", "companiaId", "createdAt", "updatedAt"},
-	reflect.TypeFor[CompanyForm]():    {"id", "createdAt", "updatedAt", "certificadoVencido", "expiracionCertificado"},
+	reflect.TypeFor[CompanyForm]():    {"id", "createdAt", "updatedAt", "certificadoVencido", "expiracionCertificado", "tieneLogo", "mensajeApi"},
 	reflect.TypeFor[UserRequest]():    {"contrasena", "apiToken"},
 	reflect.TypeFor[APIUserUpdate]():  {"id", "createdAt"},
 	reflect.TypeFor[WebhookRequest](): {"id", "secreto", "createdAt"},
@@ -231,7 +231,7 @@ type fields struct {
 	form  map[string]string          // lower-cased names, for a form body
 	files map[string]*multipart.FileHeader
 	// given are the body's names as spelled, in the body's order (a
-	// form's sorted, each once).
+	// form's sorted), once for each time they are given.
 	given []string
 	errs  map[string][]msg.Message
 }
@@ -323,15 +323,17 @@ func multipartFields(ct string, body []byte) (*fields, error) {
 		return nil, invalid("body", msg.MultipartBroken.With())
 	}
 	f := &fields{form: map[string]string{}, files: map[string]*multipart.FileHeader{}}
+	// Each value and file is a name given (one given twice is refused:
+	// checkNames), so that no value wins by its place in the body.
 	for _, k := range slices.Sorted(maps.Keys(form.Value)) {
-		if vs := form.Value[k]; len(vs) > 0 {
-			f.form[strings.ToLower(k)] = vs[0]
+		for _, v := range form.Value[k] {
+			f.form[strings.ToLower(k)] = v
 			f.name(k)
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(form.File)) {
-		if fhs := form.File[k]; len(fhs) > 0 {
-			f.files[strings.ToLower(k)] = fhs[0]
+		for _, fh := range form.File[k] {
+			f.files[strings.ToLower(k)] = fh
 			f.name(k)
 		}
 	}
@@ -347,8 +349,8 @@ func urlencodedFields(body []byte) (*fields, error) {
 	}
 	f := &fields{form: map[string]string{}}
 	for _, k := range slices.Sorted(maps.Keys(vs)) {
-		if v := vs[k]; len(v) > 0 {
-			f.form[strings.ToLower(k)] = v[len(v)-1]
+		for _, v := range vs[k] { // each a name given, as in multipartFields
+			f.form[strings.ToLower(k)] = v
 			f.name(k)
 		}
 	}
@@ -362,13 +364,19 @@ func (f *fields) str(name string, aliases ...string) string {
 	return v
 }
 
-// lookup is str that also tells whether the field was present.
+// lookup is str that also tells whether the field was present. A text
+// field of a form sent as a file is refused (and present), rather than
+// read as absent: its value would be dropped without a word.
 func (f *fields) lookup(name string, aliases ...string) (string, bool) {
 	for _, n := range append([]string{name}, aliases...) {
 		key := strings.ToLower(n)
 		if f.form != nil {
 			if v, ok := f.form[key]; ok {
 				return v, true
+			}
+			if _, ok := f.files[key]; ok {
+				f.addErr(name, "must be sent as a text field, not a file")
+				return "", true
 			}
 			continue
 		}
@@ -482,13 +490,16 @@ func (f *fields) boolean(name string) bool {
 	return f.flag(name) == "S"
 }
 
-// file returns the content of an uploaded file field; an empty part (a form
-// sent without choosing a file) counts as absent. A text value under a file
-// field's name is an error.
+// file returns the content of an uploaded file field. A part without a
+// file name and empty (a browser's form sent without choosing a file) is
+// read as text, and counts as absent; an empty file is an error, not an
+// absent one (it would keep the stored file without a word), and so is a
+// text value under a file field's name.
 func (f *fields) file(name string) []byte {
 	key := strings.ToLower(name)
 	if fh, ok := f.files[key]; ok {
 		if fh.Size == 0 {
+			f.addErr(name, "the file is empty")
 			return nil
 		}
 		r, err := fh.Open()

@@ -6,6 +6,7 @@ import (
 	"facturad/hacienda/msg"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -154,10 +155,24 @@ func TestCompanyForm(t *testing.T) {
 		{"error/text for the certificate", "application/x-www-form-urlencoded", "Certificado=abc", CompanyForm{}, []string{"Certificado"}},
 		{"error/an unknown name", "application/x-www-form-urlencoded", "RazonSocial=x&RazonSocail=y", CompanyForm{}, []string{"RazonSocail"}},
 		{"error/one name in two cases", "application/x-www-form-urlencoded", "RazonSocial=x&razonsocial=y", CompanyForm{}, []string{"RazonSocial"}},
+		{"error/one name twice", "application/x-www-form-urlencoded", "RazonSocial=x&RazonSocial=y", CompanyForm{}, []string{"RazonSocial"}},
+		{"error/one name twice, multipart", multipartCT, multipartText("RazonSocial", "x") + multipartText("RazonSocial", "y") + "--XX--\r\n",
+			CompanyForm{}, []string{"RazonSocial"}},
+		{"error/one file twice", multipartCT, strings.TrimSuffix(multipartFile("Certificado"), "--XX--\r\n") + multipartFile("Certificado"),
+			CompanyForm{}, []string{"Certificado"}},
+		{"error/an empty logo file", multipartCT, emptyFile("logo", "logo.png"), CompanyForm{}, []string{"logo"}},
+		{"error/an empty certificate file", multipartCT, emptyFile("Certificado", "c.p12"), CompanyForm{}, []string{"Certificado"}},
+		{"ok/no file chosen (a browser's empty part without a file name)", multipartCT,
+			multipartText("RazonSocial", "x") + emptyFile("Certificado", ""), CompanyForm{RazonSocial: "x"}, nil},
+		{"error/one name as text and as a file", multipartCT, multipartText("logo", "") + multipartFile("logo"), CompanyForm{}, []string{"logo"}},
 		{"error/the field and its older spelling", "application/x-www-form-urlencoded", "Identificacion=1&NumeroIdentificacion=2",
 			CompanyForm{}, []string{"Identificacion"}},
 		{"error/a field of the answer", "application/x-www-form-urlencoded", "RazonSocial=x&certificadoVencido=false", CompanyForm{}, []string{"certificadoVencido"}},
 		{"error/a file under an unknown name", multipartCT, multipartFile("Certificate"), CompanyForm{}, []string{"Certificate"}},
+		{"error/a file for a text field", multipartCT, multipartFile("notasImpresas"), CompanyForm{}, []string{"notasImpresas"}},
+		{"error/a file for the PIN, any case", multipartCT, multipartFile("clave"), CompanyForm{}, []string{"Clave"}},
+		{"error/a file for a flag", multipartCT, multipartFile("Activo"), CompanyForm{}, []string{"Activo"}},
+		{"error/a file for an older spelling", multipartCT, multipartFile("NumeroIdentificacion"), CompanyForm{}, []string{"Identificacion"}},
 		{"error/JSON", "application/json", `{"RazonSocial":"x"}`, CompanyForm{}, []string{"body"}},
 		{"error/multipart without a boundary", "multipart/form-data", "x", CompanyForm{}, []string{"body"}},
 	}
@@ -185,6 +200,20 @@ func multipartFile(name string) string {
 		"Content-Type: application/octet-stream\r\n\r\np12\r\n--XX--\r\n"
 }
 
+// multipartText is a part (boundary XX) holding the text value v under
+// name, without the body's closing boundary.
+func multipartText(name, v string) string {
+	return "--XX\r\nContent-Disposition: form-data; name=\"" + name + "\"\r\n\r\n" + v + "\r\n"
+}
+
+// emptyFile is a multipart body (boundary XX) ending in an empty file
+// part under name, of file name filename ("": a browser's file input left
+// empty).
+func emptyFile(name, filename string) string {
+	return "--XX\r\nContent-Disposition: form-data; name=\"" + name + "\"; filename=\"" + filename + "\"\r\n" +
+		"Content-Type: application/octet-stream\r\n\r\n\r\n--XX--\r\n"
+}
+
 // TestDecodeMessages: the messages of the names refused.
 func TestDecodeMessages(t *testing.T) {
 	for _, tt := range []struct {
@@ -203,6 +232,26 @@ func TestDecodeMessages(t *testing.T) {
 			"contrasena", "is set by the service and cannot be sent; leave it out"},
 		{"error/one field twice", func() error { _, err := DecodeAPIUserUpdate([]byte(`{"activo":"S","Activo":"N"}`)); return err },
 			"activo", "is given more than once (as activo and Activo); give it once"},
+		{"error/a file for a text field", func() error {
+			_, err := DecodeCompanyForm(multipartCT, []byte(multipartFile("ContrasenaHacienda")))
+			return err
+		}, "ContrasenaHacienda", "must be sent as a text field, not a file"},
+		{"error/one form name twice", func() error {
+			_, err := DecodeCompanyForm("application/x-www-form-urlencoded", []byte("Clave=1&Clave=2"))
+			return err
+		}, "Clave", "is given more than once; give it once"},
+		{"error/an empty file", func() error {
+			_, err := DecodeCompanyForm(multipartCT, []byte(emptyFile("logo", "logo.png")))
+			return err
+		}, "logo", "the file is empty"},
+		{"error/a field of the company's get answer", func() error {
+			_, err := DecodeCompanyForm("application/x-www-form-urlencoded", []byte("RazonSocial=x&tieneLogo=false"))
+			return err
+		}, "tieneLogo", "is set by the service and cannot be sent; leave it out"},
+		{"error/a field of the company's update answer", func() error {
+			_, err := DecodeCompanyForm("application/x-www-form-urlencoded", []byte("RazonSocial=x&mensajeApi="))
+			return err
+		}, "mensajeApi", "is set by the service and cannot be sent; leave it out"},
 		{"error/a form name", func() error {
 			_, err := DecodeCompanyForm("application/x-www-form-urlencoded", []byte("RazonSocial=x&Razon_Social=y"))
 			return err

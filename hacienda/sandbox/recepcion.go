@@ -206,7 +206,7 @@ func (s *Sandbox) handleSubmit(w http.ResponseWriter, r *http.Request) {
 		// Not kept, not received: the sender tries again, as after any
 		// fault of the tax authority's.
 		s.log.ErrorContext(r.Context(), "sandbox: a received document could not be kept", "key", key, "err", err)
-		s.unstore(d)
+		s.unstore(d, evicted)
 		w.Header().Set("Retry-After", "5")
 		s.refuse(w, http.StatusServiceUnavailable, "El servicio de recepción no está disponible en este momento.")
 		return
@@ -238,7 +238,7 @@ func location(r *http.Request, path string) string {
 // same document; either way it counts the POST. When d is not stored it
 // returns the key of the submission it repeats. evicted are the keys of
 // the oldest documents forgotten to make room (Options.MaxDocuments), and
-// of those a Store kept past it at start.
+// of those the Store keeps past it (overflow).
 func (s *Sandbox) store(d *document) (stored bool, prev string, evicted []string) {
 	s.docMu.Lock()
 	defer s.docMu.Unlock()
@@ -273,10 +273,13 @@ func (s *Sandbox) store(d *document) (stored bool, prev string, evicted []string
 }
 
 // unstore takes back a document store recorded but the Store could not
-// keep. The documents store forgot to make room stay forgotten.
-func (s *Sandbox) unstore(d *document) {
+// keep. The documents store forgot to make room (evicted) stay forgotten
+// in memory, and are handed to the next receipt to forget in the Store,
+// which still keeps them: else the file would hold them for good.
+func (s *Sandbox) unstore(d *document, evicted []string) {
 	s.docMu.Lock()
 	defer s.docMu.Unlock()
+	s.overflow = append(s.overflow, evicted...)
 	if s.docs[d.Key] != d {
 		return
 	}

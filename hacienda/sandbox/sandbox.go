@@ -184,8 +184,9 @@ type Sandbox struct {
 	// about it: one message per document and receiver.
 	replies map[string]string
 	order   []string // keys in arrival order, for Received and eviction
-	// overflow are the keys a Store kept past MaxDocuments at start,
-	// forgotten with the next receipt.
+	// overflow are the keys a Store keeps that the memory no longer does
+	// (past MaxDocuments at start, or evicted by a receipt the Store could
+	// not keep), forgotten with the next receipt.
 	overflow []string
 
 	stats   counters

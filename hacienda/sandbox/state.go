@@ -30,7 +30,8 @@ type Store interface {
 	// named in forget (the oldest, past Options.MaxDocuments), in one
 	// step.
 	Receive(ctx context.Context, r Record, forget []string) error
-	// Judge keeps a received document's verdict.
+	// Judge keeps a received document's verdict; a document it does not
+	// keep (its Receive not done yet) is an error, and no verdict is told.
 	Judge(ctx context.Context, key string, v Verdict) error
 }
 

@@ -1,6 +1,7 @@
 package sandbox_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"errors"
@@ -195,6 +196,45 @@ func TestStateBounded(t *testing.T) {
 	}
 }
 
+// A receipt that cannot be kept does not lose the forgetting of the
+// documents its receipt made room for: the file forgets them at the next
+// receipt kept, and keeps as many documents as the memory does.
+func TestStateBoundedAfterWriteFailure(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sandbox.db")
+	fs := &faultyStore{Store: openState(t, path)}
+	h := newHarness(t, sandbox.Options{Store: fs, MaxDocuments: 2})
+	h.login()
+	var claves []string
+	for i := 1; i <= 3; i++ {
+		clave, cons := claveFor(i, "01")
+		claves = append(claves, clave)
+		want := 202
+		if i == 3 {
+			fs.failReceive.Store(true)
+			want = 503
+		}
+		if resp := h.submit(clave, doc("FacturaElectronica", clave, cons, "")); resp.StatusCode != want {
+			t.Fatalf("document %d: %d, want %d", i, resp.StatusCode, want)
+		}
+	}
+	fs.failReceive.Store(false)
+	clave, cons := claveFor(3, "01")
+	if resp := h.submit(clave, doc("FacturaElectronica", clave, cons, "")); resp.StatusCode != 202 {
+		t.Fatalf("sent again: %d %s", resp.StatusCode, resp.Header.Get("X-Error-Cause"))
+	}
+	rs, err := fs.Load(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []string
+	for _, r := range rs {
+		kept = append(kept, r.Key)
+	}
+	if len(kept) != 2 || kept[0] != claves[1] || kept[1] != claves[2] {
+		t.Errorf("the file keeps %v, want the two newest %v", kept, claves[1:])
+	}
+}
+
 // faultyStore is a real state file whose writes fail while told to.
 type faultyStore struct {
 	*sqlitestate.Store
@@ -269,6 +309,63 @@ func TestStateWriteFailures(t *testing.T) {
 	b := restarted(t, nil, path, sandbox.Options{})
 	if _, st := b.status(nota); st["ind-estado"] != "rechazado" {
 		t.Fatalf("the first note after a restart: %v", st)
+	}
+}
+
+// heldStore is a real state file whose receipts wait, once entered, until
+// release is closed.
+type heldStore struct {
+	*sqlitestate.Store
+	entered, release chan struct{}
+}
+
+func (h *heldStore) Receive(ctx context.Context, r sandbox.Record, forget []string) error {
+	close(h.entered)
+	<-h.release
+	return h.Store.Receive(ctx, r, forget)
+}
+
+// A status query while the receipt is still being written cannot keep a
+// verdict for the document: it answers procesando, and the verdict is
+// given (and kept) at a query after the receipt is.
+func TestStateNoVerdictBeforeReceipt(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sandbox.db")
+	hs := &heldStore{Store: openState(t, path), entered: make(chan struct{}), release: make(chan struct{})}
+	h := newHarness(t, sandbox.Options{Store: hs})
+	h.login()
+	clave, cons := claveFor(1, "01")
+	body := submitJSON(clave, doc("FacturaElectronica", clave, cons, ""), nil)
+	req, err := http.NewRequest(http.MethodPost, h.ts.URL+"/recepcion-sandbox/v1/recepcion", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "bearer "+h.token)
+	sent := make(chan int, 1)
+	go func() {
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			sent <- 0
+			return
+		}
+		resp.Body.Close()
+		sent <- resp.StatusCode
+	}()
+	<-hs.entered
+	if code, st := h.status(clave); code == 200 && st["ind-estado"] != "procesando" {
+		t.Errorf("a query during the receipt: %s, want procesando", st["ind-estado"])
+	}
+	close(hs.release)
+	if code := <-sent; code != 202 {
+		t.Fatalf("the receipt: %d", code)
+	}
+	code, st := h.status(clave)
+	if st["ind-estado"] != "aceptado" {
+		t.Fatalf("after the receipt: %d %s", code, st["ind-estado"])
+	}
+	b := restarted(t, h, path, sandbox.Options{})
+	if _, after := b.status(clave); after["ind-estado"] != "aceptado" || after["respuesta-xml"] != st["respuesta-xml"] {
+		t.Errorf("after a restart: %s, another answer than the one told before: %v", after["ind-estado"], after["respuesta-xml"] != st["respuesta-xml"])
 	}
 }
 

@@ -64,6 +64,9 @@ type Store struct {
 
 var _ sandbox.Store = (*Store)(nil)
 
+// errNotKept is Judge's error for a document the file does not keep.
+var errNotKept = errors.New("the document is not kept (its receipt is not written yet, or it was forgotten)")
+
 // Open opens the file at path, creating it (readable by its owner only)
 // when missing. The folder must exist.
 func Open(ctx context.Context, path string) (*Store, error) {
@@ -185,8 +188,9 @@ func (s *Store) Receive(ctx context.Context, r sandbox.Record, forget []string) 
 	return nil
 }
 
-// Judge keeps a document's verdict. A document forgotten meanwhile is
-// left forgotten.
+// Judge keeps a document's verdict. A document not kept (its receipt not
+// written yet, or forgotten meanwhile) is an error, and is left as it is:
+// the sandbox then tells no verdict, and judges it again later.
 func (s *Store) Judge(ctx context.Context, key string, v sandbox.Verdict) error {
 	var detalle, credits any
 	if len(v.Detalle) > 0 {
@@ -203,9 +207,17 @@ func (s *Store) Judge(ctx context.Context, key string, v sandbox.Verdict) error 
 		}
 		credits = string(b)
 	}
-	if _, err := s.db.ExecContext(ctx, `UPDATE documents SET estado = ?, answer = ?, detalle = ?, credits = ? WHERE key = ?`,
-		v.Estado, v.Answer, detalle, credits, key); err != nil {
+	res, err := s.db.ExecContext(ctx, `UPDATE documents SET estado = ?, answer = ?, detalle = ?, credits = ? WHERE key = ?`,
+		v.Estado, v.Answer, detalle, credits, key)
+	if err != nil {
 		return fmt.Errorf("judge %s: %w", key, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("judge %s: %w", key, err)
+	}
+	if n == 0 {
+		return fmt.Errorf("judge %s: %w", key, errNotKept)
 	}
 	return nil
 }

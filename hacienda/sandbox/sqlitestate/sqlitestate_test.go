@@ -25,7 +25,8 @@ func open(t *testing.T, path string) *sqlitestate.Store {
 
 // Documents come back in arrival order with their verdicts; a document
 // received again replaces the one kept under its key, at the end; the
-// forgotten ones are gone; a verdict for a forgotten key changes nothing.
+// forgotten ones are gone; a verdict for a key not kept (not received yet, or forgotten) is
+// an error and changes nothing.
 func TestReceiveJudgeLoad(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "sandbox.db")
@@ -39,8 +40,8 @@ func TestReceiveJudgeLoad(t *testing.T) {
 	if err := s.Judge(ctx, "b", v); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Judge(ctx, "zzz", v); err != nil {
-		t.Fatalf("a verdict for a forgotten key: %v", err)
+	if err := s.Judge(ctx, "zzz", v); err == nil {
+		t.Fatal("a verdict for a key not kept: no error")
 	}
 	if err := s.Receive(ctx, sandbox.Record{Key: "a", Doc: []byte(`{"again":true}`), XML: nil}, []string{"c"}); err != nil {
 		t.Fatal(err)
