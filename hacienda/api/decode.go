@@ -375,7 +375,7 @@ func (f *fields) lookup(name string, aliases ...string) (string, bool) {
 				return v, true
 			}
 			if _, ok := f.files[key]; ok {
-				f.addErr(name, "must be sent as a text field, not a file")
+				f.addErr(name, msg.TextNotFile.With())
 				return "", true
 			}
 			continue
@@ -499,7 +499,7 @@ func (f *fields) file(name string) []byte {
 	key := strings.ToLower(name)
 	if fh, ok := f.files[key]; ok {
 		if fh.Size == 0 {
-			f.addErr(name, "the file is empty")
+			f.addErr(name, msg.FileEmpty.With())
 			return nil
 		}
 		r, err := fh.Open()

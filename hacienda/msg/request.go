@@ -108,6 +108,8 @@ var (
 	ServiceField    = field("service_field", "is set by the service and cannot be sent; leave it out", "lo asigna el servicio y no se puede enviar; omítalo")
 	RepeatedField   = field("field_repeated", "is given more than once; give it once", "se indica más de una vez; indíquelo una sola vez")
 	RepeatedFieldAs = field("field_repeated_as", "is given more than once (as %s); give it once", "se indica más de una vez (como %s); indíquelo una sola vez")
+	TextNotFile     = field("text_sent_as_file", "must be sent as a text field, not a file", "debe enviarse como campo de texto, no como archivo")
+	FileEmpty       = field("file_empty", "the file is empty", "el archivo está vacío")
 	PDFFormato      = field("pdf_formato_invalid", "must be \"carta\" (letter paper) or \"ticket\" (80 mm), or absent for the document type's own",
 		"debe ser \"carta\" (papel carta) o \"ticket\" (80 mm), u omitirse para el formato propio del tipo de comprobante")
 	NotValidJSON = field("not_valid_json", "is not valid JSON", "no es JSON válido")
