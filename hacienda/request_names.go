@@ -29,7 +29,7 @@ import (
 // the payment) give too.
 const (
 	// MsgUnknownField is the message of a name its object does not have
-	// anywhere in the call.
+	// (nor, in a document body, the objects within it).
 	MsgUnknownField = "is not a field of this call"
 	// MsgComputedField refuses an amount the service computes.
 	MsgComputedField = "is computed by the service and cannot be sent; leave it out"
@@ -334,12 +334,12 @@ type nameScan struct {
 	e      errs
 }
 
-// maxNameDepth bounds the path of an object looked into (buildNames
-// checks the request types against it).
+// maxNameDepth bounds the path of an object looked into (a test checks
+// the request types against it).
 const maxNameDepth = 16
 
 // CheckNames checks the names of body, a JSON object read into a value of
-// struct type t, as [DecodeSendRequest] checks a send body's: it returns
+// struct type t (a struct, not a pointer to one), as [DecodeSendRequest] checks a send body's: it returns
 // a *ValidationError naming, on its path, every name that is no field of
 // its object (the closest suggested), every computed amount and every
 // field given twice; or nil. It serves the other calls' bodies (a void, a
