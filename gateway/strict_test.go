@@ -26,16 +26,20 @@ import (
 type bodyRoute struct {
 	path  string // a concrete path of the route
 	creds *creds
-	// json is a valid JSON body; form, when json is nil, a valid form
-	// (sent URL-encoded and multipart).
+	// json is a valid JSON body; form a valid form (sent URL-encoded and
+	// multipart). A route may take both.
 	json map[string]any
 	form map[string]string
 	// nested are places inside the body (keys and indexes down to an
 	// object) where an unknown name is refused on the path given.
 	nested []nestedName
-	// suggest, when set, is a misspelt name at the top (or inside, at
-	// nested[0]'s place) and the message that suggests the field meant.
-	suggest *suggestion
+	// suggest, when set, is a misspelt name (at its place in the body)
+	// and the message that suggests the field meant; formSuggest the
+	// same in the form of a route that takes both.
+	suggest, formSuggest *suggestion
+	// encodings, when set, are the only ones the route takes its
+	// bodies in.
+	encodings []string
 }
 
 type nestedName struct {
@@ -114,8 +118,11 @@ func bodyRoutes() map[string]bodyRoute {
 		"POST " + pathCompanies: {path: "/api/companies/v4", creds: &fakeUser, form: strictCompanyForm(), suggest: companySuggestion},
 		"PUT " + pathCompany:    {path: "/api/companies/2/v4", creds: &fakeUser, form: strictCompanyForm(), suggest: companySuggestion},
 		"PUT " + pathBranches:   {path: "/api/companies/2/branches/v4", creds: &fakeUser, form: strictCompanyForm(), suggest: companySuggestion},
-		"POST " + pathBranches:  {path: "/api/companies/2/branches/v4", creds: &fakeUser, json: map[string]any{"sucursal": "004", "razonComercial": "Tienda"}, suggest: &suggestion{nil, "razonComercal", "razonComercal", "is not a field of this call; did you mean razonComercial?"}},
-		"PUT " + pathBranch:     {path: "/api/companies/2/branches/3/v4", creds: &fakeUser, json: map[string]any{"sucursal": "001", "activo": "S"}, suggest: &suggestion{nil, "createdAt", "createdAt", hacienda.MsgServiceField}},
+		"POST " + pathBranches: {path: "/api/companies/2/branches/v4", creds: &fakeUser, json: map[string]any{"sucursal": "004", "razonComercial": "Tienda"},
+			suggest: &suggestion{nil, "razonComercal", "razonComercal", "is not a field of this call; did you mean razonComercial?"},
+			// A.2's second path for the company form, when multipart.
+			form: strictCompanyForm(), formSuggest: companySuggestion, encodings: []string{"application/json", "multipart/form-data"}},
+		"PUT " + pathBranch: {path: "/api/companies/2/branches/3/v4", creds: &fakeUser, json: map[string]any{"sucursal": "001", "activo": "S"}, suggest: &suggestion{nil, "createdAt", "createdAt", hacienda.MsgServiceField}},
 		"POST " + pathBranchUsers: {path: "/api/companies/2/branches/3/users/v4", creds: &fakeUser, json: map[string]any{"usuario": "cajero"},
 			suggest: &suggestion{nil, "apiToken", "apiToken", hacienda.MsgServiceField}},
 		"PUT " + pathBranchUser: {path: "/api/companies/2/branches/3/users/5/v4", creds: &fakeUser, json: map[string]any{"activo": "N"},
@@ -207,9 +214,15 @@ func TestStrictBodies(t *testing.T) {
 		WebhookRoutes(strictWebhooks{}), DerivedRoutes(&fakeDerived{}), []Route{CalculateRoute()})})
 	for key, row := range bodyRoutes() {
 		method, _, _ := strings.Cut(key, " ")
-		encodings := []string{"application/json"}
-		if row.json == nil {
-			encodings = []string{"application/x-www-form-urlencoded", "multipart/form-data"}
+		var encodings []string
+		if row.json != nil {
+			encodings = append(encodings, "application/json")
+		}
+		if row.form != nil {
+			encodings = append(encodings, "application/x-www-form-urlencoded", "multipart/form-data")
+		}
+		if row.encodings != nil {
+			encodings = row.encodings
 		}
 		for _, enc := range encodings {
 			send := func(t *testing.T, mutate func(body map[string]any)) reply {
@@ -229,14 +242,21 @@ func TestStrictBodies(t *testing.T) {
 					key, path string
 					msg       string
 				}
+				isJSON := enc == "application/json"
 				cases := []refusal{{"error/unknown at the top", nil, "xyzzy", "xyzzy", hacienda.MsgUnknownField}}
-				if row.json == nil {
+				if !isJSON {
 					cases[0].key, cases[0].path = "Xyzzy", "Xyzzy"
 				}
-				for _, n := range row.nested {
-					cases = append(cases, refusal{"error/unknown in " + n.path, n.at, "xyzzy", n.path, hacienda.MsgUnknownField})
+				if isJSON {
+					for _, n := range row.nested {
+						cases = append(cases, refusal{"error/unknown in " + n.path, n.at, "xyzzy", n.path, hacienda.MsgUnknownField})
+					}
 				}
-				if s := row.suggest; s != nil {
+				s := row.suggest
+				if !isJSON && row.formSuggest != nil {
+					s = row.formSuggest
+				}
+				if s != nil {
 					cases = append(cases, refusal{"error/suggestion " + s.path, s.at, s.name, s.path, s.msg})
 				}
 				for _, c := range cases {
@@ -257,7 +277,7 @@ func TestStrictBodies(t *testing.T) {
 // encode writes the row's body, changed by mutate, in the encoding enc.
 func (row bodyRoute) encode(t *testing.T, enc string, mutate func(map[string]any)) (ct string, body []byte) {
 	t.Helper()
-	if row.json != nil {
+	if enc == "application/json" {
 		b, err := json.Marshal(row.json) // a fresh copy to change
 		if err != nil {
 			t.Fatal(err)

@@ -29,7 +29,7 @@ import (
 // the payment) give too.
 const (
 	// MsgUnknownField is the message of a name its object does not have
-	// anywhere in the call.
+	// (nor, in a document body, the objects within it).
 	MsgUnknownField = "is not a field of this call"
 	// MsgComputedField refuses an amount the service computes.
 	MsgComputedField = "is computed by the service and cannot be sent; leave it out"
@@ -104,6 +104,8 @@ type fieldName struct {
 	spelling string
 	// slot is the field: two names with one slot are one field.
 	slot int
+	// index is the name's place in its object's fields.
+	index int
 	// computed, when set, refuses a value other than null or "": the
 	// amount is the service's to compute.
 	computed bool
@@ -119,6 +121,15 @@ type fieldName struct {
 // lookup finds the field named key, as encoding/json does: the exact
 // spelling, else any name equal under Unicode case folding.
 func (o *objectNames) lookup(key []byte) (*fieldName, bool) {
+	return o.lookupAfter(key, -1)
+}
+
+// lookupAfter is lookup trying first the field after the one at prev
+// (-1: none): a body written from a struct names the fields in order.
+func (o *objectNames) lookupAfter(key []byte, prev int) (*fieldName, bool) {
+	if n := prev + 1; n < len(o.fields) && o.fields[n].spelling == string(key) {
+		return &o.fields[n], true
+	}
 	if i, ok := o.exact[string(key)]; ok {
 		return &o.fields[i], true
 	}
@@ -252,6 +263,7 @@ func buildNames(t reflect.Type) *objectNames {
 }
 
 func (o *objectNames) add(f fieldName) {
+	f.index = len(o.fields)
 	o.exact[f.spelling] = len(o.fields)
 	o.fields = append(o.fields, f)
 }
@@ -322,12 +334,12 @@ type nameScan struct {
 	e      errs
 }
 
-// maxNameDepth bounds the path of an object looked into (buildNames
-// checks the request types against it).
+// maxNameDepth bounds the path of an object looked into (a test checks
+// the request types against it).
 const maxNameDepth = 16
 
 // CheckNames checks the names of body, a JSON object read into a value of
-// struct type t, as [DecodeSendRequest] checks a send body's: it returns
+// struct type t (a struct, not a pointer to one), as [DecodeSendRequest] checks a send body's: it returns
 // a *ValidationError naming, on its path, every name that is no field of
 // its object (the closest suggested), every computed amount and every
 // field given twice; or nil. It serves the other calls' bodies (a void, a
@@ -409,6 +421,7 @@ func (s *nameScan) object(o *objectNames) {
 	s.i++ // {
 	var seen uint64
 	var first [64]int32 // where each field's first name starts, for a repeat
+	prev := -1          // the index in o.fields of the name before
 	for {
 		s.ws()
 		if s.b[s.i] == '}' {
@@ -424,7 +437,7 @@ func (s *nameScan) object(o *objectNames) {
 		s.ws()
 		s.i++ // :
 		s.ws()
-		f, ok := o.lookup(key)
+		f, ok := o.lookupAfter(key, prev)
 		switch {
 		case !ok:
 			k := string(key)
@@ -438,6 +451,7 @@ func (s *nameScan) object(o *objectNames) {
 		}
 		seen |= 1 << f.slot
 		first[f.slot] = int32(start)
+		prev = f.index
 		if f.computed {
 			if !s.nullOrEmpty() {
 				s.e.add(s.path(f.name), MsgComputedField)
