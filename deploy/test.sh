@@ -130,7 +130,7 @@ trap 'exit 130' INT TERM
 run_tests() {
 	go vet ./...
 	if [[ -n $quick ]]; then
-		go test -race -short -count=1 -timeout 20m ./... "$@"
+		go test -race -short -count=1 -timeout 40m ./... "$@"
 		return
 	fi
 	go test -race -count=1 -timeout 40m ./... "$@"

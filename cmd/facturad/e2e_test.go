@@ -322,6 +322,7 @@ func sendEveryType(t *testing.T, api string) {
 }
 
 func TestEndToEndEmbedded(t *testing.T) {
+	notQuick(t, "an end-to-end drill (the Quick start runs one)")
 	_, api, _, stop := startService(t, t.TempDir(),
 		"--admin-user", e2eAdminUser, "--admin-password", e2eAdminPass, "--admin-token", e2eAdminToken)
 	defer stop()
