@@ -124,7 +124,10 @@ func FromSignedXML(signed []byte, estado string) (Input, error) {
 
 // RenderSignedXML writes the printed representation of a stored signed
 // document to w: FromSignedXML then Render, with the tax authority's
-// mensaje under the state when not empty.
+// mensaje under the state when not empty. It knows nothing of the
+// environment the document was issued in, so it prints no test mark (nor
+// a logo or notes): the service prints its documents through
+// tenant/printed, which fills the whole Input.
 func RenderSignedXML(w io.Writer, signed []byte, estado, mensaje string) error {
 	in, err := FromSignedXML(signed, estado)
 	if err != nil {
