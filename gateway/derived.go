@@ -195,10 +195,7 @@ func reissueFields(body []byte) error {
 	if len(body) == 0 || body[0] != '{' {
 		return invalidBody("must be a JSON object")
 	}
-	if err := hacienda.CheckNames(body, reflect.TypeFor[hacienda.SendDocumentRequest]()); err != nil {
-		return err
-	}
-	return nil
+	return hacienda.CheckNames(body, reflect.TypeFor[hacienda.SendDocumentRequest]())
 }
 
 // sendReply answers a derived document's call as a send is answered.

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
+
 	"facturad/hacienda"
 	"facturad/pipeline"
 	"facturad/tenant"
@@ -371,4 +373,71 @@ func (strictWebhooks) DeleteWebhook(context.Context, tenant.Principal, int64, in
 
 func (strictWebhooks) WebhookDeliveries(context.Context, tenant.Principal, int64, int64, tenant.DeliveryPage) ([]tenant.Delivery, error) {
 	return nil, nil
+}
+
+// openRequestTops are the request bodies whose top object takes names its
+// schema does not list: the calculate call takes a whole send body, and a
+// re-issue any of the send's fields.
+var openRequestTops = map[string]bool{
+	"POST /api/documents/calculate/v4":        true,
+	"POST /api/documents/{clave}/reemitir/v4": true,
+}
+
+// TestOpenAPIRequestsClosed: the OpenAPI says what strict decoding does.
+// Every object of every request body (the nested ones too) has
+// additionalProperties false, but the tops of openRequestTops, which do
+// not.
+func TestOpenAPIRequestsClosed(t *testing.T) {
+	doc := loadOpenAPI(t)
+	seen := map[*openapi3.Schema]bool{}
+	var walk func(path string, ref *openapi3.SchemaRef, top, open bool)
+	walk = func(path string, ref *openapi3.SchemaRef, top, open bool) {
+		if ref == nil || ref.Value == nil {
+			return
+		}
+		s := ref.Value
+		if !top {
+			if seen[s] {
+				return
+			}
+			seen[s] = true
+		}
+		if s.Type.Is(openapi3.TypeObject) || len(s.Properties) > 0 {
+			closed := s.AdditionalProperties.Has != nil && !*s.AdditionalProperties.Has
+			switch {
+			case top && open && closed:
+				t.Errorf("%s: additionalProperties false, but the call takes other names", path)
+			case !(top && open) && !closed:
+				t.Errorf("%s: a request object without additionalProperties false", path)
+			}
+		}
+		for name, p := range s.Properties {
+			walk(path+"."+name, p, false, false)
+		}
+		walk(path+"[]", s.Items, false, false)
+		for _, xs := range [][]*openapi3.SchemaRef{s.OneOf, s.AnyOf, s.AllOf} {
+			for _, x := range xs {
+				walk(path, x, top, open)
+			}
+		}
+	}
+	bodies, opens := 0, 0
+	for p, item := range doc.Paths.Map() {
+		for m, op := range item.Operations() {
+			if op.RequestBody == nil || op.RequestBody.Value == nil {
+				continue
+			}
+			at := m + " " + p
+			for ct, mt := range op.RequestBody.Value.Content {
+				bodies++
+				if openRequestTops[at] {
+					opens++
+				}
+				walk(at+" "+ct, mt.Schema, true, openRequestTops[at])
+			}
+		}
+	}
+	if bodies == 0 || opens != len(openRequestTops) {
+		t.Errorf("%d request bodies, %d of openRequestTops found; want some, and all %d", bodies, opens, len(openRequestTops))
+	}
 }

@@ -422,16 +422,7 @@ func (s *nameScan) object(o *objectNames) {
 	var seen uint64
 	var first [64]int32 // where each field's first name starts, for a repeat
 	prev := -1          // the index in o.fields of the name before
-	for {
-		s.ws()
-		if s.b[s.i] == '}' {
-			s.i++
-			return
-		}
-		if s.b[s.i] == ',' {
-			s.i++
-			s.ws()
-		}
+	for s.next('}') {
 		start := s.i
 		key := s.key()
 		s.ws()
@@ -503,16 +494,7 @@ func (s *nameScan) value(f *fieldName) {
 // array reads the array at s.i, each object element against o.
 func (s *nameScan) array(o *objectNames) {
 	s.i++ // [
-	for n := 0; ; n++ {
-		s.ws()
-		if s.b[s.i] == ']' {
-			s.i++
-			return
-		}
-		if s.b[s.i] == ',' {
-			s.i++
-			s.ws()
-		}
+	for n := 0; s.next(']'); n++ {
 		if s.b[s.i] != '{' {
 			s.skip()
 			continue
@@ -521,6 +503,22 @@ func (s *nameScan) array(o *objectNames) {
 		s.object(o)
 		s.depth--
 	}
+}
+
+// next moves to the next member of the object or array being read, past
+// a comma, and reports whether there is one; at end, its closing '}' or
+// ']', it moves past it and reports false.
+func (s *nameScan) next(end byte) bool {
+	s.ws()
+	if s.b[s.i] == end {
+		s.i++
+		return false
+	}
+	if s.b[s.i] == ',' {
+		s.i++
+		s.ws()
+	}
+	return true
 }
 
 // key reads the string at s.i, an object's name, and returns it unescaped.
