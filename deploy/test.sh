@@ -31,10 +31,11 @@
 # deploy/test.sh --quick [GO TEST FLAGS…] is the quick subset, for a first
 # look and between changes: the same services and tools (but SeaweedFS and
 # the dashboard-linter only when an earlier full run built them, and no C
-# compiler), go vet, and go test -race -short over every package, in which
-# the long drills (crash, load, replicas, end to end over every document
-# type) and the tests of what was not built skip themselves; no OpenSSL
-# build. The README says how long each takes.
+# compiler, and neither the client generators nor what they run on), go
+# vet, and go test -race -short over every package, in which the long
+# drills (crash, load, replicas, end to end over every document type), the
+# generated clients' test and the tests of what was not built skip
+# themselves; no OpenSSL build. The README says how long each takes.
 #
 # deploy/test.sh --run COMMAND [ARGS…] starts the same services, runs COMMAND
 # with their URLs in its environment instead of the tests, and stops them
@@ -130,7 +131,7 @@ trap 'exit 130' INT TERM
 run_tests() {
 	go vet ./...
 	if [[ -n $quick ]]; then
-		go test -race -short -count=1 -timeout 20m ./... "$@"
+		go test -race -short -count=1 -timeout 40m ./... "$@"
 		return
 	fi
 	go test -race -count=1 -timeout 40m ./... "$@"
@@ -195,8 +196,10 @@ client_python=/usr/bin/python3
 # npm ci into a cache folder named after the lock (once per lock) and
 # exports TEST_CLIENT_TOOLS, the folder (the test finds the lock there and
 # the generators in its node_modules), unless that names one already, and
-# TEST_CLIENT_PYTHON, unless that is set.
+# TEST_CLIENT_PYTHON, unless that is set. With --quick it does nothing:
+# the test skips with -short.
 install_client_tools() {
+	[[ -z $quick ]] || return 0
 	export TEST_CLIENT_PYTHON=${TEST_CLIENT_PYTHON:-$client_python}
 	[[ -z ${TEST_CLIENT_TOOLS:-} ]] || return 0
 	local sum dir
@@ -235,12 +238,15 @@ command -v promtool >/dev/null || missing+=(prometheus)
 # The README's Quick start, which a test runs, uses curl.
 command -v curl >/dev/null || missing+=(curl)
 # The generated clients' test makes a TypeScript client with node and a
-# Python one with Java, and runs the Python one with Debian's python3.
-command -v node >/dev/null || missing+=(nodejs)
-command -v npm >/dev/null || missing+=(npm)
-command -v java >/dev/null || missing+=(default-jre-headless)
-"$client_python" -c 'import urllib3, dateutil, six, certifi' 2>/dev/null ||
-	missing+=(python3 python3-urllib3 python3-dateutil python3-six python3-certifi)
+# Python one with Java, and runs the Python one with Debian's python3; it
+# skips with -short, so the quick subset needs none of them.
+if [[ -z $quick ]]; then
+	command -v node >/dev/null || missing+=(nodejs)
+	command -v npm >/dev/null || missing+=(npm)
+	command -v java >/dev/null || missing+=(default-jre-headless)
+	"$client_python" -c 'import urllib3, dateutil, six, certifi' 2>/dev/null ||
+		missing+=(python3 python3-urllib3 python3-dateutil python3-six python3-certifi)
+fi
 # The optional OpenSSL signer (the openssl build tag), which the tests
 # build too, is compiled with cgo against libcrypto's headers.
 if ((${#run_cmd[@]} == 0)) && [[ -z $quick ]]; then
@@ -385,7 +391,7 @@ export TEST_DATABASE_URL="postgres://postgres@127.0.0.1:$pg_port/postgres?sslmod
 export TEST_REDIS_URL="redis://127.0.0.1:$redis_port/0"
 export TEST_REQUIRE_SERVICES=1
 build_dashboard_linter
-[[ -n $quick ]] || install_client_tools
+install_client_tools
 log "PostgreSQL on 127.0.0.1:$pg_port, Redis on 127.0.0.1:$redis_port${weed_bin:+, SeaweedFS S3 on 127.0.0.1:$s3_port}"
 
 if ((${#run_cmd[@]})); then

@@ -196,10 +196,7 @@ func reissueFields(body []byte) error {
 	if len(body) == 0 || body[0] != '{' {
 		return invalidBody(msg.JSONObject.With())
 	}
-	if err := hacienda.CheckNames(body, reflect.TypeFor[hacienda.SendDocumentRequest]()); err != nil {
-		return err
-	}
-	return nil
+	return hacienda.CheckNames(body, reflect.TypeFor[hacienda.SendDocumentRequest]())
 }
 
 // sendReply answers a derived document's call as a send is answered.

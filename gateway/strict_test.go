@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
+
 	"facturad/hacienda"
 	"facturad/hacienda/msg"
 	"facturad/pipeline"
@@ -27,16 +29,20 @@ import (
 type bodyRoute struct {
 	path  string // a concrete path of the route
 	creds *creds
-	// json is a valid JSON body; form, when json is nil, a valid form
-	// (sent URL-encoded and multipart).
+	// json is a valid JSON body; form a valid form (sent URL-encoded and
+	// multipart). A route may take both.
 	json map[string]any
 	form map[string]string
 	// nested are places inside the body (keys and indexes down to an
 	// object) where an unknown name is refused on the path given.
 	nested []nestedName
-	// suggest, when set, is a misspelt name at the top (or inside, at
-	// nested[0]'s place) and the message that suggests the field meant.
-	suggest *suggestion
+	// suggest, when set, is a misspelt name (at its place in the body)
+	// and the message that suggests the field meant; formSuggest the
+	// same in the form of a route that takes both.
+	suggest, formSuggest *suggestion
+	// encodings, when set, are the only ones the route takes its
+	// bodies in.
+	encodings []string
 }
 
 type nestedName struct {
@@ -115,8 +121,11 @@ func bodyRoutes() map[string]bodyRoute {
 		"POST " + pathCompanies: {path: "/api/companies/v4", creds: &fakeUser, form: strictCompanyForm(), suggest: companySuggestion},
 		"PUT " + pathCompany:    {path: "/api/companies/2/v4", creds: &fakeUser, form: strictCompanyForm(), suggest: companySuggestion},
 		"PUT " + pathBranches:   {path: "/api/companies/2/branches/v4", creds: &fakeUser, form: strictCompanyForm(), suggest: companySuggestion},
-		"POST " + pathBranches:  {path: "/api/companies/2/branches/v4", creds: &fakeUser, json: map[string]any{"sucursal": "004", "razonComercial": "Tienda"}, suggest: &suggestion{nil, "razonComercal", "razonComercal", "is not a field of this call; did you mean razonComercial?"}},
-		"PUT " + pathBranch:     {path: "/api/companies/2/branches/3/v4", creds: &fakeUser, json: map[string]any{"sucursal": "001", "activo": "S"}, suggest: &suggestion{nil, "createdAt", "createdAt", msg.ServiceField.With().String()}},
+		"POST " + pathBranches: {path: "/api/companies/2/branches/v4", creds: &fakeUser, json: map[string]any{"sucursal": "004", "razonComercial": "Tienda"},
+			suggest: &suggestion{nil, "razonComercal", "razonComercal", "is not a field of this call; did you mean razonComercial?"},
+			// A.2's second path for the company form, when multipart.
+			form: strictCompanyForm(), formSuggest: companySuggestion, encodings: []string{"application/json", "multipart/form-data"}},
+		"PUT " + pathBranch: {path: "/api/companies/2/branches/3/v4", creds: &fakeUser, json: map[string]any{"sucursal": "001", "activo": "S"}, suggest: &suggestion{nil, "createdAt", "createdAt", msg.ServiceField.With().String()}},
 		"POST " + pathBranchUsers: {path: "/api/companies/2/branches/3/users/v4", creds: &fakeUser, json: map[string]any{"usuario": "cajero"},
 			suggest: &suggestion{nil, "apiToken", "apiToken", msg.ServiceField.With().String()}},
 		"PUT " + pathBranchUser: {path: "/api/companies/2/branches/3/users/5/v4", creds: &fakeUser, json: map[string]any{"activo": "N"},
@@ -208,9 +217,15 @@ func TestStrictBodies(t *testing.T) {
 		WebhookRoutes(strictWebhooks{}), DerivedRoutes(&fakeDerived{}), []Route{CalculateRoute()})})
 	for key, row := range bodyRoutes() {
 		method, _, _ := strings.Cut(key, " ")
-		encodings := []string{"application/json"}
-		if row.json == nil {
-			encodings = []string{"application/x-www-form-urlencoded", "multipart/form-data"}
+		var encodings []string
+		if row.json != nil {
+			encodings = append(encodings, "application/json")
+		}
+		if row.form != nil {
+			encodings = append(encodings, "application/x-www-form-urlencoded", "multipart/form-data")
+		}
+		if row.encodings != nil {
+			encodings = row.encodings
 		}
 		for _, enc := range encodings {
 			send := func(t *testing.T, mutate func(body map[string]any)) reply {
@@ -230,14 +245,21 @@ func TestStrictBodies(t *testing.T) {
 					key, path string
 					msg       string
 				}
+				isJSON := enc == "application/json"
 				cases := []refusal{{"error/unknown at the top", nil, "xyzzy", "xyzzy", msg.UnknownField.With().String()}}
-				if row.json == nil {
+				if !isJSON {
 					cases[0].key, cases[0].path = "Xyzzy", "Xyzzy"
 				}
-				for _, n := range row.nested {
-					cases = append(cases, refusal{"error/unknown in " + n.path, n.at, "xyzzy", n.path, msg.UnknownField.With().String()})
+				if isJSON {
+					for _, n := range row.nested {
+						cases = append(cases, refusal{"error/unknown in " + n.path, n.at, "xyzzy", n.path, msg.UnknownField.With().String()})
+					}
 				}
-				if s := row.suggest; s != nil {
+				s := row.suggest
+				if !isJSON && row.formSuggest != nil {
+					s = row.formSuggest
+				}
+				if s != nil {
 					cases = append(cases, refusal{"error/suggestion " + s.path, s.at, s.name, s.path, s.msg})
 				}
 				for _, c := range cases {
@@ -258,7 +280,7 @@ func TestStrictBodies(t *testing.T) {
 // encode writes the row's body, changed by mutate, in the encoding enc.
 func (row bodyRoute) encode(t *testing.T, enc string, mutate func(map[string]any)) (ct string, body []byte) {
 	t.Helper()
-	if row.json != nil {
+	if enc == "application/json" {
 		b, err := json.Marshal(row.json) // a fresh copy to change
 		if err != nil {
 			t.Fatal(err)
@@ -352,4 +374,71 @@ func (strictWebhooks) DeleteWebhook(context.Context, tenant.Principal, int64, in
 
 func (strictWebhooks) WebhookDeliveries(context.Context, tenant.Principal, int64, int64, tenant.DeliveryPage) ([]tenant.Delivery, error) {
 	return nil, nil
+}
+
+// openRequestTops are the request bodies whose top object takes names its
+// schema does not list: the calculate call takes a whole send body, and a
+// re-issue any of the send's fields.
+var openRequestTops = map[string]bool{
+	"POST /api/documents/calculate/v4":        true,
+	"POST /api/documents/{clave}/reemitir/v4": true,
+}
+
+// TestOpenAPIRequestsClosed: the OpenAPI says what strict decoding does.
+// Every object of every request body (the nested ones too) has
+// additionalProperties false, but the tops of openRequestTops, which do
+// not.
+func TestOpenAPIRequestsClosed(t *testing.T) {
+	doc := loadOpenAPI(t)
+	seen := map[*openapi3.Schema]bool{}
+	var walk func(path string, ref *openapi3.SchemaRef, top, open bool)
+	walk = func(path string, ref *openapi3.SchemaRef, top, open bool) {
+		if ref == nil || ref.Value == nil {
+			return
+		}
+		s := ref.Value
+		if !top {
+			if seen[s] {
+				return
+			}
+			seen[s] = true
+		}
+		if s.Type.Is(openapi3.TypeObject) || len(s.Properties) > 0 {
+			closed := s.AdditionalProperties.Has != nil && !*s.AdditionalProperties.Has
+			switch {
+			case top && open && closed:
+				t.Errorf("%s: additionalProperties false, but the call takes other names", path)
+			case !(top && open) && !closed:
+				t.Errorf("%s: a request object without additionalProperties false", path)
+			}
+		}
+		for name, p := range s.Properties {
+			walk(path+"."+name, p, false, false)
+		}
+		walk(path+"[]", s.Items, false, false)
+		for _, xs := range [][]*openapi3.SchemaRef{s.OneOf, s.AnyOf, s.AllOf} {
+			for _, x := range xs {
+				walk(path, x, top, open)
+			}
+		}
+	}
+	bodies, opens := 0, 0
+	for p, item := range doc.Paths.Map() {
+		for m, op := range item.Operations() {
+			if op.RequestBody == nil || op.RequestBody.Value == nil {
+				continue
+			}
+			at := m + " " + p
+			for ct, mt := range op.RequestBody.Value.Content {
+				bodies++
+				if openRequestTops[at] {
+					opens++
+				}
+				walk(at+" "+ct, mt.Schema, true, openRequestTops[at])
+			}
+		}
+	}
+	if bodies == 0 || opens != len(openRequestTops) {
+		t.Errorf("%d request bodies, %d of openRequestTops found; want some, and all %d", bodies, opens, len(openRequestTops))
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 )
@@ -139,4 +140,36 @@ func BenchmarkDecodeSendRequest(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkStrictDecodingCost: what the strict reading of a send body's
+// names costs, as a ratio to the decoding without it (the stored
+// requests' reading), each call of one timed right after one of the
+// other so that both meet the same load; medians, so that a busy
+// machine's pauses do not weigh.
+func BenchmarkStrictDecodingCost(b *testing.B) {
+	body, err := json.Marshal(generatedRequests(b, 1)[0])
+	if err != nil {
+		b.Fatal(err)
+	}
+	var strict, stored []time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		if _, err := DecodeSendRequest(body); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		if _, err := DecodeStoredSendRequest(body); err != nil {
+			b.Fatal(err)
+		}
+		strict, stored = append(strict, t1.Sub(t0)), append(stored, time.Since(t1))
+	}
+	median := func(d []time.Duration) float64 {
+		slices.Sort(d)
+		return float64(d[len(d)/2])
+	}
+	ms, mt := median(strict), median(stored)
+	b.ReportMetric(ms, "strict-ns/call")
+	b.ReportMetric(mt, "stored-ns/call")
+	b.ReportMetric(ms/mt, "ratio")
 }

@@ -36,5 +36,9 @@
 // whose field paths use the request's own names
 // (detalleServicio[1].impuesto[0].codigoTarifaIVA,
 // ReceptorRequest.CorreoElectronico, id_externo). The calculate call has its
-// own pair: [DecodeCalculateRequest] and [CalculateAmounts].
+// own pair: [DecodeCalculateRequest] and [CalculateAmounts]. Decoding is
+// strict: a name that is no field of its object, an amount the service
+// computes and one field given twice are refused on their paths, the field
+// meant suggested ([CheckNames] checks other bodies so); a request stored
+// when it was accepted is read again by [DecodeStoredSendRequest].
 package hacienda

@@ -84,6 +84,8 @@ type fieldName struct {
 	spelling string
 	// slot is the field: two names with one slot are one field.
 	slot int
+	// index is the name's place in its object's fields.
+	index int
 	// computed, when set, refuses a value other than null or "": the
 	// amount is the service's to compute.
 	computed bool
@@ -99,6 +101,15 @@ type fieldName struct {
 // lookup finds the field named key, as encoding/json does: the exact
 // spelling, else any name equal under Unicode case folding.
 func (o *objectNames) lookup(key []byte) (*fieldName, bool) {
+	return o.lookupAfter(key, -1)
+}
+
+// lookupAfter is lookup trying first the field after the one at prev
+// (-1: none): a body written from a struct names the fields in order.
+func (o *objectNames) lookupAfter(key []byte, prev int) (*fieldName, bool) {
+	if n := prev + 1; n < len(o.fields) && o.fields[n].spelling == string(key) {
+		return &o.fields[n], true
+	}
 	if i, ok := o.exact[string(key)]; ok {
 		return &o.fields[i], true
 	}
@@ -232,6 +243,7 @@ func buildNames(t reflect.Type) *objectNames {
 }
 
 func (o *objectNames) add(f fieldName) {
+	f.index = len(o.fields)
 	o.exact[f.spelling] = len(o.fields)
 	o.fields = append(o.fields, f)
 }
@@ -302,12 +314,12 @@ type nameScan struct {
 	e      errs
 }
 
-// maxNameDepth bounds the path of an object looked into (buildNames
-// checks the request types against it).
+// maxNameDepth bounds the path of an object looked into (a test checks
+// the request types against it).
 const maxNameDepth = 16
 
 // CheckNames checks the names of body, a JSON object read into a value of
-// struct type t, as [DecodeSendRequest] checks a send body's: it returns
+// struct type t (a struct, not a pointer to one), as [DecodeSendRequest] checks a send body's: it returns
 // a *ValidationError naming, on its path, every name that is no field of
 // its object (the closest suggested), every computed amount and every
 // field given twice; or nil. It serves the other calls' bodies (a void, a
@@ -389,22 +401,14 @@ func (s *nameScan) object(o *objectNames) {
 	s.i++ // {
 	var seen uint64
 	var first [64]int32 // where each field's first name starts, for a repeat
-	for {
-		s.ws()
-		if s.b[s.i] == '}' {
-			s.i++
-			return
-		}
-		if s.b[s.i] == ',' {
-			s.i++
-			s.ws()
-		}
+	prev := -1          // the index in o.fields of the name before
+	for s.next('}') {
 		start := s.i
 		key := s.key()
 		s.ws()
 		s.i++ // :
 		s.ws()
-		f, ok := o.lookup(key)
+		f, ok := o.lookupAfter(key, prev)
 		switch {
 		case !ok:
 			k := string(key)
@@ -418,6 +422,7 @@ func (s *nameScan) object(o *objectNames) {
 		}
 		seen |= 1 << f.slot
 		first[f.slot] = int32(start)
+		prev = f.index
 		if f.computed {
 			if !s.nullOrEmpty() {
 				s.e.add(s.path(f.name), msg.ComputedField.With())
@@ -469,16 +474,7 @@ func (s *nameScan) value(f *fieldName) {
 // array reads the array at s.i, each object element against o.
 func (s *nameScan) array(o *objectNames) {
 	s.i++ // [
-	for n := 0; ; n++ {
-		s.ws()
-		if s.b[s.i] == ']' {
-			s.i++
-			return
-		}
-		if s.b[s.i] == ',' {
-			s.i++
-			s.ws()
-		}
+	for n := 0; s.next(']'); n++ {
 		if s.b[s.i] != '{' {
 			s.skip()
 			continue
@@ -487,6 +483,22 @@ func (s *nameScan) array(o *objectNames) {
 		s.object(o)
 		s.depth--
 	}
+}
+
+// next moves to the next member of the object or array being read, past
+// a comma, and reports whether there is one; at end, its closing '}' or
+// ']', it moves past it and reports false.
+func (s *nameScan) next(end byte) bool {
+	s.ws()
+	if s.b[s.i] == end {
+		s.i++
+		return false
+	}
+	if s.b[s.i] == ',' {
+		s.i++
+		s.ws()
+	}
+	return true
 }
 
 // key reads the string at s.i, an object's name, and returns it unescaped.

@@ -122,7 +122,7 @@ func FuzzNamesNeverChangeAmounts(f *testing.F) {
 // amount, exonerations, other charges).
 func namesFuzzBases(t testing.TB) [][]byte {
 	bases := [][]byte{[]byte(validFE)}
-	withOthers := mutateBase(t, validFE, func(m map[string]any) {
+	withOthers := mutateJSON(t, validFE, func(m map[string]any) {
 		m["otrosCargos"] = []any{map[string]any{"tipoDocumentoOC": "06", "detalle": "Servicio", "porcentajeOC": 10}}
 		line := m["detalleServicio"].([]any)[0].(map[string]any)
 		line["impuesto"].([]any)[0].(map[string]any)["exoneracion"] = map[string]any{"tipoDocumentoEX1": "04",
@@ -148,20 +148,6 @@ func namesFuzzBases(t testing.TB) [][]byte {
 		}
 	}
 	return bases
-}
-
-func mutateBase(t testing.TB, body string, f func(m map[string]any)) []byte {
-	t.Helper()
-	var m map[string]any
-	if err := json.Unmarshal([]byte(body), &m); err != nil {
-		t.Fatal(err)
-	}
-	f(m)
-	b, err := json.Marshal(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 // sendAndCalculate is the document a send body makes and the calculate

@@ -10,21 +10,6 @@ import (
 	"testing"
 )
 
-// mutateJSON decodes body, lets f change it and encodes it again.
-func mutateJSON(t *testing.T, body string, f func(m map[string]any)) []byte {
-	t.Helper()
-	var m map[string]any
-	if err := json.Unmarshal([]byte(body), &m); err != nil {
-		t.Fatal(err)
-	}
-	f(m)
-	b, err := json.Marshal(m)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
-
 // TestDecodeNamesRefused: each name a send body may not hold is refused on
 // its exact path, with its message, and nothing else is said of it.
 func TestDecodeNamesRefused(t *testing.T) {

@@ -35,8 +35,14 @@ const validFE = `{
 // mutate decodes validFE into a generic map, applies f and re-encodes it.
 func mutate(t *testing.T, f func(m map[string]any)) []byte {
 	t.Helper()
+	return mutateJSON(t, validFE, f)
+}
+
+// mutateJSON decodes body, lets f change it and encodes it again.
+func mutateJSON(t testing.TB, body string, f func(m map[string]any)) []byte {
+	t.Helper()
 	var m map[string]any
-	if err := json.Unmarshal([]byte(validFE), &m); err != nil {
+	if err := json.Unmarshal([]byte(body), &m); err != nil {
 		t.Fatal(err)
 	}
 	f(m)

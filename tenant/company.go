@@ -248,7 +248,7 @@ func (s *Service) identificationToMatch(e *ValidationError, in CompanyInput) str
 // not sent keeps the stored one (sent empty, it clears it), and so do a
 // CorreoNotificaciones and NotasImpresas; a Logo sent replaces the stored
 // one, QuitarLogo removes it, and neither keeps it. A CuotaMensual is
-// taken only from an admin or the owning reseller (sellsPlan); anyone
+// taken only from an admin or the owning reseller (managesCompany); anyone
 // else's is ignored. A different
 // Ambiente is a move (checkMove). An empty Activo keeps the current state;
 // setting it to N drops the cached credentials of every user of the
@@ -259,7 +259,7 @@ func (s *Service) UpdateCompany(ctx context.Context, p Principal, id int64, in C
 		return Company{}, err
 	}
 	e := normCompany(&in, false)
-	cuota, setCuota := c.CuotaMensual, in.CuotaMensual != nil && sellsPlan(p, c.OwnerID)
+	cuota, setCuota := c.CuotaMensual, in.CuotaMensual != nil && managesCompany(p, c.OwnerID)
 	if setCuota {
 		cuota = parseCuota(e, *in.CuotaMensual)
 	}

@@ -189,10 +189,11 @@ func NewService(o ServiceOptions) (*Service, error) {
 	return s, nil
 }
 
-// sellsPlan reports whether p sets the plan of company c (its monthly
-// quota): an admin, or the reseller that owns it. ownerID is the
-// company's OwnerID (0 for one an admin created).
-func sellsPlan(p Principal, ownerID int64) bool {
+// managesCompany reports whether p manages a company whose OwnerID is
+// ownerID (0 for one an admin created): an admin, or the reseller that
+// owns it. Those alone set its plan (its monthly quota) and read its
+// secrets (readsSecrets).
+func managesCompany(p Principal, ownerID int64) bool {
 	return p.Role == RoleAdmin || (p.Role == RoleReseller && p.UserID != 0 && p.UserID == ownerID)
 }
 
@@ -203,19 +204,7 @@ func sellsPlan(p Principal, ownerID int64) bool {
 // users (every one of them belongs to a branch, and the same key is what a
 // till uses) never are; they still replace the secrets by update.
 func (s *Service) readsSecrets(p Principal, c Company) bool {
-	return !s.hideSecrets && managesSecrets(p, c.OwnerID)
-}
-
-// managesSecrets reports whether p manages the secrets of a company whose
-// OwnerID is ownerID: an admin, or the reseller that owns it.
-func managesSecrets(p Principal, ownerID int64) bool {
-	switch p.Role {
-	case RoleAdmin:
-		return true
-	case RoleReseller:
-		return p.UserID != 0 && p.UserID == ownerID
-	}
-	return false
+	return !s.hideSecrets && managesCompany(p, c.OwnerID)
 }
 
 // canSee reports whether p may see company c (A.1): an admin every company,

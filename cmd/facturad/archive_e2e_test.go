@@ -44,6 +44,7 @@ type archivedStore interface {
 }
 
 func TestArchiveEndToEndSQLite(t *testing.T) {
+	notQuick(t, "an end-to-end drill (the Quick start runs one)")
 	dir := t.TempDir()
 	archiveEndToEnd(t, dir, nil, func() archivedStore {
 		s, err := sqlite.Open(context.Background(), filepath.Join(dir, "facturad.db"), sqlite.Options{})

@@ -20,6 +20,7 @@ import (
 // with no status call at all (the service trusts the built-in sandbox's
 // answer certificate, so the signed verdict is applied as it stands).
 func TestCallbacksSettleWithoutPolling(t *testing.T) {
+	notQuick(t, "an end-to-end drill (the Quick start runs one)")
 	api := "127.0.0.1:" + strconv.Itoa(freePort(t))
 	// The sandbox takes longer than the first poll would wait (3 s), so a
 	// poll that callbacks did not put off would ask before the verdict.
@@ -133,6 +134,7 @@ func metricSum(t *testing.T, url, prefix string) float64 {
 // that loses every callback: each document is asked about once its
 // callback is late (callback_wait), not before, and settles without one.
 func TestLostCallbacksPolled(t *testing.T) {
+	notQuick(t, "an end-to-end drill (the Quick start runs one)")
 	onBothStores(t, func(t *testing.T, storeArgs []string) {
 		sb := sandbox.NewTestServer(t, sandbox.Options{ProcessingDelay: 100 * time.Millisecond,
 			Faults: sandbox.Faults{CallbackDropRate: 1}})

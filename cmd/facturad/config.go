@@ -627,15 +627,13 @@ func (c Config) problems() []problem {
 		if c.SMTPURL == "" || c.SMTPFrom == "" {
 			pair("smtp_url", "smtp_from", "set both or neither")
 		} else if _, err := delivery.ParseSMTPURL(c.SMTPURL, c.SMTPFrom); err != nil {
-			// The mail package names the setting it refuses by its
-			// name ("smtp_from: …"); the message names it as given.
-			s, msg := "smtp_url", err.Error()
-			for _, n := range []string{"smtp_url", "smtp_from"} {
-				if rest, ok := strings.CutPrefix(msg, n+": "); ok {
-					s, msg = n, rest
-				}
+			// The message names the refused setting as it was given.
+			var se *delivery.SMTPSettingError
+			if errors.As(err, &se) {
+				add(se.Setting, "%s", se.Problem)
+			} else {
+				add("smtp_url", "%w", err)
 			}
-			add(s, "%s", msg)
 		}
 	}
 	if c.WebhookAllowPrivate && c.HaciendaEnv != "sandbox" {

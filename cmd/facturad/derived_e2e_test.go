@@ -19,6 +19,7 @@ import (
 // rejections the test controls): voids, a re-issue and payment receipts,
 // each settled by the tax authority. On both stores.
 func TestAccountantMonth(t *testing.T) {
+	notQuick(t, "an end-to-end drill (the Quick start runs one)")
 	onBothStores(t, func(t *testing.T, storeArgs []string) {
 		sb := sandbox.NewTestServer(t, sandbox.Options{})
 		_, api, _, stop := startService(t, t.TempDir(), append(sandboxService(t, sb), storeArgs...)...)

@@ -55,6 +55,7 @@ func call(c apiClient, method, path, reqID string, body []byte) callResult {
 // refuses connections while the sends in flight still finish with their
 // answers; the process ends with status 0 and no part fails to stop.
 func TestDrainOnSIGTERM(t *testing.T) {
+	notQuick(t, "an end-to-end drill (the Quick start runs one)")
 	const (
 		drain   = 3 * time.Second
 		latency = 6 * time.Second // of every tax-authority answer, once set

@@ -157,6 +157,15 @@ func createCompany(t *testing.T, admin apiClient, ca *certmint.CA, id string) ap
 func createCompanyWith(t *testing.T, admin apiClient, ca *certmint.CA, id string, cert certmint.Options, extra map[string]string) (apiClient, int64) {
 	t.Helper()
 	ct, body := companyForm(t, ca, id, cert, extra)
+	branch, companyID, _ := postCompany(t, admin, ct, body)
+	return branch, companyID
+}
+
+// postCompany creates the company of the form body (of content type ct)
+// as admin and returns its first branch user, its id and the create's
+// answer as it came.
+func postCompany(t *testing.T, admin apiClient, ct string, body []byte) (branch apiClient, companyID int64, answer []byte) {
+	t.Helper()
 	status, b := admin.do("POST", "/api/companies/v4", ct, body)
 	if status != 200 {
 		t.Fatalf("create company: %d %s", status, b)
@@ -168,7 +177,7 @@ func createCompanyWith(t *testing.T, admin apiClient, ca *certmint.CA, id string
 	if err := json.Unmarshal(b, &created); err != nil {
 		t.Fatal(err)
 	}
-	return apiClient{t: t, base: admin.base, token: created.APIToken, user: created.Usuario, pass: created.Contrasena}, created.CompaniaID
+	return apiClient{t: t, base: admin.base, token: created.APIToken, user: created.Usuario, pass: created.Contrasena}, created.CompaniaID, b
 }
 
 // companyForm is the multipart form of a company whose identification is
@@ -322,6 +331,7 @@ func sendEveryType(t *testing.T, api string) {
 }
 
 func TestEndToEndEmbedded(t *testing.T) {
+	notQuick(t, "an end-to-end drill (the Quick start runs one)")
 	_, api, _, stop := startService(t, t.TempDir(),
 		"--admin-user", e2eAdminUser, "--admin-password", e2eAdminPass, "--admin-token", e2eAdminToken)
 	defer stop()

@@ -25,6 +25,7 @@ import (
 // certificate and while a document of the old one is unsettled, and once
 // made, the company numbers afresh in production. On both stores.
 func TestCompaniesInTwoEnvironments(t *testing.T) {
+	notQuick(t, "an end-to-end drill (the Quick start runs one)")
 	onBothStores(t, testTwoEnvironments)
 }
 

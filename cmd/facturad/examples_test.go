@@ -57,6 +57,7 @@ func (c checkedClient) call(method, path string, body []byte) (int, []byte) {
 // (01), and every request and answer agrees with the served OpenAPI
 // document.
 func TestExamplesAccepted(t *testing.T) {
+	notQuick(t, "an end-to-end drill (the Quick start runs one)")
 	// The sandbox judges at once: the verdict's timing is not what this
 	// test is about, and the check below waits for it however long the
 	// machine takes.

@@ -25,6 +25,7 @@ import (
 // JSON and as CSV and compares every figure with the hand computation
 // below, to the céntimo. On both stores.
 func TestIVASummaryEndToEnd(t *testing.T) {
+	notQuick(t, "an end-to-end drill (the Quick start runs one)")
 	onBothStores(t, func(t *testing.T, storeArgs []string) {
 		_, api, _, stop := startService(t, t.TempDir(), append([]string{
 			"--admin-user", e2eAdminUser, "--admin-password", e2eAdminPass, "--admin-token", e2eAdminToken}, storeArgs...)...)

@@ -61,6 +61,10 @@ type stopSignal struct{ os.Signal }
 
 func (s stopSignal) Error() string { return s.Signal.String() + " signal received" }
 
+// Is makes a stop by a signal a cancellation, as signal.NotifyContext's
+// cause is.
+func (s stopSignal) Is(target error) bool { return target == context.Canceled }
+
 // notifyStop is signal.NotifyContext for SIGINT and SIGTERM, whose
 // context's cause (context.Cause) is the stopSignal that arrived.
 func notifyStop(parent context.Context) (context.Context, context.CancelFunc) {

@@ -34,6 +34,7 @@ var scrapeTargetMetrics = map[string]bool{"up": true}
 // when the test environment has them, since the pools' collectors exist
 // only there.
 func TestMonitoringUsesExportedMetrics(t *testing.T) {
+	notQuick(t, "an end-to-end drill (the Quick start runs one)")
 	queries, err := monitoring.Queries()
 	if err != nil {
 		t.Fatal(err)

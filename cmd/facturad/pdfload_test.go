@@ -78,6 +78,13 @@ func parallelPDFs(t *testing.T, companies int, busy bool) {
 		branch := createCompany(t, admin, ca, strconv.Itoa(3101123456+k))
 		var sent struct{ Clave string }
 		branch.json("POST", "/api/documents/v4", longInvoice(t, 1000), 200, &sent)
+		// Settle the verdict first: a verdict arriving during the
+		// downloads changes the printed state, and with it the size.
+		var checked struct{ Estado string }
+		branch.json("PUT", "/api/documents/"+sent.Clave+"/v4", nil, 200, &checked)
+		if checked.Estado != "01" {
+			t.Fatalf("the invoice is %s after its check, want 01", checked.Estado)
+		}
 		path := "/api/documents/" + sent.Clave + "/pdf/v4"
 		status, body := branch.do("GET", path, "", nil)
 		if status != 200 || len(body) < 50_000 {

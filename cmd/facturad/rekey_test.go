@@ -22,11 +22,9 @@ import (
 // keeps working while replicas run with both keys, through an online
 // rekey, and after a restart with the new key alone.
 func TestRekeyEndToEnd(t *testing.T) {
+	notQuick(t, "an end-to-end drill (the Quick start runs one)")
 	t.Run("embedded", func(t *testing.T) { rekeyEndToEnd(t, nil) })
-	t.Run("postgres", func(t *testing.T) {
-		notQuick(t, "the rotation on PostgreSQL (the one on SQLite runs)")
-		rekeyEndToEnd(t, []string{"--database-url", postgresSchema(t)})
-	})
+	t.Run("postgres", func(t *testing.T) { rekeyEndToEnd(t, []string{"--database-url", postgresSchema(t)}) })
 }
 
 // rekeyEndToEnd runs the rotation on the store that storeArgs select.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"testing"
 
@@ -36,19 +35,11 @@ func TestHideCompanySecretsSetting(t *testing.T) {
 			// companyForm sends ContrasenaHacienda clave-de-hacienda and
 			// the PIN 1234.
 			ct, body := companyForm(t, ca, "3101123456", certmint.Options{}, nil)
-			status, created := admin.do("POST", "/api/companies/v4", ct, body)
-			if status != 200 || bytes.Contains(created, []byte("clave-de-hacienda")) || bytes.Contains(created, []byte(`"clave":"1234"`)) {
-				t.Fatalf("create: %d %s", status, created)
+			branch, companyID, created := postCompany(t, admin, ct, body)
+			if bytes.Contains(created, []byte("clave-de-hacienda")) || bytes.Contains(created, []byte(`"clave":"1234"`)) {
+				t.Fatalf("the create's answer holds a secret: %s", created)
 			}
-			var c struct {
-				CompaniaID                    int64
-				Usuario, Contrasena, APIToken string
-			}
-			if err := json.Unmarshal(created, &c); err != nil {
-				t.Fatal(err)
-			}
-			branch := apiClient{t: t, base: admin.base, token: c.APIToken, user: c.Usuario, pass: c.Contrasena}
-			path := fmt.Sprintf("/api/companies/%d/v4", c.CompaniaID)
+			path := fmt.Sprintf("/api/companies/%d/v4", companyID)
 			for _, who := range []struct {
 				name  string
 				cl    apiClient

@@ -222,40 +222,28 @@ func TestDecodeMessages(t *testing.T) {
 		field  string
 		want   string
 	}{
-		{"error/a close name", func() error { _, err := DecodeBranchInput([]byte(`{"razonComercal":"x"}`)); return err },
+		{"error/a close name", calls(DecodeBranchInput, `{"razonComercal":"x"}`),
 			"razonComercal", "is not a field of this call; did you mean razonComercial?"},
-		{"error/an older spelling misspelt", func() error { _, err := DecodeBranchInput([]byte(`{"monedaIdLocl":"x"}`)); return err },
+		{"error/an older spelling misspelt", calls(DecodeBranchInput, `{"monedaIdLocl":"x"}`),
 			"monedaIdLocl", "is not a field of this call; did you mean monedaLocal?"},
-		{"error/no close name", func() error { _, err := DecodeUserRequest([]byte(`{"usuario":"a","xyzzy":1}`)); return err },
+		{"error/no close name", calls(DecodeUserRequest, `{"usuario":"a","xyzzy":1}`),
 			"xyzzy", "is not a field of this call"},
-		{"error/a generated secret", func() error { _, err := DecodeUserRequest([]byte(`{"usuario":"a","contrasena":"x"}`)); return err },
+		{"error/a generated secret", calls(DecodeUserRequest, `{"usuario":"a","contrasena":"x"}`),
 			"contrasena", "is set by the service and cannot be sent; leave it out"},
-		{"error/one field twice", func() error { _, err := DecodeAPIUserUpdate([]byte(`{"activo":"S","Activo":"N"}`)); return err },
+		{"error/one field twice", calls(DecodeAPIUserUpdate, `{"activo":"S","Activo":"N"}`),
 			"activo", "is given more than once (as activo and Activo); give it once"},
-		{"error/a file for a text field", func() error {
-			_, err := DecodeCompanyForm(multipartCT, []byte(multipartFile("ContrasenaHacienda")))
-			return err
-		}, "ContrasenaHacienda", "must be sent as a text field, not a file"},
-		{"error/one form name twice", func() error {
-			_, err := DecodeCompanyForm("application/x-www-form-urlencoded", []byte("Clave=1&Clave=2"))
-			return err
-		}, "Clave", "is given more than once; give it once"},
-		{"error/an empty file", func() error {
-			_, err := DecodeCompanyForm(multipartCT, []byte(emptyFile("logo", "logo.png")))
-			return err
-		}, "logo", "the file is empty"},
-		{"error/a field of the company's get answer", func() error {
-			_, err := DecodeCompanyForm("application/x-www-form-urlencoded", []byte("RazonSocial=x&tieneLogo=false"))
-			return err
-		}, "tieneLogo", "is set by the service and cannot be sent; leave it out"},
-		{"error/a field of the company's update answer", func() error {
-			_, err := DecodeCompanyForm("application/x-www-form-urlencoded", []byte("RazonSocial=x&mensajeApi="))
-			return err
-		}, "mensajeApi", "is set by the service and cannot be sent; leave it out"},
-		{"error/a form name", func() error {
-			_, err := DecodeCompanyForm("application/x-www-form-urlencoded", []byte("RazonSocial=x&Razon_Social=y"))
-			return err
-		}, "Razon_Social", "is not a field of this call; did you mean RazonSocial?"},
+		{"error/a file for a text field", companyForm(multipartCT, multipartFile("ContrasenaHacienda")),
+			"ContrasenaHacienda", "must be sent as a text field, not a file"},
+		{"error/one form name twice", companyForm(urlencodedCT, "Clave=1&Clave=2"),
+			"Clave", "is given more than once; give it once"},
+		{"error/an empty file", companyForm(multipartCT, emptyFile("logo", "logo.png")),
+			"logo", "the file is empty"},
+		{"error/a field of the company's get answer", companyForm(urlencodedCT, "RazonSocial=x&tieneLogo=false"),
+			"tieneLogo", "is set by the service and cannot be sent; leave it out"},
+		{"error/a field of the company's update answer", companyForm(urlencodedCT, "RazonSocial=x&mensajeApi="),
+			"mensajeApi", "is set by the service and cannot be sent; leave it out"},
+		{"error/a form name", companyForm(urlencodedCT, "RazonSocial=x&Razon_Social=y"),
+			"Razon_Social", "is not a field of this call; did you mean RazonSocial?"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var fe *FieldError
@@ -267,4 +255,17 @@ func TestDecodeMessages(t *testing.T) {
 			}
 		})
 	}
+}
+
+// calls is a call of decode on body that returns its error only.
+func calls[T any](decode func([]byte) (T, error), body string) func() error {
+	return func() error { _, err := decode([]byte(body)); return err }
+}
+
+const urlencodedCT = "application/x-www-form-urlencoded"
+
+// companyForm is a call of DecodeCompanyForm on a body of content type ct
+// that returns its error only.
+func companyForm(ct, body string) func() error {
+	return func() error { _, err := DecodeCompanyForm(ct, []byte(body)); return err }
 }

@@ -22,6 +22,11 @@ func money(a hacienda.Amount) string {
 	return figures(a, 2)
 }
 
+// Money formats a money amount as the printed document writes it
+// (120.500,50), for what quotes the document beside its PDF (the
+// e-mail's total); an absent amount is "".
+func Money(a hacienda.Amount) string { return money(a) }
+
 // quantity formats a quantity or a rate; an absent amount is "".
 func quantity(a hacienda.Amount) string {
 	if !a.IsSet() {

@@ -58,32 +58,22 @@ func ParseLogo(b []byte) (*Logo, error) {
 	if len(b) > MaxLogoBytes {
 		return nil, ErrLogoTooLarge
 	}
-	isPNG := bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n"))
 	isJPEG := bytes.HasPrefix(b, []byte{0xff, 0xd8, 0xff})
-	if !isPNG && !isJPEG {
+	decodeConfig, decode := jpeg.DecodeConfig, jpeg.Decode
+	switch {
+	case bytes.HasPrefix(b, []byte("\x89PNG\r\n\x1a\n")):
+		decodeConfig, decode = png.DecodeConfig, png.Decode
+	case !isJPEG:
 		return nil, ErrLogoFormat
 	}
-	var (
-		cfg image.Config
-		err error
-	)
-	if isPNG {
-		cfg, err = png.DecodeConfig(bytes.NewReader(b))
-	} else {
-		cfg, err = jpeg.DecodeConfig(bytes.NewReader(b))
-	}
+	cfg, err := decodeConfig(bytes.NewReader(b))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrLogoDamaged, err)
 	}
 	if cfg.Width < 1 || cfg.Height < 1 || cfg.Width > MaxLogoSide || cfg.Height > MaxLogoSide {
 		return nil, fmt.Errorf("%w (it is %d × %d)", ErrLogoSize, cfg.Width, cfg.Height)
 	}
-	var img image.Image
-	if isPNG {
-		img, err = png.Decode(bytes.NewReader(b))
-	} else {
-		img, err = jpeg.Decode(bytes.NewReader(b))
-	}
+	img, err := decode(bytes.NewReader(b))
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrLogoDamaged, err)
 	}

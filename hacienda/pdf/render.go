@@ -124,7 +124,10 @@ func FromSignedXML(signed []byte, estado string) (Input, error) {
 
 // RenderSignedXML writes the printed representation of a stored signed
 // document to w: FromSignedXML then Render, with the tax authority's
-// mensaje under the state when not empty.
+// mensaje under the state when not empty. It knows nothing of the
+// environment the document was issued in, so it prints no test mark (nor
+// a logo or notes): the service prints its documents through
+// tenant/printed, which fills the whole Input.
 func RenderSignedXML(w io.Writer, signed []byte, estado, mensaje string) error {
 	in, err := FromSignedXML(signed, estado)
 	if err != nil {
@@ -400,9 +403,7 @@ func (r *renderer) document() {
 	r.otherCharges()
 	r.totals()
 	r.references()
-	r.others()
-	r.notes()
-	r.hacienda()
+	r.texts()
 }
 
 // logoW and logoH are the most room the logo takes at the top of a letter
@@ -487,7 +488,6 @@ func (r *renderer) estado() (string, [3]int) {
 // consecutivo, the date, the state and the situation together (Anexo 1,
 // nota 1) beside the QR code.
 func (r *renderer) heading() {
-	d := r.d
 	x := r.pg.marginX
 	y := r.pg.marginTop
 	textW := r.pg.contentW() - qrSize - 4
@@ -500,18 +500,7 @@ func (r *renderer) heading() {
 	y += 10
 	y += r.markBanner(x, y, textW)
 
-	type fact struct{ label, value string }
-	facts := []fact{
-		{"Clave numérica", d.Clave},
-		{"Consecutivo", d.NumeroConsecutivo},
-		{"Fecha de emisión", dateTime(d.FechaEmision)},
-	}
-	if len(d.Clave) == 50 {
-		if s, ok := situaciones[d.Clave[41]]; ok {
-			facts = append(facts, fact{"Situación", s})
-		}
-	}
-	for _, ft := range facts {
+	for _, ft := range r.facts() {
 		r.setColor(colorMuted)
 		r.setFont("", 8)
 		r.put(x, y, 30, 4.6, ft.label, "L")
@@ -541,6 +530,32 @@ func (r *renderer) heading() {
 	r.f.setY(y + sectionGap)
 }
 
+// facts are the document's identification: its clave, consecutivo and
+// date, and the situation its clave tells.
+func (r *renderer) facts() []item {
+	d := r.d
+	facts := []item{
+		{"Clave numérica", d.Clave},
+		{"Consecutivo", d.NumeroConsecutivo},
+		{"Fecha de emisión", dateTime(d.FechaEmision)},
+	}
+	if len(d.Clave) == 50 {
+		if s, ok := situaciones[d.Clave[41]]; ok {
+			facts = append(facts, item{"Situación", s})
+		}
+	}
+	return facts
+}
+
+// partyTitles are the headings of the issuer and the receiver, which say
+// which is the seller on a document the buyer issues.
+func partyTitles(t hacienda.DocumentType) (emisor, receptor string) {
+	if info, _ := t.Info(); info.IssuedByBuyer {
+		return "Emisor (vendedor)", "Receptor (comprador)"
+	}
+	return "Emisor", "Receptor"
+}
+
 // partyBlock is one party's lines, ready to draw.
 type partyBlock struct {
 	heading string
@@ -556,10 +571,7 @@ type styled struct {
 // parties draws the issuer and the receiver side by side.
 func (r *renderer) parties() {
 	d := r.d
-	emisor, receptor := "Emisor", "Receptor"
-	if info, _ := d.Type.Info(); info.IssuedByBuyer {
-		emisor, receptor = "Emisor (vendedor)", "Receptor (comprador)"
-	}
+	emisor, receptor := partyTitles(d.Type)
 	colW := (r.pg.contentW() - 4) / 2
 	blocks := []partyBlock{
 		r.partyLines(emisor, &d.Emisor, d.CodigoActividadEmisor, colW),
@@ -710,11 +722,7 @@ func (r *renderer) conditionItems() (left, right []item) {
 		}
 		left = append(left, item{label, strings.Join(medios, "; ")})
 	}
-	moneda := rf.CodigoTipoMoneda.CodigoMoneda
-	if moneda == "" {
-		moneda = "CRC"
-	}
-	right = []item{{"Moneda", moneda}}
+	right = []item{{"Moneda", currency(rf)}}
 	if tc := rf.CodigoTipoMoneda.TipoCambio; tc.IsSet() {
 		right = append(right, item{"Tipo de cambio", quantity(tc)})
 	}

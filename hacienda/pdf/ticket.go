@@ -3,8 +3,6 @@ package pdf
 import (
 	"strconv"
 	"strings"
-
-	"facturad/hacienda"
 )
 
 // The ticket: the same document as on letter paper, in one column 72 mm
@@ -54,17 +52,32 @@ func (r *renderer) tkSectionRule() {
 	r.f.setY(y + tkSection/2)
 }
 
+// tkHeight is the height of a ticket's line of text in type of size.
+func tkHeight(size float64) float64 {
+	if size < tkText {
+		return tkSmallH
+	}
+	return tkLineH
+}
+
+// styleOf is the font style of bold or regular type.
+func styleOf(bold bool) string {
+	if bold {
+		return "B"
+	}
+	return ""
+}
+
+// tkTitle starts a section of the ticket: a rule, then its title.
+func (r *renderer) tkTitle(title string) {
+	r.tkSectionRule()
+	r.tkLines(title, tkText, true, "L", colorAccent)
+}
+
 // tkLines writes text wrapped to the column in the given type, aligned
 // "L" or "C", continuing on the next page when it must.
 func (r *renderer) tkLines(s string, size float64, bold bool, align string, c [3]int) {
-	style := ""
-	if bold {
-		style = "B"
-	}
-	h := tkLineH
-	if size < tkText {
-		h = tkSmallH
-	}
+	style, h := styleOf(bold), tkHeight(size)
 	r.setFont(style, size)
 	for _, l := range r.wrap(s, r.pg.contentW()) {
 		y := r.space(h)
@@ -83,10 +96,7 @@ func (r *renderer) tkPair(label, value string, size float64, right bool) {
 		return
 	}
 	x, w := r.pg.marginX, r.pg.contentW()
-	h := tkLineH
-	if size < tkText {
-		h = tkSmallH
-	}
+	h := tkHeight(size)
 	if right {
 		r.setFont("B", size)
 		vw := r.f.width(encode(value)) + 2*cellMargin
@@ -138,10 +148,7 @@ func (r *renderer) ticketHeading() {
 		r.f.setY(y + h + 2)
 	}
 	d := r.d
-	emisor := "Emisor"
-	if info, _ := d.Type.Info(); info.IssuedByBuyer {
-		emisor = "Emisor (vendedor)"
-	}
+	emisor, _ := partyTitles(d.Type)
 	r.tkLines(emisor, tkSmall, false, "C", colorMuted)
 	b := r.partyLines("", &d.Emisor, d.CodigoActividadEmisor, w)
 	for _, l := range b.lines {
@@ -166,17 +173,7 @@ func (r *renderer) ticketHeading() {
 		y := r.space(16)
 		r.f.setY(y + r.markBanner(x, y, w))
 	}
-	facts := []item{
-		{"Clave numérica", d.Clave},
-		{"Consecutivo", d.NumeroConsecutivo},
-		{"Fecha de emisión", dateTime(d.FechaEmision)},
-	}
-	if len(d.Clave) == 50 {
-		if s, ok := situaciones[d.Clave[41]]; ok {
-			facts = append(facts, item{"Situación", s})
-		}
-	}
-	for _, ft := range facts {
+	for _, ft := range r.facts() {
 		if ft.label == "Clave numérica" {
 			// Fifty digits take the whole column.
 			r.tkLines(ft.label, tkSmall, false, "L", colorMuted)
@@ -202,12 +199,8 @@ func (r *renderer) ticketHeading() {
 // ticketReceiver draws the receiver, or says there is none.
 func (r *renderer) ticketReceiver() {
 	d := r.d
-	r.tkSectionRule()
-	receptor := "Receptor"
-	if info, _ := d.Type.Info(); info.IssuedByBuyer {
-		receptor = "Receptor (comprador)"
-	}
-	r.tkLines(receptor, tkText, true, "L", colorAccent)
+	_, receptor := partyTitles(d.Type)
+	r.tkTitle(receptor)
 	b := r.partyLines("", d.Receptor, d.CodigoActividadReceptor, r.pg.contentW())
 	for _, l := range b.lines {
 		y := r.space(tkLineH)
@@ -230,8 +223,7 @@ func (r *renderer) ticketLines() {
 	if len(d.DetalleServicio) == 0 {
 		return
 	}
-	r.tkSectionRule()
-	r.tkLines("Detalle", tkText, true, "L", colorAccent)
+	r.tkTitle("Detalle")
 	x, w := r.pg.marginX, r.pg.contentW()
 	for _, l := range d.DetalleServicio {
 		lf := describeLine(l)
@@ -244,11 +236,7 @@ func (r *renderer) ticketLines() {
 		}
 		var pieces []piece
 		wrapped := func(s string, size float64, bold bool, c [3]int) {
-			style := ""
-			if bold {
-				style = "B"
-			}
-			r.setFont(style, size)
+			r.setFont(styleOf(bold), size)
 			for _, line := range r.wrap(s, w) {
 				pieces = append(pieces, piece{s: line, size: size, bold: bold, c: c})
 			}
@@ -283,23 +271,12 @@ func (r *renderer) ticketLines() {
 		}
 		h := 0.0
 		for _, p := range pieces {
-			if p.size < tkText {
-				h += tkSmallH
-			} else {
-				h += tkLineH
-			}
+			h += tkHeight(p.size)
 		}
 		y := r.space(h + 0.8)
 		for _, p := range pieces {
-			ph := tkLineH
-			if p.size < tkText {
-				ph = tkSmallH
-			}
-			style := ""
-			if p.bold {
-				style = "B"
-			}
-			r.setFont(style, p.size)
+			ph := tkHeight(p.size)
+			r.setFont(styleOf(p.bold), p.size)
 			r.setColor(p.c)
 			r.putEncoded(x, y, w, ph, p.s, "L")
 			if p.right != "" {
@@ -319,8 +296,7 @@ func (r *renderer) ticketCharges() {
 	if len(d.OtrosCargos) == 0 {
 		return
 	}
-	r.tkSectionRule()
-	r.tkLines("Otros cargos", tkText, true, "L", colorAccent)
+	r.tkTitle("Otros cargos")
 	for _, oc := range d.OtrosCargos {
 		s := described(tiposOtrosCargos, oc.TipoDocumentoOC)
 		if oc.Detalle != "" {
@@ -343,10 +319,6 @@ func (r *renderer) ticketCharges() {
 // its colón equivalent, the total in words and the tax breakdown.
 func (r *renderer) ticketTotals() {
 	rf := r.d.ResumenFactura
-	moneda := rf.CodigoTipoMoneda.CodigoMoneda
-	if moneda == "" {
-		moneda = "CRC"
-	}
 	r.tkSectionRule()
 	for _, t := range summaryLines(rf) {
 		if !t.amount.IsSet() || (!t.always && t.amount.Sign() == 0) {
@@ -360,16 +332,12 @@ func (r *renderer) ticketTotals() {
 	r.setColor(colorAccent)
 	r.setFont("B", 8.5)
 	r.put(r.pg.marginX, y, r.pg.contentW(), 6, "Total del comprobante", "L")
-	r.put(r.pg.marginX, y, r.pg.contentW(), 6, moneda+" "+money(rf.TotalComprobante), "R")
+	r.put(r.pg.marginX, y, r.pg.contentW(), 6, currency(rf)+" "+money(rf.TotalComprobante), "R")
 	r.f.setY(y + 6.5)
 	if eq, ok := colonEquivalent(rf); ok {
 		r.tkPair(eq.label, eq.value, tkText, true)
 	}
-	words, err := Words(rf.TotalComprobante.Decimal(), moneda)
-	if err != nil {
-		words = "(el monto no se puede escribir en letras)"
-	}
-	r.tkLines("Son: "+words, tkText, true, "L", colorText)
+	r.tkLines(totalInWords(rf), tkText, true, "L", colorText)
 	if len(rf.TotalDesgloseImpuesto) > 0 {
 		r.f.setY(r.f.getY() + 1)
 		r.tkLines("Desglose de impuestos", tkSmall, true, "L", colorMuted)
@@ -389,8 +357,7 @@ func (r *renderer) ticketReferences() {
 	if len(d.InformacionReferencia) == 0 {
 		return
 	}
-	r.tkSectionRule()
-	r.tkLines("Información de referencia", tkText, true, "L", colorAccent)
+	r.tkTitle("Información de referencia")
 	for _, ir := range d.InformacionReferencia {
 		s := described(tiposDocReferencia, ir.TipoDocIR)
 		if ir.TipoDocRefOTRO != "" {
@@ -414,45 +381,21 @@ func (r *renderer) ticketReferences() {
 }
 
 // ticketTexts draws the free texts, the issuer's notes and the tax
-// authority's message.
+// authority's message, each under its title when there is any.
 func (r *renderer) ticketTexts() {
 	block := func(title string, texts []string, c [3]int) {
 		if len(texts) == 0 {
 			return
 		}
-		r.tkSectionRule()
-		r.tkLines(title, tkText, true, "L", colorAccent)
+		r.tkTitle(title)
 		for _, t := range texts {
 			r.tkLines(t, tkSmall, false, "L", c)
 		}
 	}
-	if o := r.d.Otros; o != nil {
-		var texts []string
-		for _, t := range append(append([]hacienda.OtroTexto{}, o.OtroTexto...), o.OtroContenido...) {
-			s := strings.TrimSpace(t.Valor)
-			if t.Codigo != "" {
-				s = t.Codigo + ": " + s
-			}
-			if s != "" {
-				texts = append(texts, s)
-			}
-		}
-		block("Observaciones", texts, colorText)
-	}
-	var notes []string
-	for _, l := range strings.Split(r.in.Notas, "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			notes = append(notes, l)
-		}
-	}
-	block("Notas del emisor", notes, colorText)
-	if m := strings.TrimSpace(r.in.MensajeHacienda); m != "" {
-		c := colorText
-		if r.in.Estado == "02" || r.in.Estado == "03" {
-			c = colorBad
-		}
-		block("Mensaje del Ministerio de Hacienda", strings.Split(m, "\n"), c)
-	}
+	block("Observaciones", r.otherTexts(), colorText)
+	block("Notas del emisor", r.noteLines(), colorText)
+	m, c := r.message()
+	block("Mensaje del Ministerio de Hacienda", m, c)
 }
 
 // ticketQR draws the QR code of the clave, centred.

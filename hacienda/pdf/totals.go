@@ -47,10 +47,7 @@ func summaryLines(rf hacienda.ResumenFactura) []totalLine {
 // the document in figures and in words.
 func (r *renderer) totals() {
 	rf := r.d.ResumenFactura
-	moneda := rf.CodigoTipoMoneda.CodigoMoneda
-	if moneda == "" {
-		moneda = "CRC"
-	}
+	moneda := currency(rf)
 	leftW := r.pg.contentW() * 0.52
 	rightX := r.pg.marginX + leftW + 6
 	rightW := r.pg.contentW() - leftW - 6
@@ -148,12 +145,8 @@ func (r *renderer) totals() {
 	r.f.setY(max(y+leftH, ly) + 2)
 
 	// The total in words.
-	words, err := Words(rf.TotalComprobante.Decimal(), moneda)
-	if err != nil {
-		words = "(el monto no se puede escribir en letras)"
-	}
 	r.setFont("B", 8)
-	lines := r.wrap("Son: "+words, r.pg.contentW())
+	lines := r.wrap(totalInWords(rf), r.pg.contentW())
 	y = r.space(float64(len(lines))*4 + 2)
 	r.setColor(colorText)
 	for _, l := range lines {
@@ -162,6 +155,24 @@ func (r *renderer) totals() {
 	}
 	r.rule(y + 1)
 	r.f.setY(y + 1 + sectionGap)
+}
+
+// currency is the code of the summary's currency: CRC when it names
+// none.
+func currency(rf hacienda.ResumenFactura) string {
+	if m := rf.CodigoTipoMoneda.CodigoMoneda; m != "" {
+		return m
+	}
+	return "CRC"
+}
+
+// totalInWords is "Son: " and the document's total in words.
+func totalInWords(rf hacienda.ResumenFactura) string {
+	words, err := Words(rf.TotalComprobante.Decimal(), currency(rf))
+	if err != nil {
+		words = "(el monto no se puede escribir en letras)"
+	}
+	return "Son: " + words
 }
 
 // equivalent is the colón equivalent of a foreign currency's total.
@@ -184,24 +195,23 @@ func colonEquivalent(rf hacienda.ResumenFactura) (equivalent, bool) {
 	}, true
 }
 
-// notes draws the issuer's notes (Input.Notas), a paragraph a line.
-func (r *renderer) notes() {
+// noteLines are the issuer's notes (Input.Notas), a paragraph a line,
+// blank lines left out.
+func (r *renderer) noteLines() []string {
 	var texts []string
 	for _, l := range strings.Split(r.in.Notas, "\n") {
 		if l = strings.TrimSpace(l); l != "" {
 			texts = append(texts, l)
 		}
 	}
-	if len(texts) > 0 {
-		r.paragraphs("Notas del emisor", texts, colorText)
-	}
+	return texts
 }
 
-// others draws the free texts (Otros).
-func (r *renderer) others() {
+// otherTexts are the free texts (Otros), each with its code.
+func (r *renderer) otherTexts() []string {
 	o := r.d.Otros
-	if o == nil || len(o.OtroTexto)+len(o.OtroContenido) == 0 {
-		return
+	if o == nil {
+		return nil
 	}
 	var texts []string
 	for _, t := range append(append([]hacienda.OtroTexto{}, o.OtroTexto...), o.OtroContenido...) {
@@ -213,24 +223,38 @@ func (r *renderer) others() {
 			texts = append(texts, s)
 		}
 	}
-	r.paragraphs("Observaciones", texts, colorText)
+	return texts
 }
 
-// hacienda draws the tax authority's message about the document, when
-// there is one.
-func (r *renderer) hacienda() {
-	if m := strings.TrimSpace(r.in.MensajeHacienda); m != "" {
-		c := colorText
-		if r.in.Estado == "02" || r.in.Estado == "03" {
-			c = colorBad
-		}
-		r.paragraphs("Mensaje del Ministerio de Hacienda", strings.Split(m, "\n"), c)
+// message is the tax authority's message about the document, a paragraph
+// a line, and its colour: a rejection's or an error's in red; none when
+// there is no message.
+func (r *renderer) message() ([]string, [3]int) {
+	m := strings.TrimSpace(r.in.MensajeHacienda)
+	if m == "" {
+		return nil, colorText
 	}
+	if r.in.Estado == "02" || r.in.Estado == "03" {
+		return strings.Split(m, "\n"), colorBad
+	}
+	return strings.Split(m, "\n"), colorText
+}
+
+// texts draws the free texts, the issuer's notes and the tax authority's
+// message, each under its title when there is any.
+func (r *renderer) texts() {
+	r.paragraphs("Observaciones", r.otherTexts(), colorText)
+	r.paragraphs("Notas del emisor", r.noteLines(), colorText)
+	m, c := r.message()
+	r.paragraphs("Mensaje del Ministerio de Hacienda", m, c)
 }
 
 // paragraphs draws a titled block of wrapped texts, continuing on the
-// next page when it must.
+// next page when it must; no texts draw nothing.
 func (r *renderer) paragraphs(title string, texts []string, c [3]int) {
+	if len(texts) == 0 {
+		return
+	}
 	r.sectionTitle(title)
 	r.setFont("", textSize)
 	for _, t := range texts {

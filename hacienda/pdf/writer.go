@@ -421,16 +421,23 @@ func (pw *writer) width(s string) float64 {
 }
 
 // widths is the table of character widths of the current font.
-func (pw *writer) widths() *[256]int {
-	if pw.bold {
+func (pw *writer) widths() *[256]int { return widthsOf(pw.bold) }
+
+// widthsOf is the table of character widths of the bold or the regular
+// font.
+func widthsOf(bold bool) *[256]int {
+	if bold {
 		return &fontWidths()[1]
 	}
 	return &fontWidths()[0]
 }
 
 // units is the width of s in thousandths of the font size.
-func (pw *writer) units(s string) int {
-	cw := pw.widths()
+func (pw *writer) units(s string) int { return unitsOf(pw.widths(), s) }
+
+// unitsOf is the width of the encoded text s in thousandths of the size
+// of the font whose widths are cw.
+func unitsOf(cw *[256]int, s string) int {
 	n := 0
 	for i := 0; i < len(s); i++ {
 		n += cw[s[i]]
@@ -510,15 +517,7 @@ func (pw *writer) markText(s string, size, x, y, angle float64, c [3]int) {
 // textWidth is the width in millimetres of the encoded text s in bold
 // (bold) or regular type at size points.
 func textWidth(s string, bold bool, size float64) float64 {
-	cw := &fontWidths()[0]
-	if bold {
-		cw = &fontWidths()[1]
-	}
-	n := 0
-	for i := 0; i < len(s); i++ {
-		n += cw[s[i]]
-	}
-	return float64(n) * size / ptPerMM / 1000
+	return float64(unitsOf(widthsOf(bold), s)) * size / ptPerMM / 1000
 }
 
 // rawStream writes object n, a stream whose content is already encoded

@@ -67,17 +67,17 @@ type document struct {
 	// the sandbox's docMu).
 	posts int64
 
-	// judgeMu guards the verdict: judged, estado, answer, detalle and
-	// credits. A document is judged once, unless keeping its verdict
-	// fails (Options.Store): it is then judged again at the next query.
+	// judgeMu guards the verdict: judged, estado, answer and detalle. A
+	// document is judged once, unless keeping its verdict fails
+	// (Options.Store): it is then judged again at the next query.
 	judgeMu sync.Mutex
 	judged  bool
 	estado  string
 	answer  []byte   // signed MensajeHacienda
 	detalle []string // rejection reasons
-	// credits are, for an accepted credit note, what it took from each
-	// document it references, by key: kept with its verdict, so that a
-	// sandbox started again takes it again.
+	// credits are, for an accepted credit note a Store kept, what it
+	// took from each document it references, by key: load takes it
+	// again. A note judged since the start took it at its judging.
 	credits map[string]decimal.Decimal
 
 	// credited is what accepted credit notes took from this document's
@@ -443,9 +443,7 @@ func (s *Sandbox) judge(ctx context.Context, d *document) {
 		v = Verdict{Estado: "error"}
 	}
 	v.Answer = answer
-	taken := map[string]decimal.Decimal{}
 	for ref, amount := range credits {
-		taken[ref.Key] = amount
 		if v.Credits == nil {
 			v.Credits = map[string]string{}
 		}
@@ -461,7 +459,7 @@ func (s *Sandbox) judge(ctx context.Context, d *document) {
 			return
 		}
 	}
-	d.judged, d.estado, d.answer, d.detalle, d.credits = true, v.Estado, v.Answer, v.Detalle, taken
+	d.judged, d.estado, d.answer, d.detalle = true, v.Estado, v.Answer, v.Detalle
 	switch v.Estado {
 	case "aceptado":
 		s.stats.accepted.Add(1)

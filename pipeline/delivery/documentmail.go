@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"facturad/hacienda"
+	"facturad/hacienda/pdf"
 	"facturad/tenant"
 )
 
@@ -162,38 +163,20 @@ func issuerAddresses(p hacienda.Party) []string {
 }
 
 // mailMoney writes an amount with its currency as the printed document
-// writes figures (decision 176): a point between thousands and a comma
-// before the decimals, at least two decimals and every further one the
-// amount carries (up to v4.4's five), so that the e-mail's total is the
-// PDF's character for character. Colones take the colón sign before the
-// figure (₡12.345,67); any other currency its ISO 4217 code and a space
-// (USD 1.706,10), since "$" alone does not say which dollar. An absent
-// currency is the colón, as in v4.4.
+// writes figures (decision 176, pdf.Money): a point between thousands and
+// a comma before the decimals, at least two decimals and every further
+// one the amount carries (up to v4.4's five), so that the e-mail's total
+// is the PDF's character for character. Colones take the colón sign
+// before the figure (₡12.345,67); any other currency its ISO 4217 code
+// and a space (USD 1.706,10), since "$" alone does not say which dollar.
+// An absent currency is the colón, as in v4.4; an absent amount is 0.
 func mailMoney(currency string, a hacienda.Amount) string {
-	d := a.Decimal()
-	whole, frac, _ := strings.Cut(d.Abs().StringFixed(hacienda.MoneyPlaces), ".")
-	frac = strings.TrimRight(frac, "0")
-	for len(frac) < 2 {
-		frac += "0"
-	}
-	var b strings.Builder
+	figure := pdf.Money(a.Or(hacienda.AmountFromInt(0)))
 	switch currency = strings.ToUpper(strings.TrimSpace(currency)); currency {
 	case "", "CRC":
-		b.WriteString("₡")
-	default:
-		b.WriteString(headerText(currency) + " ")
+		return "₡" + figure
 	}
-	if d.Sign() < 0 {
-		b.WriteByte('-')
-	}
-	for i, c := range whole {
-		if i > 0 && (len(whole)-i)%3 == 0 {
-			b.WriteByte('.')
-		}
-		b.WriteRune(c)
-	}
-	b.WriteString("," + frac)
-	return b.String()
+	return headerText(currency) + " " + figure
 }
 
 // documentMessage is the e-mail of an accepted document, from its signed

@@ -33,6 +33,9 @@ func TestMailMoney(t *testing.T) {
 			t.Errorf("mailMoney(%q, %s) = %q, want %q", tt.currency, tt.amount, got, tt.want)
 		}
 	}
+	if got := mailMoney("CRC", hacienda.Amount{}); got != "₡0,00" {
+		t.Errorf("mailMoney of an absent amount = %q, want ₡0,00", got)
+	}
 }
 
 func TestHeaderText(t *testing.T) {

@@ -44,10 +44,15 @@ func smtpConfig(t *testing.T, st *smtptest.Server) delivery.SMTP {
 }
 
 // fixedPDF is a PDF renderer returning known bytes, so that the
-// attachment can be compared byte for byte.
+// attachment can be compared byte for byte. It refuses a call without
+// the document the mailer read for the text: the signed XML is read once
+// an e-mail.
 type fixedPDF struct{}
 
-func (fixedPDF) DocumentPDF(_ context.Context, d tenant.Document) ([]byte, error) {
+func (fixedPDF) DocumentPDF(_ context.Context, d tenant.Document, x *hacienda.Document) ([]byte, error) {
+	if x == nil || x.Clave != d.Clave {
+		return nil, fmt.Errorf("document %s: the mailer did not pass the signed XML it read", d.Clave)
+	}
 	return []byte("%PDF-1.4\n% " + d.Clave + "\n%%EOF\n"), nil
 }
 

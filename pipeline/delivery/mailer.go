@@ -27,9 +27,10 @@ type EmailStore interface {
 
 // PDFRenderer renders a document's printed representation (the PDF of
 // GET /api/documents/{clave}/pdf/v4). Optional: without one the e-mail
-// carries the two XMLs only.
+// carries the two XMLs only. x is d's signed XML as the mailer read it
+// for the text, so that it is read once an e-mail.
 type PDFRenderer interface {
-	DocumentPDF(ctx context.Context, d tenant.Document) ([]byte, error)
+	DocumentPDF(ctx context.Context, d tenant.Document, x *hacienda.Document) ([]byte, error)
 }
 
 // ServiceFaultText is an e-mail's ultimoError while the mail server
@@ -267,7 +268,7 @@ func (m *Mailer) message(ctx context.Context, e tenant.EmailDelivery, d tenant.D
 		msg.Attachments = append(msg.Attachments, Attachment{Name: name + "-respuesta.xml", ContentType: "application/xml", Data: d.ResponseXML})
 	}
 	if m.o.PDF != nil {
-		pdf, err := m.o.PDF.DocumentPDF(ctx, d)
+		pdf, err := m.o.PDF.DocumentPDF(ctx, d, x)
 		if err != nil {
 			return Message{}, &SendError{Stage: "pdf", Msg: "the PDF could not be rendered: " + truncate(err.Error(), 200)}
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 
+	"facturad/hacienda"
 	"facturad/hacienda/pdf"
 	"facturad/tenant"
 	"facturad/tenant/printed"
@@ -32,8 +33,9 @@ type RenderWaiter interface {
 
 var _ PDFRenderer = PrintedPDF{}
 
-// DocumentPDF renders d once a render slot is free.
-func (p PrintedPDF) DocumentPDF(ctx context.Context, d tenant.Document) ([]byte, error) {
+// DocumentPDF renders d once a render slot is free: x is its signed XML
+// read back, or nil to read it here.
+func (p PrintedPDF) DocumentPDF(ctx context.Context, d tenant.Document, x *hacienda.Document) ([]byte, error) {
 	if p.Renders != nil {
 		release, err := p.Renders.WaitRender(ctx)
 		if err != nil {
@@ -41,7 +43,7 @@ func (p PrintedPDF) DocumentPDF(ctx context.Context, d tenant.Document) ([]byte,
 		}
 		defer release()
 	}
-	in, err := p.Printer.Issued(ctx, d, nil, "")
+	in, err := p.Printer.Issued(ctx, d, x, "")
 	if err != nil {
 		return nil, fmt.Errorf("print document %s: %w", d.Clave, err)
 	}

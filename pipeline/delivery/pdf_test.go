@@ -32,11 +32,11 @@ func TestPrintedPDFWaitsForARenderSlot(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	if _, err := p.DocumentPDF(ctx, d); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := p.DocumentPDF(ctx, d, nil); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("with every slot held: %v, want the context's deadline", err)
 	}
 	release()
-	b, err := p.DocumentPDF(context.Background(), d)
+	b, err := p.DocumentPDF(context.Background(), d, nil)
 	if err != nil || !bytes.HasPrefix(b, []byte("%PDF-")) {
 		t.Fatalf("with a free slot: %v, %.20q", err, b)
 	}

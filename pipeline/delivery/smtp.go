@@ -45,12 +45,20 @@ type SMTP struct {
 	LocalName string
 }
 
+// SMTPSettingError is ParseSMTPURL's refusal: which of its two settings
+// is wrong, smtp_url or smtp_from, and how.
+type SMTPSettingError struct {
+	Setting, Problem string
+}
+
+func (e *SMTPSettingError) Error() string { return e.Setting + ": " + e.Problem }
+
 // ParseSMTPURL reads FACTURAD_SMTP_URL and FACTURAD_SMTP_FROM. Its errors
-// never quote the URL (it holds a password).
+// are *SMTPSettingError and never quote the URL (it holds a password).
 func ParseSMTPURL(raw, from string) (SMTP, error) {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" || u.Hostname() == "" {
-		return SMTP{}, errors.New("smtp_url: must be smtp://user:password@host:port or smtps://…")
+		return SMTP{}, &SMTPSettingError{"smtp_url", "must be smtp://user:password@host:port or smtps://…"}
 	}
 	s := SMTP{Host: u.Hostname(), Port: u.Port()}
 	switch u.Scheme {
@@ -64,7 +72,7 @@ func ParseSMTPURL(raw, from string) (SMTP, error) {
 			s.Port = "465"
 		}
 	default:
-		return SMTP{}, errors.New("smtp_url: the scheme must be smtp or smtps")
+		return SMTP{}, &SMTPSettingError{"smtp_url", "the scheme must be smtp or smtps"}
 	}
 	if u.User != nil {
 		s.Username = u.User.Username()
@@ -72,7 +80,7 @@ func ParseSMTPURL(raw, from string) (SMTP, error) {
 	}
 	a, err := mail.ParseAddress(from)
 	if err != nil {
-		return SMTP{}, errors.New("smtp_from: must be an e-mail address, such as Facturación <facturas@example.com>")
+		return SMTP{}, &SMTPSettingError{"smtp_from", "must be an e-mail address, such as Facturación <facturas@example.com>"}
 	}
 	s.From = a.String()
 	return s, nil

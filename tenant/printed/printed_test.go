@@ -144,8 +144,14 @@ func TestCache(t *testing.T) {
 	if n := cs.reads.Load(); n != 1 {
 		t.Errorf("%d reads of one company, want 1", n)
 	}
-	if _, err := c.CompanyPrint(ctx, 9); !errors.Is(err, tenant.ErrNotFound) {
-		t.Errorf("missing company: %v", err)
+	for i := range 2 {
+		before := cs.reads.Load()
+		if _, err := c.CompanyPrint(ctx, 9); !errors.Is(err, tenant.ErrNotFound) {
+			t.Errorf("missing company, read %d: %v", i+1, err)
+		}
+		if cs.reads.Load() != before+1 {
+			t.Errorf("missing company, read %d: the error came from the cache", i+1)
+		}
 	}
 	c.CompanyPrint(ctx, 2)
 	c.CompanyPrint(ctx, 3) // drops 1, read first

@@ -44,18 +44,9 @@ func testValidacionesRegistro(t *testing.T, s tenant.Store) {
 			mustNot(t, "CreateCompany", s.CreateCompany(ctx, &c, &b, &u))
 			read := func(what string, want string) {
 				t.Helper()
-				got, err := s.Company(ctx, id)
-				mustNot(t, "Company", err)
-				found, err := s.SearchCompanies(ctx, tenant.CompanyQuery{CompanyID: id})
-				mustNot(t, "SearchCompanies", err)
-				withBranch, _, err := s.CompanyBranch(ctx, id, b.ID)
-				mustNot(t, "CompanyBranch", err)
-				if len(found) != 1 {
-					t.Fatalf("search by id found %d companies", len(found))
-				}
-				for name, g := range map[string]string{"Company": got.ValidacionesRegistro, "SearchCompanies": found[0].ValidacionesRegistro, "CompanyBranch": withBranch.ValidacionesRegistro} {
-					if g != want {
-						t.Errorf("%s: %s reads %q, want %q", what, name, g, want)
+				for name, g := range everyCompanyRead(t, s, id, b.ID) {
+					if g.ValidacionesRegistro != want {
+						t.Errorf("%s: %s reads %q, want %q", what, name, g.ValidacionesRegistro, want)
 					}
 				}
 			}
@@ -92,4 +83,22 @@ func testValidacionesRegistro(t *testing.T, s tenant.Store) {
 			}
 		})
 	}
+}
+
+// everyCompanyRead reads the company id through every read of a company
+// (Company, SearchCompanies by id, CompanyBranch with branchID), by the
+// read's name.
+func everyCompanyRead(t *testing.T, s tenant.Store, id, branchID int64) map[string]tenant.Company {
+	t.Helper()
+	ctx := context.Background()
+	got, err := s.Company(ctx, id)
+	mustNot(t, "Company", err)
+	found, err := s.SearchCompanies(ctx, tenant.CompanyQuery{CompanyID: id})
+	mustNot(t, "SearchCompanies", err)
+	withBranch, _, err := s.CompanyBranch(ctx, id, branchID)
+	mustNot(t, "CompanyBranch", err)
+	if len(found) != 1 {
+		t.Fatalf("search by id found %d companies", len(found))
+	}
+	return map[string]tenant.Company{"Company": got, "SearchCompanies": found[0], "CompanyBranch": withBranch}
 }

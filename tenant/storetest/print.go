@@ -32,16 +32,7 @@ func testCompanyPrint(t *testing.T, s tenant.Store) {
 
 	read := func(what string, notas string, hasLogo bool, logo []byte) {
 		t.Helper()
-		got, err := s.Company(ctx, id)
-		mustNot(t, "Company", err)
-		found, err := s.SearchCompanies(ctx, tenant.CompanyQuery{CompanyID: id})
-		mustNot(t, "SearchCompanies", err)
-		withBranch, _, err := s.CompanyBranch(ctx, id, b.ID)
-		mustNot(t, "CompanyBranch", err)
-		if len(found) != 1 {
-			t.Fatalf("%s: search by id found %d companies", what, len(found))
-		}
-		for name, g := range map[string]tenant.Company{"Company": got, "SearchCompanies": found[0], "CompanyBranch": withBranch} {
+		for name, g := range everyCompanyRead(t, s, id, b.ID) {
 			if g.NotasImpresas != notas || g.HasLogo != hasLogo || g.Logo != nil || g.ReplaceLogo {
 				t.Errorf("%s: %s reads notes %q, has logo %v (image %d bytes, replace %v); want %q, %v", what, name,
 					g.NotasImpresas, g.HasLogo, len(g.Logo), g.ReplaceLogo, notas, hasLogo)
