@@ -12,9 +12,8 @@ import (
 
 // The English messages the tests compare answers with.
 var (
-	msgValidation = msg.ValidationFailed.With().String()
-	msgUnauth     = msg.Unauthenticated.With("").String()
-	msgApology    = "Sorry, something went wrong on our side; please report incident "
+	msgUnauth  = msg.Unauthenticated.With("").String()
+	msgApology = "Sorry, something went wrong on our side; please report incident "
 )
 
 // TestMain runs the tests under a CatalogueWatch: any error answer of

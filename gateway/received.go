@@ -5,8 +5,8 @@ import (
 	"net/http"
 
 	"facturad/hacienda"
-	"facturad/hacienda/pdf"
 	"facturad/hacienda/msg"
+	"facturad/hacienda/pdf"
 	"facturad/pipeline"
 	"facturad/tenant"
 	"facturad/tenant/docview"

@@ -653,8 +653,6 @@ func (s *Server) adminHandler(rc *fasthttp.RequestCtx) {
 	}
 }
 
-var errDraining = errors.New("draining: the service is shutting down")
-
 // The values of /readyz's status.
 const (
 	statusReady    = "ready"
@@ -666,6 +664,7 @@ const (
 // overall status and each check's "ok" or "down: ...".
 type readyBody struct {
 	StatusCode int               `json:"statusCode,omitempty"`
+	Code       string            `json:"code,omitempty"`
 	Message    string            `json:"message,omitempty"`
 	Errors     any               `json:"errors,omitempty"` // {} on a 503
 	Status     string            `json:"status"`
@@ -679,7 +678,8 @@ func (s *Server) readyz(rc *fasthttp.RequestCtx) {
 	body := readyBody{Status: statusReady, Checks: map[string]string{}}
 	var down []string
 	if s.draining.Load() {
-		body.Status, body.Message = statusNotReady, errDraining.Error()
+		body.Status = statusNotReady
+		body.Code, body.Message = msg.Stopping.Code(), msg.Stopping.With().In(langOf(rc))
 		body.Checks["shutdown"] = "draining"
 	} else {
 		for _, r := range s.runChecks() {
@@ -697,7 +697,8 @@ func (s *Server) readyz(rc *fasthttp.RequestCtx) {
 			down = append(down, r.name)
 		}
 		if body.Status == statusNotReady {
-			body.Message = "not ready: " + strings.Join(down, ", ") + " down"
+			body.Code = msg.NotReady.Code()
+			body.Message = msg.NotReady.With(strings.Join(down, ", ")).In(langOf(rc))
 		}
 	}
 	if body.Status != statusNotReady {

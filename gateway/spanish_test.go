@@ -114,7 +114,7 @@ func TestErrorsInSpanish(t *testing.T) {
 		{"user without usuario", "POST", branch + "/users/v4", &co.user, "application/json", []byte(`{}`), 400, "validation_failed", []string{"required"}},
 		{"listing with bad parameters", "GET", "/api/documents/v4?limit=0&desde=ayer&estado=9", &co.user, "", nil, 400, "validation_failed", []string{"limit_range", "desde_format", "one_of"}},
 		{"webhook with bad url", "POST", companies + "/webhooks/v4", &co.user, "application/json", []byte(`{"url":"ftp://x","eventos":["nada"]}`), 400, "validation_failed", []string{"webhook_url_scheme", "evento_unknown"}},
-		{"void with an unknown field", "POST", "/api/documents/" + ghost + "/anular/v4", &co.user, "application/json", []byte(`{"id_externo":"v","lineaz":[]}`), 400, "validation_failed", []string{"unknown_field"}},
+		{"void with an unknown field", "POST", "/api/documents/" + ghost + "/anular/v4", &co.user, "application/json", []byte(`{"id_externo":"v","xyzzy":1,"lineaz":[]}`), 400, "validation_failed", []string{"unknown_field", "unknown_field_near"}},
 		{"no credentials", "GET", companies + "/v4", nil, "", nil, 401, "unauthenticated", nil},
 		{"another tenant's company", "GET", fmt.Sprintf("/api/companies/%d/v4", other.id), &co.user, "", nil, 404, "company_not_found", nil},
 		{"a branch that is not there", "PUT", companies + "/branches/999999/v4", &co.user, "application/json", []byte(`{"sucursal":"002"}`), 404, "branch_not_found", nil},

@@ -1,8 +1,6 @@
 package hacienda
 
 import (
-	"strconv"
-
 	"github.com/shopspring/decimal"
 
 	"facturad/hacienda/msg"
@@ -1150,8 +1148,6 @@ func isDigits(s string, min, max int) bool {
 	}
 	return true
 }
-
-func itoa(i int) string { return strconv.Itoa(i) }
 
 // fpath is a field path built only when an error is reported, so that the
 // checks on the happy path allocate nothing.

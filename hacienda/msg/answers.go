@@ -177,6 +177,11 @@ var (
 		"The tax authority's registry cannot be reached and nothing is cached for this question; try again later.",
 		"No se puede consultar el registro de Hacienda y no hay nada guardado para esta consulta; intente de nuevo más tarde.",
 		"A registry lookup (A.13) that cannot be answered now.")
+	// NotReady takes the names of the checks that failed.
+	NotReady = answer("not_ready", 503,
+		"Not ready: %s down.",
+		"No está listo: %s sin servicio.",
+		"/readyz: a check the service cannot do without failed; the message names it.")
 	Stopping = answer("service_stopping", 503,
 		"The service is stopping; try again.",
 		"El servicio se está deteniendo; intente de nuevo.",
