@@ -56,11 +56,11 @@ const (
 // A.5 and the PDF of A.12 for Options.Routes. The calculate call is not
 // among them. renders bounds the PDF downloads (nil: unbounded, for
 // tests); the service shares one bound among every route and the
-// background work that draws PDFs. print (at most one) makes what a PDF
-// shows beside the XML; without it a document is marked by its own
-// environment and prints no logo or notes.
-func DocumentRoutes(d Documents, renders RenderSlots, print ...printed.Printer) []Route {
-	h := documentHandlers{d: d, renders: renders, print: onePrinter(print)}
+// background work that draws PDFs. print makes what a PDF shows beside
+// the XML; its zero value marks a document by its own environment and
+// prints no logo or notes.
+func DocumentRoutes(d Documents, renders RenderSlots, print printed.Printer) []Route {
+	h := documentHandlers{d: d, renders: renders, print: print}
 	return []Route{
 		{Method: http.MethodPost, Path: "/api/documents/v4", MaxBody: SendMaxBody, Timeout: SendTimeout, Handle: h.send, Sheds: true},
 		{Method: http.MethodPut, Path: "/api/documents/{clave}/v4", MaxBody: noBodyLimit, Timeout: CheckTimeout, Handle: h.check},
@@ -69,15 +69,6 @@ func DocumentRoutes(d Documents, renders RenderSlots, print ...printed.Printer) 
 		{Method: http.MethodGet, Path: "/api/documents/{clave}/response-xml/v4", MaxBody: noBodyLimit, Handle: h.responseXML},
 		{Method: http.MethodGet, Path: "/api/documents/{clave}/pdf/v4", MaxBody: noBodyLimit, Timeout: PDFTimeout, Handle: h.printed, Sheds: true},
 	}
-}
-
-// onePrinter is the printer given to a routes' constructor, or the zero
-// one.
-func onePrinter(ps []printed.Printer) printed.Printer {
-	if len(ps) > 0 {
-		return ps[0]
-	}
-	return printed.Printer{}
 }
 
 type documentHandlers struct {

@@ -19,6 +19,7 @@ import (
 	"facturad/pipeline"
 	"facturad/signer"
 	"facturad/tenant"
+	"facturad/tenant/printed"
 )
 
 // shapeDocument is the Document answer of A.5.
@@ -84,7 +85,7 @@ func TestDocumentRoutesContract(t *testing.T) {
 		Submission:  tenant.Submission{Phase: tenant.PhaseFor(tenant.StateSent), Estado: tenant.StateSent, SignedXML: []byte("<FacturaElectronica/>")},
 	}
 	f := &fakeDocuments{doc: doc, out: pipeline.Outcome{Document: doc, Answer: pipeline.Answer{Estado: doc.Estado}}}
-	b := setup(t, Options{Tenants: docTenants{}, Routes: DocumentRoutes(f, nil)})
+	b := setup(t, Options{Tenants: docTenants{}, Routes: DocumentRoutes(f, nil, printed.Printer{})})
 	u := creds{"t", "u", "p"}
 
 	t.Run("ok/send", func(t *testing.T) {
@@ -279,7 +280,7 @@ func testDocumentsEndToEnd(t *testing.T, store tenant.Store) {
 	if !ok {
 		t.Fatalf("%T keeps no e-mails", store)
 	}
-	w.testBundle = setup(t, Options{Tenants: svc, Routes: append(append(DocumentRoutes(p, nil), ReceivedRoutes(p, nil)...), EmailRoutes(p, svc)...)})
+	w.testBundle = setup(t, Options{Tenants: svc, Routes: append(append(DocumentRoutes(p, nil, printed.Printer{}), ReceivedRoutes(p, nil, printed.Printer{})...), EmailRoutes(p, svc)...)})
 	co := w.createCompany(t, w.admin, "3101123456", "Documentos de Prueba S.A.")
 	other := w.createCompany(t, w.admin, "3101654321", "Otra Empresa S.A.")
 
@@ -597,7 +598,7 @@ func (a archivedDocuments) Document(ctx context.Context, _ tenant.Principal, _ s
 func TestDocumentRoutesArchivedParts(t *testing.T) {
 	doc := tenant.Document{IDExterno: "ext-1", Consecutivo: "00100001010000000007", Numero: 7, Clave: testClave,
 		Submission: tenant.Submission{Phase: tenant.PhaseAccepted, Estado: tenant.StateAccepted}}
-	b := setup(t, Options{Tenants: docTenants{}, Routes: DocumentRoutes(archivedDocuments{doc}, nil)})
+	b := setup(t, Options{Tenants: docTenants{}, Routes: DocumentRoutes(archivedDocuments{doc}, nil, printed.Printer{})})
 	u := creds{"t", "u", "p"}
 	for _, tc := range []struct {
 		method, path string
@@ -653,7 +654,7 @@ func TestPDFRenderBounds(t *testing.T) {
 		Submission: tenant.Submission{Phase: tenant.PhaseFor(tenant.StateAccepted), Estado: tenant.StateAccepted, SignedXML: x}}
 	f := &fakeDocuments{doc: doc}
 	lim := pdf.NewLimiter(2, 1)
-	b := setup(t, Options{Tenants: docTenants{}, Routes: DocumentRoutes(f, lim)})
+	b := setup(t, Options{Tenants: docTenants{}, Routes: DocumentRoutes(f, lim, printed.Printer{})})
 	u := creds{"t", "u", "p"}
 	get := func() reply { return b.do(t, "GET", "/api/documents/"+testClave+"/pdf/v4", &u, "", nil) }
 

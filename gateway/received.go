@@ -36,8 +36,8 @@ const ReceiveMaxBody = 4 << 20
 // of A.11 and the supplier's document printed (as A.12 prints an issued
 // one) for Options.Routes. renders bounds the PDF downloads, as in
 // DocumentRoutes.
-func ReceivedRoutes(d ReceivedDocuments, renders RenderSlots, print ...printed.Printer) []Route {
-	h := receivedHandlers{d: d, renders: renders, print: onePrinter(print)}
+func ReceivedRoutes(d ReceivedDocuments, renders RenderSlots, print printed.Printer) []Route {
+	h := receivedHandlers{d: d, renders: renders, print: print}
 	return []Route{
 		{Method: http.MethodPost, Path: "/api/received/v4", MaxBody: ReceiveMaxBody, Timeout: SendTimeout, Handle: h.receive, Sheds: true},
 		{Method: http.MethodPut, Path: "/api/received/{clave}/v4", MaxBody: noBodyLimit, Timeout: CheckTimeout, Handle: h.check},

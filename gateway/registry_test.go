@@ -13,6 +13,7 @@ import (
 	"facturad/pipeline"
 	"facturad/tenant"
 	"facturad/tenant/authcache"
+	"facturad/tenant/printed"
 )
 
 // registryBundle serves the lookups over the sandbox's registries.
@@ -154,7 +155,7 @@ func TestRegistryLanguage(t *testing.T) {
 	doc := tenant.Document{Consecutivo: "00100001010000000007", Numero: 7, Clave: testClave,
 		Submission: tenant.Submission{Phase: tenant.PhaseFor(tenant.StateSent), Estado: tenant.StateSent}}
 	f := &fakeDocuments{err: spanishRefusal{}, out: pipeline.Outcome{Document: doc, Answer: pipeline.Answer{Estado: doc.Estado}}}
-	b := setup(t, Options{Tenants: docTenants{}, Routes: DocumentRoutes(f, nil)})
+	b := setup(t, Options{Tenants: docTenants{}, Routes: DocumentRoutes(f, nil, printed.Printer{})})
 	u := creds{"t", "u", "p"}
 	body := []byte(`{"id_externo":"x","tipo_documento":"01"}`)
 	for _, tt := range []struct {

@@ -13,6 +13,7 @@ import (
 
 	"facturad/hacienda/sandbox"
 	"facturad/pipeline"
+	"facturad/tenant/printed"
 )
 
 // TestLaneFloodIsShed floods one branch's lane through the real pipeline:
@@ -32,7 +33,7 @@ func TestLaneFloodIsShed(t *testing.T) {
 				t.Fatal(err)
 			}
 			startPipeline(t, p)
-			w.testBundle = setup(t, Options{Tenants: svc, Routes: DocumentRoutes(p, nil)})
+			w.testBundle = setup(t, Options{Tenants: svc, Routes: DocumentRoutes(p, nil, printed.Printer{})})
 			co := w.createCompany(t, w.admin, "3101123456", "Carga de Prueba S.A.")
 
 			const flood = 24

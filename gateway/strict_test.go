@@ -17,6 +17,7 @@ import (
 	"facturad/hacienda/msg"
 	"facturad/pipeline"
 	"facturad/tenant"
+	"facturad/tenant/printed"
 )
 
 // Every body a route reads is decoded strictly: a name that is no field of
@@ -213,7 +214,7 @@ func keys[V any](m map[string]V) map[string]bool {
 // a misspelt name gets the field meant suggested.
 func TestStrictBodies(t *testing.T) {
 	docs := &fakeDocuments{out: (&fakeDerived{}).outcome(strictClave)}
-	b := setup(t, Options{Tenants: &fakeTenants{}, Routes: slices.Concat(DocumentRoutes(docs, nil), ReceivedRoutes(strictReceived{}, nil),
+	b := setup(t, Options{Tenants: &fakeTenants{}, Routes: slices.Concat(DocumentRoutes(docs, nil, printed.Printer{}), ReceivedRoutes(strictReceived{}, nil, printed.Printer{}),
 		WebhookRoutes(strictWebhooks{}), DerivedRoutes(&fakeDerived{}), []Route{CalculateRoute()})})
 	for key, row := range bodyRoutes() {
 		method, _, _ := strings.Cut(key, " ")

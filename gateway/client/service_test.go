@@ -33,6 +33,7 @@ import (
 	"facturad/tenant"
 	"facturad/tenant/authcache"
 	"facturad/tenant/certopen"
+	"facturad/tenant/printed"
 	"facturad/tenant/seal"
 	"facturad/tenant/sqlite"
 )
@@ -185,7 +186,7 @@ func startService(ctx context.Context, dir string) (_ *testService, err error) {
 	}
 	gw, err := gateway.New(gateway.Options{
 		Tenants: tenants, Ready: gateway.ReadyFunc(store.Ping), Logger: log, Registerer: reg,
-		Routes: append(append(append(append(append(gateway.DocumentRoutes(docs, nil), gateway.ReceivedRoutes(docs, nil)...), list, audit, gateway.CalculateRoute()),
+		Routes: append(append(append(append(append(gateway.DocumentRoutes(docs, nil, printed.Printer{}), gateway.ReceivedRoutes(docs, nil, printed.Printer{})...), list, audit, gateway.CalculateRoute()),
 			append(append(gateway.EmailRoutes(docs, tenants), gateway.RegistryRoutes(registries)...), gateway.ConnectionTestRoute(docs))...), operators...),
 			append(append(gateway.UsageRoutes(tenants), gateway.IVARoute(tenants), gateway.ExportRoute(exporter)), gateway.DerivedRoutes(docs)...)...),
 	})
