@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"facturad/hacienda/api"
+	"facturad/hacienda/msg"
 	"facturad/tenant"
 )
 
@@ -179,7 +180,7 @@ func AuditRoute(l AuditLog, cursorKey []byte) (Route, error) {
 		Handle: func(ctx context.Context, r *Request) (Reply, error) {
 			companyID, err := strconv.ParseInt(r.Params[paramCompanyID], 10, 64)
 			if err != nil || companyID < 0 {
-				return Reply{}, invalid("CompaniaId", "must be a company's id: a positive integer (0 is the platform's log, an admin's)")
+				return Reply{}, invalid("CompaniaId", msg.CompaniaIDAudit.With())
 			}
 			page, err := parsePageQuery(r.Query)
 			if err != nil {

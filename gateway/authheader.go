@@ -8,35 +8,37 @@ import (
 	"strconv"
 	"strings"
 
+	"facturad/hacienda/msg"
 	"facturad/tenant"
 )
 
 // How the two credential headers (A.1) go wrong, said in a 401's message so
-// that a caller can fix its request. The messages name the header and never
-// repeat its value.
-const (
-	reasonNoToken      = "The AuthToken header is missing."
-	reasonNoAuth       = "The Authorization header is missing."
-	reasonNotBasic     = "The Authorization header is not of the Basic scheme: send Authorization: Basic base64(usuario:contrasena)."
-	reasonEmptyBasic   = "The Authorization header has nothing after Basic: send base64(usuario:contrasena)."
-	reasonWrapped      = "The Authorization header's Basic value is broken over several lines: encode usuario:contrasena on one line (base64 -w0, or curl -u usuario:contrasena)."
-	reasonNotBase64    = "The Authorization header's Basic value is not base64 of usuario:contrasena."
-	reasonNoColon      = "The Authorization header's Basic value decodes to no usuario:contrasena pair (no ':')."
-	reasonEmptyUser    = "The Authorization header's Basic value has an empty usuario."
-	reasonEmptyPasswrd = "The Authorization header's Basic value has an empty contrasena."
+// that a caller can fix its request (parts of the catalogue's
+// unauthenticated answer). The messages name the header and never repeat
+// its value.
+var (
+	reasonNoToken      = msg.AuthNoToken
+	reasonNoAuth       = msg.AuthNoAuth
+	reasonNotBasic     = msg.AuthNotBasic
+	reasonEmptyBasic   = msg.AuthEmptyBasic
+	reasonWrapped      = msg.AuthWrapped
+	reasonNotBase64    = msg.AuthNotBase64
+	reasonNoColon      = msg.AuthNoColon
+	reasonEmptyUser    = msg.AuthEmptyUser
+	reasonEmptyPasswrd = msg.AuthEmptyPassword
 )
 
 // credentialsError is a request refused before its credentials were
 // checked, because a header is missing or malformed. It is
-// tenant.ErrUnauthenticated with a reason.
-type credentialsError struct{ reason string }
+// tenant.ErrUnauthenticated with a reason (a part of the catalogue).
+type credentialsError struct{ reason *msg.Entry }
 
-func (e *credentialsError) Error() string { return "credentials: " + e.reason }
+func (e *credentialsError) Error() string { return "credentials:" + e.reason.With().String() }
 func (e *credentialsError) Unwrap() error { return tenant.ErrUnauthenticated }
 
 // parseBasic reads "Basic base64(user:password)"; the scheme is matched
 // without regard to case. A value that cannot be read gives the reason.
-func parseBasic(v []byte) (user, pass, reason string) {
+func parseBasic(v []byte) (user, pass string, reason *msg.Entry) {
 	v = bytes.TrimSpace(v)
 	if len(v) == 0 {
 		return "", "", reasonNoAuth
@@ -67,7 +69,7 @@ func parseBasic(v []byte) (user, pass, reason string) {
 	case p == "":
 		return "", "", reasonEmptyPasswrd
 	}
-	return u, p, ""
+	return u, p, nil
 }
 
 // A header line without ':' as fasthttp reports it: the line, then the
@@ -80,13 +82,14 @@ var headerName = regexp.MustCompile(`^[A-Za-z0-9!#$%&'*+.^_|~-]{1,64}$`)
 // brokenHeader recognises a request refused because a header line has no
 // ':' (most often a value wrapped over two lines, as base64 wraps a long
 // Basic value at 76 columns) and returns the header whose value was
-// broken and why; reason is empty when err is something else. The request
-// bytes in err are read only for header names, never repeated.
-func brokenHeader(err error) (name, reason string) {
+// broken and why; reason is the zero Message when err is something else.
+// The request bytes in err are read only for header names, never
+// repeated.
+func brokenHeader(err error) (name string, reason msg.Message) {
 	if err == nil || !strings.Contains(err.Error(), "missing colon") {
-		return "", ""
+		return "", msg.Message{}
 	}
-	name, reason = "headers", "A request header line has no ':': a header value was broken over several lines (a base64 Authorization: Basic value wraps at 76 columns: encode it with base64 -w0, or use curl -u usuario:contrasena)."
+	name, reason = "headers", msg.HeaderBroken.With()
 	var m []string
 	for e := err; e != nil && m == nil; e = errors.Unwrap(e) {
 		m = missingColon.FindStringSubmatch(e.Error())
@@ -113,7 +116,7 @@ func brokenHeader(err error) (name, reason string) {
 		return name, reason
 	}
 	if strings.EqualFold(prev, "Authorization") {
-		return "Authorization", reasonWrapped
+		return "Authorization", msg.AuthorizationWrapped.With()
 	}
-	return prev, "The " + prev + " header's value is broken over several lines (a line without ':' follows it): send it on one line."
+	return prev, msg.HeaderWrapped.With(prev)
 }

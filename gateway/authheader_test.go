@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"facturad/hacienda/msg"
 )
 
 // A refused credential header is named in the answer, its value never.
@@ -20,7 +22,7 @@ func TestMalformedCredentialHeaders(t *testing.T) {
 	tests := []struct {
 		name   string
 		hdr    []string
-		reason string // the end of the 401's message
+		reason *msg.Entry // the end of the 401's message
 	}{
 		{"error/no AuthToken", []string{"Authorization", "Basic " + b64("u1:"+secret)}, reasonNoToken},
 		{"error/no Authorization", []string{"AuthToken", fakeUser.token}, reasonNoAuth},
@@ -30,7 +32,7 @@ func TestMalformedCredentialHeaders(t *testing.T) {
 		{"error/no colon", []string{"AuthToken", fakeUser.token, "Authorization", "Basic " + b64("u1"+secret)}, reasonNoColon},
 		{"error/empty usuario", []string{"AuthToken", fakeUser.token, "Authorization", "Basic " + b64(":"+secret)}, reasonEmptyUser},
 		{"error/empty contrasena", []string{"AuthToken", fakeUser.token, "Authorization", "Basic " + b64("u1:")}, reasonEmptyPasswrd},
-		{"error/wrong pair", []string{"AuthToken", fakeUser.token, "Authorization", "Basic " + b64("u1:"+secret)}, ""},
+		{"error/wrong pair", []string{"AuthToken", fakeUser.token, "Authorization", "Basic " + b64("u1:"+secret)}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -39,12 +41,16 @@ func TestMalformedCredentialHeaders(t *testing.T) {
 			if len(errs) != 0 {
 				t.Errorf("401 errors should be empty: %v", errs)
 			}
-			msg, _ := r.object(t)["message"].(string)
-			if !strings.HasPrefix(msg, msgUnauth) || !strings.HasSuffix(msg, tt.reason) {
-				t.Errorf("message %q, want %q then %q", msg, msgUnauth, tt.reason)
+			m, _ := r.object(t)["message"].(string)
+			reason := ""
+			if tt.reason != nil {
+				reason = tt.reason.With().String()
 			}
-			if tt.reason == "" && msg != msgUnauth {
-				t.Errorf("a wrong pair says more than %q: %q", msgUnauth, msg)
+			if !strings.HasPrefix(m, msgUnauth) || !strings.HasSuffix(m, reason) {
+				t.Errorf("message %q, want %q then %q", m, msgUnauth, reason)
+			}
+			if reason == "" && m != msgUnauth {
+				t.Errorf("a wrong pair says more than %q: %q", msgUnauth, m)
 			}
 			if strings.Contains(string(r.body), secret) {
 				t.Errorf("the answer repeats the header's value: %s", r.body)
@@ -69,13 +75,13 @@ func TestWrappedBasicHeader(t *testing.T) {
 	}{
 		{"error/Authorization wrapped with a line feed",
 			"GET /api/companies/2/branches/v4 HTTP/1.1\r\nHost: x\r\nAuthToken: tok-1\r\nAuthorization: Basic " + wrapped + "\r\n\r\n",
-			http.StatusBadRequest, "Authorization", reasonWrapped},
+			http.StatusBadRequest, "Authorization", msg.AuthorizationWrapped.With().String()},
 		{"error/another header wrapped",
 			"GET /api/companies/2/branches/v4 HTTP/1.1\r\nHost: x\r\nX-Note: one\r\ntwo\r\n\r\n",
 			http.StatusBadRequest, "X-Note", "The X-Note header's value is broken"},
 		{"error/Authorization folded onto a second line",
 			"GET /api/companies/2/branches/v4 HTTP/1.1\r\nHost: x\r\nAuthToken: tok-1\r\nAuthorization: Basic " + enc[:76] + "\r\n " + enc[76:] + "\r\n\r\n",
-			http.StatusUnauthorized, "", reasonWrapped},
+			http.StatusUnauthorized, "", reasonWrapped.With().String()},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 
 	"facturad/hacienda"
 	"facturad/hacienda/api"
+	"facturad/hacienda/msg"
 	"facturad/hacienda/xmltext"
 	"facturad/pipeline"
 	"facturad/tenant"
@@ -65,18 +66,18 @@ type derivedHandlers struct{ d DerivedDocuments }
 func decodeObject(body []byte, v any) error {
 	body = bytes.TrimSpace(body)
 	if len(body) == 0 || body[0] != '{' {
-		return invalidBody("must be a JSON object")
+		return invalidBody(msg.JSONObject.With())
 	}
-	if msg := xmltext.CheckJSON(body); msg != "" {
-		return invalidBody(msg)
+	if problem := xmltext.CheckJSON(body); !problem.IsZero() {
+		return invalidBody(problem)
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	var tree any
 	if err := dec.Decode(&tree); err != nil || dec.More() {
-		return invalidBody("is not valid JSON")
+		return invalidBody(msg.NotValidJSON.With())
 	}
-	errs := map[string][]string{}
+	errs := map[string][]msg.Message{}
 	checkJSONValue(tree, reflect.TypeOf(v).Elem(), "", errs)
 	if err := hacienda.CheckNames(body, reflect.TypeOf(v).Elem()); err != nil {
 		for p, msgs := range err.(*hacienda.ValidationError).Fields {
@@ -84,11 +85,11 @@ func decodeObject(body []byte, v any) error {
 		}
 	}
 	if len(errs) > 0 {
-		return &apiError{status: http.StatusBadRequest, message: msgValidation, fields: errs}
+		return invalidFields(errs)
 	}
 	if err := json.Unmarshal(body, v); err != nil {
 		// Not expected once the walk found nothing.
-		return invalidBody("cannot be read: " + err.Error())
+		return invalidBody(msg.Unreadable.With(err.Error()))
 	}
 	return nil
 }
@@ -99,37 +100,37 @@ var flexStringType = reflect.TypeFor[hacienda.FlexString]()
 // value x of a JSON type the Go type t does not take; names t does not
 // have are hacienda.CheckNames's to report. null is taken everywhere (the
 // field's zero value).
-func checkJSONValue(x any, t reflect.Type, path string, errs map[string][]string) {
+func checkJSONValue(x any, t reflect.Type, path string, errs map[string][]msg.Message) {
 	if x == nil {
 		return
 	}
-	add := func(msg string) {
+	add := func(e *msg.Entry) {
 		p := path
 		if p == "" {
 			p = "body"
 		}
-		errs[p] = append(errs[p], msg)
+		errs[p] = append(errs[p], e.With())
 	}
 	switch {
 	case t == flexStringType:
 		switch x.(type) {
 		case string, json.Number:
 		default:
-			add("must be a string or a number")
+			add(msg.StringOrNumber)
 		}
 	case t.Kind() == reflect.String:
 		if _, ok := x.(string); !ok {
-			add("must be a string")
+			add(msg.NotAString)
 		}
 	case t.Kind() == reflect.Int:
 		n, ok := x.(json.Number)
 		if _, err := strconv.ParseInt(string(n), 10, 32); !ok || err != nil {
-			add("must be an integer")
+			add(msg.NotAnInteger)
 		}
 	case t.Kind() == reflect.Slice:
 		a, ok := x.([]any)
 		if !ok {
-			add("must be an array")
+			add(msg.NotAnArray)
 			return
 		}
 		for i, e := range a {
@@ -138,7 +139,7 @@ func checkJSONValue(x any, t reflect.Type, path string, errs map[string][]string
 	case t.Kind() == reflect.Struct:
 		m, ok := x.(map[string]any)
 		if !ok {
-			add("must be an object")
+			add(msg.NotAnObject)
 			return
 		}
 		for k, e := range m {
@@ -180,8 +181,8 @@ func jsonField(t reflect.Type, k string) (reflect.StructField, bool) {
 	return reflect.StructField{}, false
 }
 
-func invalidBody(msg string) error {
-	return &apiError{status: http.StatusBadRequest, message: msgValidation, fields: map[string][]string{"body": {msg}}}
+func invalidBody(m msg.Message) error {
+	return invalid("body", m)
 }
 
 // reissueFields checks a re-issue body's names as the send checks its
@@ -193,7 +194,7 @@ func invalidBody(msg string) error {
 func reissueFields(body []byte) error {
 	body = bytes.TrimSpace(body)
 	if len(body) == 0 || body[0] != '{' {
-		return invalidBody("must be a JSON object")
+		return invalidBody(msg.JSONObject.With())
 	}
 	return hacienda.CheckNames(body, reflect.TypeFor[hacienda.SendDocumentRequest]())
 }
@@ -202,7 +203,7 @@ func reissueFields(body []byte) error {
 func sendReply(o pipeline.Outcome, r *Request) Reply {
 	rep := outcomeReply(o, queryFlag(r.Query, "includeData"), false)
 	a := rep.JSON.(api.Document)
-	a.Advertencias = advertencias(o.Advertencias, r.Spanish)
+	a.Advertencias = advertencias(o.Advertencias, r.Lang)
 	rep.JSON = a
 	rep.Header = quotaHeader(o.Quota)
 	return rep

@@ -13,6 +13,7 @@ import (
 
 	"facturad/hacienda"
 	"facturad/hacienda/api"
+	"facturad/hacienda/msg"
 	"facturad/hacienda/pdf"
 	"facturad/hacienda/registry"
 	"facturad/pipeline"
@@ -55,11 +56,11 @@ const (
 // A.5 and the PDF of A.12 for Options.Routes. The calculate call is not
 // among them. renders bounds the PDF downloads (nil: unbounded, for
 // tests); the service shares one bound among every route and the
-// background work that draws PDFs. print (at most one) makes what a PDF
-// shows beside the XML; without it a document is marked by its own
-// environment and prints no logo or notes.
-func DocumentRoutes(d Documents, renders RenderSlots, print ...printed.Printer) []Route {
-	h := documentHandlers{d: d, renders: renders, print: onePrinter(print)}
+// background work that draws PDFs. print makes what a PDF shows beside
+// the XML; its zero value marks a document by its own environment and
+// prints no logo or notes.
+func DocumentRoutes(d Documents, renders RenderSlots, print printed.Printer) []Route {
+	h := documentHandlers{d: d, renders: renders, print: print}
 	return []Route{
 		{Method: http.MethodPost, Path: "/api/documents/v4", MaxBody: SendMaxBody, Timeout: SendTimeout, Handle: h.send, Sheds: true},
 		{Method: http.MethodPut, Path: "/api/documents/{clave}/v4", MaxBody: noBodyLimit, Timeout: CheckTimeout, Handle: h.check},
@@ -68,15 +69,6 @@ func DocumentRoutes(d Documents, renders RenderSlots, print ...printed.Printer) 
 		{Method: http.MethodGet, Path: "/api/documents/{clave}/response-xml/v4", MaxBody: noBodyLimit, Handle: h.responseXML},
 		{Method: http.MethodGet, Path: "/api/documents/{clave}/pdf/v4", MaxBody: noBodyLimit, Timeout: PDFTimeout, Handle: h.printed, Sheds: true},
 	}
-}
-
-// onePrinter is the printer given to a routes' constructor, or the zero
-// one.
-func onePrinter(ps []printed.Printer) printed.Printer {
-	if len(ps) > 0 {
-		return ps[0]
-	}
-	return printed.Printer{}
 }
 
 type documentHandlers struct {
@@ -109,7 +101,7 @@ func (h documentHandlers) send(ctx context.Context, r *Request) (Reply, error) {
 	}
 	rep := outcomeReply(o, withXML, false)
 	a := rep.JSON.(api.Document)
-	a.Advertencias = advertencias(o.Advertencias, r.Spanish)
+	a.Advertencias = advertencias(o.Advertencias, r.Lang)
 	rep.JSON = a
 	rep.Header = quotaHeader(o.Quota)
 	return rep, nil
@@ -117,17 +109,13 @@ func (h documentHandlers) send(ctx context.Context, r *Request) (Reply, error) {
 
 // advertencias writes the registry checks' warnings, each "<field>: <what
 // was found>", in the caller's language.
-func advertencias(fs []registry.Finding, spanish bool) []string {
+func advertencias(fs []registry.Finding, lang msg.Lang) []string {
 	if len(fs) == 0 {
 		return nil
 	}
 	out := make([]string, 0, len(fs))
 	for _, f := range fs {
-		msg := f.En
-		if spanish {
-			msg = f.Es
-		}
-		out = append(out, f.Field+": "+msg)
+		out = append(out, f.Field+": "+f.Msg.In(lang))
 	}
 	return out
 }
@@ -164,7 +152,11 @@ func (h documentHandlers) read(ctx context.Context, r *Request) (Reply, error) {
 
 const contentTypeXML = "application/xml; charset=utf-8"
 
-var errNoXML = fmt.Errorf("no such XML yet: %w", tenant.ErrNotFound)
+// errNoXML answers the XML which of the document clave, which exists but
+// has no such XML yet: 404 naming what is missing.
+func errNoXML(clave string, which *msg.Entry) error {
+	return &apiError{status: http.StatusNotFound, msg: msg.XMLNotYet.With(echoed(clave), which.With())}
+}
 
 func (h documentHandlers) signedXML(ctx context.Context, r *Request) (Reply, error) {
 	d, err := h.d.Document(ctx, r.Principal, r.Params["clave"])
@@ -172,7 +164,7 @@ func (h documentHandlers) signedXML(ctx context.Context, r *Request) (Reply, err
 		return Reply{}, err
 	}
 	if len(d.SignedXML) == 0 {
-		return Reply{}, errNoXML
+		return Reply{}, errNoXML(d.Clave, msg.XMLSigned)
 	}
 	return Reply{Body: d.SignedXML, ContentType: contentTypeXML}, nil
 }
@@ -183,7 +175,7 @@ func (h documentHandlers) responseXML(ctx context.Context, r *Request) (Reply, e
 		return Reply{}, err
 	}
 	if len(d.ResponseXML) == 0 {
-		return Reply{}, errNoXML
+		return Reply{}, errNoXML(d.Clave, msg.XMLResponse)
 	}
 	return Reply{Body: d.ResponseXML, ContentType: contentTypeXML}, nil
 }
@@ -194,8 +186,7 @@ const contentTypePDF = "application/pdf"
 // it exists and is the caller's, so it is not a 404, but there is nothing
 // to print until it is signed (estado 00 with an expired certificate, for
 // instance).
-var errNotSigned = &apiError{status: http.StatusConflict, message: "The document has no signed XML yet (estado 00), " +
-	"so it has no printed representation: it gets one once it is signed, for instance after a valid certificate is uploaded."}
+var errNotSigned = &apiError{status: http.StatusConflict, msg: msg.NotSigned.With()}
 
 // printed answers the printed representation (PDF) of a stored document,
 // drawn from its signed XML with its current state, in the layout the
@@ -229,7 +220,7 @@ func queryFormato(q url.Values) (pdf.Formato, error) {
 	}
 	f, err := pdf.ParseFormato(vs[len(vs)-1])
 	if err != nil {
-		return "", invalid("formato", `must be "carta" (letter paper) or "ticket" (80 mm), or absent for the document type's own`)
+		return "", invalid("formato", msg.PDFFormato.With())
 	}
 	return f, nil
 }

@@ -12,12 +12,14 @@ import (
 	"time"
 
 	"facturad/hacienda"
+	"facturad/hacienda/msg"
 	"facturad/hacienda/pdf"
 	"facturad/hacienda/pdf/pdfcheck"
 	"facturad/hacienda/sample"
 	"facturad/pipeline"
 	"facturad/signer"
 	"facturad/tenant"
+	"facturad/tenant/printed"
 )
 
 // shapeDocument is the Document answer of A.5.
@@ -83,7 +85,7 @@ func TestDocumentRoutesContract(t *testing.T) {
 		Submission:  tenant.Submission{Phase: tenant.PhaseFor(tenant.StateSent), Estado: tenant.StateSent, SignedXML: []byte("<FacturaElectronica/>")},
 	}
 	f := &fakeDocuments{doc: doc, out: pipeline.Outcome{Document: doc, Answer: pipeline.Answer{Estado: doc.Estado}}}
-	b := setup(t, Options{Tenants: docTenants{}, Routes: DocumentRoutes(f, nil)})
+	b := setup(t, Options{Tenants: docTenants{}, Routes: DocumentRoutes(f, nil, printed.Printer{})})
 	u := creds{"t", "u", "p"}
 
 	t.Run("ok/send", func(t *testing.T) {
@@ -129,7 +131,7 @@ func TestDocumentRoutesContract(t *testing.T) {
 		f.out = pipeline.Outcome{Document: doc, Answer: pipeline.Answer{Estado: doc.Estado}}
 	})
 	t.Run("error/send overloaded is 503 with Retry-After", func(t *testing.T) {
-		f.err = &pipeline.OverloadError{Reason: "full", After: 2 * time.Second}
+		f.err = &pipeline.OverloadError{Reason: msg.BranchBusy.With(), After: 2 * time.Second}
 		defer func() { f.err = nil }()
 		r := b.do(t, "POST", "/api/documents/v4", &u, "application/json", []byte(`{}`))
 		if r.status != 503 || r.header.Get("Retry-After") != "2" {
@@ -138,7 +140,7 @@ func TestDocumentRoutesContract(t *testing.T) {
 	})
 	t.Run("error/send validation is 400", func(t *testing.T) {
 		f.err = &tenant.ValidationError{}
-		f.err.(*tenant.ValidationError).Add("id_externo", "was already used")
+		f.err.(*tenant.ValidationError).Add("id_externo", msg.IDExternoReused.With())
 		defer func() { f.err = nil }()
 		r := b.do(t, "POST", "/api/documents/v4", &u, "application/json", []byte(`{}`))
 		m := r.object(t)
@@ -278,7 +280,7 @@ func testDocumentsEndToEnd(t *testing.T, store tenant.Store) {
 	if !ok {
 		t.Fatalf("%T keeps no e-mails", store)
 	}
-	w.testBundle = setup(t, Options{Tenants: svc, Routes: append(append(DocumentRoutes(p, nil), ReceivedRoutes(p, nil)...), EmailRoutes(p, svc)...)})
+	w.testBundle = setup(t, Options{Tenants: svc, Routes: append(append(DocumentRoutes(p, nil, printed.Printer{}), ReceivedRoutes(p, nil, printed.Printer{})...), EmailRoutes(p, svc)...)})
 	co := w.createCompany(t, w.admin, "3101123456", "Documentos de Prueba S.A.")
 	other := w.createCompany(t, w.admin, "3101654321", "Otra Empresa S.A.")
 
@@ -377,17 +379,28 @@ func testDocumentsEndToEnd(t *testing.T, store tenant.Store) {
 	}
 	testDocumentEmails(t, w, emails, co, other, clave)
 
-	// Another company's user sees nothing of it, not even that it exists.
-	for _, path := range []string{"/api/documents/" + clave + "/v4", "/api/documents/" + clave + "/xml/v4", "/api/documents/" + clave + "/response-xml/v4",
-		"/api/documents/" + clave + "/pdf/v4", "/api/documents/" + clave + "/email/v4"} {
+	// Another company's user sees nothing of it, not even that it
+	// exists: its 404 names the clave it asked for, word for word as the
+	// 404 of a clave nobody has.
+	ghost := clave[:42] + "00000000"
+	if ghost == clave {
+		ghost = clave[:42] + "11111111"
+	}
+	for _, suffix := range []string{"/v4", "/xml/v4", "/response-xml/v4", "/pdf/v4", "/email/v4"} {
+		path := "/api/documents/" + clave + suffix
 		r := w.do(t, "GET", path, &other.user, "", nil)
 		if r.status != 404 {
 			t.Errorf("GET %s by another company: %d", path, r.status)
 			continue
 		}
 		requireA7(t, r, 404)
-		if m := r.object(t); m["message"] != "Not found." || len(m["errors"].(map[string]any)) != 0 {
+		m := r.object(t)
+		if m["code"] != "document_not_found" || !strings.Contains(m["message"].(string), clave) || len(m["errors"].(map[string]any)) != 0 {
 			t.Errorf("GET %s by another company: %s", path, r.body)
+		}
+		nobody := w.do(t, "GET", "/api/documents/"+ghost+suffix, &other.user, "", nil)
+		if nobody.status != 404 || strings.ReplaceAll(string(nobody.body), ghost, clave) != string(r.body) {
+			t.Errorf("GET %s by another company says more than a clave nobody has:\n%s\n%s", path, r.body, nobody.body)
 		}
 	}
 	if r := w.do(t, "PUT", "/api/documents/"+clave+"/v4", &other.user, "", nil); r.status != 404 {
@@ -585,7 +598,7 @@ func (a archivedDocuments) Document(ctx context.Context, _ tenant.Principal, _ s
 func TestDocumentRoutesArchivedParts(t *testing.T) {
 	doc := tenant.Document{IDExterno: "ext-1", Consecutivo: "00100001010000000007", Numero: 7, Clave: testClave,
 		Submission: tenant.Submission{Phase: tenant.PhaseAccepted, Estado: tenant.StateAccepted}}
-	b := setup(t, Options{Tenants: docTenants{}, Routes: DocumentRoutes(archivedDocuments{doc}, nil)})
+	b := setup(t, Options{Tenants: docTenants{}, Routes: DocumentRoutes(archivedDocuments{doc}, nil, printed.Printer{})})
 	u := creds{"t", "u", "p"}
 	for _, tc := range []struct {
 		method, path string
@@ -641,7 +654,7 @@ func TestPDFRenderBounds(t *testing.T) {
 		Submission: tenant.Submission{Phase: tenant.PhaseFor(tenant.StateAccepted), Estado: tenant.StateAccepted, SignedXML: x}}
 	f := &fakeDocuments{doc: doc}
 	lim := pdf.NewLimiter(2, 1)
-	b := setup(t, Options{Tenants: docTenants{}, Routes: DocumentRoutes(f, lim)})
+	b := setup(t, Options{Tenants: docTenants{}, Routes: DocumentRoutes(f, lim, printed.Printer{})})
 	u := creds{"t", "u", "p"}
 	get := func() reply { return b.do(t, "GET", "/api/documents/"+testClave+"/pdf/v4", &u, "", nil) }
 

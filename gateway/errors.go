@@ -15,15 +15,24 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"facturad/hacienda/api"
+	"facturad/hacienda/msg"
 	"facturad/tenant"
 )
 
-// apiError is an answer the gateway decided on itself: a status, a message
-// and, for a 400, the offending fields.
+// apiError is an answer the gateway decided on itself: a status, the
+// answer's message (an answer entry of the catalogue, whose code is the
+// body's code) and, for a 400, the offending fields with theirs. Every
+// message is rendered in the caller's language when the answer is written.
 type apiError struct {
-	status     int
-	message    string
-	fields     map[string][]string
+	status int
+	msg    msg.Message
+	// raw is the message of an error that has none in the catalogue, said
+	// as it is in every language (ObserveErrorAnswers reports it).
+	raw    string
+	fields map[string][]msg.Message
+	// rawFields are field messages from outside the catalogue, said as
+	// they are.
+	rawFields  map[string][]string
 	retryAfter time.Duration
 	header     map[string]string // further headers of the answer
 	// shed marks a 503 the service chose because of load or a rollout
@@ -31,39 +40,37 @@ type apiError struct {
 	shed bool
 }
 
-func (e *apiError) Error() string { return e.message }
+func (e *apiError) Error() string {
+	if e.raw != "" {
+		return e.raw
+	}
+	return e.msg.String()
+}
 
-// The messages of the A.7 forms.
-const (
-	msgValidation = "One or more validation errors occurred."
-	msgUnauth     = "Missing or invalid credentials: send AuthToken and Authorization: Basic of one API user."
-	msgNotFound   = "Not found."
-	msgTooLarge   = "The request body is too large."
-	msgApology    = "Sorry, something went wrong on our side; please report incident "
-	msgUnavail    = "The service cannot complete this call right now: its data store is unavailable or did not answer in time. Send the same request again shortly."
-	// msgUnknown follows msgApology and the incident code when a change
-	// may or may not have been stored (decision 136).
-	msgUnknown = " The data store did not confirm this change: it may have been made. Check whether it was (list or read it) before sending the request again."
-)
-
-var errTooLarge = &apiError{status: fasthttp.StatusRequestEntityTooLarge, message: msgTooLarge}
+var errTooLarge = &apiError{status: fasthttp.StatusRequestEntityTooLarge, msg: msg.BodyTooLarge.With()}
 
 // invalid is a 400 on one field.
-func invalid(field, msg string) *apiError {
-	return &apiError{status: fasthttp.StatusBadRequest, message: msgValidation, fields: map[string][]string{field: {msg}}}
+func invalid(field string, m msg.Message) *apiError {
+	return invalidFields(msg.One(field, m))
 }
 
-// fieldErrorer is an error that names the request fields at fault (the
-// body decoders' *api.FieldError and the tenant service's and the
-// pipeline's validation errors expose it).
+// invalidFields is a 400 on the fields.
+func invalidFields(fields map[string][]msg.Message) *apiError {
+	return &apiError{status: fasthttp.StatusBadRequest, msg: msg.ValidationFailed.With(), fields: fields}
+}
+
+// fieldMessager is an error that names the request fields at fault with
+// messages of the catalogue (the body decoders' *api.FieldError, the
+// document's, the tenant service's and the pipeline's validation errors).
+type fieldMessager interface {
+	FieldMessages() map[string][]msg.Message
+}
+
+// fieldErrorer is an error that names the request fields at fault with
+// messages of its own, outside the catalogue: they are answered as they
+// are, in every language.
 type fieldErrorer interface {
 	FieldErrors() map[string][]string
-}
-
-// spanishFieldErrorer is a fieldErrorer that has its messages in Spanish
-// too (the registry checks' refusals).
-type spanishFieldErrorer interface {
-	SpanishFieldErrors() map[string][]string
 }
 
 // statusError is an error that carries its own status; only 429 (rate
@@ -93,6 +100,7 @@ func (c *call) fail(err error) {
 	var (
 		ae *apiError
 		ce *credentialsError
+		fm fieldMessager
 		fe fieldErrorer
 		se statusError
 		qe *tenant.QuotaError
@@ -102,35 +110,41 @@ func (c *call) fail(err error) {
 	switch {
 	case errors.As(err, &ae):
 	case errors.As(err, &qe):
-		ae = quotaRefusal(qe.QuotaUse, c.spanish())
+		ae = quotaRefusal(qe.QuotaUse)
 	case errors.As(err, &un):
 		// Only the archive holds the parts and it cannot be read now:
 		// the metadata still answers elsewhere (A.15).
-		ae = &apiError{status: fasthttp.StatusServiceUnavailable, retryAfter: un.RetryAfter(), message: un.Error()}
+		ae = &apiError{status: fasthttp.StatusServiceUnavailable, retryAfter: un.RetryAfter(), msg: un.Describe()}
 	case errors.As(err, &ie):
 		// The stored documents cannot make a whole month: named, not
 		// hidden behind an incident code (decision 112).
-		ae = &apiError{status: ie.HTTPStatus(), message: ie.Error()}
+		ae = &apiError{status: ie.HTTPStatus(), msg: ie.Describe()}
 	case errors.As(err, &ce):
-		ae = &apiError{status: fasthttp.StatusUnauthorized, message: msgUnauth + " " + ce.reason}
+		ae = &apiError{status: fasthttp.StatusUnauthorized, msg: msg.Unauthenticated.With(ce.reason.With())}
+	case errors.As(err, &fm):
+		ae = invalidFields(fm.FieldMessages())
 	case errors.As(err, &fe):
-		fields := fe.FieldErrors()
-		if sp, ok := fe.(spanishFieldErrorer); ok && c.spanish() {
-			fields = sp.SpanishFieldErrors()
-		}
-		ae = &apiError{status: fasthttp.StatusBadRequest, message: msgValidation, fields: fields}
+		ae = &apiError{status: fasthttp.StatusBadRequest, msg: msg.ValidationFailed.With(), rawFields: fe.FieldErrors()}
 	case errors.Is(err, tenant.ErrUnauthenticated):
-		ae = &apiError{status: fasthttp.StatusUnauthorized, message: msgUnauth}
+		ae = &apiError{status: fasthttp.StatusUnauthorized, msg: msg.Unauthenticated.With("")}
 	case errors.Is(err, tenant.ErrNotFound):
-		ae = &apiError{status: fasthttp.StatusNotFound, message: msgNotFound}
+		ae = &apiError{status: fasthttp.StatusNotFound, msg: c.rt.notFound(c.rc)}
 	case errors.Is(err, tenant.ErrConflict):
-		field, msg := c.conflictField, c.conflictMsg
+		field, m := c.conflictField, c.conflictMsg
 		if field == "" {
-			field, msg = "id", "conflicts with an existing record"
+			field, m = "id", msg.ConflictRecord
 		}
-		ae = invalid(field, msg)
+		ae = invalid(field, m.With())
 	case errors.As(err, &se) && (se.HTTPStatus() == fasthttp.StatusTooManyRequests || se.HTTPStatus() == fasthttp.StatusServiceUnavailable):
-		ae = &apiError{status: se.HTTPStatus(), message: err.Error()}
+		ae = &apiError{status: se.HTTPStatus()}
+		if m, ok := msg.Of(err); ok && m.Entry().Kind() == msg.Answer {
+			ae.msg = m
+		} else {
+			ae.msg, ae.raw = msg.Unavailable.With(), err.Error()
+			if ae.status == fasthttp.StatusTooManyRequests {
+				ae.msg = msg.TooManyRequests.With()
+			}
+		}
 		var ra retryAfterError
 		if errors.As(err, &ra) {
 			ae.retryAfter = ra.RetryAfter()
@@ -153,7 +167,7 @@ func (c *call) fail(err error) {
 		c.rc.Response.Header.Set(fasthttp.HeaderWWWAuthenticate, `Basic realm="facturad"`)
 	}
 	c.shed = ae.shed && ae.status == fasthttp.StatusServiceUnavailable
-	writeAPIError(c.rc, ae)
+	writeAPIError(c.rc, c.rt, ae)
 }
 
 // unavailable answers a failure that is expected to pass (a
@@ -182,7 +196,7 @@ func (c *call) unavailable(err error) {
 		)
 	}
 	c.rc.Response.ResetBody()
-	writeAPIError(c.rc, &apiError{status: fasthttp.StatusServiceUnavailable, retryAfter: after, message: msgUnavail})
+	writeAPIError(c.rc, c.rt, &apiError{status: fasthttp.StatusServiceUnavailable, retryAfter: after, msg: msg.StoreUnavailable.With()})
 }
 
 // logSampler lets one log line through per interval and counts the ones
@@ -213,14 +227,15 @@ func (s *logSampler) take(now time.Time) (held int, ok bool) {
 // that code. The body is the call's own answer with its message set (A.6)
 // when the call has one, else the severe form of A.7.
 func (c *call) severe(cause error) {
-	c.writeSevere(c.logIncident("request failed", cause))
+	code := c.logIncident("request failed", cause)
+	c.writeSevere(msg.InternalError.With(code), code)
 }
 
 // logIncident logs cause at ERROR under msg and a fresh incident code,
 // which it returns for the answer.
-func (c *call) logIncident(msg string, cause error) string {
+func (c *call) logIncident(line string, cause error) string {
 	code := incidentCode()
-	c.s.log.Error(msg,
+	c.s.log.Error(line,
 		"incident", code,
 		"request_id", c.reqID,
 		"method", c.rt.method,
@@ -238,19 +253,22 @@ func (c *call) logIncident(msg string, cause error) string {
 // twice). The message says to check before repeating; the log line
 // carries the incident code and the cause.
 func (c *call) outcomeUnknown(cause error) {
-	c.writeSevere(c.logIncident("request failed: commit outcome unknown", cause), msgUnknown)
+	code := c.logIncident("request failed: commit outcome unknown", cause)
+	c.writeSevere(msg.OutcomeUnknown.With(code), code)
 }
 
-// writeSevere writes the 500 of incident code, extra (if any) following
-// the apology.
-func (c *call) writeSevere(code string, extra ...string) {
-	msg := msgApology + code + "." + strings.Join(extra, "")
+// writeSevere writes the 500 of incident saying m in the caller's
+// language: the call's own answer with m in its message field and m's
+// code beside it (A.6), or the severe form of A.7.
+func (c *call) writeSevere(m msg.Message, incident string) {
+	text := m.In(langOf(c.rc))
 	c.rc.Response.ResetBody()
+	observeErrorAnswer(ErrorAnswer{Status: fasthttp.StatusInternalServerError, Route: c.rt.method + " " + c.rt.pattern, Message: m})
 	if c.a6 != nil {
-		writeJSON(c.rc, fasthttp.StatusInternalServerError, c.a6(msg))
+		writeJSON(c.rc, fasthttp.StatusInternalServerError, c.a6(m.Code(), text))
 		return
 	}
-	writeJSON(c.rc, fasthttp.StatusInternalServerError, api.SevereErrorBody{Error: msg})
+	writeJSON(c.rc, fasthttp.StatusInternalServerError, api.SevereErrorBody{Error: text, Code: m.Code(), Incident: incident})
 }
 
 // panicked turns a recovered panic into a severe answer.
@@ -265,7 +283,7 @@ func (c *call) panicked(v any) {
 	)
 	c.rc.Response.Header.Del(fasthttp.HeaderRetryAfter)
 	c.shed = false
-	c.writeSevere(code)
+	c.writeSevere(msg.InternalError.With(code), code)
 }
 
 // incidentCode is a short random code a caller can quote.
@@ -277,10 +295,21 @@ func incidentCode() string {
 	return strings.ToUpper(hex.EncodeToString(b[:]))
 }
 
-func writeAPIError(rc *fasthttp.RequestCtx, ae *apiError) {
-	fields := ae.fields
-	if fields == nil {
-		fields = map[string][]string{}
+// writeAPIError writes ae in the A.7 form, in the language of the
+// request's Accept-Language; rt is the route answered (nil for none).
+func writeAPIError(rc *fasthttp.RequestCtx, rt *route, ae *apiError) {
+	lang := langOf(rc)
+	b := api.ErrorBody{StatusCode: ae.status, Code: ae.msg.Code(), Message: ae.msg.In(lang)}
+	if ae.raw != "" {
+		b.Message = ae.raw
+	}
+	switch {
+	case ae.fields != nil:
+		b.Errors, b.Codes = msg.Render(ae.fields, lang), msg.Codes(ae.fields)
+	case ae.rawFields != nil:
+		b.Errors = ae.rawFields
+	default:
+		b.Errors = map[string][]string{}
 	}
 	if ae.retryAfter > 0 {
 		secs := int((ae.retryAfter + time.Second - 1) / time.Second)
@@ -289,7 +318,17 @@ func writeAPIError(rc *fasthttp.RequestCtx, ae *apiError) {
 	for k, v := range ae.header {
 		rc.Response.Header.Set(k, v)
 	}
-	writeJSON(rc, ae.status, api.ErrorBody{StatusCode: ae.status, Message: ae.message, Errors: fields})
+	route := ""
+	if rt != nil {
+		route = rt.method + " " + rt.pattern
+	}
+	observeErrorAnswer(ErrorAnswer{Status: ae.status, Route: route, Message: ae.msg, Raw: ae.raw, Fields: ae.fields, RawFields: ae.rawFields})
+	writeJSON(rc, ae.status, b)
+}
+
+// langOf is the language the caller asks for in Accept-Language.
+func langOf(rc *fasthttp.RequestCtx) msg.Lang {
+	return msg.FromAcceptLanguage(string(rc.Request.Header.Peek(fasthttp.HeaderAcceptLanguage)))
 }
 
 const contentTypeJSON = "application/json; charset=utf-8"

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"facturad/hacienda/msg"
 	"facturad/pipeline/export"
 	"facturad/tenant"
 )
@@ -38,7 +39,7 @@ func ExportRoute(e ExportStarter) Route {
 		Handle: func(ctx context.Context, r *Request) (Reply, error) {
 			companyID, err := strconv.ParseInt(r.Params[paramCompanyID], 10, 64)
 			if err != nil || companyID <= 0 {
-				return Reply{}, invalid("CompaniaId", "must be a company's id: a positive integer")
+				return Reply{}, invalid("CompaniaId", msg.CompaniaIDParam.With())
 			}
 			// Read as the listings read it; what makes a period an
 			// export's (both ends, the span) is Start's to check.

@@ -21,6 +21,7 @@ import (
 	"github.com/valyala/fasthttp/fasthttputil"
 
 	"facturad/gateway/openapicheck"
+	"facturad/hacienda/msg"
 )
 
 // testBundle is a Server on in-memory listeners with clients for both.
@@ -268,9 +269,12 @@ func requireA7(t testing.TB, r reply, status int) map[string]any {
 		t.Fatalf("status %d, want %d: %s", r.status, status, r.body)
 	}
 	m := r.object(t)
-	requireShape(t, "error body", m, map[string]jsonKind{"statusCode": kInt, "message": kString})
+	requireShape(t, "error body", m, map[string]jsonKind{"statusCode": kInt, "code": kString, "message": kString})
 	if got, _ := m["statusCode"].(float64); int(got) != status {
 		t.Errorf("statusCode %v, want %d", m["statusCode"], status)
+	}
+	if code, _ := m["code"].(string); msg.Lookup(code) == nil || msg.Lookup(code).Kind() != msg.Answer {
+		t.Errorf("code %q is no answer code of the catalogue", m["code"])
 	}
 	errs, ok := m["errors"].(map[string]any)
 	if !ok {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"facturad/hacienda/api"
+	"facturad/hacienda/msg"
 	"facturad/tenant"
 )
 
@@ -42,7 +43,7 @@ func IVARoute(s IVASummary) Route {
 					csvOut = true
 				case "", "json":
 				default:
-					return Reply{}, invalid(api.ParamFormato, "must be csv or json (the default)")
+					return Reply{}, invalid(api.ParamFormato, msg.Formato.With())
 				}
 			}
 			sum, err := s.IVASummary(ctx, r.Principal, companyID, p)

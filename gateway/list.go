@@ -17,6 +17,7 @@ import (
 
 	"facturad/hacienda"
 	"facturad/hacienda/api"
+	"facturad/hacienda/msg"
 	"facturad/tenant"
 	"facturad/tenant/docview"
 )
@@ -69,15 +70,15 @@ var receivedTipos = hacienda.TypeCodes(func(t hacienda.TypeInfo) bool { return t
 // parameters are ignored.
 type queryReader struct {
 	q    url.Values
-	errs map[string][]string
+	errs map[string][]msg.Message
 }
 
 func newQueryReader(q url.Values) *queryReader {
-	return &queryReader{q: q, errs: map[string][]string{}}
+	return &queryReader{q: q, errs: map[string][]msg.Message{}}
 }
 
 // bad records what is wrong with parameter name.
-func (r *queryReader) bad(name, msg string) { r.errs[name] = append(r.errs[name], msg) }
+func (r *queryReader) bad(name string, m msg.Message) { r.errs[name] = append(r.errs[name], m) }
 
 // one returns the parameter's value, trimmed; given twice (with two
 // values) is an error rather than a guess at which one was meant.
@@ -89,7 +90,7 @@ func (r *queryReader) one(name string) string {
 	v := strings.TrimSpace(vs[0])
 	for _, w := range vs[1:] {
 		if strings.TrimSpace(w) != v {
-			r.bad(name, "was given more than once with different values; give it once")
+			r.bad(name, msg.ParamRepeated.With())
 			return ""
 		}
 	}
@@ -103,7 +104,7 @@ func (r *queryReader) page(f *tenant.ListQuery) (cursor string) {
 	if v := r.one(api.ParamLimit); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > tenant.MaxListLimit {
-			r.bad(api.ParamLimit, "must be an integer from 1 to "+strconv.Itoa(tenant.MaxListLimit))
+			r.bad(api.ParamLimit, msg.LimitRange.With(tenant.MaxListLimit))
 		}
 		f.Limit = n
 	}
@@ -119,18 +120,18 @@ func (r *queryReader) page(f *tenant.ListQuery) (cursor string) {
 func (r *queryReader) period(f *tenant.ListQuery) {
 	bad, one := r.bad, r.one
 	if v := one(api.ParamDesde); v != "" {
-		t, msg := parseQueryTime(v)
-		if msg != "" {
-			bad(api.ParamDesde, msg+" like 2026-11-21T14:03:00, or a date like 2026-11-21")
+		t, problem := parseQueryTime(v)
+		if problem != nil {
+			bad(api.ParamDesde, msg.DesdeFormat.With(problem.With()))
 		}
 		f.Desde = t
 	}
 	if v := one(api.ParamHasta); v != "" {
-		t, msg := parseQueryTime(v)
-		if msg != "" {
-			bad(api.ParamHasta, msg+" like 2026-11-21T23:59:59, or a date like 2026-11-21 (the whole day)")
+		t, problem := parseQueryTime(v)
+		if problem != nil {
+			bad(api.ParamHasta, msg.HastaFormat.With(problem.With()))
 		}
-		if msg == "" && !t.IsZero() && len(v) == len(time.DateOnly) {
+		if problem == nil && !t.IsZero() && len(v) == len(time.DateOnly) {
 			// A date alone means up to its end: the last microsecond
 			// of the day, still in its year (9999-12-31 stays in 9999).
 			t = t.Add(24*time.Hour - time.Microsecond)
@@ -138,27 +139,27 @@ func (r *queryReader) period(f *tenant.ListQuery) {
 		f.Hasta = t
 	}
 	if !f.Desde.IsZero() && !f.Hasta.IsZero() && f.Hasta.Before(f.Desde) {
-		bad(api.ParamHasta, "must not be before desde")
+		bad(api.ParamHasta, msg.HastaBeforeDesde.With())
 	}
 }
 
 // parseQueryTime reads a date-time query parameter (hacienda.ParseDateTime:
 // Costa Rica local unless an offset is given; the contract's
-// 0001-01-01 is "not set", the zero time). msg, when not empty, says what
-// is wrong, for the caller to end with an example: the years are 0001 to
-// 9999, as written.
-func parseQueryTime(v string) (t time.Time, msg string) {
+// 0001-01-01 is "not set", the zero time). problem, when not nil, says
+// what is wrong, for the caller to end with an example: the years are 0001
+// to 9999, as written.
+func parseQueryTime(v string) (t time.Time, problem *msg.Entry) {
 	t, err := hacienda.ParseDateTime(v)
 	digits := len(v) - len(strings.TrimLeft(v, "0123456789"))
 	switch {
 	case err != nil && digits > 4:
-		return time.Time{}, "must have a year from 0001 to 9999: a Costa Rica local date-time"
+		return time.Time{}, msg.DateYears
 	case err != nil:
-		return time.Time{}, "must be a Costa Rica local date-time"
+		return time.Time{}, msg.DateLocal
 	case !t.IsZero() && (t.Year() < 1 || t.Year() > 9999):
-		return time.Time{}, "must have a year from 0001 to 9999: a Costa Rica local date-time"
+		return time.Time{}, msg.DateYears
 	}
-	return t, ""
+	return t, nil
 }
 
 // err is the 400 naming every bad parameter, nil when there is none.
@@ -166,7 +167,7 @@ func (r *queryReader) err() error {
 	if len(r.errs) == 0 {
 		return nil
 	}
-	return &apiError{status: http.StatusBadRequest, message: msgValidation, fields: r.errs}
+	return invalidFields(r.errs)
 }
 
 // parseListQuery reads a listing's query. Every bad parameter is reported,
@@ -179,7 +180,7 @@ func parseListQuery(q url.Values, spec listSpec) (listQuery, error) {
 	if v := one(api.ParamCompaniaID); v != "" {
 		id, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || id <= 0 {
-			bad(api.ParamCompaniaID, "must be a positive integer")
+			bad(api.ParamCompaniaID, msg.PositiveInt.With())
 		}
 		out.CompaniaID = id
 	}
@@ -187,25 +188,25 @@ func parseListQuery(q url.Values, spec listSpec) (listQuery, error) {
 	r.period(f)
 	if v := one(api.ParamEstado); v != "" {
 		if tenant.State(v).Humanized() == "" {
-			bad(api.ParamEstado, "must be one of 00, 01, 02, 03, 04, 05")
+			bad(api.ParamEstado, msg.OneOf.With("00, 01, 02, 03, 04, 05"))
 		}
 		f.Estado = tenant.State(v)
 	}
 	if v := one(api.ParamTipo); v != "" {
 		if !slices.Contains(spec.Tipos, v) {
-			bad(api.ParamTipo, "must be one of "+strings.Join(spec.Tipos, ", "))
+			bad(api.ParamTipo, msg.OneOf.With(strings.Join(spec.Tipos, ", ")))
 		}
 		f.Tipo = v
 	}
 	if v := one(api.ParamIDExterno); v != "" {
 		if !utf8.ValidString(v) || utf8.RuneCountInString(v) > 100 {
-			bad(api.ParamIDExterno, "must be at most 100 characters")
+			bad(api.ParamIDExterno, msg.MaxLength.With(100))
 		}
 		f.IDExterno = v
 	}
 	if v := one(api.ParamReceptor); v != "" {
 		if !isDigits(v) || len(v) < 9 || len(v) > 12 {
-			bad(api.ParamReceptor, "must be an identification number: 9 to 12 digits, without dashes")
+			bad(api.ParamReceptor, msg.IdentificationNumber.With())
 		}
 		f.Receptor = v
 	}
@@ -241,7 +242,7 @@ const (
 	cursorSize    = 1 + 8 + 8 + cursorMACSize
 )
 
-var errBadCursor = invalid(api.ParamCursor, "is not a cursor of this listing with these filters: start again without a cursor, or pass the next value of the last answer unchanged with the same filters")
+var errBadCursor = invalid(api.ParamCursor, msg.CursorListing.With())
 
 // mac returns the cursor's MAC over everything it is bound to.
 func (c listCursors) mac(kind string, companyID int64, f tenant.ListQuery, atMicro, id int64) []byte {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"facturad/hacienda/api"
+	"facturad/hacienda/msg"
 	"facturad/tenant"
 )
 
@@ -115,7 +116,7 @@ func FuzzListQuery(f *testing.F) {
 func requireBadRequest(t *testing.T, raw string, err error, field string) {
 	t.Helper()
 	ae, ok := err.(*apiError)
-	if !ok || ae.status != 400 || ae.message != msgValidation || len(ae.fields) == 0 {
+	if !ok || ae.status != 400 || ae.msg.Entry() != msg.ValidationFailed || len(ae.fields) == 0 {
 		t.Fatalf("%q: refusal not a 400 of the contract: %#v", raw, err)
 	}
 	params := []string{api.ParamDesde, api.ParamHasta, api.ParamEstado, api.ParamTipo, api.ParamIDExterno, api.ParamReceptor, api.ParamLimit, api.ParamCursor, api.ParamCompaniaID}

@@ -114,9 +114,9 @@ func TestParseQueryTime(t *testing.T) {
 		{in: "2027-02-29", bad: true},
 		{in: "ayer", bad: true},
 	} {
-		got, msg := parseQueryTime(tt.in)
-		if (msg != "") != tt.bad || !got.Equal(tt.want) {
-			t.Errorf("parseQueryTime(%q) = %v, %q; want %v, bad %v", tt.in, got, msg, tt.want, tt.bad)
+		got, problem := parseQueryTime(tt.in)
+		if (problem != nil) != tt.bad || !got.Equal(tt.want) {
+			t.Errorf("parseQueryTime(%q) = %v, %v; want %v, bad %v", tt.in, got, problem, tt.want, tt.bad)
 		}
 	}
 	var f tenant.ListQuery

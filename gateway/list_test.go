@@ -15,6 +15,7 @@ import (
 	"facturad/hacienda"
 	"facturad/pipeline"
 	"facturad/tenant"
+	"facturad/tenant/printed"
 )
 
 // listWorld is the gateway with the listing route over the real pipeline,
@@ -45,7 +46,7 @@ func newListWorld(t *testing.T, store tenant.Store) *listWorld {
 	if !ok {
 		t.Fatalf("%T keeps no received documents", store)
 	}
-	w.testBundle = setup(t, Options{Tenants: svc, Routes: append(append(DocumentRoutes(p, nil), ReceivedRoutes(p, nil)...), list, listReceived)})
+	w.testBundle = setup(t, Options{Tenants: svc, Routes: append(append(DocumentRoutes(p, nil, printed.Printer{}), ReceivedRoutes(p, nil, printed.Printer{})...), list, listReceived)})
 	return &listWorld{world: w, docs: docs, received: received}
 }
 

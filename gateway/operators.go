@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"facturad/hacienda/api"
+	"facturad/hacienda/msg"
 	"facturad/tenant"
 )
 
@@ -55,13 +56,13 @@ func parseCertificateQuery(q url.Values) (listQuery, error) {
 	r := newQueryReader(q)
 	switch v := r.one(api.ParamVencenAntesDe); {
 	case v == "":
-		r.bad(api.ParamVencenAntesDe, "is required: a date like 2026-12-31 (the certificates expiring before its start, Costa Rica time)")
+		r.bad(api.ParamVencenAntesDe, msg.VencenRequired.With())
 	default:
 		d, err := time.Parse(time.DateOnly, v)
 		if err != nil || d.Year() < 1 {
 			// The years are 0001 to 9999, as for the listings' dates
 			// (the layout reads four digits, so only 0000 parses).
-			r.bad(api.ParamVencenAntesDe, "must be a date like 2026-12-31, in the years 0001 to 9999")
+			r.bad(api.ParamVencenAntesDe, msg.VencenFormat.With())
 			break
 		}
 		out.Filter.Hasta = tenant.CostaRicaMidnight(d.Date())

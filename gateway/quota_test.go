@@ -10,6 +10,7 @@ import (
 
 	"facturad/hacienda/api"
 	"facturad/tenant"
+	"facturad/tenant/printed"
 )
 
 // quotaSend is a send request with its own id_externo.
@@ -35,7 +36,7 @@ func testQuotaEndToEnd(t *testing.T, store tenant.Store) {
 	w, svc := newTenantWorld(t, store)
 	p, _, _ := newTestPipeline(t, store, svc, false)
 	startPipeline(t, p)
-	w.testBundle = setup(t, Options{Tenants: svc, Routes: append(DocumentRoutes(p, nil), UsageRoutes(svc)...)})
+	w.testBundle = setup(t, Options{Tenants: svc, Routes: append(DocumentRoutes(p, nil, printed.Printer{}), UsageRoutes(svc)...)})
 	co := w.createCompany(t, w.admin, "3101123456", "Cuota Limitada S.A.")
 	free := w.createCompany(t, w.admin, "3101654321", "Sin Cuota S.A.")
 

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"facturad/hacienda"
+	"facturad/hacienda/msg"
 	"facturad/hacienda/pdf"
 	"facturad/pipeline"
 	"facturad/tenant"
@@ -35,15 +36,15 @@ const ReceiveMaxBody = 4 << 20
 // of A.11 and the supplier's document printed (as A.12 prints an issued
 // one) for Options.Routes. renders bounds the PDF downloads, as in
 // DocumentRoutes.
-func ReceivedRoutes(d ReceivedDocuments, renders RenderSlots, print ...printed.Printer) []Route {
-	h := receivedHandlers{d: d, renders: renders, print: onePrinter(print)}
+func ReceivedRoutes(d ReceivedDocuments, renders RenderSlots, print printed.Printer) []Route {
+	h := receivedHandlers{d: d, renders: renders, print: print}
 	return []Route{
 		{Method: http.MethodPost, Path: "/api/received/v4", MaxBody: ReceiveMaxBody, Timeout: SendTimeout, Handle: h.receive, Sheds: true},
 		{Method: http.MethodPut, Path: "/api/received/{clave}/v4", MaxBody: noBodyLimit, Timeout: CheckTimeout, Handle: h.check},
 		{Method: http.MethodGet, Path: "/api/received/{clave}/v4", MaxBody: noBodyLimit, Handle: h.read},
-		{Method: http.MethodGet, Path: "/api/received/{clave}/xml/v4", MaxBody: noBodyLimit, Handle: h.xml(func(r tenant.ReceivedDocument) []byte { return r.SupplierXML })},
-		{Method: http.MethodGet, Path: "/api/received/{clave}/message-xml/v4", MaxBody: noBodyLimit, Handle: h.xml(func(r tenant.ReceivedDocument) []byte { return r.SignedXML })},
-		{Method: http.MethodGet, Path: "/api/received/{clave}/response-xml/v4", MaxBody: noBodyLimit, Handle: h.xml(func(r tenant.ReceivedDocument) []byte { return r.ResponseXML })},
+		{Method: http.MethodGet, Path: "/api/received/{clave}/xml/v4", MaxBody: noBodyLimit, Handle: h.xml(msg.XMLSupplier, func(r tenant.ReceivedDocument) []byte { return r.SupplierXML })},
+		{Method: http.MethodGet, Path: "/api/received/{clave}/message-xml/v4", MaxBody: noBodyLimit, Handle: h.xml(msg.XMLMessage, func(r tenant.ReceivedDocument) []byte { return r.SignedXML })},
+		{Method: http.MethodGet, Path: "/api/received/{clave}/response-xml/v4", MaxBody: noBodyLimit, Handle: h.xml(msg.XMLResponse, func(r tenant.ReceivedDocument) []byte { return r.ResponseXML })},
 		{Method: http.MethodGet, Path: "/api/received/{clave}/pdf/v4", MaxBody: noBodyLimit, Timeout: PDFTimeout, Handle: h.printed, Sheds: true},
 	}
 }
@@ -92,8 +93,9 @@ func (h receivedHandlers) read(ctx context.Context, r *Request) (Reply, error) {
 	return Reply{JSON: docview.StoredReceived(d)}, nil
 }
 
-// xml serves one of the XMLs of a received document: 404 until it exists.
-func (h receivedHandlers) xml(pick func(tenant.ReceivedDocument) []byte) Handler {
+// xml serves one of the XMLs of a received document (which): 404 until it
+// exists.
+func (h receivedHandlers) xml(which *msg.Entry, pick func(tenant.ReceivedDocument) []byte) Handler {
 	return func(ctx context.Context, r *Request) (Reply, error) {
 		d, err := h.d.Received(ctx, r.Principal, r.Params["clave"])
 		if err != nil {
@@ -101,7 +103,7 @@ func (h receivedHandlers) xml(pick func(tenant.ReceivedDocument) []byte) Handler
 		}
 		b := pick(d)
 		if len(b) == 0 {
-			return Reply{}, errNoXML
+			return Reply{}, errNoXML(d.Clave, which)
 		}
 		return Reply{Body: b, ContentType: contentTypeXML}, nil
 	}
@@ -123,7 +125,7 @@ func (h receivedHandlers) printed(ctx context.Context, r *Request) (Reply, error
 		return Reply{}, err
 	}
 	if len(d.SupplierXML) == 0 {
-		return Reply{}, errNoXML
+		return Reply{}, errNoXML(d.Clave, msg.XMLSupplier)
 	}
 	// Named after the clave, not the consecutivo: every supplier numbers
 	// from 00100001010000000001, as the company does its own documents,

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -12,8 +11,8 @@ import (
 
 	"facturad/hacienda"
 	"facturad/hacienda/api"
+	"facturad/hacienda/msg"
 	"facturad/hacienda/registry"
-	"facturad/tenant"
 )
 
 // Registry answers the registry lookups (A.13) from the shared cache or
@@ -52,17 +51,16 @@ type registryHandlers struct {
 // registryError maps a lookup's failure: not registered is a 404, a
 // question the registry refuses a 400 on field, the registry unreachable
 // with nothing cached a 503 with Retry-After.
-func registryError(err error, field, what string) error {
+func registryError(err error, field string, notFound msg.Message) error {
 	var mal *registry.MalformedError
 	var un *registry.UnavailableError
 	switch {
 	case errors.Is(err, registry.ErrNotRegistered):
-		return fmt.Errorf("%s: %w", what, tenant.ErrNotFound)
+		return &apiError{status: http.StatusNotFound, msg: notFound}
 	case errors.As(err, &mal):
-		return invalid(field, "the tax authority's registry does not accept this value")
+		return invalid(field, msg.RegistryRefusesValue.With())
 	case errors.As(err, &un):
-		return &apiError{status: http.StatusServiceUnavailable, retryAfter: un.RetryAfter(),
-			message: "The tax authority's registry cannot be reached and nothing is cached for this question; try again later."}
+		return &apiError{status: http.StatusServiceUnavailable, retryAfter: un.RetryAfter(), msg: msg.RegistryUnavailable.With()}
 	}
 	return err
 }
@@ -70,18 +68,17 @@ func registryError(err error, field, what string) error {
 func (h registryHandlers) taxpayer(ctx context.Context, r *Request) (Reply, error) {
 	id := strings.TrimSpace(r.Params["identificacion"])
 	if len(id) < 9 || len(id) > 12 || !isDigits(id) {
-		return Reply{}, invalid("identificacion", "must be a national identification: 9 to 12 digits, no dashes")
+		return Reply{}, invalid("identificacion", msg.IdentificationNumber.With())
 	}
 	t, meta, err := h.reg.Taxpayer(ctx, id)
 	if err != nil {
-		return Reply{}, registryError(err, "identificacion", "taxpayer")
+		return Reply{}, registryError(err, "identificacion", msg.TaxpayerNotFound.With(id))
 	}
 	if !t.Registered() {
 		// The registry knows the identification but it is not registered
 		// ("No inscrito", "Desinscrito..."): for the contract, not
 		// registered.
-		return Reply{}, &apiError{status: http.StatusNotFound,
-			message: fmt.Sprintf("Not registered: the taxpayer registry has %s as %q.", id, t.Situacion.Estado)}
+		return Reply{}, &apiError{status: http.StatusNotFound, msg: msg.TaxpayerNotRegistered.With(id, t.Situacion.Estado)}
 	}
 	a := api.Contribuyente{
 		Identificacion: id, Nombre: t.Nombre, TipoIdentificacion: t.TipoIdentificacion,
@@ -106,7 +103,7 @@ func (h registryHandlers) cabys(ctx context.Context, r *Request) (Reply, error) 
 	switch {
 	case code != "":
 		if len(code) != 13 || !isDigits(code) {
-			return Reply{}, invalid("codigo", "must be a CAByS code: 13 digits")
+			return Reply{}, invalid("codigo", msg.CabysCode.With())
 		}
 		var c registry.Cabys
 		c, meta, err = h.reg.Cabys(ctx, code)
@@ -117,26 +114,26 @@ func (h registryHandlers) cabys(ctx context.Context, r *Request) (Reply, error) 
 		}
 	case q != "":
 		if len(q) < 3 || len(q) > 100 {
-			return Reply{}, invalid("q", "must be 3 to 100 characters")
+			return Reply{}, invalid("q", msg.LengthBetween.With(3, 100))
 		}
 		limit := defaultCabysLimit
 		if s := r.Query.Get("limit"); s != "" {
 			n, perr := strconv.Atoi(s)
 			if perr != nil || n < 1 || n > maxCabysLimit {
-				return Reply{}, invalid("limit", fmt.Sprintf("must be a number from 1 to %d", maxCabysLimit))
+				return Reply{}, invalid("limit", msg.LimitRange.With(maxCabysLimit))
 			}
 			limit = n
 		}
 		items, meta, err = h.reg.SearchCabys(ctx, q, limit)
 	default:
-		return Reply{}, invalid("q", "give q (words to search for) or codigo (a 13-digit CAByS code)")
+		return Reply{}, invalid("q", msg.CabysQuery.With())
 	}
 	if err != nil {
-		field := "q"
+		field, asked := "q", q
 		if code != "" {
-			field = "codigo"
+			field, asked = "codigo", code
 		}
-		return Reply{}, registryError(err, field, "cabys")
+		return Reply{}, registryError(err, field, msg.CabysNotFound.With(echoed(asked)))
 	}
 	a := api.CabysList{Items: make([]api.Cabys, 0, len(items)), Consultado: api.LocalTime(meta.Consultado), Desactualizado: meta.Desactualizado}
 	for _, c := range items {
@@ -148,11 +145,11 @@ func (h registryHandlers) cabys(ctx context.Context, r *Request) (Reply, error) 
 func (h registryHandlers) exoneration(ctx context.Context, r *Request) (Reply, error) {
 	n := strings.TrimSpace(r.Params["autorizacion"])
 	if len(n) < 3 || len(n) > 40 {
-		return Reply{}, invalid("autorizacion", "must be an authorisation number, 3 to 40 characters (e.g. AL-00460853-20)")
+		return Reply{}, invalid("autorizacion", msg.Autorizacion.With())
 	}
 	e, meta, err := h.reg.Exoneration(ctx, n)
 	if err != nil {
-		return Reply{}, registryError(err, "autorizacion", "exoneration")
+		return Reply{}, registryError(err, "autorizacion", msg.ExoneracionNotFound.With(n))
 	}
 	cabys := e.Cabys
 	if cabys == nil {
@@ -180,16 +177,16 @@ func (h registryHandlers) rate(ctx context.Context, r *Request) (Reply, error) {
 	if s := r.Query.Get("fecha"); s != "" {
 		d, err := time.ParseInLocation(time.DateOnly, s, hacienda.CostaRica)
 		if err != nil {
-			return Reply{}, invalid("fecha", "must be a date, YYYY-MM-DD")
+			return Reply{}, invalid("fecha", msg.DateOnly.With())
 		}
 		if d.After(day) {
-			return Reply{}, invalid("fecha", "is in the future: the central bank has no rate for it yet")
+			return Reply{}, invalid("fecha", msg.RateFuture.With())
 		}
 		day = d
 	}
 	rt, meta, err := h.reg.Rate(ctx, moneda, day)
 	if err != nil {
-		return Reply{}, registryError(err, "fecha", "exchange rate of "+moneda+" on "+day.Format(time.DateOnly))
+		return Reply{}, registryError(err, "fecha", msg.RateNotFound.With(echoed(moneda), day.Format(time.DateOnly)))
 	}
 	return Reply{JSON: api.TipoCambio{Moneda: moneda, Fecha: day.Format(time.DateOnly),
 		Compra: json.Number(rt.Compra.String()), Venta: json.Number(rt.Venta.String()),

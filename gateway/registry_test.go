@@ -7,11 +7,13 @@ import (
 	"testing"
 	"time"
 
+	"facturad/hacienda/msg"
 	"facturad/hacienda/registry"
 	"facturad/hacienda/sandbox"
 	"facturad/pipeline"
 	"facturad/tenant"
 	"facturad/tenant/authcache"
+	"facturad/tenant/printed"
 )
 
 // registryBundle serves the lookups over the sandbox's registries.
@@ -138,16 +140,13 @@ func TestRegistryRoutes(t *testing.T) {
 	})
 }
 
-// spanishRefusal is a validation error in both languages, as the
-// registry checks' refusals are.
+// spanishRefusal is a validation error of the catalogue, as the registry
+// checks' refusals are.
 type spanishRefusal struct{}
 
 func (spanishRefusal) Error() string { return "refused" }
-func (spanishRefusal) FieldErrors() map[string][]string {
-	return map[string][]string{"ReceptorRequest.Identificacion": {"the receptor is not registered"}}
-}
-func (spanishRefusal) SpanishFieldErrors() map[string][]string {
-	return map[string][]string{"ReceptorRequest.Identificacion": {"el receptor no está inscrito"}}
+func (spanishRefusal) FieldMessages() map[string][]msg.Message {
+	return msg.One("ReceptorRequest.Identificacion", msg.ReceptorNotRegistered.With("3101123456", "", msg.AdviceOther.With()))
 }
 
 // The registry checks' refusals and warnings are in Spanish for a caller
@@ -156,16 +155,16 @@ func TestRegistryLanguage(t *testing.T) {
 	doc := tenant.Document{Consecutivo: "00100001010000000007", Numero: 7, Clave: testClave,
 		Submission: tenant.Submission{Phase: tenant.PhaseFor(tenant.StateSent), Estado: tenant.StateSent}}
 	f := &fakeDocuments{err: spanishRefusal{}, out: pipeline.Outcome{Document: doc, Answer: pipeline.Answer{Estado: doc.Estado}}}
-	b := setup(t, Options{Tenants: docTenants{}, Routes: DocumentRoutes(f, nil)})
+	b := setup(t, Options{Tenants: docTenants{}, Routes: DocumentRoutes(f, nil, printed.Printer{})})
 	u := creds{"t", "u", "p"}
 	body := []byte(`{"id_externo":"x","tipo_documento":"01"}`)
 	for _, tt := range []struct {
 		lang, want string
 	}{
-		{"", "the receptor is not registered"},
-		{"es-CR,es;q=0.9,en;q=0.8", "el receptor no está inscrito"},
-		{"en-US,es;q=0.5", "the receptor is not registered"},
-		{"ES", "el receptor no está inscrito"},
+		{"", "the receptor 3101123456 is not registered in the tax authority's taxpayer registry: correct the identification"},
+		{"es-CR,es;q=0.9,en;q=0.8", "el receptor 3101123456 no está inscrito en el registro de contribuyentes de Hacienda: corrija la identificación"},
+		{"en-US,es;q=0.5", "the receptor 3101123456 is not registered in the tax authority's taxpayer registry: correct the identification"},
+		{"ES", "el receptor 3101123456 no está inscrito en el registro de contribuyentes de Hacienda: corrija la identificación"},
 	} {
 		var hdr []string
 		if tt.lang != "" {
@@ -178,8 +177,11 @@ func TestRegistryLanguage(t *testing.T) {
 	}
 
 	f.err = nil
-	f.out.Advertencias = []registry.Finding{{Field: "detalleServicio[0].codigoCABYS", Es: "tarifa distinta", En: "rate differs"}}
-	for lang, want := range map[string]string{"": "detalleServicio[0].codigoCABYS: rate differs", "es": "detalleServicio[0].codigoCABYS: tarifa distinta"} {
+	f.out.Advertencias = []registry.Finding{{Field: "detalleServicio[0].codigoCABYS", Msg: msg.CabysRate.With("2392000000000", "13", "4")}}
+	for lang, want := range map[string]string{
+		"":   "detalleServicio[0].codigoCABYS: the CAByS catalog gives code 2392000000000 an IVA rate of 13 %, and the line uses 4 %",
+		"es": "detalleServicio[0].codigoCABYS: el catálogo CAByS da al código 2392000000000 una tarifa de IVA de 13 %, y la línea usa 4 %",
+	} {
 		var hdr []string
 		if lang != "" {
 			hdr = []string{"Accept-Language", lang}

@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"time"
 
+	"facturad/hacienda/msg"
 	"facturad/tenant"
 )
 
@@ -77,9 +78,10 @@ type Request struct {
 	Query       url.Values
 	ContentType string
 	Body        []byte
-	// Spanish says the caller asked for Spanish (Accept-Language es-*):
-	// the messages that exist in both languages are given in Spanish.
-	Spanish bool
+	// Lang is the language the caller asked for (Accept-Language:
+	// Spanish for es and es-*, English otherwise): what the reply says to
+	// people is said in it.
+	Lang msg.Lang
 
 	// changed is what the handler told the audit log (Changed).
 	changed *auditNote

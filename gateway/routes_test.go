@@ -14,6 +14,7 @@ import (
 	"facturad/pipeline"
 	"facturad/pipeline/export"
 	"facturad/tenant"
+	"facturad/tenant/printed"
 )
 
 // routeDeps are what the package's route constructors serve over. Nil
@@ -90,7 +91,7 @@ func serviceRoutes(t testing.TB, d routeDeps) []Route {
 		}
 		d.exporter = e
 	}
-	return slices.Concat(DocumentRoutes(d.docs, nil), ReceivedRoutes(d.docs, nil), WebhookRoutes(d.tenants),
+	return slices.Concat(DocumentRoutes(d.docs, nil, printed.Printer{}), ReceivedRoutes(d.docs, nil, printed.Printer{}), WebhookRoutes(d.tenants),
 		[]Route{list, listReceived, audit, CalculateRoute(), CallbackRoute(d.docs)},
 		EmailRoutes(d.docs, d.tenants), RegistryRoutes(d.registry), []Route{ConnectionTestRoute(d.docs)}, operators, UsageRoutes(d.tenants),
 		[]Route{IVARoute(d.tenants), ExportRoute(d.exporter)}, DerivedRoutes(d.docs))

@@ -24,6 +24,7 @@ import (
 	"github.com/valyala/fasthttp/fasthttpadaptor"
 
 	"facturad/gateway/requestid"
+	"facturad/hacienda/msg"
 	"facturad/metrics"
 	"facturad/tenant"
 )
@@ -81,11 +82,12 @@ type call struct {
 	reqID string
 	p     tenant.Principal
 	// a6, when set, shapes the body of a 500 answer (A.6): the call's own
-	// answer with its message field set.
-	a6 func(msg string) any
-	// conflictField names the request field a tenant.ErrConflict is about.
+	// answer with its message field set to text and its key to code.
+	a6 func(code, text string) any
+	// conflictField names the request field a tenant.ErrConflict is
+	// about, and conflictMsg says what about it.
 	conflictField string
-	conflictMsg   string
+	conflictMsg   *msg.Entry
 	// shed is set when the answer is a 503 the service chose because of
 	// load or a rollout (shedder): the request counter's class is "shed".
 	shed bool
@@ -319,31 +321,6 @@ func (s *Server) serve(c *call) {
 	c.reply(rep)
 }
 
-// spanish reports whether the caller's first choice of language is
-// Spanish (Accept-Language: es, es-CR...).
-func (c *call) spanish() bool {
-	return prefersSpanish(string(c.rc.Request.Header.Peek("Accept-Language")))
-}
-
-// prefersSpanish reads an Accept-Language header: Spanish when its most
-// wanted language is es or es-*.
-func prefersSpanish(h string) bool {
-	best, bestQ := "", -1.0
-	for _, part := range strings.Split(h, ",") {
-		tag, params, _ := strings.Cut(strings.TrimSpace(part), ";")
-		q := 1.0
-		if v, ok := strings.CutPrefix(strings.TrimSpace(params), "q="); ok {
-			if f, err := strconv.ParseFloat(v, 64); err == nil {
-				q = f
-			}
-		}
-		if tag != "" && q > bestQ {
-			best, bestQ = strings.ToLower(tag), q
-		}
-	}
-	return best == "es" || strings.HasPrefix(best, "es-")
-}
-
 // request copies what a handler needs out of the connection.
 func (c *call) request() *Request {
 	rc := c.rc
@@ -354,7 +331,7 @@ func (c *call) request() *Request {
 		Query:       url.Values{},
 		ContentType: string(rc.Request.Header.ContentType()),
 		Body:        append([]byte(nil), rc.Request.Body()...),
-		Spanish:     c.spanish(),
+		Lang:        langOf(rc),
 	}
 	for _, seg := range c.rt.segs {
 		if name, ok := strings.CutPrefix(seg, "{"); ok {
@@ -407,7 +384,7 @@ func (s *Server) authenticate(c *call) (tenant.Principal, error) {
 	if token == "" {
 		reason = reasonNoToken
 	}
-	if reason != "" {
+	if reason != nil {
 		return tenant.Principal{}, &credentialsError{reason: reason}
 	}
 	// Worked out only if authentication needs it (not for a cached pair).
@@ -574,19 +551,20 @@ func (s *Server) readError(rc *fasthttp.RequestCtx, err error) {
 		ae = errTooLarge
 		drainBody(rc)
 	case errors.As(err, &small):
-		ae = &apiError{status: fasthttp.StatusRequestHeaderFieldsTooLarge, message: "The request headers are too large."}
+		ae = &apiError{status: fasthttp.StatusRequestHeaderFieldsTooLarge, msg: msg.HeadersTooLarge.With()}
 	case errors.As(err, &ne) && ne.Timeout():
-		ae = &apiError{status: fasthttp.StatusRequestTimeout, message: "The request was not received in time."}
+		ae = &apiError{status: fasthttp.StatusRequestTimeout, msg: msg.RequestTimeout.With()}
 	default:
-		ae = &apiError{status: fasthttp.StatusBadRequest, message: "The request could not be read."}
-		if name, reason := brokenHeader(err); reason != "" {
-			ae.message = "The request headers could not be read."
-			ae.fields = map[string][]string{name: {reason}}
+		ae = &apiError{status: fasthttp.StatusBadRequest, msg: msg.RequestUnreadable.With()}
+		if name, reason := brokenHeader(err); !reason.IsZero() {
+			ae.msg = msg.HeadersUnreadable.With()
+			ae.fields = msg.One(name, reason)
 		}
 	}
-	writeAPIError(rc, ae)
+	rt := s.match(rc.Request.Header.Method(), rc.Request.Header.RequestURI())
+	writeAPIError(rc, rt, ae)
 	m, method, pattern := s.unmatched, string(rc.Request.Header.Method()), unmatchedRoute
-	if rt := s.match(rc.Request.Header.Method(), rc.Request.Header.RequestURI()); rt != nil {
+	if rt != nil {
 		m, method, pattern = rt.m, rt.method, rt.pattern
 	}
 	d := time.Since(start)
@@ -637,11 +615,11 @@ func drainBody(rc *fasthttp.RequestCtx) {
 }
 
 func (s *Server) notFound(rc *fasthttp.RequestCtx) {
-	s.plainError(rc, &apiError{status: fasthttp.StatusNotFound, message: "No such resource."})
+	s.plainError(rc, &apiError{status: fasthttp.StatusNotFound, msg: msg.RouteNotFound.With()})
 }
 
 func (s *Server) methodNotAllowed(rc *fasthttp.RequestCtx) {
-	s.plainError(rc, &apiError{status: fasthttp.StatusMethodNotAllowed, message: "Method not allowed on this resource."})
+	s.plainError(rc, &apiError{status: fasthttp.StatusMethodNotAllowed, msg: msg.MethodNotAllowed.With()})
 }
 
 func (s *Server) plainError(rc *fasthttp.RequestCtx, ae *apiError) {
@@ -651,7 +629,7 @@ func (s *Server) plainError(rc *fasthttp.RequestCtx, ae *apiError) {
 	if s.draining.Load() {
 		rc.SetConnectionClose()
 	}
-	writeAPIError(rc, ae)
+	writeAPIError(rc, nil, ae)
 	d := time.Since(start)
 	s.unmatched.observe(rc.Response.StatusCode(), false, d)
 	s.access(rc, string(rc.Method()), unmatchedRoute, reqID, tenant.Principal{}, d)
@@ -660,7 +638,7 @@ func (s *Server) plainError(rc *fasthttp.RequestCtx, ae *apiError) {
 // adminHandler serves the admin listener.
 func (s *Server) adminHandler(rc *fasthttp.RequestCtx) {
 	if !rc.IsGet() && !rc.IsHead() {
-		writeAPIError(rc, &apiError{status: fasthttp.StatusMethodNotAllowed, message: "Method not allowed on this resource."})
+		writeAPIError(rc, nil, &apiError{status: fasthttp.StatusMethodNotAllowed, msg: msg.MethodNotAllowed.With()})
 		return
 	}
 	switch string(rc.Path()) {
@@ -671,11 +649,9 @@ func (s *Server) adminHandler(rc *fasthttp.RequestCtx) {
 	case "/metrics":
 		s.promh(rc)
 	default:
-		writeAPIError(rc, &apiError{status: fasthttp.StatusNotFound, message: "No such resource."})
+		writeAPIError(rc, nil, &apiError{status: fasthttp.StatusNotFound, msg: msg.RouteNotFound.With()})
 	}
 }
-
-var errDraining = errors.New("draining: the service is shutting down")
 
 // The values of /readyz's status.
 const (
@@ -688,6 +664,7 @@ const (
 // overall status and each check's "ok" or "down: ...".
 type readyBody struct {
 	StatusCode int               `json:"statusCode,omitempty"`
+	Code       string            `json:"code,omitempty"`
 	Message    string            `json:"message,omitempty"`
 	Errors     any               `json:"errors,omitempty"` // {} on a 503
 	Status     string            `json:"status"`
@@ -701,7 +678,8 @@ func (s *Server) readyz(rc *fasthttp.RequestCtx) {
 	body := readyBody{Status: statusReady, Checks: map[string]string{}}
 	var down []string
 	if s.draining.Load() {
-		body.Status, body.Message = statusNotReady, errDraining.Error()
+		body.Status = statusNotReady
+		body.Code, body.Message = msg.Stopping.Code(), msg.Stopping.With().In(langOf(rc))
 		body.Checks["shutdown"] = "draining"
 	} else {
 		for _, r := range s.runChecks() {
@@ -719,7 +697,8 @@ func (s *Server) readyz(rc *fasthttp.RequestCtx) {
 			down = append(down, r.name)
 		}
 		if body.Status == statusNotReady {
-			body.Message = "not ready: " + strings.Join(down, ", ") + " down"
+			body.Code = msg.NotReady.Code()
+			body.Message = msg.NotReady.With(strings.Join(down, ", ")).In(langOf(rc))
 		}
 	}
 	if body.Status != statusNotReady {

@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"github.com/valyala/fasthttp"
 
+	"facturad/hacienda/msg"
 	"facturad/tenant"
 )
 
@@ -94,7 +95,7 @@ func (f *fakeTenants) CreateBranch(_ context.Context, _ tenant.Principal, compan
 		return tenant.Branch{}, tenant.Credentials{}, fmt.Errorf("insert: %w", tenant.ErrConflict)
 	}
 	if in.Sucursal == "bad" {
-		return tenant.Branch{}, tenant.Credentials{}, testFieldErr{"sucursal": {"must be 3 digits"}}
+		return tenant.Branch{}, tenant.Credentials{}, testFieldErr{"sucursal": {msg.SucursalCode.With()}}
 	}
 	return tenant.Branch{ID: 4, CompanyID: companyID, Sucursal: in.Sucursal}, tenant.Credentials{Usuario: "x", Contrasena: "y", APIToken: "z"}, nil
 }
@@ -129,10 +130,10 @@ func (f *fakeTenants) RecordAudit(_ context.Context, e tenant.AuditEntry) error 
 	return nil
 }
 
-type testFieldErr map[string][]string
+type testFieldErr map[string][]msg.Message
 
-func (e testFieldErr) Error() string                    { return "invalid" }
-func (e testFieldErr) FieldErrors() map[string][]string { return e }
+func (e testFieldErr) Error() string                           { return "invalid" }
+func (e testFieldErr) FieldMessages() map[string][]msg.Message { return e }
 
 func TestAuthentication(t *testing.T) {
 	b := setup(t, Options{Tenants: &fakeTenants{}})
@@ -361,7 +362,16 @@ func TestErrorMapping(t *testing.T) {
 		if strings.Contains(string(r.body), "disk full") {
 			t.Error("cause leaked into the body")
 		}
+		if m["mensaje_api_key"] != "internal_error" {
+			t.Errorf("mensaje_api_key %v, want internal_error", m["mensaje_api_key"])
+		}
 		requireLogged(t, b, code, "disk full")
+		// In Spanish when asked, with the same code.
+		r = b.do(t, "POST", "/api/companies/1/branches/2/users/v4", &fakeUser, "application/json", []byte(`{"usuario":"a"}`), "Accept-Language", "es-CR")
+		m = r.object(t)
+		if es, _ := m["mensaje_api"].(string); r.status != 500 || !spanishIncidentRE.MatchString(es) || m["mensaje_api_key"] != "internal_error" {
+			t.Errorf("in Spanish: %d %s", r.status, r.body)
+		}
 	})
 	t.Run("error/commit outcome unknown is a 500 that says to check first", func(t *testing.T) {
 		// The COMMIT's deadline ran out on its way: not the 503 of a
@@ -378,6 +388,9 @@ func TestErrorMapping(t *testing.T) {
 		if !strings.HasPrefix(msg, msgApology) || !strings.Contains(msg, "it may have been made") ||
 			!strings.Contains(msg, "before sending the request again") {
 			t.Errorf("message %q does not say the change may have been made and to check first", msg)
+		}
+		if m["mensaje_api_key"] != "outcome_unknown" {
+			t.Errorf("mensaje_api_key %v, want outcome_unknown", m["mensaje_api_key"])
 		}
 		if strings.Contains(string(r.body), "db-7") {
 			t.Error("cause leaked into the body")
@@ -420,7 +433,11 @@ func TestErrorMapping(t *testing.T) {
 		}
 		m := r.object(t)
 		msg, _ := m["error"].(string)
-		requireLogged(t, b, incidentIn(t, msg), "boom")
+		incident := incidentIn(t, msg)
+		requireLogged(t, b, incident, "boom")
+		if m["code"] != "internal_error" || m["incident"] != incident {
+			t.Errorf("severe body %s: want code internal_error and incident %s", r.body, incident)
+		}
 		// The server still serves.
 		if r := b.do(t, "GET", "/api/companies/2/branches/v4", &fakeUser, "", nil); r.status != 200 {
 			t.Errorf("after panic: %d", r.status)
@@ -436,6 +453,10 @@ func TestErrorMapping(t *testing.T) {
 }
 
 var incidentRE = regexp.MustCompile(`incident ([0-9A-F]{10})`)
+
+// spanishIncidentRE matches the Spanish apology of a 500 with its
+// incident code.
+var spanishIncidentRE = regexp.MustCompile(`^Lo sentimos.* incidente [0-9A-F]{10}\.$`)
 
 func incidentIn(t testing.TB, msg string) string {
 	t.Helper()

@@ -13,6 +13,7 @@ import (
 
 	"facturad/hacienda/sandbox"
 	"facturad/pipeline"
+	"facturad/tenant/printed"
 )
 
 // TestLaneFloodIsShed floods one branch's lane through the real pipeline:
@@ -32,7 +33,7 @@ func TestLaneFloodIsShed(t *testing.T) {
 				t.Fatal(err)
 			}
 			startPipeline(t, p)
-			w.testBundle = setup(t, Options{Tenants: svc, Routes: DocumentRoutes(p, nil)})
+			w.testBundle = setup(t, Options{Tenants: svc, Routes: DocumentRoutes(p, nil, printed.Printer{})})
 			co := w.createCompany(t, w.admin, "3101123456", "Carga de Prueba S.A.")
 
 			const flood = 24
@@ -74,7 +75,7 @@ func TestLaneFloodIsShed(t *testing.T) {
 					if secs, err := strconv.Atoi(a.retryAfter); err != nil || secs < 1 {
 						t.Errorf("send %d: 503 with Retry-After %q", i, a.retryAfter)
 					}
-					if !regexp.MustCompile(`^\{"statusCode":503,"message":"[^"]+","errors":\{\}\}$`).MatchString(a.body) {
+					if !regexp.MustCompile(`^\{"statusCode":503,"code":"[a-z_]+","message":"[^"]+","errors":\{\}\}$`).MatchString(a.body) {
 						t.Errorf("send %d: 503 body %s, want the A.7 form", i, a.body)
 					}
 				default:

@@ -14,8 +14,10 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"facturad/hacienda"
+	"facturad/hacienda/msg"
 	"facturad/pipeline"
 	"facturad/tenant"
+	"facturad/tenant/printed"
 )
 
 // Every body a route reads is decoded strictly: a name that is no field of
@@ -124,9 +126,9 @@ func bodyRoutes() map[string]bodyRoute {
 			suggest: &suggestion{nil, "razonComercal", "razonComercal", "is not a field of this call; did you mean razonComercial?"},
 			// A.2's second path for the company form, when multipart.
 			form: strictCompanyForm(), formSuggest: companySuggestion, encodings: []string{"application/json", "multipart/form-data"}},
-		"PUT " + pathBranch: {path: "/api/companies/2/branches/3/v4", creds: &fakeUser, json: map[string]any{"sucursal": "001", "activo": "S"}, suggest: &suggestion{nil, "createdAt", "createdAt", hacienda.MsgServiceField}},
+		"PUT " + pathBranch: {path: "/api/companies/2/branches/3/v4", creds: &fakeUser, json: map[string]any{"sucursal": "001", "activo": "S"}, suggest: &suggestion{nil, "createdAt", "createdAt", msg.ServiceField.With().String()}},
 		"POST " + pathBranchUsers: {path: "/api/companies/2/branches/3/users/v4", creds: &fakeUser, json: map[string]any{"usuario": "cajero"},
-			suggest: &suggestion{nil, "apiToken", "apiToken", hacienda.MsgServiceField}},
+			suggest: &suggestion{nil, "apiToken", "apiToken", msg.ServiceField.With().String()}},
 		"PUT " + pathBranchUser: {path: "/api/companies/2/branches/3/users/5/v4", creds: &fakeUser, json: map[string]any{"activo": "N"},
 			suggest: &suggestion{nil, "actvo", "actvo", "is not a field of this call; did you mean activo?"}},
 		"POST /api/companies/{companyId}/webhooks/v4": {path: "/api/companies/2/webhooks/v4", creds: &fakeUser,
@@ -212,7 +214,7 @@ func keys[V any](m map[string]V) map[string]bool {
 // a misspelt name gets the field meant suggested.
 func TestStrictBodies(t *testing.T) {
 	docs := &fakeDocuments{out: (&fakeDerived{}).outcome(strictClave)}
-	b := setup(t, Options{Tenants: &fakeTenants{}, Routes: slices.Concat(DocumentRoutes(docs, nil), ReceivedRoutes(strictReceived{}, nil),
+	b := setup(t, Options{Tenants: &fakeTenants{}, Routes: slices.Concat(DocumentRoutes(docs, nil, printed.Printer{}), ReceivedRoutes(strictReceived{}, nil, printed.Printer{}),
 		WebhookRoutes(strictWebhooks{}), DerivedRoutes(&fakeDerived{}), []Route{CalculateRoute()})})
 	for key, row := range bodyRoutes() {
 		method, _, _ := strings.Cut(key, " ")
@@ -245,13 +247,13 @@ func TestStrictBodies(t *testing.T) {
 					msg       string
 				}
 				isJSON := enc == "application/json"
-				cases := []refusal{{"error/unknown at the top", nil, "xyzzy", "xyzzy", hacienda.MsgUnknownField}}
+				cases := []refusal{{"error/unknown at the top", nil, "xyzzy", "xyzzy", msg.UnknownField.With().String()}}
 				if !isJSON {
 					cases[0].key, cases[0].path = "Xyzzy", "Xyzzy"
 				}
 				if isJSON {
 					for _, n := range row.nested {
-						cases = append(cases, refusal{"error/unknown in " + n.path, n.at, "xyzzy", n.path, hacienda.MsgUnknownField})
+						cases = append(cases, refusal{"error/unknown in " + n.path, n.at, "xyzzy", n.path, msg.UnknownField.With().String()})
 					}
 				}
 				s := row.suggest

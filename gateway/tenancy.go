@@ -8,26 +8,25 @@ import (
 	"strings"
 
 	"facturad/hacienda/api"
+	"facturad/hacienda/msg"
 	"facturad/tenant"
 )
 
 // The tenancy routes of A.2–A.4 and the reseller call. Path parameter names
 // are the router's; error bodies use the contract's names for them.
 const (
-	pathResellers     = "/api/resellers/v4"
-	pathCompanies     = "/api/companies/v4"
-	pathCompany       = "/api/companies/{companyId}/v4"
-	pathBranches      = "/api/companies/{companyId}/branches/v4"
-	pathBranch        = "/api/companies/{companyId}/branches/{branchId}/v4"
-	pathBranchUsers   = "/api/companies/{companyId}/branches/{branchId}/users/v4"
-	pathBranchUser    = "/api/companies/{companyId}/branches/{branchId}/users/{userId}/v4"
-	pathUserToken     = "/api/companies/{companyId}/branches/{branchId}/users/{userId}/token/v4"
-	paramUserID       = "userId"
-	paramCompanyID    = "companyId"
-	paramBranchID     = "branchId"
-	conflictUserTaken = "is already taken"
-	conflictCompany   = "conflicts with an existing company"
-	conflictBranch    = "a branch with this code already exists in the company"
+	pathResellers   = "/api/resellers/v4"
+	pathCompanies   = "/api/companies/v4"
+	pathCompany     = "/api/companies/{companyId}/v4"
+	pathBranches    = "/api/companies/{companyId}/branches/v4"
+	pathBranch      = "/api/companies/{companyId}/branches/{branchId}/v4"
+	pathBranchUsers = "/api/companies/{companyId}/branches/{branchId}/users/v4"
+	pathBranchUser  = "/api/companies/{companyId}/branches/{branchId}/users/{userId}/v4"
+	pathUserToken   = "/api/companies/{companyId}/branches/{branchId}/users/{userId}/token/v4"
+	paramUserID     = "userId"
+	paramCompanyID  = "companyId"
+	paramBranchID   = "branchId"
+	paramWebhookID  = "webhookId"
 )
 
 // tenancyRoutes are the calls of A.2–A.4, the reseller call and the API
@@ -65,42 +64,42 @@ func (s *Server) tenancyRoutes() []Route {
 // authentication, so that every 500 of these calls has the call's form.
 
 func apiUserShape(c *call) {
-	c.a6 = func(msg string) any { return api.APIUser{MensajeAPI: msg} }
+	c.a6 = func(code, text string) any { return api.APIUser{MensajeAPI: text, MensajeAPIKey: code} }
 }
 
 func credentialsShape(c *call) {
-	c.a6 = func(msg string) any { return api.Credentials{MensajeAPI: msg} }
-	c.conflictField, c.conflictMsg = "usuario", conflictUserTaken
+	c.a6 = func(code, text string) any { return api.Credentials{MensajeAPI: text, MensajeAPIKey: code} }
+	c.conflictField, c.conflictMsg = "usuario", msg.ConflictUsuario
 }
 
 func createCompanyShape(c *call) {
-	c.a6 = func(msg string) any {
+	c.a6 = func(code, text string) any {
 		a := newCreateCompanyAnswer(tenant.CreatedCompany{})
-		a.MensajeAPI = msg
+		a.MensajeAPI, a.MensajeAPIKey = text, code
 		return a
 	}
-	c.conflictField, c.conflictMsg = "Identificacion", conflictCompany
+	c.conflictField, c.conflictMsg = "Identificacion", msg.ConflictCompany
 }
 
 func (s *Server) updateCompanyShape(c *call) {
-	c.a6 = func(msg string) any {
-		return api.UpdatedCompany{CompanyDetail: newCompanyDetailAnswer(tenant.CompanyDetail{}, s.o.Now()), MensajeAPI: msg}
+	c.a6 = func(code, text string) any {
+		return api.UpdatedCompany{CompanyDetail: newCompanyDetailAnswer(tenant.CompanyDetail{}, s.o.Now()), MensajeAPI: text, MensajeAPIKey: code}
 	}
-	c.conflictField, c.conflictMsg = "Identificacion", conflictCompany
+	c.conflictField, c.conflictMsg = "Identificacion", msg.ConflictCompany
 }
 
 func createBranchShape(c *call) {
-	c.a6 = func(msg string) any {
-		return api.CreatedBranch{Branch: newBranchAnswer(tenant.Branch{}), MensajeAPI: msg}
+	c.a6 = func(code, text string) any {
+		return api.CreatedBranch{Branch: newBranchAnswer(tenant.Branch{}), MensajeAPI: text, MensajeAPIKey: code}
 	}
-	c.conflictField, c.conflictMsg = "sucursal", conflictBranch
+	c.conflictField, c.conflictMsg = "sucursal", msg.ConflictBranch
 }
 
 func updateBranchShape(c *call) {
-	c.a6 = func(msg string) any {
-		return api.UpdatedBranch{Branch: newBranchAnswer(tenant.Branch{}), MensajeAPI: msg}
+	c.a6 = func(code, text string) any {
+		return api.UpdatedBranch{Branch: newBranchAnswer(tenant.Branch{}), MensajeAPI: text, MensajeAPIKey: code}
 	}
-	c.conflictField, c.conflictMsg = "sucursal", conflictBranch
+	c.conflictField, c.conflictMsg = "sucursal", msg.ConflictBranch
 }
 
 // pathID reads a positive integer path parameter; field is the contract's
@@ -109,7 +108,7 @@ func (r *Request) pathID(param, field string) (int64, error) {
 	v := r.Params[param]
 	id, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || id <= 0 {
-		return 0, invalid(field, "must be a positive integer")
+		return 0, invalid(field, msg.PositiveInt.With())
 	}
 	return id, nil
 }
@@ -292,7 +291,7 @@ func (s *Server) createBranchOrCompany(ctx context.Context, r *Request) (Reply, 
 func (s *Server) updateCompanyOnBranches(ctx context.Context, r *Request) (Reply, error) {
 	ct := r.ContentType
 	if !isMultipart(ct) && !isURLEncoded(ct) {
-		return Reply{}, invalid("body", "this path updates a company and takes a multipart/form-data form; a branch is updated at /api/companies/{CompaniaId}/branches/{Id}/v4")
+		return Reply{}, invalid("body", msg.UpdateNeedsForm.With())
 	}
 	return s.updateCompanyAt(ctx, r, "CompaniaId")
 }
@@ -406,7 +405,7 @@ func (s *Server) updateAPIUser(ctx context.Context, r *Request) (Reply, error) {
 		return Reply{}, err
 	}
 	if in.Activo == "" {
-		return Reply{}, invalid("activo", `is required: "S" or "N"`)
+		return Reply{}, invalid("activo", msg.RequiredSN.With())
 	}
 	u, err := s.o.Tenants.SetBranchUserActive(ctx, r.Principal, companyID, branchID, userID, in.Activo == "S")
 	if err != nil {

@@ -2,13 +2,13 @@ package gateway
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"net/http"
 	"strconv"
 	"strings"
 
 	"facturad/hacienda/api"
+	"facturad/hacienda/msg"
 	"facturad/tenant"
 )
 
@@ -44,7 +44,7 @@ func periodo(r *Request) (string, error) {
 	v := strings.TrimSpace(vs[0])
 	for _, w := range vs[1:] {
 		if strings.TrimSpace(w) != v {
-			return "", invalid(api.ParamPeriodo, "was given more than once with different values; give it once")
+			return "", invalid(api.ParamPeriodo, msg.ParamRepeated.With())
 		}
 	}
 	return v, nil
@@ -102,17 +102,9 @@ func newUsoAnswer(u tenant.Usage) api.Uso {
 // quotaRefusal is the 402 of a send beyond the company's monthly quota
 // (A.14), in the A.7 form with the quota's field, and the header of the
 // documents still available (none).
-func quotaRefusal(q tenant.QuotaUse, spanish bool) *apiError {
-	msg := "The company has numbered its monthly quota of documents: nothing was numbered."
-	field := fmt.Sprintf("the company has numbered %d documents in %s (a Costa Rica calendar month) and its monthly quota is %d; "+
-		"no document is numbered beyond it until the quota is raised or the month ends", q.Used, q.Periodo, q.Limit)
-	if spanish {
-		msg = "La compañía agotó su cuota mensual de comprobantes: no se numeró ninguno."
-		field = fmt.Sprintf("la compañía numeró %d comprobantes en %s (mes calendario de Costa Rica) y su cuota mensual es %d; "+
-			"no se numera ninguno más hasta que se aumente la cuota o termine el mes", q.Used, q.Periodo, q.Limit)
-	}
-	return &apiError{status: http.StatusPaymentRequired, message: msg,
-		fields: map[string][]string{api.FieldCuotaMensual: {field}},
+func quotaRefusal(q tenant.QuotaUse) *apiError {
+	return &apiError{status: http.StatusPaymentRequired, msg: msg.QuotaExhausted.With(),
+		fields: msg.One(api.FieldCuotaMensual, msg.QuotaUsed.With(q.Used, q.Periodo, q.Limit)),
 		header: quotaHeader(&q)}
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"facturad/hacienda/api"
+	"facturad/hacienda/msg"
 	"facturad/tenant"
 )
 
@@ -149,14 +150,14 @@ func (h webhookHandlers) deliveries(ctx context.Context, r *Request) (Reply, err
 	if v := r.Query.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > tenant.DeliveryLogLimit {
-			return Reply{}, invalid("limit", "must be a whole number from 1 to "+strconv.Itoa(tenant.DeliveryLogLimit))
+			return Reply{}, invalid("limit", msg.LimitRange.With(tenant.DeliveryLogLimit))
 		}
 		page.Limit = n
 	}
 	if v := r.Query.Get("cursor"); v != "" {
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil || n < 1 {
-			return Reply{}, invalid("cursor", "is not a cursor from a previous page")
+			return Reply{}, invalid("cursor", msg.CursorPage.With())
 		}
 		page.Before = n
 	}

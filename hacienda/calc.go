@@ -1,9 +1,9 @@
 package hacienda
 
 import (
-	"strconv"
-
 	"github.com/shopspring/decimal"
+
+	"facturad/hacienda/msg"
 )
 
 // Calculate fills, in place, every computed amount of doc: per line
@@ -66,7 +66,7 @@ type summary struct {
 func calculate(doc *Document, e *errs) {
 	t := doc.Type
 	if !t.Valid() {
-		e.add("tipo_documento", "must be one of "+issuedTypesList(false))
+		e.add("tipo_documento", msg.OneOf.With(issuedTypesList(false)))
 		return
 	}
 	checkInvalidAmounts(doc, e)
@@ -83,7 +83,7 @@ func calculate(doc *Document, e *errs) {
 	hasIVADevuelto := t == TypeFE || t == TypeTE || t == TypeNC || t == TypeND
 
 	if len(doc.DetalleServicio) > 1000 {
-		e.add("detalleServicio", "must have at most 1000 lines")
+		e.add("detalleServicio", msg.LinesMax.With())
 		return
 	}
 	for i := range doc.DetalleServicio {
@@ -127,7 +127,7 @@ func (p *linePath) exo(j int, name string) string {
 func checkMoney(a Amount, required bool, path fpath, e *errs) bool {
 	if !a.IsSet() {
 		if required {
-			e.add(path.String(), "is required")
+			e.add(path.String(), msg.Required.With())
 			return false
 		}
 		return true
@@ -139,20 +139,20 @@ func checkMoney(a Amount, required bool, path fpath, e *errs) bool {
 // and fraction digits (trailing fraction zeros do not count).
 func checkDecimal(a Amount, intDigits int, places int32, path fpath, e *errs) bool {
 	if a.Invalid() {
-		e.add(path.String(), "must be a number")
+		e.add(path.String(), msg.NotANumber.With())
 		return false
 	}
 	ok := true
 	if a.Sign() < 0 {
-		e.add(path.String(), "must not be negative")
+		e.add(path.String(), msg.NotNegative.With())
 		ok = false
 	}
 	if a.Places() > places && a.SignificantPlaces() > places {
-		e.add(path.String(), "must have at most "+itoa(int(places))+" decimals")
+		e.add(path.String(), msg.MaxDecimals.With(int(places)))
 		ok = false
 	}
 	if a.d.NumDigits()+int(a.d.Exponent()) > intDigits {
-		e.add(path.String(), "must have at most "+itoa(intDigits)+" integer digits")
+		e.add(path.String(), msg.MaxIntegerDigits.With(intDigits))
 		ok = false
 	}
 	return ok
@@ -161,11 +161,11 @@ func checkDecimal(a Amount, intDigits int, places int32, path fpath, e *errs) bo
 // checkComputed reports a computed amount that overflows DecimalDinero.
 func checkComputed(d decimal.Decimal, path fpath, e *errs) bool {
 	if d.Cmp(dMaxLine) > 0 {
-		e.add(path.String(), "the computed amount exceeds 9999999999999.99999")
+		e.add(path.String(), msg.ComputedTooLarge.With())
 		return false
 	}
 	if d.Sign() < 0 {
-		e.add(path.String(), "the computed amount is negative")
+		e.add(path.String(), msg.ComputedNegative.With())
 		return false
 	}
 	return true
@@ -221,21 +221,21 @@ func (c *lineCalc) inputs() bool {
 	t, l, p, e := c.t, c.l, c.p, c.e
 	ok := true
 	if !l.Cantidad.IsSet() {
-		e.add(p.field("cantidad"), "is required")
+		e.add(p.field("cantidad"), msg.Required.With())
 		ok = false
 	} else if !checkDecimal(l.Cantidad, 13, 3, p.f("cantidad"), e) {
 		ok = false
 	} else if l.Cantidad.Sign() == 0 {
-		e.add(p.field("cantidad"), "must be greater than 0")
+		e.add(p.field("cantidad"), msg.GreaterThan0.With())
 		ok = false
 	}
 	if !l.PrecioUnitario.IsSet() {
-		e.add(p.field("precioUnitario"), "is required")
+		e.add(p.field("precioUnitario"), msg.Required.With())
 		ok = false
 	} else if !checkMoney(l.PrecioUnitario, true, p.f("precioUnitario"), e) {
 		ok = false
 	} else if l.PrecioUnitario.Sign() == 0 {
-		e.add(p.field("precioUnitario"), "must be greater than 0")
+		e.add(p.field("precioUnitario"), msg.GreaterThan0.With())
 		ok = false
 	}
 	switch {
@@ -243,33 +243,33 @@ func (c *lineCalc) inputs() bool {
 		if t.IsNote() && lineWithoutCABYSIsService {
 			c.service = true
 		} else {
-			e.add(p.field("codigoCABYS"), "is required")
+			e.add(p.field("codigoCABYS"), msg.Required.With())
 			ok = false
 		}
 	case !isDigits(l.CodigoCABYS, 13, 13):
-		e.add(p.field("codigoCABYS"), "must be 13 digits")
+		e.add(p.field("codigoCABYS"), msg.CABYSDigits.With())
 		ok = false
 	default:
 		c.service = l.CodigoCABYS[0] >= '5'
 	}
 	if len(l.DetalleSurtido) > 0 && !surtidosSupported {
-		e.add(p.field("detalleSurtido"), "packs (surtidos) are not supported")
+		e.add(p.field("detalleSurtido"), msg.Surtido.With())
 		ok = false
 	}
 	if len(l.Descuento) > 5 {
-		e.add(p.field("descuento"), "must have at most 5 discounts")
+		e.add(p.field("descuento"), msg.DiscountsMax.With())
 		ok = false
 	}
 	if len(l.Impuesto) == 0 {
-		e.add(p.field("impuesto"), "at least one tax is required (use rate code 10 for an exempt line)")
+		e.add(p.field("impuesto"), msg.TaxRequired.With())
 		ok = false
 	}
 	if l.IVACobradoFabrica != "" {
 		if !ivaCobradoFabrica.has(l.IVACobradoFabrica) {
-			e.add(p.field("iVACobradoFabrica"), "must be 01 or 02")
+			e.add(p.field("iVACobradoFabrica"), msg.IVACobradoFabrica.With())
 			ok = false
 		} else if t == TypeFEC || t == TypeFEE {
-			e.add(p.field("iVACobradoFabrica"), "is not allowed in this document type")
+			e.add(p.field("iVACobradoFabrica"), msg.NotAllowedInType.With())
 			ok = false
 		}
 	}
@@ -285,7 +285,7 @@ func (c *lineCalc) discounts() bool {
 	for j := range l.Descuento {
 		d := &l.Descuento[j]
 		if !codigosDescuento.has(d.CodigoDescuento) {
-			e.add(p.sub("descuento", j, "codigoDescuento"), "must be a nota-20 code (01–09, 99)")
+			e.add(p.sub("descuento", j, "codigoDescuento"), msg.CodigoDescuento.With())
 			ok = false
 		}
 		if discountTaxesGross(d.CodigoDescuento) {
@@ -294,7 +294,7 @@ func (c *lineCalc) discounts() bool {
 		if discountIssuerBearsTax(d.CodigoDescuento) {
 			c.issuerBears = true
 			if !issuerBornTaxExpressible(t) {
-				e.add(p.sub("descuento", j, "codigoDescuento"), "a regalía or bonificación borne by the issuer (01, 03) cannot be expressed in a "+t.Abbrev()+": it has no ImpuestoAsumidoEmisorFabrica; use code 02 or an ordinary discount")
+				e.add(p.sub("descuento", j, "codigoDescuento"), msg.RegaliaType.With(t.Abbrev()))
 				ok = false
 			}
 		}
@@ -303,7 +303,7 @@ func (c *lineCalc) discounts() bool {
 		case d.PorcentajeDescuento.IsSet():
 			pct := d.PorcentajeDescuento
 			if pct.Sign() < 0 || pct.Decimal().Cmp(decimal.New(100, 0)) > 0 {
-				e.add(p.sub("descuento", j, "porcentajeDescuento"), "must be between 0 and 100")
+				e.add(p.sub("descuento", j, "porcentajeDescuento"), msg.Percentage.With())
 				ok = false
 				continue
 			}
@@ -313,7 +313,7 @@ func (c *lineCalc) discounts() bool {
 			}
 			monto = pctOf(rest, pct.Decimal())
 			if d.MontoDescuento.IsSet() && amountAndPercentageMustAgree && d.MontoDescuento.Decimal().Cmp(monto) != 0 {
-				e.add(p.sub("descuento", j, "montoDescuento"), "does not match porcentajeDescuento (expected "+monto.String()+")")
+				e.add(p.sub("descuento", j, "montoDescuento"), msg.DiscountMismatch.With(monto.String()))
 				ok = false
 				continue
 			}
@@ -324,12 +324,12 @@ func (c *lineCalc) discounts() bool {
 			}
 			monto = d.MontoDescuento.Decimal()
 		default:
-			e.add(p.sub("descuento", j, "montoDescuento"), "montoDescuento or porcentajeDescuento is required")
+			e.add(p.sub("descuento", j, "montoDescuento"), msg.DiscountRequired.With())
 			ok = false
 			continue
 		}
 		if monto.Cmp(montoTotal) > 0 {
-			e.add(p.sub("descuento", j, "montoDescuento"), "must not exceed the line's montoTotal ("+montoTotal.String()+")")
+			e.add(p.sub("descuento", j, "montoDescuento"), msg.DiscountExceeds.With(montoTotal.String()))
 			ok = false
 			continue
 		}
@@ -338,11 +338,11 @@ func (c *lineCalc) discounts() bool {
 		c.totalDesc = c.totalDesc.Add(monto)
 	}
 	if ok && rest.Sign() < 0 {
-		e.add(p.field("descuento"), "the discounts add up to more than the line's montoTotal ("+montoTotal.String()+")")
+		e.add(p.field("descuento"), msg.DiscountsExceed.With(montoTotal.String()))
 		ok = false
 	}
 	if ok && c.issuerBears && regaliaMustCoverWholeLine && rest.Sign() != 0 {
-		e.add(p.field("descuento"), "a regalía or bonificación (codigoDescuento 01 or 03) must discount the whole line; put the free units on a line of their own")
+		e.add(p.field("descuento"), msg.RegaliaWhole.With())
 		ok = false
 	}
 	if !ok {
@@ -361,13 +361,13 @@ func (c *lineCalc) otherTaxes() bool {
 	for j := range l.Impuesto {
 		tx := &l.Impuesto[j]
 		if !codigosImpuesto.has(tx.Codigo) {
-			e.add(p.sub("impuesto", j, "codigo"), "must be a nota-8 code (01–08, 12, 99)")
+			e.add(p.sub("impuesto", j, "codigo"), msg.TaxCodigo.With())
 			ok = false
 			continue
 		}
 		if isIVA(tx.Codigo) {
 			if c.ivaIdx >= 0 && oneIVAPerLine {
-				e.add(p.sub("impuesto", j, "codigo"), "a line carries at most one IVA (codes 01, 07, 08)")
+				e.add(p.sub("impuesto", j, "codigo"), msg.OneIVA.With())
 				ok = false
 				continue
 			}
@@ -397,7 +397,7 @@ func (c *lineCalc) base() bool {
 		(c.ivaIdx >= 0 && l.Impuesto[c.ivaIdx].Codigo == ImpuestoIVAEspecial)
 	if l.IVACobradoFabrica == IVAFabricaSeparado {
 		if !l.BaseImponible.IsSet() || l.BaseImponible.Sign() <= 0 {
-			e.add(p.field("baseImponible"), "is required and must be greater than 0 with iVACobradoFabrica 01")
+			e.add(p.field("baseImponible"), msg.BaseImponible.With())
 			return false
 		}
 	}
@@ -530,13 +530,13 @@ func (c *lineCalc) totals(s *summary) bool {
 func checkLineCodes(t DocumentType, l *LineaDetalle, p *linePath, e *errs) {
 	for j := range l.Descuento {
 		if !codigosDescuento.has(l.Descuento[j].CodigoDescuento) {
-			e.add(p.sub("descuento", j, "codigoDescuento"), "must be a nota-20 code (01–09, 99)")
+			e.add(p.sub("descuento", j, "codigoDescuento"), msg.CodigoDescuento.With())
 		}
 	}
 	for j := range l.Impuesto {
 		tx := &l.Impuesto[j]
 		if !codigosImpuesto.has(tx.Codigo) {
-			e.add(p.sub("impuesto", j, "codigo"), "must be a nota-8 code (01–08, 12, 99)")
+			e.add(p.sub("impuesto", j, "codigo"), msg.TaxCodigo.With())
 			continue
 		}
 		if tx.Codigo != ImpuestoIVA && tx.Codigo != ImpuestoIVAEspecial {
@@ -545,13 +545,13 @@ func checkLineCodes(t DocumentType, l *LineaDetalle, p *linePath, e *errs) {
 		rt, ok := tarifasIVA[tx.CodigoTarifaIVA]
 		switch {
 		case tx.CodigoTarifaIVA == "":
-			e.add(p.sub("impuesto", j, "codigoTarifaIVA"), "is required with tax code "+tx.Codigo)
+			e.add(p.sub("impuesto", j, "codigoTarifaIVA"), msg.RequiredWithTax.With(tx.Codigo))
 		case !ok:
-			e.add(p.sub("impuesto", j, "codigoTarifaIVA"), "must be a nota-8.1 code (01–11)")
+			e.add(p.sub("impuesto", j, "codigoTarifaIVA"), msg.CodigoTarifaIVA.With())
 		case rt.noteOnly && !t.IsNote():
-			e.add(p.sub("impuesto", j, "codigoTarifaIVA"), "transitional rate code "+tx.CodigoTarifaIVA+" is only allowed in credit and debit notes")
+			e.add(p.sub("impuesto", j, "codigoTarifaIVA"), msg.TransitionalRate.With(tx.CodigoTarifaIVA))
 		case tx.Tarifa.IsSet() && !tx.Tarifa.Invalid() && tx.Tarifa.Decimal().Cmp(rt.rate) != 0:
-			e.add(p.sub("impuesto", j, "tarifa"), "does not match codigoTarifaIVA "+tx.CodigoTarifaIVA+" (expected "+rt.rate.String()+")")
+			e.add(p.sub("impuesto", j, "tarifa"), msg.TarifaMismatch.With(tx.CodigoTarifaIVA, rt.rate.String()))
 		}
 	}
 }
@@ -560,11 +560,11 @@ func checkLineCodes(t DocumentType, l *LineaDetalle, p *linePath, e *errs) {
 func calcSpecificTax(t DocumentType, l *LineaDetalle, tx *Impuesto, subTotal decimal.Decimal, p *linePath, j int, e *errs) (decimal.Decimal, bool) {
 	path := func(f string) string { return p.sub("impuesto", j, f) }
 	if tx.CodigoTarifaIVA != "" {
-		e.add(path("codigoTarifaIVA"), "is only used with IVA codes 01 and 07")
+		e.add(path("codigoTarifaIVA"), msg.CodigoTarifaOnly.With())
 		return dZero, false
 	}
 	if tx.FactorCalculoIVA.IsSet() {
-		e.add(path("factorCalculoIVA"), "is only used with IVA code 08")
+		e.add(path("factorCalculoIVA"), msg.FactorOnly08.With())
 		return dZero, false
 	}
 	switch tx.Codigo {
@@ -574,16 +574,16 @@ func calcSpecificTax(t DocumentType, l *LineaDetalle, tx *Impuesto, subTotal dec
 
 	// Per-unit taxes 03–06.
 	if t == TypeFEC || t == TypeFEE || t == TypeREP {
-		e.add(path("codigo"), "specific tax "+tx.Codigo+" is not allowed in this document type")
+		e.add(path("codigo"), msg.SpecificTaxType.With(tx.Codigo))
 		return dZero, false
 	}
 	if tx.Tarifa.IsSet() {
-		e.add(path("tarifa"), "is not used with the per-unit tax code "+tx.Codigo)
+		e.add(path("tarifa"), msg.TarifaPerUnit.With(tx.Codigo))
 		return dZero, false
 	}
 	di := tx.DatosImpuestoEspecifico
 	if di == nil {
-		e.add(path("datosImpuestoEspecifico"), "is required for tax code "+tx.Codigo)
+		e.add(path("datosImpuestoEspecifico"), msg.RequiredForTax.With(tx.Codigo))
 		return dZero, false
 	}
 	if !checkSpecificData(di, p, j, e) {
@@ -597,7 +597,7 @@ func calcSpecificTax(t DocumentType, l *LineaDetalle, tx *Impuesto, subTotal dec
 func calcPercentTax(tx *Impuesto, subTotal decimal.Decimal, p *linePath, j int, e *errs) (decimal.Decimal, bool) {
 	path := func(f string) string { return p.sub("impuesto", j, f) }
 	if tx.DatosImpuestoEspecifico != nil {
-		e.add(path("datosImpuestoEspecifico"), "is only used with tax codes 03, 04, 05 and 06")
+		e.add(path("datosImpuestoEspecifico"), msg.DatosOnly.With())
 		return dZero, false
 	}
 	if tx.Codigo == ImpuestoCemento {
@@ -605,12 +605,12 @@ func calcPercentTax(tx *Impuesto, subTotal decimal.Decimal, p *linePath, j int, 
 		if !tx.Tarifa.IsSet() {
 			tx.Tarifa = NewAmount(five)
 		} else if tx.Tarifa.Decimal().Cmp(five) != 0 {
-			e.add(path("tarifa"), "must be 5 for the cement tax (code 12)")
+			e.add(path("tarifa"), msg.CementRate.With())
 			return dZero, false
 		}
 	}
 	if !tx.Tarifa.IsSet() {
-		e.add(path("tarifa"), "is required for tax code "+tx.Codigo)
+		e.add(path("tarifa"), msg.RequiredForTax.With(tx.Codigo))
 		return dZero, false
 	}
 	if !checkDecimal(tx.Tarifa, 2, 2, p.s("impuesto", j, "tarifa"), e) {
@@ -627,13 +627,13 @@ func checkSpecificData(di *DatosImpuestoEspecifico, p *linePath, j int, e *errs)
 	dp := func(f string) string { return path("datosImpuestoEspecifico." + f) }
 	good := true
 	if !di.CantidadUnidadMedida.IsSet() {
-		e.add(dp("cantidadUnidadMedida"), "is required")
+		e.add(dp("cantidadUnidadMedida"), msg.Required.With())
 		good = false
 	} else if !checkDecimal(di.CantidadUnidadMedida, 5, 2, p.s("impuesto", j, "datosImpuestoEspecifico.cantidadUnidadMedida"), e) {
 		good = false
 	}
 	if !di.ImpuestoUnidad.IsSet() {
-		e.add(dp("impuestoUnidad"), "is required")
+		e.add(dp("impuestoUnidad"), msg.Required.With())
 		good = false
 	} else if !checkMoney(di.ImpuestoUnidad, true, p.s("impuesto", j, "datosImpuestoEspecifico.impuestoUnidad"), e) {
 		good = false
@@ -666,12 +666,12 @@ func perUnitTax(l *LineaDetalle, tx *Impuesto, di *DatosImpuestoEspecifico, p *l
 		prop := di.Proporcion
 		if !prop.IsSet() {
 			if !di.Porcentaje.IsSet() {
-				e.add(dp("porcentaje"), "is required for tax code 04 (alcohol percentage)")
+				e.add(dp("porcentaje"), msg.AlcoholPercentage.With())
 				return dZero, false
 			}
 			prop = NewAmount(cum.Mul(di.Porcentaje.Decimal()).Shift(-2).Round(proporcionPlaces))
 			if prop.IntegerDigits() > 3 {
-				e.add(dp("proporcion"), "the computed proportion exceeds 3 integer digits")
+				e.add(dp("proporcion"), msg.ProporcionTooLarge.With())
 				return dZero, false
 			}
 			di.Proporcion = prop
@@ -679,7 +679,7 @@ func perUnitTax(l *LineaDetalle, tx *Impuesto, di *DatosImpuestoEspecifico, p *l
 		return r5(cant.Mul(prop.Decimal()).Mul(iu)), true
 	case ImpuestoBebidasJabones:
 		if !di.VolumenUnidadConsumo.IsSet() || di.VolumenUnidadConsumo.Sign() <= 0 {
-			e.add(dp("volumenUnidadConsumo"), "is required and must be greater than 0 for tax code 05")
+			e.add(dp("volumenUnidadConsumo"), msg.VolumenRequired.With())
 			return dZero, false
 		}
 		vuc := di.VolumenUnidadConsumo.Decimal()
@@ -697,12 +697,12 @@ func perUnitTax(l *LineaDetalle, tx *Impuesto, di *DatosImpuestoEspecifico, p *l
 func calcIVA(t DocumentType, l *LineaDetalle, tx *Impuesto, baseImponible decimal.Decimal, grossIVA bool, p *linePath, j int, e *errs) (bucket, bool) {
 	path := func(f string) string { return p.sub("impuesto", j, f) }
 	if tx.DatosImpuestoEspecifico != nil {
-		e.add(path("datosImpuestoEspecifico"), "is only used with tax codes 03, 04, 05 and 06")
+		e.add(path("datosImpuestoEspecifico"), msg.DatosOnly.With())
 		return 0, false
 	}
 	if tx.Codigo == ImpuestoIVABienesUsados {
 		if !tx.FactorCalculoIVA.IsSet() {
-			e.add(path("factorCalculoIVA"), "is required with tax code 08")
+			e.add(path("factorCalculoIVA"), msg.RequiredWithTax.With(ImpuestoIVABienesUsados))
 			return 0, false
 		}
 		if !checkDecimal(tx.FactorCalculoIVA, 1, 4, p.s("impuesto", j, "factorCalculoIVA"), e) {
@@ -710,7 +710,7 @@ func calcIVA(t DocumentType, l *LineaDetalle, tx *Impuesto, baseImponible decima
 		}
 		if tx.CodigoTarifaIVA != "" {
 			if _, ok := tarifasIVA[tx.CodigoTarifaIVA]; !ok {
-				e.add(path("codigoTarifaIVA"), "must be a nota-8.1 code (01–11)")
+				e.add(path("codigoTarifaIVA"), msg.CodigoTarifaIVA.With())
 				return 0, false
 			}
 		}
@@ -718,7 +718,7 @@ func calcIVA(t DocumentType, l *LineaDetalle, tx *Impuesto, baseImponible decima
 			return 0, false
 		}
 		if l.IVACobradoFabrica == IVAFabricaExento {
-			e.add(p.field("iVACobradoFabrica"), "code 02 (exempt) needs an IVA of code 01 with rate code 10")
+			e.add(p.field("iVACobradoFabrica"), msg.Exempt02.With())
 			return 0, false
 		}
 		tx.Monto = NewAmount(r5(tx.FactorCalculoIVA.Decimal().Mul(l.SubTotal.Decimal())))
@@ -727,20 +727,20 @@ func calcIVA(t DocumentType, l *LineaDetalle, tx *Impuesto, baseImponible decima
 
 	// Codes 01 and 07.
 	if tx.FactorCalculoIVA.IsSet() {
-		e.add(path("factorCalculoIVA"), "is only used with IVA code 08")
+		e.add(path("factorCalculoIVA"), msg.FactorOnly08.With())
 		return 0, false
 	}
 	if tx.CodigoTarifaIVA == "" {
-		e.add(path("codigoTarifaIVA"), "is required with tax code "+tx.Codigo)
+		e.add(path("codigoTarifaIVA"), msg.RequiredWithTax.With(tx.Codigo))
 		return 0, false
 	}
 	rt, ok := tarifasIVA[tx.CodigoTarifaIVA]
 	if !ok {
-		e.add(path("codigoTarifaIVA"), "must be a nota-8.1 code (01–11)")
+		e.add(path("codigoTarifaIVA"), msg.CodigoTarifaIVA.With())
 		return 0, false
 	}
 	if rt.noteOnly && !t.IsNote() {
-		e.add(path("codigoTarifaIVA"), "transitional rate code "+tx.CodigoTarifaIVA+" is only allowed in credit and debit notes")
+		e.add(path("codigoTarifaIVA"), msg.TransitionalRate.With(tx.CodigoTarifaIVA))
 		return 0, false
 	}
 	if !tx.Tarifa.IsSet() {
@@ -748,13 +748,13 @@ func calcIVA(t DocumentType, l *LineaDetalle, tx *Impuesto, baseImponible decima
 	} else if tx.Tarifa.Invalid() {
 		return 0, false // reported by checkInvalidAmounts
 	} else if tx.Tarifa.Decimal().Cmp(rt.rate) != 0 {
-		e.add(path("tarifa"), "does not match codigoTarifaIVA "+tx.CodigoTarifaIVA+" (expected "+rt.rate.String()+")")
+		e.add(path("tarifa"), msg.TarifaMismatch.With(tx.CodigoTarifaIVA, rt.rate.String()))
 		return 0, false
 	} else if !checkDecimal(tx.Tarifa, 2, 2, p.s("impuesto", j, "tarifa"), e) {
 		return 0, false
 	}
 	if l.IVACobradoFabrica == IVAFabricaExento && tx.CodigoTarifaIVA != TarifaExenta {
-		e.add(path("codigoTarifaIVA"), "must be 10 (exempt) with iVACobradoFabrica 02")
+		e.add(path("codigoTarifaIVA"), msg.Rate10With02.With())
 		return 0, false
 	}
 
@@ -783,23 +783,23 @@ func calcIVA(t DocumentType, l *LineaDetalle, tx *Impuesto, baseImponible decima
 func calcExoneracion(t DocumentType, tx *Impuesto, subTotal, baseImponible decimal.Decimal, p *linePath, j int, e *errs) (decimal.Decimal, bool) {
 	x := tx.Exoneracion
 	if t == TypeFEE || t == TypeREP {
-		e.add(p.sub("impuesto", j, "exoneracion"), "is not allowed in this document type")
+		e.add(p.sub("impuesto", j, "exoneracion"), msg.NotAllowedInType.With())
 		return dZero, false
 	}
 	switch tx.Codigo {
 	case ImpuestoCombustibles, ImpuestoBebidasAlcohol, ImpuestoBebidasJabones, ImpuestoTabaco:
-		e.add(p.sub("impuesto", j, "exoneracion"), "a per-unit specific tax cannot be exonerated by rate")
+		e.add(p.sub("impuesto", j, "exoneracion"), msg.ExoPerUnit.With())
 		return dZero, false
 	}
 	if !x.TarifaExonerada.IsSet() {
-		e.add(p.exo(j, "tarifaExonerada"), "is required")
+		e.add(p.exo(j, "tarifaExonerada"), msg.Required.With())
 		return dZero, false
 	}
 	if !checkDecimal(x.TarifaExonerada, 2, 2, p.x(j, "tarifaExonerada"), e) {
 		return dZero, false
 	}
 	if tx.Tarifa.IsSet() && x.TarifaExonerada.Cmp(tx.Tarifa) > 0 {
-		e.add(p.exo(j, "tarifaExonerada"), "must not exceed the tax's tarifa ("+tx.Tarifa.String()+")")
+		e.add(p.exo(j, "tarifaExonerada"), msg.TarifaExoExceeds.With(tx.Tarifa.String()))
 		return dZero, false
 	}
 	base := subTotal
@@ -808,7 +808,7 @@ func calcExoneracion(t DocumentType, tx *Impuesto, subTotal, baseImponible decim
 	}
 	m := pctOf(base, x.TarifaExonerada.Decimal())
 	if m.Cmp(tx.Monto.Decimal()) > 0 {
-		e.add(p.exo(j, "tarifaExonerada"), "the exonerated amount ("+m.String()+") exceeds the tax's monto ("+tx.Monto.Decimal().String()+")")
+		e.add(p.exo(j, "tarifaExonerada"), msg.ExoAmountExceeds.With(m.String(), tx.Monto.Decimal().String()))
 		return dZero, false
 	}
 	x.MontoExoneracion = NewAmount(m)
@@ -821,7 +821,7 @@ func calcExoneracion(t DocumentType, tx *Impuesto, subTotal, baseImponible decim
 func calcLineREP(l *LineaDetalle, p *linePath, e *errs, s *summary) bool {
 	ok := checkMoney(l.MontoTotal, true, p.f("montoTotal"), e)
 	if ok && l.MontoTotal.Sign() <= 0 {
-		e.add(p.field("montoTotal"), "must be greater than 0")
+		e.add(p.field("montoTotal"), msg.GreaterThan0.With())
 		ok = false
 	}
 	if !l.SubTotal.IsSet() {
@@ -830,7 +830,7 @@ func calcLineREP(l *LineaDetalle, p *linePath, e *errs, s *summary) bool {
 		ok = false
 	}
 	if len(l.Descuento) > 0 {
-		e.add(p.field("descuento"), "is not allowed in a Recibo Electrónico de Pago")
+		e.add(p.field("descuento"), msg.NotAllowedREP.With())
 		ok = false
 	}
 	if !ok {
@@ -842,12 +842,12 @@ func calcLineREP(l *LineaDetalle, p *linePath, e *errs, s *summary) bool {
 		tx := &l.Impuesto[j]
 		path := func(f string) string { return p.sub("impuesto", j, f) }
 		if !codigosImpuesto.has(tx.Codigo) {
-			e.add(path("codigo"), "must be a nota-8 code (01–08, 12, 99)")
+			e.add(path("codigo"), msg.TaxCodigo.With())
 			ok = false
 			continue
 		}
 		if tx.Exoneracion != nil || tx.DatosImpuestoEspecifico != nil {
-			e.add(path("codigo"), "exoneracion and datosImpuestoEspecifico are not allowed in a Recibo Electrónico de Pago")
+			e.add(path("codigo"), msg.REPTaxExtras.With())
 			ok = false
 			continue
 		}
@@ -856,28 +856,28 @@ func calcLineREP(l *LineaDetalle, p *linePath, e *errs, s *summary) bool {
 		case ImpuestoIVA, ImpuestoIVAEspecial:
 			rt, found := tarifasIVA[tx.CodigoTarifaIVA]
 			if !found {
-				e.add(path("codigoTarifaIVA"), "is required and must be a nota-8.1 code (01–11)")
+				e.add(path("codigoTarifaIVA"), msg.CodigoTarifaIVARequired.With())
 				ok = false
 				continue
 			}
 			if !tx.Tarifa.IsSet() {
 				tx.Tarifa = NewAmount(rt.rate)
 			} else if tx.Tarifa.Decimal().Cmp(rt.rate) != 0 {
-				e.add(path("tarifa"), "does not match codigoTarifaIVA "+tx.CodigoTarifaIVA+" (expected "+rt.rate.String()+")")
+				e.add(path("tarifa"), msg.TarifaMismatch.With(tx.CodigoTarifaIVA, rt.rate.String()))
 				ok = false
 				continue
 			}
 			monto = pctOf(subTotal, rt.rate)
 		case ImpuestoIVABienesUsados:
 			if !tx.FactorCalculoIVA.IsSet() || !checkDecimal(tx.FactorCalculoIVA, 1, 4, p.s("impuesto", j, "factorCalculoIVA"), e) {
-				e.add(path("factorCalculoIVA"), "is required with tax code 08")
+				e.add(path("factorCalculoIVA"), msg.RequiredWithTax.With(ImpuestoIVABienesUsados))
 				ok = false
 				continue
 			}
 			monto = r5(tx.FactorCalculoIVA.Decimal().Mul(subTotal))
 		default:
 			if !tx.Tarifa.IsSet() || !checkDecimal(tx.Tarifa, 2, 2, p.s("impuesto", j, "tarifa"), e) {
-				e.add(path("tarifa"), "is required for tax code "+tx.Codigo)
+				e.add(path("tarifa"), msg.RequiredForTax.With(tx.Codigo))
 				ok = false
 				continue
 			}
@@ -970,20 +970,20 @@ func calcSummary(doc *Document, e *errs, s *summary) {
 // set when absent).
 func calcCurrency(m *CodigoTipoMoneda, e *errs) {
 	if m.CodigoMoneda == "" {
-		e.add("resumenFactura.codigoTipoMoneda.codigoMoneda", "is required")
+		e.add("resumenFactura.codigoTipoMoneda.codigoMoneda", msg.Required.With())
 	} else if !monedas.has(m.CodigoMoneda) {
-		e.add("resumenFactura.codigoTipoMoneda.codigoMoneda", "must be an ISO 4217 code of nota 13.1")
+		e.add("resumenFactura.codigoTipoMoneda.codigoMoneda", msg.CurrencyNota13.With())
 	}
 	tc := m.TipoCambio
 	switch {
 	case m.CodigoMoneda == "CRC" && !tc.IsSet():
 		m.TipoCambio = NewAmount(dOne)
 	case m.CodigoMoneda == "CRC" && tc.Decimal().Cmp(dOne) != 0:
-		e.add("resumenFactura.codigoTipoMoneda.tipoCambio", "must be 1 for CRC")
+		e.add("resumenFactura.codigoTipoMoneda.tipoCambio", msg.TipoCambioCRC.With())
 	case !tc.IsSet():
-		e.add("resumenFactura.codigoTipoMoneda.tipoCambio", "is required")
+		e.add("resumenFactura.codigoTipoMoneda.tipoCambio", msg.Required.With())
 	case tc.Sign() <= 0:
-		e.add("resumenFactura.codigoTipoMoneda.tipoCambio", "must be greater than 0")
+		e.add("resumenFactura.codigoTipoMoneda.tipoCambio", msg.GreaterThan0.With())
 	default:
 		checkMoney(tc, true, absPath("resumenFactura.codigoTipoMoneda.tipoCambio"), e)
 	}
@@ -995,16 +995,16 @@ func calcOtrosCargos(doc *Document, totalVentaNeta decimal.Decimal, e *errs) dec
 	t := doc.Type
 	totalOC := dZero
 	if len(doc.OtrosCargos) > 0 && t == TypeREP {
-		e.add("otrosCargos", "is not allowed in a Recibo Electrónico de Pago")
+		e.add("otrosCargos", msg.NotAllowedREP.With())
 	}
 	if len(doc.OtrosCargos) > 15 {
-		e.add("otrosCargos", "must have at most 15 charges")
+		e.add("otrosCargos", msg.OtrosCargosMax.With())
 	}
 	for i := range doc.OtrosCargos {
 		oc := &doc.OtrosCargos[i]
 		base := idx("otrosCargos", i)
 		if !tiposOtrosCargos.has(oc.TipoDocumentoOC) {
-			e.add(base+".tipoDocumentoOC", "must be a nota-16 code (01–10, 99)")
+			e.add(base+".tipoDocumentoOC", msg.TipoDocumentoOC.With())
 		}
 		var monto decimal.Decimal
 		switch {
@@ -1014,7 +1014,7 @@ func calcOtrosCargos(doc *Document, totalVentaNeta decimal.Decimal, e *errs) dec
 			}
 			monto = pctOf(totalVentaNeta, oc.PorcentajeOC.Decimal())
 			if oc.MontoCargo.IsSet() && amountAndPercentageMustAgree && oc.MontoCargo.Decimal().Cmp(monto) != 0 {
-				e.add(base+".montoCargo", "does not match porcentajeOC of "+otrosCargosPorcentajeBase+" (expected "+monto.String()+")")
+				e.add(base+".montoCargo", msg.MontoCargoMismatch.With(otrosCargosPorcentajeBase, monto.String()))
 				continue
 			}
 		case oc.MontoCargo.IsSet():
@@ -1023,11 +1023,11 @@ func calcOtrosCargos(doc *Document, totalVentaNeta decimal.Decimal, e *errs) dec
 			}
 			monto = oc.MontoCargo.Decimal()
 		default:
-			e.add(base+".montoCargo", "montoCargo or porcentajeOC is required")
+			e.add(base+".montoCargo", msg.MontoCargoRequired.With())
 			continue
 		}
 		if monto.Sign() <= 0 {
-			e.add(base+".montoCargo", "must be greater than 0")
+			e.add(base+".montoCargo", msg.GreaterThan0.With())
 			continue
 		}
 		oc.MontoCargo = NewAmount(monto)
@@ -1092,14 +1092,14 @@ func calcTotals(doc *Document, s *summary, totalVentaNeta, totalOC decimal.Decim
 func calcMedioPago(doc *Document, total decimal.Decimal, e *errs) {
 	mp := doc.ResumenFactura.MedioPago
 	if len(mp) > 4 {
-		e.add("resumenFactura.medioPago", "must have at most 4 means of payment")
+		e.add("resumenFactura.medioPago", msg.MediosPagoMax.With())
 		return
 	}
 	for i := range mp {
 		m := &mp[i]
 		base := idx("resumenFactura.medioPago", i)
 		if !mediosPago.has(m.TipoMedioPago) {
-			e.add(base+".tipoMedioPago", "must be a nota-6 code (01–07, 99)")
+			e.add(base+".tipoMedioPago", msg.TipoMedioPago.With())
 		}
 		if m.TotalMedioPago.IsSet() {
 			checkMoney(m.TotalMedioPago, true, absPath(base+".totalMedioPago"), e)
@@ -1116,21 +1116,21 @@ func calcMedioPago(doc *Document, total decimal.Decimal, e *errs) {
 		if !m.TotalMedioPago.IsSet() {
 			m.TotalMedioPago = NewAmount(total)
 		} else if singlePaymentMustMatch && m.TotalMedioPago.Decimal().Cmp(total) != 0 {
-			e.add("resumenFactura.medioPago[0].totalMedioPago", "must equal totalComprobante ("+total.String()+")")
+			e.add("resumenFactura.medioPago[0].totalMedioPago", msg.TotalMedioPago.With(total.String()))
 		}
 	default:
 		sum := dZero
 		missing := false
 		for i := range mp {
 			if !mp[i].TotalMedioPago.IsSet() {
-				e.add(idx("resumenFactura.medioPago", i)+".totalMedioPago", "is required when there are several means of payment")
+				e.add(idx("resumenFactura.medioPago", i)+".totalMedioPago", msg.TotalMedioPagoRequired.With())
 				missing = true
 				continue
 			}
 			sum = sum.Add(mp[i].TotalMedioPago.Decimal())
 		}
 		if !missing && sum.Cmp(total) != 0 {
-			e.add("resumenFactura.medioPago", "the totalMedioPago amounts add up to "+sum.String()+", not to totalComprobante ("+total.String()+")")
+			e.add("resumenFactura.medioPago", msg.MediosPagoSum.With(sum.String(), total.String()))
 		}
 	}
 }
@@ -1148,8 +1148,6 @@ func isDigits(s string, min, max int) bool {
 	}
 	return true
 }
-
-func itoa(i int) string { return strconv.Itoa(i) }
 
 // fpath is a field path built only when an error is reported, so that the
 // checks on the happy path allocate nothing.

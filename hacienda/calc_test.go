@@ -210,7 +210,7 @@ func TestCalculateErrorsAllAtOnce(t *testing.T) {
 			t.Errorf("missing error on %s; got %v", p, ve.FieldErrors())
 		}
 	}
-	if !strings.Contains(ve.Fields["detalleServicio[1].impuesto[0].tarifa"][0], "13") {
+	if !strings.Contains(ve.Fields["detalleServicio[1].impuesto[0].tarifa"][0].String(), "13") {
 		t.Errorf("rate message should name the expected rate: %v", ve.Fields["detalleServicio[1].impuesto[0].tarifa"])
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"facturad/hacienda/msg"
 )
 
 // CostaRica is Costa Rica's time zone: the one every date of a v4.4
@@ -41,6 +43,31 @@ const (
 // ParseConsecutivo, so callers can tell a malformed number from other errors.
 var ErrInvalidClave = errors.New("invalid clave or consecutivo")
 
+// ClaveError is a malformed clave or consecutivo: what is wrong with it,
+// in the catalogue's words. It matches ErrInvalidClave.
+type ClaveError struct {
+	Problem msg.Message
+}
+
+func claveError(m msg.Message) error { return &ClaveError{Problem: m} }
+
+func (e *ClaveError) Error() string { return ErrInvalidClave.Error() + ": " + e.Problem.String() }
+
+// Is makes errors.Is(err, ErrInvalidClave) hold.
+func (e *ClaveError) Is(target error) bool { return target == ErrInvalidClave }
+
+// Describe is what is wrong with the clave.
+func (e *ClaveError) Describe() msg.Message { return e.Problem }
+
+// claveProblem is what err (from this file) says is wrong with a clave.
+func claveProblem(err error) msg.Message {
+	var ce *ClaveError
+	if errors.As(err, &ce) {
+		return ce.Problem
+	}
+	return msg.ClaveLength.With(ClaveLen)
+}
+
 // Consecutivo is the 20-digit NumeroConsecutivo of a document: the branch
 // (establishment, 3 digits, 001 = head office), the terminal or point of sale
 // (5 digits), the document type (2 digits, 01…10) and the sequence number
@@ -66,13 +93,13 @@ func NewConsecutivo(branch, terminal, docType string, number int64) (Consecutivo
 func (c Consecutivo) validate() error {
 	switch {
 	case !isNDigits(c.Branch, 3):
-		return fmt.Errorf("%w: branch %q is not 3 digits", ErrInvalidClave, c.Branch)
+		return claveError(msg.ClaveBranch.With(c.Branch))
 	case !isNDigits(c.Terminal, 5):
-		return fmt.Errorf("%w: terminal %q is not 5 digits", ErrInvalidClave, c.Terminal)
+		return claveError(msg.ClaveTerminal.With(c.Terminal))
 	case !isConsecutivoType(c.DocType):
-		return fmt.Errorf("%w: document type %q is not one of 01 to 10", ErrInvalidClave, c.DocType)
+		return claveError(msg.ClaveDocumentType.With(c.DocType))
 	case c.Number < 1 || c.Number > MaxConsecutivoNumber:
-		return fmt.Errorf("%w: sequence number %d is outside 1 to %d", ErrInvalidClave, c.Number, MaxConsecutivoNumber)
+		return claveError(msg.ClaveSequence.With(c.Number, MaxConsecutivoNumber))
 	}
 	return nil
 }
@@ -96,7 +123,7 @@ func (c Consecutivo) IsZero() bool { return c == Consecutivo{} }
 // ParseConsecutivo reads a 20-digit NumeroConsecutivo.
 func ParseConsecutivo(s string) (Consecutivo, error) {
 	if !isNDigits(s, ConsecutivoLen) {
-		return Consecutivo{}, fmt.Errorf("%w: consecutivo must be %d digits", ErrInvalidClave, ConsecutivoLen)
+		return Consecutivo{}, claveError(msg.ConsecutivoDigits.With(ConsecutivoLen))
 	}
 	n, _ := strconv.ParseInt(s[10:], 10, 64) // 10 digits always fit
 	c := Consecutivo{Branch: s[0:3], Terminal: s[3:8], DocType: s[8:10], Number: n}
@@ -128,7 +155,7 @@ type Clave struct {
 // is drawn uniformly from rnd; a nil rnd means crypto/rand.Reader.
 func NewClave(issued time.Time, issuerID string, c Consecutivo, situacion string, rnd io.Reader) (Clave, error) {
 	if issued.IsZero() {
-		return Clave{}, fmt.Errorf("%w: issue time is missing", ErrInvalidClave)
+		return Clave{}, claveError(msg.ClaveIssueTime.With())
 	}
 	id, err := padIssuerID(issuerID)
 	if err != nil {
@@ -138,11 +165,11 @@ func NewClave(issued time.Time, issuerID string, c Consecutivo, situacion string
 		return Clave{}, err
 	}
 	if !isClaveSituacion(situacion) {
-		return Clave{}, fmt.Errorf("%w: situacion %q is not 1, 2 or 3", ErrInvalidClave, situacion)
+		return Clave{}, claveError(msg.ClaveSituacion.With(situacion))
 	}
 	y := issued.In(CostaRica).Year()
 	if y < 2000 || y > 2099 {
-		return Clave{}, fmt.Errorf("%w: issue year %d cannot be written with two digits", ErrInvalidClave, y)
+		return Clave{}, claveError(msg.ClaveYear.With(y))
 	}
 	if rnd == nil {
 		rnd = rand.Reader
@@ -182,24 +209,24 @@ func (k Clave) IsZero() bool { return k == Clave{} }
 // not say whether the clave belongs to a given issuer: see Clave.Check.
 func ParseClave(s string) (Clave, error) {
 	if !isNDigits(s, ClaveLen) {
-		return Clave{}, fmt.Errorf("%w: clave must be %d digits", ErrInvalidClave, ClaveLen)
+		return Clave{}, claveError(msg.ClaveLength.With(ClaveLen))
 	}
 	if s[0:3] != "506" {
-		return Clave{}, fmt.Errorf("%w: clave does not start with country code 506", ErrInvalidClave)
+		return Clave{}, claveError(msg.ClaveCountry.With())
 	}
 	day, _ := strconv.Atoi(s[3:5])
 	month, _ := strconv.Atoi(s[5:7])
 	yy, _ := strconv.Atoi(s[7:9])
 	date := time.Date(2000+yy, time.Month(month), day, 0, 0, 0, 0, CostaRica)
 	if month < 1 || month > 12 || day < 1 || date.Day() != day || int(date.Month()) != month {
-		return Clave{}, fmt.Errorf("%w: clave date %s/%s/%s is not a calendar date", ErrInvalidClave, s[3:5], s[5:7], s[7:9])
+		return Clave{}, claveError(msg.ClaveDate.With(s[3:5], s[5:7], s[7:9]))
 	}
 	c, err := ParseConsecutivo(s[21:41])
 	if err != nil {
 		return Clave{}, err
 	}
 	if !isClaveSituacion(s[41:42]) {
-		return Clave{}, fmt.Errorf("%w: clave situacion %q is not 1, 2 or 3", ErrInvalidClave, s[41:42])
+		return Clave{}, claveError(msg.ClaveSituacionPart.With(s[41:42]))
 	}
 	return Clave{
 		Date:         date,
@@ -224,30 +251,29 @@ type ClaveExpectation struct {
 // Check compares k with what the document it numbers says. It returns one
 // message per disagreement, none when k fits; the caller reports them on the
 // request's clave field.
-func (k Clave) Check(want ClaveExpectation) []string {
-	var msgs []string
+func (k Clave) Check(want ClaveExpectation) []msg.Message {
+	var msgs []msg.Message
 	if want.IssuerID != "" {
 		if id, err := padIssuerID(want.IssuerID); err != nil || id != k.IssuerID {
-			msgs = append(msgs, fmt.Sprintf("the clave's issuer id %s is not the issuer's identification %s", k.IssuerID, want.IssuerID))
+			msgs = append(msgs, msg.ClaveIssuerDiffers.With(k.IssuerID, want.IssuerID))
 		}
 	}
 	if want.Branch != "" && want.Branch != k.Consecutivo.Branch {
-		msgs = append(msgs, fmt.Sprintf("the clave's branch %s is not the branch %s", k.Consecutivo.Branch, want.Branch))
+		msgs = append(msgs, msg.ClaveBranchDiffers.With(k.Consecutivo.Branch, want.Branch))
 	}
 	if want.Terminal != "" && want.Terminal != k.Consecutivo.Terminal {
-		msgs = append(msgs, fmt.Sprintf("the clave's terminal %s is not the terminal %s", k.Consecutivo.Terminal, want.Terminal))
+		msgs = append(msgs, msg.ClaveTerminalDiffers.With(k.Consecutivo.Terminal, want.Terminal))
 	}
 	if want.DocType != "" && want.DocType != k.Consecutivo.DocType {
-		msgs = append(msgs, fmt.Sprintf("the clave's document type %s is not the document type %s", k.Consecutivo.DocType, want.DocType))
+		msgs = append(msgs, msg.ClaveTypeDiffers.With(k.Consecutivo.DocType, want.DocType))
 	}
 	if want.Situacion != "" && want.Situacion != k.Situacion {
-		msgs = append(msgs, fmt.Sprintf("the clave's situacion %s is not the situacion %s", k.Situacion, want.Situacion))
+		msgs = append(msgs, msg.ClaveSituacionDiffers.With(k.Situacion, want.Situacion))
 	}
 	if !want.Issued.IsZero() {
 		d := dayOf(want.Issued)
 		if d.Day() != k.Date.Day() || d.Month() != k.Date.Month() || d.Year()%100 != k.Date.Year()%100 {
-			msgs = append(msgs, fmt.Sprintf("the clave's date %s is not the issue date %s (Costa Rica time)",
-				k.Date.Format("02/01/06"), d.Format("02/01/06")))
+			msgs = append(msgs, msg.ClaveDateDiffers.With(k.Date.Format("02/01/06"), d.Format("02/01/06")))
 		}
 	}
 	return msgs
@@ -260,11 +286,10 @@ func (k Clave) Check(want ClaveExpectation) []string {
 func CheckClave(s string, want ClaveExpectation) (Clave, error) {
 	k, err := ParseClave(s)
 	if err != nil {
-		msg := strings.TrimPrefix(err.Error(), ErrInvalidClave.Error()+": ")
-		return Clave{}, &ValidationError{Message: DefaultValidationMessage, Fields: map[string][]string{"clave": {msg}}}
+		return Clave{}, &ValidationError{Message: DefaultValidationMessage, Fields: msg.One("clave", claveProblem(err))}
 	}
 	if msgs := k.Check(want); len(msgs) > 0 {
-		return k, &ValidationError{Message: DefaultValidationMessage, Fields: map[string][]string{"clave": msgs}}
+		return k, &ValidationError{Message: DefaultValidationMessage, Fields: map[string][]msg.Message{"clave": msgs}}
 	}
 	return k, nil
 }
@@ -341,19 +366,19 @@ func CheckNumbering(doc *Document) []string {
 	var msgs []string
 	c, err := ParseConsecutivo(doc.NumeroConsecutivo)
 	if err != nil {
-		msgs = append(msgs, "NumeroConsecutivo: "+strings.TrimPrefix(err.Error(), ErrInvalidClave.Error()+": "))
+		msgs = append(msgs, "NumeroConsecutivo: "+claveProblem(err).String())
 	} else if c.DocType != string(doc.Type) {
 		msgs = append(msgs, fmt.Sprintf("NumeroConsecutivo: document type %s is not the document's type %s", c.DocType, doc.Type))
 	}
 	k, err := ParseClave(doc.Clave)
 	if err != nil {
-		return append(msgs, "Clave: "+strings.TrimPrefix(err.Error(), ErrInvalidClave.Error()+": "))
+		return append(msgs, "Clave: "+claveProblem(err).String())
 	}
 	if k.Consecutivo.String() != doc.NumeroConsecutivo {
 		msgs = append(msgs, fmt.Sprintf("Clave: its consecutivo %s is not NumeroConsecutivo %s", k.Consecutivo, doc.NumeroConsecutivo))
 	}
 	for _, m := range k.Check(ClaveExpectation{IssuerID: doc.Issuer().Numero, Issued: doc.FechaEmision}) {
-		msgs = append(msgs, "Clave: "+m)
+		msgs = append(msgs, "Clave: "+m.String())
 	}
 	return msgs
 }
@@ -368,7 +393,7 @@ func dayOf(t time.Time) time.Time {
 // clave (nota 4.1).
 func padIssuerID(id string) (string, error) {
 	if id == "" || len(id) > 12 || !isNDigits(id, len(id)) {
-		return "", fmt.Errorf("%w: issuer id %q is not 1 to 12 digits", ErrInvalidClave, id)
+		return "", claveError(msg.ClaveIssuerID.With(id))
 	}
 	return strings.Repeat("0", 12-len(id)) + id, nil
 }

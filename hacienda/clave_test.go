@@ -266,7 +266,7 @@ func TestClaveCheck(t *testing.T) {
 				t.Fatalf("Check = %q, want %d messages", got, len(tt.want))
 			}
 			for i, w := range tt.want {
-				if !strings.Contains(got[i], w) {
+				if !strings.Contains(got[i].String(), w) {
 					t.Errorf("message %d = %q, want it to mention %q", i, got[i], w)
 				}
 			}
@@ -320,7 +320,7 @@ func TestCheckClave(t *testing.T) {
 			if len(ve.Fields) != 1 || len(ve.Fields["clave"]) != tt.count {
 				t.Fatalf("fields = %v, want %d messages on clave", ve.Fields, tt.count)
 			}
-			if strings.Contains(ve.Fields["clave"][0], "invalid clave or consecutivo") {
+			if strings.Contains(ve.Fields["clave"][0].String(), "invalid clave or consecutivo") {
 				t.Fatalf("message keeps the sentinel prefix: %q", ve.Fields["clave"][0])
 			}
 		})
@@ -405,7 +405,7 @@ func TestNumberDocumentCallersClave(t *testing.T) {
 			if !errors.As(err, &ve) || len(ve.Fields) != 1 || len(ve.Fields["clave"]) != tt.count {
 				t.Fatalf("err = %v, want %d messages on clave", err, tt.count)
 			}
-			if strings.Contains(ve.Fields["clave"][0], "invalid clave or consecutivo") {
+			if strings.Contains(ve.Fields["clave"][0].String(), "invalid clave or consecutivo") {
 				t.Errorf("message keeps the sentinel prefix: %q", ve.Fields["clave"][0])
 			}
 			if d.Clave != "" || d.NumeroConsecutivo != "" {

@@ -1,8 +1,9 @@
 package hacienda
 
 import (
-	"fmt"
 	"time"
+
+	"facturad/hacienda/msg"
 )
 
 // EmissionWindow bounds a caller's FechaEmision against the moment the
@@ -43,14 +44,11 @@ func (w EmissionWindow) Check(f time.Time, situacion string, now time.Time) erro
 	var e errs
 	switch d := w.Outside(f, situacion, now); {
 	case d > 0:
-		e.add("fecha_emision", fmt.Sprintf("is %s after the time the service received the document; at most %s ahead is accepted (clock difference), as the tax authority rejects a document issued later than its reception",
-			roundDuration(d), w.Ahead))
+		e.add("fecha_emision", msg.FechaAhead.With(roundDuration(d), w.Ahead))
 	case d < 0 && situacion == SituacionSinInternet:
-		e.add("fecha_emision", fmt.Sprintf("is %s before the time the service received the document; a document generated without internet (situacion 3) is accepted up to %s old",
-			roundDuration(-d), w.Offline))
+		e.add("fecha_emision", msg.FechaOldOffline.With(roundDuration(-d), w.Offline))
 	case d < 0:
-		e.add("fecha_emision", fmt.Sprintf("is %s before the time the service received the document; with situacion %s at most %s is accepted (the tax authority accepts an earlier date only for situacion 3, sin internet)",
-			roundDuration(-d), situacion, w.Behind))
+		e.add("fecha_emision", msg.FechaOld.With(roundDuration(-d), situacion, w.Behind))
 	}
 	return e.err()
 }

@@ -1,6 +1,10 @@
 package hacienda
 
-import "strings"
+import (
+	"strings"
+
+	"facturad/hacienda/msg"
+)
 
 // This file is the service's one rule for identifications (nota 4): which
 // types there are, how each type's number is written, and when two numbers
@@ -26,17 +30,17 @@ type idRule struct {
 	// noLeadingZero: the number never starts with 0.
 	noLeadingZero bool
 	// problem says what a number of the type must be.
-	problem string
+	problem *msg.Entry
 }
 
 // idRules are nota 4 (spec §5.3, decision 28). No type takes dashes.
 var idRules = map[string]idRule{
-	IDFisica:          {lo: 9, hi: 9, national: true, noLeadingZero: true, problem: "a cédula física has 9 digits, without leading zero or dashes"},
-	IDJuridica:        {lo: 10, hi: 10, national: true, problem: "a cédula jurídica has 10 digits, without dashes"},
-	IDDIMEX:           {lo: 11, hi: 12, national: true, noLeadingZero: true, problem: "a DIMEX has 11 or 12 digits, without leading zero"},
-	IDNITE:            {lo: 10, hi: 10, national: true, problem: "a NITE has 10 digits"},
-	IDExtranjeroNoDom: {problem: "must be up to 20 letters and digits"},
-	IDNoContribuyente: {problem: "must be up to 20 letters and digits"},
+	IDFisica:          {lo: 9, hi: 9, national: true, noLeadingZero: true, problem: msg.IDFisica},
+	IDJuridica:        {lo: 10, hi: 10, national: true, problem: msg.IDJuridica},
+	IDDIMEX:           {lo: 11, hi: 12, national: true, noLeadingZero: true, problem: msg.IDDIMEX},
+	IDNITE:            {lo: 10, hi: 10, national: true, problem: msg.IDNITE},
+	IDExtranjeroNoDom: {problem: msg.IDForeign},
+	IDNoContribuyente: {problem: msg.IDForeign},
 }
 
 // tiposIdentificacion is the code list of the identification types.
@@ -58,15 +62,16 @@ func IsIDType(tipo string) bool { _, ok := idRules[tipo]; return ok }
 func IsNationalID(tipo string) bool { return idRules[tipo].national }
 
 // NumberProblem says what is wrong with the identification's number for
-// its type, or returns "" when the number is written as nota 4 says:
-// física 9 digits and DIMEX 11 or 12, neither starting with 0; jurídica and
-// NITE 10 digits; the foreign types 05 and 06 1 to 20 letters and digits.
+// its type, or returns the zero Message when the number is written as
+// nota 4 says: física 9 digits and DIMEX 11 or 12, neither starting with
+// 0; jurídica and NITE 10 digits; the foreign types 05 and 06 1 to 20
+// letters and digits.
 // An unknown type is a problem too; callers that report the type on a
 // field of its own check it first with IsIDType.
-func (i Identificacion) NumberProblem() string {
+func (i Identificacion) NumberProblem() msg.Message {
 	r, ok := idRules[i.Tipo]
 	if !ok {
-		return "has an unknown identification type"
+		return msg.IDTypeUnknown.With()
 	}
 	n := i.Numero
 	ok = alnumRE.MatchString(n) // 1 to 20 letters and digits
@@ -74,9 +79,9 @@ func (i Identificacion) NumberProblem() string {
 		ok = isDigits(n, r.lo, r.hi) && !(r.noLeadingZero && n[0] == '0')
 	}
 	if !ok {
-		return r.problem
+		return r.problem.With()
 	}
-	return ""
+	return msg.Message{}
 }
 
 // UnpaddedNumber is an identification number without its left zero

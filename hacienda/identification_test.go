@@ -36,7 +36,7 @@ func TestIdentificacionNumberProblem(t *testing.T) {
 		{"", "114480790", false},
 	}
 	for _, tt := range tests {
-		p := hacienda.Identificacion{Tipo: tt.tipo, Numero: tt.numero}.NumberProblem()
+		p := hacienda.Identificacion{Tipo: tt.tipo, Numero: tt.numero}.NumberProblem().String()
 		if (p == "") != tt.ok {
 			t.Errorf("%s %q: problem %q, want ok %v", tt.tipo, tt.numero, p, tt.ok)
 		}

@@ -5,11 +5,12 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"reflect"
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"facturad/hacienda/msg"
 )
 
 // ReceiveRequest is the body of POST /api/received/v4 (A.11), decoded:
@@ -52,10 +53,10 @@ func DecodeReceiveRequest(body []byte) (*ReceiveRequest, error) {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) && te.Field != "" {
 			// The body is valid JSON: its names are checked too.
-			ve := &ValidationError{Fields: map[string][]string{te.Field: {"has the wrong JSON type (" + te.Value + ")"}}}
+			ve := &ValidationError{Fields: msg.One(te.Field, msg.JSONTypeOf.With(te.Value))}
 			return nil, mergeErrors(ve, checkNames(body, receiveNames()))
 		}
-		return nil, &ValidationError{Fields: map[string][]string{"body": {"must be a JSON object with the fields of a received document"}}}
+		return nil, &ValidationError{Fields: msg.One("body", msg.ReceivedBody.With())}
 	}
 	fe := &ValidationError{}
 	add := fe.Add
@@ -74,11 +75,11 @@ func DecodeReceiveRequest(body []byte) (*ReceiveRequest, error) {
 	}
 	switch {
 	case b.XML == nil || strings.TrimSpace(*b.XML) == "":
-		add(FieldReceivedXML, "is required: the supplier's signed XML, in base64")
+		add(FieldReceivedXML, msg.ReceivedXMLRequired.With())
 	default:
 		x, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(*b.XML), ""))
 		if err != nil {
-			add(FieldReceivedXML, "is not base64: send the supplier's signed XML encoded in base64")
+			add(FieldReceivedXML, msg.ReceivedXMLBase64.With())
 		}
 		r.XML = x
 	}
@@ -87,14 +88,14 @@ func DecodeReceiveRequest(body []byte) (*ReceiveRequest, error) {
 		if err := json.Unmarshal(m, &s); err != nil {
 			var n json.Number
 			if json.Unmarshal(m, &n) != nil {
-				add("mensaje", "must be 1 (accepted), 2 (partially accepted) or 3 (rejected)")
+				add("mensaje", msg.MensajeCode.With())
 			}
 			s = n.String()
 		}
 		r.Answer.Mensaje = s
 	}
 	if utf8.RuneCountInString(r.IDExterno) > maxReceivedIDExterno {
-		add("id_externo", fmt.Sprintf("must have at most %d characters", maxReceivedIDExterno))
+		add("id_externo", msg.MaxLength.With(maxReceivedIDExterno))
 	}
 	if fe.Len() > 0 {
 		return nil, fe

@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/beevik/etree"
+
+	"facturad/hacienda/msg"
 )
 
 // Values of MensajeReceptor's Mensaje element (nota 11, spec §10.17).
@@ -78,17 +80,28 @@ func CheckAnswerable(t DocumentType) error {
 	info, ok := t.Info()
 	switch {
 	case !ok || info.IsReceiverMessage():
-		return fmt.Errorf("document type %q is not answered with a receiver's message", string(t))
+		return &NotAnswerableError{Problem: msg.NotAnswerableType.With(string(t))}
 	case info.Answerable:
 		return nil
 	case t == TypeTE:
-		return fmt.Errorf("a Tiquete Electrónico (04) cannot be answered with a receiver's message: it does not identify its buyer for a tax credit; only %s are answered", answerableList())
+		return &NotAnswerableError{Problem: msg.NotAnswerableTE.With(answerableList())}
 	}
-	return fmt.Errorf("a %s (%s) is issued by its buyer and is not answered with a receiver's message; only %s are answered", t.Name(), string(t), answerableList())
+	return &NotAnswerableError{Problem: msg.NotAnswerableBuyer.With(t.Name(), string(t), answerableList())}
 }
 
+// NotAnswerableError is CheckAnswerable's refusal: why a receiver may not
+// answer the document, in the catalogue's words.
+type NotAnswerableError struct {
+	Problem msg.Message
+}
+
+func (e *NotAnswerableError) Error() string { return e.Problem.String() }
+
+// Describe is why the document is not answered.
+func (e *NotAnswerableError) Describe() msg.Message { return e.Problem }
+
 // answerableList names the answerable types: "FE, ND, NC and FEE".
-func answerableList() string {
+func answerableList() any {
 	var names []string
 	for _, t := range typeTable {
 		if t.Answerable {
@@ -98,7 +111,7 @@ func answerableList() string {
 	if len(names) < 2 {
 		return strings.Join(names, "")
 	}
-	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+	return msg.ListAnd.With(strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
 }
 
 // NewMensajeReceptor builds the receiver's message for the supplier's
@@ -113,11 +126,11 @@ func answerableList() string {
 func NewMensajeReceptor(doc *Document, a ReceptorAnswer) (*MensajeReceptor, error) {
 	ve := &ValidationError{Message: DefaultValidationMessage}
 	if doc == nil {
-		ve.Add(FieldReceivedXML, "The supplier's document is missing.")
+		ve.Add(FieldReceivedXML, msg.SupplierDocMissing.With())
 		return nil, ve
 	}
 	if err := CheckAnswerable(doc.Type); err != nil {
-		ve.Add(FieldReceivedXML, upperFirst(err.Error())+".")
+		ve.Add(FieldReceivedXML, err.(*NotAnswerableError).Problem)
 		return nil, ve
 	}
 	m := &MensajeReceptor{
@@ -127,21 +140,21 @@ func NewMensajeReceptor(doc *Document, a ReceptorAnswer) (*MensajeReceptor, erro
 		TotalFactura:       doc.ResumenFactura.TotalComprobante,
 	}
 	if !isNDigits(m.Clave, ClaveLen) {
-		ve.Add(FieldReceivedXML, "The document's Clave is not 50 digits.")
+		ve.Add(FieldReceivedXML, msg.SupplierClave.With())
 	}
 	if !cedulaDigits(m.NumeroCedulaEmisor) {
-		ve.Add(FieldReceivedXML, "The document's Emisor must be identified by 9 to 12 digits to be answered.")
+		ve.Add(FieldReceivedXML, msg.SupplierEmisorID.With())
 	}
 	if doc.Receptor == nil || doc.Receptor.Identificacion.IsZero() {
-		ve.Add(FieldReceivedXML, "The document has no identified Receptor, so no receiver can answer it.")
+		ve.Add(FieldReceivedXML, msg.SupplierNoReceptor.With())
 	} else {
 		m.NumeroCedulaReceptor = doc.Receptor.Identificacion.Numero
 		if !cedulaDigits(m.NumeroCedulaReceptor) {
-			ve.Add(FieldReceivedXML, "The document's Receptor must be identified by 9 to 12 digits to answer it.")
+			ve.Add(FieldReceivedXML, msg.SupplierReceptorID.With())
 		}
 	}
 	if !m.TotalFactura.IsSet() {
-		ve.Add(FieldReceivedXML, "The document has no TotalComprobante.")
+		ve.Add(FieldReceivedXML, msg.SupplierNoTotal.With())
 	}
 
 	switch strings.TrimSpace(a.Mensaje) {
@@ -152,32 +165,32 @@ func NewMensajeReceptor(doc *Document, a ReceptorAnswer) (*MensajeReceptor, erro
 	case "3":
 		m.Mensaje = ReceptorRechazado
 	case "":
-		ve.Add(fieldMensaje, "The mensaje is required: 1 accepted, 2 partially accepted, 3 rejected.")
+		ve.Add(fieldMensaje, msg.MensajeRequired.With())
 	default:
-		ve.Add(fieldMensaje, "The mensaje must be 1 (accepted), 2 (partially accepted) or 3 (rejected).")
+		ve.Add(fieldMensaje, msg.MensajeValue.With())
 	}
 
 	m.DetalleMensaje = strings.TrimSpace(a.DetalleMensaje)
 	switch n := utf8.RuneCountInString(m.DetalleMensaje); {
 	case n == 0 && (m.Mensaje == ReceptorParcial || m.Mensaje == ReceptorRechazado):
-		ve.Add(fieldDetalleMensaje, "The detalleMensaje is required when the document is partially accepted or rejected: say why.")
+		ve.Add(fieldDetalleMensaje, msg.DetalleRequired.With())
 	case n > 0 && n < detalleMensajeMinRunes:
-		ve.Add(fieldDetalleMensaje, fmt.Sprintf("The detalleMensaje must have at least %d characters.", detalleMensajeMinRunes))
+		ve.Add(fieldDetalleMensaje, msg.DetalleMin.With(detalleMensajeMinRunes))
 	case n > detalleMensajeMaxRunes:
-		ve.Add(fieldDetalleMensaje, fmt.Sprintf("The detalleMensaje must have at most %d characters.", detalleMensajeMaxRunes))
+		ve.Add(fieldDetalleMensaje, msg.DetalleMax.With(detalleMensajeMaxRunes))
 	}
 
 	m.CondicionImpuesto = strings.TrimSpace(a.CondicionImpuesto)
 	if m.CondicionImpuesto != "" && !containsString(CondicionesImpuesto, m.CondicionImpuesto) {
-		ve.Add(fieldCondicionImpuesto, "The condicionImpuesto must be one of 01, 02, 03, 04, 05.")
+		ve.Add(fieldCondicionImpuesto, msg.CondicionImpuesto.With())
 	}
 	m.CodigoActividad = strings.TrimSpace(a.CodigoActividad)
 	switch {
 	case m.CodigoActividad == "":
 	case len(m.CodigoActividad) > codigoActividadMaxLength || strings.Trim(m.CodigoActividad, "0123456789.") != "":
-		ve.Add(fieldCodigoActividad, "The codigoActividad must be an economic activity code of at most 6 characters.")
+		ve.Add(fieldCodigoActividad, msg.ActividadReceptor.With())
 	case m.CondicionImpuesto == "05":
-		ve.Add(fieldCodigoActividad, "The codigoActividad is not given with condicionImpuesto 05 (proportionality).")
+		ve.Add(fieldCodigoActividad, msg.ActividadWith05.With())
 	}
 
 	tax := m.MontoTotalImpuesto
@@ -191,29 +204,29 @@ func NewMensajeReceptor(doc *Document, a ReceptorAnswer) (*MensajeReceptor, erro
 	if acr := a.MontoTotalImpuestoAcreditar; acr.IsSet() && !acr.Invalid() && acr.Sign() >= 0 {
 		switch {
 		case m.Mensaje == ReceptorRechazado:
-			ve.Add(fieldImpuestoAcreditar, "No tax credit is taken on a rejected document (mensaje 3).")
+			ve.Add(fieldImpuestoAcreditar, msg.CreditOnRejected.With())
 		case m.CondicionImpuesto == "05":
-			ve.Add(fieldImpuestoAcreditar, "The montoTotalImpuestoAcreditar is not given with condicionImpuesto 05 (proportionality).")
+			ve.Add(fieldImpuestoAcreditar, msg.AcreditarWith05.With())
 		case m.CondicionImpuesto == "04" && acr.Sign() > 0:
-			ve.Add(fieldImpuestoAcreditar, "With condicionImpuesto 04 (current expense, no credit) no tax is credited.")
+			ve.Add(fieldImpuestoAcreditar, msg.AcreditarWith04.With())
 		case acr.Cmp(tax) > 0:
-			ve.Add(fieldImpuestoAcreditar, fmt.Sprintf("The montoTotalImpuestoAcreditar (%s) exceeds the document's MontoTotalImpuesto (%s).", acr, tax))
+			ve.Add(fieldImpuestoAcreditar, msg.AcreditarExceeds.With(acr.String(), tax.String()))
 		case m.CondicionImpuesto == "01" && acr.Cmp(tax) != 0:
-			ve.Add(fieldImpuestoAcreditar, fmt.Sprintf("With condicionImpuesto 01 (full credit) the montoTotalImpuestoAcreditar must be the document's MontoTotalImpuesto (%s).", tax))
+			ve.Add(fieldImpuestoAcreditar, msg.AcreditarFull.With(tax.String()))
 		case m.CondicionImpuesto == "02" && acr.Cmp(tax) == 0 && tax.Sign() > 0:
-			ve.Add(fieldImpuestoAcreditar, fmt.Sprintf("With condicionImpuesto 02 (partial credit) the montoTotalImpuestoAcreditar must be less than the document's MontoTotalImpuesto (%s).", tax))
+			ve.Add(fieldImpuestoAcreditar, msg.AcreditarPartial.With(tax.String()))
 		}
 	} else if !acr.IsSet() && m.CondicionImpuesto == "02" && m.Mensaje != ReceptorRechazado {
-		ve.Add(fieldImpuestoAcreditar, "The montoTotalImpuestoAcreditar is required with condicionImpuesto 02 (partial credit).")
+		ve.Add(fieldImpuestoAcreditar, msg.AcreditarRequired.With())
 	}
 	if g := a.MontoTotalDeGastoAplicable; g.IsSet() && !g.Invalid() && g.Sign() >= 0 {
 		switch {
 		case m.Mensaje == ReceptorRechazado:
-			ve.Add(fieldGastoAplicable, "No expense is applied from a rejected document (mensaje 3).")
+			ve.Add(fieldGastoAplicable, msg.GastoOnRejected.With())
 		case m.CondicionImpuesto == "05":
-			ve.Add(fieldGastoAplicable, "The montoTotalDeGastoAplicable is not given with condicionImpuesto 05 (proportionality).")
+			ve.Add(fieldGastoAplicable, msg.GastoWith05.With())
 		case m.TotalFactura.IsSet() && g.Cmp(m.TotalFactura) > 0:
-			ve.Add(fieldGastoAplicable, fmt.Sprintf("The montoTotalDeGastoAplicable (%s) exceeds the document's TotalComprobante (%s).", g, m.TotalFactura))
+			ve.Add(fieldGastoAplicable, msg.GastoExceeds.With(g.String(), m.TotalFactura.String()))
 		}
 	}
 	if len(ve.Fields) > 0 {
@@ -228,12 +241,12 @@ func NewMensajeReceptor(doc *Document, a ReceptorAnswer) (*MensajeReceptor, erro
 func checkReceptorAmount(ve *ValidationError, field string, a Amount) {
 	switch {
 	case a.Invalid():
-		ve.Add(field, fmt.Sprintf("The %s must be a decimal number.", field))
+		ve.Add(field, msg.AnswerAmountDecimal.With(field))
 	case !a.IsSet():
 	case a.Sign() < 0:
-		ve.Add(field, fmt.Sprintf("The %s must not be negative.", field))
+		ve.Add(field, msg.AnswerAmountNegative.With(field))
 	case a.IntegerDigits() > 13 || a.SignificantPlaces() > 5:
-		ve.Add(field, fmt.Sprintf("The %s must have at most 13 integer digits and 5 decimals.", field))
+		ve.Add(field, msg.AnswerAmountDigits.With(field))
 	}
 }
 

@@ -119,7 +119,7 @@ func TestMensajeReceptorRules(t *testing.T) {
 			if !errors.As(err, &ve) {
 				t.Fatalf("err = %v, want a validation error on %s", err, tc.field)
 			}
-			msgs := ve.Fields[tc.field]
+			msgs := ve.FieldErrors()[tc.field]
 			if len(msgs) == 0 || !strings.Contains(strings.Join(msgs, " "), tc.want) {
 				t.Fatalf("errors %v, want %q on %s", ve.Fields, tc.want, tc.field)
 			}

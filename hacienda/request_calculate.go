@@ -3,6 +3,8 @@ package hacienda
 import (
 	"encoding/json"
 	"time"
+
+	"facturad/hacienda/msg"
 )
 
 // AmountsCalculateDocumentResponse is the answer of POST
@@ -98,7 +100,7 @@ type CalculatedMedioPago struct {
 func CalculateAmounts(req *CalculateRequest) (*AmountsCalculateDocumentResponse, error) {
 	var e errs
 	if req == nil {
-		e.add(bodyPath, "the request body is empty")
+		e.add(bodyPath, msg.BodyEmpty.With())
 		return nil, e.err()
 	}
 	var doc Document

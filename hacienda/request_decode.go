@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"facturad/hacienda/msg"
 	"facturad/hacienda/xmltext"
 )
 
@@ -36,19 +37,19 @@ func decodeBody(body []byte, v any, names *objectNames) (found *ValidationError,
 	body = bytes.TrimSpace(body)
 	var e errs
 	if len(body) == 0 {
-		e.add(bodyPath, "the request body is empty")
+		e.add(bodyPath, msg.BodyEmpty.With())
 		return nil, e.err()
 	}
 	if body[0] != '{' {
-		e.add(bodyPath, "the request body must be a JSON object")
+		e.add(bodyPath, msg.BodyNotObject.With())
 		return nil, e.err()
 	}
 	// The decoder would replace invalid UTF-8 and unpaired surrogate
 	// escapes with U+FFFD without a word, and the document would carry
 	// text the caller never sent.
-	msg, nonChar := xmltext.ScanJSON(body)
-	if msg != "" {
-		e.add(bodyPath, msg)
+	problem, nonChar := xmltext.ScanJSON(body)
+	if !problem.IsZero() {
+		e.add(bodyPath, problem)
 		return nil, e.err()
 	}
 	uerr := json.Unmarshal(body, v)
@@ -59,7 +60,7 @@ func decodeBody(body []byte, v any, names *objectNames) (found *ValidationError,
 			found = textErrors(body, v)
 		}
 	case errors.As(uerr, &se):
-		e.add(bodyPath, "the request body is not valid JSON (at byte "+strconv.FormatInt(se.Offset, 10)+")")
+		e.add(bodyPath, msg.BodyInvalidJSON.With(se.Offset))
 		return nil, e.err()
 	default:
 		found, err = retypeBody(body, v, uerr)
@@ -126,9 +127,9 @@ func decoderError(found *ValidationError, err error) error {
 	e := errs{v: found}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) && te.Type != nil {
-		e.add(decodeErrorPath(te.Field), "must be a JSON "+jsonKind(te.Type.Kind())+", not "+te.Value)
+		e.add(decodeErrorPath(te.Field), msg.WrongJSONType.With(jsonKind(te.Type.Kind()), jsonGot(te.Value)))
 	} else {
-		e.add(bodyPath, "the request body could not be read")
+		e.add(bodyPath, msg.BodyUnreadable.With())
 	}
 	return e.err()
 }
@@ -137,11 +138,11 @@ func decoderError(found *ValidationError, err error) error {
 // rest of the body. A problem on a path that has a type error, or inside
 // it, is dropped: it only says that the value read as absent is missing.
 func withTypeErrors(typeErrs, others *ValidationError) error {
-	out := &ValidationError{Message: DefaultValidationMessage, Fields: make(map[string][]string, typeErrs.Len()+others.Len())}
-	for p, msgs := range typeErrs.FieldErrors() {
+	out := &ValidationError{Message: DefaultValidationMessage, Fields: make(map[string][]msg.Message, typeErrs.Len()+others.Len())}
+	for p, msgs := range typeErrs.FieldMessages() {
 		out.Fields[p] = slices.Clone(msgs)
 	}
-	for p, msgs := range others.FieldErrors() {
+	for p, msgs := range others.FieldMessages() {
 		if coveredBy(p, typeErrs) {
 			continue
 		}
@@ -199,19 +200,39 @@ func upperFirst(s string) string {
 	return string(s[0]-'a'+'A') + s[1:]
 }
 
-func jsonKind(k reflect.Kind) string {
+// jsonKind names the JSON type a Go kind decodes from.
+func jsonKind(k reflect.Kind) msg.Message {
 	switch k {
 	case reflect.String:
-		return "string"
+		return msg.JSONWantString.With()
 	case reflect.Slice, reflect.Array:
-		return "array"
+		return msg.JSONWantArray.With()
 	case reflect.Struct, reflect.Map, reflect.Pointer:
-		return "object"
+		return msg.JSONWantObject.With()
 	case reflect.Bool:
-		return "boolean"
+		return msg.JSONWantBoolean.With()
 	default:
-		return "number"
+		return msg.JSONWantNumber.With()
 	}
+}
+
+// jsonGot names the JSON value the decoder describes as v ("string",
+// "number 1e400", "bool", "array", "object").
+func jsonGot(v string) msg.Message {
+	kind, _, _ := strings.Cut(v, " ")
+	switch kind {
+	case "string":
+		return msg.JSONGotString.With()
+	case "bool":
+		return msg.JSONGotBoolean.With()
+	case "array":
+		return msg.JSONGotArray.With()
+	case "object":
+		return msg.JSONGotObject.With()
+	case "null":
+		return msg.JSONGotNull.With()
+	}
+	return msg.JSONGotNumber.With()
 }
 
 // looseRule says what a type with its own UnmarshalJSON takes, where that
@@ -273,8 +294,8 @@ func (w *typeWalk) value(v any, t reflect.Type, path string, pascal bool) any {
 		return nil // null decodes into anything
 	}
 	if s, ok := v.(string); ok && w.text {
-		if msg := xmltext.Check(s); msg != "" {
-			w.e.add(path, msg)
+		if problem := xmltext.Check(s); !problem.IsZero() {
+			w.e.add(path, problem)
 		}
 	}
 	for t.Kind() == reflect.Pointer {
@@ -294,45 +315,45 @@ func (w *typeWalk) value(v any, t reflect.Type, path string, pascal bool) any {
 		return v
 	case reflect.String:
 		if _, ok := v.(string); !ok {
-			return w.wrong(path, "a string", v)
+			return w.wrong(path, msg.JSONWantString, v)
 		}
 	case reflect.Bool:
 		if _, ok := v.(bool); !ok {
-			return w.wrong(path, "a boolean", v)
+			return w.wrong(path, msg.JSONWantBoolean, v)
 		}
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		n, ok := v.(json.Number)
 		if !ok {
-			return w.wrong(path, "a number", v)
+			return w.wrong(path, msg.JSONWantNumber, v)
 		}
 		i, err := strconv.ParseInt(string(n), 10, 64)
 		if err != nil || reflect.New(t).Elem().OverflowInt(i) {
-			w.e.add(path, "must be a whole number within range, not "+truncateForError(string(n)))
+			w.e.add(path, msg.WholeNumberRange.With(truncateForError(string(n))))
 			return nil
 		}
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		n, ok := v.(json.Number)
 		if !ok {
-			return w.wrong(path, "a number", v)
+			return w.wrong(path, msg.JSONWantNumber, v)
 		}
 		u, err := strconv.ParseUint(string(n), 10, 64)
 		if err != nil || reflect.New(t).Elem().OverflowUint(u) {
-			w.e.add(path, "must be a whole number within range, not "+truncateForError(string(n)))
+			w.e.add(path, msg.WholeNumberRange.With(truncateForError(string(n))))
 			return nil
 		}
 	case reflect.Float32, reflect.Float64:
 		n, ok := v.(json.Number)
 		if !ok {
-			return w.wrong(path, "a number", v)
+			return w.wrong(path, msg.JSONWantNumber, v)
 		}
 		if _, err := strconv.ParseFloat(string(n), t.Bits()); err != nil {
-			w.e.add(path, "must be a number within range, not "+truncateForError(string(n)))
+			w.e.add(path, msg.NumberRange.With(truncateForError(string(n))))
 			return nil
 		}
 	case reflect.Slice, reflect.Array:
 		a, ok := v.([]any)
 		if !ok {
-			return w.wrong(path, "an array", v)
+			return w.wrong(path, msg.JSONWantArray, v)
 		}
 		for i := range a {
 			a[i] = w.value(a[i], t.Elem(), idx(path, i), pascal)
@@ -340,7 +361,7 @@ func (w *typeWalk) value(v any, t reflect.Type, path string, pascal bool) any {
 	case reflect.Map:
 		m, ok := v.(map[string]any)
 		if !ok {
-			return w.wrong(path, "an object", v)
+			return w.wrong(path, msg.JSONWantObject, v)
 		}
 		for _, k := range sortedKeys(m) {
 			m[k] = w.value(m[k], t.Elem(), joinPath(path, k, pascal), pascal)
@@ -348,7 +369,7 @@ func (w *typeWalk) value(v any, t reflect.Type, path string, pascal bool) any {
 	case reflect.Struct:
 		m, ok := v.(map[string]any)
 		if !ok {
-			return w.wrong(path, "an object", v)
+			return w.wrong(path, msg.JSONWantObject, v)
 		}
 		w.object(m, t, rule.anyKeys, path, pascal)
 	}
@@ -381,26 +402,26 @@ func (w *typeWalk) object(m map[string]any, t reflect.Type, anyKeys []string, pa
 }
 
 // wrong records a value of the wrong JSON type and drops it.
-func (w *typeWalk) wrong(path, want string, got any) any {
-	w.e.add(path, "must be a JSON "+strings.TrimPrefix(strings.TrimPrefix(want, "an "), "a ")+", not "+describeJSON(got))
+func (w *typeWalk) wrong(path string, want *msg.Entry, got any) any {
+	w.e.add(path, msg.WrongJSONType.With(want.With(), describeJSON(got)))
 	return nil
 }
 
 // describeJSON names the JSON type of a generic value.
-func describeJSON(v any) string {
+func describeJSON(v any) msg.Message {
 	switch v.(type) {
 	case string:
-		return "a string"
+		return msg.JSONGotString.With()
 	case json.Number:
-		return "a number"
+		return msg.JSONGotNumber.With()
 	case bool:
-		return "a boolean"
+		return msg.JSONGotBoolean.With()
 	case []any:
-		return "an array"
+		return msg.JSONGotArray.With()
 	case map[string]any:
-		return "an object"
+		return msg.JSONGotObject.With()
 	default:
-		return "null"
+		return msg.JSONGotNull.With()
 	}
 }
 

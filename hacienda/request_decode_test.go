@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"facturad/hacienda/msg"
 )
 
 // richFE is validFE with every optional structure present (exoneration,
@@ -424,23 +426,24 @@ func mustJSON(v any) []byte {
 }
 
 func TestWithTypeErrorsDropsCoveredPaths(t *testing.T) {
-	typeErrs := &ValidationError{Fields: map[string][]string{"detalleServicio[1].impuesto[0]": {"type"}, "ReceptorRequest": {"type"}}}
-	others := &ValidationError{Fields: map[string][]string{
-		"detalleServicio[1].impuesto[0]":        {"dropped"},
-		"detalleServicio[1].impuesto[0].codigo": {"dropped"},
-		"detalleServicio[1].impuesto[0]x":       {"kept"},
-		"detalleServicio[1].impuesto":           {"kept"},
-		"detalleServicio[1].impuesto[01]":       {"kept"},
-		"ReceptorRequest.Nombre":                {"dropped"},
-		"ReceptorRequestX":                      {"kept"},
+	typ, drop, keep := msg.BodyEmpty.With(), msg.NotANumber.With(), msg.Required.With()
+	typeErrs := &ValidationError{Fields: map[string][]msg.Message{"detalleServicio[1].impuesto[0]": {typ}, "ReceptorRequest": {typ}}}
+	others := &ValidationError{Fields: map[string][]msg.Message{
+		"detalleServicio[1].impuesto[0]":        {drop},
+		"detalleServicio[1].impuesto[0].codigo": {drop},
+		"detalleServicio[1].impuesto[0]x":       {keep},
+		"detalleServicio[1].impuesto":           {keep},
+		"detalleServicio[1].impuesto[01]":       {keep},
+		"ReceptorRequest.Nombre":                {drop},
+		"ReceptorRequestX":                      {keep},
 	}}
 	ve := withTypeErrors(typeErrs, others).(*ValidationError)
 	var kept []string
 	for _, p := range ve.Paths() {
-		if slices.Contains(ve.Fields[p], "kept") {
+		if slices.ContainsFunc(ve.Fields[p], keep.Equal) {
 			kept = append(kept, p)
 		}
-		if slices.Contains(ve.Fields[p], "dropped") {
+		if slices.ContainsFunc(ve.Fields[p], drop.Equal) {
 			t.Errorf("%s kept a message it covers", p)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"facturad/hacienda/msg"
 	"facturad/hacienda/spelling"
 )
 
@@ -26,28 +27,14 @@ import (
 
 // The messages of the names a body may not hold, which the other decoders
 // of the service (the tenancy calls, the received documents, the void and
-// the payment) give too.
-const (
-	// MsgUnknownField is the message of a name its object does not have
-	// (nor, in a document body, the objects within it).
-	MsgUnknownField = "is not a field of this call"
-	// MsgComputedField refuses an amount the service computes.
-	MsgComputedField = "is computed by the service and cannot be sent; leave it out"
-	// MsgServiceField refuses a field of an answer the service sets
-	// (an id, a creation time, a generated secret).
-	MsgServiceField = "is set by the service and cannot be sent; leave it out"
-	// MsgRepeatedField refuses a name given twice in one object.
-	MsgRepeatedField = "is given more than once; give it once"
-
-	msgComputedUnlessREP  = "is computed by the service and cannot be sent, except in a payment receipt (tipo_documento 10); leave it out"
-	msgComputedBaseUnless = "is computed by the service and cannot be sent unless iVACobradoFabrica is 01 or the line's IVA is code 07; leave it out"
-)
+// the payment) give too, are the catalogue's (msg.UnknownField,
+// msg.ComputedField, msg.ServiceField, msg.RepeatedField and their kin).
 
 // UnknownFieldMessage is the message of the name given, which its object
 // does not have: it suggests the name of known closest to it (see
 // spelling.Nearest), if any, or the field an older spelling in aliases
 // (older spelling → the field's name) close to it names.
-func UnknownFieldMessage(given string, known []string, aliases map[string]string) string {
+func UnknownFieldMessage(given string, known []string, aliases map[string]string) msg.Message {
 	names := known
 	if len(aliases) > 0 {
 		names = append(slices.Clone(known), slices.Sorted(maps.Keys(aliases))...)
@@ -57,26 +44,19 @@ func UnknownFieldMessage(given string, known []string, aliases map[string]string
 		near = name
 	}
 	if near != "" {
-		return MsgUnknownField + "; did you mean " + near + "?"
+		return msg.UnknownFieldNear.With(near)
 	}
-	return MsgUnknownField
-}
-
-// misplacedFieldMessage is the message of a name that is no field of its
-// object but is one of the object within it at rel (descuento,
-// resumenFactura.codigoTipoMoneda).
-func misplacedFieldMessage(rel string) string {
-	return "is not a field here; it is a field of " + rel
+	return msg.UnknownField.With()
 }
 
 // RepeatedFieldMessage is the message of one field given under the names
 // spellings, in the body's order: the names match without regard to case,
 // and an older spelling names its field too.
-func RepeatedFieldMessage(spellings []string) string {
+func RepeatedFieldMessage(spellings []string) msg.Message {
 	if len(slices.Compact(slices.Clone(spellings))) == 1 {
-		return MsgRepeatedField
+		return msg.RepeatedField.With()
 	}
-	return "is given more than once (as " + strings.Join(spellings, " and ") + "); give it once"
+	return msg.RepeatedFieldAs.With(strings.Join(spellings, " and "))
 }
 
 // objectNames is what one JSON object of a request may hold: the fields of
@@ -303,12 +283,12 @@ func (o *objectNames) within(key string, depth int) (rel string, computed bool) 
 }
 
 // unknownMessage is the message of key, a name o does not have.
-func (o *objectNames) unknownMessage(key string) string {
+func (o *objectNames) unknownMessage(key string) msg.Message {
 	if rel, computed := o.within(key, 2); rel != "" {
 		if computed {
-			return MsgComputedField
+			return msg.ComputedField.With()
 		}
-		return misplacedFieldMessage(rel)
+		return msg.MisplacedField.With(rel)
 	}
 	return UnknownFieldMessage(key, o.known, o.aliases)
 }
@@ -445,7 +425,7 @@ func (s *nameScan) object(o *objectNames) {
 		prev = f.index
 		if f.computed {
 			if !s.nullOrEmpty() {
-				s.e.add(s.path(f.name), MsgComputedField)
+				s.e.add(s.path(f.name), msg.ComputedField.With())
 			}
 			s.skip()
 			continue
@@ -462,11 +442,11 @@ func (s *nameScan) repeated(f *fieldName, a, b int) {
 		return string(t.key())
 	}
 	p := s.path(f.name)
-	msg := RepeatedFieldMessage([]string{spell(a), spell(b)})
-	if s.e.v != nil && slices.Contains(s.e.v.Fields[p], msg) {
+	m := RepeatedFieldMessage([]string{spell(a), spell(b)})
+	if s.e.v != nil && slices.ContainsFunc(s.e.v.Fields[p], m.Equal) {
 		return
 	}
-	s.e.add(p, msg)
+	s.e.add(p, m)
 }
 
 // value reads the value of field f at s.i.
@@ -593,14 +573,14 @@ func givenComputed(t DocumentType, lines []LineaDetalle, e *errs) {
 		l := &lines[i]
 		if t != TypeREP {
 			if l.MontoTotal.IsSet() {
-				e.add(idx("detalleServicio", i)+".montoTotal", msgComputedUnlessREP)
+				e.add(idx("detalleServicio", i)+".montoTotal", msg.ComputedUnlessREP.With())
 			}
 			if l.SubTotal.IsSet() {
-				e.add(idx("detalleServicio", i)+".subTotal", msgComputedUnlessREP)
+				e.add(idx("detalleServicio", i)+".subTotal", msg.ComputedUnlessREP.With())
 			}
 		}
 		if l.BaseImponible.IsSet() && !baseImponibleEditable(l) {
-			e.add(idx("detalleServicio", i)+".baseImponible", msgComputedBaseUnless)
+			e.add(idx("detalleServicio", i)+".baseImponible", msg.ComputedBaseUnless.With())
 		}
 	}
 }

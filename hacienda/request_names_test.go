@@ -3,6 +3,7 @@ package hacienda
 import (
 	"encoding/json"
 	"errors"
+	"facturad/hacienda/msg"
 	"reflect"
 	"slices"
 	"strings"
@@ -74,32 +75,32 @@ func TestDecodeNamesRefused(t *testing.T) {
 			m["otros"].(map[string]any)["otroContenido"].([]any)[0].(map[string]any)["value"] = "x"
 		}), "otros.otroContenido[0].value", "is not a field of this call; did you mean valor?", nil},
 		{"error/computed line total", mutateJSON(t, richFE, func(m map[string]any) { line0(m)["montoTotalLinea"] = 100 }),
-			"detalleServicio[0].montoTotalLinea", MsgComputedField, nil},
+			"detalleServicio[0].montoTotalLinea", msg.ComputedField.With().String(), nil},
 		{"error/computed line total as text", mutateJSON(t, richFE, func(m map[string]any) { line0(m)["MontoTotalLinea"] = "100" }),
-			"detalleServicio[0].montoTotalLinea", MsgComputedField, nil},
+			"detalleServicio[0].montoTotalLinea", msg.ComputedField.With().String(), nil},
 		{"error/computed tax", mutateJSON(t, richFE, func(m map[string]any) { line0(m)["impuesto"].([]any)[0].(map[string]any)["monto"] = 1 }),
-			"detalleServicio[0].impuesto[0].monto", MsgComputedField, nil},
+			"detalleServicio[0].impuesto[0].monto", msg.ComputedField.With().String(), nil},
 		{"error/computed exoneration", mutateJSON(t, richFE, func(m map[string]any) {
 			line0(m)["impuesto"].([]any)[0].(map[string]any)["exoneracion"].(map[string]any)["montoExoneracion"] = 1
-		}), "detalleServicio[0].impuesto[0].exoneracion.montoExoneracion", MsgComputedField, nil},
+		}), "detalleServicio[0].impuesto[0].exoneracion.montoExoneracion", msg.ComputedField.With().String(), nil},
 		{"error/computed total", mutateJSON(t, richFE, func(m map[string]any) { m["resumenFactura"].(map[string]any)["totalComprobante"] = 1 }),
-			"resumenFactura.totalComprobante", MsgComputedField, nil},
+			"resumenFactura.totalComprobante", msg.ComputedField.With().String(), nil},
 		{"error/computed total at the top", mutateJSON(t, richFE, func(m map[string]any) { m["totalComprobante"] = 1 }),
-			"totalComprobante", MsgComputedField, nil},
+			"totalComprobante", msg.ComputedField.With().String(), nil},
 		{"error/computed line amount outside a receipt", mutateJSON(t, richFE, func(m map[string]any) { line0(m)["montoTotal"] = 1 }),
-			"detalleServicio[0].montoTotal", msgComputedUnlessREP, nil},
+			"detalleServicio[0].montoTotal", msg.ComputedUnlessREP.With().String(), nil},
 		{"error/computed subtotal outside a receipt", mutateJSON(t, richFE, func(m map[string]any) { line0(m)["subTotal"] = 1 }),
-			"detalleServicio[0].subTotal", msgComputedUnlessREP, nil},
+			"detalleServicio[0].subTotal", msg.ComputedUnlessREP.With().String(), nil},
 		{"error/computed base", mutateJSON(t, richFE, func(m map[string]any) { line0(m)["baseImponible"] = 1 }),
-			"detalleServicio[0].baseImponible", msgComputedBaseUnless, nil},
+			"detalleServicio[0].baseImponible", msg.ComputedBaseUnless.With().String(), nil},
 		{"error/computed base in calculate", mutateJSON(t, calcBodyExample1, func(m map[string]any) { line0(m)["baseImponible"] = 1 }),
-			"detalleServicio[0].baseImponible", msgComputedBaseUnless, decodeCalculate},
+			"detalleServicio[0].baseImponible", msg.ComputedBaseUnless.With().String(), decodeCalculate},
 		{"error/unknown in calculate", mutateJSON(t, calcBodyExample1, func(m map[string]any) { line0(m)["montoDescuento"] = 1 }),
 			"detalleServicio[0].montoDescuento", "is not a field here; it is a field of descuento", decodeCalculate},
 		{"error/repeated in another case", []byte(strings.Replace(richFE, `"cantidad": 3,`, `"cantidad": 3, "Cantidad": 30,`, 1)),
 			"detalleServicio[0].cantidad", "is given more than once (as cantidad and Cantidad); give it once", nil},
 		{"error/repeated", []byte(strings.Replace(richFE, `"cantidad": 3,`, `"cantidad": 3, "cantidad": 30,`, 1)),
-			"detalleServicio[0].cantidad", MsgRepeatedField, nil},
+			"detalleServicio[0].cantidad", msg.RepeatedField.With().String(), nil},
 		{"error/repeated with the older spelling", []byte(strings.Replace(richFE, `{"tipoDoc": 1,`, `{"tipoDoc": 1, "tipoDocIR": "01",`, 1)),
 			"informacionReferencia[0].tipoDocIR", "is given more than once (as tipoDoc and tipoDocIR); give it once", nil},
 		{"error/older spelling misspelt", mutateJSON(t, richFE, func(m map[string]any) {
@@ -126,7 +127,7 @@ func TestDecodeNamesRefused(t *testing.T) {
 			if !errors.As(err, &ve) {
 				t.Fatalf("error %v, want a *ValidationError", err)
 			}
-			if got := ve.Fields[tt.path]; !slices.Equal(got, []string{tt.msg}) {
+			if got := msg.Render(ve.Fields, msg.English)[tt.path]; !slices.Equal(got, []string{tt.msg}) {
 				t.Errorf("errors[%q] = %q, want [%q]\nall: %v", tt.path, got, tt.msg, ve.Fields)
 			}
 		})
@@ -182,7 +183,7 @@ func TestDecodeNamesAccepted(t *testing.T) {
 			if errors.As(err, &ve) {
 				for p, msgs := range ve.Fields {
 					for _, m := range msgs {
-						if strings.Contains(m, "field") || strings.Contains(m, "computed") || strings.Contains(m, "more than once") {
+						if s := m.String(); strings.Contains(s, "field") || strings.Contains(s, "computed") || strings.Contains(s, "more than once") {
 							t.Errorf("%s: %s", p, m)
 						}
 					}

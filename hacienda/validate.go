@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"facturad/hacienda/msg"
 )
 
 // Issuer is the data of the company (and branch) issuing through the
@@ -42,7 +44,7 @@ func ValidateSend(req *SendDocumentRequest, issuer Issuer) error {
 func NewDocument(req *SendDocumentRequest, issuer Issuer) (*Document, error) {
 	var e errs
 	if req == nil {
-		e.add(bodyPath, "the request body is empty")
+		e.add(bodyPath, msg.BodyEmpty.With())
 		return nil, e.err()
 	}
 	doc := buildDocument(req, &issuer, &e)
@@ -118,20 +120,20 @@ func strLen(s string, min, max int, required bool, path string, e *errs) bool {
 	n := utf8.RuneCountInString(s)
 	if n == 0 {
 		if required {
-			e.add(path, "is required")
+			e.add(path, msg.Required.With())
 			return false
 		}
 		return true
 	}
 	if !utf8.ValidString(s) {
-		e.add(path, "must be valid UTF-8 text")
+		e.add(path, msg.InvalidUTF8.With())
 		return false
 	}
 	if n < min || n > max {
 		if min == max {
-			e.add(path, "must be "+strconv.Itoa(min)+" characters long")
+			e.add(path, msg.LengthExact.With(min))
 		} else {
-			e.add(path, "must be between "+strconv.Itoa(min)+" and "+strconv.Itoa(max)+" characters long")
+			e.add(path, msg.LengthBetween.With(min, max))
 		}
 		return false
 	}
@@ -142,18 +144,18 @@ func strLen(s string, min, max int, required bool, path string, e *errs) bool {
 // against the type (Identificacion.NumberProblem).
 func checkIdentificacion(tipo, numero, tipoPath, numeroPath string, e *errs) bool {
 	if tipo == "" {
-		e.add(tipoPath, "is required")
+		e.add(tipoPath, msg.Required.With())
 		return false
 	}
 	if !IsIDType(tipo) {
-		e.add(tipoPath, "must be 01 (física), 02 (jurídica), 03 (DIMEX), 04 (NITE), 05 (extranjero no domiciliado) or 06 (no contribuyente)")
+		e.add(tipoPath, msg.IDType.With())
 		return false
 	}
 	if numero == "" {
-		e.add(numeroPath, "is required")
+		e.add(numeroPath, msg.Required.With())
 		return false
 	}
-	if p := (Identificacion{Tipo: tipo, Numero: numero}).NumberProblem(); p != "" {
+	if p := (Identificacion{Tipo: tipo, Numero: numero}).NumberProblem(); !p.IsZero() {
 		e.add(numeroPath, p)
 		return false
 	}
@@ -166,24 +168,24 @@ func splitEmails(s string, max int, path string, e *errs) []string {
 		return nil
 	}
 	if strings.ContainsAny(s, " \t\r\n") {
-		e.add(path, "addresses are separated by ';' without spaces")
+		e.add(path, msg.EmailSpaces.With())
 		return nil
 	}
 	parts := strings.Split(s, ";")
 	out := make([]string, 0, len(parts))
 	for _, p := range parts {
 		if p == "" {
-			e.add(path, "contains an empty address")
+			e.add(path, msg.EmailEmpty.With())
 			return nil
 		}
 		if !ValidEmail(p) {
-			e.add(path, "'"+truncateForError(p)+"' is not a valid e-mail address")
+			e.add(path, msg.InvalidEmail.With(truncateForError(p)))
 			return nil
 		}
 		out = append(out, p)
 	}
 	if len(out) > max {
-		e.add(path, "must have at most "+strconv.Itoa(max)+" addresses")
+		e.add(path, msg.EmailsMax.With(max))
 		return nil
 	}
 	return out
@@ -199,19 +201,19 @@ func checkUbicacion(u *Ubicacion, base string, pascal bool, e *errs) {
 	}
 	ok := true
 	if !provincias.has(u.Provincia) {
-		e.add(name("provincia"), "must be a province code 1–7")
+		e.add(name("provincia"), msg.Provincia.With())
 		ok = false
 	}
 	if !isDigits(u.Canton, 2, 2) {
-		e.add(name("canton"), "must be a 2-digit canton code")
+		e.add(name("canton"), msg.Canton.With())
 		ok = false
 	}
 	if !isDigits(u.Distrito, 2, 2) {
-		e.add(name("distrito"), "must be a 2-digit district code")
+		e.add(name("distrito"), msg.Distrito.With())
 		ok = false
 	}
 	if ok && !distritos.has(u.Provincia+u.Canton+u.Distrito) {
-		e.add(name("distrito"), "province "+u.Provincia+", canton "+u.Canton+", district "+u.Distrito+" is not in the nota-14 list")
+		e.add(name("distrito"), msg.LocationUnknown.With(u.Provincia, u.Canton, u.Distrito))
 	}
 	strLen(u.Barrio, 5, 50, false, name("barrio"), e)
 	strLen(u.OtrasSenas, 5, 250, true, name("otrasSenas"), e)
@@ -224,10 +226,10 @@ func checkTelefono(t *Telefono, base string, pascal bool, e *errs) {
 		cp, nt = base+".CodigoPais", base+".NumTelefono"
 	}
 	if !isDigits(t.CodigoPais, 1, 3) {
-		e.add(cp, "must be 1 to 3 digits")
+		e.add(cp, msg.PhoneCountry.With())
 	}
 	if !isDigits(t.NumTelefono, 8, 20) || t.NumTelefono[0] == '0' {
-		e.add(nt, "must be 8 to 20 digits")
+		e.add(nt, msg.PhoneNumber.With())
 	}
 }
 
@@ -244,11 +246,11 @@ func convertRequest(req *SendDocumentRequest, issuer *Issuer, e *errs) *Document
 
 	t := DocumentType(req.TipoDocumento.Code())
 	if t == "" {
-		e.add("tipo_documento", "is required")
+		e.add("tipo_documento", msg.Required.With())
 		return nil
 	}
 	if !t.Valid() {
-		e.add("tipo_documento", "must be one of "+issuedTypesList(true))
+		e.add("tipo_documento", msg.OneOf.With(issuedTypesList(true)))
 		return nil
 	}
 	// The body's slices are shared with the request: the calculation
@@ -270,27 +272,27 @@ func convertRequest(req *SendDocumentRequest, issuer *Issuer, e *errs) *Document
 func convertHeader(req *SendDocumentRequest, t DocumentType, doc *Document, e *errs) {
 	if c := strings.TrimSpace(req.Clave); c != "" {
 		if !isDigits(c, 50, 50) {
-			e.add("clave", "must be 50 digits")
+			e.add("clave", msg.ClaveDigits.With())
 		} else {
 			if DocumentType(c[29:31]) != t {
-				e.add("clave", "its document type "+c[29:31]+" does not match tipo_documento "+string(t))
+				e.add("clave", msg.ClaveTypeMismatch.With(c[29:31], string(t)))
 			}
 			if c[41:42] != req.SituacionOrDefault() {
-				e.add("clave", "its situación digit "+c[41:42]+" does not match situacion "+req.SituacionOrDefault())
+				e.add("clave", msg.ClaveSituacionMismatch.With(c[41:42], req.SituacionOrDefault()))
 			}
 		}
 		doc.Clave = c
 	}
 	if tm := req.Terminal.String(); tm != "" && !isDigits(tm, 1, 5) {
-		e.add("terminal", "must be up to 5 digits")
+		e.add("terminal", msg.Terminal.With())
 	}
 	if s := req.Situacion.String(); s != "" && !situaciones.has(s) {
-		e.add("situacion", "must be 1 (normal), 2 (contingencia) or 3 (sin internet)")
+		e.add("situacion", msg.Situacion.With())
 	}
 	strLen(req.RegistroFiscal8707, 1, 12, false, "registro_fiscal8707", e)
 
 	if f, err := ParseDateTime(req.FechaEmision); err != nil {
-		e.add("fecha_emision", err.Error())
+		e.add("fecha_emision", msg.DateTime.With())
 	} else {
 		doc.FechaEmision = f
 	}
@@ -303,10 +305,10 @@ func convertActivities(req *SendDocumentRequest, t DocumentType, issuer *Issuer,
 	actEmisor := req.CodigoActividadEmisor.String()
 	actReceptor := req.CodigoActividadReceptor.String()
 	if actEmisor != "" && utf8.RuneCountInString(actEmisor) != 6 {
-		e.add("codigo_actividad_emisor", "must be 6 characters")
+		e.add("codigo_actividad_emisor", msg.ActivityLength.With())
 	}
 	if actReceptor != "" && utf8.RuneCountInString(actReceptor) != 6 {
-		e.add("codigo_actividad_receptor", "must be 6 characters")
+		e.add("codigo_actividad_receptor", msg.ActivityLength.With())
 	}
 	switch t {
 	case TypeFEC:
@@ -315,7 +317,7 @@ func convertActivities(req *SendDocumentRequest, t DocumentType, issuer *Issuer,
 			actReceptor = issuer.CodigoActividad
 		}
 		if actReceptor == "" && known {
-			e.add("codigo_actividad_receptor", "is required in a Factura Electrónica de Compra (the company's activity)")
+			e.add("codigo_actividad_receptor", msg.ActivityRequiredFEC.With())
 		}
 	case TypeREP:
 		actEmisor, actReceptor = "", ""
@@ -327,7 +329,7 @@ func convertActivities(req *SendDocumentRequest, t DocumentType, issuer *Issuer,
 			actEmisor = issuer.CodigoActividad
 		}
 		if actEmisor == "" && known && (t == TypeFE || t == TypeTE || t == TypeFEE) {
-			e.add("codigo_actividad_emisor", "is required")
+			e.add("codigo_actividad_emisor", msg.Required.With())
 		}
 	}
 	doc.CodigoActividadEmisor, doc.CodigoActividadReceptor = actEmisor, actReceptor
@@ -340,12 +342,12 @@ func convertSaleCondition(req *SendDocumentRequest, t DocumentType, doc *Documen
 	doc.CondicionVenta = cv
 	switch {
 	case cv == "":
-		e.add("condicion_venta", "is required")
+		e.add("condicion_venta", msg.Required.With())
 	case !condicionesVenta[t].has(cv):
 		if t == TypeREP {
-			e.add("condicion_venta", "a Recibo Electrónico de Pago takes only 09 or 11")
+			e.add("condicion_venta", msg.CondicionREP.With())
 		} else {
-			e.add("condicion_venta", "is not a nota-5 code allowed in this document type")
+			e.add("condicion_venta", msg.CondicionType.With())
 		}
 	}
 	if t != TypeREP {
@@ -357,12 +359,12 @@ func convertSaleCondition(req *SendDocumentRequest, t DocumentType, doc *Documen
 		}
 		if p := req.PlazoCredito.String(); p != "" {
 			if !isDigits(p, 1, 5) || strings.Trim(p, "0") == "" {
-				e.add("plazo_credito", "must be a number of days between 1 and 99999")
+				e.add("plazo_credito", msg.PlazoCredito.With())
 			} else {
 				doc.PlazoCredito, _ = strconv.Atoi(p)
 			}
 		} else if cv == CondicionCredito || cv == CondicionCreditoIVA90 {
-			e.add("plazo_credito", "is required with condicion_venta "+cv)
+			e.add("plazo_credito", msg.PlazoRequired.With(cv))
 		}
 	}
 }
@@ -380,7 +382,7 @@ func convertParties(req *SendDocumentRequest, t DocumentType, issuer *Issuer, kn
 	counterparty := convertReceptor(req.Receptor, t, e)
 	if t.info().IssuedByBuyer {
 		if counterparty == nil {
-			e.add("ReceptorRequest", "the seller is required in a Factura Electrónica de Compra")
+			e.add("ReceptorRequest", msg.SellerRequired.With())
 		} else {
 			counterparty.Registrofiscal8707 = company.Registrofiscal8707
 			company.Registrofiscal8707 = ""
@@ -388,7 +390,7 @@ func convertParties(req *SendDocumentRequest, t DocumentType, issuer *Issuer, kn
 			// The seller is the submission's JSON emisor, which the
 			// reception API requires and caps at 12 characters (decision 49).
 			if id := counterparty.Identificacion; !id.IsZero() && !id.FitsReceptionAPI() {
-				e.add("ReceptorRequest.Identificacion.Numero", "the seller of a Factura Electrónica de Compra is the submission's emisor, which the tax authority's reception API takes with at most 12 characters")
+				e.add("ReceptorRequest.Identificacion.Numero", msg.SellerIDLength.With())
 			}
 		}
 		c := company
@@ -401,7 +403,7 @@ func convertParties(req *SendDocumentRequest, t DocumentType, issuer *Issuer, kn
 		doc.Emisor = company
 		doc.Receptor = counterparty
 		if counterparty == nil && t.info().ReceptorRequired {
-			e.add("ReceptorRequest", "the receptor is required in this document type")
+			e.add("ReceptorRequest", msg.ReceptorRequired.With())
 		}
 	}
 }
@@ -414,7 +416,7 @@ func checkIssuer(is *Issuer, t DocumentType, e *errs) {
 	const b = "emisor."
 	strLen(strings.TrimSpace(is.Nombre), 5, 100, true, b+"Nombre", e)
 	if is.Identificacion.IsZero() {
-		e.add(b+"Identificacion", "the company has no identification")
+		e.add(b+"Identificacion", msg.CompanyNoID.With())
 	} else {
 		checkIdentificacion(is.Identificacion.Tipo, is.Identificacion.Numero, b+"Identificacion.Tipo", b+"Identificacion.Numero", e)
 	}
@@ -427,20 +429,20 @@ func checkIssuer(is *Issuer, t DocumentType, e *errs) {
 			checkUbicacion(&u, b+"Ubicacion", true, e)
 		}
 	} else if t == TypeFE || t == TypeTE || t == TypeFEE {
-		e.add(b+"Ubicacion", "the company's address is required in this document type")
+		e.add(b+"Ubicacion", msg.CompanyAddressRequired.With())
 	}
 	if is.Telefono != nil && t != TypeREP {
 		checkTelefono(is.Telefono, b+"Telefono", true, e)
 	}
 	if len(is.CorreoElectronico) == 0 && t != TypeFEC && !t.IsNote() {
-		e.add(b+"CorreoElectronico", "the company's e-mail address is required in this document type")
+		e.add(b+"CorreoElectronico", msg.CompanyEmailRequired.With())
 	}
 	if len(is.CorreoElectronico) > 4 {
-		e.add(b+"CorreoElectronico", "at most 4 addresses")
+		e.add(b+"CorreoElectronico", msg.CompanyEmailsMax.With())
 	}
 	for _, m := range is.CorreoElectronico {
 		if !ValidEmail(m) {
-			e.add(b+"CorreoElectronico", "'"+truncateForError(m)+"' is not a valid e-mail address")
+			e.add(b+"CorreoElectronico", msg.InvalidEmail.With(truncateForError(m)))
 		}
 	}
 	if is.ProveedorSistemas == "" {
@@ -448,7 +450,7 @@ func checkIssuer(is *Issuer, t DocumentType, e *errs) {
 		is.ProveedorSistemas = is.Identificacion.Numero
 	}
 	if len(is.ProveedorSistemas) > 20 {
-		e.add(b+"ProveedorSistemas", "the software provider's identification has at most 20 characters")
+		e.add(b+"ProveedorSistemas", msg.ProveedorLength.With())
 	}
 }
 
@@ -482,19 +484,19 @@ func convertReceptor(r *ReceptorRequest, t DocumentType, e *errs) *Party {
 	idRequired := t.info().ReceptorRequired
 	if tipo == "" && numero == "" {
 		if idRequired {
-			e.add(b+"Identificacion", "is required in this document type")
+			e.add(b+"Identificacion", msg.RequiredInType.With())
 		}
 	} else if checkIdentificacion(tipo, numero, b+"Identificacion.Tipo", b+"Identificacion.Numero", e) {
 		p.Identificacion = Identificacion{Tipo: tipo, Numero: numero}
 		if tipo == IDExtranjeroNoDom && t == TypeREP {
-			e.add(b+"Identificacion.Tipo", "a foreign non-domiciled receptor (05) is not allowed in a Recibo Electrónico de Pago")
+			e.add(b+"Identificacion.Tipo", msg.ForeignReceptorREP.With())
 		}
 	}
 
 	// Location.
 	if r.Ubicacion != nil && t != TypeFEE {
 		if tipo == IDExtranjeroNoDom {
-			e.add(b+"Ubicacion", "is not allowed for a foreign non-domiciled party (05)")
+			e.add(b+"Ubicacion", msg.UbicacionForeign.With())
 		} else {
 			checkUbicacion(r.Ubicacion, b+"Ubicacion", true, e)
 			u := *r.Ubicacion
@@ -502,14 +504,14 @@ func convertReceptor(r *ReceptorRequest, t DocumentType, e *errs) *Party {
 		}
 	}
 	if t == TypeFEC && r.Ubicacion == nil && IsNationalID(tipo) {
-		e.add(b+"Ubicacion", "is required for a seller with a Costa Rican identification")
+		e.add(b+"Ubicacion", msg.UbicacionSeller.With())
 	}
 	if p.OtrasSenasExtranjero != "" {
 		switch {
 		case t == TypeFEE || t == TypeREP:
 			p.OtrasSenasExtranjero = "" // the schema has no place for it
 		case tipo != IDExtranjeroNoDom:
-			e.add(b+"OtrasSenasExtranjero", "is only allowed for a foreign non-domiciled party (identificacion tipo 05)")
+			e.add(b+"OtrasSenasExtranjero", msg.OtrasSenasExtranjero.With())
 		default:
 			strLen(p.OtrasSenasExtranjero, 5, 300, true, b+"OtrasSenasExtranjero", e)
 		}
@@ -542,7 +544,7 @@ func validateBody(doc *Document, e *errs) {
 		}
 	}
 	if hasExo11 && t == TypeFE && len(doc.InformacionReferencia) == 0 {
-		e.add("informacionReferencia", "is required when an exoneration of type 11 is used")
+		e.add("informacionReferencia", msg.ReferenceExo11.With())
 	}
 
 	validateOtrosCargos(doc.OtrosCargos, e)
@@ -559,7 +561,7 @@ func validateLinesPresent(doc *Document, e *errs) {
 	if len(doc.DetalleServicio) == 0 {
 		switch t {
 		case TypeFEC, TypeFEE, TypeREP:
-			e.add("detalleServicio", "at least one line is required in this document type")
+			e.add("detalleServicio", msg.LinesRequired.With())
 		default:
 			onlyThirdParty := len(doc.OtrosCargos) > 0
 			for i := range doc.OtrosCargos {
@@ -568,7 +570,7 @@ func validateLinesPresent(doc *Document, e *errs) {
 				}
 			}
 			if !onlyThirdParty {
-				e.add("detalleServicio", "at least one line is required (a document without lines may only carry other charges of types 04, 08, 09, 10)")
+				e.add("detalleServicio", msg.LinesOrCharges.With())
 			}
 		}
 	}
@@ -582,7 +584,7 @@ func validateLine(l *LineaDetalle, i int, t DocumentType, e *errs) (exo11 bool) 
 	if l.NumeroLinea == 0 {
 		l.NumeroLinea = i + 1
 	} else if l.NumeroLinea != i+1 {
-		e.add(p.field("numeroLinea"), "must be "+strconv.Itoa(i+1)+" (lines are numbered in order from 1)")
+		e.add(p.field("numeroLinea"), msg.NumeroLinea.With(i+1))
 	}
 	strLen(strings.TrimSpace(l.Detalle), 3, 200, true, p.field("detalle"), e)
 	if t == TypeREP {
@@ -596,46 +598,46 @@ func validateLine(l *LineaDetalle, i int, t DocumentType, e *errs) (exo11 bool) 
 // codes, serial numbers, pharmaceutical data and tariff heading.
 func validateLineCodes(l *LineaDetalle, p linePath, t DocumentType, e *errs) {
 	if l.UnidadMedida == "" {
-		e.add(p.field("unidadMedida"), "is required")
+		e.add(p.field("unidadMedida"), msg.Required.With())
 	} else if !unidadesMedida.has(l.UnidadMedida) {
-		e.add(p.field("unidadMedida"), "'"+truncateForError(l.UnidadMedida)+"' is not a nota-15 unit (symbols are case-sensitive)")
+		e.add(p.field("unidadMedida"), msg.UnidadMedida.With(truncateForError(l.UnidadMedida)))
 	}
 	if l.TipoTransaccion != "" {
 		if t == TypeTE {
-			e.add(p.field("tipoTransaccion"), "is not used in a Tiquete Electrónico")
+			e.add(p.field("tipoTransaccion"), msg.TipoTransaccionTE.With())
 		} else if !tiposTransaccion.has(l.TipoTransaccion) {
-			e.add(p.field("tipoTransaccion"), "must be a nota-22 code (01–13)")
+			e.add(p.field("tipoTransaccion"), msg.TipoTransaccion.With())
 		}
 	}
 	strLen(l.UnidadMedidaComercial, 1, 20, false, p.field("unidadMedidaComercial"), e)
 	if len(l.CodigoComercial) > 5 {
-		e.add(p.field("codigoComercial"), "must have at most 5 codes")
+		e.add(p.field("codigoComercial"), msg.CodigosComerciales.With())
 	}
 	for j := range l.CodigoComercial {
 		c := &l.CodigoComercial[j]
 		if !tiposCodigoComercial.has(c.Tipo) {
-			e.add(p.sub("codigoComercial", j, "tipo"), "must be a nota-12 code (01–04, 99)")
+			e.add(p.sub("codigoComercial", j, "tipo"), msg.CodigoComercial.With())
 		}
 		strLen(c.Codigo, 1, 20, true, p.sub("codigoComercial", j, "codigo"), e)
 	}
 	if len(l.NumeroVINoSerie) > 1000 {
-		e.add(p.field("numeroVINoSerie"), "must have at most 1000 numbers")
+		e.add(p.field("numeroVINoSerie"), msg.NumerosVIN.With())
 	}
 	for j, v := range l.NumeroVINoSerie {
 		strLen(v, 1, 17, true, idx(p.field("numeroVINoSerie"), j), e)
 	}
 	strLen(l.RegistroMedicamento, 1, 100, false, p.field("registroMedicamento"), e)
 	if l.FormaFarmaceutica != "" && !formasFarmaceuticas.has(l.FormaFarmaceutica) {
-		e.add(p.field("formaFarmaceutica"), "must be a nota-19 pharmaceutical-form code")
+		e.add(p.field("formaFarmaceutica"), msg.FormaFarmaceutica.With())
 	}
 	if l.PartidaArancelaria != "" {
 		if t != TypeFEE && !t.IsNote() {
-			e.add(p.field("partidaArancelaria"), "is only used in export invoices and their notes")
+			e.add(p.field("partidaArancelaria"), msg.ExportOnly.With())
 		} else {
 			strLen(l.PartidaArancelaria, 12, 12, true, p.field("partidaArancelaria"), e)
 		}
 	} else if t == TypeFEE && l.CodigoCABYS != "" && l.CodigoCABYS[0] < '5' {
-		e.add(p.field("partidaArancelaria"), "is required for goods in an export invoice")
+		e.add(p.field("partidaArancelaria"), msg.PartidaRequired.With())
 	}
 }
 
@@ -659,10 +661,10 @@ func validateLineDiscountsAndTaxes(l *LineaDetalle, p *linePath, t DocumentType,
 			strLen(tx.CodigoImpuestoOTRO, 5, 100, true, p.sub("impuesto", j, "codigoImpuestoOTRO"), e)
 		}
 		if tx.MontoExportacion.IsSet() && t != TypeFEE && !t.IsNote() {
-			e.add(p.sub("impuesto", j, "montoExportacion"), "is only used in export invoices and their notes")
+			e.add(p.sub("impuesto", j, "montoExportacion"), msg.ExportOnly.With())
 		}
 		if tx.DatosImpuestoEspecifico != nil && (t == TypeFEC || t == TypeFEE) {
-			e.add(p.sub("impuesto", j, "datosImpuestoEspecifico"), "is not allowed in this document type")
+			e.add(p.sub("impuesto", j, "datosImpuestoEspecifico"), msg.NotAllowedInType.With())
 		}
 		if x := tx.Exoneracion; x != nil {
 			validateExoneracion(x, t, p, j, e)
@@ -685,7 +687,7 @@ func validateOtrosCargos(ocs []OtroCargo, e *errs) {
 		}
 		if oc.TipoDocumentoOC == OtroCargoTercero {
 			if oc.IdentificacionTercero.IsZero() {
-				e.add(base+".identificacionTercero", "is required for a charge collected for a third party (04)")
+				e.add(base+".identificacionTercero", msg.TerceroRequired.With())
 			}
 			strLen(oc.NombreTercero, 5, 100, true, base+".nombreTercero", e)
 		} else {
@@ -706,12 +708,12 @@ func validatePayments(doc *Document, e *errs) {
 	mp := doc.ResumenFactura.MedioPago
 	switch {
 	case len(mp) == 0 && t == TypeREP:
-		e.add("resumenFactura.medioPago", "at least one means of payment is required in a Recibo Electrónico de Pago")
+		e.add("resumenFactura.medioPago", msg.MedioPagoREP.With())
 	case len(mp) == 0:
 		switch doc.CondicionVenta {
 		case CondicionCredito, CondicionServiciosEstado, CondicionCreditoIVA90, "":
 		default:
-			e.add("resumenFactura.medioPago", "is required except for credit sales (condicion_venta 02, 08, 10)")
+			e.add("resumenFactura.medioPago", msg.MedioPagoRequired.With())
 		}
 	}
 	for i := range mp {
@@ -726,7 +728,7 @@ func validateOtros(doc *Document, e *errs) {
 	t := doc.Type
 	if doc.Otros != nil {
 		if t == TypeREP {
-			e.add("otros", "is not allowed in a Recibo Electrónico de Pago")
+			e.add("otros", msg.NotAllowedREP.With())
 		}
 		for i, o := range doc.Otros.OtroTexto {
 			strLen(o.Valor, 1, 500, true, idx("otros.otroTexto", i), e)
@@ -740,36 +742,36 @@ func validateOtros(doc *Document, e *errs) {
 func validateExoneracion(x *Exoneracion, t DocumentType, p *linePath, j int, e *errs) {
 	switch {
 	case x.TipoDocumentoEX1 == "":
-		e.add(p.exo(j, "tipoDocumentoEX1"), "is required")
+		e.add(p.exo(j, "tipoDocumentoEX1"), msg.Required.With())
 	case !tiposExoneracion.has(x.TipoDocumentoEX1):
-		e.add(p.exo(j, "tipoDocumentoEX1"), "must be a nota-10.1 code (01–11, 99)")
+		e.add(p.exo(j, "tipoDocumentoEX1"), msg.ExoneracionTipo.With())
 	case tiposExoneracionNoteOnly.has(x.TipoDocumentoEX1) && !t.IsNote():
-		e.add(p.exo(j, "tipoDocumentoEX1"), "code "+x.TipoDocumentoEX1+" is only allowed in credit and debit notes")
+		e.add(p.exo(j, "tipoDocumentoEX1"), msg.CodeNotesOnly.With(x.TipoDocumentoEX1))
 	}
 	if x.TipoDocumentoEX1 == "99" {
 		strLen(x.TipoDocumentoOTRO, 5, 100, true, p.exo(j, "tipoDocumentoOTRO"), e)
 	}
 	strLen(x.NumeroDocumento, 3, 40, true, p.exo(j, "numeroDocumento"), e)
 	if x.badArticulo || x.Articulo > 999999 {
-		e.add(p.exo(j, "articulo"), "must be a whole number of at most 6 digits")
+		e.add(p.exo(j, "articulo"), msg.WholeNumber6.With())
 	} else if x.Articulo == 0 && tiposExoneracionArticulo.has(x.TipoDocumentoEX1) {
-		e.add(p.exo(j, "articulo"), "is required with exoneration type "+x.TipoDocumentoEX1)
+		e.add(p.exo(j, "articulo"), msg.ArticuloRequired.With(x.TipoDocumentoEX1))
 	}
 	if x.badInciso || x.Inciso > 999999 {
-		e.add(p.exo(j, "inciso"), "must be a whole number of at most 6 digits")
+		e.add(p.exo(j, "inciso"), msg.WholeNumber6.With())
 	}
 	switch {
 	case x.NombreInstitucion == "":
-		e.add(p.exo(j, "nombreInstitucion"), "is required (a nota-23 code)")
+		e.add(p.exo(j, "nombreInstitucion"), msg.InstitucionRequired.With())
 	case !instituciones.has(x.NombreInstitucion):
-		e.add(p.exo(j, "nombreInstitucion"), "must be a nota-23 code (01–12, 99)")
+		e.add(p.exo(j, "nombreInstitucion"), msg.Institucion.With())
 	case x.NombreInstitucion == "99":
 		strLen(x.NombreInstitucionOtros, 5, 160, true, p.exo(j, "nombreInstitucionOtros"), e)
 	}
 	if x.badFecha {
-		e.add(p.exo(j, "fechaEmisionEX"), "must be a date-time like 2026-11-21T14:03:00")
+		e.add(p.exo(j, "fechaEmisionEX"), msg.DateTime.With())
 	} else if x.FechaEmisionEX.IsZero() {
-		e.add(p.exo(j, "fechaEmisionEX"), "is required")
+		e.add(p.exo(j, "fechaEmisionEX"), msg.Required.With())
 	}
 }
 
@@ -778,9 +780,9 @@ func validateReferences(doc *Document, e *errs) {
 	refs := doc.InformacionReferencia
 	switch {
 	case len(refs) == 0 && (t == TypeNC || t == TypeND || t == TypeFEC || t == TypeREP):
-		e.add("informacionReferencia", "at least one reference is required in this document type")
+		e.add("informacionReferencia", msg.ReferencesRequired.With())
 	case len(refs) > 10:
-		e.add("informacionReferencia", "must have at most 10 references")
+		e.add("informacionReferencia", msg.ReferencesMax.With())
 	}
 	has16 := false
 	for i := range refs {
@@ -788,15 +790,15 @@ func validateReferences(doc *Document, e *errs) {
 		base := idx("informacionReferencia", i)
 		switch {
 		case r.TipoDocIR == "":
-			e.add(base+".tipoDocIR", "is required")
+			e.add(base+".tipoDocIR", msg.Required.With())
 		case !tiposDocReferencia.has(r.TipoDocIR):
-			e.add(base+".tipoDocIR", "must be a nota-10 code (01–18, 99)")
+			e.add(base+".tipoDocIR", msg.TipoDocIR.With())
 		case r.TipoDocIR == DocRefDevolucion && !t.IsNote():
-			e.add(base+".tipoDocIR", "code 09 is only allowed in credit and debit notes")
+			e.add(base+".tipoDocIR", msg.CodeNotesOnly.With(DocRefDevolucion))
 		case r.TipoDocIR == DocRefNoDomiciliado && t != TypeFEC:
-			e.add(base+".tipoDocIR", "code 16 is only allowed in a Factura Electrónica de Compra")
+			e.add(base+".tipoDocIR", msg.TipoDocIR16.With())
 		case t == TypeREP && !tiposDocReferenciaREP.has(r.TipoDocIR):
-			e.add(base+".tipoDocIR", "a Recibo Electrónico de Pago references only 01, 02, 03, 04, 07, 08 or 10")
+			e.add(base+".tipoDocIR", msg.TipoDocIRREP.With())
 		}
 		if r.TipoDocIR == DocRefNoDomiciliado {
 			has16 = true
@@ -808,41 +810,41 @@ func validateReferences(doc *Document, e *errs) {
 		numeroRequired := !mesVencido || t == TypeREP
 		if strLen(r.Numero, 1, 50, numeroRequired, base+".numero", e) && r.Numero != "" &&
 			tiposDocReferenciaConClave.has(r.TipoDocIR) && !isDigits(r.Numero, 50, 50) {
-			e.add(base+".numero", "must be the 50-digit clave of the referenced electronic document")
+			e.add(base+".numero", msg.ReferenceClave.With())
 		}
 		if r.badFecha {
-			e.add(base+".fechaEmisionIR", "must be a date-time like 2026-11-21T14:03:00")
+			e.add(base+".fechaEmisionIR", msg.DateTime.With())
 		} else if r.FechaEmisionIR.IsZero() {
-			e.add(base+".fechaEmisionIR", "is required")
+			e.add(base+".fechaEmisionIR", msg.Required.With())
 		}
 		switch {
 		case r.Codigo == "" && !mesVencido:
-			e.add(base+".codigo", "is required")
+			e.add(base+".codigo", msg.Required.With())
 		case r.Codigo != "" && !codigosReferencia.has(r.Codigo):
-			e.add(base+".codigo", "must be a nota-9 code (01, 02, 04–12, 99)")
+			e.add(base+".codigo", msg.ReferenceCodigo.With())
 		case r.Codigo == RefCreditoExoneracion && t != TypeNC:
-			e.add(base+".codigo", "code 12 is only allowed in a credit note")
+			e.add(base+".codigo", msg.ReferenceCodigo12.With())
 		case r.Codigo == RefOtros:
 			strLen(r.CodigoReferenciaOTRO, 5, 100, true, base+".codigoReferenciaOTRO", e)
 		}
 		strLen(r.Razon, 3, 180, !mesVencido, base+".razon", e)
 	}
 	if t == TypeFEC && doc.Emisor.Identificacion.Tipo == IDExtranjeroNoDom && !has16 {
-		e.add("informacionReferencia", "a purchase from a foreign non-domiciled seller needs a reference of type 16")
+		e.add("informacionReferencia", msg.Reference16Required.With())
 	}
 	if t == TypeFEC && doc.Emisor.Identificacion.Tipo == IDNoContribuyente && doc.CondicionVenta != CondicionUsadosNoContrib {
-		e.add("condicion_venta", "a purchase from a non-taxpayer (identificacion 06) needs condicion_venta 13")
+		e.add("condicion_venta", msg.Condicion13Required.With())
 	}
 	if t == TypeFE && doc.Receptor != nil && doc.Receptor.Identificacion.Tipo == IDExtranjeroNoDom &&
 		(doc.CondicionVenta != CondicionNoNacionalizada || len(refs) == 0) {
-		e.add("ReceptorRequest.Identificacion.Tipo", "a foreign non-domiciled receptor (05) in an FE needs condicion_venta 12 and a reference")
+		e.add("ReceptorRequest.Identificacion.Tipo", msg.ForeignReceptorFE.With())
 	}
 }
 
 // checkInvalidAmounts reports every amount of the body that could not be
 // read as a decimal. Paths are built only for the bad ones.
 func checkInvalidAmounts(doc *Document, e *errs) {
-	const msg = "must be a number"
+	notNumber := msg.NotANumber.With()
 	for i := range doc.DetalleServicio {
 		l := &doc.DetalleServicio[i]
 		p := linePath{i: i}
@@ -852,28 +854,28 @@ func checkInvalidAmounts(doc *Document, e *errs) {
 		}{{&l.Cantidad, "cantidad"}, {&l.PrecioUnitario, "precioUnitario"}, {&l.MontoTotal, "montoTotal"},
 			{&l.SubTotal, "subTotal"}, {&l.BaseImponible, "baseImponible"}} {
 			if f.a.invalid {
-				e.add(p.field(f.name), msg)
+				e.add(p.field(f.name), notNumber)
 			}
 		}
 		for j := range l.Descuento {
 			d := &l.Descuento[j]
 			if d.PorcentajeDescuento.invalid {
-				e.add(p.sub("descuento", j, "porcentajeDescuento"), msg)
+				e.add(p.sub("descuento", j, "porcentajeDescuento"), notNumber)
 			}
 			if d.MontoDescuento.invalid {
-				e.add(p.sub("descuento", j, "montoDescuento"), msg)
+				e.add(p.sub("descuento", j, "montoDescuento"), notNumber)
 			}
 		}
 		for j := range l.Impuesto {
 			tx := &l.Impuesto[j]
 			if tx.Tarifa.invalid {
-				e.add(p.sub("impuesto", j, "tarifa"), msg)
+				e.add(p.sub("impuesto", j, "tarifa"), notNumber)
 			}
 			if tx.FactorCalculoIVA.invalid {
-				e.add(p.sub("impuesto", j, "factorCalculoIVA"), msg)
+				e.add(p.sub("impuesto", j, "factorCalculoIVA"), notNumber)
 			}
 			if tx.MontoExportacion.invalid {
-				e.add(p.sub("impuesto", j, "montoExportacion"), msg)
+				e.add(p.sub("impuesto", j, "montoExportacion"), notNumber)
 			}
 			if di := tx.DatosImpuestoEspecifico; di != nil {
 				for _, f := range [...]struct {
@@ -882,30 +884,30 @@ func checkInvalidAmounts(doc *Document, e *errs) {
 				}{{&di.CantidadUnidadMedida, "cantidadUnidadMedida"}, {&di.Porcentaje, "porcentaje"}, {&di.Proporcion, "proporcion"},
 					{&di.VolumenUnidadConsumo, "volumenUnidadConsumo"}, {&di.ImpuestoUnidad, "impuestoUnidad"}} {
 					if f.a.invalid {
-						e.add(p.sub("impuesto", j, "datosImpuestoEspecifico."+f.name), msg)
+						e.add(p.sub("impuesto", j, "datosImpuestoEspecifico."+f.name), notNumber)
 					}
 				}
 			}
 			if x := tx.Exoneracion; x != nil && x.TarifaExonerada.invalid {
-				e.add(p.exo(j, "tarifaExonerada"), msg)
+				e.add(p.exo(j, "tarifaExonerada"), notNumber)
 			}
 		}
 	}
 	for i := range doc.OtrosCargos {
 		oc := &doc.OtrosCargos[i]
 		if oc.PorcentajeOC.invalid {
-			e.add(idx("otrosCargos", i)+".porcentajeOC", msg)
+			e.add(idx("otrosCargos", i)+".porcentajeOC", notNumber)
 		}
 		if oc.MontoCargo.invalid {
-			e.add(idx("otrosCargos", i)+".montoCargo", msg)
+			e.add(idx("otrosCargos", i)+".montoCargo", notNumber)
 		}
 	}
 	if doc.ResumenFactura.CodigoTipoMoneda.TipoCambio.invalid {
-		e.add("resumenFactura.codigoTipoMoneda.tipoCambio", msg)
+		e.add("resumenFactura.codigoTipoMoneda.tipoCambio", notNumber)
 	}
 	for i := range doc.ResumenFactura.MedioPago {
 		if doc.ResumenFactura.MedioPago[i].TotalMedioPago.invalid {
-			e.add(idx("resumenFactura.medioPago", i)+".totalMedioPago", msg)
+			e.add(idx("resumenFactura.medioPago", i)+".totalMedioPago", notNumber)
 		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"facturad/hacienda/msg"
 )
 
 // ValidationError reports every problem found in a request or document at
@@ -15,9 +17,12 @@ import (
 // (ReceptorRequest.CorreoElectronico), and the camelCase document body with
 // zero-based indexes (detalleServicio[1].impuesto[0].codigoTarifaIVA,
 // resumenFactura.medioPago[0].totalMedioPago).
+//
+// Each field's messages are entries of the catalogue (package msg) with
+// their values: the gateway renders them in the caller's language.
 type ValidationError struct {
 	Message string
-	Fields  map[string][]string
+	Fields  map[string][]msg.Message
 }
 
 // DefaultValidationMessage is the Message of a ValidationError built by this
@@ -46,15 +51,24 @@ func (e *ValidationError) Error() string {
 			}
 			b.WriteString(p)
 			b.WriteString(": ")
-			b.WriteString(e.Fields[p][0])
+			b.WriteString(e.Fields[p][0].String())
 		}
 		b.WriteString(")")
 	}
 	return b.String()
 }
 
-// FieldErrors returns the messages per field path.
+// FieldErrors returns the messages per field path, in English.
 func (e *ValidationError) FieldErrors() map[string][]string {
+	if e == nil {
+		return nil
+	}
+	return msg.Render(e.Fields, msg.English)
+}
+
+// FieldMessages returns the messages per field path, as the catalogue's
+// entries with their values.
+func (e *ValidationError) FieldMessages() map[string][]msg.Message {
 	if e == nil {
 		return nil
 	}
@@ -75,16 +89,16 @@ func (e *ValidationError) Paths() []string {
 }
 
 // Add records a message for a field path (duplicates are dropped).
-func (e *ValidationError) Add(path, msg string) {
+func (e *ValidationError) Add(path string, m msg.Message) {
 	if e.Fields == nil {
-		e.Fields = make(map[string][]string)
+		e.Fields = make(map[string][]msg.Message)
 	}
-	for _, m := range e.Fields[path] {
-		if m == msg {
+	for _, had := range e.Fields[path] {
+		if had.Equal(m) {
 			return
 		}
 	}
-	e.Fields[path] = append(e.Fields[path], msg)
+	e.Fields[path] = append(e.Fields[path], m)
 }
 
 // Has reports whether a path has at least one message.
@@ -108,11 +122,11 @@ type errs struct {
 	v *ValidationError
 }
 
-func (e *errs) add(path, msg string) {
+func (e *errs) add(path string, m msg.Message) {
 	if e.v == nil {
 		e.v = &ValidationError{Message: DefaultValidationMessage}
 	}
-	e.v.Add(path, msg)
+	e.v.Add(path, m)
 }
 
 func (e *errs) ok() bool { return e.v == nil }

@@ -326,7 +326,7 @@ func TestSendCompanyFull(t *testing.T) {
 	<-gate.entered
 	_, err := b.send(t, request("01", "company-full-2"))
 	var oe *OverloadError
-	if !errors.As(err, &oe) || !strings.Contains(oe.Reason, "company") {
+	if !errors.As(err, &oe) || !strings.Contains(oe.Reason.String(), "company") {
 		t.Errorf("second send of the company: %v, want an overload error", err)
 	}
 	close(gate.release)

@@ -12,6 +12,7 @@ import (
 
 	"facturad/hacienda"
 	"facturad/hacienda/api"
+	"facturad/hacienda/msg"
 	"facturad/tenant"
 )
 
@@ -50,7 +51,7 @@ type PaymentRequest = api.PaymentRequest
 // Void issues a credit note (NC, 03) for the accepted document clave.
 func (p *Pipeline) Void(ctx context.Context, pr tenant.Principal, clave string, req *VoidRequest) (Outcome, error) {
 	if req == nil {
-		return Outcome{}, invalidField("body", "a request is required")
+		return Outcome{}, invalidField("body", msg.RequestRequired.With())
 	}
 	return p.derive(ctx, pr, clave, derivedVoid, req, func(ctx context.Context, o *original) (*hacienda.SendDocumentRequest, *tenant.Claim, error) {
 		return p.buildVoid(ctx, o, req)
@@ -62,7 +63,7 @@ func (p *Pipeline) Void(ctx context.Context, pr tenant.Principal, clave string, 
 func (p *Pipeline) Reissue(ctx context.Context, pr tenant.Principal, clave string, body []byte) (Outcome, error) {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(body, &fields); err != nil || fields == nil {
-		return Outcome{}, invalidField("body", "must be a JSON object")
+		return Outcome{}, invalidField("body", msg.JSONObject.With())
 	}
 	if err := namedOnce(fields); err != nil {
 		return Outcome{}, err
@@ -94,10 +95,10 @@ func namedOnce(fields map[string]json.RawMessage) error {
 			continue
 		}
 		if e == nil {
-			e = &fieldError{fields: map[string][]string{}}
+			e = &fieldError{fields: map[string][]msg.Message{}}
 		}
 		for _, k := range names {
-			e.fields[k] = append(e.fields[k], "names a field the body names again in another case; give it once")
+			e.fields[k] = append(e.fields[k], msg.NamedTwice.With())
 		}
 	}
 	if e != nil {
@@ -117,28 +118,28 @@ func reissueIDExterno(fields map[string]json.RawMessage) (string, error) {
 	}
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
-		return "", invalidField("id_externo", "must be a JSON string, not "+jsonKind(raw))
+		return "", invalidField("id_externo", msg.WrongJSONType.With(msg.JSONWantString.With(), jsonKind(raw)))
 	}
 	return strings.TrimSpace(s), nil
 }
 
 // jsonKind names the JSON type of a value that is not a string.
-func jsonKind(raw json.RawMessage) string {
+func jsonKind(raw json.RawMessage) msg.Message {
 	switch b := strings.TrimSpace(string(raw)); {
 	case b == "true" || b == "false":
-		return "a boolean"
+		return msg.JSONGotBoolean.With()
 	case strings.HasPrefix(b, "{"):
-		return "an object"
+		return msg.JSONGotObject.With()
 	case strings.HasPrefix(b, "["):
-		return "an array"
+		return msg.JSONGotArray.With()
 	}
-	return "a number"
+	return msg.JSONGotNumber.With()
 }
 
 // Pay issues a payment receipt (REP, 10) for the credit sale clave.
 func (p *Pipeline) Pay(ctx context.Context, pr tenant.Principal, clave string, req *PaymentRequest) (Outcome, error) {
 	if req == nil {
-		return Outcome{}, invalidField("body", "a request is required")
+		return Outcome{}, invalidField("body", msg.RequestRequired.With())
 	}
 	return p.derive(ctx, pr, clave, derivedPayment, req, func(ctx context.Context, o *original) (*hacienda.SendDocumentRequest, *tenant.Claim, error) {
 		return p.buildPayment(ctx, o, req)
@@ -180,7 +181,7 @@ func (p *Pipeline) derive(ctx context.Context, pr tenant.Principal, clave, route
 
 	idExterno := derivedIDExterno(body)
 	if idExterno == "" {
-		return Outcome{}, invalidField("id_externo", "is required: it makes the call safe to repeat")
+		return Outcome{}, invalidField("id_externo", msg.IDExternoRequired.With())
 	}
 
 	return p.inLane(ctx, pr, func(ctx context.Context) (Outcome, error) {
@@ -249,7 +250,7 @@ func derivedIDExterno(body any) string {
 func (p *Pipeline) readOriginal(d tenant.Document) (*original, error) {
 	o := &original{d: d}
 	if len(d.Request) == 0 || len(d.SignedXML) == 0 {
-		return nil, invalidField("clave", "the document has no stored request or signed XML to build from")
+		return nil, invalidField("clave", msg.NotRebuildable.With())
 	}
 	req, err := hacienda.DecodeStoredSendRequest(d.Request)
 	if err != nil {
@@ -320,13 +321,13 @@ func (p *Pipeline) buildVoid(ctx context.Context, o *original, v *VoidRequest) (
 	tipoIR, ok := voidTipoDocIR[o.d.Tipo]
 	switch {
 	case !ok:
-		return nil, nil, invalidField("clave", "a document of type "+o.d.Tipo+" cannot be voided by a credit note of this call (only FE 01, ND 02 and TE 04)")
+		return nil, nil, invalidField("clave", msg.VoidType.With(o.d.Tipo))
 	case o.d.Estado != tenant.StateAccepted:
-		return nil, nil, invalidField("clave", "only a document the tax authority accepted (estado 01) can be voided; this one is "+string(o.d.Estado))
+		return nil, nil, invalidField("clave", msg.VoidState.With(string(o.d.Estado)))
 	}
 	razon := strings.TrimSpace(v.Razon)
 	if n := len([]rune(razon)); n < 3 || n > 180 {
-		return nil, nil, invalidField("razon", "is required: 3 to 180 characters")
+		return nil, nil, invalidField("razon", msg.RazonRequired.With())
 	}
 	lines := numberedLines(o.req.DetalleServicio)
 	claims, err := p.claims(ctx, o.d.ID)
@@ -371,11 +372,11 @@ func (p *Pipeline) buildVoid(ctx context.Context, o *original, v *VoidRequest) (
 		Check: func(live []tenant.Claim) error {
 			done, previous := credited(live)
 			if full && previous > 0 {
-				return invalidField("clave", "the document was credited meanwhile; send the void again with a new id_externo")
+				return invalidField("clave", msg.CreditedMeanwhile.With())
 			}
 			for _, c := range chosen {
 				if c.cantidad.GreaterThan(lines[c.index].Cantidad.Decimal().Sub(done[c.numero])) {
-					return invalidField(c.path, fmt.Sprintf("is more than what remains uncredited of line %d", c.numero))
+					return invalidField(c.path, msg.LineOverCredit.With(c.numero))
 				}
 			}
 			return nil
@@ -416,7 +417,7 @@ func chooseLines(lines []hacienda.LineaDetalle, done map[int]decimal.Decimal, as
 			}
 		}
 		if len(chosen) == 0 {
-			return nil, invalidField("clave", "the document is already fully credited")
+			return nil, invalidField("clave", msg.FullyCredited.With())
 		}
 		return chosen, nil
 	}
@@ -426,19 +427,19 @@ func chooseLines(lines []hacienda.LineaDetalle, done map[int]decimal.Decimal, as
 		n := l.NumeroLinea
 		idx, ok := byNumero[n]
 		if !ok {
-			return nil, invalidField(path+".numeroLinea", fmt.Sprintf("the document has no line %d", n))
+			return nil, invalidField(path+".numeroLinea", msg.LineUnknown.With(n))
 		}
 		if seen[n] {
-			return nil, invalidField(path+".numeroLinea", fmt.Sprintf("line %d is named twice", n))
+			return nil, invalidField(path+".numeroLinea", msg.LineTwice.With(n))
 		}
 		seen[n] = true
 		q, err := decimal.NewFromString(l.Cantidad.String())
 		if err != nil || q.Sign() <= 0 || q.Exponent() < -3 {
-			return nil, invalidField(path+".cantidad", "must be a quantity greater than 0 with up to 3 decimals")
+			return nil, invalidField(path+".cantidad", msg.CreditQuantity.With())
 		}
 		left := lines[idx].Cantidad.Decimal().Sub(done[n])
 		if q.GreaterThan(left) {
-			return nil, invalidField(path+".cantidad", fmt.Sprintf("is more than what remains uncredited of line %d (%s)", n, left.String()))
+			return nil, invalidField(path+".cantidad", msg.LineOverCreditQty.With(n, left.String()))
 		}
 		chosen = append(chosen, creditLine{numero: n, index: idx, cantidad: q, path: path + ".cantidad"})
 	}
@@ -502,13 +503,13 @@ func scaleLine(l hacienda.LineaDetalle, q decimal.Decimal) hacienda.LineaDetalle
 // claims what it takes (decision 102).
 func buildReissue(o *original, fields map[string]json.RawMessage, idExterno string) (*hacienda.SendDocumentRequest, *tenant.Claim, error) {
 	if o.d.Estado != tenant.StateRejected {
-		return nil, nil, invalidField("clave", "only a document the tax authority rejected (estado 02) can be re-issued; this one is "+string(o.d.Estado))
+		return nil, nil, invalidField("clave", msg.ReissueState.With(string(o.d.Estado)))
 	}
 	switch hacienda.DocumentType(o.d.Tipo) {
 	case hacienda.TypeNC:
-		return nil, nil, invalidField("clave", "a rejected credit note is not re-issued: void the document it credited again with POST /api/documents/{clave}/anular/v4 (the rejection freed what it credited), or send a new credit note")
+		return nil, nil, invalidField("clave", msg.ReissueCreditNote.With())
 	case hacienda.TypeREP:
-		return nil, nil, invalidField("clave", "a rejected payment receipt is not re-issued: pay the document again with POST /api/documents/{clave}/recibo-pago/v4 (the rejection freed its amount), or send a new receipt")
+		return nil, nil, invalidField("clave", msg.ReissuePayment.With())
 	}
 	var base map[string]json.RawMessage
 	if err := json.Unmarshal(o.d.Request, &base); err != nil {
@@ -516,7 +517,7 @@ func buildReissue(o *original, fields map[string]json.RawMessage, idExterno stri
 	}
 	for k, v := range fields {
 		if strings.EqualFold(k, "clave") {
-			return nil, nil, invalidField("clave", "a re-issued document is numbered anew: leave clave out of the body")
+			return nil, nil, invalidField("clave", msg.ReissueClave.With())
 		}
 		for bk := range base {
 			if strings.EqualFold(bk, k) {
@@ -608,38 +609,38 @@ type taxGroup struct {
 func (p *Pipeline) buildPayment(ctx context.Context, o *original, r *PaymentRequest) (*hacienda.SendDocumentRequest, *tenant.Claim, error) {
 	cond, ok := repCondicion[o.xml.CondicionVenta]
 	if !ok {
-		return nil, nil, invalidField("condicion_venta", "the document's CondicionVenta is "+o.xml.CondicionVenta+": only a sale with 08 or 10 is paid by a payment receipt (REP)")
+		return nil, nil, invalidField("condicion_venta", msg.PaymentCondicion.With(o.xml.CondicionVenta))
 	}
 	tipoIR, ok := voidTipoDocIR[o.d.Tipo]
 	switch {
 	case !ok:
-		return nil, nil, invalidField("clave", "a document of type "+o.d.Tipo+" cannot be paid by a payment receipt of this call")
+		return nil, nil, invalidField("clave", msg.PaymentType.With(o.d.Tipo))
 	case o.d.Estado != tenant.StateAccepted:
-		return nil, nil, invalidField("clave", "only a document the tax authority accepted (estado 01) can be paid; this one is "+string(o.d.Estado))
+		return nil, nil, invalidField("clave", msg.PaymentState.With(string(o.d.Estado)))
 	}
 	monto, err := decimal.NewFromString(r.Monto.String())
 	if err != nil || monto.Sign() <= 0 || monto.Exponent() < -hacienda.MoneyPlaces {
-		return nil, nil, invalidField("monto", "must be an amount greater than 0 with up to 5 decimals")
+		return nil, nil, invalidField("monto", msg.PaymentAmount.With())
 	}
 	medio := r.MedioPago.Code()
 	if medio < "01" || medio > "07" || len(medio) != 2 {
-		return nil, nil, invalidField("medioPago", "must be a TipoMedioPago code 01 to 07")
+		return nil, nil, invalidField("medioPago", msg.PaymentMedio.With())
 	}
 	now := p.o.Clock().In(hacienda.CostaRica)
 	fecha := now
 	if s := strings.TrimSpace(r.Fecha); s != "" {
 		t, err := hacienda.ParseDateTime(s)
 		if err != nil {
-			return nil, nil, invalidField("fecha", err.Error())
+			return nil, nil, invalidField("fecha", msg.DateTime.With())
 		}
 		if t.After(now) {
-			return nil, nil, invalidField("fecha", "a payment cannot be dated in the future")
+			return nil, nil, invalidField("fecha", msg.PaymentFuture.With())
 		}
 		fecha = t.In(hacienda.CostaRica)
 	}
 	total := o.xml.ResumenFactura.TotalComprobante.Decimal()
 	if total.Sign() <= 0 {
-		return nil, nil, invalidField("clave", "the document has no amount to pay")
+		return nil, nil, invalidField("clave", msg.PaymentNothing.With())
 	}
 
 	groups, err := taxGroups(o.xml)
@@ -653,7 +654,7 @@ func (p *Pipeline) buildPayment(ctx context.Context, o *original, r *PaymentRequ
 	}
 	saldo, _ := Balance(tenant.Claims{Balance: &tenant.Claim{Amount: total.String()}, On: claims.On})
 	if monto.GreaterThan(saldo) {
-		return nil, nil, invalidField("monto", "is more than the balance of the document ("+FormatBalance(saldo)+")")
+		return nil, nil, invalidField("monto", msg.PaymentOverBalance.With(FormatBalance(saldo)))
 	}
 	last := settlesExactly(claims.On, monto, saldo)
 	paid := map[string]decimal.Decimal{}
@@ -690,10 +691,10 @@ func (p *Pipeline) buildPayment(ctx context.Context, o *original, r *PaymentRequ
 		Check: func(live []tenant.Claim) error {
 			now, _ := Balance(tenant.Claims{Balance: &tenant.Claim{Amount: total.String()}, On: live})
 			if monto.GreaterThan(now) {
-				return invalidField("monto", "is more than the balance of the document ("+FormatBalance(now)+")")
+				return invalidField("monto", msg.PaymentOverBalance.With(FormatBalance(now)))
 			}
 			if last && !monto.Equal(now) {
-				return invalidField("monto", "the balance changed meanwhile; send the payment again with a new id_externo")
+				return invalidField("monto", msg.BalanceChanged.With())
 			}
 			return nil
 		}}
@@ -715,7 +716,7 @@ func taxGroups(x *hacienda.Document) ([]*taxGroup, error) {
 	for _, l := range x.DetalleServicio {
 		for _, t := range l.Impuesto {
 			if t.Codigo == "08" {
-				return nil, invalidField("clave", "a document with tax code 08 (bienes usados) cannot be paid by this call: its tax is a factor, not a rate")
+				return nil, invalidField("clave", msg.PaymentBienesUsados.With())
 			}
 			if tg := byKey[t.Codigo+"/"+t.CodigoTarifaIVA]; tg != nil && t.Tarifa.IsSet() {
 				tg.rate = t.Tarifa.Decimal()

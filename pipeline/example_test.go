@@ -22,6 +22,7 @@ import (
 	"facturad/signer/certmint"
 	"facturad/tenant"
 	"facturad/tenant/certopen"
+	"facturad/tenant/printed"
 	"facturad/tenant/seal"
 	"facturad/tenant/sqlite"
 )
@@ -94,7 +95,7 @@ func Example_wiring() {
 		panic(err)
 	}
 	srv, err := gateway.New(gateway.Options{
-		Tenants: tenants, Routes: gateway.DocumentRoutes(p, nil), Logger: logger, Registerer: registry,
+		Tenants: tenants, Routes: gateway.DocumentRoutes(p, nil, printed.Printer{}), Logger: logger, Registerer: registry,
 	})
 	if err != nil {
 		panic(err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"facturad/hacienda"
+	"facturad/hacienda/msg"
 	"facturad/signer"
 	"facturad/tenant"
 )
@@ -179,7 +180,7 @@ func (p *Pipeline) expired(ctx context.Context, w row, expiry time.Time) Answer 
 func (p *Pipeline) inProgress(w row) error {
 	p.metrics.refused.WithLabelValues("in_progress").Inc()
 	return &OverloadError{
-		Reason: "A " + w.what() + " with this id_externo is being sent right now; ask again shortly for its answer.",
+		Reason: msg.InProgress.With(w.whatPart()),
 		After:  p.o.OverloadRetryAfter,
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"time"
 
+	"facturad/hacienda/msg"
 	"facturad/hacienda/registry"
 	"facturad/tenant"
 )
@@ -62,7 +63,7 @@ var (
 	// ErrStopping refuses work while the pipeline stops. It is an
 	// *OverloadError, so the gateway answers 503 with Retry-After and the
 	// caller tries another replica or later.
-	ErrStopping error = &OverloadError{Reason: "the service is stopping; try again", After: 5 * time.Second}
+	ErrStopping error = &OverloadError{Reason: msg.Stopping.With(), After: 5 * time.Second}
 	// ErrNotStarted refuses work before Start.
 	ErrNotStarted = errors.New("pipeline: not started")
 )
@@ -74,14 +75,18 @@ var (
 // a refusal because a service the call needs (the tax authority, the
 // central bank) cannot be asked now: the same answer, but a failure.
 type OverloadError struct {
-	Reason string
+	// Reason is what the caller is told, an answer of the catalogue.
+	Reason msg.Message
 	After  time.Duration
 	// Dependency marks a refusal caused by a failing dependency, not by
 	// load: it is not shed (Shed reports false).
 	Dependency bool
 }
 
-func (e *OverloadError) Error() string { return e.Reason }
+func (e *OverloadError) Error() string { return e.Reason.String() }
+
+// Describe is the refusal for the caller.
+func (e *OverloadError) Describe() msg.Message { return e.Reason }
 
 // Shed reports whether the refusal is load or a rollout (the caller's own
 // excess, another call holding the same id_externo, the pipeline stopping)
@@ -96,24 +101,36 @@ func (e *OverloadError) HTTPStatus() int { return 503 }
 func (e *OverloadError) RetryAfter() time.Duration { return e.After }
 
 // fieldError is a validation error on request fields; it exposes
-// FieldErrors like hacienda's and tenant's validation errors, so the gateway
-// answers it with the 400 form.
+// FieldErrors and FieldMessages like hacienda's and tenant's validation
+// errors, so the gateway answers it with the 400 form.
 type fieldError struct {
-	fields map[string][]string
+	fields map[string][]msg.Message
 }
 
-func invalidField(field, msg string) *fieldError {
-	return &fieldError{fields: map[string][]string{field: {msg}}}
+func invalidField(field string, m msg.Message) *fieldError {
+	return &fieldError{fields: msg.One(field, m)}
 }
 
 func (e *fieldError) Error() string {
 	for f, m := range e.fields {
 		if len(m) > 0 {
-			return "invalid " + f + ": " + m[0]
+			return "invalid " + f + ": " + m[0].String()
 		}
 	}
 	return "invalid request"
 }
 
-// FieldErrors returns the offending fields and their messages.
-func (e *fieldError) FieldErrors() map[string][]string { return e.fields }
+// FieldErrors returns the offending fields and their messages, in
+// English.
+func (e *fieldError) FieldErrors() map[string][]string { return msg.Render(e.fields, msg.English) }
+
+// FieldMessages returns the offending fields and their messages.
+func (e *fieldError) FieldMessages() map[string][]msg.Message { return e.fields }
+
+// describedError is a failure said with a message of the catalogue (what
+// is wrong with a supplier's document, for instance), for a caller that
+// reports it on a field.
+type describedError struct{ m msg.Message }
+
+func (e *describedError) Error() string         { return e.m.String() }
+func (e *describedError) Describe() msg.Message { return e.m }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"facturad/hacienda"
+	"facturad/hacienda/msg"
 	"facturad/tenant"
 )
 
@@ -52,7 +53,7 @@ func (p *Pipeline) Receive(ctx context.Context, pr tenant.Principal, req *hacien
 		return ReceivedOutcome{}, fmt.Errorf("receive as %s: %w", pr.Role, tenant.ErrNotFound)
 	}
 	if req == nil {
-		return ReceivedOutcome{}, invalidField("body", "a received document is required")
+		return ReceivedOutcome{}, invalidField("body", msg.ReceivedRequired.With())
 	}
 	rs, err := p.receivedStore()
 	if err != nil {
@@ -222,21 +223,21 @@ func (p *Pipeline) issueReceived(ctx context.Context, is tenant.Issuer, r *tenan
 // laneRefusal is the answer to a call (a send or a receive) that got no
 // turn in its branch's lane.
 func (p *Pipeline) laneRefusal(err error) error {
-	reason := "The branch's work kept this request waiting too long; try again shortly."
+	reason := msg.QueueTimeout
 	label := "queue_timeout"
 	switch {
 	case errors.Is(err, ErrStopping):
 		p.metrics.refused.WithLabelValues("stopping").Inc()
 		return err
 	case errors.Is(err, errCompanyFull):
-		reason, label = "Too many documents of this company are being worked on at once; try again shortly.", "company_full"
+		reason, label = msg.CompanyBusy, "company_full"
 	case errors.Is(err, errLaneFull):
-		reason, label = "Too many documents of this branch are being worked on at once; try again shortly.", "lane_full"
+		reason, label = msg.BranchBusy, "lane_full"
 	case errors.Is(err, errAllFull):
-		reason, label = "The service is working on as many documents as it can; try again shortly.", "all_full"
+		reason, label = msg.ServiceBusy, "all_full"
 	}
 	p.metrics.refused.WithLabelValues(label).Inc()
-	return &OverloadError{Reason: reason, After: p.o.OverloadRetryAfter}
+	return &OverloadError{Reason: reason.With(), After: p.o.OverloadRetryAfter}
 }
 
 // repeatReceived answers a receive whose id_externo the branch used
@@ -249,7 +250,7 @@ func (p *Pipeline) repeatReceived(ctx context.Context, is tenant.Issuer, req *ha
 	if prev.Ambiente != "" && prev.Ambiente != is.Company.Ambiente {
 		// As for a send: the id named a message of the other environment.
 		return ReceivedOutcome{}, invalidField("id_externo",
-			fmt.Sprintf("was used in this branch for a message of %s, before the company moved to %s; send a new id_externo", prev.Ambiente, is.Company.Ambiente))
+			msg.IDExternoOtherEnv.With(msg.WhatMessage.With(), prev.Ambiente, is.Company.Ambiente))
 	}
 	if !bytes.Equal(prev.RequestHash, hash) || prev.HeldAt(p.o.Clock()) {
 		return p.replayReceived(prev, hash)
@@ -291,8 +292,7 @@ func (p *Pipeline) repeatReceived(ctx context.Context, is tenant.Issuer, req *ha
 // body differs, a 503 while a call holds it.
 func (p *Pipeline) replayReceived(prev tenant.ReceivedDocument, hash []byte) (ReceivedOutcome, error) {
 	if !bytes.Equal(prev.RequestHash, hash) {
-		return ReceivedOutcome{}, invalidField("id_externo",
-			"was already used in this branch for another received document; send a new id_externo, or the same request to get its answer again")
+		return ReceivedOutcome{}, invalidField("id_externo", msg.IDExternoUsed.With(msg.WhatReceived.With()))
 	}
 	if prev.HeldAt(p.o.Clock()) {
 		return ReceivedOutcome{}, p.inProgress(recRow(&prev))
@@ -307,7 +307,7 @@ func (p *Pipeline) receiveConflict(ctx context.Context, rs tenant.ReceivedStore,
 		if prev, err := rs.ReceivedByExternalID(ctx, r.BranchID, r.IDExterno); err == nil {
 			_, err := p.replayReceived(prev, r.RequestHash)
 			if err == nil {
-				err = &OverloadError{Reason: "A message with this id_externo was stored meanwhile; ask again for its answer.", After: p.o.OverloadRetryAfter}
+				err = &OverloadError{Reason: msg.StoredMeanwhile.With(), After: p.o.OverloadRetryAfter}
 			}
 			return err
 		}

@@ -2,11 +2,11 @@ package pipeline
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
 
 	"facturad/hacienda"
+	"facturad/hacienda/msg"
 	"facturad/hacienda/registry"
 )
 
@@ -65,11 +65,10 @@ func (j *job) withRate(ctx context.Context, req *hacienda.SendDocumentRequest, r
 		j.log.Info("no exchange rate for a document's day", "moneda", moneda, "day", d, "err", err)
 		if resumed {
 			return nil, &OverloadError{After: registry.FailureBackoff, Dependency: true,
-				Reason: fmt.Sprintf("The document keeps its number, but the central bank's %s rate for %s, which it needs, cannot be had now; send the same request again shortly.", moneda, d)}
+				Reason: msg.RateUnavailableNumbered.With(moneda, d)}
 		}
 		reason := registry.Finding{Field: "resumenFactura.codigoTipoMoneda.tipoCambio", Refuse: true,
-			Es: fmt.Sprintf("no se pudo obtener el tipo de cambio del BCCR de %s para %s: envíe tipoCambio; no se tomó ningún número", moneda, d),
-			En: fmt.Sprintf("the central bank's %s rate for %s could not be had: send tipoCambio; nothing was numbered", moneda, d)}
+			Msg: msg.RateUnavailable.With(moneda, d)}
 		return nil, &registryRefusal{findings: []registry.Finding{reason}}
 	}
 	c := *req
@@ -110,24 +109,19 @@ type registryRefusal struct{ findings []registry.Finding }
 
 func (e *registryRefusal) Error() string {
 	f := e.findings[0]
-	return "refused by the registries: " + f.Field + ": " + f.En
+	return "refused by the registries: " + f.Field + ": " + f.Msg.String()
 }
 
 // FieldErrors returns the offending fields and their messages in English.
 func (e *registryRefusal) FieldErrors() map[string][]string {
-	return fieldsOf(e.findings, func(f registry.Finding) string { return f.En })
+	return msg.Render(e.FieldMessages(), msg.English)
 }
 
-// SpanishFieldErrors returns the offending fields and their messages in
-// Spanish.
-func (e *registryRefusal) SpanishFieldErrors() map[string][]string {
-	return fieldsOf(e.findings, func(f registry.Finding) string { return f.Es })
-}
-
-func fieldsOf(fs []registry.Finding, msg func(registry.Finding) string) map[string][]string {
-	m := make(map[string][]string, len(fs))
-	for _, f := range fs {
-		m[f.Field] = append(m[f.Field], msg(f))
+// FieldMessages returns the offending fields and their messages.
+func (e *registryRefusal) FieldMessages() map[string][]msg.Message {
+	m := make(map[string][]msg.Message, len(e.findings))
+	for _, f := range e.findings {
+		m[f.Field] = append(m[f.Field], f.Msg)
 	}
 	return m
 }

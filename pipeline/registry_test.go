@@ -13,6 +13,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"facturad/hacienda"
+	"facturad/hacienda/msg"
 	"facturad/hacienda/registry"
 	"facturad/hacienda/sandbox"
 	"facturad/tenant"
@@ -94,9 +95,10 @@ func TestRegistryRefusals(t *testing.T) {
 					if !errors.As(err, &rr) {
 						t.Fatalf("err = %v, want a registry refusal", err)
 					}
-					en, es := rr.FieldErrors()[tt.field], rr.SpanishFieldErrors()[tt.field]
+					spanish := msg.Render(rr.FieldMessages(), msg.Spanish)
+					en, es := rr.FieldErrors()[tt.field], spanish[tt.field]
 					if len(en) == 0 || len(es) == 0 || en[0] == es[0] {
-						t.Errorf("fields %v / %v: want %s in English and Spanish", rr.FieldErrors(), rr.SpanishFieldErrors(), tt.field)
+						t.Errorf("fields %v / %v: want %s in English and Spanish", rr.FieldErrors(), spanish, tt.field)
 					}
 				})
 			}
@@ -304,7 +306,7 @@ func TestRegistryDown(t *testing.T) {
 	}
 	var said bool
 	for _, f := range out.Advertencias {
-		said = said || strings.Contains(f.En, "could not be reached")
+		said = said || strings.Contains(f.Msg.String(), "could not be reached")
 	}
 	if !said {
 		t.Errorf("advertencias %+v: want one saying the registry could not be reached", out.Advertencias)

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"time"
 
+	"facturad/hacienda/msg"
 	"facturad/hacienda/recepcion"
 	"facturad/tenant"
 )
@@ -87,6 +88,14 @@ func (w row) what() string {
 		return "message"
 	}
 	return "document"
+}
+
+// whatPart is what, for a caller's message in its language.
+func (w row) whatPart() msg.Message {
+	if w.rec != nil {
+		return msg.WhatMessage.With()
+	}
+	return msg.WhatDocument.With()
 }
 
 // logger is log with the row's identity.

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"facturad/hacienda"
+	"facturad/hacienda/msg"
 	"facturad/hacienda/registry"
 	"facturad/tenant"
 )
@@ -32,7 +33,7 @@ func (p *Pipeline) Send(ctx context.Context, pr tenant.Principal, req *hacienda.
 		return Outcome{}, err
 	}
 	if req == nil {
-		return Outcome{}, invalidField("body", "a send request is required")
+		return Outcome{}, invalidField("body", msg.SendRequestRequired.With())
 	}
 	canon, hash, err := canonicalRequest(req)
 	if err != nil {
@@ -219,11 +220,10 @@ func (j *job) repeat(ctx context.Context, prev tenant.Document) (out Outcome, ag
 		// The company moved since: that id_externo named a document of
 		// the other environment, which is no answer to a send in this one.
 		return Outcome{}, false, invalidField("id_externo",
-			fmt.Sprintf("was used in this branch for a document of %s, before the company moved to %s; send a new id_externo", prev.Ambiente, j.is.Company.Ambiente))
+			msg.IDExternoOtherEnv.With(msg.WhatDocument.With(), prev.Ambiente, j.is.Company.Ambiente))
 	}
 	if !bytes.Equal(prev.RequestHash, j.hash) {
-		return Outcome{}, false, invalidField("id_externo",
-			"was already used in this branch for another document; send a new id_externo, or the same request to get its answer again")
+		return Outcome{}, false, invalidField("id_externo", msg.IDExternoUsed.With(msg.WhatDocument.With()))
 	}
 	switch {
 	case prev.HeldAt(j.p.o.Clock()):
@@ -231,7 +231,7 @@ func (j *job) repeat(ctx context.Context, prev tenant.Document) (out Outcome, ag
 		// (its lease); after that the background worker finishes it.
 		j.p.metrics.refused.WithLabelValues("in_progress").Inc()
 		return Outcome{}, false, &OverloadError{
-			Reason: "A document with this id_externo is being sent right now; ask again shortly for its answer.",
+			Reason: msg.InProgress.With(msg.WhatDocument.With()),
 			After:  j.p.heldRetryAfter(docRow(&prev)),
 		}
 	case prev.StoppedOnCredentials():
@@ -272,14 +272,11 @@ func (j *job) reschedule(ctx context.Context, prev tenant.Document) (Outcome, bo
 func sendable(c tenant.Company) error {
 	switch {
 	case !c.FacturacionElectronica:
-		return invalidField("FacturacionElectronica",
-			"is off for this company: turn it on (with the tax-authority user, password and certificate) before sending documents; nothing was numbered")
+		return invalidField("FacturacionElectronica", msg.FEOff.With())
 	case strings.TrimSpace(c.UsuarioHacienda) == "":
-		return invalidField("UsuarioHacienda",
-			"the company has no tax-authority user: set UsuarioHacienda and ContrasenaHacienda before sending documents; nothing was numbered")
+		return invalidField("UsuarioHacienda", msg.NoHaciendaUser.With())
 	case len(c.SealedContrasenaHacienda) == 0:
-		return invalidField("ContrasenaHacienda",
-			"the company has no tax-authority password: set ContrasenaHacienda before sending documents; nothing was numbered")
+		return invalidField("ContrasenaHacienda", msg.NoHaciendaPassword.With())
 	}
 	return nil
 }
@@ -328,7 +325,7 @@ func (j *job) number(ctx context.Context, doc *hacienda.Document, resume *tenant
 	// Check what the clave needs before a number is taken, so that a
 	// request that cannot be numbered takes none.
 	if y := doc.FechaEmision.In(hacienda.CostaRica).Year(); y < 2000 || y > 2099 {
-		return nil, invalidField("fecha_emision", "must be a date between the years 2000 and 2099")
+		return nil, invalidField("fecha_emision", msg.FechaYears.With())
 	}
 	if _, err := hacienda.NewConsecutivo(is.Branch.Sucursal, terminal, tipo, 1); err != nil {
 		return nil, fmt.Errorf("branch %s, terminal %s: %w", is.Branch.Sucursal, terminal, err)
@@ -423,19 +420,19 @@ func (j *job) reserveConflict(ctx context.Context, d *tenant.Document) error {
 		prev, err := j.p.o.Store.DocumentByExternalID(ctx, d.BranchID, d.IDExterno)
 		if err == nil {
 			if !bytes.Equal(prev.RequestHash, j.hash) {
-				return invalidField("id_externo", "was already used in this branch for another document")
+				return invalidField("id_externo", msg.IDExternoReused.With())
 			}
 			return &OverloadError{
-				Reason: "A document with this id_externo is being sent right now; ask again shortly for its answer.",
+				Reason: msg.InProgress.With(msg.WhatDocument.With()),
 				After:  j.p.o.OverloadRetryAfter,
 			}
 		}
 	}
 	if d.Clave != "" {
 		if _, err := j.p.o.Store.DocumentByClave(ctx, d.Clave); err == nil {
-			return invalidField("clave", "is already used by another document")
+			return invalidField("clave", msg.ClaveInUse.With())
 		}
-		return invalidField("clave", "its consecutivo "+d.Consecutivo+" is already used by another document of this branch")
+		return invalidField("clave", msg.ConsecutivoInUse.With(d.Consecutivo))
 	}
 	return fmt.Errorf("reserve a number: %w", tenant.ErrConflict)
 }

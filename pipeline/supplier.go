@@ -3,10 +3,10 @@ package pipeline
 import (
 	"context"
 	"facturad/hacienda"
+	"facturad/hacienda/msg"
 	"facturad/hacienda/recepcion"
 	"facturad/signer"
 	"facturad/tenant"
-	"fmt"
 	"time"
 )
 
@@ -34,28 +34,29 @@ type supplier struct {
 // is accepted, since the tax authority judges the document and Receive
 // asks it before answering. Problems of the document are reported on xml.
 func (p *Pipeline) supplierDocument(req *hacienda.ReceiveRequest, c tenant.Company) (supplier, error) {
-	bad := func(msg string) error { return invalidField(hacienda.FieldReceivedXML, msg) }
+	bad := func(m msg.Message) error { return invalidField(hacienda.FieldReceivedXML, m) }
 	doc, err := hacienda.ParseXML(req.XML)
 	if err != nil {
-		return supplier{}, bad("is not a v4.4 electronic document (FE, ND, NC or FEE): " + err.Error())
+		return supplier{}, bad(msg.SupplierNotV44.With(err.Error()))
 	}
 	if err := hacienda.CheckAnswerable(doc.Type); err != nil {
-		return supplier{}, bad(err.Error())
+		m, _ := msg.Of(err)
+		return supplier{}, bad(m)
 	}
 	res, err := signer.VerifyWith(req.XML, signer.VerifyOptions{AnyPolicy: true, Cache: p.supplierCerts})
 	if err != nil {
-		return supplier{}, bad("the supplier's signature does not verify (the document was altered after it was signed, or its signature is malformed): " + err.Error())
+		return supplier{}, bad(msg.SupplierSignature.With(err.Error()))
 	}
 	trust, err := p.supplierSigner(doc, res)
 	if err != nil {
-		return supplier{}, bad(err.Error())
+		m, _ := msg.Of(err)
+		return supplier{}, bad(m)
 	}
 	if doc.Receptor == nil || doc.Receptor.Identificacion.IsZero() {
-		return supplier{}, bad("the document names no Receptor, so it is not addressed to this company")
+		return supplier{}, bad(msg.SupplierNotAddressed.With())
 	}
 	if !hacienda.SameNumber(doc.Receptor.Identificacion.Numero, c.NumeroIdentificacion) {
-		return supplier{}, bad(fmt.Sprintf("the document is addressed to %s, not to this company (%s): only the receptor answers it",
-			doc.Receptor.Identificacion.Numero, c.NumeroIdentificacion))
+		return supplier{}, bad(msg.SupplierOtherReceptor.With(doc.Receptor.Identificacion.Numero, c.NumeroIdentificacion))
 	}
 	m, err := hacienda.NewMensajeReceptor(doc, req.Answer)
 	if err != nil {
@@ -76,10 +77,10 @@ func (p *Pipeline) supplierDocument(req *hacienda.ReceiveRequest, c tenant.Compa
 func (p *Pipeline) supplierSigner(doc *hacienda.Document, res *signer.VerifyResult) (string, error) {
 	id, err := signer.CertificateIdentification(res.Certificate)
 	if err != nil {
-		return "", fmt.Errorf("the supplier's signing certificate carries no identification, so it cannot be told to be the Emisor's: %v", err)
+		return "", &describedError{msg.SupplierCertNoID.With(err.Error())}
 	}
 	if !hacienda.SameNumber(id.Numero, doc.Emisor.Identificacion.Numero) {
-		return "", fmt.Errorf("the document is signed with the certificate of %s, not of its Emisor %s", id.Numero, doc.Emisor.Identificacion.Numero)
+		return "", &describedError{msg.SupplierSignedByOther.With(id.Numero, doc.Emisor.Identificacion.Numero)}
 	}
 	pki := p.o.SupplierPKI
 	if pki == nil {
@@ -90,18 +91,18 @@ func (p *Pipeline) supplierSigner(doc *hacienda.Document, res *signer.VerifyResu
 	case err == nil:
 		return "national_pki", nil
 	case pki.NamesAuthority(res.Certificate):
-		return "", fmt.Errorf("the supplier's certificate names an authority of the national PKI as its issuer but does not chain to it at its signing time: %v", err)
+		return "", &describedError{msg.SupplierChain.With(err.Error())}
 	}
 	return "tax_authority", nil
 }
 
 // alreadyAnswered refuses a second answer of a company to a document.
 func alreadyAnswered(prev tenant.ReceivedDocument) error {
-	msg := "this document was already answered by this company"
+	var by any = ""
 	if prev.Consecutivo != "" {
-		msg += " (message " + prev.Consecutivo + ", mensaje " + prev.Mensaje + ")"
+		by = msg.AnsweredBy.With(prev.Consecutivo, prev.Mensaje)
 	}
-	return invalidField(hacienda.FieldReceivedXML, msg+"; the tax authority takes one answer per document and receiver")
+	return invalidField(hacienda.FieldReceivedXML, msg.AlreadyAnswered.With(by))
 }
 
 // supplierAccepted asks the tax authority, with the company's credentials,
@@ -116,21 +117,21 @@ func (p *Pipeline) supplierAccepted(ctx context.Context, c tenant.Company, clave
 	cancel()
 	switch {
 	case err != nil && recepcion.Judge(err).Kind == recepcion.BadCredentials:
-		return invalidField("UsuarioHacienda", "the tax authority refused the company's user or password when asked about the supplier's document: correct UsuarioHacienda and ContrasenaHacienda; nothing was numbered")
+		return invalidField("UsuarioHacienda", msg.SupplierCredentials.With())
 	case err != nil:
 		return &OverloadError{
 			Dependency: true,
-			Reason:     "The tax authority could not be asked about the supplier's document (" + unreadableReason(err) + "); nothing was numbered. Try again shortly.",
+			Reason:     msg.SupplierUnreachable.With(unreadableReason(err)),
 			After:      5 * time.Second,
 		}
 	case !known:
-		return invalidField(hacienda.FieldReceivedXML, "the tax authority does not know this document (clave "+clave+"): the supplier has not sent it or it was not received, and only a document the tax authority accepted can be answered")
+		return invalidField(hacienda.FieldReceivedXML, msg.SupplierUnknown.With(clave))
 	}
 	switch st.Estado {
 	case recepcion.EstadoAceptado:
 		return nil
 	case recepcion.EstadoRechazado:
-		return invalidField(hacienda.FieldReceivedXML, "the tax authority rejected this document (clave "+clave+"); only a document it accepted can be answered, ask the supplier for a new one")
+		return invalidField(hacienda.FieldReceivedXML, msg.SupplierRejected.With(clave))
 	}
-	return invalidField(hacienda.FieldReceivedXML, "the tax authority has not judged this document yet (ind-estado "+string(st.Estado)+"); answer it once it is accepted")
+	return invalidField(hacienda.FieldReceivedXML, msg.SupplierPending.With(string(st.Estado)))
 }

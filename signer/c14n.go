@@ -181,7 +181,7 @@ func checkC14NSubtree(el, skip *etree.Element) error {
 	}
 	prefix := ""
 	for _, a := range el.Attr {
-		if xmltext.Check(a.Value) != "" {
+		if !xmltext.Check(a.Value).IsZero() {
 			return errC14NUnsupported
 		}
 		switch a.Space {
@@ -208,7 +208,7 @@ func checkC14NSubtree(el, skip *etree.Element) error {
 			// may carry a control character into SignedProperties):
 			// etree writes it as U+FFFD, and so does goxmldsig, which
 			// keeps the digest and the written signature in step.
-			if xmltext.Check(c.Data) != "" {
+			if !xmltext.Check(c.Data).IsZero() {
 				return errC14NUnsupported
 			}
 		case *etree.Comment:

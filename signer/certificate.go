@@ -217,7 +217,7 @@ func ParseIdentification(s string) (Identification, error) {
 	if tipo == hacienda.IDFisica && len(d) == 10 && d[0] == '0' {
 		d = d[1:] // the province digit padded to two
 	}
-	if (hacienda.Identificacion{Tipo: tipo, Numero: d}).NumberProblem() != "" {
+	if !(hacienda.Identificacion{Tipo: tipo, Numero: d}).NumberProblem().IsZero() {
 		return Identification{}, fmt.Errorf("%w: %q", ErrNoIdentification, s)
 	}
 	return Identification{Tipo: tipo, Numero: d}, nil

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"facturad/hacienda/msg"
 )
 
 // AdminChange says what SetAdminCredentials did to the bootstrap admin.
@@ -48,10 +50,10 @@ func (s *Service) SetAdminCredentials(ctx context.Context, username, password, t
 	e := newValidationError()
 	checkUsername(e, "FACTURAD_ADMIN_USER", username)
 	if password != "" && len(password) < MinAdminPassword {
-		e.Add("FACTURAD_ADMIN_PASSWORD", "must have at least %d characters", MinAdminPassword)
+		e.Add("FACTURAD_ADMIN_PASSWORD", msg.MinLength.With(MinAdminPassword))
 	}
 	if token != "" && len(token) < MinAdminToken {
-		e.Add("FACTURAD_ADMIN_TOKEN", "must have at least %d characters", MinAdminToken)
+		e.Add("FACTURAD_ADMIN_TOKEN", msg.MinLength.With(MinAdminToken))
 	}
 	if err := e.orNil(); err != nil {
 		return AdminChange{}, err

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"facturad/hacienda/msg"
 )
 
 // The archive (A.15, docs/design/archive.md): the settled rows' parts (an
@@ -134,6 +136,9 @@ type ArchiveUnavailableError struct {
 func (e *ArchiveUnavailableError) Error() string {
 	return "the archived copy of document " + e.Clave + " cannot be read now; try again later"
 }
+
+// Describe is the refusal for the caller.
+func (e *ArchiveUnavailableError) Describe() msg.Message { return msg.ArchiveUnavailable.With(e.Clave) }
 
 // HTTPStatus is 503.
 func (e *ArchiveUnavailableError) HTTPStatus() int { return 503 }

@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"time"
+
+	"facturad/hacienda/msg"
 )
 
 // Failed authentication backs off, per user and per client address, so
@@ -54,6 +56,9 @@ type ThrottledError struct{ After time.Duration }
 func (e *ThrottledError) Error() string {
 	return "too many failed authentication attempts; try again later"
 }
+
+// Describe is the refusal for the caller.
+func (e *ThrottledError) Describe() msg.Message { return msg.AuthThrottled.With() }
 
 // HTTPStatus is 429.
 func (e *ThrottledError) HTTPStatus() int { return 429 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"facturad/hacienda/msg"
 )
 
 // Branches lists a company's branches, ordered by id.
@@ -42,7 +44,7 @@ func (s *Service) CreateBranch(ctx context.Context, p Principal, companyID int64
 	}
 	if err := s.store.CreateBranch(ctx, &b, &u); err != nil {
 		if errors.Is(err, ErrConflict) {
-			return Branch{}, Credentials{}, invalidField("sucursal", "branch %s already exists in this company", b.Sucursal)
+			return Branch{}, Credentials{}, invalidField("sucursal", msg.BranchExists.With(b.Sucursal))
 		}
 		return Branch{}, Credentials{}, fmt.Errorf("create branch of company %d: %w", c.ID, err)
 	}
@@ -70,7 +72,7 @@ func (s *Service) UpdateBranch(ctx context.Context, p Principal, companyID, bran
 	}
 	if err := s.store.UpdateBranch(ctx, &b); err != nil {
 		if errors.Is(err, ErrConflict) {
-			return Branch{}, invalidField("sucursal", "branch %s already exists in this company", b.Sucursal)
+			return Branch{}, invalidField("sucursal", msg.BranchExists.With(b.Sucursal))
 		}
 		return Branch{}, fmt.Errorf("update branch %d: %w", branchID, err)
 	}

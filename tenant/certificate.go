@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"facturad/hacienda"
+	"facturad/hacienda/msg"
 )
 
 // CertificateOpener opens a PKCS#12 (.p12/.pfx) file with its PIN and tells
@@ -71,36 +72,36 @@ func (s *Service) checkCertificate(ctx context.Context, e *ValidationError, p12,
 func (s *Service) judgeCertificate(e *ValidationError, info CertificateInfo, err error, identificacion string) time.Time {
 	switch {
 	case errors.Is(err, ErrCertificatePIN):
-		e.Add("Certificado", "cannot be opened with the PIN given in Clave")
+		e.Add("Certificado", msg.CertificatePIN.With())
 		return time.Time{}
 	case errors.Is(err, ErrCertificateCostly):
-		e.Add("Certificado", "asks for more key-derivation iterations than the service accepts (at most 200,000; files made by the usual tools use 2,048 to 10,000): export it again")
+		e.Add("Certificado", msg.CertificateIterations.With())
 		return time.Time{}
 	case errors.Is(err, ErrCertificateFormat):
-		e.Add("Certificado", "is not a PKCS#12 (.p12/.pfx) file")
+		e.Add("Certificado", msg.CertificateFormat.With())
 		return time.Time{}
 	case errors.Is(err, ErrCertificateNoKey):
-		e.Add("Certificado", "holds no private key; upload the .p12 with its key (the llave criptográfica)")
+		e.Add("Certificado", msg.CertificateNoKey.With())
 		return time.Time{}
 	case errors.Is(err, ErrCertificateKey):
-		e.Add("Certificado", "has a key the tax authority does not accept: it must be RSA of at least 2048 bits")
+		e.Add("Certificado", msg.CertificateKey.With())
 		return time.Time{}
 	case err != nil:
-		e.Add("Certificado", "cannot be opened: it is not a PKCS#12 (.p12/.pfx) file or the PIN in Clave is wrong")
+		e.Add("Certificado", msg.CertificateUnreadable.With())
 		return time.Time{}
 	}
 	switch {
 	case info.Identification == "":
-		e.Add("Certificado", "does not carry the holder's identification")
+		e.Add("Certificado", msg.CertificateNoID.With())
 	case identificacion != "" && !hacienda.SameNumber(info.Identification, identificacion):
-		e.Add("Certificado", "belongs to another taxpayer: its identification does not match Identificacion")
+		e.Add("Certificado", msg.CertificateOtherHolder.With())
 	}
 	now := s.now()
 	if !info.NotAfter.IsZero() && !now.Before(info.NotAfter) {
-		e.Add("Certificado", "expired on %s", info.NotAfter.UTC().Format(time.DateOnly))
+		e.Add("Certificado", msg.CertificateExpired.With(info.NotAfter.UTC().Format(time.DateOnly)))
 	}
 	if info.NotAfter.IsZero() {
-		e.Add("Certificado", "has no expiry date")
+		e.Add("Certificado", msg.CertificateNoExpiry.With())
 	}
 	return info.NotAfter
 }

@@ -5,6 +5,8 @@ import (
 	"crypto/subtle"
 	"fmt"
 	"time"
+
+	"facturad/hacienda/msg"
 )
 
 // SearchCompanies finds companies by legal name (case- and
@@ -154,13 +156,13 @@ func (s *Service) CreateCompany(ctx context.Context, p Principal, in CompanyInpu
 	}
 	if in.FacturacionElectronica {
 		if len(in.Certificate) == 0 && !e.Has("Certificado") {
-			e.Add("Certificado", "is required when FacturacionElectronica is true")
+			e.Add("Certificado", msg.RequiredWithFE.With())
 		}
 		if in.UsuarioHacienda == "" {
-			e.Add("UsuarioHacienda", "is required when FacturacionElectronica is true")
+			e.Add("UsuarioHacienda", msg.RequiredWithFE.With())
 		}
 		if len(in.ContrasenaHacienda) == 0 {
-			e.Add("ContrasenaHacienda", "is required when FacturacionElectronica is true")
+			e.Add("ContrasenaHacienda", msg.RequiredWithFE.With())
 		}
 	}
 	var expiry time.Time
@@ -268,17 +270,17 @@ func (s *Service) UpdateCompany(ctx context.Context, p Principal, id int64, in C
 	if !newCert && !e.Has("Certificado") {
 		switch {
 		case hasCert && idChanged && !e.Has("Identificacion"):
-			e.Add("Certificado", "a new certificate is required when the identification changes: the stored one belongs to %s", c.NumeroIdentificacion)
+			e.Add("Certificado", msg.CertificateNewID.With(c.NumeroIdentificacion))
 		case !hasCert && in.FacturacionElectronica:
-			e.Add("Certificado", "is required when FacturacionElectronica is true")
+			e.Add("Certificado", msg.RequiredWithFE.With())
 		}
 	}
 	if in.FacturacionElectronica {
 		if in.UsuarioHacienda == "" {
-			e.Add("UsuarioHacienda", "is required when FacturacionElectronica is true")
+			e.Add("UsuarioHacienda", msg.RequiredWithFE.With())
 		}
 		if len(in.ContrasenaHacienda) == 0 && len(c.SealedContrasenaHacienda) == 0 {
-			e.Add("ContrasenaHacienda", "is required when FacturacionElectronica is true")
+			e.Add("ContrasenaHacienda", msg.RequiredWithFE.With())
 		}
 	}
 	if !newCert && len(in.CertificatePIN) > 0 && !e.Has("Clave") {
@@ -290,9 +292,9 @@ func (s *Service) UpdateCompany(ctx context.Context, p Principal, id int64, in C
 		// answer would tell whether a guess is the PIN (decision 163).
 		switch {
 		case !s.readsSecrets(p, c):
-			e.Add("Clave", "is taken only with a Certificado, as the PIN of that file: send the certificate with it, or leave Clave empty to keep the stored certificate and PIN")
+			e.Add("Clave", msg.PINOnlyWithCertificate.With())
 		case !s.samePIN(c, in.CertificatePIN):
-			e.Add("Clave", "a new PIN goes with a new certificate: send Certificado with it, or leave Clave empty to keep the stored certificate and PIN")
+			e.Add("Clave", msg.PINWithoutCertificate.With())
 		}
 	}
 	var expiry time.Time

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"facturad/hacienda/msg"
 )
 
 // Generated credentials (API passwords of 24 random bytes) carry far more
@@ -33,6 +35,9 @@ type BusyError struct{ After time.Duration }
 func (e *BusyError) Error() string {
 	return "too many password checks at once; try again shortly"
 }
+
+// Describe is the refusal for the caller.
+func (e *BusyError) Describe() msg.Message { return msg.CredentialsBusy.With() }
 
 // HTTPStatus is 503.
 func (e *BusyError) HTTPStatus() int { return 503 }

@@ -3,6 +3,8 @@ package tenant
 import (
 	"context"
 	"fmt"
+
+	"facturad/hacienda/msg"
 )
 
 // The company fields of A.14, named as in forms, answers and errors.
@@ -89,7 +91,7 @@ func (s *Service) checkMove(ctx context.Context, e *ValidationError, c Company, 
 		return nil
 	}
 	if !newCert || !newPassword {
-		e.Add(FieldAmbiente, "moving the company from %s to %s takes that environment's credentials and certificate in the same update: send UsuarioHacienda, ContrasenaHacienda, Certificado and Clave of %s", from, to, to)
+		e.Add(FieldAmbiente, msg.AmbienteCredentials.With(from, to, to))
 		return nil
 	}
 	es, ok := s.store.(EnvironmentStore)
@@ -101,7 +103,7 @@ func (s *Service) checkMove(ctx context.Context, e *ValidationError, c Company, 
 		return fmt.Errorf("company %d: documents not settled in %s: %w", c.ID, from, err)
 	}
 	if n > 0 {
-		e.Add(FieldAmbiente, "%d documents numbered in %s are not settled yet; the company moves to %s once the tax authority has settled them (GET /api/admin/documentos-detenidos/v4 lists those that are late)", n, from, to)
+		e.Add(FieldAmbiente, msg.AmbienteUnsettled.With(n, from, to))
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"facturad/hacienda"
+	"facturad/hacienda/msg"
 )
 
 // The IVA summary of a month (A.15, docs/design/iva-summary.md): what a
@@ -470,7 +471,7 @@ func (s *Service) ivaStore() (IVAStore, error) {
 func (s *Service) IVASummary(ctx context.Context, p Principal, companyID int64, periodo string) (IVASummary, error) {
 	if periodo == "" {
 		e := newValidationError()
-		e.Add(FieldPeriodo, "is required: the month to summarize, written YYYY-MM")
+		e.Add(FieldPeriodo, msg.PeriodoRequired.With())
 		return IVASummary{}, e
 	}
 	m, err := ParsePeriodo(periodo)
@@ -566,6 +567,16 @@ func (e *IVAIncompleteError) Error() string {
 	return fmt.Sprintf("The IVA summary of %s cannot be complete: %d document(s) of the month have no stored tax breakdown "+
 		"and their XML cannot be read from the store: %s%s. The summary is refused rather than answered without them; "+
 		"report these claves to the operator.", e.Periodo, e.Count, strings.Join(e.Claves, ", "), more)
+}
+
+// Describe is the refusal in the catalogue's words (Error's, rendered in
+// the caller's language).
+func (e *IVAIncompleteError) Describe() msg.Message {
+	var more any = ""
+	if e.Count > len(e.Claves) {
+		more = msg.AndMore.With(e.Count - len(e.Claves))
+	}
+	return msg.IVAIncomplete.With(e.Periodo, e.Count, strings.Join(e.Claves, ", "), more)
 }
 
 // HTTPStatus is 409: the stored documents, not the request, are at fault,

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"facturad/hacienda/msg"
 )
 
 // MaxListLimit is the most items one page of a listing holds (A.10).
@@ -148,14 +150,14 @@ type DocumentLister interface {
 // not exist or that p may not see is ErrNotFound.
 func (s *Service) ListCompany(ctx context.Context, p Principal, companiaID int64) (int64, error) {
 	if companiaID < 0 {
-		return 0, invalidField("companiaId", "must be a positive integer")
+		return 0, invalidField("companiaId", msg.PositiveInt.With())
 	}
 	if companiaID == 0 {
 		switch p.Role {
 		case RoleBranch:
 			companiaID = p.CompanyID
 		case RoleAdmin, RoleReseller:
-			return 0, invalidField("companiaId", "is required for an admin or a reseller: name the company whose documents to list")
+			return 0, invalidField("companiaId", msg.CompaniaIDRequired.With())
 		}
 	}
 	if err := s.documentsVisible(ctx, p, companiaID); err != nil {

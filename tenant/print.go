@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"facturad/hacienda/msg"
 	"facturad/hacienda/pdf"
 	"facturad/hacienda/xmltext"
 )
@@ -70,33 +71,33 @@ func normPrint(e *ValidationError, in *CompanyInput) {
 		}
 		v = strings.TrimSpace(strings.Join(lines, "\n"))
 		*in.NotasImpresas = v
-		if msg := xmltext.Check(v); msg != "" {
-			e.Add(FieldNotasImpresas, "%s", msg)
+		if m := xmltext.Check(v); !m.IsZero() {
+			e.Add(FieldNotasImpresas, m)
 		} else if n := runes(v); n > MaxNotasImpresas {
-			e.Add(FieldNotasImpresas, "must have at most %d characters (it has %d)", MaxNotasImpresas, n)
+			e.Add(FieldNotasImpresas, msg.NotasTooLong.With(MaxNotasImpresas, n))
 		}
 	}
 	if len(in.Logo) > 0 {
 		if in.QuitarLogo {
-			e.Add(FieldQuitarLogo, "removes the logo: send it without a new logo, or send the new logo alone to replace the old one")
+			e.Add(FieldQuitarLogo, msg.LogoAndRemoval.With())
 		}
 		if _, err := pdf.ParseLogo(in.Logo); err != nil {
-			e.Add(FieldLogo, "%s", logoMessage(err))
+			e.Add(FieldLogo, logoMessage(err))
 		}
 	}
 }
 
 // logoMessage says why a logo was refused, in a field error's words.
-func logoMessage(err error) string {
+func logoMessage(err error) msg.Message {
 	switch {
 	case errors.Is(err, pdf.ErrLogoTooLarge):
-		return fmt.Sprintf("must be at most %d KiB", pdf.MaxLogoBytes>>10)
+		return msg.LogoTooLarge.With(pdf.MaxLogoBytes >> 10)
 	case errors.Is(err, pdf.ErrLogoFormat):
-		return "must be a PNG or JPEG image"
+		return msg.LogoFormat.With()
 	case errors.Is(err, pdf.ErrLogoSize):
-		return fmt.Sprintf("must be from 1 to %d pixels wide and high", pdf.MaxLogoSide)
+		return msg.LogoSize.With(pdf.MaxLogoSide)
 	}
-	return "could not be read as a PNG or JPEG image: the file is damaged or uses a kind of image those formats' common readers do not"
+	return msg.LogoUnreadable.With()
 }
 
 // applyPrint copies the printed documents' fields of a checked request

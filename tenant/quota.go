@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"facturad/hacienda"
+	"facturad/hacienda/msg"
 )
 
 // Monthly quotas and usage (A.14). A company's CuotaMensual bounds the
@@ -81,7 +82,7 @@ const FieldPeriodo = "periodo"
 func ParsePeriodo(s string) (Month, error) {
 	bad := func() (Month, error) {
 		e := newValidationError()
-		e.Add(FieldPeriodo, "must be a month written YYYY-MM, from 2000-01 to 2099-12")
+		e.Add(FieldPeriodo, msg.PeriodoFormat.With())
 		return Month{}, e
 	}
 	if len(s) != 7 || s[4] != '-' {

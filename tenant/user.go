@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"facturad/hacienda/msg"
 )
 
 // CreateAPIUser adds an API user with the given name to a branch. The
@@ -51,9 +53,9 @@ func (s *Service) createUser(ctx context.Context, u *APIUser) error {
 	if err := s.store.CreateAPIUser(ctx, u); err != nil {
 		if errors.Is(err, ErrConflict) {
 			if u.CompanyID == 0 {
-				return invalidField("usuario", "user name %s is taken", u.Username)
+				return invalidField("usuario", msg.UsernameTaken.With(u.Username))
 			}
-			return invalidField("usuario", "user name %s is taken in this company", u.Username)
+			return invalidField("usuario", msg.UsernameTakenCompany.With(u.Username))
 		}
 		return fmt.Errorf("create API user: %w", err)
 	}
@@ -114,10 +116,10 @@ func (s *Service) EnsureAdmin(ctx context.Context, username, password, token str
 	e := newValidationError()
 	checkUsername(e, "FACTURAD_ADMIN_USER", username)
 	if password != "" && len(password) < MinAdminPassword {
-		e.Add("FACTURAD_ADMIN_PASSWORD", "must have at least %d characters", MinAdminPassword)
+		e.Add("FACTURAD_ADMIN_PASSWORD", msg.MinLength.With(MinAdminPassword))
 	}
 	if token != "" && len(token) < MinAdminToken {
-		e.Add("FACTURAD_ADMIN_TOKEN", "must have at least %d characters", MinAdminToken)
+		e.Add("FACTURAD_ADMIN_TOKEN", msg.MinLength.With(MinAdminToken))
 	}
 	if err := e.orNil(); err != nil {
 		return Credentials{}, false, err
@@ -221,7 +223,7 @@ func (s *Service) RotateAPIToken(ctx context.Context, p Principal, companyID, br
 	}
 	if err := s.store.SetAPIUserToken(ctx, u.ID, u.TokenHash, HashToken(token)); err != nil {
 		if errors.Is(err, ErrConflict) {
-			return Credentials{}, invalidField("apiToken", "was rotated by another request meanwhile; list the users and rotate again if needed")
+			return Credentials{}, invalidField("apiToken", msg.TokenRotated.With())
 		}
 		return Credentials{}, fmt.Errorf("rotate the token of user %d: %w", u.ID, err)
 	}

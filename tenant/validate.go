@@ -1,7 +1,6 @@
 package tenant
 
 import (
-	"fmt"
 	"regexp"
 	"sort"
 	"strconv"
@@ -9,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"facturad/hacienda"
+	"facturad/hacienda/msg"
 	"facturad/hacienda/xmltext"
 )
 
@@ -16,14 +16,18 @@ import (
 // paths are the request's own names: company form fields in their form
 // spelling (TipoIdentificacion, Certificado...), branch JSON fields in
 // camelCase (sucursal, correoElectronico...), and usuario for users. The
-// gateway answers it as the 400 form of the contract.
+// gateway answers it as the 400 form of the contract, each message (an
+// entry of the catalogue, package msg) in the caller's language.
 type ValidationError struct {
 	Message string
-	Fields  map[string][]string
+	Fields  map[string][]msg.Message
 }
 
-// FieldErrors returns the messages by field path.
-func (e *ValidationError) FieldErrors() map[string][]string { return e.Fields }
+// FieldErrors returns the messages by field path, in English.
+func (e *ValidationError) FieldErrors() map[string][]string { return msg.Render(e.Fields, msg.English) }
+
+// FieldMessages returns the messages by field path.
+func (e *ValidationError) FieldMessages() map[string][]msg.Message { return e.Fields }
 
 // Error lists the fields with their messages in a stable order.
 func (e *ValidationError) Error() string {
@@ -32,6 +36,7 @@ func (e *ValidationError) Error() string {
 		names = append(names, f)
 	}
 	sort.Strings(names)
+	en := e.FieldErrors()
 	var b strings.Builder
 	b.WriteString(e.Message)
 	for i, f := range names {
@@ -40,17 +45,17 @@ func (e *ValidationError) Error() string {
 		} else {
 			b.WriteString("; ")
 		}
-		b.WriteString(f + ": " + strings.Join(e.Fields[f], ", "))
+		b.WriteString(f + ": " + strings.Join(en[f], ", "))
 	}
 	return b.String()
 }
 
 // Add records one problem with a field.
-func (e *ValidationError) Add(field, format string, args ...any) {
+func (e *ValidationError) Add(field string, m msg.Message) {
 	if e.Fields == nil {
-		e.Fields = map[string][]string{}
+		e.Fields = map[string][]msg.Message{}
 	}
-	e.Fields[field] = append(e.Fields[field], fmt.Sprintf(format, args...))
+	e.Fields[field] = append(e.Fields[field], m)
 }
 
 // Has reports whether a field already has a problem.
@@ -66,13 +71,13 @@ func (e *ValidationError) orNil() error {
 }
 
 func newValidationError() *ValidationError {
-	return &ValidationError{Message: "One or more validation errors occurred.", Fields: map[string][]string{}}
+	return &ValidationError{Message: "One or more validation errors occurred.", Fields: map[string][]msg.Message{}}
 }
 
 // invalidField returns a ValidationError with one problem.
-func invalidField(field, format string, args ...any) *ValidationError {
+func invalidField(field string, m msg.Message) *ValidationError {
 	e := newValidationError()
-	e.Add(field, format, args...)
+	e.Add(field, m)
 	return e
 }
 
@@ -121,17 +126,17 @@ func checkLen(e *ValidationError, field, v string, minLen, maxLen int) {
 	n := runes(v)
 	switch {
 	case !utf8.ValidString(v):
-		e.Add(field, "must be valid UTF-8 text")
+		e.Add(field, msg.InvalidUTF8.With())
 	case n < minLen:
-		e.Add(field, "must have at least %d characters", minLen)
+		e.Add(field, msg.MinLength.With(minLen))
 	case n > maxLen:
-		e.Add(field, "must have at most %d characters", maxLen)
+		e.Add(field, msg.MaxLength.With(maxLen))
 	}
 }
 
 func required(e *ValidationError, field, v string) bool {
 	if v == "" {
-		e.Add(field, "is required")
+		e.Add(field, msg.Required.With())
 		return false
 	}
 	return true
@@ -145,16 +150,16 @@ func checkIdentification(e *ValidationError, typeField, numField, tipo, num stri
 	national := hacienda.IsNationalID(tipo)
 	switch {
 	case tipo == "":
-		e.Add(typeField, "is required")
+		e.Add(typeField, msg.Required.With())
 	case !national:
-		e.Add(typeField, "must be 01 (cédula física), 02 (cédula jurídica), 03 (DIMEX) or 04 (NITE)")
+		e.Add(typeField, msg.CompanyIDType.With())
 	}
 	switch {
 	case num == "":
-		e.Add(numField, "is required")
+		e.Add(numField, msg.Required.With())
 	case national:
-		if p := (hacienda.Identificacion{Tipo: tipo, Numero: num}).NumberProblem(); p != "" {
-			e.Add(numField, "%s", p)
+		if p := (hacienda.Identificacion{Tipo: tipo, Numero: num}).NumberProblem(); !p.IsZero() {
+			e.Add(numField, p)
 		}
 	}
 }
@@ -163,7 +168,7 @@ func checkIdentification(e *ValidationError, typeField, numField, tipo, num stri
 // office; 000 is not a code).
 func checkSucursal(e *ValidationError, field, v string) {
 	if len(v) != 3 || !reDigits.MatchString(v) || v == "000" {
-		e.Add(field, "must be a 3-digit code from 001 to 999")
+		e.Add(field, msg.SucursalCode.With())
 	}
 }
 
@@ -171,7 +176,7 @@ func checkSucursal(e *ValidationError, field, v string) {
 // digits, a single digit is padded: "1" becomes "01", as the XML wants).
 func normLocation(e *ValidationError, fields [3]string, prov, canton, distrito *string) {
 	if *prov != "" && (len(*prov) != 1 || *prov < "1" || *prov > "7") {
-		e.Add(fields[0], "must be one digit from 1 to 7")
+		e.Add(fields[0], msg.ProvinciaDigit.With())
 	}
 	for i, p := range []*string{canton, distrito} {
 		v := *p
@@ -182,7 +187,7 @@ func normLocation(e *ValidationError, fields [3]string, prov, canton, distrito *
 			v = "0" + v
 		}
 		if len(v) != 2 || !reDigits.MatchString(v) || v == "00" {
-			e.Add(fields[i+1], "must be two digits, 01 to 99")
+			e.Add(fields[i+1], msg.LocationDigits.With())
 			continue
 		}
 		*p = v
@@ -195,9 +200,9 @@ func normLocation(e *ValidationError, fields [3]string, prov, canton, distrito *
 	}
 	switch {
 	case !hacienda.KnownCanton(*prov, *canton):
-		e.Add(fields[1], "cantón %s of provincia %s is not in the tax authority's location catalogue", *canton, *prov)
+		e.Add(fields[1], msg.CantonUnknown.With(*canton, *prov))
 	case !hacienda.KnownLocation(*prov, *canton, *distrito):
-		e.Add(fields[2], "distrito %s of cantón %s, provincia %s is not in the tax authority's location catalogue", *distrito, *canton, *prov)
+		e.Add(fields[2], msg.DistritoUnknown.With(*distrito, *canton, *prov))
 	}
 }
 
@@ -207,8 +212,8 @@ func normLocation(e *ValidationError, fields [3]string, prov, canton, distrito *
 // they issue.
 func checkText(e *ValidationError, pairs ...string) {
 	for i := 0; i+1 < len(pairs); i += 2 {
-		if msg := xmltext.Check(pairs[i+1]); msg != "" {
-			e.Add(pairs[i], "%s", msg)
+		if problem := xmltext.Check(pairs[i+1]); !problem.IsZero() {
+			e.Add(pairs[i], problem)
 		}
 	}
 }
@@ -221,7 +226,7 @@ func normPhone(e *ValidationError, field string, v *string) {
 	}
 	clean := strings.NewReplacer(" ", "", "-", "", "(", "", ")", "").Replace(*v)
 	if !reDigits.MatchString(clean) || len(clean) < minTelefono || len(clean) > maxTelefono || clean[0] == '0' {
-		e.Add(field, "must be a telephone number of %d to %d digits", minTelefono, maxTelefono)
+		e.Add(field, msg.TelephoneDigits.With(minTelefono, maxTelefono))
 		return
 	}
 	*v = clean
@@ -229,7 +234,7 @@ func normPhone(e *ValidationError, field string, v *string) {
 
 func checkCodPais(e *ValidationError, field, v string) {
 	if v != "" && (!reDigits.MatchString(v) || len(v) > maxCodPais) {
-		e.Add(field, "must be a telephone country code of 1 to %d digits", maxCodPais)
+		e.Add(field, msg.TelephoneCountry.With(maxCodPais))
 	}
 }
 
@@ -242,19 +247,19 @@ func checkEmails(e *ValidationError, field, v string, maxCount int) {
 	parts := strings.Split(v, ";")
 	if len(parts) > maxCount {
 		if maxCount == 1 {
-			e.Add(field, "must be one e-mail address")
+			e.Add(field, msg.EmailOne.With())
 		} else {
-			e.Add(field, "must be at most %d e-mail addresses separated by ';'", maxCount)
+			e.Add(field, msg.EmailList.With(maxCount))
 		}
 		return
 	}
 	for _, p := range parts {
 		if runes(p) > maxCorreo {
-			e.Add(field, "an e-mail address must have at most %d characters", maxCorreo)
+			e.Add(field, msg.EmailLength.With(maxCorreo))
 			return
 		}
 		if !hacienda.ValidEmail(p) {
-			e.Add(field, "must be a valid e-mail address (several are separated by ';' without spaces)")
+			e.Add(field, msg.EmailFormat.With())
 			return
 		}
 	}
@@ -269,7 +274,7 @@ func normCurrency(e *ValidationError, field string, v *string, def string) {
 	}
 	u := strings.ToUpper(*v)
 	if !reLetter.MatchString(u) || !hacienda.KnownCurrency(u) {
-		e.Add(field, "must be an ISO 4217 currency code of the v4.4 schemas, such as CRC or USD")
+		e.Add(field, msg.Currency.With())
 		return
 	}
 	*v = u
@@ -283,7 +288,7 @@ func normFlag(e *ValidationError, field string, v *string) {
 	case "", "S", "N":
 		*v = u
 	default:
-		e.Add(field, "must be S or N")
+		e.Add(field, msg.FlagSN.With())
 	}
 }
 
@@ -295,7 +300,7 @@ func normRegistryChecks(e *ValidationError, field string, v *string) {
 	}
 	u := strings.ToLower(strings.TrimSpace(*v))
 	if !ValidRegistryChecks(u) {
-		e.Add(field, `must be "refuse", "warn", "off" or empty (the service's setting)`)
+		e.Add(field, msg.RegistryChecks.With())
 		return
 	}
 	*v = u
@@ -312,7 +317,7 @@ func normAmbiente(e *ValidationError, v *string) {
 	case "", AmbientePruebas, AmbienteProduccion:
 		*v = u
 	default:
-		e.Add(FieldAmbiente, "must be %q or %q", AmbientePruebas, AmbienteProduccion)
+		e.Add(FieldAmbiente, msg.Ambiente.With(AmbientePruebas, AmbienteProduccion))
 	}
 }
 
@@ -327,7 +332,7 @@ func parseCuota(e *ValidationError, v string) *int64 {
 	}
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || n < 0 || n > MaxCuotaMensual {
-		e.Add(FieldCuotaMensual, "must be a whole number of documents from 0 to %d, or empty for no limit", MaxCuotaMensual)
+		e.Add(FieldCuotaMensual, msg.CuotaMensual.With(MaxCuotaMensual))
 		return nil
 	}
 	return &n
@@ -347,11 +352,11 @@ func ValidUsername(name string) bool { return reUsername.MatchString(name) }
 
 func checkUsername(e *ValidationError, field, name string) {
 	if name == "" {
-		e.Add(field, "is required")
+		e.Add(field, msg.Required.With())
 		return
 	}
 	if !reUsername.MatchString(name) {
-		e.Add(field, "must have 3 to 64 letters, digits or . _ @ - and start with a letter or digit")
+		e.Add(field, msg.Username.With())
 	}
 }
 
@@ -383,11 +388,11 @@ func normCompany(in *CompanyInput, create bool) *ValidationError {
 		checkLen(e, "RazonSocial", in.RazonSocial, minNombre, maxNombre)
 	}
 	if in.ActividadComercial != "" && runes(in.ActividadComercial) != lenActividad {
-		e.Add("ActividadComercial", "must be the %d-character code of the economic activity", lenActividad)
+		e.Add("ActividadComercial", msg.ActividadComercial.With(lenActividad))
 	}
 	checkLen(e, "UsuarioHacienda", in.UsuarioHacienda, 1, maxUsuarioHacienda)
 	if len(in.ContrasenaHacienda) > maxSecret {
-		e.Add("ContrasenaHacienda", "must have at most %d bytes", maxSecret)
+		e.Add("ContrasenaHacienda", msg.MaxBytes.With(maxSecret))
 	}
 	checkLen(e, "TipoCliente", in.TipoCliente, 1, maxTipoCliente)
 	checkLen(e, "RazonComercial", in.RazonComercial, minNombreComercial, maxNombreComercial)
@@ -435,13 +440,13 @@ func normCompany(in *CompanyInput, create bool) *ValidationError {
 	}
 
 	if len(in.Certificate) > MaxCertificateSize {
-		e.Add("Certificado", "must be at most %d KiB", MaxCertificateSize>>10)
+		e.Add("Certificado", msg.CertificateSize.With(MaxCertificateSize>>10))
 	}
 	if len(in.Certificate) > 0 && len(in.CertificatePIN) == 0 {
-		e.Add("Clave", "is required with a certificate (it is the certificate's PIN)")
+		e.Add("Clave", msg.PINRequired.With())
 	}
 	if len(in.CertificatePIN) > maxSecret {
-		e.Add("Clave", "must have at most %d bytes", maxSecret)
+		e.Add("Clave", msg.MaxBytes.With(maxSecret))
 	}
 	return e
 }

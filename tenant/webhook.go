@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"facturad/hacienda/msg"
 )
 
 // PurposeWebhookSecret is the associated data of a sealed webhook secret.
@@ -61,24 +63,28 @@ func (s *Service) CreateWebhook(ctx context.Context, p Principal, companyID int6
 	in.URL = strings.TrimSpace(in.URL)
 	switch {
 	case in.URL == "":
-		ve.Add("url", "is required")
+		ve.Add("url", msg.Required.With())
 	case s.webhookURLs == nil:
-		ve.Add("url", "webhooks are not available on this service")
+		ve.Add("url", msg.WebhooksUnavailable.With())
 	default:
 		if err := s.webhookURLs.CheckWebhookURL(ctx, in.URL); err != nil {
-			ve.Add("url", "%s", err.Error())
+			m, ok := msg.Of(err)
+			if !ok {
+				return Webhook{}, "", fmt.Errorf("check webhook url: %w", err)
+			}
+			ve.Add("url", m)
 		}
 	}
 	known := EventNames()
 	var eventos []string
 	if len(in.Eventos) == 0 {
-		ve.Add("eventos", "name at least one event: %s", strings.Join(known, ", "))
+		ve.Add("eventos", msg.EventsRequired.With(strings.Join(known, ", ")))
 	}
 	for _, e := range in.Eventos {
 		e = strings.TrimSpace(e)
 		switch {
 		case !slices.Contains(known, e):
-			ve.Add("eventos", "%q is not an event; the events are %s", truncateValue(e), strings.Join(known, ", "))
+			ve.Add("eventos", msg.EventUnknown.With(truncateValue(e), strings.Join(known, ", ")))
 		case !slices.Contains(eventos, e):
 			eventos = append(eventos, e)
 		}
@@ -96,7 +102,7 @@ func (s *Service) CreateWebhook(ctx context.Context, p Principal, companyID int6
 	// cannot pass the cap together.
 	if err := ws.CreateWebhook(ctx, &w, maxWebhooks); err != nil {
 		if errors.Is(err, ErrWebhookLimit) {
-			return Webhook{}, "", invalidField("url", "a company has at most %d webhooks; delete one first", maxWebhooks)
+			return Webhook{}, "", invalidField("url", msg.WebhooksMax.With(maxWebhooks))
 		}
 		return Webhook{}, "", err
 	}

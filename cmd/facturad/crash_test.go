@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"facturad/gateway"
 	"facturad/hacienda/sandbox"
 	"facturad/pipeline"
 	"facturad/signer/certmint"
@@ -29,7 +30,17 @@ func TestMain(m *testing.M) {
 		main()
 		os.Exit(0)
 	}
+	// Every error answer of the service run in this process is held to
+	// the message catalogue (the children's are not seen).
+	watch := gateway.WatchCatalogue()
 	code := m.Run()
+	if problems := watch.Stop(); len(problems) > 0 {
+		fmt.Fprintf(os.Stderr, "FAIL: %d error answers are not wholly of the message catalogue:\n", len(problems))
+		for _, p := range problems {
+			fmt.Fprintf(os.Stderr, "  %s\n", p)
+		}
+		code = 1
+	}
 	if builtBinDir != "" {
 		os.RemoveAll(builtBinDir)
 	}

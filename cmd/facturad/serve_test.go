@@ -347,7 +347,7 @@ func TestServeReadinessFollowsTheStoreAndRedis(t *testing.T) {
 
 	db.Cut()
 	body := waitReadyz(t, admin, http.StatusServiceUnavailable,
-		`"status":"not ready"`, `"message":"not ready: store down"`, `"store":"down: `, `"redis":"ok"`)
+		`"status":"not ready"`, `"code":"not_ready"`, `"message":"Not ready: store down."`, `"store":"down: `, `"redis":"ok"`)
 	secrets := []string{db.Addr(), rdb.Addr()}
 	if u, err := url.Parse(dbURL); err == nil {
 		if pw, ok := u.User.Password(); ok && pw != "" {

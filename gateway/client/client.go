@@ -23,6 +23,7 @@ type Client struct {
 	basic string // the whole Authorization header value
 	retry RetryPolicy
 	agent string
+	lang  string // Accept-Language, or ""
 	// maxBody bounds how much of an answer is read.
 	maxBody int64
 	// now and sleep are the clock the retries are timed by: time.Now,
@@ -85,6 +86,14 @@ func WithRetry(p RetryPolicy) Option {
 // WithUserAgent sets the User-Agent header of every call.
 func WithUserAgent(ua string) Option {
 	return func(c *Client) { c.agent = ua }
+}
+
+// WithLanguage sets the Accept-Language header of every call: "es" (or
+// "es-CR") for the error messages in Spanish, as Error.Message and
+// Error.Fields give them; English without it. The codes (Error.Code,
+// Error.Codes) are the same in every language.
+func WithLanguage(tag string) Option {
+	return func(c *Client) { c.lang = tag }
 }
 
 // New returns a client of the service at baseURL, such as
@@ -224,6 +233,9 @@ func (c *Client) once(ctx context.Context, r request) (answer, error) {
 	}
 	if c.agent != "" {
 		h.Set("User-Agent", c.agent)
+	}
+	if c.lang != "" {
+		h.Set("Accept-Language", c.lang)
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {

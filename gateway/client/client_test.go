@@ -790,3 +790,32 @@ func TestValidacionesRegistro(t *testing.T) {
 		t.Fatalf("update with a bad value: %v, want a validation error on validacionesRegistro", err)
 	}
 }
+
+// TestErrorCodesAndLanguage: an error carries the answer's code and each
+// field message's, the same in both languages, and the messages come in
+// Spanish when the client asks for them.
+func TestErrorCodesAndLanguage(t *testing.T) {
+	ctx := context.Background()
+	for _, tt := range []struct {
+		opts []client.Option
+		want string
+	}{
+		{nil, "must be a positive integer"},
+		{[]client.Option{client.WithLanguage("es-CR")}, "debe ser un número entero positivo"},
+	} {
+		admin := newAdmin(t, tt.opts...)
+		_, err := admin.Usage(ctx, 0, "")
+		var ae *client.Error
+		if !errors.As(err, &ae) || ae.Code != "validation_failed" {
+			t.Fatalf("usage of company 0: %v", err)
+		}
+		for f, msgs := range ae.Fields {
+			if len(msgs) != 1 || msgs[0] != tt.want || len(ae.Codes[f]) != 1 || ae.Codes[f][0] != "not_positive_integer" {
+				t.Errorf("%s: %q coded %q, want %q coded not_positive_integer", f, msgs, ae.Codes[f], tt.want)
+			}
+		}
+		if _, err := admin.GetCompany(ctx, 987654321); !errors.As(err, &ae) || ae.Code != "company_not_found" || !strings.Contains(ae.Message, "987654321") {
+			t.Errorf("a company that does not exist: %v", err)
+		}
+	}
+}

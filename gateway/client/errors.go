@@ -8,8 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"facturad/hacienda/api"
 )
 
 // Error is an error answer of the service (contract A.6, A.7): any status
@@ -20,8 +18,20 @@ type Error struct {
 	StatusCode int
 	// Message is the answer's message: "message" of the A.7 form, the
 	// apology with its incident code of a severe 500, or the mensaje_api
-	// of a call's own answer.
+	// of a call's own answer. It is in the language the client asked for
+	// (WithLanguage), English by default.
 	Message string
+	// Code is the answer's stable code, the same in every language: the
+	// A.7 form's and the severe 500's "code" (validation_failed,
+	// company_not_found, store_unavailable...; docs/errors.md lists them), an
+	// A.6 answer's mensajeApiKey / mensaje_api_key, or a document's
+	// mensaje_api_key (KeySendingDocumentError...).
+	Code string
+	// Codes are the codes of Fields' messages, field by field.
+	Codes map[string][]string
+	// Incident is the incident code of a severe 500 (also in Message), to
+	// quote to the operator.
+	Incident string
 	// Fields are the offending request fields of a 400, by their request
 	// paths (detalleServicio[2].cantidad, ReceptorRequest.CorreoElectronico,
 	// id_externo), each with its messages.
@@ -132,12 +142,17 @@ var (
 // Document by its mensaje_api_key or clave, a received document by its
 // consecutivoReceptor).
 type errorBody struct {
-	api.ErrorBody
-	api.SevereErrorBody
-	MensajeAPI  string `json:"mensajeApi"`
-	MensajeAPI2 string `json:"mensaje_api"`
-	Key         string `json:"mensaje_api_key"`
-	Clave       string `json:"clave"`
+	Code        string              `json:"code"`
+	Message     string              `json:"message"`
+	Errors      map[string][]string `json:"errors"`
+	Codes       map[string][]string `json:"codes"`
+	Error       string              `json:"error"`
+	Incident    string              `json:"incident"`
+	MensajeAPI  string              `json:"mensajeApi"`
+	MensajeAPI2 string              `json:"mensaje_api"`
+	KeyCamel    string              `json:"mensajeApiKey"`
+	Key         string              `json:"mensaje_api_key"`
+	Clave       string              `json:"clave"`
 	// ConsecutivoReceptor marks a received document's answer (A.11).
 	ConsecutivoReceptor *string `json:"consecutivoReceptor"`
 }
@@ -155,7 +170,13 @@ func newError(method, path string, resp *http.Response, body []byte) *Error {
 	}
 	var eb errorBody
 	if json.Unmarshal(body, &eb) == nil {
-		e.Fields = eb.Errors
+		e.Fields, e.Codes, e.Incident = eb.Errors, eb.Codes, eb.Incident
+		for _, c := range []string{eb.Code, eb.KeyCamel, eb.Key} {
+			if c != "" {
+				e.Code = c
+				break
+			}
+		}
 		for _, m := range []string{eb.Message, eb.Error, eb.MensajeAPI2, eb.MensajeAPI} {
 			if m != "" {
 				e.Message = m
@@ -167,7 +188,7 @@ func newError(method, path string, resp *http.Response, body []byte) *Error {
 			if json.Unmarshal(body, &r) == nil {
 				e.Received = &r
 			}
-		} else if eb.Key != "" || eb.Clave != "" {
+		} else if eb.Key == KeySendingDocumentError || eb.Key == KeyExpiredClientCertificate || eb.Clave != "" {
 			var d Document
 			if json.Unmarshal(body, &d) == nil {
 				e.Document = &d
@@ -176,6 +197,9 @@ func newError(method, path string, resp *http.Response, body []byte) *Error {
 	}
 	if len(e.Fields) == 0 {
 		e.Fields = nil
+	}
+	if len(e.Codes) == 0 {
+		e.Codes = nil
 	}
 	if e.Message == "" {
 		e.Message = http.StatusText(resp.StatusCode)

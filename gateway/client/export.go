@@ -47,6 +47,9 @@ func (c *Client) Export(ctx context.Context, companyID int64, desde, hasta time.
 	if c.agent != "" {
 		req.Header.Set("User-Agent", c.agent)
 	}
+	if c.lang != "" {
+		req.Header.Set("Accept-Language", c.lang)
+	}
 	// The client's Timeout would cut the body: it bounds the headers
 	// only, by a timer stopped once they are in.
 	hc := *c.hc

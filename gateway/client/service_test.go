@@ -33,6 +33,7 @@ import (
 	"facturad/tenant"
 	"facturad/tenant/authcache"
 	"facturad/tenant/certopen"
+	"facturad/tenant/printed"
 	"facturad/tenant/seal"
 	"facturad/tenant/sqlite"
 )
@@ -185,7 +186,7 @@ func startService(ctx context.Context, dir string) (_ *testService, err error) {
 	}
 	gw, err := gateway.New(gateway.Options{
 		Tenants: tenants, Ready: gateway.ReadyFunc(store.Ping), Logger: log, Registerer: reg,
-		Routes: append(append(append(append(append(gateway.DocumentRoutes(docs, nil), gateway.ReceivedRoutes(docs, nil)...), list, audit, gateway.CalculateRoute()),
+		Routes: append(append(append(append(append(gateway.DocumentRoutes(docs, nil, printed.Printer{}), gateway.ReceivedRoutes(docs, nil, printed.Printer{})...), list, audit, gateway.CalculateRoute()),
 			append(append(gateway.EmailRoutes(docs, tenants), gateway.RegistryRoutes(registries)...), gateway.ConnectionTestRoute(docs))...), operators...),
 			append(append(gateway.UsageRoutes(tenants), gateway.IVARoute(tenants), gateway.ExportRoute(exporter)), gateway.DerivedRoutes(docs)...)...),
 	})
@@ -228,7 +229,16 @@ func runTests(m *testing.M) int {
 	}
 	defer proxy.Close()
 	serviceURL = proxy.URL
+	// Every error answer the tests draw is held to the message catalogue.
+	watch := gateway.WatchCatalogue()
 	code := m.Run()
+	if problems := watch.Stop(); len(problems) > 0 {
+		fmt.Fprintf(os.Stderr, "FAIL: %d error answers are not wholly of the message catalogue:\n", len(problems))
+		for _, p := range problems {
+			fmt.Fprintf(os.Stderr, "  %s\n", p)
+		}
+		return 1
+	}
 	if errs := disagreements(); len(errs) > 0 {
 		fmt.Fprintf(os.Stderr, "FAIL: %d calls disagree with the OpenAPI document:\n", len(errs))
 		for _, e := range errs {

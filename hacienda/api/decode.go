@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"maps"
 	"mime"
@@ -15,6 +14,7 @@ import (
 	"strings"
 
 	"facturad/hacienda"
+	"facturad/hacienda/msg"
 	"facturad/hacienda/xmltext"
 )
 
@@ -78,7 +78,7 @@ func DecodeCompanyForm(contentType string, body []byte) (CompanyForm, error) {
 	case hasMediaType(contentType, "application/x-www-form-urlencoded"):
 		f, err = urlencodedFields(body)
 	default:
-		err = invalid("body", "a multipart/form-data form is required")
+		err = invalid("body", msg.MultipartRequired.With())
 	}
 	if err != nil {
 		return CompanyForm{}, err
@@ -106,7 +106,7 @@ func decodeJSON[T any](body []byte) (T, error) {
 
 // serviceFields are, per body type, the fields of the call's answer that
 // the service sets: sent back (a client echoing what it read), each is
-// refused with hacienda.MsgServiceField rather than left out.
+// refused with msg.ServiceField rather than left out.
 var serviceFields = map[reflect.Type][]string{
 	reflect.TypeFor[BranchInput]():    {"id", "companiaId", "createdAt", "updatedAt"},
 	reflect.TypeFor[CompanyForm]():    {"id", "createdAt", "updatedAt", "certificadoVencido", "expiracionCertificado", "tieneLogo", "mensajeApi"},
@@ -147,7 +147,7 @@ func (f *fields) checkNames(t reflect.Type) {
 		case refused[key]:
 			continue
 		case slices.ContainsFunc(serviceFields[t], func(s string) bool { return strings.EqualFold(s, key) }):
-			f.addErr(key, hacienda.MsgServiceField)
+			f.addErr(key, msg.ServiceField.With())
 		default:
 			f.addErr(key, hacienda.UnknownFieldMessage(key, names, aliases))
 		}
@@ -233,17 +233,17 @@ type fields struct {
 	// given are the body's names as spelled, in the body's order (a
 	// form's sorted), once for each time they are given.
 	given []string
-	errs  map[string][]string
+	errs  map[string][]msg.Message
 }
 
 // name records a name of the body as spelled.
 func (f *fields) name(k string) { f.given = append(f.given, k) }
 
-func (f *fields) addErr(field, msg string) {
+func (f *fields) addErr(field string, m msg.Message) {
 	if f.errs == nil {
-		f.errs = map[string][]string{}
+		f.errs = map[string][]msg.Message{}
 	}
-	f.errs[field] = append(f.errs[field], msg)
+	f.errs[field] = append(f.errs[field], m)
 }
 
 // err is the *FieldError of the collected messages, or nil.
@@ -260,54 +260,54 @@ func (f *fields) err() error {
 func jsonFields(body []byte) (*fields, error) {
 	body = bytes.TrimSpace(body)
 	if len(body) == 0 {
-		return nil, invalid("body", "a JSON object is required")
+		return nil, invalid("body", msg.JSONObjectRequired.With())
 	}
 	// The decoder would turn invalid UTF-8 and unpaired surrogate escapes
 	// into U+FFFD without a word, and store text the caller never sent.
-	if msg := xmltext.CheckJSON(body); msg != "" {
-		return nil, invalid("body", msg)
+	if problem := xmltext.CheckJSON(body); !problem.IsZero() {
+		return nil, invalid("body", problem)
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	tok, err := dec.Token()
 	if err != nil {
-		return nil, invalid("body", "invalid JSON: "+jsonSyntaxMessage(err))
+		return nil, invalid("body", jsonSyntaxMessage(err))
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, invalid("body", "a JSON object is required")
+		return nil, invalid("body", msg.JSONObjectRequired.With())
 	}
 	f := &fields{json: map[string]json.RawMessage{}}
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
-			return nil, invalid("body", "invalid JSON: "+jsonSyntaxMessage(err))
+			return nil, invalid("body", jsonSyntaxMessage(err))
 		}
 		name, _ := tok.(string)
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
-			return nil, invalid("body", "invalid JSON: "+jsonSyntaxMessage(err))
+			return nil, invalid("body", jsonSyntaxMessage(err))
 		}
 		f.json[strings.ToLower(name)] = raw
 		f.name(name)
 	}
 	if _, err := dec.Token(); err != nil { // the closing brace
-		return nil, invalid("body", "invalid JSON: "+jsonSyntaxMessage(err))
+		return nil, invalid("body", jsonSyntaxMessage(err))
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return nil, invalid("body", "invalid JSON: data after the object")
+		return nil, invalid("body", msg.JSONTrailing.With())
 	}
 	return f, nil
 }
 
 // jsonSyntaxMessage describes a JSON syntax error without quoting the body.
-func jsonSyntaxMessage(err error) string {
+func jsonSyntaxMessage(err error) msg.Message {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		return fmt.Sprintf("%s (at byte %d)", se.Error(), se.Offset)
+		return msg.InvalidJSONAt.With(se.Error(), se.Offset)
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-		return "the body ends before the JSON does"
+		return msg.JSONTruncated.With()
 	}
-	return err.Error()
+	return msg.InvalidJSON.With(err.Error())
 }
 
 // multipartFields reads a multipart/form-data body of content type ct,
@@ -316,11 +316,11 @@ func multipartFields(ct string, body []byte) (*fields, error) {
 	_, params, err := mime.ParseMediaType(ct)
 	boundary := params["boundary"]
 	if err != nil || boundary == "" {
-		return nil, invalid("body", "a multipart/form-data body with a boundary is required")
+		return nil, invalid("body", msg.MultipartBoundary.With())
 	}
 	form, err := multipart.NewReader(bytes.NewReader(body), boundary).ReadForm(int64(len(body)) + 1)
 	if err != nil {
-		return nil, invalid("body", "the multipart form could not be read")
+		return nil, invalid("body", msg.MultipartBroken.With())
 	}
 	f := &fields{form: map[string]string{}, files: map[string]*multipart.FileHeader{}}
 	// Each value and file is a name given (one given twice is refused:
@@ -345,7 +345,7 @@ func multipartFields(ct string, body []byte) (*fields, error) {
 func urlencodedFields(body []byte) (*fields, error) {
 	vs, err := url.ParseQuery(string(body))
 	if err != nil {
-		return nil, invalid("body", "the form could not be read (a malformed %-escape or a ';' separator)")
+		return nil, invalid("body", msg.FormBroken.With())
 	}
 	f := &fields{form: map[string]string{}}
 	for _, k := range slices.Sorted(maps.Keys(vs)) {
@@ -375,7 +375,7 @@ func (f *fields) lookup(name string, aliases ...string) (string, bool) {
 				return v, true
 			}
 			if _, ok := f.files[key]; ok {
-				f.addErr(name, "must be sent as a text field, not a file")
+				f.addErr(name, msg.TextNotFile.With())
 				return "", true
 			}
 			continue
@@ -391,14 +391,14 @@ func (f *fields) lookup(name string, aliases ...string) (string, bool) {
 		case raw[0] == '"':
 			var s string
 			if err := json.Unmarshal(raw, &s); err != nil {
-				f.addErr(name, "must be a string")
+				f.addErr(name, msg.NotAString.With())
 				return "", true
 			}
 			return s, true
 		case raw[0] == '-' || raw[0] >= '0' && raw[0] <= '9':
 			return string(raw), true
 		default:
-			f.addErr(name, "must be a string")
+			f.addErr(name, msg.NotAString.With())
 			return "", true
 		}
 	}
@@ -417,7 +417,7 @@ func (f *fields) text(name string) string {
 	if len(raw) == 0 || string(raw) == "null" || raw[0] == '"' {
 		return f.str(name)
 	}
-	f.addErr(name, "must be a JSON string, not "+jsonTypeName(raw))
+	f.addErr(name, msg.WrongJSONType.With(msg.JSONWantString.With(), jsonTypeName(raw)))
 	return ""
 }
 
@@ -435,23 +435,23 @@ func (f *fields) strs(name string) []string {
 	}
 	var out []string
 	if err := json.Unmarshal(raw, &out); err != nil {
-		f.addErr(name, "must be an array of strings")
+		f.addErr(name, msg.NotStringArray.With())
 		return nil
 	}
 	return out
 }
 
 // jsonTypeName names the JSON type of a value that is not a string or null.
-func jsonTypeName(raw []byte) string {
+func jsonTypeName(raw []byte) msg.Message {
 	switch raw[0] {
 	case '{':
-		return "an object"
+		return msg.JSONGotObject.With()
 	case '[':
-		return "an array"
+		return msg.JSONGotArray.With()
 	case 't', 'f':
-		return "a boolean"
+		return msg.JSONGotBoolean.With()
 	}
-	return "a number"
+	return msg.JSONGotNumber.With()
 }
 
 // flag reads an S/N flag; true/false (JSON booleans or text) and si/no are
@@ -480,7 +480,7 @@ func (f *fields) flag(name string, aliases ...string) string {
 	case "n", "no", "false", "0":
 		return "N"
 	}
-	f.addErr(name, `must be "S" or "N"`)
+	f.addErr(name, msg.FlagSNQuoted.With())
 	return ""
 }
 
@@ -499,24 +499,24 @@ func (f *fields) file(name string) []byte {
 	key := strings.ToLower(name)
 	if fh, ok := f.files[key]; ok {
 		if fh.Size == 0 {
-			f.addErr(name, "the file is empty")
+			f.addErr(name, msg.FileEmpty.With())
 			return nil
 		}
 		r, err := fh.Open()
 		if err != nil {
-			f.addErr(name, "the file could not be read")
+			f.addErr(name, msg.FileUnreadable.With())
 			return nil
 		}
 		defer r.Close()
 		b, err := io.ReadAll(r)
 		if err != nil {
-			f.addErr(name, "the file could not be read")
+			f.addErr(name, msg.FileUnreadable.With())
 			return nil
 		}
 		return b
 	}
 	if v, ok := f.form[key]; ok && v != "" {
-		f.addErr(name, "must be sent as a file")
+		f.addErr(name, msg.NotAFile.With())
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package api
 import (
 	"bytes"
 	"errors"
+	"facturad/hacienda/msg"
 	"reflect"
 	"slices"
 	"strings"
@@ -249,7 +250,7 @@ func TestDecodeMessages(t *testing.T) {
 			if err := tt.decode(); !errors.As(err, &fe) {
 				t.Fatalf("error %v", err)
 			}
-			if got := fe.Fields[tt.field]; !slices.Equal(got, []string{tt.want}) {
+			if got := msg.Render(fe.Fields, msg.English)[tt.field]; !slices.Equal(got, []string{tt.want}) {
 				t.Errorf("%s: %q, want %q (all %v)", tt.field, got, tt.want, fe.Fields)
 			}
 		})

@@ -80,6 +80,9 @@ type UpdatedCompany struct {
 	CompanyDetail
 	// MensajeAPI is empty on success.
 	MensajeAPI string `json:"mensajeApi"`
+	// MensajeAPIKey (ours) is the code of a 500's MensajeAPI
+	// (internal_error, outcome_unknown); absent on success.
+	MensajeAPIKey string `json:"mensajeApiKey,omitempty"`
 }
 
 // CreatedCompany is the answer of a company create
@@ -121,6 +124,9 @@ type CreatedCompany struct {
 	Contrasena             string `json:"contrasena"`
 	APIToken               string `json:"apiToken"`
 	MensajeAPI             string `json:"mensajeApi"`
+	// MensajeAPIKey (ours) is the code of a 500's MensajeAPI; absent on
+	// success.
+	MensajeAPIKey string `json:"mensajeApiKey,omitempty"`
 }
 
 // Credentials returns the first API user's credentials.
@@ -355,6 +361,9 @@ type CreatedBranch struct {
 	Contrasena string `json:"contrasena"`
 	APIToken   string `json:"apiToken"`
 	MensajeAPI string `json:"mensajeApi"`
+	// MensajeAPIKey (ours) is the code of a 500's MensajeAPI; absent on
+	// success.
+	MensajeAPIKey string `json:"mensajeApiKey,omitempty"`
 }
 
 // Credentials returns the branch's first API user's credentials.
@@ -367,6 +376,9 @@ func (b CreatedBranch) Credentials() Credentials {
 type UpdatedBranch struct {
 	Branch
 	MensajeAPI string `json:"mensaje_api"`
+	// MensajeAPIKey (ours) is the code of a 500's MensajeAPI; absent on
+	// success.
+	MensajeAPIKey string `json:"mensaje_api_key,omitempty"`
 }
 
 // Credentials are an API user's, the answer of the create-user call (A.4),
@@ -378,6 +390,9 @@ type Credentials struct {
 	APIToken   string `json:"apiToken"`
 	// MensajeAPI is empty on success.
 	MensajeAPI string `json:"mensaje_api"`
+	// MensajeAPIKey (ours) is the code of a 500's MensajeAPI; absent on
+	// success.
+	MensajeAPIKey string `json:"mensaje_api_key,omitempty"`
 }
 
 // UserRequest is the body of the create-user call (A.4) and the reseller
@@ -396,6 +411,9 @@ type APIUser struct {
 	// MensajeAPI carries the message of a failed update; it is left out
 	// otherwise.
 	MensajeAPI string `json:"mensaje_api,omitempty"`
+	// MensajeAPIKey (ours) is the code of that message; left out
+	// otherwise.
+	MensajeAPIKey string `json:"mensaje_api_key,omitempty"`
 }
 
 // APIUserUpdate is the body of an API user's update: it switches the user

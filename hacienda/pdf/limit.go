@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"facturad/hacienda/msg"
 )
 
 // Defaults of NewLimiter's bounds (docs/performance.md has the figures
@@ -106,9 +108,10 @@ func (l *Limiter) WaitRender(ctx context.Context) (release func(), err error) {
 // at once: 503 with Retry-After, a refusal of load (shed), not a failure.
 type BusyError struct{ After time.Duration }
 
-func (e *BusyError) Error() string {
-	return "The service is drawing as many PDFs as it takes at once; try again shortly."
-}
+func (e *BusyError) Error() string { return e.Describe().String() }
+
+// Describe is the refusal for the caller.
+func (e *BusyError) Describe() msg.Message { return msg.PDFBusy.With() }
 
 // HTTPStatus is 503.
 func (e *BusyError) HTTPStatus() int { return 503 }
@@ -123,9 +126,10 @@ func (e *BusyError) Shed() bool { return true }
 // renders running at once: 429 with Retry-After, the caller's own excess.
 type CompanyBusyError struct{ After time.Duration }
 
-func (e *CompanyBusyError) Error() string {
-	return "This company's PDFs are being drawn as many at once as the service allows; try again shortly."
-}
+func (e *CompanyBusyError) Error() string { return e.Describe().String() }
+
+// Describe is the refusal for the caller.
+func (e *CompanyBusyError) Describe() msg.Message { return msg.PDFCompanyBusy.With() }
 
 // HTTPStatus is 429.
 func (e *CompanyBusyError) HTTPStatus() int { return 429 }

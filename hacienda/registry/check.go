@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"facturad/hacienda"
+	"facturad/hacienda/msg"
 )
 
 // Policy is what a send does with what Check found (A.13): refuse the
@@ -45,12 +46,17 @@ func Effective(service Policy, company string) Policy {
 }
 
 // Finding is one thing Check found: the request field it is about, what it
-// says in Spanish and in English, and whether it refuses the document
-// (under the refuse policy) or only warns.
+// says (an entry of the catalogue, rendered in the caller's language), and
+// whether it refuses the document (under the refuse policy) or only warns.
 type Finding struct {
 	Field  string
-	Es, En string
+	Msg    msg.Message
 	Refuse bool
+}
+
+// Same reports whether f and o say the same thing about the same field.
+func (f Finding) Same(o Finding) bool {
+	return f.Field == o.Field && f.Refuse == o.Refuse && f.Msg.Equal(o.Msg)
 }
 
 // registeredReceptorTypes are the document types whose receptor, with a
@@ -138,29 +144,26 @@ func (c *checker) run(ctx context.Context) {
 
 // add records a finding; one the registry's stale answer supports only
 // warns, and says so.
-func (c *checker) add(field string, meta Meta, refuse bool, es, en string) {
+func (c *checker) add(field string, meta Meta, refuse bool, m msg.Message) {
 	if meta.Desactualizado && refuse {
 		day := meta.Consultado.In(hacienda.CostaRica).Format(time.DateOnly)
-		es += fmt.Sprintf(" (según la respuesta del registro del %s; no se pudo consultar de nuevo)", day)
-		en += fmt.Sprintf(" (per the registry's answer of %s; it could not be asked again)", day)
+		m = msg.RegistryStale.With(m, day)
 		refuse = false
 	}
-	f := Finding{Field: field, Es: es, En: en, Refuse: refuse}
-	if !slices.Contains(c.out, f) {
+	f := Finding{Field: field, Msg: m, Refuse: refuse}
+	if !slices.ContainsFunc(c.out, f.Same) {
 		c.out = append(c.out, f)
 	}
 }
 
-// unreachable records that a question could not be asked: never a
-// refusal.
-func (c *checker) unreachable(field string, err error, es, en string) {
+// unreachable records that a question could not be asked about what:
+// never a refusal.
+func (c *checker) unreachable(field string, err error, what *msg.Entry) {
 	if errors.As(err, new(*MalformedError)) {
-		c.add(field, Meta{}, false, "el registro de Hacienda no aceptó la consulta: "+es+" no se verificó",
-			"the tax authority's registry refused the question: "+en+" was not checked")
+		c.add(field, Meta{}, false, msg.RegistryRefusedQuestion.With(what.With()))
 		return
 	}
-	c.add(field, Meta{}, false, "no se pudo consultar el registro de Hacienda: "+es+" no se verificó",
-		"the tax authority's registry could not be reached: "+en+" was not checked")
+	c.add(field, Meta{}, false, msg.RegistryUnreachable.With(what.With()))
 }
 
 func (c *checker) judge() {
@@ -182,28 +185,23 @@ func (c *checker) ownActivity(field, id, code string) {
 	a := c.taxpayers[id]
 	switch {
 	case errors.Is(a.err, ErrNotRegistered) || a.err == nil && !a.v.Registered():
-		c.add(field, a.meta, true,
-			fmt.Sprintf("la identificación %s de la compañía no está inscrita en el registro de contribuyentes: revise la identificación de la compañía", id),
-			fmt.Sprintf("the company's identification %s is not in the taxpayer registry: check the company's identification", id))
+		c.add(field, a.meta, true, msg.CompanyNotRegistered.With(id))
 		return
 	case a.err != nil:
-		c.unreachable(field, a.err, "la actividad económica", "the economic activity")
+		c.unreachable(field, a.err, msg.RegistryActivity)
 		return
 	}
 	act, ok := a.v.Activity(code)
 	switch {
 	case !ok:
-		c.add(field, a.meta, true,
-			fmt.Sprintf("la actividad %s no es una de las inscritas por %s; sus actividades activas son: %s", code, id, activeCodes(a.v)),
-			fmt.Sprintf("activity %s is not one of %s's registered activities; its active ones are: %s", code, id, activeCodes(a.v)))
+		c.add(field, a.meta, true, msg.ActivityNotRegistered.With(code, id, activeCodes(a.v)))
 	case !act.Active():
-		c.add(field, a.meta, true,
-			fmt.Sprintf("la actividad %s de %s está inactiva en el registro; sus actividades activas son: %s", code, id, activeCodes(a.v)),
-			fmt.Sprintf("activity %s of %s is inactive in the registry; its active ones are: %s", code, id, activeCodes(a.v)))
+		c.add(field, a.meta, true, msg.ActivityInactive.With(code, id, activeCodes(a.v)))
 	}
 }
 
-func activeCodes(t Taxpayer) string {
+// activeCodes lists a taxpayer's active activities, or says none.
+func activeCodes(t Taxpayer) any {
 	var codes []string
 	for _, a := range t.Actividades {
 		if a.Active() {
@@ -211,7 +209,7 @@ func activeCodes(t Taxpayer) string {
 		}
 	}
 	if len(codes) == 0 {
-		return "ninguna / none"
+		return msg.NoneActive.With()
 	}
 	return strings.Join(codes, ", ")
 }
@@ -233,43 +231,33 @@ func (c *checker) receptor() {
 	switch {
 	case errors.Is(a.err, ErrNotRegistered) || a.err == nil && !a.v.Registered():
 		if slices.Contains(registeredReceptorTypes, d.Type) {
-			es := fmt.Sprintf("el receptor %s no está inscrito en el registro de contribuyentes de Hacienda", id)
-			en := fmt.Sprintf("the receptor %s is not registered in the tax authority's taxpayer registry", id)
+			var standing any = ""
 			if a.err == nil {
-				es += fmt.Sprintf(" (situación: %s)", a.v.Situacion.Estado)
-				en += fmt.Sprintf(" (standing: %s)", a.v.Situacion.Estado)
+				standing = msg.Standing.With(a.v.Situacion.Estado)
 			}
+			advice := msg.AdviceOther
 			switch d.Type {
 			case hacienda.TypeFE:
-				es += ": emita un tiquete electrónico (04) en su lugar, o corrija la identificación"
-				en += ": issue a tiquete (04) instead, or correct the identification"
+				advice = msg.AdviceFE
 			case hacienda.TypeTE:
-				es += ": corrija la identificación, o emita el tiquete sin receptor"
-				en += ": correct the identification, or issue the tiquete without a receptor"
-			default:
-				es += ": corrija la identificación"
-				en += ": correct the identification"
+				advice = msg.AdviceTE
 			}
-			c.add(field, a.meta, true, es, en)
+			c.add(field, a.meta, true, msg.ReceptorNotRegistered.With(id, standing, advice.With()))
 		}
 		if a.err != nil {
 			return
 		}
 	case a.err != nil:
-		c.unreachable(field, a.err, "el receptor", "the receptor")
+		c.unreachable(field, a.err, msg.RegistryReceptor)
 		return
 	}
 	if code := d.CodigoActividadReceptor; code != "" {
 		act, ok := a.v.Activity(code)
 		switch {
 		case !ok:
-			c.add("codigo_actividad_receptor", a.meta, true,
-				fmt.Sprintf("la actividad %s no es una de las del receptor %s; sus actividades activas son: %s", code, id, activeCodes(a.v)),
-				fmt.Sprintf("activity %s is not one of the receptor %s's; its active ones are: %s", code, id, activeCodes(a.v)))
+			c.add("codigo_actividad_receptor", a.meta, true, msg.ReceptorActivity.With(code, id, activeCodes(a.v)))
 		case !act.Active():
-			c.add("codigo_actividad_receptor", a.meta, false,
-				fmt.Sprintf("la actividad %s del receptor %s está inactiva en el registro", code, id),
-				fmt.Sprintf("activity %s of the receptor %s is inactive in the registry", code, id))
+			c.add("codigo_actividad_receptor", a.meta, false, msg.ReceptorActivityInactive.With(code, id))
 		}
 	}
 }
@@ -281,16 +269,12 @@ func (c *checker) line(i int, l hacienda.LineaDetalle) {
 		a := c.cabys[l.CodigoCABYS]
 		switch {
 		case errors.Is(a.err, ErrNotRegistered):
-			c.add(path+".codigoCABYS", a.meta, true,
-				fmt.Sprintf("el código CAByS %s no está en el catálogo vigente (CAByS 2025): búsquelo en /api/registry/cabys/v4?q=", l.CodigoCABYS),
-				fmt.Sprintf("CAByS code %s is not in the catalog in force (CAByS 2025): look it up at /api/registry/cabys/v4?q=", l.CodigoCABYS))
+			c.add(path+".codigoCABYS", a.meta, true, msg.CabysUnknown.With(l.CodigoCABYS))
 		case a.err != nil:
-			c.unreachable(path+".codigoCABYS", a.err, "el código CAByS", "the CAByS code")
+			c.unreachable(path+".codigoCABYS", a.err, msg.RegistryCabys)
 		default:
 			if rate, ok := ivaRate(l); ok && !rate.Decimal().Equal(a.v.Impuesto) {
-				c.add(path+".codigoCABYS", Meta{}, false,
-					fmt.Sprintf("el catálogo CAByS da al código %s una tarifa de IVA de %s %%, y la línea usa %s %%", l.CodigoCABYS, a.v.Impuesto, rate.Decimal()),
-					fmt.Sprintf("the CAByS catalog gives code %s an IVA rate of %s %%, and the line uses %s %%", l.CodigoCABYS, a.v.Impuesto, rate.Decimal()))
+				c.add(path+".codigoCABYS", Meta{}, false, msg.CabysRate.With(l.CodigoCABYS, a.v.Impuesto.String(), rate.Decimal().String()))
 			}
 		}
 	}
@@ -317,12 +301,10 @@ func (c *checker) exoneration(path string, l hacienda.LineaDetalle, x *hacienda.
 	num := path + ".numeroDocumento"
 	switch {
 	case errors.Is(a.err, ErrNotRegistered):
-		c.add(num, a.meta, true,
-			fmt.Sprintf("la autorización de exoneración %s no existe en el registro de exoneraciones de Hacienda", x.NumeroDocumento),
-			fmt.Sprintf("exoneration authorisation %s does not exist in the tax authority's exoneration registry", x.NumeroDocumento))
+		c.add(num, a.meta, true, msg.ExoneracionUnknown.With(x.NumeroDocumento))
 		return
 	case a.err != nil:
-		c.unreachable(num, a.err, "la exoneración", "the exoneration")
+		c.unreachable(num, a.err, msg.RegistryExoneracion)
 		return
 	}
 	e, d := a.v, c.doc
@@ -333,30 +315,21 @@ func (c *checker) exoneration(path string, l hacienda.LineaDetalle, x *hacienda.
 		at = c.r.now()
 	}
 	if d.Receptor == nil || e.Identificacion != d.Receptor.Identificacion.Numero {
-		c.add(num, a.meta, true,
-			fmt.Sprintf("la autorización %s pertenece a otro contribuyente (%s), no al receptor del documento", x.NumeroDocumento, e.Identificacion),
-			fmt.Sprintf("authorisation %s belongs to another taxpayer (%s), not to the document's receptor", x.NumeroDocumento, e.Identificacion))
+		c.add(num, a.meta, true, msg.ExoneracionOtherTaxpayer.With(x.NumeroDocumento, e.Identificacion))
 	}
 	if e.Expired(at) {
 		day := e.FechaVencimiento.Format(time.DateOnly)
-		c.add(num, a.meta, true,
-			fmt.Sprintf("la autorización %s venció el %s, antes de la fecha de emisión", x.NumeroDocumento, day),
-			fmt.Sprintf("authorisation %s expired on %s, before the issue date", x.NumeroDocumento, day))
+		c.add(num, a.meta, true, msg.ExoneracionExpired.With(x.NumeroDocumento, day))
 	}
 	if l.CodigoCABYS != "" && !e.Covers(l.CodigoCABYS) {
-		c.add(num, a.meta, true,
-			fmt.Sprintf("la autorización %s no incluye el código CAByS %s de la línea", x.NumeroDocumento, l.CodigoCABYS),
-			fmt.Sprintf("authorisation %s does not cover the line's CAByS code %s", x.NumeroDocumento, l.CodigoCABYS))
+		c.add(num, a.meta, true, msg.ExoneracionCabys.With(x.NumeroDocumento, l.CodigoCABYS))
 	}
 	if x.TarifaExonerada.Decimal().GreaterThan(e.PorcentajeExoneracion) {
 		c.add(path+".tarifaExonerada", a.meta, true,
-			fmt.Sprintf("%s supera el porcentaje autorizado (%s) por la autorización %s", x.TarifaExonerada.Decimal(), e.PorcentajeExoneracion, x.NumeroDocumento),
-			fmt.Sprintf("%s is above the percentage (%s) authorisation %s allows", x.TarifaExonerada.Decimal(), e.PorcentajeExoneracion, x.NumeroDocumento))
+			msg.ExoneracionPercentage.With(x.TarifaExonerada.Decimal().String(), e.PorcentajeExoneracion.String(), x.NumeroDocumento))
 	}
 	if !e.FechaEmision.IsZero() && !x.FechaEmisionEX.IsZero() &&
 		e.FechaEmision.Format(time.DateOnly) != x.FechaEmisionEX.In(hacienda.CostaRica).Format(time.DateOnly) {
-		c.add(path+".fechaEmisionEX", Meta{}, false,
-			fmt.Sprintf("la autorización %s se emitió el %s según el registro", x.NumeroDocumento, e.FechaEmision.Format(time.DateOnly)),
-			fmt.Sprintf("authorisation %s was issued on %s per the registry", x.NumeroDocumento, e.FechaEmision.Format(time.DateOnly)))
+		c.add(path+".fechaEmisionEX", Meta{}, false, msg.ExoneracionIssued.With(x.NumeroDocumento, e.FechaEmision.Format(time.DateOnly)))
 	}
 }

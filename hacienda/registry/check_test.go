@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"facturad/hacienda"
+	"facturad/hacienda/msg"
 	"facturad/hacienda/sandbox"
 	"facturad/signer/benchcpu"
 	"facturad/signer/certmint"
@@ -108,7 +109,7 @@ func TestCheck(t *testing.T) {
 			tt.edit(d)
 			var got []string
 			for _, f := range r.Check(context.Background(), d) {
-				if f.Es == "" || f.En == "" {
+				if f.Msg.In(msg.Spanish) == "" || f.Msg.String() == "" {
 					t.Errorf("%s: a message is missing: %+v", f.Field, f)
 				}
 				if f.Refuse {
@@ -142,7 +143,7 @@ func TestCheckRegistryDown(t *testing.T) {
 	clk.Advance(DefaultTTL + LocalTTL)
 	s.setFail(&reply{503, `{"code":503,"status":"Service unavailable"}`, nil})
 	f := r.Check(context.Background(), d)
-	if len(f) != 1 || f[0].Refuse || !strings.Contains(f[0].En, "could not be asked again") {
+	if len(f) != 1 || f[0].Refuse || !strings.Contains(f[0].Msg.String(), "could not be asked again") {
 		t.Errorf("stale: %+v", f)
 	}
 	d.DetalleServicio[0].CodigoCABYS = "9999999999100" // never asked
@@ -151,7 +152,7 @@ func TestCheckRegistryDown(t *testing.T) {
 		if f.Refuse {
 			t.Errorf("refused while the registry is down: %+v", f)
 		}
-		if strings.Contains(f.En, "could not be reached") {
+		if strings.Contains(f.Msg.String(), "could not be reached") {
 			unreached++
 		}
 	}

@@ -72,7 +72,7 @@ func checkParty(p *Party, role string) string {
 	if strings.Trim(n, "0123456789") != "" {
 		return fmt.Sprintf("El número de identificación del %s solo admite dígitos para el tipo %s.", role, t)
 	}
-	if (hacienda.Identificacion{Tipo: t, Numero: hacienda.UnpaddedNumber(n)}).NumberProblem() != "" {
+	if !(hacienda.Identificacion{Tipo: t, Numero: hacienda.UnpaddedNumber(n)}).NumberProblem().IsZero() {
 		return fmt.Sprintf("El número de identificación del %s (%s) no tiene la longitud del tipo %s.", role, n, t)
 	}
 	return ""

@@ -11,8 +11,9 @@ package xmltext
 
 import (
 	"bytes"
-	"fmt"
 	"unicode/utf8"
+
+	"facturad/hacienda/msg"
 )
 
 // IsChar reports whether r is a character of XML 1.0 (the Char production:
@@ -31,33 +32,34 @@ func IsChar(r rune) bool {
 	return false
 }
 
-// Check returns "" when s is valid UTF-8 made only of XML characters, and
-// otherwise a message naming the first offending character and its
-// position (in characters, from 1), fit for a 400's field message.
-func Check(s string) string {
+// Check returns the zero Message when s is valid UTF-8 made only of XML
+// characters, and otherwise a message naming the first offending
+// character and its position (in characters, from 1), fit for a 400's
+// field message.
+func Check(s string) msg.Message {
 	pos := 0
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		pos++
 		if r == utf8.RuneError && size == 1 {
-			return fmt.Sprintf("is not valid UTF-8 (byte %d)", i+1)
+			return msg.InvalidUTF8At.With(i + 1)
 		}
 		if !IsChar(r) {
-			return fmt.Sprintf("contains the character U+%04X at position %d, which an XML document cannot carry", r, pos)
+			return msg.XMLCharacter.With(r, pos)
 		}
 		i += size
 	}
-	return ""
+	return msg.Message{}
 }
 
-// CheckJSON returns "" when a JSON text can be decoded without losing
+// CheckJSON returns the zero Message when a JSON text can be decoded without losing
 // anything, and otherwise a message about the body: it is not valid UTF-8,
 // or it has a \u escape of a surrogate that is not half of a pair. The
 // JSON decoder would turn either into U+FFFD without a word, and a
 // document would carry text its caller never sent.
-func CheckJSON(js []byte) string {
-	msg, _ := ScanJSON(js)
-	return msg
+func CheckJSON(js []byte) msg.Message {
+	m, _ := ScanJSON(js)
+	return m
 }
 
 // ScanJSON is CheckJSON that also reports, from the same pass over the
@@ -66,16 +68,16 @@ func CheckJSON(js []byte) string {
 // feed and carriage return, U+FFFE, U+FFFF), or a raw U+FFFE or U+FFFF,
 // the only ways such a character gets into valid JSON. Most bodies have
 // none, and need no further look.
-func ScanJSON(js []byte) (msg string, nonChar bool) {
+func ScanJSON(js []byte) (problem msg.Message, nonChar bool) {
 	if !utf8.Valid(js) {
-		return fmt.Sprintf("the request body is not valid UTF-8 (at byte %d)", invalidAt(js)+1), false
+		return msg.BodyInvalidUTF8.With(invalidAt(js) + 1), false
 	}
 	lone, nonChar := scanEscapes(js)
 	if lone >= 0 {
-		return fmt.Sprintf("the request body has an unpaired surrogate escape at byte %d; an XML document cannot carry it", lone+1), false
+		return msg.BodySurrogate.With(lone + 1), false
 	}
 	nonChar = nonChar || bytes.Contains(js, []byte("\uFFFE")) || bytes.Contains(js, []byte("\uFFFF"))
-	return "", nonChar
+	return msg.Message{}, nonChar
 }
 
 // invalidAt is the offset of the first byte of b that is not valid UTF-8.

@@ -28,7 +28,7 @@ func TestCheck(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := Check(tt.in)
+			got := Check(tt.in).String()
 			if (got == "") != (tt.bad == "") || !strings.Contains(got, tt.bad) {
 				t.Errorf("Check(%q) = %q, want it to say %q", tt.in, got, tt.bad)
 			}
@@ -88,7 +88,7 @@ func TestCheckJSON(t *testing.T) {
 		"{\"a\":\"caf\xe9\"}": "not valid UTF-8 (at byte 10)",
 		`{"a":"\udc00"}`:      "unpaired surrogate escape at byte 7",
 	} {
-		got := CheckJSON([]byte(in))
+		got := CheckJSON([]byte(in)).String()
 		if (want == "") != (got == "") || !strings.Contains(got, want) {
 			t.Errorf("CheckJSON(%q) = %q, want %q", in, got, want)
 		}
@@ -102,7 +102,7 @@ func FuzzCheck(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if Check(s) == "" {
+		if Check(s).IsZero() {
 			if !utf8.ValidString(s) {
 				t.Fatalf("accepted invalid UTF-8 %q", s)
 			}

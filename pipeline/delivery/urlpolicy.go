@@ -10,6 +10,8 @@ import (
 	"net/url"
 	"strings"
 	"syscall"
+
+	"facturad/hacienda/msg"
 )
 
 // URLPolicy decides which webhook URLs may be called (server-side request
@@ -49,7 +51,27 @@ var ErrForbiddenAddress = errors.New("webhook address not allowed")
 const PrivateSetting = "FACTURAD_WEBHOOK_ALLOW_PRIVATE"
 
 // privateHint ends a refusal that the setting would have let through.
-const privateHint = " (loopback and private addresses are allowed only for trials: a sandbox service with " + PrivateSetting + ")"
+func privateHint() msg.Message { return msg.WebhookPrivateHint.With(PrivateSetting) }
+
+// URLError is a webhook URL the policy refuses: what is wrong with it, in
+// the catalogue's words. An address that is not allowed also matches
+// ErrForbiddenAddress.
+type URLError struct {
+	Problem   msg.Message
+	forbidden bool
+}
+
+func (e *URLError) Error() string { return e.Problem.String() }
+
+// Describe is what is wrong with the URL.
+func (e *URLError) Describe() msg.Message { return e.Problem }
+
+// Is makes errors.Is(err, ErrForbiddenAddress) hold for an address the
+// policy refuses.
+func (e *URLError) Is(target error) bool { return e.forbidden && target == ErrForbiddenAddress }
+
+func badURL(m msg.Message) error       { return &URLError{Problem: m} }
+func forbiddenURL(m msg.Message) error { return &URLError{Problem: m, forbidden: true} }
 
 // CheckWebhookURL checks a URL a company registers: absolute, https (http
 // too with AllowHTTP), no user information, and a host whose every
@@ -59,24 +81,24 @@ func (p URLPolicy) CheckWebhookURL(ctx context.Context, raw string) error {
 	u, err := url.Parse(raw)
 	switch {
 	case err != nil || !u.IsAbs() || u.Host == "" || u.Opaque != "":
-		return errors.New("must be an absolute URL such as https://example.com/hooks")
+		return badURL(msg.WebhookURLAbsolute.With())
 	case u.User != nil:
-		return errors.New("must not carry a user or password (the signature authenticates the deliveries)")
+		return badURL(msg.WebhookURLUser.With())
 	case u.Fragment != "":
-		return errors.New("must not have a fragment")
+		return badURL(msg.WebhookURLFragment.With())
 	case len(raw) > 2048:
-		return errors.New("must be at most 2048 characters")
+		return badURL(msg.WebhookURLLength.With())
 	}
 	if !p.scheme(u.Scheme) {
 		if p.AllowHTTP {
-			return errors.New("must be https (http is allowed in the sandbox environment)")
+			return badURL(msg.WebhookHTTPSOrHTTP.With())
 		}
-		return errors.New("must be https")
+		return badURL(msg.WebhookHTTPS.With())
 	}
 	host := u.Hostname()
 	if a, err := netip.ParseAddr(host); err == nil {
 		if !p.allowed(a) {
-			return fmt.Errorf("%w: %s is not a public address%s", ErrForbiddenAddress, a, p.hint(a))
+			return forbiddenURL(msg.WebhookNotPublic.With(a.String(), p.hint(a)))
 		}
 		return nil
 	}
@@ -85,7 +107,7 @@ func (p URLPolicy) CheckWebhookURL(ctx context.Context, raw string) error {
 		if p.AllowPrivate {
 			return nil
 		}
-		return fmt.Errorf("%w: localhost%s", ErrForbiddenAddress, privateHint)
+		return forbiddenURL(msg.WebhookLocalhost.With(privateHint()))
 	}
 	r := p.Resolver
 	if r == nil {
@@ -94,10 +116,11 @@ func (p URLPolicy) CheckWebhookURL(ctx context.Context, raw string) error {
 	// One answer whether the name does not resolve or resolves to an
 	// address the policy refuses: telling them apart, or naming the
 	// address, would let a company map the network's internal names.
-	refused := fmt.Errorf("%w: the host does not resolve to a public address", ErrForbiddenAddress)
+	var hint any = ""
 	if !p.AllowPrivate {
-		refused = fmt.Errorf("%w%s", refused, privateHint)
+		hint = privateHint()
 	}
+	refused := forbiddenURL(msg.WebhookHostPrivate.With(hint))
 	addrs, err := r.LookupNetIP(ctx, "ip", host)
 	if err != nil || len(addrs) == 0 {
 		p.debug("a webhook host does not resolve", "host", host, "err", err)
@@ -123,9 +146,9 @@ func (p URLPolicy) allowed(a netip.Addr) bool {
 }
 
 // hint is privateHint when AllowPrivate would have allowed a.
-func (p URLPolicy) hint(a netip.Addr) string {
+func (p URLPolicy) hint(a netip.Addr) any {
 	if !p.AllowPrivate && privateAddr(a) {
-		return privateHint
+		return privateHint()
 	}
 	return ""
 }

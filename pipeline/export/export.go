@@ -30,6 +30,7 @@ import (
 
 	"facturad/hacienda"
 	"facturad/hacienda/api"
+	"facturad/hacienda/msg"
 	"facturad/tenant"
 	"facturad/tenant/printed"
 )
@@ -158,11 +159,14 @@ type BusyError struct {
 	After  time.Duration
 }
 
-func (e *BusyError) Error() string {
+func (e *BusyError) Error() string { return e.Describe().String() }
+
+// Describe is the refusal for the caller.
+func (e *BusyError) Describe() msg.Message {
 	if e.Status == 429 {
-		return "An export of this company is already running; wait for it to end and try again."
+		return msg.ExportRunning.With()
 	}
-	return "The service is running as many exports as it takes at once; try again shortly."
+	return msg.ExportBusy.With()
 }
 
 // HTTPStatus is 429 or 503.
@@ -202,18 +206,18 @@ func (e *Exporter) Start(ctx context.Context, p tenant.Principal, companyID int6
 // no bound), hasta not before desde and at most MaxSpan after it. A
 // failure is a *api.FieldError naming desde or hasta.
 func checkPeriod(desde, hasta time.Time) error {
-	fields := map[string][]string{}
+	fields := map[string][]msg.Message{}
 	if desde.IsZero() {
-		fields[api.ParamDesde] = []string{"is required: the first issue date-time of the period, like 2026-11-01"}
+		fields[api.ParamDesde] = []msg.Message{msg.DesdeRequired.With()}
 	}
 	switch {
 	case hasta.IsZero():
-		fields[api.ParamHasta] = []string{"is required: the last issue date-time of the period, like 2026-11-30 (the whole day)"}
+		fields[api.ParamHasta] = []msg.Message{msg.HastaRequired.With()}
 	case desde.IsZero():
 	case hasta.Before(desde):
-		fields[api.ParamHasta] = []string{"must not be before desde"}
+		fields[api.ParamHasta] = []msg.Message{msg.HastaBeforeDesde.With()}
 	case hasta.Sub(desde) > MaxSpan:
-		fields[api.ParamHasta] = []string{"must be at most 366 days after desde: export a longer period in parts"}
+		fields[api.ParamHasta] = []msg.Message{msg.PeriodTooLong.With()}
 	}
 	if len(fields) > 0 {
 		return &api.FieldError{Fields: fields}

@@ -255,7 +255,7 @@ func subjectFor(tipo, numero string) (serialName, org, ou string, err error) {
 	if !hacienda.IsNationalID(tipo) {
 		return "", "", "", fmt.Errorf("identification type %q: want 01, 02, 03 or 04", tipo)
 	}
-	if p := (hacienda.Identificacion{Tipo: tipo, Numero: numero}).NumberProblem(); p != "" {
+	if p := (hacienda.Identificacion{Tipo: tipo, Numero: numero}).NumberProblem(); !p.IsZero() {
 		return "", "", "", fmt.Errorf("identification %q: %s", numero, p)
 	}
 	switch tipo {
