@@ -3,6 +3,8 @@ package gateway
 import (
 	"encoding/json"
 	"testing"
+
+	"facturad/docs/examples"
 )
 
 func TestCalculateRoute(t *testing.T) {
@@ -121,4 +123,90 @@ func trimZeros(s string) string {
 		}
 	}
 	return s
+}
+
+// TestCalculateWhollyExoneratedBonus: the two example bodies whose line has
+// a bonus with the IVA charged to the client (discount code 02) and an
+// exoneration of the whole 13 % owe no IVA. The IVA is computed on
+// MontoTotal (decisions #6) and so is its exoneration: before, the
+// exoneration was computed on BaseImponible, which left 130 to pay on the
+// first and refused the second.
+func TestCalculateWhollyExoneratedBonus(t *testing.T) {
+	w := newWorld(t)
+	co := w.createCompany(t, w.admin, "3101123456", "Calculos S.A.")
+	all, err := examples.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string][]byte{}
+	for _, ex := range all {
+		byName[ex.Name] = ex.Body
+	}
+	for _, tt := range []struct {
+		example string
+		want    map[string]string
+	}{
+		{"factura-bonificacion-exonerada", map[string]string{
+			"montoTotal": "10000", "subTotal": "9000", "baseImponible": "9000",
+			"iva.monto": "1300", "iva.montoExoneracion": "1300", "impuestoNeto": "0", "montoTotalLinea": "9000",
+			"totalMercExonerada": "10000", "totalMercanciasGravadas": "0", "totalImpuesto": "0", "totalComprobante": "9000",
+		}},
+		{"factura-bonificacion-selectivo", map[string]string{
+			// The selectivo (30 % of 9,000) is not exonerated and is
+			// the whole net tax.
+			"montoTotal": "10000", "subTotal": "9000", "baseImponible": "11700", "selectivo.monto": "2700",
+			"iva.monto": "1300", "iva.montoExoneracion": "1300", "impuestoNeto": "2700", "montoTotalLinea": "11700",
+			"totalMercExonerada": "10000", "totalMercanciasGravadas": "0", "totalImpuesto": "2700", "totalComprobante": "11700",
+		}},
+	} {
+		t.Run("ok/"+tt.example, func(t *testing.T) {
+			body := byName[tt.example]
+			if body == nil {
+				t.Fatalf("no example %s", tt.example)
+			}
+			r := w.do(t, "POST", "/api/documents/calculate/v4", &co.user, "application/json", body)
+			if r.status != 200 {
+				t.Fatalf("calculate: %d %s", r.status, r.body)
+			}
+			var got struct {
+				DetalleServicio []struct {
+					MontoTotal, SubTotal, BaseImponible, ImpuestoNeto, MontoTotalLinea json.Number
+					Impuesto                                                           []struct {
+						Codigo      string
+						Monto       json.Number
+						Exoneracion *struct{ MontoExoneracion json.Number }
+					}
+				}
+				ResumenFactura struct {
+					TotalMercExonerada, TotalMercanciasGravadas, TotalImpuesto, TotalComprobante json.Number
+				}
+			}
+			if err := json.Unmarshal(r.body, &got); err != nil || len(got.DetalleServicio) != 1 {
+				t.Fatalf("decode: %v\n%s", err, r.body)
+			}
+			l, rf := got.DetalleServicio[0], got.ResumenFactura
+			have := map[string]string{
+				"montoTotal": l.MontoTotal.String(), "subTotal": l.SubTotal.String(), "baseImponible": l.BaseImponible.String(),
+				"impuestoNeto": l.ImpuestoNeto.String(), "montoTotalLinea": l.MontoTotalLinea.String(),
+				"totalMercExonerada": rf.TotalMercExonerada.String(), "totalMercanciasGravadas": rf.TotalMercanciasGravadas.String(),
+				"totalImpuesto": rf.TotalImpuesto.String(), "totalComprobante": rf.TotalComprobante.String(),
+			}
+			for _, tx := range l.Impuesto {
+				switch tx.Codigo {
+				case "01":
+					have["iva.monto"] = tx.Monto.String()
+					if tx.Exoneracion != nil {
+						have["iva.montoExoneracion"] = tx.Exoneracion.MontoExoneracion.String()
+					}
+				case "02":
+					have["selectivo.monto"] = tx.Monto.String()
+				}
+			}
+			for k, want := range tt.want {
+				if !sameNumber(have[k], want) {
+					t.Errorf("%s = %q, want %s", k, have[k], want)
+				}
+			}
+		})
+	}
 }

@@ -61,6 +61,9 @@ type summary struct {
 	mercGravadas, mercExentas, mercExonerada, mercNoSujeta decimal.Decimal
 	venta, descuentos, impuesto, asumido, ivaDevuelto      decimal.Decimal
 	desglose                                               []TotalDesgloseImpuesto
+	// linesRefused: a line was refused, so the sums above leave it out
+	// and the net sale is not known.
+	linesRefused bool
 }
 
 func calculate(doc *Document, e *errs) {
@@ -97,6 +100,7 @@ func calculate(doc *Document, e *errs) {
 			ok = calcLine(t, l, &lp, e, &s)
 		}
 		if !ok {
+			s.linesRefused = true
 			continue
 		}
 		if hasIVADevuelto && allCard && isHealthServiceCABYS(l.CodigoCABYS) {
@@ -213,6 +217,7 @@ type lineCalc struct {
 
 	montoTotal, totalDesc, subTotal decimal.Decimal
 	specialBase, baseImponible      decimal.Decimal
+	ivaBase                         decimal.Decimal // what the IVA's Monto is a rate of
 	taxes, exoTotal, asumido        decimal.Decimal
 }
 
@@ -418,8 +423,12 @@ func (c *lineCalc) iva() bool {
 	if c.ivaIdx < 0 {
 		return true
 	}
+	c.ivaBase = c.baseImponible
+	if c.grossIVA && c.l.Impuesto[c.ivaIdx].Codigo == ImpuestoIVA {
+		c.ivaBase = c.montoTotal
+	}
 	var good bool
-	c.bucket, good = calcIVA(c.t, c.l, &c.l.Impuesto[c.ivaIdx], c.baseImponible, c.grossIVA, c.p, c.ivaIdx, c.e)
+	c.bucket, good = calcIVA(c.t, c.l, &c.l.Impuesto[c.ivaIdx], c.ivaBase, c.p, c.ivaIdx, c.e)
 	return good
 }
 
@@ -435,7 +444,11 @@ func (c *lineCalc) exonerations(s *summary) bool {
 		exo := dZero
 		if tx.Exoneracion != nil {
 			var good bool
-			exo, good = calcExoneracion(t, tx, c.subTotal, c.baseImponible, p, j, e)
+			base := c.subTotal
+			if isIVA(tx.Codigo) {
+				base = c.ivaBase
+			}
+			exo, good = calcExoneracion(t, tx, base, p, j, e)
 			if !good {
 				ok = false
 				continue
@@ -692,9 +705,9 @@ func perUnitTax(l *LineaDetalle, tx *Impuesto, di *DatosImpuestoEspecifico, p *l
 	}
 }
 
-// calcIVA computes the Monto of the line's IVA and returns the line's
-// bucket.
-func calcIVA(t DocumentType, l *LineaDetalle, tx *Impuesto, baseImponible decimal.Decimal, grossIVA bool, p *linePath, j int, e *errs) (bucket, bool) {
+// calcIVA computes the Monto of the line's IVA, a rate of base (codes 01
+// and 07) or a factor of SubTotal (code 08), and returns the line's bucket.
+func calcIVA(t DocumentType, l *LineaDetalle, tx *Impuesto, base decimal.Decimal, p *linePath, j int, e *errs) (bucket, bool) {
 	path := func(f string) string { return p.sub("impuesto", j, f) }
 	if tx.DatosImpuestoEspecifico != nil {
 		e.add(path("datosImpuestoEspecifico"), msg.DatosOnly.With())
@@ -771,16 +784,14 @@ func calcIVA(t DocumentType, l *LineaDetalle, tx *Impuesto, baseImponible decima
 		tx.Monto = NewAmount(dZero)
 		return b, true
 	}
-	base := baseImponible
-	if grossIVA && tx.Codigo == ImpuestoIVA {
-		base = l.MontoTotal.Decimal()
-	}
 	tx.Monto = NewAmount(pctOf(base, rt.rate))
 	return b, true
 }
 
-// calcExoneracion computes MontoExoneracion of one tax.
-func calcExoneracion(t DocumentType, tx *Impuesto, subTotal, baseImponible decimal.Decimal, p *linePath, j int, e *errs) (decimal.Decimal, bool) {
+// calcExoneracion computes MontoExoneracion of one tax: TarifaExonerada
+// points of base, the amount the tax's Monto is a rate of (see
+// exoneratedShare for the used-goods IVA, which is not a rate).
+func calcExoneracion(t DocumentType, tx *Impuesto, base decimal.Decimal, p *linePath, j int, e *errs) (decimal.Decimal, bool) {
 	x := tx.Exoneracion
 	if t == TypeFEE || t == TypeREP {
 		e.add(p.sub("impuesto", j, "exoneracion"), msg.NotAllowedInType.With())
@@ -798,18 +809,20 @@ func calcExoneracion(t DocumentType, tx *Impuesto, subTotal, baseImponible decim
 	if !checkDecimal(x.TarifaExonerada, 2, 2, p.x(j, "tarifaExonerada"), e) {
 		return dZero, false
 	}
-	if tx.Tarifa.IsSet() && x.TarifaExonerada.Cmp(tx.Tarifa) > 0 {
-		e.add(p.exo(j, "tarifaExonerada"), msg.TarifaExoExceeds.With(tx.Tarifa.String()))
+	rate, ok := exonerableRate(tx)
+	if !ok {
+		e.add(p.sub("impuesto", j, "tarifa"), msg.TarifaForExoneration.With())
 		return dZero, false
 	}
-	base := subTotal
-	if isIVA(tx.Codigo) {
-		base = baseImponible
-	}
-	m := pctOf(base, x.TarifaExonerada.Decimal())
-	if m.Cmp(tx.Monto.Decimal()) > 0 {
-		e.add(p.exo(j, "tarifaExonerada"), msg.ExoAmountExceeds.With(m.String(), tx.Monto.Decimal().String()))
+	if x.TarifaExonerada.Decimal().Cmp(rate) > 0 {
+		e.add(p.exo(j, "tarifaExonerada"), msg.TarifaExoExceeds.With(rate.String()))
 		return dZero, false
+	}
+	var m decimal.Decimal
+	if tx.Codigo == ImpuestoIVABienesUsados {
+		m = exoneratedShare(tx.Monto.Decimal(), x.TarifaExonerada.Decimal(), rate)
+	} else {
+		m = pctOf(base, x.TarifaExonerada.Decimal())
 	}
 	x.MontoExoneracion = NewAmount(m)
 	return m, true
@@ -958,7 +971,7 @@ func paidAllByCard(mp []MedioPago) bool {
 func calcSummary(doc *Document, e *errs, s *summary) {
 	calcCurrency(&doc.ResumenFactura.CodigoTipoMoneda, e)
 	totalVentaNeta := s.venta.Sub(s.descuentos)
-	totalOC := calcOtrosCargos(doc, totalVentaNeta, e)
+	totalOC := calcOtrosCargos(doc, totalVentaNeta, !s.linesRefused, e)
 	if !e.ok() {
 		return
 	}
@@ -990,8 +1003,10 @@ func calcCurrency(m *CodigoTipoMoneda, e *errs) {
 }
 
 // calcOtrosCargos computes each other charge (a fixed amount, or a
-// percentage of the net sale) and returns their total.
-func calcOtrosCargos(doc *Document, totalVentaNeta decimal.Decimal, e *errs) decimal.Decimal {
+// percentage of the net sale) and returns their total. Unless netKnown, a
+// refused line is missing from totalVentaNeta: a charge's amount is then
+// not compared with its percentage, whose true value is not known.
+func calcOtrosCargos(doc *Document, totalVentaNeta decimal.Decimal, netKnown bool, e *errs) decimal.Decimal {
 	t := doc.Type
 	totalOC := dZero
 	if len(doc.OtrosCargos) > 0 && t == TypeREP {
@@ -1013,7 +1028,7 @@ func calcOtrosCargos(doc *Document, totalVentaNeta decimal.Decimal, e *errs) dec
 				continue
 			}
 			monto = pctOf(totalVentaNeta, oc.PorcentajeOC.Decimal())
-			if oc.MontoCargo.IsSet() && amountAndPercentageMustAgree && oc.MontoCargo.Decimal().Cmp(monto) != 0 {
+			if oc.MontoCargo.IsSet() && amountAndPercentageMustAgree && netKnown && oc.MontoCargo.Decimal().Cmp(monto) != 0 {
 				e.add(base+".montoCargo", msg.MontoCargoMismatch.With(otrosCargosPorcentajeBase, monto.String()))
 				continue
 			}
@@ -1088,7 +1103,7 @@ func calcTotals(doc *Document, s *summary, totalVentaNeta, totalOC decimal.Decim
 }
 
 // calcMedioPago checks the means of payment and fills the amount of a
-// single one.
+// single one when the total is not 0.
 func calcMedioPago(doc *Document, total decimal.Decimal, e *errs) {
 	mp := doc.ResumenFactura.MedioPago
 	if len(mp) > 4 {
@@ -1101,8 +1116,13 @@ func calcMedioPago(doc *Document, total decimal.Decimal, e *errs) {
 		if !mediosPago.has(m.TipoMedioPago) {
 			e.add(base+".tipoMedioPago", msg.TipoMedioPago.With())
 		}
-		if m.TotalMedioPago.IsSet() {
-			checkMoney(m.TotalMedioPago, true, absPath(base+".totalMedioPago"), e)
+		if m.TotalMedioPago.IsSet() && checkMoney(m.TotalMedioPago, true, absPath(base+".totalMedioPago"), e) &&
+			m.TotalMedioPago.Sign() == 0 && paymentAmountMustBePositive {
+			if total.Sign() == 0 && len(mp) == 1 {
+				e.add(base+".totalMedioPago", msg.TotalMedioPagoZeroTotal.With())
+			} else {
+				e.add(base+".totalMedioPago", msg.GreaterThan0.With())
+			}
 		}
 	}
 	if !e.ok() {
@@ -1114,7 +1134,11 @@ func calcMedioPago(doc *Document, total decimal.Decimal, e *errs) {
 	case 1:
 		m := &mp[0]
 		if !m.TotalMedioPago.IsSet() {
-			m.TotalMedioPago = NewAmount(total)
+			// A zero total gets no amount: the tax authority refuses
+			// a TotalMedioPago of 0, and one means of payment needs none.
+			if total.Sign() > 0 || !paymentAmountMustBePositive {
+				m.TotalMedioPago = NewAmount(total)
+			}
 		} else if singlePaymentMustMatch && m.TotalMedioPago.Decimal().Cmp(total) != 0 {
 			e.add("resumenFactura.medioPago[0].totalMedioPago", msg.TotalMedioPago.With(total.String()))
 		}

@@ -1,6 +1,10 @@
 package hacienda
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/shopspring/decimal"
+)
 
 // This file is the one place where the readings this package takes of
 // points the v4.4 annex leaves AMBIGUOUS or UNVERIFIED are fixed. Each entry
@@ -133,16 +137,53 @@ const lineWithoutCABYSIsService = true
 // (§11.6).
 const oneIVAPerLine = true
 
-// Exoneration base: MontoExoneracion = TarifaExonerada / 100 ×
-// BaseImponible for IVA taxes, × SubTotal for the other rate-based taxes
-// (02, 12, 99); per-unit taxes (03–06) cannot be exonerated by rate and are
-// refused (§11.5).
+// Exoneration base: MontoExoneracion = TarifaExonerada / 100 × the amount
+// the exonerated tax's Monto is a rate of: for the IVA (01, 07) its own
+// base, BaseImponible or, on a line with a discount of code 01, 02 or 03,
+// MontoTotal (see discountTaxesGross); SubTotal for the other rate-based
+// taxes (02, 12, 99). So an exoneration of the whole rate leaves nothing to
+// pay whatever the base, and never exceeds the tax (§11.5; decisions #17).
+// Per-unit taxes (03–06) cannot be exonerated by a rate and are refused.
+
+// exonerableRate is the rate an exoneration's TarifaExonerada is measured
+// against: the tax's Tarifa, or for the used-goods IVA (08), whose Tarifa is
+// optional, the rate of its CodigoTarifaIVA. False when neither is known.
+func exonerableRate(tx *Impuesto) (decimal.Decimal, bool) {
+	if tx.Tarifa.IsSet() {
+		return tx.Tarifa.Decimal(), true
+	}
+	if rt, ok := tarifasIVA[tx.CodigoTarifaIVA]; ok && tx.CodigoTarifaIVA != "" {
+		return rt.rate, true
+	}
+	return decimal.Decimal{}, false
+}
+
+// exoneratedShare is the exoneration of the used-goods IVA (08), whose
+// Monto is FactorCalculoIVA × SubTotal, not a rate of a base: the share
+// TarifaExonerada / rate of its Monto, so that the whole rate exonerates
+// the whole tax (§11.5, not covered by the annex; decisions #186).
+func exoneratedShare(monto, tarifaExonerada, rate decimal.Decimal) decimal.Decimal {
+	if rate.Sign() == 0 {
+		return dZero
+	}
+	if tarifaExonerada.Cmp(rate) == 0 {
+		return monto
+	}
+	return monto.Mul(tarifaExonerada).DivRound(rate, MoneyPlaces)
+}
 
 // singlePaymentMustMatch: with one means of payment a given TotalMedioPago
 // must equal TotalComprobante (absent, it is set to it). The annex only
 // requires the sum for two or more (§8); a single partial amount has no
 // meaning in v4.4.
 const singlePaymentMustMatch = true
+
+// paymentAmountMustBePositive: a TotalMedioPago of 0 is refused, and a
+// document whose total is 0 gets none filled in (its single means of
+// payment goes without an amount). The annex (p.55): "Se deberá incluir un
+// valor mayor a cero. Caso contrario se rechazará el comprobante"
+// (decisions #20).
+const paymentAmountMustBePositive = true
 
 // amountAndPercentageMustAgree: a discount or other charge given both as an
 // amount and as a percentage must agree once the percentage is applied and

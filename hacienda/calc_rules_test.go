@@ -320,16 +320,17 @@ func TestCalculateRuleErrors(t *testing.T) {
 		{"error/exonerated rate above the tax rate", func() *Document {
 			return crcDoc(TypeFE, goods(1, "1", "100", Impuesto{Codigo: "01", CodigoTarifaIVA: "04", Exoneracion: &Exoneracion{TarifaExonerada: a("13")}}))
 		}, "detalleServicio[0].impuesto[0].exoneracion.tarifaExonerada", "must not exceed"},
-		{"error/exonerated amount above the tax", func() *Document {
-			// Used goods pay IVA by factor (1 % of 1000 = 10) and carry no
-			// tarifa to bound the exonerated rate: 19.5 % of 1000 is 195.
-			// The other tax (200) keeps the line's net tax positive, so
-			// only this rule stands between the line and a hidden
-			// discount on another tax.
+		{"error/exoneration of used goods without a rate", func() *Document {
+			// Used goods pay IVA by factor (1 % of 1000 = 10): without a
+			// tarifa or rate code nothing measures the exonerated rate.
 			return crcDoc(TypeFE, goods(1, "1", "1000", Impuesto{Codigo: "99", CodigoImpuestoOTRO: "Municipal", Tarifa: a("20")},
 				Impuesto{Codigo: "08", FactorCalculoIVA: a("0.01"),
 					Exoneracion: &Exoneracion{TipoDocumentoEX1: "04", NumeroDocumento: "AL-1", NombreInstitucion: "01", TarifaExonerada: a("19.5")}}))
-		}, "detalleServicio[0].impuesto[1].exoneracion.tarifaExonerada", "(195) exceeds the tax's monto (10)"},
+		}, "detalleServicio[0].impuesto[1].tarifa", "is required with an exoneration"},
+		{"error/exoneration of used goods above its rate", func() *Document {
+			return crcDoc(TypeFE, goods(1, "1", "1000", Impuesto{Codigo: "08", FactorCalculoIVA: a("0.01"), Tarifa: a("13"),
+				Exoneracion: &Exoneracion{TipoDocumentoEX1: "04", NumeroDocumento: "AL-1", NombreInstitucion: "01", TarifaExonerada: a("19.5")}}))
+		}, "detalleServicio[0].impuesto[0].exoneracion.tarifaExonerada", "must not exceed the tax's tarifa (13)"},
 		{"error/exoneration in an export invoice", func() *Document {
 			return crcDoc(TypeFEE, goods(1, "1", "100", Impuesto{Codigo: "01", CodigoTarifaIVA: "08", Exoneracion: &Exoneracion{TarifaExonerada: a("13")}}))
 		}, "detalleServicio[0].impuesto[0].exoneracion", "not allowed"},

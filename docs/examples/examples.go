@@ -35,17 +35,19 @@ type Example struct {
 
 // summaries are the examples' one-line descriptions; every file has one.
 var summaries = map[string]string{
-	"factura-contado":        "Factura Electrónica (01): a cash sale by card, a discount, two IVA rates",
-	"factura-credito":        "Factura Electrónica (01): a sale on 30 days' credit",
-	"factura-credito-iva-90": "Factura Electrónica (01): a sale on credit with the IVA due within 90 days (condicion_venta 10)",
-	"factura-dolares":        "Factura Electrónica (01) in US dollars, with another charge and two means of payment",
-	"factura-exoneracion":    "Factura Electrónica (01) with an exonerated line",
-	"factura-exportacion":    "Factura Electrónica de Exportación (09) to a foreign buyer",
-	"factura-compra":         "Factura Electrónica de Compra (08): a purchase from a seller who does not invoice; the seller goes in receptor",
-	"nota-credito":           "Nota de Crédito (03) against factura-credito",
-	"nota-debito":            "Nota de Débito (02) against factura-credito",
-	"recibo-pago":            "Recibo Electrónico de Pago (10) for the payment of factura-credito-iva-90",
-	"tiquete":                "Tiquete Electrónico (04) to an unnamed buyer",
+	"factura-contado":                "Factura Electrónica (01): a cash sale by card, a discount, two IVA rates",
+	"factura-credito":                "Factura Electrónica (01): a sale on 30 days' credit",
+	"factura-credito-iva-90":         "Factura Electrónica (01): a sale on credit with the IVA due within 90 days (condicion_venta 10)",
+	"factura-dolares":                "Factura Electrónica (01) in US dollars, with another charge and two means of payment",
+	"factura-exoneracion":            "Factura Electrónica (01) with an exonerated line",
+	"factura-bonificacion-exonerada": "Factura Electrónica (01): a bonus with the IVA charged to the client (discount code 02) on a wholly exonerated line",
+	"factura-bonificacion-selectivo": "Factura Electrónica (01): the same bonus and exoneration on a line that also pays the selectivo de consumo",
+	"factura-exportacion":            "Factura Electrónica de Exportación (09) to a foreign buyer",
+	"factura-compra":                 "Factura Electrónica de Compra (08): a purchase from a seller who does not invoice; the seller goes in receptor",
+	"nota-credito":                   "Nota de Crédito (03) against factura-credito",
+	"nota-debito":                    "Nota de Débito (02) against factura-credito",
+	"recibo-pago":                    "Recibo Electrónico de Pago (10) for the payment of factura-credito-iva-90",
+	"tiquete":                        "Tiquete Electrónico (04) to an unnamed buyer",
 }
 
 var placeholder = regexp.MustCompile(`\{\{(clave|fecha):([a-z0-9-]+)\}\}`)

@@ -476,6 +476,12 @@ func (g *generator) splitPayments(req *hacienda.SendDocumentRequest) {
 	}
 	total := doc.ResumenFactura.TotalComprobante.Decimal()
 	mp := req.ResumenFactura.MedioPago
+	if total.Div(decimal.New(int64(len(mp)), 0)).Round(2).Sign() == 0 {
+		// Too little to split: the tax authority refuses a payment of
+		// 0, so one means of payment takes it all (or none is given).
+		req.ResumenFactura.MedioPago = mp[:1]
+		return
+	}
 	rest := total
 	for k := 1; k < len(mp); k++ {
 		part := total.Div(decimal.New(int64(len(mp)), 0)).Round(2)
