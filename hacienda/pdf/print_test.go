@@ -158,6 +158,36 @@ func TestColonEquivalent(t *testing.T) {
 	}
 }
 
+// TestColonEquivalentFigure: the equivalent the PDF prints and the e-mail
+// quotes is the total times the rate to cents half away from zero, with
+// the rate in the label; none in colones, without a currency or without a
+// positive rate.
+func TestColonEquivalentFigure(t *testing.T) {
+	for _, tt := range []struct {
+		currency, total, rate string
+		label, crc            string // label "" for none
+	}{
+		{"USD", "1819.10", "512.35", "Equivalente en colones (tipo de cambio 512,35)", "932015.89"},
+		{"USD", "1819.1", "512.3", "Equivalente en colones (tipo de cambio 512,3)", "931924.93"},
+		{"EUR", "0.00999", "587.1", "Equivalente en colones (tipo de cambio 587,1)", "5.87"},
+		{"USD", "-10.001", "500.5", "Equivalente en colones (tipo de cambio 500,5)", "-5005.5"},
+		{"CRC", "1819.10", "1", "", ""},
+		{"", "1819.10", "512.35", "", ""},
+		{"USD", "1819.10", "", "", ""},
+		{"USD", "1819.10", "0", "", ""},
+	} {
+		rf := hacienda.ResumenFactura{TotalComprobante: hacienda.MustAmount(tt.total)}
+		rf.CodigoTipoMoneda.CodigoMoneda = tt.currency
+		if tt.rate != "" {
+			rf.CodigoTipoMoneda.TipoCambio = hacienda.MustAmount(tt.rate)
+		}
+		label, crc, ok := pdf.ColonEquivalent(rf)
+		if ok != (tt.label != "") || label != tt.label || (ok && crc.Decimal().String() != tt.crc) {
+			t.Errorf("%s %s at %q: %q %s %v, want %q %s", tt.currency, tt.total, tt.rate, label, crc.Decimal(), ok, tt.label, tt.crc)
+		}
+	}
+}
+
 // TestExoneratedLineTax: the tax column of a fully exonerated line shows
 // the tax its total holds (none), with the gross tax and the exoneration
 // under it; the line's total is its subtotal. A taxed line beside it shows

@@ -178,21 +178,31 @@ func totalInWords(rf hacienda.ResumenFactura) string {
 // equivalent is the colón equivalent of a foreign currency's total.
 type equivalent struct{ label, value string }
 
-// colonEquivalent is the total of a document in a currency other than
-// colones in colones: TotalComprobante × TipoCambio, rounded to cents half
-// away from zero (the rounding of v4.4), labelled with the rate; false
-// for a document in colones or without a rate.
+// colonEquivalent is ColonEquivalent as the document prints it: the label
+// and the amount after "CRC " (the standard fonts have no colón sign).
 func colonEquivalent(rf hacienda.ResumenFactura) (equivalent, bool) {
+	label, crc, ok := ColonEquivalent(rf)
+	if !ok {
+		return equivalent{}, false
+	}
+	return equivalent{label: label, value: "CRC " + money(crc)}, true
+}
+
+// ColonEquivalent is the total of a document in a currency other than
+// colones in colones: TotalComprobante × TipoCambio, rounded to cents half
+// away from zero (the rounding of v4.4), with the label that names it and
+// its rate as the printed document writes them ("Equivalente en colones
+// (tipo de cambio 506,25)"); false for a document in colones or without a
+// positive rate. The PDF prints it under the total, and what quotes the
+// document beside its PDF (the e-mail) says the same figure.
+func ColonEquivalent(rf hacienda.ResumenFactura) (label string, crc hacienda.Amount, ok bool) {
 	m := rf.CodigoTipoMoneda
 	tc := m.TipoCambio
 	if m.CodigoMoneda == "" || m.CodigoMoneda == "CRC" || !tc.IsSet() || tc.Sign() <= 0 || !rf.TotalComprobante.IsSet() {
-		return equivalent{}, false
+		return "", hacienda.Amount{}, false
 	}
-	crc := rf.TotalComprobante.Decimal().Mul(tc.Decimal()).Round(2)
-	return equivalent{
-		label: "Equivalente en colones (tipo de cambio " + quantity(tc) + ")",
-		value: "CRC " + money(hacienda.NewAmount(crc)),
-	}, true
+	crc = hacienda.NewAmount(rf.TotalComprobante.Decimal().Mul(tc.Decimal()).Round(2))
+	return "Equivalente en colones (tipo de cambio " + quantity(tc) + ")", crc, true
 }
 
 // noteLines are the issuer's notes (Input.Notas), a paragraph a line,

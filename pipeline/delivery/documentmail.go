@@ -68,6 +68,19 @@ func (m mailDoc) total() string {
 	return mailMoney(r.CodigoTipoMoneda.CodigoMoneda, r.TotalComprobante)
 }
 
+// colonEquivalent is the line that gives the total of a document in
+// another currency in colones, with its exchange rate, as its PDF prints
+// it under the total (pdf.ColonEquivalent: the same figure and rate):
+// "Equivalente en colones (tipo de cambio 512,35): ₡932.015,89". It is ""
+// for a document in colones or without a rate.
+func (m mailDoc) colonEquivalent() string {
+	label, crc, ok := pdf.ColonEquivalent(m.x.ResumenFactura)
+	if !ok {
+		return ""
+	}
+	return label + ": " + mailMoney("CRC", crc)
+}
+
 // subject is the e-mail's subject: the type, the consecutivo, the issuer
 // and the total, "[PRUEBAS] " first for a document without tax value.
 func (m mailDoc) subject() string {
@@ -108,7 +121,11 @@ func (m mailDoc) text() string {
 			l = append(l, "Documento de referencia: "+headerText(r.Numero))
 		}
 	}
-	l = append(l, "Total: "+m.total(), "")
+	l = append(l, "Total: "+m.total())
+	if eq := m.colonEquivalent(); eq != "" {
+		l = append(l, eq)
+	}
+	l = append(l, "")
 	if m.pdf {
 		l = append(l, "Archivos adjuntos: el comprobante firmado (XML), la respuesta de Hacienda (XML) y su representación impresa (PDF).")
 	} else {

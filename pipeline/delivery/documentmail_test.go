@@ -281,6 +281,54 @@ func TestEmailSaysWhoIssued(t *testing.T) {
 	}
 }
 
+// The text of a document in another currency gives its total in colones
+// at its exchange rate, under the total, as its PDF prints it: USD
+// 1.819,10 at 512,35 is 932.015,885, ₡932.015,89 to cents half away from
+// zero; EUR 0,01 at 587,1 is ₡5,87. A document in colones has no such
+// line. The subject keeps the total in the document's currency alone.
+func TestEmailColonEquivalent(t *testing.T) {
+	f := newFixture(t, newSQLite(t))
+	_, b := f.company(t, "Divisas S.A.")
+	st := smtptest.New(t)
+	tests := []struct {
+		currency, total, rate string
+		wantTotal, want       string // want "" for no equivalent
+	}{
+		{"USD", "1819.10", "512.35", "USD 1.819,10", "Equivalente en colones (tipo de cambio 512,35): ₡932.015,89"},
+		{"EUR", "0.01", "587.1", "EUR 0,01", "Equivalente en colones (tipo de cambio 587,1): ₡5,87"},
+		{"CRC", "1819.10", "1", "₡1.819,10", ""},
+	}
+	docs := sample.Documents(8, len(tests))
+	for i, tt := range tests {
+		rf := &docs[i].ResumenFactura
+		rf.CodigoTipoMoneda = hacienda.CodigoTipoMoneda{CodigoMoneda: tt.currency, TipoCambio: hacienda.MustAmount(tt.rate)}
+		rf.TotalComprobante = hacienda.MustAmount(tt.total)
+		f.accepted(t, b, tenant.AmbienteProduccion, docs[i])
+	}
+	f.mailer(t, smtpConfig(t, st), fixedPDF{})
+	waitFor(t, func() bool { return len(st.Received()) == len(tests) })
+	msgs := st.Received()
+	for i, tt := range tests {
+		t.Run(tt.currency, func(t *testing.T) {
+			s := showEmail(t, byClave(t, msgs, docs[i].Clave).Data)
+			total := "Total: " + tt.wantTotal
+			if !strings.Contains(s.text, total+"\r\n") {
+				t.Fatalf("no %q:\n%s", total, s.text)
+			}
+			if tt.want == "" {
+				if strings.Contains(s.text, "Equivalente en colones") {
+					t.Errorf("a document in colones gives an equivalent:\n%s", s.text)
+				}
+			} else if !strings.Contains(s.text, total+"\r\n"+tt.want+"\r\n") {
+				t.Errorf("no %q under the total:\n%s", tt.want, s.text)
+			}
+			if !strings.HasSuffix(s.subject, " por "+tt.wantTotal) {
+				t.Errorf("subject %q, want it to end in the total %s alone", s.subject, tt.wantTotal)
+			}
+		})
+	}
+}
+
 // With the sandbox as the tax authority every document's e-mail is marked
 // as a test, even one numbered in producción.
 func TestEmailSandboxMarked(t *testing.T) {
