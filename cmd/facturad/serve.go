@@ -119,8 +119,11 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 	}()
 
 	w := &wiring{c: c, log: log, stop: &stop, renders: pdf.NewLimiter(c.MaxRenders, c.MaxRendersPerCompany)}
-	// The listeners come first: a busy port must stop the start before
-	// anything is written, the bootstrap admin above all.
+	// What the configuration starts with that the operator should know
+	// is said first, whatever follows.
+	w.warnSettings()
+	// Of the parts, the listeners come first: a busy port must stop the
+	// start before anything is written, the bootstrap admin above all.
 	if err := w.listen(); err != nil {
 		return err
 	}
@@ -137,12 +140,6 @@ func serve(ctx context.Context, c Config, stdout io.Writer, log *slog.Logger) (e
 	}
 	if err := w.openCacheAndLimiter(); err != nil {
 		return err
-	}
-	if w.c.DatabaseURL != "" && w.c.RedisURL == "" {
-		// Replicas sharing PostgreSQL without Redis each cache alone: a
-		// deactivation reaches the others only when their entries expire.
-		w.log.Warn("database_url is set without redis_url: credential caches, rate limits and deactivations are per replica; set redis_url when running more than one replica",
-			"auth_ttl_s", tenant.DefaultAuthTTL.Seconds())
 	}
 	if err := w.openTenants(); err != nil {
 		return err
@@ -466,8 +463,8 @@ func (w *wiring) bootstrapAdmin(ctx context.Context, stdout io.Writer, terminal 
 			return nil
 		}
 		fmt.Fprintf(stdout, "bootstrap admin %s exists; its credentials were shown when it was created, if that start's output was a terminal. "+
-			"Lost them, or never shown? Set FACTURAD_ADMIN_PASSWORD and FACTURAD_ADMIN_TOKEN and start again, or run `facturad admin-reset` (docs/operations.md, \"Recover admin access\")\n",
-			adminName(c))
+			"Lost them, or never shown? Set %s and %s and start again, or run `facturad admin-reset` (docs/operations.md, \"Recover admin access\")\n",
+			adminName(c), c.name("admin_password"), c.name("admin_token"))
 		return nil
 	}
 	ch, err := w.tenants.SetAdminCredentials(ctx, c.AdminUser, c.AdminPassword, c.AdminToken, false)
@@ -552,24 +549,12 @@ func (w *wiring) startPipeline(ctx context.Context) error {
 // every environment unless webhook_allow_private (which Validate accepts
 // in the sandbox only) lets loopback and private ones through for trials.
 func (w *wiring) webhookPolicy() delivery.URLPolicy {
-	sandbox := w.c.HaciendaEnv == "sandbox"
-	return delivery.URLPolicy{AllowHTTP: sandbox, AllowPrivate: sandbox && w.c.WebhookAllowPrivate, Logger: w.log}
-}
-
-// warnWebhookPolicy says at start, at warn, that webhooks may call into
-// the service's own network: a trial setting that a service reachable by
-// companies one does not control must not run with.
-func (w *wiring) warnWebhookPolicy() {
-	if w.webhookPolicy().AllowPrivate {
-		w.log.Warn("webhooks may call loopback and private addresses (a trial setting): never on a service that companies you do not control can reach",
-			"setting", "webhook_allow_private")
-	}
+	return delivery.URLPolicy{AllowHTTP: w.c.HaciendaEnv == "sandbox", AllowPrivate: w.c.privateWebhooks(), Logger: w.log}
 }
 
 // startDelivery starts the webhook deliverer and, with smtp_url, the
 // mailer, over the store's outbox.
 func (w *wiring) startDelivery(ctx context.Context) error {
-	w.warnWebhookPolicy()
 	holder, err := leaseHolder()
 	if err != nil {
 		return err
@@ -833,16 +818,11 @@ func (w *wiring) startGateway() (apiLn, adminLn net.Listener, errc <-chan error,
 	return apiLn, adminLn, serveErr, nil
 }
 
-// apiTLS returns the API's TLS settings when a certificate is configured.
-// Without one, it warns when the API listens on more than loopback with
-// no trusted proxy named: credentials would then cross the network in
-// clear text, unless a proxy the service was not told about ends TLS.
+// apiTLS returns the API's TLS settings when a certificate is configured
+// (without one, the start warns when the API listens on more than
+// loopback: Config.warnings).
 func (w *wiring) apiTLS() (*tls.Config, error) {
 	if w.c.TLSCertFile == "" {
-		if !loopbackAddr(w.c.Listen) && w.c.TrustedProxies == "" {
-			w.log.Warn("the API serves plain HTTP beyond loopback: Basic credentials and API tokens travel in clear text; set tls_cert_file and tls_key_file, or end TLS at a proxy and name it in trusted_proxies",
-				"listen", w.c.Listen)
-		}
 		return nil, nil
 	}
 	cfg, err := gateway.NewTLSConfig(w.c.TLSCertFile, w.c.TLSKeyFile, w.log)
@@ -938,7 +918,7 @@ func (w *wiring) printBootstrapChange(stdout io.Writer, ch tenant.AdminChange, t
 	printAdminChange(stdout, ch)
 	w.log.Warn("bootstrap admin credentials were generated and not shown: standard output is not a terminal, and may be a kept log; "+
 		"to log in, run `facturad admin-reset` with the service's store settings, which prints new ones "+
-		"(docs/operations.md, \"Recover admin access\"), or set FACTURAD_ADMIN_PASSWORD and FACTURAD_ADMIN_TOKEN and start again",
+		"(docs/operations.md, \"Recover admin access\"), or set "+w.c.name("admin_password")+" and "+w.c.name("admin_token")+" and start again",
 		"usuario", ch.Credentials.Usuario, "generated", generated)
 }
 
@@ -1135,9 +1115,8 @@ func openHacienda(ctx context.Context, c Config, roots, sandboxCAs *x509.CertPoo
 	if err != nil {
 		return haciendaClients{}, answerT, "", err
 	}
-	if answerT.roots == nil {
-		log.Warn("no trust bundle for the tax authority's answers: their signatures are checked, their signer is not (set FACTURAD_HACIENDA_TRUST_BUNDLE)")
-	}
+	// Answers left without roots (Config.answersUnanchored) are warned
+	// of at start (Config.warnings).
 	return clients, answerT, sandboxRoot, nil
 }
 

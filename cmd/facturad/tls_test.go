@@ -112,6 +112,7 @@ func TestAPITLSAndTheClearTextWarning(t *testing.T) {
 			tt.mutate(&c)
 			var logs syncBuffer
 			w := &wiring{c: c, log: slog.New(slog.NewJSONHandler(&logs, nil))}
+			w.warnSettings()
 			cfg, err := w.apiTLS()
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
@@ -135,7 +136,7 @@ func TestAPITLSAndTheClearTextWarning(t *testing.T) {
 // webhook_allow_private, a trial setting, is said at warn when the
 // service starts, and only when it takes effect (the sandbox).
 func TestWebhookAllowPrivateWarns(t *testing.T) {
-	const warning = "webhooks may call loopback and private addresses (a trial setting)"
+	const warning = "webhooks may call loopback and private addresses (FACTURAD_WEBHOOK_ALLOW_PRIVATE, a trial setting)"
 	for _, tt := range []struct {
 		env   string
 		allow bool
@@ -149,7 +150,7 @@ func TestWebhookAllowPrivateWarns(t *testing.T) {
 		c.HaciendaEnv, c.WebhookAllowPrivate = tt.env, tt.allow
 		var logs syncBuffer
 		w := &wiring{c: c, log: slog.New(slog.NewJSONHandler(&logs, nil))}
-		w.warnWebhookPolicy()
+		w.warnSettings()
 		if got := strings.Contains(logs.String(), warning) && strings.Contains(logs.String(), `"level":"WARN"`); got != tt.warn {
 			t.Errorf("%s, allow_private %v: warned %v, want %v:\n%s", tt.env, tt.allow, got, tt.warn, logs.String())
 		}
