@@ -15,6 +15,8 @@ import (
 	"testing"
 	"time"
 
+	"facturad/hacienda/sandbox"
+	"facturad/hacienda/sandbox/sqlitestate"
 	"facturad/signer/certmint"
 	"facturad/tenant/seal"
 	"facturad/tenant/sqlite"
@@ -260,4 +262,231 @@ func TestBackupToStandardOutput(t *testing.T) {
 			t.Errorf("company %d in the backup = %q, %v; want %q", id, c.RazonSocial, err, want)
 		}
 	}
+}
+
+// TestBackupCopiesTheSandbox: a backup of a running service's data folder,
+// whose built-in sandbox has accepted an invoice, holds the sandbox's
+// state beside the store; restored into a fresh folder (the store's copy
+// as facturad.db, the sandbox's as sandbox.db, the same master key), the
+// built-in sandbox still answers the invoice's status and accepts a credit
+// note about it.
+func TestBackupCopiesTheSandbox(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"--log-level", "info", "--sandbox-processing-delay", "0",
+		"--admin-user", e2eAdminUser, "--admin-password", e2eAdminPass, "--admin-token", e2eAdminToken}
+	svc := startChild(t, nil, append([]string{"--data-dir", dir}, args...)...)
+	admin := apiClient{t: t, base: "http://" + svc.api, token: e2eAdminToken, user: e2eAdminUser, pass: e2eAdminPass}
+	ca, err := certmint.NewCA(certmint.CAOptions{Key: certmint.TestKey(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	branch := createCompany(t, admin, ca, "3101123456")
+	bodies := sendRequests(t, "bksb")
+	var fe document
+	branch.json("POST", "/api/documents/v4", bodies[0], 200, &fe)
+	if got := branch.checkUntilVerdict(fe.Clave, ""); got.Estado != "01" {
+		t.Fatalf("the invoice before the backup: %+v", got)
+	}
+
+	out := filepath.Join(t.TempDir(), "facturad-backup.db")
+	sbOut := filepath.Join(filepath.Dir(out), "facturad-backup.sandbox.db")
+	var printed bytes.Buffer
+	if err := run(context.Background(), []string{"backup", "--data-dir", dir, "--out", out}, &printed, io.Discard, func(string) string { return "" }); err != nil {
+		t.Fatalf("backup: %v", err)
+	}
+	svc.kill()
+	if !strings.Contains(printed.String(), "backup written: "+sbOut) {
+		t.Errorf("the backup does not say where the sandbox's state went:\n%s", printed.String())
+	}
+	for _, f := range []string{out, sbOut} {
+		if err := sqlite.IntegrityCheck(context.Background(), f); err != nil {
+			t.Fatalf("backup: %v", err)
+		}
+	}
+
+	restored := t.TempDir()
+	copyFile(t, out, filepath.Join(restored, "facturad.db"))
+	copyFile(t, sbOut, filepath.Join(restored, "sandbox.db"))
+	copyFile(t, filepath.Join(dir, seal.MasterKeyFile), filepath.Join(restored, seal.MasterKeyFile))
+	again := startChild(t, nil, append([]string{"--data-dir", restored}, args...)...)
+	branch.base = "http://" + again.api
+	if code, estado := sandboxStatus(t, again, fe.Clave); code != 200 || estado != "aceptado" {
+		t.Errorf("the restored sandbox's status of the invoice accepted before the backup: %d %q", code, estado)
+	}
+	var nc document
+	branch.json("POST", "/api/documents/v4", referTo(bodies[2], fe.Clave), 200, &nc)
+	if got := branch.checkUntilVerdict(nc.Clave, ""); got.Estado != "01" {
+		t.Errorf("a credit note about the invoice accepted before the backup: %+v", got)
+	}
+}
+
+// TestBackupSandboxFiles checks where each form of the backup command puts
+// the sandbox's state of a data folder (data_dir/sandbox.db), and what it
+// refuses: --out FILE writes FILE.sandbox.db beside FILE, --out - the
+// store alone (and says how to get the rest), --sandbox the sandbox's
+// state alone; a folder without one gets no such file.
+func TestBackupSandboxFiles(t *testing.T) {
+	ctx := context.Background()
+	withSandbox, storeOnly := t.TempDir(), t.TempDir()
+	for _, dir := range []string{withSandbox, storeOnly} {
+		s, err := sqlite.Open(ctx, filepath.Join(dir, "facturad.db"), sqlite.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		storetest.AddCompany(t, s, "uno")
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := sqlitestate.Open(ctx, filepath.Join(withSandbox, "sandbox.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Receive(ctx, sandbox.Record{Key: "50601", Doc: []byte(`{}`), XML: []byte("<x/>")}, nil); err != nil {
+		t.Fatal(err)
+	}
+	// Left open: the copy is taken from a live file, its WAL included.
+	t.Cleanup(func() { st.Close() })
+
+	// isStore and isSandbox check a copy: the store's company, or the
+	// sandbox's document.
+	isStore := func(t *testing.T, path string) {
+		t.Helper()
+		r, err := sqlite.Open(ctx, path, sqlite.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		if c, err := r.Company(ctx, 1); err != nil || c.RazonSocial != "uno" {
+			t.Errorf("%s: company 1 = %q, %v; want the store's copy", path, c.RazonSocial, err)
+		}
+	}
+	isSandbox := func(t *testing.T, path string) {
+		t.Helper()
+		r, err := sqlitestate.Open(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer r.Close()
+		if recs, err := r.Load(ctx); err != nil || len(recs) != 1 || recs[0].Key != "50601" {
+			t.Errorf("%s: %+v, %v; want the sandbox's document", path, recs, err)
+		}
+	}
+	const (
+		stdout = "-"
+		file   = "b.db"
+	)
+	tests := []struct {
+		name string
+		dir  string
+		args []string
+		// files are what the run leaves in its output folder, each with its
+		// check; "-" is standard output.
+		files map[string]func(*testing.T, string)
+		note  string
+	}{
+		{"ok/file", withSandbox, []string{"--out", file},
+			map[string]func(*testing.T, string){file: isStore, "b.sandbox.db": isSandbox}, "b.sandbox.db (a consistent copy of the built-in sandbox's state"},
+		{"ok/file without .db", withSandbox, []string{"--out", "b"},
+			map[string]func(*testing.T, string){"b": isStore, "b.sandbox.db": isSandbox}, "b.sandbox.db"},
+		{"ok/standard output", withSandbox, []string{"--out", stdout},
+			map[string]func(*testing.T, string){stdout: isStore}, "`facturad backup --sandbox --out -` writes a copy of it"},
+		{"ok/sandbox to standard output", withSandbox, []string{"--sandbox", "--out", stdout},
+			map[string]func(*testing.T, string){stdout: isSandbox}, "backup written: standard output (a consistent copy of the sandbox's state"},
+		{"ok/sandbox to a file", withSandbox, []string{"--sandbox", "--out", file},
+			map[string]func(*testing.T, string){file: isSandbox}, "a consistent copy of the sandbox's state"},
+		{"ok/no sandbox", storeOnly, []string{"--out", file},
+			map[string]func(*testing.T, string){file: isStore}, "the master key"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			outDir := t.TempDir()
+			args := []string{"backup", "--data-dir", tt.dir}
+			for i, a := range tt.args {
+				if i > 0 && tt.args[i-1] == "--out" && a != stdout {
+					a = filepath.Join(outDir, a)
+				}
+				args = append(args, a)
+			}
+			var out, notes bytes.Buffer
+			if err := run(ctx, args, &out, &notes, func(string) string { return "" }); err != nil {
+				t.Fatalf("%v: %v\n%s", args, err, notes.String())
+			}
+			if check, ok := tt.files[stdout]; ok {
+				f := filepath.Join(outDir, "stdout.db")
+				if err := os.WriteFile(f, out.Bytes(), 0o600); err != nil {
+					t.Fatal(err)
+				}
+				check(t, f)
+				if err := os.Remove(f); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				notes.Write(out.Bytes())
+			}
+			want := len(tt.files)
+			if _, ok := tt.files[stdout]; ok {
+				want--
+			}
+			if got := dirEntries(t, outDir); len(got) != want {
+				t.Errorf("files written: %v, want %d", got, want)
+			}
+			for name, check := range tt.files {
+				if name != stdout {
+					check(t, filepath.Join(outDir, name))
+				}
+			}
+			if !strings.Contains(notes.String(), tt.note) {
+				t.Errorf("notes do not say %q:\n%s", tt.note, notes.String())
+			}
+			if tt.dir == storeOnly && (strings.Contains(notes.String(), "sandbox's state") || strings.Contains(notes.String(), "sandbox.db")) {
+				t.Errorf("notes speak of a sandbox the folder has not:\n%s", notes.String())
+			}
+		})
+	}
+
+	t.Run("error/the sandbox's copy exists", func(t *testing.T) {
+		outDir := t.TempDir()
+		existing := filepath.Join(outDir, "b.sandbox.db")
+		if err := os.WriteFile(existing, []byte("keep"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		err := run(ctx, []string{"backup", "--data-dir", withSandbox, "--out", filepath.Join(outDir, "b.db")}, io.Discard, io.Discard, func(string) string { return "" })
+		if err == nil || !strings.Contains(err.Error(), "b.sandbox.db already exists") {
+			t.Fatalf("backup = %v, want an error saying b.sandbox.db exists", err)
+		}
+		if got := dirEntries(t, outDir); len(got) != 1 {
+			t.Errorf("files in the output folder: %v, want the existing one alone", got)
+		}
+		if b, _ := os.ReadFile(existing); string(b) != "keep" {
+			t.Errorf("the existing file was changed")
+		}
+	})
+	t.Run("error/a sandbox's folder without --sandbox", func(t *testing.T) {
+		dir, outDir := t.TempDir(), t.TempDir()
+		only, err := sqlitestate.Open(ctx, filepath.Join(dir, "sandbox.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := only.Close(); err != nil {
+			t.Fatal(err)
+		}
+		err = run(ctx, []string{"backup", "--data-dir", dir, "--out", filepath.Join(outDir, "b.db")}, io.Discard, io.Discard, func(string) string { return "" })
+		if err == nil || !strings.Contains(err.Error(), "facturad backup --sandbox") {
+			t.Fatalf("backup = %v, want an error pointing at --sandbox", err)
+		}
+		if got := dirEntries(t, outDir); len(got) != 0 {
+			t.Errorf("files written: %v", got)
+		}
+	})
+	t.Run("error/--sandbox without a sandbox", func(t *testing.T) {
+		outDir := t.TempDir()
+		err := run(ctx, []string{"backup", "--data-dir", storeOnly, "--sandbox", "--out", filepath.Join(outDir, "b.db")}, io.Discard, io.Discard, func(string) string { return "" })
+		if err == nil || !strings.Contains(err.Error(), "sandbox.db does not exist") {
+			t.Fatalf("backup = %v, want an error saying there is no sandbox.db", err)
+		}
+		if got := dirEntries(t, outDir); len(got) != 0 {
+			t.Errorf("files written: %v", got)
+		}
+	})
 }

@@ -206,7 +206,7 @@ func TestCommandSettings(t *testing.T) {
 		cmd       string
 		want, not []string
 	}{
-		{"backup", []string{"--data-dir", "--database-url", "--master-key", "--out"},
+		{"backup", []string{"--data-dir", "--database-url", "--master-key", "--out", "--sandbox"},
 			[]string{"--webhook-workers", "--smtp-url", "--listen", "--tls-cert-file", "--drain-delay", "--master-key-previous", "--log-level"}},
 		{"rekey", []string{"--data-dir", "--database-url", "--master-key", "--master-key-previous", "--log-level"},
 			[]string{"--webhook-workers", "--smtp-url", "--listen", "--tls-cert-file", "--drain-delay", "--migrate", "--out"}},

@@ -50,6 +50,7 @@ var environ = os.Environ
 // tests, a test that starts the service), and the service ignores them.
 var otherVariables = []string{
 	"FACTURAD_SANDBOX_ADMIN_TOKEN", // facturad sandbox
+	"FACTURAD_SANDBOX_DATA_DIR",    // facturad sandbox
 	"FACTURAD_LOADGEN_URL",         // loadgen
 	"FACTURAD_TEST_RUN_AS_SERVICE", // this command's tests run their binary as the service
 	pipeline.FaultPointEnv,         // crash tests: where a send hangs

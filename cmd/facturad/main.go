@@ -9,7 +9,7 @@
 //	facturad sandbox [flags]   run the tax-authority sandbox alone
 //	facturad mkcert [flags]    mint a throwaway test certificate (.p12)
 //	facturad keygen            print a new random master key (base64)
-//	facturad backup --out FILE copy the embedded store while it runs
+//	facturad backup --out FILE copy the embedded store (and the sandbox's state) while it runs
 //	facturad rekey [flags]     re-wrap every sealed value under a new master key
 //	facturad admin-reset [flags] give the bootstrap admin new credentials
 //	facturad version           print the build's version (also --version)

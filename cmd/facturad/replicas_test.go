@@ -127,13 +127,14 @@ func report(t *testing.T, what string, violations []string) {
 var sandboxLine = regexp.MustCompile(`sandbox listening: api (\S+)\s+token (\S+)`)
 
 // startSandboxChild runs `facturad sandbox` in a process of its own,
-// verdicts at once; its child's api is the reception API's base URL and
-// admin the token endpoint's. trust are the flags that make a service
-// trust its answers (its --answer-ca-out and identification).
-func startSandboxChild(t *testing.T) (sb *child, trust []string) {
+// verdicts at once, with the further flags args; its child's api is the
+// reception API's base URL and admin the token endpoint's. trust are the
+// flags that make a service trust its answers (its --answer-ca-out and
+// identification).
+func startSandboxChild(t *testing.T, args ...string) (sb *child, trust []string) {
 	t.Helper()
 	ca := filepath.Join(t.TempDir(), "answer-ca.pem")
-	cmd := exec.Command(os.Args[0], "sandbox", "--listen", "127.0.0.1:0", "--delay", "0", "--log-level", "warn", "--answer-ca-out", ca)
+	cmd := exec.Command(os.Args[0], append([]string{"sandbox", "--listen", "127.0.0.1:0", "--delay", "0", "--log-level", "warn", "--answer-ca-out", ca}, args...)...)
 	cmd.Env = append(os.Environ(), asServiceEnv+"=1")
 	return launchUntil(t, cmd, sandboxLine), []string{"--hacienda-trust-bundle", ca, "--hacienda-answer-signer", sandbox.AnswerIdentification}
 }

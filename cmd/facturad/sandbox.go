@@ -7,9 +7,11 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"time"
 
 	"facturad/hacienda/sandbox"
+	"facturad/hacienda/sandbox/sqlitestate"
 )
 
 // runSandbox runs the tax-authority sandbox alone, for load tests and for
@@ -17,6 +19,11 @@ import (
 // facturad elsewhere, FACTURAD_HACIENDA_API_URL and _TOKEN_URL, and the
 // registry URL for FACTURAD_REGISTRY_URL). It judges documents against its
 // simulated registries and limits their calls as the tax authority does.
+//
+// With --data-dir it keeps the documents it received, its verdicts and its
+// answer certificate in sandbox.db there, as serve's built-in sandbox does
+// in data_dir, and a start on that folder knows them (decision 189);
+// without it, in memory only.
 func runSandbox(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
 	fs := newCommandFlags("sandbox", stdout, stderr, nil)
 	listen := fs.String("listen", ":8090", "listen address")
@@ -34,6 +41,10 @@ func runSandbox(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 	profile := fs.String("answer-profile", "hacienda", "how answers are signed: hacienda (XAdES-BES, as the tax authority signs) or service (XAdES-EPES, as facturad signs documents)")
 	xsdDir := fs.String("xsd-dir", "", "folder of the official v4.4 schemas (hacienda/testdata/xsd/2024/v4.4): validate every document with xmllint too")
 	fs.DefaultIs("xsd-dir", "none, the strict reader only")
+	dataDir := fs.String("data-dir", "", "folder where the sandbox keeps the documents it received, its verdicts and its answer certificate (sandbox.db, as serve's built-in sandbox in its data_dir), so that a restart, a crash included, forgets none; at most "+
+		fmt.Sprintf("%d,%03d", builtInSandboxDocuments/1000, builtInSandboxDocuments%1000)+" documents there, the oldest forgotten first. Not a folder a running service's built-in sandbox uses")
+	fs.Env("data-dir", "FACTURAD_SANDBOX_DATA_DIR")
+	fs.DefaultIs("data-dir", "none, memory only: a restart forgets every document")
 	if err := fs.ParseEnv(args, getenv); err != nil {
 		return err
 	}
@@ -55,7 +66,24 @@ func runSandbox(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 		}
 		checks.Schema = sandbox.AllOf(checks.Schema, xsd)
 	}
-	answers, err := sandbox.DefaultAnswerSigner()
+	var state *sqlitestate.Store
+	if *dataDir != "" {
+		if err := os.MkdirAll(*dataDir, 0o700); err != nil {
+			return fmt.Errorf("--data-dir: %w", err)
+		}
+		if state, err = sqlitestate.Open(ctx, filepath.Join(*dataDir, sandboxStateFile)); err != nil {
+			return fmt.Errorf("--data-dir: %w", err)
+		}
+		defer state.Close()
+	}
+	var answers *sandbox.CertificateSigner
+	if state != nil {
+		// The certificate kept in the file, so that a service trusting the
+		// --answer-ca-out of an earlier start trusts this one's answers.
+		answers, err = state.AnswerSigner(ctx, sandbox.DefaultAnswerSigner)
+	} else {
+		answers, err = sandbox.DefaultAnswerSigner()
+	}
 	if err != nil {
 		return err
 	}
@@ -68,7 +96,7 @@ func runSandbox(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 			return fmt.Errorf("--answer-ca-out: %w", err)
 		}
 	}
-	s, err := sandbox.Listen(*listen, sandbox.Options{
+	o := sandbox.Options{
 		AnswerSigner:    answers,
 		Checks:          &checks,
 		ProcessingDelay: *delay,
@@ -77,11 +105,19 @@ func runSandbox(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 		RegistryChecks:  true,
 		RegistryLimit:   sandbox.RealRegistryLimit(),
 		Logger:          newLogger(stderr, *logLevel),
-	})
+	}
+	kept := "memory only"
+	if state != nil {
+		// The built-in sandbox's bound, for the same reason: the file
+		// would otherwise grow to gigabytes (decision 179).
+		o.Store, o.MaxDocuments = state, builtInSandboxDocuments
+		kept = state.Path()
+	}
+	s, err := sandbox.Listen(*listen, o)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "sandbox listening: api %s  token %s  seed %d  registry %s\n", s.APIURL(), s.TokenURL(), *seed, s.RegistryURL())
+	fmt.Fprintf(stdout, "sandbox listening: api %s  token %s  seed %d  registry %s  state %s\n", s.APIURL(), s.TokenURL(), *seed, s.RegistryURL(), kept)
 	<-ctx.Done()
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()

@@ -31,7 +31,14 @@ func sandboxStatus(t *testing.T, c *child, clave string) (int, string) {
 	if m == nil {
 		t.Fatalf("the service did not say where its sandbox listens:\n%s", c.errs)
 	}
-	api, token := m[1], m[2]
+	return sandboxStatusAt(t, m[1], m[2], clave)
+}
+
+// sandboxStatusAt asks the sandbox whose reception API is api and token
+// endpoint token, as the service asks it, the state of clave: its status
+// code and ind-estado.
+func sandboxStatusAt(t *testing.T, api, token, clave string) (int, string) {
+	t.Helper()
 	resp, err := http.PostForm(token, url.Values{"grant_type": {"password"}, "client_id": {"api-stag"},
 		"username": {"cpj-3-101-123456@stag.comprobanteselectronicos.go.cr"}, "password": {"x"}})
 	if err != nil {
@@ -173,5 +180,62 @@ func builtInSandboxRestart(t *testing.T, sig syscall.Signal) {
 		if !found {
 			t.Errorf("no e-mail of %s among %v", want, subjects)
 		}
+	}
+}
+
+// sandboxStateLine is what `facturad sandbox` says, on its listening
+// line, about where it keeps its state.
+var sandboxStateLine = regexp.MustCompile(`sandbox listening: .*  state ([^\n]+)\n`)
+
+// TestSandboxCommandRemembersAcrossRestart: `facturad sandbox --data-dir`
+// in a process of its own accepts an invoice a service sends it, is killed
+// (SIGKILL) and started again on the same folder and address. It still
+// answers the invoice's status, and accepts a credit note about it, whose
+// answer the service checks against the answer certificate it was given
+// at the first start. Without --data-dir it says it keeps its state in
+// memory only.
+func TestSandboxCommandRemembersAcrossRestart(t *testing.T) {
+	dir := t.TempDir()
+	sb, trust := startSandboxChild(t, "--data-dir", dir)
+	if m := sandboxStateLine.FindStringSubmatch(sb.out.String()); m == nil || m[1] != filepath.Join(dir, "sandbox.db") {
+		t.Fatalf("the sandbox does not keep its state in its data folder:\n%s", sb.out)
+	}
+	svc := startChild(t, nil, append(trust, "--data-dir", t.TempDir(),
+		"--hacienda-env", "sandbox", "--hacienda-api-url", sb.api, "--hacienda-token-url", sb.admin,
+		"--admin-user", e2eAdminUser, "--admin-password", e2eAdminPass, "--admin-token", e2eAdminToken)...)
+	admin := apiClient{t: t, base: "http://" + svc.api, token: e2eAdminToken, user: e2eAdminUser, pass: e2eAdminPass}
+	ca, err := certmint.NewCA(certmint.CAOptions{Key: certmint.TestKey(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	branch := createCompany(t, admin, ca, "3101123456")
+	bodies := sendRequests(t, "sbcmd")
+	var fe document
+	branch.json("POST", "/api/documents/v4", bodies[0], 200, &fe)
+	if got := branch.checkUntilVerdict(fe.Clave, ""); got.Estado != "01" {
+		t.Fatalf("the invoice before the restart: %+v", got)
+	}
+
+	sb.kill()
+	u, err := url.Parse(sb.api)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _ := startSandboxChild(t, "--data-dir", dir, "--listen", u.Host)
+	if again.api != sb.api {
+		t.Fatalf("the sandbox started again at %s, not %s", again.api, sb.api)
+	}
+	if code, estado := sandboxStatusAt(t, again.api, again.admin, fe.Clave); code != 200 || estado != "aceptado" {
+		t.Errorf("the sandbox's status of the invoice accepted before the restart: %d %q", code, estado)
+	}
+	var nc document
+	branch.json("POST", "/api/documents/v4", referTo(bodies[2], fe.Clave), 200, &nc)
+	if got := branch.checkUntilVerdict(nc.Clave, ""); got.Estado != "01" {
+		t.Errorf("a credit note about the invoice accepted before the restart: %+v", got)
+	}
+
+	memory, _ := startSandboxChild(t)
+	if m := sandboxStateLine.FindStringSubmatch(memory.out.String()); m == nil || m[1] != "memory only" {
+		t.Errorf("without --data-dir the sandbox does not say it keeps its state in memory only:\n%s", memory.out)
 	}
 }

@@ -1274,7 +1274,11 @@ const builtInSandboxDocuments = 20_000
 
 // sandboxStatePath is the built-in sandbox's file in data_dir: the
 // documents it received, their verdicts and its answer certificate.
-func sandboxStatePath(c Config) string { return filepath.Join(c.DataDir, "sandbox.db") }
+func sandboxStatePath(c Config) string { return filepath.Join(c.DataDir, sandboxStateFile) }
+
+// sandboxStateFile is the name of a sandbox's file in its data folder,
+// serve's data_dir or facturad sandbox's --data-dir.
+const sandboxStateFile = "sandbox.db"
 
 // embeddedStorePath is the embedded store's file in data_dir.
 func embeddedStorePath(c Config) string { return filepath.Join(c.DataDir, "facturad.db") }

@@ -18,7 +18,7 @@ var commands = [][2]string{
 	{"sandbox", "run the tax-authority sandbox alone"},
 	{"mkcert", "mint a throwaway test certificate (.p12)"},
 	{"keygen", "print a new random master key (base64)"},
-	{"backup", "copy the embedded store while it runs (--out FILE)"},
+	{"backup", "copy the embedded store and the built-in sandbox's state while it runs (--out FILE)"},
 	{"rekey", "re-wrap every sealed value under a new master key"},
 	{"admin-reset", "give the bootstrap admin new credentials, printed once"},
 	{"requeue", "restart documents stopped for their company (--clave, --company or --all)"},
