@@ -18,9 +18,10 @@ import (
 // the service keeps running, and one of the built-in sandbox's state
 // (sandbox.db) beside it when data_dir has one (sandboxBackupPath;
 // decision 190). It reads only data_dir (found as the service finds it),
-// database_url (refused, with the way to back up PostgreSQL) and
-// master_key (to say where the key lives), plus --out and --sandbox
-// (commandSettings).
+// database_url (refused, with the way to back up PostgreSQL, unless
+// --sandbox: the store is not read then) and master_key (to say where the
+// key lives), plus --out and --sandbox (commandSettings). Nothing is said
+// written before every copy is.
 //
 // The master key is not copied: a backup that holds its key opens every
 // certificate, PIN, password and webhook signing secret in it for whoever
@@ -32,10 +33,12 @@ func runBackup(ctx context.Context, args []string, stdout, stderr io.Writer, get
 	)
 	c, err := loadConfig("backup", args, stdout, stderr, getenv, func(fs *commandFlags) {
 		fs.StringVar(&out, "out", "", "file to write the backup to; it must not exist (- writes it to standard output, through a temporary file in data_dir). "+
-			"When data_dir holds the built-in sandbox's state (sandbox.db), a file FILE.sandbox.db (FILE less its .db) gets a copy of it, which must not exist either; standard output gets the store alone")
-		fs.BoolVar(&sandboxOnly, "sandbox", false, "copy the built-in sandbox's state (data_dir/sandbox.db, or the --data-dir of facturad sandbox) alone to --out, for instance to standard output after a backup of the store with --out -")
+			"When data_dir holds the built-in sandbox's state (sandbox.db), a file FILE.sandbox.sqlite (FILE less its .db) gets a copy of it, which must not exist either; standard output gets the store alone")
+		fs.BoolVar(&sandboxOnly, "sandbox", false, "copy the built-in sandbox's state (data_dir/sandbox.db, or the --data-dir of facturad sandbox) alone to --out, for instance to standard output after a backup of the store with --out -; database_url may be set, the store is not read")
 		fs.precheck = func(c Config) error {
-			if c.DatabaseURL != "" {
+			// --sandbox reads no store: a sandbox's folder may be backed
+			// up from the environment of a service on PostgreSQL.
+			if c.DatabaseURL != "" && !sandboxOnly {
 				return fmt.Errorf("backup: %s is set: back up PostgreSQL with its own tools, "+
 					"for example `pg_dump --format=custom --file=facturad.dump \"$DATABASE_URL\"` (see docs/operations.md), "+
 					"and keep the master key apart from the dump", c.name("database_url"))
@@ -89,19 +92,24 @@ func runBackup(ctx context.Context, args []string, stdout, stderr io.Writer, get
 	if err := backupFile(ctx, c.DataDir, db, out, stdout); err != nil {
 		return err
 	}
-	fmt.Fprintf(notes, "backup written: %s (a consistent copy of %s, integrity checked)\n", outName(out), db)
-	switch {
-	case sbOut != "":
+	if sbOut != "" {
 		// After the store: every document the store's copy says was sent
 		// is in the sandbox's (decision 190).
 		if err := sqlite.Backup(ctx, sb, sbOut); err != nil {
 			// All or nothing: the store's copy alone would be taken for
 			// the whole backup.
 			if rerr := os.Remove(out); rerr != nil {
-				err = errors.Join(err, fmt.Errorf("backup: remove %s: %w", out, rerr))
+				return errors.Join(err, fmt.Errorf("backup: the copy of the built-in sandbox's state failed and %s, the store's copy, could not be removed: "+
+					"delete it, it is not a whole backup: %w", out, rerr))
 			}
-			return err
+			return fmt.Errorf("backup: the copy of the built-in sandbox's state failed, so nothing was written (the store's copy %s was removed): %w", out, err)
 		}
+	}
+	// Only now that every copy is in place: a note printed before a later
+	// copy failed would name a file that is gone.
+	fmt.Fprintf(notes, "backup written: %s (a consistent copy of %s, integrity checked)\n", outName(out), db)
+	switch {
+	case sbOut != "":
 		fmt.Fprintf(notes, "backup written: %s (a consistent copy of the built-in sandbox's state %s, integrity checked)\n", sbOut, sb)
 	case hasSandbox:
 		fmt.Fprintf(notes, "the built-in sandbox's state (%s) is not in standard output: `facturad backup --sandbox --out -` writes a copy of it\n", sb)
@@ -133,11 +141,17 @@ func outName(out string) string {
 }
 
 // sandboxBackupPath is where a backup to out puts its copy of the built-in
-// sandbox's state: out less a final .db, then .sandbox.db
-// (facturad-20260101.db gives facturad-20260101.sandbox.db).
+// sandbox's state: out less a final .db, then .sandbox.sqlite
+// (facturad-20260101.db gives facturad-20260101.sandbox.sqlite). It does
+// not end in .db, so that a script taking the newest facturad-*.db for the
+// store's backup never takes the sandbox's.
 func sandboxBackupPath(out string) string {
-	return strings.TrimSuffix(out, ".db") + ".sandbox.db"
+	return strings.TrimSuffix(out, ".db") + sandboxBackupSuffix
 }
+
+// sandboxBackupSuffix ends the name of a backup's copy of the sandbox's
+// state (sandboxBackupPath).
+const sandboxBackupSuffix = ".sandbox.sqlite"
 
 // fileExists reports whether path exists; an error other than its
 // absence is returned.

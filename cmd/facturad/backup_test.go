@@ -289,7 +289,7 @@ func TestBackupCopiesTheSandbox(t *testing.T) {
 	}
 
 	out := filepath.Join(t.TempDir(), "facturad-backup.db")
-	sbOut := filepath.Join(filepath.Dir(out), "facturad-backup.sandbox.db")
+	sbOut := filepath.Join(filepath.Dir(out), "facturad-backup.sandbox.sqlite")
 	var printed bytes.Buffer
 	if err := run(context.Background(), []string{"backup", "--data-dir", dir, "--out", out}, &printed, io.Discard, func(string) string { return "" }); err != nil {
 		t.Fatalf("backup: %v", err)
@@ -322,7 +322,7 @@ func TestBackupCopiesTheSandbox(t *testing.T) {
 
 // TestBackupSandboxFiles checks where each form of the backup command puts
 // the sandbox's state of a data folder (data_dir/sandbox.db), and what it
-// refuses: --out FILE writes FILE.sandbox.db beside FILE, --out - the
+// refuses: --out FILE writes FILE.sandbox.sqlite (FILE less its .db) beside FILE, --out - the
 // store alone (and says how to get the rest), --sandbox the sandbox's
 // state alone; a folder without one gets no such file.
 func TestBackupSandboxFiles(t *testing.T) {
@@ -386,9 +386,9 @@ func TestBackupSandboxFiles(t *testing.T) {
 		note  string
 	}{
 		{"ok/file", withSandbox, []string{"--out", file},
-			map[string]func(*testing.T, string){file: isStore, "b.sandbox.db": isSandbox}, "b.sandbox.db (a consistent copy of the built-in sandbox's state"},
+			map[string]func(*testing.T, string){file: isStore, "b.sandbox.sqlite": isSandbox}, "b.sandbox.sqlite (a consistent copy of the built-in sandbox's state"},
 		{"ok/file without .db", withSandbox, []string{"--out", "b"},
-			map[string]func(*testing.T, string){"b": isStore, "b.sandbox.db": isSandbox}, "b.sandbox.db"},
+			map[string]func(*testing.T, string){"b": isStore, "b.sandbox.sqlite": isSandbox}, "b.sandbox.sqlite"},
 		{"ok/standard output", withSandbox, []string{"--out", stdout},
 			map[string]func(*testing.T, string){stdout: isStore}, "`facturad backup --sandbox --out -` writes a copy of it"},
 		{"ok/sandbox to standard output", withSandbox, []string{"--sandbox", "--out", stdout},
@@ -447,13 +447,13 @@ func TestBackupSandboxFiles(t *testing.T) {
 
 	t.Run("error/the sandbox's copy exists", func(t *testing.T) {
 		outDir := t.TempDir()
-		existing := filepath.Join(outDir, "b.sandbox.db")
+		existing := filepath.Join(outDir, "b.sandbox.sqlite")
 		if err := os.WriteFile(existing, []byte("keep"), 0o600); err != nil {
 			t.Fatal(err)
 		}
 		err := run(ctx, []string{"backup", "--data-dir", withSandbox, "--out", filepath.Join(outDir, "b.db")}, io.Discard, io.Discard, func(string) string { return "" })
-		if err == nil || !strings.Contains(err.Error(), "b.sandbox.db already exists") {
-			t.Fatalf("backup = %v, want an error saying b.sandbox.db exists", err)
+		if err == nil || !strings.Contains(err.Error(), "b.sandbox.sqlite already exists") {
+			t.Fatalf("backup = %v, want an error saying b.sandbox.sqlite exists", err)
 		}
 		if got := dirEntries(t, outDir); len(got) != 1 {
 			t.Errorf("files in the output folder: %v, want the existing one alone", got)
@@ -489,4 +489,115 @@ func TestBackupSandboxFiles(t *testing.T) {
 			t.Errorf("files written: %v", got)
 		}
 	})
+}
+
+// TestBackupSandboxFails: when the sandbox's copy fails (its file is no
+// database), the store's copy, already taken, is removed, the command
+// fails saying nothing was written, and no note says a backup was.
+func TestBackupSandboxFails(t *testing.T) {
+	ctx := context.Background()
+	dir, outDir := t.TempDir(), t.TempDir()
+	s, err := sqlite.Open(ctx, filepath.Join(dir, "facturad.db"), sqlite.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	storetest.AddCompany(t, s, "uno")
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "sandbox.db"), bytes.Repeat([]byte("not a database "), 512), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, notes bytes.Buffer
+	err = run(ctx, []string{"backup", "--data-dir", dir, "--out", filepath.Join(outDir, "b.db")}, &out, &notes, func(string) string { return "" })
+	if err == nil || !strings.Contains(err.Error(), "nothing was written") {
+		t.Errorf("backup = %v, want an error saying nothing was written", err)
+	}
+	if got := dirEntries(t, outDir); len(got) != 0 {
+		t.Errorf("files left in the output folder: %v, want none", got)
+	}
+	if all := out.String() + notes.String(); strings.Contains(all, "backup written") {
+		t.Errorf("a failed backup says one was written:\n%s", all)
+	}
+}
+
+// TestSandboxBackupPath checks the name of the sandbox's copy beside a
+// backup FILE: never one a facturad-*.db pattern of store backups matches.
+func TestSandboxBackupPath(t *testing.T) {
+	tests := []struct{ out, want string }{
+		{"facturad-20260101T000000.db", "facturad-20260101T000000.sandbox.sqlite"},
+		{"/backups/facturad.db", "/backups/facturad.sandbox.sqlite"},
+		{"b", "b.sandbox.sqlite"},
+		{"b.sqlite", "b.sqlite.sandbox.sqlite"},
+		{"b.db.db", "b.db.sandbox.sqlite"},
+	}
+	for _, tt := range tests {
+		got := sandboxBackupPath(tt.out)
+		if got != tt.want {
+			t.Errorf("sandboxBackupPath(%q) = %q, want %q", tt.out, got, tt.want)
+		}
+		if strings.HasSuffix(got, ".db") {
+			t.Errorf("sandboxBackupPath(%q) = %q ends in .db, as a store's backup", tt.out, got)
+		}
+		if ok, _ := filepath.Match("facturad-*.db", filepath.Base(got)); ok {
+			t.Errorf("sandboxBackupPath(%q) = %q matches facturad-*.db", tt.out, got)
+		}
+	}
+}
+
+// TestBackupSandboxWithDatabaseURL: --sandbox copies a sandbox's folder
+// (one without a store) although database_url is set, from the variable or
+// the flag, as in the environment of a service on PostgreSQL (which has a
+// master key): the store is not read. Without --sandbox the same settings
+// are still refused.
+func TestBackupSandboxWithDatabaseURL(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	st, err := sqlitestate.Open(ctx, filepath.Join(dir, "sandbox.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Receive(ctx, sandbox.Record{Key: "50602", Doc: []byte(`{}`), XML: []byte("<x/>")}, nil); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	const pg = "postgres://facturad@db/facturad"
+	env := func(vars map[string]string) func(string) string {
+		return func(k string) string { return vars[k] }
+	}
+	tests := []struct {
+		name string
+		args []string
+		env  map[string]string
+	}{
+		{"variable", nil, map[string]string{"FACTURAD_DATABASE_URL": pg, "FACTURAD_MASTER_KEY": masterKey(t)}},
+		{"flag", []string{"--database-url", pg, "--master-key", masterKey(t)}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			outDir := t.TempDir()
+			out := filepath.Join(outDir, "sb.sqlite")
+			args := append([]string{"backup", "--sandbox", "--data-dir", dir, "--out", out}, tt.args...)
+			var notes bytes.Buffer
+			if err := run(ctx, args, &notes, &notes, env(tt.env)); err != nil {
+				t.Fatalf("%v: %v", args, err)
+			}
+			r, err := sqlitestate.Open(ctx, out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			if recs, err := r.Load(ctx); err != nil || len(recs) != 1 || recs[0].Key != "50602" {
+				t.Errorf("the copy holds %+v, %v; want the sandbox's document", recs, err)
+			}
+			if !strings.Contains(notes.String(), "backup written: "+out) {
+				t.Errorf("notes do not say where the copy went:\n%s", notes.String())
+			}
+
+			args = append([]string{"backup", "--data-dir", dir, "--out", filepath.Join(outDir, "store.db")}, tt.args...)
+			if err := run(ctx, args, io.Discard, io.Discard, env(tt.env)); err == nil || !strings.Contains(err.Error(), "pg_dump") {
+				t.Errorf("without --sandbox: %v, want the refusal pointing at pg_dump", err)
+			}
+		})
+	}
 }
