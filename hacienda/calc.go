@@ -425,7 +425,7 @@ func (c *lineCalc) iva() bool {
 	}
 	c.ivaBase = c.baseImponible
 	if c.grossIVA && c.l.Impuesto[c.ivaIdx].Codigo == ImpuestoIVA {
-		c.ivaBase = c.montoTotal
+		c.ivaBase = grossIVABase(c.montoTotal, c.specialBase)
 	}
 	var good bool
 	c.bucket, good = calcIVA(c.t, c.l, &c.l.Impuesto[c.ivaIdx], c.ivaBase, c.p, c.ivaIdx, c.e)
@@ -728,6 +728,12 @@ func calcIVA(t DocumentType, l *LineaDetalle, tx *Impuesto, base decimal.Decimal
 			}
 		}
 		if tx.Tarifa.IsSet() && !checkDecimal(tx.Tarifa, 2, 2, p.s("impuesto", j, "tarifa"), e) {
+			return 0, false
+		}
+		// The exoneration is measured against the rate (exonerableRate):
+		// a tarifa and a rate code must name the same one.
+		if rt, ok := tarifasIVA[tx.CodigoTarifaIVA]; ok && tx.CodigoTarifaIVA != "" && tx.Tarifa.IsSet() && tx.Tarifa.Decimal().Cmp(rt.rate) != 0 {
+			e.add(path("tarifa"), msg.TarifaMismatch.With(tx.CodigoTarifaIVA, rt.rate.String()))
 			return 0, false
 		}
 		if l.IVACobradoFabrica == IVAFabricaExento {
@@ -1108,6 +1114,10 @@ func calcMedioPago(doc *Document, total decimal.Decimal, e *errs) {
 	mp := doc.ResumenFactura.MedioPago
 	if len(mp) > 4 {
 		e.add("resumenFactura.medioPago", msg.MediosPagoMax.With())
+		return
+	}
+	if len(mp) > 1 && total.Sign() == 0 && paymentAmountMustBePositive {
+		e.add("resumenFactura.medioPago", msg.MediosPagoZeroTotal.With())
 		return
 	}
 	for i := range mp {

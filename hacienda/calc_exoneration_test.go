@@ -95,9 +95,11 @@ func TestUsedGoodsExoneration(t *testing.T) {
 
 // randomExoneratedLine builds a line the calculation must accept: any
 // discount code (a regalía or bonificación borne by the issuer, 01 or 03,
-// covers the whole line), an IVA of code 01, 07 or 08, and the rate-based
-// taxes that stack on it (selectivo 02, cement 12, others 99), each
-// exonerated by part or all of its rate, or not at all.
+// covers the whole line), an IVA of code 01 (sometimes charged at factory
+// level on the caller's base), 07 (sometimes on the caller's base) or 08
+// (by tarifa or rate code), and the rate-based taxes that stack on it
+// (selectivo 02, cement 12, others 99), each exonerated by part or all of
+// its rate, or not at all.
 func randomExoneratedLine(r *rand.Rand, n int) LineaDetalle {
 	cant := decimal.New(1+r.Int64N(9999), -int32(r.IntN(3)))
 	precio := decimal.New(1+r.Int64N(99999999), -int32(r.IntN(5)))
@@ -146,12 +148,24 @@ func randomExoneratedLine(r *rand.Rand, n int) LineaDetalle {
 	rc := rates[r.IntN(len(rates))]
 	rate, _ := TarifaIVA(rc)
 	tx := Impuesto{Codigo: ImpuestoIVA, CodigoTarifaIVA: rc}
-	switch r.IntN(6) {
+	gross := len(l.Descuento) > 0 && l.Descuento[0].CodigoDescuento != "07"
+	switch r.IntN(7) {
 	case 0:
 		tx.Codigo = ImpuestoIVAEspecial
+		if r.IntN(2) == 0 {
+			// Code 07's base is the caller's when given.
+			l.BaseImponible = NewAmount(decimal.New(1+r.Int64N(99999999), -int32(r.IntN(5))))
+		}
 	case 1:
-		if len(l.Descuento) == 0 || l.Descuento[0].CodigoDescuento == "07" {
-			tx = Impuesto{Codigo: ImpuestoIVABienesUsados, FactorCalculoIVA: NewAmount(decimal.New(1+r.Int64N(1300), -4)), Tarifa: NewAmount(rate)}
+		tx = Impuesto{Codigo: ImpuestoIVABienesUsados, FactorCalculoIVA: NewAmount(decimal.New(1+r.Int64N(1300), -4)), Tarifa: NewAmount(rate)}
+		if r.IntN(2) == 0 {
+			tx.Tarifa, tx.CodigoTarifaIVA = Amount{}, rc
+		}
+	case 2:
+		if !gross {
+			// The IVA charged at factory level, on the caller's base.
+			l.IVACobradoFabrica = IVAFabricaSeparado
+			l.BaseImponible = NewAmount(decimal.New(1+r.Int64N(99999999), -int32(r.IntN(5))))
 		}
 	}
 	maybeExonerate(&tx, rate)

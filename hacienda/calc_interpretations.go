@@ -50,6 +50,18 @@ const otrosCargosPorcentajeBase = "totalVentaNeta"
 // (§11.7, AMBIGUOUS).
 const repTotalComprobanteIncludesTax = true
 
+// grossIVABase is the base of the IVA of code 01 on a line with a discount
+// of code 01, 02 or 03 (see discountTaxesGross): MontoTotal, as the annex
+// says for regalías and bonificaciones ("se debe utilizar el campo Monto
+// Total y la Tarifa", p.42), without the taxes that enter BaseImponible on
+// other lines (02, 04, 05, 12, computed on SubTotal). AMBIGUOUS: the
+// annex's BaseImponible adds them; to do so here, return
+// montoTotal.Add(specialBase). The IVA of code 07 keeps its own,
+// editable, base (§11.4, §11.5; decisions #6, #7).
+func grossIVABase(montoTotal, specialBase decimal.Decimal) decimal.Decimal {
+	return montoTotal
+}
+
 // Discount code 02 ("regalía o bonificación con IVA cobrado al cliente"):
 // the IVA is computed on MontoTotal, like codes 01 and 03, but the client
 // pays it, so it is not ImpuestoAsumidoEmisorFabrica (§11.5, AMBIGUOUS).
@@ -138,10 +150,10 @@ const lineWithoutCABYSIsService = true
 const oneIVAPerLine = true
 
 // Exoneration base: MontoExoneracion = TarifaExonerada / 100 × the amount
-// the exonerated tax's Monto is a rate of: for the IVA (01, 07) its own
-// base, BaseImponible or, on a line with a discount of code 01, 02 or 03,
-// MontoTotal (see discountTaxesGross); SubTotal for the other rate-based
-// taxes (02, 12, 99). So an exoneration of the whole rate leaves nothing to
+// the exonerated tax's Monto is a rate of: for the IVA its own base
+// (BaseImponible, the caller's with code 07 or IVACobradoFabrica 01, or
+// grossIVABase for code 01 on a line with a discount of code 01, 02 or
+// 03); SubTotal for the other rate-based taxes (02, 12, 99). So an exoneration of the whole rate leaves nothing to
 // pay whatever the base, and never exceeds the tax (§11.5; decisions #17).
 // Per-unit taxes (03–06) cannot be exonerated by a rate and are refused.
 
@@ -180,7 +192,8 @@ const singlePaymentMustMatch = true
 
 // paymentAmountMustBePositive: a TotalMedioPago of 0 is refused, and a
 // document whose total is 0 gets none filled in (its single means of
-// payment goes without an amount). The annex (p.55): "Se deberá incluir un
+// payment goes without an amount; several cannot be given, as each would
+// need an amount above 0). The annex (p.55): "Se deberá incluir un
 // valor mayor a cero. Caso contrario se rechazará el comprobante"
 // (decisions #20).
 const paymentAmountMustBePositive = true

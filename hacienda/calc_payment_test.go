@@ -29,6 +29,8 @@ func TestPaymentAmountNeverZero(t *testing.T) {
 		{"ok/a total, amount filled in", paid(), []MedioPago{{TipoMedioPago: "01"}}, "", "", []string{"1130"}},
 		{"error/zero total, amount 0 given", free(), []MedioPago{{TipoMedioPago: "01", TotalMedioPago: a("0")}},
 			"resumenFactura.medioPago[0].totalMedioPago", "must be left out", nil},
+		{"error/zero total, two means of payment", free(), []MedioPago{{TipoMedioPago: "01"}, {TipoMedioPago: "02"}},
+			"resumenFactura.medioPago", "takes one means of payment", nil},
 		{"error/one of two amounts 0", paid(), []MedioPago{{TipoMedioPago: "01", TotalMedioPago: a("1130")}, {TipoMedioPago: "02", TotalMedioPago: a("0")}},
 			"resumenFactura.medioPago[1].totalMedioPago", "must be greater than 0", nil},
 		{"error/a single amount 0", paid(), []MedioPago{{TipoMedioPago: "01", TotalMedioPago: a("0")}},

@@ -327,6 +327,9 @@ func TestCalculateRuleErrors(t *testing.T) {
 				Impuesto{Codigo: "08", FactorCalculoIVA: a("0.01"),
 					Exoneracion: &Exoneracion{TipoDocumentoEX1: "04", NumeroDocumento: "AL-1", NombreInstitucion: "01", TarifaExonerada: a("19.5")}}))
 		}, "detalleServicio[0].impuesto[1].tarifa", "is required with an exoneration"},
+		{"error/used goods whose tarifa is not its rate code's", func() *Document {
+			return crcDoc(TypeFE, goods(1, "1", "1000", Impuesto{Codigo: "08", FactorCalculoIVA: a("0.01"), CodigoTarifaIVA: "02", Tarifa: a("13")}))
+		}, "detalleServicio[0].impuesto[0].tarifa", "does not match codigoTarifaIVA 02 (expected 1)"},
 		{"error/exoneration of used goods above its rate", func() *Document {
 			return crcDoc(TypeFE, goods(1, "1", "1000", Impuesto{Codigo: "08", FactorCalculoIVA: a("0.01"), Tarifa: a("13"),
 				Exoneracion: &Exoneracion{TipoDocumentoEX1: "04", NumeroDocumento: "AL-1", NombreInstitucion: "01", TarifaExonerada: a("19.5")}}))

@@ -159,6 +159,8 @@ var (
 	TotalMedioPago          = field("total_medio_pago_mismatch", "must equal totalComprobante (%s)", "debe ser igual a totalComprobante (%s)")
 	TotalMedioPagoZeroTotal = field("total_medio_pago_zero_total", "must be left out: the document's total is 0 and the tax authority refuses a payment amount of 0",
 		"debe omitirse: el total del comprobante es 0 y Hacienda rechaza un monto de pago de 0")
+	MediosPagoZeroTotal = field("medios_pago_zero_total", "a document whose total is 0 takes one means of payment, without totalMedioPago: the tax authority refuses a payment amount of 0",
+		"un comprobante cuyo total es 0 lleva un solo medio de pago, sin totalMedioPago: Hacienda rechaza un monto de pago de 0")
 	TotalMedioPagoRequired = field("total_medio_pago_required", "is required when there are several means of payment", "es obligatorio cuando hay varios medios de pago")
 	MediosPagoSum          = field("medios_pago_sum_mismatch", "the totalMedioPago amounts add up to %s, not to totalComprobante (%s)",
 		"los montos de totalMedioPago suman %s, no el totalComprobante (%s)")

@@ -476,17 +476,16 @@ func (g *generator) splitPayments(req *hacienda.SendDocumentRequest) {
 	}
 	total := doc.ResumenFactura.TotalComprobante.Decimal()
 	mp := req.ResumenFactura.MedioPago
-	if total.Div(decimal.New(int64(len(mp)), 0)).Round(2).Sign() == 0 {
+	part := total.Div(decimal.New(int64(len(mp)), 0)).Round(2)
+	rest := total.Sub(part.Mul(decimal.New(int64(len(mp)-1), 0)))
+	if part.Sign() <= 0 || rest.Sign() <= 0 {
 		// Too little to split: the tax authority refuses a payment of
 		// 0, so one means of payment takes it all (or none is given).
 		req.ResumenFactura.MedioPago = mp[:1]
 		return
 	}
-	rest := total
 	for k := 1; k < len(mp); k++ {
-		part := total.Div(decimal.New(int64(len(mp)), 0)).Round(2)
 		mp[k].TotalMedioPago = hacienda.NewAmount(part)
-		rest = rest.Sub(part)
 	}
 	mp[0].TotalMedioPago = hacienda.NewAmount(rest)
 }
