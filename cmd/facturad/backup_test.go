@@ -275,18 +275,7 @@ func TestBackupCopiesTheSandbox(t *testing.T) {
 	args := []string{"--log-level", "info", "--sandbox-processing-delay", "0",
 		"--admin-user", e2eAdminUser, "--admin-password", e2eAdminPass, "--admin-token", e2eAdminToken}
 	svc := startChild(t, nil, append([]string{"--data-dir", dir}, args...)...)
-	admin := apiClient{t: t, base: "http://" + svc.api, token: e2eAdminToken, user: e2eAdminUser, pass: e2eAdminPass}
-	ca, err := certmint.NewCA(certmint.CAOptions{Key: certmint.TestKey(1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	branch := createCompany(t, admin, ca, "3101123456")
-	bodies := sendRequests(t, "bksb")
-	var fe document
-	branch.json("POST", "/api/documents/v4", bodies[0], 200, &fe)
-	if got := branch.checkUntilVerdict(fe.Clave, ""); got.Estado != "01" {
-		t.Fatalf("the invoice before the backup: %+v", got)
-	}
+	branch, fe, bodies := acceptedInvoice(t, svc.api, "bksb")
 
 	out := filepath.Join(t.TempDir(), "facturad-backup.db")
 	sbOut := filepath.Join(filepath.Dir(out), "facturad-backup.sandbox.sqlite")
@@ -338,15 +327,7 @@ func TestBackupSandboxFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	st, err := sqlitestate.Open(ctx, filepath.Join(withSandbox, "sandbox.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Receive(ctx, sandbox.Record{Key: "50601", Doc: []byte(`{}`), XML: []byte("<x/>")}, nil); err != nil {
-		t.Fatal(err)
-	}
-	// Left open: the copy is taken from a live file, its WAL included.
-	t.Cleanup(func() { st.Close() })
+	keptSandbox(t, withSandbox, "50601")
 
 	// isStore and isSandbox check a copy: the store's company, or the
 	// sandbox's document.
@@ -553,18 +534,8 @@ func TestSandboxBackupPath(t *testing.T) {
 func TestBackupSandboxWithDatabaseURL(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
-	st, err := sqlitestate.Open(ctx, filepath.Join(dir, "sandbox.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Receive(ctx, sandbox.Record{Key: "50602", Doc: []byte(`{}`), XML: []byte("<x/>")}, nil); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	keptSandbox(t, dir, "50602")
 	const pg = "postgres://facturad@db/facturad"
-	env := func(vars map[string]string) func(string) string {
-		return func(k string) string { return vars[k] }
-	}
 	tests := []struct {
 		name string
 		args []string
@@ -599,5 +570,21 @@ func TestBackupSandboxWithDatabaseURL(t *testing.T) {
 				t.Errorf("without --sandbox: %v, want the refusal pointing at pg_dump", err)
 			}
 		})
+	}
+}
+
+// keptSandbox makes dir a sandbox's folder whose sandbox.db has received
+// the document key. The file is left open until the test ends: a backup
+// copies it live, its WAL included.
+func keptSandbox(t *testing.T, dir, key string) {
+	t.Helper()
+	ctx := context.Background()
+	st, err := sqlitestate.Open(ctx, filepath.Join(dir, "sandbox.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if err := st.Receive(ctx, sandbox.Record{Key: key, Doc: []byte(`{}`), XML: []byte("<x/>")}, nil); err != nil {
+		t.Fatal(err)
 	}
 }

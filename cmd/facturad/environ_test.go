@@ -313,19 +313,26 @@ func TestConfigErrorsNameWhatWasSet(t *testing.T) {
 				if err == nil {
 					t.Fatal("no error")
 				}
-				msg := err.Error()
-				if !strings.Contains(msg, via.want) {
-					t.Errorf("%q does not name %s", msg, via.want)
-				}
-				if strings.Contains(msg, via.not) {
-					t.Errorf("%q names %s, which was not given", msg, via.not)
-				}
-				for _, o := range (&Config{}).settings() {
-					if strings.Contains(o.name, "_") && regexp.MustCompile(`(^|[^A-Za-z_])`+o.name+`($|[^A-Za-z_])`).MatchString(msg) {
-						t.Errorf("%q names the internal %s", msg, o.name)
-					}
-				}
+				namesAsGiven(t, err.Error(), via.want, via.not)
 			})
+		}
+	}
+}
+
+// namesAsGiven fails unless msg names a setting as want (the flag or the
+// variable the operator gave), never as not (the other form), and no
+// setting by its internal name (smtp_url).
+func namesAsGiven(t *testing.T, msg, want, not string) {
+	t.Helper()
+	if !strings.Contains(msg, want) {
+		t.Errorf("%q does not name %s", msg, want)
+	}
+	if strings.Contains(msg, not) {
+		t.Errorf("%q names %s, which was not given", msg, not)
+	}
+	for _, o := range (&Config{}).settings() {
+		if strings.Contains(o.name, "_") && regexp.MustCompile(`(^|[^A-Za-z_])`+o.name+`($|[^A-Za-z_])`).MatchString(msg) {
+			t.Errorf("%q names the internal %s", msg, o.name)
 		}
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -66,26 +67,22 @@ func runSandbox(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 		}
 		checks.Schema = sandbox.AllOf(checks.Schema, xsd)
 	}
-	var state *sqlitestate.Store
+	statePath := ""
 	if *dataDir != "" {
 		if err := os.MkdirAll(*dataDir, 0o700); err != nil {
 			return fmt.Errorf("--data-dir: %w", err)
 		}
-		if state, err = sqlitestate.Open(ctx, filepath.Join(*dataDir, sandboxStateFile)); err != nil {
-			return fmt.Errorf("--data-dir: %w", err)
-		}
-		defer state.Close()
+		statePath = filepath.Join(*dataDir, sandboxStateFile)
 	}
-	var answers *sandbox.CertificateSigner
-	if state != nil {
-		// The certificate kept in the file, so that a service trusting the
-		// --answer-ca-out of an earlier start trusts this one's answers.
-		answers, err = state.AnswerSigner(ctx, sandbox.DefaultAnswerSigner)
-	} else {
-		answers, err = sandbox.DefaultAnswerSigner()
-	}
+	// With a folder, the certificate kept in it, so that a service
+	// trusting the --answer-ca-out of an earlier start trusts this one's
+	// answers.
+	state, answers, err := openSandboxState(ctx, statePath)
 	if err != nil {
-		return err
+		return fmt.Errorf("--data-dir: %w", err)
+	}
+	if state != nil {
+		defer state.Close()
 	}
 	if answers.Profile, err = sandbox.ParseAnswerProfile(*profile); err != nil {
 		return fmt.Errorf("--answer-profile: %w", err)
@@ -122,4 +119,23 @@ func runSandbox(ctx context.Context, args []string, stdout, stderr io.Writer, ge
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	return s.Close(sctx)
+}
+
+// openSandboxState opens a sandbox's kept state at path (sandbox.db) and
+// the answer signer kept in it, made and kept on first use. An empty path
+// keeps nothing: the state is nil and the signer new, in memory.
+func openSandboxState(ctx context.Context, path string) (*sqlitestate.Store, *sandbox.CertificateSigner, error) {
+	if path == "" {
+		answers, err := sandbox.DefaultAnswerSigner()
+		return nil, answers, err
+	}
+	state, err := sqlitestate.Open(ctx, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	answers, err := state.AnswerSigner(ctx, sandbox.DefaultAnswerSigner)
+	if err != nil {
+		return nil, nil, errors.Join(err, state.Close())
+	}
+	return state, answers, nil
 }

@@ -98,18 +98,8 @@ func builtInSandboxRestart(t *testing.T, sig syscall.Signal) {
 	if m := builtInSandboxLine.FindStringSubmatch(first.errs.String()); m == nil || m[3] != filepath.Join(dir, "sandbox.db") {
 		t.Fatalf("the built-in sandbox does not keep its state in the data folder:\n%s", first.errs)
 	}
-	admin := apiClient{t: t, base: "http://" + first.api, token: e2eAdminToken, user: e2eAdminUser, pass: e2eAdminPass}
-	ca, err := certmint.NewCA(certmint.CAOptions{Key: certmint.TestKey(1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	branch := createCompany(t, admin, ca, "3101123456")
-	bodies := sendRequests(t, "restart")
-	var fe, pending document
-	branch.json("POST", "/api/documents/v4", bodies[0], 200, &fe)
-	if got := branch.checkUntilVerdict(fe.Clave, ""); got.Estado != "01" {
-		t.Fatalf("the invoice before the restart: %+v", got)
-	}
+	branch, fe, bodies := acceptedInvoice(t, first.api, "restart")
+	var pending document
 	// A second invoice, received by the sandbox (04) but not judged yet
 	// when the service stops.
 	second := bytes.Replace(bodies[0], []byte(`"restart-0"`), []byte(`"restart-0b"`), 1)
@@ -130,7 +120,7 @@ func builtInSandboxRestart(t *testing.T, sig syscall.Signal) {
 	}
 
 	again := startChild(t, env, args...)
-	branch.base, admin.base = "http://"+again.api, "http://"+again.api
+	branch.base = "http://" + again.api
 	if code, estado := sandboxStatus(t, again, fe.Clave); code != 200 || estado != "aceptado" {
 		t.Errorf("the sandbox's status of the invoice accepted before the restart: %d %q", code, estado)
 	}
@@ -203,18 +193,7 @@ func TestSandboxCommandRemembersAcrossRestart(t *testing.T) {
 	svc := startChild(t, nil, append(trust, "--data-dir", t.TempDir(),
 		"--hacienda-env", "sandbox", "--hacienda-api-url", sb.api, "--hacienda-token-url", sb.admin,
 		"--admin-user", e2eAdminUser, "--admin-password", e2eAdminPass, "--admin-token", e2eAdminToken)...)
-	admin := apiClient{t: t, base: "http://" + svc.api, token: e2eAdminToken, user: e2eAdminUser, pass: e2eAdminPass}
-	ca, err := certmint.NewCA(certmint.CAOptions{Key: certmint.TestKey(1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	branch := createCompany(t, admin, ca, "3101123456")
-	bodies := sendRequests(t, "sbcmd")
-	var fe document
-	branch.json("POST", "/api/documents/v4", bodies[0], 200, &fe)
-	if got := branch.checkUntilVerdict(fe.Clave, ""); got.Estado != "01" {
-		t.Fatalf("the invoice before the restart: %+v", got)
-	}
+	branch, fe, bodies := acceptedInvoice(t, svc.api, "sbcmd")
 
 	sb.kill()
 	u, err := url.Parse(sb.api)
@@ -238,4 +217,26 @@ func TestSandboxCommandRemembersAcrossRestart(t *testing.T) {
 	if m := sandboxStateLine.FindStringSubmatch(memory.out.String()); m == nil || m[1] != "memory only" {
 		t.Errorf("without --data-dir the sandbox does not say it keeps its state in memory only:\n%s", memory.out)
 	}
+}
+
+// acceptedInvoice creates a company on the service listening at api, as
+// the end-to-end admin, and sends it the first body of
+// sendRequests(prefix), waiting for its acceptance (01): the company's
+// branch user, the invoice and every body (the third is a credit note
+// about the first, referTo).
+func acceptedInvoice(t *testing.T, api, prefix string) (apiClient, document, [][]byte) {
+	t.Helper()
+	admin := apiClient{t: t, base: "http://" + api, token: e2eAdminToken, user: e2eAdminUser, pass: e2eAdminPass}
+	ca, err := certmint.NewCA(certmint.CAOptions{Key: certmint.TestKey(1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	branch := createCompany(t, admin, ca, "3101123456")
+	bodies := sendRequests(t, prefix)
+	var fe document
+	branch.json("POST", "/api/documents/v4", bodies[0], 200, &fe)
+	if got := branch.checkUntilVerdict(fe.Clave, ""); got.Estado != "01" {
+		t.Fatalf("the invoice: %+v, want accepted (01)", got)
+	}
+	return branch, fe, bodies
 }

@@ -32,7 +32,6 @@ import (
 	"facturad/hacienda/recepcion"
 	"facturad/hacienda/registry"
 	"facturad/hacienda/sandbox"
-	"facturad/hacienda/sandbox/sqlitestate"
 	"facturad/hacienda/trust"
 	"facturad/metrics"
 	"facturad/pipeline"
@@ -1051,21 +1050,16 @@ func openHacienda(ctx context.Context, c Config, roots, sandboxCAs *x509.CertPoo
 			return haciendaClients{}, answerT, "", err
 		}
 		checks := sandbox.DefaultChecksTrusting(sandboxCAs)
-		var state *sqlitestate.Store
+		statePath := ""
 		if c.DatabaseURL == "" {
-			if state, err = sqlitestate.Open(ctx, sandboxStatePath(c)); err != nil {
-				return haciendaClients{}, answerT, "", fmt.Errorf("built-in sandbox: %w", err)
-			}
-			stop.add("sandbox state", func(context.Context) error { return state.Close() })
+			statePath = sandboxStatePath(c)
 		}
-		var answers *sandbox.CertificateSigner
-		if state != nil {
-			answers, err = state.AnswerSigner(ctx, sandbox.DefaultAnswerSigner)
-		} else {
-			answers, err = sandbox.DefaultAnswerSigner()
-		}
+		state, answers, err := openSandboxState(ctx, statePath)
 		if err != nil {
 			return haciendaClients{}, answerT, "", fmt.Errorf("built-in sandbox: %w", err)
+		}
+		if state != nil {
+			stop.add("sandbox state", func(context.Context) error { return state.Close() })
 		}
 		if answers.Profile, err = sandbox.ParseAnswerProfile(c.SandboxAnswerProfile); err != nil {
 			return haciendaClients{}, answerT, "", err

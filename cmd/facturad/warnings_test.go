@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -121,18 +120,7 @@ func TestStartWarningsNameWhatWasSet(t *testing.T) {
 				if len(found) != 1 {
 					t.Fatalf("%d warnings %q, want 1:\n%s", len(found), tt.warning, logs.String())
 				}
-				msg := found[0]["msg"].(string)
-				if !strings.Contains(msg, via.want) {
-					t.Errorf("%q does not name %s", msg, via.want)
-				}
-				if strings.Contains(msg, via.not) {
-					t.Errorf("%q names %s, which was not given", msg, via.not)
-				}
-				for _, o := range (&Config{}).settings() {
-					if strings.Contains(o.name, "_") && regexp.MustCompile(`(^|[^A-Za-z_])`+o.name+`($|[^A-Za-z_])`).MatchString(msg) {
-						t.Errorf("%q names the internal %s", msg, o.name)
-					}
-				}
+				namesAsGiven(t, found[0]["msg"].(string), via.want, via.not)
 				if got, _ := found[0]["setting"].(string); got != tt.key {
 					t.Errorf("setting %q, want %q", got, tt.key)
 				}
