@@ -263,7 +263,9 @@ func (c *call) outcomeUnknown(cause error) {
 func (c *call) writeSevere(m msg.Message, incident string) {
 	text := m.In(langOf(c.rc))
 	c.rc.Response.ResetBody()
-	observeErrorAnswer(ErrorAnswer{Status: fasthttp.StatusInternalServerError, Route: c.rt.method + " " + c.rt.pattern, Message: m})
+	observeErrorAnswer(func() ErrorAnswer {
+		return ErrorAnswer{Status: fasthttp.StatusInternalServerError, Route: c.rt.method + " " + c.rt.pattern, Message: m}
+	})
 	if c.a6 != nil {
 		writeJSON(c.rc, fasthttp.StatusInternalServerError, c.a6(m.Code(), text))
 		return
@@ -299,9 +301,9 @@ func incidentCode() string {
 // request's Accept-Language; rt is the route answered (nil for none).
 func writeAPIError(rc *fasthttp.RequestCtx, rt *route, ae *apiError) {
 	lang := langOf(rc)
-	b := api.ErrorBody{StatusCode: ae.status, Code: ae.msg.Code(), Message: ae.msg.In(lang)}
-	if ae.raw != "" {
-		b.Message = ae.raw
+	b := api.ErrorBody{StatusCode: ae.status, Code: ae.msg.Code(), Message: ae.raw}
+	if ae.raw == "" {
+		b.Message = ae.msg.In(lang)
 	}
 	switch {
 	case ae.fields != nil:
@@ -318,11 +320,13 @@ func writeAPIError(rc *fasthttp.RequestCtx, rt *route, ae *apiError) {
 	for k, v := range ae.header {
 		rc.Response.Header.Set(k, v)
 	}
-	route := ""
-	if rt != nil {
-		route = rt.method + " " + rt.pattern
-	}
-	observeErrorAnswer(ErrorAnswer{Status: ae.status, Route: route, Message: ae.msg, Raw: ae.raw, Fields: ae.fields, RawFields: ae.rawFields})
+	observeErrorAnswer(func() ErrorAnswer {
+		route := ""
+		if rt != nil {
+			route = rt.method + " " + rt.pattern
+		}
+		return ErrorAnswer{Status: ae.status, Route: route, Message: ae.msg, Raw: ae.raw, Fields: ae.fields, RawFields: ae.rawFields}
+	})
 	writeJSON(rc, ae.status, b)
 }
 

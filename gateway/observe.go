@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -43,30 +44,37 @@ func ObserveErrorAnswers(f func(ErrorAnswer)) (stop func()) {
 	return func() { errorAnswers.CompareAndSwap(&f, prev) }
 }
 
-func observeErrorAnswer(a ErrorAnswer) {
+// observeErrorAnswer hands the answer a makes to the observer, if any:
+// a is called only then, so that an answer costs nothing more when no
+// test observes.
+func observeErrorAnswer(a func() ErrorAnswer) {
 	if f := errorAnswers.Load(); f != nil {
-		(*f)(a)
+		(*f)(a())
 	}
 }
 
 // CatalogueProblems lists what a keeps from being said in Spanish and
 // English with stable codes: a message from outside the catalogue, an
 // entry of the wrong kind where it stands (a field's message as the
-// answer's, say), or a rendering that fmt could not fill. None for an
-// answer wholly of the catalogue.
+// answer's, say), a status that is not its entry's (the one the OpenAPI
+// and docs/errors.md give for its code), or a rendering that fmt could
+// not fill. None for an answer wholly of the catalogue.
 func CatalogueProblems(a ErrorAnswer) []string {
 	var out []string
 	where := fmt.Sprintf("%d %s", a.Status, a.Route)
 	if a.Raw != "" {
 		out = append(out, fmt.Sprintf("%s: message outside the catalogue: %q", where, a.Raw))
 	}
+	if e := a.Message.Entry(); e != nil && e.Kind() == msg.Answer && e.Status() != a.Status {
+		out = append(out, fmt.Sprintf("%s: %s is the catalogue's answer of status %d", where, e.Code(), e.Status()))
+	}
 	out = append(out, entryProblems(where+": message", a.Message, msg.Answer)...)
-	for _, f := range sortedKeys(a.RawFields) {
+	for _, f := range slices.Sorted(maps.Keys(a.RawFields)) {
 		for _, m := range a.RawFields[f] {
 			out = append(out, fmt.Sprintf("%s: errors.%s: message outside the catalogue: %q", where, f, m))
 		}
 	}
-	for _, f := range sortedKeys(a.Fields) {
+	for _, f := range slices.Sorted(maps.Keys(a.Fields)) {
 		for _, m := range a.Fields[f] {
 			out = append(out, entryProblems(where+": errors."+f, m, msg.Field)...)
 		}
@@ -90,15 +98,6 @@ func entryProblems(where string, m msg.Message, kind msg.Kind) []string {
 		}
 	}
 	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // CatalogueWatch collects what the error answers say outside the
@@ -132,5 +131,5 @@ func (w *CatalogueWatch) Stop() []string {
 	w.stop()
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return sortedKeys(w.problems)
+	return slices.Sorted(maps.Keys(w.problems))
 }

@@ -300,6 +300,9 @@ func TestUncataloguedAnswersAreReported(t *testing.T) {
 	if ps := CatalogueProblems(ErrorAnswer{Status: 404, Message: msg.CompanyNotFound.With("5")}); len(ps) != 0 {
 		t.Errorf("a catalogue answer: %v", ps)
 	}
+	if ps := CatalogueProblems(ErrorAnswer{Status: 400, Message: msg.CompanyNotFound.With("5")}); len(ps) != 1 {
+		t.Errorf("an answer with another status than its entry's: %v", ps)
+	}
 }
 
 type rawFieldErr map[string][]string

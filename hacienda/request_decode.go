@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"maps"
 	"reflect"
 	"slices"
 	"strconv"
@@ -363,7 +364,7 @@ func (w *typeWalk) value(v any, t reflect.Type, path string, pascal bool) any {
 		if !ok {
 			return w.wrong(path, msg.JSONWantObject, v)
 		}
-		for _, k := range sortedKeys(m) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
 			m[k] = w.value(m[k], t.Elem(), joinPath(path, k, pascal), pascal)
 		}
 	case reflect.Struct:
@@ -381,7 +382,7 @@ func (w *typeWalk) value(v any, t reflect.Type, path string, pascal bool) any {
 // then any case; keys matching no field are ignored.
 func (w *typeWalk) object(m map[string]any, t reflect.Type, anyKeys []string, path string, pascal bool) {
 	fields := jsonFields(t)
-	for _, k := range sortedKeys(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if slices.ContainsFunc(anyKeys, func(a string) bool { return strings.EqualFold(a, k) }) {
 			continue
 		}
@@ -433,15 +434,6 @@ func joinPath(base, name string, pascal bool) string {
 		return name
 	}
 	return base + "." + name
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }
 
 // jsonField is a field of a struct as encoding/json sees it.

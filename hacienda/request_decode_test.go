@@ -2,6 +2,7 @@ package hacienda
 
 import (
 	"encoding/json"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -400,7 +401,7 @@ func forEachValue(t *testing.T, body string, f func(where string, mutated []byte
 				n++
 				switch x := v.(type) {
 				case map[string]any:
-					for _, k := range sortedKeys(x) {
+					for _, k := range slices.Sorted(maps.Keys(x)) {
 						x[k] = replace(x[k], path+"."+k)
 					}
 				case []any:
