@@ -12,25 +12,10 @@ import (
 	"facturad/tenant"
 )
 
-// How the two credential headers (A.1) go wrong, said in a 401's message so
-// that a caller can fix its request (parts of the catalogue's
-// unauthenticated answer). The messages name the header and never repeat
-// its value.
-var (
-	reasonNoToken      = msg.AuthNoToken
-	reasonNoAuth       = msg.AuthNoAuth
-	reasonNotBasic     = msg.AuthNotBasic
-	reasonEmptyBasic   = msg.AuthEmptyBasic
-	reasonWrapped      = msg.AuthWrapped
-	reasonNotBase64    = msg.AuthNotBase64
-	reasonNoColon      = msg.AuthNoColon
-	reasonEmptyUser    = msg.AuthEmptyUser
-	reasonEmptyPasswrd = msg.AuthEmptyPassword
-)
-
 // credentialsError is a request refused before its credentials were
 // checked, because a header is missing or malformed. It is
-// tenant.ErrUnauthenticated with a reason (a part of the catalogue).
+// tenant.ErrUnauthenticated with a reason: a part of the catalogue
+// (msg.AuthNoToken...) that names the header and never repeats its value.
 type credentialsError struct{ reason *msg.Entry }
 
 func (e *credentialsError) Error() string { return "credentials:" + e.reason.With().String() }
@@ -41,33 +26,33 @@ func (e *credentialsError) Unwrap() error { return tenant.ErrUnauthenticated }
 func parseBasic(v []byte) (user, pass string, reason *msg.Entry) {
 	v = bytes.TrimSpace(v)
 	if len(v) == 0 {
-		return "", "", reasonNoAuth
+		return "", "", msg.AuthNoAuth
 	}
 	scheme, rest, _ := strings.Cut(string(v), " ")
 	if !strings.EqualFold(scheme, "basic") {
-		return "", "", reasonNotBasic
+		return "", "", msg.AuthNotBasic
 	}
 	rest = strings.TrimSpace(rest)
 	if rest == "" {
-		return "", "", reasonEmptyBasic
+		return "", "", msg.AuthEmptyBasic
 	}
 	raw, err := base64.StdEncoding.DecodeString(rest)
 	if err != nil {
 		if strings.ContainsAny(rest, " \t\r\n") {
 			if _, err := base64.StdEncoding.DecodeString(strings.Join(strings.Fields(rest), "")); err == nil {
-				return "", "", reasonWrapped
+				return "", "", msg.AuthWrapped
 			}
 		}
-		return "", "", reasonNotBase64
+		return "", "", msg.AuthNotBase64
 	}
 	u, p, found := strings.Cut(string(raw), ":")
 	switch {
 	case !found:
-		return "", "", reasonNoColon
+		return "", "", msg.AuthNoColon
 	case u == "":
-		return "", "", reasonEmptyUser
+		return "", "", msg.AuthEmptyUser
 	case p == "":
-		return "", "", reasonEmptyPasswrd
+		return "", "", msg.AuthEmptyPassword
 	}
 	return u, p, nil
 }

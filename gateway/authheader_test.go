@@ -24,14 +24,14 @@ func TestMalformedCredentialHeaders(t *testing.T) {
 		hdr    []string
 		reason *msg.Entry // the end of the 401's message
 	}{
-		{"error/no AuthToken", []string{"Authorization", "Basic " + b64("u1:"+secret)}, reasonNoToken},
-		{"error/no Authorization", []string{"AuthToken", fakeUser.token}, reasonNoAuth},
-		{"error/Bearer", []string{"AuthToken", fakeUser.token, "Authorization", "Bearer " + secret}, reasonNotBasic},
-		{"error/Basic alone", []string{"AuthToken", fakeUser.token, "Authorization", "Basic"}, reasonEmptyBasic},
-		{"error/not base64", []string{"AuthToken", fakeUser.token, "Authorization", "Basic " + secret + "%%"}, reasonNotBase64},
-		{"error/no colon", []string{"AuthToken", fakeUser.token, "Authorization", "Basic " + b64("u1"+secret)}, reasonNoColon},
-		{"error/empty usuario", []string{"AuthToken", fakeUser.token, "Authorization", "Basic " + b64(":"+secret)}, reasonEmptyUser},
-		{"error/empty contrasena", []string{"AuthToken", fakeUser.token, "Authorization", "Basic " + b64("u1:")}, reasonEmptyPasswrd},
+		{"error/no AuthToken", []string{"Authorization", "Basic " + b64("u1:"+secret)}, msg.AuthNoToken},
+		{"error/no Authorization", []string{"AuthToken", fakeUser.token}, msg.AuthNoAuth},
+		{"error/Bearer", []string{"AuthToken", fakeUser.token, "Authorization", "Bearer " + secret}, msg.AuthNotBasic},
+		{"error/Basic alone", []string{"AuthToken", fakeUser.token, "Authorization", "Basic"}, msg.AuthEmptyBasic},
+		{"error/not base64", []string{"AuthToken", fakeUser.token, "Authorization", "Basic " + secret + "%%"}, msg.AuthNotBase64},
+		{"error/no colon", []string{"AuthToken", fakeUser.token, "Authorization", "Basic " + b64("u1"+secret)}, msg.AuthNoColon},
+		{"error/empty usuario", []string{"AuthToken", fakeUser.token, "Authorization", "Basic " + b64(":"+secret)}, msg.AuthEmptyUser},
+		{"error/empty contrasena", []string{"AuthToken", fakeUser.token, "Authorization", "Basic " + b64("u1:")}, msg.AuthEmptyPassword},
 		{"error/wrong pair", []string{"AuthToken", fakeUser.token, "Authorization", "Basic " + b64("u1:"+secret)}, nil},
 	}
 	for _, tt := range tests {
@@ -81,7 +81,7 @@ func TestWrappedBasicHeader(t *testing.T) {
 			http.StatusBadRequest, "X-Note", "The X-Note header's value is broken"},
 		{"error/Authorization folded onto a second line",
 			"GET /api/companies/2/branches/v4 HTTP/1.1\r\nHost: x\r\nAuthToken: tok-1\r\nAuthorization: Basic " + enc[:76] + "\r\n " + enc[76:] + "\r\n\r\n",
-			http.StatusUnauthorized, "", reasonWrapped.With().String()},
+			http.StatusUnauthorized, "", msg.AuthWrapped.With().String()},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
+	"facturad/hacienda/api"
 	"facturad/hacienda/msg"
 )
 
@@ -39,7 +40,7 @@ func (rt *route) notFound(rc *fasthttp.RequestCtx) msg.Message {
 		return msg.DocumentNotFound.With(param("clave"))
 	}
 	for k, v := range rc.QueryArgs().All() {
-		if strings.EqualFold(string(k), "companiaId") && len(v) > 0 {
+		if strings.EqualFold(string(k), api.ParamCompaniaID) && len(v) > 0 {
 			return msg.CompanyNotFound.With(echoed(string(v)))
 		}
 	}

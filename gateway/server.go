@@ -382,7 +382,7 @@ func (s *Server) authenticate(c *call) (tenant.Principal, error) {
 	token := string(bytes.TrimSpace(h.Peek("AuthToken")))
 	user, pass, reason := parseBasic(h.Peek(fasthttp.HeaderAuthorization))
 	if token == "" {
-		reason = reasonNoToken
+		reason = msg.AuthNoToken
 	}
 	if reason != nil {
 		return tenant.Principal{}, &credentialsError{reason: reason}

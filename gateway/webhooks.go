@@ -127,7 +127,7 @@ func (h webhookHandlers) delete(ctx context.Context, r *Request) (Reply, error) 
 	if err != nil {
 		return Reply{}, err
 	}
-	id, err := r.pathID("webhookId", "id")
+	id, err := r.pathID(paramWebhookID, "id")
 	if err != nil {
 		return Reply{}, err
 	}
@@ -142,7 +142,7 @@ func (h webhookHandlers) deliveries(ctx context.Context, r *Request) (Reply, err
 	if err != nil {
 		return Reply{}, err
 	}
-	id, err := r.pathID("webhookId", "id")
+	id, err := r.pathID(paramWebhookID, "id")
 	if err != nil {
 		return Reply{}, err
 	}

@@ -442,11 +442,9 @@ func (s *nameScan) repeated(f *fieldName, a, b int) {
 		return string(t.key())
 	}
 	p := s.path(f.name)
-	m := RepeatedFieldMessage([]string{spell(a), spell(b)})
-	if s.e.v != nil && slices.ContainsFunc(s.e.v.Fields[p], m.Equal) {
-		return
-	}
-	s.e.add(p, m)
+	// A name given a third time repeats the message, which add keeps
+	// once.
+	s.e.add(p, RepeatedFieldMessage([]string{spell(a), spell(b)}))
 }
 
 // value reads the value of field f at s.i.

@@ -152,32 +152,26 @@ func (m Message) Equal(o Message) bool {
 
 // Render renders messages by field in l; nil for none.
 func Render(fields map[string][]Message, l Lang) map[string][]string {
-	if fields == nil {
-		return nil
-	}
-	out := make(map[string][]string, len(fields))
-	for f, ms := range fields {
-		s := make([]string, len(ms))
-		for i, m := range ms {
-			s[i] = m.In(l)
-		}
-		out[f] = s
-	}
-	return out
+	return byField(fields, func(m Message) string { return m.In(l) })
 }
 
 // Codes returns the codes of messages by field; nil for none.
 func Codes(fields map[string][]Message) map[string][]string {
+	return byField(fields, Message.Code)
+}
+
+// byField maps every message by field through f; nil for none.
+func byField(fields map[string][]Message, f func(Message) string) map[string][]string {
 	if fields == nil {
 		return nil
 	}
 	out := make(map[string][]string, len(fields))
-	for f, ms := range fields {
+	for k, ms := range fields {
 		s := make([]string, len(ms))
 		for i, m := range ms {
-			s[i] = m.Code()
+			s[i] = f(m)
 		}
-		out[f] = s
+		out[k] = s
 	}
 	return out
 }
