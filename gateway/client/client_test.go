@@ -809,6 +809,9 @@ func TestErrorCodesAndLanguage(t *testing.T) {
 		if !errors.As(err, &ae) || ae.Code != "validation_failed" {
 			t.Fatalf("usage of company 0: %v", err)
 		}
+		if len(ae.Fields) != 1 {
+			t.Errorf("fields %v, want one", ae.Fields)
+		}
 		for f, msgs := range ae.Fields {
 			if len(msgs) != 1 || msgs[0] != tt.want || len(ae.Codes[f]) != 1 || ae.Codes[f][0] != "not_positive_integer" {
 				t.Errorf("%s: %q coded %q, want %q coded not_positive_integer", f, msgs, ae.Codes[f], tt.want)

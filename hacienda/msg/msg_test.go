@@ -72,8 +72,11 @@ func verbs(t *testing.T, code, tmpl string) (map[int]byte, bool) {
 		}
 		if i < len(tmpl) && tmpl[i] == '[' {
 			end := strings.IndexByte(tmpl[i:], ']')
+			if end < 0 {
+				t.Fatalf("%s: an argument index without its ] in %q", code, tmpl)
+			}
 			n, err := strconv.Atoi(tmpl[i+1 : i+end])
-			if end < 0 || err != nil {
+			if err != nil {
 				t.Fatalf("%s: a bad argument index in %q", code, tmpl)
 			}
 			arg, explicit = n-1, true
